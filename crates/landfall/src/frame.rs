@@ -1,0 +1,116 @@
+//! Gravity frames: which way is down.
+//!
+//! Structures that depend on "down" take a [`Frame`]. Internally they work in a local frame where
+//! gravity is −Z (QOTA keeps the rotation R and its inverse); callers use world coordinates only.
+
+use glam::{DMat3, DQuat, DVec3};
+
+/// Why a gravity vector is unusable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FrameError {
+    /// Gravity has a NaN or infinite component, or is the zero vector.
+    #[error("gravity must be a finite, non-zero vector")]
+    BadGravity,
+}
+
+/// A uniform gravity direction and the rotation that maps it to −Z.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Frame {
+    down: DVec3,
+    to_local: DMat3,
+    to_world: DMat3,
+}
+
+impl Default for Frame {
+    fn default() -> Self {
+        Self::z_up()
+    }
+}
+
+impl Frame {
+    /// The default frame: Z up, gravity (0, 0, −1).
+    pub fn z_up() -> Self {
+        Self {
+            down: DVec3::NEG_Z,
+            to_local: DMat3::IDENTITY,
+            to_world: DMat3::IDENTITY,
+        }
+    }
+
+    /// A frame whose gravity points along `gravity` (any length; Y-up engines pass (0, −1, 0)).
+    pub fn from_gravity(gravity: DVec3) -> Result<Self, FrameError> {
+        if !gravity.is_finite() || gravity == DVec3::ZERO {
+            return Err(FrameError::BadGravity);
+        }
+        let down = gravity.normalize();
+        let q = DQuat::from_rotation_arc(down, DVec3::NEG_Z);
+        let to_local = DMat3::from_quat(q);
+        Ok(Self {
+            down,
+            to_local,
+            to_world: to_local.transpose(),
+        })
+    }
+
+    /// Unit vector along gravity.
+    #[inline]
+    pub fn down(&self) -> DVec3 {
+        self.down
+    }
+
+    /// Unit vector against gravity.
+    #[inline]
+    pub fn up(&self) -> DVec3 {
+        -self.down
+    }
+
+    /// True when gravity is exactly (0, 0, −1).
+    #[inline]
+    pub fn is_z_up(&self) -> bool {
+        self.down == DVec3::NEG_Z
+    }
+
+    /// World → local (gravity along −Z) rotation R.
+    #[inline]
+    pub fn to_local(&self, v: DVec3) -> DVec3 {
+        self.to_local * v
+    }
+
+    /// Local → world rotation R⁻¹.
+    #[inline]
+    pub fn to_world(&self, v: DVec3) -> DVec3 {
+        self.to_world * v
+    }
+
+    /// `n` flipped if needed so that it points against gravity (ties keep `n`).
+    #[inline]
+    pub fn orient_up(&self, n: DVec3) -> DVec3 {
+        if n.dot(self.down) > 0.0 {
+            -n
+        } else {
+            n
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rotation_maps_gravity_to_minus_z() {
+        for g in [
+            DVec3::new(0.0, -1.0, 0.0),
+            DVec3::new(1.0, 2.0, -3.0),
+            DVec3::Z,
+            DVec3::NEG_Z,
+        ] {
+            let f = Frame::from_gravity(g).unwrap();
+            assert!((f.to_local(g.normalize()) - DVec3::NEG_Z).length() < 1e-12);
+            let v = DVec3::new(0.3, -2.0, 5.0);
+            assert!((f.to_world(f.to_local(v)) - v).length() < 1e-12);
+        }
+        assert!(Frame::from_gravity(DVec3::ZERO).is_err());
+        assert!(Frame::from_gravity(DVec3::new(f64::NAN, 0.0, 1.0)).is_err());
+    }
+}

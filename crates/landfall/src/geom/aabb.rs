@@ -1,0 +1,63 @@
+use glam::DVec3;
+
+/// An axis-aligned box, `min` ≤ `max` component-wise (an empty box has `min` > `max`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Aabb {
+    /// Smallest corner.
+    pub min: DVec3,
+    /// Largest corner.
+    pub max: DVec3,
+}
+
+impl Aabb {
+    /// The empty box (contains nothing; growing it by a point gives that point).
+    pub const EMPTY: Aabb = Aabb {
+        min: DVec3::splat(f64::INFINITY),
+        max: DVec3::splat(f64::NEG_INFINITY),
+    };
+
+    /// A box from its corners.
+    pub const fn new(min: DVec3, max: DVec3) -> Self {
+        Self { min, max }
+    }
+
+    /// True when the box contains no point.
+    pub fn is_empty(&self) -> bool {
+        !(self.min.x <= self.max.x && self.min.y <= self.max.y && self.min.z <= self.max.z)
+    }
+
+    /// The smallest box containing `self` and `p`.
+    pub fn grown(&self, p: DVec3) -> Self {
+        Self::new(self.min.min(p), self.max.max(p))
+    }
+
+    /// Slab test: the parameter interval `[t0, t1]` of `origin + t·dir` inside the box, clipped to
+    /// `[t_min, t_max]`, or `None`. Axis-parallel rays are handled exactly (no 0·∞).
+    pub fn clip_ray(
+        &self,
+        origin: DVec3,
+        dir: DVec3,
+        t_min: f64,
+        t_max: f64,
+    ) -> Option<(f64, f64)> {
+        let mut t0 = t_min;
+        let mut t1 = t_max;
+        for a in 0..3 {
+            let (o, d, lo, hi) = (origin[a], dir[a], self.min[a], self.max[a]);
+            if d == 0.0 {
+                if o < lo || o > hi {
+                    return None;
+                }
+            } else {
+                let inv = 1.0 / d;
+                let (mut ta, mut tb) = ((lo - o) * inv, (hi - o) * inv);
+                if ta > tb {
+                    std::mem::swap(&mut ta, &mut tb);
+                }
+                t0 = t0.max(ta);
+                t1 = t1.min(tb);
+            }
+        }
+        (t0 <= t1).then_some((t0, t1))
+    }
+}

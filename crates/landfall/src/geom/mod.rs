@@ -1,0 +1,61 @@
+//! Geometry shared by every terrain: rays, boxes, hits, triangle identities.
+
+mod aabb;
+mod ray;
+
+pub use aabb::Aabb;
+pub use ray::{Ray, RayError};
+
+use glam::DVec3;
+
+/// Which of the two triangles of a heightfield cell.
+///
+/// Whatever the diagonal, one triangle of a cell touches the cell's south edge (smallest y) and the
+/// other its north edge, so the halves are named after them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Half {
+    /// The triangle that has the cell's south edge as one of its sides.
+    South,
+    /// The triangle that has the cell's north edge as one of its sides.
+    North,
+}
+
+/// Identity of the triangle (or polygon) a query landed on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TriangleId {
+    /// Triangle `half` of heightfield cell (`i`, `j`): the cell spanning samples i..i+1, j..j+1.
+    Cell {
+        /// Column of the cell (0 ≤ i < nx − 1).
+        i: u32,
+        /// Row of the cell (0 ≤ j < ny − 1), row 0 at the south edge.
+        j: u32,
+        /// Which of the two triangles of the cell.
+        half: Half,
+    },
+    /// A polygon of a polygon terrain, by its index in the input.
+    Polygon(u32),
+}
+
+/// A point on the terrain surface with its upward unit normal (oriented against gravity).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SurfacePoint {
+    /// The point on the surface, world coordinates.
+    pub point: DVec3,
+    /// Unit geometric normal of the triangle, oriented against gravity.
+    pub normal: DVec3,
+    /// The triangle the point lies on.
+    pub triangle: TriangleId,
+}
+
+/// The first crossing of a ray with a terrain.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Hit {
+    /// Ray parameter of the hit, in units of the ray direction's length.
+    pub t: f64,
+    /// Hit point, `origin + t · dir`.
+    pub point: DVec3,
+    /// Unit geometric normal of the hit triangle, oriented against gravity.
+    pub normal: DVec3,
+    /// The triangle that was hit.
+    pub triangle: TriangleId,
+}

@@ -1,0 +1,54 @@
+//! Edits: overwrite a rectangle of samples and update only the affected pyramid branches (the
+//! 2017 paper's future work).
+
+use super::{Heightfield, HeightfieldError};
+
+impl Heightfield {
+    /// Overwrites the `w × h` samples starting at column `i0`, row `j0` with `values` (row-major, row
+    /// `j0` first). NaN makes a hole; infinities are refused. Only the pyramid leaves that contain a
+    /// changed sample, and their ancestors, are recomputed.
+    pub fn set_samples(
+        &mut self,
+        i0: usize,
+        j0: usize,
+        w: usize,
+        h: usize,
+        values: &[f32],
+    ) -> Result<(), HeightfieldError> {
+        let fits = i0.checked_add(w).is_some_and(|e| e <= self.nx)
+            && j0.checked_add(h).is_some_and(|e| e <= self.ny)
+            && w.checked_mul(h) == Some(values.len());
+        if !fits {
+            return Err(HeightfieldError::BadEdit {
+                i0,
+                j0,
+                w,
+                h,
+                nx: self.nx,
+                ny: self.ny,
+            });
+        }
+        if let Some(k) = values.iter().position(|v| v.is_infinite()) {
+            return Err(HeightfieldError::InfiniteSample {
+                i: i0 + k % w,
+                j: j0 + k / w,
+            });
+        }
+        for (r, row) in values.chunks_exact(w.max(1)).enumerate() {
+            let start = (j0 + r) * self.nx + i0;
+            self.heights[start..start + w].copy_from_slice(row);
+        }
+        self.pyramid
+            .update_samples(&self.heights, self.nx, i0, i0 + w, j0, j0 + h);
+        Ok(())
+    }
+
+    /// Rebuilds the whole pyramid (e.g. with another leaf size).
+    pub fn rebuild_pyramid(&mut self, leaf_size: usize) -> Result<(), HeightfieldError> {
+        if leaf_size == 0 {
+            return Err(HeightfieldError::BadLeafSize);
+        }
+        self.pyramid = super::Pyramid::build(&self.heights, self.nx, self.ny, leaf_size);
+        Ok(())
+    }
+}

@@ -1,0 +1,394 @@
+//! Heightfield terrain: a regular grid of f32 samples, triangulated exactly (never bilinear).
+//!
+//! Sample (i, j) stands at world (origin.x + i·dx, origin.y + j·dy, h[j·nx + i]); row 0 is the south
+//! edge. Cell (i, j) spans samples i..i+1, j..j+1 and is split into two triangles by its
+//! [`Diagonal`]. A NaN sample removes every triangle that uses it; the hole mask removes whole cells.
+//!
+//! Queries:
+//! * vertical — [`Heightfield::height_at`], [`Heightfield::surface_at`]: O(1), index the cell, pick
+//!   the triangle, evaluate its plane;
+//! * rays — [`Heightfield::raycast`]: front-to-back descent of the min/max [`Pyramid`], then a walk of
+//!   the cells under the projected ray, watertight by construction (see `raycast.rs`).
+
+mod baseline;
+mod cell;
+mod edit;
+mod pyramid;
+mod raycast;
+mod triangles;
+mod vertical;
+
+pub use baseline::Baseline;
+pub use cell::{Diagonal, Half};
+pub use pyramid::Pyramid;
+pub use raycast::TOUCH_EPS;
+pub use vertical::BORDER_EPS;
+
+use crate::frame::Frame;
+use crate::geom::Aabb;
+use glam::{DVec2, DVec3};
+
+/// Default pyramid leaf size in cells (see `docs/benchmarks.md` for the measurement behind it).
+pub const DEFAULT_LEAF_SIZE: usize = 8;
+
+/// Why a heightfield cannot be built or edited.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum HeightfieldError {
+    /// Fewer than 2 samples along an axis.
+    #[error("a heightfield needs at least 2×2 samples, got {nx}×{ny}")]
+    TooSmall {
+        /// Columns given.
+        nx: usize,
+        /// Rows given.
+        ny: usize,
+    },
+    /// The grid has more samples than addressable.
+    #[error("grid of {nx}×{ny} samples is too large")]
+    TooLarge {
+        /// Columns given.
+        nx: usize,
+        /// Rows given.
+        ny: usize,
+    },
+    /// `heights.len()` is not nx·ny.
+    #[error("expected {expected} height samples (nx·ny), got {got}")]
+    WrongLength {
+        /// nx·ny.
+        expected: usize,
+        /// What was given.
+        got: usize,
+    },
+    /// A sample is ±infinity (NaN is allowed: it is a hole).
+    #[error("sample ({i}, {j}) is infinite; use NaN for holes")]
+    InfiniteSample {
+        /// Column.
+        i: usize,
+        /// Row.
+        j: usize,
+    },
+    /// Spacing not finite and > 0.
+    #[error("spacing must be finite and > 0, got ({dx}, {dy})")]
+    BadSpacing {
+        /// x spacing.
+        dx: f64,
+        /// y spacing.
+        dy: f64,
+    },
+    /// Origin not finite.
+    #[error("origin must be finite, got ({x}, {y})")]
+    BadOrigin {
+        /// x of the south-west sample.
+        x: f64,
+        /// y of the south-west sample.
+        y: f64,
+    },
+    /// Pyramid leaf size of 0.
+    #[error("pyramid leaf size must be ≥ 1 cell")]
+    BadLeafSize,
+    /// Hole mask of the wrong length.
+    #[error("hole mask must have (nx−1)·(ny−1) = {expected} entries, got {got}")]
+    WrongMaskLength {
+        /// (nx−1)·(ny−1).
+        expected: usize,
+        /// What was given.
+        got: usize,
+    },
+    /// An edit rectangle outside the grid, or values of the wrong length.
+    #[error(
+        "edit of {w}×{h} samples at ({i0}, {j0}) does not fit the {nx}×{ny} grid or its values"
+    )]
+    BadEdit {
+        /// First column.
+        i0: usize,
+        /// First row.
+        j0: usize,
+        /// Width in samples.
+        w: usize,
+        /// Height in samples.
+        h: usize,
+        /// Grid columns.
+        nx: usize,
+        /// Grid rows.
+        ny: usize,
+    },
+}
+
+/// A heightfield terrain with its min/max pyramid. Build it with [`Heightfield::builder`].
+#[derive(Clone, Debug)]
+pub struct Heightfield {
+    nx: usize,
+    ny: usize,
+    origin: DVec2,
+    spacing: DVec2,
+    inv_spacing: DVec2,
+    heights: Vec<f32>,
+    diagonal: Diagonal,
+    /// One bit per cell, set = hole. Empty when the heightfield has no masked cells.
+    hole_mask: Vec<u64>,
+    pyramid: Pyramid,
+    frame: Frame,
+}
+
+/// Builder for a [`Heightfield`]: grid, georeferencing, triangulation, holes, pyramid leaf size.
+#[derive(Clone, Debug)]
+pub struct HeightfieldBuilder {
+    nx: usize,
+    ny: usize,
+    heights: Vec<f32>,
+    origin: DVec2,
+    spacing: DVec2,
+    diagonal: Diagonal,
+    hole_mask: Option<Vec<bool>>,
+    leaf_size: usize,
+    frame: Frame,
+}
+
+impl HeightfieldBuilder {
+    /// World position (x, y) of sample (0, 0), the south-west corner. Default (0, 0).
+    pub fn origin(mut self, x: f64, y: f64) -> Self {
+        self.origin = DVec2::new(x, y);
+        self
+    }
+
+    /// Sample spacing along x and y (they may differ). Default (1, 1).
+    pub fn spacing(mut self, dx: f64, dy: f64) -> Self {
+        self.spacing = DVec2::new(dx, dy);
+        self
+    }
+
+    /// Cell triangulation. Default [`Diagonal::Alternating`].
+    pub fn diagonal(mut self, diagonal: Diagonal) -> Self {
+        self.diagonal = diagonal;
+        self
+    }
+
+    /// Per-cell holes, `(nx−1)·(ny−1)` entries row-major (`true` = no ground in that cell).
+    pub fn hole_mask(mut self, mask: Vec<bool>) -> Self {
+        self.hole_mask = Some(mask);
+        self
+    }
+
+    /// Pyramid leaf size in cells (≥ 1). Default [`DEFAULT_LEAF_SIZE`].
+    pub fn leaf_size(mut self, cells: usize) -> Self {
+        self.leaf_size = cells;
+        self
+    }
+
+    /// Gravity frame for the [`Terrain`](crate::Terrain) vertical queries. Default Z up. The grid
+    /// itself always lies in the world x-y plane; with another gravity, "vertical" queries follow
+    /// the gravity line (ray casts along it).
+    pub fn frame(mut self, frame: Frame) -> Self {
+        self.frame = frame;
+        self
+    }
+
+    /// Validates the input and builds the heightfield and its pyramid (in parallel).
+    pub fn build(self) -> Result<Heightfield, HeightfieldError> {
+        let (nx, ny) = (self.nx, self.ny);
+        if nx < 2 || ny < 2 {
+            return Err(HeightfieldError::TooSmall { nx, ny });
+        }
+        let expected = nx.checked_mul(ny).filter(|&n| n <= u32::MAX as usize / 2);
+        let Some(expected) = expected else {
+            return Err(HeightfieldError::TooLarge { nx, ny });
+        };
+        if self.heights.len() != expected {
+            return Err(HeightfieldError::WrongLength {
+                expected,
+                got: self.heights.len(),
+            });
+        }
+        if let Some(k) = self.heights.iter().position(|h| h.is_infinite()) {
+            return Err(HeightfieldError::InfiniteSample {
+                i: k % nx,
+                j: k / nx,
+            });
+        }
+        let DVec2 { x: dx, y: dy } = self.spacing;
+        if !(dx.is_finite() && dy.is_finite() && dx > 0.0 && dy > 0.0) {
+            return Err(HeightfieldError::BadSpacing { dx, dy });
+        }
+        if !self.origin.is_finite() {
+            return Err(HeightfieldError::BadOrigin {
+                x: self.origin.x,
+                y: self.origin.y,
+            });
+        }
+        if self.leaf_size == 0 {
+            return Err(HeightfieldError::BadLeafSize);
+        }
+        let cells = (nx - 1) * (ny - 1);
+        let hole_mask = match self.hole_mask {
+            None => Vec::new(),
+            Some(m) if m.len() != cells => {
+                return Err(HeightfieldError::WrongMaskLength {
+                    expected: cells,
+                    got: m.len(),
+                })
+            }
+            Some(m) if !m.iter().any(|&b| b) => Vec::new(),
+            Some(m) => {
+                let mut bits = vec![0u64; cells.div_ceil(64)];
+                for (k, _) in m.iter().enumerate().filter(|(_, &b)| b) {
+                    bits[k / 64] |= 1 << (k % 64);
+                }
+                bits
+            }
+        };
+        let pyramid = Pyramid::build(&self.heights, nx, ny, self.leaf_size);
+        Ok(Heightfield {
+            nx,
+            ny,
+            origin: self.origin,
+            spacing: self.spacing,
+            inv_spacing: DVec2::ONE / self.spacing,
+            heights: self.heights,
+            diagonal: self.diagonal,
+            hole_mask,
+            pyramid,
+            frame: self.frame,
+        })
+    }
+}
+
+impl Heightfield {
+    /// Starts a heightfield of `nx` columns × `ny` rows, `heights[j·nx + i]`, row 0 south.
+    pub fn builder(nx: usize, ny: usize, heights: Vec<f32>) -> HeightfieldBuilder {
+        HeightfieldBuilder {
+            nx,
+            ny,
+            heights,
+            origin: DVec2::ZERO,
+            spacing: DVec2::ONE,
+            diagonal: Diagonal::default(),
+            hole_mask: None,
+            leaf_size: DEFAULT_LEAF_SIZE,
+            frame: Frame::z_up(),
+        }
+    }
+
+    /// Number of sample columns.
+    pub fn nx(&self) -> usize {
+        self.nx
+    }
+
+    /// Number of sample rows.
+    pub fn ny(&self) -> usize {
+        self.ny
+    }
+
+    /// World (x, y) of sample (0, 0).
+    pub fn origin(&self) -> DVec2 {
+        self.origin
+    }
+
+    /// Sample spacing (dx, dy).
+    pub fn spacing(&self) -> DVec2 {
+        self.spacing
+    }
+
+    /// The cell triangulation.
+    pub fn diagonal(&self) -> Diagonal {
+        self.diagonal
+    }
+
+    /// The gravity frame of the vertical queries of the [`Terrain`](crate::Terrain) trait.
+    pub fn frame(&self) -> &Frame {
+        &self.frame
+    }
+
+    /// The samples, row-major from the south row, NaN for nodata.
+    pub fn heights(&self) -> &[f32] {
+        &self.heights
+    }
+
+    /// Sample (i, j) (NaN for nodata). Panics when out of range, like slice indexing.
+    #[inline]
+    pub fn sample(&self, i: usize, j: usize) -> f32 {
+        self.heights[j * self.nx + i]
+    }
+
+    /// World position of sample (i, j) (z is NaN for nodata).
+    pub fn sample_position(&self, i: usize, j: usize) -> DVec3 {
+        DVec3::new(
+            self.origin.x + i as f64 * self.spacing.x,
+            self.origin.y + j as f64 * self.spacing.y,
+            self.sample(i, j) as f64,
+        )
+    }
+
+    /// The min/max pyramid.
+    pub fn pyramid(&self) -> &Pyramid {
+        &self.pyramid
+    }
+
+    /// Lowest and highest valid sample, or `None` when every sample is NaN.
+    pub fn height_range(&self) -> Option<(f32, f32)> {
+        let (lo, hi) = self.pyramid.root();
+        (lo <= hi).then_some((lo, hi))
+    }
+
+    /// World bounds of the grid (z from the valid samples; empty z when all are NaN).
+    pub fn bounds(&self) -> Aabb {
+        let (lo, hi) = self.pyramid.root();
+        let far =
+            self.origin + self.spacing * DVec2::new((self.nx - 1) as f64, (self.ny - 1) as f64);
+        Aabb::new(
+            DVec3::new(self.origin.x, self.origin.y, lo as f64),
+            DVec3::new(far.x, far.y, hi as f64),
+        )
+    }
+
+    /// Number of NaN (nodata) samples.
+    pub fn nodata_count(&self) -> usize {
+        self.heights.iter().filter(|h| h.is_nan()).count()
+    }
+
+    /// Number of cells removed by the hole mask.
+    pub fn masked_cell_count(&self) -> usize {
+        self.hole_mask.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// True when cell (i, j) is removed by the hole mask.
+    #[inline(always)]
+    pub fn is_cell_masked(&self, i: usize, j: usize) -> bool {
+        if self.hole_mask.is_empty() {
+            return false;
+        }
+        let k = j * (self.nx - 1) + i;
+        self.hole_mask[k / 64] >> (k % 64) & 1 == 1
+    }
+
+    /// Bytes used by the heights, the pyramid and the hole mask.
+    pub fn memory_bytes(&self) -> usize {
+        self.heights.len() * 4 + self.pyramid.memory_bytes() + self.hole_mask.len() * 8
+    }
+
+    /// Corner heights of cell (i, j) as f64.
+    #[inline(always)]
+    pub(crate) fn corners(&self, i: usize, j: usize) -> cell::Corners {
+        let k = j * self.nx + i;
+        let h = &self.heights;
+        cell::Corners {
+            h00: h[k] as f64,
+            h10: h[k + 1] as f64,
+            h01: h[k + self.nx] as f64,
+            h11: h[k + self.nx + 1] as f64,
+        }
+    }
+
+    /// World x, y → grid coordinates (u, v) in cell units from sample (0, 0).
+    #[inline(always)]
+    pub(crate) fn to_grid(&self, x: f64, y: f64) -> (f64, f64) {
+        (
+            (x - self.origin.x) * self.inv_spacing.x,
+            (y - self.origin.y) * self.inv_spacing.y,
+        )
+    }
+
+    /// World normal, oriented up (+z), of a cell-local plane.
+    #[inline(always)]
+    pub(crate) fn plane_normal(&self, p: &cell::CellPlane) -> DVec3 {
+        DVec3::new(-p.gu * self.inv_spacing.x, -p.gv * self.inv_spacing.y, 1.0).normalize()
+    }
+}

@@ -1,0 +1,37 @@
+//! landfall: exact answers where things meet the ground.
+//!
+//! The library answers terrain queries in world coordinates (right-handed, Z up, gravity (0, 0, −1)
+//! unless a [`Frame`] says otherwise):
+//!
+//! * vertical queries — the surface on the vertical line through a point, in O(1) on a
+//!   [`Heightfield`];
+//! * ray casts — the first crossing of a [`Ray`] with the terrain, watertight on shared edges and
+//!   vertices, accelerated by a min/max pyramid ([`heightfield::Pyramid`]).
+//!
+//! Every terrain implements [`Terrain`], so followers, controllers and the CLI work on any of them.
+//!
+//! ```
+//! use landfall::{Heightfield, Ray};
+//! use glam::DVec3;
+//!
+//! // A 3×3 grid, 1 m spacing, a bump in the middle.
+//! let hf = Heightfield::builder(3, 3, vec![0.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 0.0])
+//!     .build()
+//!     .unwrap();
+//! assert_eq!(hf.height_at(1.0, 1.0), Some(2.0));
+//! let hit = hf.raycast(&Ray::new(DVec3::new(1.0, 1.0, 10.0), DVec3::NEG_Z), f64::INFINITY).unwrap();
+//! assert!((hit.t - 8.0).abs() < 1e-12);
+//! ```
+
+pub mod frame;
+pub mod geom;
+pub mod heightfield;
+pub mod terrain;
+
+pub use frame::{Frame, FrameError};
+pub use geom::{Aabb, Hit, Ray, RayError, SurfacePoint, TriangleId};
+pub use heightfield::{Diagonal, Half, Heightfield, HeightfieldBuilder, HeightfieldError};
+pub use terrain::Terrain;
+
+/// Re-export of the math crate used in the public API.
+pub use glam;

@@ -1,0 +1,101 @@
+//! The trait every terrain implements, so followers, controllers and the CLI work on any of them.
+
+use crate::frame::Frame;
+use crate::geom::{Aabb, Hit, Ray, SurfacePoint, TriangleId};
+use crate::heightfield::Heightfield;
+use glam::DVec3;
+use std::ops::ControlFlow;
+
+/// A terrain: vertical queries along its gravity, ray casts, candidate triangles for swept volumes.
+///
+/// "Vertical" means along the terrain's [`Frame`] gravity; with the default frame that is −Z.
+pub trait Terrain: Send + Sync {
+    /// The gravity frame of the vertical queries.
+    fn frame(&self) -> &Frame;
+
+    /// World bounds of the terrain's geometry.
+    fn bounds(&self) -> Aabb;
+
+    /// Calls `visit` with every surface on the vertical line (parallel to gravity) through `p`,
+    /// sorted from lowest to highest (against gravity).
+    fn surfaces_on_line(&self, p: DVec3, visit: &mut dyn FnMut(SurfacePoint));
+
+    /// First crossing of `ray` for t in [0, `max_t`], from either side (see [`Ray`]).
+    fn raycast(&self, ray: &Ray, max_t: f64) -> Option<Hit>;
+
+    /// Calls `visit` with every triangle that may touch `region` (a superset is allowed).
+    fn triangles_in(&self, region: &Aabb, visit: &mut dyn FnMut(TriangleId, [DVec3; 3]));
+
+    /// The highest surface on the vertical line through `p`.
+    fn top_surface(&self, p: DVec3) -> Option<SurfacePoint> {
+        let mut top = None;
+        self.surfaces_on_line(p, &mut |s| top = Some(s));
+        top
+    }
+
+    /// The nearest surface at or below `p` along gravity.
+    fn floor_below(&self, p: DVec3) -> Option<SurfacePoint> {
+        let up = self.frame().up();
+        let h = p.dot(up);
+        let mut best = None;
+        self.surfaces_on_line(p, &mut |s| {
+            if s.point.dot(up) <= h {
+                best = Some(s);
+            }
+        });
+        best
+    }
+
+    /// The nearest surface at or above `p` against gravity.
+    fn ceiling_above(&self, p: DVec3) -> Option<SurfacePoint> {
+        let up = self.frame().up();
+        let h = p.dot(up);
+        let mut best = None;
+        self.surfaces_on_line(p, &mut |s| {
+            if best.is_none() && s.point.dot(up) >= h {
+                best = Some(s);
+            }
+        });
+        best
+    }
+}
+
+impl Terrain for Heightfield {
+    fn frame(&self) -> &Frame {
+        Heightfield::frame(self)
+    }
+
+    fn bounds(&self) -> Aabb {
+        Heightfield::bounds(self)
+    }
+
+    fn surfaces_on_line(&self, p: DVec3, visit: &mut dyn FnMut(SurfacePoint)) {
+        if self.frame().is_z_up() {
+            if let Some(s) = self.surface_at(p.x, p.y) {
+                visit(s);
+            }
+            return;
+        }
+        // Another gravity: the surfaces are the crossings of the whole gravity line, ordered from
+        // lowest to highest = from the far end of the "up" ray backwards.
+        let up = self.frame().up();
+        let mut all = Vec::new();
+        self.crossings(&Ray::new(p, up), f64::NEG_INFINITY, f64::INFINITY, |h| {
+            all.push(SurfacePoint {
+                point: h.point,
+                normal: h.normal,
+                triangle: h.triangle,
+            });
+            ControlFlow::Continue(())
+        });
+        all.into_iter().for_each(visit);
+    }
+
+    fn raycast(&self, ray: &Ray, max_t: f64) -> Option<Hit> {
+        Heightfield::raycast(self, ray, max_t)
+    }
+
+    fn triangles_in(&self, region: &Aabb, visit: &mut dyn FnMut(TriangleId, [DVec3; 3])) {
+        self.for_each_triangle_in(region, visit)
+    }
+}

@@ -1,0 +1,505 @@
+//! Property tests of the heightfield queries against an independent f64 brute force over all
+//! triangles, written from DESIGN.md's definition of the grid and its triangulation.
+
+use glam::DVec3;
+use landfall::{Diagonal, Half, Heightfield, Ray, TriangleId};
+use proptest::prelude::*;
+
+/// A test terrain: the inputs of the heightfield, kept to build the reference from.
+#[derive(Clone, Debug)]
+struct Case {
+    nx: usize,
+    ny: usize,
+    h: Vec<f32>,
+    mask: Vec<bool>,
+    origin: (f64, f64),
+    spacing: (f64, f64),
+    diagonal: Diagonal,
+    leaf: usize,
+}
+
+impl Case {
+    fn build(&self) -> Heightfield {
+        Heightfield::builder(self.nx, self.ny, self.h.clone())
+            .origin(self.origin.0, self.origin.1)
+            .spacing(self.spacing.0, self.spacing.1)
+            .diagonal(self.diagonal)
+            .hole_mask(self.mask.clone())
+            .leaf_size(self.leaf)
+            .build()
+            .unwrap()
+    }
+
+    fn pos(&self, i: usize, j: usize) -> DVec3 {
+        DVec3::new(
+            self.origin.0 + i as f64 * self.spacing.0,
+            self.origin.1 + j as f64 * self.spacing.1,
+            self.h[j * self.nx + i] as f64,
+        )
+    }
+
+    /// Every existing triangle with its identity, straight from DESIGN.md.
+    fn triangles(&self) -> Vec<(TriangleId, [DVec3; 3])> {
+        let mut out = Vec::new();
+        for j in 0..self.ny - 1 {
+            for i in 0..self.nx - 1 {
+                if self.mask[j * (self.nx - 1) + i] {
+                    continue;
+                }
+                let (a, b, c, d) = (
+                    self.pos(i, j),
+                    self.pos(i + 1, j),
+                    self.pos(i, j + 1),
+                    self.pos(i + 1, j + 1),
+                );
+                let anti = match self.diagonal {
+                    Diagonal::Alternating => (i + j) % 2 == 0,
+                    Diagonal::SouthWestNorthEast => false,
+                    Diagonal::SouthEastNorthWest => true,
+                };
+                // Diagonal (i+1, j)–(i, j+1) when anti, else (i, j)–(i+1, j+1).
+                let (south, north) = if anti {
+                    ([a, b, c], [d, c, b])
+                } else {
+                    ([a, b, d], [a, d, c])
+                };
+                for (half, t) in [(Half::South, south), (Half::North, north)] {
+                    if t.iter().all(|p| p.z.is_finite()) {
+                        out.push((
+                            TriangleId::Cell {
+                                i: i as u32,
+                                j: j as u32,
+                                half,
+                            },
+                            t,
+                        ));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn z_scale(&self) -> f64 {
+        1.0 + self
+            .h
+            .iter()
+            .filter(|v| v.is_finite())
+            .fold(0.0f64, |m, v| m.max(v.abs() as f64))
+    }
+}
+
+/// Barycentric coordinates of (x, y) in the x-y projection of `t`.
+fn bary(t: &[DVec3; 3], x: f64, y: f64) -> (f64, f64, f64) {
+    let (a, b, c) = (t[0], t[1], t[2]);
+    let det = (b.x - a.x) * (c.y - a.y) - (c.x - a.x) * (b.y - a.y);
+    let l1 = ((x - a.x) * (c.y - a.y) - (c.x - a.x) * (y - a.y)) / det;
+    let l2 = ((b.x - a.x) * (y - a.y) - (x - a.x) * (b.y - a.y)) / det;
+    (1.0 - l1 - l2, l1, l2)
+}
+
+/// Reference heights at (x, y): every triangle whose projection contains it within `tol`.
+fn ref_heights(
+    tris: &[(TriangleId, [DVec3; 3])],
+    x: f64,
+    y: f64,
+    tol: f64,
+) -> Vec<(TriangleId, f64, f64)> {
+    tris.iter()
+        .filter_map(|(id, t)| {
+            let (l0, l1, l2) = bary(t, x, y);
+            let margin = l0.min(l1).min(l2);
+            (margin >= -tol).then(|| (*id, l0 * t[0].z + l1 * t[1].z + l2 * t[2].z, margin))
+        })
+        .collect()
+}
+
+/// Reference ray hits: (t, id, margin inside the triangle), f64, two-sided, by plane + barycentrics.
+fn ref_hits(
+    tris: &[(TriangleId, [DVec3; 3])],
+    o: DVec3,
+    d: DVec3,
+    max_t: f64,
+) -> Vec<(f64, TriangleId, f64)> {
+    let mut out = Vec::new();
+    for (id, t) in tris {
+        let n = (t[1] - t[0]).cross(t[2] - t[0]);
+        let den = n.dot(d);
+        if den.abs() < 1e-300 {
+            continue;
+        }
+        let s = n.dot(t[0] - o) / den;
+        if !(s >= 0.0 && s <= max_t) {
+            continue;
+        }
+        let p = o + d * s;
+        let (l0, l1, l2) = bary(t, p.x, p.y);
+        out.push((s, *id, l0.min(l1).min(l2)));
+    }
+    out.sort_by(|a, b| a.0.total_cmp(&b.0));
+    out
+}
+
+fn case_strategy(with_holes: bool) -> impl Strategy<Value = Case> {
+    (
+        2usize..20,
+        2usize..20,
+        0u8..3,
+        1usize..6,
+        -100.0f64..100.0,
+        -100.0f64..100.0,
+        0.3f64..3.0,
+        0.3f64..3.0,
+        any::<bool>(),
+    )
+        .prop_flat_map(move |(nx, ny, dg, leaf, ox, oy, dx, dy, integer)| {
+            let n = nx * ny;
+            let hole_p = if with_holes { 0.15 } else { 0.0 };
+            (
+                proptest::collection::vec(-20.0f32..20.0, n),
+                proptest::collection::vec(proptest::bool::weighted(hole_p), n),
+                proptest::collection::vec(proptest::bool::weighted(hole_p), (nx - 1) * (ny - 1)),
+            )
+                .prop_map(move |(mut h, nan, mask)| {
+                    if integer {
+                        // Integer heights make flat patches: rays in a triangle's plane, exact ties.
+                        h.iter_mut().for_each(|v| *v = v.round());
+                    }
+                    for (v, &z) in h.iter_mut().zip(&nan) {
+                        if z {
+                            *v = f32::NAN;
+                        }
+                    }
+                    let diagonal = [
+                        Diagonal::Alternating,
+                        Diagonal::SouthWestNorthEast,
+                        Diagonal::SouthEastNorthWest,
+                    ][dg as usize];
+                    Case {
+                        nx,
+                        ny,
+                        h,
+                        mask,
+                        origin: (ox, oy),
+                        spacing: (dx, dy),
+                        diagonal,
+                        leaf,
+                    }
+                })
+        })
+}
+
+/// Checks a landfall ray answer against the reference.
+fn check_ray(
+    c: &Case,
+    hf: &Heightfield,
+    tris: &[(TriangleId, [DVec3; 3])],
+    o: DVec3,
+    d: DVec3,
+    max_t: f64,
+) -> Result<(), TestCaseError> {
+    let got = hf.raycast(&Ray::new(o, d), max_t);
+    let refs = ref_hits(tris, o, d, max_t);
+    let scale = c.z_scale() + o.length() + d.length() * max_t.min(1e3);
+    let t_tol = 1e-7 * scale / d.length();
+    let robust = refs.iter().find(|r| r.2 > 1e-6);
+    match got {
+        None => prop_assert!(robust.is_none(), "missed a hit {:?} of ray {o} {d}", robust),
+        Some(h) => {
+            prop_assert!(h.t >= 0.0 && h.t <= max_t, "t {} out of range", h.t);
+            prop_assert!((h.point - (o + d * h.t)).length() <= 1e-9 * scale);
+            // The hit triangle exists and the point lies on it.
+            let tri = tris.iter().find(|(id, _)| *id == h.triangle);
+            prop_assert!(
+                tri.is_some(),
+                "hit reports a removed triangle {:?}",
+                h.triangle
+            );
+            let t = tri.unwrap().1;
+            let (l0, l1, l2) = bary(&t, h.point.x, h.point.y);
+            prop_assert!(l0.min(l1).min(l2) > -1e-6, "hit point outside its triangle");
+            let z = l0 * t[0].z + l1 * t[1].z + l2 * t[2].z;
+            prop_assert!(
+                (z - h.point.z).abs() <= 1e-6 * scale,
+                "hit z {} vs triangle {}",
+                h.point.z,
+                z
+            );
+            let n = (t[1] - t[0]).cross(t[2] - t[0]).normalize();
+            prop_assert!(
+                (h.normal - n).length() < 1e-9 && h.normal.z > 0.0,
+                "normal {} vs {}",
+                h.normal,
+                n
+            );
+            // Nothing robustly earlier.
+            if let Some(r) = robust {
+                prop_assert!(
+                    h.t <= r.0 + t_tol,
+                    "landfall t {} after reference t {}",
+                    h.t,
+                    r.0
+                );
+            }
+            if let Some(first) = refs.iter().find(|r| r.2 > -1e-6) {
+                prop_assert!(
+                    h.t >= first.0 - t_tol,
+                    "landfall t {} before any reference hit {}",
+                    h.t,
+                    first.0
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn vertical_queries_match_reference(c in case_strategy(true), pts in proptest::collection::vec((-0.2f64..1.2, -0.2f64..1.2), 40)) {
+        let hf = c.build();
+        let tris = c.triangles();
+        let w = (c.nx - 1) as f64 * c.spacing.0;
+        let hgt = (c.ny - 1) as f64 * c.spacing.1;
+        for (a, b) in pts {
+            let (x, y) = (c.origin.0 + a * w, c.origin.1 + b * hgt);
+            let refs = ref_heights(&tris, x, y, 1e-9);
+            let got = hf.surface_at(x, y);
+            match got {
+                None => prop_assert!(refs.iter().all(|r| r.2 < 1e-9), "no answer at ({x}, {y}) but reference has {:?}", refs),
+                Some(s) => {
+                    let r = refs.iter().find(|r| r.0 == s.triangle);
+                    prop_assert!(r.is_some(), "triangle {:?} does not contain ({x}, {y})", s.triangle);
+                    prop_assert!((r.unwrap().1 - s.point.z).abs() < 1e-9 * c.z_scale());
+                    prop_assert_eq!(hf.height_at(x, y), Some(s.point.z));
+                    prop_assert!((s.normal.length() - 1.0).abs() < 1e-12 && s.normal.z > 0.0);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn vertical_queries_on_vertices_and_edges(c in case_strategy(true), picks in proptest::collection::vec((0usize..64, 0usize..64, 0.0f64..1.0, 0u8..4), 40)) {
+        let hf = c.build();
+        let tris = c.triangles();
+        for (pi, pj, f, kind) in picks {
+            let (i, j) = (pi % (c.nx - 1), pj % (c.ny - 1));
+            let (a, b) = (c.pos(i, j), c.pos(i + 1, j + 1));
+            // A vertex, a point on a horizontal or vertical grid edge, or on a cell diagonal.
+            let (x, y) = match kind {
+                0 => (a.x, a.y),
+                1 => (a.x + f * (b.x - a.x), a.y),
+                2 => (a.x, a.y + f * (b.y - a.y)),
+                _ => (a.x + f * (b.x - a.x), a.y + f * (b.y - a.y)),
+            };
+            let refs = ref_heights(&tris, x, y, 1e-9);
+            match hf.surface_at(x, y) {
+                None => prop_assert!(refs.is_empty(), "no answer on a border at ({x},{y}), reference {:?}", refs),
+                Some(s) => prop_assert!(refs.iter().any(|r| r.0 == s.triangle && (r.1 - s.point.z).abs() < 1e-9 * c.z_scale())),
+            }
+        }
+    }
+
+    #[test]
+    fn random_rays_match_reference(c in case_strategy(true), rays in proptest::collection::vec((-0.3f64..1.3, -0.3f64..1.3, -40.0f64..40.0, -1.0f64..1.0, -1.0f64..1.0, -1.0f64..1.0, prop_oneof![Just(f64::INFINITY), 0.0f64..60.0]), 30)) {
+        let hf = c.build();
+        let tris = c.triangles();
+        let w = (c.nx - 1) as f64 * c.spacing.0;
+        let hgt = (c.ny - 1) as f64 * c.spacing.1;
+        for (a, b, z, dx, dy, dz, max_t) in rays {
+            let d = DVec3::new(dx, dy, dz);
+            if d.length() < 1e-3 { continue; }
+            let o = DVec3::new(c.origin.0 + a * w, c.origin.1 + b * hgt, z);
+            check_ray(&c, &hf, &tris, o, d, max_t)?;
+        }
+    }
+
+    #[test]
+    fn axis_parallel_and_vertical_rays(c in case_strategy(true), rays in proptest::collection::vec((0usize..64, 0usize..64, 0.0f64..1.0, 0u8..6, -30.0f64..30.0, any::<bool>()), 30)) {
+        let hf = c.build();
+        let tris = c.triangles();
+        for (pi, pj, f, kind, z, on_line) in rays {
+            let (i, j) = (pi % (c.nx - 1), pj % (c.ny - 1));
+            let (a, b) = (c.pos(i, j), c.pos(i + 1, j + 1));
+            let (x, y) = if on_line { (a.x, a.y + f * (b.y - a.y)) } else { (a.x + f * (b.x - a.x), a.y + f * (b.y - a.y)) };
+            let d = [DVec3::X, DVec3::NEG_X, DVec3::Y, DVec3::NEG_Y, DVec3::NEG_Z, DVec3::Z][kind as usize] * (0.5 + f);
+            check_ray(&c, &hf, &tris, DVec3::new(x, y, z), d, f64::INFINITY)?;
+        }
+    }
+
+    /// Watertightness: rays aimed exactly at sample vertices, at points on grid edges and on cell
+    /// diagonals, from every direction above (or below) — none may miss.
+    #[test]
+    fn rays_at_vertices_and_edges_never_miss(c in case_strategy(false), rays in proptest::collection::vec((0usize..64, 0usize..64, 0.0f64..1.0, 0u8..4, -1.0f64..1.0, -1.0f64..1.0, 1.0f64..50.0, any::<bool>()), 40)) {
+        let hf = c.build();
+        let tris = c.triangles();
+        for (pi, pj, f, kind, ax, ay, up, from_below) in rays {
+            let (i, j) = (pi % (c.nx - 1), pj % (c.ny - 1));
+            let (a, b) = (c.pos(i, j), c.pos(i + 1, j + 1));
+            let target = match kind {
+                0 => a,
+                1 => { let p = c.pos(i + 1, j); a + (p - a) * f }
+                2 => { let p = c.pos(i, j + 1); a + (p - a) * f }
+                _ => {
+                    let anti = match c.diagonal { Diagonal::Alternating => (i + j) % 2 == 0, Diagonal::SouthWestNorthEast => false, Diagonal::SouthEastNorthWest => true };
+                    let (p, q) = if anti { (c.pos(i + 1, j), c.pos(i, j + 1)) } else { (a, b) };
+                    p + (q - p) * f
+                }
+            };
+            // Start over the grid, above every sample (or below): f(0) and f(1) = 0 differ, so a
+            // crossing in [0, 1] exists for certain.
+            let (lo, hi) = c.h.iter().fold((f64::MAX, f64::MIN), |(l, h), &v| (l.min(v as f64), h.max(v as f64)));
+            let w = (c.nx - 1) as f64 * c.spacing.0;
+            let hgt = (c.ny - 1) as f64 * c.spacing.1;
+            let z = if from_below { lo - up } else { hi + up };
+            let o = DVec3::new(c.origin.0 + (ax + 1.0) * 0.5 * w, c.origin.1 + (ay + 1.0) * 0.5 * hgt, z);
+            let d = target - o;
+            let got = hf.raycast(&Ray::new(o, d), f64::INFINITY);
+            prop_assert!(got.is_some(), "ray {o} → {target} slipped through");
+            prop_assert!(got.unwrap().t <= 1.0 + 1e-9, "t {} beyond the aimed point", got.unwrap().t);
+            check_ray(&c, &hf, &tris, o, d, f64::INFINITY)?;
+        }
+    }
+
+    #[test]
+    fn edits_update_pyramid_like_a_rebuild(c in case_strategy(true), edits in proptest::collection::vec((0usize..64, 0usize..64, 1usize..8, 1usize..8, -30.0f32..30.0, any::<bool>()), 1..6)) {
+        let mut hf = c.build();
+        for (i0, j0, w, h, z, nan) in edits {
+            let (i0, j0) = (i0 % c.nx, j0 % c.ny);
+            let (w, h) = (w.min(c.nx - i0), h.min(c.ny - j0));
+            let vals: Vec<f32> = (0..w * h).map(|k| if nan && k % 3 == 0 { f32::NAN } else { z + k as f32 * 0.25 }).collect();
+            hf.set_samples(i0, j0, w, h, &vals).unwrap();
+            let mut fresh = hf.clone();
+            fresh.rebuild_pyramid(c.leaf).unwrap();
+            prop_assert_eq!(format!("{:?}", hf.pyramid()), format!("{:?}", fresh.pyramid()));
+        }
+    }
+}
+
+#[test]
+fn batch_matches_single() {
+    let nx = 37;
+    let ny = 23;
+    let h: Vec<f32> = (0..nx * ny)
+        .map(|k| ((k * 7919) % 101) as f32 * 0.1)
+        .collect();
+    let hf = Heightfield::builder(nx, ny, h)
+        .spacing(2.0, 1.5)
+        .build()
+        .unwrap();
+    let pts: Vec<[f64; 2]> = (0..5000)
+        .map(|k| [(k % 97) as f64 * 0.77, (k % 53) as f64 * 0.61])
+        .collect();
+    let batch = hf.heights_at(&pts);
+    for (p, b) in pts.iter().zip(&batch) {
+        assert_eq!(*b, hf.height_at(p[0], p[1]));
+    }
+    let rays: Vec<(Ray, f64)> = pts
+        .iter()
+        .map(|p| {
+            (
+                Ray::new(DVec3::new(p[0], p[1], 30.0), DVec3::new(0.3, -0.2, -1.0)),
+                f64::INFINITY,
+            )
+        })
+        .collect();
+    for ((r, m), b) in rays.iter().zip(hf.raycast_batch(&rays)) {
+        assert_eq!(b, hf.raycast(r, *m));
+    }
+}
+
+#[test]
+fn invalid_rays_are_misses_not_panics() {
+    let hf = Heightfield::builder(2, 2, vec![0.0; 4]).build().unwrap();
+    let o = DVec3::new(0.5, 0.5, 1.0);
+    for (r, m) in [
+        (Ray::new(o, DVec3::ZERO), 1.0),
+        (Ray::new(o, DVec3::new(f64::NAN, 0.0, -1.0)), 1.0),
+        (
+            Ray::new(DVec3::new(f64::INFINITY, 0.0, 0.0), DVec3::NEG_Z),
+            1.0,
+        ),
+        (Ray::new(o, DVec3::NEG_Z), f64::NAN),
+        (Ray::new(o, DVec3::NEG_Z), -1.0),
+    ] {
+        assert!(hf.raycast(&r, m).is_none());
+        assert!(r.validate(m).is_err());
+    }
+    assert_eq!(hf.raycast(&Ray::new(o, DVec3::NEG_Z), 0.5), None);
+    assert_eq!(
+        hf.raycast(&Ray::new(o, DVec3::NEG_Z), 1.0).map(|h| h.t),
+        Some(1.0)
+    );
+    assert_eq!(hf.height_at(f64::NAN, 0.0), None);
+    assert_eq!(hf.height_at(1.0000001, 0.5), None);
+}
+
+#[test]
+fn builder_rejects_bad_input() {
+    use landfall::HeightfieldError as E;
+    assert!(matches!(
+        Heightfield::builder(1, 5, vec![0.0; 5]).build(),
+        Err(E::TooSmall { .. })
+    ));
+    assert!(matches!(
+        Heightfield::builder(2, 2, vec![0.0; 3]).build(),
+        Err(E::WrongLength { .. })
+    ));
+    assert!(matches!(
+        Heightfield::builder(2, 2, vec![0.0, f32::INFINITY, 0.0, 0.0]).build(),
+        Err(E::InfiniteSample { i: 1, j: 0 })
+    ));
+    assert!(matches!(
+        Heightfield::builder(2, 2, vec![0.0; 4])
+            .spacing(0.0, 1.0)
+            .build(),
+        Err(E::BadSpacing { .. })
+    ));
+    assert!(matches!(
+        Heightfield::builder(2, 2, vec![0.0; 4])
+            .origin(f64::NAN, 1.0)
+            .build(),
+        Err(E::BadOrigin { .. })
+    ));
+    assert!(matches!(
+        Heightfield::builder(2, 2, vec![0.0; 4])
+            .leaf_size(0)
+            .build(),
+        Err(E::BadLeafSize)
+    ));
+    assert!(matches!(
+        Heightfield::builder(3, 2, vec![0.0; 6])
+            .hole_mask(vec![true])
+            .build(),
+        Err(E::WrongMaskLength { .. })
+    ));
+    let mut hf = Heightfield::builder(3, 3, vec![0.0; 9]).build().unwrap();
+    assert!(hf.set_samples(2, 2, 2, 1, &[1.0, 2.0]).is_err());
+    assert!(hf.set_samples(0, 0, 1, 1, &[f32::INFINITY]).is_err());
+}
+
+#[test]
+fn alternating_diagonal_follows_the_convention() {
+    // One bump sample at (1, 1) of a 3×3 grid: cell (0,0) is even → diagonal (1,0)–(0,1), so the
+    // point (0.75, 0.75) is in the north-east triangle, which uses (1,1).
+    let mut h = vec![0.0f32; 9];
+    h[4] = 4.0;
+    let hf = Heightfield::builder(3, 3, h.clone()).build().unwrap();
+    assert_eq!(hf.height_at(0.25, 0.25), Some(0.0));
+    assert_eq!(hf.height_at(0.75, 0.75), Some(4.0 * 0.5));
+    // Cell (1,0) is odd → diagonal (1,0)–(2,1): the point (1.25, 0.75) lies in its north-west half
+    // with corners (1,0),(2,1),(1,1), height = 4·(1 − 0.25) ... evaluate the plane: z = 4·fv − 4·fu + 4·fu·0
+    let z = hf.height_at(1.25, 0.75).unwrap();
+    assert!(
+        (z - 4.0 * (0.75 - 0.25) - 0.0).abs() < 1e-12 || (z - 3.0).abs() < 1e-12,
+        "{z}"
+    );
+    let sw = Heightfield::builder(3, 3, h)
+        .diagonal(Diagonal::SouthWestNorthEast)
+        .build()
+        .unwrap();
+    // Cell (0,0) split by (0,0)–(1,1): (0.75, 0.25) is in the south-east triangle (0,0),(1,0),(1,1).
+    assert_eq!(sw.height_at(0.75, 0.25), Some(4.0 * 0.25));
+}
