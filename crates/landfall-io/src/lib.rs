@@ -1,1 +1,27 @@
-//! placeholder
+//! File formats for landfall: rasters in, [`Heightfield`]s out.
+//!
+//! Supported rasters (the first row in the file is the northernmost, as in GIS; loaders flip it so
+//! row 0 is south, DESIGN.md's convention):
+//!
+//! | extension | format | georeferencing |
+//! |---|---|---|
+//! | `.asc` | ESRI ASCII grid | `xllcorner`/`yllcorner` or `xllcenter`/`yllcenter`, `cellsize` (or `dx`/`dy`), `NODATA_value` → holes |
+//! | `.png` | 8- or 16-bit greyscale | none (spacing 1, origin 0) |
+//! | `.tif`, `.tiff` | (Geo)TIFF, one band of f32, f64, i16, u16, i32, u32, u8 | ModelPixelScale + ModelTiepoint (or ModelTransformation), PixelIsArea/PixelIsPoint, `GDAL_NODATA` |
+//! | `.npy` | NumPy 2-D array of f32, f64, i16, u16 (also i8, u8, i32, u32) | none |
+//! | `.npz` | NumPy archive: the 2-D array, with optional 1-D coordinate arrays | `latitude`/`longitude` (or `lat`/`lon`, `y`/`x`) arrays: origin, mean spacing and row order |
+//!
+//! Every error names the file, and the line or field that is wrong.
+
+mod asc;
+mod error;
+mod npy;
+mod png_raster;
+mod raster;
+mod tif;
+
+pub use error::IoError;
+pub use raster::{load_heightfield, read_raster, GeoRef, LoadOptions, Loaded, Raster};
+
+pub use asc::write_asc;
+pub use npy::write_npy;

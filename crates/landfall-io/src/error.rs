@@ -1,0 +1,65 @@
+use std::path::{Path, PathBuf};
+
+/// Why a file could not be read or written. Every variant names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum IoError {
+    /// The operating system refused (missing file, permissions, …).
+    #[error("{}: {source}", path.display())]
+    Os {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// A problem at a known line of a text file (1-based).
+    #[error("{}: line {line}: {msg}", path.display())]
+    Line {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        msg: String,
+    },
+    /// A problem with a named field, header key, tag or array.
+    #[error("{}: {field}: {msg}", path.display())]
+    Field {
+        /// The file.
+        path: PathBuf,
+        /// The field, key, tag or array name.
+        field: String,
+        /// What is wrong.
+        msg: String,
+    },
+    /// The file's format is not supported or not recognised.
+    #[error("{}: {msg}", path.display())]
+    Format {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        msg: String,
+    },
+    /// The raster is valid but does not make a heightfield (e.g. too small).
+    #[error("{}: {source}", path.display())]
+    Heightfield {
+        /// The file.
+        path: PathBuf,
+        /// The heightfield's complaint.
+        source: landfall::HeightfieldError,
+    },
+}
+
+impl IoError {
+    pub(crate) fn os(path: &Path, source: std::io::Error) -> Self {
+        IoError::Os { path: path.to_owned(), source }
+    }
+    pub(crate) fn line(path: &Path, line: usize, msg: impl Into<String>) -> Self {
+        IoError::Line { path: path.to_owned(), line, msg: msg.into() }
+    }
+    pub(crate) fn field(path: &Path, field: impl Into<String>, msg: impl Into<String>) -> Self {
+        IoError::Field { path: path.to_owned(), field: field.into(), msg: msg.into() }
+    }
+    pub(crate) fn format(path: &Path, msg: impl Into<String>) -> Self {
+        IoError::Format { path: path.to_owned(), msg: msg.into() }
+    }
+}

@@ -1,0 +1,216 @@
+//! NumPy `.npy` arrays and `.npz` archives.
+
+use crate::raster::{GeoRef, Raster};
+use crate::IoError;
+use std::io::{Read, Write};
+use std::path::Path;
+
+/// A parsed `.npy` array: shape and values as f64 (row-major, C order).
+struct Array {
+    shape: Vec<usize>,
+    values: Vec<f64>,
+}
+
+/// Parses one `.npy` byte stream; `name` is what errors call it (file, or file + member).
+fn parse(path: &Path, name: &str, bytes: &[u8]) -> Result<Array, IoError> {
+    let fld = |f: &str, m: String| IoError::field(path, format!("{name}{f}"), m);
+    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
+        return Err(fld("", "not a .npy array (bad magic)".into()));
+    }
+    let (hlen, hstart) = match bytes[6] {
+        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
+        2 | 3 if bytes.len() >= 12 => (u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize, 12),
+        v => return Err(fld("", format!("unsupported .npy version {v}"))),
+    };
+    let header = bytes
+        .get(hstart..hstart + hlen)
+        .ok_or_else(|| fld("", "truncated header".into()))
+        .and_then(|h| std::str::from_utf8(h).map_err(|_| fld(" header", "not text".into())))?;
+    let value_of = |key: &str| -> Result<&str, IoError> {
+        let k = header.find(&format!("'{key}'")).ok_or_else(|| fld(&format!(" header '{key}'"), "missing".into()))?;
+        let rest = &header[k + key.len() + 2..];
+        let colon = rest.find(':').ok_or_else(|| fld(&format!(" header '{key}'"), "malformed".into()))?;
+        Ok(rest[colon + 1..].trim_start())
+    };
+    let descr = value_of("descr")?;
+    let descr = descr.get(1..).and_then(|d| d.split(['\'', '"']).next()).unwrap_or("");
+    let fortran = value_of("fortran_order")?.starts_with("True");
+    let shape_txt = value_of("shape")?;
+    let close = shape_txt.find(')').ok_or_else(|| fld(" header 'shape'", "malformed".into()))?;
+    let shape: Vec<usize> = shape_txt[1..close]
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse().map_err(|_| fld(" header 'shape'", format!("'{s}' is not a size"))))
+        .collect::<Result<_, _>>()?;
+    let (endian, kind) = descr.split_at(descr.len().min(1));
+    let big = match endian {
+        "<" | "|" | "=" => false,
+        ">" => true,
+        _ => return Err(fld(" header 'descr'", format!("unsupported dtype '{descr}'"))),
+    };
+    let size = match kind {
+        "f4" | "i4" | "u4" => 4,
+        "f8" => 8,
+        "i2" | "u2" => 2,
+        "i1" | "u1" | "b1" => 1,
+        _ => return Err(fld(" header 'descr'", format!("unsupported dtype '{descr}' (expected f4, f8, i2, u2, i4, u4, i1, u1)"))),
+    };
+    let count = shape.iter().try_fold(1usize, |a, &b| a.checked_mul(b)).ok_or_else(|| fld(" header 'shape'", "too large".into()))?;
+    let data = &bytes[hstart + hlen..];
+    let need = count.checked_mul(size).ok_or_else(|| fld(" header 'shape'", "too large".into()))?;
+    if data.len() < need {
+        return Err(fld("", format!("truncated: {} data bytes, shape {:?} needs {need}", data.len(), shape)));
+    }
+    let mut values: Vec<f64> = data[..need]
+        .chunks_exact(size)
+        .map(|c| {
+            let mut b = [0u8; 8];
+            b[..size].copy_from_slice(c);
+            if big {
+                b[..size].reverse();
+            }
+            match kind {
+                "f4" => f32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64,
+                "f8" => f64::from_le_bytes(b),
+                "i4" => i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64,
+                "u4" => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64,
+                "i2" => i16::from_le_bytes([b[0], b[1]]) as f64,
+                "u2" => u16::from_le_bytes([b[0], b[1]]) as f64,
+                "i1" => b[0] as i8 as f64,
+                _ => b[0] as f64,
+            }
+        })
+        .collect();
+    if fortran && shape.len() == 2 {
+        let (r, c) = (shape[0], shape[1]);
+        let mut t = vec![0.0; values.len()];
+        for i in 0..r {
+            for j in 0..c {
+                t[i * c + j] = values[j * r + i];
+            }
+        }
+        values = t;
+    }
+    Ok(Array { shape, values })
+}
+
+fn to_raster(path: &Path, name: &str, a: Array) -> Result<Raster, IoError> {
+    if a.shape.len() != 2 {
+        return Err(IoError::field(path, format!("{name} header 'shape'"), format!("expected a 2-D array, got shape {:?}", a.shape)));
+    }
+    let (ny, nx) = (a.shape[0], a.shape[1]);
+    let mut values = Vec::with_capacity(a.values.len());
+    for (k, &v) in a.values.iter().enumerate() {
+        let f = v as f32;
+        if f.is_infinite() {
+            return Err(IoError::field(path, format!("{name} element [{}, {}]", k / nx, k % nx), format!("{v} is not a finite height")));
+        }
+        values.push(f);
+    }
+    Ok(Raster { nx, ny, values, georef: None, notes: vec![] })
+}
+
+/// Reads a 2-D `.npy` array; the first row is north.
+pub(crate) fn read_npy(path: &Path) -> Result<Raster, IoError> {
+    let bytes = std::fs::read(path).map_err(|e| IoError::os(path, e))?;
+    let mut r = to_raster(path, "", parse(path, "", &bytes)?)?;
+    r.flip_rows();
+    Ok(r)
+}
+
+/// Names tried, in order, for the height array and the coordinate arrays of an `.npz`.
+const HEIGHT_NAMES: [&str; 8] = ["topo", "elevation", "height", "heights", "z", "dem", "data", "arr_0"];
+const Y_NAMES: [&str; 4] = ["latitude", "lat", "y", "northing"];
+const X_NAMES: [&str; 4] = ["longitude", "lon", "x", "easting"];
+
+/// Reads an `.npz`: the height array (by name, or the only 2-D array) and, when present, 1-D
+/// coordinate arrays matching its shape. Those give the origin, the mean spacing and the row order
+/// (an ascending y array means row 0 is already south). Without them the first row is north.
+pub(crate) fn read_npz(path: &Path) -> Result<Raster, IoError> {
+    let file = std::fs::File::open(path).map_err(|e| IoError::os(path, e))?;
+    let mut zip = zip::ZipArchive::new(file).map_err(|e| IoError::format(path, format!("not a valid .npz (zip) archive: {e}")))?;
+    let mut arrays = Vec::new();
+    for k in 0..zip.len() {
+        let mut f = zip.by_index(k).map_err(|e| IoError::format(path, format!("member {k}: {e}")))?;
+        let name = f.name().trim_end_matches(".npy").to_string();
+        let mut bytes = Vec::new();
+        f.read_to_end(&mut bytes).map_err(|e| IoError::field(path, &name, format!("cannot decompress: {e}")))?;
+        let a = parse(path, &format!("array '{name}'"), &bytes)?;
+        arrays.push((name, a));
+    }
+    let pick = |names: &[&str], dims: usize| -> Option<usize> {
+        names
+            .iter()
+            .find_map(|n| arrays.iter().position(|(m, a)| m.eq_ignore_ascii_case(n) && a.shape.len() == dims))
+    };
+    let hk = pick(&HEIGHT_NAMES, 2)
+        .or_else(|| {
+            let two: Vec<usize> = (0..arrays.len()).filter(|&k| arrays[k].1.shape.len() == 2).collect();
+            (two.len() == 1).then(|| two[0])
+        })
+        .ok_or_else(|| IoError::format(path, "no 2-D height array found (named topo, elevation, z, …, or the only 2-D array)"))?;
+    let (ny, nx) = (arrays[hk].1.shape[0], arrays[hk].1.shape[1]);
+    let ys = pick(&Y_NAMES, 1).filter(|&k| arrays[k].1.shape[0] == ny);
+    let xs = pick(&X_NAMES, 1).filter(|&k| arrays[k].1.shape[0] == nx);
+    let mut notes = Vec::new();
+    let mut georef = None;
+    let mut ascending = false;
+    if let (Some(yk), Some(xk)) = (ys, xs) {
+        let (y, x) = (&arrays[yk].1.values, &arrays[xk].1.values);
+        let spacing = |v: &[f64], name: &str, notes: &mut Vec<String>| -> Result<f64, IoError> {
+            let n = v.len();
+            let d = (v[n - 1] - v[0]) / (n - 1).max(1) as f64;
+            if !(d.is_finite() && d != 0.0) {
+                return Err(IoError::field(path, format!("array '{name}'"), "coordinates must be finite and change along the axis"));
+            }
+            let worst = v.windows(2).map(|w| ((w[1] - w[0]) - d).abs()).fold(0.0, f64::max);
+            if worst > 1e-3 * d.abs() {
+                notes.push(format!(
+                    "'{name}' is not evenly spaced (steps differ from the mean {:.6} by up to {:.2}%); the mean is used",
+                    d.abs(),
+                    100.0 * worst / d.abs()
+                ));
+            }
+            Ok(d)
+        };
+        let (yn, xn) = (arrays[yk].0.clone(), arrays[xk].0.clone());
+        let dy = spacing(y, &yn, &mut notes)?;
+        let dx = spacing(x, &xn, &mut notes)?;
+        if dx < 0.0 {
+            return Err(IoError::field(path, format!("array '{xn}'"), "x coordinates must increase"));
+        }
+        ascending = dy > 0.0;
+        let south = if ascending { y[0] } else { y[ny - 1] };
+        georef = Some(GeoRef { origin: (x[0], south), spacing: (dx, dy.abs()) });
+        notes.push(format!("georeferenced by arrays '{xn}' (x) and '{yn}' (y)"));
+    }
+    let (name, a) = arrays.swap_remove(hk);
+    let mut r = to_raster(path, &format!("array '{name}' "), a)?;
+    if !ascending {
+        r.flip_rows();
+    }
+    r.georef = georef;
+    r.notes = notes;
+    Ok(r)
+}
+
+/// Writes a 2-D little-endian f32 `.npy` with the north row first (`values` row 0 south).
+pub fn write_npy(path: &Path, nx: usize, ny: usize, values: &[f32]) -> Result<(), IoError> {
+    let err = |e| IoError::os(path, e);
+    let mut header = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': ({ny}, {nx}), }}");
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut w = std::io::BufWriter::new(std::fs::File::create(path).map_err(err)?);
+    w.write_all(b"\x93NUMPY\x01\x00").map_err(err)?;
+    w.write_all(&(header.len() as u16).to_le_bytes()).map_err(err)?;
+    w.write_all(header.as_bytes()).map_err(err)?;
+    for j in (0..ny).rev() {
+        for v in &values[j * nx..(j + 1) * nx] {
+            w.write_all(&v.to_le_bytes()).map_err(err)?;
+        }
+    }
+    w.flush().map_err(err)
+}
