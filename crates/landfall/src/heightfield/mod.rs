@@ -15,6 +15,7 @@ mod cell;
 mod edit;
 mod pyramid;
 mod raycast;
+pub mod synth;
 mod triangles;
 mod vertical;
 
@@ -295,6 +296,11 @@ impl Heightfield {
     /// The gravity frame of the vertical queries of the [`Terrain`](crate::Terrain) trait.
     pub fn frame(&self) -> &Frame {
         &self.frame
+    }
+
+    /// Replaces the gravity frame of the [`Terrain`](crate::Terrain) vertical queries.
+    pub fn set_frame(&mut self, frame: Frame) {
+        self.frame = frame;
     }
 
     /// The samples, row-major from the south row, NaN for nodata.

@@ -1,0 +1,242 @@
+//! `height` and `raycast`: stream a CSV of queries through the terrain, answers in input order.
+//!
+//! Rows are read in chunks, each chunk answered in parallel and written before the next is read, so
+//! memory stays bounded whatever the file size. A progress bar (bytes read) shows on a terminal.
+
+use crate::terrain_args::TerrainArgs;
+use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use landfall::glam::DVec3;
+use landfall::{Ray, SurfacePoint, Terrain};
+use rayon::prelude::*;
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Write};
+use std::path::Path;
+
+/// Rows answered per parallel chunk.
+const CHUNK: usize = 1 << 16;
+
+/// Reads `input` in chunks, answers each row with `answer`, writes with `write`, in order.
+fn stream<Q: Send + Sync, R: Send>(
+    input: &Path,
+    output: &Path,
+    out_header: &str,
+    columns: impl FnOnce(
+        &csv::StringRecord,
+    ) -> Result<Box<dyn Fn(&csv::StringRecord, u64) -> Result<Q>>>,
+    answer: impl Fn(&Q) -> R + Sync,
+    mut write: impl FnMut(&mut dyn Write, usize, &R) -> std::io::Result<()>,
+) -> Result<usize> {
+    let name = input.display().to_string();
+    let file = File::open(input).with_context(|| format!("{name}: cannot open"))?;
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut rdr = csv::ReaderBuilder::new()
+        .flexible(true)
+        .trim(csv::Trim::All)
+        .from_reader(BufReader::new(file));
+    let header = rdr
+        .headers()
+        .with_context(|| format!("{name}: line 1: cannot read the header"))?
+        .clone();
+    let parse = columns(&header).with_context(|| format!("{name}: line 1 (header)"))?;
+    let out =
+        File::create(output).with_context(|| format!("{}: cannot create", output.display()))?;
+    let mut w = BufWriter::new(out);
+    writeln!(w, "{out_header}")?;
+    let bar = ProgressBar::new(len).with_style(
+        ProgressStyle::with_template("{spinner} {bytes}/{total_bytes} {wide_bar} {eta}")
+            .expect("valid template"),
+    );
+    let mut rec = csv::StringRecord::new();
+    let (mut done, mut queries) = (0usize, Vec::with_capacity(CHUNK));
+    loop {
+        queries.clear();
+        while queries.len() < CHUNK {
+            let more = rdr
+                .read_record(&mut rec)
+                .with_context(|| format!("{name}: malformed CSV"))?;
+            if !more {
+                break;
+            }
+            let line = rec.position().map_or(0, |p| p.line());
+            queries.push(parse(&rec, line).with_context(|| format!("{name}: line {line}"))?);
+        }
+        if queries.is_empty() {
+            break;
+        }
+        let answers: Vec<R> = queries.par_iter().with_min_len(1024).map(&answer).collect();
+        for (k, a) in answers.iter().enumerate() {
+            write(&mut w, done + k, a)
+                .with_context(|| format!("{}: cannot write", output.display()))?;
+        }
+        done += queries.len();
+        bar.set_position(rdr.position().byte());
+    }
+    w.flush()
+        .with_context(|| format!("{}: cannot write", output.display()))?;
+    bar.finish_and_clear();
+    Ok(done)
+}
+
+/// Index of each wanted column in the header (`None` for optional ones that are absent).
+fn find_columns(
+    header: &csv::StringRecord,
+    required: &[&str],
+    optional: &[&str],
+) -> Result<Vec<Option<usize>>> {
+    let pos = |n: &str| header.iter().position(|h| h.eq_ignore_ascii_case(n));
+    let mut out = Vec::new();
+    for n in required {
+        let Some(p) = pos(n) else {
+            let got: Vec<&str> = header.iter().collect();
+            bail!(
+                "missing column '{n}' (header is '{}'; expected {})",
+                got.join(","),
+                required.join(",")
+            );
+        };
+        out.push(Some(p));
+    }
+    out.extend(optional.iter().map(|n| pos(n)));
+    Ok(out)
+}
+
+/// The finite number in column `col` (named `name`) of a row.
+fn field(rec: &csv::StringRecord, col: usize, name: &str) -> Result<f64> {
+    let text = rec
+        .get(col)
+        .with_context(|| format!("field '{name}': missing"))?;
+    if text.is_empty() {
+        bail!("field '{name}': empty");
+    }
+    let v: f64 = text
+        .parse()
+        .map_err(|_| anyhow::anyhow!("field '{name}': '{text}' is not a number"))?;
+    if !v.is_finite() {
+        bail!("field '{name}': '{text}' is not a finite number");
+    }
+    Ok(v)
+}
+
+fn fmt_opt(w: &mut dyn Write, s: Option<&SurfacePoint>) -> std::io::Result<()> {
+    match s {
+        Some(s) => {
+            let (p, n) = (s.point, s.normal);
+            writeln!(w, "{},{},{},{},{},{}", p.x, p.y, p.z, n.x, n.y, n.z)
+        }
+        None => writeln!(w, ",,,,,"),
+    }
+}
+
+/// `landfall height`.
+pub fn height(args: &TerrainArgs, points: &Path, out: &Path, all: bool) -> Result<()> {
+    let terrain = args.load()?;
+    for n in &terrain.loaded.notes {
+        eprintln!("landfall: note: {}: {n}", args.path.display());
+    }
+    let t = &terrain.loaded.heightfield;
+    let z_up = t.frame().is_z_up();
+    let columns = |h: &csv::StringRecord| -> Result<Box<dyn Fn(&csv::StringRecord, u64) -> Result<(DVec3, bool)>>> {
+        let cols = find_columns(h, &["x", "y"], &["z"])?;
+        let (cx, cy, cz) = (cols[0].unwrap(), cols[1].unwrap(), cols[2]);
+        if cz.is_none() && !z_up {
+            bail!("with a --gravity other than 0,0,-1 the input needs columns x,y,z (a point on the gravity line)");
+        }
+        Ok(Box::new(move |r, _| {
+            let z = cz.map(|c| field(r, c, "z")).transpose()?;
+            Ok((DVec3::new(field(r, cx, "x")?, field(r, cy, "y")?, z.unwrap_or(0.0)), z.is_some()))
+        }))
+    };
+    if all {
+        let answer = |&(p, _): &(DVec3, bool)| {
+            let mut v = Vec::new();
+            t.surfaces_on_line(p, &mut |s| v.push(s));
+            v
+        };
+        stream(
+            points,
+            out,
+            "index,x,y,z,nx,ny,nz",
+            columns,
+            answer,
+            |w, k, v: &Vec<SurfacePoint>| {
+                for s in v {
+                    write!(w, "{k},")?;
+                    fmt_opt(w, Some(s))?;
+                }
+                Ok(())
+            },
+        )?;
+    } else {
+        let answer = |&(p, has_z): &(DVec3, bool)| {
+            if has_z {
+                t.floor_below(p)
+            } else {
+                t.top_surface(p)
+            }
+        };
+        stream(
+            points,
+            out,
+            "x,y,z,nx,ny,nz",
+            columns,
+            answer,
+            |w, _, s: &Option<SurfacePoint>| fmt_opt(w, s.as_ref()),
+        )?;
+    }
+    Ok(())
+}
+
+/// `landfall raycast`.
+pub fn raycast(args: &TerrainArgs, rays: &Path, out: &Path) -> Result<()> {
+    let terrain = args.load()?;
+    for n in &terrain.loaded.notes {
+        eprintln!("landfall: note: {}: {n}", args.path.display());
+    }
+    let t = &terrain.loaded.heightfield;
+    const NAMES: [&str; 6] = ["ox", "oy", "oz", "dx", "dy", "dz"];
+    let columns = |h: &csv::StringRecord| -> Result<Box<dyn Fn(&csv::StringRecord, u64) -> Result<(Ray, f64)>>> {
+        let cols = find_columns(h, &NAMES, &["max_t"])?;
+        Ok(Box::new(move |r, _| {
+            let mut v = [0.0; 6];
+            for k in 0..6 {
+                v[k] = field(r, cols[k].unwrap(), NAMES[k])?;
+            }
+            let ray = Ray::new(DVec3::new(v[0], v[1], v[2]), DVec3::new(v[3], v[4], v[5]));
+            if ray.dir == DVec3::ZERO {
+                bail!("fields 'dx','dy','dz': the direction is zero");
+            }
+            let max_t = match cols[6] {
+                Some(c) if !r.get(c).unwrap_or("").is_empty() => {
+                    let m = field(r, c, "max_t")?;
+                    if m < 0.0 {
+                        bail!("field 'max_t': {m} is negative");
+                    }
+                    m
+                }
+                _ => f64::INFINITY,
+            };
+            Ok((ray, max_t))
+        }))
+    };
+    let answer = |(ray, max_t): &(Ray, f64)| t.raycast(ray, *max_t);
+    stream(
+        rays,
+        out,
+        "hit,t,x,y,z,nx,ny,nz",
+        columns,
+        answer,
+        |w, _, h: &Option<landfall::Hit>| match h {
+            Some(h) => {
+                let (p, n) = (h.point, h.normal);
+                writeln!(
+                    w,
+                    "1,{},{},{},{},{},{},{}",
+                    h.t, p.x, p.y, p.z, n.x, n.y, n.z
+                )
+            }
+            None => writeln!(w, "0,,,,,,,"),
+        },
+    )?;
+    Ok(())
+}

@@ -1,0 +1,205 @@
+//! `landfall demo`: the main workloads on a generated terrain, a throughput table and a picture.
+
+use crate::render::{render, write_png, Camera};
+use anyhow::Result;
+use clap::Args;
+use landfall::glam::DVec3;
+use landfall::heightfield::synth::{generate, SynthParams};
+use landfall::{Heightfield, Ray};
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Options of `landfall demo` (all have defaults; run it with none).
+#[derive(Args, Debug)]
+pub struct DemoArgs {
+    /// Samples per side of the generated terrain.
+    #[arg(long, default_value_t = 2049)]
+    size: usize,
+    /// Sample spacing of the generated terrain, metres.
+    #[arg(long, default_value_t = 4.0)]
+    spacing: f64,
+    /// Seed of the generated terrain.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Number of vertical queries and of picking rays (line-of-sight rays: a tenth of it).
+    #[arg(long, default_value_t = 1_000_000)]
+    queries: usize,
+    /// Directory for the picture.
+    #[arg(long, default_value = "landfall-out")]
+    out: PathBuf,
+    /// Picture width in pixels.
+    #[arg(long, default_value_t = 1280)]
+    width: u32,
+    /// Picture height in pixels.
+    #[arg(long, default_value_t = 720)]
+    height: u32,
+}
+
+/// SplitMix64: a small deterministic random stream for the workloads.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+struct Row {
+    name: &'static str,
+    count: usize,
+    secs: f64,
+    answered: usize,
+    answered_label: &'static str,
+}
+
+pub fn run(args: &DemoArgs) -> Result<()> {
+    anyhow::ensure!(args.size >= 2, "--size: at least 2 samples per side");
+    anyhow::ensure!(
+        args.width >= 1 && args.height >= 1,
+        "--width/--height: at least 1 pixel"
+    );
+    let threads = rayon::current_num_threads();
+    anyhow::ensure!(
+        args.spacing > 0.0 && args.spacing.is_finite(),
+        "--spacing: must be > 0"
+    );
+    println!(
+        "landfall demo: generating a {0}×{0} terrain (seed {1}, {2} m spacing, 800 m relief)…",
+        args.size, args.seed, args.spacing
+    );
+    let start = Instant::now();
+    let heights = generate(
+        args.size,
+        args.size,
+        &SynthParams {
+            seed: args.seed,
+            ..SynthParams::default()
+        },
+    );
+    let gen_secs = start.elapsed().as_secs_f64();
+    let start = Instant::now();
+    let hf = Heightfield::builder(args.size, args.size, heights)
+        .spacing(args.spacing, args.spacing)
+        .build()?;
+    let build_secs = start.elapsed().as_secs_f64();
+    let b = hf.bounds();
+    println!(
+        "  generated in {:.2} s; pyramid built in {:.1} ms; {:.1} MiB ({:.2} bytes/sample)",
+        gen_secs,
+        build_secs * 1e3,
+        hf.memory_bytes() as f64 / 1048576.0,
+        hf.memory_bytes() as f64 / (args.size * args.size) as f64
+    );
+    let mut rng = Rng(args.seed ^ 0x5eed);
+    let mut rows = Vec::new();
+    let (w, h) = (b.max.x - b.min.x, b.max.y - b.min.y);
+
+    // 1. Vertical queries at random points.
+    let pts: Vec<[f64; 2]> = (0..args.queries)
+        .map(|_| [b.min.x + rng.next() * w, b.min.y + rng.next() * h])
+        .collect();
+    let start = Instant::now();
+    let got = hf.surfaces_at(&pts);
+    rows.push(Row {
+        name: "vertical queries",
+        count: pts.len(),
+        secs: start.elapsed().as_secs_f64(),
+        answered: got.iter().flatten().count(),
+        answered_label: "on ground",
+    });
+
+    // 2. Picking rays: from the overview camera through random screen positions.
+    let cam = Camera::overview(&hf);
+    let rays: Vec<(Ray, f64)> = (0..args.queries)
+        .map(|_| {
+            (
+                cam.ray(
+                    (rng.next() * 4096.0) as u32,
+                    (rng.next() * 2304.0) as u32,
+                    4096,
+                    2304,
+                ),
+                f64::INFINITY,
+            )
+        })
+        .collect();
+    let start = Instant::now();
+    let got = hf.raycast_batch(&rays);
+    rows.push(Row {
+        name: "picking rays",
+        count: rays.len(),
+        secs: start.elapsed().as_secs_f64(),
+        answered: got.iter().flatten().count(),
+        answered_label: "hit",
+    });
+
+    // 3. Line of sight between random points 2 m above the ground.
+    let above = |rng: &mut Rng| loop {
+        let (x, y) = (b.min.x + rng.next() * w, b.min.y + rng.next() * h);
+        if let Some(z) = hf.height_at(x, y) {
+            break DVec3::new(x, y, z + 2.0);
+        }
+    };
+    let los: Vec<(Ray, f64)> = (0..args.queries / 10)
+        .map(|_| {
+            let (a, c) = (above(&mut rng), above(&mut rng));
+            (Ray::new(a, c - a), 1.0)
+        })
+        .collect();
+    let start = Instant::now();
+    let got = hf.raycast_batch(&los);
+    rows.push(Row {
+        name: "line-of-sight rays",
+        count: los.len(),
+        secs: start.elapsed().as_secs_f64(),
+        answered: got.iter().filter(|h| h.is_none()).count(),
+        answered_label: "visible",
+    });
+
+    // 4. The picture: primary rays plus shadow rays.
+    let start = Instant::now();
+    let (px, n_hit, n_shadow) = render(&hf, &cam, args.width, args.height);
+    let render_secs = start.elapsed().as_secs_f64();
+    let n_rays = (args.width * args.height) as usize + n_hit;
+    rows.push(Row {
+        name: "render (primary + shadow)",
+        count: n_rays,
+        secs: render_secs,
+        answered: n_shadow,
+        answered_label: "in shadow",
+    });
+
+    println!();
+    println!(
+        "{:<27} {:>10} {:>10} {:>14}   {}",
+        "workload", "queries", "time (ms)", "queries/s", "answers"
+    );
+    println!("{}", "-".repeat(80));
+    for r in &rows {
+        println!(
+            "{:<27} {:>10} {:>10.1} {:>14.0}   {:.1}% {}",
+            r.name,
+            r.count,
+            r.secs * 1e3,
+            r.count as f64 / r.secs.max(1e-12),
+            100.0 * r.answered as f64 / r.count.max(1) as f64,
+            r.answered_label
+        );
+    }
+    println!("({threads} threads; batch APIs, rayon)");
+    let path = args.out.join("demo.png");
+    write_png(&path, args.width, args.height, &px)?;
+    println!(
+        "\nwrote {} ({}×{}, {} terrain pixels, {} in shadow)",
+        path.display(),
+        args.width,
+        args.height,
+        n_hit,
+        n_shadow
+    );
+    Ok(())
+}

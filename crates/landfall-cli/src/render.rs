@@ -1,0 +1,139 @@
+//! Pictures made with landfall's own batch ray casts: a perspective camera, shading from the hit
+//! normals, sun shadows by shadow rays, aerial haze.
+
+use anyhow::{Context, Result};
+use landfall::glam::DVec3;
+use landfall::{Heightfield, Ray};
+use std::path::Path;
+
+/// A pinhole camera.
+pub struct Camera {
+    pub eye: DVec3,
+    pub target: DVec3,
+    /// Vertical field of view, degrees.
+    pub fov_deg: f64,
+}
+
+impl Camera {
+    /// A view across the terrain from above its south-west quarter, toward the north-east.
+    pub fn overview(hf: &Heightfield) -> Self {
+        let b = hf.bounds();
+        let size = b.max - b.min;
+        let relief = size.z.max(1e-9);
+        let (ex, ey) = (b.min.x + 0.12 * size.x, b.min.y + 0.08 * size.y);
+        let ground = hf.height_at(ex, ey).unwrap_or(b.min.z);
+        Camera {
+            eye: DVec3::new(ex, ey, ground.max(b.min.z + 0.3 * relief) + 0.45 * relief),
+            target: DVec3::new(
+                b.min.x + 0.62 * size.x,
+                b.min.y + 0.7 * size.y,
+                b.min.z + 0.25 * relief,
+            ),
+            fov_deg: 55.0,
+        }
+    }
+
+    /// The primary ray through the centre of pixel (px, py) of a `w × h` image (row 0 at the top).
+    pub fn ray(&self, px: u32, py: u32, w: u32, h: u32) -> Ray {
+        let fwd = (self.target - self.eye).normalize();
+        let right = fwd.cross(DVec3::Z).normalize();
+        let up = right.cross(fwd);
+        let tan = (self.fov_deg.to_radians() * 0.5).tan();
+        let aspect = w as f64 / h as f64;
+        let sx = ((px as f64 + 0.5) / w as f64 * 2.0 - 1.0) * tan * aspect;
+        let sy = (1.0 - (py as f64 + 0.5) / h as f64 * 2.0) * tan;
+        Ray::new(self.eye, fwd + right * sx + up * sy)
+    }
+}
+
+/// Colour of the ground at relative height `r` ∈ [0, 1] with upward normal `n`.
+fn albedo(r: f64, n: DVec3) -> DVec3 {
+    let grass = DVec3::new(0.30, 0.46, 0.20);
+    let soil = DVec3::new(0.50, 0.43, 0.30);
+    let rock = DVec3::new(0.47, 0.45, 0.43);
+    let snow = DVec3::new(0.93, 0.94, 0.97);
+    let base = if r < 0.45 {
+        grass.lerp(soil, r / 0.45)
+    } else if r < 0.75 {
+        soil.lerp(rock, (r - 0.45) / 0.3)
+    } else {
+        rock.lerp(snow, ((r - 0.75) / 0.1).min(1.0))
+    };
+    // Steep faces show rock whatever the height.
+    let steep = ((0.85 - n.z) / 0.25).clamp(0.0, 1.0);
+    base.lerp(rock * 0.9, steep)
+}
+
+fn sky(dir: DVec3) -> DVec3 {
+    let d = dir.normalize();
+    DVec3::new(0.70, 0.80, 0.95).lerp(DVec3::new(0.32, 0.50, 0.85), d.z.clamp(0.0, 1.0).sqrt())
+}
+
+/// Renders `hf` from `cam` into an RGB8 buffer; returns (pixels, primary hits, shadowed pixels).
+pub fn render(hf: &Heightfield, cam: &Camera, w: u32, h: u32) -> (Vec<u8>, usize, usize) {
+    let sun = DVec3::new(-0.8, 0.5, 0.33).normalize();
+    let rays: Vec<(Ray, f64)> = (0..h)
+        .flat_map(|y| (0..w).map(move |x| (x, y)))
+        .map(|(x, y)| (cam.ray(x, y, w, h), f64::INFINITY))
+        .collect();
+    let hits = hf.raycast_batch(&rays);
+    let b = hf.bounds();
+    let relief = (b.max.z - b.min.z).max(1e-9);
+    let span = (b.max - b.min).truncate().length();
+    // Shadow rays from just above each hit, toward the sun.
+    let shadow_rays: Vec<(Ray, f64)> = hits
+        .iter()
+        .flatten()
+        .map(|hit| {
+            let lift = 1e-3 * relief.max(span * 1e-3);
+            (Ray::new(hit.point + hit.normal * lift, sun), f64::INFINITY)
+        })
+        .collect();
+    let shadow = hf.raycast_batch(&shadow_rays);
+    let mut shadow_iter = shadow.iter();
+    let mut px = Vec::with_capacity((w * h * 3) as usize);
+    let (mut n_hit, mut n_shadow) = (0, 0);
+    for ((ray, _), hit) in rays.iter().zip(&hits) {
+        let c = match hit {
+            None => sky(ray.dir),
+            Some(hit) => {
+                n_hit += 1;
+                let lit = shadow_iter.next().is_some_and(|s| s.is_none());
+                n_shadow += usize::from(!lit);
+                let n = hit.normal;
+                let base = albedo((hit.point.z - b.min.z) / relief, n);
+                let diffuse = if lit { n.dot(sun).max(0.0) } else { 0.0 };
+                let ambient = 0.22 + 0.12 * n.z;
+                let col = base * (ambient + 1.1 * diffuse);
+                let dist = hit.t * ray.dir.length();
+                let haze = 1.0 - (-dist / (2.5 * span)).exp();
+                col.lerp(sky(DVec3::new(ray.dir.x, ray.dir.y, 0.05)), haze * 0.6)
+            }
+        };
+        for v in [c.x, c.y, c.z] {
+            px.push((v.clamp(0.0, 1.0).powf(1.0 / 2.2) * 255.0 + 0.5) as u8);
+        }
+    }
+    (px, n_hit, n_shadow)
+}
+
+/// Writes an RGB8 PNG.
+pub fn write_png(path: &Path, w: u32, h: u32, rgb: &[u8]) -> Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("{}: cannot create", dir.display()))?;
+    }
+    let file = std::fs::File::create(path)
+        .with_context(|| format!("{}: cannot create", path.display()))?;
+    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), w, h);
+    enc.set_color(png::ColorType::Rgb);
+    enc.set_depth(png::BitDepth::Eight);
+    let mut wr = enc
+        .write_header()
+        .with_context(|| format!("{}: cannot write", path.display()))?;
+    wr.write_image_data(rgb)
+        .with_context(|| format!("{}: cannot write", path.display()))?;
+    wr.finish()
+        .with_context(|| format!("{}: cannot write", path.display()))?;
+    Ok(())
+}
