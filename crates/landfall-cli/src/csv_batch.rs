@@ -9,56 +9,82 @@ use indicatif::{ProgressBar, ProgressStyle};
 use landfall::glam::DVec3;
 use landfall::{Ray, SurfacePoint, Terrain};
 use rayon::prelude::*;
+use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Write};
+use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::Path;
+use std::rc::Rc;
 
 /// Rows answered per parallel chunk.
 const CHUNK: usize = 1 << 16;
+
+/// A reader that notes where its newlines are, so a record's byte offset maps to its true line
+/// number (the csv crate does not count blank lines).
+struct LineIndex<R> {
+    inner: R,
+    offset: u64,
+    newlines: Rc<RefCell<VecDeque<u64>>>,
+}
+
+impl<R: Read> Read for LineIndex<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let mut nl = self.newlines.borrow_mut();
+        for (k, _) in buf[..n].iter().enumerate().filter(|(_, &b)| b == b'\n') {
+            nl.push_back(self.offset + k as u64);
+        }
+        self.offset += n as u64;
+        Ok(n)
+    }
+}
+
+/// 1-based line of the byte at `byte`, given newlines not yet passed and the count already passed.
+fn line_at(newlines: &RefCell<VecDeque<u64>>, passed: &mut u64, byte: u64) -> u64 {
+    let mut nl = newlines.borrow_mut();
+    while nl.front().is_some_and(|&o| o < byte) {
+        nl.pop_front();
+        *passed += 1;
+    }
+    *passed + 1
+}
 
 /// Reads `input` in chunks, answers each row with `answer`, writes with `write`, in order.
 fn stream<Q: Send + Sync, R: Send>(
     input: &Path,
     output: &Path,
     out_header: &str,
-    columns: impl FnOnce(
-        &csv::StringRecord,
-    ) -> Result<Box<dyn Fn(&csv::StringRecord, u64) -> Result<Q>>>,
+    columns: impl FnOnce(&csv::StringRecord) -> Result<Box<dyn Fn(&csv::StringRecord, u64) -> Result<Q>>>,
     answer: impl Fn(&Q) -> R + Sync,
     mut write: impl FnMut(&mut dyn Write, usize, &R) -> std::io::Result<()>,
 ) -> Result<usize> {
     let name = input.display().to_string();
     let file = File::open(input).with_context(|| format!("{name}: cannot open"))?;
     let len = file.metadata().map(|m| m.len()).unwrap_or(0);
-    let mut rdr = csv::ReaderBuilder::new()
-        .flexible(true)
-        .trim(csv::Trim::All)
-        .from_reader(BufReader::new(file));
-    let header = rdr
-        .headers()
-        .with_context(|| format!("{name}: line 1: cannot read the header"))?
-        .clone();
+    let newlines = Rc::new(RefCell::new(VecDeque::new()));
+    let counted = LineIndex { inner: BufReader::new(file), offset: 0, newlines: newlines.clone() };
+    let mut rdr = csv::ReaderBuilder::new().flexible(true).trim(csv::Trim::All).from_reader(counted);
+    let mut passed = 0;
+    let header = rdr.headers().with_context(|| format!("{name}: line 1: cannot read the header"))?.clone();
     let parse = columns(&header).with_context(|| format!("{name}: line 1 (header)"))?;
-    let out =
-        File::create(output).with_context(|| format!("{}: cannot create", output.display()))?;
+    let out = File::create(output).with_context(|| format!("{}: cannot create", output.display()))?;
     let mut w = BufWriter::new(out);
     writeln!(w, "{out_header}")?;
     let bar = ProgressBar::new(len).with_style(
-        ProgressStyle::with_template("{spinner} {bytes}/{total_bytes} {wide_bar} {eta}")
-            .expect("valid template"),
+        ProgressStyle::with_template("{spinner} {bytes}/{total_bytes} {wide_bar} {eta}").expect("valid template"),
     );
     let mut rec = csv::StringRecord::new();
     let (mut done, mut queries) = (0usize, Vec::with_capacity(CHUNK));
     loop {
         queries.clear();
         while queries.len() < CHUNK {
-            let more = rdr
-                .read_record(&mut rec)
-                .with_context(|| format!("{name}: malformed CSV"))?;
+            let more = rdr.read_record(&mut rec).with_context(|| format!("{name}: malformed CSV"))?;
             if !more {
                 break;
             }
-            let line = rec.position().map_or(0, |p| p.line());
+            // The reader now stands just past this record's line ending: its line is the one
+            // holding the byte before that.
+            let line = line_at(&newlines, &mut passed, rdr.position().byte().saturating_sub(1));
             queries.push(parse(&rec, line).with_context(|| format!("{name}: line {line}"))?);
         }
         if queries.is_empty() {
@@ -66,34 +92,24 @@ fn stream<Q: Send + Sync, R: Send>(
         }
         let answers: Vec<R> = queries.par_iter().with_min_len(1024).map(&answer).collect();
         for (k, a) in answers.iter().enumerate() {
-            write(&mut w, done + k, a)
-                .with_context(|| format!("{}: cannot write", output.display()))?;
+            write(&mut w, done + k, a).with_context(|| format!("{}: cannot write", output.display()))?;
         }
         done += queries.len();
         bar.set_position(rdr.position().byte());
     }
-    w.flush()
-        .with_context(|| format!("{}: cannot write", output.display()))?;
+    w.flush().with_context(|| format!("{}: cannot write", output.display()))?;
     bar.finish_and_clear();
     Ok(done)
 }
 
 /// Index of each wanted column in the header (`None` for optional ones that are absent).
-fn find_columns(
-    header: &csv::StringRecord,
-    required: &[&str],
-    optional: &[&str],
-) -> Result<Vec<Option<usize>>> {
+fn find_columns(header: &csv::StringRecord, required: &[&str], optional: &[&str]) -> Result<Vec<Option<usize>>> {
     let pos = |n: &str| header.iter().position(|h| h.eq_ignore_ascii_case(n));
     let mut out = Vec::new();
     for n in required {
         let Some(p) = pos(n) else {
             let got: Vec<&str> = header.iter().collect();
-            bail!(
-                "missing column '{n}' (header is '{}'; expected {})",
-                got.join(","),
-                required.join(",")
-            );
+            bail!("missing column '{n}' (header is '{}'; expected {})", got.join(","), required.join(","));
         };
         out.push(Some(p));
     }
@@ -103,15 +119,11 @@ fn find_columns(
 
 /// The finite number in column `col` (named `name`) of a row.
 fn field(rec: &csv::StringRecord, col: usize, name: &str) -> Result<f64> {
-    let text = rec
-        .get(col)
-        .with_context(|| format!("field '{name}': missing"))?;
+    let text = rec.get(col).with_context(|| format!("field '{name}': missing"))?;
     if text.is_empty() {
         bail!("field '{name}': empty");
     }
-    let v: f64 = text
-        .parse()
-        .map_err(|_| anyhow::anyhow!("field '{name}': '{text}' is not a number"))?;
+    let v: f64 = text.parse().map_err(|_| anyhow::anyhow!("field '{name}': '{text}' is not a number"))?;
     if !v.is_finite() {
         bail!("field '{name}': '{text}' is not a finite number");
     }
@@ -153,20 +165,13 @@ pub fn height(args: &TerrainArgs, points: &Path, out: &Path, all: bool) -> Resul
             t.surfaces_on_line(p, &mut |s| v.push(s));
             v
         };
-        stream(
-            points,
-            out,
-            "index,x,y,z,nx,ny,nz",
-            columns,
-            answer,
-            |w, k, v: &Vec<SurfacePoint>| {
-                for s in v {
-                    write!(w, "{k},")?;
-                    fmt_opt(w, Some(s))?;
-                }
-                Ok(())
-            },
-        )?;
+        stream(points, out, "index,x,y,z,nx,ny,nz", columns, answer, |w, k, v: &Vec<SurfacePoint>| {
+            for s in v {
+                write!(w, "{k},")?;
+                fmt_opt(w, Some(s))?;
+            }
+            Ok(())
+        })?;
     } else {
         let answer = |&(p, has_z): &(DVec3, bool)| {
             if has_z {
@@ -175,14 +180,9 @@ pub fn height(args: &TerrainArgs, points: &Path, out: &Path, all: bool) -> Resul
                 t.top_surface(p)
             }
         };
-        stream(
-            points,
-            out,
-            "x,y,z,nx,ny,nz",
-            columns,
-            answer,
-            |w, _, s: &Option<SurfacePoint>| fmt_opt(w, s.as_ref()),
-        )?;
+        stream(points, out, "x,y,z,nx,ny,nz", columns, answer, |w, _, s: &Option<SurfacePoint>| {
+            fmt_opt(w, s.as_ref())
+        })?;
     }
     Ok(())
 }
@@ -220,23 +220,12 @@ pub fn raycast(args: &TerrainArgs, rays: &Path, out: &Path) -> Result<()> {
         }))
     };
     let answer = |(ray, max_t): &(Ray, f64)| t.raycast(ray, *max_t);
-    stream(
-        rays,
-        out,
-        "hit,t,x,y,z,nx,ny,nz",
-        columns,
-        answer,
-        |w, _, h: &Option<landfall::Hit>| match h {
-            Some(h) => {
-                let (p, n) = (h.point, h.normal);
-                writeln!(
-                    w,
-                    "1,{},{},{},{},{},{},{}",
-                    h.t, p.x, p.y, p.z, n.x, n.y, n.z
-                )
-            }
-            None => writeln!(w, "0,,,,,,,"),
-        },
-    )?;
+    stream(rays, out, "hit,t,x,y,z,nx,ny,nz", columns, answer, |w, _, h: &Option<landfall::Hit>| match h {
+        Some(h) => {
+            let (p, n) = (h.point, h.normal);
+            writeln!(w, "1,{},{},{},{},{},{},{}", h.t, p.x, p.y, p.z, n.x, n.y, n.z)
+        }
+        None => writeln!(w, "0,,,,,,,"),
+    })?;
     Ok(())
 }

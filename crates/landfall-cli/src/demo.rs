@@ -58,33 +58,18 @@ struct Row {
 
 pub fn run(args: &DemoArgs) -> Result<()> {
     anyhow::ensure!(args.size >= 2, "--size: at least 2 samples per side");
-    anyhow::ensure!(
-        args.width >= 1 && args.height >= 1,
-        "--width/--height: at least 1 pixel"
-    );
+    anyhow::ensure!(args.width >= 1 && args.height >= 1, "--width/--height: at least 1 pixel");
     let threads = rayon::current_num_threads();
-    anyhow::ensure!(
-        args.spacing > 0.0 && args.spacing.is_finite(),
-        "--spacing: must be > 0"
-    );
+    anyhow::ensure!(args.spacing > 0.0 && args.spacing.is_finite(), "--spacing: must be > 0");
     println!(
         "landfall demo: generating a {0}×{0} terrain (seed {1}, {2} m spacing, 800 m relief)…",
         args.size, args.seed, args.spacing
     );
     let start = Instant::now();
-    let heights = generate(
-        args.size,
-        args.size,
-        &SynthParams {
-            seed: args.seed,
-            ..SynthParams::default()
-        },
-    );
+    let heights = generate(args.size, args.size, &SynthParams { seed: args.seed, ..SynthParams::default() });
     let gen_secs = start.elapsed().as_secs_f64();
     let start = Instant::now();
-    let hf = Heightfield::builder(args.size, args.size, heights)
-        .spacing(args.spacing, args.spacing)
-        .build()?;
+    let hf = Heightfield::builder(args.size, args.size, heights).spacing(args.spacing, args.spacing).build()?;
     let build_secs = start.elapsed().as_secs_f64();
     let b = hf.bounds();
     println!(
@@ -99,9 +84,7 @@ pub fn run(args: &DemoArgs) -> Result<()> {
     let (w, h) = (b.max.x - b.min.x, b.max.y - b.min.y);
 
     // 1. Vertical queries at random points.
-    let pts: Vec<[f64; 2]> = (0..args.queries)
-        .map(|_| [b.min.x + rng.next() * w, b.min.y + rng.next() * h])
-        .collect();
+    let pts: Vec<[f64; 2]> = (0..args.queries).map(|_| [b.min.x + rng.next() * w, b.min.y + rng.next() * h]).collect();
     let start = Instant::now();
     let got = hf.surfaces_at(&pts);
     rows.push(Row {
@@ -115,17 +98,7 @@ pub fn run(args: &DemoArgs) -> Result<()> {
     // 2. Picking rays: from the overview camera through random screen positions.
     let cam = Camera::overview(&hf);
     let rays: Vec<(Ray, f64)> = (0..args.queries)
-        .map(|_| {
-            (
-                cam.ray(
-                    (rng.next() * 4096.0) as u32,
-                    (rng.next() * 2304.0) as u32,
-                    4096,
-                    2304,
-                ),
-                f64::INFINITY,
-            )
-        })
+        .map(|_| (cam.ray((rng.next() * 4096.0) as u32, (rng.next() * 2304.0) as u32, 4096, 2304), f64::INFINITY))
         .collect();
     let start = Instant::now();
     let got = hf.raycast_batch(&rays);
@@ -174,10 +147,7 @@ pub fn run(args: &DemoArgs) -> Result<()> {
     });
 
     println!();
-    println!(
-        "{:<27} {:>10} {:>10} {:>14}   {}",
-        "workload", "queries", "time (ms)", "queries/s", "answers"
-    );
+    println!("{:<27} {:>10} {:>10} {:>14}   {}", "workload", "queries", "time (ms)", "queries/s", "answers");
     println!("{}", "-".repeat(80));
     for r in &rows {
         println!(

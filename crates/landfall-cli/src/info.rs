@@ -16,16 +16,8 @@ pub fn run(args: &TerrainArgs) -> Result<()> {
     let (nx, ny) = (hf.nx(), hf.ny());
     let mb = |n: usize| n as f64 / (1024.0 * 1024.0);
     println!("terrain      {}", args.path.display());
-    println!(
-        "kind         heightfield, {} triangulation",
-        hf.diagonal().name()
-    );
-    println!(
-        "size         {nx} × {ny} samples, {} × {} cells, {} triangles",
-        nx - 1,
-        ny - 1,
-        hf.triangle_count()
-    );
+    println!("kind         heightfield, {} triangulation", hf.diagonal().name());
+    println!("size         {nx} × {ny} samples, {} × {} cells, {} triangles", nx - 1, ny - 1, hf.triangle_count());
     println!("spacing      {} × {}", hf.spacing().x, hf.spacing().y);
     println!("bounds x     {} … {}", b.min.x, b.max.x);
     println!("bounds y     {} … {}", b.min.y, b.max.y);
@@ -33,11 +25,7 @@ pub fn run(args: &TerrainArgs) -> Result<()> {
         Some((lo, hi)) => println!("height       {lo} … {hi}"),
         None => println!("height       (no valid samples)"),
     }
-    println!(
-        "holes        {} nodata samples, {} masked cells",
-        hf.nodata_count(),
-        hf.masked_cell_count()
-    );
+    println!("holes        {} nodata samples, {} masked cells", hf.nodata_count(), hf.masked_cell_count());
     let g = hf.frame().down();
     println!("gravity      {},{},{}", g.x, g.y, g.z);
     println!(
@@ -53,14 +41,8 @@ pub fn run(args: &TerrainArgs) -> Result<()> {
         hf.pyramid().depth(),
         hf.pyramid().node_count()
     );
-    println!(
-        "load time    {:.1} ms (read + pyramid)",
-        t.load_time.as_secs_f64() * 1e3
-    );
-    println!(
-        "build time   {:.2} ms (min/max pyramid)",
-        build.as_secs_f64() * 1e3
-    );
+    println!("load time    {:.1} ms (read + pyramid)", t.load_time.as_secs_f64() * 1e3);
+    println!("build time   {:.2} ms (min/max pyramid)", build.as_secs_f64() * 1e3);
     for n in &t.loaded.notes {
         println!("note         {n}");
     }

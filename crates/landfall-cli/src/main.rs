@@ -79,12 +79,7 @@ fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info { terrain } => info::run(&terrain),
-        Command::Height {
-            terrain,
-            points,
-            out,
-            all,
-        } => csv_batch::height(&terrain, &points, &out, all),
+        Command::Height { terrain, points, out, all } => csv_batch::height(&terrain, &points, &out, all),
         Command::Raycast { terrain, rays, out } => csv_batch::raycast(&terrain, &rays, &out),
         Command::Demo(args) => demo::run(&args),
     };

@@ -24,11 +24,7 @@ impl Camera {
         let ground = hf.height_at(ex, ey).unwrap_or(b.min.z);
         Camera {
             eye: DVec3::new(ex, ey, ground.max(b.min.z + 0.3 * relief) + 0.45 * relief),
-            target: DVec3::new(
-                b.min.x + 0.62 * size.x,
-                b.min.y + 0.7 * size.y,
-                b.min.z + 0.25 * relief,
-            ),
+            target: DVec3::new(b.min.x + 0.62 * size.x, b.min.y + 0.7 * size.y, b.min.z + 0.25 * relief),
             fov_deg: 55.0,
         }
     }
@@ -72,10 +68,8 @@ fn sky(dir: DVec3) -> DVec3 {
 /// Renders `hf` from `cam` into an RGB8 buffer; returns (pixels, primary hits, shadowed pixels).
 pub fn render(hf: &Heightfield, cam: &Camera, w: u32, h: u32) -> (Vec<u8>, usize, usize) {
     let sun = DVec3::new(-0.8, 0.5, 0.33).normalize();
-    let rays: Vec<(Ray, f64)> = (0..h)
-        .flat_map(|y| (0..w).map(move |x| (x, y)))
-        .map(|(x, y)| (cam.ray(x, y, w, h), f64::INFINITY))
-        .collect();
+    let rays: Vec<(Ray, f64)> =
+        (0..h).flat_map(|y| (0..w).map(move |x| (x, y))).map(|(x, y)| (cam.ray(x, y, w, h), f64::INFINITY)).collect();
     let hits = hf.raycast_batch(&rays);
     let b = hf.bounds();
     let relief = (b.max.z - b.min.z).max(1e-9);
@@ -120,20 +114,14 @@ pub fn render(hf: &Heightfield, cam: &Camera, w: u32, h: u32) -> (Vec<u8>, usize
 /// Writes an RGB8 PNG.
 pub fn write_png(path: &Path, w: u32, h: u32, rgb: &[u8]) -> Result<()> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("{}: cannot create", dir.display()))?;
+        std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
     }
-    let file = std::fs::File::create(path)
-        .with_context(|| format!("{}: cannot create", path.display()))?;
+    let file = std::fs::File::create(path).with_context(|| format!("{}: cannot create", path.display()))?;
     let mut enc = png::Encoder::new(std::io::BufWriter::new(file), w, h);
     enc.set_color(png::ColorType::Rgb);
     enc.set_depth(png::BitDepth::Eight);
-    let mut wr = enc
-        .write_header()
-        .with_context(|| format!("{}: cannot write", path.display()))?;
-    wr.write_image_data(rgb)
-        .with_context(|| format!("{}: cannot write", path.display()))?;
-    wr.finish()
-        .with_context(|| format!("{}: cannot write", path.display()))?;
+    let mut wr = enc.write_header().with_context(|| format!("{}: cannot write", path.display()))?;
+    wr.write_image_data(rgb).with_context(|| format!("{}: cannot write", path.display()))?;
+    wr.finish().with_context(|| format!("{}: cannot write", path.display()))?;
     Ok(())
 }

@@ -22,20 +22,10 @@ pub struct TerrainArgs {
     #[arg(long, value_name = "X,Y", allow_hyphen_values = true)]
     pub origin: Option<String>,
     /// Height scale: a sample value v becomes z = v·S + O.
-    #[arg(
-        long,
-        value_name = "S",
-        default_value_t = 1.0,
-        allow_hyphen_values = true
-    )]
+    #[arg(long, value_name = "S", default_value_t = 1.0, allow_hyphen_values = true)]
     pub z_scale: f64,
     /// Height offset: a sample value v becomes z = v·S + O.
-    #[arg(
-        long,
-        value_name = "O",
-        default_value_t = 0.0,
-        allow_hyphen_values = true
-    )]
+    #[arg(long, value_name = "O", default_value_t = 0.0, allow_hyphen_values = true)]
     pub z_offset: f64,
     /// How each grid cell is split into two triangles: `alternating` (by (i+j) parity),
     /// `sw-ne` (diagonal from the south-west to the north-east corner) or `se-nw`.
@@ -62,12 +52,8 @@ fn numbers<const N: usize>(opt: &str, text: &str) -> Result<[f64; N]> {
         .map(|s| s.trim().parse::<f64>().ok().filter(|v| v.is_finite()))
         .collect::<Option<_>>()
         .with_context(|| format!("--{opt}: '{text}' is not a list of finite numbers"))?;
-    v.try_into().map_err(|v: Vec<f64>| {
-        anyhow::anyhow!(
-            "--{opt}: expected {N} comma-separated numbers, got {}",
-            v.len()
-        )
-    })
+    v.try_into()
+        .map_err(|v: Vec<f64>| anyhow::anyhow!("--{opt}: expected {N} comma-separated numbers, got {}", v.len()))
 }
 
 impl TerrainArgs {
@@ -77,8 +63,7 @@ impl TerrainArgs {
             None => Ok(Frame::z_up()),
             Some(g) => {
                 let [x, y, z] = numbers::<3>("gravity", g)?;
-                Frame::from_gravity(DVec3::new(x, y, z))
-                    .map_err(|e| anyhow::anyhow!("--gravity: {e}"))
+                Frame::from_gravity(DVec3::new(x, y, z)).map_err(|e| anyhow::anyhow!("--gravity: {e}"))
             }
         }
     }
@@ -98,12 +83,7 @@ impl TerrainArgs {
                 bail!("--spacing: must be > 0, got {dx},{dy}");
             }
         }
-        let origin = self
-            .origin
-            .as_deref()
-            .map(|o| numbers::<2>("origin", o))
-            .transpose()?
-            .map(Into::into);
+        let origin = self.origin.as_deref().map(|o| numbers::<2>("origin", o)).transpose()?.map(Into::into);
         if self.leaf_size == 0 {
             bail!("--leaf-size: must be ≥ 1");
         }

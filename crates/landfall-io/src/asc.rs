@@ -38,25 +38,18 @@ pub(crate) fn read(path: &Path) -> Result<Raster, IoError> {
         }
         let mut it = t.split_whitespace();
         let key = it.next().unwrap_or("").to_ascii_lowercase();
-        let val = it.next().ok_or_else(|| {
-            IoError::line(path, n + 1, format!("header key '{key}' has no value"))
-        })?;
+        let val = it.next().ok_or_else(|| IoError::line(path, n + 1, format!("header key '{key}' has no value")))?;
         let num = |what: &str| -> Result<f64, IoError> {
             val.parse::<f64>()
                 .ok()
                 .filter(|v| v.is_finite() || what == "nodata_value")
-                .ok_or_else(|| {
-                    IoError::line(path, n + 1, format!("{what}: '{val}' is not a number"))
-                })
+                .ok_or_else(|| IoError::line(path, n + 1, format!("{what}: '{val}' is not a number")))
         };
         let count = |what: &str| -> Result<usize, IoError> {
-            val.parse::<usize>().ok().filter(|&v| v > 0).ok_or_else(|| {
-                IoError::line(
-                    path,
-                    n + 1,
-                    format!("{what}: '{val}' is not a positive whole number"),
-                )
-            })
+            val.parse::<usize>()
+                .ok()
+                .filter(|&v| v > 0)
+                .ok_or_else(|| IoError::line(path, n + 1, format!("{what}: '{val}' is not a positive whole number")))
         };
         match key.as_str() {
             "ncols" => h.ncols = Some(count("ncols")?),
@@ -69,13 +62,7 @@ pub(crate) fn read(path: &Path) -> Result<Raster, IoError> {
             "dx" => h.dx = Some(num("dx")?),
             "dy" => h.dy = Some(num("dy")?),
             "nodata_value" => h.nodata = Some(num("nodata_value")?),
-            _ => {
-                return Err(IoError::line(
-                    path,
-                    n + 1,
-                    format!("unknown header key '{key}'"),
-                ))
-            }
+            _ => return Err(IoError::line(path, n + 1, format!("unknown header key '{key}'"))),
         }
     }
     let missing = |k: &str| IoError::field(path, k, "missing from the header");
@@ -86,11 +73,7 @@ pub(crate) fn read(path: &Path) -> Result<Raster, IoError> {
     let dx = h.dx.or(h.cellsize).ok_or_else(|| missing("cellsize"))?;
     let dy = h.dy.or(h.cellsize).ok_or_else(|| missing("cellsize"))?;
     if !(dx > 0.0 && dy > 0.0) {
-        return Err(IoError::field(
-            path,
-            "cellsize",
-            format!("must be > 0, got {dx} × {dy}"),
-        ));
+        return Err(IoError::field(path, "cellsize", format!("must be > 0, got {dx} × {dy}")));
     }
     let total = nx
         .checked_mul(ny)
@@ -101,32 +84,16 @@ pub(crate) fn read(path: &Path) -> Result<Raster, IoError> {
     let parse_line = |n: usize, line: &str, values: &mut Vec<f32>| -> Result<(), IoError> {
         for tok in line.split_whitespace() {
             if values.len() == total {
-                return Err(IoError::line(
-                    path,
-                    n,
-                    format!("more values than ncols × nrows = {total}"),
-                ));
+                return Err(IoError::line(path, n, format!("more values than ncols × nrows = {total}")));
             }
             let v: f64 = tok.parse().map_err(|_| {
                 let (row, col) = (values.len() / nx + 1, values.len() % nx + 1);
-                IoError::line(
-                    path,
-                    n,
-                    format!("row {row}, column {col}: '{tok}' is not a number"),
-                )
+                IoError::line(path, n, format!("row {row}, column {col}: '{tok}' is not a number"))
             })?;
-            let v = if v.is_nan() || nodata == Some(v) {
-                f32::NAN
-            } else {
-                v as f32
-            };
+            let v = if v.is_nan() || nodata == Some(v) { f32::NAN } else { v as f32 };
             if v.is_infinite() {
                 let (row, col) = (values.len() / nx + 1, values.len() % nx + 1);
-                return Err(IoError::line(
-                    path,
-                    n,
-                    format!("row {row}, column {col}: '{tok}' is not a finite height"),
-                ));
+                return Err(IoError::line(path, n, format!("row {row}, column {col}: '{tok}' is not a finite height")));
             }
             values.push(v);
         }
@@ -145,25 +112,12 @@ pub(crate) fn read(path: &Path) -> Result<Raster, IoError> {
         return Err(IoError::line(
             path,
             last_line.max(1),
-            format!(
-                "file ends after {} of {} values (ncols {nx} × nrows {ny}): truncated?",
-                values.len(),
-                total
-            ),
+            format!("file ends after {} of {} values (ncols {nx} × nrows {ny}): truncated?", values.len(), total),
         ));
     }
     let ox = if xc { xll } else { xll + 0.5 * dx };
     let oy = if yc { yll } else { yll + 0.5 * dy };
-    let mut r = Raster {
-        nx,
-        ny,
-        values,
-        georef: Some(GeoRef {
-            origin: (ox, oy),
-            spacing: (dx, dy),
-        }),
-        notes: vec![],
-    };
+    let mut r = Raster { nx, ny, values, georef: Some(GeoRef { origin: (ox, oy), spacing: (dx, dy) }), notes: vec![] };
     r.flip_rows();
     Ok(r)
 }
@@ -171,20 +125,11 @@ pub(crate) fn read(path: &Path) -> Result<Raster, IoError> {
 /// Writes an ESRI ASCII grid (`xllcenter`/`yllcenter`, north row first, NaN as `NODATA_value
 /// -9999`). `values` are row-major with row 0 south; dx must equal dy unless `dx`/`dy` keys are
 /// acceptable to the reader (they are to landfall and GDAL).
-pub fn write_asc(
-    path: &Path,
-    nx: usize,
-    ny: usize,
-    values: &[f32],
-    georef: GeoRef,
-) -> Result<(), IoError> {
+pub fn write_asc(path: &Path, nx: usize, ny: usize, values: &[f32], georef: GeoRef) -> Result<(), IoError> {
     let err = |e| IoError::os(path, e);
     let mut w = std::io::BufWriter::new(std::fs::File::create(path).map_err(err)?);
     let (dx, dy) = georef.spacing;
-    let mut head = format!(
-        "ncols {nx}\nnrows {ny}\nxllcenter {}\nyllcenter {}\n",
-        georef.origin.0, georef.origin.1
-    );
+    let mut head = format!("ncols {nx}\nnrows {ny}\nxllcenter {}\nyllcenter {}\n", georef.origin.0, georef.origin.1);
     if dx == dy {
         head += &format!("cellsize {dx}\n");
     } else {
@@ -195,13 +140,7 @@ pub fn write_asc(
     for j in (0..ny).rev() {
         let row: Vec<String> = values[j * nx..(j + 1) * nx]
             .iter()
-            .map(|v| {
-                if v.is_nan() {
-                    "-9999".to_string()
-                } else {
-                    v.to_string()
-                }
-            })
+            .map(|v| if v.is_nan() { "-9999".to_string() } else { v.to_string() })
             .collect();
         writeln!(w, "{}", row.join(" ")).map_err(err)?;
     }

@@ -51,29 +51,15 @@ pub enum IoError {
 
 impl IoError {
     pub(crate) fn os(path: &Path, source: std::io::Error) -> Self {
-        IoError::Os {
-            path: path.to_owned(),
-            source,
-        }
+        IoError::Os { path: path.to_owned(), source }
     }
     pub(crate) fn line(path: &Path, line: usize, msg: impl Into<String>) -> Self {
-        IoError::Line {
-            path: path.to_owned(),
-            line,
-            msg: msg.into(),
-        }
+        IoError::Line { path: path.to_owned(), line, msg: msg.into() }
     }
     pub(crate) fn field(path: &Path, field: impl Into<String>, msg: impl Into<String>) -> Self {
-        IoError::Field {
-            path: path.to_owned(),
-            field: field.into(),
-            msg: msg.into(),
-        }
+        IoError::Field { path: path.to_owned(), field: field.into(), msg: msg.into() }
     }
     pub(crate) fn format(path: &Path, msg: impl Into<String>) -> Self {
-        IoError::Format {
-            path: path.to_owned(),
-            msg: msg.into(),
-        }
+        IoError::Format { path: path.to_owned(), msg: msg.into() }
     }
 }

@@ -19,10 +19,7 @@ fn parse(path: &Path, name: &str, bytes: &[u8]) -> Result<Array, IoError> {
     }
     let (hlen, hstart) = match bytes[6] {
         1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
-        2 | 3 if bytes.len() >= 12 => (
-            u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize,
-            12,
-        ),
+        2 | 3 if bytes.len() >= 12 => (u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize, 12),
         v => return Err(fld("", format!("unsupported .npy version {v}"))),
     };
     let header = bytes
@@ -30,44 +27,27 @@ fn parse(path: &Path, name: &str, bytes: &[u8]) -> Result<Array, IoError> {
         .ok_or_else(|| fld("", "truncated header".into()))
         .and_then(|h| std::str::from_utf8(h).map_err(|_| fld(" header", "not text".into())))?;
     let value_of = |key: &str| -> Result<&str, IoError> {
-        let k = header
-            .find(&format!("'{key}'"))
-            .ok_or_else(|| fld(&format!(" header '{key}'"), "missing".into()))?;
+        let k = header.find(&format!("'{key}'")).ok_or_else(|| fld(&format!(" header '{key}'"), "missing".into()))?;
         let rest = &header[k + key.len() + 2..];
-        let colon = rest
-            .find(':')
-            .ok_or_else(|| fld(&format!(" header '{key}'"), "malformed".into()))?;
+        let colon = rest.find(':').ok_or_else(|| fld(&format!(" header '{key}'"), "malformed".into()))?;
         Ok(rest[colon + 1..].trim_start())
     };
     let descr = value_of("descr")?;
-    let descr = descr
-        .get(1..)
-        .and_then(|d| d.split(['\'', '"']).next())
-        .unwrap_or("");
+    let descr = descr.get(1..).and_then(|d| d.split(['\'', '"']).next()).unwrap_or("");
     let fortran = value_of("fortran_order")?.starts_with("True");
     let shape_txt = value_of("shape")?;
-    let close = shape_txt
-        .find(')')
-        .ok_or_else(|| fld(" header 'shape'", "malformed".into()))?;
+    let close = shape_txt.find(')').ok_or_else(|| fld(" header 'shape'", "malformed".into()))?;
     let shape: Vec<usize> = shape_txt[1..close]
         .split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())
-        .map(|s| {
-            s.parse()
-                .map_err(|_| fld(" header 'shape'", format!("'{s}' is not a size")))
-        })
+        .map(|s| s.parse().map_err(|_| fld(" header 'shape'", format!("'{s}' is not a size"))))
         .collect::<Result<_, _>>()?;
     let (endian, kind) = descr.split_at(descr.len().min(1));
     let big = match endian {
         "<" | "|" | "=" => false,
         ">" => true,
-        _ => {
-            return Err(fld(
-                " header 'descr'",
-                format!("unsupported dtype '{descr}'"),
-            ))
-        }
+        _ => return Err(fld(" header 'descr'", format!("unsupported dtype '{descr}'"))),
     };
     let size = match kind {
         "f4" | "i4" | "u4" => 4,
@@ -86,18 +66,9 @@ fn parse(path: &Path, name: &str, bytes: &[u8]) -> Result<Array, IoError> {
         .try_fold(1usize, |a, &b| a.checked_mul(b))
         .ok_or_else(|| fld(" header 'shape'", "too large".into()))?;
     let data = &bytes[hstart + hlen..];
-    let need = count
-        .checked_mul(size)
-        .ok_or_else(|| fld(" header 'shape'", "too large".into()))?;
+    let need = count.checked_mul(size).ok_or_else(|| fld(" header 'shape'", "too large".into()))?;
     if data.len() < need {
-        return Err(fld(
-            "",
-            format!(
-                "truncated: {} data bytes, shape {:?} needs {need}",
-                data.len(),
-                shape
-            ),
-        ));
+        return Err(fld("", format!("truncated: {} data bytes, shape {:?} needs {need}", data.len(), shape)));
     }
     let mut values: Vec<f64> = data[..need]
         .chunks_exact(size)
@@ -153,13 +124,7 @@ fn to_raster(path: &Path, name: &str, a: Array) -> Result<Raster, IoError> {
         }
         values.push(f);
     }
-    Ok(Raster {
-        nx,
-        ny,
-        values,
-        georef: None,
-        notes: vec![],
-    })
+    Ok(Raster { nx, ny, values, georef: None, notes: vec![] })
 }
 
 /// Reads a 2-D `.npy` array; the first row is north.
@@ -171,16 +136,7 @@ pub(crate) fn read_npy(path: &Path) -> Result<Raster, IoError> {
 }
 
 /// Names tried, in order, for the height array and the coordinate arrays of an `.npz`.
-const HEIGHT_NAMES: [&str; 8] = [
-    "topo",
-    "elevation",
-    "height",
-    "heights",
-    "z",
-    "dem",
-    "data",
-    "arr_0",
-];
+const HEIGHT_NAMES: [&str; 8] = ["topo", "elevation", "height", "heights", "z", "dem", "data", "arr_0"];
 const Y_NAMES: [&str; 4] = ["latitude", "lat", "y", "northing"];
 const X_NAMES: [&str; 4] = ["longitude", "lon", "x", "easting"];
 
@@ -193,35 +149,23 @@ pub(crate) fn read_npz(path: &Path) -> Result<Raster, IoError> {
         .map_err(|e| IoError::format(path, format!("not a valid .npz (zip) archive: {e}")))?;
     let mut arrays = Vec::new();
     for k in 0..zip.len() {
-        let mut f = zip
-            .by_index(k)
-            .map_err(|e| IoError::format(path, format!("member {k}: {e}")))?;
+        let mut f = zip.by_index(k).map_err(|e| IoError::format(path, format!("member {k}: {e}")))?;
         let name = f.name().trim_end_matches(".npy").to_string();
         let mut bytes = Vec::new();
-        f.read_to_end(&mut bytes)
-            .map_err(|e| IoError::field(path, &name, format!("cannot decompress: {e}")))?;
+        f.read_to_end(&mut bytes).map_err(|e| IoError::field(path, &name, format!("cannot decompress: {e}")))?;
         let a = parse(path, &format!("array '{name}'"), &bytes)?;
         arrays.push((name, a));
     }
     let pick = |names: &[&str], dims: usize| -> Option<usize> {
-        names.iter().find_map(|n| {
-            arrays
-                .iter()
-                .position(|(m, a)| m.eq_ignore_ascii_case(n) && a.shape.len() == dims)
-        })
+        names.iter().find_map(|n| arrays.iter().position(|(m, a)| m.eq_ignore_ascii_case(n) && a.shape.len() == dims))
     };
     let hk = pick(&HEIGHT_NAMES, 2)
         .or_else(|| {
-            let two: Vec<usize> = (0..arrays.len())
-                .filter(|&k| arrays[k].1.shape.len() == 2)
-                .collect();
+            let two: Vec<usize> = (0..arrays.len()).filter(|&k| arrays[k].1.shape.len() == 2).collect();
             (two.len() == 1).then(|| two[0])
         })
         .ok_or_else(|| {
-            IoError::format(
-                path,
-                "no 2-D height array found (named topo, elevation, z, …, or the only 2-D array)",
-            )
+            IoError::format(path, "no 2-D height array found (named topo, elevation, z, …, or the only 2-D array)")
         })?;
     let (ny, nx) = (arrays[hk].1.shape[0], arrays[hk].1.shape[1]);
     let ys = pick(&Y_NAMES, 1).filter(|&k| arrays[k].1.shape[0] == ny);
@@ -241,10 +185,7 @@ pub(crate) fn read_npz(path: &Path) -> Result<Raster, IoError> {
                     "coordinates must be finite and change along the axis",
                 ));
             }
-            let worst = v
-                .windows(2)
-                .map(|w| ((w[1] - w[0]) - d).abs())
-                .fold(0.0, f64::max);
+            let worst = v.windows(2).map(|w| ((w[1] - w[0]) - d).abs()).fold(0.0, f64::max);
             if worst > 1e-3 * d.abs() {
                 notes.push(format!(
                     "'{name}' is not evenly spaced (steps differ from the mean {:.6} by up to {:.2}%); the mean is used",
@@ -258,18 +199,11 @@ pub(crate) fn read_npz(path: &Path) -> Result<Raster, IoError> {
         let dy = spacing(y, &yn, &mut notes)?;
         let dx = spacing(x, &xn, &mut notes)?;
         if dx < 0.0 {
-            return Err(IoError::field(
-                path,
-                format!("array '{xn}'"),
-                "x coordinates must increase",
-            ));
+            return Err(IoError::field(path, format!("array '{xn}'"), "x coordinates must increase"));
         }
         ascending = dy > 0.0;
         let south = if ascending { y[0] } else { y[ny - 1] };
-        georef = Some(GeoRef {
-            origin: (x[0], south),
-            spacing: (dx, dy.abs()),
-        });
+        georef = Some(GeoRef { origin: (x[0], south), spacing: (dx, dy.abs()) });
         notes.push(format!("georeferenced by arrays '{xn}' (x) and '{yn}' (y)"));
     }
     let (name, a) = arrays.swap_remove(hk);
@@ -292,8 +226,7 @@ pub fn write_npy(path: &Path, nx: usize, ny: usize, values: &[f32]) -> Result<()
     header.push('\n');
     let mut w = std::io::BufWriter::new(std::fs::File::create(path).map_err(err)?);
     w.write_all(b"\x93NUMPY\x01\x00").map_err(err)?;
-    w.write_all(&(header.len() as u16).to_le_bytes())
-        .map_err(err)?;
+    w.write_all(&(header.len() as u16).to_le_bytes()).map_err(err)?;
     w.write_all(header.as_bytes()).map_err(err)?;
     for j in (0..ny).rev() {
         for v in &values[j * nx..(j + 1) * nx] {

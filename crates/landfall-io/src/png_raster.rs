@@ -8,20 +8,12 @@ pub(crate) fn read(path: &Path) -> Result<Raster, IoError> {
     let file = std::fs::File::open(path).map_err(|e| IoError::os(path, e))?;
     let mut dec = png::Decoder::new(std::io::BufReader::new(file));
     dec.set_transformations(png::Transformations::IDENTITY);
-    let mut reader = dec
-        .read_info()
-        .map_err(|e| IoError::format(path, format!("not a readable PNG: {e}")))?;
+    let mut reader = dec.read_info().map_err(|e| IoError::format(path, format!("not a readable PNG: {e}")))?;
     let (ct, depth) = reader.output_color_type();
     if ct != png::ColorType::Grayscale {
-        return Err(IoError::field(
-            path,
-            "color type",
-            format!("{ct:?}: heightmaps must be greyscale (8- or 16-bit)"),
-        ));
+        return Err(IoError::field(path, "color type", format!("{ct:?}: heightmaps must be greyscale (8- or 16-bit)")));
     }
-    let size = reader
-        .output_buffer_size()
-        .ok_or_else(|| IoError::format(path, "image too large"))?;
+    let size = reader.output_buffer_size().ok_or_else(|| IoError::format(path, "image too large"))?;
     let mut buf = vec![0u8; size];
     let info = reader
         .next_frame(&mut buf)
@@ -32,11 +24,9 @@ pub(crate) fn read(path: &Path) -> Result<Raster, IoError> {
     for row in buf[..stride * ny].chunks_exact(stride) {
         match depth {
             png::BitDepth::Eight => values.extend(row[..nx].iter().map(|&b| b as f32)),
-            png::BitDepth::Sixteen => values.extend(
-                row[..2 * nx]
-                    .chunks_exact(2)
-                    .map(|b| u16::from_be_bytes([b[0], b[1]]) as f32),
-            ),
+            png::BitDepth::Sixteen => {
+                values.extend(row[..2 * nx].chunks_exact(2).map(|b| u16::from_be_bytes([b[0], b[1]]) as f32))
+            }
             d => {
                 return Err(IoError::field(
                     path,
@@ -46,13 +36,7 @@ pub(crate) fn read(path: &Path) -> Result<Raster, IoError> {
             }
         }
     }
-    let mut r = Raster {
-        nx,
-        ny,
-        values,
-        georef: None,
-        notes: vec![],
-    };
+    let mut r = Raster { nx, ny, values, georef: None, notes: vec![] };
     r.flip_rows();
     Ok(r)
 }

@@ -71,31 +71,24 @@ impl Default for LoadOptions {
 
 /// Reads a raster, choosing the format by the file extension.
 pub fn read_raster(path: &Path) -> Result<Raster, IoError> {
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or("")
-        .to_ascii_lowercase();
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
     let r = match ext.as_str() {
         "asc" => asc::read(path)?,
         "png" => png_raster::read(path)?,
         "tif" | "tiff" => tif::read(path)?,
         "npy" => npy::read_npy(path)?,
         "npz" => npy::read_npz(path)?,
-        _ => return Err(IoError::format(
-            path,
-            format!(
-                "unknown raster extension '{ext}' (expected .asc, .png, .tif, .tiff, .npy or .npz)"
-            ),
-        )),
+        _ => {
+            return Err(IoError::format(
+                path,
+                format!("unknown raster extension '{ext}' (expected .asc, .png, .tif, .tiff, .npy or .npz)"),
+            ))
+        }
     };
     if r.nx < 2 || r.ny < 2 {
         return Err(IoError::format(
             path,
-            format!(
-                "raster is {}×{}; a terrain needs at least 2×2 samples",
-                r.nx, r.ny
-            ),
+            format!("raster is {}×{}; a terrain needs at least 2×2 samples", r.nx, r.ny),
         ));
     }
     Ok(r)
@@ -117,31 +110,16 @@ pub struct Loaded {
 pub fn load_heightfield(path: &Path, opts: &LoadOptions) -> Result<Loaded, IoError> {
     let r = read_raster(path)?;
     if !(opts.z_scale.is_finite() && opts.z_offset.is_finite()) {
-        return Err(IoError::field(
-            path,
-            "z-scale/z-offset",
-            "must be finite numbers",
-        ));
+        return Err(IoError::field(path, "z-scale/z-offset", "must be finite numbers"));
     }
-    let geo = r.georef.unwrap_or(GeoRef {
-        origin: (0.0, 0.0),
-        spacing: (1.0, 1.0),
-    });
+    let geo = r.georef.unwrap_or(GeoRef { origin: (0.0, 0.0), spacing: (1.0, 1.0) });
     let (dx, dy) = opts.spacing.unwrap_or(geo.spacing);
     let (ox, oy) = opts.origin.unwrap_or(geo.origin);
-    let values: Vec<f32> = r
-        .values
-        .iter()
-        .map(|&v| (v as f64 * opts.z_scale + opts.z_offset) as f32)
-        .collect();
+    let values: Vec<f32> = r.values.iter().map(|&v| (v as f64 * opts.z_scale + opts.z_offset) as f32).collect();
     if let Some(k) = values.iter().position(|v| v.is_infinite()) {
         return Err(IoError::field(
             path,
-            format!(
-                "sample (column {}, row {} from the south)",
-                k % r.nx,
-                k / r.nx
-            ),
+            format!("sample (column {}, row {} from the south)", k % r.nx, k / r.nx),
             "value overflows f32 after z-scale/z-offset",
         ));
     }
@@ -151,13 +129,6 @@ pub fn load_heightfield(path: &Path, opts: &LoadOptions) -> Result<Loaded, IoErr
         .diagonal(opts.diagonal)
         .leaf_size(opts.leaf_size)
         .build()
-        .map_err(|source| IoError::Heightfield {
-            path: path.to_owned(),
-            source,
-        })?;
-    Ok(Loaded {
-        heightfield: hf,
-        georef: r.georef,
-        notes: r.notes,
-    })
+        .map_err(|source| IoError::Heightfield { path: path.to_owned(), source })?;
+    Ok(Loaded { heightfield: hf, georef: r.georef, notes: r.notes })
 }

@@ -14,9 +14,7 @@ const RASTER_TYPE_KEY: u16 = 1025;
 pub(crate) fn read(path: &Path) -> Result<Raster, IoError> {
     let file = std::fs::File::open(path).map_err(|e| IoError::os(path, e))?;
     let bad = |e: tiff::TiffError| IoError::format(path, format!("not a readable TIFF: {e}"));
-    let mut dec = Decoder::new(std::io::BufReader::new(file))
-        .map_err(bad)?
-        .with_limits(Limits::unlimited());
+    let mut dec = Decoder::new(std::io::BufReader::new(file)).map_err(bad)?.with_limits(Limits::unlimited());
     let (w, h) = dec.dimensions().map_err(bad)?;
     let (nx, ny) = (w as usize, h as usize);
     match dec.colortype().map_err(bad)? {
@@ -32,16 +30,12 @@ pub(crate) fn read(path: &Path) -> Result<Raster, IoError> {
     let nodata: Option<f64> = match dec.get_tag_ascii_string(Tag::GdalNodata) {
         Ok(s) => {
             let t = s.trim_matches(|c: char| c.is_whitespace() || c == '\0');
-            Some(t.parse().map_err(|_| {
-                IoError::field(path, "GDAL_NODATA", format!("'{t}' is not a number"))
-            })?)
+            Some(t.parse().map_err(|_| IoError::field(path, "GDAL_NODATA", format!("'{t}' is not a number")))?)
         }
         Err(_) => None,
     };
     let georef = read_georef(path, &mut dec, ny)?;
-    let data = dec
-        .read_image()
-        .map_err(|e| IoError::format(path, format!("corrupt or truncated image data: {e}")))?;
+    let data = dec.read_image().map_err(|e| IoError::format(path, format!("corrupt or truncated image data: {e}")))?;
     let raw: Vec<f64> = match data {
         DecodingResult::F32(v) => v.into_iter().map(f64::from).collect(),
         DecodingResult::F64(v) => v,
@@ -60,10 +54,7 @@ pub(crate) fn read(path: &Path) -> Result<Raster, IoError> {
         }
     };
     if raw.len() < nx * ny {
-        return Err(IoError::format(
-            path,
-            format!("image data has {} samples, {nx}×{ny} expected", raw.len()),
-        ));
+        return Err(IoError::format(path, format!("image data has {} samples, {nx}×{ny} expected", raw.len())));
     }
     let mut values = Vec::with_capacity(nx * ny);
     for (k, &v) in raw[..nx * ny].iter().enumerate() {
@@ -81,13 +72,7 @@ pub(crate) fn read(path: &Path) -> Result<Raster, IoError> {
         }
         values.push(f);
     }
-    let mut r = Raster {
-        nx,
-        ny,
-        values,
-        georef,
-        notes: vec![],
-    };
+    let mut r = Raster { nx, ny, values, georef, notes: vec![] };
     r.flip_rows();
     Ok(r)
 }
@@ -102,56 +87,31 @@ fn read_georef<R: std::io::Read + std::io::Seek>(
         .get_tag_u16_vec(Tag::GeoKeyDirectoryTag)
         .ok()
         .and_then(|keys| {
-            keys.get(4..).map(|k| {
-                k.chunks_exact(4)
-                    .any(|e| e[0] == RASTER_TYPE_KEY && e[1] == 0 && e[3] == 2)
-            })
+            keys.get(4..).map(|k| k.chunks_exact(4).any(|e| e[0] == RASTER_TYPE_KEY && e[1] == 0 && e[3] == 2))
         })
         .unwrap_or(false);
     // (x of column 0's left edge or centre, y of row 0's top edge or centre, sx, sy > 0)
     let (x0, y0, sx, sy) = if let Ok(scale) = dec.get_tag_f64_vec(Tag::ModelPixelScaleTag) {
-        let tie = dec.get_tag_f64_vec(Tag::ModelTiepointTag).map_err(|_| {
-            IoError::field(
-                path,
-                "ModelTiepointTag",
-                "missing (ModelPixelScaleTag needs a tie point)",
-            )
-        })?;
+        let tie = dec
+            .get_tag_f64_vec(Tag::ModelTiepointTag)
+            .map_err(|_| IoError::field(path, "ModelTiepointTag", "missing (ModelPixelScaleTag needs a tie point)"))?;
         if scale.len() < 2 || tie.len() < 6 {
-            return Err(IoError::field(
-                path,
-                "ModelPixelScaleTag/ModelTiepointTag",
-                "too few values",
-            ));
+            return Err(IoError::field(path, "ModelPixelScaleTag/ModelTiepointTag", "too few values"));
         }
         let (sx, sy) = (scale[0], scale[1]);
         (tie[3] - tie[0] * sx, tie[4] + tie[1] * sy, sx, sy)
     } else if let Ok(m) = dec.get_tag_f64_vec(Tag::ModelTransformationTag) {
         if m.len() < 16 {
-            return Err(IoError::field(
-                path,
-                "ModelTransformationTag",
-                "expected 16 values",
-            ));
+            return Err(IoError::field(path, "ModelTransformationTag", "expected 16 values"));
         }
         if m[1] != 0.0 || m[4] != 0.0 {
-            return Err(IoError::field(
-                path,
-                "ModelTransformationTag",
-                "rotated rasters are not supported",
-            ));
+            return Err(IoError::field(path, "ModelTransformationTag", "rotated rasters are not supported"));
         }
         (m[3], m[7], m[0], -m[5])
     } else {
         return Ok(None);
     };
-    if !(sx.is_finite()
-        && sy.is_finite()
-        && sx > 0.0
-        && sy > 0.0
-        && x0.is_finite()
-        && y0.is_finite())
-    {
+    if !(sx.is_finite() && sy.is_finite() && sx > 0.0 && sy > 0.0 && x0.is_finite() && y0.is_finite()) {
         return Err(IoError::field(
             path,
             "ModelPixelScaleTag",
@@ -161,8 +121,5 @@ fn read_georef<R: std::io::Read + std::io::Seek>(
     // PixelIsArea: the tie point is the corner of the pixel; the sample stands at its centre.
     let half = if is_point { 0.0 } else { 0.5 };
     let origin = (x0 + half * sx, y0 - (ny as f64 - 1.0 + half) * sy);
-    Ok(Some(GeoRef {
-        origin,
-        spacing: (sx, sy),
-    }))
+    Ok(Some(GeoRef { origin, spacing: (sx, sy) }))
 }

@@ -3,9 +3,7 @@
 
 use landfall::glam::DVec3;
 use landfall::Ray;
-use landfall_io::{
-    load_heightfield, read_raster, write_asc, write_npy, GeoRef, IoError, LoadOptions,
-};
+use landfall_io::{load_heightfield, read_raster, write_asc, write_npy, GeoRef, IoError, LoadOptions};
 use std::path::{Path, PathBuf};
 
 fn tmp(name: &str) -> (tempfile::TempDir, PathBuf) {
@@ -24,31 +22,23 @@ const SOUTH_FIRST: [f32; 6] = [1.0, 2.0, 3.0, 7.0, 8.0, 9.0];
 #[test]
 fn asc_corner_and_center_and_nodata() {
     let (_d, p) = tmp("a.asc");
-    std::fs::write(&p, "ncols 3\nnrows 2\nxllcorner 100\nyllcorner -50\ncellsize 2\nNODATA_value -9999\n7 8 9\n1 -9999 3\n").unwrap();
+    std::fs::write(
+        &p,
+        "ncols 3\nnrows 2\nxllcorner 100\nyllcorner -50\ncellsize 2\nNODATA_value -9999\n7 8 9\n1 -9999 3\n",
+    )
+    .unwrap();
     let r = read_raster(&p).unwrap();
     assert_eq!((r.nx, r.ny), (3, 2));
     assert_eq!(r.values[0], 1.0);
     assert!(r.values[1].is_nan());
     assert_eq!(r.values[3..], [7.0, 8.0, 9.0]);
-    assert_eq!(
-        r.georef,
-        Some(GeoRef {
-            origin: (101.0, -49.0),
-            spacing: (2.0, 2.0)
-        })
-    );
-    std::fs::write(
-        &p,
-        "NCOLS 3\nNROWS 2\nXLLCENTER 100\nYLLCENTER -50\nCELLSIZE 2\n7 8 9\n1 2 3\n",
-    )
-    .unwrap();
+    assert_eq!(r.georef, Some(GeoRef { origin: (101.0, -49.0), spacing: (2.0, 2.0) }));
+    std::fs::write(&p, "NCOLS 3\nNROWS 2\nXLLCENTER 100\nYLLCENTER -50\nCELLSIZE 2\n7 8 9\n1 2 3\n").unwrap();
     let r = read_raster(&p).unwrap();
     assert_eq!(r.values, SOUTH_FIRST);
     assert_eq!(r.georef.unwrap().origin, (100.0, -50.0));
     // Heights through a heightfield: sample (2, 1) = north-east = 9 at (104, -48).
-    let hf = load_heightfield(&p, &LoadOptions::default())
-        .unwrap()
-        .heightfield;
+    let hf = load_heightfield(&p, &LoadOptions::default()).unwrap().heightfield;
     assert_eq!(hf.height_at(104.0, -48.0), Some(9.0));
     assert_eq!(hf.height_at(100.0, -50.0), Some(1.0));
 }
@@ -57,40 +47,19 @@ fn asc_corner_and_center_and_nodata() {
 fn asc_errors_name_line_and_field() {
     let (_d, p) = tmp("bad.asc");
     let cases = [
-        (
-            "ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize 1\n7 8 x\n1 2 3\n",
-            "line 6",
-        ),
-        (
-            "ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize 1\n7 8 9\n1 2\n",
-            "truncated",
-        ),
-        (
-            "ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\n7 8 9\n1 2 3\n",
-            "cellsize",
-        ),
+        ("ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize 1\n7 8 x\n1 2 3\n", "line 6"),
+        ("ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize 1\n7 8 9\n1 2\n", "truncated"),
+        ("ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\n7 8 9\n1 2 3\n", "cellsize"),
         ("ncols three\nnrows 2\n", "line 1"),
-        (
-            "ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize -1\n7 8 9\n1 2 3\n",
-            "cellsize",
-        ),
+        ("ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize -1\n7 8 9\n1 2 3\n", "cellsize"),
         ("ncols 3\nnrows 2\nbogus 1\n", "unknown header key"),
-        (
-            "ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize 1\n7 8 9\n1 2 3 4\n",
-            "more values",
-        ),
-        (
-            "ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize 1\n7 8 inf\n1 2 3\n",
-            "finite",
-        ),
+        ("ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize 1\n7 8 9\n1 2 3 4\n", "more values"),
+        ("ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize 1\n7 8 inf\n1 2 3\n", "finite"),
     ];
     for (text, want) in cases {
         std::fs::write(&p, text).unwrap();
         let e = err_text(read_raster(&p));
-        assert!(
-            e.contains(want) && e.contains("bad.asc"),
-            "{e:?} should mention {want:?}"
-        );
+        assert!(e.contains(want) && e.contains("bad.asc"), "{e:?} should mention {want:?}");
     }
     let e = err_text(read_raster(Path::new("/nonexistent/x.asc")));
     assert!(e.contains("/nonexistent/x.asc"));
@@ -100,32 +69,14 @@ fn asc_errors_name_line_and_field() {
 fn asc_and_npy_writers_round_trip() {
     let (_d, p) = tmp("w.asc");
     let vals = [1.0, f32::NAN, 3.0, 7.0, 8.5, -9.25];
-    write_asc(
-        &p,
-        3,
-        2,
-        &vals,
-        GeoRef {
-            origin: (10.0, 20.0),
-            spacing: (2.0, 3.0),
-        },
-    )
-    .unwrap();
+    write_asc(&p, 3, 2, &vals, GeoRef { origin: (10.0, 20.0), spacing: (2.0, 3.0) }).unwrap();
     let r = read_raster(&p).unwrap();
-    assert_eq!(
-        r.georef,
-        Some(GeoRef {
-            origin: (10.0, 20.0),
-            spacing: (2.0, 3.0)
-        })
-    );
+    assert_eq!(r.georef, Some(GeoRef { origin: (10.0, 20.0), spacing: (2.0, 3.0) }));
     assert!(r.values[1].is_nan() && r.values[5] == -9.25 && r.values[0] == 1.0);
     let q = p.with_extension("npy");
     write_npy(&q, 3, 2, &vals).unwrap();
     let r = read_raster(&q).unwrap();
-    assert!(
-        r.values[1].is_nan() && r.values[5] == -9.25 && r.values[0] == 1.0 && r.georef.is_none()
-    );
+    assert!(r.values[1].is_nan() && r.values[5] == -9.25 && r.values[0] == 1.0 && r.georef.is_none());
 }
 
 fn npy_bytes(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
@@ -160,26 +111,17 @@ fn npy_dtypes_and_corruption() {
         std::fs::write(&p, npy_bytes(descr, "(2, 3)", &data)).unwrap();
         assert_eq!(read_raster(&p).unwrap().values, SOUTH_FIRST, "{descr}");
     }
-    let data: Vec<u8> = file_order
-        .iter()
-        .flat_map(|&v| (v as f32).to_le_bytes())
-        .collect();
+    let data: Vec<u8> = file_order.iter().flat_map(|&v| (v as f32).to_le_bytes()).collect();
     for (bytes, want) in [
         (npy_bytes("<f4", "(2, 3)", &data[..20]), "truncated"),
         (npy_bytes("<f4", "(6,)", &data), "2-D"),
         (npy_bytes("<c8", "(2, 3)", &data), "dtype"),
         (b"\x93NUMPZ\x01\x00\x10\x00".to_vec(), "magic"),
-        (
-            npy_bytes("<f4", "(2, 3)", &data)[..30].to_vec(),
-            "truncated",
-        ),
+        (npy_bytes("<f4", "(2, 3)", &data)[..30].to_vec(), "truncated"),
     ] {
         std::fs::write(&p, bytes).unwrap();
         let e = err_text(read_raster(&p));
-        assert!(
-            e.contains(want) && e.contains("a.npy"),
-            "{e:?} should mention {want:?}"
-        );
+        assert!(e.contains(want) && e.contains("a.npy"), "{e:?} should mention {want:?}");
     }
 }
 
@@ -187,37 +129,22 @@ fn npy_dtypes_and_corruption() {
 fn png_8_and_16_bit() {
     let (_d, p) = tmp("a.png");
     for depth in [png::BitDepth::Eight, png::BitDepth::Sixteen] {
-        let mut w = png::Encoder::new(
-            std::io::BufWriter::new(std::fs::File::create(&p).unwrap()),
-            3,
-            2,
-        );
+        let mut w = png::Encoder::new(std::io::BufWriter::new(std::fs::File::create(&p).unwrap()), 3, 2);
         w.set_color(png::ColorType::Grayscale);
         w.set_depth(depth);
         let mut w = w.write_header().unwrap();
         let px: Vec<u8> = match depth {
             png::BitDepth::Eight => vec![7, 8, 9, 1, 2, 3],
-            _ => [7u16, 8, 9, 1, 2, 3]
-                .iter()
-                .flat_map(|v| (v * 1000).to_be_bytes())
-                .collect(),
+            _ => [7u16, 8, 9, 1, 2, 3].iter().flat_map(|v| (v * 1000).to_be_bytes()).collect(),
         };
         w.write_image_data(&px).unwrap();
         w.finish().unwrap();
         let r = read_raster(&p).unwrap();
-        let scale = if depth == png::BitDepth::Eight {
-            1.0
-        } else {
-            1000.0
-        };
+        let scale = if depth == png::BitDepth::Eight { 1.0 } else { 1000.0 };
         assert_eq!(r.values, SOUTH_FIRST.map(|v| v * scale));
     }
     // Colour and truncated PNGs are refused with the file's name.
-    let mut w = png::Encoder::new(
-        std::io::BufWriter::new(std::fs::File::create(&p).unwrap()),
-        2,
-        2,
-    );
+    let mut w = png::Encoder::new(std::io::BufWriter::new(std::fs::File::create(&p).unwrap()), 2, 2);
     w.set_color(png::ColorType::Rgb);
     let mut w = w.write_header().unwrap();
     w.write_image_data(&[0; 12]).unwrap();
@@ -241,22 +168,10 @@ fn write_tiff<C: tiff::encoder::colortype::ColorType>(
     let mut enc = tiff::encoder::TiffEncoder::new(std::fs::File::create(p).unwrap()).unwrap();
     let mut img = enc.new_image::<C>(3, 2).unwrap();
     if georef {
-        img.encoder()
-            .write_tag(Tag::ModelPixelScaleTag, &[10.0f64, 5.0, 0.0][..])
-            .unwrap();
-        img.encoder()
-            .write_tag(
-                Tag::ModelTiepointTag,
-                &[0.0f64, 0.0, 0.0, 1000.0, 2000.0, 0.0][..],
-            )
-            .unwrap();
+        img.encoder().write_tag(Tag::ModelPixelScaleTag, &[10.0f64, 5.0, 0.0][..]).unwrap();
+        img.encoder().write_tag(Tag::ModelTiepointTag, &[0.0f64, 0.0, 0.0, 1000.0, 2000.0, 0.0][..]).unwrap();
         let raster_type = if point { 2u16 } else { 1 };
-        img.encoder()
-            .write_tag(
-                Tag::GeoKeyDirectoryTag,
-                &[1u16, 1, 0, 1, 1025, 0, 1, raster_type][..],
-            )
-            .unwrap();
+        img.encoder().write_tag(Tag::GeoKeyDirectoryTag, &[1u16, 1, 0, 1, 1025, 0, 1, raster_type][..]).unwrap();
     }
     if let Some(nd) = nodata {
         img.encoder().write_tag(Tag::GdalNodata, nd).unwrap();
@@ -268,35 +183,17 @@ fn write_tiff<C: tiff::encoder::colortype::ColorType>(
 fn geotiff_types_georef_and_nodata() {
     use tiff::encoder::colortype::{Gray16, Gray32Float, GrayI16};
     let (_d, p) = tmp("a.tif");
-    write_tiff::<Gray32Float>(
-        &p,
-        &[7.0, 8.0, 9.0, 1.0, -32768.0, 3.0],
-        true,
-        false,
-        Some("-32768"),
-    );
+    write_tiff::<Gray32Float>(&p, &[7.0, 8.0, 9.0, 1.0, -32768.0, 3.0], true, false, Some("-32768"));
     let r = read_raster(&p).unwrap();
     assert!(r.values[1].is_nan());
     assert_eq!(r.values[3..], [7.0, 8.0, 9.0]);
     // PixelIsArea: top-left corner (1000, 2000), 10 × 5 m pixels: south-west centre (1005, 1992.5).
-    assert_eq!(
-        r.georef,
-        Some(GeoRef {
-            origin: (1005.0, 1992.5),
-            spacing: (10.0, 5.0)
-        })
-    );
+    assert_eq!(r.georef, Some(GeoRef { origin: (1005.0, 1992.5), spacing: (10.0, 5.0) }));
     write_tiff::<GrayI16>(&p, &[7, 8, 9, 1, 2, 3], true, true, None);
     let r = read_raster(&p).unwrap();
     assert_eq!(r.values, SOUTH_FIRST);
     // PixelIsPoint: the tie point is the north-west sample itself.
-    assert_eq!(
-        r.georef,
-        Some(GeoRef {
-            origin: (1000.0, 1995.0),
-            spacing: (10.0, 5.0)
-        })
-    );
+    assert_eq!(r.georef, Some(GeoRef { origin: (1000.0, 1995.0), spacing: (10.0, 5.0) }));
     write_tiff::<Gray16>(&p, &[7, 8, 9, 1, 2, 3], false, false, None);
     let r = read_raster(&p).unwrap();
     assert_eq!((r.values.clone(), r.georef), (SOUTH_FIRST.to_vec(), None));
@@ -313,11 +210,7 @@ fn unknown_extension_and_tiny_rasters_are_refused() {
     std::fs::write(&p, "1").unwrap();
     assert!(err_text(read_raster(&p)).contains("unknown raster extension"));
     let (_d, p) = tmp("one.asc");
-    std::fs::write(
-        &p,
-        "ncols 1\nnrows 1\nxllcorner 0\nyllcorner 0\ncellsize 1\n5\n",
-    )
-    .unwrap();
+    std::fs::write(&p, "ncols 1\nnrows 1\nxllcorner 0\nyllcorner 0\ncellsize 1\n5\n").unwrap();
     assert!(err_text(read_raster(&p)).contains("2×2"));
 }
 
@@ -341,12 +234,7 @@ fn real_dem_loads_and_answers_queries() {
     // A vertical query at a sample returns the sample; a ray straight down agrees with it.
     let p = hf.sample_position(37, 52);
     assert!((hf.height_at(p.x, p.y).unwrap() - p.z).abs() < 1e-9 * p.z.abs());
-    let hit = hf
-        .raycast(
-            &Ray::new(DVec3::new(p.x, p.y, 5000.0), DVec3::NEG_Z),
-            f64::INFINITY,
-        )
-        .unwrap();
+    let hit = hf.raycast(&Ray::new(DVec3::new(p.x, p.y, 5000.0), DVec3::NEG_Z), f64::INFINITY).unwrap();
     assert!((hit.point.z - p.z).abs() < 1e-9);
     // An oblique ray from high above toward a sample stops at or before it, on the surface.
     let o = DVec3::new(p.x + 0.5, p.y - 0.3, 4000.0);

@@ -30,11 +30,7 @@ impl Default for Frame {
 impl Frame {
     /// The default frame: Z up, gravity (0, 0, −1).
     pub fn z_up() -> Self {
-        Self {
-            down: DVec3::NEG_Z,
-            to_local: DMat3::IDENTITY,
-            to_world: DMat3::IDENTITY,
-        }
+        Self { down: DVec3::NEG_Z, to_local: DMat3::IDENTITY, to_world: DMat3::IDENTITY }
     }
 
     /// A frame whose gravity points along `gravity` (any length; Y-up engines pass (0, −1, 0)).
@@ -45,11 +41,7 @@ impl Frame {
         let down = gravity.normalize();
         let q = DQuat::from_rotation_arc(down, DVec3::NEG_Z);
         let to_local = DMat3::from_quat(q);
-        Ok(Self {
-            down,
-            to_local,
-            to_world: to_local.transpose(),
-        })
+        Ok(Self { down, to_local, to_world: to_local.transpose() })
     }
 
     /// Unit vector along gravity.
@@ -99,12 +91,7 @@ mod tests {
 
     #[test]
     fn rotation_maps_gravity_to_minus_z() {
-        for g in [
-            DVec3::new(0.0, -1.0, 0.0),
-            DVec3::new(1.0, 2.0, -3.0),
-            DVec3::Z,
-            DVec3::NEG_Z,
-        ] {
+        for g in [DVec3::new(0.0, -1.0, 0.0), DVec3::new(1.0, 2.0, -3.0), DVec3::Z, DVec3::NEG_Z] {
             let f = Frame::from_gravity(g).unwrap();
             assert!((f.to_local(g.normalize()) - DVec3::NEG_Z).length() < 1e-12);
             let v = DVec3::new(0.3, -2.0, 5.0);

@@ -81,11 +81,7 @@ impl Terrain for Heightfield {
         let up = self.frame().up();
         let mut all = Vec::new();
         self.crossings(&Ray::new(p, up), f64::NEG_INFINITY, f64::INFINITY, |h| {
-            all.push(SurfacePoint {
-                point: h.point,
-                normal: h.normal,
-                triangle: h.triangle,
-            });
+            all.push(SurfacePoint { point: h.point, normal: h.normal, triangle: h.triangle });
             ControlFlow::Continue(())
         });
         all.into_iter().for_each(visit);

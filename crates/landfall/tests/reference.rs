@@ -46,33 +46,17 @@ impl Case {
                 if self.mask[j * (self.nx - 1) + i] {
                     continue;
                 }
-                let (a, b, c, d) = (
-                    self.pos(i, j),
-                    self.pos(i + 1, j),
-                    self.pos(i, j + 1),
-                    self.pos(i + 1, j + 1),
-                );
+                let (a, b, c, d) = (self.pos(i, j), self.pos(i + 1, j), self.pos(i, j + 1), self.pos(i + 1, j + 1));
                 let anti = match self.diagonal {
                     Diagonal::Alternating => (i + j) % 2 == 0,
                     Diagonal::SouthWestNorthEast => false,
                     Diagonal::SouthEastNorthWest => true,
                 };
                 // Diagonal (i+1, j)–(i, j+1) when anti, else (i, j)–(i+1, j+1).
-                let (south, north) = if anti {
-                    ([a, b, c], [d, c, b])
-                } else {
-                    ([a, b, d], [a, d, c])
-                };
+                let (south, north) = if anti { ([a, b, c], [d, c, b]) } else { ([a, b, d], [a, d, c]) };
                 for (half, t) in [(Half::South, south), (Half::North, north)] {
                     if t.iter().all(|p| p.z.is_finite()) {
-                        out.push((
-                            TriangleId::Cell {
-                                i: i as u32,
-                                j: j as u32,
-                                half,
-                            },
-                            t,
-                        ));
+                        out.push((TriangleId::Cell { i: i as u32, j: j as u32, half }, t));
                     }
                 }
             }
@@ -81,11 +65,7 @@ impl Case {
     }
 
     fn z_scale(&self) -> f64 {
-        1.0 + self
-            .h
-            .iter()
-            .filter(|v| v.is_finite())
-            .fold(0.0f64, |m, v| m.max(v.abs() as f64))
+        1.0 + self.h.iter().filter(|v| v.is_finite()).fold(0.0f64, |m, v| m.max(v.abs() as f64))
     }
 }
 
@@ -99,12 +79,7 @@ fn bary(t: &[DVec3; 3], x: f64, y: f64) -> (f64, f64, f64) {
 }
 
 /// Reference heights at (x, y): every triangle whose projection contains it within `tol`.
-fn ref_heights(
-    tris: &[(TriangleId, [DVec3; 3])],
-    x: f64,
-    y: f64,
-    tol: f64,
-) -> Vec<(TriangleId, f64, f64)> {
+fn ref_heights(tris: &[(TriangleId, [DVec3; 3])], x: f64, y: f64, tol: f64) -> Vec<(TriangleId, f64, f64)> {
     tris.iter()
         .filter_map(|(id, t)| {
             let (l0, l1, l2) = bary(t, x, y);
@@ -115,12 +90,7 @@ fn ref_heights(
 }
 
 /// Reference ray hits: (t, id, margin inside the triangle), f64, two-sided, by plane + barycentrics.
-fn ref_hits(
-    tris: &[(TriangleId, [DVec3; 3])],
-    o: DVec3,
-    d: DVec3,
-    max_t: f64,
-) -> Vec<(f64, TriangleId, f64)> {
+fn ref_hits(tris: &[(TriangleId, [DVec3; 3])], o: DVec3, d: DVec3, max_t: f64) -> Vec<(f64, TriangleId, f64)> {
     let mut out = Vec::new();
     for (id, t) in tris {
         let n = (t[1] - t[0]).cross(t[2] - t[0]);
@@ -170,21 +140,9 @@ fn case_strategy(with_holes: bool) -> impl Strategy<Value = Case> {
                             *v = f32::NAN;
                         }
                     }
-                    let diagonal = [
-                        Diagonal::Alternating,
-                        Diagonal::SouthWestNorthEast,
-                        Diagonal::SouthEastNorthWest,
-                    ][dg as usize];
-                    Case {
-                        nx,
-                        ny,
-                        h,
-                        mask,
-                        origin: (ox, oy),
-                        spacing: (dx, dy),
-                        diagonal,
-                        leaf,
-                    }
+                    let diagonal = [Diagonal::Alternating, Diagonal::SouthWestNorthEast, Diagonal::SouthEastNorthWest]
+                        [dg as usize];
+                    Case { nx, ny, h, mask, origin: (ox, oy), spacing: (dx, dy), diagonal, leaf }
                 })
         })
 }
@@ -210,44 +168,20 @@ fn check_ray(
             prop_assert!((h.point - (o + d * h.t)).length() <= 1e-9 * scale);
             // The hit triangle exists and the point lies on it.
             let tri = tris.iter().find(|(id, _)| *id == h.triangle);
-            prop_assert!(
-                tri.is_some(),
-                "hit reports a removed triangle {:?}",
-                h.triangle
-            );
+            prop_assert!(tri.is_some(), "hit reports a removed triangle {:?}", h.triangle);
             let t = tri.unwrap().1;
             let (l0, l1, l2) = bary(&t, h.point.x, h.point.y);
             prop_assert!(l0.min(l1).min(l2) > -1e-6, "hit point outside its triangle");
             let z = l0 * t[0].z + l1 * t[1].z + l2 * t[2].z;
-            prop_assert!(
-                (z - h.point.z).abs() <= 1e-6 * scale,
-                "hit z {} vs triangle {}",
-                h.point.z,
-                z
-            );
+            prop_assert!((z - h.point.z).abs() <= 1e-6 * scale, "hit z {} vs triangle {}", h.point.z, z);
             let n = (t[1] - t[0]).cross(t[2] - t[0]).normalize();
-            prop_assert!(
-                (h.normal - n).length() < 1e-9 && h.normal.z > 0.0,
-                "normal {} vs {}",
-                h.normal,
-                n
-            );
+            prop_assert!((h.normal - n).length() < 1e-9 && h.normal.z > 0.0, "normal {} vs {}", h.normal, n);
             // Nothing robustly earlier.
             if let Some(r) = robust {
-                prop_assert!(
-                    h.t <= r.0 + t_tol,
-                    "landfall t {} after reference t {}",
-                    h.t,
-                    r.0
-                );
+                prop_assert!(h.t <= r.0 + t_tol, "landfall t {} after reference t {}", h.t, r.0);
             }
             if let Some(first) = refs.iter().find(|r| r.2 > -1e-6) {
-                prop_assert!(
-                    h.t >= first.0 - t_tol,
-                    "landfall t {} before any reference hit {}",
-                    h.t,
-                    first.0
-                );
+                prop_assert!(h.t >= first.0 - t_tol, "landfall t {} before any reference hit {}", h.t, first.0);
             }
         }
     }
@@ -382,28 +316,16 @@ proptest! {
 fn batch_matches_single() {
     let nx = 37;
     let ny = 23;
-    let h: Vec<f32> = (0..nx * ny)
-        .map(|k| ((k * 7919) % 101) as f32 * 0.1)
-        .collect();
-    let hf = Heightfield::builder(nx, ny, h)
-        .spacing(2.0, 1.5)
-        .build()
-        .unwrap();
-    let pts: Vec<[f64; 2]> = (0..5000)
-        .map(|k| [(k % 97) as f64 * 0.77, (k % 53) as f64 * 0.61])
-        .collect();
+    let h: Vec<f32> = (0..nx * ny).map(|k| ((k * 7919) % 101) as f32 * 0.1).collect();
+    let hf = Heightfield::builder(nx, ny, h).spacing(2.0, 1.5).build().unwrap();
+    let pts: Vec<[f64; 2]> = (0..5000).map(|k| [(k % 97) as f64 * 0.77, (k % 53) as f64 * 0.61]).collect();
     let batch = hf.heights_at(&pts);
     for (p, b) in pts.iter().zip(&batch) {
         assert_eq!(*b, hf.height_at(p[0], p[1]));
     }
     let rays: Vec<(Ray, f64)> = pts
         .iter()
-        .map(|p| {
-            (
-                Ray::new(DVec3::new(p[0], p[1], 30.0), DVec3::new(0.3, -0.2, -1.0)),
-                f64::INFINITY,
-            )
-        })
+        .map(|p| (Ray::new(DVec3::new(p[0], p[1], 30.0), DVec3::new(0.3, -0.2, -1.0)), f64::INFINITY))
         .collect();
     for ((r, m), b) in rays.iter().zip(hf.raycast_batch(&rays)) {
         assert_eq!(b, hf.raycast(r, *m));
@@ -417,10 +339,7 @@ fn invalid_rays_are_misses_not_panics() {
     for (r, m) in [
         (Ray::new(o, DVec3::ZERO), 1.0),
         (Ray::new(o, DVec3::new(f64::NAN, 0.0, -1.0)), 1.0),
-        (
-            Ray::new(DVec3::new(f64::INFINITY, 0.0, 0.0), DVec3::NEG_Z),
-            1.0,
-        ),
+        (Ray::new(DVec3::new(f64::INFINITY, 0.0, 0.0), DVec3::NEG_Z), 1.0),
         (Ray::new(o, DVec3::NEG_Z), f64::NAN),
         (Ray::new(o, DVec3::NEG_Z), -1.0),
     ] {
@@ -428,10 +347,7 @@ fn invalid_rays_are_misses_not_panics() {
         assert!(r.validate(m).is_err());
     }
     assert_eq!(hf.raycast(&Ray::new(o, DVec3::NEG_Z), 0.5), None);
-    assert_eq!(
-        hf.raycast(&Ray::new(o, DVec3::NEG_Z), 1.0).map(|h| h.t),
-        Some(1.0)
-    );
+    assert_eq!(hf.raycast(&Ray::new(o, DVec3::NEG_Z), 1.0).map(|h| h.t), Some(1.0));
     assert_eq!(hf.height_at(f64::NAN, 0.0), None);
     assert_eq!(hf.height_at(1.0000001, 0.5), None);
 }
@@ -439,40 +355,17 @@ fn invalid_rays_are_misses_not_panics() {
 #[test]
 fn builder_rejects_bad_input() {
     use landfall::HeightfieldError as E;
-    assert!(matches!(
-        Heightfield::builder(1, 5, vec![0.0; 5]).build(),
-        Err(E::TooSmall { .. })
-    ));
-    assert!(matches!(
-        Heightfield::builder(2, 2, vec![0.0; 3]).build(),
-        Err(E::WrongLength { .. })
-    ));
+    assert!(matches!(Heightfield::builder(1, 5, vec![0.0; 5]).build(), Err(E::TooSmall { .. })));
+    assert!(matches!(Heightfield::builder(2, 2, vec![0.0; 3]).build(), Err(E::WrongLength { .. })));
     assert!(matches!(
         Heightfield::builder(2, 2, vec![0.0, f32::INFINITY, 0.0, 0.0]).build(),
         Err(E::InfiniteSample { i: 1, j: 0 })
     ));
+    assert!(matches!(Heightfield::builder(2, 2, vec![0.0; 4]).spacing(0.0, 1.0).build(), Err(E::BadSpacing { .. })));
+    assert!(matches!(Heightfield::builder(2, 2, vec![0.0; 4]).origin(f64::NAN, 1.0).build(), Err(E::BadOrigin { .. })));
+    assert!(matches!(Heightfield::builder(2, 2, vec![0.0; 4]).leaf_size(0).build(), Err(E::BadLeafSize)));
     assert!(matches!(
-        Heightfield::builder(2, 2, vec![0.0; 4])
-            .spacing(0.0, 1.0)
-            .build(),
-        Err(E::BadSpacing { .. })
-    ));
-    assert!(matches!(
-        Heightfield::builder(2, 2, vec![0.0; 4])
-            .origin(f64::NAN, 1.0)
-            .build(),
-        Err(E::BadOrigin { .. })
-    ));
-    assert!(matches!(
-        Heightfield::builder(2, 2, vec![0.0; 4])
-            .leaf_size(0)
-            .build(),
-        Err(E::BadLeafSize)
-    ));
-    assert!(matches!(
-        Heightfield::builder(3, 2, vec![0.0; 6])
-            .hole_mask(vec![true])
-            .build(),
+        Heightfield::builder(3, 2, vec![0.0; 6]).hole_mask(vec![true]).build(),
         Err(E::WrongMaskLength { .. })
     ));
     let mut hf = Heightfield::builder(3, 3, vec![0.0; 9]).build().unwrap();
@@ -492,14 +385,8 @@ fn alternating_diagonal_follows_the_convention() {
     // Cell (1,0) is odd → diagonal (1,0)–(2,1): the point (1.25, 0.75) lies in its north-west half
     // with corners (1,0),(2,1),(1,1), height = 4·(1 − 0.25) ... evaluate the plane: z = 4·fv − 4·fu + 4·fu·0
     let z = hf.height_at(1.25, 0.75).unwrap();
-    assert!(
-        (z - 4.0 * (0.75 - 0.25) - 0.0).abs() < 1e-12 || (z - 3.0).abs() < 1e-12,
-        "{z}"
-    );
-    let sw = Heightfield::builder(3, 3, h)
-        .diagonal(Diagonal::SouthWestNorthEast)
-        .build()
-        .unwrap();
+    assert!((z - 4.0 * (0.75 - 0.25) - 0.0).abs() < 1e-12 || (z - 3.0).abs() < 1e-12, "{z}");
+    let sw = Heightfield::builder(3, 3, h).diagonal(Diagonal::SouthWestNorthEast).build().unwrap();
     // Cell (0,0) split by (0,0)–(1,1): (0.75, 0.25) is in the south-east triangle (0,0),(1,0),(1,1).
     assert_eq!(sw.height_at(0.75, 0.25), Some(4.0 * 0.25));
 }

@@ -11,10 +11,7 @@ pub struct Aabb {
 
 impl Aabb {
     /// The empty box (contains nothing; growing it by a point gives that point).
-    pub const EMPTY: Aabb = Aabb {
-        min: DVec3::splat(f64::INFINITY),
-        max: DVec3::splat(f64::NEG_INFINITY),
-    };
+    pub const EMPTY: Aabb = Aabb { min: DVec3::splat(f64::INFINITY), max: DVec3::splat(f64::NEG_INFINITY) };
 
     /// A box from its corners.
     pub const fn new(min: DVec3, max: DVec3) -> Self {
@@ -33,13 +30,7 @@ impl Aabb {
 
     /// Slab test: the parameter interval `[t0, t1]` of `origin + t·dir` inside the box, clipped to
     /// `[t_min, t_max]`, or `None`. Axis-parallel rays are handled exactly (no 0·∞).
-    pub fn clip_ray(
-        &self,
-        origin: DVec3,
-        dir: DVec3,
-        t_min: f64,
-        t_max: f64,
-    ) -> Option<(f64, f64)> {
+    pub fn clip_ray(&self, origin: DVec3, dir: DVec3, t_min: f64, t_max: f64) -> Option<(f64, f64)> {
         let mut t0 = t_min;
         let mut t1 = t_max;
         for a in 0..3 {

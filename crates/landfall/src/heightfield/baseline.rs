@@ -51,9 +51,7 @@ impl Heightfield {
     pub fn raycast_baseline(&self, method: Baseline, ray: &Ray, max_t: f64) -> Option<Hit> {
         ray.validate(max_t).ok()?;
         match method {
-            Baseline::NoPruning => {
-                self.nearest_in_cells(ray, max_t, 0..self.nx - 1, 0..self.ny - 1)
-            }
+            Baseline::NoPruning => self.nearest_in_cells(ray, max_t, 0..self.nx - 1, 0..self.ny - 1),
             Baseline::QuadtreeOnly => self.quadtree_only(ray, max_t),
         }
     }
@@ -81,11 +79,7 @@ impl Heightfield {
                             t,
                             point: ray.at(t),
                             normal: self.frame.orient_up(n),
-                            triangle: TriangleId::Cell {
-                                i: i as u32,
-                                j: j as u32,
-                                half,
-                            },
+                            triangle: TriangleId::Cell { i: i as u32, j: j as u32, half },
                         });
                     }
                 }
@@ -107,10 +101,7 @@ impl Heightfield {
             let (ci1, cj1) = ((ci0 + lv.span).min(ncx), (cj0 + lv.span).min(ncy));
             let a = self.sample_position(ci0, cj0);
             let b = self.sample_position(ci1, cj1);
-            let bx = Aabb::new(
-                DVec3::new(a.x, a.y, lo as f64),
-                DVec3::new(b.x, b.y, hi as f64),
-            );
+            let bx = Aabb::new(DVec3::new(a.x, a.y, lo as f64), DVec3::new(b.x, b.y, hi as f64));
             let Some((t0, _)) = bx.clip_ray(ray.origin, ray.dir, 0.0, max_t) else {
                 continue;
             };
@@ -119,12 +110,7 @@ impl Heightfield {
                 continue;
             }
             let c = pyr.level(k - 1);
-            for (ci, cj) in [
-                (2 * bi, 2 * bj),
-                (2 * bi + 1, 2 * bj),
-                (2 * bi, 2 * bj + 1),
-                (2 * bi + 1, 2 * bj + 1),
-            ] {
+            for (ci, cj) in [(2 * bi, 2 * bj), (2 * bi + 1, 2 * bj), (2 * bi, 2 * bj + 1), (2 * bi + 1, 2 * bj + 1)] {
                 if ci < c.nbx && cj < c.nby {
                     queue.push_back((k - 1, ci, cj));
                 }

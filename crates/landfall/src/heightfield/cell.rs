@@ -47,9 +47,7 @@ impl std::str::FromStr for Diagonal {
             "alternating" => Ok(Diagonal::Alternating),
             "sw-ne" | "swne" => Ok(Diagonal::SouthWestNorthEast),
             "se-nw" | "senw" => Ok(Diagonal::SouthEastNorthWest),
-            _ => Err(format!(
-                "unknown diagonal '{s}' (expected alternating, sw-ne or se-nw)"
-            )),
+            _ => Err(format!("unknown diagonal '{s}' (expected alternating, sw-ne or se-nw)")),
         }
     }
 }
@@ -111,33 +109,17 @@ pub(crate) fn diagonal_side(anti: bool, fu: f64, fv: f64) -> f64 {
 pub(crate) fn plane(anti: bool, half: Half, k: &Corners) -> CellPlane {
     match (anti, half) {
         // (0,0) (1,0) (0,1)
-        (true, Half::South) => CellPlane {
-            c: k.h00,
-            gu: k.h10 - k.h00,
-            gv: k.h01 - k.h00,
-        },
+        (true, Half::South) => CellPlane { c: k.h00, gu: k.h10 - k.h00, gv: k.h01 - k.h00 },
         // (1,1) (0,1) (1,0)
         (true, Half::North) => {
             let gu = k.h11 - k.h01;
             let gv = k.h11 - k.h10;
-            CellPlane {
-                c: k.h11 - gu - gv,
-                gu,
-                gv,
-            }
+            CellPlane { c: k.h11 - gu - gv, gu, gv }
         }
         // (0,0) (1,0) (1,1)
-        (false, Half::South) => CellPlane {
-            c: k.h00,
-            gu: k.h10 - k.h00,
-            gv: k.h11 - k.h10,
-        },
+        (false, Half::South) => CellPlane { c: k.h00, gu: k.h10 - k.h00, gv: k.h11 - k.h10 },
         // (0,0) (1,1) (0,1)
-        (false, Half::North) => CellPlane {
-            c: k.h00,
-            gu: k.h11 - k.h01,
-            gv: k.h01 - k.h00,
-        },
+        (false, Half::North) => CellPlane { c: k.h00, gu: k.h11 - k.h01, gv: k.h01 - k.h00 },
     }
 }
 

@@ -19,27 +19,16 @@ impl Heightfield {
             && j0.checked_add(h).is_some_and(|e| e <= self.ny)
             && w.checked_mul(h) == Some(values.len());
         if !fits {
-            return Err(HeightfieldError::BadEdit {
-                i0,
-                j0,
-                w,
-                h,
-                nx: self.nx,
-                ny: self.ny,
-            });
+            return Err(HeightfieldError::BadEdit { i0, j0, w, h, nx: self.nx, ny: self.ny });
         }
         if let Some(k) = values.iter().position(|v| v.is_infinite()) {
-            return Err(HeightfieldError::InfiniteSample {
-                i: i0 + k % w,
-                j: j0 + k / w,
-            });
+            return Err(HeightfieldError::InfiniteSample { i: i0 + k % w, j: j0 + k / w });
         }
         for (r, row) in values.chunks_exact(w.max(1)).enumerate() {
             let start = (j0 + r) * self.nx + i0;
             self.heights[start..start + w].copy_from_slice(row);
         }
-        self.pyramid
-            .update_samples(&self.heights, self.nx, i0, i0 + w, j0, j0 + h);
+        self.pyramid.update_samples(&self.heights, self.nx, i0, i0 + w, j0, j0 + h);
         Ok(())
     }
 

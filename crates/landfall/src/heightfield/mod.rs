@@ -95,9 +95,7 @@ pub enum HeightfieldError {
         got: usize,
     },
     /// An edit rectangle outside the grid, or values of the wrong length.
-    #[error(
-        "edit of {w}×{h} samples at ({i0}, {j0}) does not fit the {nx}×{ny} grid or its values"
-    )]
+    #[error("edit of {w}×{h} samples at ({i0}, {j0}) does not fit the {nx}×{ny} grid or its values")]
     BadEdit {
         /// First column.
         i0: usize,
@@ -194,26 +192,17 @@ impl HeightfieldBuilder {
             return Err(HeightfieldError::TooLarge { nx, ny });
         };
         if self.heights.len() != expected {
-            return Err(HeightfieldError::WrongLength {
-                expected,
-                got: self.heights.len(),
-            });
+            return Err(HeightfieldError::WrongLength { expected, got: self.heights.len() });
         }
         if let Some(k) = self.heights.iter().position(|h| h.is_infinite()) {
-            return Err(HeightfieldError::InfiniteSample {
-                i: k % nx,
-                j: k / nx,
-            });
+            return Err(HeightfieldError::InfiniteSample { i: k % nx, j: k / nx });
         }
         let DVec2 { x: dx, y: dy } = self.spacing;
         if !(dx.is_finite() && dy.is_finite() && dx > 0.0 && dy > 0.0) {
             return Err(HeightfieldError::BadSpacing { dx, dy });
         }
         if !self.origin.is_finite() {
-            return Err(HeightfieldError::BadOrigin {
-                x: self.origin.x,
-                y: self.origin.y,
-            });
+            return Err(HeightfieldError::BadOrigin { x: self.origin.x, y: self.origin.y });
         }
         if self.leaf_size == 0 {
             return Err(HeightfieldError::BadLeafSize);
@@ -222,10 +211,7 @@ impl HeightfieldBuilder {
         let hole_mask = match self.hole_mask {
             None => Vec::new(),
             Some(m) if m.len() != cells => {
-                return Err(HeightfieldError::WrongMaskLength {
-                    expected: cells,
-                    got: m.len(),
-                })
+                return Err(HeightfieldError::WrongMaskLength { expected: cells, got: m.len() })
             }
             Some(m) if !m.iter().any(|&b| b) => Vec::new(),
             Some(m) => {
@@ -337,12 +323,8 @@ impl Heightfield {
     /// World bounds of the grid (z from the valid samples; empty z when all are NaN).
     pub fn bounds(&self) -> Aabb {
         let (lo, hi) = self.pyramid.root();
-        let far =
-            self.origin + self.spacing * DVec2::new((self.nx - 1) as f64, (self.ny - 1) as f64);
-        Aabb::new(
-            DVec3::new(self.origin.x, self.origin.y, lo as f64),
-            DVec3::new(far.x, far.y, hi as f64),
-        )
+        let far = self.origin + self.spacing * DVec2::new((self.nx - 1) as f64, (self.ny - 1) as f64);
+        Aabb::new(DVec3::new(self.origin.x, self.origin.y, lo as f64), DVec3::new(far.x, far.y, hi as f64))
     }
 
     /// Number of NaN (nodata) samples.
@@ -386,10 +368,7 @@ impl Heightfield {
     /// World x, y → grid coordinates (u, v) in cell units from sample (0, 0).
     #[inline(always)]
     pub(crate) fn to_grid(&self, x: f64, y: f64) -> (f64, f64) {
-        (
-            (x - self.origin.x) * self.inv_spacing.x,
-            (y - self.origin.y) * self.inv_spacing.y,
-        )
+        ((x - self.origin.x) * self.inv_spacing.x, (y - self.origin.y) * self.inv_spacing.y)
     }
 
     /// World normal, oriented up (+z), of a cell-local plane.

@@ -45,15 +45,9 @@ impl Pyramid {
     pub(crate) fn build(heights: &[f32], nx: usize, ny: usize, leaf: usize) -> Self {
         let (ncx, ncy) = (nx - 1, ny - 1);
         let mut levels = Vec::new();
-        let (mut nbx, mut nby, mut span, mut offset) =
-            (ncx.div_ceil(leaf), ncy.div_ceil(leaf), leaf, 0);
+        let (mut nbx, mut nby, mut span, mut offset) = (ncx.div_ceil(leaf), ncy.div_ceil(leaf), leaf, 0);
         loop {
-            levels.push(Level {
-                nbx,
-                nby,
-                offset,
-                span,
-            });
+            levels.push(Level { nbx, nby, offset, span });
             offset += nbx * nby;
             if nbx == 1 && nby == 1 {
                 break;
@@ -62,13 +56,7 @@ impl Pyramid {
             nby = nby.div_ceil(2);
             span *= 2;
         }
-        let mut p = Pyramid {
-            leaf,
-            ncx,
-            ncy,
-            levels,
-            nodes: vec![EMPTY; offset],
-        };
+        let mut p = Pyramid { leaf, ncx, ncy, levels, nodes: vec![EMPTY; offset] };
         let l0 = p.levels[0];
         p.nodes[..l0.nbx * l0.nby]
             .par_chunks_mut(l0.nbx)
@@ -86,12 +74,7 @@ impl Pyramid {
         for j in bj {
             for i in bi.clone() {
                 let mut r = EMPTY;
-                for (ci, cj) in [
-                    (2 * i, 2 * j),
-                    (2 * i + 1, 2 * j),
-                    (2 * i, 2 * j + 1),
-                    (2 * i + 1, 2 * j + 1),
-                ] {
+                for (ci, cj) in [(2 * i, 2 * j), (2 * i + 1, 2 * j), (2 * i, 2 * j + 1), (2 * i + 1, 2 * j + 1)] {
                     if ci < c.nbx && cj < c.nby {
                         r = merge(r, self.nodes[c.offset + cj * c.nbx + ci]);
                     }
@@ -103,15 +86,7 @@ impl Pyramid {
 
     /// Updates the pyramid after samples `i0..i1` × `j0..j1` (half-open) changed: only the leaves
     /// touching those samples and their ancestors are recomputed.
-    pub(crate) fn update_samples(
-        &mut self,
-        heights: &[f32],
-        nx: usize,
-        i0: usize,
-        i1: usize,
-        j0: usize,
-        j1: usize,
-    ) {
+    pub(crate) fn update_samples(&mut self, heights: &[f32], nx: usize, i0: usize, i1: usize, j0: usize, j1: usize) {
         if i0 >= i1 || j0 >= j1 {
             return;
         }
@@ -123,16 +98,7 @@ impl Pyramid {
         let (mut bj0, mut bj1) = (lo(j0), ((j1 - 1) / leaf).min(l0.nby - 1) + 1);
         for bj in bj0..bj1 {
             let row = &mut self.nodes[bj * l0.nbx..(bj + 1) * l0.nbx];
-            fill_leaf_row(
-                heights,
-                nx,
-                leaf,
-                self.ncx,
-                self.ncy,
-                bj,
-                bi0,
-                &mut row[bi0..bi1],
-            );
+            fill_leaf_row(heights, nx, leaf, self.ncx, self.ncy, bj, bi0, &mut row[bi0..bi1]);
         }
         for k in 1..self.levels.len() {
             (bi0, bi1, bj0, bj1) = (bi0 / 2, (bi1 - 1) / 2 + 1, bj0 / 2, (bj1 - 1) / 2 + 1);

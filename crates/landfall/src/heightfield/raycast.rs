@@ -112,29 +112,17 @@ impl Heightfield {
 
     /// [`raycast`](Self::raycast) for many rays (each with its own `max_t`), in parallel.
     pub fn raycast_batch(&self, rays: &[(Ray, f64)]) -> Vec<Option<Hit>> {
-        rays.par_iter()
-            .with_min_len(256)
-            .map(|(r, m)| self.raycast(r, *m))
-            .collect()
+        rays.par_iter().with_min_len(256).map(|(r, m)| self.raycast(r, *m)).collect()
     }
 
     /// Calls `visit` with every crossing of the ray with the terrain for t in [`t_min`, `t_max`], in
     /// increasing t, until it returns `Break`. Tangent touches count once. Invalid input visits
     /// nothing.
-    pub fn crossings(
-        &self,
-        ray: &Ray,
-        t_min: f64,
-        t_max: f64,
-        visit: impl FnMut(Hit) -> ControlFlow<()>,
-    ) {
+    pub fn crossings(&self, ray: &Ray, t_min: f64, t_max: f64, visit: impl FnMut(Hit) -> ControlFlow<()>) {
         if ray.validate(0.0).is_err() || t_min.is_nan() || t_max.is_nan() || t_min > t_max {
             return;
         }
-        let mut sink = Every {
-            last_t: f64::NEG_INFINITY,
-            f: visit,
-        };
+        let mut sink = Every { last_t: f64::NEG_INFINITY, f: visit };
         let _ = self.cast(ray, t_min, t_max, &mut sink);
     }
 
@@ -142,16 +130,7 @@ impl Heightfield {
         let (u0, v0) = self.to_grid(ray.origin.x, ray.origin.y);
         let du = ray.dir.x * self.inv_spacing.x;
         let dv = ray.dir.y * self.inv_spacing.y;
-        GridRay {
-            u0,
-            v0,
-            z0: ray.origin.z,
-            du,
-            dv,
-            dz: ray.dir.z,
-            inv_du: 1.0 / du,
-            inv_dv: 1.0 / dv,
-        }
+        GridRay { u0, v0, z0: ray.origin.z, du, dv, dz: ray.dir.z, inv_du: 1.0 / du, inv_dv: 1.0 / dv }
     }
 
     fn cast(&self, ray: &Ray, t_min: f64, t_max: f64, sink: &mut impl Sink) -> ControlFlow<()> {
@@ -163,32 +142,17 @@ impl Heightfield {
         // The grid rectangle, widened by rounding room so rays aimed at its border do not slip off;
         // the walk clamps to the real cells.
         let e = super::vertical::BORDER_EPS;
-        let Some((t0, t1)) = clip_2d(&r, -e, ncx as f64 + e, -e, ncy as f64 + e, t_min, t_max)
-        else {
+        let Some((t0, t1)) = clip_2d(&r, -e, ncx as f64 + e, -e, ncy as f64 + e, t_min, t_max) else {
             return ControlFlow::Continue(());
         };
         let top = self.pyramid.depth() - 1;
-        if !self.may_cross(
-            &r,
-            self.pyramid.range(self.pyramid.level(top), 0, 0),
-            t0,
-            t1,
-        ) {
+        if !self.may_cross(&r, self.pyramid.range(self.pyramid.level(top), 0, 0), t0, t1) {
             return ControlFlow::Continue(());
         }
         let mut stack = [Pending::default(); 128];
-        stack[0] = Pending {
-            level: top as u8,
-            bi: 0,
-            bj: 0,
-            t0,
-            t1,
-        };
+        stack[0] = Pending { level: top as u8, bi: 0, bj: 0, t0, t1 };
         let mut len = 1;
-        let mut chain = Chain {
-            t: f64::NAN,
-            f: f64::NAN,
-        };
+        let mut chain = Chain { t: f64::NAN, f: f64::NAN };
         while len > 0 {
             len -= 1;
             let n = stack[len];
@@ -214,27 +178,12 @@ impl Heightfield {
     /// Splits node `n`'s ray interval at its two mid-lines into the (up to 3) children the ray
     /// crosses, front to back, keeping those whose height range the ray may cross.
     #[inline(always)]
-    fn split(
-        &self,
-        r: &GridRay,
-        n: Pending,
-        lv: Level,
-        child: Level,
-        out: &mut [Pending; 3],
-    ) -> usize {
+    fn split(&self, r: &GridRay, n: Pending, lv: Level, child: Level, out: &mut [Pending; 3]) -> usize {
         let half = (lv.span / 2) as f64;
         let um = (2 * n.bi as usize + 1) as f64 * half;
         let vm = (2 * n.bj as usize + 1) as f64 * half;
-        let tu = if r.du != 0.0 {
-            (um - r.u0) * r.inv_du
-        } else {
-            f64::INFINITY
-        };
-        let tv = if r.dv != 0.0 {
-            (vm - r.v0) * r.inv_dv
-        } else {
-            f64::INFINITY
-        };
+        let tu = if r.du != 0.0 { (um - r.u0) * r.inv_du } else { f64::INFINITY };
+        let tv = if r.dv != 0.0 { (vm - r.v0) * r.inv_dv } else { f64::INFINITY };
         // Side of each mid-line at the entry point (ties broken by the direction of travel).
         let side = |p: f64, m: f64, d: f64| p > m || (p == m && d > 0.0);
         let mut hi_u = side(r.u(n.t0), um, r.du);
@@ -255,21 +204,9 @@ impl Heightfield {
             } else {
                 continue;
             };
-            let (ci, cj) = (
-                2 * n.bi as usize + hi_u as usize,
-                2 * n.bj as usize + hi_v as usize,
-            );
-            if ci < child.nbx
-                && cj < child.nby
-                && self.may_cross(r, self.pyramid.range(child, ci, cj), t, end)
-            {
-                out[count] = Pending {
-                    level: n.level - 1,
-                    bi: ci as u32,
-                    bj: cj as u32,
-                    t0: t,
-                    t1: end,
-                };
+            let (ci, cj) = (2 * n.bi as usize + hi_u as usize, 2 * n.bj as usize + hi_v as usize);
+            if ci < child.nbx && cj < child.nby && self.may_cross(r, self.pyramid.range(child, ci, cj), t, end) {
+                out[count] = Pending { level: n.level - 1, bi: ci as u32, bj: cj as u32, t0: t, t1: end };
                 count += 1;
             }
             if end >= n.t1 {
@@ -291,8 +228,7 @@ impl Heightfield {
     fn may_cross(&self, r: &GridRay, range: [f32; 2], t0: f64, t1: f64) -> bool {
         let (lo, hi) = (range[0] as f64, range[1] as f64);
         let (za, zb) = (r.z(t0), r.z(t1));
-        let eps =
-            1e-9 * (1.0 + lo.abs().max(hi.abs())) + 1e-12 * r.dz.abs() * (t0.abs() + t1.abs());
+        let eps = 1e-9 * (1.0 + lo.abs().max(hi.abs())) + 1e-12 * r.dz.abs() * (t0.abs() + t1.abs());
         za.max(zb) >= lo - eps && za.min(zb) <= hi + eps
     }
 
@@ -319,10 +255,7 @@ impl Heightfield {
             }
             c
         };
-        let (mut i, mut j) = (
-            start(r.u(t0), r.du, ci0, ci1),
-            start(r.v(t0), r.dv, cj0, cj1),
-        );
+        let (mut i, mut j) = (start(r.u(t0), r.du, ci0, ci1), start(r.v(t0), r.dv, cj0, cj1));
         // An axis whose next cell is outside the range is blocked: the rest of [t0, t1] (rounding
         // room at the range's edge) stays in the last cell, extrapolating its planes.
         let (mut block_u, mut block_v) = (r.du == 0.0, r.dv == 0.0);
@@ -384,10 +317,7 @@ impl Heightfield {
         let anti = self.diagonal.is_anti(i, j);
         let (fi, fj) = (i as f64, j as f64);
         let (ua, va, ub, vb) = (r.u(a) - fi, r.v(a) - fj, r.u(b) - fi, r.v(b) - fj);
-        let (sa, sb) = (
-            cell::diagonal_side(anti, ua, va),
-            cell::diagonal_side(anti, ub, vb),
-        );
+        let (sa, sb) = (cell::diagonal_side(anti, ua, va), cell::diagonal_side(anti, ub, vb));
         let k = self.corners(i, j);
         if (sa < 0.0 && sb > 0.0) || (sa > 0.0 && sb < 0.0) {
             let tm = a + (b - a) * (sa / (sa - sb));
@@ -396,11 +326,7 @@ impl Heightfield {
             self.piece(ray, r, i, j, anti, first, masked, &k, a, tm, chain, sink)?;
             self.piece(ray, r, i, j, anti, second, masked, &k, tm, b, chain, sink)
         } else {
-            let half = if sa + sb <= 0.0 {
-                Half::South
-            } else {
-                Half::North
-            };
+            let half = if sa + sb <= 0.0 { Half::South } else { Half::North };
             self.piece(ray, r, i, j, anti, half, masked, &k, a, b, chain, sink)
         }
     }
@@ -456,14 +382,7 @@ impl Heightfield {
     }
 
     /// Vertical rays: one triangle, solved directly (the 2017 paper's section 3.6).
-    fn cast_vertical(
-        &self,
-        ray: &Ray,
-        r: &GridRay,
-        t_min: f64,
-        t_max: f64,
-        sink: &mut impl Sink,
-    ) -> ControlFlow<()> {
+    fn cast_vertical(&self, ray: &Ray, r: &GridRay, t_min: f64, t_max: f64, sink: &mut impl Sink) -> ControlFlow<()> {
         let Some(l) = self.locate(r.u0, r.v0) else {
             return ControlFlow::Continue(());
         };
@@ -475,24 +394,12 @@ impl Heightfield {
     }
 
     #[inline(always)]
-    fn make_hit(
-        &self,
-        ray: &Ray,
-        t: f64,
-        i: usize,
-        j: usize,
-        half: Half,
-        p: &cell::CellPlane,
-    ) -> Hit {
+    fn make_hit(&self, ray: &Ray, t: f64, i: usize, j: usize, half: Half, p: &cell::CellPlane) -> Hit {
         Hit {
             t,
             point: ray.at(t),
             normal: self.frame.orient_up(self.plane_normal(p)),
-            triangle: TriangleId::Cell {
-                i: i as u32,
-                j: j as u32,
-                half,
-            },
+            triangle: TriangleId::Cell { i: i as u32, j: j as u32, half },
         }
     }
 }

@@ -18,12 +18,7 @@ pub struct SynthParams {
 
 impl Default for SynthParams {
     fn default() -> Self {
-        Self {
-            seed: 1,
-            relief: 800.0,
-            feature: 600.0,
-            octaves: 10,
-        }
+        Self { seed: 1, relief: 800.0, feature: 600.0, octaves: 10 }
     }
 }
 
@@ -65,8 +60,7 @@ fn value_noise(seed: u64, o: u32, x: f64, y: f64) -> f64 {
 fn raw_height(p: &SynthParams, x: f64, y: f64) -> f64 {
     let (mut sum, mut amp, mut freq) = (0.0, 1.0, 1.0 / p.feature);
     // A slow mask decides where mountains rise (ridged noise) and where plains stay smooth.
-    let mask = (0.5 + 0.8 * value_noise(p.seed, 99, x / (p.feature * 2.0), y / (p.feature * 2.0)))
-        .clamp(0.0, 1.0);
+    let mask = (0.5 + 0.8 * value_noise(p.seed, 99, x / (p.feature * 2.0), y / (p.feature * 2.0))).clamp(0.0, 1.0);
     for o in 0..p.octaves {
         let n = value_noise(p.seed, o, x * freq, y * freq);
         let ridge = 1.0 - n.abs() * 2.0;
@@ -80,21 +74,13 @@ fn raw_height(p: &SynthParams, x: f64, y: f64) -> f64 {
 /// An `nx × ny` grid of heights (row 0 south), spanning exactly `relief` from lowest to highest.
 pub fn generate(nx: usize, ny: usize, params: &SynthParams) -> Vec<f32> {
     let mut h = vec![0f32; nx * ny];
-    h.par_chunks_mut(nx.max(1))
-        .enumerate()
-        .for_each(|(j, row)| {
-            for (i, v) in row.iter_mut().enumerate() {
-                *v = raw_height(params, i as f64, j as f64) as f32;
-            }
-        });
-    let (lo, hi) = h
-        .iter()
-        .fold((f32::MAX, f32::MIN), |(l, u), &v| (l.min(v), u.max(v)));
-    let s = if hi > lo {
-        params.relief / (hi - lo)
-    } else {
-        0.0
-    };
+    h.par_chunks_mut(nx.max(1)).enumerate().for_each(|(j, row)| {
+        for (i, v) in row.iter_mut().enumerate() {
+            *v = raw_height(params, i as f64, j as f64) as f32;
+        }
+    });
+    let (lo, hi) = h.iter().fold((f32::MAX, f32::MIN), |(l, u), &v| (l.min(v), u.max(v)));
+    let s = if hi > lo { params.relief / (hi - lo) } else { 0.0 };
     h.par_iter_mut().for_each(|v| *v = (*v - lo) * s);
     h
 }
@@ -109,9 +95,7 @@ mod tests {
         let a = generate(65, 33, &p);
         let b = generate(65, 33, &p);
         assert_eq!(a, b);
-        let (lo, hi) = a
-            .iter()
-            .fold((f32::MAX, f32::MIN), |(l, u), &v| (l.min(v), u.max(v)));
+        let (lo, hi) = a.iter().fold((f32::MAX, f32::MIN), |(l, u), &v| (l.min(v), u.max(v)));
         assert_eq!(lo, 0.0);
         assert!((hi - 800.0).abs() < 1e-3);
         assert_ne!(generate(65, 33, &SynthParams { seed: 2, ..p }), a);

@@ -14,8 +14,7 @@ impl Heightfield {
             return None;
         }
         let anti = self.diagonal.is_anti(i, j);
-        let v =
-            cell::corner_offsets(anti, half).map(|(di, dj)| self.sample_position(i + di, j + dj));
+        let v = cell::corner_offsets(anti, half).map(|(di, dj)| self.sample_position(i + di, j + dj));
         if v.iter().any(|p| p.z.is_nan()) {
             return None;
         }
@@ -31,10 +30,7 @@ impl Heightfield {
     }
 
     /// Range of cells (half-open, per axis) whose footprint meets the x-y extent of `region`.
-    pub fn cells_overlapping(
-        &self,
-        region: &Aabb,
-    ) -> Option<(std::ops::Range<usize>, std::ops::Range<usize>)> {
+    pub fn cells_overlapping(&self, region: &Aabb) -> Option<(std::ops::Range<usize>, std::ops::Range<usize>)> {
         let (u0, v0) = self.to_grid(region.min.x, region.min.y);
         let (u1, v1) = self.to_grid(region.max.x, region.max.y);
         let (ncx, ncy) = ((self.nx - 1) as f64, (self.ny - 1) as f64);
@@ -50,11 +46,7 @@ impl Heightfield {
 
     /// Calls `visit` with every existing triangle of the cells under the x-y extent of `region`
     /// whose height range meets the region's z extent (candidates for a swept volume).
-    pub fn for_each_triangle_in(
-        &self,
-        region: &Aabb,
-        mut visit: impl FnMut(TriangleId, [DVec3; 3]),
-    ) {
+    pub fn for_each_triangle_in(&self, region: &Aabb, mut visit: impl FnMut(TriangleId, [DVec3; 3])) {
         let Some((ri, rj)) = self.cells_overlapping(region) else {
             return;
         };
@@ -62,19 +54,9 @@ impl Heightfield {
             for i in ri.clone() {
                 for half in [Half::South, Half::North] {
                     if let Some(t) = self.cell_triangle(i, j, half) {
-                        let (lo, hi) = (
-                            t[0].z.min(t[1].z).min(t[2].z),
-                            t[0].z.max(t[1].z).max(t[2].z),
-                        );
+                        let (lo, hi) = (t[0].z.min(t[1].z).min(t[2].z), t[0].z.max(t[1].z).max(t[2].z));
                         if hi >= region.min.z && lo <= region.max.z {
-                            visit(
-                                TriangleId::Cell {
-                                    i: i as u32,
-                                    j: j as u32,
-                                    half,
-                                },
-                                t,
-                            );
+                            visit(TriangleId::Cell { i: i as u32, j: j as u32, half }, t);
                         }
                     }
                 }
@@ -87,10 +69,7 @@ impl Heightfield {
         let mut n = 0;
         for j in 0..self.ny - 1 {
             for i in 0..self.nx - 1 {
-                n += [Half::South, Half::North]
-                    .iter()
-                    .filter(|&&h| self.cell_triangle(i, j, h).is_some())
-                    .count();
+                n += [Half::South, Half::North].iter().filter(|&&h| self.cell_triangle(i, j, h).is_some()).count();
             }
         }
         n

@@ -43,30 +43,18 @@ impl Heightfield {
         Some(SurfacePoint {
             point: DVec3::new(x, y, l.plane.eval(l.fu, l.fv)),
             normal: self.plane_normal(&l.plane),
-            triangle: TriangleId::Cell {
-                i: l.i as u32,
-                j: l.j as u32,
-                half: l.half,
-            },
+            triangle: TriangleId::Cell { i: l.i as u32, j: l.j as u32, half: l.half },
         })
     }
 
     /// [`height_at`](Self::height_at) for many points, in parallel.
     pub fn heights_at(&self, points: &[[f64; 2]]) -> Vec<Option<f64>> {
-        points
-            .par_iter()
-            .with_min_len(4096)
-            .map(|p| self.height_at(p[0], p[1]))
-            .collect()
+        points.par_iter().with_min_len(4096).map(|p| self.height_at(p[0], p[1])).collect()
     }
 
     /// [`surface_at`](Self::surface_at) for many points, in parallel.
     pub fn surfaces_at(&self, points: &[[f64; 2]]) -> Vec<Option<SurfacePoint>> {
-        points
-            .par_iter()
-            .with_min_len(4096)
-            .map(|p| self.surface_at(p[0], p[1]))
-            .collect()
+        points.par_iter().with_min_len(4096).map(|p| self.surface_at(p[0], p[1])).collect()
     }
 
     /// The existing triangle containing grid point (u, v), if any.
@@ -74,8 +62,7 @@ impl Heightfield {
     pub(crate) fn locate(&self, u: f64, v: f64) -> Option<Located> {
         let (ncx, ncy) = ((self.nx - 1) as f64, (self.ny - 1) as f64);
         // Also rejects NaN.
-        if !(u >= -BORDER_EPS && u <= ncx + BORDER_EPS && v >= -BORDER_EPS && v <= ncy + BORDER_EPS)
-        {
+        if !(u >= -BORDER_EPS && u <= ncx + BORDER_EPS && v >= -BORDER_EPS && v <= ncy + BORDER_EPS) {
             return None;
         }
         let (u, v) = (u.clamp(0.0, ncx), v.clamp(0.0, ncy));
@@ -86,14 +73,7 @@ impl Heightfield {
         let half = cell::half_at(anti, fu, fv);
         let plane = cell::plane(anti, half, &self.corners(i, j));
         if !plane.is_hole() && !self.is_cell_masked(i, j) {
-            return Some(Located {
-                i,
-                j,
-                half,
-                plane,
-                fu,
-                fv,
-            });
+            return Some(Located { i, j, half, plane, fu, fv });
         }
         self.locate_on_border(u, v, i, j)
     }
@@ -118,14 +98,7 @@ impl Heightfield {
                     };
                     let plane = cell::plane(anti, half, &self.corners(i, j));
                     if inside && !plane.is_hole() {
-                        return Some(Located {
-                            i,
-                            j,
-                            half,
-                            plane,
-                            fu,
-                            fv,
-                        });
+                        return Some(Located { i, j, half, plane, fu, fv });
                     }
                 }
             }

@@ -1,0 +1,183 @@
+//! The CLI contract: CSV headers and rows, placement options, errors naming line and field.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn landfall(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_landfall")).args(args).output().expect("runs")
+}
+
+fn ok(args: &[&str]) -> String {
+    let o = landfall(args);
+    assert!(o.status.success(), "landfall {args:?} failed: {}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout).unwrap()
+}
+
+fn fails(args: &[&str]) -> String {
+    let o = landfall(args);
+    assert!(!o.status.success(), "landfall {args:?} should fail");
+    String::from_utf8(o.stderr).unwrap()
+}
+
+/// A 4×3 ESRI grid, 10 m cells, lower-left sample centre at (1000, 2000), a hole at the north-east.
+fn terrain(dir: &Path) -> PathBuf {
+    let p = dir.join("t.asc");
+    std::fs::write(
+        &p,
+        "ncols 4\nnrows 3\nxllcenter 1000\nyllcenter 2000\ncellsize 10\nNODATA_value -9999\n\
+         5 9 7 -9999\n3 4 5 6\n1 2 3 4\n",
+    )
+    .unwrap();
+    p
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn rows(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path).unwrap().lines().map(str::to_string).collect()
+}
+
+#[test]
+fn height_topmost_floor_and_all() {
+    let d = tempfile::tempdir().unwrap();
+    let t = terrain(d.path());
+    let (input, out) = (d.path().join("p.csv"), d.path().join("o.csv"));
+    std::fs::write(&input, "x,y\n1000,2000\n1010,2010\n1005,2000\n999,2000\n1029,2019\n").unwrap();
+    ok(&["height", s(&t), "--points", s(&input), "--out", s(&out)]);
+    let r = rows(&out);
+    assert_eq!(r[0], "x,y,z,nx,ny,nz");
+    assert_eq!(r[1], "1000,2000,1,-0.09759000729485331,-0.19518001458970663,0.9759000729485331");
+    assert!(r[2].starts_with("1010,2010,4,"));
+    assert!(r[3].starts_with("1005,2000,1.5,"));
+    assert_eq!(r[4], ",,,,,", "outside the grid");
+    assert_eq!(r[5], ",,,,,", "over the hole");
+    assert_eq!(r.len(), 6);
+
+    std::fs::write(&input, "x,y,z\n1010,2010,4.5\n1010,2010,3.5\n1010,2010,4\n").unwrap();
+    ok(&["height", s(&t), "--points", s(&input), "--out", s(&out)]);
+    let r = rows(&out);
+    assert!(r[1].starts_with("1010,2010,4,"));
+    assert_eq!(r[2], ",,,,,", "ground is above the point");
+    assert!(r[3].starts_with("1010,2010,4,"), "a point on the ground is at or below itself");
+
+    std::fs::write(&input, "x,y\n1010,2010\n0,0\n1000,2000\n").unwrap();
+    ok(&["height", s(&t), "--points", s(&input), "--out", s(&out), "--all"]);
+    let r = rows(&out);
+    assert_eq!(r[0], "index,x,y,z,nx,ny,nz");
+    assert!(r[1].starts_with("0,1010,2010,4,"));
+    assert!(r[2].starts_with("2,1000,2000,1,"));
+    assert_eq!(r.len(), 3);
+}
+
+#[test]
+fn placement_options_and_negative_origin() {
+    let d = tempfile::tempdir().unwrap();
+    let t = terrain(d.path());
+    let (input, out) = (d.path().join("p.csv"), d.path().join("o.csv"));
+    std::fs::write(&input, "x,y\n-500,-20\n-498,-19\n").unwrap();
+    let args = ["--origin", "-500,-20", "--spacing", "2,1", "--z-scale", "10", "--z-offset", "-5"];
+    let mut a = vec!["height", s(&t), "--points", s(&input), "--out", s(&out)];
+    a.extend(args);
+    ok(&a);
+    let r = rows(&out);
+    assert!(r[1].starts_with("-500,-20,5,"), "{}", r[1]);
+    // Sample (1, 1) = 4 → 4·10 − 5.
+    assert!(r[2].starts_with("-498,-19,35,"), "{}", r[2]);
+    // The diagonal option changes answers between samples.
+    std::fs::write(&input, "x,y\n1006,2012\n").unwrap();
+    let mut z = Vec::new();
+    for dg in ["alternating", "sw-ne", "se-nw"] {
+        ok(&["height", s(&t), "--points", s(&input), "--out", s(&out), "--diagonal", dg]);
+        z.push(rows(&out)[1].split(',').nth(2).unwrap().to_string());
+    }
+    assert_eq!(z[0], z[1], "cell (0,1) is odd: alternating = sw-ne");
+    assert_ne!(z[1], z[2]);
+}
+
+#[test]
+fn raycast_rows_and_max_t() {
+    let d = tempfile::tempdir().unwrap();
+    let t = terrain(d.path());
+    let (input, out) = (d.path().join("r.csv"), d.path().join("o.csv"));
+    std::fs::write(
+        &input,
+        "ox,oy,oz,dx,dy,dz,max_t\n1010,2010,10,0,0,-2,\n1010,2010,10,0,0,-2,2\n1010,2010,0,0,0,1,\n5000,0,0,1,0,0,\n",
+    )
+    .unwrap();
+    ok(&["raycast", s(&t), "--rays", s(&input), "--out", s(&out)]);
+    let r = rows(&out);
+    assert_eq!(r[0], "hit,t,x,y,z,nx,ny,nz");
+    assert!(r[1].starts_with("1,3,1010,2010,4,"), "{}", r[1]);
+    assert_eq!(r[2], "0,,,,,,,", "beyond max_t");
+    assert!(r[3].starts_with("1,4,1010,2010,4,"), "from below, two-sided: {}", r[3]);
+    assert_eq!(r[4], "0,,,,,,,");
+    // Without the max_t column.
+    std::fs::write(&input, "ox,oy,oz,dx,dy,dz\n1010,2010,10,0,0,-1\n").unwrap();
+    ok(&["raycast", s(&t), "--rays", s(&input), "--out", s(&out)]);
+    assert!(rows(&out)[1].starts_with("1,6,"));
+}
+
+#[test]
+fn bad_rows_name_line_and_field() {
+    let d = tempfile::tempdir().unwrap();
+    let t = terrain(d.path());
+    let (input, out) = (d.path().join("r.csv"), d.path().join("o.csv"));
+    let cases = [
+        ("ox,oy,oz,dx,dy,dz\n1,1,1,0,0,-1\n1,1,NaN,0,0,-1\n", "line 3", "oz"),
+        ("ox,oy,oz,dx,dy,dz\n1,1,1,0,0,-1\n1,1,1,inf,0,-1\n", "line 3", "dx"),
+        ("ox,oy,oz,dx,dy,dz\n1,1,1,0,0,0\n", "line 2", "direction is zero"),
+        ("ox,oy,oz,dx,dy\n1,1,1,0,0\n", "line 1", "dz"),
+        ("ox,oy,oz,dx,dy,dz\n1,1,1,0,0,-1\n\n1,1,1,0,zz,-1\n", "line 4", "'dy'"),
+        ("ox,oy,oz,dx,dy,dz\n1,1,1,0,0\n", "line 2", "'dz'"),
+        ("ox,oy,oz,dx,dy,dz,max_t\n1,1,1,0,0,-1,-3\n", "line 2", "max_t"),
+    ];
+    for (text, line, fld) in cases {
+        std::fs::write(&input, text).unwrap();
+        let e = fails(&["raycast", s(&t), "--rays", s(&input), "--out", s(&out)]);
+        assert!(e.contains(line) && e.contains(fld) && e.contains("r.csv"), "{e:?} should name {line} and {fld}");
+    }
+    std::fs::write(&input, "x,y\n1,1\n2,oops\n").unwrap();
+    let e = fails(&["height", s(&t), "--points", s(&input), "--out", s(&out)]);
+    assert!(e.contains("line 3") && e.contains("'y'"), "{e}");
+    std::fs::write(&input, "x,z\n1,1\n").unwrap();
+    assert!(fails(&["height", s(&t), "--points", s(&input), "--out", s(&out)]).contains("'y'"));
+    let e = fails(&["height", "/no/such.asc", "--points", s(&input), "--out", s(&out)]);
+    assert!(e.contains("/no/such.asc"), "{e}");
+}
+
+#[test]
+fn gravity_needs_points_on_the_line() {
+    let d = tempfile::tempdir().unwrap();
+    let t = terrain(d.path());
+    let (input, out) = (d.path().join("p.csv"), d.path().join("o.csv"));
+    std::fs::write(&input, "x,y\n1010,2010\n").unwrap();
+    let e = fails(&["height", s(&t), "--points", s(&input), "--out", s(&out), "--gravity", "0.1,0,-1"]);
+    assert!(e.contains("x,y,z"), "{e}");
+    // Gravity straight down written differently gives the vertical answer; a tilted one slides.
+    std::fs::write(&input, "x,y,z\n1010,2010,50\n").unwrap();
+    ok(&["height", s(&t), "--points", s(&input), "--out", s(&out), "--gravity", "0,0,-9.81"]);
+    assert!(rows(&out)[1].starts_with("1010,2010,4,"));
+    ok(&["height", s(&t), "--points", s(&input), "--out", s(&out), "--gravity", "0.01,0,-1"]);
+    let f: Vec<f64> = rows(&out)[1].split(',').map(|v| v.parse().unwrap()).collect();
+    assert!(f[0] > 1010.0 && f[0] < 1011.0 && f[1] == 2010.0, "{f:?}");
+    assert!(
+        fails(&["height", s(&t), "--points", s(&input), "--out", s(&out), "--gravity", "0,0,0"]).contains("gravity")
+    );
+}
+
+#[test]
+fn info_and_demo() {
+    let d = tempfile::tempdir().unwrap();
+    let t = terrain(d.path());
+    let text = ok(&["info", s(&t)]);
+    for want in ["4 × 3 samples", "bounds x     1000 … 1030", "height       1 … 9", "1 nodata samples", "build time"]
+    {
+        assert!(text.contains(want), "info lacks {want:?}:\n{text}");
+    }
+    let out = d.path().join("out");
+    let text = ok(&["demo", "--size", "65", "--queries", "2000", "--width", "64", "--height", "36", "--out", s(&out)]);
+    assert!(text.contains("vertical queries") && text.contains("line-of-sight rays"), "{text}");
+    assert!(out.join("demo.png").exists());
+}
