@@ -52,6 +52,20 @@ impl std::str::FromStr for Diagonal {
     }
 }
 
+/// Grid index → f64 through u32 (one instruction; `usize as f64` needs a slow unsigned sequence).
+/// Grid sizes are bounded well below 2³² by the builder.
+#[inline(always)]
+pub(crate) fn to_f(i: usize) -> f64 {
+    i as u32 as f64
+}
+
+/// `floor(p)` as a cell index clamped to `[lo, hi]`, through i32 (fast truncation; `as usize`
+/// from f64 is slow). NaN maps to `lo`.
+#[inline(always)]
+pub(crate) fn cell_index(p: f64, lo: usize, hi: usize) -> usize {
+    (p as i32).clamp(lo as i32, hi as i32) as usize
+}
+
 /// The four corner heights of a cell: `h00` at (i, j), `h10` at (i+1, j), `h01` at (i, j+1),
 /// `h11` at (i+1, j+1).
 #[derive(Clone, Copy, Debug)]

@@ -22,6 +22,8 @@ mod vertical;
 pub use baseline::Baseline;
 pub use cell::{Diagonal, Half};
 pub use pyramid::Pyramid;
+#[cfg(feature = "stats")]
+pub use raycast::take_stats;
 pub use raycast::TOUCH_EPS;
 pub use vertical::BORDER_EPS;
 

@@ -1,6 +1,12 @@
 //! Ray casts: front-to-back descent of the min/max pyramid, then a walk of the cells under the
 //! projected ray (the 2017 paper's sections 3.2–3.5, with height pruning and no queue or sort).
 //!
+//! **Traversal.** The ray is first clipped to the grid rectangle and to the terrain's height slab.
+//! The descent starts at the lowest pyramid level whose nodes are as wide as what remains of the
+//! ray, and is stackless: test the node the ray is in; when the ray may cross its height range,
+//! descend into the child that holds the ray; otherwise (or after walking a leaf) step to the next
+//! node at the same level and ascend while that step left the parent. t only grows.
+//!
 //! **Watertightness.** Along the ray, the walk visits a sequence of intervals, each inside one
 //! triangle (split at cell edges and at the cell diagonal). On each the gap
 //! `f(t) = z_ray(t) − z_terrain(t)` is linear, so the ray crosses that triangle iff `f` changes sign
@@ -8,35 +14,94 @@
 //! carried into the next interval, so consecutive intervals agree exactly at their shared point:
 //! if `f` changes sign anywhere along a run of walked intervals, some interval sees the change. No
 //! ray can slip between two triangles through their shared edge or vertex. A run is broken only by a
-//! hole (no ground there) or by a pyramid node that is pruned, and pruning needs the ray to stay
-//! strictly above or below the node, where `f` cannot change sign.
+//! hole (no ground there) or by a node or cell that is pruned, and pruning needs the ray to stay
+//! strictly above or below it, where `f` cannot change sign.
 //!
 //! **Touches.** A ray that only touches the surface (tangent at a crease, a peak or a flat patch)
 //! counts as a hit. Whether an exact touch survives rounding is luck, so a gap smaller than
 //! [`TOUCH_EPS`] relative to the heights involved counts as zero.
 
-use super::cell::{self, Half};
-use super::pyramid::Level;
+use super::cell::{self, cell_index, to_f, Half};
 use super::Heightfield;
 use crate::geom::{Hit, Ray, TriangleId};
-use glam::DVec3;
 use rayon::prelude::*;
 use std::ops::ControlFlow;
 
-/// The ray in grid space: u, v in cell units from sample (0, 0); z and t unchanged.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct GridRay {
-    pub u0: f64,
-    pub v0: f64,
-    pub z0: f64,
-    pub du: f64,
-    pub dv: f64,
-    pub dz: f64,
-    pub inv_du: f64,
-    pub inv_dv: f64,
+/// Work counters of the ray walk (feature `stats`): node steps, leaves walked, cells visited, cells
+/// tested exactly. Per thread; read and reset with [`take_stats`].
+#[cfg(feature = "stats")]
+pub mod stats {
+    use std::cell::Cell;
+    thread_local! {
+        /// [node steps, leaves walked, cells visited, cells tested exactly]
+        pub static COUNTS: Cell<[u64; 4]> = const { Cell::new([0; 4]) };
+    }
+    #[inline(always)]
+    pub(crate) fn bump(k: usize) {
+        COUNTS.with(|c| {
+            let mut v = c.get();
+            v[k] += 1;
+            c.set(v)
+        });
+    }
 }
 
-impl GridRay {
+/// Returns and resets this thread's walk counters: [node steps, leaves walked, cells visited, cells
+/// tested exactly].
+#[cfg(feature = "stats")]
+pub fn take_stats() -> [u64; 4] {
+    stats::COUNTS.with(|c| c.replace([0; 4]))
+}
+
+macro_rules! count {
+    ($k:expr) => {
+        #[cfg(feature = "stats")]
+        stats::bump($k);
+    };
+}
+
+/// Relative tolerance under which the ray–terrain gap counts as zero (a touch).
+pub const TOUCH_EPS: f64 = 1e-10;
+
+/// Minimum and maximum without NaN handling (the walk never sees NaN in these).
+#[inline(always)]
+fn min(a: f64, b: f64) -> f64 {
+    if a < b {
+        a
+    } else {
+        b
+    }
+}
+
+#[inline(always)]
+fn max(a: f64, b: f64) -> f64 {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+/// One ray prepared for the walk: grid-space parametrisation (u, v in cells from sample (0, 0);
+/// z and t unchanged) and per-ray constants.
+#[derive(Clone, Copy, Debug)]
+struct Walk {
+    u0: f64,
+    v0: f64,
+    z0: f64,
+    du: f64,
+    dv: f64,
+    dz: f64,
+    inv_du: f64,
+    inv_dv: f64,
+    /// Absolute z margin of the pruning tests (covers rounding in t, u, v and z).
+    prune_eps: f64,
+    /// Grid size in cells.
+    ncx: usize,
+    ncy: usize,
+}
+
+impl Walk {
     #[inline(always)]
     fn u(&self, t: f64) -> f64 {
         self.u0 + self.du * t
@@ -49,12 +114,57 @@ impl GridRay {
     fn z(&self, t: f64) -> f64 {
         self.z0 + self.dz * t
     }
+
+    /// False only when the ray stays strictly above or strictly below [lo, hi] over [ta, tb].
+    #[inline(always)]
+    fn may_cross(&self, lo: f64, hi: f64, ta: f64, tb: f64) -> bool {
+        let (za, zb) = (self.z(ta), self.z(tb));
+        let (zlo, zhi) = if za < zb { (za, zb) } else { (zb, za) };
+        zhi >= lo - self.prune_eps && zlo <= hi + self.prune_eps
+    }
+
+    /// Parameter at which the ray leaves cells `[c0, c1)` along u (∞ if it never does). The grid's
+    /// own border is widened by [`BORDER_EPS`](super::BORDER_EPS), like the initial clip.
+    #[inline(always)]
+    fn exit_u(&self, c0: usize, c1: usize) -> f64 {
+        exit(self.u0, self.du, self.inv_du, c0, c1, self.ncx)
+    }
+
+    #[inline(always)]
+    fn exit_v(&self, c0: usize, c1: usize) -> f64 {
+        exit(self.v0, self.dv, self.inv_dv, c0, c1, self.ncy)
+    }
+}
+
+#[inline(always)]
+fn exit(p0: f64, d: f64, inv: f64, c0: usize, c1: usize, n: usize) -> f64 {
+    let e = super::BORDER_EPS;
+    if d > 0.0 {
+        let plane = if c1 == n { to_f(n) + e } else { to_f(c1) };
+        (plane - p0) * inv
+    } else if d < 0.0 {
+        let plane = if c0 == 0 { -e } else { to_f(c0) };
+        (plane - p0) * inv
+    } else {
+        f64::INFINITY
+    }
 }
 
 /// Last evaluated breakpoint of the current run: `f` at `t`, NaN when the run is broken.
 struct Chain {
     t: f64,
     f: f64,
+}
+
+impl Chain {
+    /// The run is broken over [a, b] (hole or pruned cell); an empty interval does not break it.
+    #[inline(always)]
+    fn skip(&mut self, a: f64, b: f64) {
+        if b > a {
+            self.f = f64::NAN;
+        }
+        self.t = b;
+    }
 }
 
 /// Where crossings go: the first-hit search stops at the first, `crossings` visits them all.
@@ -89,16 +199,6 @@ impl<F: FnMut(Hit) -> ControlFlow<()>> Sink for Every<F> {
     }
 }
 
-/// One pending pyramid node of the descent.
-#[derive(Clone, Copy, Default)]
-struct Pending {
-    level: u8,
-    bi: u32,
-    bj: u32,
-    t0: f64,
-    t1: f64,
-}
-
 impl Heightfield {
     /// First crossing of `ray` with the terrain for t in [0, `max_t`] (`f64::INFINITY` for
     /// unbounded), from either side. An invalid ray (NaN or infinite components, zero direction) or a
@@ -126,110 +226,126 @@ impl Heightfield {
         let _ = self.cast(ray, t_min, t_max, &mut sink);
     }
 
-    fn grid_ray(&self, ray: &Ray) -> GridRay {
+    fn cast(&self, ray: &Ray, t_min: f64, t_max: f64, sink: &mut impl Sink) -> ControlFlow<()> {
         let (u0, v0) = self.to_grid(ray.origin.x, ray.origin.y);
         let du = ray.dir.x * self.inv_spacing.x;
         let dv = ray.dir.y * self.inv_spacing.y;
-        GridRay { u0, v0, z0: ray.origin.z, du, dv, dz: ray.dir.z, inv_du: 1.0 / du, inv_dv: 1.0 / dv }
-    }
-
-    fn cast(&self, ray: &Ray, t_min: f64, t_max: f64, sink: &mut impl Sink) -> ControlFlow<()> {
-        let r = self.grid_ray(ray);
-        if r.du == 0.0 && r.dv == 0.0 {
-            return self.cast_vertical(ray, &r, t_min, t_max, sink);
+        if du == 0.0 && dv == 0.0 {
+            return self.cast_vertical(ray, u0, v0, t_min, t_max, sink);
         }
+        let Some((lo, hi)) = self.height_range() else { return ControlFlow::Continue(()) };
+        let (lo, hi) = (lo as f64, hi as f64);
         let (ncx, ncy) = self.pyramid.cells();
-        // The grid rectangle, widened by rounding room so rays aimed at its border do not slip off;
-        // the walk clamps to the real cells.
-        let e = super::vertical::BORDER_EPS;
-        let Some((t0, t1)) = clip_2d(&r, -e, ncx as f64 + e, -e, ncy as f64 + e, t_min, t_max) else {
-            return ControlFlow::Continue(());
+        let mut w = Walk {
+            u0,
+            v0,
+            z0: ray.origin.z,
+            du,
+            dv,
+            dz: ray.dir.z,
+            inv_du: 1.0 / du,
+            inv_dv: 1.0 / dv,
+            prune_eps: 0.0,
+            ncx,
+            ncy,
         };
-        let top = self.pyramid.depth() - 1;
-        if !self.may_cross(&r, self.pyramid.range(self.pyramid.level(top), 0, 0), t0, t1) {
+        // Clip to the grid rectangle (widened by rounding room so rays aimed at its border do not
+        // slip off; the walk clamps to the real cells), then to the terrain's height slab.
+        let e = super::BORDER_EPS;
+        let (mut t0, mut t1) = (t_min, t_max);
+        for (p, d, n) in [(u0, du, ncx), (v0, dv, ncy)] {
+            if d == 0.0 {
+                if p < -e || p > to_f(n) + e {
+                    return ControlFlow::Continue(());
+                }
+            } else {
+                let (ta, tb) = ((-e - p) / d, (to_f(n) + e - p) / d);
+                t0 = max(t0, min(ta, tb));
+                t1 = min(t1, max(ta, tb));
+            }
+        }
+        let zmag = max(w.z(t0).abs(), w.z(t1).abs()).min(1e300);
+        w.prune_eps = 1e-9 * (1.0 + lo.abs().max(hi.abs()) + zmag);
+        if w.dz != 0.0 {
+            let (ta, tb) = ((lo - w.prune_eps - w.z0) / w.dz, (hi + w.prune_eps - w.z0) / w.dz);
+            t0 = max(t0, min(ta, tb));
+            t1 = min(t1, max(ta, tb));
+        } else if w.z0 < lo - w.prune_eps || w.z0 > hi + w.prune_eps {
             return ControlFlow::Continue(());
         }
-        let mut stack = [Pending::default(); 128];
-        stack[0] = Pending { level: top as u8, bi: 0, bj: 0, t0, t1 };
-        let mut len = 1;
+        if !(t0 <= t1) {
+            return ControlFlow::Continue(());
+        }
+        // Start at the lowest level whose nodes span what remains of the ray.
+        let extent = max((w.u(t1) - w.u(t0)).abs(), (w.v(t1) - w.v(t0)).abs());
+        let top = self.pyramid.depth() - 1;
+        let mut k = 0;
+        while k < top && to_f(self.pyramid.level(k).span) < extent {
+            k += 1;
+        }
+        let top = k;
+        let lv = self.pyramid.level(k);
+        let cell_at = |p: f64, d: f64, n: usize| {
+            let c = cell_index(p, 0, n - 1);
+            if d < 0.0 && to_f(c) == p && c > 0 {
+                c - 1
+            } else {
+                c
+            }
+        };
+        let (mut bi, mut bj) = (cell_at(w.u(t0), du, ncx) / lv.span, cell_at(w.v(t0), dv, ncy) / lv.span);
+        let mut t = t0;
         let mut chain = Chain { t: f64::NAN, f: f64::NAN };
-        while len > 0 {
-            len -= 1;
-            let n = stack[len];
-            let lv = self.pyramid.level(n.level as usize);
-            let (bi, bj) = (n.bi as usize, n.bj as usize);
-            if n.level == 0 {
-                let (ci0, cj0) = (bi * lv.span, bj * lv.span);
-                let (ci1, cj1) = ((ci0 + lv.span).min(ncx), (cj0 + lv.span).min(ncy));
-                self.walk_cells(ray, &r, [ci0, ci1, cj0, cj1], n.t0, n.t1, &mut chain, sink)?;
-                continue;
+        loop {
+            count!(0);
+            let lv = self.pyramid.level(k);
+            let (ci0, cj0) = (bi * lv.span, bj * lv.span);
+            let (ci1, cj1) = ((ci0 + lv.span).min(ncx), (cj0 + lv.span).min(ncy));
+            let (tx, ty) = (w.exit_u(ci0, ci1), w.exit_v(cj0, cj1));
+            let t_exit = max(min(min(tx, ty), t1), t);
+            let [nlo, nhi] = self.pyramid.range(lv, bi, bj);
+            if w.may_cross(nlo as f64, nhi as f64, t, t_exit) {
+                if k > 0 {
+                    let child = self.pyramid.level(k - 1);
+                    let side = |p: f64, m: usize, d: f64| p > to_f(m) || (p == to_f(m) && d > 0.0);
+                    let hi_u = 2 * bi + 1 < child.nbx && side(w.u(t), ci0 + child.span, du);
+                    let hi_v = 2 * bj + 1 < child.nby && side(w.v(t), cj0 + child.span, dv);
+                    (bi, bj, k) = (2 * bi + hi_u as usize, 2 * bj + hi_v as usize, k - 1);
+                    continue;
+                }
+                count!(1);
+                self.walk_cells(ray, &w, [ci0, ci1, cj0, cj1], t, t_exit, &mut chain, sink)?;
             }
-            let child = self.pyramid.level(n.level as usize - 1);
-            let mut kids = [Pending::default(); 3];
-            let nk = self.split(&r, n, lv, child, &mut kids);
-            for k in kids[..nk].iter().rev() {
-                stack[len] = *k;
-                len += 1;
+            if t_exit >= t1 {
+                return ControlFlow::Continue(());
             }
+            let (mut pi, mut pj) = (bi, bj);
+            if tx <= t_exit {
+                if du > 0.0 {
+                    bi += 1;
+                } else if bi == 0 {
+                    return ControlFlow::Continue(());
+                } else {
+                    bi -= 1;
+                }
+            }
+            if ty <= t_exit {
+                if dv > 0.0 {
+                    bj += 1;
+                } else if bj == 0 {
+                    return ControlFlow::Continue(());
+                } else {
+                    bj -= 1;
+                }
+            }
+            if bi >= lv.nbx || bj >= lv.nby {
+                return ControlFlow::Continue(());
+            }
+            while k < top && (bi >> 1 != pi >> 1 || bj >> 1 != pj >> 1) {
+                (bi, bj, pi, pj, k) = (bi >> 1, bj >> 1, pi >> 1, pj >> 1, k + 1);
+            }
+            t = t_exit;
         }
-        ControlFlow::Continue(())
-    }
-
-    /// Splits node `n`'s ray interval at its two mid-lines into the (up to 3) children the ray
-    /// crosses, front to back, keeping those whose height range the ray may cross.
-    #[inline(always)]
-    fn split(&self, r: &GridRay, n: Pending, lv: Level, child: Level, out: &mut [Pending; 3]) -> usize {
-        let half = (lv.span / 2) as f64;
-        let um = (2 * n.bi as usize + 1) as f64 * half;
-        let vm = (2 * n.bj as usize + 1) as f64 * half;
-        let tu = if r.du != 0.0 { (um - r.u0) * r.inv_du } else { f64::INFINITY };
-        let tv = if r.dv != 0.0 { (vm - r.v0) * r.inv_dv } else { f64::INFINITY };
-        // Side of each mid-line at the entry point (ties broken by the direction of travel).
-        let side = |p: f64, m: f64, d: f64| p > m || (p == m && d > 0.0);
-        let mut hi_u = side(r.u(n.t0), um, r.du);
-        let mut hi_v = side(r.v(n.t0), vm, r.dv);
-        let (mut ea, mut eb) = (tu, tv);
-        let (mut a_is_u, mut b_is_u) = (true, false);
-        if eb < ea {
-            std::mem::swap(&mut ea, &mut eb);
-            std::mem::swap(&mut a_is_u, &mut b_is_u);
-        }
-        let mut count = 0;
-        let mut t = n.t0;
-        for (e, is_u) in [(ea, a_is_u), (eb, b_is_u), (f64::INFINITY, false)] {
-            let end = if e > t && e < n.t1 {
-                e
-            } else if e >= n.t1 {
-                n.t1
-            } else {
-                continue;
-            };
-            let (ci, cj) = (2 * n.bi as usize + hi_u as usize, 2 * n.bj as usize + hi_v as usize);
-            if ci < child.nbx && cj < child.nby && self.may_cross(r, self.pyramid.range(child, ci, cj), t, end) {
-                out[count] = Pending { level: n.level - 1, bi: ci as u32, bj: cj as u32, t0: t, t1: end };
-                count += 1;
-            }
-            if end >= n.t1 {
-                break;
-            }
-            if is_u {
-                hi_u = !hi_u;
-            } else {
-                hi_v = !hi_v;
-            }
-            t = end;
-        }
-        count
-    }
-
-    /// False only when the ray stays strictly above or strictly below `range` over [t0, t1], with
-    /// a margin that covers rounding in t and z.
-    #[inline(always)]
-    fn may_cross(&self, r: &GridRay, range: [f32; 2], t0: f64, t1: f64) -> bool {
-        let (lo, hi) = (range[0] as f64, range[1] as f64);
-        let (za, zb) = (r.z(t0), r.z(t1));
-        let eps = 1e-9 * (1.0 + lo.abs().max(hi.abs())) + 1e-12 * r.dz.abs() * (t0.abs() + t1.abs());
-        za.max(zb) >= lo - eps && za.min(zb) <= hi + eps
     }
 
     /// Walks the cells `[ci0, ci1) × [cj0, cj1)` under the ray from t0 to t1 (DDA), in order.
@@ -238,7 +354,7 @@ impl Heightfield {
     fn walk_cells(
         &self,
         ray: &Ray,
-        r: &GridRay,
+        w: &Walk,
         [ci0, ci1, cj0, cj1]: [usize; 4],
         t0: f64,
         t1: f64,
@@ -249,48 +365,45 @@ impl Heightfield {
             chain.f = f64::NAN;
         }
         let start = |p: f64, d: f64, lo: usize, hi: usize| {
-            let mut c = (p.max(0.0) as usize).clamp(lo, hi - 1);
-            if d < 0.0 && c as f64 == p && c > lo {
-                c -= 1;
+            let c = cell_index(p, lo, hi - 1);
+            if d < 0.0 && to_f(c) == p && c > lo {
+                c - 1
+            } else {
+                c
             }
-            c
         };
-        let (mut i, mut j) = (start(r.u(t0), r.du, ci0, ci1), start(r.v(t0), r.dv, cj0, cj1));
+        let (mut i, mut j) = (start(w.u(t0), w.du, ci0, ci1), start(w.v(t0), w.dv, cj0, cj1));
         // An axis whose next cell is outside the range is blocked: the rest of [t0, t1] (rounding
         // room at the range's edge) stays in the last cell, extrapolating its planes.
-        let (mut block_u, mut block_v) = (r.du == 0.0, r.dv == 0.0);
+        let (mut block_u, mut block_v) = (w.du == 0.0, w.dv == 0.0);
         let mut t = t0;
         loop {
             let tx = if block_u {
                 f64::INFINITY
-            } else if r.du > 0.0 {
-                ((i + 1) as f64 - r.u0) * r.inv_du
             } else {
-                (i as f64 - r.u0) * r.inv_du
+                (if w.du > 0.0 { to_f(i + 1) } else { to_f(i) } - w.u0) * w.inv_du
             };
             let ty = if block_v {
                 f64::INFINITY
-            } else if r.dv > 0.0 {
-                ((j + 1) as f64 - r.v0) * r.inv_dv
             } else {
-                (j as f64 - r.v0) * r.inv_dv
+                (if w.dv > 0.0 { to_f(j + 1) } else { to_f(j) } - w.v0) * w.inv_dv
             };
-            let te = tx.min(ty).min(t1).max(t);
-            self.cell_interval(ray, r, i, j, t, te, chain, sink)?;
+            let te = max(min(min(tx, ty), t1), t);
+            self.cell_interval(ray, w, i, j, t, te, chain, sink)?;
             if te >= t1 {
                 return ControlFlow::Continue(());
             }
             if tx <= ty {
-                if r.du > 0.0 && i + 1 < ci1 {
+                if w.du > 0.0 && i + 1 < ci1 {
                     i += 1;
-                } else if r.du < 0.0 && i > ci0 {
+                } else if w.du < 0.0 && i > ci0 {
                     i -= 1;
                 } else {
                     block_u = true;
                 }
-            } else if r.dv > 0.0 && j + 1 < cj1 {
+            } else if w.dv > 0.0 && j + 1 < cj1 {
                 j += 1;
-            } else if r.dv < 0.0 && j > cj0 {
+            } else if w.dv < 0.0 && j > cj0 {
                 j -= 1;
             } else {
                 block_v = true;
@@ -299,13 +412,14 @@ impl Heightfield {
         }
     }
 
-    /// The ray's interval [a, b] inside cell (i, j): split at the diagonal, test each piece.
+    /// The ray's interval [a, b] inside cell (i, j): reject it cheaply, or split it at the diagonal
+    /// and test each piece.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn cell_interval(
         &self,
         ray: &Ray,
-        r: &GridRay,
+        w: &Walk,
         i: usize,
         j: usize,
         a: f64,
@@ -313,21 +427,32 @@ impl Heightfield {
         chain: &mut Chain,
         sink: &mut impl Sink,
     ) -> ControlFlow<()> {
+        count!(2);
+        let k = self.corners(i, j);
+        // Cheap reject: the ray stays strictly above or below the cell's four corners, so no
+        // triangle of the cell can be crossed and the run restarts after it. (A NaN corner drops
+        // out of min/max: the remaining triangle lies within its valid corners.)
+        let lo = k.h00.min(k.h10).min(k.h01.min(k.h11));
+        let hi = k.h00.max(k.h10).max(k.h01.max(k.h11));
+        if !w.may_cross(lo, hi, a, b) {
+            chain.skip(a, b);
+            return ControlFlow::Continue(());
+        }
+        count!(3);
         let masked = self.is_cell_masked(i, j);
         let anti = self.diagonal.is_anti(i, j);
-        let (fi, fj) = (i as f64, j as f64);
-        let (ua, va, ub, vb) = (r.u(a) - fi, r.v(a) - fj, r.u(b) - fi, r.v(b) - fj);
+        let (fi, fj) = (to_f(i), to_f(j));
+        let (ua, va, ub, vb) = (w.u(a) - fi, w.v(a) - fj, w.u(b) - fi, w.v(b) - fj);
         let (sa, sb) = (cell::diagonal_side(anti, ua, va), cell::diagonal_side(anti, ub, vb));
-        let k = self.corners(i, j);
         if (sa < 0.0 && sb > 0.0) || (sa > 0.0 && sb < 0.0) {
             let tm = a + (b - a) * (sa / (sa - sb));
             let first = if sa < 0.0 { Half::South } else { Half::North };
             let second = if sa < 0.0 { Half::North } else { Half::South };
-            self.piece(ray, r, i, j, anti, first, masked, &k, a, tm, chain, sink)?;
-            self.piece(ray, r, i, j, anti, second, masked, &k, tm, b, chain, sink)
+            self.piece(ray, w, i, j, anti, first, masked, &k, a, tm, chain, sink)?;
+            self.piece(ray, w, i, j, anti, second, masked, &k, tm, b, chain, sink)
         } else {
             let half = if sa + sb <= 0.0 { Half::South } else { Half::North };
-            self.piece(ray, r, i, j, anti, half, masked, &k, a, b, chain, sink)
+            self.piece(ray, w, i, j, anti, half, masked, &k, a, b, chain, sink)
         }
     }
 
@@ -337,7 +462,7 @@ impl Heightfield {
     fn piece(
         &self,
         ray: &Ray,
-        r: &GridRay,
+        w: &Walk,
         i: usize,
         j: usize,
         anti: bool,
@@ -351,14 +476,11 @@ impl Heightfield {
     ) -> ControlFlow<()> {
         let p = cell::plane(anti, half, k);
         if masked || p.is_hole() {
-            if b > a {
-                chain.f = f64::NAN;
-            }
-            chain.t = b;
+            chain.skip(a, b);
             return ControlFlow::Continue(());
         }
-        let (fi, fj) = (i as f64, j as f64);
-        let gap = |t: f64| snap(r.z(t), p.eval(r.u(t) - fi, r.v(t) - fj));
+        let (fi, fj) = (to_f(i), to_f(j));
+        let gap = |t: f64| snap(w.z(t), p.eval(w.u(t) - fi, w.v(t) - fj));
         let fa = if chain.f.is_nan() || chain.t != a {
             let fa = gap(a);
             if fa == 0.0 {
@@ -382,11 +504,19 @@ impl Heightfield {
     }
 
     /// Vertical rays: one triangle, solved directly (the 2017 paper's section 3.6).
-    fn cast_vertical(&self, ray: &Ray, r: &GridRay, t_min: f64, t_max: f64, sink: &mut impl Sink) -> ControlFlow<()> {
-        let Some(l) = self.locate(r.u0, r.v0) else {
+    fn cast_vertical(
+        &self,
+        ray: &Ray,
+        u0: f64,
+        v0: f64,
+        t_min: f64,
+        t_max: f64,
+        sink: &mut impl Sink,
+    ) -> ControlFlow<()> {
+        let Some(l) = self.locate(u0, v0) else {
             return ControlFlow::Continue(());
         };
-        let t = (l.plane.eval(l.fu, l.fv) - r.z0) / r.dz;
+        let t = (l.plane.eval(l.fu, l.fv) - ray.origin.z) / ray.dir.z;
         if t >= t_min && t <= t_max {
             return sink.crossing(self.make_hit(ray, t, l.i, l.j, l.half, &l.plane));
         }
@@ -404,9 +534,6 @@ impl Heightfield {
     }
 }
 
-/// Relative tolerance under which the ray–terrain gap counts as zero (a touch).
-pub const TOUCH_EPS: f64 = 1e-10;
-
 /// The gap `z − h`, snapped to 0 within rounding (`TOUCH_EPS` relative), so a ray that only touches
 /// the surface at an edge or vertex is reported whatever the rounding of its breakpoints.
 #[inline(always)]
@@ -417,22 +544,4 @@ fn snap(z: f64, h: f64) -> f64 {
     } else {
         f
     }
-}
-
-/// Slab clip of the grid ray against the rectangle [u_lo, u_hi] × [v_lo, v_hi], within [t_min, t_max].
-#[inline(always)]
-pub(crate) fn clip_2d(
-    r: &GridRay,
-    u_lo: f64,
-    u_hi: f64,
-    v_lo: f64,
-    v_hi: f64,
-    t_min: f64,
-    t_max: f64,
-) -> Option<(f64, f64)> {
-    let lo = DVec3::new(u_lo, v_lo, f64::NEG_INFINITY);
-    let hi = DVec3::new(u_hi, v_hi, f64::INFINITY);
-    let o = DVec3::new(r.u0, r.v0, 0.0);
-    let d = DVec3::new(r.du, r.dv, 0.0);
-    crate::geom::Aabb::new(lo, hi).clip_ray(o, d, t_min, t_max)
 }

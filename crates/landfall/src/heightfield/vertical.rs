@@ -6,7 +6,7 @@
 //! the point are tried before answering "hole". "On" allows [`BORDER_EPS`] cell of rounding: world
 //! coordinates of a vertex rarely convert to exact grid coordinates.
 
-use super::cell::{self, Half};
+use super::cell::{self, cell_index, to_f, Half};
 use super::Heightfield;
 use crate::geom::{SurfacePoint, TriangleId};
 use glam::DVec3;
@@ -60,15 +60,15 @@ impl Heightfield {
     /// The existing triangle containing grid point (u, v), if any.
     #[inline(always)]
     pub(crate) fn locate(&self, u: f64, v: f64) -> Option<Located> {
-        let (ncx, ncy) = ((self.nx - 1) as f64, (self.ny - 1) as f64);
+        let (ncx, ncy) = (to_f(self.nx - 1), to_f(self.ny - 1));
         // Also rejects NaN.
         if !(u >= -BORDER_EPS && u <= ncx + BORDER_EPS && v >= -BORDER_EPS && v <= ncy + BORDER_EPS) {
             return None;
         }
         let (u, v) = (u.clamp(0.0, ncx), v.clamp(0.0, ncy));
-        let i = (u as usize).min(self.nx - 2);
-        let j = (v as usize).min(self.ny - 2);
-        let (fu, fv) = (u - i as f64, v - j as f64);
+        let i = cell_index(u, 0, self.nx - 2);
+        let j = cell_index(v, 0, self.ny - 2);
+        let (fu, fv) = (u - to_f(i), v - to_f(j));
         let anti = self.diagonal.is_anti(i, j);
         let half = cell::half_at(anti, fu, fv);
         let plane = cell::plane(anti, half, &self.corners(i, j));
@@ -84,7 +84,7 @@ impl Heightfield {
     fn locate_on_border(&self, u: f64, v: f64, i0: usize, j0: usize) -> Option<Located> {
         for j in j0.saturating_sub(1)..=(j0 + 1).min(self.ny - 2) {
             for i in i0.saturating_sub(1)..=(i0 + 1).min(self.nx - 2) {
-                let (fu, fv) = (u - i as f64, v - j as f64);
+                let (fu, fv) = (u - to_f(i), v - to_f(j));
                 let inside = |f: f64| (-BORDER_EPS..=1.0 + BORDER_EPS).contains(&f);
                 if !inside(fu) || !inside(fv) || self.is_cell_masked(i, j) {
                     continue;

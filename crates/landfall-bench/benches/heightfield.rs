@@ -1,0 +1,254 @@
+//! Heightfield queries: landfall beside parry3d `HeightField`, parry3d `TriMesh` of the same
+//! triangles and the naive scan, on the same data in the same run.
+//!
+//! `cargo bench -p landfall-bench --bench heightfield` (a group alone: append its name, e.g. `rays_oblique`).
+//! After the groups it prints ratio tables (peer time / landfall time) and memory figures.
+
+use criterion::{criterion_group, BenchmarkId, Criterion};
+use landfall::Heightfield;
+use landfall_bench::peers::{self, naive_raycast, parry_heightfield, parry_trimesh};
+use landfall_bench::report::print_ratios;
+use landfall_bench::sets::{self, RaySet};
+use landfall_bench::terrains::{self, Terrain};
+use std::hint::black_box;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+const SET: usize = 4096;
+
+struct Data {
+    t: Terrain,
+    parry_hf: peers::Parry<parry3d::shape::HeightField>,
+    parry_mesh: Option<peers::Parry<parry3d::shape::TriMesh>>,
+    naive: Option<Vec<[glam::DVec3; 3]>>,
+    build: Vec<(&'static str, Duration)>,
+}
+
+fn timed<T>(f: impl FnOnce() -> T) -> (T, Duration) {
+    let s = Instant::now();
+    let v = f();
+    (v, s.elapsed())
+}
+
+fn data() -> &'static Vec<Data> {
+    static D: OnceLock<Vec<Data>> = OnceLock::new();
+    D.get_or_init(|| {
+        let quick = std::env::var("LANDFALL_BENCH_QUICK").is_ok();
+        let mut ts = vec![terrains::generated(1025), terrains::real_dem()];
+        if !quick {
+            ts.push(terrains::generated(4097));
+        }
+        ts.into_iter()
+            .map(|t| {
+                eprintln!("setting up {} ({}×{})…", t.name, t.hf.nx(), t.hf.ny());
+                let n = t.hf.nx() * t.hf.ny();
+                let (_, landfall_build) = timed(|| {
+                    let mut c = t.hf.clone();
+                    c.rebuild_pyramid(landfall::heightfield::DEFAULT_LEAF_SIZE).unwrap();
+                });
+                let (parry_hf, parry_build) = timed(|| parry_heightfield(&t.hf));
+                let (parry_mesh, mesh_build) = timed(|| parry_trimesh(&t.hf));
+                let naive = (n <= 1100 * 1100).then(|| peers::triangles(&t.hf));
+                Data {
+                    t,
+                    parry_hf,
+                    parry_mesh: Some(parry_mesh),
+                    naive,
+                    build: vec![
+                        ("landfall pyramid", landfall_build),
+                        ("parry HeightField", parry_build),
+                        ("parry TriMesh", mesh_build),
+                    ],
+                }
+            })
+            .collect()
+    })
+}
+
+/// Benchmarks one query per iteration, cycling through the set.
+fn cycle<T>(b: &mut criterion::Bencher, set: &[T], mut f: impl FnMut(&T)) {
+    let mut k = 0;
+    b.iter(|| {
+        f(black_box(&set[k]));
+        k = if k + 1 == set.len() { 0 } else { k + 1 };
+    })
+}
+
+fn vertical_points(c: &mut Criterion) {
+    let mut g = c.benchmark_group("vertical_point");
+    for d in data() {
+        let hf = &d.t.hf;
+        let pts = sets::points(hf, SET, 11);
+        let rays = sets::vertical(hf, SET, 11);
+        g.bench_function(BenchmarkId::new("landfall", &d.t.name), |b| {
+            cycle(b, &pts, |p| {
+                black_box(hf.height_at(p[0], p[1]));
+            })
+        });
+        g.bench_function(BenchmarkId::new("landfall_surface", &d.t.name), |b| {
+            cycle(b, &pts, |p| {
+                black_box(hf.surface_at(p[0], p[1]));
+            })
+        });
+        g.bench_function(BenchmarkId::new("parry_heightfield_ray", &d.t.name), |b| {
+            cycle(b, &rays, |(r, m)| {
+                black_box(d.parry_hf.raycast(r, *m));
+            })
+        });
+        if let Some(mesh) = &d.parry_mesh {
+            g.bench_function(BenchmarkId::new("parry_trimesh_ray", &d.t.name), |b| {
+                cycle(b, &rays, |(r, m)| {
+                    black_box(mesh.raycast(r, *m));
+                })
+            });
+        }
+    }
+    g.finish();
+}
+
+fn ray_group(c: &mut Criterion, name: &str, make: fn(&Heightfield) -> RaySet) {
+    let mut g = c.benchmark_group(name);
+    for d in data() {
+        let set = make(&d.t.hf);
+        let hf = &d.t.hf;
+        // Same answers first: landfall against parry's TriMesh of the same triangles.
+        if let Some(mesh) = &d.parry_mesh {
+            let mut differ = 0;
+            for (r, m) in &set {
+                let (a, b) = (hf.raycast(r, *m).map(|h| h.t), mesh.raycast(r, *m).map(|t| t as f64));
+                let same = match (a, b) {
+                    (Some(x), Some(y)) => (x - y).abs() <= 1e-3 * (1.0 + x.abs()),
+                    (None, None) => true,
+                    _ => false,
+                };
+                differ += usize::from(!same);
+            }
+            eprintln!(
+                "{name}/{}: {} of {} rays answered differently by parry TriMesh (f32)",
+                d.t.name,
+                differ,
+                set.len()
+            );
+        }
+        g.bench_function(BenchmarkId::new("landfall", &d.t.name), |b| {
+            cycle(b, &set, |(r, m)| {
+                black_box(hf.raycast(r, *m));
+            })
+        });
+        g.bench_function(BenchmarkId::new("parry_heightfield", &d.t.name), |b| {
+            cycle(b, &set, |(r, m)| {
+                black_box(d.parry_hf.raycast(r, *m));
+            })
+        });
+        if let Some(mesh) = &d.parry_mesh {
+            g.bench_function(BenchmarkId::new("parry_trimesh", &d.t.name), |b| {
+                cycle(b, &set, |(r, m)| {
+                    black_box(mesh.raycast(r, *m));
+                })
+            });
+        }
+        if let Some(tris) = &d.naive {
+            g.bench_function(BenchmarkId::new("naive", &d.t.name), |b| {
+                cycle(b, &set[..8.min(set.len())], |(r, m)| {
+                    black_box(naive_raycast(tris, r, *m));
+                })
+            });
+        }
+    }
+    g.finish();
+}
+
+fn rays_vertical(c: &mut Criterion) {
+    ray_group(c, "rays_vertical", |hf| sets::vertical(hf, SET, 21));
+}
+fn rays_oblique(c: &mut Criterion) {
+    ray_group(c, "rays_oblique", |hf| sets::oblique(hf, SET, 22));
+}
+fn rays_line_of_sight(c: &mut Criterion) {
+    ray_group(c, "rays_line_of_sight", |hf| sets::line_of_sight(hf, SET, 23));
+}
+fn rays_diagonal(c: &mut Criterion) {
+    ray_group(c, "rays_diagonal", sets::diagonal);
+}
+
+/// Batch ray casts on one thread and on all threads (rayon), per ray.
+fn batch_threads(c: &mut Criterion) {
+    let mut g = c.benchmark_group("batch_oblique");
+    let d = data().last().expect("a terrain");
+    let set = sets::oblique(&d.t.hf, 16384, 31);
+    for threads in [1, rayon::current_num_threads()] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        g.throughput(criterion::Throughput::Elements(set.len() as u64));
+        g.bench_function(BenchmarkId::new(format!("threads{threads}"), &d.t.name), |b| {
+            b.iter(|| pool.install(|| black_box(d.t.hf.raycast_batch(&set))))
+        });
+    }
+    g.finish();
+}
+
+/// Pyramid build alone (the heights are given), per terrain.
+fn build(c: &mut Criterion) {
+    let mut g = c.benchmark_group("build_pyramid");
+    for d in data() {
+        let mut hf = d.t.hf.clone();
+        g.bench_function(BenchmarkId::new("landfall", &d.t.name), |b| {
+            b.iter(|| hf.rebuild_pyramid(landfall::heightfield::DEFAULT_LEAF_SIZE).unwrap())
+        });
+        g.bench_function(BenchmarkId::new("parry_heightfield", &d.t.name), |b| {
+            b.iter(|| black_box(parry_heightfield(&d.t.hf)))
+        });
+    }
+    g.finish();
+}
+
+fn summary() {
+    let params: Vec<String> = data().iter().map(|d| d.t.name.clone()).collect();
+    print_ratios("vertical_point", &["landfall_surface", "parry_heightfield_ray", "parry_trimesh_ray"], &params);
+    for g in ["rays_vertical", "rays_oblique", "rays_line_of_sight", "rays_diagonal"] {
+        print_ratios(g, &["parry_heightfield", "parry_trimesh", "naive"], &params);
+    }
+    print_ratios("build_pyramid", &["parry_heightfield"], &params);
+    let d = data().last().unwrap();
+    if let (Some(one), Some(all)) = (
+        landfall_bench::report::median_ns("batch_oblique", "threads1", &d.t.name),
+        landfall_bench::report::median_ns(
+            "batch_oblique",
+            &format!("threads{}", rayon::current_num_threads()),
+            &d.t.name,
+        ),
+    ) {
+        println!(
+            "\nbatch_oblique on {}: {} threads are {:.2}× one thread",
+            d.t.name,
+            rayon::current_num_threads(),
+            one / all
+        );
+    }
+    println!("\nmemory and one-off build times");
+    for d in data() {
+        let n = (d.t.hf.nx() * d.t.hf.ny()) as f64;
+        print!(
+            "  {:<8} landfall {:.2} bytes/sample (heights 4 + pyramid {:.3}), parry HeightField {:.1}",
+            d.t.name,
+            d.t.hf.memory_bytes() as f64 / n,
+            d.t.hf.pyramid().memory_bytes() as f64 / n,
+            peers::PARRY_HEIGHTFIELD_BYTES_PER_SAMPLE
+        );
+        for (what, t) in &d.build {
+            print!("; {what} {:.1} ms", t.as_secs_f64() * 1e3);
+        }
+        println!();
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(20).warm_up_time(Duration::from_millis(300)).measurement_time(Duration::from_secs(2));
+    targets = vertical_points, rays_vertical, rays_oblique, rays_line_of_sight, rays_diagonal, batch_threads, build
+}
+
+fn main() {
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+    summary();
+}

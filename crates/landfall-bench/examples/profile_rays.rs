@@ -1,0 +1,49 @@
+//! Casts one ray set many times, for a profiler: `cargo run --release -p landfall-bench --example
+//! profile_rays -- [oblique|los|vertical|diagonal] [size]`.
+
+use landfall_bench::{sets, terrains};
+use std::time::Instant;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let kind = args.get(1).map_or("oblique", String::as_str);
+    let n: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1025);
+    let mut t = terrains::generated(n);
+    if let Some(l) = std::env::var("LEAF").ok().and_then(|s| s.parse().ok()) {
+        t.hf.rebuild_pyramid(l).unwrap();
+    }
+    let set = match kind {
+        "los" => sets::line_of_sight(&t.hf, 4096, 23),
+        "vertical" => sets::vertical(&t.hf, 4096, 21),
+        "diagonal" => sets::diagonal(&t.hf),
+        _ => sets::oblique(&t.hf, 4096, 22),
+    };
+    let hot: usize = std::env::var("HOT").ok().and_then(|s| s.parse().ok()).unwrap_or(set.len());
+    let set = &set[..hot.min(set.len())];
+    let reps = std::env::var("REPS").ok().and_then(|s| s.parse().ok()).unwrap_or(2_000_000 / set.len());
+    let start = Instant::now();
+    let mut hits = 0;
+    for _ in 0..reps {
+        for (r, m) in set {
+            hits += usize::from(t.hf.raycast(r, *m).is_some());
+        }
+    }
+    let per = start.elapsed().as_secs_f64() / (reps * set.len()) as f64;
+    #[cfg(feature = "stats")]
+    {
+        let c = landfall::heightfield::take_stats();
+        let k = (reps * set.len()) as f64;
+        println!(
+            "per ray: {:.1} node steps, {:.1} leaves walked, {:.1} cells, {:.1} exact cell tests",
+            c[0] as f64 / k,
+            c[1] as f64 / k,
+            c[2] as f64 / k,
+            c[3] as f64 / k
+        );
+    }
+    println!(
+        "{kind} on {n}²: {:.1} ns per ray, {:.1}% hit",
+        per * 1e9,
+        100.0 * hits as f64 / (reps * set.len()) as f64
+    );
+}

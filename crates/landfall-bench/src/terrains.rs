@@ -1,0 +1,43 @@
+//! The terrains the benchmarks run on.
+
+use landfall::heightfield::synth::{generate, SynthParams};
+use landfall::Heightfield;
+use std::path::Path;
+
+/// A named terrain.
+pub struct Terrain {
+    /// Short name used in benchmark ids.
+    pub name: String,
+    /// The heightfield (default triangulation and leaf size unless said).
+    pub hf: Heightfield,
+}
+
+/// Generated `n × n` terrain, 1 m spacing, 800 m relief (the benchmark terrain).
+pub fn generated(n: usize) -> Terrain {
+    let h = generate(n, n, &SynthParams::default());
+    Terrain { name: format!("gen{n}"), hf: Heightfield::builder(n, n, h).build().expect("valid terrain") }
+}
+
+/// The real DEM from `data/`, placed in metres: its cells are ≈ 2434 m on both axes (0.0333° of
+/// longitude at 49° N, 0.0219° of latitude).
+pub fn real_dem() -> Terrain {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/topobathy.npz");
+    let opts =
+        landfall_io::LoadOptions { spacing: Some((2434.0, 2434.0)), origin: Some((0.0, 0.0)), ..Default::default() };
+    let hf = landfall_io::load_heightfield(&path, &opts).expect("data/topobathy.npz loads").heightfield;
+    Terrain { name: "dem".into(), hf }
+}
+
+/// The worst case of the 2017 paper's Table 4.1: a plane rising along the diagonal with 0…`noise`
+/// metres of noise on top, so that a ray parallel to the plane just above the noise crosses the
+/// height range of every leaf along the diagonal and never hits.
+pub fn tilted(n: usize, leaf: usize) -> (Heightfield, landfall::Ray) {
+    let noise = generate(n, n, &SynthParams { relief: 10.0, feature: 64.0, octaves: 6, seed: 7 });
+    let slope = 0.05;
+    let h: Vec<f32> = noise.iter().enumerate().map(|(k, &v)| v + (slope * ((k % n) + (k / n)) as f64) as f32).collect();
+    let hf = Heightfield::builder(n, n, h).leaf_size(leaf).build().expect("valid terrain");
+    let side = (n - 1) as f64;
+    let origin = glam::DVec3::new(0.0, 0.0, 10.0 + 0.01);
+    let dir = glam::DVec3::new(side, side, 2.0 * slope * side);
+    (hf, landfall::Ray::new(origin, dir))
+}
