@@ -13,4 +13,6 @@ fn main() {
         }
     }
     println!("{k}");
+    #[cfg(feature = "stats")]
+    println!("{:?} per ray", landfall::heightfield::take_stats().map(|c| c as f64 / (reps * set.len()) as f64));
 }

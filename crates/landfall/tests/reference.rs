@@ -120,11 +120,12 @@ fn case_strategy(with_holes: bool) -> impl Strategy<Value = Case> {
         -100.0f64..100.0,
         0.3f64..3.0,
         0.3f64..3.0,
-        any::<bool>(),
+        any::<(bool, bool)>(),
     )
-        .prop_flat_map(move |(nx, ny, dg, leaf, ox, oy, dx, dy, integer)| {
+        .prop_flat_map(move |(nx, ny, dg, leaf, ox, oy, dx, dy, (integer, holey))| {
             let n = nx * ny;
-            let hole_p = if with_holes { 0.15 } else { 0.0 };
+            // Half the cases with holes, half without (the walk has a separate hole-free path).
+            let hole_p = if with_holes && holey { 0.15 } else { 0.0 };
             (
                 proptest::collection::vec(-20.0f32..20.0, n),
                 proptest::collection::vec(proptest::bool::weighted(hole_p), n),

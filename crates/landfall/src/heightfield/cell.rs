@@ -76,6 +76,13 @@ pub(crate) struct Corners {
     pub h11: f64,
 }
 
+impl From<[f32; 4]> for Corners {
+    #[inline(always)]
+    fn from(k: [f32; 4]) -> Self {
+        Corners { h00: k[0] as f64, h10: k[1] as f64, h01: k[2] as f64, h11: k[3] as f64 }
+    }
+}
+
 /// Plane of one triangle in cell-local coordinates: `z = c + gu·fu + gv·fv`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct CellPlane {

@@ -26,7 +26,10 @@ impl Heightfield {
         }
         for (r, row) in values.chunks_exact(w.max(1)).enumerate() {
             let start = (j0 + r) * self.nx + i0;
-            self.heights[start..start + w].copy_from_slice(row);
+            let old = &mut self.heights[start..start + w];
+            self.nodata =
+                self.nodata + row.iter().filter(|v| v.is_nan()).count() - old.iter().filter(|v| v.is_nan()).count();
+            old.copy_from_slice(row);
         }
         self.pyramid.update_samples(&self.heights, self.nx, i0, i0 + w, j0, j0 + h);
         Ok(())

@@ -126,6 +126,8 @@ pub struct Heightfield {
     diagonal: Diagonal,
     /// One bit per cell, set = hole. Empty when the heightfield has no masked cells.
     hole_mask: Vec<u64>,
+    /// Number of NaN samples (kept up to date by edits); with an empty mask, 0 means no holes.
+    nodata: usize,
     pyramid: Pyramid,
     frame: Frame,
 }
@@ -225,7 +227,9 @@ impl HeightfieldBuilder {
             }
         };
         let pyramid = Pyramid::build(&self.heights, nx, ny, self.leaf_size);
+        let nodata = self.heights.iter().filter(|h| h.is_nan()).count();
         Ok(Heightfield {
+            nodata,
             nx,
             ny,
             origin: self.origin,
@@ -331,7 +335,13 @@ impl Heightfield {
 
     /// Number of NaN (nodata) samples.
     pub fn nodata_count(&self) -> usize {
-        self.heights.iter().filter(|h| h.is_nan()).count()
+        self.nodata
+    }
+
+    /// True when some triangle is removed (NaN samples or masked cells).
+    #[inline]
+    pub fn has_holes(&self) -> bool {
+        self.nodata > 0 || !self.hole_mask.is_empty()
     }
 
     /// Number of cells removed by the hole mask.
@@ -357,14 +367,32 @@ impl Heightfield {
     /// Corner heights of cell (i, j) as f64.
     #[inline(always)]
     pub(crate) fn corners(&self, i: usize, j: usize) -> cell::Corners {
+        cell::Corners::from(self.corners_f32(i, j))
+    }
+
+    /// Corner heights of cell (i, j): [h00, h10, h01, h11] (two bounds checks, one per row).
+    #[inline(always)]
+    pub(crate) fn corners_f32(&self, i: usize, j: usize) -> [f32; 4] {
         let k = j * self.nx + i;
-        let h = &self.heights;
-        cell::Corners {
-            h00: h[k] as f64,
-            h10: h[k + 1] as f64,
-            h01: h[k + self.nx] as f64,
-            h11: h[k + self.nx + 1] as f64,
+        let (r0, r1) = (&self.heights[k..k + 2], &self.heights[k + self.nx..k + self.nx + 2]);
+        [r0[0], r0[1], r1[0], r1[1]]
+    }
+
+    /// Hints the CPU to fetch the samples of cells `[i0, i1) × [j0, j1)` (a pyramid leaf) into cache.
+    #[inline(always)]
+    pub(crate) fn prefetch_cells(&self, i0: usize, j0: usize, j1: usize) {
+        #[cfg(target_arch = "x86_64")]
+        for j in j0..=j1 {
+            if let Some(h) = self.heights.get(j * self.nx + i0) {
+                // SAFETY: prefetching is a hint with no effect on program state; the pointer comes
+                // from an element of the slice.
+                unsafe {
+                    std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((h as *const f32).cast())
+                };
+            }
         }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (i0, j0, j1);
     }
 
     /// World x, y → grid coordinates (u, v) in cell units from sample (0, 0).

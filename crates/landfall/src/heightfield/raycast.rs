@@ -304,17 +304,28 @@ impl Heightfield {
             let (tx, ty) = (w.exit_u(ci0, ci1), w.exit_v(cj0, cj1));
             let t_exit = max(min(min(tx, ty), t1), t);
             let [nlo, nhi] = self.pyramid.range(lv, bi, bj);
-            if w.may_cross(nlo as f64, nhi as f64, t, t_exit) {
+            let crossed = w.may_cross(nlo as f64, nhi as f64, t, t_exit);
+            if crossed {
                 if k > 0 {
                     let child = self.pyramid.level(k - 1);
                     let side = |p: f64, m: usize, d: f64| p > to_f(m) || (p == to_f(m) && d > 0.0);
                     let hi_u = 2 * bi + 1 < child.nbx && side(w.u(t), ci0 + child.span, du);
                     let hi_v = 2 * bj + 1 < child.nby && side(w.v(t), cj0 + child.span, dv);
                     (bi, bj, k) = (2 * bi + hi_u as usize, 2 * bj + hi_v as usize, k - 1);
+                    if k == 0 {
+                        // The leaf's samples are fetched while its range is tested.
+                        let s = child.span;
+                        self.prefetch_cells(bi * s, bj * s, ((bj + 1) * s).min(ncy));
+                    }
                     continue;
                 }
                 count!(1);
-                self.walk_cells(ray, &w, [ci0, ci1, cj0, cj1], t, t_exit, &mut chain, sink)?;
+                let cells = [ci0, ci1, cj0, cj1];
+                if self.has_holes() {
+                    self.walk_cells::<true>(ray, &w, cells, t, t_exit, &mut chain, sink)?;
+                } else {
+                    self.walk_cells::<false>(ray, &w, cells, t, t_exit, &mut chain, sink)?;
+                }
             }
             if t_exit >= t1 {
                 return ControlFlow::Continue(());
@@ -341,7 +352,9 @@ impl Heightfield {
             if bi >= lv.nbx || bj >= lv.nby {
                 return ControlFlow::Continue(());
             }
-            while k < top && (bi >> 1 != pi >> 1 || bj >> 1 != pj >> 1) {
+            // Ascend only when the ray is clear of the node it leaves: near the surface, staying
+            // low saves a re-descent per parent boundary.
+            while !crossed && k < top && (bi >> 1 != pi >> 1 || bj >> 1 != pj >> 1) {
                 (bi, bj, pi, pj, k) = (bi >> 1, bj >> 1, pi >> 1, pj >> 1, k + 1);
             }
             t = t_exit;
@@ -349,9 +362,11 @@ impl Heightfield {
     }
 
     /// Walks the cells `[ci0, ci1) × [cj0, cj1)` under the ray from t0 to t1 (DDA), in order.
+    /// Out of line: it keeps the node loop small. `HOLES` = false is the fast path for terrains
+    /// without NaN samples or masked cells.
     #[allow(clippy::too_many_arguments)]
-    #[inline(always)]
-    fn walk_cells(
+    #[inline(never)]
+    fn walk_cells<const HOLES: bool>(
         &self,
         ray: &Ray,
         w: &Walk,
@@ -377,6 +392,7 @@ impl Heightfield {
         // room at the range's edge) stays in the last cell, extrapolating its planes.
         let (mut block_u, mut block_v) = (w.du == 0.0, w.dv == 0.0);
         let mut t = t0;
+        let mut za = w.z(t0);
         loop {
             let tx = if block_u {
                 f64::INFINITY
@@ -389,7 +405,27 @@ impl Heightfield {
                 (if w.dv > 0.0 { to_f(j + 1) } else { to_f(j) } - w.v0) * w.inv_dv
             };
             let te = max(min(min(tx, ty), t1), t);
-            self.cell_interval(ray, w, i, j, t, te, chain, sink)?;
+            count!(2);
+            let c = self.corners_f32(i, j);
+            // Cheap reject: the ray stays strictly above or below the cell's four corners, so no
+            // triangle of the cell can be crossed and the run restarts after it. (With holes, a
+            // NaN corner drops out of min/max: the remaining triangle lies within its valid
+            // corners.)
+            let (lo, hi) = if HOLES {
+                (c[0].min(c[1]).min(c[2].min(c[3])), c[0].max(c[1]).max(c[2].max(c[3])))
+            } else {
+                let (a, b) = if c[0] < c[1] { (c[0], c[1]) } else { (c[1], c[0]) };
+                let (p, q) = if c[2] < c[3] { (c[2], c[3]) } else { (c[3], c[2]) };
+                (if a < p { a } else { p }, if b > q { b } else { q })
+            };
+            let zb = w.z(te);
+            let (zlo, zhi) = if za < zb { (za, zb) } else { (zb, za) };
+            if zhi >= lo as f64 - w.prune_eps && zlo <= hi as f64 + w.prune_eps {
+                self.cell_interval::<HOLES>(ray, w, i, j, &cell::Corners::from(c), t, te, chain, sink)?;
+            } else {
+                chain.skip(t, te);
+            }
+            za = zb;
             if te >= t1 {
                 return ControlFlow::Continue(());
             }
@@ -412,34 +448,24 @@ impl Heightfield {
         }
     }
 
-    /// The ray's interval [a, b] inside cell (i, j): reject it cheaply, or split it at the diagonal
-    /// and test each piece.
+    /// The ray's interval [a, b] inside cell (i, j) with corners `k`: split it at the diagonal and
+    /// test each piece exactly. Out of line: most cells are rejected before this.
     #[allow(clippy::too_many_arguments)]
-    #[inline(always)]
-    fn cell_interval(
+    #[inline(never)]
+    fn cell_interval<const HOLES: bool>(
         &self,
         ray: &Ray,
         w: &Walk,
         i: usize,
         j: usize,
+        k: &cell::Corners,
         a: f64,
         b: f64,
         chain: &mut Chain,
         sink: &mut impl Sink,
     ) -> ControlFlow<()> {
-        count!(2);
-        let k = self.corners(i, j);
-        // Cheap reject: the ray stays strictly above or below the cell's four corners, so no
-        // triangle of the cell can be crossed and the run restarts after it. (A NaN corner drops
-        // out of min/max: the remaining triangle lies within its valid corners.)
-        let lo = k.h00.min(k.h10).min(k.h01.min(k.h11));
-        let hi = k.h00.max(k.h10).max(k.h01.max(k.h11));
-        if !w.may_cross(lo, hi, a, b) {
-            chain.skip(a, b);
-            return ControlFlow::Continue(());
-        }
         count!(3);
-        let masked = self.is_cell_masked(i, j);
+        let masked = HOLES && self.is_cell_masked(i, j);
         let anti = self.diagonal.is_anti(i, j);
         let (fi, fj) = (to_f(i), to_f(j));
         let (ua, va, ub, vb) = (w.u(a) - fi, w.v(a) - fj, w.u(b) - fi, w.v(b) - fj);
@@ -448,11 +474,11 @@ impl Heightfield {
             let tm = a + (b - a) * (sa / (sa - sb));
             let first = if sa < 0.0 { Half::South } else { Half::North };
             let second = if sa < 0.0 { Half::North } else { Half::South };
-            self.piece(ray, w, i, j, anti, first, masked, &k, a, tm, chain, sink)?;
-            self.piece(ray, w, i, j, anti, second, masked, &k, tm, b, chain, sink)
+            self.piece(ray, w, i, j, anti, first, masked, k, a, tm, chain, sink)?;
+            self.piece(ray, w, i, j, anti, second, masked, k, tm, b, chain, sink)
         } else {
             let half = if sa + sb <= 0.0 { Half::South } else { Half::North };
-            self.piece(ray, w, i, j, anti, half, masked, &k, a, b, chain, sink)
+            self.piece(ray, w, i, j, anti, half, masked, k, a, b, chain, sink)
         }
     }
 
@@ -476,6 +502,7 @@ impl Heightfield {
     ) -> ControlFlow<()> {
         let p = cell::plane(anti, half, k);
         if masked || p.is_hole() {
+            // Only reachable with holes (NaN corners make a NaN plane).
             chain.skip(a, b);
             return ControlFlow::Continue(());
         }
@@ -523,7 +550,8 @@ impl Heightfield {
         ControlFlow::Continue(())
     }
 
-    #[inline(always)]
+    #[cold]
+    #[inline(never)]
     fn make_hit(&self, ray: &Ray, t: f64, i: usize, j: usize, half: Half, p: &cell::CellPlane) -> Hit {
         Hit {
             t,
