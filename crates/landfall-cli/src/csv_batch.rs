@@ -16,6 +16,9 @@ use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::Path;
 use std::rc::Rc;
 
+/// Parses one CSV row into a query (the header has been matched already).
+type RowParser<Q> = Box<dyn Fn(&csv::StringRecord) -> Result<Q>>;
+
 /// Rows answered per parallel chunk.
 const CHUNK: usize = 1 << 16;
 
@@ -54,7 +57,7 @@ fn stream<Q: Send + Sync, R: Send>(
     input: &Path,
     output: &Path,
     out_header: &str,
-    columns: impl FnOnce(&csv::StringRecord) -> Result<Box<dyn Fn(&csv::StringRecord, u64) -> Result<Q>>>,
+    columns: impl FnOnce(&csv::StringRecord) -> Result<RowParser<Q>>,
     answer: impl Fn(&Q) -> R + Sync,
     mut write: impl FnMut(&mut dyn Write, usize, &R) -> std::io::Result<()>,
 ) -> Result<usize> {
@@ -85,7 +88,7 @@ fn stream<Q: Send + Sync, R: Send>(
             // The reader now stands just past this record's line ending: its line is the one
             // holding the byte before that.
             let line = line_at(&newlines, &mut passed, rdr.position().byte().saturating_sub(1));
-            queries.push(parse(&rec, line).with_context(|| format!("{name}: line {line}"))?);
+            queries.push(parse(&rec).with_context(|| format!("{name}: line {line}"))?);
         }
         if queries.is_empty() {
             break;
@@ -148,13 +151,13 @@ pub fn height(args: &TerrainArgs, points: &Path, out: &Path, all: bool) -> Resul
     }
     let t = &terrain.loaded.heightfield;
     let z_up = t.frame().is_z_up();
-    let columns = |h: &csv::StringRecord| -> Result<Box<dyn Fn(&csv::StringRecord, u64) -> Result<(DVec3, bool)>>> {
+    let columns = |h: &csv::StringRecord| -> Result<RowParser<(DVec3, bool)>> {
         let cols = find_columns(h, &["x", "y"], &["z"])?;
         let (cx, cy, cz) = (cols[0].unwrap(), cols[1].unwrap(), cols[2]);
         if cz.is_none() && !z_up {
             bail!("with a --gravity other than 0,0,-1 the input needs columns x,y,z (a point on the gravity line)");
         }
-        Ok(Box::new(move |r, _| {
+        Ok(Box::new(move |r| {
             let z = cz.map(|c| field(r, c, "z")).transpose()?;
             Ok((DVec3::new(field(r, cx, "x")?, field(r, cy, "y")?, z.unwrap_or(0.0)), z.is_some()))
         }))
@@ -195,9 +198,9 @@ pub fn raycast(args: &TerrainArgs, rays: &Path, out: &Path) -> Result<()> {
     }
     let t = &terrain.loaded.heightfield;
     const NAMES: [&str; 6] = ["ox", "oy", "oz", "dx", "dy", "dz"];
-    let columns = |h: &csv::StringRecord| -> Result<Box<dyn Fn(&csv::StringRecord, u64) -> Result<(Ray, f64)>>> {
+    let columns = |h: &csv::StringRecord| -> Result<RowParser<(Ray, f64)>> {
         let cols = find_columns(h, &NAMES, &["max_t"])?;
-        Ok(Box::new(move |r, _| {
+        Ok(Box::new(move |r| {
             let mut v = [0.0; 6];
             for k in 0..6 {
                 v[k] = field(r, cols[k].unwrap(), NAMES[k])?;

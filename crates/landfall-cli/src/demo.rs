@@ -147,7 +147,7 @@ pub fn run(args: &DemoArgs) -> Result<()> {
     });
 
     println!();
-    println!("{:<27} {:>10} {:>10} {:>14}   {}", "workload", "queries", "time (ms)", "queries/s", "answers");
+    println!("{:<27} {:>10} {:>10} {:>14}   answers", "workload", "queries", "time (ms)", "queries/s");
     println!("{}", "-".repeat(80));
     for r in &rows {
         println!(

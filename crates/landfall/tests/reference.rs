@@ -172,7 +172,10 @@ fn check_ray(
             prop_assert!(tri.is_some(), "hit reports a removed triangle {:?}", h.triangle);
             let t = tri.unwrap().1;
             let (l0, l1, l2) = bary(&t, h.point.x, h.point.y);
-            prop_assert!(l0.min(l1).min(l2) > -1e-6, "hit point outside its triangle");
+            prop_assert!(
+                l0.min(l1).min(l2) > -1e-6,
+                "hit point outside its triangle: ray {o} {d} max_t {max_t} hit {h:?}"
+            );
             let z = l0 * t[0].z + l1 * t[1].z + l2 * t[2].z;
             prop_assert!((z - h.point.z).abs() <= 1e-6 * scale, "hit z {} vs triangle {}", h.point.z, z);
             let n = (t[1] - t[0]).cross(t[2] - t[0]).normalize();

@@ -96,9 +96,6 @@ struct Walk {
     inv_dv: f64,
     /// Absolute z margin of the pruning tests (covers rounding in t, u, v and z).
     prune_eps: f64,
-    /// Grid size in cells.
-    ncx: usize,
-    ncy: usize,
 }
 
 impl Walk {
@@ -122,31 +119,86 @@ impl Walk {
         let (zlo, zhi) = if za < zb { (za, zb) } else { (zb, za) };
         zhi >= lo - self.prune_eps && zlo <= hi + self.prune_eps
     }
-
-    /// Parameter at which the ray leaves cells `[c0, c1)` along u (∞ if it never does). The grid's
-    /// own border is widened by [`BORDER_EPS`](super::BORDER_EPS), like the initial clip.
-    #[inline(always)]
-    fn exit_u(&self, c0: usize, c1: usize) -> f64 {
-        exit(self.u0, self.du, self.inv_du, c0, c1, self.ncx)
-    }
-
-    #[inline(always)]
-    fn exit_v(&self, c0: usize, c1: usize) -> f64 {
-        exit(self.v0, self.dv, self.inv_dv, c0, c1, self.ncy)
-    }
 }
 
-#[inline(always)]
-fn exit(p0: f64, d: f64, inv: f64, c0: usize, c1: usize, n: usize) -> f64 {
-    let e = super::BORDER_EPS;
-    if d > 0.0 {
-        let plane = if c1 == n { to_f(n) + e } else { to_f(c1) };
-        (plane - p0) * inv
-    } else if d < 0.0 {
-        let plane = if c0 == 0 { -e } else { to_f(c0) };
-        (plane - p0) * inv
-    } else {
-        f64::INFINITY
+/// One axis of the pyramid DDA: `x` = t where the ray leaves the current node along this axis,
+/// `d` = t to cross one node of the current level, `pos` = the ray moves toward higher indices.
+#[derive(Clone, Copy, Debug)]
+struct Axis {
+    x: f64,
+    d: f64,
+    pos: bool,
+    moving: bool,
+}
+
+impl Axis {
+    /// The axis state for node `b` (of `span` cells) holding the ray.
+    #[inline(always)]
+    fn new(p0: f64, dp: f64, inv: f64, b: usize, span: usize) -> Self {
+        let moving = dp != 0.0;
+        let pos = dp > 0.0;
+        let plane = to_f(if pos { b + 1 } else { b }) * to_f(span);
+        if moving {
+            Axis { x: (plane - p0) * inv, d: to_f(span) * inv.abs(), pos, moving }
+        } else {
+            Axis { x: f64::INFINITY, d: f64::INFINITY, pos, moving }
+        }
+    }
+
+    /// Moves to the child half holding the ray at `t` (mid-line at `m` along this axis); returns
+    /// 1 for the higher-index child. When that child lies beyond the grid (`high_exists` false: the
+    /// ray is in the rounding room past the last cell), the lower child is taken, with its state.
+    #[inline(always)]
+    fn descend(&mut self, t: f64, p0: f64, m: f64, high_exists: bool) -> u8 {
+        if !self.moving {
+            return u8::from(p0 >= m && high_exists);
+        }
+        self.d *= 0.5;
+        let mid = self.x - self.d;
+        let far = t >= mid;
+        let high = far == self.pos && high_exists;
+        // The lower child is the near half when moving up, the far half when moving down.
+        if high != self.pos {
+            self.x = mid;
+        }
+        u8::from(high)
+    }
+
+    /// Steps to the next node along this axis; false when that leaves the grid.
+    #[inline(always)]
+    fn step(&mut self, b: &mut usize, n: usize) -> bool {
+        self.x += self.d;
+        if self.pos {
+            *b += 1;
+            *b < n
+        } else if *b == 0 {
+            false
+        } else {
+            *b -= 1;
+            true
+        }
+    }
+
+    /// True when leaving node `b` (of `span` cells) along this axis leaves the grid of `n` cells.
+    #[inline(always)]
+    fn leaves_grid(&self, b: usize, span: usize, n: usize) -> bool {
+        if self.pos {
+            (b + 1) * span >= n
+        } else {
+            b == 0
+        }
+    }
+
+    /// Moves up to the parent of node `b`.
+    #[inline(always)]
+    fn ascend(&mut self, b: usize) {
+        if self.moving {
+            let far = (b & 1 == 1) == self.pos;
+            if !far {
+                self.x += self.d;
+            }
+            self.d *= 2.0;
+        }
     }
 }
 
@@ -246,8 +298,6 @@ impl Heightfield {
             inv_du: 1.0 / du,
             inv_dv: 1.0 / dv,
             prune_eps: 0.0,
-            ncx,
-            ncy,
         };
         // Clip to the grid rectangle (widened by rounding room so rays aimed at its border do not
         // slip off; the walk clamps to the real cells), then to the terrain's height slab.
@@ -273,7 +323,7 @@ impl Heightfield {
         } else if w.z0 < lo - w.prune_eps || w.z0 > hi + w.prune_eps {
             return ControlFlow::Continue(());
         }
-        if !(t0 <= t1) {
+        if t0 > t1 {
             return ControlFlow::Continue(());
         }
         // Start at the lowest level whose nodes span what remains of the ray.
@@ -294,24 +344,30 @@ impl Heightfield {
             }
         };
         let (mut bi, mut bj) = (cell_at(w.u(t0), du, ncx) / lv.span, cell_at(w.v(t0), dv, ncy) / lv.span);
+        // Incremental DDA per axis: t at which the ray leaves the current node (`x`), and the t it
+        // takes to cross one node of the current level (`d`); ∞ on an axis the ray does not move
+        // along. Descending halves `d` and moves `x` to the mid-line when the ray is in the near
+        // half; ascending doubles `d` and moves `x` out to the parent's far side.
+        let mut au = Axis::new(u0, du, w.inv_du, bi, lv.span);
+        let mut av = Axis::new(v0, dv, w.inv_dv, bj, lv.span);
         let mut t = t0;
         let mut chain = Chain { t: f64::NAN, f: f64::NAN };
         loop {
             count!(0);
             let lv = self.pyramid.level(k);
-            let (ci0, cj0) = (bi * lv.span, bj * lv.span);
-            let (ci1, cj1) = ((ci0 + lv.span).min(ncx), (cj0 + lv.span).min(ncy));
-            let (tx, ty) = (w.exit_u(ci0, ci1), w.exit_v(cj0, cj1));
-            let t_exit = max(min(min(tx, ty), t1), t);
+            // A node on the grid's border runs to the clip's t1 (rounding room beyond the border).
+            let xu = if au.leaves_grid(bi, lv.span, ncx) { f64::INFINITY } else { au.x };
+            let xv = if av.leaves_grid(bj, lv.span, ncy) { f64::INFINITY } else { av.x };
+            let t_exit = max(min(min(xu, xv), t1), t);
             let [nlo, nhi] = self.pyramid.range(lv, bi, bj);
             let crossed = w.may_cross(nlo as f64, nhi as f64, t, t_exit);
             if crossed {
                 if k > 0 {
                     let child = self.pyramid.level(k - 1);
-                    let side = |p: f64, m: usize, d: f64| p > to_f(m) || (p == to_f(m) && d > 0.0);
-                    let hi_u = 2 * bi + 1 < child.nbx && side(w.u(t), ci0 + child.span, du);
-                    let hi_v = 2 * bj + 1 < child.nby && side(w.v(t), cj0 + child.span, dv);
-                    (bi, bj, k) = (2 * bi + hi_u as usize, 2 * bj + hi_v as usize, k - 1);
+                    let (mu, mv) = (to_f(2 * bi + 1) * to_f(child.span), to_f(2 * bj + 1) * to_f(child.span));
+                    bi = 2 * bi + au.descend(t, u0, mu, 2 * bi + 1 < child.nbx) as usize;
+                    bj = 2 * bj + av.descend(t, v0, mv, 2 * bj + 1 < child.nby) as usize;
+                    k -= 1;
                     if k == 0 {
                         // The leaf's samples are fetched while its range is tested.
                         let s = child.span;
@@ -320,7 +376,8 @@ impl Heightfield {
                     continue;
                 }
                 count!(1);
-                let cells = [ci0, ci1, cj0, cj1];
+                let (ci0, cj0) = (bi * lv.span, bj * lv.span);
+                let cells = [ci0, (ci0 + lv.span).min(ncx), cj0, (cj0 + lv.span).min(ncy)];
                 if self.has_holes() {
                     self.walk_cells::<true>(ray, &w, cells, t, t_exit, &mut chain, sink)?;
                 } else {
@@ -330,31 +387,19 @@ impl Heightfield {
             if t_exit >= t1 {
                 return ControlFlow::Continue(());
             }
-            let (mut pi, mut pj) = (bi, bj);
-            if tx <= t_exit {
-                if du > 0.0 {
-                    bi += 1;
-                } else if bi == 0 {
-                    return ControlFlow::Continue(());
-                } else {
-                    bi -= 1;
-                }
+            let (pi, pj) = (bi, bj);
+            if xu <= t_exit && !au.step(&mut bi, lv.nbx) {
+                return ControlFlow::Continue(());
             }
-            if ty <= t_exit {
-                if dv > 0.0 {
-                    bj += 1;
-                } else if bj == 0 {
-                    return ControlFlow::Continue(());
-                } else {
-                    bj -= 1;
-                }
-            }
-            if bi >= lv.nbx || bj >= lv.nby {
+            if xv <= t_exit && !av.step(&mut bj, lv.nby) {
                 return ControlFlow::Continue(());
             }
             // Ascend only when the ray is clear of the node it leaves: near the surface, staying
             // low saves a re-descent per parent boundary.
+            let (mut pi, mut pj) = (pi, pj);
             while !crossed && k < top && (bi >> 1 != pi >> 1 || bj >> 1 != pj >> 1) {
+                au.ascend(bi);
+                av.ascend(bj);
                 (bi, bj, pi, pj, k) = (bi >> 1, bj >> 1, pi >> 1, pj >> 1, k + 1);
             }
             t = t_exit;

@@ -1,5 +1,7 @@
-//! Instruction counts per ray, for callgrind: `valgrind --tool=callgrind target/release/examples/one_ray KIND REPS`
-//! minus the same with REPS = 0.
+//! Instruction counts per ray, which a noisy shared machine cannot blur: run
+//! `valgrind --tool=callgrind target/release/examples/callgrind_rays oblique 4` and the same with 0
+//! repetitions; the difference divided by 4 × 256 rays is the instructions per ray (KIND = oblique
+//! or los, on a generated 513² terrain). With `--features stats` it also prints the work per ray.
 use landfall_bench::{sets, terrains};
 fn main() {
     let kind = std::env::args().nth(1).unwrap_or_default();
