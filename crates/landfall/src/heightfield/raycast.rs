@@ -24,6 +24,7 @@
 use super::cell::{self, cell_index, to_f, Half};
 use super::Heightfield;
 use crate::geom::{Hit, Ray, TriangleId};
+use glam::DVec3;
 use rayon::prelude::*;
 use std::ops::ControlFlow;
 
@@ -588,9 +589,16 @@ impl Heightfield {
         let Some(l) = self.locate(u0, v0) else {
             return ControlFlow::Continue(());
         };
-        let t = (l.plane.eval(l.fu, l.fv) - ray.origin.z) / ray.dir.z;
+        let z = l.plane.eval(l.fu, l.fv);
+        let t = (z - ray.origin.z) / ray.dir.z;
         if t >= t_min && t <= t_max {
-            return sink.crossing(self.make_hit(ray, t, l.i, l.j, l.half, &l.plane));
+            // Built inline: this path is a whole query, not a rare event in a walk.
+            return sink.crossing(Hit {
+                t,
+                point: DVec3::new(ray.origin.x, ray.origin.y, z),
+                normal: self.frame.orient_up(self.plane_normal(&l.plane)),
+                triangle: TriangleId::Cell { i: l.i as u32, j: l.j as u32, half: l.half },
+            });
         }
         ControlFlow::Continue(())
     }
