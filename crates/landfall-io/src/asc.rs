@@ -79,7 +79,8 @@ pub(crate) fn read(path: &Path) -> Result<Raster, IoError> {
         .checked_mul(ny)
         .filter(|&t| t < (1 << 31))
         .ok_or_else(|| IoError::field(path, "ncols/nrows", "grid too large"))?;
-    let mut values = Vec::with_capacity(total);
+    // Reserve what a plausible file holds; a hostile header cannot make us allocate gigabytes.
+    let mut values = Vec::with_capacity(total.min(1 << 24));
     let nodata = h.nodata;
     let parse_line = |n: usize, line: &str, values: &mut Vec<f32>| -> Result<(), IoError> {
         for tok in line.split_whitespace() {

@@ -24,4 +24,7 @@ pub use error::IoError;
 pub use raster::{load_heightfield, read_raster, GeoRef, LoadOptions, Loaded, Raster};
 
 pub use asc::write_asc;
+
+/// Largest decoded image (bytes) the PNG and TIFF readers accept: 4 GiB, a 32,768² f32 raster.
+pub const MAX_DECODED_BYTES: usize = 4 << 30;
 pub use npy::write_npy;

@@ -6,7 +6,8 @@ use std::path::Path;
 
 pub(crate) fn read(path: &Path) -> Result<Raster, IoError> {
     let file = std::fs::File::open(path).map_err(|e| IoError::os(path, e))?;
-    let mut dec = png::Decoder::new(std::io::BufReader::new(file));
+    let limits = png::Limits { bytes: crate::MAX_DECODED_BYTES };
+    let mut dec = png::Decoder::new_with_limits(std::io::BufReader::new(file), limits);
     dec.set_transformations(png::Transformations::IDENTITY);
     let mut reader = dec.read_info().map_err(|e| IoError::format(path, format!("not a readable PNG: {e}")))?;
     let (ct, depth) = reader.output_color_type();

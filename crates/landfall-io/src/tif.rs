@@ -11,10 +11,19 @@ use tiff::ColorType;
 /// GeoKey 1025 (GTRasterTypeGeoKey): 1 = PixelIsArea (default), 2 = PixelIsPoint.
 const RASTER_TYPE_KEY: u16 = 1025;
 
+/// Decoding limits: generous enough for large DEMs (a 32,768² f32 raster), bounded against
+/// hostile headers.
+fn limits() -> Limits {
+    let mut l = Limits::default();
+    l.decoding_buffer_size = crate::MAX_DECODED_BYTES;
+    l.intermediate_buffer_size = crate::MAX_DECODED_BYTES;
+    l
+}
+
 pub(crate) fn read(path: &Path) -> Result<Raster, IoError> {
     let file = std::fs::File::open(path).map_err(|e| IoError::os(path, e))?;
     let bad = |e: tiff::TiffError| IoError::format(path, format!("not a readable TIFF: {e}"));
-    let mut dec = Decoder::new(std::io::BufReader::new(file)).map_err(bad)?.with_limits(Limits::unlimited());
+    let mut dec = Decoder::new(std::io::BufReader::new(file)).map_err(bad)?.with_limits(limits());
     let (w, h) = dec.dimensions().map_err(bad)?;
     let (nx, ny) = (w as usize, h as usize);
     match dec.colortype().map_err(bad)? {
