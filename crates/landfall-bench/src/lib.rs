@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! Shared set-up of the benchmarks: terrains, ray sets, the peer libraries on the same data, and
 //! the ratio report printed after criterion has measured.
 

@@ -133,11 +133,16 @@ fn field(rec: &csv::StringRecord, col: usize, name: &str) -> Result<f64> {
     Ok(v)
 }
 
+/// `v` without a negative zero (so that flat ground prints `0,0,1`, not `-0,-0,1`).
+fn nz(v: f64) -> f64 {
+    v + 0.0
+}
+
 fn fmt_opt(w: &mut dyn Write, s: Option<&SurfacePoint>) -> std::io::Result<()> {
     match s {
         Some(s) => {
             let (p, n) = (s.point, s.normal);
-            writeln!(w, "{},{},{},{},{},{}", p.x, p.y, p.z, n.x, n.y, n.z)
+            writeln!(w, "{},{},{},{},{},{}", nz(p.x), nz(p.y), nz(p.z), nz(n.x), nz(n.y), nz(n.z))
         }
         None => writeln!(w, ",,,,,"),
     }
@@ -226,7 +231,7 @@ pub fn raycast(args: &TerrainArgs, rays: &Path, out: &Path) -> Result<()> {
     stream(rays, out, "hit,t,x,y,z,nx,ny,nz", columns, answer, |w, _, h: &Option<landfall::Hit>| match h {
         Some(h) => {
             let (p, n) = (h.point, h.normal);
-            writeln!(w, "1,{},{},{},{},{},{},{}", h.t, p.x, p.y, p.z, n.x, n.y, n.z)
+            writeln!(w, "1,{},{},{},{},{},{},{}", nz(h.t), nz(p.x), nz(p.y), nz(p.z), nz(n.x), nz(n.y), nz(n.z))
         }
         None => writeln!(w, "0,,,,,,,"),
     })?;

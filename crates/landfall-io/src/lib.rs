@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! File formats for landfall: rasters in, [`Heightfield`]s out.
 //!
 //! Supported rasters (the first row in the file is the northernmost, as in GIS; loaders flip it so

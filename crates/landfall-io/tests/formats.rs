@@ -6,6 +6,9 @@ use landfall::Ray;
 use landfall_io::{load_heightfield, read_raster, write_asc, write_npy, GeoRef, IoError, LoadOptions};
 use std::path::{Path, PathBuf};
 
+mod common;
+use common::npy_bytes;
+
 fn tmp(name: &str) -> (tempfile::TempDir, PathBuf) {
     let d = tempfile::tempdir().unwrap();
     let p = d.path().join(name);
@@ -77,19 +80,6 @@ fn asc_and_npy_writers_round_trip() {
     write_npy(&q, 3, 2, &vals).unwrap();
     let r = read_raster(&q).unwrap();
     assert!(r.values[1].is_nan() && r.values[5] == -9.25 && r.values[0] == 1.0 && r.georef.is_none());
-}
-
-fn npy_bytes(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
-    let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
-    while (10 + header.len() + 1) % 64 != 0 {
-        header.push(' ');
-    }
-    header.push('\n');
-    let mut b = b"\x93NUMPY\x01\x00".to_vec();
-    b.extend((header.len() as u16).to_le_bytes());
-    b.extend(header.as_bytes());
-    b.extend(data);
-    b
 }
 
 type Encode = Box<dyn Fn(f64) -> Vec<u8>>;

@@ -5,6 +5,9 @@ use landfall_io::{read_raster, write_asc, write_npy, GeoRef};
 use proptest::prelude::*;
 use std::path::Path;
 
+mod common;
+use common::npy_bytes;
+
 /// A valid small file of each format, as bytes.
 fn samples(dir: &Path) -> Vec<(&'static str, Vec<u8>)> {
     let vals: Vec<f32> = (0..35).map(|k| (k as f32 * 0.7).sin() * 100.0).collect();
@@ -85,14 +88,6 @@ fn hostile_headers_do_not_allocate_what_the_file_lacks() {
     assert!(e.contains("truncated") || e.contains("too large"), "{e}");
     // A .npy declaring a huge shape with no data.
     let p = dir.path().join("big.npy");
-    let mut header = "{'descr': '<f4', 'fortran_order': False, 'shape': (100000, 100000), }".to_string();
-    while (10 + header.len() + 1) % 64 != 0 {
-        header.push(' ');
-    }
-    header.push('\n');
-    let mut b = b"\x93NUMPY\x01\x00".to_vec();
-    b.extend((header.len() as u16).to_le_bytes());
-    b.extend(header.as_bytes());
-    std::fs::write(&p, b).unwrap();
+    std::fs::write(&p, npy_bytes("<f4", "(100000, 100000)", &[])).unwrap();
     assert!(read_raster(&p).unwrap_err().to_string().contains("truncated"));
 }

@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! landfall: exact answers where things meet the ground.
 //!
 //! The library answers terrain queries in world coordinates (right-handed, Z up, gravity (0, 0, −1)
