@@ -5,10 +5,10 @@
 //! After the groups it prints ratio tables (peer time / landfall time) and memory figures.
 
 use criterion::{criterion_group, BenchmarkId, Criterion};
+use landfall::heightfield::workload::{self as sets, RaySet};
 use landfall::Heightfield;
 use landfall_bench::peers::{self, naive_raycast, parry_heightfield, parry_trimesh};
 use landfall_bench::report::print_ratios;
-use landfall_bench::sets::{self, RaySet};
 use landfall_bench::terrains::{self, Terrain};
 use std::hint::black_box;
 use std::sync::OnceLock;

@@ -1,7 +1,8 @@
 //! Casts one ray set many times, for a profiler: `cargo run --release -p landfall-bench --example
 //! profile_rays -- [oblique|los|vertical|diagonal] [size]`.
 
-use landfall_bench::{sets, terrains};
+use landfall::heightfield::workload as sets;
+use landfall_bench::terrains;
 use std::time::Instant;
 
 fn main() {

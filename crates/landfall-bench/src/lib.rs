@@ -1,8 +1,8 @@
 #![warn(missing_docs)]
-//! Shared set-up of the benchmarks: terrains, ray sets, the peer libraries on the same data, and
-//! the ratio report printed after criterion has measured.
+//! Shared set-up of the benchmarks: terrains, the peer libraries on the same data, and the ratio
+//! report printed after criterion has measured. The ray sets are `landfall::heightfield::workload`,
+//! the same the demo casts.
 
 pub mod peers;
 pub mod report;
-pub mod sets;
 pub mod terrains;

@@ -35,8 +35,8 @@ pub fn real_dem() -> Terrain {
 /// must examine the whole hypotenuse.
 pub fn tilted(n: usize, leaf: usize) -> (Heightfield, landfall::Ray) {
     let slope = 0.05;
-    let mut rng = crate::sets::Rng(7);
-    let h: Vec<f32> = (0..n * n).map(|k| (10.0 * rng.f() + slope * ((k % n) + (k / n)) as f64) as f32).collect();
+    let mut rng = landfall::heightfield::workload::SplitMix64::new(7);
+    let h: Vec<f32> = (0..n * n).map(|k| (10.0 * rng.uniform() + slope * ((k % n) + (k / n)) as f64) as f32).collect();
     let hf = Heightfield::builder(n, n, h).leaf_size(leaf).build().expect("valid terrain");
     let side = (n - 1) as f64;
     let origin = glam::DVec3::new(0.0, 0.0, 10.0 + 0.01);

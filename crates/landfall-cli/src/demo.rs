@@ -3,8 +3,8 @@
 use crate::render::{render, write_png, Camera};
 use anyhow::Result;
 use clap::Args;
-use landfall::glam::DVec3;
 use landfall::heightfield::synth::{generate, SynthParams};
+use landfall::heightfield::workload::{self, SplitMix64};
 use landfall::{Heightfield, Ray};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -35,19 +35,6 @@ pub struct DemoArgs {
     height: u32,
 }
 
-/// SplitMix64: a small deterministic random stream for the workloads.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
 struct Row {
     name: &'static str,
     count: usize,
@@ -71,7 +58,6 @@ pub fn run(args: &DemoArgs) -> Result<()> {
     let start = Instant::now();
     let hf = Heightfield::builder(args.size, args.size, heights).spacing(args.spacing, args.spacing).build()?;
     let build_secs = start.elapsed().as_secs_f64();
-    let b = hf.bounds();
     println!(
         "  generated in {:.2} s; pyramid built in {:.1} ms; {:.1} MiB ({:.2} bytes/sample)",
         gen_secs,
@@ -79,12 +65,12 @@ pub fn run(args: &DemoArgs) -> Result<()> {
         hf.memory_bytes() as f64 / 1048576.0,
         hf.memory_bytes() as f64 / (args.size * args.size) as f64
     );
-    let mut rng = Rng(args.seed ^ 0x5eed);
+    let seed = args.seed ^ 0x5eed;
+    let mut rng = SplitMix64::new(seed);
     let mut rows = Vec::new();
-    let (w, h) = (b.max.x - b.min.x, b.max.y - b.min.y);
 
     // 1. Vertical queries at random points.
-    let pts: Vec<[f64; 2]> = (0..args.queries).map(|_| [b.min.x + rng.next() * w, b.min.y + rng.next() * h]).collect();
+    let pts = workload::points(&hf, args.queries, seed);
     let start = Instant::now();
     let got = hf.surfaces_at(&pts);
     rows.push(Row {
@@ -98,7 +84,7 @@ pub fn run(args: &DemoArgs) -> Result<()> {
     // 2. Picking rays: from the overview camera through random screen positions.
     let cam = Camera::overview(&hf);
     let rays: Vec<(Ray, f64)> = (0..args.queries)
-        .map(|_| (cam.ray((rng.next() * 4096.0) as u32, (rng.next() * 2304.0) as u32, 4096, 2304), f64::INFINITY))
+        .map(|_| (cam.ray((rng.uniform() * 4096.0) as u32, (rng.uniform() * 2304.0) as u32, 4096, 2304), f64::INFINITY))
         .collect();
     let start = Instant::now();
     let got = hf.raycast_batch(&rays);
@@ -111,18 +97,7 @@ pub fn run(args: &DemoArgs) -> Result<()> {
     });
 
     // 3. Line of sight between random points 2 m above the ground.
-    let above = |rng: &mut Rng| loop {
-        let (x, y) = (b.min.x + rng.next() * w, b.min.y + rng.next() * h);
-        if let Some(z) = hf.height_at(x, y) {
-            break DVec3::new(x, y, z + 2.0);
-        }
-    };
-    let los: Vec<(Ray, f64)> = (0..args.queries / 10)
-        .map(|_| {
-            let (a, c) = (above(&mut rng), above(&mut rng));
-            (Ray::new(a, c - a), 1.0)
-        })
-        .collect();
+    let los = workload::line_of_sight(&hf, args.queries / 10, seed);
     let start = Instant::now();
     let got = hf.raycast_batch(&los);
     rows.push(Row {

@@ -18,6 +18,7 @@ mod raycast;
 pub mod synth;
 mod triangles;
 mod vertical;
+pub mod workload;
 
 pub use baseline::Baseline;
 pub use cell::{Diagonal, Half};

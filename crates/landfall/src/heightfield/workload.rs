@@ -1,37 +1,50 @@
-//! Ray and point sets, seeded, identical for every library in a run.
+//! The standard workloads, seeded and deterministic, so that the demo, the benchmarks and users'
+//! own measurements cast exactly the same points and rays: random points, vertical rays, oblique
+//! rays from above, line-of-sight rays between points 2 m above the ground, the diagonal.
 
+use super::synth::mix;
+use super::Heightfield;
+use crate::geom::Ray;
 use glam::DVec3;
-use landfall::{Heightfield, Ray};
 
-/// SplitMix64 stream of uniform numbers in [0, 1).
-pub struct Rng(pub u64);
+/// SplitMix64: a small, fast, well-studied random stream (Steele, Lea & Flood 2014).
+#[derive(Clone, Debug)]
+pub struct SplitMix64(u64);
 
-impl Rng {
-    /// Next uniform number in [0, 1).
-    pub fn f(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+impl SplitMix64 {
+    /// A stream starting from `seed`.
+    pub fn new(seed: u64) -> Self {
+        Self(seed)
     }
-    /// Uniform in [a, b).
+
+    /// Next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        mix(self.0)
+    }
+
+    /// Next uniform number in [0, 1).
+    pub fn uniform(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Next uniform number in [a, b).
     pub fn range(&mut self, a: f64, b: f64) -> f64 {
-        a + (b - a) * self.f()
+        a + (b - a) * self.uniform()
     }
 }
 
 /// A ray with its `max_t`.
 pub type RaySet = Vec<(Ray, f64)>;
 
-fn point(hf: &Heightfield, rng: &mut Rng) -> (f64, f64) {
+fn point(hf: &Heightfield, rng: &mut SplitMix64) -> (f64, f64) {
     let b = hf.bounds();
     (rng.range(b.min.x, b.max.x), rng.range(b.min.y, b.max.y))
 }
 
 /// Random points over the grid.
 pub fn points(hf: &Heightfield, n: usize, seed: u64) -> Vec<[f64; 2]> {
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64::new(seed);
     (0..n).map(|_| point(hf, &mut rng)).map(|(x, y)| [x, y]).collect()
 }
 
@@ -46,7 +59,7 @@ pub fn vertical(hf: &Heightfield, n: usize, seed: u64) -> RaySet {
 
 /// From 1–100 m above the highest sample, 10–80° downward, random azimuth.
 pub fn oblique(hf: &Heightfield, n: usize, seed: u64) -> RaySet {
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64::new(seed);
     let top = hf.bounds().max.z;
     (0..n)
         .map(|_| {
@@ -61,8 +74,8 @@ pub fn oblique(hf: &Heightfield, n: usize, seed: u64) -> RaySet {
 
 /// Between two random points 2 m above the ground; `max_t` = 1 (their distance).
 pub fn line_of_sight(hf: &Heightfield, n: usize, seed: u64) -> RaySet {
-    let mut rng = Rng(seed);
-    let above = |rng: &mut Rng| loop {
+    let mut rng = SplitMix64::new(seed);
+    let above = |rng: &mut SplitMix64| loop {
         let (x, y) = point(hf, rng);
         if let Some(z) = hf.height_at(x, y) {
             break DVec3::new(x, y, z + 2.0);
