@@ -40,6 +40,8 @@ struct Row {
     count: usize,
     secs: f64,
     answered: usize,
+    /// What `answered` is a share of (the query count unless said).
+    of: usize,
     answered_label: &'static str,
 }
 
@@ -78,6 +80,7 @@ pub fn run(args: &DemoArgs) -> Result<()> {
         count: pts.len(),
         secs: start.elapsed().as_secs_f64(),
         answered: got.iter().flatten().count(),
+        of: pts.len(),
         answered_label: "on ground",
     });
 
@@ -93,6 +96,7 @@ pub fn run(args: &DemoArgs) -> Result<()> {
         count: rays.len(),
         secs: start.elapsed().as_secs_f64(),
         answered: got.iter().flatten().count(),
+        of: rays.len(),
         answered_label: "hit",
     });
 
@@ -105,6 +109,7 @@ pub fn run(args: &DemoArgs) -> Result<()> {
         count: los.len(),
         secs: start.elapsed().as_secs_f64(),
         answered: got.iter().filter(|h| h.is_none()).count(),
+        of: los.len(),
         answered_label: "visible",
     });
 
@@ -131,7 +136,7 @@ pub fn run(args: &DemoArgs) -> Result<()> {
             r.count,
             r.secs * 1e3,
             r.count as f64 / r.secs.max(1e-12),
-            100.0 * r.answered as f64 / r.count.max(1) as f64,
+            100.0 * r.answered as f64 / r.of.max(1) as f64,
             r.answered_label
         );
     }
