@@ -123,7 +123,8 @@ pub fn run(args: &DemoArgs) -> Result<()> {
         count: n_rays,
         secs: render_secs,
         answered: n_shadow,
-        answered_label: "in shadow",
+        of: n_hit,
+        answered_label: "of the terrain in shadow",
     });
 
     println!();
