@@ -28,7 +28,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     assert_eq!(hf.height_at(0.0, 0.0), None, "outside the grid");
 
     // A ray: first crossing, from either side, watertight.
-    let ray = Ray::new(DVec3::new(1010.0, 5010.0, 100.0), DVec3::new(1.0, 0.5, -0.6));
+    let ray = Ray::new(DVec3::new(1010.0, 5010.0, 100.0), DVec3::new(1.0, 0.5, -2.0));
     if let Some(hit) = hf.raycast(&ray, f64::INFINITY) {
         println!("hit at t = {:.3}: {:?}", hit.t, hit.point);
     }
