@@ -95,3 +95,40 @@ impl Terrain for Heightfield {
         self.for_each_triangle_in(region, visit)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::heightfield::synth::{generate, SynthParams};
+
+    /// With a tilted gravity, every surface lies on the gravity line through the query point and on
+    /// the terrain, sorted from lowest to highest against gravity; floor and ceiling pick from them.
+    #[test]
+    fn tilted_gravity_surfaces_lie_on_the_line_and_the_ground() {
+        let n = 65;
+        let h = generate(n, n, &SynthParams { relief: 40.0, feature: 20.0, ..SynthParams::default() });
+        let g = DVec3::new(0.6, -0.3, -1.0);
+        let hf = Heightfield::builder(n, n, h).frame(Frame::from_gravity(g).unwrap()).build().unwrap();
+        let up = -g.normalize();
+        let mut seen = 0;
+        for k in 0..200 {
+            let p = DVec3::new(5.0 + (k % 20) as f64 * 2.7, 5.0 + (k / 20) as f64 * 5.3, 20.0);
+            let mut all = Vec::new();
+            hf.surfaces_on_line(p, &mut |s| all.push(s));
+            seen += all.len();
+            for s in &all {
+                let off = s.point - p;
+                assert!((off - up * off.dot(up)).length() < 1e-9, "not on the gravity line");
+                assert!((hf.height_at(s.point.x, s.point.y).unwrap() - s.point.z).abs() < 1e-9);
+                assert!(s.normal.dot(up) > 0.0, "normal must point against gravity");
+            }
+            assert!(all.windows(2).all(|w| w[0].point.dot(up) < w[1].point.dot(up)));
+            let floor = hf.floor_below(p);
+            let expect = all.iter().rev().find(|s| s.point.dot(up) <= p.dot(up));
+            assert_eq!(floor.map(|s| s.point), expect.map(|s| s.point));
+            let ceiling = hf.ceiling_above(p);
+            assert_eq!(ceiling.map(|s| s.point), all.iter().find(|s| s.point.dot(up) >= p.dot(up)).map(|s| s.point));
+        }
+        assert!(seen > 100, "the lines should meet the terrain");
+    }
+}

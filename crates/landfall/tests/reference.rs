@@ -301,6 +301,40 @@ proptest! {
         }
     }
 
+    /// `crossings` reports every robust reference crossing, in increasing t, and only points on
+    /// existing triangles (this is what vertical queries along a tilted gravity use).
+    #[test]
+    fn all_crossings_match_reference(c in case_strategy(true), rays in proptest::collection::vec((-0.3f64..1.3, -0.3f64..1.3, -40.0f64..40.0, -1.0f64..1.0, -1.0f64..1.0, -1.0f64..1.0), 20)) {
+        let hf = c.build();
+        let tris = c.triangles();
+        let w = (c.nx - 1) as f64 * c.spacing.0;
+        let hgt = (c.ny - 1) as f64 * c.spacing.1;
+        for (a, b, z, dx, dy, dz) in rays {
+            let d = DVec3::new(dx, dy, dz);
+            if d.length() < 1e-3 { continue; }
+            let o = DVec3::new(c.origin.0 + a * w, c.origin.1 + b * hgt, z);
+            let mut got = Vec::new();
+            hf.crossings(&Ray::new(o, d), 0.0, f64::INFINITY, |h| { got.push(h); std::ops::ControlFlow::Continue(()) });
+            prop_assert!(got.windows(2).all(|p| p[0].t < p[1].t), "not in increasing t");
+            let scale = c.z_scale() + o.length() + d.length() * 100.0;
+            let t_tol = 1e-7 * scale / d.length();
+            for h in &got {
+                let on = tris.iter().any(|(id, t)| *id == h.triangle && {
+                    let (l0, l1, l2) = bary(t, h.point.x, h.point.y);
+                    l0.min(l1).min(l2) > -1e-6 && (l0 * t[0].z + l1 * t[1].z + l2 * t[2].z - h.point.z).abs() <= 1e-6 * scale
+                });
+                prop_assert!(on, "crossing {:?} not on its triangle", h);
+            }
+            // Each robust reference crossing (well inside a triangle, not grazing) is reported.
+            for r in ref_hits(&tris, o, d, f64::INFINITY).iter().filter(|r| r.2 > 1e-6) {
+                let (_, t) = tris.iter().find(|(id, _)| *id == r.1).unwrap();
+                let n = (t[1] - t[0]).cross(t[2] - t[0]).normalize();
+                if n.dot(d.normalize()).abs() < 1e-3 { continue; }
+                prop_assert!(got.iter().any(|h| (h.t - r.0).abs() <= t_tol), "reference crossing at t {} not reported: {:?}", r.0, got.iter().map(|h| h.t).collect::<Vec<_>>());
+            }
+        }
+    }
+
     #[test]
     fn edits_update_pyramid_like_a_rebuild(c in case_strategy(true), edits in proptest::collection::vec((0usize..64, 0usize..64, 1usize..8, 1usize..8, -30.0f32..30.0, any::<bool>()), 1..6)) {
         let mut hf = c.build();
