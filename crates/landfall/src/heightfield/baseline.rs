@@ -101,7 +101,7 @@ impl Heightfield {
             let (ci1, cj1) = ((ci0 + lv.span).min(ncx), (cj0 + lv.span).min(ncy));
             let a = self.sample_position(ci0, cj0);
             let b = self.sample_position(ci1, cj1);
-            let bx = Aabb::new(DVec3::new(a.x, a.y, lo as f64), DVec3::new(b.x, b.y, hi as f64));
+            let bx = Aabb::new(DVec3::new(a.x, a.y, lo), DVec3::new(b.x, b.y, hi));
             let Some((t0, _)) = bx.clip_ray(ray.origin, ray.dir, 0.0, max_t) else {
                 continue;
             };

@@ -24,14 +24,18 @@ impl Heightfield {
         if let Some(k) = values.iter().position(|v| v.is_infinite()) {
             return Err(HeightfieldError::InfiniteSample { i: i0 + k % w, j: j0 + k / w });
         }
+        let range = |v: &[f32]| v.iter().fold([f32::INFINITY, f32::NEG_INFINITY], |r, &x| [r[0].min(x), r[1].max(x)]);
+        let (mut old_range, new_range) = ([f32::INFINITY, f32::NEG_INFINITY], range(values));
         for (r, row) in values.chunks_exact(w.max(1)).enumerate() {
             let start = (j0 + r) * self.nx + i0;
             let old = &mut self.heights[start..start + w];
-            self.nodata =
-                self.nodata + row.iter().filter(|v| v.is_nan()).count() - old.iter().filter(|v| v.is_nan()).count();
+            let nan = |v: &[f32]| v.iter().filter(|x| x.is_nan()).count();
+            self.nodata = self.nodata + nan(row) - nan(old);
+            let o = range(old);
+            old_range = [old_range[0].min(o[0]), old_range[1].max(o[1])];
             old.copy_from_slice(row);
         }
-        self.pyramid.update_samples(&self.heights, self.nx, i0, i0 + w, j0, j0 + h);
+        self.pyramid.update_samples(&self.heights, self.nx, i0, i0 + w, j0, j0 + h, old_range, new_range);
         Ok(())
     }
 

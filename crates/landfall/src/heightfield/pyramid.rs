@@ -1,16 +1,29 @@
 //! The min/max pyramid (the 2017 paper's T-pyramid), array-backed, for any grid size.
 //!
 //! Level 0 holds one node per leaf block of `leaf × leaf` cells (the last row and column of blocks
-//! may be partial); level k+1 merges 2×2 nodes of level k, until one node remains. Each node stores
-//! the lowest and highest valid (non-NaN) sample of its block, edges included, so the triangles of
-//! its cells lie inside `[min, max]`. All levels live in one flat array.
+//! may be partial); level k+1 merges 2×2 nodes of level k, until one node remains. Each node bounds
+//! the valid (non-NaN) samples of its block, edges included, so the triangles of its cells lie
+//! inside its range. All levels live in one flat array.
+//!
+//! **Quantised, outward.** A node stores its range as two `u16` steps of a grid-wide quantum
+//! (`base + q·step`, `step` = height range / 65534): the minimum rounded down, the maximum rounded
+//! up, so a node's range always contains its samples and is at most one quantum wider (1.2 cm for
+//! 800 m of relief). Rounding down and up are monotone, so a parent is just the min/max of its
+//! children's codes. Four bytes per node halve the pyramid's cache footprint, which is what the ray
+//! walk waits on for large grids. The exact height range of the whole grid is kept beside it.
 
 use rayon::prelude::*;
 
-/// Height range of a block: `[min, max]`; an all-NaN block is `[+∞, −∞]` (never hit).
-pub type Range = [f32; 2];
+/// Exact height range of a block: `[min, max]`; an all-NaN block is `[+∞, −∞]`.
+type Range = [f32; 2];
 
-const EMPTY: Range = [f32::INFINITY, f32::NEG_INFINITY];
+/// Quantised range `[min code, max code]`; `EMPTY` (min > max) for a block without valid samples.
+type Code = [u16; 2];
+
+const EMPTY_RANGE: Range = [f32::INFINITY, f32::NEG_INFINITY];
+const EMPTY: Code = [u16::MAX, 0];
+/// Largest code; `u16::MAX` is reserved for the empty minimum.
+const TOP: f64 = 65534.0;
 
 /// One level's layout inside the flat node array.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,11 +45,17 @@ pub struct Pyramid {
     ncx: usize,
     ncy: usize,
     levels: Vec<Level>,
-    nodes: Vec<Range>,
+    nodes: Vec<Code>,
+    /// Height of code 0.
+    base: f64,
+    /// Height of one code step (> 0).
+    step: f64,
+    /// Exact range of the valid samples of the whole grid (`EMPTY_RANGE` when there are none).
+    exact: Range,
 }
 
 #[inline]
-fn merge(a: Range, b: Range) -> Range {
+fn merge(a: Code, b: Code) -> Code {
     [a[0].min(b[0]), a[1].max(b[1])]
 }
 
@@ -56,12 +75,15 @@ impl Pyramid {
             nby = nby.div_ceil(2);
             span *= 2;
         }
-        let mut p = Pyramid { leaf, ncx, ncy, levels, nodes: vec![EMPTY; offset] };
+        let exact = exact_range(heights);
+        let (base, step) = quantum(exact);
+        let mut p = Pyramid { leaf, ncx, ncy, levels, nodes: vec![EMPTY; offset], base, step, exact };
         let l0 = p.levels[0];
+        let q = (base, step);
         p.nodes[..l0.nbx * l0.nby]
             .par_chunks_mut(l0.nbx)
             .enumerate()
-            .for_each(|(bj, row)| fill_leaf_row(heights, nx, leaf, ncx, ncy, bj, 0, row));
+            .for_each(|(bj, row)| fill_leaf_row(heights, nx, leaf, ncx, ncy, bj, 0, q, row));
         for k in 1..p.levels.len() {
             p.update_level(k, 0..p.levels[k].nbx, 0..p.levels[k].nby);
         }
@@ -84,21 +106,46 @@ impl Pyramid {
         }
     }
 
-    /// Updates the pyramid after samples `i0..i1` × `j0..j1` (half-open) changed: only the leaves
-    /// touching those samples and their ancestors are recomputed.
-    pub(crate) fn update_samples(&mut self, heights: &[f32], nx: usize, i0: usize, i1: usize, j0: usize, j1: usize) {
+    /// Updates the pyramid after samples `i0..i1` × `j0..j1` (half-open) changed from values whose
+    /// range was `old` to values whose range is `new`: only the leaves touching those samples and
+    /// their ancestors are recomputed, unless the new values fall outside the quantisation range
+    /// (then everything is rebuilt on a new range).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn update_samples(
+        &mut self,
+        heights: &[f32],
+        nx: usize,
+        i0: usize,
+        i1: usize,
+        j0: usize,
+        j1: usize,
+        old: Range,
+        new: Range,
+    ) {
         if i0 >= i1 || j0 >= j1 {
+            return;
+        }
+        // The exact grid range: widen by the new values; rescan when an old extreme was overwritten.
+        let widened = [self.exact[0].min(new[0]), self.exact[1].max(new[1])];
+        self.exact = if old[0] <= self.exact[0] || old[1] >= self.exact[1] { exact_range(heights) } else { widened };
+        let fits = |v: f32| {
+            let c = (v as f64 - self.base) / self.step;
+            (0.0..=TOP).contains(&c)
+        };
+        if new[0] <= new[1] && !(fits(new[0]) && fits(new[1])) {
+            *self = Pyramid::build(heights, nx, self.ncy + 1, self.leaf);
             return;
         }
         let leaf = self.leaf;
         let l0 = self.levels[0];
+        let q = (self.base, self.step);
         // Sample s belongs to the leaves whose sample range [b·leaf, b·leaf + leaf] contains it.
         let lo = |s: usize| s.saturating_sub(1) / leaf;
         let (mut bi0, mut bi1) = (lo(i0), ((i1 - 1) / leaf).min(l0.nbx - 1) + 1);
         let (mut bj0, mut bj1) = (lo(j0), ((j1 - 1) / leaf).min(l0.nby - 1) + 1);
         for bj in bj0..bj1 {
             let row = &mut self.nodes[bj * l0.nbx..(bj + 1) * l0.nbx];
-            fill_leaf_row(heights, nx, leaf, self.ncx, self.ncy, bj, bi0, &mut row[bi0..bi1]);
+            fill_leaf_row(heights, nx, leaf, self.ncx, self.ncy, bj, bi0, q, &mut row[bi0..bi1]);
         }
         for k in 1..self.levels.len() {
             (bi0, bi1, bj0, bj1) = (bi0 / 2, (bi1 - 1) / 2 + 1, bj0 / 2, (bj1 - 1) / 2 + 1);
@@ -123,20 +170,24 @@ impl Pyramid {
 
     /// Bytes used by the nodes.
     pub fn memory_bytes(&self) -> usize {
-        self.nodes.len() * std::mem::size_of::<Range>()
+        self.nodes.len() * std::mem::size_of::<Code>()
     }
 
-    /// Height range of the whole grid (`[+∞, −∞]` when every sample is NaN).
+    /// Exact height range of the whole grid (`(+∞, −∞)` when every sample is NaN).
     pub fn root(&self) -> (f32, f32) {
-        let r = *self.nodes.last().expect("pyramid has a root");
-        (r[0], r[1])
+        (self.exact[0], self.exact[1])
     }
 
-    /// Height range of node (bi, bj) of level `k` (0 = leaves).
-    pub fn node(&self, k: usize, bi: usize, bj: usize) -> (f32, f32) {
-        let l = self.levels[k];
-        let r = self.nodes[l.offset + bj * l.nbx + bi];
-        (r[0], r[1])
+    /// Height of one quantisation step of the node ranges.
+    pub fn quantum(&self) -> f64 {
+        self.step
+    }
+
+    /// Range of node (bi, bj) of level `k` (0 = leaves): it contains every valid sample of the
+    /// node's block (edges included) and is at most one [`quantum`](Self::quantum) wider at each
+    /// end; `(+∞, −∞)` for a block without valid samples.
+    pub fn node(&self, k: usize, bi: usize, bj: usize) -> (f64, f64) {
+        self.range(self.levels[k], bi, bj)
     }
 
     /// Nodes along (x, y) at level `k`.
@@ -149,9 +200,14 @@ impl Pyramid {
         self.levels[k]
     }
 
+    /// Decoded range of a node (see [`node`](Self::node)).
     #[inline(always)]
-    pub(crate) fn range(&self, l: Level, bi: usize, bj: usize) -> Range {
-        self.nodes[l.offset + bj * l.nbx + bi]
+    pub(crate) fn range(&self, l: Level, bi: usize, bj: usize) -> (f64, f64) {
+        let [a, b] = self.nodes[l.offset + bj * l.nbx + bi];
+        if a > b {
+            return (f64::INFINITY, f64::NEG_INFINITY);
+        }
+        (self.base + a as f64 * self.step, self.base + b as f64 * self.step)
     }
 
     /// Cells along (x, y).
@@ -159,6 +215,35 @@ impl Pyramid {
     pub(crate) fn cells(&self) -> (usize, usize) {
         (self.ncx, self.ncy)
     }
+}
+
+/// Exact range of the valid samples (NaN-aware).
+fn exact_range(heights: &[f32]) -> Range {
+    heights
+        .par_iter()
+        .fold(|| EMPTY_RANGE, |r, &h| [r[0].min(h), r[1].max(h)])
+        .reduce(|| EMPTY_RANGE, |a, b| [a[0].min(b[0]), a[1].max(b[1])])
+}
+
+/// (base, step) of the codes for heights in `r` (a flat or empty grid still gets a positive step).
+fn quantum(r: Range) -> (f64, f64) {
+    if !(r[0] <= r[1]) {
+        return (0.0, 1.0);
+    }
+    let (lo, hi) = (r[0] as f64, r[1] as f64);
+    let span = (hi - lo).max(1e-6 * (1.0 + lo.abs().max(hi.abs())));
+    (lo, span / TOP)
+}
+
+/// Codes of an exact range, rounded outward.
+#[inline]
+fn encode(r: Range, (base, step): (f64, f64)) -> Code {
+    if !(r[0] <= r[1]) {
+        return EMPTY;
+    }
+    let lo = ((r[0] as f64 - base) / step).floor().clamp(0.0, TOP);
+    let hi = ((r[1] as f64 - base) / step).ceil().clamp(0.0, TOP);
+    [lo as u16, hi as u16]
 }
 
 /// Fills leaves `bi0..bi0 + out.len()` of leaf row `bj` from the samples.
@@ -171,13 +256,14 @@ fn fill_leaf_row(
     ncy: usize,
     bj: usize,
     bi0: usize,
-    out: &mut [Range],
+    q: (f64, f64),
+    out: &mut [Code],
 ) {
-    out.fill(EMPTY);
+    let mut exact = vec![EMPTY_RANGE; out.len()];
     let j_end = ((bj + 1) * leaf).min(ncy);
     for j in bj * leaf..=j_end {
         let row = &heights[j * nx..(j + 1) * nx];
-        for (n, r) in out.iter_mut().enumerate() {
+        for (n, r) in exact.iter_mut().enumerate() {
             let bi = bi0 + n;
             let i_end = ((bi + 1) * leaf).min(ncx);
             let (mut lo, mut hi) = (r[0], r[1]);
@@ -187,5 +273,8 @@ fn fill_leaf_row(
             }
             *r = [lo, hi];
         }
+    }
+    for (o, r) in out.iter_mut().zip(exact) {
+        *o = encode(r, q);
     }
 }

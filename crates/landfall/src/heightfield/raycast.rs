@@ -360,8 +360,8 @@ impl Heightfield {
             let xu = if au.leaves_grid(bi, lv.span, ncx) { f64::INFINITY } else { au.x };
             let xv = if av.leaves_grid(bj, lv.span, ncy) { f64::INFINITY } else { av.x };
             let t_exit = max(min(min(xu, xv), t1), t);
-            let [nlo, nhi] = self.pyramid.range(lv, bi, bj);
-            let crossed = w.may_cross(nlo as f64, nhi as f64, t, t_exit);
+            let (nlo, nhi) = self.pyramid.range(lv, bi, bj);
+            let crossed = w.may_cross(nlo, nhi, t, t_exit);
             if crossed {
                 if k > 0 {
                     let child = self.pyramid.level(k - 1);
