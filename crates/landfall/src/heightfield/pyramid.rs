@@ -227,7 +227,7 @@ fn exact_range(heights: &[f32]) -> Range {
 
 /// (base, step) of the codes for heights in `r` (a flat or empty grid still gets a positive step).
 fn quantum(r: Range) -> (f64, f64) {
-    if !(r[0] <= r[1]) {
+    if r[0] > r[1] {
         return (0.0, 1.0);
     }
     let (lo, hi) = (r[0] as f64, r[1] as f64);
@@ -238,7 +238,7 @@ fn quantum(r: Range) -> (f64, f64) {
 /// Codes of an exact range, rounded outward.
 #[inline]
 fn encode(r: Range, (base, step): (f64, f64)) -> Code {
-    if !(r[0] <= r[1]) {
+    if r[0] > r[1] {
         return EMPTY;
     }
     let lo = ((r[0] as f64 - base) / step).floor().clamp(0.0, TOP);
