@@ -19,7 +19,8 @@ const SET: usize = 4096;
 struct Data {
     t: Terrain,
     parry_hf: peers::Parry<parry3d::shape::HeightField>,
-    parry_mesh: Option<peers::Parry<parry3d::shape::TriMesh>>,
+    /// Built on first use (43 s for 4097²), so a group that does not need it does not wait.
+    parry_mesh: OnceLock<peers::Parry<parry3d::shape::TriMesh>>,
     naive: Option<Vec<[glam::DVec3; 3]>>,
     build: Vec<(&'static str, Duration)>,
 }
@@ -42,27 +43,33 @@ fn data() -> &'static Vec<Data> {
             .map(|t| {
                 eprintln!("setting up {} ({}×{})…", t.name, t.hf.nx(), t.hf.ny());
                 let n = t.hf.nx() * t.hf.ny();
-                let (_, landfall_build) = timed(|| {
-                    let mut c = t.hf.clone();
-                    c.rebuild_pyramid(landfall::heightfield::DEFAULT_LEAF_SIZE).unwrap();
-                });
+                let mut copy = t.hf.clone();
+                let (_, landfall_build) =
+                    timed(|| copy.rebuild_pyramid(landfall::heightfield::DEFAULT_LEAF_SIZE).unwrap());
+                drop(copy);
                 let (parry_hf, parry_build) = timed(|| parry_heightfield(&t.hf));
-                let (parry_mesh, mesh_build) = timed(|| parry_trimesh(&t.hf));
                 let naive = (n <= 1100 * 1100).then(|| peers::triangles(&t.hf));
                 Data {
                     t,
                     parry_hf,
-                    parry_mesh: Some(parry_mesh),
+                    parry_mesh: OnceLock::new(),
                     naive,
-                    build: vec![
-                        ("landfall pyramid", landfall_build),
-                        ("parry HeightField", parry_build),
-                        ("parry TriMesh", mesh_build),
-                    ],
+                    build: vec![("landfall pyramid", landfall_build), ("parry HeightField", parry_build)],
                 }
             })
             .collect()
     })
+}
+
+impl Data {
+    /// parry's TriMesh of the same triangles, built (and its build time printed) on first use.
+    fn mesh(&self) -> &peers::Parry<parry3d::shape::TriMesh> {
+        self.parry_mesh.get_or_init(|| {
+            let (m, t) = timed(|| parry_trimesh(&self.t.hf));
+            eprintln!("{}: parry TriMesh built in {:.1} ms", self.t.name, t.as_secs_f64() * 1e3);
+            m
+        })
+    }
 }
 
 /// Benchmarks one query per iteration, cycling through the set.
@@ -95,7 +102,8 @@ fn vertical_points(c: &mut Criterion) {
                 black_box(d.parry_hf.raycast(r, *m));
             })
         });
-        if let Some(mesh) = &d.parry_mesh {
+        {
+            let mesh = d.mesh();
             g.bench_function(BenchmarkId::new("parry_trimesh_ray", &d.t.name), |b| {
                 cycle(b, &rays, |(r, m)| {
                     black_box(mesh.raycast(r, *m));
@@ -112,7 +120,8 @@ fn ray_group(c: &mut Criterion, name: &str, make: fn(&Heightfield) -> RaySet) {
         let set = make(&d.t.hf);
         let hf = &d.t.hf;
         // Same answers first: landfall against parry's TriMesh of the same triangles.
-        if let Some(mesh) = &d.parry_mesh {
+        {
+            let mesh = d.mesh();
             let mut differ = 0;
             for (r, m) in &set {
                 let (a, b) = (hf.raycast(r, *m).map(|h| h.t), mesh.raycast(r, *m).map(|t| t as f64));
@@ -140,7 +149,8 @@ fn ray_group(c: &mut Criterion, name: &str, make: fn(&Heightfield) -> RaySet) {
                 black_box(d.parry_hf.raycast(r, *m));
             })
         });
-        if let Some(mesh) = &d.parry_mesh {
+        {
+            let mesh = d.mesh();
             g.bench_function(BenchmarkId::new("parry_trimesh", &d.t.name), |b| {
                 cycle(b, &set, |(r, m)| {
                     black_box(mesh.raycast(r, *m));

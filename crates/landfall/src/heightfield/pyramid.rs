@@ -75,15 +75,19 @@ impl Pyramid {
             nby = nby.div_ceil(2);
             span *= 2;
         }
-        let exact = exact_range(heights);
-        let (base, step) = quantum(exact);
-        let mut p = Pyramid { leaf, ncx, ncy, levels, nodes: vec![EMPTY; offset], base, step, exact };
-        let l0 = p.levels[0];
-        let q = (base, step);
-        p.nodes[..l0.nbx * l0.nby]
+        // Exact leaf ranges first (one pass over the samples, in parallel); the grid's exact range
+        // and the quantum follow from them, then the leaves are encoded.
+        let l0 = levels[0];
+        let mut exact_leaves = vec![EMPTY_RANGE; l0.nbx * l0.nby];
+        exact_leaves
             .par_chunks_mut(l0.nbx)
             .enumerate()
-            .for_each(|(bj, row)| fill_leaf_row(heights, nx, leaf, ncx, ncy, bj, 0, q, row));
+            .for_each(|(bj, row)| exact_leaf_row(heights, nx, leaf, ncx, ncy, bj, 0, row));
+        let exact = exact_leaves.iter().fold(EMPTY_RANGE, |a, b| [a[0].min(b[0]), a[1].max(b[1])]);
+        let (base, step) = quantum(exact);
+        let mut nodes = vec![EMPTY; offset];
+        nodes[..exact_leaves.len()].par_iter_mut().zip(&exact_leaves).for_each(|(n, &r)| *n = encode(r, (base, step)));
+        let mut p = Pyramid { leaf, ncx, ncy, levels, nodes, base, step, exact };
         for k in 1..p.levels.len() {
             p.update_level(k, 0..p.levels[k].nbx, 0..p.levels[k].nby);
         }
@@ -143,9 +147,12 @@ impl Pyramid {
         let lo = |s: usize| s.saturating_sub(1) / leaf;
         let (mut bi0, mut bi1) = (lo(i0), ((i1 - 1) / leaf).min(l0.nbx - 1) + 1);
         let (mut bj0, mut bj1) = (lo(j0), ((j1 - 1) / leaf).min(l0.nby - 1) + 1);
+        let mut exact = vec![EMPTY_RANGE; bi1 - bi0];
         for bj in bj0..bj1 {
-            let row = &mut self.nodes[bj * l0.nbx..(bj + 1) * l0.nbx];
-            fill_leaf_row(heights, nx, leaf, self.ncx, self.ncy, bj, bi0, q, &mut row[bi0..bi1]);
+            exact_leaf_row(heights, nx, leaf, self.ncx, self.ncy, bj, bi0, &mut exact);
+            for (n, &r) in self.nodes[bj * l0.nbx + bi0..bj * l0.nbx + bi1].iter_mut().zip(&exact) {
+                *n = encode(r, q);
+            }
         }
         for k in 1..self.levels.len() {
             (bi0, bi1, bj0, bj1) = (bi0 / 2, (bi1 - 1) / 2 + 1, bj0 / 2, (bj1 - 1) / 2 + 1);
@@ -246,9 +253,9 @@ fn encode(r: Range, (base, step): (f64, f64)) -> Code {
     [lo as u16, hi as u16]
 }
 
-/// Fills leaves `bi0..bi0 + out.len()` of leaf row `bj` from the samples.
+/// Exact ranges of leaves `bi0..bi0 + out.len()` of leaf row `bj`, from the samples.
 #[allow(clippy::too_many_arguments)]
-fn fill_leaf_row(
+fn exact_leaf_row(
     heights: &[f32],
     nx: usize,
     leaf: usize,
@@ -256,14 +263,13 @@ fn fill_leaf_row(
     ncy: usize,
     bj: usize,
     bi0: usize,
-    q: (f64, f64),
-    out: &mut [Code],
+    out: &mut [Range],
 ) {
-    let mut exact = vec![EMPTY_RANGE; out.len()];
+    out.fill(EMPTY_RANGE);
     let j_end = ((bj + 1) * leaf).min(ncy);
     for j in bj * leaf..=j_end {
         let row = &heights[j * nx..(j + 1) * nx];
-        for (n, r) in exact.iter_mut().enumerate() {
+        for (n, r) in out.iter_mut().enumerate() {
             let bi = bi0 + n;
             let i_end = ((bi + 1) * leaf).min(ncx);
             let (mut lo, mut hi) = (r[0], r[1]);
@@ -273,8 +279,5 @@ fn fill_leaf_row(
             }
             *r = [lo, hi];
         }
-    }
-    for (o, r) in out.iter_mut().zip(exact) {
-        *o = encode(r, q);
     }
 }
