@@ -45,6 +45,20 @@ struct Row {
     answered_label: &'static str,
 }
 
+impl Row {
+    /// A workload whose answers are a share of all its queries.
+    fn of_all(name: &'static str, secs: f64, answered: usize, count: usize, answered_label: &'static str) -> Self {
+        Row { name, count, secs, answered, of: count, answered_label }
+    }
+}
+
+/// The value of `f` and the seconds it took.
+fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
+    let start = Instant::now();
+    let v = f();
+    (v, start.elapsed().as_secs_f64())
+}
+
 pub fn run(args: &DemoArgs) -> Result<()> {
     anyhow::ensure!(args.size >= 2, "--size: at least 2 samples per side");
     anyhow::ensure!(args.width >= 1 && args.height >= 1, "--width/--height: at least 1 pixel");
@@ -54,12 +68,11 @@ pub fn run(args: &DemoArgs) -> Result<()> {
         "landfall demo: generating a {0}×{0} terrain (seed {1}, {2} m spacing, 800 m relief)…",
         args.size, args.seed, args.spacing
     );
-    let start = Instant::now();
-    let heights = generate(args.size, args.size, &SynthParams { seed: args.seed, ..SynthParams::default() });
-    let gen_secs = start.elapsed().as_secs_f64();
-    let start = Instant::now();
-    let hf = Heightfield::builder(args.size, args.size, heights).spacing(args.spacing, args.spacing).build()?;
-    let build_secs = start.elapsed().as_secs_f64();
+    let (heights, gen_secs) =
+        timed(|| generate(args.size, args.size, &SynthParams { seed: args.seed, ..SynthParams::default() }));
+    let (hf, build_secs) =
+        timed(|| Heightfield::builder(args.size, args.size, heights).spacing(args.spacing, args.spacing).build());
+    let hf = hf?;
     println!(
         "  generated in {:.2} s; pyramid built in {:.1} ms; {:.1} MiB ({:.2} bytes/sample)",
         gen_secs,
@@ -73,50 +86,30 @@ pub fn run(args: &DemoArgs) -> Result<()> {
 
     // 1. Vertical queries at random points.
     let pts = workload::points(&hf, args.queries, seed);
-    let start = Instant::now();
-    let got = hf.surfaces_at(&pts);
-    rows.push(Row {
-        name: "vertical queries",
-        count: pts.len(),
-        secs: start.elapsed().as_secs_f64(),
-        answered: got.iter().flatten().count(),
-        of: pts.len(),
-        answered_label: "on ground",
-    });
+    let (got, secs) = timed(|| hf.surfaces_at(&pts));
+    rows.push(Row::of_all("vertical queries", secs, got.iter().flatten().count(), pts.len(), "on ground"));
 
     // 2. Picking rays: from the overview camera through random screen positions.
     let cam = Camera::overview(&hf);
     let rays: Vec<(Ray, f64)> = (0..args.queries)
         .map(|_| (cam.ray((rng.uniform() * 4096.0) as u32, (rng.uniform() * 2304.0) as u32, 4096, 2304), f64::INFINITY))
         .collect();
-    let start = Instant::now();
-    let got = hf.raycast_batch(&rays);
-    rows.push(Row {
-        name: "picking rays",
-        count: rays.len(),
-        secs: start.elapsed().as_secs_f64(),
-        answered: got.iter().flatten().count(),
-        of: rays.len(),
-        answered_label: "hit",
-    });
+    let (got, secs) = timed(|| hf.raycast_batch(&rays));
+    rows.push(Row::of_all("picking rays", secs, got.iter().flatten().count(), rays.len(), "hit"));
 
     // 3. Line of sight between random points 2 m above the ground.
     let los = workload::line_of_sight(&hf, args.queries / 10, seed);
-    let start = Instant::now();
-    let got = hf.raycast_batch(&los);
-    rows.push(Row {
-        name: "line-of-sight rays",
-        count: los.len(),
-        secs: start.elapsed().as_secs_f64(),
-        answered: got.iter().filter(|h| h.is_none()).count(),
-        of: los.len(),
-        answered_label: "visible",
-    });
+    let (got, secs) = timed(|| hf.raycast_batch(&los));
+    rows.push(Row::of_all(
+        "line-of-sight rays",
+        secs,
+        got.iter().filter(|h| h.is_none()).count(),
+        los.len(),
+        "visible",
+    ));
 
     // 4. The picture: primary rays plus shadow rays.
-    let start = Instant::now();
-    let (px, n_hit, n_shadow) = render(&hf, &cam, args.width, args.height);
-    let render_secs = start.elapsed().as_secs_f64();
+    let ((px, n_hit, n_shadow), render_secs) = timed(|| render(&hf, &cam, args.width, args.height));
     let n_rays = (args.width * args.height) as usize + n_hit;
     rows.push(Row {
         name: "render (primary + shadow)",
