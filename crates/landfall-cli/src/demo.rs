@@ -64,16 +64,18 @@ pub fn run(args: &DemoArgs) -> Result<()> {
     anyhow::ensure!(args.width >= 1 && args.height >= 1, "--width/--height: at least 1 pixel");
     let threads = rayon::current_num_threads();
     anyhow::ensure!(args.spacing > 0.0 && args.spacing.is_finite(), "--spacing: must be > 0");
-    println!(
+    say!(
         "landfall demo: generating a {0}×{0} terrain (seed {1}, {2} m spacing, 800 m relief)…",
-        args.size, args.seed, args.spacing
+        args.size,
+        args.seed,
+        args.spacing
     );
     let (heights, gen_secs) =
         timed(|| generate(args.size, args.size, &SynthParams { seed: args.seed, ..SynthParams::default() }));
     let (hf, build_secs) =
         timed(|| Heightfield::builder(args.size, args.size, heights).spacing(args.spacing, args.spacing).build());
     let hf = hf?;
-    println!(
+    say!(
         "  generated in {:.2} s; pyramid built in {:.1} ms; {:.1} MiB ({:.2} bytes/sample)",
         gen_secs,
         build_secs * 1e3,
@@ -120,11 +122,11 @@ pub fn run(args: &DemoArgs) -> Result<()> {
         answered_label: "of the terrain in shadow",
     });
 
-    println!();
-    println!("{:<27} {:>10} {:>10} {:>14}   answers", "workload", "queries", "time (ms)", "queries/s");
-    println!("{}", "-".repeat(80));
+    say!();
+    say!("{:<27} {:>10} {:>10} {:>14}   answers", "workload", "queries", "time (ms)", "queries/s");
+    say!("{}", "-".repeat(80));
     for r in &rows {
-        println!(
+        say!(
             "{:<27} {:>10} {:>10.1} {:>14.0}   {:.1}% {}",
             r.name,
             r.count,
@@ -134,10 +136,10 @@ pub fn run(args: &DemoArgs) -> Result<()> {
             r.answered_label
         );
     }
-    println!("({threads} threads; batch APIs, rayon)");
+    say!("({threads} threads; batch APIs, rayon)");
     let path = args.out.join("demo.png");
     write_png(&path, args.width, args.height, &px)?;
-    println!(
+    say!(
         "\nwrote {} ({}×{}, {} terrain pixels, {} in shadow)",
         path.display(),
         args.width,

@@ -1,5 +1,16 @@
 //! `landfall`: terrain queries from the command line.
 
+/// `println!` that ends the program quietly when standard output is closed (e.g. piped into
+/// `head`), instead of panicking.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if writeln!(std::io::stdout(), $($arg)*).is_err() {
+            std::process::exit(0);
+        }
+    }};
+}
+
 mod csv_batch;
 mod demo;
 mod info;
