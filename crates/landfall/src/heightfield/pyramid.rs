@@ -192,12 +192,13 @@ impl Pyramid {
 
     /// Range of node (bi, bj) of level `k` (0 = leaves): it contains every valid sample of the
     /// node's block (edges included) and is at most one [`quantum`](Self::quantum) wider at each
-    /// end; `(+∞, −∞)` for a block without valid samples.
+    /// end; `(+∞, −∞)` for a block without valid samples. Panics when `k`, `bi` or `bj` is out of
+    /// range (see [`depth`](Self::depth) and [`level_size`](Self::level_size)), like slice indexing.
     pub fn node(&self, k: usize, bi: usize, bj: usize) -> (f64, f64) {
         self.range(self.levels[k], bi, bj)
     }
 
-    /// Nodes along (x, y) at level `k`.
+    /// Nodes along (x, y) at level `k` (panics when `k ≥ depth()`).
     pub fn level_size(&self, k: usize) -> (usize, usize) {
         (self.levels[k].nbx, self.levels[k].nby)
     }
