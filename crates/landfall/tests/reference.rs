@@ -435,6 +435,40 @@ fn invalid_rays_are_misses_not_panics() {
     assert_eq!(hf.height_at(1.0000001, 0.5), None);
 }
 
+/// Finite but extreme rays (denormal or huge components, far origins) terminate, and any hit they
+/// report is on the terrain.
+#[test]
+fn extreme_rays_terminate_and_stay_exact() {
+    let n = 33;
+    let h: Vec<f32> = (0..n * n).map(|k| ((k * 37) % 19) as f32 - 9.0).collect();
+    let hf = Heightfield::builder(n, n, h).spacing(0.5, 2.0).origin(-3.0, 7.0).build().unwrap();
+    let values = [0.0, 1e-310, -1e-310, 1e-300, 1e-200, 1.0, -1.0, 1e200, -1e200, 1e308, -1e308, 3.7];
+    let mut hits = 0;
+    for (k, &a) in values.iter().enumerate() {
+        for &b in &values {
+            for &c in &values {
+                let dir = DVec3::new(a, b, c - 1.0);
+                let origin = DVec3::new(values[(k + 3) % values.len()].clamp(-1e300, 1e300), 20.0, 30.0);
+                // Also exactly on node boundaries of both axes (u = 16, v = 16), where an overflowing
+                // inverse direction used to meet a zero distance.
+                for o in [
+                    origin,
+                    DVec3::new(5.0, 30.0, 30.0),
+                    DVec3::new(5.0, 39.0, 30.0),
+                    DVec3::new(5.0, 39.0, -30.0),
+                    DVec3::new(1.0, 23.0, 30.0),
+                ] {
+                    let Some(hit) = hf.raycast(&Ray::new(o, dir), f64::INFINITY) else { continue };
+                    hits += 1;
+                    let z = hf.height_at(hit.point.x, hit.point.y);
+                    assert!(z.is_some_and(|z| (z - hit.point.z).abs() < 1e-6), "{o} {dir} → {hit:?}");
+                }
+            }
+        }
+    }
+    assert!(hits > 100);
+}
+
 #[test]
 fn builder_rejects_bad_input() {
     use landfall::HeightfieldError as E;

@@ -255,7 +255,9 @@ impl<F: FnMut(Hit) -> ControlFlow<()>> Sink for Every<F> {
 impl Heightfield {
     /// First crossing of `ray` with the terrain for t in [0, `max_t`] (`f64::INFINITY` for
     /// unbounded), from either side. An invalid ray (NaN or infinite components, zero direction) or a
-    /// NaN or negative `max_t` is a miss; call [`Ray::validate`] to tell these apart.
+    /// NaN or negative `max_t` is a miss; call [`Ray::validate`] to tell these apart. So is a ray
+    /// whose origin lies ~1e308 grid spacings away (its grid coordinates overflow f64); a direction
+    /// whose horizontal part is under 1e-300 spacings per unit t is treated as vertical.
     pub fn raycast(&self, ray: &Ray, max_t: f64) -> Option<Hit> {
         ray.validate(max_t).ok()?;
         let mut sink = First(None);
@@ -281,8 +283,15 @@ impl Heightfield {
 
     fn cast(&self, ray: &Ray, t_min: f64, t_max: f64, sink: &mut impl Sink) -> ControlFlow<()> {
         let (u0, v0) = self.to_grid(ray.origin.x, ray.origin.y);
-        let du = ray.dir.x * self.inv_spacing.x;
-        let dv = ray.dir.y * self.inv_spacing.y;
+        // A component under 1e-300 cells per unit t is zero for every practical t (and its inverse
+        // would overflow): such a ray is vertical.
+        let tiny = |d: f64| if d.abs() < 1e-300 { 0.0 } else { d };
+        let du = tiny(ray.dir.x * self.inv_spacing.x);
+        let dv = tiny(ray.dir.y * self.inv_spacing.y);
+        // Grid-space values beyond f64 (origin ~1e308 spacings away): no answer.
+        if !(u0.is_finite() && v0.is_finite() && du.is_finite() && dv.is_finite()) {
+            return ControlFlow::Continue(());
+        }
         if du == 0.0 && dv == 0.0 {
             return self.cast_vertical(ray, u0, v0, t_min, t_max, sink);
         }
@@ -389,10 +398,15 @@ impl Heightfield {
                 return ControlFlow::Continue(());
             }
             let (pi, pj) = (bi, bj);
-            if xu <= t_exit && !au.step(&mut bi, lv.nbx) {
+            let (step_u, step_v) = (xu <= t_exit, xv <= t_exit);
+            if !(step_u || step_v) {
+                // No progress is possible (only with non-finite values); never loop forever.
                 return ControlFlow::Continue(());
             }
-            if xv <= t_exit && !av.step(&mut bj, lv.nby) {
+            if step_u && !au.step(&mut bi, lv.nbx) {
+                return ControlFlow::Continue(());
+            }
+            if step_v && !av.step(&mut bj, lv.nby) {
                 return ControlFlow::Continue(());
             }
             // Ascend only when the ray is clear of the node it leaves: near the surface, staying
