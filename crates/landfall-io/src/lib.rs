@@ -1,5 +1,5 @@
 #![warn(missing_docs)]
-//! File formats for landfall: rasters in, [`Heightfield`]s out.
+//! File formats for landfall: rasters in, [`Heightfield`](landfall::Heightfield)s out.
 //!
 //! Supported rasters (the first row in the file is the northernmost, as in GIS; loaders flip it so
 //! row 0 is south, DESIGN.md's convention):
