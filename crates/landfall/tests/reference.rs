@@ -460,6 +460,7 @@ fn extreme_rays_terminate_and_stay_exact() {
                 ] {
                     let Some(hit) = hf.raycast(&Ray::new(o, dir), f64::INFINITY) else { continue };
                     hits += 1;
+                    assert!(hit.t.is_finite() && hit.t >= 0.0, "{o} {dir} → t {}", hit.t);
                     let z = hf.height_at(hit.point.x, hit.point.y);
                     assert!(z.is_some_and(|z| (z - hit.point.z).abs() < 1e-6), "{o} {dir} → {hit:?}");
                 }

@@ -604,7 +604,17 @@ impl Heightfield {
             return ControlFlow::Continue(());
         };
         let z = l.plane.eval(l.fu, l.fv);
-        let t = (z - ray.origin.z) / ray.dir.z;
+        // A direction with negligible horizontal motion and no vertical one stays at its height:
+        // it meets the ground only if it starts on it.
+        let t = if ray.dir.z == 0.0 {
+            if snap(ray.origin.z, z) == 0.0 {
+                t_min.max(0.0)
+            } else {
+                return ControlFlow::Continue(());
+            }
+        } else {
+            (z - ray.origin.z) / ray.dir.z
+        };
         if t >= t_min && t <= t_max {
             // Built inline: this path is a whole query, not a rare event in a walk.
             return sink.crossing(Hit {
