@@ -335,6 +335,35 @@ proptest! {
         }
     }
 
+    /// `Terrain::triangles_in` visits every existing triangle whose bounding box meets the region
+    /// (a superset is allowed), each with its true vertices, and never a removed one.
+    #[test]
+    fn triangles_in_region_cover_the_reference(c in case_strategy(true), boxes in proptest::collection::vec((-0.2f64..1.2, -0.2f64..1.2, 0.0f64..0.5, 0.0f64..0.5, -25.0f64..25.0, 0.0f64..20.0), 10)) {
+        use landfall::{Aabb, Terrain};
+        let hf = c.build();
+        let tris = c.triangles();
+        let w = (c.nx - 1) as f64 * c.spacing.0;
+        let hgt = (c.ny - 1) as f64 * c.spacing.1;
+        for (a, b, sw, sh, z, sz) in boxes {
+            let min = DVec3::new(c.origin.0 + a * w, c.origin.1 + b * hgt, z);
+            let region = Aabb::new(min, min + DVec3::new(sw * w, sh * hgt, sz));
+            let mut got = Vec::new();
+            hf.triangles_in(&region, &mut |id, v| got.push((id, v)));
+            for (id, v) in &got {
+                let r = tris.iter().find(|(rid, _)| rid == id);
+                prop_assert!(r.is_some_and(|(_, rv)| rv == v), "visited {:?} is not an existing triangle with these vertices", id);
+            }
+            for (id, v) in &tris {
+                let lo = v[0].min(v[1]).min(v[2]);
+                let hi = v[0].max(v[1]).max(v[2]);
+                let meets = lo.x <= region.max.x && hi.x >= region.min.x && lo.y <= region.max.y && hi.y >= region.min.y && lo.z <= region.max.z && hi.z >= region.min.z;
+                if meets {
+                    prop_assert!(got.iter().any(|(g, _)| g == id), "triangle {:?} meets the region but was not visited", id);
+                }
+            }
+        }
+    }
+
     /// After any sequence of edits, every pyramid node (updated incrementally) contains the true
     /// range of its block and is at most one quantum wider; the grid's exact range is right.
     #[test]
