@@ -2,6 +2,7 @@
 //! (x, y, z) is parry's (x, z, y)), and the naive scan of every triangle.
 
 use glam::DVec3;
+use landfall::geom::moller_trumbore;
 use landfall::{Half, Heightfield, Ray};
 use parry3d::math::{Pose, Vector};
 use parry3d::query::{Ray as PRay, RayCast};
@@ -97,33 +98,12 @@ pub fn parry_trimesh(hf: &Heightfield) -> Parry<TriMesh> {
     Parry { shape: TriMesh::new(verts, idx).expect("valid mesh"), center: c }
 }
 
-/// The naive scan: every triangle, Möller–Trumbore in f64, nearest hit.
+/// The naive scan: every triangle, Möller–Trumbore in f64, nearest hit in [0, `max_t`].
 pub fn naive_raycast(tris: &[[DVec3; 3]], ray: &Ray, max_t: f64) -> Option<f64> {
-    let mut best: Option<f64> = None;
-    for v in tris {
-        let (e1, e2) = (v[1] - v[0], v[2] - v[0]);
-        let p = ray.dir.cross(e2);
-        let det = e1.dot(p);
-        if det == 0.0 {
-            continue;
-        }
-        let inv = 1.0 / det;
-        let s = ray.origin - v[0];
-        let a = s.dot(p) * inv;
-        if !(0.0..=1.0).contains(&a) {
-            continue;
-        }
-        let q = s.cross(e1);
-        let b = ray.dir.dot(q) * inv;
-        if b < 0.0 || a + b > 1.0 {
-            continue;
-        }
-        let t = e2.dot(q) * inv;
-        if t >= 0.0 && t <= max_t && best.is_none_or(|bt| t < bt) {
-            best = Some(t);
-        }
-    }
-    best
+    tris.iter()
+        .filter_map(|v| moller_trumbore(ray.origin, ray.dir, v))
+        .filter(|&t| t >= 0.0 && t <= max_t)
+        .min_by(f64::total_cmp)
 }
 
 /// Bytes per sample of a parry `HeightField` (f32 height + 1-byte cell status).

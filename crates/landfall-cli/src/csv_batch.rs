@@ -151,9 +151,7 @@ fn fmt_opt(w: &mut dyn Write, s: Option<&SurfacePoint>) -> std::io::Result<()> {
 /// `landfall height`.
 pub fn height(args: &TerrainArgs, points: &Path, out: &Path, all: bool) -> Result<()> {
     let terrain = args.load()?;
-    for n in &terrain.loaded.notes {
-        eprintln!("landfall: note: {}: {n}", args.path.display());
-    }
+    terrain.warn_notes(&args.path);
     let t = &terrain.loaded.heightfield;
     let z_up = t.frame().is_z_up();
     let columns = |h: &csv::StringRecord| -> Result<RowParser<(DVec3, bool)>> {
@@ -198,9 +196,7 @@ pub fn height(args: &TerrainArgs, points: &Path, out: &Path, all: bool) -> Resul
 /// `landfall raycast`.
 pub fn raycast(args: &TerrainArgs, rays: &Path, out: &Path) -> Result<()> {
     let terrain = args.load()?;
-    for n in &terrain.loaded.notes {
-        eprintln!("landfall: note: {}: {n}", args.path.display());
-    }
+    terrain.warn_notes(&args.path);
     let t = &terrain.loaded.heightfield;
     const NAMES: [&str; 6] = ["ox", "oy", "oz", "dx", "dy", "dz"];
     let columns = |h: &csv::StringRecord| -> Result<RowParser<(Ray, f64)>> {

@@ -40,6 +40,15 @@ pub struct TerrainArgs {
     pub leaf_size: usize,
 }
 
+impl LoadedTerrain {
+    /// Prints the loader's notes (approximations it made) on standard error.
+    pub fn warn_notes(&self, path: &std::path::Path) {
+        for n in &self.loaded.notes {
+            eprintln!("landfall: note: {}: {n}", path.display());
+        }
+    }
+}
+
 /// A loaded terrain and what loading it cost.
 pub struct LoadedTerrain {
     pub loaded: Loaded,

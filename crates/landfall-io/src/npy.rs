@@ -1,6 +1,6 @@
 //! NumPy `.npy` arrays and `.npz` archives.
 
-use crate::raster::{GeoRef, Raster};
+use crate::raster::{to_heights, GeoRef, Raster};
 use crate::IoError;
 use std::io::{Read, Write};
 use std::path::Path;
@@ -112,18 +112,7 @@ fn to_raster(path: &Path, name: &str, a: Array) -> Result<Raster, IoError> {
         ));
     }
     let (ny, nx) = (a.shape[0], a.shape[1]);
-    let mut values = Vec::with_capacity(a.values.len());
-    for (k, &v) in a.values.iter().enumerate() {
-        let f = v as f32;
-        if f.is_infinite() {
-            return Err(IoError::field(
-                path,
-                format!("{name} element [{}, {}]", k / nx, k % nx),
-                format!("{v} is not a finite height"),
-            ));
-        }
-        values.push(f);
-    }
+    let values = to_heights(path, &a.values, None, |k| format!("{name} element [{}, {}]", k / nx, k % nx))?;
     Ok(Raster { nx, ny, values, georef: None, notes: vec![] })
 }
 

@@ -39,6 +39,29 @@ impl Raster {
     }
 }
 
+/// Samples read as f64 → heights: NaN and `nodata` become holes (NaN); a value that is infinite as
+/// an f32 is an error naming the sample with `name(index)`.
+pub(crate) fn to_heights(
+    path: &Path,
+    raw: &[f64],
+    nodata: Option<f64>,
+    name: impl Fn(usize) -> String,
+) -> Result<Vec<f32>, IoError> {
+    raw.iter()
+        .enumerate()
+        .map(|(k, &v)| {
+            let f = v as f32;
+            if v.is_nan() || nodata.is_some_and(|n| n == v || n as f32 == f) {
+                Ok(f32::NAN)
+            } else if f.is_infinite() {
+                Err(IoError::field(path, name(k), format!("{v} is not a finite height")))
+            } else {
+                Ok(f)
+            }
+        })
+        .collect()
+}
+
 /// How to turn a raster into a heightfield. Options left `None` come from the file.
 #[derive(Clone, Debug)]
 pub struct LoadOptions {

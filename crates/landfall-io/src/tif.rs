@@ -1,7 +1,7 @@
 //! (Geo)TIFF rasters: one band, georeferenced by ModelPixelScale + ModelTiepoint or by
 //! ModelTransformation, nodata from the GDAL_NODATA tag.
 
-use crate::raster::{GeoRef, Raster};
+use crate::raster::{to_heights, GeoRef, Raster};
 use crate::IoError;
 use std::path::Path;
 use tiff::decoder::{Decoder, DecodingResult, Limits};
@@ -65,22 +65,7 @@ pub(crate) fn read(path: &Path) -> Result<Raster, IoError> {
     if raw.len() < nx * ny {
         return Err(IoError::format(path, format!("image data has {} samples, {nx}×{ny} expected", raw.len())));
     }
-    let mut values = Vec::with_capacity(nx * ny);
-    for (k, &v) in raw[..nx * ny].iter().enumerate() {
-        let f = if v.is_nan() || nodata == Some(v) || nodata.is_some_and(|n| n as f32 == v as f32) {
-            f32::NAN
-        } else {
-            v as f32
-        };
-        if f.is_infinite() {
-            return Err(IoError::field(
-                path,
-                format!("pixel (row {}, column {})", k / nx, k % nx),
-                format!("{v} is not a finite height"),
-            ));
-        }
-        values.push(f);
-    }
+    let values = to_heights(path, &raw[..nx * ny], nodata, |k| format!("pixel (row {}, column {})", k / nx, k % nx))?;
     let mut r = Raster { nx, ny, values, georef, notes: vec![] };
     r.flip_rows();
     Ok(r)

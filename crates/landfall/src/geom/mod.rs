@@ -8,6 +8,33 @@ pub use ray::{Ray, RayError};
 
 use glam::DVec3;
 
+/// Möller–Trumbore: t of the hit of `o + t·d` with triangle `v` (any t, two-sided), or `None`
+/// when the ray misses it or is parallel to it. Not watertight: a ray through a shared edge may miss
+/// both triangles. The 2017 paper's baselines and the benchmarks' naive scan use it; landfall's own
+/// ray walk does not.
+#[inline]
+pub fn moller_trumbore(o: DVec3, d: DVec3, v: &[DVec3; 3]) -> Option<f64> {
+    let e1 = v[1] - v[0];
+    let e2 = v[2] - v[0];
+    let p = d.cross(e2);
+    let det = e1.dot(p);
+    if det == 0.0 {
+        return None;
+    }
+    let inv = 1.0 / det;
+    let s = o - v[0];
+    let a = s.dot(p) * inv;
+    if !(0.0..=1.0).contains(&a) {
+        return None;
+    }
+    let q = s.cross(e1);
+    let b = d.dot(q) * inv;
+    if b < 0.0 || a + b > 1.0 {
+        return None;
+    }
+    Some(e2.dot(q) * inv)
+}
+
 /// Which of the two triangles of a heightfield cell.
 ///
 /// Whatever the diagonal, one triangle of a cell touches the cell's south edge (smallest y) and the

@@ -7,7 +7,7 @@
 
 use super::cell::Half;
 use super::Heightfield;
-use crate::geom::{Aabb, Hit, Ray, TriangleId};
+use crate::geom::{moller_trumbore, Aabb, Hit, Ray, TriangleId};
 use glam::DVec3;
 use std::collections::VecDeque;
 
@@ -18,30 +18,6 @@ pub enum Baseline {
     NoPruning,
     /// Quadtree search of the leaves, then every triangle of each intersected leaf.
     QuadtreeOnly,
-}
-
-/// Möller–Trumbore: t of the hit of `o + t·d` with triangle `v`, two-sided.
-#[inline]
-pub(crate) fn moller_trumbore(o: DVec3, d: DVec3, v: &[DVec3; 3]) -> Option<f64> {
-    let e1 = v[1] - v[0];
-    let e2 = v[2] - v[0];
-    let p = d.cross(e2);
-    let det = e1.dot(p);
-    if det == 0.0 {
-        return None;
-    }
-    let inv = 1.0 / det;
-    let s = o - v[0];
-    let a = s.dot(p) * inv;
-    if !(0.0..=1.0).contains(&a) {
-        return None;
-    }
-    let q = s.cross(e1);
-    let b = d.dot(q) * inv;
-    if b < 0.0 || a + b > 1.0 {
-        return None;
-    }
-    Some(e2.dot(q) * inv)
 }
 
 impl Heightfield {

@@ -66,6 +66,19 @@ pub(crate) fn cell_index(p: f64, lo: usize, hi: usize) -> usize {
     (p as i32).clamp(lo as i32, hi as i32) as usize
 }
 
+/// The cell along one axis holding a ray at grid coordinate `p` moving with speed `d`, within
+/// cells `[lo, hi)`: `floor(p)` clamped, except that a ray exactly on a cell boundary and moving
+/// down belongs to the cell below it.
+#[inline(always)]
+pub(crate) fn cell_along(p: f64, d: f64, lo: usize, hi: usize) -> usize {
+    let c = cell_index(p, lo, hi - 1);
+    if d < 0.0 && to_f(c) == p && c > lo {
+        c - 1
+    } else {
+        c
+    }
+}
+
 /// The four corner heights of a cell: `h00` at (i, j), `h10` at (i+1, j), `h01` at (i, j+1),
 /// `h11` at (i+1, j+1).
 #[derive(Clone, Copy, Debug)]
@@ -107,8 +120,7 @@ impl CellPlane {
 /// Which half contains local point (fu, fv). Points on the diagonal belong to the south half.
 #[inline(always)]
 pub(crate) fn half_at(anti: bool, fu: f64, fv: f64) -> Half {
-    let south = if anti { fu + fv <= 1.0 } else { fv <= fu };
-    if south {
+    if diagonal_side(anti, fu, fv) <= 0.0 {
         Half::South
     } else {
         Half::North

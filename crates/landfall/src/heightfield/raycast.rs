@@ -21,7 +21,7 @@
 //! counts as a hit. Whether an exact touch survives rounding is luck, so a gap smaller than
 //! [`TOUCH_EPS`] relative to the heights involved counts as zero.
 
-use super::cell::{self, cell_index, to_f, Half};
+use super::cell::{self, cell_along, to_f, Half};
 use super::Heightfield;
 use crate::geom::{Hit, Ray, TriangleId};
 use glam::DVec3;
@@ -116,7 +116,12 @@ impl Walk {
     /// False only when the ray stays strictly above or strictly below [lo, hi] over [ta, tb].
     #[inline(always)]
     fn may_cross(&self, lo: f64, hi: f64, ta: f64, tb: f64) -> bool {
-        let (za, zb) = (self.z(ta), self.z(tb));
+        self.may_cross_z(lo, hi, self.z(ta), self.z(tb))
+    }
+
+    /// [`may_cross`](Self::may_cross) with the ray's heights at the interval's ends given.
+    #[inline(always)]
+    fn may_cross_z(&self, lo: f64, hi: f64, za: f64, zb: f64) -> bool {
         let (zlo, zhi) = if za < zb { (za, zb) } else { (zb, za) };
         zhi >= lo - self.prune_eps && zlo <= hi + self.prune_eps
     }
@@ -338,22 +343,14 @@ impl Heightfield {
         }
         // Start at the lowest level whose nodes span what remains of the ray.
         let extent = max((w.u(t1) - w.u(t0)).abs(), (w.v(t1) - w.v(t0)).abs());
-        let top = self.pyramid.depth() - 1;
-        let mut k = 0;
-        while k < top && to_f(self.pyramid.level(k).span) < extent {
-            k += 1;
+        // The walk never ascends above this level: its nodes already span the whole ray.
+        let mut top = 0;
+        while top + 1 < self.pyramid.depth() && to_f(self.pyramid.level(top).span) < extent {
+            top += 1;
         }
-        let top = k;
+        let mut k = top;
         let lv = self.pyramid.level(k);
-        let cell_at = |p: f64, d: f64, n: usize| {
-            let c = cell_index(p, 0, n - 1);
-            if d < 0.0 && to_f(c) == p && c > 0 {
-                c - 1
-            } else {
-                c
-            }
-        };
-        let (mut bi, mut bj) = (cell_at(w.u(t0), du, ncx) / lv.span, cell_at(w.v(t0), dv, ncy) / lv.span);
+        let (mut bi, mut bj) = (cell_along(w.u(t0), du, 0, ncx) / lv.span, cell_along(w.v(t0), dv, 0, ncy) / lv.span);
         // Incremental DDA per axis: t at which the ray leaves the current node (`x`), and the t it
         // takes to cross one node of the current level (`d`); ∞ on an axis the ray does not move
         // along. Descending halves `d` and moves `x` to the mid-line when the ray is in the near
@@ -397,7 +394,7 @@ impl Heightfield {
             if t_exit >= t1 {
                 return ControlFlow::Continue(());
             }
-            let (pi, pj) = (bi, bj);
+            let (mut pi, mut pj) = (bi, bj);
             let (step_u, step_v) = (xu <= t_exit, xv <= t_exit);
             if !(step_u || step_v) {
                 // No progress is possible (only with non-finite values); never loop forever.
@@ -411,7 +408,6 @@ impl Heightfield {
             }
             // Ascend only when the ray is clear of the node it leaves: near the surface, staying
             // low saves a re-descent per parent boundary.
-            let (mut pi, mut pj) = (pi, pj);
             while !crossed && k < top && (bi >> 1 != pi >> 1 || bj >> 1 != pj >> 1) {
                 au.ascend(bi);
                 av.ascend(bj);
@@ -439,15 +435,7 @@ impl Heightfield {
         if chain.t != t0 {
             chain.f = f64::NAN;
         }
-        let start = |p: f64, d: f64, lo: usize, hi: usize| {
-            let c = cell_index(p, lo, hi - 1);
-            if d < 0.0 && to_f(c) == p && c > lo {
-                c - 1
-            } else {
-                c
-            }
-        };
-        let (mut i, mut j) = (start(w.u(t0), w.du, ci0, ci1), start(w.v(t0), w.dv, cj0, cj1));
+        let (mut i, mut j) = (cell_along(w.u(t0), w.du, ci0, ci1), cell_along(w.v(t0), w.dv, cj0, cj1));
         // An axis whose next cell is outside the range is blocked: the rest of [t0, t1] (rounding
         // room at the range's edge) stays in the last cell, extrapolating its planes.
         let (mut block_u, mut block_v) = (w.du == 0.0, w.dv == 0.0);
@@ -479,8 +467,7 @@ impl Heightfield {
                 (if a < p { a } else { p }, if b > q { b } else { q })
             };
             let zb = w.z(te);
-            let (zlo, zhi) = if za < zb { (za, zb) } else { (zb, za) };
-            if zhi >= lo as f64 - w.prune_eps && zlo <= hi as f64 + w.prune_eps {
+            if w.may_cross_z(lo as f64, hi as f64, za, zb) {
                 self.cell_interval::<HOLES>(ray, w, i, j, &cell::Corners::from(c), t, te, chain, sink)?;
             } else {
                 chain.skip(t, te);
