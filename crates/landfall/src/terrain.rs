@@ -76,15 +76,13 @@ impl Terrain for Heightfield {
             }
             return;
         }
-        // Another gravity: the surfaces are the crossings of the whole gravity line, ordered from
-        // lowest to highest = from the far end of the "up" ray backwards.
+        // Another gravity: the surfaces are the crossings of the whole gravity line, which the
+        // "up" ray meets from the lowest to the highest.
         let up = self.frame().up();
-        let mut all = Vec::new();
         self.crossings(&Ray::new(p, up), f64::NEG_INFINITY, f64::INFINITY, |h| {
-            all.push(SurfacePoint { point: h.point, normal: h.normal, triangle: h.triangle });
+            visit(SurfacePoint { point: h.point, normal: h.normal, triangle: h.triangle });
             ControlFlow::Continue(())
         });
-        all.into_iter().for_each(visit);
     }
 
     fn raycast(&self, ray: &Ray, max_t: f64) -> Option<Hit> {
