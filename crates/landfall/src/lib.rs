@@ -7,7 +7,10 @@
 //! * vertical queries — the surface on the vertical line through a point, in O(1) on a
 //!   [`Heightfield`];
 //! * ray casts — the first crossing of a [`Ray`] with the terrain, watertight on shared edges and
-//!   vertices, accelerated by a min/max pyramid ([`heightfield::Pyramid`]).
+//!   vertices, accelerated by a min/max pyramid ([`heightfield::Pyramid`]);
+//! * polygon terrains ([`PolygonTerrain`], QOTA) — overlapping polygons, holes, any gravity: every
+//!   surface on a vertical line, floor below, ceiling above, locale containment and ray casts on one
+//!   quadtree.
 //!
 //! Every terrain implements [`Terrain`], so followers, controllers and the CLI work on any of them.
 //!
@@ -24,14 +27,17 @@
 //! assert!((hit.t - 8.0).abs() < 1e-12);
 //! ```
 
+pub mod flat;
 pub mod frame;
 pub mod geom;
 pub mod heightfield;
+pub mod polygon;
 pub mod terrain;
 
 pub use frame::{Frame, FrameError};
 pub use geom::{Aabb, Hit, Ray, RayError, SurfacePoint, TriangleId};
 pub use heightfield::{Diagonal, Half, Heightfield, HeightfieldBuilder, HeightfieldError};
+pub use polygon::{CutRule, PolygonError, PolygonTerrain, QuadtreeParams};
 pub use terrain::Terrain;
 
 /// Re-export of the math crate used in the public API.

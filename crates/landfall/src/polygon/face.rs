@@ -1,0 +1,284 @@
+//! Input polygons → convex faces in the local frame: QOTA's polygon record (2-D bounding box, 2-D
+//! edge equations, plane), with non-convex and non-planar polygons triangulated.
+
+use super::{BuildReport, PolygonError};
+use bytemuck::{Pod, Zeroable};
+use glam::{DVec2, DVec3};
+
+/// Face flag: zero area seen along gravity; kept for ray casts, left out of vertical queries.
+pub const VERTICAL: u32 = 1;
+/// Face flag: removed by an edit; referenced by no leaf.
+pub const REMOVED: u32 = 2;
+
+/// A convex face in the local frame (gravity −Z): QOTA's Table 1 record.
+///
+/// The first 64 bytes hold what a vertical query reads: bounding box, height plane and edge range.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct Face {
+    /// 2-D bounding box `[x0, y0, x1, y1]`.
+    pub bbox: [f64; 4],
+    /// Height plane `z = a·x + b·y + c` as `[a, b, c]` (zeros for vertical faces).
+    pub slope: [f64; 3],
+    /// First vertex (and edge equation) of the face.
+    pub first: u32,
+    /// Number of vertices (and edge equations).
+    pub count: u32,
+    /// Height range `[z_min, z_max]` of the vertices.
+    pub z: [f64; 2],
+    /// Unit normal, local frame, pointing up (z ≥ 0).
+    pub normal: [f64; 3],
+    /// `normal · v` for any vertex v of the face.
+    pub d: f64,
+    /// Index of the input polygon the face came from.
+    pub source: u32,
+    /// [`VERTICAL`], [`REMOVED`].
+    pub flags: u32,
+}
+
+impl Face {
+    /// True when the face takes part in vertical queries.
+    #[inline]
+    pub fn is_ground(&self) -> bool {
+        self.flags & (VERTICAL | REMOVED) == 0
+    }
+
+    /// Height of the face's plane at local (x, y).
+    #[inline]
+    pub fn height(&self, x: f64, y: f64) -> f64 {
+        self.slope[0] * x + self.slope[1] * y + self.slope[2]
+    }
+}
+
+/// Vertices of the input polygons, kept flat: polygon k is `points[starts[k]..starts[k + 1]]`.
+#[derive(Clone, Debug, Default)]
+pub struct PolygonSoup {
+    /// All vertices, world coordinates.
+    pub points: Vec<DVec3>,
+    /// Start of each polygon in `points`, plus the end.
+    pub starts: Vec<usize>,
+}
+
+impl PolygonSoup {
+    /// An empty soup.
+    pub fn new() -> Self {
+        Self { points: Vec::new(), starts: vec![0] }
+    }
+
+    /// Appends a polygon.
+    pub fn push(&mut self, polygon: &[DVec3]) {
+        if self.starts.is_empty() {
+            self.starts.push(0);
+        }
+        self.points.extend_from_slice(polygon);
+        self.starts.push(self.points.len());
+    }
+
+    /// Number of polygons.
+    pub fn len(&self) -> usize {
+        self.starts.len().saturating_sub(1)
+    }
+
+    /// True when there is no polygon.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Polygon `k`.
+    pub fn polygon(&self, k: usize) -> &[DVec3] {
+        &self.points[self.starts[k]..self.starts[k + 1]]
+    }
+}
+
+/// Faces, vertices and edge equations under construction.
+#[derive(Default)]
+pub(crate) struct FaceSet {
+    pub faces: Vec<Face>,
+    pub verts: Vec<[f64; 3]>,
+    pub edges: Vec<[f64; 3]>,
+}
+
+/// Relative distance (of the terrain's extent) by which edges are pushed outward, so points on a
+/// polygon's boundary count as inside despite rounding of the local transform.
+pub const EDGE_SLACK: f64 = 1e-12;
+
+/// Turns input polygon `source` (world vertices) into convex faces appended to `out`.
+pub(crate) fn add_polygon(
+    source: u32,
+    world: &[DVec3],
+    to_local: &dyn Fn(DVec3) -> DVec3,
+    slack: f64,
+    out: &mut FaceSet,
+    report: &mut BuildReport,
+    scratch: &mut Vec<DVec3>,
+) -> Result<(), PolygonError> {
+    if let Some(v) = world.iter().position(|v| !v.is_finite()) {
+        return Err(PolygonError::NonFinite { polygon: source as usize, vertex: v });
+    }
+    // Distinct consecutive vertices, closing vertex dropped.
+    scratch.clear();
+    for &v in world {
+        if scratch.last() != Some(&v) {
+            scratch.push(v);
+        }
+    }
+    while scratch.len() > 1 && scratch.first() == scratch.last() {
+        scratch.pop();
+    }
+    let normal = newell(scratch);
+    let extent = scratch.iter().fold(0.0f64, |m, v| m.max((*v - scratch[0]).abs().max_element()));
+    if scratch.len() < 3 || normal.length() <= 1e-12 * extent * extent || extent == 0.0 {
+        report.note_degenerate(source);
+        return Ok(());
+    }
+    let unit = normal.normalize();
+    let planar = scratch.iter().all(|v| (*v - scratch[0]).dot(unit).abs() <= 1e-9 * extent);
+    let local: Vec<DVec3> = scratch.iter().map(|&v| to_local(v)).collect();
+    if planar && is_convex(scratch, unit) {
+        push_face(source, &local, slack, out);
+        return Ok(());
+    }
+    // Non-convex, self-overlapping or non-planar: triangulate in the projection along the normal.
+    report.note_triangulated(source);
+    let (u, v) = plane_axes(unit);
+    let flat: Vec<f64> = scratch.iter().flat_map(|p| [p.dot(u), p.dot(v)]).collect();
+    let tris = earcutr::earcut(&flat, &[], 2).unwrap_or_default();
+    let before = out.faces.len();
+    for t in tris.chunks_exact(3) {
+        let tri = [local[t[0]], local[t[1]], local[t[2]]];
+        if (tri[1] - tri[0]).cross(tri[2] - tri[0]).length() > 1e-12 * extent * extent {
+            push_face(source, &tri, slack, out);
+        }
+    }
+    if out.faces.len() == before {
+        report.note_degenerate(source);
+    }
+    Ok(())
+}
+
+/// Appends one convex, planar face given by its local vertices.
+pub(crate) fn push_face(source: u32, local: &[DVec3], slack: f64, out: &mut FaceSet) {
+    let first = out.verts.len() as u32;
+    let n = local.len();
+    let mut bbox = [f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY];
+    let mut z = [f64::INFINITY, f64::NEG_INFINITY];
+    let mut area2 = 0.0;
+    for k in 0..n {
+        let (p, q) = (local[k], local[(k + 1) % n]);
+        bbox = [bbox[0].min(p.x), bbox[1].min(p.y), bbox[2].max(p.x), bbox[3].max(p.y)];
+        z = [z[0].min(p.z), z[1].max(p.z)];
+        area2 += p.x * q.y - q.x * p.y;
+        out.verts.push(p.to_array());
+    }
+    let mut normal = newell(local).normalize();
+    if normal.z < 0.0 {
+        normal = -normal;
+    }
+    let extent = (bbox[2] - bbox[0]).max(bbox[3] - bbox[1]).max(z[1] - z[0]);
+    let vertical = area2.abs() <= 1e-12 * extent * extent || normal.z <= 1e-12;
+    // Edge equations A·x + B·y + C ≥ 0 inside, whatever the winding. Computed from the two
+    // vertices in order and then negated as a whole if needed, so the neighbour that shares the
+    // edge gets exactly the opposite numbers: no point on a shared edge falls between them.
+    let sign = if area2 < 0.0 { -1.0 } else { 1.0 };
+    for k in 0..n {
+        let (p, q) = (local[k], local[(k + 1) % n]);
+        let (a, b, c) = (p.y - q.y, q.x - p.x, p.x * q.y - q.x * p.y);
+        let len = (a * a + b * b).sqrt();
+        out.edges.push([sign * a, sign * b, sign * c + len * slack]);
+    }
+    let centroid = local.iter().copied().sum::<DVec3>() / n as f64;
+    let d = normal.dot(centroid);
+    let slope = if vertical { [0.0; 3] } else { [-normal.x / normal.z, -normal.y / normal.z, d / normal.z] };
+    out.faces.push(Face {
+        bbox,
+        slope,
+        first,
+        count: n as u32,
+        z,
+        normal: normal.to_array(),
+        d,
+        source,
+        flags: if vertical { VERTICAL } else { 0 },
+    });
+}
+
+/// Newell's normal (twice the vector area) of a polygon.
+pub(crate) fn newell(p: &[DVec3]) -> DVec3 {
+    let n = p.len();
+    let mut s = DVec3::ZERO;
+    for k in 0..n {
+        let (a, b) = (p[k] - p[0], p[(k + 1) % n] - p[0]);
+        s += a.cross(b);
+    }
+    s
+}
+
+/// Two unit axes spanning the plane with normal `n`.
+fn plane_axes(n: DVec3) -> (DVec3, DVec3) {
+    let u = n.any_orthonormal_vector();
+    (u, n.cross(u))
+}
+
+/// Convex and simple (turns all one way, once around) in the plane with normal `n`.
+fn is_convex(p: &[DVec3], n: DVec3) -> bool {
+    let (u, v) = plane_axes(n);
+    let q: Vec<DVec2> = p.iter().map(|x| DVec2::new(x.dot(u), x.dot(v))).collect();
+    let k = q.len();
+    let (mut pos, mut neg, mut turning) = (false, false, 0.0);
+    for i in 0..k {
+        let (a, b, c) = (q[i], q[(i + 1) % k], q[(i + 2) % k]);
+        let (e1, e2) = (b - a, c - b);
+        let cross = e1.perp_dot(e2);
+        pos |= cross > 0.0;
+        neg |= cross < 0.0;
+        turning += cross.atan2(e1.dot(e2));
+    }
+    !(pos && neg) && (turning.abs() - std::f64::consts::TAU).abs() < 1e-6
+}
+
+/// Overlap of a face with the closed rectangle `[x0, y0, x1, y1]`: the bounding boxes meet and no
+/// edge has the whole rectangle outside (separating axes). Conservative by `tol` in edge units.
+#[inline]
+pub(crate) fn overlaps_rect(face: &Face, edges: &[[f64; 3]], r: [f64; 4]) -> bool {
+    let b = face.bbox;
+    if b[0] > r[2] || b[2] < r[0] || b[1] > r[3] || b[3] < r[1] {
+        return false;
+    }
+    if face.flags & VERTICAL != 0 {
+        return true;
+    }
+    let corners = [(r[0], r[1]), (r[2], r[1]), (r[0], r[3]), (r[2], r[3])];
+    let mag = r.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    edges[face.first as usize..(face.first + face.count) as usize].iter().all(|e| {
+        let tol = 1e-12 * ((e[0].abs() + e[1].abs()) * mag + e[2].abs());
+        corners.iter().any(|&(x, y)| e[0] * x + e[1] * y + e[2] >= -tol)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn convexity() {
+        let sq = [DVec3::ZERO, DVec3::X, DVec3::new(1.0, 1.0, 0.0), DVec3::Y];
+        assert!(is_convex(&sq, DVec3::Z));
+        let l = [
+            DVec3::ZERO,
+            DVec3::new(2.0, 0.0, 0.0),
+            DVec3::new(2.0, 1.0, 0.0),
+            DVec3::new(1.0, 1.0, 0.0),
+            DVec3::new(1.0, 2.0, 0.0),
+            DVec3::new(0.0, 2.0, 0.0),
+        ];
+        assert!(!is_convex(&l, DVec3::Z));
+        // A pentagram turns one way but twice around.
+        let star: Vec<DVec3> = (0..5)
+            .map(|k| {
+                let a = k as f64 * 4.0 * std::f64::consts::PI / 5.0;
+                DVec3::new(a.cos(), a.sin(), 0.0)
+            })
+            .collect();
+        assert!(!is_convex(&star, DVec3::Z));
+    }
+}

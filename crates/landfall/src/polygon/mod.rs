@@ -1,0 +1,426 @@
+//! Polygon terrain: QOTA (Barrus & Waters 1996), convex polygons sorted into a quadtree over their
+//! projection along gravity.
+//!
+//! Polygons may overlap (bridges, overhangs) and leave gaps (holes: walls, lakes). Each input
+//! polygon becomes one convex face, or several triangles when it is non-convex, self-overlapping or
+//! not planar. Every face keeps QOTA's record — 2-D bounding box, 2-D edge equations, plane — in the
+//! local frame where gravity is −Z (R and R⁻¹ from the [`Frame`]); callers use world coordinates.
+//!
+//! Queries: every surface on the vertical line through a point ([`PolygonTerrain::surfaces_at`]),
+//! the topmost, floor below and ceiling above, the locale test [`PolygonTerrain::contains`], and ray
+//! casts on the same quadtree ([`PolygonTerrain::raycast`]). All are allocation-free; batch
+//! versions run in parallel.
+
+mod face;
+mod quadtree;
+mod raycast;
+mod stats;
+mod triangles;
+mod vertical;
+
+pub use face::{Face, PolygonSoup, EDGE_SLACK, REMOVED, VERTICAL};
+pub use quadtree::{CutRule, Node, QuadtreeParams, INTERNAL, MAX_DEPTH_LIMIT};
+pub use stats::QuadtreeStats;
+pub use vertical::SURFACE_EPS;
+
+use crate::flat::Flat;
+use crate::frame::Frame;
+use crate::geom::Aabb;
+use face::FaceSet;
+use glam::DVec3;
+
+/// Why a polygon terrain cannot be built or loaded.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum PolygonError {
+    /// A vertex coordinate is NaN or infinite.
+    #[error("polygon {polygon}, vertex {vertex}: coordinate is not finite")]
+    NonFinite {
+        /// Input polygon index.
+        polygon: usize,
+        /// Vertex index within the polygon.
+        vertex: usize,
+    },
+    /// No usable polygon (all empty, degenerate or duplicates).
+    #[error("no usable polygon: {0}")]
+    Empty(String),
+    /// More polygons, vertices or references than the 32-bit indices hold.
+    #[error("too many polygons or vertices for 32-bit indices")]
+    TooLarge,
+    /// `max_polys` is 0 or `max_depth` exceeds the limit.
+    #[error("bad quadtree parameters: max_polys must be ≥ 1 and max_depth ≤ {MAX_DEPTH_LIMIT}")]
+    BadParams,
+    /// Stored arrays are inconsistent (a corrupt index file).
+    #[error("corrupt polygon terrain: {0}")]
+    Corrupt(String),
+}
+
+/// What the build did with the input: triangulated, vertical, degenerate and duplicate polygons.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BuildReport {
+    /// Input polygons.
+    pub polygons: usize,
+    /// Convex faces after triangulation.
+    pub faces: usize,
+    /// Polygons that were non-convex, self-overlapping or not planar, and were triangulated.
+    pub triangulated: usize,
+    /// Faces with zero area seen along gravity (ray casts only).
+    pub vertical: usize,
+    /// Polygons skipped: fewer than 3 distinct vertices or zero area.
+    pub degenerate: usize,
+    /// Polygons skipped because an identical polygon came earlier.
+    pub duplicates: usize,
+    /// Up to 8 input indices of skipped polygons, for the error message a user reads.
+    pub examples: Vec<usize>,
+}
+
+impl BuildReport {
+    fn note_example(&mut self, k: u32) {
+        if self.examples.len() < 8 {
+            self.examples.push(k as usize);
+        }
+    }
+    pub(crate) fn note_degenerate(&mut self, k: u32) {
+        self.degenerate += 1;
+        self.note_example(k);
+    }
+    pub(crate) fn note_triangulated(&mut self, _k: u32) {
+        self.triangulated += 1;
+    }
+    pub(crate) fn note_duplicate(&mut self, k: u32) {
+        self.duplicates += 1;
+        self.note_example(k);
+    }
+
+    /// One line per kind of trouble, empty when the input was clean.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut w = Vec::new();
+        if self.degenerate > 0 {
+            w.push(format!("{} degenerate polygon(s) skipped (fewer than 3 distinct vertices or no area)", self.degenerate));
+        }
+        if self.duplicates > 0 {
+            w.push(format!("{} duplicate polygon(s) skipped", self.duplicates));
+        }
+        if !w.is_empty() {
+            w.push(format!("first skipped polygon indices: {:?}", self.examples));
+        }
+        w
+    }
+}
+
+/// The flat arrays of a built terrain, owned or borrowed from an index file.
+#[derive(Clone, Debug, Default)]
+pub struct Arrays {
+    /// Convex faces.
+    pub faces: Flat<Face>,
+    /// Face vertices, local frame.
+    pub verts: Flat<[f64; 3]>,
+    /// Face edge equations `[A, B, C]`, local frame, `A·x + B·y + C ≥ 0` inside.
+    pub edges: Flat<[f64; 3]>,
+    /// Quadtree nodes, root first.
+    pub nodes: Flat<Node>,
+    /// Leaf face references.
+    pub refs: Flat<u32>,
+}
+
+/// Everything besides the arrays: frame, local origin, root box, parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Header {
+    /// Gravity frame.
+    pub frame: Frame,
+    /// World point that maps to the local origin (local = R·(p − center)).
+    pub center: DVec3,
+    /// Root rectangle `[x0, y0, x1, y1]`, local frame.
+    pub root: [f64; 4],
+    /// Build parameters.
+    pub params: QuadtreeParams,
+    /// Number of input polygons.
+    pub polygons: u32,
+}
+
+/// A polygon terrain with its QOTA quadtree. See the [module docs](self).
+#[derive(Clone, Debug)]
+pub struct PolygonTerrain {
+    header: Header,
+    arrays: Arrays,
+    report: BuildReport,
+}
+
+/// Builder for [`PolygonTerrain`].
+#[derive(Clone, Debug)]
+pub struct PolygonTerrainBuilder {
+    soup: PolygonSoup,
+    frame: Frame,
+    params: QuadtreeParams,
+}
+
+impl PolygonTerrainBuilder {
+    /// Adds a polygon (world coordinates, any vertex count, any winding).
+    pub fn polygon(mut self, vertices: &[DVec3]) -> Self {
+        self.soup.push(vertices);
+        self
+    }
+
+    /// Adds many polygons.
+    pub fn polygons<P: AsRef<[DVec3]>>(mut self, polygons: impl IntoIterator<Item = P>) -> Self {
+        for p in polygons {
+            self.soup.push(p.as_ref());
+        }
+        self
+    }
+
+    /// Adds an indexed triangle mesh (`triangles` index `vertices`); out-of-range indices make the
+    /// triangle degenerate (reported, skipped).
+    pub fn triangles(mut self, vertices: &[DVec3], triangles: &[[u32; 3]]) -> Self {
+        for t in triangles {
+            let get = |k: u32| vertices.get(k as usize).copied().unwrap_or(DVec3::ZERO);
+            if t.iter().any(|&k| k as usize >= vertices.len()) {
+                self.soup.push(&[]);
+            } else {
+                self.soup.push(&[get(t[0]), get(t[1]), get(t[2])]);
+            }
+        }
+        self
+    }
+
+    /// Gravity frame (default Z up).
+    pub fn frame(mut self, frame: Frame) -> Self {
+        self.frame = frame;
+        self
+    }
+
+    /// Quadtree parameters (default [`QuadtreeParams::default`]).
+    pub fn params(mut self, params: QuadtreeParams) -> Self {
+        self.params = params;
+        self
+    }
+
+    /// Builds faces and quadtree.
+    pub fn build(self) -> Result<PolygonTerrain, PolygonError> {
+        PolygonTerrain::from_soup(&self.soup, self.frame, self.params)
+    }
+}
+
+impl PolygonTerrain {
+    /// A builder with no polygons, Z-up gravity and default parameters.
+    pub fn builder() -> PolygonTerrainBuilder {
+        PolygonTerrainBuilder { soup: PolygonSoup::new(), frame: Frame::z_up(), params: QuadtreeParams::default() }
+    }
+
+    /// Builds a terrain from a polygon soup.
+    pub fn from_soup(soup: &PolygonSoup, frame: Frame, params: QuadtreeParams) -> Result<Self, PolygonError> {
+        if params.max_polys == 0 || params.max_depth > MAX_DEPTH_LIMIT {
+            return Err(PolygonError::BadParams);
+        }
+        if soup.points.len() >= u32::MAX as usize / 2 || soup.len() >= u32::MAX as usize / 2 {
+            return Err(PolygonError::TooLarge);
+        }
+        if let Some(k) = soup.points.iter().position(|p| !p.is_finite()) {
+            let polygon = soup.starts.partition_point(|&s| s <= k) - 1;
+            return Err(PolygonError::NonFinite { polygon, vertex: k - soup.starts[polygon] });
+        }
+        let world = soup.points.iter().fold(Aabb::EMPTY, |b, &p| b.grown(p));
+        let center = if world.is_empty() { DVec3::ZERO } else { (world.min + world.max) * 0.5 };
+        let extent = if world.is_empty() { 0.0 } else { (world.max - world.min).max_element() };
+        let to_local = move |p: DVec3| frame.to_local(p - center);
+        let mut set = FaceSet::default();
+        let mut report = BuildReport { polygons: soup.len(), ..BuildReport::default() };
+        let mut seen = std::collections::HashMap::new();
+        let mut scratch = Vec::new();
+        for k in 0..soup.len() {
+            let poly = soup.polygon(k);
+            if is_duplicate(poly, k as u32, soup, &mut seen) {
+                report.note_duplicate(k as u32);
+                continue;
+            }
+            face::add_polygon(k as u32, poly, &to_local, EDGE_SLACK * extent, &mut set, &mut report, &mut scratch)?;
+        }
+        report.faces = set.faces.len();
+        report.vertical = set.faces.iter().filter(|f| f.flags & VERTICAL != 0).count();
+        if set.faces.is_empty() {
+            return Err(PolygonError::Empty(format!(
+                "{} polygon(s) given, {} degenerate, {} duplicate",
+                soup.len(),
+                report.degenerate,
+                report.duplicates
+            )));
+        }
+        let header = Header { frame, center, root: [0.0; 4], params, polygons: soup.len() as u32 };
+        let mut terrain = Self { header, arrays: Arrays::default(), report };
+        terrain.arrays.faces = set.faces.into();
+        terrain.arrays.verts = set.verts.into();
+        terrain.arrays.edges = set.edges.into();
+        terrain.rebuild_quadtree()?;
+        Ok(terrain)
+    }
+
+    /// Rebuilds the quadtree from the live faces (root box fitted to them).
+    pub(crate) fn rebuild_quadtree(&mut self) -> Result<(), PolygonError> {
+        let faces = &self.arrays.faces;
+        let ids: Vec<u32> = (0..faces.len() as u32).filter(|&f| faces[f as usize].flags & REMOVED == 0).collect();
+        let mut root = [f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY];
+        for &f in &ids {
+            let b = faces[f as usize].bbox;
+            root = [root[0].min(b[0]), root[1].min(b[1]), root[2].max(b[2]), root[3].max(b[3])];
+        }
+        if ids.is_empty() {
+            root = [0.0; 4];
+        }
+        let tree = quadtree::build(faces, &self.arrays.edges, ids, root, self.header.params);
+        if tree.refs.len() >= u32::MAX as usize || tree.nodes.len() >= u32::MAX as usize {
+            return Err(PolygonError::TooLarge);
+        }
+        self.header.root = root;
+        self.arrays.nodes = tree.nodes.into();
+        self.arrays.refs = tree.refs.into();
+        Ok(())
+    }
+
+    /// Reassembles a terrain from stored parts (an index file), checking every index so that no
+    /// query can read out of bounds.
+    pub fn from_parts(header: Header, arrays: Arrays) -> Result<Self, PolygonError> {
+        validate(&header, &arrays)?;
+        let faces = &arrays.faces;
+        let report = BuildReport {
+            polygons: header.polygons as usize,
+            faces: faces.len(),
+            vertical: faces.iter().filter(|f| f.flags & VERTICAL != 0).count(),
+            ..BuildReport::default()
+        };
+        Ok(Self { header, arrays, report })
+    }
+
+    /// Frame, local origin, root box and parameters.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The flat arrays (faces, vertices, edges, nodes, references).
+    pub fn arrays(&self) -> &Arrays {
+        &self.arrays
+    }
+
+    /// What the build did with the input.
+    pub fn report(&self) -> &BuildReport {
+        &self.report
+    }
+
+    /// The gravity frame.
+    pub fn frame(&self) -> &Frame {
+        &self.header.frame
+    }
+
+    /// Number of convex faces (after triangulation).
+    pub fn face_count(&self) -> usize {
+        self.arrays.faces.len()
+    }
+
+    /// World vertices of face `f`.
+    pub fn face_vertices(&self, f: usize) -> impl Iterator<Item = DVec3> + '_ {
+        let face = &self.arrays.faces[f];
+        self.arrays.verts[face.first as usize..(face.first + face.count) as usize]
+            .iter()
+            .map(move |v| self.to_world_point(DVec3::from_array(*v)))
+    }
+
+    /// World bounds of the geometry.
+    pub fn bounds(&self) -> Aabb {
+        self.arrays.verts.iter().fold(Aabb::EMPTY, |b, v| b.grown(self.to_world_point(DVec3::from_array(*v))))
+    }
+
+    /// World → local point.
+    #[inline]
+    pub(crate) fn to_local_point(&self, p: DVec3) -> DVec3 {
+        self.header.frame.to_local(p - self.header.center)
+    }
+
+    /// Local → world point.
+    #[inline]
+    pub(crate) fn to_world_point(&self, l: DVec3) -> DVec3 {
+        self.header.frame.to_world(l) + self.header.center
+    }
+}
+
+/// True when an identical polygon (same vertices in the same cyclic order, either direction) came
+/// before `k`. Hashes the sorted vertex bits.
+fn is_duplicate(
+    poly: &[DVec3],
+    k: u32,
+    soup: &PolygonSoup,
+    seen: &mut std::collections::HashMap<u64, Vec<u32>>,
+) -> bool {
+    use std::hash::{Hash, Hasher};
+    if poly.len() < 3 {
+        return false;
+    }
+    let mut bits: Vec<[u64; 3]> = poly.iter().map(|p| [p.x.to_bits(), p.y.to_bits(), p.z.to_bits()]).collect();
+    bits.sort_unstable();
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    bits.hash(&mut h);
+    let same_set = |other: &[DVec3]| {
+        let mut b: Vec<[u64; 3]> = other.iter().map(|p| [p.x.to_bits(), p.y.to_bits(), p.z.to_bits()]).collect();
+        b.sort_unstable();
+        b == bits
+    };
+    let entry = seen.entry(h.finish()).or_default();
+    if entry.iter().any(|&j| same_set(soup.polygon(j as usize))) {
+        return true;
+    }
+    entry.push(k);
+    false
+}
+
+/// Checks that every stored index is in range and the tree is well formed.
+fn validate(h: &Header, a: &Arrays) -> Result<(), PolygonError> {
+    let bad = |m: String| Err(PolygonError::Corrupt(m));
+    if h.params.max_depth > MAX_DEPTH_LIMIT || h.params.max_polys == 0 {
+        return bad(format!("quadtree parameters {}/{}", h.params.max_polys, h.params.max_depth));
+    }
+    if a.verts.len() != a.edges.len() {
+        return bad(format!("{} vertices but {} edge equations", a.verts.len(), a.edges.len()));
+    }
+    if !a.verts.iter().flatten().chain(a.edges.iter().flatten()).all(|v| v.is_finite()) {
+        return bad("a vertex or edge equation is not finite".into());
+    }
+    for (k, f) in a.faces.iter().enumerate() {
+        let end = f.first as u64 + f.count as u64;
+        if f.count < 3 || end > a.verts.len() as u64 {
+            return bad(format!("face {k} points at vertices {}..{end} of {}", f.first, a.verts.len()));
+        }
+        if f.source >= h.polygons {
+            return bad(format!("face {k} comes from polygon {} of {}", f.source, h.polygons));
+        }
+    }
+    let n = a.nodes.len();
+    if n == 0 {
+        return bad("no quadtree nodes".into());
+    }
+    // Every node reachable exactly once from the root, children after their parent, depth bounded.
+    let mut depth = vec![u8::MAX; n];
+    depth[0] = 0;
+    for (k, node) in a.nodes.iter().enumerate() {
+        if depth[k] == u8::MAX {
+            return bad(format!("node {k} is not reachable from the root"));
+        }
+        if node.is_leaf() {
+            let end = node.first as u64 + node.count as u64;
+            if end > a.refs.len() as u64 {
+                return bad(format!("leaf {k} points at references {}..{end} of {}", node.first, a.refs.len()));
+            }
+        } else {
+            let first = node.first as usize;
+            if first <= k || first + 4 > n || depth[k] as usize >= MAX_DEPTH_LIMIT {
+                return bad(format!("node {k} has children at {first} (of {n} nodes)"));
+            }
+            for c in first..first + 4 {
+                if depth[c] != u8::MAX {
+                    return bad(format!("node {c} has two parents"));
+                }
+                depth[c] = depth[k] + 1;
+            }
+        }
+    }
+    if let Some(r) = a.refs.iter().find(|&&r| r as usize >= a.faces.len()) {
+        return bad(format!("a leaf references face {r} of {}", a.faces.len()));
+    }
+    Ok(())
+}

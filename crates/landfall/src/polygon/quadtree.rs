@@ -1,0 +1,253 @@
+//! QOTA's quadtree (Table 2) in flat arrays: nodes with two cut lines and four contiguous children,
+//! leaves pointing at a run of face indices. Built recursively (in parallel for big nodes) with
+//! either the paper's equal quadrants or cuts through vertices chosen to minimise the expected
+//! number of containment tests.
+
+use super::face::{overlaps_rect, Face};
+use bytemuck::{Pod, Zeroable};
+
+/// `Node::count` of an internal node.
+pub const INTERNAL: u32 = u32::MAX;
+
+/// Deepest quadtree allowed (keeps traversal stacks fixed-size).
+pub const MAX_DEPTH_LIMIT: usize = 40;
+
+/// A quadtree node: 32 bytes.
+///
+/// Internal: children `first..first + 4` are south-west, south-east, north-west, north-east of the
+/// cut point `div`; a point on a cut line belongs to the east / north child. Leaf: faces
+/// `refs[first..first + count]`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct Node {
+    /// Cut point `[x_div, y_div]` (internal nodes).
+    pub div: [f64; 2],
+    /// Height range of every face below the node, rounded outward to f32.
+    pub z: [f32; 2],
+    /// First child (internal) or first face reference (leaf).
+    pub first: u32,
+    /// Number of face references (leaf) or [`INTERNAL`].
+    pub count: u32,
+}
+
+impl Node {
+    /// True for a leaf.
+    #[inline]
+    pub fn is_leaf(&self) -> bool {
+        self.count != INTERNAL
+    }
+}
+
+/// How an overfull leaf's cut lines are chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum CutRule {
+    /// The paper's rule: four equal quadrants.
+    Halves,
+    /// Cut lines through polygon vertices (bounding-box edges), each chosen to minimise the child
+    /// area times the number of polygons it holds — the expected number of containment tests.
+    #[default]
+    MinTests,
+}
+
+impl CutRule {
+    /// Name used by the CLI and the reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            CutRule::Halves => "halves",
+            CutRule::MinTests => "min-tests",
+        }
+    }
+}
+
+/// Quadtree build parameters: QOTA's Maxpoly and Maxdepth and the cut rule.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct QuadtreeParams {
+    /// A leaf holding more polygons than this is split (unless at `max_depth`).
+    pub max_polys: usize,
+    /// Deepest level (the root is level 0); at most [`MAX_DEPTH_LIMIT`].
+    pub max_depth: usize,
+    /// How cut lines are chosen.
+    pub cuts: CutRule,
+    /// A split is made only when it lowers the expected containment tests per query, over the whole
+    /// terrain, by at least `min_gain / faces`; 0 gives the paper's rule. Guards against splitting
+    /// down to `max_depth` along every edge where more than `max_polys` surfaces stack up.
+    pub min_gain: f64,
+}
+
+impl QuadtreeParams {
+    /// The paper's rule (split every overfull leaf above `max_depth`) with equal quadrants.
+    pub fn paper(max_polys: usize, max_depth: usize) -> Self {
+        Self { max_polys, max_depth, cuts: CutRule::Halves, min_gain: 0.0 }
+    }
+}
+
+impl Default for QuadtreeParams {
+    /// The defaults chosen by measurement (see `docs/benchmarks.md`).
+    fn default() -> Self {
+        Self { max_polys: 2, max_depth: 16, cuts: CutRule::MinTests, min_gain: 0.05 }
+    }
+}
+
+/// Flat quadtree arrays.
+pub(crate) struct Tree {
+    pub nodes: Vec<Node>,
+    pub refs: Vec<u32>,
+}
+
+enum Tmp {
+    Leaf(Vec<u32>, [f32; 2]),
+    Inner([f64; 2], Box<[Tmp; 4]>, [f32; 2]),
+}
+
+impl Tmp {
+    fn z(&self) -> [f32; 2] {
+        match self {
+            Tmp::Leaf(_, z) | Tmp::Inner(_, _, z) => *z,
+        }
+    }
+}
+
+/// The four child rectangles of `r` cut at `div`, in child order.
+#[inline]
+pub(crate) fn quadrants(r: [f64; 4], div: [f64; 2]) -> [[f64; 4]; 4] {
+    [
+        [r[0], r[1], div[0], div[1]],
+        [div[0], r[1], r[2], div[1]],
+        [r[0], div[1], div[0], r[3]],
+        [div[0], div[1], r[2], r[3]],
+    ]
+}
+
+/// Height range of a set of faces, rounded outward to f32.
+pub(crate) fn z_range(faces: &[Face], ids: &[u32]) -> [f32; 2] {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for &f in ids {
+        lo = lo.min(faces[f as usize].z[0]);
+        hi = hi.max(faces[f as usize].z[1]);
+    }
+    outward(lo, hi)
+}
+
+/// `[lo, hi]` rounded outward to f32 (empty ranges stay empty).
+pub(crate) fn outward(lo: f64, hi: f64) -> [f32; 2] {
+    let (mut a, mut b) = (lo as f32, hi as f32);
+    if a as f64 > lo {
+        a = a.next_down();
+    }
+    if (b as f64) < hi {
+        b = b.next_up();
+    }
+    [a, b]
+}
+
+struct Ctx<'a> {
+    faces: &'a [Face],
+    edges: &'a [[f64; 3]],
+    params: QuadtreeParams,
+    /// Smallest worthwhile split gain, in (node area × tests saved).
+    min_gain_area: f64,
+}
+
+/// Builds the quadtree over `ids` inside `root`.
+pub(crate) fn build(faces: &[Face], edges: &[[f64; 3]], ids: Vec<u32>, root: [f64; 4], params: QuadtreeParams) -> Tree {
+    let area = (root[2] - root[0]) * (root[3] - root[1]);
+    let min_gain_area = params.min_gain / ids.len().max(1) as f64 * area;
+    let ctx = Ctx { faces, edges, params, min_gain_area };
+    let tmp = ctx.node(root, ids, 0);
+    let mut tree = Tree { nodes: vec![Node::zeroed()], refs: Vec::new() };
+    flatten(&tmp, 0, &mut tree);
+    tree
+}
+
+impl Ctx<'_> {
+    fn node(&self, r: [f64; 4], ids: Vec<u32>, depth: usize) -> Tmp {
+        let splittable = r[2] > r[0] && r[3] > r[1];
+        if ids.len() <= self.params.max_polys || depth >= self.params.max_depth || !splittable {
+            let z = z_range(self.faces, &ids);
+            return Tmp::Leaf(ids, z);
+        }
+        let div = match self.params.cuts {
+            CutRule::Halves => [0.5 * (r[0] + r[2]), 0.5 * (r[1] + r[3])],
+            CutRule::MinTests => [self.best_cut(&ids, r, 0), self.best_cut(&ids, r, 1)],
+        };
+        let quads = quadrants(r, div);
+        let split: Vec<Vec<u32>> = quads
+            .iter()
+            .map(|q| ids.iter().copied().filter(|&f| overlaps_rect(&self.faces[f as usize], self.edges, *q)).collect())
+            .collect();
+        // Keep the leaf when no child is lighter, or when the split saves too little.
+        let area = |q: &[f64; 4]| (q[2] - q[0]) * (q[3] - q[1]);
+        let after: f64 = split.iter().zip(&quads).map(|(s, q)| area(q) * s.len() as f64).sum();
+        let gain = area(&r) * ids.len() as f64 - after;
+        if split.iter().all(|s| s.len() >= ids.len()) || gain < self.min_gain_area {
+            let z = z_range(self.faces, &ids);
+            return Tmp::Leaf(ids, z);
+        }
+        drop(ids);
+        let mut split = split.into_iter();
+        let mut take = || split.next().unwrap_or_default();
+        let (a, b, c, d) = (take(), take(), take(), take());
+        let big = a.len() + b.len() + c.len() + d.len() > 20_000;
+        let kids = if big {
+            let ((ka, kb), (kc, kd)) = rayon::join(
+                || rayon::join(|| self.node(quads[0], a, depth + 1), || self.node(quads[1], b, depth + 1)),
+                || rayon::join(|| self.node(quads[2], c, depth + 1), || self.node(quads[3], d, depth + 1)),
+            );
+            [ka, kb, kc, kd]
+        } else {
+            [
+                self.node(quads[0], a, depth + 1),
+                self.node(quads[1], b, depth + 1),
+                self.node(quads[2], c, depth + 1),
+                self.node(quads[3], d, depth + 1),
+            ]
+        };
+        let z = kids.iter().fold([f32::INFINITY, f32::NEG_INFINITY], |z, k| [z[0].min(k.z()[0]), z[1].max(k.z()[1])]);
+        Tmp::Inner(div, Box::new(kids), z)
+    }
+
+    /// The cut along `axis` (0 = x, 1 = y) through a bounding-box edge of the node's faces that
+    /// minimises `width_low · n_low + width_high · n_high`; the middle when nothing beats it.
+    fn best_cut(&self, ids: &[u32], r: [f64; 4], axis: usize) -> f64 {
+        let (lo, hi) = (r[axis], r[axis + 2]);
+        // Sample big nodes: the cost only needs the distribution of the edges.
+        let step = ids.len().div_ceil(2048).max(1);
+        let mut mins: Vec<f64> = ids.iter().step_by(step).map(|&f| self.faces[f as usize].bbox[axis]).collect();
+        let mut maxs: Vec<f64> = ids.iter().step_by(step).map(|&f| self.faces[f as usize].bbox[axis + 2]).collect();
+        mins.sort_unstable_by(f64::total_cmp);
+        maxs.sort_unstable_by(f64::total_cmp);
+        let cost = |c: f64| {
+            let n_low = mins.partition_point(|&m| m <= c) as f64;
+            let n_high = (maxs.len() - maxs.partition_point(|&m| m < c)) as f64;
+            (c - lo) * n_low + (hi - c) * n_high
+        };
+        let mid = 0.5 * (lo + hi);
+        let mut best = (cost(mid), mid);
+        let candidates = mins.iter().chain(maxs.iter()).copied().filter(|&c| c > lo && c < hi);
+        for c in candidates {
+            let k = cost(c);
+            if k < best.0 {
+                best = (k, c);
+            }
+        }
+        best.1
+    }
+}
+
+/// Writes `tmp` into node slot `at`, its children (contiguous) after the current end.
+fn flatten(tmp: &Tmp, at: usize, tree: &mut Tree) {
+    match tmp {
+        Tmp::Leaf(ids, z) => {
+            tree.nodes[at] = Node { div: [0.0; 2], z: *z, first: tree.refs.len() as u32, count: ids.len() as u32 };
+            tree.refs.extend_from_slice(ids);
+        }
+        Tmp::Inner(div, kids, z) => {
+            let first = tree.nodes.len();
+            tree.nodes[at] = Node { div: *div, z: *z, first: first as u32, count: INTERNAL };
+            tree.nodes.extend([Node::zeroed(); 4]);
+            for (k, kid) in kids.iter().enumerate() {
+                flatten(kid, first + k, tree);
+            }
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! Arbitrary ray casts on the QOTA quadtree itself: nodes carry their height range, so each node is
+//! a 3-D box; the leaves under the ray's projection are visited front to back (nearest entry first)
+//! and the walk stops once the next box starts beyond the best hit.
+//!
+//! The ray–face test is watertight (Woop, Benthin & Wald 2013): every vertex is moved into ray
+//! space once — translated to the ray origin and sheared so the ray runs along an axis — and the side
+//! of each edge is the 2-D cross product of its two projected vertices. Two faces sharing an edge
+//! compute exactly opposite numbers from the same projected vertices, and around a shared vertex the
+//! projected faces tile the plane, so a ray through a shared edge or vertex cannot slip between
+//! them. (The plain 3-D triple product `dir · ((a − o) × (b − o))` is *not* enough at vertices: there
+//! every edge value is rounding noise of one sign, and a ray can pass between all the faces.)
+
+use super::face::Face;
+use super::quadtree::{quadrants, MAX_DEPTH_LIMIT};
+use super::PolygonTerrain;
+use crate::geom::{Hit, Ray, TriangleId};
+use glam::DVec3;
+use rayon::prelude::*;
+
+/// A ray in the local frame with what the slab tests reuse.
+struct LocalRay {
+    o: DVec3,
+    d: DVec3,
+    inv: DVec3,
+    /// Axes of ray space: `kz` is the direction's largest component.
+    k: [usize; 3],
+    /// Shear taking the direction to the `kz` axis.
+    shear: [f64; 2],
+}
+
+impl LocalRay {
+    fn new(o: DVec3, d: DVec3) -> Self {
+        let kz = d.abs().max_position();
+        let (mut kx, mut ky) = ((kz + 1) % 3, (kz + 2) % 3);
+        if d[kz] < 0.0 {
+            std::mem::swap(&mut kx, &mut ky);
+        }
+        Self { o, d, inv: d.recip(), k: [kx, ky, kz], shear: [d[kx] / d[kz], d[ky] / d[kz]] }
+    }
+
+    /// A vertex in ray space, projected along the ray: (0, 0) lies on the ray.
+    #[inline]
+    fn project(&self, v: [f64; 3]) -> (f64, f64) {
+        let a = DVec3::from_array(v) - self.o;
+        (a[self.k[0]] - self.shear[0] * a[self.k[2]], a[self.k[1]] - self.shear[1] * a[self.k[2]])
+    }
+
+    /// Parameter interval of the ray inside the box `r` × `z`, clipped to `[0, t_max]`.
+    #[inline]
+    fn clip(&self, r: [f64; 4], z: [f32; 2], t_max: f64) -> Option<f64> {
+        let (mut t0, mut t1) = (0.0f64, t_max);
+        let lo = [r[0], r[1], z[0] as f64];
+        let hi = [r[2], r[3], z[1] as f64];
+        for a in 0..3 {
+            let (o, d) = (self.o[a], self.d[a]);
+            if d == 0.0 {
+                if o < lo[a] || o > hi[a] {
+                    return None;
+                }
+            } else {
+                let (ta, tb) = ((lo[a] - o) * self.inv[a], (hi[a] - o) * self.inv[a]);
+                t0 = t0.max(ta.min(tb));
+                t1 = t1.min(ta.max(tb));
+            }
+        }
+        (t0 <= t1).then_some(t0)
+    }
+}
+
+impl PolygonTerrain {
+    /// First crossing of `ray` with any face (two-sided, vertical faces included) for t in
+    /// [0, `max_t`]. A ray that fails [`Ray::validate`] misses.
+    pub fn raycast(&self, ray: &Ray, max_t: f64) -> Option<Hit> {
+        ray.validate(max_t).ok()?;
+        let frame = &self.header.frame;
+        let o = self.to_local_point(ray.origin);
+        let d = frame.to_local(ray.dir);
+        let lr = LocalRay::new(o, d);
+        let nodes = &*self.arrays.nodes;
+        let faces = &*self.arrays.faces;
+        let mut best_t = max_t;
+        let mut best: Option<u32> = None;
+        // Stack of (node, rectangle, entry t); at most 3 per level plus the root.
+        let mut stack = [(0u32, [0.0f64; 4], 0.0f64); 3 * MAX_DEPTH_LIMIT + 4];
+        let mut top = 0;
+        if let Some(t0) = lr.clip(self.header.root, nodes[0].z, best_t) {
+            stack[0] = (0, self.header.root, t0);
+            top = 1;
+        }
+        while top > 0 {
+            top -= 1;
+            let (n, r, t_enter) = stack[top];
+            if t_enter > best_t {
+                continue;
+            }
+            let node = &nodes[n as usize];
+            if node.is_leaf() {
+                let refs = &self.arrays.refs[node.first as usize..(node.first + node.count) as usize];
+                for &f in refs {
+                    if let Some(t) = self.hit_face(&faces[f as usize], &lr, best_t) {
+                        let tie_wins = best.is_some_and(|b| t == best_t && faces[f as usize].source < faces[b as usize].source);
+                        if t < best_t || best.is_none() || tie_wins {
+                            best_t = t;
+                            best = Some(f);
+                        }
+                    }
+                }
+                continue;
+            }
+            // Children that the ray enters before the best hit, pushed farthest first.
+            let quads = quadrants(r, node.div);
+            let mut kids = [(0u32, [0.0f64; 4], 0.0f64); 4];
+            let mut k = 0;
+            for (c, q) in quads.iter().enumerate() {
+                let child = node.first + c as u32;
+                if let Some(t0) = lr.clip(*q, nodes[child as usize].z, best_t) {
+                    kids[k] = (child, *q, t0);
+                    k += 1;
+                }
+            }
+            kids[..k].sort_unstable_by(|a, b| b.2.total_cmp(&a.2));
+            stack[top..top + k].copy_from_slice(&kids[..k]);
+            top += k;
+        }
+        let f = &faces[best? as usize];
+        let normal = frame.orient_up(frame.to_world(DVec3::from_array(f.normal)));
+        Some(Hit { t: best_t, point: ray.at(best_t), normal, triangle: TriangleId::Polygon(f.source) })
+    }
+
+    /// t of the crossing of the local ray with face `f`, if it is in [0, `t_max`].
+    #[inline]
+    fn hit_face(&self, f: &Face, r: &LocalRay, t_max: f64) -> Option<f64> {
+        let n = DVec3::from_array(f.normal);
+        let denom = n.dot(r.d);
+        if denom == 0.0 || f.flags & super::REMOVED != 0 {
+            return None;
+        }
+        let t = (f.d - n.dot(r.o)) / denom;
+        if !(t >= 0.0 && t <= t_max) {
+            return None;
+        }
+        let verts = &self.arrays.verts[f.first as usize..(f.first + f.count) as usize];
+        let (mut pos, mut neg) = (false, false);
+        let mut a = r.project(verts[verts.len() - 1]);
+        for v in verts {
+            let b = r.project(*v);
+            let side = a.0 * b.1 - a.1 * b.0;
+            pos |= side > 0.0;
+            neg |= side < 0.0;
+            if pos && neg {
+                return None;
+            }
+            a = b;
+        }
+        Some(t)
+    }
+
+    /// [`PolygonTerrain::raycast`] for many `(ray, max_t)` pairs, in parallel.
+    pub fn raycast_batch(&self, rays: &[(Ray, f64)]) -> Vec<Option<Hit>> {
+        rays.par_iter().with_min_len(1024).map(|(r, t)| self.raycast(r, *t)).collect()
+    }
+}

@@ -1,0 +1,61 @@
+//! Candidate triangles for swept volumes: the faces under a region, fanned into triangles.
+
+use super::quadtree::quadrants;
+use super::PolygonTerrain;
+use crate::geom::{Aabb, TriangleId};
+use glam::DVec3;
+
+impl PolygonTerrain {
+    /// Calls `visit` with every triangle (faces fanned from their first vertex, world coordinates)
+    /// of a face whose quadtree leaf meets `region`; a superset of the triangles touching it.
+    pub fn for_each_triangle_in(&self, region: &Aabb, mut visit: impl FnMut(TriangleId, [DVec3; 3])) {
+        if region.is_empty() {
+            return;
+        }
+        // The region's box in the local frame: the box around its 8 rotated corners.
+        let mut local = Aabb::EMPTY;
+        for k in 0..8 {
+            let c = DVec3::new(
+                if k & 1 == 0 { region.min.x } else { region.max.x },
+                if k & 2 == 0 { region.min.y } else { region.max.y },
+                if k & 4 == 0 { region.min.z } else { region.max.z },
+            );
+            local = local.grown(self.to_local_point(c));
+        }
+        let a = &self.arrays;
+        let mut ids = Vec::new();
+        let mut stack = vec![(0usize, self.header.root)];
+        while let Some((n, r)) = stack.pop() {
+            let node = &a.nodes[n];
+            let misses = r[0] > local.max.x
+                || r[2] < local.min.x
+                || r[1] > local.max.y
+                || r[3] < local.min.y
+                || (node.z[0] as f64) > local.max.z
+                || (node.z[1] as f64) < local.min.z;
+            if misses {
+                continue;
+            }
+            if node.is_leaf() {
+                ids.extend_from_slice(&a.refs[node.first as usize..(node.first + node.count) as usize]);
+            } else {
+                for (c, q) in quadrants(r, node.div).into_iter().enumerate() {
+                    stack.push((node.first as usize + c, q));
+                }
+            }
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        for f in ids {
+            let face = &a.faces[f as usize];
+            let b = face.bbox;
+            if b[0] > local.max.x || b[2] < local.min.x || b[1] > local.max.y || b[3] < local.min.y {
+                continue;
+            }
+            let v: Vec<DVec3> = self.face_vertices(f as usize).collect();
+            for k in 1..v.len() - 1 {
+                visit(TriangleId::Polygon(face.source), [v[0], v[k], v[k + 1]]);
+            }
+        }
+    }
+}

@@ -1,0 +1,185 @@
+//! Vertical queries (QOTA's "Accessing terrain data"): find the leaf with two comparisons per level,
+//! then for each polygon of the leaf a bounding-box check, the edge equations and the plane.
+
+use super::face::Face;
+use super::PolygonTerrain;
+use crate::geom::{SurfacePoint, TriangleId};
+use glam::DVec3;
+use rayon::prelude::*;
+
+/// Surfaces on one line closer than this (relative to their height) are one surface: a point on
+/// an edge shared by two polygons reports it once.
+pub const SURFACE_EPS: f64 = 1e-9;
+
+/// Surfaces kept on the stack while sorting; lines crossing more than this many polygons sort in a
+/// heap buffer instead.
+const STACK_SURFACES: usize = 32;
+
+impl PolygonTerrain {
+    /// The face references of the leaf holding local (x, y), or `None` outside the root box.
+    #[inline]
+    pub(crate) fn leaf_at(&self, x: f64, y: f64) -> Option<&[u32]> {
+        let r = self.header.root;
+        if !(x >= r[0] && x <= r[2] && y >= r[1] && y <= r[3]) {
+            return None;
+        }
+        let nodes = &*self.arrays.nodes;
+        let mut node = &nodes[0];
+        while !node.is_leaf() {
+            let k = node.first as usize + (x >= node.div[0]) as usize + 2 * (y >= node.div[1]) as usize;
+            node = &nodes[k];
+        }
+        self.arrays.refs.get(node.first as usize..node.first as usize + node.count as usize)
+    }
+
+    /// Does face `f` contain local (x, y)? Bounding box, then the edge equations (closed).
+    #[inline]
+    pub(crate) fn face_contains(&self, f: &Face, x: f64, y: f64) -> bool {
+        let b = f.bbox;
+        if x < b[0] || x > b[2] || y < b[1] || y > b[3] || !f.is_ground() {
+            return false;
+        }
+        let edges = &self.arrays.edges[f.first as usize..(f.first + f.count) as usize];
+        edges.iter().all(|e| e[0] * x + e[1] * y + e[2] >= 0.0)
+    }
+
+    /// Calls `visit(local_z, face)` for every face containing the vertical line through local
+    /// (x, y), in no particular order.
+    #[inline]
+    pub(crate) fn for_each_crossing(&self, x: f64, y: f64, mut visit: impl FnMut(f64, u32)) {
+        let Some(refs) = self.leaf_at(x, y) else { return };
+        let faces = &*self.arrays.faces;
+        for &r in refs {
+            let f = &faces[r as usize];
+            if self.face_contains(f, x, y) {
+                visit(f.height(x, y), r);
+            }
+        }
+    }
+
+    /// The world surface point for local height `z` of face `f` on the vertical line through world
+    /// `p` (whose local position is `l`): `p` moved along gravity, so x and y are kept exactly when
+    /// gravity is −Z.
+    #[inline]
+    fn surface_point(&self, p: DVec3, l: DVec3, z: f64, f: u32) -> SurfacePoint {
+        let face = &self.arrays.faces[f as usize];
+        let frame = &self.header.frame;
+        let point = if frame.is_z_up() {
+            DVec3::new(p.x, p.y, z + self.header.center.z)
+        } else {
+            p + frame.up() * (z - l.z)
+        };
+        SurfacePoint {
+            point,
+            normal: frame.to_world(DVec3::from_array(face.normal)),
+            triangle: TriangleId::Polygon(face.source),
+        }
+    }
+
+    /// Every surface on the vertical line (along gravity) through `p`, sorted from lowest to highest,
+    /// coincident ones (within [`SURFACE_EPS`]) reported once. Allocation-free for up to 32
+    /// surfaces on the line.
+    pub fn surfaces_at(&self, p: DVec3, mut visit: impl FnMut(SurfacePoint)) {
+        let l = self.to_local_point(p);
+        let mut stack = [(0.0f64, 0u32); STACK_SURFACES];
+        let mut n = 0;
+        let mut heap: Vec<(f64, u32)> = Vec::new();
+        self.for_each_crossing(l.x, l.y, |z, f| {
+            if n < STACK_SURFACES {
+                stack[n] = (z, f);
+                n += 1;
+            } else {
+                if heap.is_empty() {
+                    heap.extend_from_slice(&stack);
+                }
+                heap.push((z, f));
+            }
+        });
+        let all = if heap.is_empty() { &mut stack[..n] } else { &mut heap[..] };
+        all.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let mut last: Option<f64> = None;
+        for &(z, f) in all.iter() {
+            if last.is_some_and(|q| z - q <= SURFACE_EPS * (1.0 + q.abs())) {
+                continue;
+            }
+            last = Some(z);
+            visit(self.surface_point(p, l, z, f));
+        }
+    }
+
+    /// Picks one crossing of the vertical line through `p`: the one `better(candidate, best)`
+    /// prefers among those `keep` accepts (both see local heights).
+    #[inline]
+    fn pick(&self, p: DVec3, keep: impl Fn(f64) -> bool, better: impl Fn(f64, f64) -> bool) -> Option<SurfacePoint> {
+        let l = self.to_local_point(p);
+        let mut best: Option<(f64, u32)> = None;
+        self.for_each_crossing(l.x, l.y, |z, f| {
+            if keep(z) && best.is_none_or(|(bz, bf)| better(z, bz) || (z == bz && f < bf)) {
+                best = Some((z, f));
+            }
+        });
+        best.map(|(z, f)| self.surface_point(p, l, z, f))
+    }
+
+    /// The highest surface on the vertical line through `p`.
+    #[inline]
+    pub fn top_surface(&self, p: DVec3) -> Option<SurfacePoint> {
+        self.pick(p, |_| true, |a, b| a > b)
+    }
+
+    /// Height (world z) of the topmost surface at world (x, y); gravity must be −Z for this to mean
+    /// anything, otherwise use [`PolygonTerrain::top_surface`].
+    #[inline]
+    pub fn height_at(&self, x: f64, y: f64) -> Option<f64> {
+        self.top_surface(DVec3::new(x, y, 0.0)).map(|s| s.point.z)
+    }
+
+    /// The nearest surface at or below `p` along gravity (on the surface within [`SURFACE_EPS`]).
+    #[inline]
+    pub fn floor_below(&self, p: DVec3) -> Option<SurfacePoint> {
+        let lz = self.to_local_point(p).z;
+        let limit = lz + SURFACE_EPS * (1.0 + lz.abs());
+        self.pick(p, |z| z <= limit, |a, b| a > b)
+    }
+
+    /// The nearest surface at or above `p` against gravity (on the surface within [`SURFACE_EPS`]).
+    #[inline]
+    pub fn ceiling_above(&self, p: DVec3) -> Option<SurfacePoint> {
+        let lz = self.to_local_point(p).z;
+        let limit = lz - SURFACE_EPS * (1.0 + lz.abs());
+        self.pick(p, |z| z >= limit, |a, b| a < b)
+    }
+
+    /// QOTA's locale test: is there a floor below `p` and a ceiling above it, both in this terrain?
+    pub fn contains(&self, p: DVec3) -> bool {
+        self.floor_below(p).is_some() && self.ceiling_above(p).is_some()
+    }
+
+    /// The locale test with the ceiling from a second terrain (built with the same gravity).
+    pub fn contains_under(&self, p: DVec3, ceiling: &PolygonTerrain) -> bool {
+        self.floor_below(p).is_some() && ceiling.ceiling_above(p).is_some()
+    }
+
+    /// True when there is ground (any surface) on the vertical line through `p`: a point over a
+    /// hole (a wall's footprint, a lake) has none, so a move there can be refused.
+    pub fn has_ground(&self, p: DVec3) -> bool {
+        let l = self.to_local_point(p);
+        let Some(refs) = self.leaf_at(l.x, l.y) else { return false };
+        refs.iter().any(|&r| self.face_contains(&self.arrays.faces[r as usize], l.x, l.y))
+    }
+
+    /// [`PolygonTerrain::top_surface`] for many points, in parallel.
+    pub fn top_surfaces(&self, points: &[DVec3]) -> Vec<Option<SurfacePoint>> {
+        points.par_iter().with_min_len(4096).map(|&p| self.top_surface(p)).collect()
+    }
+
+    /// [`PolygonTerrain::floor_below`] for many points, in parallel.
+    pub fn floors_below(&self, points: &[DVec3]) -> Vec<Option<SurfacePoint>> {
+        points.par_iter().with_min_len(4096).map(|&p| self.floor_below(p)).collect()
+    }
+
+    /// [`PolygonTerrain::contains`] for many points, in parallel.
+    pub fn contains_batch(&self, points: &[DVec3]) -> Vec<bool> {
+        points.par_iter().with_min_len(4096).map(|&p| self.contains(p)).collect()
+    }
+}

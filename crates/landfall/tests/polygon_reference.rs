@@ -1,0 +1,415 @@
+//! Polygon terrain (QOTA) against an independent f64 brute force over every input polygon.
+//!
+//! The reference knows nothing of faces, edge equations or the quadtree: a vertical line meets a
+//! planar polygon where it crosses the polygon's plane, inside if the crossing's projection (on a
+//! plane across gravity, with its own basis) is inside the projected polygon by the even–odd rule,
+//! with a tolerance so points on a boundary count. Rays use Möller–Trumbore over a fan of each
+//! polygon, with a tolerance.
+
+use glam::{DMat3, DQuat, DVec2, DVec3};
+use landfall::polygon::QuadtreeParams;
+use landfall::{CutRule, Frame, PolygonError, PolygonTerrain, Ray, Terrain};
+use proptest::prelude::*;
+
+/// SplitMix64: deterministic scenes from a seed.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn f(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+    fn range(&mut self, a: f64, b: f64) -> f64 {
+        a + (b - a) * self.f()
+    }
+}
+
+/// A scene: a triangulated grid (n×n cells, 1 m, dyadic heights) with some triangles removed
+/// (holes), plus a few bridges (planar quads above) and non-convex planar L-shapes.
+struct Scene {
+    polys: Vec<Vec<DVec3>>,
+    n: usize,
+}
+
+fn scene(seed: u64, n: usize, holes: usize, bridges: usize) -> Scene {
+    let mut rng = Rng(seed);
+    let h: Vec<f64> = (0..(n + 1) * (n + 1)).map(|_| (rng.range(0.0, 8.0) * 64.0).round() / 64.0).collect();
+    let v = |i: usize, j: usize| DVec3::new(i as f64, j as f64, h[j * (n + 1) + i]);
+    let mut polys = Vec::new();
+    for j in 0..n {
+        for i in 0..n {
+            let (a, b, c, d) = (v(i, j), v(i + 1, j), v(i + 1, j + 1), v(i, j + 1));
+            if (i + j) % 2 == 0 {
+                polys.push(vec![a, b, d]);
+                polys.push(vec![b, c, d]);
+            } else {
+                polys.push(vec![a, b, c]);
+                polys.push(vec![a, c, d]);
+            }
+        }
+    }
+    for _ in 0..holes {
+        let k = (rng.next() % polys.len() as u64) as usize;
+        polys.remove(k);
+    }
+    for _ in 0..bridges {
+        let (x, y) = (rng.range(0.0, n as f64 - 3.0), rng.range(0.0, n as f64 - 3.0));
+        let (w, l, z) = (rng.range(0.5, 3.0), rng.range(0.5, 3.0), rng.range(9.0, 20.0));
+        let (sx, sy) = (rng.range(-0.3, 0.3), rng.range(-0.3, 0.3));
+        let p = |dx: f64, dy: f64| DVec3::new(x + dx, y + dy, z + sx * dx + sy * dy);
+        // Clockwise winding on purpose: any winding must work.
+        polys.push(vec![p(0.0, 0.0), p(0.0, l), p(w, l), p(w, 0.0)]);
+        // A planar non-convex L above it.
+        let q = |dx: f64, dy: f64| DVec3::new(x + dx, y + dy, z + 5.0 + sx * dx);
+        polys.push(vec![q(0.0, 0.0), q(2.0, 0.0), q(2.0, 1.0), q(1.0, 1.0), q(1.0, 2.0), q(0.0, 2.0)]);
+    }
+    Scene { polys, n }
+}
+
+/// Reference: every crossing height (along `up`) of the line through `p` with direction `up`.
+fn ref_surfaces(polys: &[Vec<DVec3>], p: DVec3, up: DVec3) -> Vec<f64> {
+    let u = if up.x.abs() < 0.9 { DVec3::X.cross(up).normalize() } else { DVec3::Y.cross(up).normalize() };
+    let w = up.cross(u);
+    let proj = |q: DVec3| DVec2::new((q - p).dot(u), (q - p).dot(w));
+    let mut out = Vec::new();
+    for poly in polys {
+        let n = (poly[1] - poly[0]).cross(poly[2] - poly[0]);
+        let n = if n.length() > 0.0 { n } else { poly.windows(3).map(|t| (t[1] - t[0]).cross(t[2] - t[0])).sum() };
+        let denom = n.dot(up);
+        if denom.abs() < 1e-12 * n.length() {
+            continue; // vertical
+        }
+        let s = n.dot(poly[0] - p) / denom;
+        let q: Vec<DVec2> = poly.iter().map(|&v| proj(v)).collect();
+        if inside_even_odd(&q, 1e-9) {
+            out.push(p.dot(up) + s);
+        }
+    }
+    out.sort_by(f64::total_cmp);
+    out.dedup_by(|a, b| (*a - *b).abs() <= 1e-7);
+    out
+}
+
+/// Is the origin inside polygon `q` (even–odd), or within `tol` of its boundary?
+fn inside_even_odd(q: &[DVec2], tol: f64) -> bool {
+    let k = q.len();
+    let mut inside = false;
+    for i in 0..k {
+        let (a, b) = (q[i], q[(i + 1) % k]);
+        let e = b - a;
+        let t = (-a).dot(e) / e.length_squared().max(1e-300);
+        if (a + e * t.clamp(0.0, 1.0)).length() <= tol {
+            return true;
+        }
+        if (a.y > 0.0) != (b.y > 0.0) && a.x + (b.x - a.x) * (-a.y) / (b.y - a.y) > 0.0 {
+            inside = !inside;
+        }
+    }
+    inside
+}
+
+/// Reference ray cast: smallest t over a fan of every polygon (Möller–Trumbore with tolerance).
+fn ref_raycast(polys: &[Vec<DVec3>], o: DVec3, d: DVec3, max_t: f64, tol: f64) -> Option<f64> {
+    let mut best: Option<f64> = None;
+    for poly in polys {
+        for k in 1..poly.len() - 1 {
+            let (a, b, c) = (poly[0], poly[k], poly[k + 1]);
+            let (e1, e2) = (b - a, c - a);
+            let pv = d.cross(e2);
+            let det = e1.dot(pv);
+            if det.abs() < 1e-14 {
+                continue;
+            }
+            let s = o - a;
+            let u = s.dot(pv) / det;
+            let qv = s.cross(e1);
+            let v = d.dot(qv) / det;
+            if u < -tol || v < -tol || u + v > 1.0 + tol {
+                continue;
+            }
+            let t = e2.dot(qv) / det;
+            if t >= -1e-12 && t <= max_t && best.is_none_or(|bt| t < bt) {
+                best = Some(t.max(0.0));
+            }
+        }
+    }
+    best
+}
+
+fn build(polys: &[Vec<DVec3>], frame: Frame, params: QuadtreeParams) -> PolygonTerrain {
+    PolygonTerrain::builder().polygons(polys).frame(frame).params(params).build().unwrap()
+}
+
+fn params_all() -> [QuadtreeParams; 3] {
+    [
+        QuadtreeParams::default(),
+        QuadtreeParams::paper(12, 12),
+        QuadtreeParams { max_polys: 1, max_depth: 3, cuts: CutRule::MinTests, min_gain: 0.0 },
+    ]
+}
+
+fn surfaces(t: &PolygonTerrain, p: DVec3) -> Vec<f64> {
+    let up = t.frame().up();
+    let mut v = Vec::new();
+    t.surfaces_at(p, |s| v.push(s.point.dot(up)));
+    v
+}
+
+fn assert_same_heights(got: &[f64], want: &[f64], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: got {got:?}, reference {want:?}");
+    for (g, w) in got.iter().zip(want) {
+        assert!((g - w).abs() < 1e-7, "{what}: got {got:?}, reference {want:?}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// Random points (inside, outside, over holes, under bridges): every surface on the line, floor
+    /// and ceiling, against the reference; for each quadtree flavour.
+    #[test]
+    fn vertical_queries_match_reference(seed in any::<u64>(), n in 3usize..12, holes in 0usize..6, bridges in 0usize..4) {
+        let s = scene(seed, n, holes, bridges);
+        let mut rng = Rng(seed ^ 0xabc);
+        for params in params_all() {
+            let t = build(&s.polys, Frame::z_up(), params);
+            for _ in 0..150 {
+                let p = DVec3::new(rng.range(-1.0, s.n as f64 + 1.0), rng.range(-1.0, s.n as f64 + 1.0), rng.range(-2.0, 30.0));
+                let want = ref_surfaces(&s.polys, p, DVec3::Z);
+                // Points within 1e-6 of a boundary may legitimately differ in count; skip those.
+                let near = ref_surfaces_tol(&s.polys, p, 1e-6);
+                if near != want.len() { continue; }
+                let got = surfaces(&t, p);
+                assert_same_heights(&got, &want, &format!("surfaces at {p}"));
+                let floor = t.floor_below(p).map(|q| q.point.z);
+                let want_floor = want.iter().rev().find(|&&z| z <= p.z).copied();
+                prop_assert_eq!(floor.is_some(), want_floor.is_some());
+                if let (Some(a), Some(b)) = (floor, want_floor) { prop_assert!((a - b).abs() < 1e-7); }
+                let ceil = t.ceiling_above(p).map(|q| q.point.z);
+                let want_ceil = want.iter().find(|&&z| z >= p.z).copied();
+                prop_assert_eq!(ceil.is_some(), want_ceil.is_some());
+                prop_assert_eq!(t.contains(p), floor.is_some() && ceil.is_some());
+                prop_assert_eq!(t.has_ground(p), !want.is_empty());
+                if let Some(top) = t.top_surface(p) {
+                    prop_assert_eq!(top.point.x, p.x);
+                    prop_assert_eq!(top.point.y, p.y);
+                    prop_assert!(top.normal.z > 0.0 && (top.normal.length() - 1.0).abs() < 1e-12);
+                }
+            }
+        }
+    }
+
+    /// Points exactly on grid vertices and on shared edges (axis-aligned and diagonal) of a hole-free
+    /// TIN: the ground is always found (no gaps between adjacent polygons) at the right height.
+    #[test]
+    fn no_gaps_on_shared_edges_and_vertices(seed in any::<u64>(), n in 2usize..10) {
+        let s = scene(seed, n, 0, 0);
+        for params in params_all() {
+            let t = build(&s.polys, Frame::z_up(), params);
+            for j in 0..=2 * n {
+                for i in 0..=2 * n {
+                    // Vertices, edge midpoints and cell centres (on a diagonal) of the grid.
+                    let p = DVec3::new(i as f64 * 0.5, j as f64 * 0.5, 100.0);
+                    let want = ref_surfaces(&s.polys, p, DVec3::Z);
+                    let got = t.top_surface(p);
+                    prop_assert!(got.is_some(), "gap at {}", p);
+                    prop_assert!((got.unwrap().point.z - want.last().unwrap()).abs() < 1e-9);
+                }
+            }
+        }
+    }
+
+    /// Random rays against the reference; rays aimed exactly at vertices and edge midpoints of a
+    /// hole-free TIN from many directions never miss.
+    #[test]
+    fn raycasts_match_reference_and_are_watertight(seed in any::<u64>(), n in 2usize..10, holes in 0usize..4, bridges in 0usize..3) {
+        let s = scene(seed, n, holes, bridges);
+        let mut rng = Rng(seed ^ 0x5eed);
+        let t = build(&s.polys, Frame::z_up(), QuadtreeParams::default());
+        let nf = s.n as f64;
+        for _ in 0..200 {
+            let o = DVec3::new(rng.range(-2.0, nf + 2.0), rng.range(-2.0, nf + 2.0), rng.range(-3.0, 30.0));
+            let d = DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0));
+            let max_t = if rng.f() < 0.3 { rng.range(0.0, 20.0) } else { f64::INFINITY };
+            let hit = t.raycast(&Ray::new(o, d), max_t).map(|h| h.t);
+            let strict = ref_raycast(&s.polys, o, d, max_t, -1e-7);
+            let loose = ref_raycast(&s.polys, o, d, max_t, 1e-7);
+            match (hit, strict, loose) {
+                (Some(h), _, Some(l)) => prop_assert!(h >= l - 1e-7 && strict.is_none_or(|s| h <= s + 1e-7), "hit {h} vs ref {strict:?}/{loose:?}"),
+                (None, None, _) => {}
+                other => prop_assert!(false, "ray {o} {d} max {max_t}: {:?}", other),
+            }
+        }
+        // Watertightness: hole-free grid, rays at interior vertices, edge midpoints and cell centres
+        // (on diagonals). The outer boundary is left out: a target rounded by 1 ulp may lie outside.
+        // Slopes at most 1 and rays steeper than 2, so every ray truly crosses at its target (a ray
+        // grazing a ridge there may legitimately pass).
+        let mut clean = scene(seed, n, 0, 0);
+        clean.polys.iter_mut().flatten().for_each(|v| v.z /= 8.0);
+        let t = build(&clean.polys, Frame::z_up(), QuadtreeParams::default());
+        for j in 1..2 * n {
+            for i in 1..2 * n {
+                let target = DVec3::new(i as f64 * 0.5, j as f64 * 0.5, 0.0);
+                let z = t.top_surface(target).unwrap().point.z;
+                let target = DVec3::new(target.x, target.y, z);
+                for _ in 0..4 {
+                    let o = target + DVec3::new(rng.range(-5.0, 5.0), rng.range(-5.0, 5.0), rng.range(10.0, 20.0));
+                    let h = t.raycast(&Ray::new(o, target - o), 2.0);
+                    prop_assert!(h.is_some(), "ray from {} to {} slipped through", o, target);
+                    prop_assert!(h.unwrap().t <= 1.0 + 1e-9, "from {} to {}: {:?}", o, target, h);
+                }
+            }
+        }
+    }
+
+    /// The same scene rotated (and its gravity with it) answers the same queries rotated.
+    #[test]
+    fn rotated_gravity_gives_rotated_answers(seed in any::<u64>(), n in 3usize..9, bridges in 0usize..3) {
+        let s = scene(seed, n, 2, bridges);
+        let mut rng = Rng(seed ^ 0x707);
+        let q = DQuat::from_euler(glam::EulerRot::XYZ, rng.range(-3.0, 3.0), rng.range(-3.0, 3.0), rng.range(-3.0, 3.0));
+        let m = DMat3::from_quat(q);
+        let rotated: Vec<Vec<DVec3>> = s.polys.iter().map(|p| p.iter().map(|&v| m * v).collect()).collect();
+        let plain = build(&s.polys, Frame::z_up(), QuadtreeParams::default());
+        let turned = build(&rotated, Frame::from_gravity(m * DVec3::NEG_Z).unwrap(), QuadtreeParams::default());
+        for _ in 0..200 {
+            let p = DVec3::new(rng.range(0.0, n as f64), rng.range(0.0, n as f64), rng.range(-2.0, 30.0));
+            if ref_surfaces_tol(&s.polys, p, 1e-6) != ref_surfaces(&s.polys, p, DVec3::Z).len() { continue; }
+            let a = surfaces(&plain, p);
+            let b = surfaces(&turned, m * p);
+            assert_same_heights(&b, &a, &format!("rotated surfaces at {p}"));
+            let want = ref_surfaces(&rotated, m * p, m * DVec3::Z);
+            assert_same_heights(&b, &want, "rotated reference");
+            if let (Some(x), Some(y)) = (plain.floor_below(p), turned.floor_below(m * p)) {
+                prop_assert!((m * x.point - y.point).length() < 1e-7);
+                prop_assert!((m * x.normal - y.normal).length() < 1e-9);
+            } else {
+                prop_assert_eq!(plain.floor_below(p).is_some(), turned.floor_below(m * p).is_some());
+            }
+            let d = DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), -1.0);
+            let (h1, h2) = (plain.raycast(&Ray::new(p, d), f64::INFINITY), turned.raycast(&Ray::new(m * p, m * d), f64::INFINITY));
+            if let (Some(h1), Some(h2)) = (h1, h2) {
+                prop_assert!((h1.t - h2.t).abs() < 1e-7 * (1.0 + h1.t));
+            }
+        }
+    }
+}
+
+/// Number of reference surfaces with a looser boundary tolerance (to skip ambiguous points).
+fn ref_surfaces_tol(polys: &[Vec<DVec3>], p: DVec3, tol: f64) -> usize {
+    let mut count = Vec::new();
+    for poly in polys {
+        let n = poly.windows(3).map(|t| (t[1] - t[0]).cross(t[2] - t[0])).sum::<DVec3>();
+        if n.z.abs() < 1e-12 * n.length() {
+            continue;
+        }
+        let q: Vec<DVec2> = poly.iter().map(|v| DVec2::new(v.x - p.x, v.y - p.y)).collect();
+        if inside_even_odd(&q, tol) {
+            let s = n.dot(poly[0] - p) / n.z;
+            count.push(p.z + s);
+        }
+    }
+    count.sort_by(f64::total_cmp);
+    count.dedup_by(|a, b| (*a - *b).abs() <= 1e-7);
+    count.len()
+}
+
+#[test]
+fn bad_input_is_reported_never_a_panic() {
+    let tri = vec![DVec3::ZERO, DVec3::X, DVec3::Y];
+    let err = PolygonTerrain::builder()
+        .polygon(&tri)
+        .polygon(&[DVec3::ZERO, DVec3::new(f64::NAN, 0.0, 0.0), DVec3::Y])
+        .build()
+        .unwrap_err();
+    assert_eq!(err, PolygonError::NonFinite { polygon: 1, vertex: 1 });
+    assert!(err.to_string().contains("polygon 1, vertex 1"));
+    // Degenerate (collinear, too few vertices) and duplicate polygons are skipped and reported.
+    let t = PolygonTerrain::builder()
+        .polygon(&tri)
+        .polygon(&[DVec3::ZERO, DVec3::X, DVec3::new(2.0, 0.0, 0.0)])
+        .polygon(&[DVec3::ZERO, DVec3::X])
+        .polygon(&[DVec3::Y, DVec3::ZERO, DVec3::X])
+        .polygon(&[])
+        .build()
+        .unwrap();
+    let r = t.report();
+    assert_eq!((r.polygons, r.faces, r.degenerate, r.duplicates), (5, 1, 3, 1));
+    assert_eq!(r.examples, vec![1, 2, 3, 4]);
+    assert!(PolygonTerrain::builder().polygon(&[DVec3::ZERO, DVec3::X]).build().is_err());
+    assert!(PolygonTerrain::builder().build().is_err());
+    let bad = QuadtreeParams { max_polys: 0, ..QuadtreeParams::default() };
+    assert_eq!(PolygonTerrain::builder().polygon(&tri).params(bad).build().unwrap_err(), PolygonError::BadParams);
+}
+
+#[test]
+fn vertical_faces_are_left_out_of_vertical_queries_but_hit_by_rays() {
+    let wall = vec![DVec3::ZERO, DVec3::new(2.0, 0.0, 0.0), DVec3::new(2.0, 0.0, 3.0), DVec3::new(0.0, 0.0, 3.0)];
+    let floor = vec![DVec3::new(-1.0, -1.0, 0.0), DVec3::new(3.0, -1.0, 0.0), DVec3::new(3.0, 1.0, 0.0), DVec3::new(-1.0, 1.0, 0.0)];
+    let t = PolygonTerrain::builder().polygon(&wall).polygon(&floor).build().unwrap();
+    assert_eq!(t.report().vertical, 1);
+    assert_eq!(surfaces(&t, DVec3::new(1.0, 0.0, 5.0)), vec![0.0]);
+    let hit = t.raycast(&Ray::new(DVec3::new(1.0, -0.5, 1.0), DVec3::Y), 10.0).unwrap();
+    assert!((hit.t - 0.5).abs() < 1e-12);
+    assert_eq!(hit.triangle, landfall::TriangleId::Polygon(0));
+}
+
+#[test]
+fn non_convex_and_non_planar_polygons_are_triangulated() {
+    // An L (non-convex) and a twisted quad (non-planar).
+    let l = vec![
+        DVec3::new(0.0, 0.0, 1.0),
+        DVec3::new(2.0, 0.0, 1.0),
+        DVec3::new(2.0, 1.0, 1.0),
+        DVec3::new(1.0, 1.0, 1.0),
+        DVec3::new(1.0, 2.0, 1.0),
+        DVec3::new(0.0, 2.0, 1.0),
+    ];
+    let twisted = vec![DVec3::new(5.0, 0.0, 0.0), DVec3::new(6.0, 0.0, 1.0), DVec3::new(6.0, 1.0, 0.0), DVec3::new(5.0, 1.0, 1.0)];
+    let t = PolygonTerrain::builder().polygon(&l).polygon(&twisted).build().unwrap();
+    assert_eq!(t.report().triangulated, 2);
+    assert!(t.top_surface(DVec3::new(1.5, 1.5, 0.0)).is_none(), "the notch of the L is empty");
+    assert_eq!(t.top_surface(DVec3::new(0.5, 1.5, 0.0)).unwrap().point.z, 1.0);
+    assert_eq!(t.top_surface(DVec3::new(1.5, 0.5, 0.0)).unwrap().triangle, landfall::TriangleId::Polygon(0));
+    // Every point of the twisted quad's footprint has exactly one surface, on one of its two triangles.
+    for k in 0..100 {
+        let p = DVec3::new(5.0 + (k % 10) as f64 * 0.1 + 0.05, (k / 10) as f64 * 0.1 + 0.05, 9.0);
+        let z = surfaces(&t, p);
+        assert_eq!(z.len(), 1);
+        assert!((-1e-12..=1.0 + 1e-12).contains(&z[0]), "{z:?} at {p}");
+    }
+}
+
+#[test]
+fn stats_follow_the_tree() {
+    let s = scene(7, 10, 0, 0);
+    let coarse = build(&s.polys, Frame::z_up(), QuadtreeParams::paper(400, 5));
+    let fine = build(&s.polys, Frame::z_up(), QuadtreeParams::paper(8, 14));
+    let (a, b) = (coarse.stats(), fine.stats());
+    assert_eq!((a.nodes, a.leaves, a.depth), (1, 1, 0));
+    assert_eq!(a.expected_tests, 200.0);
+    assert!(b.nodes > a.nodes && b.expected_tests < 16.0 && b.depth <= 14);
+    assert!(b.max_leaf <= 8 || b.depth == 14);
+    let best = build(&s.polys, Frame::z_up(), QuadtreeParams::default()).stats();
+    assert!(best.expected_tests < b.expected_tests, "{best:?} vs {b:?}");
+}
+
+#[test]
+fn terrain_trait_on_polygons() {
+    let s = scene(3, 6, 0, 2);
+    let t = build(&s.polys, Frame::z_up(), QuadtreeParams::default());
+    let dynamic: &dyn Terrain = &t;
+    let p = DVec3::new(2.3, 3.1, 50.0);
+    let mut all = Vec::new();
+    dynamic.surfaces_on_line(p, &mut |s| all.push(s.point.z));
+    assert_eq!(all, surfaces(&t, p));
+    assert_eq!(dynamic.top_surface(p).map(|s| s.point.z), all.last().copied());
+    let mut tris = 0;
+    dynamic.triangles_in(&landfall::Aabb::new(DVec3::new(1.0, 1.0, -10.0), DVec3::new(2.0, 2.0, 50.0)), &mut |_, _| tris += 1);
+    assert!(tris >= 2);
+}
