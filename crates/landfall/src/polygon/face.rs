@@ -6,13 +6,13 @@ use bytemuck::{Pod, Zeroable};
 use glam::{DVec2, DVec3};
 
 /// Face flag: zero area seen along gravity; kept for ray casts, left out of vertical queries.
-pub const VERTICAL: u32 = 1;
+pub const VERTICAL: u16 = 1;
 /// Face flag: removed by an edit; referenced by no leaf.
-pub const REMOVED: u32 = 2;
+pub const REMOVED: u16 = 2;
 
-/// A convex face in the local frame (gravity −Z): QOTA's Table 1 record.
-///
-/// The first 64 bytes hold what a vertical query reads: bounding box, height plane and edge range.
+/// A convex face in the local frame (gravity −Z): the part of QOTA's Table 1 record a vertical query
+/// reads — 2-D bounding box, height plane, edge range — in one 64-byte cache line. The rest is in
+/// [`FaceGeom`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct Face {
@@ -23,18 +23,29 @@ pub struct Face {
     /// First vertex (and edge equation) of the face.
     pub first: u32,
     /// Number of vertices (and edge equations).
-    pub count: u32,
-    /// Height range `[z_min, z_max]` of the vertices.
-    pub z: [f64; 2],
+    pub count: u16,
+    /// [`VERTICAL`], [`REMOVED`].
+    pub flags: u16,
+}
+
+/// What ray casts and reports need of a face besides [`Face`].
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct FaceGeom {
     /// Unit normal, local frame, pointing up (z ≥ 0).
     pub normal: [f64; 3],
     /// `normal · v` for any vertex v of the face.
     pub d: f64,
+    /// Height range `[z_min, z_max]` of the vertices.
+    pub z: [f64; 2],
     /// Index of the input polygon the face came from.
     pub source: u32,
-    /// [`VERTICAL`], [`REMOVED`].
-    pub flags: u32,
+    /// Unused, zero.
+    pub pad: u32,
 }
+
+/// Most vertices a convex face may have (larger polygons are triangulated).
+pub const MAX_FACE_VERTICES: usize = u16::MAX as usize;
 
 impl Face {
     /// True when the face takes part in vertical queries.
@@ -94,6 +105,7 @@ impl PolygonSoup {
 #[derive(Default)]
 pub(crate) struct FaceSet {
     pub faces: Vec<Face>,
+    pub geoms: Vec<FaceGeom>,
     pub verts: Vec<[f64; 3]>,
     pub edges: Vec<[f64; 3]>,
 }
@@ -134,7 +146,7 @@ pub(crate) fn add_polygon(
     let unit = normal.normalize();
     let planar = scratch.iter().all(|v| (*v - scratch[0]).dot(unit).abs() <= 1e-9 * extent);
     let local: Vec<DVec3> = scratch.iter().map(|&v| to_local(v)).collect();
-    if planar && is_convex(scratch, unit) {
+    if planar && scratch.len() <= MAX_FACE_VERTICES && is_convex(scratch, unit) {
         push_face(source, &local, slack, out);
         return Ok(());
     }
@@ -189,17 +201,8 @@ pub(crate) fn push_face(source: u32, local: &[DVec3], slack: f64, out: &mut Face
     let centroid = local.iter().copied().sum::<DVec3>() / n as f64;
     let d = normal.dot(centroid);
     let slope = if vertical { [0.0; 3] } else { [-normal.x / normal.z, -normal.y / normal.z, d / normal.z] };
-    out.faces.push(Face {
-        bbox,
-        slope,
-        first,
-        count: n as u32,
-        z,
-        normal: normal.to_array(),
-        d,
-        source,
-        flags: if vertical { VERTICAL } else { 0 },
-    });
+    out.faces.push(Face { bbox, slope, first, count: n as u16, flags: if vertical { VERTICAL } else { 0 } });
+    out.geoms.push(FaceGeom { normal: normal.to_array(), d, z, source, pad: 0 });
 }
 
 /// Newell's normal (twice the vector area) of a polygon.
@@ -249,7 +252,7 @@ pub(crate) fn overlaps_rect(face: &Face, edges: &[[f64; 3]], r: [f64; 4]) -> boo
     }
     let corners = [(r[0], r[1]), (r[2], r[1]), (r[0], r[3]), (r[2], r[3])];
     let mag = r.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-    edges[face.first as usize..(face.first + face.count) as usize].iter().all(|e| {
+    edges[face.first as usize..face.first as usize + face.count as usize].iter().all(|e| {
         let tol = 1e-12 * ((e[0].abs() + e[1].abs()) * mag + e[2].abs());
         corners.iter().any(|&(x, y)| e[0] * x + e[1] * y + e[2] >= -tol)
     })
@@ -282,3 +285,5 @@ mod tests {
         assert!(!is_convex(&star, DVec3::Z));
     }
 }
+
+const _: () = assert!(std::mem::size_of::<Face>() == 64, "a face record is one cache line");

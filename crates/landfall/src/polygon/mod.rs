@@ -18,7 +18,7 @@ mod stats;
 mod triangles;
 mod vertical;
 
-pub use face::{Face, PolygonSoup, EDGE_SLACK, REMOVED, VERTICAL};
+pub use face::{Face, FaceGeom, PolygonSoup, EDGE_SLACK, MAX_FACE_VERTICES, REMOVED, VERTICAL};
 pub use quadtree::{CutRule, Node, QuadtreeParams, INTERNAL, MAX_DEPTH_LIMIT};
 pub use stats::QuadtreeStats;
 pub use vertical::SURFACE_EPS;
@@ -110,8 +110,10 @@ impl BuildReport {
 /// The flat arrays of a built terrain, owned or borrowed from an index file.
 #[derive(Clone, Debug, Default)]
 pub struct Arrays {
-    /// Convex faces.
+    /// Convex faces: what vertical queries read.
     pub faces: Flat<Face>,
+    /// Per face: normal, plane offset, height range, source polygon.
+    pub geoms: Flat<FaceGeom>,
     /// Face vertices, local frame.
     pub verts: Flat<[f64; 3]>,
     /// Face edge equations `[A, B, C]`, local frame, `A·x + B·y + C ≥ 0` inside.
@@ -247,6 +249,7 @@ impl PolygonTerrain {
         let header = Header { frame, center, root: [0.0; 4], params, polygons: soup.len() as u32 };
         let mut terrain = Self { header, arrays: Arrays::default(), report };
         terrain.arrays.faces = set.faces.into();
+        terrain.arrays.geoms = set.geoms.into();
         terrain.arrays.verts = set.verts.into();
         terrain.arrays.edges = set.edges.into();
         terrain.rebuild_quadtree()?;
@@ -265,7 +268,7 @@ impl PolygonTerrain {
         if ids.is_empty() {
             root = [0.0; 4];
         }
-        let tree = quadtree::build(faces, &self.arrays.edges, ids, root, self.header.params);
+        let tree = quadtree::build(faces, &self.arrays.geoms, &self.arrays.edges, ids, root, self.header.params);
         if tree.refs.len() >= u32::MAX as usize || tree.nodes.len() >= u32::MAX as usize {
             return Err(PolygonError::TooLarge);
         }
@@ -317,7 +320,7 @@ impl PolygonTerrain {
     /// World vertices of face `f`.
     pub fn face_vertices(&self, f: usize) -> impl Iterator<Item = DVec3> + '_ {
         let face = &self.arrays.faces[f];
-        self.arrays.verts[face.first as usize..(face.first + face.count) as usize]
+        self.arrays.verts[face.first as usize..face.first as usize + face.count as usize]
             .iter()
             .map(move |v| self.to_world_point(DVec3::from_array(*v)))
     }
@@ -386,9 +389,12 @@ fn validate(h: &Header, a: &Arrays) -> Result<(), PolygonError> {
         if f.count < 3 || end > a.verts.len() as u64 {
             return bad(format!("face {k} points at vertices {}..{end} of {}", f.first, a.verts.len()));
         }
-        if f.source >= h.polygons {
-            return bad(format!("face {k} comes from polygon {} of {}", f.source, h.polygons));
-        }
+    }
+    if a.geoms.len() != a.faces.len() {
+        return bad(format!("{} faces but {} face records", a.faces.len(), a.geoms.len()));
+    }
+    if let Some(k) = a.geoms.iter().position(|g| g.source >= h.polygons) {
+        return bad(format!("face {k} comes from polygon {} of {}", a.geoms[k].source, h.polygons));
     }
     let n = a.nodes.len();
     if n == 0 {

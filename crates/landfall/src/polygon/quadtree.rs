@@ -3,7 +3,7 @@
 //! either the paper's equal quadrants or cuts through vertices chosen to minimise the expected
 //! number of containment tests.
 
-use super::face::{overlaps_rect, Face};
+use super::face::{overlaps_rect, Face, FaceGeom};
 use bytemuck::{Pod, Zeroable};
 
 /// `Node::count` of an internal node.
@@ -119,7 +119,7 @@ pub(crate) fn quadrants(r: [f64; 4], div: [f64; 2]) -> [[f64; 4]; 4] {
 }
 
 /// Height range of a set of faces, rounded outward to f32.
-pub(crate) fn z_range(faces: &[Face], ids: &[u32]) -> [f32; 2] {
+pub(crate) fn z_range(faces: &[FaceGeom], ids: &[u32]) -> [f32; 2] {
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
     for &f in ids {
         lo = lo.min(faces[f as usize].z[0]);
@@ -142,6 +142,7 @@ pub(crate) fn outward(lo: f64, hi: f64) -> [f32; 2] {
 
 struct Ctx<'a> {
     faces: &'a [Face],
+    geoms: &'a [FaceGeom],
     edges: &'a [[f64; 3]],
     params: QuadtreeParams,
     /// Smallest worthwhile split gain, in (node area × tests saved).
@@ -149,10 +150,17 @@ struct Ctx<'a> {
 }
 
 /// Builds the quadtree over `ids` inside `root`.
-pub(crate) fn build(faces: &[Face], edges: &[[f64; 3]], ids: Vec<u32>, root: [f64; 4], params: QuadtreeParams) -> Tree {
+pub(crate) fn build(
+    faces: &[Face],
+    geoms: &[FaceGeom],
+    edges: &[[f64; 3]],
+    ids: Vec<u32>,
+    root: [f64; 4],
+    params: QuadtreeParams,
+) -> Tree {
     let area = (root[2] - root[0]) * (root[3] - root[1]);
     let min_gain_area = params.min_gain / ids.len().max(1) as f64 * area;
-    let ctx = Ctx { faces, edges, params, min_gain_area };
+    let ctx = Ctx { faces, geoms, edges, params, min_gain_area };
     let tmp = ctx.node(root, ids, 0);
     let mut tree = Tree { nodes: vec![Node::zeroed()], refs: Vec::new() };
     flatten(&tmp, 0, &mut tree);
@@ -163,7 +171,7 @@ impl Ctx<'_> {
     fn node(&self, r: [f64; 4], ids: Vec<u32>, depth: usize) -> Tmp {
         let splittable = r[2] > r[0] && r[3] > r[1];
         if ids.len() <= self.params.max_polys || depth >= self.params.max_depth || !splittable {
-            let z = z_range(self.faces, &ids);
+            let z = z_range(self.geoms, &ids);
             return Tmp::Leaf(ids, z);
         }
         let div = match self.params.cuts {
@@ -180,7 +188,7 @@ impl Ctx<'_> {
         let after: f64 = split.iter().zip(&quads).map(|(s, q)| area(q) * s.len() as f64).sum();
         let gain = area(&r) * ids.len() as f64 - after;
         if split.iter().all(|s| s.len() >= ids.len()) || gain < self.min_gain_area {
-            let z = z_range(self.faces, &ids);
+            let z = z_range(self.geoms, &ids);
             return Tmp::Leaf(ids, z);
         }
         drop(ids);

@@ -10,7 +10,6 @@
 //! them. (The plain 3-D triple product `dir · ((a − o) × (b − o))` is *not* enough at vertices: there
 //! every edge value is rounding noise of one sign, and a ray can pass between all the faces.)
 
-use super::face::Face;
 use super::quadtree::{quadrants, MAX_DEPTH_LIMIT};
 use super::PolygonTerrain;
 use crate::geom::{Hit, Ray, TriangleId};
@@ -77,7 +76,6 @@ impl PolygonTerrain {
         let d = frame.to_local(ray.dir);
         let lr = LocalRay::new(o, d);
         let nodes = &*self.arrays.nodes;
-        let faces = &*self.arrays.faces;
         let mut best_t = max_t;
         let mut best: Option<u32> = None;
         // Stack of (node, rectangle, entry t); at most 3 per level plus the root.
@@ -97,8 +95,9 @@ impl PolygonTerrain {
             if node.is_leaf() {
                 let refs = &self.arrays.refs[node.first as usize..(node.first + node.count) as usize];
                 for &f in refs {
-                    if let Some(t) = self.hit_face(&faces[f as usize], &lr, best_t) {
-                        let tie_wins = best.is_some_and(|b| t == best_t && faces[f as usize].source < faces[b as usize].source);
+                    if let Some(t) = self.hit_face(f, &lr, best_t) {
+                        let source = |f: u32| self.arrays.geoms[f as usize].source;
+                        let tie_wins = best.is_some_and(|b| t == best_t && source(f) < source(b));
                         if t < best_t || best.is_none() || tie_wins {
                             best_t = t;
                             best = Some(f);
@@ -122,24 +121,25 @@ impl PolygonTerrain {
             stack[top..top + k].copy_from_slice(&kids[..k]);
             top += k;
         }
-        let f = &faces[best? as usize];
+        let f = &self.arrays.geoms[best? as usize];
         let normal = frame.orient_up(frame.to_world(DVec3::from_array(f.normal)));
         Some(Hit { t: best_t, point: ray.at(best_t), normal, triangle: TriangleId::Polygon(f.source) })
     }
 
     /// t of the crossing of the local ray with face `f`, if it is in [0, `t_max`].
     #[inline]
-    fn hit_face(&self, f: &Face, r: &LocalRay, t_max: f64) -> Option<f64> {
-        let n = DVec3::from_array(f.normal);
+    fn hit_face(&self, f: u32, r: &LocalRay, t_max: f64) -> Option<f64> {
+        let (face, geom) = (&self.arrays.faces[f as usize], &self.arrays.geoms[f as usize]);
+        let n = DVec3::from_array(geom.normal);
         let denom = n.dot(r.d);
-        if denom == 0.0 || f.flags & super::REMOVED != 0 {
+        if denom == 0.0 || face.flags & super::REMOVED != 0 {
             return None;
         }
-        let t = (f.d - n.dot(r.o)) / denom;
+        let t = (geom.d - n.dot(r.o)) / denom;
         if !(t >= 0.0 && t <= t_max) {
             return None;
         }
-        let verts = &self.arrays.verts[f.first as usize..(f.first + f.count) as usize];
+        let verts = &self.arrays.verts[face.first as usize..face.first as usize + face.count as usize];
         let (mut pos, mut neg) = (false, false);
         let mut a = r.project(verts[verts.len() - 1]);
         for v in verts {

@@ -54,7 +54,7 @@ impl PolygonTerrain {
             }
             let v: Vec<DVec3> = self.face_vertices(f as usize).collect();
             for k in 1..v.len() - 1 {
-                visit(TriangleId::Polygon(face.source), [v[0], v[k], v[k + 1]]);
+                visit(TriangleId::Polygon(a.geoms[f as usize].source), [v[0], v[k], v[k + 1]]);
             }
         }
     }

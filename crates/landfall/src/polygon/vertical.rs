@@ -39,7 +39,7 @@ impl PolygonTerrain {
         if x < b[0] || x > b[2] || y < b[1] || y > b[3] || !f.is_ground() {
             return false;
         }
-        let edges = &self.arrays.edges[f.first as usize..(f.first + f.count) as usize];
+        let edges = &self.arrays.edges[f.first as usize..f.first as usize + f.count as usize];
         edges.iter().all(|e| e[0] * x + e[1] * y + e[2] >= 0.0)
     }
 
@@ -62,7 +62,7 @@ impl PolygonTerrain {
     /// gravity is −Z.
     #[inline]
     fn surface_point(&self, p: DVec3, l: DVec3, z: f64, f: u32) -> SurfacePoint {
-        let face = &self.arrays.faces[f as usize];
+        let face = &self.arrays.geoms[f as usize];
         let frame = &self.header.frame;
         let point = if frame.is_z_up() {
             DVec3::new(p.x, p.y, z + self.header.center.z)
