@@ -43,3 +43,49 @@ pub fn tilted(n: usize, leaf: usize) -> (Heightfield, landfall::Ray) {
     let dir = glam::DVec3::new(side, side, 2.0 * slope * side);
     (hf, landfall::Ray::new(origin, dir))
 }
+
+/// A triangulated irregular network: world vertices and triangles indexing them.
+pub struct Tin {
+    /// Short name used in benchmark ids.
+    pub name: String,
+    /// Vertices, world coordinates.
+    pub vertices: Vec<glam::DVec3>,
+    /// Triangles (counter-clockwise seen from above).
+    pub triangles: Vec<[u32; 3]>,
+}
+
+impl Tin {
+    /// Each triangle's three corners.
+    pub fn corners(&self) -> Vec<[glam::DVec3; 3]> {
+        self.triangles.iter().map(|t| t.map(|k| self.vertices[k as usize])).collect()
+    }
+}
+
+/// A TIN of about `land_triangles` triangles made from the real DEM: random points (seeded) plus
+/// the corners, Delaunay-triangulated (spade), heights exact on the DEM's triangles; triangles
+/// with a corner below sea level are left out, so the coast and the sea are holes (QOTA's lakes).
+pub fn dem_tin(land_triangles: usize) -> Tin {
+    use spade::{DelaunayTriangulation, Point2, Triangulation};
+    let dem = real_dem().hf;
+    let b = dem.bounds();
+    let mut rng = landfall::heightfield::workload::SplitMix64::new(land_triangles as u64);
+    // About 2 triangles per point, 56% of the DEM above sea level.
+    let points = (land_triangles as f64 / 2.0 / 0.56) as usize;
+    let mut dt: DelaunayTriangulation<Point2<f64>> = DelaunayTriangulation::new();
+    let corners = [(b.min.x, b.min.y), (b.max.x, b.min.y), (b.min.x, b.max.y), (b.max.x, b.max.y)];
+    let mut xy: Vec<(f64, f64)> = corners.to_vec();
+    xy.extend((0..points).map(|_| (rng.range(b.min.x, b.max.x), rng.range(b.min.y, b.max.y))));
+    let mut vertices = Vec::with_capacity(xy.len());
+    for (x, y) in xy {
+        let z = dem.height_at(x, y).expect("inside the DEM");
+        dt.insert(Point2::new(x, y)).expect("finite point");
+        vertices.push(glam::DVec3::new(x, y, z));
+    }
+    // spade's vertex handles follow insertion order for distinct points.
+    let triangles: Vec<[u32; 3]> = dt
+        .inner_faces()
+        .map(|f| f.vertices().map(|v| v.fix().index() as u32))
+        .filter(|t| t.iter().all(|&k| vertices[k as usize].z >= 0.0))
+        .collect();
+    Tin { name: format!("tin{}k", triangles.len().div_ceil(1000)), vertices, triangles }
+}

@@ -149,7 +149,7 @@ fn params_all() -> [QuadtreeParams; 3] {
     [
         QuadtreeParams::default(),
         QuadtreeParams::paper(12, 12),
-        QuadtreeParams { max_polys: 1, max_depth: 3, cuts: CutRule::MinTests, min_gain: 0.0 },
+        QuadtreeParams { max_polys: 1, max_depth: 3, cuts: CutRule::Vertices, min_gain: 0.0 },
     ]
 }
 

@@ -239,10 +239,12 @@ fn is_convex(p: &[DVec3], n: DVec3) -> bool {
     !(pos && neg) && (turning.abs() - std::f64::consts::TAU).abs() < 1e-6
 }
 
-/// Overlap of a face with the closed rectangle `[x0, y0, x1, y1]`: the bounding boxes meet and no
-/// edge has the whole rectangle outside (separating axes). Conservative by `tol` in edge units.
+/// Overlap of a face with the closed rectangle `r = [x0, y0, x1, y1]`: the bounding boxes meet and
+/// no edge has the whole rectangle outside (separating axes). `mag` is the largest coordinate
+/// magnitude of `r`; corner values within rounding of the edge count as inside, so a point that a
+/// query finds inside the face is never in a leaf that left the face out.
 #[inline]
-pub(crate) fn overlaps_rect(face: &Face, edges: &[[f64; 3]], r: [f64; 4]) -> bool {
+pub(crate) fn overlaps_rect(face: &Face, edges: &[[f64; 3]], r: [f64; 4], mag: f64) -> bool {
     let b = face.bbox;
     if b[0] > r[2] || b[2] < r[0] || b[1] > r[3] || b[3] < r[1] {
         return false;
@@ -250,11 +252,12 @@ pub(crate) fn overlaps_rect(face: &Face, edges: &[[f64; 3]], r: [f64; 4]) -> boo
     if face.flags & VERTICAL != 0 {
         return true;
     }
-    let corners = [(r[0], r[1]), (r[2], r[1]), (r[0], r[3]), (r[2], r[3])];
-    let mag = r.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     edges[face.first as usize..face.first as usize + face.count as usize].iter().all(|e| {
-        let tol = 1e-12 * ((e[0].abs() + e[1].abs()) * mag + e[2].abs());
-        corners.iter().any(|&(x, y)| e[0] * x + e[1] * y + e[2] >= -tol)
+        // The corner the edge's normal points at is the one with the largest value.
+        let x = if e[0] >= 0.0 { r[2] } else { r[0] };
+        let y = if e[1] >= 0.0 { r[3] } else { r[1] };
+        let tol = 4.0 * f64::EPSILON * ((e[0].abs() + e[1].abs()) * mag + e[2].abs());
+        e[0] * x + e[1] * y + e[2] >= -tol
     })
 }
 

@@ -42,11 +42,11 @@ impl Node {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum CutRule {
     /// The paper's rule: four equal quadrants.
-    Halves,
-    /// Cut lines through polygon vertices (bounding-box edges), each chosen to minimise the child
-    /// area times the number of polygons it holds — the expected number of containment tests.
     #[default]
-    MinTests,
+    Halves,
+    /// Cut lines through the polygon vertex nearest the middle of the node (within its middle half),
+    /// so fans of polygons around a vertex do not straddle the cut.
+    Vertices,
 }
 
 impl CutRule {
@@ -54,7 +54,7 @@ impl CutRule {
     pub fn name(self) -> &'static str {
         match self {
             CutRule::Halves => "halves",
-            CutRule::MinTests => "min-tests",
+            CutRule::Vertices => "vertices",
         }
     }
 }
@@ -84,7 +84,7 @@ impl QuadtreeParams {
 impl Default for QuadtreeParams {
     /// The defaults chosen by measurement (see `docs/benchmarks.md`).
     fn default() -> Self {
-        Self { max_polys: 2, max_depth: 16, cuts: CutRule::MinTests, min_gain: 0.05 }
+        Self { max_polys: 2, max_depth: 16, cuts: CutRule::Halves, min_gain: 0.5 }
     }
 }
 
@@ -176,13 +176,24 @@ impl Ctx<'_> {
         }
         let div = match self.params.cuts {
             CutRule::Halves => [0.5 * (r[0] + r[2]), 0.5 * (r[1] + r[3])],
-            CutRule::MinTests => [self.best_cut(&ids, r, 0), self.best_cut(&ids, r, 1)],
+            CutRule::Vertices => [self.best_cut(&ids, r, 0), self.best_cut(&ids, r, 1)],
         };
         let quads = quadrants(r, div);
-        let split: Vec<Vec<u32>> = quads
-            .iter()
-            .map(|q| ids.iter().copied().filter(|&f| overlaps_rect(&self.faces[f as usize], self.edges, *q)).collect())
-            .collect();
+        let mut split: [Vec<u32>; 4] = Default::default();
+        let mag = r.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        for &f in &ids {
+            // Quadrants the bounding box meets; the exact test only when it meets several.
+            let b = self.faces[f as usize].bbox;
+            let (west, east) = (b[0] <= div[0], b[2] >= div[0]);
+            let (south, north) = (b[1] <= div[1], b[3] >= div[1]);
+            let meets = [west && south, east && south, west && north, east && north];
+            let several = (west && east) || (south && north);
+            for (k, q) in quads.iter().enumerate() {
+                if meets[k] && (!several || overlaps_rect(&self.faces[f as usize], self.edges, *q, mag)) {
+                    split[k].push(f);
+                }
+            }
+        }
         // Keep the leaf when no child is lighter, or when the split saves too little.
         let area = |q: &[f64; 4]| (q[2] - q[0]) * (q[3] - q[1]);
         let after: f64 = split.iter().zip(&quads).map(|(s, q)| area(q) * s.len() as f64).sum();
@@ -192,10 +203,8 @@ impl Ctx<'_> {
             return Tmp::Leaf(ids, z);
         }
         drop(ids);
-        let mut split = split.into_iter();
-        let mut take = || split.next().unwrap_or_default();
-        let (a, b, c, d) = (take(), take(), take(), take());
-        let big = a.len() + b.len() + c.len() + d.len() > 20_000;
+        let [a, b, c, d] = split;
+        let big = a.len() + b.len() + c.len() + d.len() > 2_000;
         let kids = if big {
             let ((ka, kb), (kc, kd)) = rayon::join(
                 || rayon::join(|| self.node(quads[0], a, depth + 1), || self.node(quads[1], b, depth + 1)),
@@ -214,31 +223,25 @@ impl Ctx<'_> {
         Tmp::Inner(div, Box::new(kids), z)
     }
 
-    /// The cut along `axis` (0 = x, 1 = y) through a bounding-box edge of the node's faces that
-    /// minimises `width_low · n_low + width_high · n_high`; the middle when nothing beats it.
+    /// The cut along `axis` (0 = x, 1 = y): the polygon vertex (bounding-box edge) nearest the
+    /// middle of the node, if one lies in its middle half; otherwise the middle. A cut through a
+    /// vertex keeps the fan of polygons around that vertex out of the children's shared border.
     fn best_cut(&self, ids: &[u32], r: [f64; 4], axis: usize) -> f64 {
         let (lo, hi) = (r[axis], r[axis + 2]);
-        // Sample big nodes: the cost only needs the distribution of the edges.
-        let step = ids.len().div_ceil(2048).max(1);
-        let mut mins: Vec<f64> = ids.iter().step_by(step).map(|&f| self.faces[f as usize].bbox[axis]).collect();
-        let mut maxs: Vec<f64> = ids.iter().step_by(step).map(|&f| self.faces[f as usize].bbox[axis + 2]).collect();
-        mins.sort_unstable_by(f64::total_cmp);
-        maxs.sort_unstable_by(f64::total_cmp);
-        let cost = |c: f64| {
-            let n_low = mins.partition_point(|&m| m <= c) as f64;
-            let n_high = (maxs.len() - maxs.partition_point(|&m| m < c)) as f64;
-            (c - lo) * n_low + (hi - c) * n_high
-        };
         let mid = 0.5 * (lo + hi);
-        let mut best = (cost(mid), mid);
-        let candidates = mins.iter().chain(maxs.iter()).copied().filter(|&c| c > lo && c < hi);
-        for c in candidates {
-            let k = cost(c);
-            if k < best.0 {
-                best = (k, c);
+        let reach = 0.25 * (hi - lo);
+        let mut best = mid;
+        let mut best_d = f64::INFINITY;
+        for &f in ids {
+            let b = &self.faces[f as usize].bbox;
+            for c in [b[axis], b[axis + 2]] {
+                let d = (c - mid).abs();
+                if d < best_d && d <= reach && c > lo && c < hi {
+                    (best, best_d) = (c, d);
+                }
             }
         }
-        best.1
+        best
     }
 }
 
