@@ -12,10 +12,16 @@
 //! | `.npy` | NumPy 2-D array of f32, f64, i16, u16 (also i8, u8, i32, u32) | none |
 //! | `.npz` | NumPy archive: the 2-D array, with optional 1-D coordinate arrays | `latitude`/`longitude` (or `lat`/`lon`, `y`/`x`) arrays: origin, mean spacing and row order |
 //!
+//! Polygon terrains: Wavefront `.obj` (faces = polygons) and glTF 2.0 `.gltf`/`.glb` (node
+//! transforms applied) through [`read_mesh`]; built QOTA quadtrees go to and come from index files
+//! ([`write_index`], [`open_index`]), which load zero-copy by memory-mapping.
+//!
 //! Every error names the file, and the line or field that is wrong.
 
 mod asc;
 mod error;
+mod index;
+mod mesh;
 mod npy;
 mod png_raster;
 mod raster;
@@ -24,7 +30,16 @@ mod tif;
 pub use error::IoError;
 pub use raster::{load_heightfield, read_raster, GeoRef, LoadOptions, Loaded, Raster};
 
+use std::path::Path;
+
 pub use asc::write_asc;
+pub use index::{is_index, open_index, open_index_verified, write_index, RawHeader, INDEX_VERSION};
+pub use mesh::{is_mesh, read_gltf, read_mesh, read_obj};
+
+/// Lower-case extension of `path` ("" when none).
+pub(crate) fn extension(path: &Path) -> String {
+    path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase()
+}
 
 /// Largest decoded image (bytes) the PNG and TIFF readers accept: 4 GiB, a 32,768² f32 raster.
 pub const MAX_DECODED_BYTES: usize = 4 << 30;

@@ -39,9 +39,31 @@ impl Frame {
             return Err(FrameError::BadGravity);
         }
         let down = gravity.normalize();
+        if down == DVec3::NEG_Z {
+            return Ok(Self::z_up());
+        }
         let q = DQuat::from_rotation_arc(down, DVec3::NEG_Z);
         let to_local = DMat3::from_quat(q);
         Ok(Self { down, to_local, to_world: to_local.transpose() })
+    }
+
+    /// The rotation R (world → local, gravity to −Z), for storing a frame bit for bit.
+    pub fn rotation(&self) -> DMat3 {
+        self.to_local
+    }
+
+    /// A frame from a stored unit gravity and rotation R (see [`Frame::rotation`]): R must be
+    /// orthonormal and map `down` to −Z (within 1e-9), so a frame read back from a file gives
+    /// bit-identical local coordinates.
+    pub fn from_rotation(down: DVec3, rotation: DMat3) -> Result<Self, FrameError> {
+        let orthonormal = (rotation * rotation.transpose() - DMat3::IDENTITY)
+            .to_cols_array()
+            .iter()
+            .all(|v| v.abs() < 1e-9);
+        if !down.is_finite() || !rotation.is_finite() || !orthonormal || (rotation * down - DVec3::NEG_Z).length() > 1e-9 {
+            return Err(FrameError::BadGravity);
+        }
+        Ok(Self { down, to_local: rotation, to_world: rotation.transpose() })
     }
 
     /// Unit vector along gravity.

@@ -1,0 +1,242 @@
+//! The polygon terrain index file: a built QOTA quadtree that loads by memory-mapping, zero-copy.
+//!
+//! Layout (version 1, little-endian): a 320-byte header, then six sections, each starting on a
+//! 64-byte boundary, holding the terrain's flat arrays exactly as they are in memory (faces, face
+//! geometry, vertices, edge equations, quadtree nodes, leaf references).
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 0..8 | magic `LANDFALL` |
+//! | 8..12 | kind `QOTA` |
+//! | 12..16 | version (1) |
+//! | 16..24, 24..32 | header length (320), file length |
+//! | 32..56 | gravity (unit, 3 × f64) |
+//! | 56..128 | rotation R (3 × 3 f64, column-major) |
+//! | 128..152 | local origin (3 × f64) |
+//! | 152..184 | root rectangle (4 × f64) |
+//! | 184..200 | max_polys, max_depth, cut rule, input polygon count (4 × u32) |
+//! | 200..208 | min_gain (f64) |
+//! | 208..304 | sections: (byte offset, element count) × 6 |
+//! | 304..312 | data checksum (every byte after the header) |
+//! | 312..320 | header checksum (bytes 0..312) |
+//!
+//! Loading checks the magic, version, lengths, the header checksum, that every section lies inside
+//! the file and is aligned, and every stored index (faces → vertices, nodes → children and
+//! references, references → faces), so a corrupt, truncated or hostile file is an error, never
+//! undefined behaviour or a panic. [`open_index_verified`] also checks the data checksum (a full
+//! read of the file). Writing goes to a temporary file in the same directory, then renames it over
+//! the target: a crash leaves the old file or the new one, never half of one.
+
+use crate::IoError;
+use bytemuck::{Pod, Zeroable};
+use glam::{DMat3, DVec3};
+use landfall::flat::{Flat, StableBytes};
+use landfall::polygon::{Arrays, Header, QuadtreeParams};
+use landfall::{CutRule, Frame, PolygonTerrain};
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+
+const MAGIC: [u8; 8] = *b"LANDFALL";
+const KIND: [u8; 4] = *b"QOTA";
+/// Index file format version written and read.
+pub const INDEX_VERSION: u32 = 1;
+const ALIGN: u64 = 64;
+
+/// The fixed header of an index file.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct RawHeader {
+    magic: [u8; 8],
+    kind: [u8; 4],
+    version: u32,
+    header_len: u64,
+    file_len: u64,
+    gravity: [f64; 3],
+    rotation: [f64; 9],
+    center: [f64; 3],
+    root: [f64; 4],
+    max_polys: u32,
+    max_depth: u32,
+    cuts: u32,
+    polygons: u32,
+    min_gain: f64,
+    /// (byte offset, element count) of faces, geoms, verts, edges, nodes, refs.
+    sections: [[u64; 2]; 6],
+    data_sum: u64,
+    header_sum: u64,
+}
+
+const HEADER_LEN: usize = std::mem::size_of::<RawHeader>();
+const _: () = assert!(HEADER_LEN == 320);
+const SECTION_NAMES: [&str; 6] = ["faces", "face geometry", "vertices", "edge equations", "nodes", "references"];
+
+/// Checksum of a byte run (4 lanes of multiply–rotate over 64-bit words): detects corruption, not
+/// tampering — hostile files are caught by the structural checks.
+fn checksum(bytes: &[u8]) -> u64 {
+    const P: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut h = [P, P ^ 1, P ^ 2, P ^ 3];
+    let mut words = bytes.chunks_exact(32);
+    for c in &mut words {
+        for (k, lane) in h.iter_mut().enumerate() {
+            let w = u64::from_le_bytes(c[8 * k..8 * k + 8].try_into().unwrap_or([0; 8]));
+            *lane = (*lane ^ w).wrapping_mul(P).rotate_left(29);
+        }
+    }
+    let mut tail = [0u8; 32];
+    tail[..words.remainder().len()].copy_from_slice(words.remainder());
+    for (k, lane) in h.iter_mut().enumerate() {
+        *lane = (*lane ^ u64::from_le_bytes(tail[8 * k..8 * k + 8].try_into().unwrap_or([0; 8]))).wrapping_mul(P);
+    }
+    h.iter().fold(bytes.len() as u64, |a, &b| (a ^ b).wrapping_mul(P).rotate_left(31))
+}
+
+fn cut_code(c: CutRule) -> u32 {
+    match c {
+        CutRule::Halves => 0,
+        CutRule::Vertices => 1,
+    }
+}
+
+/// Writes `terrain`'s index to `path` (crash-safe: temporary file, then rename).
+pub fn write_index(terrain: &PolygonTerrain, path: &Path) -> Result<(), IoError> {
+    if cfg!(target_endian = "big") {
+        return Err(IoError::format(path, "index files are little-endian; this machine is not"));
+    }
+    let (h, a) = (terrain.header(), terrain.arrays());
+    let parts: [&[u8]; 6] = [
+        bytemuck::cast_slice(&a.faces),
+        bytemuck::cast_slice(&a.geoms),
+        bytemuck::cast_slice(&a.verts),
+        bytemuck::cast_slice(&a.edges),
+        bytemuck::cast_slice(&a.nodes),
+        bytemuck::cast_slice(&a.refs),
+    ];
+    let counts = [a.faces.len(), a.geoms.len(), a.verts.len(), a.edges.len(), a.nodes.len(), a.refs.len()];
+    let mut sections = [[0u64; 2]; 6];
+    let mut at = (HEADER_LEN as u64).next_multiple_of(ALIGN);
+    for k in 0..6 {
+        sections[k] = [at, counts[k] as u64];
+        at = (at + parts[k].len() as u64).next_multiple_of(ALIGN);
+    }
+    let file_len = at;
+    // Body: the sections with zero padding, exactly as the file holds them after the header.
+    let mut body = vec![0u8; (file_len - HEADER_LEN as u64) as usize];
+    for k in 0..6 {
+        let off = sections[k][0] as usize - HEADER_LEN;
+        body[off..off + parts[k].len()].copy_from_slice(parts[k]);
+    }
+    let mut raw = RawHeader {
+        magic: MAGIC,
+        kind: KIND,
+        version: INDEX_VERSION,
+        header_len: HEADER_LEN as u64,
+        file_len,
+        gravity: h.frame.down().to_array(),
+        rotation: h.frame.rotation().to_cols_array(),
+        center: h.center.to_array(),
+        root: h.root,
+        max_polys: h.params.max_polys.min(u32::MAX as usize) as u32,
+        max_depth: h.params.max_depth as u32,
+        cuts: cut_code(h.params.cuts),
+        polygons: h.polygons,
+        min_gain: h.params.min_gain,
+        sections,
+        data_sum: checksum(&body),
+        header_sum: 0,
+    };
+    raw.header_sum = checksum(&bytemuck::bytes_of(&raw)[..HEADER_LEN - 8]);
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| IoError::os(path, e))?;
+    tmp.write_all(bytemuck::bytes_of(&raw)).map_err(|e| IoError::os(path, e))?;
+    tmp.write_all(&body).map_err(|e| IoError::os(path, e))?;
+    tmp.as_file().sync_all().map_err(|e| IoError::os(path, e))?;
+    tmp.persist(path).map_err(|e| IoError::os(path, e.error))?;
+    Ok(())
+}
+
+/// A read-only memory map of an index file.
+struct Mapped(memmap2::Mmap);
+
+// SAFETY: a read-only private map keeps its address and length until dropped; index files are
+// replaced by rename, never rewritten in place, so their pages do not change under the map.
+unsafe impl StableBytes for Mapped {
+    fn stable_bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// True when the file starts with the index magic.
+pub fn is_index(path: &Path) -> bool {
+    let mut head = [0u8; 12];
+    std::fs::File::open(path).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head)).is_ok()
+        && head[..8] == MAGIC
+        && head[8..12] == KIND
+}
+
+/// Loads an index file by memory-mapping it: no copy, no rebuild. Checks everything but the data
+/// checksum (see [`open_index_verified`]).
+pub fn open_index(path: &Path) -> Result<PolygonTerrain, IoError> {
+    open(path, false)
+}
+
+/// [`open_index`], and also checks the data checksum (reads the whole file once).
+pub fn open_index_verified(path: &Path) -> Result<PolygonTerrain, IoError> {
+    open(path, true)
+}
+
+fn open(path: &Path, verify_data: bool) -> Result<PolygonTerrain, IoError> {
+    let file = std::fs::File::open(path).map_err(|e| IoError::os(path, e))?;
+    // SAFETY: see `Mapped`: the map is read-only and the file is not modified in place.
+    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| IoError::os(path, e))?;
+    let bad = |field: &str, msg: String| IoError::field(path, field, msg);
+    if map.len() < HEADER_LEN {
+        return Err(IoError::format(path, format!("truncated: {} bytes, the header alone is {HEADER_LEN}", map.len())));
+    }
+    let raw: RawHeader = bytemuck::pod_read_unaligned(&map[..HEADER_LEN]);
+    if raw.magic != MAGIC || raw.kind != KIND {
+        return Err(IoError::format(path, "not a landfall polygon index file (bad magic)"));
+    }
+    if raw.version != INDEX_VERSION {
+        return Err(bad("version", format!("{} (this landfall reads version {INDEX_VERSION})", raw.version)));
+    }
+    if raw.header_sum != checksum(&map[..HEADER_LEN - 8]) {
+        return Err(bad("header checksum", "mismatch: the header is corrupt".into()));
+    }
+    if raw.header_len != HEADER_LEN as u64 {
+        return Err(bad("header length", format!("{} (expected {HEADER_LEN})", raw.header_len)));
+    }
+    if raw.file_len != map.len() as u64 {
+        return Err(bad("file length", format!("header says {} bytes, the file has {}", raw.file_len, map.len())));
+    }
+    if verify_data && raw.data_sum != checksum(&map[HEADER_LEN..]) {
+        return Err(bad("data checksum", "mismatch: the file is corrupt".into()));
+    }
+    let cuts = match raw.cuts {
+        0 => CutRule::Halves,
+        1 => CutRule::Vertices,
+        c => return Err(bad("cut rule", format!("unknown code {c}"))),
+    };
+    let frame = Frame::from_rotation(DVec3::from_array(raw.gravity), DMat3::from_cols_array(&raw.rotation))
+        .map_err(|e| bad("gravity", e.to_string()))?;
+    let center = DVec3::from_array(raw.center);
+    if !center.is_finite() || !raw.root.iter().all(|v| v.is_finite()) || !raw.min_gain.is_finite() {
+        return Err(bad("local origin / root", "not finite".into()));
+    }
+    let params = QuadtreeParams { max_polys: raw.max_polys as usize, max_depth: raw.max_depth as usize, cuts, min_gain: raw.min_gain };
+    let header = Header { frame, center, root: raw.root, params, polygons: raw.polygons };
+    let owner: Arc<dyn StableBytes> = Arc::new(Mapped(map));
+    fn section<T: Pod>(owner: &Arc<dyn StableBytes>, raw: &RawHeader, k: usize, path: &Path) -> Result<Flat<T>, IoError> {
+        let [off, len] = raw.sections[k];
+        Flat::from_shared(owner.clone(), off, len).map_err(|e| IoError::field(path, SECTION_NAMES[k], e.to_string()))
+    }
+    let arrays = Arrays {
+        faces: section(&owner, &raw, 0, path)?,
+        geoms: section(&owner, &raw, 1, path)?,
+        verts: section(&owner, &raw, 2, path)?,
+        edges: section(&owner, &raw, 3, path)?,
+        nodes: section(&owner, &raw, 4, path)?,
+        refs: section(&owner, &raw, 5, path)?,
+    };
+    PolygonTerrain::from_parts(header, arrays).map_err(|e| IoError::format(path, e.to_string()))
+}
