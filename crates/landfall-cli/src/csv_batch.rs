@@ -7,7 +7,7 @@ use crate::terrain_args::TerrainArgs;
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use landfall::glam::DVec3;
-use landfall::{Ray, SurfacePoint, Terrain};
+use landfall::{Ray, SurfacePoint};
 use rayon::prelude::*;
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -152,7 +152,7 @@ fn fmt_opt(w: &mut dyn Write, s: Option<&SurfacePoint>) -> std::io::Result<()> {
 pub fn height(args: &TerrainArgs, points: &Path, out: &Path, all: bool) -> Result<()> {
     let terrain = args.load()?;
     terrain.warn_notes(&args.path);
-    let t = &terrain.loaded.heightfield;
+    let t = terrain.terrain.as_dyn();
     let z_up = t.frame().is_z_up();
     let columns = |h: &csv::StringRecord| -> Result<RowParser<(DVec3, bool)>> {
         let cols = find_columns(h, &["x", "y"], &["z"])?;
@@ -197,7 +197,7 @@ pub fn height(args: &TerrainArgs, points: &Path, out: &Path, all: bool) -> Resul
 pub fn raycast(args: &TerrainArgs, rays: &Path, out: &Path) -> Result<()> {
     let terrain = args.load()?;
     terrain.warn_notes(&args.path);
-    let t = &terrain.loaded.heightfield;
+    let t = terrain.terrain.as_dyn();
     const NAMES: [&str; 6] = ["ox", "oy", "oz", "dx", "dy", "dz"];
     let columns = |h: &csv::StringRecord| -> Result<RowParser<(Ray, f64)>> {
         let cols = find_columns(h, &NAMES, &["max_t"])?;

@@ -1,12 +1,23 @@
 //! `landfall info`.
 
-use crate::terrain_args::TerrainArgs;
+use crate::terrain_args::{AnyTerrain, LoadedTerrain, Source, TerrainArgs};
 use anyhow::Result;
+use landfall::PolygonTerrain;
 use std::time::Instant;
 
 pub fn run(args: &TerrainArgs) -> Result<()> {
     let t = args.load()?;
-    let hf = &t.loaded.heightfield;
+    match &t.terrain {
+        AnyTerrain::Heightfield(hf) => heightfield(args, &t, hf),
+        AnyTerrain::Polygons(p) => polygons(args, &t, p),
+    }
+}
+
+fn mb(n: usize) -> f64 {
+    n as f64 / (1024.0 * 1024.0)
+}
+
+fn heightfield(args: &TerrainArgs, t: &LoadedTerrain, hf: &landfall::Heightfield) -> Result<()> {
     // Time the acceleration structure on its own: rebuild it once more.
     let mut copy = hf.clone();
     let start = Instant::now();
@@ -14,7 +25,6 @@ pub fn run(args: &TerrainArgs) -> Result<()> {
     let build = start.elapsed();
     let b = hf.bounds();
     let (nx, ny) = (hf.nx(), hf.ny());
-    let mb = |n: usize| n as f64 / (1024.0 * 1024.0);
     say!("terrain      {}", args.path.display());
     say!("kind         heightfield, {} triangulation", hf.diagonal().name());
     say!("size         {nx} × {ny} samples, {} × {} cells, {} triangles", nx - 1, ny - 1, hf.triangle_count());
@@ -43,7 +53,62 @@ pub fn run(args: &TerrainArgs) -> Result<()> {
     );
     say!("load time    {:.1} ms (read + pyramid)", t.load_time.as_secs_f64() * 1e3);
     say!("build time   {:.2} ms (min/max pyramid)", build.as_secs_f64() * 1e3);
-    for n in &t.loaded.notes {
+    for n in &t.notes {
+        say!("note         {n}");
+    }
+    Ok(())
+}
+
+fn polygons(args: &TerrainArgs, t: &LoadedTerrain, p: &PolygonTerrain) -> Result<()> {
+    let r = p.report();
+    let s = p.stats();
+    let b = p.bounds();
+    let h = p.header();
+    say!("terrain      {}", args.path.display());
+    let how = match t.source {
+        Source::Index => "polygon index file (memory-mapped, zero-copy)",
+        _ => "polygon mesh",
+    };
+    say!("kind         {how}");
+    say!("polygons     {} in, {} convex faces", r.polygons, r.faces);
+    if t.source != Source::Index {
+        say!(
+            "input        {} triangulated (non-convex or non-planar), {} degenerate and {} duplicate skipped",
+            r.triangulated,
+            r.degenerate,
+            r.duplicates
+        );
+    }
+    say!("vertical     {} faces (ray casts only)", r.vertical);
+    say!("bounds x     {} … {}", b.min.x, b.max.x);
+    say!("bounds y     {} … {}", b.min.y, b.max.y);
+    say!("bounds z     {} … {}", b.min.z, b.max.z);
+    let g = p.frame().down();
+    say!("gravity      {},{},{}", g.x, g.y, g.z);
+    say!(
+        "quadtree     max_polys {}, max_depth {}, cuts {}, min_gain {}",
+        h.params.max_polys,
+        h.params.max_depth,
+        h.params.cuts.name(),
+        h.params.min_gain
+    );
+    say!("nodes        {} ({} leaves), depth {}, {} face references, at most {} per leaf", s.nodes, s.leaves, s.depth, s.refs, s.max_leaf);
+    say!("expected     {:.3} containment tests per query (faces per leaf, weighted by leaf area)", s.expected_tests);
+    say!(
+        "memory       {:.2} MiB (faces {:.2} MiB, quadtree {:.2} MiB = {:.2}× the faces)",
+        mb(s.total_bytes()),
+        mb(s.face_bytes),
+        mb(s.tree_bytes),
+        s.tree_bytes as f64 / s.face_bytes as f64
+    );
+    say!("load time    {:.2} ms", t.load_time.as_secs_f64() * 1e3);
+    if t.source != Source::Index {
+        let mut copy = p.clone();
+        let start = Instant::now();
+        copy.rebuild()?;
+        say!("build time   {:.2} ms (quadtree)", start.elapsed().as_secs_f64() * 1e3);
+    }
+    for n in &t.notes {
         say!("note         {n}");
     }
     Ok(())

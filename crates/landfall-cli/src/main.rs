@@ -11,6 +11,7 @@ macro_rules! say {
     }};
 }
 
+mod build;
 mod csv_batch;
 mod demo;
 mod info;
@@ -21,11 +22,13 @@ use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use terrain_args::TerrainArgs;
 
-/// Exact ground heights and ray casts on terrain rasters (GeoTIFF, ESRI ASCII grid, PNG, NumPy).
+/// Exact ground heights and ray casts on terrain rasters (GeoTIFF, ESRI ASCII grid, PNG, NumPy) and
+/// polygon terrains (OBJ, glTF/GLB, or an index file from `landfall build`).
 ///
 /// Coordinates are world units, right-handed, Z up. Raster rows are read north first (as GIS
 /// writes them); sample (i, j) of a raster stands at origin + (i·dx, j·dy), j counted from the south.
-/// Heights between samples are exact on the triangles of the grid (never bilinear).
+/// Heights between samples are exact on the triangles of the grid (never bilinear). Polygons may
+/// overlap (bridges, overhangs) and leave gaps (holes).
 #[derive(Parser, Debug)]
 #[command(name = "landfall", version, propagate_version = true)]
 struct Cli {
@@ -77,6 +80,19 @@ enum Command {
         #[arg(long, value_name = "OUT.csv")]
         out: PathBuf,
     },
+    /// Preprocess a terrain into a polygon index file that later commands load without rebuilding.
+    ///
+    /// The QOTA quadtree of the terrain's polygons (a raster's triangles, a mesh's faces) is written
+    /// with its gravity; every command accepts the index file in place of the terrain, memory-mapping
+    /// it (zero-copy). The file is written to a temporary name and renamed, so a crash never leaves
+    /// half a file.
+    Build {
+        #[command(flatten)]
+        terrain: TerrainArgs,
+        /// Index file to write.
+        #[arg(short, long, value_name = "FILE")]
+        out: PathBuf,
+    },
     /// Run the main workloads on a generated terrain, print throughput, render a picture.
     ///
     /// Without arguments: a deterministic 2049×2049 terrain (4 m spacing, 800 m relief), a million
@@ -92,6 +108,7 @@ fn main() {
         Command::Info { terrain } => info::run(&terrain),
         Command::Height { terrain, points, out, all } => csv_batch::height(&terrain, &points, &out, all),
         Command::Raycast { terrain, rays, out } => csv_batch::raycast(&terrain, &rays, &out),
+        Command::Build { terrain, out } => build::run(&terrain, &out),
         Command::Demo(args) => demo::run(&args),
     };
     if let Err(e) = result {

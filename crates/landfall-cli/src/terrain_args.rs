@@ -3,15 +3,17 @@
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use landfall::glam::DVec3;
-use landfall::{Diagonal, Frame};
-use landfall_io::{load_heightfield, LoadOptions, Loaded};
+use landfall::polygon::{PolygonSoup, QuadtreeParams};
+use landfall::{CutRule, Diagonal, Frame, Heightfield, PolygonTerrain, Terrain};
+use landfall_io::{is_index, is_mesh, load_heightfield, open_index_verified, read_mesh, LoadOptions};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// A terrain file and how to place it in the world.
 #[derive(Args, Debug, Clone)]
 pub struct TerrainArgs {
-    /// Terrain raster: .tif/.tiff (GeoTIFF), .asc (ESRI ASCII grid), .png (8/16-bit grey), .npy, .npz.
+    /// Terrain file: a raster (.tif/.tiff GeoTIFF, .asc ESRI ASCII grid, .png 8/16-bit grey, .npy,
+    /// .npz), a polygon mesh (.obj, .gltf, .glb) or a polygon index file written by `landfall build`.
     #[arg(value_name = "TERRAIN")]
     pub path: PathBuf,
     /// Sample spacing in world units, `DX` or `DX,DY` [default: from the file, else 1].
@@ -35,24 +37,76 @@ pub struct TerrainArgs {
     /// `height` needs `x,y,z` input and answers the surface along the gravity line.
     #[arg(long, value_name = "GX,GY,GZ", allow_hyphen_values = true)]
     pub gravity: Option<String>,
-    /// Min/max pyramid leaf size in cells (acceleration structure tuning).
+    /// Min/max pyramid leaf size in cells (rasters: acceleration structure tuning).
     #[arg(long, value_name = "CELLS", default_value_t = landfall::heightfield::DEFAULT_LEAF_SIZE)]
     pub leaf_size: usize,
+    /// Polygon quadtree: a leaf holding more polygons than this is split (QOTA's Maxpoly).
+    #[arg(long, value_name = "N", default_value_t = QuadtreeParams::default().max_polys)]
+    pub max_polys: usize,
+    /// Polygon quadtree: deepest level, the root being 0 (QOTA's Maxdepth).
+    #[arg(long, value_name = "N", default_value_t = QuadtreeParams::default().max_depth)]
+    pub max_depth: usize,
+    /// Polygon quadtree cut lines: `halves` (QOTA's equal quadrants) or `vertices` (through the
+    /// polygon vertex nearest the middle).
+    #[arg(long, value_name = "RULE", default_value = "halves", value_parser = parse_cuts)]
+    pub cuts: CutRule,
+    /// Polygon quadtree: split only when it saves at least this many containment tests per query
+    /// times the polygon count (0 = QOTA's rule: split every leaf over --max-polys).
+    #[arg(long, value_name = "G", default_value_t = QuadtreeParams::default().min_gain)]
+    pub min_gain: f64,
 }
 
-impl LoadedTerrain {
-    /// Prints the loader's notes (approximations it made) on standard error.
-    pub fn warn_notes(&self, path: &std::path::Path) {
-        for n in &self.loaded.notes {
-            eprintln!("landfall: note: {}: {n}", path.display());
+fn parse_cuts(s: &str) -> Result<CutRule, String> {
+    match s {
+        "halves" => Ok(CutRule::Halves),
+        "vertices" => Ok(CutRule::Vertices),
+        _ => Err(format!("'{s}': expected halves or vertices")),
+    }
+}
+
+/// The terrain a command works on.
+pub enum AnyTerrain {
+    /// A raster.
+    Heightfield(Heightfield),
+    /// Polygons (a mesh file, or an index file).
+    Polygons(PolygonTerrain),
+}
+
+impl AnyTerrain {
+    /// The terrain behind the common trait.
+    pub fn as_dyn(&self) -> &dyn Terrain {
+        match self {
+            AnyTerrain::Heightfield(h) => h,
+            AnyTerrain::Polygons(p) => p,
         }
     }
 }
 
 /// A loaded terrain and what loading it cost.
 pub struct LoadedTerrain {
-    pub loaded: Loaded,
+    pub terrain: AnyTerrain,
+    /// Loader notes (approximations made, polygons skipped).
+    pub notes: Vec<String>,
     pub load_time: Duration,
+    /// Where it came from.
+    pub source: Source,
+}
+
+/// The kind of file a terrain came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    Raster,
+    Mesh,
+    Index,
+}
+
+impl LoadedTerrain {
+    /// Prints the loader's notes on standard error.
+    pub fn warn_notes(&self, path: &std::path::Path) {
+        for n in &self.notes {
+            eprintln!("landfall: note: {}: {n}", path.display());
+        }
+    }
 }
 
 fn numbers<const N: usize>(opt: &str, text: &str) -> Result<[f64; N]> {
@@ -77,8 +131,76 @@ impl TerrainArgs {
         }
     }
 
-    /// Loads the terrain with the placement options applied.
+    /// The polygon quadtree parameters the options ask for.
+    pub fn quadtree_params(&self) -> Result<QuadtreeParams> {
+        if self.max_polys == 0 {
+            bail!("--max-polys: must be ≥ 1");
+        }
+        if self.max_depth > landfall::polygon::MAX_DEPTH_LIMIT {
+            bail!("--max-depth: at most {}", landfall::polygon::MAX_DEPTH_LIMIT);
+        }
+        if !(self.min_gain >= 0.0 && self.min_gain.is_finite()) {
+            bail!("--min-gain: must be a finite number ≥ 0");
+        }
+        Ok(QuadtreeParams { max_polys: self.max_polys, max_depth: self.max_depth, cuts: self.cuts, min_gain: self.min_gain })
+    }
+
+    /// Loads the terrain (raster, mesh or index file) with the placement options applied.
     pub fn load(&self) -> Result<LoadedTerrain> {
+        let start = Instant::now();
+        if is_index(&self.path) {
+            for (given, name) in [
+                (self.spacing.is_some(), "--spacing"),
+                (self.origin.is_some(), "--origin"),
+                (self.z_scale != 1.0 || self.z_offset != 0.0, "--z-scale/--z-offset"),
+            ] {
+                if given {
+                    bail!("{name} cannot change a prebuilt index file {}; rebuild it with `landfall build`", self.path.display());
+                }
+            }
+            let t = open_index_verified(&self.path)?;
+            if let Some(g) = &self.gravity {
+                let want = self.frame()?.down();
+                if (want - t.frame().down()).length() > 1e-12 {
+                    bail!("--gravity {g}: {} was built for gravity {}", self.path.display(), t.frame().down());
+                }
+            }
+            let load_time = start.elapsed();
+            return Ok(LoadedTerrain { terrain: AnyTerrain::Polygons(t), notes: Vec::new(), load_time, source: Source::Index });
+        }
+        if is_mesh(&self.path) {
+            for (given, name) in [(self.spacing.is_some(), "--spacing"), (self.origin.is_some(), "--origin")] {
+                if given {
+                    bail!("{name} applies to rasters only; {} is a polygon mesh", self.path.display());
+                }
+            }
+            let mut soup = read_mesh(&self.path)?;
+            let t = self.polygons_from(&mut soup)?;
+            let notes = t.report().warnings();
+            let mut notes = notes;
+            if matches!(landfall_io_ext(&self.path).as_str(), "gltf" | "glb") && self.gravity.is_none() {
+                notes.push("glTF is Y-up by convention: pass --gravity 0,-1,0 if this file follows it".into());
+            }
+            let load_time = start.elapsed();
+            return Ok(LoadedTerrain { terrain: AnyTerrain::Polygons(t), notes, load_time, source: Source::Mesh });
+        }
+        let hf = self.load_raster()?;
+        Ok(LoadedTerrain { terrain: AnyTerrain::Heightfield(hf.0), notes: hf.1, load_time: start.elapsed(), source: Source::Raster })
+    }
+
+    /// Builds a polygon terrain from `soup` with the height scale/offset, gravity and quadtree options.
+    pub fn polygons_from(&self, soup: &mut PolygonSoup) -> Result<PolygonTerrain> {
+        if self.z_scale != 1.0 || self.z_offset != 0.0 {
+            for p in &mut soup.points {
+                p.z = p.z * self.z_scale + self.z_offset;
+            }
+        }
+        Ok(PolygonTerrain::from_soup(soup, self.frame()?, self.quadtree_params()?)
+            .with_context(|| format!("{}", self.path.display()))?)
+    }
+
+    /// Loads a raster as a heightfield, with its loader notes.
+    pub fn load_raster(&self) -> Result<(Heightfield, Vec<String>)> {
         let spacing = match &self.spacing {
             None => None,
             Some(s) if s.contains(',') => Some(numbers::<2>("spacing", s)?.into()),
@@ -105,10 +227,12 @@ impl TerrainArgs {
             leaf_size: self.leaf_size,
         };
         let frame = self.frame()?;
-        let start = Instant::now();
         let mut loaded = load_heightfield(&self.path, &opts)?;
-        let load_time = start.elapsed();
         loaded.heightfield.set_frame(frame);
-        Ok(LoadedTerrain { loaded, load_time })
+        Ok((loaded.heightfield, loaded.notes))
     }
+}
+
+fn landfall_io_ext(path: &std::path::Path) -> String {
+    path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase()
 }

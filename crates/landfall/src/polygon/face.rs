@@ -290,3 +290,21 @@ mod tests {
 }
 
 const _: () = assert!(std::mem::size_of::<Face>() == 64, "a face record is one cache line");
+
+impl PolygonSoup {
+    /// Every existing triangle of a heightfield (holes left out), one polygon each, cell by cell
+    /// (south half first): a raster as a polygon terrain.
+    pub fn from_heightfield(hf: &crate::Heightfield) -> Self {
+        let mut soup = Self::new();
+        for j in 0..hf.ny() - 1 {
+            for i in 0..hf.nx() - 1 {
+                for half in [crate::Half::South, crate::Half::North] {
+                    if let Some(t) = hf.cell_triangle(i, j, half) {
+                        soup.push(&t);
+                    }
+                }
+            }
+        }
+        soup
+    }
+}

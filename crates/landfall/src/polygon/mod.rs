@@ -256,6 +256,12 @@ impl PolygonTerrain {
         Ok(terrain)
     }
 
+    /// Rebuilds the quadtree from the live faces with the same parameters (after many edits, or to
+    /// time the build).
+    pub fn rebuild(&mut self) -> Result<(), PolygonError> {
+        self.rebuild_quadtree()
+    }
+
     /// Rebuilds the quadtree from the live faces (root box fitted to them).
     pub(crate) fn rebuild_quadtree(&mut self) -> Result<(), PolygonError> {
         let faces = &self.arrays.faces;
