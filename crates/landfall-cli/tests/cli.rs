@@ -181,3 +181,78 @@ fn info_and_demo() {
     assert!(text.contains("vertical queries") && text.contains("line-of-sight rays"), "{text}");
     assert!(out.join("demo.png").exists());
 }
+
+/// A polygon terrain as OBJ: a 2×1 floor of two quads at z = 0 with a hole (nothing at x > 20),
+/// and a bridge deck at z = 10 over x in 5..15.
+fn polygon_terrain(dir: &Path) -> PathBuf {
+    let p = dir.join("p.obj");
+    std::fs::write(
+        &p,
+        "v 0 0 0\nv 10 0 0\nv 20 0 0\nv 0 10 0\nv 10 10 0\nv 20 10 0\n\
+         f 1 2 5 4\nf 2 3 6 5\n\
+         v 5 2 10\nv 15 2 10\nv 15 8 10\nv 5 8 10\nf 8 7 10 9\n",
+    )
+    .unwrap();
+    p
+}
+
+#[test]
+fn polygon_terrains_and_their_index_files_follow_the_csv_contract() {
+    let d = tempfile::tempdir().unwrap();
+    let obj = polygon_terrain(d.path());
+    let idx = d.path().join("p.lfq");
+    let out = ok(&["build", s(&obj), "-o", s(&idx)]);
+    assert!(out.contains("wrote") && out.contains("3 faces"), "{out}");
+    let (input, o) = (d.path().join("q.csv"), d.path().join("o.csv"));
+    for terrain in [&obj, &idx] {
+        std::fs::write(&input, "x,y\n7,5\n2,5\n25,5\n").unwrap();
+        ok(&["height", s(terrain), "--points", s(&input), "--out", s(&o)]);
+        assert_eq!(rows(&o), ["x,y,z,nx,ny,nz", "7,5,10,0,0,1", "2,5,0,0,0,1", ",,,,,"]);
+        std::fs::write(&input, "x,y,z\n7,5,9\n7,5,10\n7,5,-1\n").unwrap();
+        ok(&["height", s(terrain), "--points", s(&input), "--out", s(&o)]);
+        assert_eq!(rows(&o), ["x,y,z,nx,ny,nz", "7,5,0,0,0,1", "7,5,10,0,0,1", ",,,,,"]);
+        std::fs::write(&input, "x,y\n7,5\n25,5\n2,5\n").unwrap();
+        ok(&["height", s(terrain), "--points", s(&input), "--out", s(&o), "--all"]);
+        assert_eq!(rows(&o), ["index,x,y,z,nx,ny,nz", "0,7,5,0,0,0,1", "0,7,5,10,0,0,1", "2,2,5,0,0,0,1"]);
+        std::fs::write(&input, "ox,oy,oz,dx,dy,dz,max_t\n7,5,20,0,0,-1,\n7,5,5,0,0,-2,\n25,5,5,0,0,-1,\n7,5,5,0,0,1,4\n").unwrap();
+        ok(&["raycast", s(terrain), "--rays", s(&input), "--out", s(&o)]);
+        assert_eq!(rows(&o), ["hit,t,x,y,z,nx,ny,nz", "1,10,7,5,10,0,0,1", "1,2.5,7,5,0,0,0,1", "0,,,,,,,", "0,,,,,,,"]);
+        let info = ok(&["info", s(terrain)]);
+        assert!(info.contains("3 convex faces") && info.contains("expected"), "{info}");
+    }
+    // Gravity along −X: deck and floor are walls then, out of vertical queries, still hit by rays.
+    std::fs::write(&input, "ox,oy,oz,dx,dy,dz\n7,5,20,0,0,-1\n").unwrap();
+    ok(&["raycast", s(&obj), "--rays", s(&input), "--out", s(&o), "--gravity", "-1,0,0"]);
+    let hit: Vec<f64> = rows(&o)[1].split(',').map(|v| v.parse().unwrap()).collect();
+    assert!(hit[0] == 1.0 && (hit[1] - 10.0).abs() < 1e-9 && (hit[4] - 10.0).abs() < 1e-9, "{hit:?}");
+    std::fs::write(&input, "x,y,z\n7,5,10\n").unwrap();
+    ok(&["height", s(&obj), "--points", s(&input), "--out", s(&o), "--gravity", "-1,0,0"]);
+    assert_eq!(rows(&o)[1], ",,,,,");
+    // Options that do not apply are refused, naming them.
+    assert!(fails(&["info", s(&obj), "--spacing", "2"]).contains("--spacing applies to rasters only"));
+    assert!(fails(&["info", s(&idx), "--z-scale", "2"]).contains("--z-scale"));
+    assert!(fails(&["info", s(&idx), "--gravity", "0,-1,0"]).contains("was built for gravity"));
+    assert!(fails(&["info", s(&obj), "--max-polys", "0"]).contains("--max-polys"));
+    // A raster builds too, and the index answers like the raster.
+    let asc = terrain(d.path());
+    let asc_idx = d.path().join("asc.lfq");
+    ok(&["build", s(&asc), "-o", s(&asc_idx)]);
+    std::fs::write(&input, "x,y\n1005,2000\n1012.5,2013\n1029,2019\n").unwrap();
+    let o2 = d.path().join("o2.csv");
+    ok(&["height", s(&asc), "--points", s(&input), "--out", s(&o)]);
+    ok(&["height", s(&asc_idx), "--points", s(&input), "--out", s(&o2)]);
+    let (a, b) = (rows(&o), rows(&o2));
+    assert_eq!(a.len(), b.len());
+    for (x, y) in a.iter().zip(&b).skip(1) {
+        let p = |r: &str| r.split(',').map(|v| v.parse::<f64>().unwrap_or(f64::NAN)).collect::<Vec<_>>();
+        for (u, v) in p(x).iter().zip(p(y)) {
+            assert!((u.is_nan() && v.is_nan()) || (u - v).abs() < 1e-9, "{x} vs {y}");
+        }
+    }
+    // A corrupt index is refused.
+    let mut bytes = std::fs::read(&idx).unwrap();
+    let n = bytes.len();
+    bytes[n - 100] ^= 0x40;
+    std::fs::write(&idx, &bytes).unwrap();
+    assert!(fails(&["info", s(&idx)]).contains("checksum"));
+}
