@@ -3,6 +3,7 @@
 //! report printed after criterion has measured. The ray sets are `landfall::heightfield::workload`,
 //! the same the demo casts.
 
+pub mod grid;
 pub mod peers;
 pub mod report;
 pub mod terrains;

@@ -31,6 +31,14 @@ impl<S: RayCast> Parry<S> {
     }
 }
 
+/// parry3d `TriMesh` of a triangle list (world vertices, triangles indexing them).
+pub fn parry_tin(vertices: &[DVec3], triangles: &[[u32; 3]]) -> Parry<TriMesh> {
+    let b = vertices.iter().fold(landfall::Aabb::EMPTY, |b, &v| b.grown(v));
+    let c = DVec3::new((b.min.x + b.max.x) * 0.5, (b.min.y + b.max.y) * 0.5, 0.0);
+    let verts: Vec<Vector> = vertices.iter().map(|&v| to_parry(v, c)).collect();
+    Parry { shape: TriMesh::new(verts, triangles.to_vec()).expect("valid mesh"), center: c }
+}
+
 fn center(hf: &Heightfield) -> DVec3 {
     let b = hf.bounds();
     DVec3::new((b.min.x + b.max.x) * 0.5, (b.min.y + b.max.y) * 0.5, 0.0)

@@ -89,3 +89,54 @@ pub fn dem_tin(land_triangles: usize) -> Tin {
         .collect();
     Tin { name: format!("tin{}k", triangles.len().div_ceil(1000)), vertices, triangles }
 }
+
+impl Tin {
+    /// `n` points uniformly inside random triangles: every one has ground.
+    pub fn hit_points(&self, n: usize, seed: u64) -> Vec<glam::DVec3> {
+        let mut rng = landfall::heightfield::workload::SplitMix64::new(seed);
+        (0..n)
+            .map(|_| {
+                let t = self.triangles[(rng.next_u64() % self.triangles.len() as u64) as usize];
+                let (mut u, mut v) = (rng.uniform(), rng.uniform());
+                if u + v > 1.0 {
+                    (u, v) = (1.0 - u, 1.0 - v);
+                }
+                let [a, b, c] = t.map(|k| self.vertices[k as usize]);
+                let p = a + (b - a) * u + (c - a) * v;
+                glam::DVec3::new(p.x, p.y, 0.0)
+            })
+            .collect()
+    }
+
+    /// `n` points inside the TIN's bounding rectangle with no ground under them (the sea), as the
+    /// naive scan of `tris` decides.
+    pub fn miss_points(&self, n: usize, seed: u64, grid: &crate::grid::UniformGrid) -> Vec<glam::DVec3> {
+        let b = self.vertices.iter().fold(landfall::Aabb::EMPTY, |b, &v| b.grown(v));
+        let mut rng = landfall::heightfield::workload::SplitMix64::new(seed);
+        let mut out = Vec::with_capacity(n);
+        while out.len() < n {
+            let p = glam::DVec3::new(rng.range(b.min.x, b.max.x), rng.range(b.min.y, b.max.y), 0.0);
+            if grid.top(p.x, p.y).is_none() {
+                out.push(p);
+            }
+        }
+        out
+    }
+
+    /// `n` oblique rays: aimed at a random point of the TIN from above its highest point, 10–80°
+    /// downward, random azimuth (unbounded).
+    pub fn oblique_rays(&self, n: usize, seed: u64) -> Vec<(landfall::Ray, f64)> {
+        let top = self.vertices.iter().fold(f64::NEG_INFINITY, |m, v| m.max(v.z));
+        let pts = self.hit_points(n, seed);
+        let mut rng = landfall::heightfield::workload::SplitMix64::new(seed ^ 0xfeed);
+        pts.into_iter()
+            .map(|p| {
+                let (az, el) = (rng.range(0.0, std::f64::consts::TAU), rng.range(10f64, 80.0).to_radians());
+                let dir = glam::DVec3::new(az.cos() * el.cos(), az.sin() * el.cos(), -el.sin());
+                let target = glam::DVec3::new(p.x, p.y, 0.0);
+                let back = (top + 100.0 - target.z) / el.sin();
+                (landfall::Ray::new(target - dir * back, dir), f64::INFINITY)
+            })
+            .collect()
+    }
+}

@@ -10,28 +10,35 @@ pub const VERTICAL: u16 = 1;
 /// Face flag: removed by an edit; referenced by no leaf.
 pub const REMOVED: u16 = 2;
 
-/// A convex face in the local frame (gravity −Z): the part of QOTA's Table 1 record a vertical query
-/// reads — 2-D bounding box, height plane, edge range — in one 64-byte cache line. The rest is in
-/// [`FaceGeom`].
-#[repr(C)]
+/// A convex face in the local frame (gravity −Z): what a vertical query reads — height plane, the
+/// first three edge equations (all of a triangle's), a bounding box for quick rejection — in two
+/// adjacent cache lines (128 bytes). The rest of QOTA's Table 1 record is in [`FaceGeom`].
+#[repr(C, align(64))]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct Face {
-    /// 2-D bounding box `[x0, y0, x1, y1]`.
-    pub bbox: [f64; 4],
     /// Height plane `z = a·x + b·y + c` as `[a, b, c]` (zeros for vertical faces).
     pub slope: [f64; 3],
+    /// Edge equations 0..3 `[A, B, C]` (`A·x + B·y + C ≥ 0` inside); further edges are in the
+    /// terrain's edge array from `first + 3`. Unused slots are `[0, 0, 0]` (always inside).
+    pub edges: [[f64; 3]; 3],
+    /// 2-D bounding box `[x0, y0, x1, y1]` rounded outward to f32, for quick rejection.
+    pub bbox: [f32; 4],
     /// First vertex (and edge equation) of the face.
     pub first: u32,
     /// Number of vertices (and edge equations).
     pub count: u16,
     /// [`VERTICAL`], [`REMOVED`].
     pub flags: u16,
+    /// Unused, zero.
+    pub pad: [u32; 2],
 }
 
-/// What ray casts and reports need of a face besides [`Face`].
+/// What ray casts, the quadtree build and reports need of a face besides [`Face`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct FaceGeom {
+    /// Exact 2-D bounding box `[x0, y0, x1, y1]`, local frame.
+    pub bbox: [f64; 4],
     /// Unit normal, local frame, pointing up (z ≥ 0).
     pub normal: [f64; 3],
     /// `normal · v` for any vertex v of the face.
@@ -192,17 +199,32 @@ pub(crate) fn push_face(source: u32, local: &[DVec3], slack: f64, out: &mut Face
     // vertices in order and then negated as a whole if needed, so the neighbour that shares the
     // edge gets exactly the opposite numbers: no point on a shared edge falls between them.
     let sign = if area2 < 0.0 { -1.0 } else { 1.0 };
+    let mut inline = [[0.0; 3]; 3];
     for k in 0..n {
         let (p, q) = (local[k], local[(k + 1) % n]);
         let (a, b, c) = (p.y - q.y, q.x - p.x, p.x * q.y - q.x * p.y);
         let len = (a * a + b * b).sqrt();
-        out.edges.push([sign * a, sign * b, sign * c + len * slack]);
+        let e = [sign * a, sign * b, sign * c + len * slack];
+        if k < 3 {
+            inline[k] = e;
+        }
+        out.edges.push(e);
     }
     let centroid = local.iter().copied().sum::<DVec3>() / n as f64;
     let d = normal.dot(centroid);
     let slope = if vertical { [0.0; 3] } else { [-normal.x / normal.z, -normal.y / normal.z, d / normal.z] };
-    out.faces.push(Face { bbox, slope, first, count: n as u16, flags: if vertical { VERTICAL } else { 0 } });
-    out.geoms.push(FaceGeom { normal: normal.to_array(), d, z, source, pad: 0 });
+    let lo = |v: f64| if (v as f32) as f64 > v { (v as f32).next_down() } else { v as f32 };
+    let hi = |v: f64| if ((v as f32) as f64) < v { (v as f32).next_up() } else { v as f32 };
+    out.faces.push(Face {
+        slope,
+        edges: inline,
+        bbox: [lo(bbox[0]), lo(bbox[1]), hi(bbox[2]), hi(bbox[3])],
+        first,
+        count: n as u16,
+        flags: if vertical { VERTICAL } else { 0 },
+        pad: [0; 2],
+    });
+    out.geoms.push(FaceGeom { bbox, normal: normal.to_array(), d, z, source, pad: 0 });
 }
 
 /// Newell's normal (twice the vector area) of a polygon.
@@ -244,8 +266,8 @@ fn is_convex(p: &[DVec3], n: DVec3) -> bool {
 /// magnitude of `r`; corner values within rounding of the edge count as inside, so a point that a
 /// query finds inside the face is never in a leaf that left the face out.
 #[inline]
-pub(crate) fn overlaps_rect(face: &Face, edges: &[[f64; 3]], r: [f64; 4], mag: f64) -> bool {
-    let b = face.bbox;
+pub(crate) fn overlaps_rect(face: &Face, geom: &FaceGeom, edges: &[[f64; 3]], r: [f64; 4], mag: f64) -> bool {
+    let b = geom.bbox;
     if b[0] > r[2] || b[2] < r[0] || b[1] > r[3] || b[3] < r[1] {
         return false;
     }
@@ -289,7 +311,7 @@ mod tests {
     }
 }
 
-const _: () = assert!(std::mem::size_of::<Face>() == 64, "a face record is one cache line");
+const _: () = assert!(std::mem::size_of::<Face>() == 128, "a face record is two cache lines");
 
 impl PolygonSoup {
     /// Every existing triangle of a heightfield (holes left out), one polygon each, cell by cell

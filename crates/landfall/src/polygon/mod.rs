@@ -12,6 +12,7 @@
 //! versions run in parallel.
 
 mod face;
+mod jump;
 mod quadtree;
 mod raycast;
 mod stats;
@@ -19,7 +20,7 @@ mod triangles;
 mod vertical;
 
 pub use face::{Face, FaceGeom, PolygonSoup, EDGE_SLACK, MAX_FACE_VERTICES, REMOVED, VERTICAL};
-pub use quadtree::{CutRule, Node, QuadtreeParams, INTERNAL, MAX_DEPTH_LIMIT};
+pub use quadtree::{CutRule, Node, QuadtreeParams, INLINE_REFS, INTERNAL, MAX_DEPTH_LIMIT};
 pub use stats::QuadtreeStats;
 pub use vertical::SURFACE_EPS;
 
@@ -145,6 +146,8 @@ pub struct PolygonTerrain {
     header: Header,
     arrays: Arrays,
     report: BuildReport,
+    /// Derived from the tree (halves cuts only), rebuilt whenever the tree changes.
+    jump: Option<jump::Jump>,
 }
 
 /// Builder for [`PolygonTerrain`].
@@ -247,7 +250,7 @@ impl PolygonTerrain {
             )));
         }
         let header = Header { frame, center, root: [0.0; 4], params, polygons: soup.len() as u32 };
-        let mut terrain = Self { header, arrays: Arrays::default(), report };
+        let mut terrain = Self { header, arrays: Arrays::default(), report, jump: None };
         terrain.arrays.faces = set.faces.into();
         terrain.arrays.geoms = set.geoms.into();
         terrain.arrays.verts = set.verts.into();
@@ -268,7 +271,7 @@ impl PolygonTerrain {
         let ids: Vec<u32> = (0..faces.len() as u32).filter(|&f| faces[f as usize].flags & REMOVED == 0).collect();
         let mut root = [f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY];
         for &f in &ids {
-            let b = faces[f as usize].bbox;
+            let b = self.arrays.geoms[f as usize].bbox;
             root = [root[0].min(b[0]), root[1].min(b[1]), root[2].max(b[2]), root[3].max(b[3])];
         }
         if ids.is_empty() {
@@ -281,7 +284,14 @@ impl PolygonTerrain {
         self.header.root = root;
         self.arrays.nodes = tree.nodes.into();
         self.arrays.refs = tree.refs.into();
+        self.refresh_jump();
         Ok(())
+    }
+
+    /// Recomputes the derived jump table after the tree changed.
+    pub(crate) fn refresh_jump(&mut self) {
+        self.jump = (self.header.params.cuts == CutRule::Halves)
+            .then(|| jump::Jump::new(&self.arrays.nodes, self.header.root, self.stats().depth));
     }
 
     /// Reassembles a terrain from stored parts (an index file), checking every index so that no
@@ -295,7 +305,9 @@ impl PolygonTerrain {
             vertical: faces.iter().filter(|f| f.flags & VERTICAL != 0).count(),
             ..BuildReport::default()
         };
-        Ok(Self { header, arrays, report })
+        let mut t = Self { header, arrays, report, jump: None };
+        t.refresh_jump();
+        Ok(t)
     }
 
     /// Frame, local origin, root box and parameters.
@@ -414,9 +426,11 @@ fn validate(h: &Header, a: &Arrays) -> Result<(), PolygonError> {
             return bad(format!("node {k} is not reachable from the root"));
         }
         if node.is_leaf() {
-            let end = node.first as u64 + node.count as u64;
-            if end > a.refs.len() as u64 {
-                return bad(format!("leaf {k} points at references {}..{end} of {}", node.first, a.refs.len()));
+            let Some(refs) = node.leaf_refs(&a.refs) else {
+                return bad(format!("leaf {k} points at references {}..+{} of {}", node.first, node.count, a.refs.len()));
+            };
+            if let Some(r) = refs.iter().find(|&&r| r as usize >= a.faces.len()) {
+                return bad(format!("leaf {k} references face {r} of {}", a.faces.len()));
             }
         } else {
             let first = node.first as usize;

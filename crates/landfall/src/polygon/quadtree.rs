@@ -16,7 +16,8 @@ pub const MAX_DEPTH_LIMIT: usize = 40;
 ///
 /// Internal: children `first..first + 4` are south-west, south-east, north-west, north-east of the
 /// cut point `div`; a point on a cut line belongs to the east / north child. Leaf: faces
-/// `refs[first..first + count]`.
+/// `refs[first..first + count]`, or, for at most [`INLINE_REFS`] faces, the face indices
+/// themselves in the bytes of `div` (saving a memory access per query).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct Node {
@@ -30,11 +31,26 @@ pub struct Node {
     pub count: u32,
 }
 
+/// Leaves with at most this many faces keep their face indices inside the node.
+pub const INLINE_REFS: u32 = 4;
+
 impl Node {
     /// True for a leaf.
     #[inline]
     pub fn is_leaf(&self) -> bool {
         self.count != INTERNAL
+    }
+
+    /// The face indices of a leaf (`refs` is the terrain's reference array); `None` when a stored
+    /// range is out of bounds (a corrupt file).
+    #[inline]
+    pub fn leaf_refs<'a>(&'a self, refs: &'a [u32]) -> Option<&'a [u32]> {
+        if self.count <= INLINE_REFS {
+            let inline: &[u32; 4] = bytemuck::cast_ref(&self.div);
+            Some(&inline[..self.count as usize])
+        } else {
+            refs.get(self.first as usize..self.first as usize + self.count as usize)
+        }
     }
 }
 
@@ -183,13 +199,13 @@ impl Ctx<'_> {
         let mag = r.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         for &f in &ids {
             // Quadrants the bounding box meets; the exact test only when it meets several.
-            let b = self.faces[f as usize].bbox;
+            let b = self.geoms[f as usize].bbox;
             let (west, east) = (b[0] <= div[0], b[2] >= div[0]);
             let (south, north) = (b[1] <= div[1], b[3] >= div[1]);
             let meets = [west && south, east && south, west && north, east && north];
             let several = (west && east) || (south && north);
             for (k, q) in quads.iter().enumerate() {
-                if meets[k] && (!several || overlaps_rect(&self.faces[f as usize], self.edges, *q, mag)) {
+                if meets[k] && (!several || overlaps_rect(&self.faces[f as usize], &self.geoms[f as usize], self.edges, *q, mag)) {
                     split[k].push(f);
                 }
             }
@@ -233,7 +249,7 @@ impl Ctx<'_> {
         let mut best = mid;
         let mut best_d = f64::INFINITY;
         for &f in ids {
-            let b = &self.faces[f as usize].bbox;
+            let b = &self.geoms[f as usize].bbox;
             for c in [b[axis], b[axis + 2]] {
                 let d = (c - mid).abs();
                 if d < best_d && d <= reach && c > lo && c < hi {
@@ -249,8 +265,15 @@ impl Ctx<'_> {
 fn flatten(tmp: &Tmp, at: usize, tree: &mut Tree) {
     match tmp {
         Tmp::Leaf(ids, z) => {
-            tree.nodes[at] = Node { div: [0.0; 2], z: *z, first: tree.refs.len() as u32, count: ids.len() as u32 };
-            tree.refs.extend_from_slice(ids);
+            let mut node = Node { div: [0.0; 2], z: *z, first: 0, count: ids.len() as u32 };
+            if node.count <= INLINE_REFS {
+                let inline: &mut [u32; 4] = bytemuck::cast_mut(&mut node.div);
+                inline[..ids.len()].copy_from_slice(ids);
+            } else {
+                node.first = tree.refs.len() as u32;
+                tree.refs.extend_from_slice(ids);
+            }
+            tree.nodes[at] = node;
         }
         Tmp::Inner(div, kids, z) => {
             let first = tree.nodes.len();

@@ -93,8 +93,7 @@ impl PolygonTerrain {
             }
             let node = &nodes[n as usize];
             if node.is_leaf() {
-                let refs = &self.arrays.refs[node.first as usize..(node.first + node.count) as usize];
-                for &f in refs {
+                for &f in node.leaf_refs(&self.arrays.refs).unwrap_or_default() {
                     if let Some(t) = self.hit_face(f, &lr, best_t) {
                         let source = |f: u32| self.arrays.geoms[f as usize].source;
                         let tie_wins = best.is_some_and(|b| t == best_t && source(f) < source(b));

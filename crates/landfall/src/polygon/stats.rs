@@ -12,7 +12,7 @@ pub struct QuadtreeStats {
     pub leaves: usize,
     /// Deepest leaf (root = 0).
     pub depth: usize,
-    /// Face references held by the leaves.
+    /// Face references held by the leaves (inline ones included).
     pub refs: usize,
     /// Most faces in one leaf.
     pub max_leaf: usize,
@@ -40,7 +40,7 @@ impl PolygonTerrain {
             nodes: a.nodes.len(),
             leaves: 0,
             depth: 0,
-            refs: a.refs.len(),
+            refs: 0,
             max_leaf: 0,
             tree_bytes: std::mem::size_of_val(&*a.nodes) + std::mem::size_of_val(&*a.refs),
             face_bytes: std::mem::size_of_val(&*a.faces)
@@ -57,6 +57,7 @@ impl PolygonTerrain {
                 s.leaves += 1;
                 s.depth = s.depth.max(depth);
                 s.max_leaf = s.max_leaf.max(node.count as usize);
+                s.refs += node.count as usize;
                 weighted += w * node.count as f64;
                 area += w;
             } else {

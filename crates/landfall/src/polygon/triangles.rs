@@ -37,7 +37,7 @@ impl PolygonTerrain {
                 continue;
             }
             if node.is_leaf() {
-                ids.extend_from_slice(&a.refs[node.first as usize..(node.first + node.count) as usize]);
+                ids.extend_from_slice(node.leaf_refs(&a.refs).unwrap_or_default());
             } else {
                 for (c, q) in quadrants(r, node.div).into_iter().enumerate() {
                     stack.push((node.first as usize + c, q));
@@ -48,7 +48,7 @@ impl PolygonTerrain {
         ids.dedup();
         for f in ids {
             let face = &a.faces[f as usize];
-            let b = face.bbox;
+            let b = a.geoms[f as usize].bbox;
             if b[0] > local.max.x || b[2] < local.min.x || b[1] > local.max.y || b[3] < local.min.y {
                 continue;
             }

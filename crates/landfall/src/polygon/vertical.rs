@@ -18,29 +18,34 @@ const STACK_SURFACES: usize = 32;
 impl PolygonTerrain {
     /// The face references of the leaf holding local (x, y), or `None` outside the root box.
     #[inline]
-    pub(crate) fn leaf_at(&self, x: f64, y: f64) -> Option<&[u32]> {
+    #[doc(hidden)]
+    pub fn leaf_at(&self, x: f64, y: f64) -> Option<&[u32]> {
         let r = self.header.root;
         if !(x >= r[0] && x <= r[2] && y >= r[1] && y <= r[3]) {
             return None;
         }
         let nodes = &*self.arrays.nodes;
-        let mut node = &nodes[0];
+        let mut node = &nodes[self.jump.as_ref().map_or(0, |j| j.start(x, y))];
         while !node.is_leaf() {
             let k = node.first as usize + (x >= node.div[0]) as usize + 2 * (y >= node.div[1]) as usize;
             node = &nodes[k];
         }
-        self.arrays.refs.get(node.first as usize..node.first as usize + node.count as usize)
+        node.leaf_refs(&self.arrays.refs)
     }
 
-    /// Does face `f` contain local (x, y)? Bounding box, then the edge equations (closed).
+    /// Does face `f` contain local (x, y)? Bounding box, then the edge equations (closed): the
+    /// first three from the face record itself, any further ones from the edge array.
     #[inline]
     pub(crate) fn face_contains(&self, f: &Face, x: f64, y: f64) -> bool {
         let b = f.bbox;
-        if x < b[0] || x > b[2] || y < b[1] || y > b[3] || !f.is_ground() {
+        if x < b[0] as f64 || x > b[2] as f64 || y < b[1] as f64 || y > b[3] as f64 || !f.is_ground() {
             return false;
         }
-        let edges = &self.arrays.edges[f.first as usize..f.first as usize + f.count as usize];
-        edges.iter().all(|e| e[0] * x + e[1] * y + e[2] >= 0.0)
+        let inside = |e: &[f64; 3]| e[0] * x + e[1] * y + e[2] >= 0.0;
+        let first3 = inside(&f.edges[0]) & inside(&f.edges[1]) & inside(&f.edges[2]);
+        first3
+            && (f.count <= 3
+                || self.arrays.edges[f.first as usize + 3..f.first as usize + f.count as usize].iter().all(inside))
     }
 
     /// Calls `visit(local_z, face)` for every face containing the vertical line through local

@@ -1,0 +1,32 @@
+//! Profiling aid: vertical queries with hits on the DEM TIN (`N` triangles, `REPS` passes).
+use landfall::{PolygonTerrain, QuadtreeParams};
+use landfall_bench::terrains::dem_tin;
+use std::time::Instant;
+fn main() {
+    let n: usize = std::env::var("N").ok().and_then(|s| s.parse().ok()).unwrap_or(13000);
+    let reps: usize = std::env::var("REPS").ok().and_then(|s| s.parse().ok()).unwrap_or(200);
+    let tin = dem_tin(n);
+    let t = PolygonTerrain::builder().triangles(&tin.vertices, &tin.triangles).params(QuadtreeParams::default()).build().unwrap();
+    let npts: usize = std::env::var("PTS").ok().and_then(|s| s.parse().ok()).unwrap_or(4096);
+    let pts = tin.hit_points(npts, 41);
+    let reps = reps * 4096 / npts;
+    let s = Instant::now();
+    let mut acc = 0.0;
+    for _ in 0..reps {
+        for p in &pts {
+            acc += t.top_surface(*p).map_or(0.0, |s| s.point.z);
+        }
+    }
+    let ns = s.elapsed().as_nanos() as f64 / (reps * pts.len()) as f64;
+    println!("{ns:.1} ns per hit query ({acc})");
+    let s = Instant::now();
+    let mut acc = 0usize;
+    for _ in 0..reps {
+        for p in &pts {
+            let l = *p - t.header().center;
+            acc += t.leaf_at(l.x, l.y).map_or(0, |r| r.len() + r.first().copied().unwrap_or(0) as usize);
+        }
+    }
+    let ns = s.elapsed().as_nanos() as f64 / (reps * pts.len()) as f64;
+    println!("{ns:.1} ns per leaf lookup ({acc})");
+}

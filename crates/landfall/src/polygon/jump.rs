@@ -1,0 +1,85 @@
+//! A jump table over the first levels of a halves-cut quadtree: the node reached after `level`
+//! descents for each cell of a 2^level × 2^level grid, so a query replaces those dependent loads by
+//! one lookup in a table that stays in L1 cache.
+//!
+//! Exact, not approximate: the grid lines are computed by the same halving as the quadtree's cut
+//! lines (bit for bit), and a point's cell is found by comparing against those lines, so the jump
+//! lands on the node the full descent would reach.
+
+use super::quadtree::Node;
+
+/// Deepest level the table covers (256 × 256 cells, 256 KiB: stays in L2 cache).
+pub const JUMP_LEVEL: u32 = 8;
+
+/// See the [module docs](self).
+#[derive(Clone, Debug, Default)]
+pub struct Jump {
+    n: usize,
+    xs: Vec<f64>,
+    ys: Vec<f64>,
+    scale: [f64; 2],
+    cells: Vec<u32>,
+}
+
+/// The 2^level + 1 lines of `[lo, hi]` cut in halves `level` times, as the quadtree computes them.
+fn lines(lo: f64, hi: f64, level: u32) -> Vec<f64> {
+    let n = 1usize << level;
+    let mut v = vec![0.0; n + 1];
+    (v[0], v[n]) = (lo, hi);
+    for l in 1..=level {
+        let step = n >> l;
+        for k in (1..1usize << l).step_by(2) {
+            v[k * step] = 0.5 * (v[(k - 1) * step] + v[(k + 1) * step]);
+        }
+    }
+    v
+}
+
+impl Jump {
+    /// The table for a tree whose root rectangle is `root`, its depth `depth`.
+    pub fn new(nodes: &[Node], root: [f64; 4], depth: usize) -> Self {
+        let level = JUMP_LEVEL.min(depth as u32);
+        let n = 1usize << level;
+        let (xs, ys) = (lines(root[0], root[2], level), lines(root[1], root[3], level));
+        let mut cells = Vec::with_capacity(n * n);
+        for &y in &ys[..n] {
+            for &x in &xs[..n] {
+                let mut k = 0usize;
+                for _ in 0..level {
+                    let node = &nodes[k];
+                    if node.is_leaf() {
+                        break;
+                    }
+                    k = node.first as usize + (x >= node.div[0]) as usize + 2 * (y >= node.div[1]) as usize;
+                }
+                cells.push(k as u32);
+            }
+        }
+        let w = [(root[2] - root[0]).max(f64::MIN_POSITIVE), (root[3] - root[1]).max(f64::MIN_POSITIVE)];
+        Self { n, xs, ys, scale: [n as f64 / w[0], n as f64 / w[1]], cells }
+    }
+
+    /// Index of the cell of `lines` holding `x` (the caller checked `x` is within the root).
+    #[inline]
+    fn find(lines: &[f64], n: usize, scale: f64, x: f64) -> usize {
+        let mut g = (((x - lines[0]) * scale) as usize).min(n - 1);
+        while g > 0 && x < lines[g] {
+            g -= 1;
+        }
+        while g + 1 < n && x >= lines[g + 1] {
+            g += 1;
+        }
+        g
+    }
+
+    /// The node to continue the descent from for local (x, y) inside the root.
+    #[inline]
+    pub fn start(&self, x: f64, y: f64) -> usize {
+        if self.n <= 1 {
+            return 0;
+        }
+        let i = Self::find(&self.xs, self.n, self.scale[0], x);
+        let j = Self::find(&self.ys, self.n, self.scale[1], y);
+        self.cells[j * self.n + i] as usize
+    }
+}
