@@ -1,6 +1,6 @@
 //! The polygon terrain index file: a built QOTA quadtree that loads by memory-mapping, zero-copy.
 //!
-//! Layout (version 1, little-endian): a 320-byte header, then six sections, each starting on a
+//! Layout (version 1, little-endian): a 328-byte header, then six sections, each starting on a
 //! 64-byte boundary, holding the terrain's flat arrays exactly as they are in memory (faces, face
 //! geometry, vertices, edge equations, quadtree nodes, leaf references).
 //!
@@ -9,16 +9,16 @@
 //! | 0..8 | magic `LANDFALL` |
 //! | 8..12 | kind `QOTA` |
 //! | 12..16 | version (1) |
-//! | 16..24, 24..32 | header length (320), file length |
+//! | 16..24, 24..32 | header length (328), file length |
 //! | 32..56 | gravity (unit, 3 × f64) |
 //! | 56..128 | rotation R (3 × 3 f64, column-major) |
 //! | 128..152 | local origin (3 × f64) |
 //! | 152..184 | root rectangle (4 × f64) |
 //! | 184..200 | max_polys, max_depth, cut rule, input polygon count (4 × u32) |
-//! | 200..208 | min_gain (f64) |
-//! | 208..304 | sections: (byte offset, element count) × 6 |
-//! | 304..312 | data checksum (every byte after the header) |
-//! | 312..320 | header checksum (bytes 0..312) |
+//! | 200..208, 208..216 | min_gain, edge slack (f64) |
+//! | 216..312 | sections: (byte offset, element count) × 6 |
+//! | 312..320 | data checksum (every byte after the header) |
+//! | 320..328 | header checksum (bytes 0..320) |
 //!
 //! Loading checks the magic, version, lengths, the header checksum, that every section lies inside
 //! the file and is aligned, and every stored index (faces → vertices, nodes → children and
@@ -61,6 +61,7 @@ pub struct RawHeader {
     cuts: u32,
     polygons: u32,
     min_gain: f64,
+    slack: f64,
     /// (byte offset, element count) of faces, geoms, verts, edges, nodes, refs.
     sections: [[u64; 2]; 6],
     data_sum: u64,
@@ -68,7 +69,7 @@ pub struct RawHeader {
 }
 
 const HEADER_LEN: usize = std::mem::size_of::<RawHeader>();
-const _: () = assert!(HEADER_LEN == 320);
+const _: () = assert!(HEADER_LEN == 328);
 const SECTION_NAMES: [&str; 6] = ["faces", "face geometry", "vertices", "edge equations", "nodes", "references"];
 
 /// Checksum of a byte run (4 lanes of multiply–rotate over 64-bit words): detects corruption, not
@@ -141,6 +142,7 @@ pub fn write_index(terrain: &PolygonTerrain, path: &Path) -> Result<(), IoError>
         cuts: cut_code(h.params.cuts),
         polygons: h.polygons,
         min_gain: h.params.min_gain,
+        slack: h.slack,
         sections,
         data_sum: checksum(&body),
         header_sum: 0,
@@ -220,11 +222,11 @@ fn open(path: &Path, verify_data: bool) -> Result<PolygonTerrain, IoError> {
     let frame = Frame::from_rotation(DVec3::from_array(raw.gravity), DMat3::from_cols_array(&raw.rotation))
         .map_err(|e| bad("gravity", e.to_string()))?;
     let center = DVec3::from_array(raw.center);
-    if !center.is_finite() || !raw.root.iter().all(|v| v.is_finite()) || !raw.min_gain.is_finite() {
+    if !center.is_finite() || !raw.root.iter().all(|v| v.is_finite()) || !raw.min_gain.is_finite() || !raw.slack.is_finite() {
         return Err(bad("local origin / root", "not finite".into()));
     }
     let params = QuadtreeParams { max_polys: raw.max_polys as usize, max_depth: raw.max_depth as usize, cuts, min_gain: raw.min_gain };
-    let header = Header { frame, center, root: raw.root, params, polygons: raw.polygons };
+    let header = Header { frame, center, root: raw.root, params, polygons: raw.polygons, slack: raw.slack };
     let owner: Arc<dyn StableBytes> = Arc::new(Mapped(map));
     fn section<T: Pod>(owner: &Arc<dyn StableBytes>, raw: &RawHeader, k: usize, path: &Path) -> Result<Flat<T>, IoError> {
         let [off, len] = raw.sections[k];

@@ -203,6 +203,16 @@ fn index_round_trip_is_zero_copy_and_answers_the_same() {
     let again = dir.path().join("again.lfq");
     write_index(&loaded, &again).unwrap();
     assert_eq!(std::fs::read(&path).unwrap(), std::fs::read(&again).unwrap());
+    // Editing a memory-mapped terrain copies its arrays first; the file is untouched.
+    let mut edited = open_index(&path).unwrap();
+    let mut reference = t.clone();
+    let deck = [DVec3::new(1.0, 6.0, 20.0), DVec3::new(4.0, 6.0, 20.0), DVec3::new(4.0, 9.0, 20.0)];
+    assert_eq!(edited.insert_polygon(&deck).unwrap(), reference.insert_polygon(&deck).unwrap());
+    assert!(!edited.arrays().faces.is_shared());
+    assert_eq!(edited.remove_polygon(3), 1);
+    reference.remove_polygon(3);
+    same_answers(&reference, &edited);
+    same_answers(&t, &open_index_verified(&path).unwrap());
     // Overwriting replaces the file (rename), leaving no temporary behind.
     write_index(&t, &path).unwrap();
     let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
@@ -211,8 +221,8 @@ fn index_round_trip_is_zero_copy_and_answers_the_same() {
 
 fn fix_header_sum(bytes: &mut [u8]) {
     // Recompute the header checksum the way a hostile writer would (re-write a valid header).
-    let sum = header_checksum(&bytes[..312]);
-    bytes[312..320].copy_from_slice(&sum.to_le_bytes());
+    let sum = header_checksum(&bytes[..320]);
+    bytes[320..328].copy_from_slice(&sum.to_le_bytes());
 }
 
 /// The format's checksum, restated from the documentation (4 lanes of multiply–rotate).
@@ -266,11 +276,11 @@ fn corrupt_truncated_and_hostile_index_files_are_errors() {
     assert!(msg(try_open(&bad, true)).contains("data checksum"));
     // Hostile: a valid header checksum over wrong offsets, counts and indices.
     let mut bad = good.clone();
-    bad[208..216].copy_from_slice(&u64::MAX.to_le_bytes()); // faces offset
+    bad[216..224].copy_from_slice(&u64::MAX.to_le_bytes()); // faces offset
     fix_header_sum(&mut bad);
     assert!(msg(try_open(&bad, false)).contains("faces"));
     let mut bad = good.clone();
-    bad[216..224].copy_from_slice(&(1u64 << 40).to_le_bytes()); // faces count
+    bad[224..232].copy_from_slice(&(1u64 << 40).to_le_bytes()); // faces count
     fix_header_sum(&mut bad);
     assert!(!msg(try_open(&bad, false)).is_empty());
     let mut bad = good.clone();
@@ -284,7 +294,7 @@ fn corrupt_truncated_and_hostile_index_files_are_errors() {
         let mut bad = good.clone();
         for _ in 0..4 {
             rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let at = 320 + (rng >> 33) as usize % (bad.len() - 320);
+            let at = 328 + (rng >> 33) as usize % (bad.len() - 328);
             bad[at] = (rng >> 20) as u8;
         }
         if let Ok(t) = try_open(&bad, false) {

@@ -413,3 +413,45 @@ fn terrain_trait_on_polygons() {
     dynamic.triangles_in(&landfall::Aabb::new(DVec3::new(1.0, 1.0, -10.0), DVec3::new(2.0, 2.0, 50.0)), &mut |_, _| tris += 1);
     assert!(tris >= 2);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    /// Insert polygons (inside the root, overlapping, and outside it) and remove some, from a
+    /// built terrain or from its copy; every query then answers as a fresh build of the final set.
+    #[test]
+    fn edits_match_a_fresh_build(seed in any::<u64>(), n in 3usize..10, max_polys in 1usize..5) {
+        let s = scene(seed, n, 0, 0);
+        let extra = scene(seed ^ 99, n, 0, 3);
+        let mut rng = Rng(seed ^ 0xed17);
+        let params = QuadtreeParams { max_polys, max_depth: 10, ..QuadtreeParams::default() };
+        let split = s.polys.len() / 2;
+        let mut t = build(&s.polys[..split], Frame::z_up(), params);
+        let mut live: Vec<Option<Vec<DVec3>>> = s.polys[..split].iter().cloned().map(Some).collect();
+        let mut adds: Vec<Vec<DVec3>> = s.polys[split..].to_vec();
+        adds.extend(extra.polys.iter().skip(2 * n * n).cloned()); // the bridges and L-shapes
+        adds.push(vec![DVec3::new(-5.0, -5.0, 1.0), DVec3::new(-3.0, -5.0, 1.0), DVec3::new(-4.0, -3.0, 1.5)]);
+        for p in adds {
+            let id = t.insert_polygon(&p).unwrap();
+            prop_assert_eq!(id as usize, live.len());
+            live.push(Some(p));
+            if rng.f() < 0.2 {
+                let k = (rng.next() % live.len() as u64) as usize;
+                let had = live[k].take().is_some();
+                prop_assert_eq!(t.remove_polygon(k as u32) > 0, had);
+            }
+        }
+        let remaining: Vec<Vec<DVec3>> = live.into_iter().flatten().collect();
+        let fresh = build(&remaining, Frame::z_up(), params);
+        for _ in 0..300 {
+            let p = DVec3::new(rng.range(-6.0, n as f64 + 1.0), rng.range(-6.0, n as f64 + 1.0), rng.range(-2.0, 30.0));
+            assert_same_heights(&surfaces(&t, p), &surfaces(&fresh, p), &format!("edited vs fresh at {p}"));
+            let d = DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 0.2));
+            let (a, b) = (t.raycast(&Ray::new(p, d), f64::INFINITY), fresh.raycast(&Ray::new(p, d), f64::INFINITY));
+            prop_assert_eq!(a.is_some(), b.is_some(), "ray {} {}", p, d);
+            if let (Some(a), Some(b)) = (a, b) {
+                prop_assert!((a.t - b.t).abs() < 1e-9 * (1.0 + a.t));
+            }
+        }
+    }
+}

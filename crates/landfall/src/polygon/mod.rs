@@ -11,6 +11,7 @@
 //! casts on the same quadtree ([`PolygonTerrain::raycast`]). All are allocation-free; batch
 //! versions run in parallel.
 
+mod edit;
 mod face;
 mod jump;
 mod quadtree;
@@ -136,8 +137,10 @@ pub struct Header {
     pub root: [f64; 4],
     /// Build parameters.
     pub params: QuadtreeParams,
-    /// Number of input polygons.
+    /// Number of input polygons (ids handed out, including removed ones).
     pub polygons: u32,
+    /// How far edges are pushed outward ([`EDGE_SLACK`] × the input's extent), in local units.
+    pub slack: f64,
 }
 
 /// A polygon terrain with its QOTA quadtree. See the [module docs](self).
@@ -227,6 +230,7 @@ impl PolygonTerrain {
         let center = if world.is_empty() { DVec3::ZERO } else { (world.min + world.max) * 0.5 };
         let extent = if world.is_empty() { 0.0 } else { (world.max - world.min).max_element() };
         let to_local = move |p: DVec3| frame.to_local(p - center);
+        let slack = EDGE_SLACK * extent;
         let mut set = FaceSet::default();
         let mut report = BuildReport { polygons: soup.len(), ..BuildReport::default() };
         let mut seen = std::collections::HashMap::new();
@@ -237,7 +241,7 @@ impl PolygonTerrain {
                 report.note_duplicate(k as u32);
                 continue;
             }
-            face::add_polygon(k as u32, poly, &to_local, EDGE_SLACK * extent, &mut set, &mut report, &mut scratch)?;
+            face::add_polygon(k as u32, poly, &to_local, slack, &mut set, &mut report, &mut scratch)?;
         }
         report.faces = set.faces.len();
         report.vertical = set.faces.iter().filter(|f| f.flags & VERTICAL != 0).count();
@@ -249,7 +253,7 @@ impl PolygonTerrain {
                 report.duplicates
             )));
         }
-        let header = Header { frame, center, root: [0.0; 4], params, polygons: soup.len() as u32 };
+        let header = Header { frame, center, root: [0.0; 4], params, polygons: soup.len() as u32, slack };
         let mut terrain = Self { header, arrays: Arrays::default(), report, jump: None };
         terrain.arrays.faces = set.faces.into();
         terrain.arrays.geoms = set.geoms.into();

@@ -174,10 +174,30 @@ pub(crate) fn build(
     root: [f64; 4],
     params: QuadtreeParams,
 ) -> Tree {
-    let area = (root[2] - root[0]) * (root[3] - root[1]);
-    let min_gain_area = params.min_gain / ids.len().max(1) as f64 * area;
+    let gain = min_gain_area(params, root, ids.len());
+    build_at(faces, geoms, edges, ids, root, 0, params, gain)
+}
+
+/// The split gain threshold (node area × tests saved) for a tree over `faces` faces in `root`.
+pub(crate) fn min_gain_area(params: QuadtreeParams, root: [f64; 4], faces: usize) -> f64 {
+    params.min_gain / faces.max(1) as f64 * (root[2] - root[0]) * (root[3] - root[1])
+}
+
+/// Builds the subtree over `ids` in `rect`, whose root is at level `depth` (a whole tree, or the
+/// replacement of a leaf that overflowed after an edit).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn build_at(
+    faces: &[Face],
+    geoms: &[FaceGeom],
+    edges: &[[f64; 3]],
+    ids: Vec<u32>,
+    rect: [f64; 4],
+    depth: usize,
+    params: QuadtreeParams,
+    min_gain_area: f64,
+) -> Tree {
     let ctx = Ctx { faces, geoms, edges, params, min_gain_area };
-    let tmp = ctx.node(root, ids, 0);
+    let tmp = ctx.node(rect, ids, depth);
     let mut tree = Tree { nodes: vec![Node::zeroed()], refs: Vec::new() };
     flatten(&tmp, 0, &mut tree);
     tree

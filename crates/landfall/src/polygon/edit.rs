@@ -1,0 +1,195 @@
+//! Changing terrains (QOTA's future work): insert and remove polygons after the build.
+//!
+//! An inserted polygon's faces are appended and sorted into every leaf they overlap, widening the
+//! height ranges on the way; a leaf that overflows is rebuilt as a subtree by the same code as the
+//! full build (same cut and stop rules). A removed polygon's faces are marked removed and taken out
+//! of their leaves; height ranges stay as they were (still conservative). A polygon outside the
+//! root rectangle rebuilds the whole quadtree. Edits copy a memory-mapped terrain's arrays first.
+
+use super::face::{add_polygon, overlaps_rect, FaceSet, REMOVED};
+use super::quadtree::{build_at, min_gain_area, outward, quadrants, Node, INLINE_REFS, INTERNAL};
+use super::{BuildReport, PolygonError, PolygonTerrain};
+use glam::DVec3;
+
+impl PolygonTerrain {
+    /// Adds a polygon (world coordinates) and returns its id (the next polygon index). A degenerate
+    /// polygon gets an id but no faces.
+    pub fn insert_polygon(&mut self, vertices: &[DVec3]) -> Result<u32, PolygonError> {
+        let id = self.header.polygons;
+        if id == u32::MAX {
+            return Err(PolygonError::TooLarge);
+        }
+        let (frame, center) = (self.header.frame, self.header.center);
+        let to_local = move |p: DVec3| frame.to_local(p - center);
+        let mut set = FaceSet::default();
+        let first_vert = self.arrays.verts.len() as u32;
+        let mut scratch = Vec::new();
+        let mut report = BuildReport::default();
+        add_polygon(id, vertices, &to_local, self.header.slack, &mut set, &mut report, &mut scratch)?;
+        if self.arrays.verts.len() + set.verts.len() >= u32::MAX as usize / 2 {
+            return Err(PolygonError::TooLarge);
+        }
+        self.header.polygons += 1;
+        self.report.polygons += 1;
+        self.report.degenerate += report.degenerate;
+        self.report.triangulated += report.triangulated;
+        let first_face = self.arrays.faces.len() as u32;
+        for f in &mut set.faces {
+            f.first += first_vert;
+        }
+        self.report.faces += set.faces.len();
+        self.arrays.faces.make_mut().extend_from_slice(&set.faces);
+        self.arrays.geoms.make_mut().extend_from_slice(&set.geoms);
+        self.arrays.verts.make_mut().extend_from_slice(&set.verts);
+        self.arrays.edges.make_mut().extend_from_slice(&set.edges);
+        let new = first_face..self.arrays.faces.len() as u32;
+        let r = self.header.root;
+        let outside = new.clone().any(|f| {
+            let b = self.arrays.geoms[f as usize].bbox;
+            b[0] < r[0] || b[1] < r[1] || b[2] > r[2] || b[3] > r[3]
+        });
+        if outside {
+            self.rebuild_quadtree()?;
+        } else {
+            for f in new {
+                self.sort_in(f);
+            }
+            self.refresh_jump();
+        }
+        Ok(id)
+    }
+
+    /// Removes every face of polygon `id`; returns how many there were (0 for an unknown or
+    /// already removed id).
+    pub fn remove_polygon(&mut self, id: u32) -> usize {
+        let geoms = &self.arrays.geoms;
+        // Faces are stored in polygon order, so a polygon's faces are one run.
+        let lo = geoms.partition_point(|g| g.source < id);
+        let hi = geoms.partition_point(|g| g.source <= id);
+        let live: Vec<u32> =
+            (lo as u32..hi as u32).filter(|&f| self.arrays.faces[f as usize].flags & REMOVED == 0).collect();
+        for &f in &live {
+            self.arrays.faces.make_mut()[f as usize].flags |= REMOVED;
+            self.visit_leaves(f, |t, leaf, _, _| {
+                t.take_out(leaf, f);
+                false
+            });
+        }
+        self.report.faces -= live.len();
+        live.len()
+    }
+
+    /// Calls `visit(self, leaf, rect, depth)` for every leaf that face `f` overlaps; a `true` return
+    /// means the leaf was replaced by a subtree (not descended into again).
+    fn visit_leaves(&mut self, f: u32, mut visit: impl FnMut(&mut Self, usize, [f64; 4], usize) -> bool) {
+        let mut stack = vec![(0usize, self.header.root, 0usize)];
+        let mag = self.header.root.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        while let Some((n, r, depth)) = stack.pop() {
+            let (face, geom) = (&self.arrays.faces[f as usize], &self.arrays.geoms[f as usize]);
+            if !overlaps_rect(face, geom, &self.arrays.edges, r, mag) {
+                continue;
+            }
+            let node = self.arrays.nodes[n];
+            if node.is_leaf() {
+                visit(self, n, r, depth);
+            } else {
+                for (c, q) in quadrants(r, node.div).into_iter().enumerate() {
+                    stack.push((node.first as usize + c, q, depth + 1));
+                }
+            }
+        }
+    }
+
+    /// Sorts face `f` into every leaf it overlaps, widening height ranges, splitting leaves that
+    /// overflow.
+    fn sort_in(&mut self, f: u32) {
+        let z = self.arrays.geoms[f as usize].z;
+        let [lo, hi] = outward(z[0], z[1]);
+        // Widen the ranges of every node on the way down (a superset is harmless).
+        let mut stack = vec![(0usize, self.header.root)];
+        let mag = self.header.root.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        while let Some((n, r)) = stack.pop() {
+            let (face, geom) = (&self.arrays.faces[f as usize], &self.arrays.geoms[f as usize]);
+            if !overlaps_rect(face, geom, &self.arrays.edges, r, mag) {
+                continue;
+            }
+            let node = &mut self.arrays.nodes.make_mut()[n];
+            node.z = [node.z[0].min(lo), node.z[1].max(hi)];
+            if !node.is_leaf() {
+                let node = *node;
+                for (c, q) in quadrants(r, node.div).into_iter().enumerate() {
+                    stack.push((node.first as usize + c, q));
+                }
+            }
+        }
+        self.visit_leaves(f, |t, leaf, rect, depth| {
+            t.put_in(leaf, f);
+            let params = t.header.params;
+            if (t.arrays.nodes[leaf].count as usize) > params.max_polys && depth < params.max_depth {
+                t.split(leaf, rect, depth);
+            }
+            true
+        });
+    }
+
+    /// The face indices of leaf `n`.
+    fn leaf_faces(&self, n: usize) -> Vec<u32> {
+        self.arrays.nodes[n].leaf_refs(&self.arrays.refs).unwrap_or_default().to_vec()
+    }
+
+    /// Stores `faces` as the references of leaf `n` (inline when few, else appended to `refs`).
+    fn set_leaf_faces(&mut self, n: usize, faces: &[u32]) {
+        let mut node = self.arrays.nodes[n];
+        node.count = faces.len() as u32;
+        node.div = [0.0; 2];
+        node.first = 0;
+        if node.count <= INLINE_REFS {
+            let inline: &mut [u32; 4] = bytemuck::cast_mut(&mut node.div);
+            inline[..faces.len()].copy_from_slice(faces);
+        } else {
+            let refs = self.arrays.refs.make_mut();
+            node.first = refs.len() as u32;
+            refs.extend_from_slice(faces);
+        }
+        self.arrays.nodes.make_mut()[n] = node;
+    }
+
+    fn put_in(&mut self, n: usize, f: u32) {
+        let mut faces = self.leaf_faces(n);
+        faces.push(f);
+        self.set_leaf_faces(n, &faces);
+    }
+
+    fn take_out(&mut self, n: usize, f: u32) {
+        let mut faces = self.leaf_faces(n);
+        faces.retain(|&g| g != f);
+        self.set_leaf_faces(n, &faces);
+    }
+
+    /// Replaces leaf `n` (rectangle `rect` at level `depth`) by a subtree built over its faces.
+    fn split(&mut self, n: usize, rect: [f64; 4], depth: usize) {
+        let ids = self.leaf_faces(n);
+        let live = self.arrays.faces.iter().filter(|f| f.flags & REMOVED == 0).count();
+        let gain = min_gain_area(self.header.params, self.header.root, live);
+        let a = &self.arrays;
+        let sub = build_at(&a.faces, &a.geoms, &a.edges, ids, rect, depth, self.header.params, gain);
+        if sub.nodes.len() == 1 {
+            return; // the stop rules kept it a leaf
+        }
+        // Graft: the subtree's root takes the leaf's slot, the rest go after the current nodes.
+        let base = self.arrays.nodes.len() as u32;
+        let ref_base = self.arrays.refs.len() as u32;
+        let remap = |mut node: Node| {
+            if node.count == INTERNAL {
+                node.first = node.first - 1 + base;
+            } else if node.count > INLINE_REFS {
+                node.first += ref_base;
+            }
+            node
+        };
+        self.arrays.refs.make_mut().extend_from_slice(&sub.refs);
+        let nodes = self.arrays.nodes.make_mut();
+        nodes[n] = remap(sub.nodes[0]);
+        nodes.extend(sub.nodes[1..].iter().map(|&node| remap(node)));
+    }
+}
