@@ -53,7 +53,12 @@ fn data() -> &'static Vec<Data> {
             .iter()
             .map(|&n| {
                 let tin = dem_tin(n);
-                eprintln!("setting up {} ({} triangles, {} vertices)…", tin.name, tin.triangles.len(), tin.vertices.len());
+                eprintln!(
+                    "setting up {} ({} triangles, {} vertices)…",
+                    tin.name,
+                    tin.triangles.len(),
+                    tin.vertices.len()
+                );
                 let corners = tin.corners();
                 let (terrain, build) = timed(|| build(&tin, QuadtreeParams::default()));
                 let (mesh, mesh_build) = timed(|| parry_tin(&tin.vertices, &tin.triangles));
@@ -173,7 +178,11 @@ fn poly_raycast(c: &mut Criterion) {
                 _ => true,
             });
         }
-        eprintln!("poly_raycast/{}: {differ} of {} rays answered differently by parry TriMesh (f32)", d.tin.name, rays.len());
+        eprintln!(
+            "poly_raycast/{}: {differ} of {} rays answered differently by parry TriMesh (f32)",
+            d.tin.name,
+            rays.len()
+        );
         g.bench_function(BenchmarkId::new("landfall", &d.tin.name), |b| {
             cycle(b, &rays, |(r, m)| {
                 black_box(d.terrain.raycast(r, *m));
@@ -235,8 +244,15 @@ fn report(_: &mut Criterion) {
     }
     print_ratios("poly_raycast_oblique", &["parry_trimesh"], &names);
     let d = &data()[0];
-    println!("\nQOTA Table 4 on {} ({} triangles; paper: Diamond Park, 13,346 polygons):", d.tin.name, d.tin.triangles.len());
-    println!("  {:<22} {:>8} {:>8} {:>10} {:>9} {:>9}", "max_polys/max_depth", "nodes", "MB", "tree/faces", "exp tests", "ns/query");
+    println!(
+        "\nQOTA Table 4 on {} ({} triangles; paper: Diamond Park, 13,346 polygons):",
+        d.tin.name,
+        d.tin.triangles.len()
+    );
+    println!(
+        "  {:<22} {:>8} {:>8} {:>10} {:>9} {:>9}",
+        "max_polys/max_depth", "nodes", "MB", "tree/faces", "exp tests", "ns/query"
+    );
     for (name, params) in table4_params() {
         let s = build(&d.tin, params).stats();
         let ns = median_ns("poly_table4", &name, &d.tin.name).map_or("—".into(), |v| format!("{v:.1}"));
@@ -250,7 +266,9 @@ fn report(_: &mut Criterion) {
             ns
         );
     }
-    println!("  paper: 400/5 105 nodes 1.1 MB 319.0 · 16/12 6394 1.7 MB 9.3 · 12/12 9069 1.9 MB 7.2 · 8/14 17865 2.6 MB 5.2");
+    println!(
+        "  paper: 400/5 105 nodes 1.1 MB 319.0 · 16/12 6394 1.7 MB 9.3 · 12/12 9069 1.9 MB 7.2 · 8/14 17865 2.6 MB 5.2"
+    );
     for d in data() {
         let s = d.terrain.stats();
         println!(
@@ -281,7 +299,11 @@ fn report(_: &mut Criterion) {
             data().last().map(|d| d.tin.name.as_str()).unwrap_or(""),
         ),
     ) {
-        println!("\nbatch vertical queries: {:.2}× faster on {} threads than on 1", one / all, rayon::current_num_threads());
+        println!(
+            "\nbatch vertical queries: {:.2}× faster on {} threads than on 1",
+            one / all,
+            rayon::current_num_threads()
+        );
     }
 }
 

@@ -8,7 +8,11 @@ fn main() {
     let tin = dem_tin(n);
     let s = Instant::now();
     for _ in 0..reps {
-        let t = PolygonTerrain::builder().triangles(&tin.vertices, &tin.triangles).params(QuadtreeParams::default()).build().unwrap();
+        let t = PolygonTerrain::builder()
+            .triangles(&tin.vertices, &tin.triangles)
+            .params(QuadtreeParams::default())
+            .build()
+            .unwrap();
         std::hint::black_box(t);
     }
     println!("{:?} per build of {} triangles", s.elapsed() / reps as u32, tin.triangles.len());

@@ -6,7 +6,11 @@ fn main() {
     let n: usize = std::env::var("N").ok().and_then(|s| s.parse().ok()).unwrap_or(13000);
     let reps: usize = std::env::var("REPS").ok().and_then(|s| s.parse().ok()).unwrap_or(200);
     let tin = dem_tin(n);
-    let t = PolygonTerrain::builder().triangles(&tin.vertices, &tin.triangles).params(QuadtreeParams::default()).build().unwrap();
+    let t = PolygonTerrain::builder()
+        .triangles(&tin.vertices, &tin.triangles)
+        .params(QuadtreeParams::default())
+        .build()
+        .unwrap();
     let npts: usize = std::env::var("PTS").ok().and_then(|s| s.parse().ok()).unwrap_or(4096);
     let pts = tin.hit_points(npts, 41);
     let reps = reps * 4096 / npts;

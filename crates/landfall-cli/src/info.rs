@@ -92,7 +92,14 @@ fn polygons(args: &TerrainArgs, t: &LoadedTerrain, p: &PolygonTerrain) -> Result
         h.params.cuts.name(),
         h.params.min_gain
     );
-    say!("nodes        {} ({} leaves), depth {}, {} face references, at most {} per leaf", s.nodes, s.leaves, s.depth, s.refs, s.max_leaf);
+    say!(
+        "nodes        {} ({} leaves), depth {}, {} face references, at most {} per leaf",
+        s.nodes,
+        s.leaves,
+        s.depth,
+        s.refs,
+        s.max_leaf
+    );
     say!("expected     {:.3} containment tests per query (faces per leaf, weighted by leaf area)", s.expected_tests);
     say!(
         "memory       {:.2} MiB (faces {:.2} MiB, quadtree {:.2} MiB = {:.2}× the faces)",

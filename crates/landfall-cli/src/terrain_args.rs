@@ -142,7 +142,12 @@ impl TerrainArgs {
         if !(self.min_gain >= 0.0 && self.min_gain.is_finite()) {
             bail!("--min-gain: must be a finite number ≥ 0");
         }
-        Ok(QuadtreeParams { max_polys: self.max_polys, max_depth: self.max_depth, cuts: self.cuts, min_gain: self.min_gain })
+        Ok(QuadtreeParams {
+            max_polys: self.max_polys,
+            max_depth: self.max_depth,
+            cuts: self.cuts,
+            min_gain: self.min_gain,
+        })
     }
 
     /// Loads the terrain (raster, mesh or index file) with the placement options applied.
@@ -155,7 +160,10 @@ impl TerrainArgs {
                 (self.z_scale != 1.0 || self.z_offset != 0.0, "--z-scale/--z-offset"),
             ] {
                 if given {
-                    bail!("{name} cannot change a prebuilt index file {}; rebuild it with `landfall build`", self.path.display());
+                    bail!(
+                        "{name} cannot change a prebuilt index file {}; rebuild it with `landfall build`",
+                        self.path.display()
+                    );
                 }
             }
             let t = open_index_verified(&self.path)?;
@@ -166,7 +174,12 @@ impl TerrainArgs {
                 }
             }
             let load_time = start.elapsed();
-            return Ok(LoadedTerrain { terrain: AnyTerrain::Polygons(t), notes: Vec::new(), load_time, source: Source::Index });
+            return Ok(LoadedTerrain {
+                terrain: AnyTerrain::Polygons(t),
+                notes: Vec::new(),
+                load_time,
+                source: Source::Index,
+            });
         }
         if is_mesh(&self.path) {
             for (given, name) in [(self.spacing.is_some(), "--spacing"), (self.origin.is_some(), "--origin")] {
@@ -185,7 +198,12 @@ impl TerrainArgs {
             return Ok(LoadedTerrain { terrain: AnyTerrain::Polygons(t), notes, load_time, source: Source::Mesh });
         }
         let hf = self.load_raster()?;
-        Ok(LoadedTerrain { terrain: AnyTerrain::Heightfield(hf.0), notes: hf.1, load_time: start.elapsed(), source: Source::Raster })
+        Ok(LoadedTerrain {
+            terrain: AnyTerrain::Heightfield(hf.0),
+            notes: hf.1,
+            load_time: start.elapsed(),
+            source: Source::Raster,
+        })
     }
 
     /// Builds a polygon terrain from `soup` with the height scale/offset, gravity and quadtree options.

@@ -214,9 +214,16 @@ fn polygon_terrains_and_their_index_files_follow_the_csv_contract() {
         std::fs::write(&input, "x,y\n7,5\n25,5\n2,5\n").unwrap();
         ok(&["height", s(terrain), "--points", s(&input), "--out", s(&o), "--all"]);
         assert_eq!(rows(&o), ["index,x,y,z,nx,ny,nz", "0,7,5,0,0,0,1", "0,7,5,10,0,0,1", "2,2,5,0,0,0,1"]);
-        std::fs::write(&input, "ox,oy,oz,dx,dy,dz,max_t\n7,5,20,0,0,-1,\n7,5,5,0,0,-2,\n25,5,5,0,0,-1,\n7,5,5,0,0,1,4\n").unwrap();
+        std::fs::write(
+            &input,
+            "ox,oy,oz,dx,dy,dz,max_t\n7,5,20,0,0,-1,\n7,5,5,0,0,-2,\n25,5,5,0,0,-1,\n7,5,5,0,0,1,4\n",
+        )
+        .unwrap();
         ok(&["raycast", s(terrain), "--rays", s(&input), "--out", s(&o)]);
-        assert_eq!(rows(&o), ["hit,t,x,y,z,nx,ny,nz", "1,10,7,5,10,0,0,1", "1,2.5,7,5,0,0,0,1", "0,,,,,,,", "0,,,,,,,"]);
+        assert_eq!(
+            rows(&o),
+            ["hit,t,x,y,z,nx,ny,nz", "1,10,7,5,10,0,0,1", "1,2.5,7,5,0,0,0,1", "0,,,,,,,", "0,,,,,,,"]
+        );
         let info = ok(&["info", s(terrain)]);
         assert!(info.contains("3 convex faces") && info.contains("expected"), "{info}");
     }

@@ -222,13 +222,27 @@ fn open(path: &Path, verify_data: bool) -> Result<PolygonTerrain, IoError> {
     let frame = Frame::from_rotation(DVec3::from_array(raw.gravity), DMat3::from_cols_array(&raw.rotation))
         .map_err(|e| bad("gravity", e.to_string()))?;
     let center = DVec3::from_array(raw.center);
-    if !center.is_finite() || !raw.root.iter().all(|v| v.is_finite()) || !raw.min_gain.is_finite() || !raw.slack.is_finite() {
+    if !center.is_finite()
+        || !raw.root.iter().all(|v| v.is_finite())
+        || !raw.min_gain.is_finite()
+        || !raw.slack.is_finite()
+    {
         return Err(bad("local origin / root", "not finite".into()));
     }
-    let params = QuadtreeParams { max_polys: raw.max_polys as usize, max_depth: raw.max_depth as usize, cuts, min_gain: raw.min_gain };
+    let params = QuadtreeParams {
+        max_polys: raw.max_polys as usize,
+        max_depth: raw.max_depth as usize,
+        cuts,
+        min_gain: raw.min_gain,
+    };
     let header = Header { frame, center, root: raw.root, params, polygons: raw.polygons, slack: raw.slack };
     let owner: Arc<dyn StableBytes> = Arc::new(Mapped(map));
-    fn section<T: Pod>(owner: &Arc<dyn StableBytes>, raw: &RawHeader, k: usize, path: &Path) -> Result<Flat<T>, IoError> {
+    fn section<T: Pod>(
+        owner: &Arc<dyn StableBytes>,
+        raw: &RawHeader,
+        k: usize,
+        path: &Path,
+    ) -> Result<Flat<T>, IoError> {
         let [off, len] = raw.sections[k];
         Flat::from_shared(owner.clone(), off, len).map_err(|e| IoError::field(path, SECTION_NAMES[k], e.to_string()))
     }

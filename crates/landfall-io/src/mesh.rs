@@ -119,7 +119,11 @@ pub fn read_gltf(path: &Path) -> Result<PolygonSoup, IoError> {
             for prim in mesh.primitives() {
                 let field = format!("meshes[{}].primitives[{}]", mesh.index(), prim.index());
                 if prim.mode() != gltf::mesh::Mode::Triangles {
-                    return Err(IoError::field(path, field, format!("mode {:?}: only triangles are read", prim.mode())));
+                    return Err(IoError::field(
+                        path,
+                        field,
+                        format!("mode {:?}: only triangles are read", prim.mode()),
+                    ));
                 }
                 let reader = prim.reader(|b| buffers.get(b.index()).map(|d| d.as_slice()));
                 let positions: Vec<DVec3> = reader
@@ -152,9 +156,8 @@ pub fn read_gltf(path: &Path) -> Result<PolygonSoup, IoError> {
 /// Bytes of a buffer URI: `data:…;base64,…` or a file next to the glTF.
 fn load_uri(path: &Path, base: &Path, uri: &str, field: &str) -> Result<Vec<u8>, IoError> {
     if let Some(rest) = uri.strip_prefix("data:") {
-        let (_, data) = rest
-            .split_once(";base64,")
-            .ok_or_else(|| IoError::field(path, field, "data URI is not base64"))?;
+        let (_, data) =
+            rest.split_once(";base64,").ok_or_else(|| IoError::field(path, field, "data URI is not base64"))?;
         return base64_decode(data).ok_or_else(|| IoError::field(path, field, "data URI holds invalid base64"));
     }
     if uri.contains("://") {

@@ -171,7 +171,12 @@ fn sample_terrain() -> PolygonTerrain {
             b = b.polygon(&[v(i, j), v(i + 1, j), v(i + 1, j + 1)]).polygon(&[v(i, j), v(i + 1, j + 1), v(i, j + 1)]);
         }
     }
-    b = b.polygon(&[DVec3::new(2.0, 2.0, 9.0), DVec3::new(8.0, 2.0, 9.0), DVec3::new(8.0, 4.0, 9.5), DVec3::new(2.0, 4.0, 9.5)]);
+    b = b.polygon(&[
+        DVec3::new(2.0, 2.0, 9.0),
+        DVec3::new(8.0, 2.0, 9.0),
+        DVec3::new(8.0, 4.0, 9.5),
+        DVec3::new(2.0, 4.0, 9.5),
+    ]);
     b.frame(Frame::from_gravity(DVec3::new(0.1, -0.05, -1.0)).unwrap()).build().unwrap()
 }
 

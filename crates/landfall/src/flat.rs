@@ -114,7 +114,9 @@ impl<T: Pod> Clone for Flat<T> {
     fn clone(&self) -> Self {
         match &self.repr {
             Repr::Owned(v) => v.clone().into(),
-            Repr::Shared { ptr, len, _owner } => Self { repr: Repr::Shared { ptr: *ptr, len: *len, _owner: _owner.clone() } },
+            Repr::Shared { ptr, len, _owner } => {
+                Self { repr: Repr::Shared { ptr: *ptr, len: *len, _owner: _owner.clone() } }
+            }
         }
     }
 }

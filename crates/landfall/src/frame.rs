@@ -56,11 +56,13 @@ impl Frame {
     /// orthonormal and map `down` to −Z (within 1e-9), so a frame read back from a file gives
     /// bit-identical local coordinates.
     pub fn from_rotation(down: DVec3, rotation: DMat3) -> Result<Self, FrameError> {
-        let orthonormal = (rotation * rotation.transpose() - DMat3::IDENTITY)
-            .to_cols_array()
-            .iter()
-            .all(|v| v.abs() < 1e-9);
-        if !down.is_finite() || !rotation.is_finite() || !orthonormal || (rotation * down - DVec3::NEG_Z).length() > 1e-9 {
+        let orthonormal =
+            (rotation * rotation.transpose() - DMat3::IDENTITY).to_cols_array().iter().all(|v| v.abs() < 1e-9);
+        if !down.is_finite()
+            || !rotation.is_finite()
+            || !orthonormal
+            || (rotation * down - DVec3::NEG_Z).length() > 1e-9
+        {
             return Err(FrameError::BadGravity);
         }
         Ok(Self { down, to_local: rotation, to_world: rotation.transpose() })

@@ -33,12 +33,14 @@ pub mod geom;
 pub mod heightfield;
 pub mod polygon;
 pub mod terrain;
+pub mod terrain_set;
 
 pub use frame::{Frame, FrameError};
 pub use geom::{Aabb, Hit, Ray, RayError, SurfacePoint, TriangleId};
 pub use heightfield::{Diagonal, Half, Heightfield, HeightfieldBuilder, HeightfieldError};
 pub use polygon::{CutRule, PolygonError, PolygonTerrain, QuadtreeParams};
 pub use terrain::Terrain;
+pub use terrain_set::{PoseError, TerrainSet};
 
 /// Re-export of the math crate used in the public API.
 pub use glam;

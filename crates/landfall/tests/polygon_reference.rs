@@ -350,7 +350,12 @@ fn bad_input_is_reported_never_a_panic() {
 #[test]
 fn vertical_faces_are_left_out_of_vertical_queries_but_hit_by_rays() {
     let wall = vec![DVec3::ZERO, DVec3::new(2.0, 0.0, 0.0), DVec3::new(2.0, 0.0, 3.0), DVec3::new(0.0, 0.0, 3.0)];
-    let floor = vec![DVec3::new(-1.0, -1.0, 0.0), DVec3::new(3.0, -1.0, 0.0), DVec3::new(3.0, 1.0, 0.0), DVec3::new(-1.0, 1.0, 0.0)];
+    let floor = vec![
+        DVec3::new(-1.0, -1.0, 0.0),
+        DVec3::new(3.0, -1.0, 0.0),
+        DVec3::new(3.0, 1.0, 0.0),
+        DVec3::new(-1.0, 1.0, 0.0),
+    ];
     let t = PolygonTerrain::builder().polygon(&wall).polygon(&floor).build().unwrap();
     assert_eq!(t.report().vertical, 1);
     assert_eq!(surfaces(&t, DVec3::new(1.0, 0.0, 5.0)), vec![0.0]);
@@ -370,7 +375,12 @@ fn non_convex_and_non_planar_polygons_are_triangulated() {
         DVec3::new(1.0, 2.0, 1.0),
         DVec3::new(0.0, 2.0, 1.0),
     ];
-    let twisted = vec![DVec3::new(5.0, 0.0, 0.0), DVec3::new(6.0, 0.0, 1.0), DVec3::new(6.0, 1.0, 0.0), DVec3::new(5.0, 1.0, 1.0)];
+    let twisted = vec![
+        DVec3::new(5.0, 0.0, 0.0),
+        DVec3::new(6.0, 0.0, 1.0),
+        DVec3::new(6.0, 1.0, 0.0),
+        DVec3::new(5.0, 1.0, 1.0),
+    ];
     let t = PolygonTerrain::builder().polygon(&l).polygon(&twisted).build().unwrap();
     assert_eq!(t.report().triangulated, 2);
     assert!(t.top_surface(DVec3::new(1.5, 1.5, 0.0)).is_none(), "the notch of the L is empty");
@@ -410,7 +420,9 @@ fn terrain_trait_on_polygons() {
     assert_eq!(all, surfaces(&t, p));
     assert_eq!(dynamic.top_surface(p).map(|s| s.point.z), all.last().copied());
     let mut tris = 0;
-    dynamic.triangles_in(&landfall::Aabb::new(DVec3::new(1.0, 1.0, -10.0), DVec3::new(2.0, 2.0, 50.0)), &mut |_, _| tris += 1);
+    dynamic.triangles_in(&landfall::Aabb::new(DVec3::new(1.0, 1.0, -10.0), DVec3::new(2.0, 2.0, 50.0)), &mut |_, _| {
+        tris += 1
+    });
     assert!(tris >= 2);
 }
 
@@ -454,4 +466,79 @@ proptest! {
             }
         }
     }
+}
+
+/// QOTA's shadow use: a terrain built with the light direction as gravity says a point is lit
+/// exactly when a ray from the point toward the light meets nothing.
+#[test]
+fn shadows_from_a_light_direction_terrain_match_shadow_rays() {
+    let s = scene(11, 12, 3, 3);
+    let ground = build(&s.polys, Frame::z_up(), QuadtreeParams::default());
+    let light = DVec3::new(0.8, 0.3, -0.5); // the direction the light travels
+    let sun = build(&s.polys, Frame::from_gravity(light).unwrap(), QuadtreeParams::default());
+    let mut rng = Rng(5);
+    let (mut lit, mut dark) = (0, 0);
+    for _ in 0..3000 {
+        let q = DVec3::new(rng.range(0.0, 12.0), rng.range(0.0, 12.0), 50.0);
+        let Some(g) = ground.top_surface(q) else { continue };
+        let p = g.point;
+        let by_ray = ground.raycast(&Ray::new(p - light * 1e-6, -light), f64::INFINITY).is_none();
+        // Points whose shadow ray grazes an edge within the bias are ambiguous: skip them.
+        let near = ground.raycast(&Ray::new(p - light * 1e-3, -light), f64::INFINITY).is_none();
+        if by_ray != near {
+            continue;
+        }
+        assert_eq!(sun.is_lit(p, 1e-6), by_ray, "at {p}");
+        if by_ray {
+            lit += 1
+        } else {
+            dark += 1
+        }
+    }
+    assert!(lit > 100 && dark > 100, "lit {lit}, dark {dark}");
+}
+
+/// A moving platform: a deck terrain placed by a pose, queried with the ground as one terrain.
+#[test]
+fn terrain_sets_answer_for_moving_parts() {
+    use glam::DAffine3;
+    use landfall::{PoseError, TerrainSet};
+    use std::sync::Arc;
+    let s = scene(2, 8, 0, 0);
+    let ground = Arc::new(build(&s.polys, Frame::z_up(), QuadtreeParams::default()));
+    let deck = vec![
+        DVec3::new(-1.0, -1.0, 0.0),
+        DVec3::new(1.0, -1.0, 0.0),
+        DVec3::new(1.0, 1.0, 0.0),
+        DVec3::new(-1.0, 1.0, 0.0),
+    ];
+    let deck = Arc::new(build(&[deck], Frame::z_up(), QuadtreeParams::default()));
+    let mut set = TerrainSet::new(Frame::z_up());
+    set.add(ground.clone(), DAffine3::IDENTITY).unwrap();
+    let k = set.add(deck.clone(), DAffine3::from_translation(DVec3::new(4.0, 4.0, 20.0))).unwrap();
+    let p = DVec3::new(4.5, 4.2, 30.0);
+    let all = set.surfaces_with_part(p);
+    assert_eq!(all.len(), 2);
+    assert_eq!(all[1].0, k);
+    assert_eq!(all[1].1.point, DVec3::new(4.5, 4.2, 20.0));
+    assert_eq!(set.floor_below(DVec3::new(4.5, 4.2, 19.0)).unwrap().point.z, ground.top_surface(p).unwrap().point.z);
+    // The platform moves (and turns about the vertical): queries follow it.
+    let pose = DAffine3::from_rotation_translation(glam::DQuat::from_rotation_z(0.7), DVec3::new(6.0, 2.0, 25.0));
+    set.set_pose(k, pose).unwrap();
+    assert!(set.surfaces_with_part(p).iter().all(|(part, _)| *part != k));
+    let on = pose.transform_point3(DVec3::new(0.9, 0.0, 0.0));
+    let top = set.top_surface(on + DVec3::Z).unwrap();
+    assert!((top.point - on).length() < 1e-12);
+    let hit = set.raycast(&Ray::new(on + DVec3::new(0.0, 0.0, 5.0), DVec3::NEG_Z), 10.0).unwrap();
+    assert!((hit.t - 5.0).abs() < 1e-12);
+    let mut n = 0;
+    set.triangles_in(&landfall::Aabb::new(on - DVec3::ONE * 0.1, on + DVec3::ONE * 0.1), &mut |_, t| {
+        n += usize::from(t.iter().all(|v| (v.z - 25.0).abs() < 1e-12));
+    });
+    assert!(n >= 1);
+    // Tilting or scaling is refused.
+    let tilt = DAffine3::from_rotation_translation(glam::DQuat::from_rotation_x(0.3), DVec3::ZERO);
+    assert_eq!(set.set_pose(k, tilt), Err(PoseError::NotUpright));
+    assert_eq!(set.set_pose(k, DAffine3::from_scale(DVec3::splat(2.0))), Err(PoseError::NotUpright));
+    assert_eq!(set.set_pose(9, DAffine3::IDENTITY), Err(PoseError::NoSuchPart(9)));
 }

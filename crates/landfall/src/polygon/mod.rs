@@ -97,7 +97,10 @@ impl BuildReport {
     pub fn warnings(&self) -> Vec<String> {
         let mut w = Vec::new();
         if self.degenerate > 0 {
-            w.push(format!("{} degenerate polygon(s) skipped (fewer than 3 distinct vertices or no area)", self.degenerate));
+            w.push(format!(
+                "{} degenerate polygon(s) skipped (fewer than 3 distinct vertices or no area)",
+                self.degenerate
+            ));
         }
         if self.duplicates > 0 {
             w.push(format!("{} duplicate polygon(s) skipped", self.duplicates));
@@ -431,7 +434,12 @@ fn validate(h: &Header, a: &Arrays) -> Result<(), PolygonError> {
         }
         if node.is_leaf() {
             let Some(refs) = node.leaf_refs(&a.refs) else {
-                return bad(format!("leaf {k} points at references {}..+{} of {}", node.first, node.count, a.refs.len()));
+                return bad(format!(
+                    "leaf {k} points at references {}..+{} of {}",
+                    node.first,
+                    node.count,
+                    a.refs.len()
+                ));
             };
             if let Some(r) = refs.iter().find(|&&r| r as usize >= a.faces.len()) {
                 return bad(format!("leaf {k} references face {r} of {}", a.faces.len()));

@@ -225,7 +225,10 @@ impl Ctx<'_> {
             let meets = [west && south, east && south, west && north, east && north];
             let several = (west && east) || (south && north);
             for (k, q) in quads.iter().enumerate() {
-                if meets[k] && (!several || overlaps_rect(&self.faces[f as usize], &self.geoms[f as usize], self.edges, *q, mag)) {
+                if meets[k]
+                    && (!several
+                        || overlaps_rect(&self.faces[f as usize], &self.geoms[f as usize], self.edges, *q, mag))
+                {
                     split[k].push(f);
                 }
             }

@@ -47,7 +47,6 @@ impl PolygonTerrain {
         ids.sort_unstable();
         ids.dedup();
         for f in ids {
-            let face = &a.faces[f as usize];
             let b = a.geoms[f as usize].bbox;
             if b[0] > local.max.x || b[2] < local.min.x || b[1] > local.max.y || b[3] < local.min.y {
                 continue;

@@ -69,11 +69,8 @@ impl PolygonTerrain {
     fn surface_point(&self, p: DVec3, l: DVec3, z: f64, f: u32) -> SurfacePoint {
         let face = &self.arrays.geoms[f as usize];
         let frame = &self.header.frame;
-        let point = if frame.is_z_up() {
-            DVec3::new(p.x, p.y, z + self.header.center.z)
-        } else {
-            p + frame.up() * (z - l.z)
-        };
+        let point =
+            if frame.is_z_up() { DVec3::new(p.x, p.y, z + self.header.center.z) } else { p + frame.up() * (z - l.z) };
         SurfacePoint {
             point,
             normal: frame.to_world(DVec3::from_array(face.normal)),
@@ -171,6 +168,17 @@ impl PolygonTerrain {
         let l = self.to_local_point(p);
         let Some(refs) = self.leaf_at(l.x, l.y) else { return false };
         refs.iter().any(|&r| self.face_contains(&self.arrays.faces[r as usize], l.x, l.y))
+    }
+
+    /// QOTA's shadow use: with this terrain built with the light's direction as its "gravity", is
+    /// `p` lit — no surface on the light line through `p` lies more than `bias` (plus
+    /// [`SURFACE_EPS`]) above it, toward the light?
+    pub fn is_lit(&self, p: DVec3, bias: f64) -> bool {
+        let l = self.to_local_point(p);
+        let limit = l.z + bias + SURFACE_EPS * (1.0 + l.z.abs());
+        let mut lit = true;
+        self.for_each_crossing(l.x, l.y, |z, _| lit &= z <= limit);
+        lit
     }
 
     /// [`PolygonTerrain::top_surface`] for many points, in parallel.
