@@ -38,7 +38,7 @@ pub mod terrain_set;
 pub use frame::{Frame, FrameError};
 pub use geom::{Aabb, Hit, Ray, RayError, SurfacePoint, TriangleId};
 pub use heightfield::{Diagonal, Half, Heightfield, HeightfieldBuilder, HeightfieldError};
-pub use polygon::{CutRule, PolygonError, PolygonTerrain, QuadtreeParams};
+pub use polygon::{CurvedFrame, CurvedTerrain, CutRule, PolygonError, PolygonTerrain, QuadtreeParams};
 pub use terrain::Terrain;
 pub use terrain_set::{PoseError, TerrainSet};
 

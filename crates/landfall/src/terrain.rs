@@ -11,8 +11,15 @@ use std::ops::ControlFlow;
 ///
 /// "Vertical" means along the terrain's [`Frame`] gravity; with the default frame that is −Z.
 pub trait Terrain: Send + Sync {
-    /// The gravity frame of the vertical queries.
+    /// The gravity frame of the vertical queries (nominal for curved terrains, whose gravity
+    /// varies: see [`Terrain::up_at`]).
     fn frame(&self) -> &Frame;
+
+    /// Unit vector against gravity at `p` (the frame's up unless gravity varies).
+    fn up_at(&self, p: DVec3) -> DVec3 {
+        let _ = p;
+        self.frame().up()
+    }
 
     /// World bounds of the terrain's geometry.
     fn bounds(&self) -> Aabb;
@@ -36,7 +43,7 @@ pub trait Terrain: Send + Sync {
 
     /// The nearest surface at or below `p` along gravity.
     fn floor_below(&self, p: DVec3) -> Option<SurfacePoint> {
-        let up = self.frame().up();
+        let up = self.up_at(p);
         let h = p.dot(up);
         let mut best = None;
         self.surfaces_on_line(p, &mut |s| {
@@ -49,7 +56,7 @@ pub trait Terrain: Send + Sync {
 
     /// The nearest surface at or above `p` against gravity.
     fn ceiling_above(&self, p: DVec3) -> Option<SurfacePoint> {
-        let up = self.frame().up();
+        let up = self.up_at(p);
         let h = p.dot(up);
         let mut best = None;
         self.surfaces_on_line(p, &mut |s| {

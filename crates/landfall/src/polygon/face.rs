@@ -109,7 +109,7 @@ impl PolygonSoup {
 }
 
 /// Faces, vertices and edge equations under construction.
-#[derive(Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct FaceSet {
     pub faces: Vec<Face>,
     pub geoms: Vec<FaceGeom>,

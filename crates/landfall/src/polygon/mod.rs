@@ -11,6 +11,7 @@
 //! casts on the same quadtree ([`PolygonTerrain::raycast`]). All are allocation-free; batch
 //! versions run in parallel.
 
+mod curved;
 mod edit;
 mod face;
 mod jump;
@@ -20,6 +21,7 @@ mod stats;
 mod triangles;
 mod vertical;
 
+pub use curved::{CurvedFrame, CurvedTerrain};
 pub use face::{Face, FaceGeom, PolygonSoup, EDGE_SLACK, MAX_FACE_VERTICES, REMOVED, VERTICAL};
 pub use quadtree::{CutRule, Node, QuadtreeParams, INLINE_REFS, INTERNAL, MAX_DEPTH_LIMIT};
 pub use stats::QuadtreeStats;

@@ -17,7 +17,7 @@ use glam::DVec3;
 use rayon::prelude::*;
 
 /// A ray in the local frame with what the slab tests reuse.
-struct LocalRay {
+pub(crate) struct LocalRay {
     o: DVec3,
     d: DVec3,
     inv: DVec3,
@@ -28,7 +28,7 @@ struct LocalRay {
 }
 
 impl LocalRay {
-    fn new(o: DVec3, d: DVec3) -> Self {
+    pub(crate) fn new(o: DVec3, d: DVec3) -> Self {
         let kz = d.abs().max_position();
         let (mut kx, mut ky) = ((kz + 1) % 3, (kz + 2) % 3);
         if d[kz] < 0.0 {
@@ -129,33 +129,42 @@ impl PolygonTerrain {
     #[inline]
     fn hit_face(&self, f: u32, r: &LocalRay, t_max: f64) -> Option<f64> {
         let (face, geom) = (&self.arrays.faces[f as usize], &self.arrays.geoms[f as usize]);
-        let n = DVec3::from_array(geom.normal);
-        let denom = n.dot(r.d);
-        if denom == 0.0 || face.flags & super::REMOVED != 0 {
-            return None;
-        }
-        let t = (geom.d - n.dot(r.o)) / denom;
-        if !(t >= 0.0 && t <= t_max) {
+        if face.flags & super::REMOVED != 0 {
             return None;
         }
         let verts = &self.arrays.verts[face.first as usize..face.first as usize + face.count as usize];
-        let (mut pos, mut neg) = (false, false);
-        let mut a = r.project(verts[verts.len() - 1]);
-        for v in verts {
-            let b = r.project(*v);
-            let side = a.0 * b.1 - a.1 * b.0;
-            pos |= side > 0.0;
-            neg |= side < 0.0;
-            if pos && neg {
-                return None;
-            }
-            a = b;
-        }
-        Some(t)
+        hit_polygon(verts, DVec3::from_array(geom.normal), geom.d, r, t_max)
     }
 
     /// [`PolygonTerrain::raycast`] for many `(ray, max_t)` pairs, in parallel.
     pub fn raycast_batch(&self, rays: &[(Ray, f64)]) -> Vec<Option<Hit>> {
         rays.par_iter().with_min_len(1024).map(|(r, t)| self.raycast(r, *t)).collect()
     }
+}
+
+/// t of the crossing of `r` with the convex planar polygon `verts` (plane `normal · x = d`), if it
+/// is in [0, `t_max`]: the plane gives t, the watertight edge test decides inside.
+#[inline]
+pub(crate) fn hit_polygon(verts: &[[f64; 3]], normal: DVec3, d: f64, r: &LocalRay, t_max: f64) -> Option<f64> {
+    let denom = normal.dot(r.d);
+    if denom == 0.0 {
+        return None;
+    }
+    let t = (d - normal.dot(r.o)) / denom;
+    if !(t >= 0.0 && t <= t_max) {
+        return None;
+    }
+    let (mut pos, mut neg) = (false, false);
+    let mut a = r.project(verts[verts.len() - 1]);
+    for v in verts {
+        let b = r.project(*v);
+        let side = a.0 * b.1 - a.1 * b.0;
+        pos |= side > 0.0;
+        neg |= side < 0.0;
+        if pos && neg {
+            return None;
+        }
+        a = b;
+    }
+    Some(t)
 }
