@@ -71,17 +71,15 @@ pub fn dem_tin(land_triangles: usize) -> Tin {
     let mut rng = landfall::heightfield::workload::SplitMix64::new(land_triangles as u64);
     // About 2 triangles per point, 56% of the DEM above sea level.
     let points = (land_triangles as f64 / 2.0 / 0.56) as usize;
-    let mut dt: DelaunayTriangulation<Point2<f64>> = DelaunayTriangulation::new();
     let corners = [(b.min.x, b.min.y), (b.max.x, b.min.y), (b.min.x, b.max.y), (b.max.x, b.max.y)];
     let mut xy: Vec<(f64, f64)> = corners.to_vec();
     xy.extend((0..points).map(|_| (rng.range(b.min.x, b.max.x), rng.range(b.min.y, b.max.y))));
-    let mut vertices = Vec::with_capacity(xy.len());
-    for (x, y) in xy {
-        let z = dem.height_at(x, y).expect("inside the DEM");
-        dt.insert(Point2::new(x, y)).expect("finite point");
-        vertices.push(glam::DVec3::new(x, y, z));
-    }
-    // spade's vertex handles follow insertion order for distinct points.
+    let vertices: Vec<glam::DVec3> =
+        xy.iter().map(|&(x, y)| glam::DVec3::new(x, y, dem.height_at(x, y).expect("inside the DEM"))).collect();
+    let dt: DelaunayTriangulation<Point2<f64>> =
+        DelaunayTriangulation::bulk_load_stable(xy.iter().map(|&(x, y)| Point2::new(x, y)).collect())
+            .expect("finite points");
+    // bulk_load_stable keeps vertex handles in input order.
     let triangles: Vec<[u32; 3]> = dt
         .inner_faces()
         .map(|f| f.vertices().map(|v| v.fix().index() as u32))

@@ -150,6 +150,11 @@ pub(crate) fn add_polygon(
         report.note_degenerate(source);
         return Ok(());
     }
+    if scratch.len() == 3 {
+        // A triangle: planar and convex by nature.
+        push_face(source, &[to_local(scratch[0]), to_local(scratch[1]), to_local(scratch[2])], slack, out);
+        return Ok(());
+    }
     let unit = normal.normalize();
     let planar = scratch.iter().all(|v| (*v - scratch[0]).dot(unit).abs() <= 1e-9 * extent);
     let local: Vec<DVec3> = scratch.iter().map(|&v| to_local(v)).collect();

@@ -32,6 +32,7 @@ use crate::frame::Frame;
 use crate::geom::Aabb;
 use face::FaceSet;
 use glam::DVec3;
+use rayon::prelude::*;
 
 /// Why a polygon terrain cannot be built or loaded.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -236,17 +237,43 @@ impl PolygonTerrain {
         let extent = if world.is_empty() { 0.0 } else { (world.max - world.min).max_element() };
         let to_local = move |p: DVec3| frame.to_local(p - center);
         let slack = EDGE_SLACK * extent;
+        let duplicate = duplicates(soup);
+        // Faces in parallel chunks of polygons, then concatenated in order.
+        const CHUNK: usize = 8192;
+        let chunks: Vec<Result<(FaceSet, BuildReport), PolygonError>> = (0..soup.len().div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|c| {
+                let mut set = FaceSet::default();
+                let mut report = BuildReport::default();
+                let mut scratch = Vec::new();
+                for k in c * CHUNK..((c + 1) * CHUNK).min(soup.len()) {
+                    if duplicate[k] {
+                        report.note_duplicate(k as u32);
+                    } else {
+                        face::add_polygon(k as u32, soup.polygon(k), &to_local, slack, &mut set, &mut report, &mut scratch)?;
+                    }
+                }
+                Ok((set, report))
+            })
+            .collect();
         let mut set = FaceSet::default();
         let mut report = BuildReport { polygons: soup.len(), ..BuildReport::default() };
-        let mut seen = std::collections::HashMap::new();
-        let mut scratch = Vec::new();
-        for k in 0..soup.len() {
-            let poly = soup.polygon(k);
-            if is_duplicate(poly, k as u32, soup, &mut seen) {
-                report.note_duplicate(k as u32);
-                continue;
+        for chunk in chunks {
+            let (mut part, r) = chunk?;
+            let base = set.verts.len() as u32;
+            part.faces.iter_mut().for_each(|f| f.first += base);
+            set.faces.extend_from_slice(&part.faces);
+            set.geoms.extend_from_slice(&part.geoms);
+            set.verts.extend_from_slice(&part.verts);
+            set.edges.extend_from_slice(&part.edges);
+            report.degenerate += r.degenerate;
+            report.duplicates += r.duplicates;
+            report.triangulated += r.triangulated;
+            for e in r.examples {
+                if report.examples.len() < 8 {
+                    report.examples.push(e);
+                }
             }
-            face::add_polygon(k as u32, poly, &to_local, slack, &mut set, &mut report, &mut scratch)?;
         }
         report.faces = set.faces.len();
         report.vertical = set.faces.iter().filter(|f| f.flags & VERTICAL != 0).count();
@@ -370,33 +397,47 @@ impl PolygonTerrain {
     }
 }
 
-/// True when an identical polygon (same vertices in the same cyclic order, either direction) came
-/// before `k`. Hashes the sorted vertex bits.
-fn is_duplicate(
-    poly: &[DVec3],
-    k: u32,
-    soup: &PolygonSoup,
-    seen: &mut std::collections::HashMap<u64, Vec<u32>>,
-) -> bool {
+/// Marks every polygon whose vertex set equals that of an earlier polygon: hashes of the sorted
+/// vertex bits, sorted (in parallel), equal hashes compared exactly.
+fn duplicates(soup: &PolygonSoup) -> Vec<bool> {
     use std::hash::{Hash, Hasher};
-    if poly.len() < 3 {
-        return false;
-    }
-    let mut bits: Vec<[u64; 3]> = poly.iter().map(|p| [p.x.to_bits(), p.y.to_bits(), p.z.to_bits()]).collect();
-    bits.sort_unstable();
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    bits.hash(&mut h);
-    let same_set = |other: &[DVec3]| {
-        let mut b: Vec<[u64; 3]> = other.iter().map(|p| [p.x.to_bits(), p.y.to_bits(), p.z.to_bits()]).collect();
+    let sorted_bits = |k: usize| {
+        let mut b: Vec<[u64; 3]> = soup.polygon(k).iter().map(|p| [p.x.to_bits(), p.y.to_bits(), p.z.to_bits()]).collect();
         b.sort_unstable();
-        b == bits
+        b.dedup();
+        b
     };
-    let entry = seen.entry(h.finish()).or_default();
-    if entry.iter().any(|&j| same_set(soup.polygon(j as usize))) {
-        return true;
+    let mut keys: Vec<(u64, u32)> = (0..soup.len())
+        .into_par_iter()
+        .map(|k| {
+            let poly = soup.polygon(k);
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            if poly.len() == 3 {
+                let mut b = [0u64; 9];
+                let mut v: [[u64; 3]; 3] = std::array::from_fn(|i| [poly[i].x.to_bits(), poly[i].y.to_bits(), poly[i].z.to_bits()]);
+                v.sort_unstable();
+                b.copy_from_slice(v.as_flattened());
+                b.hash(&mut h);
+                if v[0] == v[1] || v[1] == v[2] {
+                    return (h.finish() ^ 1, k as u32); // degenerate: never equal to a true triangle's key
+                }
+            } else {
+                sorted_bits(k).hash(&mut h);
+            }
+            (h.finish(), k as u32)
+        })
+        .collect();
+    keys.par_sort_unstable();
+    let mut dup = vec![false; soup.len()];
+    for run in keys.chunk_by(|a, b| a.0 == b.0).filter(|r| r.len() > 1) {
+        let sets: Vec<Vec<[u64; 3]>> = run.iter().map(|&(_, k)| sorted_bits(k as usize)).collect();
+        for i in 1..run.len() {
+            if sets[..i].iter().any(|s| s == &sets[i] && s.len() >= 3) {
+                dup[run[i].1 as usize] = true;
+            }
+        }
     }
-    entry.push(k);
-    false
+    dup
 }
 
 /// Checks that every stored index is in range and the tree is well formed.

@@ -215,31 +215,47 @@ impl Ctx<'_> {
             CutRule::Vertices => [self.best_cut(&ids, r, 0), self.best_cut(&ids, r, 1)],
         };
         let quads = quadrants(r, div);
-        let mut split: [Vec<u32>; 4] = Default::default();
         let mag = r.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-        for &f in &ids {
-            // Quadrants the bounding box meets; the exact test only when it meets several.
-            let b = self.geoms[f as usize].bbox;
-            let (west, east) = (b[0] <= div[0], b[2] >= div[0]);
-            let (south, north) = (b[1] <= div[1], b[3] >= div[1]);
-            let meets = [west && south, east && south, west && north, east && north];
-            let several = (west && east) || (south && north);
-            for (k, q) in quads.iter().enumerate() {
-                if meets[k]
-                    && (!several
-                        || overlaps_rect(&self.faces[f as usize], &self.geoms[f as usize], self.edges, *q, mag))
-                {
-                    split[k].push(f);
+        // Which children each face goes to (bit k = child k); counted before anything is allocated,
+        // since most splits near the bottom are rejected by the stop rules.
+        let mut counts = [0usize; 4];
+        let masks: Vec<u8> = ids
+            .iter()
+            .map(|&f| {
+                // Quadrants the bounding box meets; the exact test only when it meets several.
+                let b = self.geoms[f as usize].bbox;
+                let (west, east) = (b[0] <= div[0], b[2] >= div[0]);
+                let (south, north) = (b[1] <= div[1], b[3] >= div[1]);
+                let meets = [west && south, east && south, west && north, east && north];
+                let several = (west && east) || (south && north);
+                let mut mask = 0u8;
+                for (k, q) in quads.iter().enumerate() {
+                    if meets[k]
+                        && (!several
+                            || overlaps_rect(&self.faces[f as usize], &self.geoms[f as usize], self.edges, *q, mag))
+                    {
+                        mask |= 1 << k;
+                        counts[k] += 1;
+                    }
                 }
-            }
-        }
+                mask
+            })
+            .collect();
         // Keep the leaf when no child is lighter, or when the split saves too little.
         let area = |q: &[f64; 4]| (q[2] - q[0]) * (q[3] - q[1]);
-        let after: f64 = split.iter().zip(&quads).map(|(s, q)| area(q) * s.len() as f64).sum();
+        let after: f64 = counts.iter().zip(&quads).map(|(&n, q)| area(q) * n as f64).sum();
         let gain = area(&r) * ids.len() as f64 - after;
-        if split.iter().all(|s| s.len() >= ids.len()) || gain < self.min_gain_area {
+        if counts.iter().all(|&n| n >= ids.len()) || gain < self.min_gain_area {
             let z = z_range(self.geoms, &ids);
             return Tmp::Leaf(ids, z);
+        }
+        let mut split: [Vec<u32>; 4] = std::array::from_fn(|k| Vec::with_capacity(counts[k]));
+        for (&f, &mask) in ids.iter().zip(&masks) {
+            for (k, s) in split.iter_mut().enumerate() {
+                if mask & (1 << k) != 0 {
+                    s.push(f);
+                }
+            }
         }
         drop(ids);
         let [a, b, c, d] = split;
