@@ -214,8 +214,8 @@ fn index_round_trip_is_zero_copy_and_answers_the_same() {
     let deck = [DVec3::new(1.0, 6.0, 20.0), DVec3::new(4.0, 6.0, 20.0), DVec3::new(4.0, 9.0, 20.0)];
     assert_eq!(edited.insert_polygon(&deck).unwrap(), reference.insert_polygon(&deck).unwrap());
     assert!(!edited.arrays().faces.is_shared());
-    assert_eq!(edited.remove_polygon(3), 1);
-    reference.remove_polygon(3);
+    assert_eq!(edited.remove_polygon(3).unwrap(), 1);
+    reference.remove_polygon(3).unwrap();
     same_answers(&reference, &edited);
     same_answers(&t, &open_index_verified(&path).unwrap());
     // Overwriting replaces the file (rename), leaving no temporary behind.
@@ -288,6 +288,16 @@ fn corrupt_truncated_and_hostile_index_files_are_errors() {
     bad[224..232].copy_from_slice(&(1u64 << 40).to_le_bytes()); // faces count
     fix_header_sum(&mut bad);
     assert!(!msg(try_open(&bad, false)).is_empty());
+    // Valid sections holding a node whose children lie past the end: open_index answers (checked
+    // reads), open_index_verified refuses.
+    let mut bad = good.clone();
+    let nodes_at = u64::from_le_bytes(bad[280..288].try_into().unwrap()) as usize;
+    bad[nodes_at + 28..nodes_at + 32].copy_from_slice(&u32::MAX.to_le_bytes()); // root count: internal
+    bad[nodes_at + 24..nodes_at + 28].copy_from_slice(&(1u32 << 30).to_le_bytes()); // root first child
+    fix_header_sum(&mut bad);
+    let t = try_open(&bad, false).unwrap();
+    assert!(t.top_surface(DVec3::new(3.0, 3.0, 5.0)).is_none());
+    assert!(msg(try_open(&bad, true)).contains("checksum"));
     let mut bad = good.clone();
     bad[12..16].copy_from_slice(&99u32.to_le_bytes());
     fix_header_sum(&mut bad);

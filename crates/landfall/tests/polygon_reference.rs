@@ -450,7 +450,7 @@ proptest! {
             if rng.f() < 0.2 {
                 let k = (rng.next() % live.len() as u64) as usize;
                 let had = live[k].take().is_some();
-                prop_assert_eq!(t.remove_polygon(k as u32) > 0, had);
+                prop_assert_eq!(t.remove_polygon(k as u32).unwrap() > 0, had);
             }
         }
         let remaining: Vec<Vec<DVec3>> = live.into_iter().flatten().collect();

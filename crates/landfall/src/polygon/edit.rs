@@ -15,6 +15,7 @@ impl PolygonTerrain {
     /// Adds a polygon (world coordinates) and returns its id (the next polygon index). A degenerate
     /// polygon gets an id but no faces.
     pub fn insert_polygon(&mut self, vertices: &[DVec3]) -> Result<u32, PolygonError> {
+        self.validate()?;
         let id = self.header.polygons;
         if id == u32::MAX {
             return Err(PolygonError::TooLarge);
@@ -61,7 +62,8 @@ impl PolygonTerrain {
 
     /// Removes every face of polygon `id`; returns how many there were (0 for an unknown or
     /// already removed id).
-    pub fn remove_polygon(&mut self, id: u32) -> usize {
+    pub fn remove_polygon(&mut self, id: u32) -> Result<usize, PolygonError> {
+        self.validate()?;
         let geoms = &self.arrays.geoms;
         // Faces are stored in polygon order, so a polygon's faces are one run.
         let lo = geoms.partition_point(|g| g.source < id);
@@ -76,7 +78,7 @@ impl PolygonTerrain {
             });
         }
         self.report.faces -= live.len();
-        live.len()
+        Ok(live.len())
     }
 
     /// Calls `visit(self, leaf, rect, depth)` for every leaf that face `f` overlaps; a `true` return

@@ -36,23 +36,31 @@ fn lines(lo: f64, hi: f64, level: u32) -> Vec<f64> {
 }
 
 impl Jump {
-    /// The table for a tree whose root rectangle is `root`, its depth `depth`.
-    pub fn new(nodes: &[Node], root: [f64; 4], depth: usize) -> Self {
-        let level = JUMP_LEVEL.min(depth as u32);
+    /// The table for a tree whose root rectangle is `root`: one walk over the nodes of the first
+    /// [`JUMP_LEVEL`] levels, each filling the block of cells it covers (indices checked: the tree
+    /// may come from an unvalidated file).
+    pub fn new(nodes: &[Node], root: [f64; 4]) -> Self {
+        let level = JUMP_LEVEL;
         let n = 1usize << level;
         let (xs, ys) = (lines(root[0], root[2], level), lines(root[1], root[3], level));
-        let mut cells = Vec::with_capacity(n * n);
-        for &y in &ys[..n] {
-            for &x in &xs[..n] {
-                let mut k = 0usize;
-                for _ in 0..level {
-                    let node = &nodes[k];
-                    if node.is_leaf() {
-                        break;
-                    }
-                    k = node.first as usize + (x >= node.div[0]) as usize + 2 * (y >= node.div[1]) as usize;
+        let mut cells = vec![0u32; n * n];
+        // (node, level, first cell column, first cell row).
+        let mut stack = vec![(0usize, 0u32, 0usize, 0usize)];
+        let mut visits = nodes.len().min(4 * n * n);
+        while let Some((k, l, i0, j0)) = stack.pop() {
+            let size = n >> l;
+            let Some(node) = nodes.get(k).filter(|_| visits > 0) else { continue };
+            visits -= 1;
+            if node.is_leaf() || l == level {
+                for j in j0..j0 + size {
+                    cells[j * n + i0..j * n + i0 + size].fill(k as u32);
                 }
-                cells.push(k as u32);
+                continue;
+            }
+            let half = size / 2;
+            for c in 0..4 {
+                let child = node.first as usize + c;
+                stack.push((child, l + 1, i0 + (c & 1) * half, j0 + (c >> 1) * half));
             }
         }
         let w = [(root[2] - root[0]).max(f64::MIN_POSITIVE), (root[3] - root[1]).max(f64::MIN_POSITIVE)];

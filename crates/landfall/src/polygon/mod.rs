@@ -157,6 +157,8 @@ pub struct PolygonTerrain {
     report: BuildReport,
     /// Derived from the tree (halves cuts only), rebuilt whenever the tree changes.
     jump: Option<jump::Jump>,
+    /// The stored indices passed the full check (always for a build).
+    validated: bool,
 }
 
 /// Builder for [`PolygonTerrain`].
@@ -286,7 +288,7 @@ impl PolygonTerrain {
             )));
         }
         let header = Header { frame, center, root: [0.0; 4], params, polygons: soup.len() as u32, slack };
-        let mut terrain = Self { header, arrays: Arrays::default(), report, jump: None };
+        let mut terrain = Self { header, arrays: Arrays::default(), report, jump: None, validated: true };
         terrain.arrays.faces = set.faces.into();
         terrain.arrays.geoms = set.geoms.into();
         terrain.arrays.verts = set.verts.into();
@@ -298,6 +300,7 @@ impl PolygonTerrain {
     /// Rebuilds the quadtree from the live faces with the same parameters (after many edits, or to
     /// time the build).
     pub fn rebuild(&mut self) -> Result<(), PolygonError> {
+        self.validate()?;
         self.rebuild_quadtree()
     }
 
@@ -327,23 +330,48 @@ impl PolygonTerrain {
     /// Recomputes the derived jump table after the tree changed.
     pub(crate) fn refresh_jump(&mut self) {
         self.jump = (self.header.params.cuts == CutRule::Halves)
-            .then(|| jump::Jump::new(&self.arrays.nodes, self.header.root, self.stats().depth));
+            .then(|| jump::Jump::new(&self.arrays.nodes, self.header.root));
     }
 
-    /// Reassembles a terrain from stored parts (an index file), checking every index so that no
-    /// query can read out of bounds.
+    /// Reassembles a terrain from stored parts (an index file), checking every stored index
+    /// (O(n): faces → vertices, nodes → children, leaves → faces).
     pub fn from_parts(header: Header, arrays: Arrays) -> Result<Self, PolygonError> {
         validate(&header, &arrays)?;
+        let mut t = Self::from_parts_unchecked(header, arrays)?;
+        t.validated = true;
+        t.report.vertical = t.arrays.faces.iter().filter(|f| f.flags & VERTICAL != 0).count();
+        Ok(t)
+    }
+
+    /// Reassembles a terrain from stored parts checking only the header, in O(1) (plus the jump
+    /// table): for loading a huge index file in milliseconds. Nothing unsafe follows from bad
+    /// indices — every query bounds-checks its reads and bounds its walks, so a hostile file gives
+    /// wrong answers, never undefined behaviour, a panic or a hang — and the full check runs before
+    /// the first edit (or call [`PolygonTerrain::validate`]).
+    pub fn from_parts_unchecked(header: Header, arrays: Arrays) -> Result<Self, PolygonError> {
+        validate_header(&header)?;
+        if arrays.nodes.is_empty() || arrays.geoms.len() != arrays.faces.len() {
+            return Err(PolygonError::Corrupt("no quadtree nodes, or face arrays of different lengths".into()));
+        }
         let faces = &arrays.faces;
         let report = BuildReport {
             polygons: header.polygons as usize,
             faces: faces.len(),
-            vertical: faces.iter().filter(|f| f.flags & VERTICAL != 0).count(),
+            vertical: 0,
             ..BuildReport::default()
         };
-        let mut t = Self { header, arrays, report, jump: None };
+        let mut t = Self { header, arrays, report, jump: None, validated: false };
         t.refresh_jump();
         Ok(t)
+    }
+
+    /// Runs the full structural check of the stored indices (once; a built terrain is valid).
+    pub fn validate(&mut self) -> Result<(), PolygonError> {
+        if !self.validated {
+            validate(&self.header, &self.arrays)?;
+            self.validated = true;
+        }
+        Ok(())
     }
 
     /// Frame, local origin, root box and parameters.
@@ -371,12 +399,10 @@ impl PolygonTerrain {
         self.arrays.faces.len()
     }
 
-    /// World vertices of face `f`.
+    /// World vertices of face `f` (none for an unknown face).
     pub fn face_vertices(&self, f: usize) -> impl Iterator<Item = DVec3> + '_ {
-        let face = &self.arrays.faces[f];
-        self.arrays.verts[face.first as usize..face.first as usize + face.count as usize]
-            .iter()
-            .map(move |v| self.to_world_point(DVec3::from_array(*v)))
+        let range = self.arrays.faces.get(f).map_or(0..0, |face| face.first as usize..face.first as usize + face.count as usize);
+        self.arrays.verts.get(range).unwrap_or_default().iter().map(move |v| self.to_world_point(DVec3::from_array(*v)))
     }
 
     /// World bounds of the geometry.
@@ -440,12 +466,21 @@ fn duplicates(soup: &PolygonSoup) -> Vec<bool> {
     dup
 }
 
+/// Checks the header's parameters.
+fn validate_header(h: &Header) -> Result<(), PolygonError> {
+    if h.params.max_depth > MAX_DEPTH_LIMIT || h.params.max_polys == 0 {
+        return Err(PolygonError::Corrupt(format!("quadtree parameters {}/{}", h.params.max_polys, h.params.max_depth)));
+    }
+    if !(h.slack.is_finite() && h.root.iter().all(|v| v.is_finite()) && h.center.is_finite()) {
+        return Err(PolygonError::Corrupt("header values are not finite".into()));
+    }
+    Ok(())
+}
+
 /// Checks that every stored index is in range and the tree is well formed.
 fn validate(h: &Header, a: &Arrays) -> Result<(), PolygonError> {
     let bad = |m: String| Err(PolygonError::Corrupt(m));
-    if h.params.max_depth > MAX_DEPTH_LIMIT || h.params.max_polys == 0 {
-        return bad(format!("quadtree parameters {}/{}", h.params.max_polys, h.params.max_depth));
-    }
+    validate_header(h)?;
     if a.verts.len() != a.edges.len() {
         return bad(format!("{} vertices but {} edge equations", a.verts.len(), a.edges.len()));
     }

@@ -78,24 +78,28 @@ impl PolygonTerrain {
         let nodes = &*self.arrays.nodes;
         let mut best_t = max_t;
         let mut best: Option<u32> = None;
-        // Stack of (node, rectangle, entry t); at most 3 per level plus the root.
-        let mut stack = [(0u32, [0.0f64; 4], 0.0f64); 3 * MAX_DEPTH_LIMIT + 4];
+        // Stack of (node, rectangle, entry t, depth); at most 3 per level plus the root. Depth and
+        // visits are bounded and every index checked: a loaded file's indices are trusted for
+        // nothing (see `from_parts`), and a valid tree visits each node at most once.
+        let mut stack = [(0u32, [0.0f64; 4], 0.0f64, 0u32); 3 * MAX_DEPTH_LIMIT + 4];
         let mut top = 0;
-        if let Some(t0) = lr.clip(self.header.root, nodes[0].z, best_t) {
-            stack[0] = (0, self.header.root, t0);
+        let mut visits = nodes.len();
+        if let Some(t0) = nodes.first().and_then(|root| lr.clip(self.header.root, root.z, best_t)) {
+            stack[0] = (0, self.header.root, t0, 0);
             top = 1;
         }
-        while top > 0 {
+        while top > 0 && visits > 0 {
             top -= 1;
-            let (n, r, t_enter) = stack[top];
+            visits -= 1;
+            let (n, r, t_enter, depth) = stack[top];
             if t_enter > best_t {
                 continue;
             }
-            let node = &nodes[n as usize];
+            let Some(node) = nodes.get(n as usize) else { continue };
             if node.is_leaf() {
                 for &f in node.leaf_refs(&self.arrays.refs).unwrap_or_default() {
                     if let Some(t) = self.hit_face(f, &lr, best_t) {
-                        let source = |f: u32| self.arrays.geoms[f as usize].source;
+                        let source = |f: u32| self.arrays.geoms.get(f as usize).map_or(u32::MAX, |g| g.source);
                         let tie_wins = best.is_some_and(|b| t == best_t && source(f) < source(b));
                         if t < best_t || best.is_none() || tie_wins {
                             best_t = t;
@@ -105,14 +109,18 @@ impl PolygonTerrain {
                 }
                 continue;
             }
+            if depth as usize >= MAX_DEPTH_LIMIT {
+                continue;
+            }
             // Children that the ray enters before the best hit, pushed farthest first.
             let quads = quadrants(r, node.div);
-            let mut kids = [(0u32, [0.0f64; 4], 0.0f64); 4];
+            let mut kids = [(0u32, [0.0f64; 4], 0.0f64, 0u32); 4];
             let mut k = 0;
             for (c, q) in quads.iter().enumerate() {
-                let child = node.first + c as u32;
-                if let Some(t0) = lr.clip(*q, nodes[child as usize].z, best_t) {
-                    kids[k] = (child, *q, t0);
+                let child = node.first.wrapping_add(c as u32);
+                let Some(z) = nodes.get(child as usize).map(|c| c.z) else { continue };
+                if let Some(t0) = lr.clip(*q, z, best_t) {
+                    kids[k] = (child, *q, t0, depth + 1);
                     k += 1;
                 }
             }
@@ -120,7 +128,7 @@ impl PolygonTerrain {
             stack[top..top + k].copy_from_slice(&kids[..k]);
             top += k;
         }
-        let f = &self.arrays.geoms[best? as usize];
+        let f = self.arrays.geoms.get(best? as usize)?;
         let normal = frame.orient_up(frame.to_world(DVec3::from_array(f.normal)));
         Some(Hit { t: best_t, point: ray.at(best_t), normal, triangle: TriangleId::Polygon(f.source) })
     }
@@ -128,11 +136,11 @@ impl PolygonTerrain {
     /// t of the crossing of the local ray with face `f`, if it is in [0, `t_max`].
     #[inline]
     fn hit_face(&self, f: u32, r: &LocalRay, t_max: f64) -> Option<f64> {
-        let (face, geom) = (&self.arrays.faces[f as usize], &self.arrays.geoms[f as usize]);
-        if face.flags & super::REMOVED != 0 {
+        let (face, geom) = (self.arrays.faces.get(f as usize)?, self.arrays.geoms.get(f as usize)?);
+        if face.flags & super::REMOVED != 0 || face.count < 3 {
             return None;
         }
-        let verts = &self.arrays.verts[face.first as usize..face.first as usize + face.count as usize];
+        let verts = self.arrays.verts.get(face.first as usize..face.first as usize + face.count as usize)?;
         hit_polygon(verts, DVec3::from_array(geom.normal), geom.d, r, t_max)
     }
 

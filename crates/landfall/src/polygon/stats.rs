@@ -50,8 +50,11 @@ impl PolygonTerrain {
         };
         let (mut weighted, mut area) = (0.0, 0.0);
         let mut stack = vec![(0usize, self.header.root, 0usize)];
+        let mut visits = a.nodes.len();
         while let Some((n, r, depth)) = stack.pop() {
-            let node = &a.nodes[n];
+            // Checked and bounded: the tree may come from an unvalidated file.
+            let Some(node) = a.nodes.get(n).filter(|_| visits > 0 && depth <= super::MAX_DEPTH_LIMIT) else { continue };
+            visits -= 1;
             if node.is_leaf() {
                 let w = (r[2] - r[0]) * (r[3] - r[1]);
                 s.leaves += 1;

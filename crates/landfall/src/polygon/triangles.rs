@@ -25,8 +25,11 @@ impl PolygonTerrain {
         let a = &self.arrays;
         let mut ids = Vec::new();
         let mut stack = vec![(0usize, self.header.root)];
+        let mut visits = a.nodes.len();
         while let Some((n, r)) = stack.pop() {
-            let node = &a.nodes[n];
+            // Checked and bounded: the tree may come from an unvalidated file.
+            let Some(node) = a.nodes.get(n).filter(|_| visits > 0) else { continue };
+            visits -= 1;
             let misses = r[0] > local.max.x
                 || r[2] < local.min.x
                 || r[1] > local.max.y
@@ -47,13 +50,14 @@ impl PolygonTerrain {
         ids.sort_unstable();
         ids.dedup();
         for f in ids {
-            let b = a.geoms[f as usize].bbox;
+            let Some(geom) = a.geoms.get(f as usize) else { continue };
+            let b = geom.bbox;
             if b[0] > local.max.x || b[2] < local.min.x || b[1] > local.max.y || b[3] < local.min.y {
                 continue;
             }
             let v: Vec<DVec3> = self.face_vertices(f as usize).collect();
-            for k in 1..v.len() - 1 {
-                visit(TriangleId::Polygon(a.geoms[f as usize].source), [v[0], v[k], v[k + 1]]);
+            for k in 1..v.len().saturating_sub(1) {
+                visit(TriangleId::Polygon(geom.source), [v[0], v[k], v[k + 1]]);
             }
         }
     }

@@ -2,6 +2,7 @@
 //! then for each polygon of the leaf a bounding-box check, the edge equations and the plane.
 
 use super::face::Face;
+use super::quadtree::MAX_DEPTH_LIMIT;
 use super::PolygonTerrain;
 use crate::geom::{SurfacePoint, TriangleId};
 use glam::DVec3;
@@ -25,12 +26,16 @@ impl PolygonTerrain {
             return None;
         }
         let nodes = &*self.arrays.nodes;
-        let mut node = &nodes[self.jump.as_ref().map_or(0, |j| j.start(x, y))];
-        while !node.is_leaf() {
+        // Bounded and checked: a loaded file's indices are trusted for nothing (see `from_parts`).
+        let mut node = nodes.get(self.jump.as_ref().map_or(0, |j| j.start(x, y)))?;
+        for _ in 0..=MAX_DEPTH_LIMIT {
+            if node.is_leaf() {
+                return node.leaf_refs(&self.arrays.refs);
+            }
             let k = node.first as usize + (x >= node.div[0]) as usize + 2 * (y >= node.div[1]) as usize;
-            node = &nodes[k];
+            node = nodes.get(k)?;
         }
-        node.leaf_refs(&self.arrays.refs)
+        None
     }
 
     /// Does face `f` contain local (x, y)? Bounding box, then the edge equations (closed): the
@@ -45,7 +50,11 @@ impl PolygonTerrain {
         let first3 = inside(&f.edges[0]) & inside(&f.edges[1]) & inside(&f.edges[2]);
         first3
             && (f.count <= 3
-                || self.arrays.edges[f.first as usize + 3..f.first as usize + f.count as usize].iter().all(inside))
+                || self
+                    .arrays
+                    .edges
+                    .get(f.first as usize + 3..f.first as usize + f.count as usize)
+                    .is_some_and(|e| e.iter().all(inside)))
     }
 
     /// Calls `visit(local_z, face)` for every face containing the vertical line through local
@@ -55,7 +64,7 @@ impl PolygonTerrain {
         let Some(refs) = self.leaf_at(x, y) else { return };
         let faces = &*self.arrays.faces;
         for &r in refs {
-            let f = &faces[r as usize];
+            let Some(f) = faces.get(r as usize) else { continue };
             if self.face_contains(f, x, y) {
                 visit(f.height(x, y), r);
             }
@@ -67,7 +76,7 @@ impl PolygonTerrain {
     /// gravity is −Z.
     #[inline]
     fn surface_point(&self, p: DVec3, l: DVec3, z: f64, f: u32) -> SurfacePoint {
-        let face = &self.arrays.geoms[f as usize];
+        let face = self.arrays.geoms.get(f as usize).copied().unwrap_or(bytemuck::Zeroable::zeroed());
         let frame = &self.header.frame;
         let point =
             if frame.is_z_up() { DVec3::new(p.x, p.y, z + self.header.center.z) } else { p + frame.up() * (z - l.z) };
@@ -167,7 +176,7 @@ impl PolygonTerrain {
     pub fn has_ground(&self, p: DVec3) -> bool {
         let l = self.to_local_point(p);
         let Some(refs) = self.leaf_at(l.x, l.y) else { return false };
-        refs.iter().any(|&r| self.face_contains(&self.arrays.faces[r as usize], l.x, l.y))
+        refs.iter().any(|&r| self.arrays.faces.get(r as usize).is_some_and(|f| self.face_contains(f, l.x, l.y)))
     }
 
     /// QOTA's shadow use: with this terrain built with the light's direction as its "gravity", is
