@@ -11,6 +11,19 @@ fn main() {
         .params(QuadtreeParams::default())
         .build()
         .unwrap();
+    if std::env::var("RAYS").is_ok() {
+        let rays = tin.oblique_rays(4096, 43);
+        let s = Instant::now();
+        let mut acc = 0.0;
+        for _ in 0..reps / 4 {
+            for (r, m) in &rays {
+                acc += t.raycast(r, *m).map_or(0.0, |h| h.t);
+            }
+        }
+        let ns = s.elapsed().as_nanos() as f64 / ((reps / 4) * rays.len()) as f64;
+        println!("{ns:.1} ns per oblique ray ({acc})");
+        return;
+    }
     let npts: usize = std::env::var("PTS").ok().and_then(|s| s.parse().ok()).unwrap_or(4096);
     let pts = tin.hit_points(npts, 41);
     let reps = reps * 4096 / npts;
