@@ -9,7 +9,12 @@ fn main() {
     let only_default = std::env::var("DEFAULT_ONLY").is_ok();
     let mut cfgs = vec![QuadtreeParams::default()];
     if !only_default {
-        cfgs.extend([QuadtreeParams::paper(400, 5), QuadtreeParams::paper(16, 12), QuadtreeParams::paper(12, 12), QuadtreeParams::paper(8, 14)]);
+        cfgs.extend([
+            QuadtreeParams::paper(400, 5),
+            QuadtreeParams::paper(16, 12),
+            QuadtreeParams::paper(12, 12),
+            QuadtreeParams::paper(8, 14),
+        ]);
         for (mp, md, g) in [(2, 16, 0.2), (2, 16, 0.5), (2, 16, 1.0), (3, 16, 0.5), (1, 20, 0.5)] {
             cfgs.push(QuadtreeParams { max_polys: mp, max_depth: md, cuts: CutRule::Vertices, min_gain: g });
             cfgs.push(QuadtreeParams { max_polys: mp, max_depth: md, cuts: CutRule::Halves, min_gain: g });

@@ -127,11 +127,11 @@ fn gltf_external_embedded_and_binary_with_node_transforms() {
     check_gltf_soup(&read_mesh(&emb).unwrap());
     // GLB: header, JSON chunk (space padded), BIN chunk (zero padded).
     let mut json = gltf_json(None, buf.len()).into_bytes();
-    while json.len() % 4 != 0 {
+    while !json.len().is_multiple_of(4) {
         json.push(b' ');
     }
     let mut bin = buf.clone();
-    while bin.len() % 4 != 0 {
+    while !bin.len().is_multiple_of(4) {
         bin.push(0);
     }
     let total = 12 + 8 + json.len() + 8 + bin.len();

@@ -4,7 +4,7 @@
 
 use glam::DVec3;
 use landfall::polygon::PolygonSoup;
-use landfall::{CurvedFrame, CurvedTerrain, QuadtreeParams, Ray, Terrain};
+use landfall::{CurvedFrame, CurvedTerrain, QuadtreeParams, Ray};
 
 const R: f64 = 1000.0;
 

@@ -51,6 +51,8 @@ pub struct FaceGeom {
     pub pad: u32,
 }
 
+const _: () = assert!(std::mem::size_of::<Face>() == 128, "a face record is two cache lines");
+
 /// Most vertices a convex face may have (larger polygons are triangulated).
 pub const MAX_FACE_VERTICES: usize = u16::MAX as usize;
 
@@ -288,6 +290,24 @@ pub(crate) fn overlaps_rect(face: &Face, geom: &FaceGeom, edges: &[[f64; 3]], r:
     })
 }
 
+impl PolygonSoup {
+    /// Every existing triangle of a heightfield (holes left out), one polygon each, cell by cell
+    /// (south half first): a raster as a polygon terrain.
+    pub fn from_heightfield(hf: &crate::Heightfield) -> Self {
+        let mut soup = Self::new();
+        for j in 0..hf.ny() - 1 {
+            for i in 0..hf.nx() - 1 {
+                for half in [crate::Half::South, crate::Half::North] {
+                    if let Some(t) = hf.cell_triangle(i, j, half) {
+                        soup.push(&t);
+                    }
+                }
+            }
+        }
+        soup
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -313,25 +333,5 @@ mod tests {
             })
             .collect();
         assert!(!is_convex(&star, DVec3::Z));
-    }
-}
-
-const _: () = assert!(std::mem::size_of::<Face>() == 128, "a face record is two cache lines");
-
-impl PolygonSoup {
-    /// Every existing triangle of a heightfield (holes left out), one polygon each, cell by cell
-    /// (south half first): a raster as a polygon terrain.
-    pub fn from_heightfield(hf: &crate::Heightfield) -> Self {
-        let mut soup = Self::new();
-        for j in 0..hf.ny() - 1 {
-            for i in 0..hf.nx() - 1 {
-                for half in [crate::Half::South, crate::Half::North] {
-                    if let Some(t) = hf.cell_triangle(i, j, half) {
-                        soup.push(&t);
-                    }
-                }
-            }
-        }
-        soup
     }
 }

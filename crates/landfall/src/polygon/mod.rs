@@ -248,11 +248,20 @@ impl PolygonTerrain {
                 let mut set = FaceSet::default();
                 let mut report = BuildReport::default();
                 let mut scratch = Vec::new();
-                for k in c * CHUNK..((c + 1) * CHUNK).min(soup.len()) {
-                    if duplicate[k] {
+                let range = c * CHUNK..((c + 1) * CHUNK).min(soup.len());
+                for (k, &dup) in range.clone().zip(&duplicate[range]) {
+                    if dup {
                         report.note_duplicate(k as u32);
                     } else {
-                        face::add_polygon(k as u32, soup.polygon(k), &to_local, slack, &mut set, &mut report, &mut scratch)?;
+                        face::add_polygon(
+                            k as u32,
+                            soup.polygon(k),
+                            &to_local,
+                            slack,
+                            &mut set,
+                            &mut report,
+                            &mut scratch,
+                        )?;
                     }
                 }
                 Ok((set, report))
@@ -329,8 +338,8 @@ impl PolygonTerrain {
 
     /// Recomputes the derived jump table after the tree changed.
     pub(crate) fn refresh_jump(&mut self) {
-        self.jump = (self.header.params.cuts == CutRule::Halves)
-            .then(|| jump::Jump::new(&self.arrays.nodes, self.header.root));
+        self.jump =
+            (self.header.params.cuts == CutRule::Halves).then(|| jump::Jump::new(&self.arrays.nodes, self.header.root));
     }
 
     /// Reassembles a terrain from stored parts (an index file), checking every stored index
@@ -401,7 +410,11 @@ impl PolygonTerrain {
 
     /// World vertices of face `f` (none for an unknown face).
     pub fn face_vertices(&self, f: usize) -> impl Iterator<Item = DVec3> + '_ {
-        let range = self.arrays.faces.get(f).map_or(0..0, |face| face.first as usize..face.first as usize + face.count as usize);
+        let range = self
+            .arrays
+            .faces
+            .get(f)
+            .map_or(0..0, |face| face.first as usize..face.first as usize + face.count as usize);
         self.arrays.verts.get(range).unwrap_or_default().iter().map(move |v| self.to_world_point(DVec3::from_array(*v)))
     }
 
@@ -428,7 +441,8 @@ impl PolygonTerrain {
 fn duplicates(soup: &PolygonSoup) -> Vec<bool> {
     use std::hash::{Hash, Hasher};
     let sorted_bits = |k: usize| {
-        let mut b: Vec<[u64; 3]> = soup.polygon(k).iter().map(|p| [p.x.to_bits(), p.y.to_bits(), p.z.to_bits()]).collect();
+        let mut b: Vec<[u64; 3]> =
+            soup.polygon(k).iter().map(|p| [p.x.to_bits(), p.y.to_bits(), p.z.to_bits()]).collect();
         b.sort_unstable();
         b.dedup();
         b
@@ -440,7 +454,8 @@ fn duplicates(soup: &PolygonSoup) -> Vec<bool> {
             let mut h = std::collections::hash_map::DefaultHasher::new();
             if poly.len() == 3 {
                 let mut b = [0u64; 9];
-                let mut v: [[u64; 3]; 3] = std::array::from_fn(|i| [poly[i].x.to_bits(), poly[i].y.to_bits(), poly[i].z.to_bits()]);
+                let mut v: [[u64; 3]; 3] =
+                    std::array::from_fn(|i| [poly[i].x.to_bits(), poly[i].y.to_bits(), poly[i].z.to_bits()]);
                 v.sort_unstable();
                 b.copy_from_slice(v.as_flattened());
                 b.hash(&mut h);
@@ -469,7 +484,10 @@ fn duplicates(soup: &PolygonSoup) -> Vec<bool> {
 /// Checks the header's parameters.
 fn validate_header(h: &Header) -> Result<(), PolygonError> {
     if h.params.max_depth > MAX_DEPTH_LIMIT || h.params.max_polys == 0 {
-        return Err(PolygonError::Corrupt(format!("quadtree parameters {}/{}", h.params.max_polys, h.params.max_depth)));
+        return Err(PolygonError::Corrupt(format!(
+            "quadtree parameters {}/{}",
+            h.params.max_polys, h.params.max_depth
+        )));
     }
     if !(h.slack.is_finite() && h.root.iter().all(|v| v.is_finite()) && h.center.is_finite()) {
         return Err(PolygonError::Corrupt("header values are not finite".into()));

@@ -157,11 +157,11 @@ impl PolygonTerrain {
             // the cut lines; each piece lies in the child holding its middle.
             let t_end = t_exit.min(best_t);
             let mut cuts = [f64::INFINITY; 2];
-            for a in 0..2 {
+            for (a, cut) in cuts.iter_mut().enumerate() {
                 if lr.d[a] != 0.0 {
                     let t = (node.div[a] - lr.o[a]) * lr.inv[a];
                     if t > t_enter && t < t_end {
-                        cuts[a] = t;
+                        *cut = t;
                     }
                 }
             }
