@@ -10,7 +10,9 @@
 //!   vertices, accelerated by a min/max pyramid ([`heightfield::Pyramid`]);
 //! * polygon terrains ([`PolygonTerrain`], QOTA) — overlapping polygons, holes, any gravity: every
 //!   surface on a vertical line, floor below, ceiling above, locale containment and ray casts on one
-//!   quadtree.
+//!   quadtree;
+//! * placement ([`follow`]) — a body's position and orientation on the ground from its footprint
+//!   (QOTA's three-point plane or four wheels), pitch and roll, refusals for steep ground and holes.
 //!
 //! Every terrain implements [`Terrain`], so followers, controllers and the CLI work on any of them.
 //!
@@ -28,6 +30,7 @@
 //! ```
 
 pub mod flat;
+pub mod follow;
 pub mod frame;
 pub mod geom;
 pub mod heightfield;
@@ -35,6 +38,7 @@ pub mod polygon;
 pub mod terrain;
 pub mod terrain_set;
 
+pub use follow::{place, place_batch, Contacts, FollowParams, Placement, Refusal};
 pub use frame::{Frame, FrameError};
 pub use geom::{Aabb, Hit, Ray, RayError, SurfacePoint, TriangleId};
 pub use heightfield::{Diagonal, Half, Heightfield, HeightfieldBuilder, HeightfieldError};

@@ -1,0 +1,235 @@
+//! Placing things on the ground (terrain following): QOTA's three-point plane or four wheel
+//! contacts give a body's position and orientation from its position, heading and footprint; pitch
+//! from a point ahead (the terrain-following note); a maximum walkable slope, holes and the edge of the
+//! world turn a placement into a refusal with the reason. Works on any [`Terrain`], under its gravity.
+//!
+//! Conventions: `heading` is the angle (radians) about "up" from the frame's local +X toward its
+//! local +Y (for Z-up terrains: from +X toward +Y, counter-clockwise seen from above). Pitch is
+//! positive nose up, roll positive when the right side is lower. Ground is searched below each
+//! contact from `probe_up` above it, so a body under a bridge stays under it.
+
+use crate::geom::SurfacePoint;
+use crate::terrain::Terrain;
+use glam::{DMat3, DQuat, DVec3};
+use rayon::prelude::*;
+
+/// How the ground plane under a body is found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Contacts {
+    /// QOTA: three points — front centre, rear left, rear right — define the plane.
+    #[default]
+    ThreePoints,
+    /// Four wheels at the corners of the footprint; the plane through their mean, normal to the
+    /// cross product of the diagonals (a best fit when they do not lie in one plane).
+    FourWheels,
+}
+
+/// A body's footprint and the rules of its placement.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FollowParams {
+    /// Length of the footprint along the heading (wheelbase).
+    pub length: f64,
+    /// Width across the heading (track).
+    pub width: f64,
+    /// Which contacts define the ground plane.
+    pub contacts: Contacts,
+    /// Steepest walkable ground, radians from horizontal.
+    pub max_slope: f64,
+    /// How far above a contact the ground may be (steps, climbing); ground is looked for below
+    /// `contact + up · probe_up`.
+    pub probe_up: f64,
+}
+
+impl Default for FollowParams {
+    /// A 4 m × 2 m car, three-point plane, 35° walkable, 1 m probe.
+    fn default() -> Self {
+        Self { length: 4.0, width: 2.0, contacts: Contacts::ThreePoints, max_slope: 35f64.to_radians(), probe_up: 1.0 }
+    }
+}
+
+/// Where and how a body sits on the ground.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Placement {
+    /// The body's reference point on the ground plane (on the vertical through the requested
+    /// position).
+    pub position: DVec3,
+    /// Unit normal of the ground plane, pointing up.
+    pub up: DVec3,
+    /// Unit forward direction along the ground plane.
+    pub forward: DVec3,
+    /// Rotation from body axes (x forward, y left, z up) to world.
+    pub rotation: DQuat,
+    /// Nose-up angle, radians.
+    pub pitch: f64,
+    /// Right-side-down angle, radians.
+    pub roll: f64,
+    /// Angle of the ground plane from horizontal, radians.
+    pub slope: f64,
+    /// The ground points under the contacts (3 or 4 used, see `contact_count`).
+    pub contacts: [DVec3; 4],
+    /// Number of contacts used.
+    pub contact_count: usize,
+}
+
+/// Why a body cannot be placed (a move there should be refused).
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+pub enum Refusal {
+    /// A contact is over a hole (a wall's footprint, a lake): no ground on its vertical.
+    #[error("no ground under contact {contact} at {at}")]
+    NoGround {
+        /// Which contact.
+        contact: usize,
+        /// Where it was looked for.
+        at: DVec3,
+    },
+    /// A contact is beyond the terrain's bounds.
+    #[error("contact {contact} at {at} is past the edge of the world")]
+    EdgeOfWorld {
+        /// Which contact.
+        contact: usize,
+        /// Where it is.
+        at: DVec3,
+    },
+    /// The ground is steeper than `max_slope`.
+    #[error("ground slope {slope:.3} rad exceeds the maximum {max:.3} rad")]
+    TooSteep {
+        /// Slope found.
+        slope: f64,
+        /// Maximum allowed.
+        max: f64,
+    },
+    /// The position, heading or parameters are not finite, or the footprint is not positive.
+    #[error("position, heading and footprint must be finite (and the footprint > 0)")]
+    BadInput,
+}
+
+/// Horizontal unit axes (forward, right) for `heading` under `terrain`'s frame at `p`.
+fn axes(terrain: &dyn Terrain, p: DVec3, heading: f64) -> (DVec3, DVec3, DVec3) {
+    let up = terrain.up_at(p);
+    let frame = terrain.frame();
+    // The frame's local +X and +Y, made horizontal at p (exact for uniform gravity).
+    let x = frame.to_world(DVec3::X);
+    let x = (x - up * x.dot(up)).try_normalize().unwrap_or_else(|| up.any_orthonormal_vector());
+    let y = up.cross(x);
+    let forward = x * heading.cos() + y * heading.sin();
+    (forward, forward.cross(up), up)
+}
+
+/// The ground under `at`: the nearest surface at or below `at + up·probe_up`.
+fn ground(terrain: &dyn Terrain, at: DVec3, up: DVec3, probe_up: f64, k: usize) -> Result<SurfacePoint, Refusal> {
+    if let Some(s) = terrain.floor_below(at + up * probe_up) {
+        return Ok(s);
+    }
+    let b = terrain.bounds();
+    let (lo, hi) = (b.min - DVec3::splat(1e-9), b.max + DVec3::splat(1e-9));
+    // Past the bounds across gravity: the edge of the world; inside them: a hole.
+    let flat = |v: DVec3| v - up * v.dot(up);
+    let outside = {
+        let q = flat(at);
+        let corners = (0..8).map(|i| {
+            DVec3::new(
+                if i & 1 == 0 { lo.x } else { hi.x },
+                if i & 2 == 0 { lo.y } else { hi.y },
+                if i & 4 == 0 { lo.z } else { hi.z },
+            )
+        });
+        let (mut mn, mut mx) = (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY));
+        for c in corners {
+            let f = flat(c);
+            mn = mn.min(f);
+            mx = mx.max(f);
+        }
+        q.cmplt(mn - DVec3::splat(1e-9)).any() || q.cmpgt(mx + DVec3::splat(1e-9)).any()
+    };
+    if outside {
+        Err(Refusal::EdgeOfWorld { contact: k, at })
+    } else {
+        Err(Refusal::NoGround { contact: k, at })
+    }
+}
+
+/// Places a body at `position` (its height only sets where the ground is looked for: the ground
+/// nearest below `position + up·probe_up`) with `heading`.
+pub fn place(
+    terrain: &dyn Terrain,
+    position: DVec3,
+    heading: f64,
+    params: &FollowParams,
+) -> Result<Placement, Refusal> {
+    let ok = position.is_finite()
+        && heading.is_finite()
+        && params.length > 0.0
+        && params.width > 0.0
+        && params.length.is_finite()
+        && params.width.is_finite()
+        && params.probe_up.is_finite()
+        && params.max_slope.is_finite();
+    if !ok {
+        return Err(Refusal::BadInput);
+    }
+    let (forward, right, up) = axes(terrain, position, heading);
+    let (hl, hw) = (0.5 * params.length, 0.5 * params.width);
+    let spots: [DVec3; 4] = match params.contacts {
+        Contacts::ThreePoints => [forward * hl, -forward * hl - right * hw, -forward * hl + right * hw, DVec3::ZERO],
+        Contacts::FourWheels => [
+            forward * hl - right * hw,
+            forward * hl + right * hw,
+            -forward * hl - right * hw,
+            -forward * hl + right * hw,
+        ],
+    };
+    let n_contacts = if params.contacts == Contacts::ThreePoints { 3 } else { 4 };
+    let mut contacts = [DVec3::ZERO; 4];
+    for k in 0..n_contacts {
+        contacts[k] = ground(terrain, position + spots[k], up, params.probe_up, k)?.point;
+    }
+    let normal = match params.contacts {
+        Contacts::ThreePoints => (contacts[1] - contacts[0]).cross(contacts[2] - contacts[0]),
+        // Diagonals front-left → rear-right and front-right → rear-left.
+        Contacts::FourWheels => (contacts[3] - contacts[0]).cross(contacts[2] - contacts[1]),
+    };
+    let normal = normal.try_normalize().ok_or(Refusal::BadInput)?;
+    let n = if normal.dot(up) < 0.0 { -normal } else { normal };
+    let mean = contacts[..n_contacts].iter().copied().sum::<DVec3>() / n_contacts as f64;
+    // The reference point: on the plane, on the vertical through the requested position.
+    let nu = n.dot(up);
+    let slope = nu.clamp(-1.0, 1.0).acos();
+    if slope > params.max_slope || nu <= 0.0 {
+        return Err(Refusal::TooSteep { slope, max: params.max_slope });
+    }
+    let on_plane = position + up * ((mean - position).dot(n) / nu);
+    let fwd = (forward - n * forward.dot(n)).normalize();
+    let left = n.cross(fwd);
+    let rotation = DQuat::from_mat3(&DMat3::from_cols(fwd, left, n));
+    let pitch = (-(n.dot(forward)) / nu).atan();
+    let roll = (n.dot(right) / nu).atan();
+    Ok(Placement {
+        position: on_plane,
+        up: n,
+        forward: fwd,
+        rotation,
+        pitch,
+        roll,
+        slope,
+        contacts,
+        contact_count: n_contacts,
+    })
+}
+
+/// The terrain-following note's pitch: from the ground height here and at a point `distance`
+/// ahead along `heading` (nose-up positive), or `None` when either has no ground.
+pub fn pitch_ahead(terrain: &dyn Terrain, position: DVec3, heading: f64, distance: f64, probe_up: f64) -> Option<f64> {
+    let (forward, _, up) = axes(terrain, position, heading);
+    let here = ground(terrain, position, up, probe_up, 0).ok()?.point;
+    let ahead = ground(terrain, position + forward * distance, up, probe_up, 1).ok()?.point;
+    Some((ahead - here).dot(up).atan2(distance))
+}
+
+/// [`place`] for many `(position, heading)` bodies (a crowd), in parallel.
+pub fn place_batch(
+    terrain: &dyn Terrain,
+    bodies: &[(DVec3, f64)],
+    params: &FollowParams,
+) -> Vec<Result<Placement, Refusal>> {
+    bodies.par_iter().with_min_len(256).map(|&(p, h)| place(terrain, p, h, params)).collect()
+}
