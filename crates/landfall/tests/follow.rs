@@ -5,7 +5,7 @@ use glam::{DMat3, DQuat, DVec3};
 use landfall::follow::pitch_ahead;
 use landfall::heightfield::synth::{generate, SynthParams};
 use landfall::{
-    place, place_batch, Contacts, FollowParams, Frame, Heightfield, PolygonTerrain, QuadtreeParams, Refusal, Terrain,
+    place, place_batch, Contacts, FollowParams, Frame, Heightfield, PolygonTerrain, QuadtreeParams, Refusal,
 };
 use proptest::prelude::*;
 
@@ -134,10 +134,8 @@ fn another_gravity_gives_the_same_placement_turned() {
     let m = DMat3::from_quat(q);
     let soup = landfall::polygon::PolygonSoup::from_heightfield(&plain);
     let polys: Vec<Vec<DVec3>> = (0..soup.len()).map(|k| soup.polygon(k).iter().map(|&v| m * v).collect()).collect();
-    let flat = PolygonTerrain::builder()
-        .polygons(&polys.iter().map(|p| p.iter().map(|&v| m.transpose() * v).collect::<Vec<_>>()).collect::<Vec<_>>())
-        .build()
-        .unwrap();
+    let originals: Vec<Vec<DVec3>> = (0..soup.len()).map(|k| soup.polygon(k).to_vec()).collect();
+    let flat = PolygonTerrain::builder().polygons(&originals).build().unwrap();
     let turned = PolygonTerrain::builder()
         .polygons(&polys)
         .frame(Frame::from_gravity(m * DVec3::NEG_Z).unwrap())
