@@ -29,6 +29,7 @@
 //! assert!((hit.t - 8.0).abs() < 1e-12);
 //! ```
 
+pub mod collide;
 pub mod flat;
 pub mod follow;
 pub mod frame;
@@ -38,6 +39,7 @@ pub mod polygon;
 pub mod terrain;
 pub mod terrain_set;
 
+pub use collide::Groups;
 pub use follow::{place, place_batch, Contacts, FollowParams, Placement, Refusal};
 pub use frame::{Frame, FrameError};
 pub use geom::{Aabb, Hit, Ray, RayError, SurfacePoint, TriangleId};

@@ -5,6 +5,7 @@
 //! set's up direction, so a vertical line stays a vertical line in the part's own frame (a tilting
 //! platform needs a terrain built with the tilted gravity instead).
 
+use crate::collide::Groups;
 use crate::frame::Frame;
 use crate::geom::{Aabb, Hit, Ray, SurfacePoint, TriangleId};
 use crate::terrain::Terrain;
@@ -24,6 +25,7 @@ pub enum PoseError {
 
 struct Part {
     terrain: Arc<dyn Terrain>,
+    groups: Groups,
     pose: DAffine3,
     inverse: DAffine3,
 }
@@ -52,10 +54,21 @@ impl TerrainSet {
         }
     }
 
-    /// Adds a part with its pose; returns its index.
+    /// Adds a part with its pose (in every collision group); returns its index.
     pub fn add(&mut self, terrain: Arc<dyn Terrain>, pose: DAffine3) -> Result<usize, PoseError> {
+        self.add_with_groups(terrain, pose, Groups::ALL)
+    }
+
+    /// Adds a part with its pose and collision groups: filtered queries skip parts whose groups do
+    /// not interact with the query's.
+    pub fn add_with_groups(
+        &mut self,
+        terrain: Arc<dyn Terrain>,
+        pose: DAffine3,
+        groups: Groups,
+    ) -> Result<usize, PoseError> {
         self.check(terrain.as_ref(), &pose)?;
-        self.parts.push(Part { terrain, pose, inverse: pose.inverse() });
+        self.parts.push(Part { terrain, groups, pose, inverse: pose.inverse() });
         Ok(self.parts.len() - 1)
     }
 
@@ -80,9 +93,14 @@ impl TerrainSet {
 
     /// Every surface on the vertical line through `p`, lowest first, with the index of its part.
     pub fn surfaces_with_part(&self, p: DVec3) -> Vec<(usize, SurfacePoint)> {
+        self.surfaces_filtered(p, Groups::ALL)
+    }
+
+    /// [`TerrainSet::surfaces_with_part`] over the parts whose groups interact with `filter`.
+    pub fn surfaces_filtered(&self, p: DVec3, filter: Groups) -> Vec<(usize, SurfacePoint)> {
         let up = self.frame.up();
         let mut all = Vec::new();
-        for (k, part) in self.parts.iter().enumerate() {
+        for (k, part) in self.parts.iter().enumerate().filter(|(_, part)| part.groups.interacts(filter)) {
             part.terrain.surfaces_on_line(part.inverse.transform_point3(p), &mut |s| {
                 all.push((k, Self::to_world(part, s)));
             });
@@ -93,8 +111,13 @@ impl TerrainSet {
 
     /// The first ray hit over all parts, with the index of its part.
     pub fn raycast_with_part(&self, ray: &Ray, max_t: f64) -> Option<(usize, Hit)> {
+        self.raycast_filtered(ray, max_t, Groups::ALL)
+    }
+
+    /// [`TerrainSet::raycast_with_part`] over the parts whose groups interact with `filter`.
+    pub fn raycast_filtered(&self, ray: &Ray, max_t: f64, filter: Groups) -> Option<(usize, Hit)> {
         let mut best: Option<(usize, Hit)> = None;
-        for (k, part) in self.parts.iter().enumerate() {
+        for (k, part) in self.parts.iter().enumerate().filter(|(_, part)| part.groups.interacts(filter)) {
             let local = Ray::new(part.inverse.transform_point3(ray.origin), part.inverse.transform_vector3(ray.dir));
             let limit = best.map_or(max_t, |(_, h)| h.t);
             if let Some(h) = part.terrain.raycast(&local, limit) {
