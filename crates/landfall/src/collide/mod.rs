@@ -1,6 +1,13 @@
-//! Collision: groups and staged object-vs-object checks (so far). The bounding-sphere tree, swept
-//! sphere, sliding response and character controller of issue 4 are still to come.
+//! Collision: groups and staged object-vs-object checks; the 2004 paper's bounding-sphere tree,
+//! swept spheres (face, edges and vertices) and the sliding response. The character controller of
+//! issue 4 is still to come.
 
 pub mod groups;
+pub mod slide;
+pub mod sphere_tree;
+pub mod sweep;
 
 pub use groups::{check, colliding_pairs, obb_overlap, segment_distance, Body, Groups, Proxy, Stage};
+pub use slide::{slide, SlideParams, SlideResult};
+pub use sphere_tree::{SphereNode, SphereTree, TerrainContact};
+pub use sweep::{closest_point, sweep_sphere_triangle, Contact};

@@ -1,0 +1,147 @@
+//! Swept sphere against a triangle (Fauerby 2003, the method the 2004 terrain-collision paper builds
+//! on): the face, and — unlike the paper — also the three edges and three vertices, so a sphere never
+//! snags on or passes through a crease.
+
+use glam::DVec3;
+
+/// The earliest contact of a moving sphere.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Contact {
+    /// Fraction of the motion at contact, in [0, 1] (0: touching or embedded at the start).
+    pub t: f64,
+    /// The contact point on the triangle.
+    pub point: DVec3,
+    /// Unit normal from the contact point toward the sphere's center (the sliding plane's normal).
+    pub normal: DVec3,
+}
+
+/// Smallest root in [0, `t_max`] of `a·t² + b·t + c = 0`.
+#[inline]
+fn lowest_root(a: f64, b: f64, c: f64, t_max: f64) -> Option<f64> {
+    if a.abs() < 1e-300 {
+        if b.abs() < 1e-300 {
+            return None;
+        }
+        let t = -c / b;
+        return (0.0..=t_max).contains(&t).then_some(t);
+    }
+    let disc = b * b - 4.0 * a * c;
+    if disc < 0.0 {
+        return None;
+    }
+    let sq = disc.sqrt();
+    let (mut r1, mut r2) = ((-b - sq) / (2.0 * a), (-b + sq) / (2.0 * a));
+    if r1 > r2 {
+        std::mem::swap(&mut r1, &mut r2);
+    }
+    [r1, r2].into_iter().find(|&r| (0.0..=t_max).contains(&r))
+}
+
+/// Closest point of triangle `tri` to `p` (Ericson's region test).
+pub fn closest_point(tri: &[DVec3; 3], p: DVec3) -> DVec3 {
+    let [a, b, c] = *tri;
+    let (ab, ac, ap) = (b - a, c - a, p - a);
+    let (d1, d2) = (ab.dot(ap), ac.dot(ap));
+    if d1 <= 0.0 && d2 <= 0.0 {
+        return a;
+    }
+    let bp = p - b;
+    let (d3, d4) = (ab.dot(bp), ac.dot(bp));
+    if d3 >= 0.0 && d4 <= d3 {
+        return b;
+    }
+    let vc = d1 * d4 - d3 * d2;
+    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
+        return a + ab * (d1 / (d1 - d3));
+    }
+    let cp = p - c;
+    let (d5, d6) = (ab.dot(cp), ac.dot(cp));
+    if d6 >= 0.0 && d5 <= d6 {
+        return c;
+    }
+    let vb = d5 * d2 - d1 * d6;
+    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
+        return a + ac * (d2 / (d2 - d6));
+    }
+    let va = d3 * d6 - d5 * d4;
+    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
+        return b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6)));
+    }
+    let denom = 1.0 / (va + vb + vc);
+    a + ab * (vb * denom) + ac * (vc * denom)
+}
+
+/// The earliest contact, for t in [0, `t_max`] (≤ 1), of the sphere of radius `r` whose center moves
+/// from `c` along `v` (center at `c + t·v`) with triangle `tri`. A sphere already within `r` of the
+/// triangle touches at t = 0. Degenerate triangles are tested by their edges and vertices.
+pub fn sweep_sphere_triangle(c: DVec3, r: f64, v: DVec3, tri: &[DVec3; 3], t_max: f64) -> Option<Contact> {
+    let contact_at = |t: f64, point: DVec3| {
+        let center = c + v * t;
+        let n = (center - point).try_normalize().unwrap_or_else(|| {
+            let face = (tri[1] - tri[0]).cross(tri[2] - tri[0]).normalize_or_zero();
+            if face.dot(v) > 0.0 {
+                -face
+            } else {
+                face
+            }
+        });
+        Contact { t, point, normal: n }
+    };
+    // Embedded (or touching) at the start.
+    let q = closest_point(tri, c);
+    if (q - c).length_squared() <= r * r {
+        return Some(contact_at(0.0, q));
+    }
+    let mut best: Option<(f64, DVec3)> = None;
+    let consider = |t: f64, p: DVec3, best: &mut Option<(f64, DVec3)>| {
+        if best.is_none_or(|(bt, _)| t < bt) {
+            *best = Some((t, p));
+        }
+    };
+    // The face: the sphere reaches the plane at distance r on its own side, inside the triangle.
+    let n = (tri[1] - tri[0]).cross(tri[2] - tri[0]);
+    if n.length_squared() > 0.0 {
+        let n = n.normalize();
+        let s0 = n.dot(c - tri[0]);
+        let nv = n.dot(v);
+        let side = if s0 >= 0.0 { 1.0 } else { -1.0 };
+        if nv * side < 0.0 {
+            let t = (side * r - s0) / nv;
+            if (0.0..=t_max).contains(&t) {
+                let p = c + v * t - n * (side * r);
+                if closest_point(tri, p).distance_squared(p) <= 1e-18 * (1.0 + p.length_squared()) {
+                    consider(t, p, &mut best);
+                }
+            }
+        }
+    }
+    // Vertices: |c + t·v − p|² = r².
+    let vv = v.length_squared();
+    for &p in tri {
+        let w = c - p;
+        if let Some(t) = lowest_root(vv, 2.0 * v.dot(w), w.length_squared() - r * r, t_max) {
+            consider(t, p, &mut best);
+        }
+    }
+    // Edges: distance from the moving center to the edge's line equals r, foot within the edge.
+    for k in 0..3 {
+        let (a, b) = (tri[k], tri[(k + 1) % 3]);
+        let e = b - a;
+        let ee = e.length_squared();
+        if ee == 0.0 {
+            continue;
+        }
+        let w = a - c;
+        let (ev, ew) = (e.dot(v), e.dot(w));
+        let qa = ee * -vv + ev * ev;
+        let qb = ee * 2.0 * v.dot(w) - 2.0 * ev * ew;
+        let qc = ee * (r * r - w.length_squared()) + ew * ew;
+        if let Some(t) = lowest_root(qa, qb, qc, t_max) {
+            let f = (ev * t - ew) / ee;
+            if (0.0..=1.0).contains(&f) {
+                consider(t, a + e * f, &mut best);
+            }
+        }
+    }
+    best.map(|(t, p)| contact_at(t, p))
+}

@@ -1,0 +1,155 @@
+//! Swept spheres and sliding: the tree against the naive all-triangles sweep, contacts against a
+//! brute-force distance, and paths that never end inside the terrain or cross it, at any speed.
+
+use glam::DVec3;
+use landfall::collide::{closest_point, slide, sweep_sphere_triangle, SlideParams, SphereTree};
+use landfall::heightfield::synth::{generate, SynthParams};
+use landfall::{Heightfield, PolygonTerrain, TriangleId};
+use proptest::prelude::*;
+
+fn terrain(seed: u64, n: usize) -> Heightfield {
+    let p = SynthParams { relief: 20.0, feature: 12.0, seed, ..SynthParams::default() };
+    Heightfield::builder(n, n, generate(n, n, &p)).build().unwrap()
+}
+
+/// Smallest distance from `p` to any triangle of the tree's terrain (brute force).
+fn distance(tris: &[[DVec3; 3]], p: DVec3) -> f64 {
+    tris.iter().map(|t| closest_point(t, p).distance(p)).fold(f64::INFINITY, f64::min)
+}
+
+fn all_triangles(hf: &Heightfield) -> Vec<[DVec3; 3]> {
+    let s = landfall::polygon::PolygonSoup::from_heightfield(hf);
+    (0..s.len()).map(|k| [s.polygon(k)[0], s.polygon(k)[1], s.polygon(k)[2]]).collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// The tree finds the same earliest contact as the naive sweep; at the contact the sphere's
+    /// center is exactly r from the terrain, and nothing is nearer before it.
+    #[test]
+    fn tree_sweep_is_the_naive_sweep(seed in 0u64..1000, r in 0.2f64..3.0, o in prop::array::uniform3(0.0f64..1.0), d in prop::array::uniform3(-1.0f64..1.0), len in 0.1f64..80.0) {
+        let hf = terrain(seed, 33);
+        let tree = SphereTree::from_terrain(&hf);
+        let tris = all_triangles(&hf);
+        let c = DVec3::new(o[0] * 32.0, o[1] * 32.0, 25.0 + o[2] * 10.0);
+        let v = DVec3::from_array(d).normalize_or_zero() * len;
+        let (a, b) = (tree.sweep(c, r, v), tree.sweep_all(c, r, v));
+        prop_assert_eq!(a.map(|h| h.contact.t), b.map(|h| h.contact.t));
+        if let Some(h) = a {
+            let center = c + v * h.contact.t;
+            prop_assert!((distance(&tris, center) - r).abs() < 1e-6 * (1.0 + r), "distance {} vs r {}", distance(&tris, center), r);
+            for k in 0..50 {
+                let before = c + v * (h.contact.t * k as f64 / 50.0);
+                prop_assert!(distance(&tris, before) >= r - 1e-6);
+            }
+        } else {
+            for k in 0..=50 {
+                prop_assert!(distance(&tris, c + v * (k as f64 / 50.0)) >= r - 1e-6);
+            }
+        }
+    }
+
+    /// Sliding moves of up to 1 km per step never end inside the terrain and never cross it: a
+    /// slightly smaller sphere swept along every piece of the path touches nothing.
+    #[test]
+    fn slides_never_end_inside_or_tunnel(seed in 0u64..1000, r in 0.3f64..2.0, o in prop::array::uniform2(0.0f64..1.0), d in prop::array::uniform3(-1.0f64..1.0), len in 1.0f64..1000.0) {
+        let hf = terrain(seed, 33);
+        let tree = SphereTree::from_terrain(&hf);
+        let tris = all_triangles(&hf);
+        let (x, y) = (o[0] * 32.0, o[1] * 32.0);
+        // A valid start: clear of the terrain by at least 1 cm.
+        let mut c = DVec3::new(x, y, hf.height_at(x, y).unwrap() + r + 0.01);
+        while distance(&tris, c) < r + 0.01 {
+            c.z += 0.05;
+        }
+        let v = DVec3::from_array(d).normalize_or_zero() * len;
+        let res = slide(&tree, c, r, v, &SlideParams::default());
+        prop_assert!(distance(&tris, res.position) >= r - 1e-6, "ended at distance {}", distance(&tris, res.position));
+        for w in res.path[..=res.pieces].windows(2) {
+            let hit = tree.sweep_all(w[0], r * (1.0 - 1e-6), w[1] - w[0]);
+            prop_assert!(hit.is_none(), "piece {:?} touches: {:?}", w, hit);
+        }
+    }
+}
+
+#[test]
+fn edges_and_vertices_are_hit_not_only_faces() {
+    let tri = [DVec3::new(0.0, 0.0, 0.0), DVec3::new(1.0, 0.0, 0.0), DVec3::new(0.0, 1.0, 0.0)];
+    // Toward a vertex from outside the face's prism.
+    let c = sweep_sphere_triangle(DVec3::new(-2.0, -2.0, 0.0), 0.5, DVec3::new(4.0, 4.0, 0.0), &tri, 1.0).unwrap();
+    assert_eq!(c.point, tri[0]);
+    assert!((c.t - (2.0 * 2f64.sqrt() - 0.5) / (4.0 * 2f64.sqrt())).abs() < 1e-12);
+    // Toward an edge, sideways in the plane.
+    let c = sweep_sphere_triangle(DVec3::new(0.5, -2.0, 0.0), 0.5, DVec3::new(0.0, 4.0, 0.0), &tri, 1.0).unwrap();
+    assert!((c.point - DVec3::new(0.5, 0.0, 0.0)).length() < 1e-12 && (c.t - 0.375).abs() < 1e-12);
+    // Onto the face from above.
+    let c = sweep_sphere_triangle(DVec3::new(0.2, 0.2, 3.0), 0.5, DVec3::new(0.0, 0.0, -4.0), &tri, 1.0).unwrap();
+    assert!((c.t - 0.625).abs() < 1e-12 && c.normal == DVec3::Z);
+    // Embedded at the start: contact at t = 0, normal pointing out.
+    let c = sweep_sphere_triangle(DVec3::new(0.2, 0.2, 0.1), 0.5, DVec3::new(1.0, 0.0, 0.0), &tri, 1.0).unwrap();
+    assert_eq!(c.t, 0.0);
+    assert!((c.normal - DVec3::Z).length() < 1e-12);
+    assert!(sweep_sphere_triangle(DVec3::new(5.0, 5.0, 5.0), 0.5, DVec3::X, &tri, 1.0).is_none());
+}
+
+/// A V-shaped crease (two walls meeting at 60°): a sphere pushed into it stops at the crease,
+/// on the right side of both walls; pushed along a wall it slides along it.
+#[test]
+fn creases_stop_and_walls_slide() {
+    let wall = |x0: f64, y0: f64, x1: f64, y1: f64| {
+        vec![DVec3::new(x0, y0, -5.0), DVec3::new(x1, y1, -5.0), DVec3::new(x1, y1, 5.0), DVec3::new(x0, y0, 5.0)]
+    };
+    let a = 30f64.to_radians();
+    let (dx, dy) = (a.sin() * 20.0, a.cos() * 20.0);
+    let t =
+        PolygonTerrain::builder().polygon(&wall(0.0, 0.0, -dx, dy)).polygon(&wall(0.0, 0.0, dx, dy)).build().unwrap();
+    let tree = SphereTree::from_terrain(&t);
+    let r = 1.0;
+    let res = slide(
+        &tree,
+        DVec3::new(0.0, 15.0, 0.0),
+        r,
+        DVec3::new(0.3, -50.0, 0.0),
+        &SlideParams { max_iterations: 8, ..SlideParams::default() },
+    );
+    let p = res.position;
+    // Inside the V (between the walls), at least r from both.
+    let n1 = DVec3::new(a.cos(), a.sin(), 0.0); // inward normal of the wall toward −x
+    let n2 = DVec3::new(-a.cos(), a.sin(), 0.0);
+    assert!(p.dot(n1) >= r - 1e-6 && p.dot(n2) >= r - 1e-6, "{p}");
+    assert!(p.y < 3.0, "it should have slid down into the crease, at {p}");
+    assert!(res.contact_count >= 1);
+    assert!(matches!(res.contacts[0].unwrap().triangle, TriangleId::Polygon(_)));
+    // Along a wall: the motion across it is removed, the motion along it kept.
+    let flat = PolygonTerrain::builder().polygon(&wall(-50.0, 0.0, 50.0, 0.0)).build().unwrap();
+    let tree = SphereTree::from_terrain(&flat);
+    let res = slide(&tree, DVec3::new(0.0, 2.0, 0.0), r, DVec3::new(10.0, -5.0, 0.0), &SlideParams::default());
+    assert!((res.position.y - (r + 1e-3)).abs() < 1e-9, "{}", res.position);
+    assert!(res.position.x > 9.9, "{}", res.position);
+}
+
+#[test]
+fn the_tree_is_serialized_forward_only_with_the_stop_rule() {
+    let hf = terrain(3, 65);
+    let tree = SphereTree::from_terrain(&hf);
+    let nodes = tree.nodes();
+    assert_eq!(tree.triangle_count(), 2 * 64 * 64);
+    for (k, n) in nodes.iter().enumerate() {
+        assert!(n.next as usize > k && n.next as usize <= nodes.len());
+        if n.children == 0 {
+            assert!(n.count as usize <= 20 && n.count > 0);
+            assert!(tree.leaf_triangles(n).iter().flatten().all(|v| v.distance(n.center) <= n.radius));
+        } else {
+            // The first child follows the node; the second starts where the first's subtree ends,
+            // and the node's sphere holds every vertex of both subtrees.
+            let first = &nodes[k + 1];
+            assert!(nodes[first.next as usize].next == n.next);
+            for leaf in nodes[k..n.next as usize].iter().filter(|m| m.children == 0) {
+                for v in tree.leaf_triangles(leaf).iter().flatten() {
+                    assert!(v.distance(n.center) <= n.radius, "a vertex outside its ancestor's sphere");
+                }
+            }
+        }
+    }
+}
