@@ -1,12 +1,14 @@
 //! Collision: groups and staged object-vs-object checks; the 2004 paper's bounding-sphere tree,
-//! swept spheres (face, edges and vertices) and the sliding response. The character controller of
-//! issue 4 is still to come.
+//! swept spheres (face, edges and vertices), the sliding response, and a kinematic character
+//! controller.
 
+pub mod controller;
 pub mod groups;
 pub mod slide;
 pub mod sphere_tree;
 pub mod sweep;
 
+pub use controller::{CharacterController, CharacterMove, ControllerParams};
 pub use groups::{check, colliding_pairs, obb_overlap, segment_distance, Body, Groups, Proxy, Stage};
 pub use slide::{slide, SlideParams, SlideResult};
 pub use sphere_tree::{SphereNode, SphereTree, TerrainContact};

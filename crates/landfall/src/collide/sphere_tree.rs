@@ -135,7 +135,7 @@ impl SphereTree {
             if n.children == 0 {
                 for i in n.first as usize..(n.first + n.count) as usize {
                     if let Some(ct) = sweep_sphere_triangle(c, r, v, &self.tris[i], t_max) {
-                        if best.is_none_or(|b| ct.t < b.contact.t) {
+                        if best.is_none_or(|b| better(&ct, &b.contact, v)) {
                             t_max = ct.t;
                             best = Some(TerrainContact { contact: ct, triangle: self.ids[i] });
                         }
@@ -152,11 +152,21 @@ impl SphereTree {
         let mut best: Option<TerrainContact> = None;
         for (i, tri) in self.tris.iter().enumerate() {
             if let Some(ct) = sweep_sphere_triangle(c, r, v, tri, 1.0) {
-                if best.is_none_or(|b| ct.t < b.contact.t) {
+                if best.is_none_or(|b| better(&ct, &b.contact, v)) {
                     best = Some(TerrainContact { contact: ct, triangle: self.ids[i] });
                 }
             }
         }
         best
+    }
+}
+
+/// Earlier wins; at the same time (a shared edge or vertex), the face most opposed to the motion
+/// (the tread under a falling sphere, the riser before a walking one).
+fn better(a: &Contact, b: &Contact, v: DVec3) -> bool {
+    if (a.t - b.t).abs() <= 1e-12 * (1.0 + b.t) {
+        a.face.dot(-v) > b.face.dot(-v)
+    } else {
+        a.t < b.t
     }
 }

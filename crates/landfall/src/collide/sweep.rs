@@ -13,6 +13,9 @@ pub struct Contact {
     pub point: DVec3,
     /// Unit normal from the contact point toward the sphere's center (the sliding plane's normal).
     pub normal: DVec3,
+    /// The triangle's own unit normal, on the sphere's side (differs from `normal` at edges and
+    /// vertices: it tells the tread of a step from its riser).
+    pub face: DVec3,
 }
 
 /// Smallest root in [0, `t_max`] of `a·t² + b·t + c = 0`.
@@ -75,17 +78,16 @@ pub fn closest_point(tri: &[DVec3; 3], p: DVec3) -> DVec3 {
 /// from `c` along `v` (center at `c + t·v`) with triangle `tri`. A sphere already within `r` of the
 /// triangle touches at t = 0. Degenerate triangles are tested by their edges and vertices.
 pub fn sweep_sphere_triangle(c: DVec3, r: f64, v: DVec3, tri: &[DVec3; 3], t_max: f64) -> Option<Contact> {
+    let face = (tri[1] - tri[0]).cross(tri[2] - tri[0]).normalize_or_zero();
     let contact_at = |t: f64, point: DVec3| {
         let center = c + v * t;
-        let n = (center - point).try_normalize().unwrap_or_else(|| {
-            let face = (tri[1] - tri[0]).cross(tri[2] - tri[0]).normalize_or_zero();
-            if face.dot(v) > 0.0 {
-                -face
-            } else {
-                face
-            }
-        });
-        Contact { t, point, normal: n }
+        let n = (center - point).try_normalize().unwrap_or(if face.dot(v) > 0.0 { -face } else { face });
+        let side = if face.dot(center - point) < 0.0 || (face.dot(center - point) == 0.0 && face.dot(v) > 0.0) {
+            -face
+        } else {
+            face
+        };
+        Contact { t, point, normal: n, face: side }
     };
     // Embedded (or touching) at the start.
     let q = closest_point(tri, c);

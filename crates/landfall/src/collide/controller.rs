@@ -1,0 +1,228 @@
+//! A kinematic character controller on the swept sphere: climb angle, slide angle, steps, snap to
+//! ground, a skin offset; reports grounded state, the ground normal and the contacts.
+//!
+//! The option set follows rapier's `KinematicCharacterController` (`up`, `offset`, `max_slope_climb_angle`,
+//! `min_slope_slide_angle`, `autostep` with a maximum height, `snap_to_ground`) and Jolt's
+//! `CharacterVirtual` (max slope angle, stair stepping, stick to floor). The shape is a sphere;
+//! rapier's and Jolt's other shapes, slope-dependent speed, moving-platform velocity and pushing
+//! dynamic bodies are not here (see `docs/architecture.md`).
+
+use super::sphere_tree::{SphereTree, TerrainContact};
+use glam::DVec3;
+
+/// Options of a [`CharacterController`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ControllerParams {
+    /// Radius of the character's sphere.
+    pub radius: f64,
+    /// Gap kept between the sphere and the terrain (rapier's `offset`).
+    pub skin: f64,
+    /// Steepest slope the character walks up, radians (rapier's `max_slope_climb_angle`).
+    pub max_climb: f64,
+    /// Slopes gentler than this hold the character still under gravity, radians (rapier's
+    /// `min_slope_slide_angle`); steeper ones let it slide down.
+    pub min_slide: f64,
+    /// Highest ledge climbed as a step (rapier's `autostep` max height); 0 disables stepping.
+    pub step_height: f64,
+    /// Keep to the ground when walking downhill, up to this drop per move (rapier's
+    /// `snap_to_ground`); 0 disables snapping.
+    pub snap: f64,
+    /// Sweeps per stage of a move.
+    pub max_iterations: usize,
+}
+
+impl Default for ControllerParams {
+    /// A 0.5 m sphere, 1 cm skin, 45° climb, 30° slide, 0.3 m steps, 0.3 m snap.
+    fn default() -> Self {
+        Self {
+            radius: 0.5,
+            skin: 0.01,
+            max_climb: 45f64.to_radians(),
+            min_slide: 30f64.to_radians(),
+            step_height: 0.3,
+            snap: 0.3,
+            max_iterations: 6,
+        }
+    }
+}
+
+/// The outcome of one move.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CharacterMove {
+    /// New center of the sphere.
+    pub position: DVec3,
+    /// On walkable ground after the move.
+    pub grounded: bool,
+    /// Normal of the ground under the character, when grounded.
+    pub ground_normal: Option<DVec3>,
+    /// Climbed a step during the move.
+    pub stepped: bool,
+    /// Contacts during the move (first `contact_count`).
+    pub contacts: [Option<TerrainContact>; 8],
+    /// Number of contacts.
+    pub contact_count: usize,
+}
+
+/// A kinematic character: call [`CharacterController::move_by`] with the desired motion (walking
+/// plus gravity) each frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CharacterController {
+    /// The options.
+    pub params: ControllerParams,
+    /// Unit up (against gravity), e.g. from the terrain's frame.
+    pub up: DVec3,
+}
+
+impl CharacterController {
+    /// A controller with `params` under "up" `up` (normalized here).
+    pub fn new(params: ControllerParams, up: DVec3) -> Self {
+        Self { params, up: up.normalize() }
+    }
+
+    fn walkable(&self, n: DVec3) -> bool {
+        n.dot(self.up) >= self.params.max_climb.cos() - 1e-12
+    }
+
+    /// Sweeps and slides `motion` from `pos`. Contacts steeper than the climb angle act as walls
+    /// (their normal made horizontal, so they cannot be climbed); gentle ones are slid along, and
+    /// gravity into ground gentler than the slide angle is cancelled rather than slid.
+    fn slide(
+        &self,
+        tree: &SphereTree,
+        mut pos: DVec3,
+        motion: DVec3,
+        out: &mut CharacterMove,
+    ) -> (DVec3, Option<DVec3>, bool) {
+        let p = &self.params;
+        let mut rest = motion;
+        let mut ground = None;
+        let mut walled = false;
+        for _ in 0..p.max_iterations {
+            if rest.length_squared() <= 1e-24 {
+                break;
+            }
+            let Some(hit) = tree.sweep(pos, p.radius, rest) else {
+                pos += rest;
+                break;
+            };
+            if out.contact_count < out.contacts.len() {
+                out.contacts[out.contact_count] = Some(hit);
+                out.contact_count += 1;
+            }
+            let n = hit.contact.normal;
+            let center = pos + rest * hit.contact.t;
+            let gap = (center - hit.contact.point).dot(n);
+            pos = if gap < p.radius - 1e-9 {
+                // Embedded: push out along the normal to the skin.
+                center + n * (p.radius + p.skin - gap)
+            } else {
+                // Back off along the motion (Fauerby) so the skin is kept without creeping sideways,
+                // never further back than this sweep came.
+                let d = rest.normalize_or_zero();
+                let facing = -n.dot(d);
+                let back = if facing > 1e-3 { (p.skin / facing).min(hit.contact.t * rest.length()) } else { 0.0 };
+                center - d * back
+            };
+            let left = rest * (1.0 - hit.contact.t);
+            let steep = !self.walkable(n);
+            if !steep {
+                ground = Some(n);
+            }
+            walled |= steep;
+            let plane = if steep && motion.dot(self.up) >= 0.0 {
+                // A wall met walking or rising: slide along it horizontally, never up it. (Falling,
+                // the true normal lets the sphere slide off a ledge's edge.)
+                (n - self.up * n.dot(self.up)).try_normalize().unwrap_or(n)
+            } else {
+                n
+            };
+            let into = left.dot(plane);
+            rest = if into < 0.0 { left - plane * into } else { left };
+            // Gravity onto gentle ground: hold still instead of sliding down it.
+            if !steep
+                && n.dot(self.up) >= p.min_slide.cos()
+                && motion.dot(self.up) < 0.0
+                && motion.cross(self.up) == DVec3::ZERO
+            {
+                rest = DVec3::ZERO;
+            }
+        }
+        (pos, ground, walled)
+    }
+
+    /// Walkable ground within `depth` below `pos` (a short downward sweep): its normal and the
+    /// distance.
+    fn probe_ground(&self, tree: &SphereTree, pos: DVec3, depth: f64) -> Option<(DVec3, f64)> {
+        let hit = tree.sweep(pos, self.params.radius, -self.up * depth)?;
+        self.walkable(hit.contact.normal).then_some((hit.contact.normal, hit.contact.t * depth))
+    }
+
+    /// Moves the character by `desired` (walking and gravity together, world units).
+    pub fn move_by(&self, tree: &SphereTree, position: DVec3, desired: DVec3, was_grounded: bool) -> CharacterMove {
+        let p = self.params;
+        let mut out = CharacterMove {
+            position,
+            grounded: false,
+            ground_normal: None,
+            stepped: false,
+            contacts: [None; 8],
+            contact_count: 0,
+        };
+        if !(position.is_finite() && desired.is_finite()) {
+            return out;
+        }
+        let vertical = self.up * desired.dot(self.up);
+        let horizontal = desired - vertical;
+        // 1. Walk.
+        let (walked, mut ground, walled) = self.slide(tree, position, horizontal, &mut out);
+        let mut pos = walked;
+        // 2. Steps: when a wall (too steep to climb) stopped the walk, try up by the step height,
+        // across, then down.
+        if walled && p.step_height > 0.0 && was_grounded {
+            let mut scratch = out;
+            let (up, _, _) = self.slide(tree, position, self.up * p.step_height, &mut scratch);
+            let (across, _, _) = self.slide(tree, up, horizontal, &mut scratch);
+            let gained = (across - up).dot(horizontal.normalize_or_zero())
+                - (walked - position).dot(horizontal.normalize_or_zero());
+            if gained > 1e-6 {
+                // Land where the contact (a tread, or its edge once the center is far enough over it)
+                // is walkable: the next walk rolls over the edge.
+                if let Some((n, drop)) = self.probe_ground(tree, across, p.step_height + p.skin * 2.0) {
+                    let landed = across - self.up * (drop - p.skin).max(0.0);
+                    if (landed - position).dot(self.up) <= p.step_height + 1e-9 {
+                        pos = landed;
+                        ground = Some(n);
+                        out.stepped = true;
+                        out.contacts = scratch.contacts;
+                        out.contact_count = scratch.contact_count;
+                    }
+                }
+            }
+        }
+        // 3. Gravity and jumps (a step just climbed holds the character on the step's edge: falling
+        // off it now would undo the step; the next walk rolls over it).
+        if vertical != DVec3::ZERO && !(out.stepped && vertical.dot(self.up) < 0.0) {
+            let (fallen, g, _) = self.slide(tree, pos, vertical, &mut out);
+            pos = fallen;
+            ground = g.or(if vertical.dot(self.up) < 0.0 { None } else { ground });
+        }
+        // 4. Stay on the ground walking downhill.
+        if ground.is_none() && was_grounded && p.snap > 0.0 && desired.dot(self.up) <= 0.0 {
+            if let Some((n, drop)) = self.probe_ground(tree, pos, p.snap + p.skin) {
+                pos -= self.up * (drop - p.skin).max(0.0);
+                ground = Some(n);
+            }
+        }
+        // Grounded: walkable ground just below (within the skin and a hair), or standing on a step.
+        if out.stepped && ground.is_none() {
+            ground = Some(self.up);
+        }
+        if ground.is_none() {
+            ground = self.probe_ground(tree, pos, 2.0 * p.skin + 1e-6).map(|(n, _)| n);
+        }
+        out.position = pos;
+        out.grounded = ground.is_some();
+        out.ground_normal = ground;
+        out
+    }
+}

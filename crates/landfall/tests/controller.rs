@@ -1,0 +1,130 @@
+//! The character controller: stairs up to the step height and not above, slopes above the climb
+//! angle refused, no jitter at rest on a walkable slope, snapping downhill, never inside the terrain.
+
+use glam::DVec3;
+use landfall::collide::{closest_point, CharacterController, ControllerParams, SphereTree};
+use landfall::PolygonTerrain;
+
+fn quad(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> Vec<DVec3> {
+    vec![a, b, c, d]
+}
+
+/// Stairs along +x: a floor for x < 0, then `n` steps of `rise` with 1 m treads, 20 m wide.
+fn stairs(rise: f64, n: usize) -> PolygonTerrain {
+    let (y0, y1) = (-10.0, 10.0);
+    let mut polys = vec![quad(
+        DVec3::new(-10.0, y0, 0.0),
+        DVec3::new(0.0, y0, 0.0),
+        DVec3::new(0.0, y1, 0.0),
+        DVec3::new(-10.0, y1, 0.0),
+    )];
+    for k in 0..n {
+        let (x, z0, z1) = (k as f64, k as f64 * rise, (k + 1) as f64 * rise);
+        polys.push(quad(DVec3::new(x, y0, z0), DVec3::new(x, y1, z0), DVec3::new(x, y1, z1), DVec3::new(x, y0, z1)));
+        polys.push(quad(
+            DVec3::new(x, y0, z1),
+            DVec3::new(x + 1.0, y0, z1),
+            DVec3::new(x + 1.0, y1, z1),
+            DVec3::new(x, y1, z1),
+        ));
+    }
+    PolygonTerrain::builder().polygons(&polys).build().unwrap()
+}
+
+/// A floor for x < 0 and a ramp of `deg` degrees rising along +x for 20 m.
+fn ramp(deg: f64) -> PolygonTerrain {
+    let h = 20.0 * deg.to_radians().tan();
+    let floor = quad(
+        DVec3::new(-20.0, -10.0, 0.0),
+        DVec3::new(0.0, -10.0, 0.0),
+        DVec3::new(0.0, 10.0, 0.0),
+        DVec3::new(-20.0, 10.0, 0.0),
+    );
+    let slope = quad(
+        DVec3::new(0.0, -10.0, 0.0),
+        DVec3::new(20.0, -10.0, h),
+        DVec3::new(20.0, 10.0, h),
+        DVec3::new(0.0, 10.0, 0.0),
+    );
+    PolygonTerrain::builder().polygon(&floor).polygon(&slope).build().unwrap()
+}
+
+fn triangles(tree: &SphereTree) -> Vec<[DVec3; 3]> {
+    tree.nodes().iter().filter(|n| n.children == 0).flat_map(|n| tree.leaf_triangles(n).to_vec()).collect()
+}
+
+/// Walks `frames` frames of `step` plus gravity; returns the positions, checking every one is clear of
+/// the terrain.
+fn walk(t: &PolygonTerrain, start: DVec3, step: DVec3, frames: usize) -> (Vec<DVec3>, Vec<bool>) {
+    let tree = SphereTree::from_terrain(t);
+    let tris = triangles(&tree);
+    let c = CharacterController::new(ControllerParams::default(), DVec3::Z);
+    let (mut pos, mut grounded) = (start, false);
+    let (mut path, mut ground) = (vec![], vec![]);
+    for _ in 0..frames {
+        let m = c.move_by(&tree, pos, step + DVec3::new(0.0, 0.0, -0.2), grounded);
+        pos = m.position;
+        grounded = m.grounded;
+        let d = tris.iter().map(|t| closest_point(t, pos).distance(pos)).fold(f64::INFINITY, f64::min);
+        assert!(d >= c.params.radius - 1e-6, "inside the terrain at {pos} (distance {d})");
+        path.push(pos);
+        ground.push(grounded);
+    }
+    (path, ground)
+}
+
+#[test]
+fn stairs_up_to_the_step_height_are_climbed_and_higher_ones_are_not() {
+    let r = ControllerParams::default().radius;
+    let (path, ground) = walk(&stairs(0.25, 6), DVec3::new(-3.0, 0.0, r + 0.02), DVec3::new(0.1, 0.0, 0.0), 120);
+    // On every tread, before the sphere reaches the next step's edge, the character stands on it.
+    for k in 0..6 {
+        let on = path
+            .iter()
+            .zip(&ground)
+            .find(|(p, _)| p.x > k as f64 + 0.1 && p.x < k as f64 + 0.45)
+            .expect("reached the tread");
+        let want = (k + 1) as f64 * 0.25 + r + 0.01;
+        assert!((on.0.z - want).abs() < 0.02 && *on.1, "tread {k}: at {} (grounded {}), want z {want}", on.0, on.1);
+    }
+    let (path, _) = walk(&stairs(0.45, 6), DVec3::new(-3.0, 0.0, r + 0.02), DVec3::new(0.1, 0.0, 0.0), 120);
+    let end = *path.last().unwrap();
+    assert!(end.x < -r + 0.02 && end.z < r + 0.05, "climbed a 0.45 m step: {end}");
+}
+
+#[test]
+fn slopes_above_the_climb_angle_are_refused() {
+    let r = ControllerParams::default().radius;
+    let (path, ground) = walk(&ramp(25.0), DVec3::new(-3.0, 0.0, r + 0.02), DVec3::new(0.1, 0.0, 0.0), 100);
+    let end = *path.last().unwrap();
+    assert!(end.x > 3.0 && end.z > 1.5, "did not climb 25°: {end}");
+    assert!(ground.iter().skip(5).all(|&g| g), "lost the ground on a walkable slope");
+    let (path, _) = walk(&ramp(60.0), DVec3::new(-3.0, 0.0, r + 0.02), DVec3::new(0.1, 0.0, 0.0), 100);
+    let end = *path.last().unwrap();
+    assert!(end.x < 0.5 && end.z < 0.8, "climbed 60°: {end}");
+}
+
+#[test]
+fn at_rest_on_a_walkable_slope_nothing_moves() {
+    let t = ramp(20.0);
+    let r = ControllerParams::default().radius;
+    let x = 5.0;
+    let z = x * 20f64.to_radians().tan() + r / 20f64.to_radians().cos() + 0.05;
+    let (path, ground) = walk(&t, DVec3::new(x, 0.0, z), DVec3::ZERO, 100);
+    for w in path[10..].windows(2) {
+        assert_eq!(w[0], w[1], "jitter at rest");
+    }
+    assert!(ground[10..].iter().all(|&g| g));
+    // On a slope steeper than the slide angle (but still walkable) gravity slides it down.
+    let (path, _) = walk(&ramp(40.0), DVec3::new(5.0, 0.0, 5.0 * 40f64.to_radians().tan() + 0.7), DVec3::ZERO, 60);
+    assert!(path.last().unwrap().x < 4.0, "should slide down a 40° slope: {}", path.last().unwrap());
+}
+
+#[test]
+fn walking_downhill_stays_on_the_ground() {
+    let r = ControllerParams::default().radius;
+    let z = 15.0 * 20f64.to_radians().tan() + r / 20f64.to_radians().cos() + 0.011;
+    let (path, ground) = walk(&ramp(20.0), DVec3::new(15.0, 0.0, z), DVec3::new(-0.15, 0.0, 0.0), 80);
+    assert!(path.last().unwrap().x < 4.0);
+    assert!(ground.iter().skip(2).all(|&g| g), "left the ground walking downhill: {ground:?}");
+}
