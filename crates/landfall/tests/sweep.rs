@@ -17,6 +17,15 @@ fn distance(tris: &[[DVec3; 3]], p: DVec3) -> f64 {
     tris.iter().map(|t| closest_point(t, p).distance(p)).fold(f64::INFINITY, f64::min)
 }
 
+/// Contact times equal up to ties at shared edges (the same contact found through either face).
+fn same_t(a: Option<f64>, b: Option<f64>) -> bool {
+    match (a, b) {
+        (Some(x), Some(y)) => (x - y).abs() <= 1e-12 * (1.0 + x),
+        (None, None) => true,
+        _ => false,
+    }
+}
+
 fn all_triangles(hf: &Heightfield) -> Vec<[DVec3; 3]> {
     let s = landfall::polygon::PolygonSoup::from_heightfield(hf);
     (0..s.len()).map(|k| [s.polygon(k)[0], s.polygon(k)[1], s.polygon(k)[2]]).collect()
@@ -35,7 +44,7 @@ proptest! {
         let c = DVec3::new(o[0] * 32.0, o[1] * 32.0, 25.0 + o[2] * 10.0);
         let v = DVec3::from_array(d).normalize_or_zero() * len;
         let (a, b) = (tree.sweep(c, r, v), tree.sweep_all(c, r, v));
-        prop_assert_eq!(a.map(|h| h.contact.t), b.map(|h| h.contact.t));
+        prop_assert!(same_t(a.map(|h| h.contact.t), b.map(|h| h.contact.t)), "{:?} vs {:?}", a, b);
         if let Some(h) = a {
             let center = c + v * h.contact.t;
             prop_assert!((distance(&tris, center) - r).abs() < 1e-6 * (1.0 + r), "distance {} vs r {}", distance(&tris, center), r);
@@ -151,5 +160,74 @@ fn the_tree_is_serialized_forward_only_with_the_stop_rule() {
                 }
             }
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// Any terrain is a sweep target through its candidate triangles: on a heightfield (no extra
+    /// structure) the answer is the sphere tree's.
+    #[test]
+    fn terrain_candidates_sweep_like_the_tree(seed in 0u64..1000, r in 0.2f64..3.0, o in prop::array::uniform3(0.0f64..1.0), d in prop::array::uniform3(-1.0f64..1.0), len in 0.1f64..200.0) {
+        use landfall::collide::{SweepTarget, TerrainSweep};
+        let hf = terrain(seed, 33);
+        let tree = SphereTree::from_terrain(&hf);
+        let c = DVec3::new(o[0] * 32.0, o[1] * 32.0, 25.0 + o[2] * 10.0);
+        let v = DVec3::from_array(d).normalize_or_zero() * len;
+        let (a, b) = (tree.sweep(c, r, v), TerrainSweep(&hf).sweep(c, r, v));
+        prop_assert!(same_t(a.map(|h| h.contact.t), b.map(|h| h.contact.t)));
+        // An ellipsoid with equal radii is the sphere.
+        let e = SweepTarget::sweep_ellipsoid(&tree, c, DVec3::splat(r), v);
+        prop_assert!(same_t(a.map(|h| h.contact.t), e.map(|h| h.contact.t)));
+    }
+}
+
+#[test]
+fn ellipsoids_touch_where_their_surface_does() {
+    let ground = PolygonTerrain::builder()
+        .polygon(&[
+            DVec3::new(-50.0, -50.0, 0.0),
+            DVec3::new(50.0, -50.0, 0.0),
+            DVec3::new(50.0, 50.0, 0.0),
+            DVec3::new(-50.0, 50.0, 0.0),
+        ])
+        .polygon(&[
+            DVec3::new(10.0, -50.0, -1.0),
+            DVec3::new(10.0, 50.0, -1.0),
+            DVec3::new(10.0, 50.0, 30.0),
+            DVec3::new(10.0, -50.0, 30.0),
+        ])
+        .build()
+        .unwrap();
+    let tree = SphereTree::from_terrain(&ground);
+    let radii = DVec3::new(0.5, 0.5, 2.0);
+    // Falling: stops with its center 2 m above the ground.
+    let hit = tree.sweep_ellipsoid(DVec3::new(0.0, 0.0, 10.0), radii, DVec3::new(0.0, 0.0, -20.0)).unwrap();
+    assert!((10.0 - 20.0 * hit.contact.t - 2.0).abs() < 1e-9 && (hit.contact.normal - DVec3::Z).length() < 1e-12);
+    // Walking into the wall at x = 10: stops 0.5 m short.
+    let hit = tree.sweep_ellipsoid(DVec3::new(0.0, 0.0, 5.0), radii, DVec3::new(20.0, 0.0, 0.0)).unwrap();
+    assert!((20.0 * hit.contact.t - 9.5).abs() < 1e-9 && (hit.contact.normal + DVec3::X).length() < 1e-12);
+    // Diagonally onto the ground, the contact point is under the center.
+    let hit = tree.sweep_ellipsoid(DVec3::new(0.0, 0.0, 5.0), radii, DVec3::new(2.0, 1.0, -10.0)).unwrap();
+    let center = DVec3::new(0.0, 0.0, 5.0) + DVec3::new(2.0, 1.0, -10.0) * hit.contact.t;
+    assert!((center.z - 2.0).abs() < 1e-9 && (hit.contact.point - DVec3::new(center.x, center.y, 0.0)).length() < 1e-9);
+}
+
+#[test]
+fn slides_on_a_heightfield_without_a_tree() {
+    use landfall::collide::TerrainSweep;
+    let hf = terrain(7, 65);
+    let tris = all_triangles(&hf);
+    let target = TerrainSweep(&hf);
+    for k in 0..200 {
+        let (x, y) = (3.0 + (k % 20) as f64 * 2.9, 3.0 + (k / 20) as f64 * 5.7);
+        let mut c = DVec3::new(x, y, hf.height_at(x, y).unwrap() + 1.2);
+        while distance(&tris, c) < 1.01 {
+            c.z += 0.05;
+        }
+        let v = DVec3::new((k as f64).cos(), (k as f64).sin(), -0.7) * (1.0 + k as f64 * 5.0);
+        let res = slide(&target, c, 1.0, v, &SlideParams::default());
+        assert!(distance(&tris, res.position) >= 1.0 - 1e-6);
     }
 }

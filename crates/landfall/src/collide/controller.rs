@@ -7,7 +7,7 @@
 //! rapier's and Jolt's other shapes, slope-dependent speed, moving-platform velocity and pushing
 //! dynamic bodies are not here (see `docs/architecture.md`).
 
-use super::sphere_tree::{SphereTree, TerrainContact};
+use super::sphere_tree::{SweepTarget, TerrainContact};
 use glam::DVec3;
 
 /// Options of a [`CharacterController`].
@@ -88,7 +88,7 @@ impl CharacterController {
     /// gravity into ground gentler than the slide angle is cancelled rather than slid.
     fn slide(
         &self,
-        tree: &SphereTree,
+        tree: &dyn SweepTarget,
         mut pos: DVec3,
         motion: DVec3,
         out: &mut CharacterMove,
@@ -152,13 +152,19 @@ impl CharacterController {
 
     /// Walkable ground within `depth` below `pos` (a short downward sweep): its normal and the
     /// distance.
-    fn probe_ground(&self, tree: &SphereTree, pos: DVec3, depth: f64) -> Option<(DVec3, f64)> {
+    fn probe_ground(&self, tree: &dyn SweepTarget, pos: DVec3, depth: f64) -> Option<(DVec3, f64)> {
         let hit = tree.sweep(pos, self.params.radius, -self.up * depth)?;
         self.walkable(hit.contact.normal).then_some((hit.contact.normal, hit.contact.t * depth))
     }
 
     /// Moves the character by `desired` (walking and gravity together, world units).
-    pub fn move_by(&self, tree: &SphereTree, position: DVec3, desired: DVec3, was_grounded: bool) -> CharacterMove {
+    pub fn move_by(
+        &self,
+        tree: &dyn SweepTarget,
+        position: DVec3,
+        desired: DVec3,
+        was_grounded: bool,
+    ) -> CharacterMove {
         let p = self.params;
         let mut out = CharacterMove {
             position,

@@ -11,5 +11,5 @@ pub mod sweep;
 pub use controller::{CharacterController, CharacterMove, ControllerParams};
 pub use groups::{check, colliding_pairs, obb_overlap, segment_distance, Body, Groups, Proxy, Stage};
 pub use slide::{slide, SlideParams, SlideResult};
-pub use sphere_tree::{SphereNode, SphereTree, TerrainContact};
+pub use sphere_tree::{SphereNode, SphereTree, SweepTarget, TerrainContact, TerrainSweep};
 pub use sweep::{closest_point, sweep_sphere_triangle, Contact};

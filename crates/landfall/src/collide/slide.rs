@@ -2,7 +2,7 @@
 //! contact, project the remaining motion onto the sliding plane, repeat a bounded number of times.
 //! The sweep covers the whole motion, so no speed tunnels through a thin ridge.
 
-use super::sphere_tree::{SphereTree, TerrainContact};
+use super::sphere_tree::{SweepTarget, TerrainContact};
 use glam::DVec3;
 
 /// Options of [`slide`].
@@ -40,7 +40,7 @@ pub struct SlideResult {
 }
 
 /// Moves a sphere of radius `r` from `c` by `motion`, sliding along the terrain.
-pub fn slide(tree: &SphereTree, c: DVec3, r: f64, motion: DVec3, params: &SlideParams) -> SlideResult {
+pub fn slide(tree: &dyn SweepTarget, c: DVec3, r: f64, motion: DVec3, params: &SlideParams) -> SlideResult {
     let mut out = SlideResult {
         position: c,
         path: [c; MAX_CONTACTS + 2],

@@ -32,6 +32,55 @@ pub struct SphereNode {
     pub count: u32,
 }
 
+/// Something a sphere can be swept against: a [`SphereTree`], or any terrain through its candidate
+/// triangles ([`TerrainSweep`]).
+pub trait SweepTarget: Send + Sync {
+    /// Earliest contact of a sphere of radius `r` whose center moves from `c` along `v` (t in [0, 1]).
+    fn sweep(&self, c: DVec3, r: f64, v: DVec3) -> Option<TerrainContact>;
+
+    /// The same for an axis-aligned ellipsoid of semi-axes `radii` (Fauerby: scale space so it is
+    /// a unit sphere, sweep, scale back). Triangles are gathered for the sphere of the largest
+    /// radius, then tested in the scaled space.
+    fn sweep_ellipsoid(&self, c: DVec3, radii: DVec3, v: DVec3) -> Option<TerrainContact>;
+}
+
+/// Any terrain as a sweep target: the triangles its [`Terrain::triangles_in`] gives for the box
+/// around the motion (a heightfield answers from its grid, no extra structure).
+pub struct TerrainSweep<'a>(pub &'a dyn Terrain);
+
+impl SweepTarget for TerrainSweep<'_> {
+    fn sweep(&self, c: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
+        self.sweep_ellipsoid(c, DVec3::splat(r), v)
+    }
+
+    fn sweep_ellipsoid(&self, c: DVec3, radii: DVec3, v: DVec3) -> Option<TerrainContact> {
+        let reach = radii + DVec3::splat(1e-9);
+        let region = Aabb::new(c.min(c + v) - reach, c.max(c + v) + reach);
+        let mut best: Option<TerrainContact> = None;
+        self.0.triangles_in(&region, &mut |id, tri| {
+            if let Some(ct) = sweep_scaled(c, radii, v, &tri) {
+                if best.is_none_or(|b| better(&ct, &b.contact, v)) {
+                    best = Some(TerrainContact { contact: ct, triangle: id });
+                }
+            }
+        });
+        best
+    }
+}
+
+/// Swept ellipsoid against one triangle, by scaling space.
+fn sweep_scaled(c: DVec3, radii: DVec3, v: DVec3, tri: &[DVec3; 3]) -> Option<Contact> {
+    if radii.x == radii.y && radii.y == radii.z {
+        return sweep_sphere_triangle(c, radii.x, v, tri, 1.0);
+    }
+    let inv = radii.recip();
+    let scaled = tri.map(|p| p * inv);
+    let ct = sweep_sphere_triangle(c * inv, 1.0, v * inv, &scaled, 1.0)?;
+    // Normals transform by the inverse transpose of the scale: multiply by 1/radii again.
+    let back = |n: DVec3| (n * inv).normalize_or_zero();
+    Some(Contact { t: ct.t, point: ct.point * radii, normal: back(ct.normal), face: back(ct.face) })
+}
+
 /// A contact with the terrain, with the triangle that was touched.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TerrainContact {
@@ -147,6 +196,30 @@ impl SphereTree {
         best
     }
 
+    /// [`SweepTarget::sweep_ellipsoid`] on the tree.
+    pub fn sweep_ellipsoid(&self, c: DVec3, radii: DVec3, v: DVec3) -> Option<TerrainContact> {
+        let (mc, mr) = (c + v * 0.5, v.length() * 0.5 + radii.max_element());
+        let mut best: Option<TerrainContact> = None;
+        let mut k = 0;
+        while k < self.nodes.len() {
+            let n = &self.nodes[k];
+            let reach = n.radius + mr;
+            if n.center.distance_squared(mc) > reach * reach {
+                k = n.next as usize;
+                continue;
+            }
+            for i in n.first as usize..(n.first + n.count) as usize {
+                if let Some(ct) = sweep_scaled(c, radii, v, &self.tris[i]) {
+                    if best.is_none_or(|b| better(&ct, &b.contact, v)) {
+                        best = Some(TerrainContact { contact: ct, triangle: self.ids[i] });
+                    }
+                }
+            }
+            k += 1;
+        }
+        best
+    }
+
     /// The naive sweep: every triangle (the benchmark's and the tests' reference).
     pub fn sweep_all(&self, c: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
         let mut best: Option<TerrainContact> = None;
@@ -168,5 +241,15 @@ fn better(a: &Contact, b: &Contact, v: DVec3) -> bool {
         a.face.dot(-v) > b.face.dot(-v)
     } else {
         a.t < b.t
+    }
+}
+
+impl SweepTarget for SphereTree {
+    fn sweep(&self, c: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
+        SphereTree::sweep(self, c, r, v)
+    }
+
+    fn sweep_ellipsoid(&self, c: DVec3, radii: DVec3, v: DVec3) -> Option<TerrainContact> {
+        SphereTree::sweep_ellipsoid(self, c, radii, v)
     }
 }
