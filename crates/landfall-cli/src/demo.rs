@@ -1,11 +1,14 @@
 //! `landfall demo`: the main workloads on a generated terrain, a throughput table and a picture.
 
-use crate::render::{render, write_png, Camera};
+use crate::render::{draw_paths, render, write_png, Camera};
 use anyhow::Result;
 use clap::Args;
+use landfall::collide::{CharacterController, ControllerParams, TerrainSweep};
+use landfall::glam::DVec3;
 use landfall::heightfield::synth::{generate, SynthParams};
 use landfall::heightfield::workload::{self, SplitMix64};
 use landfall::{Heightfield, Ray};
+use rayon::prelude::*;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -33,6 +36,12 @@ pub struct DemoArgs {
     /// Picture height in pixels.
     #[arg(long, default_value_t = 720)]
     height: u32,
+    /// Character controllers in the crowd.
+    #[arg(long, default_value_t = 2000)]
+    walkers: usize,
+    /// Moves each walker makes (5 m each).
+    #[arg(long, default_value_t = 200)]
+    walk_moves: usize,
 }
 
 struct Row {
@@ -110,8 +119,15 @@ pub fn run(args: &DemoArgs) -> Result<()> {
         "visible",
     ));
 
-    // 4. The picture: primary rays plus shadow rays.
-    let ((px, n_hit, n_shadow), render_secs) = timed(|| render(&hf, &cam, args.width, args.height));
+    // 4. A crowd of character controllers walking the terrain (swept spheres, sliding, steps).
+    let (paths, grounded, moves, crowd_secs) = crowd(&hf, &cam, args, &mut rng);
+    rows.push(Row::of_all("crowd moves (controller)", crowd_secs, grounded, moves, "grounded"));
+
+    // 5. The picture: primary rays plus shadow rays, and the walkers' paths.
+    let ((mut px, n_hit, n_shadow), render_secs) = timed(|| render(&hf, &cam, args.width, args.height));
+    // Draw a sample of the walkers (all of them would cover the picture).
+    let shown: Vec<Vec<DVec3>> = paths.iter().step_by((paths.len() / 40).max(1)).cloned().collect();
+    let drawn = draw_paths(&hf, &cam, &shown, args.width, args.height, &mut px);
     let n_rays = (args.width * args.height) as usize + n_hit;
     rows.push(Row {
         name: "render (primary + shadow)",
@@ -140,12 +156,65 @@ pub fn run(args: &DemoArgs) -> Result<()> {
     let path = args.out.join("demo.png");
     write_png(&path, args.width, args.height, &px)?;
     say!(
-        "\nwrote {} ({}×{}, {} terrain pixels, {} in shadow)",
+        "\nwrote {} ({}×{}, {} terrain pixels, {} in shadow, {} visible path points of {} of the walkers)",
         path.display(),
         args.width,
         args.height,
         n_hit,
-        n_shadow
+        n_shadow,
+        drawn,
+        shown.len()
     );
     Ok(())
+}
+
+/// Walkers dropped where random pixels of the view meet the ground, each walking straight ahead
+/// (5 m per move, gravity 2 m per move) with a character controller; returns their paths, the
+/// grounded moves, all moves and the time.
+fn crowd(
+    hf: &Heightfield,
+    cam: &Camera,
+    args: &DemoArgs,
+    rng: &mut SplitMix64,
+) -> (Vec<Vec<DVec3>>, usize, usize, f64) {
+    let params = ControllerParams {
+        radius: 2.0,
+        skin: 0.05,
+        max_climb: 40f64.to_radians(),
+        min_slide: 30f64.to_radians(),
+        step_height: 1.0,
+        snap: 3.0,
+        max_iterations: 6,
+    };
+    let controller = CharacterController::new(params, DVec3::Z);
+    let starts: Vec<(DVec3, f64)> = (0..args.walkers)
+        .filter_map(|_| {
+            let ray = cam.ray((rng.uniform() * 1024.0) as u32, (288.0 + rng.uniform() * 288.0) as u32, 1024, 576);
+            let heading = rng.uniform() * std::f64::consts::TAU;
+            hf.raycast(&ray, f64::INFINITY).map(|h| (h.point + DVec3::Z * (params.radius + 0.5), heading))
+        })
+        .collect();
+    let target = TerrainSweep(hf);
+    let frames = args.walk_moves;
+    let (results, secs) = timed(|| {
+        starts
+            .par_iter()
+            .map(|&(start, heading)| {
+                let step = DVec3::new(heading.cos(), heading.sin(), 0.0) * 5.0 - DVec3::Z * 2.0;
+                let (mut pos, mut grounded, mut on) = (start, false, 0usize);
+                let mut path = Vec::with_capacity(frames);
+                for _ in 0..frames {
+                    let m = controller.move_by(&target, pos, step, grounded);
+                    pos = m.position;
+                    grounded = m.grounded;
+                    on += usize::from(grounded);
+                    path.push(pos - DVec3::Z * params.radius);
+                }
+                (path, on)
+            })
+            .collect::<Vec<_>>()
+    });
+    let grounded = results.iter().map(|r| r.1).sum();
+    let moves = results.len() * frames;
+    (results.into_iter().map(|r| r.0).collect(), grounded, moves, secs)
 }

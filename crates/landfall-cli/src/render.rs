@@ -42,6 +42,48 @@ impl Camera {
     }
 }
 
+impl Camera {
+    /// The pixel (column, row) where world point `p` appears in a `w × h` image, if in front.
+    pub fn project(&self, p: DVec3, w: u32, h: u32) -> Option<(f64, f64)> {
+        let fwd = (self.target - self.eye).normalize();
+        let right = fwd.cross(DVec3::Z).normalize();
+        let up = right.cross(fwd);
+        let d = p - self.eye;
+        let z = d.dot(fwd);
+        if z <= 0.0 {
+            return None;
+        }
+        let tan = (self.fov_deg.to_radians() * 0.5).tan();
+        let aspect = w as f64 / h as f64;
+        let (sx, sy) = (d.dot(right) / z / (tan * aspect), d.dot(up) / z / tan);
+        Some(((sx + 1.0) * 0.5 * w as f64, (1.0 - sy) * 0.5 * h as f64))
+    }
+}
+
+/// Paints the visible points of `paths` (unoccluded from the camera) into `px` as small dots.
+pub fn draw_paths(hf: &Heightfield, cam: &Camera, paths: &[Vec<DVec3>], w: u32, h: u32, px: &mut [u8]) -> usize {
+    let points: Vec<(usize, DVec3)> =
+        paths.iter().enumerate().flat_map(|(k, p)| p.iter().map(move |&q| (k, q))).collect();
+    let sight: Vec<(Ray, f64)> = points.iter().map(|&(_, q)| (Ray::new(cam.eye, q - cam.eye), 0.999)).collect();
+    let blocked = hf.raycast_batch(&sight);
+    let mut drawn = 0;
+    for (&(k, q), b) in points.iter().zip(&blocked) {
+        let Some((x, y)) = cam.project(q, w, h).filter(|_| b.is_none()) else { continue };
+        // A warm colour per walker.
+        let hue = (k as f64 * 0.618_034).fract();
+        let col = [255u8, (30.0 + 90.0 * hue) as u8, (20.0 + 60.0 * (1.0 - hue)) as u8];
+        for (dx, dy) in [(0i64, 0i64), (1, 0), (0, 1), (1, 1)] {
+            let (cx, cy) = (x as i64 + dx, y as i64 + dy);
+            if cx >= 0 && cy >= 0 && (cx as u32) < w && (cy as u32) < h {
+                let at = 3 * (cy as usize * w as usize + cx as usize);
+                px[at..at + 3].copy_from_slice(&col);
+            }
+        }
+        drawn += 1;
+    }
+    drawn
+}
+
 /// Colour of the ground at relative height `r` ∈ [0, 1] with upward normal `n`.
 fn albedo(r: f64, n: DVec3) -> DVec3 {
     let grass = DVec3::new(0.30, 0.46, 0.20);

@@ -177,8 +177,25 @@ fn info_and_demo() {
         assert!(text.contains(want), "info lacks {want:?}:\n{text}");
     }
     let out = d.path().join("out");
-    let text = ok(&["demo", "--size", "65", "--queries", "2000", "--width", "64", "--height", "36", "--out", s(&out)]);
+    let text = ok(&[
+        "demo",
+        "--size",
+        "65",
+        "--queries",
+        "2000",
+        "--width",
+        "64",
+        "--height",
+        "36",
+        "--walkers",
+        "20",
+        "--walk-moves",
+        "10",
+        "--out",
+        s(&out),
+    ]);
     assert!(text.contains("vertical queries") && text.contains("line-of-sight rays"), "{text}");
+    assert!(text.contains("crowd moves (controller)"), "{text}");
     assert!(out.join("demo.png").exists());
 }
 
