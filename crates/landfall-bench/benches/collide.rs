@@ -1,0 +1,122 @@
+//! Swept spheres and controller moves: the 2004 paper's sphere tree (id `landfall`), the terrain's own candidate
+//! triangles (no extra structure), and the naive all-triangles sweep, on the same terrain and motions.
+//!
+//! `cargo bench -p landfall-bench --bench collide`
+
+use criterion::{criterion_group, BenchmarkId, Criterion};
+use glam::DVec3;
+use landfall::collide::{CharacterController, ControllerParams, SphereTree, SweepTarget, TerrainSweep};
+use landfall::heightfield::workload::SplitMix64;
+use landfall::{PolygonTerrain, QuadtreeParams, Terrain};
+use landfall_bench::report::print_ratios;
+use landfall_bench::terrains::{dem_tin, generated};
+use std::hint::black_box;
+use std::time::Instant;
+
+/// `n` sweeps: spheres of 1 m from 2 m above random ground points, random directions, 0.5–20 m.
+fn motions(t: &dyn Terrain, n: usize, seed: u64) -> Vec<(DVec3, DVec3)> {
+    let b = t.bounds();
+    let mut rng = SplitMix64::new(seed);
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let (x, y) = (rng.range(b.min.x, b.max.x), rng.range(b.min.y, b.max.y));
+        let Some(g) = t.top_surface(DVec3::new(x, y, b.max.z + 1.0)) else { continue };
+        let d = DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 0.3)).normalize_or_zero();
+        out.push((g.point + DVec3::Z * 2.0, d * rng.range(0.5, 20.0)));
+    }
+    out
+}
+
+fn cycle<T>(b: &mut criterion::Bencher, set: &[T], mut f: impl FnMut(&T)) {
+    let mut k = 0;
+    b.iter(|| {
+        f(black_box(&set[k]));
+        k = if k + 1 == set.len() { 0 } else { k + 1 };
+    })
+}
+
+fn sweeps(c: &mut Criterion) {
+    let mut g = c.benchmark_group("swept_sphere");
+    let hf = generated(1025).hf;
+    let start = Instant::now();
+    let hf_tree = SphereTree::from_terrain(&hf);
+    eprintln!(
+        "gen1025: sphere tree over {} triangles built in {:.0} ms",
+        hf_tree.triangle_count(),
+        start.elapsed().as_secs_f64() * 1e3
+    );
+    let tin = dem_tin(13_000);
+    let poly = PolygonTerrain::builder()
+        .triangles(&tin.vertices, &tin.triangles)
+        .params(QuadtreeParams::default())
+        .build()
+        .unwrap();
+    let poly_tree = SphereTree::from_terrain(&poly);
+    let cases: [(&str, &dyn Terrain, &SphereTree); 2] = [("gen1025", &hf, &hf_tree), ("tin13k", &poly, &poly_tree)];
+    for (name, t, tree) in cases {
+        let set = motions(t, 2048, 5);
+        // Same answers first.
+        let differ = set
+            .iter()
+            .filter(|(c0, v)| {
+                let (a, b) = (tree.sweep(*c0, 1.0, *v), TerrainSweep(t).sweep(*c0, 1.0, *v));
+                a.map(|h| h.contact.t)
+                    .zip(b.map(|h| h.contact.t))
+                    .map_or(a.is_some() != b.is_some(), |(x, y)| (x - y).abs() > 1e-9)
+            })
+            .count();
+        eprintln!(
+            "{name}: {differ} of {} sweeps differ between the sphere tree and the terrain's candidates",
+            set.len()
+        );
+        g.bench_function(BenchmarkId::new("landfall", name), |b| {
+            cycle(b, &set, |(c0, v)| {
+                black_box(tree.sweep(*c0, 1.0, *v));
+            })
+        });
+        g.bench_function(BenchmarkId::new("terrain_candidates", name), |b| {
+            cycle(b, &set, |(c0, v)| {
+                black_box(TerrainSweep(t).sweep(*c0, 1.0, *v));
+            })
+        });
+        g.bench_function(BenchmarkId::new("naive", name), |b| {
+            cycle(b, &set[..16], |(c0, v)| {
+                black_box(tree.sweep_all(*c0, 1.0, *v));
+            })
+        });
+    }
+    g.finish();
+
+    let mut g = c.benchmark_group("controller_move");
+    let controller = CharacterController::new(ControllerParams::default(), DVec3::Z);
+    for (name, t, tree) in cases {
+        let walk: Vec<(DVec3, DVec3)> = motions(t, 2048, 6)
+            .into_iter()
+            .map(|(c0, v)| (c0 - DVec3::Z * 1.4, DVec3::new(v.x, v.y, 0.0).normalize_or_zero() * 0.05 - DVec3::Z * 0.1))
+            .collect();
+        g.bench_function(BenchmarkId::new("landfall", name), |b| {
+            cycle(b, &walk, |(p, d)| {
+                black_box(controller.move_by(tree, *p, *d, true));
+            })
+        });
+        g.bench_function(BenchmarkId::new("terrain_candidates", name), |b| {
+            cycle(b, &walk, |(p, d)| {
+                black_box(controller.move_by(&TerrainSweep(t), *p, *d, true));
+            })
+        });
+    }
+    g.finish();
+}
+
+fn report(_: &mut Criterion) {
+    let names = ["gen1025".to_string(), "tin13k".to_string()];
+    print_ratios("swept_sphere", &["terrain_candidates", "naive"], &names);
+    print_ratios("controller_move", &["terrain_candidates"], &names);
+}
+
+criterion_group!(benches, sweeps, report);
+
+fn main() {
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}
