@@ -8,6 +8,7 @@ use glam::DVec3;
 use landfall::collide::{CharacterController, ControllerParams, SphereTree, SweepTarget, TerrainSweep};
 use landfall::heightfield::workload::SplitMix64;
 use landfall::{PolygonTerrain, QuadtreeParams, Terrain};
+use landfall_bench::rapier_peer::{controller as rapier_controller, RapierScene};
 use landfall_bench::report::print_ratios;
 use landfall_bench::terrains::{dem_tin, generated};
 use std::hint::black_box;
@@ -53,8 +54,40 @@ fn sweeps(c: &mut Criterion) {
         .unwrap();
     let poly_tree = SphereTree::from_terrain(&poly);
     let cases: [(&str, &dyn Terrain, &SphereTree); 2] = [("gen1025", &hf, &hf_tree), ("tin13k", &poly, &poly_tree)];
-    for (name, t, tree) in cases {
+    let rapier: Vec<RapierScene> = cases
+        .iter()
+        .map(|(name, t, _)| {
+            let mut verts = Vec::new();
+            t.triangles_in(&t.bounds(), &mut |_, tri| verts.extend_from_slice(&tri));
+            let tris: Vec<[u32; 3]> = (0..verts.len() as u32 / 3).map(|k| [3 * k, 3 * k + 1, 3 * k + 2]).collect();
+            let start = Instant::now();
+            let scene = RapierScene::new(&verts, &tris);
+            eprintln!(
+                "{name}: rapier TriMesh of {} triangles built in {:.0} ms",
+                tris.len(),
+                start.elapsed().as_secs_f64() * 1e3
+            );
+            scene
+        })
+        .collect();
+    for ((name, t, tree), scene) in cases.into_iter().zip(&rapier) {
         let set = motions(t, 2048, 5);
+        let off = set
+            .iter()
+            .filter(|(c0, v)| {
+                let (a, b) = (TerrainSweep(t).sweep(*c0, 1.0, *v), scene.cast_ball(*c0, 1.0, *v));
+                // rapier works in f32: 2 cm of the motion is its resolution at these coordinates.
+                a.map(|h| h.contact.t)
+                    .zip(b)
+                    .map_or(a.is_some() != b.is_some(), |(x, y)| (x - y as f64).abs() * v.length() > 0.02)
+            })
+            .count();
+        eprintln!("{name}: {off} of {} sweeps answered differently by rapier (f32: beyond 2 cm)", set.len());
+        g.bench_function(BenchmarkId::new("rapier_trimesh", name), |b| {
+            cycle(b, &set, |(c0, v)| {
+                black_box(scene.cast_ball(*c0, 1.0, *v));
+            })
+        });
         // Same answers first.
         let differ = set
             .iter()
@@ -89,7 +122,8 @@ fn sweeps(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("controller_move");
     let controller = CharacterController::new(ControllerParams::default(), DVec3::Z);
-    for (name, t, tree) in cases {
+    let kcc = rapier_controller();
+    for ((name, t, tree), scene) in cases.into_iter().zip(&rapier) {
         let walk: Vec<(DVec3, DVec3)> = motions(t, 2048, 6)
             .into_iter()
             .map(|(c0, v)| (c0 - DVec3::Z * 1.4, DVec3::new(v.x, v.y, 0.0).normalize_or_zero() * 0.05 - DVec3::Z * 0.1))
@@ -104,14 +138,19 @@ fn sweeps(c: &mut Criterion) {
                 black_box(controller.move_by(&TerrainSweep(t), *p, *d, true));
             })
         });
+        g.bench_function(BenchmarkId::new("rapier_kcc", name), |b| {
+            cycle(b, &walk, |(p, d)| {
+                black_box(scene.move_ball(&kcc, *p, 0.5, *d));
+            })
+        });
     }
     g.finish();
 }
 
 fn report(_: &mut Criterion) {
     let names = ["gen1025".to_string(), "tin13k".to_string()];
-    print_ratios("swept_sphere", &["terrain_candidates", "naive"], &names);
-    print_ratios("controller_move", &["terrain_candidates"], &names);
+    print_ratios("swept_sphere", &["terrain_candidates", "rapier_trimesh", "naive"], &names);
+    print_ratios("controller_move", &["terrain_candidates", "rapier_kcc"], &names);
 }
 
 criterion_group!(benches, sweeps, report);

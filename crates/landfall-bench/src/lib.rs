@@ -5,5 +5,6 @@
 
 pub mod grid;
 pub mod peers;
+pub mod rapier_peer;
 pub mod report;
 pub mod terrains;
