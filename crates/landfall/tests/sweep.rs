@@ -231,3 +231,74 @@ fn slides_on_a_heightfield_without_a_tree() {
         assert!(distance(&tris, res.position) >= 1.0 - 1e-6);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// A capsule sweeps like the union of spheres along its axis: its contact comes no later than any
+    /// sampled sphere's, and no earlier than the densest sampling's minus the sampling gap; a capsule
+    /// of zero length is the sphere.
+    #[test]
+    fn capsules_sweep_like_their_spheres(
+        a in prop::array::uniform3(-2.0f64..2.0), axis in prop::array::uniform3(-1.5f64..1.5), v in prop::array::uniform3(-6.0f64..6.0),
+        r in 0.2f64..1.0, tri in prop::array::uniform9(-3.0f64..3.0),
+    ) {
+        use landfall::collide::sweep_capsule_triangle;
+        let t3 = [DVec3::new(tri[0], tri[1], tri[2]), DVec3::new(tri[3], tri[4], tri[5]), DVec3::new(tri[6], tri[7], tri[8])];
+        prop_assume!((t3[1] - t3[0]).cross(t3[2] - t3[0]).length() > 0.1);
+        let (a, v) = (DVec3::from_array(a) + DVec3::new(0.0, 0.0, 6.0), DVec3::from_array(v));
+        let b = a + DVec3::from_array(axis);
+        let cap = sweep_capsule_triangle(a, b, r, v, &t3, 1.0);
+        let point = sweep_capsule_triangle(a, a, r, v, &t3, 1.0);
+        let sphere = sweep_sphere_triangle(a, r, v, &t3, 1.0);
+        prop_assert_eq!(point.is_some(), sphere.is_some());
+        if let (Some(p), Some(s)) = (point, sphere) {
+            prop_assert!((p.t - s.t).abs() < 1e-6, "{} vs {}", p.t, s.t);
+        }
+        let n = 200;
+        let mut first: Option<f64> = None;
+        for k in 0..=n {
+            let c = a.lerp(b, k as f64 / n as f64);
+            if let Some(h) = sweep_sphere_triangle(c, r, v, &t3, 1.0) {
+                first = Some(first.map_or(h.t, |f: f64| f.min(h.t)));
+            }
+        }
+        match (cap, first) {
+            (Some(c), Some(f)) => {
+                prop_assert!(c.t <= f + 1e-6, "capsule {} later than a sphere {}", c.t, f);
+                // Every point of the axis is within gap/2 of a sampled center, so the capsule lies in
+                // the spheres of radius r + gap/2 around the samples: it cannot touch before they do.
+                let gap = a.distance(b) / n as f64;
+                let loose = (0..=n)
+                    .filter_map(|k| sweep_sphere_triangle(a.lerp(b, k as f64 / n as f64), r + gap, v, &t3, 1.0))
+                    .map(|h| h.t)
+                    .fold(f64::INFINITY, f64::min);
+                prop_assert!(c.t >= loose - 1e-6, "capsule {} earlier than possible ({})", c.t, loose);
+            }
+            (None, Some(f)) => prop_assert!(false, "capsule missed, a sphere hit at {}", f),
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn capsules_on_terrains() {
+    use landfall::collide::{SweepTarget, TerrainSweep};
+    let hf = terrain(9, 33);
+    let tree = SphereTree::from_terrain(&hf);
+    // A lying capsule dropped on the terrain: tree and candidates agree, and the capsule ends r above.
+    for k in 0..100 {
+        let (x, y) = (4.0 + (k % 10) as f64 * 2.5, 4.0 + (k / 10) as f64 * 2.5);
+        let a = DVec3::new(x, y, 40.0);
+        let b = a + DVec3::new(1.5, 0.5, 0.0);
+        let v = DVec3::new(0.0, 0.0, -60.0);
+        let (p, q) = (tree.sweep_capsule(a, b, 0.4, v), TerrainSweep(&hf).sweep_capsule(a, b, 0.4, v));
+        let (p, q) = (p.unwrap(), q.unwrap());
+        assert!((p.contact.t - q.contact.t).abs() < 1e-9);
+        let (d, _, _) = all_triangles(&hf)
+            .iter()
+            .map(|t| landfall::collide::segment_triangle_distance(a + v * p.contact.t, b + v * p.contact.t, t))
+            .fold((f64::INFINITY, DVec3::ZERO, DVec3::ZERO), |m, x| if x.0 < m.0 { x } else { m });
+        assert!((d - 0.4).abs() < 1e-6, "distance at contact {d}");
+    }
+}

@@ -146,6 +146,12 @@ pub fn obb_overlap(a: &Body, b: &Body) -> bool {
 
 /// Closest distance between segments `p0`–`p1` and `q0`–`q1`.
 pub fn segment_distance(p0: DVec3, p1: DVec3, q0: DVec3, q1: DVec3) -> f64 {
+    segment_closest(p0, p1, q0, q1).0
+}
+
+/// Closest distance between segments `p0`–`p1` and `q0`–`q1`, with the parameters (s on the
+/// first, t on the second, both in [0, 1]) of the closest points (Ericson).
+pub fn segment_closest(p0: DVec3, p1: DVec3, q0: DVec3, q1: DVec3) -> (f64, f64, f64) {
     let (d1, d2, r) = (p1 - p0, q1 - q0, p0 - q0);
     let (a, e, f) = (d1.length_squared(), d2.length_squared(), d2.dot(r));
     let (s, t) = if a <= f64::EPSILON && e <= f64::EPSILON {
@@ -171,7 +177,7 @@ pub fn segment_distance(p0: DVec3, p1: DVec3, q0: DVec3, q1: DVec3) -> f64 {
             (s, t)
         }
     };
-    ((p0 + d1 * s) - (q0 + d2 * t)).length()
+    (((p0 + d1 * s) - (q0 + d2 * t)).length(), s, t)
 }
 
 /// A proxy as a segment and radius in world coordinates (a sphere is a point segment).

@@ -9,7 +9,7 @@ pub mod sphere_tree;
 pub mod sweep;
 
 pub use controller::{CharacterController, CharacterMove, ControllerParams};
-pub use groups::{check, colliding_pairs, obb_overlap, segment_distance, Body, Groups, Proxy, Stage};
+pub use groups::{check, colliding_pairs, obb_overlap, segment_closest, segment_distance, Body, Groups, Proxy, Stage};
 pub use slide::{slide, SlideParams, SlideResult};
 pub use sphere_tree::{SphereNode, SphereTree, SweepTarget, TerrainContact, TerrainSweep};
-pub use sweep::{closest_point, sweep_sphere_triangle, Contact};
+pub use sweep::{closest_point, segment_triangle_distance, sweep_capsule_triangle, sweep_sphere_triangle, Contact};

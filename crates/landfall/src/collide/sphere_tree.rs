@@ -5,7 +5,7 @@
 //! the start and end positions against node spheres, squared distances) picks the leaves; the swept
 //! sphere against each of their triangles gives the earliest contact.
 
-use super::sweep::{sweep_sphere_triangle, Contact};
+use super::sweep::{sweep_capsule_triangle, sweep_sphere_triangle, Contact};
 use crate::geom::{Aabb, TriangleId};
 use crate::terrain::Terrain;
 use glam::DVec3;
@@ -42,6 +42,9 @@ pub trait SweepTarget: Send + Sync {
     /// a unit sphere, sweep, scale back). Triangles are gathered for the sphere of the largest
     /// radius, then tested in the scaled space.
     fn sweep_ellipsoid(&self, c: DVec3, radii: DVec3, v: DVec3) -> Option<TerrainContact>;
+
+    /// The same for a capsule of radius `r` around the segment `a`–`b` (world coordinates).
+    fn sweep_capsule(&self, a: DVec3, b: DVec3, r: f64, v: DVec3) -> Option<TerrainContact>;
 }
 
 /// Any terrain as a sweep target: the triangles its [`Terrain::triangles_in`] gives for the box
@@ -51,6 +54,22 @@ pub struct TerrainSweep<'a>(pub &'a dyn Terrain);
 impl SweepTarget for TerrainSweep<'_> {
     fn sweep(&self, c: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
         self.sweep_ellipsoid(c, DVec3::splat(r), v)
+    }
+
+    fn sweep_capsule(&self, a: DVec3, b: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
+        let reach = DVec3::splat(r + 1e-9);
+        let lo = a.min(b).min(a.min(b) + v) - reach;
+        let hi = a.max(b).max(a.max(b) + v) + reach;
+        let mut best: Option<TerrainContact> = None;
+        self.0.triangles_in(&Aabb::new(lo, hi), &mut |id, tri| {
+            let limit = best.map_or(1.0, |b| b.contact.t);
+            if let Some(ct) = sweep_capsule_triangle(a, b, r, v, &tri, limit) {
+                if best.is_none_or(|b| better(&ct, &b.contact, v)) {
+                    best = Some(TerrainContact { contact: ct, triangle: id });
+                }
+            }
+        });
+        best
     }
 
     fn sweep_ellipsoid(&self, c: DVec3, radii: DVec3, v: DVec3) -> Option<TerrainContact> {
@@ -251,5 +270,30 @@ impl SweepTarget for SphereTree {
 
     fn sweep_ellipsoid(&self, c: DVec3, radii: DVec3, v: DVec3) -> Option<TerrainContact> {
         SphereTree::sweep_ellipsoid(self, c, radii, v)
+    }
+
+    fn sweep_capsule(&self, a: DVec3, b: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
+        // The global motion test with the sphere around the capsule's whole sweep.
+        let (mc, mr) = ((a + b) * 0.5 + v * 0.5, a.distance(b) * 0.5 + v.length() * 0.5 + r);
+        let mut best: Option<TerrainContact> = None;
+        let mut k = 0;
+        while k < self.nodes.len() {
+            let n = &self.nodes[k];
+            let reach = n.radius + mr;
+            if n.center.distance_squared(mc) > reach * reach {
+                k = n.next as usize;
+                continue;
+            }
+            for i in n.first as usize..(n.first + n.count) as usize {
+                let limit = best.map_or(1.0, |b| b.contact.t);
+                if let Some(ct) = sweep_capsule_triangle(a, b, r, v, &self.tris[i], limit) {
+                    if best.is_none_or(|b| better(&ct, &b.contact, v)) {
+                        best = Some(TerrainContact { contact: ct, triangle: self.ids[i] });
+                    }
+                }
+            }
+            k += 1;
+        }
+        best
     }
 }
