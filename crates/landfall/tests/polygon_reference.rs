@@ -413,6 +413,17 @@ fn stats_follow_the_tree() {
 fn terrain_trait_on_polygons() {
     let s = scene(3, 6, 0, 2);
     let t = build(&s.polys, Frame::z_up(), QuadtreeParams::default());
+    // Batches answer like single queries.
+    let pts: Vec<DVec3> =
+        (0..500).map(|k| DVec3::new((k % 25) as f64 * 0.27, (k / 25) as f64 * 0.31, (k % 7) as f64 * 3.0)).collect();
+    let (tops, floors, ceilings, inside) =
+        (t.top_surfaces(&pts), t.floors_below(&pts), t.ceilings_above(&pts), t.contains_batch(&pts));
+    for (k, &p) in pts.iter().enumerate() {
+        assert_eq!(
+            (tops[k], floors[k], ceilings[k], inside[k]),
+            (t.top_surface(p), t.floor_below(p), t.ceiling_above(p), t.contains(p))
+        );
+    }
     let dynamic: &dyn Terrain = &t;
     let p = DVec3::new(2.3, 3.1, 50.0);
     let mut all = Vec::new();

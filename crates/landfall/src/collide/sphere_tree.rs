@@ -185,39 +185,17 @@ impl SphereTree {
         self.tris.len()
     }
 
-    /// Earliest contact of a sphere of radius `r` whose center moves from `c` along `v` (t in
-    /// [0, 1]): the global motion test against node spheres, then the swept sphere against the
-    /// triangles of the leaves it reaches. The walk only moves forward in the array.
-    pub fn sweep(&self, c: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
-        let (mc, mr) = (c + v * 0.5, v.length() * 0.5 + r);
-        let mut best: Option<TerrainContact> = None;
-        let mut t_max = 1.0;
-        let mut k = 0;
-        while k < self.nodes.len() {
-            let n = &self.nodes[k];
-            let reach = n.radius + mr;
-            if n.center.distance_squared(mc) > reach * reach {
-                k = n.next as usize;
-                continue;
-            }
-            if n.children == 0 {
-                for i in n.first as usize..(n.first + n.count) as usize {
-                    if let Some(ct) = sweep_sphere_triangle(c, r, v, &self.tris[i], t_max) {
-                        if best.is_none_or(|b| better(&ct, &b.contact, v)) {
-                            t_max = ct.t;
-                            best = Some(TerrainContact { contact: ct, triangle: self.ids[i] });
-                        }
-                    }
-                }
-            }
-            k += 1;
-        }
-        best
-    }
-
-    /// [`SweepTarget::sweep_ellipsoid`] on the tree.
-    pub fn sweep_ellipsoid(&self, c: DVec3, radii: DVec3, v: DVec3) -> Option<TerrainContact> {
-        let (mc, mr) = (c + v * 0.5, v.length() * 0.5 + radii.max_element());
+    /// The paper's walk: the global motion test (the sphere at `mc` of radius `mr` around the whole
+    /// motion against node spheres, squared distances) picks the leaves; `test(triangle, limit)`
+    /// sweeps each of their triangles, the earliest contact so far limiting the rest. The walk only
+    /// moves forward in the array.
+    fn earliest(
+        &self,
+        mc: DVec3,
+        mr: f64,
+        v: DVec3,
+        test: impl Fn(&[DVec3; 3], f64) -> Option<Contact>,
+    ) -> Option<TerrainContact> {
         let mut best: Option<TerrainContact> = None;
         let mut k = 0;
         while k < self.nodes.len() {
@@ -228,7 +206,8 @@ impl SphereTree {
                 continue;
             }
             for i in n.first as usize..(n.first + n.count) as usize {
-                if let Some(ct) = sweep_scaled(c, radii, v, &self.tris[i]) {
+                let limit = best.map_or(1.0, |b| b.contact.t);
+                if let Some(ct) = test(&self.tris[i], limit) {
                     if best.is_none_or(|b| better(&ct, &b.contact, v)) {
                         best = Some(TerrainContact { contact: ct, triangle: self.ids[i] });
                     }
@@ -237,6 +216,23 @@ impl SphereTree {
             k += 1;
         }
         best
+    }
+
+    /// Earliest contact of a sphere of radius `r` whose center moves from `c` along `v` (t in
+    /// [0, 1]), by the paper's walk over the tree.
+    pub fn sweep(&self, c: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
+        self.earliest(c + v * 0.5, v.length() * 0.5 + r, v, |tri, limit| sweep_sphere_triangle(c, r, v, tri, limit))
+    }
+
+    /// [`SweepTarget::sweep_ellipsoid`] on the tree.
+    pub fn sweep_ellipsoid(&self, c: DVec3, radii: DVec3, v: DVec3) -> Option<TerrainContact> {
+        self.earliest(c + v * 0.5, v.length() * 0.5 + radii.max_element(), v, |tri, _| sweep_scaled(c, radii, v, tri))
+    }
+
+    /// [`SweepTarget::sweep_capsule`] on the tree.
+    pub fn sweep_capsule(&self, a: DVec3, b: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
+        let (mc, mr) = ((a + b) * 0.5 + v * 0.5, a.distance(b) * 0.5 + v.length() * 0.5 + r);
+        self.earliest(mc, mr, v, |tri, limit| sweep_capsule_triangle(a, b, r, v, tri, limit))
     }
 
     /// The naive sweep: every triangle (the benchmark's and the tests' reference).
@@ -273,27 +269,6 @@ impl SweepTarget for SphereTree {
     }
 
     fn sweep_capsule(&self, a: DVec3, b: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
-        // The global motion test with the sphere around the capsule's whole sweep.
-        let (mc, mr) = ((a + b) * 0.5 + v * 0.5, a.distance(b) * 0.5 + v.length() * 0.5 + r);
-        let mut best: Option<TerrainContact> = None;
-        let mut k = 0;
-        while k < self.nodes.len() {
-            let n = &self.nodes[k];
-            let reach = n.radius + mr;
-            if n.center.distance_squared(mc) > reach * reach {
-                k = n.next as usize;
-                continue;
-            }
-            for i in n.first as usize..(n.first + n.count) as usize {
-                let limit = best.map_or(1.0, |b| b.contact.t);
-                if let Some(ct) = sweep_capsule_triangle(a, b, r, v, &self.tris[i], limit) {
-                    if best.is_none_or(|b| better(&ct, &b.contact, v)) {
-                        best = Some(TerrainContact { contact: ct, triangle: self.ids[i] });
-                    }
-                }
-            }
-            k += 1;
-        }
-        best
+        SphereTree::sweep_capsule(self, a, b, r, v)
     }
 }

@@ -200,6 +200,11 @@ impl PolygonTerrain {
         points.par_iter().with_min_len(4096).map(|&p| self.floor_below(p)).collect()
     }
 
+    /// [`PolygonTerrain::ceiling_above`] for many points, in parallel.
+    pub fn ceilings_above(&self, points: &[DVec3]) -> Vec<Option<SurfacePoint>> {
+        points.par_iter().with_min_len(4096).map(|&p| self.ceiling_above(p)).collect()
+    }
+
     /// [`PolygonTerrain::contains`] for many points, in parallel.
     pub fn contains_batch(&self, points: &[DVec3]) -> Vec<bool> {
         points.par_iter().with_min_len(4096).map(|&p| self.contains(p)).collect()
