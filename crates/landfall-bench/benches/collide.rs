@@ -7,7 +7,7 @@ use criterion::{criterion_group, BenchmarkId, Criterion};
 use glam::DVec3;
 use landfall::collide::{CharacterController, ControllerParams, SphereTree, SweepTarget, TerrainSweep};
 use landfall::heightfield::workload::SplitMix64;
-use landfall::{PolygonTerrain, QuadtreeParams, Terrain};
+use landfall::{place, FollowParams, PolygonTerrain, QuadtreeParams, Terrain};
 use landfall_bench::rapier_peer::{controller as rapier_controller, RapierScene};
 use landfall_bench::report::print_ratios;
 use landfall_bench::terrains::{dem_tin, generated};
@@ -112,6 +112,19 @@ fn sweeps(c: &mut Criterion) {
                 black_box(TerrainSweep(t).sweep(*c0, 1.0, *v));
             })
         });
+        // Controller-sized motions: 10 cm.
+        let short: Vec<(DVec3, DVec3)> =
+            set.iter().map(|(c0, v)| (*c0 - DVec3::Z * 0.99, v.normalize_or_zero() * 0.1)).collect();
+        g.bench_function(BenchmarkId::new("terrain_candidates_10cm", name), |b| {
+            cycle(b, &short, |(c0, v)| {
+                black_box(TerrainSweep(t).sweep(*c0, 1.0, *v));
+            })
+        });
+        g.bench_function(BenchmarkId::new("rapier_trimesh_10cm", name), |b| {
+            cycle(b, &short, |(c0, v)| {
+                black_box(scene.cast_ball(*c0, 1.0, *v));
+            })
+        });
         g.bench_function(BenchmarkId::new("naive", name), |b| {
             cycle(b, &set[..16], |(c0, v)| {
                 black_box(tree.sweep_all(*c0, 1.0, *v));
@@ -147,13 +160,75 @@ fn sweeps(c: &mut Criterion) {
     g.finish();
 }
 
+/// Placement by three points, and a crowd of 10,000 characters moving one 60 fps frame (walking at
+/// 1.5 m/s plus gravity) on all threads.
+fn crowds(c: &mut Criterion) {
+    let hf = generated(1025).hf;
+    let tin = dem_tin(13_000);
+    let poly = PolygonTerrain::builder()
+        .triangles(&tin.vertices, &tin.triangles)
+        .params(QuadtreeParams::default())
+        .build()
+        .unwrap();
+    let cases: [(&str, &dyn Terrain); 2] = [("gen1025", &hf), ("tin13k", &poly)];
+    let mut g = c.benchmark_group("placement");
+    let params = FollowParams { max_slope: 1.5, ..FollowParams::default() };
+    for (name, t) in cases {
+        let bodies: Vec<(DVec3, f64)> = motions(t, 4096, 7).into_iter().map(|(c0, v)| (c0, v.y.atan2(v.x))).collect();
+        g.bench_function(BenchmarkId::new("landfall_three_points", name), |b| {
+            cycle(b, &bodies, |(p, h)| {
+                black_box(place(t, *p, *h, &params).ok());
+            })
+        });
+    }
+    g.finish();
+    let mut g = c.benchmark_group("crowd_frame");
+    g.sample_size(20);
+    let controller = CharacterController::new(ControllerParams::default(), DVec3::Z);
+    for (name, t) in cases {
+        // Settle 10,000 walkers on the ground first.
+        let mut walkers: Vec<(DVec3, DVec3, bool)> = motions(t, 10_000, 8)
+            .into_iter()
+            .map(|(c0, v)| (c0 - DVec3::Z * 1.4, DVec3::new(v.x, v.y, 0.0).normalize_or_zero() * (1.5 / 60.0), false))
+            .collect();
+        let gravity = DVec3::Z * (-9.81 / 60.0 / 60.0 * 10.0);
+        let frame = |walkers: &mut Vec<(DVec3, DVec3, bool)>| {
+            use rayon::prelude::*;
+            walkers.par_iter_mut().with_min_len(64).for_each(|(p, v, grounded)| {
+                let m = controller.move_by(&TerrainSweep(t), *p, *v + gravity, *grounded);
+                (*p, *grounded) = (m.position, m.grounded);
+            });
+        };
+        for _ in 0..5 {
+            frame(&mut walkers);
+        }
+        g.bench_function(BenchmarkId::new("landfall_10000", name), |b| b.iter(|| frame(&mut walkers)));
+        // No walker ends below the surface.
+        let below = walkers.iter().filter(|(p, _, _)| t.top_surface(*p).is_some_and(|s| s.point.z > p.z)).count();
+        eprintln!("{name}: {below} of {} walkers below the surface after the frames", walkers.len());
+    }
+    g.finish();
+}
+
 fn report(_: &mut Criterion) {
     let names = ["gen1025".to_string(), "tin13k".to_string()];
     print_ratios("swept_sphere", &["terrain_candidates", "rapier_trimesh", "naive"], &names);
     print_ratios("controller_move", &["terrain_candidates", "rapier_kcc"], &names);
+    for n in &names {
+        for (group, f) in [
+            ("swept_sphere", "terrain_candidates_10cm"),
+            ("swept_sphere", "rapier_trimesh_10cm"),
+            ("placement", "landfall_three_points"),
+            ("crowd_frame", "landfall_10000"),
+        ] {
+            if let Some(ns) = landfall_bench::report::median_ns(group, f, n) {
+                println!("{group}/{f}/{n}: {:.3} µs", ns / 1e3);
+            }
+        }
+    }
 }
 
-criterion_group!(benches, sweeps, report);
+criterion_group!(benches, sweeps, crowds, report);
 
 fn main() {
     benches();
