@@ -89,6 +89,20 @@ pub fn sweep_sphere_triangle(c: DVec3, r: f64, v: DVec3, tri: &[DVec3; 3], t_max
         };
         Contact { t, point, normal: n, face: side }
     };
+    // Quick exact rejects: the whole motion stays more than r from the triangle's box, or more than
+    // r on one side of its plane (face, edges and vertices all lie in it).
+    let end = c + v * t_max;
+    let (lo, hi) = (c.min(end) - DVec3::splat(r), c.max(end) + DVec3::splat(r));
+    let (tmin, tmax) = (tri[0].min(tri[1]).min(tri[2]), tri[0].max(tri[1]).max(tri[2]));
+    if tmin.cmpgt(hi).any() || tmax.cmplt(lo).any() {
+        return None;
+    }
+    if face != DVec3::ZERO {
+        let (s0, s1) = (face.dot(c - tri[0]), face.dot(end - tri[0]));
+        if (s0 > r && s1 > r) || (s0 < -r && s1 < -r) {
+            return None;
+        }
+    }
     // Embedded (or touching) at the start.
     let q = closest_point(tri, c);
     if (q - c).length_squared() <= r * r {
