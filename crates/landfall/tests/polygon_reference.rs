@@ -553,3 +553,38 @@ fn terrain_sets_answer_for_moving_parts() {
     assert_eq!(set.set_pose(k, DAffine3::from_scale(DVec3::splat(2.0))), Err(PoseError::NotUpright));
     assert_eq!(set.set_pose(9, DAffine3::IDENTITY), Err(PoseError::NoSuchPart(9)));
 }
+
+/// QOTA's future direction: a long, thin terrain lying diagonally can get axes along its length;
+/// every answer stays the same. An axis-aligned rectangle is left as it is.
+#[test]
+fn long_thin_terrains_get_their_own_axes() {
+    let mut polys = Vec::new();
+    let (along, across) = (DVec3::new(1.0, 1.0, 0.0).normalize(), DVec3::new(-1.0, 1.0, 0.0).normalize());
+    for k in 0..200 {
+        let at = |i: f64, j: f64| along * (i * 0.5) + across * (j * 2.0) + DVec3::Z * ((i * 0.3).sin() + j * 0.2);
+        let (i, j) = (k as f64, 0.0);
+        polys.push(vec![at(i, j), at(i + 1.0, j), at(i + 1.0, j + 1.0)]);
+        polys.push(vec![at(i, j), at(i + 1.0, j + 1.0), at(i, j + 1.0)]);
+    }
+    let params = QuadtreeParams::default();
+    let turned = PolygonTerrain::builder().polygons(&polys).params(params).align_long_axis(true).build().unwrap();
+    let plain = PolygonTerrain::builder().polygons(&polys).params(params).build().unwrap();
+    assert!(turned.frame().rotation() != plain.frame().rotation());
+    let mut rng = Rng(3);
+    for _ in 0..2000 {
+        let p = along * rng.range(-5.0, 105.0) + across * rng.range(-1.0, 3.0) + DVec3::Z * 10.0;
+        let (x, y) = (surfaces(&turned, p), surfaces(&plain, p));
+        assert_same_heights(&x, &y, &format!("at {p}"));
+        if let (Some(s), Some(t)) = (turned.top_surface(p), plain.top_surface(p)) {
+            assert!((s.point - t.point).length() < 1e-9 && (s.normal - t.normal).length() < 1e-12);
+            assert_eq!((s.point.x, s.point.y), (p.x, p.y));
+        }
+        let ray = Ray::new(p, DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), -1.0));
+        let (h1, h2) = (turned.raycast(&ray, f64::INFINITY), plain.raycast(&ray, f64::INFINITY));
+        assert_eq!(h1.is_some(), h2.is_some());
+    }
+    // An axis-aligned rectangle keeps the frame's own axes.
+    let s = scene(4, 8, 0, 0);
+    let t = PolygonTerrain::builder().polygons(&s.polys).align_long_axis(true).build().unwrap();
+    assert_eq!(t.frame().rotation(), glam::DMat3::IDENTITY);
+}

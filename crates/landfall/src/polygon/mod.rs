@@ -167,6 +167,7 @@ pub struct PolygonTerrainBuilder {
     soup: PolygonSoup,
     frame: Frame,
     params: QuadtreeParams,
+    align: bool,
 }
 
 impl PolygonTerrainBuilder {
@@ -210,20 +211,44 @@ impl PolygonTerrainBuilder {
         self
     }
 
+    /// Turn the quadtree's axes to the terrain's long axis when that shrinks its bounding rectangle
+    /// by more than 10 % (QOTA's future directions). Answers do not change, only the tree. Default
+    /// off: measured on a long diagonal strip, equal-quadrant cells of an aligned root keep the
+    /// strip's aspect ratio and the tree got 8× bigger (`docs/benchmarks.md`).
+    pub fn align_long_axis(mut self, align: bool) -> Self {
+        self.align = align;
+        self
+    }
+
     /// Builds faces and quadtree.
     pub fn build(self) -> Result<PolygonTerrain, PolygonError> {
-        PolygonTerrain::from_soup(&self.soup, self.frame, self.params)
+        PolygonTerrain::from_soup_aligned(&self.soup, self.frame, self.params, self.align)
     }
 }
 
 impl PolygonTerrain {
     /// A builder with no polygons, Z-up gravity and default parameters.
     pub fn builder() -> PolygonTerrainBuilder {
-        PolygonTerrainBuilder { soup: PolygonSoup::new(), frame: Frame::z_up(), params: QuadtreeParams::default() }
+        PolygonTerrainBuilder {
+            soup: PolygonSoup::new(),
+            frame: Frame::z_up(),
+            params: QuadtreeParams::default(),
+            align: false,
+        }
     }
 
     /// Builds a terrain from a polygon soup.
     pub fn from_soup(soup: &PolygonSoup, frame: Frame, params: QuadtreeParams) -> Result<Self, PolygonError> {
+        Self::from_soup_aligned(soup, frame, params, false)
+    }
+
+    /// [`PolygonTerrain::from_soup`], choosing whether to align the axes to the long axis.
+    pub fn from_soup_aligned(
+        soup: &PolygonSoup,
+        frame: Frame,
+        params: QuadtreeParams,
+        align: bool,
+    ) -> Result<Self, PolygonError> {
         if params.max_polys == 0 || params.max_depth > MAX_DEPTH_LIMIT {
             return Err(PolygonError::BadParams);
         }
@@ -237,6 +262,7 @@ impl PolygonTerrain {
         let world = soup.points.iter().fold(Aabb::EMPTY, |b, &p| b.grown(p));
         let center = if world.is_empty() { DVec3::ZERO } else { (world.min + world.max) * 0.5 };
         let extent = if world.is_empty() { 0.0 } else { (world.max - world.min).max_element() };
+        let frame = if align { aligned(frame, center, &soup.points) } else { frame };
         let to_local = move |p: DVec3| frame.to_local(p - center);
         let slack = EDGE_SLACK * extent;
         let duplicate = duplicates(soup);
@@ -434,6 +460,58 @@ impl PolygonTerrain {
     pub(crate) fn to_world_point(&self, l: DVec3) -> DVec3 {
         self.header.frame.to_world(l) + self.header.center
     }
+}
+
+/// `frame` turned about gravity so the smallest rectangle around the points (seen along gravity) is
+/// axis-aligned — when that shrinks the rectangle by more than 10 %; else `frame` itself. The
+/// rectangle is found by rotating calipers on the convex hull of (up to 65,536 sampled) points.
+fn aligned(frame: Frame, center: DVec3, points: &[DVec3]) -> Frame {
+    let step = points.len().div_ceil(65_536).max(1);
+    let mut xy: Vec<[f64; 2]> =
+        points.iter().step_by(step).map(|&p| frame.to_local(p - center)).map(|l| [l.x, l.y]).collect();
+    xy.sort_by(|a, b| a[0].total_cmp(&b[0]).then(a[1].total_cmp(&b[1])));
+    xy.dedup();
+    if xy.len() < 3 {
+        return frame;
+    }
+    // Monotone chain hull.
+    let cross = |o: [f64; 2], a: [f64; 2], b: [f64; 2]| (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
+    let mut hull: Vec<[f64; 2]> = Vec::with_capacity(2 * xy.len());
+    for pass in 0..2 {
+        let start = hull.len();
+        let iter: Box<dyn Iterator<Item = &[f64; 2]>> =
+            if pass == 0 { Box::new(xy.iter()) } else { Box::new(xy.iter().rev()) };
+        for &p in iter {
+            while hull.len() >= start + 2 && cross(hull[hull.len() - 2], hull[hull.len() - 1], p) <= 0.0 {
+                hull.pop();
+            }
+            hull.push(p);
+        }
+        hull.pop();
+    }
+    let area = |theta: f64| {
+        let (c, s) = (theta.cos(), theta.sin());
+        let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
+        for p in &hull {
+            let (u, v) = (c * p[0] + s * p[1], -s * p[0] + c * p[1]);
+            lo = [lo[0].min(u), lo[1].min(v)];
+            hi = [hi[0].max(u), hi[1].max(v)];
+        }
+        (hi[0] - lo[0]) * (hi[1] - lo[1])
+    };
+    let n = hull.len();
+    let best = (0..n)
+        .map(|k| {
+            let (a, b) = (hull[k], hull[(k + 1) % n]);
+            (b[1] - a[1]).atan2(b[0] - a[0])
+        })
+        .map(|t| (area(t), t))
+        .fold((area(0.0), 0.0), |m, x| if x.0 < m.0 { x } else { m });
+    if !(best.0 < 0.9 * area(0.0)) {
+        return frame;
+    }
+    let yaw = glam::DMat3::from_rotation_z(-best.1);
+    Frame::from_rotation(frame.down(), yaw * frame.rotation()).unwrap_or(frame)
 }
 
 /// Marks every polygon whose vertex set equals that of an earlier polygon: hashes of the sorted
