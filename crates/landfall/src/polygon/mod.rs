@@ -507,7 +507,7 @@ fn aligned(frame: Frame, center: DVec3, points: &[DVec3]) -> Frame {
         })
         .map(|t| (area(t), t))
         .fold((area(0.0), 0.0), |m, x| if x.0 < m.0 { x } else { m });
-    if !(best.0 < 0.9 * area(0.0)) {
+    if best.0.partial_cmp(&(0.9 * area(0.0))) != Some(std::cmp::Ordering::Less) {
         return frame;
     }
     let yaw = glam::DMat3::from_rotation_z(-best.1);
