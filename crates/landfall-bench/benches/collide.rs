@@ -28,6 +28,16 @@ fn motions(t: &dyn Terrain, n: usize, seed: u64) -> Vec<(DVec3, DVec3)> {
     out
 }
 
+/// The ~13,000-triangle TIN of the real DEM as a polygon terrain.
+fn tin_terrain() -> PolygonTerrain {
+    let tin = dem_tin(13_000);
+    PolygonTerrain::builder()
+        .triangles(&tin.vertices, &tin.triangles)
+        .params(QuadtreeParams::default())
+        .build()
+        .unwrap()
+}
+
 fn cycle<T>(b: &mut criterion::Bencher, set: &[T], mut f: impl FnMut(&T)) {
     let mut k = 0;
     b.iter(|| {
@@ -46,12 +56,7 @@ fn sweeps(c: &mut Criterion) {
         hf_tree.triangle_count(),
         start.elapsed().as_secs_f64() * 1e3
     );
-    let tin = dem_tin(13_000);
-    let poly = PolygonTerrain::builder()
-        .triangles(&tin.vertices, &tin.triangles)
-        .params(QuadtreeParams::default())
-        .build()
-        .unwrap();
+    let poly = tin_terrain();
     let poly_tree = SphereTree::from_terrain(&poly);
     let cases: [(&str, &dyn Terrain, &SphereTree); 2] = [("gen1025", &hf, &hf_tree), ("tin13k", &poly, &poly_tree)];
     let rapier: Vec<RapierScene> = cases
@@ -164,12 +169,7 @@ fn sweeps(c: &mut Criterion) {
 /// 1.5 m/s plus gravity) on all threads.
 fn crowds(c: &mut Criterion) {
     let hf = generated(1025).hf;
-    let tin = dem_tin(13_000);
-    let poly = PolygonTerrain::builder()
-        .triangles(&tin.vertices, &tin.triangles)
-        .params(QuadtreeParams::default())
-        .build()
-        .unwrap();
+    let poly = tin_terrain();
     let cases: [(&str, &dyn Terrain); 2] = [("gen1025", &hf), ("tin13k", &poly)];
     let mut g = c.benchmark_group("placement");
     let params = FollowParams { max_slope: 1.5, ..FollowParams::default() };
