@@ -308,19 +308,12 @@ impl CurvedTerrain {
     }
 
     /// Every surface on the radial line through `p`, lowest (along gravity) first, coincident ones
-    /// once.
+    /// once. Allocation-free for up to 32 surfaces on the line.
     pub fn surfaces_at(&self, p: DVec3, mut visit: impl FnMut(SurfacePoint)) {
-        let mut all: Vec<(f64, u32, DVec3)> = Vec::new();
-        self.crossings(p - self.origin, |e, f, h| all.push((e, f, h)));
-        all.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        let mut last: Option<f64> = None;
-        for (e, f, h) in all {
-            if last.is_some_and(|l| e - l <= super::SURFACE_EPS * (1.0 + l.abs())) {
-                continue;
-            }
-            last = Some(e);
-            visit(self.surface(f, h));
-        }
+        super::vertical::sorted_unique(
+            |add: &mut dyn FnMut(f64, u32, DVec3)| self.crossings(p - self.origin, add),
+            |_, f, h| visit(self.surface(f, h)),
+        );
     }
 
     fn pick(&self, p: DVec3, keep: impl Fn(f64) -> bool, better: impl Fn(f64, f64) -> bool) -> Option<SurfacePoint> {

@@ -72,24 +72,30 @@ impl PolygonTerrain {
             (lo as u32..hi as u32).filter(|&f| self.arrays.faces[f as usize].flags & REMOVED == 0).collect();
         for &f in &live {
             self.arrays.faces.make_mut()[f as usize].flags |= REMOVED;
-            self.visit_leaves(f, |t, leaf, _, _| {
-                t.take_out(leaf, f);
-                false
-            });
+            self.visit_leaves(f, None, |t, leaf, _, _| t.take_out(leaf, f));
         }
         self.report.faces -= live.len();
         Ok(live.len())
     }
 
-    /// Calls `visit(self, leaf, rect, depth)` for every leaf that face `f` overlaps; a `true` return
-    /// means the leaf was replaced by a subtree (not descended into again).
-    fn visit_leaves(&mut self, f: u32, mut visit: impl FnMut(&mut Self, usize, [f64; 4], usize) -> bool) {
+    /// Calls `visit(self, leaf, rect, depth)` for every leaf that face `f` overlaps, widening the
+    /// height range of every node on the way to `widen` when given (a superset is harmless).
+    fn visit_leaves(
+        &mut self,
+        f: u32,
+        widen: Option<[f32; 2]>,
+        mut visit: impl FnMut(&mut Self, usize, [f64; 4], usize),
+    ) {
         let mut stack = vec![(0usize, self.header.root, 0usize)];
         let mag = self.header.root.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         while let Some((n, r, depth)) = stack.pop() {
             let (face, geom) = (&self.arrays.faces[f as usize], &self.arrays.geoms[f as usize]);
             if !overlaps_rect(face, geom, &self.arrays.edges, r, mag) {
                 continue;
+            }
+            if let Some([lo, hi]) = widen {
+                let node = &mut self.arrays.nodes.make_mut()[n];
+                node.z = [node.z[0].min(lo), node.z[1].max(hi)];
             }
             let node = self.arrays.nodes[n];
             if node.is_leaf() {
@@ -106,31 +112,12 @@ impl PolygonTerrain {
     /// overflow.
     fn sort_in(&mut self, f: u32) {
         let z = self.arrays.geoms[f as usize].z;
-        let [lo, hi] = outward(z[0], z[1]);
-        // Widen the ranges of every node on the way down (a superset is harmless).
-        let mut stack = vec![(0usize, self.header.root)];
-        let mag = self.header.root.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-        while let Some((n, r)) = stack.pop() {
-            let (face, geom) = (&self.arrays.faces[f as usize], &self.arrays.geoms[f as usize]);
-            if !overlaps_rect(face, geom, &self.arrays.edges, r, mag) {
-                continue;
-            }
-            let node = &mut self.arrays.nodes.make_mut()[n];
-            node.z = [node.z[0].min(lo), node.z[1].max(hi)];
-            if !node.is_leaf() {
-                let node = *node;
-                for (c, q) in quadrants(r, node.div).into_iter().enumerate() {
-                    stack.push((node.first as usize + c, q));
-                }
-            }
-        }
-        self.visit_leaves(f, |t, leaf, rect, depth| {
+        self.visit_leaves(f, Some(outward(z[0], z[1])), |t, leaf, rect, depth| {
             t.put_in(leaf, f);
             let params = t.header.params;
             if (t.arrays.nodes[leaf].count as usize) > params.max_polys && depth < params.max_depth {
                 t.split(leaf, rect, depth);
             }
-            true
         });
     }
 

@@ -156,15 +156,10 @@ impl PolygonTerrain {
             // The ray's pieces in the children, in order: split [t_enter, t_exit] where it crosses
             // the cut lines; each piece lies in the child holding its middle.
             let t_end = t_exit.min(best_t);
-            let mut cuts = [f64::INFINITY; 2];
-            for (a, cut) in cuts.iter_mut().enumerate() {
-                if lr.d[a] != 0.0 {
-                    let t = (node.div[a] - lr.o[a]) * lr.inv[a];
-                    if t > t_enter && t < t_end {
-                        *cut = t;
-                    }
-                }
-            }
+            // When the ray crosses each cut line (never, for an axis it does not move along).
+            let t_cut: [f64; 2] =
+                std::array::from_fn(|a| if lr.d[a] != 0.0 { (node.div[a] - lr.o[a]) * lr.inv[a] } else { f64::NAN });
+            let mut cuts = t_cut.map(|t| if t > t_enter && t < t_end { t } else { f64::INFINITY });
             if cuts[0] > cuts[1] {
                 cuts.swap(0, 1);
             }
@@ -177,12 +172,13 @@ impl PolygonTerrain {
                     continue;
                 }
                 let m = 0.5 * (a + b);
+                // East / north of the cut at the piece's middle.
                 let side = |axis: usize| {
                     let d = lr.d[axis];
                     if d > 0.0 {
-                        m >= (node.div[axis] - lr.o[axis]) * lr.inv[axis]
+                        m >= t_cut[axis]
                     } else if d < 0.0 {
-                        m < (node.div[axis] - lr.o[axis]) * lr.inv[axis]
+                        m < t_cut[axis]
                     } else {
                         lr.o[axis] >= node.div[axis]
                     }

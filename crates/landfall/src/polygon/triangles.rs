@@ -55,9 +55,12 @@ impl PolygonTerrain {
             if b[0] > local.max.x || b[2] < local.min.x || b[1] > local.max.y || b[3] < local.min.y {
                 continue;
             }
-            let v: Vec<DVec3> = self.face_vertices(f as usize).collect();
-            for k in 1..v.len().saturating_sub(1) {
-                visit(TriangleId::Polygon(geom.source), [v[0], v[k], v[k + 1]]);
+            // Fan the face from its first vertex, no copy of its vertices.
+            let mut verts = self.face_vertices(f as usize);
+            let (Some(v0), Some(mut prev)) = (verts.next(), verts.next()) else { continue };
+            for v in verts {
+                visit(TriangleId::Polygon(geom.source), [v0, prev, v]);
+                prev = v;
             }
         }
     }

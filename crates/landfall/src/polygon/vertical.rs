@@ -92,30 +92,10 @@ impl PolygonTerrain {
     /// surfaces on the line.
     pub fn surfaces_at(&self, p: DVec3, mut visit: impl FnMut(SurfacePoint)) {
         let l = self.to_local_point(p);
-        let mut stack = [(0.0f64, 0u32); STACK_SURFACES];
-        let mut n = 0;
-        let mut heap: Vec<(f64, u32)> = Vec::new();
-        self.for_each_crossing(l.x, l.y, |z, f| {
-            if n < STACK_SURFACES {
-                stack[n] = (z, f);
-                n += 1;
-            } else {
-                if heap.is_empty() {
-                    heap.extend_from_slice(&stack);
-                }
-                heap.push((z, f));
-            }
-        });
-        let all = if heap.is_empty() { &mut stack[..n] } else { &mut heap[..] };
-        all.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        let mut last: Option<f64> = None;
-        for &(z, f) in all.iter() {
-            if last.is_some_and(|q| z - q <= SURFACE_EPS * (1.0 + q.abs())) {
-                continue;
-            }
-            last = Some(z);
-            visit(self.surface_point(p, l, z, f));
-        }
+        sorted_unique(
+            |add: &mut dyn FnMut(f64, u32, ())| self.for_each_crossing(l.x, l.y, |z, f| add(z, f, ())),
+            |z, f, ()| visit(self.surface_point(p, l, z, f)),
+        );
     }
 
     /// Picks one crossing of the vertical line through `p`: the one `better(candidate, best)`
@@ -208,5 +188,37 @@ impl PolygonTerrain {
     /// [`PolygonTerrain::contains`] for many points, in parallel.
     pub fn contains_batch(&self, points: &[DVec3]) -> Vec<bool> {
         points.par_iter().with_min_len(4096).map(|&p| self.contains(p)).collect()
+    }
+}
+
+/// Collects crossings `(elevation, face, extra)` from `fill` and visits them sorted by elevation
+/// (then face), coincident ones (within [`SURFACE_EPS`]) once. The first 32 stay on the stack.
+pub(crate) fn sorted_unique<T: Copy + Default>(
+    fill: impl FnOnce(&mut dyn FnMut(f64, u32, T)),
+    mut visit: impl FnMut(f64, u32, T),
+) {
+    let mut stack = [(0.0f64, 0u32, T::default()); STACK_SURFACES];
+    let mut n = 0;
+    let mut heap: Vec<(f64, u32, T)> = Vec::new();
+    fill(&mut |z, f, x| {
+        if n < STACK_SURFACES {
+            stack[n] = (z, f, x);
+            n += 1;
+        } else {
+            if heap.is_empty() {
+                heap.extend_from_slice(&stack);
+            }
+            heap.push((z, f, x));
+        }
+    });
+    let all = if heap.is_empty() { &mut stack[..n] } else { &mut heap[..] };
+    all.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let mut last: Option<f64> = None;
+    for &(z, f, x) in all.iter() {
+        if last.is_some_and(|q| z - q <= SURFACE_EPS * (1.0 + q.abs())) {
+            continue;
+        }
+        last = Some(z);
+        visit(z, f, x);
     }
 }
