@@ -8,6 +8,7 @@ use glam::DVec3;
 use landfall::collide::{CharacterController, ControllerParams, SphereTree, SweepTarget, TerrainSweep};
 use landfall::heightfield::workload::SplitMix64;
 use landfall::{place, FollowParams, PolygonTerrain, QuadtreeParams, Terrain};
+use landfall_bench::harness::cycle;
 use landfall_bench::rapier_peer::{controller as rapier_controller, RapierScene};
 use landfall_bench::report::print_ratios;
 use landfall_bench::terrains::{dem_tin, generated};
@@ -36,14 +37,6 @@ fn tin_terrain() -> PolygonTerrain {
         .params(QuadtreeParams::default())
         .build()
         .unwrap()
-}
-
-fn cycle<T>(b: &mut criterion::Bencher, set: &[T], mut f: impl FnMut(&T)) {
-    let mut k = 0;
-    b.iter(|| {
-        f(black_box(&set[k]));
-        k = if k + 1 == set.len() { 0 } else { k + 1 };
-    })
 }
 
 fn sweeps(c: &mut Criterion) {

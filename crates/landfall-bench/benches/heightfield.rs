@@ -7,12 +7,13 @@
 use criterion::{criterion_group, BenchmarkId, Criterion};
 use landfall::heightfield::workload::{self as sets, RaySet};
 use landfall::Heightfield;
+use landfall_bench::harness::{cycle, timed};
 use landfall_bench::peers::{self, naive_raycast, parry_heightfield, parry_trimesh};
 use landfall_bench::report::print_ratios;
 use landfall_bench::terrains::{self, Terrain};
 use std::hint::black_box;
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const SET: usize = 4096;
 
@@ -23,12 +24,6 @@ struct Data {
     parry_mesh: OnceLock<peers::Parry<parry3d::shape::TriMesh>>,
     naive: Option<Vec<[glam::DVec3; 3]>>,
     build: Vec<(&'static str, Duration)>,
-}
-
-fn timed<T>(f: impl FnOnce() -> T) -> (T, Duration) {
-    let s = Instant::now();
-    let v = f();
-    (v, s.elapsed())
 }
 
 fn data() -> &'static Vec<Data> {
@@ -70,15 +65,6 @@ impl Data {
             m
         })
     }
-}
-
-/// Benchmarks one query per iteration, cycling through the set.
-fn cycle<T>(b: &mut criterion::Bencher, set: &[T], mut f: impl FnMut(&T)) {
-    let mut k = 0;
-    b.iter(|| {
-        f(black_box(&set[k]));
-        k = if k + 1 == set.len() { 0 } else { k + 1 };
-    })
 }
 
 fn vertical_points(c: &mut Criterion) {

@@ -10,13 +10,14 @@ use criterion::{criterion_group, BenchmarkId, Criterion};
 use glam::DVec3;
 use landfall::{PolygonTerrain, QuadtreeParams, Ray};
 use landfall_bench::grid::{naive_top, UniformGrid};
+use landfall_bench::harness::{cycle, timed};
 use landfall_bench::peers::{parry_tin, Parry};
 use landfall_bench::report::{median_ns, print_ratios};
 use landfall_bench::terrains::{dem_tin, Tin};
 use parry3d::shape::TriMesh;
 use std::hint::black_box;
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const SET: usize = 4096;
 
@@ -32,12 +33,6 @@ struct Data {
     hits: Vec<DVec3>,
     misses: Vec<DVec3>,
     top: f64,
-}
-
-fn timed<T>(f: impl FnOnce() -> T) -> (T, Duration) {
-    let s = Instant::now();
-    let v = f();
-    (v, s.elapsed())
 }
 
 fn build(tin: &Tin, params: QuadtreeParams) -> PolygonTerrain {
@@ -69,14 +64,6 @@ fn data() -> &'static Vec<Data> {
                 Data { tin, corners, terrain, build, mesh, mesh_build, grid, grid_build, hits, misses, top }
             })
             .collect()
-    })
-}
-
-fn cycle<T>(b: &mut criterion::Bencher, set: &[T], mut f: impl FnMut(&T)) {
-    let mut k = 0;
-    b.iter(|| {
-        f(black_box(&set[k]));
-        k = if k + 1 == set.len() { 0 } else { k + 1 };
     })
 }
 

@@ -4,6 +4,7 @@
 //! the same the demo casts.
 
 pub mod grid;
+pub mod harness;
 pub mod peers;
 pub mod rapier_peer;
 pub mod report;

@@ -192,7 +192,7 @@ impl TerrainArgs {
             let t = self.polygons_from(&mut soup)?;
             let notes = t.report().warnings();
             let mut notes = notes;
-            if matches!(landfall_io_ext(&self.path).as_str(), "gltf" | "glb") && self.gravity.is_none() {
+            if matches!(landfall_io::extension(&self.path).as_str(), "gltf" | "glb") && self.gravity.is_none() {
                 notes.push("glTF is Y-up by convention: pass --gravity 0,-1,0 if this file follows it".into());
             }
             let load_time = start.elapsed();
@@ -250,8 +250,4 @@ impl TerrainArgs {
         loaded.heightfield.set_frame(frame);
         Ok((loaded.heightfield, loaded.notes))
     }
-}
-
-fn landfall_io_ext(path: &std::path::Path) -> String {
-    path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase()
 }

@@ -37,7 +37,7 @@ pub use index::{is_index, open_index, open_index_verified, write_index, RawHeade
 pub use mesh::{is_mesh, read_gltf, read_mesh, read_obj};
 
 /// Lower-case extension of `path` ("" when none).
-pub(crate) fn extension(path: &Path) -> String {
+pub fn extension(path: &Path) -> String {
     path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase()
 }
 

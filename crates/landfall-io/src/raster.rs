@@ -94,7 +94,7 @@ impl Default for LoadOptions {
 
 /// Reads a raster, choosing the format by the file extension.
 pub fn read_raster(path: &Path) -> Result<Raster, IoError> {
-    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    let ext = crate::extension(path);
     let r = match ext.as_str() {
         "asc" => asc::read(path)?,
         "png" => png_raster::read(path)?,
