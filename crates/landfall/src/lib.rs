@@ -12,7 +12,9 @@
 //!   surface on a vertical line, floor below, ceiling above, locale containment and ray casts on one
 //!   quadtree;
 //! * placement ([`follow`]) — a body's position and orientation on the ground from its footprint
-//!   (QOTA's three-point plane or four wheels), pitch and roll, refusals for steep ground and holes.
+//!   (QOTA's three-point plane or four wheels), pitch and roll, refusals for steep ground and holes;
+//! * procedural worlds ([`World`]) — an endless generated landscape kept around a moving viewer in a
+//!   nested level-of-detail cache, meshed without cracks, queried on the mesh that is drawn.
 //!
 //! Every terrain implements [`Terrain`], so followers, controllers and the CLI work on any of them.
 //!
@@ -38,6 +40,7 @@ pub mod heightfield;
 pub mod polygon;
 pub mod terrain;
 pub mod terrain_set;
+pub mod world;
 
 pub use collide::Groups;
 pub use follow::{place, place_batch, Contacts, FollowParams, Placement, Refusal};
@@ -47,6 +50,7 @@ pub use heightfield::{Diagonal, Half, Heightfield, HeightfieldBuilder, Heightfie
 pub use polygon::{CurvedFrame, CurvedTerrain, CutRule, PolygonError, PolygonTerrain, QuadtreeParams};
 pub use terrain::Terrain;
 pub use terrain_set::{PoseError, TerrainSet};
+pub use world::{CacheParams, LodTerrain, World, WorldError, WorldParams};
 
 /// Re-export of the math crate used in the public API.
 pub use glam;

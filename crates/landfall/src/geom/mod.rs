@@ -61,6 +61,20 @@ pub enum TriangleId {
     },
     /// A polygon of a polygon terrain, by its index in the input.
     Polygon(u32),
+    /// A triangle of a procedural world's drawn mesh: for `part` 0–3, fan triangle `part` (south,
+    /// east, north, west) of cell (`i`, `j`) of layer `level`; for `part` ≥ 4, triangle `part − 4`
+    /// of the seam between layer `level` and the next finer one, whose window starts at cell
+    /// (`i`, `j`) of layer `level`.
+    Lod {
+        /// The layer (level of detail; 0 = finest).
+        level: u8,
+        /// Fan triangle (0–3) or seam triangle + 4.
+        part: u16,
+        /// Cell column at that level.
+        i: i32,
+        /// Cell row at that level.
+        j: i32,
+    },
 }
 
 /// A point on the terrain surface with its upward unit normal (oriented against gravity).

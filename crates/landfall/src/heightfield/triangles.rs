@@ -21,11 +21,11 @@ impl Heightfield {
         Some(v)
     }
 
-    /// World vertices of a triangle by its identity (`None` for a polygon id or a removed triangle).
+    /// World vertices of a triangle by its identity (`None` for another terrain's id or a removed triangle).
     pub fn triangle(&self, id: TriangleId) -> Option<[DVec3; 3]> {
         match id {
             TriangleId::Cell { i, j, half } => self.cell_triangle(i as usize, j as usize, half),
-            TriangleId::Polygon(_) => None,
+            TriangleId::Polygon(_) | TriangleId::Lod { .. } => None,
         }
     }
 

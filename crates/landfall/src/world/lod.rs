@@ -1,0 +1,243 @@
+//! The landscape away from the viewer's cache: any level of detail, generated on demand in tiles,
+//! with a bounded cache of the tiles generated.
+
+use super::gen::{corner_height, Cell, Generator};
+use super::mesh::{fan_part, CORNERS, FAN};
+use super::query::{hit_triangle, surface, upward};
+use crate::frame::Frame;
+use crate::geom::{Aabb, Hit, Ray, SurfacePoint, TriangleId};
+use crate::terrain::Terrain;
+use glam::{DVec2, DVec3};
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+
+/// Cells per tile side.
+const TILE: i64 = 64;
+
+/// A tile: cells (ti·TILE − 1 ..) × (tj·TILE − 1 ..), (TILE + 2)² with a one-cell margin for corners.
+struct Tile {
+    cells: Vec<Cell>,
+}
+
+impl Tile {
+    #[inline]
+    fn at(&self, a: i64, b: i64) -> f32 {
+        self.cells[((b + 1) * (TILE + 2) + a + 1) as usize].h
+    }
+}
+
+#[derive(Default)]
+struct Tiles {
+    map: HashMap<(i64, i64), Arc<Tile>>,
+    order: VecDeque<(i64, i64)>,
+    generated: u64,
+}
+
+/// The landscape of a [`Generator`] at one level of detail, everywhere: the same fan triangles as
+/// the cache's mesh (midpoints and corner means), without morphing. Tiles of 64 × 64 cells are
+/// generated on first use and the oldest are dropped beyond `capacity` tiles.
+///
+/// Rays search at most `max_cells` cells (the landscape is endless; a ray that stays between the
+/// lowest and highest possible ground forever must stop somewhere).
+pub struct LodTerrain {
+    gen: Generator,
+    level: u8,
+    capacity: usize,
+    max_cells: usize,
+    tiles: Mutex<Tiles>,
+    frame: Frame,
+}
+
+impl LodTerrain {
+    /// The landscape of `gen` at `level` (clamped to its top level), keeping at most `capacity`
+    /// tiles (at least 1).
+    pub fn new(gen: Generator, level: u8, capacity: usize) -> Self {
+        let level = level.min(gen.top());
+        Self {
+            gen,
+            level,
+            capacity: capacity.max(1),
+            max_cells: 1 << 20,
+            tiles: Mutex::new(Tiles::default()),
+            frame: Frame::default(),
+        }
+    }
+
+    /// The level of detail.
+    pub fn level(&self) -> u8 {
+        self.level
+    }
+
+    /// Tiles generated so far (including ones generated again after being dropped).
+    pub fn tiles_generated(&self) -> u64 {
+        self.tiles.lock().map(|t| t.generated).unwrap_or(0)
+    }
+
+    /// Tiles held now.
+    pub fn tiles_held(&self) -> usize {
+        self.tiles.lock().map(|t| t.map.len()).unwrap_or(0)
+    }
+
+    fn tile(&self, ti: i64, tj: i64) -> Arc<Tile> {
+        let mut tiles = match self.tiles.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        if let Some(t) = tiles.map.get(&(ti, tj)) {
+            return t.clone();
+        }
+        let cells = self.gen.patch(self.level, ti * TILE - 1, tj * TILE - 1, (TILE + 2) as usize, (TILE + 2) as usize);
+        let t = Arc::new(Tile { cells });
+        tiles.generated += 1;
+        while tiles.map.len() >= self.capacity {
+            let Some(old) = tiles.order.pop_front() else { break };
+            tiles.map.remove(&old);
+        }
+        tiles.map.insert((ti, tj), t.clone());
+        tiles.order.push_back((ti, tj));
+        t
+    }
+
+    /// World corners (counter-clockwise from the south-west) and midpoint of cell (i, j).
+    fn cell(&self, tile: &mut Option<((i64, i64), Arc<Tile>)>, i: i64, j: i64) -> ([DVec3; 4], DVec3) {
+        let key = (i.div_euclid(TILE), j.div_euclid(TILE));
+        if tile.as_ref().is_none_or(|t| t.0 != key) {
+            *tile = Some((key, self.tile(key.0, key.1)));
+        }
+        let t = &tile.as_ref().expect("just set").1;
+        let (a, b) = (i - key.0 * TILE, j - key.1 * TILE);
+        let s = self.gen.cell_width(self.level);
+        let corners = CORNERS.map(|c| {
+            let (ca, cb) = (a + c[0], b + c[1]);
+            let z = corner_height(t.at(ca - 1, cb - 1), t.at(ca, cb - 1), t.at(ca - 1, cb), t.at(ca, cb));
+            DVec3::new((i + c[0]) as f64 * s, (j + c[1]) as f64 * s, z as f64)
+        });
+        let mid = DVec3::new((i as f64 + 0.5) * s, (j as f64 + 0.5) * s, t.at(a, b) as f64);
+        (corners, mid)
+    }
+
+    fn id(&self, i: i64, j: i64, part: usize) -> TriangleId {
+        TriangleId::Lod { level: self.level, part: part as u16, i: i as i32, j: j as i32 }
+    }
+
+    /// The surface at (x, y).
+    pub fn surface_at(&self, x: f64, y: f64) -> Option<SurfacePoint> {
+        if !(x.is_finite() && y.is_finite()) {
+            return None;
+        }
+        let s = self.gen.cell_width(self.level);
+        let (fx, fy) = (x / s, y / s);
+        let (i, j) = (fx.floor() as i64, fy.floor() as i64);
+        let (c, mid) = self.cell(&mut None, i, j);
+        let part = fan_part(fx - i as f64, fy - j as f64);
+        let f = FAN[part];
+        Some(surface([c[f[0]], c[f[1]], mid], DVec2::new(x, y), self.id(i, j, part)))
+    }
+
+    /// Height at (x, y).
+    pub fn height_at(&self, x: f64, y: f64) -> Option<f64> {
+        self.surface_at(x, y).map(|s| s.point.z)
+    }
+}
+
+impl Terrain for LodTerrain {
+    fn frame(&self) -> &Frame {
+        &self.frame
+    }
+
+    /// Unbounded in x and y; z within the generator's height bound.
+    fn bounds(&self) -> Aabb {
+        let h = self.gen.max_abs_height();
+        Aabb { min: DVec3::new(f64::NEG_INFINITY, f64::NEG_INFINITY, -h), max: DVec3::new(f64::INFINITY, f64::INFINITY, h) }
+    }
+
+    fn surfaces_on_line(&self, p: DVec3, visit: &mut dyn FnMut(SurfacePoint)) {
+        if let Some(s) = self.surface_at(p.x, p.y) {
+            visit(s);
+        }
+    }
+
+    fn raycast(&self, ray: &Ray, max_t: f64) -> Option<Hit> {
+        ray.validate(max_t).ok()?;
+        let h = self.gen.max_abs_height();
+        let (o, d) = (ray.origin, ray.dir);
+        // Clip to the slab of possible ground heights.
+        let (t0, t1) = if d.z == 0.0 {
+            if o.z.abs() > h {
+                return None;
+            }
+            (0.0, max_t)
+        } else {
+            let (ta, tb) = ((-h - o.z) / d.z, (h - o.z) / d.z);
+            (ta.min(tb).max(0.0), ta.max(tb).min(max_t))
+        };
+        if t0 > t1 {
+            return None;
+        }
+        let s = self.gen.cell_width(self.level);
+        let start = ray.at(t0) / s;
+        let (mut i, mut j) = (start.x.floor() as i64, start.y.floor() as i64);
+        let step = [if d.x > 0.0 { 1 } else { -1 }, if d.y > 0.0 { 1 } else { -1 }];
+        let next = |c: i64, a: usize| -> f64 {
+            if ray.dir[a] == 0.0 {
+                return f64::INFINITY;
+            }
+            let edge = if ray.dir[a] > 0.0 { (c + 1) as f64 } else { c as f64 } * s;
+            (edge - o[a]) / ray.dir[a]
+        };
+        let mut tile = None;
+        let mut t = t0;
+        for _ in 0..self.max_cells {
+            let (tx, ty) = (next(i, 0), next(j, 1));
+            let t_exit = tx.min(ty).min(t1);
+            let (c, mid) = self.cell(&mut tile, i, j);
+            let (za, zb) = (o.z + d.z * t, o.z + d.z * t_exit);
+            let lo = c.iter().fold(mid.z, |m, v| m.min(v.z));
+            let hi = c.iter().fold(mid.z, |m, v| m.max(v.z));
+            let margin = 1e-9 * (1.0 + za.abs().max(zb.abs()));
+            if za.max(zb) >= lo - margin && za.min(zb) <= hi + margin {
+                let mut best: Option<(f64, usize)> = None;
+                for (part, f) in FAN.iter().enumerate() {
+                    let tri = [c[f[0]], c[f[1]], mid];
+                    let limit = best.map_or(t_exit + 1e-9 * (1.0 + t_exit), |b| b.0);
+                    if let Some(th) = hit_triangle(ray, &tri, limit) {
+                        best = Some((th, part));
+                    }
+                }
+                if let Some((th, part)) = best {
+                    let f = FAN[part];
+                    let n = upward((c[f[1]] - c[f[0]]).cross(mid - c[f[0]]));
+                    return Some(Hit { t: th, point: ray.at(th), normal: n, triangle: self.id(i, j, part) });
+                }
+            }
+            if t_exit >= t1 {
+                return None;
+            }
+            t = t_exit;
+            if tx <= ty {
+                i += step[0];
+            } else {
+                j += step[1];
+            }
+        }
+        None
+    }
+
+    fn triangles_in(&self, region: &Aabb, visit: &mut dyn FnMut(TriangleId, [DVec3; 3])) {
+        if region.is_empty() || !region.min.is_finite() || !region.max.is_finite() {
+            return;
+        }
+        let s = self.gen.cell_width(self.level);
+        let (i0, i1) = ((region.min.x / s).floor() as i64, (region.max.x / s).floor() as i64);
+        let (j0, j1) = ((region.min.y / s).floor() as i64, (region.max.y / s).floor() as i64);
+        let mut tile = None;
+        for j in j0..=j1 {
+            for i in i0..=i1 {
+                let (c, mid) = self.cell(&mut tile, i, j);
+                for (part, f) in FAN.iter().enumerate() {
+                    visit(self.id(i, j, part), [c[f[0]], c[f[1]], mid]);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,551 @@
+//! An endless procedural world kept around a moving viewer (the thesis `004`, chapters 2–3 and
+//! 6.3): a generator ([`gen`]), a nested level-of-detail cache of cells around the viewer with
+//! incremental and absolute updates and hysteresis, a crack-free mesh of the cache rebuilt region
+//! by region ([`mesh`]), and queries on the drawn mesh through the [`Terrain`](crate::Terrain)
+//! trait, plus on-demand terrain at any level away from the cache ([`LodTerrain`]).
+//!
+//! **Layers.** Layer k holds a `width × width` window of level-k cells (`width = 4 · inner
+//! radius`). A window always starts on an even cell, so it is made of whole parent cells, and the
+//! window of layer k − 1 covers the middle half of layer k's (its *center*), offset by one cell at
+//! most either way: the nine configurations of the thesis' figure 3.8. Layer k's window is placed by
+//! `m_k`, the index of the level-(k+1) corner nearest the viewer: origin `2·m_k − width/2`.
+//!
+//! **Updates.** With `q = floor(2·x / cell_size)` (the viewer at twice the finest resolution), a
+//! step of q to q + 1 shifts layer `trailing_zeros(q + 1) − 1` by one parent cell, and a step to
+//! q − 1 shifts layer `trailing_zeros(q) − 1` (none when that is negative or above the cache): the
+//! thesis' lowest-set-bit rule (3.3.6), used when the viewer moved at most half a finest cell per
+//! axis and hysteresis is off. Otherwise every layer's window is recomputed (the absolute update,
+//! steps 1–6 of 3.3.6), with hysteresis (3.5): a layer moves only once the viewer is more than
+//! `hysteresis` parent cells past the boundary. Either way a moved layer generates only the cells its
+//! window gained — two rows per step — from its parent layer, coarsest first.
+//!
+//! **Depth.** The finest active layer follows the viewer's height above the ground:
+//! `floor(log2(height / lod_height))`, changed only when the height leaves that band by a quarter
+//! octave; layers below it hold no cells.
+//!
+//! **Large coordinates.** Cells are addressed by integer index; mesh vertices are f32 relative to
+//! their layer's window origin (an f64), so precision near the viewer does not depend on the
+//! distance from the world origin.
+
+pub mod gen;
+mod lod;
+pub mod mesh;
+mod query;
+pub mod store;
+
+pub use gen::{Cell, Generator, WorldParams, WorldParamsError};
+pub use lod::LodTerrain;
+pub use mesh::{LayerMesh, MeshVertex, Region};
+pub use store::{CellStore, Hashed, Toroidal};
+
+use crate::frame::Frame;
+use glam::DVec3;
+
+/// Configuration of the nested cache and its mesh. The default is the thesis' section 6.1: 16
+/// layers, inner radius 10 (40 × 40 cells per layer), 1 m finest cells (from [`WorldParams`]), the
+/// mesh drawn from layer 1 to layer 12 (81,920 m to the middle of its edge).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CacheParams {
+    /// Number of layers (levels 0 .. layers − 1); at most the generator's levels.
+    pub layers: u8,
+    /// Inner radius: subdivided parent cells on each side of the viewer; the window is
+    /// `4 · inner_radius` cells wide. At least 2.
+    pub inner_radius: u32,
+    /// Finest layer drawn (when active).
+    pub mesh_finest: u8,
+    /// Coarsest layer drawn.
+    pub mesh_coarsest: u8,
+    /// Height above the ground, metres, below which the finest layer is active; each doubling
+    /// drops one more layer.
+    pub lod_height: f64,
+    /// Hysteresis band, in parent cells past a boundary, before a layer moves (0 = none; below 1/6,
+    /// which keeps the layers nested).
+    pub hysteresis: f64,
+}
+
+impl Default for CacheParams {
+    fn default() -> Self {
+        Self { layers: 16, inner_radius: 10, mesh_finest: 1, mesh_coarsest: 12, lod_height: 20.0, hysteresis: 0.125 }
+    }
+}
+
+/// Why a world could not be made or moved.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum WorldError {
+    /// A generator parameter is invalid.
+    #[error(transparent)]
+    Params(#[from] WorldParamsError),
+    /// A cache parameter is invalid; names it and says why.
+    #[error("cache parameter `{0}`: {1}")]
+    Cache(&'static str, String),
+    /// The viewer position is not finite or beyond the addressable world.
+    #[error("viewer position {0:?}: {1}")]
+    Viewer([f64; 3], String),
+}
+
+/// What one update did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UpdateStats {
+    /// Cells generated.
+    pub cells_generated: usize,
+    /// Bit k set: layer k moved, was activated or dropped.
+    pub layers_changed: u32,
+    /// Mesh regions rebuilt (outer rings, inner regions, seams).
+    pub regions_rebuilt: usize,
+    /// Mesh vertices written.
+    pub vertices_written: usize,
+    /// Whether the lowest-set-bit rule chose the layers (rather than recomputing every window).
+    pub incremental: bool,
+}
+
+impl UpdateStats {
+    fn add(&mut self, o: UpdateStats) {
+        self.cells_generated += o.cells_generated;
+        self.layers_changed |= o.layers_changed;
+        self.regions_rebuilt += o.regions_rebuilt;
+        self.vertices_written += o.vertices_written;
+    }
+}
+
+/// One layer of the cache: its window, its cells and its share of the mesh.
+pub(crate) struct Layer<S> {
+    pub(crate) level: u8,
+    /// Window placement: origin cell = 2·m − width/2 per axis.
+    pub(crate) m: [i64; 2],
+    pub(crate) active: bool,
+    pub(crate) cells: S,
+    pub(crate) mesh: LayerMesh,
+}
+
+/// The viewer's world: the generator, the nested cache around the viewer and its mesh.
+///
+/// `S` is the cells' storage: [`Toroidal`] (default) or [`Hashed`] (for comparison).
+pub struct World<S: CellStore = Toroidal> {
+    pub(crate) gen: Generator,
+    pub(crate) params: CacheParams,
+    pub(crate) width: i64,
+    pub(crate) layers: Vec<Layer<S>>,
+    /// Finest active layer.
+    pub(crate) finest: u8,
+    viewer: DVec3,
+    q: [i64; 2],
+    frame: Frame,
+    pub(crate) scratch: mesh::Scratch,
+}
+
+/// The viewer may go this many finest cells from the origin (cell indices stay within i32 in
+/// triangle identities).
+const MAX_CELLS_FROM_ORIGIN: f64 = (1u64 << 30) as f64;
+
+impl<S: CellStore> World<S> {
+    /// A world around `viewer`, every layer generated and meshed.
+    pub fn new(params: WorldParams, cache: CacheParams, viewer: DVec3) -> Result<Self, WorldError> {
+        let gen = Generator::new(params)?;
+        let bad = |f: &'static str, why: String| Err(WorldError::Cache(f, why));
+        if cache.layers < 2 || cache.layers > gen.params().levels {
+            return bad("layers", format!("must be 2..={} (the generator's levels)", gen.params().levels));
+        }
+        if !(2..=64).contains(&cache.inner_radius) {
+            return bad("inner_radius", "must be 2..=64".into());
+        }
+        if cache.mesh_coarsest >= cache.layers || cache.mesh_finest > cache.mesh_coarsest {
+            return bad("mesh_finest/mesh_coarsest", format!("need mesh_finest ≤ mesh_coarsest < layers ({})", cache.layers));
+        }
+        if !(cache.lod_height > 0.0 && cache.lod_height.is_finite()) {
+            return bad("lod_height", "must be a positive finite height in metres".into());
+        }
+        if !(cache.hysteresis >= 0.0 && cache.hysteresis < 1.0 / 6.0) {
+            return bad("hysteresis", "must be in [0, 1/6) so the layers stay nested".into());
+        }
+        let width = 4 * cache.inner_radius as i64;
+        let layers = (0..cache.layers)
+            .map(|level| Layer {
+                level,
+                m: [0, 0],
+                active: false,
+                cells: S::with_width(width as usize),
+                mesh: LayerMesh::new(level, width),
+            })
+            .collect();
+        let mut world = World {
+            gen,
+            params: cache,
+            width,
+            layers,
+            finest: 0,
+            viewer: DVec3::ZERO,
+            q: [0, 0],
+            frame: Frame::default(),
+            scratch: mesh::Scratch::new(width),
+        };
+        world.check_viewer(viewer)?;
+        world.rebuild_at(viewer);
+        Ok(world)
+    }
+
+    fn check_viewer(&self, v: DVec3) -> Result<(), WorldError> {
+        if !v.is_finite() {
+            return Err(WorldError::Viewer(v.to_array(), "must be finite".into()));
+        }
+        let limit = MAX_CELLS_FROM_ORIGIN * self.gen.params().cell_size;
+        if v.x.abs() > limit || v.y.abs() > limit {
+            return Err(WorldError::Viewer(v.to_array(), format!("must be within ±{limit:.0} m of the origin in x and y")));
+        }
+        Ok(())
+    }
+
+    /// The generator.
+    pub fn generator(&self) -> &Generator {
+        &self.gen
+    }
+
+    /// The cache configuration.
+    pub fn cache_params(&self) -> &CacheParams {
+        &self.params
+    }
+
+    /// The viewer position of the last update.
+    pub fn viewer(&self) -> DVec3 {
+        self.viewer
+    }
+
+    /// Cells per window side.
+    pub fn width(&self) -> usize {
+        self.width as usize
+    }
+
+    /// Finest active layer (finer layers hold no cells).
+    pub fn finest_active(&self) -> u8 {
+        self.finest
+    }
+
+    /// The layers drawn now, finest first.
+    pub fn drawn_layers(&self) -> std::ops::RangeInclusive<u8> {
+        self.finest.max(self.params.mesh_finest)..=self.params.mesh_coarsest
+    }
+
+    /// Window origin (cell index of its south-west cell) of layer `k`.
+    pub fn window_origin(&self, k: u8) -> [i64; 2] {
+        let m = self.layers[k as usize].m;
+        [2 * m[0] - self.width / 2, 2 * m[1] - self.width / 2]
+    }
+
+    /// Cell of layer `k` at absolute index (i, j), if the layer is active and its window holds it.
+    pub fn cell(&self, k: u8, i: i64, j: i64) -> Option<Cell> {
+        let l = self.layers.get(k as usize)?;
+        let o = self.window_origin(k);
+        let inside = (o[0]..o[0] + self.width).contains(&i) && (o[1]..o[1] + self.width).contains(&j);
+        (l.active && inside).then(|| l.cells.get(i, j))
+    }
+
+    /// Bytes held by the cells and the mesh (buffers and query grids).
+    pub fn memory_bytes(&self) -> usize {
+        std::mem::size_of::<Self>()
+            + self.layers.iter().map(|l| l.cells.bytes() + l.mesh.bytes()).sum::<usize>()
+            + self.scratch.bytes()
+    }
+
+    /// Moves the viewer: the incremental update when the lowest-set-bit rule applies, the absolute
+    /// update otherwise; then the depth, then the mesh regions that changed.
+    pub fn update(&mut self, viewer: DVec3) -> Result<UpdateStats, WorldError> {
+        self.check_viewer(viewer)?;
+        let q = self.quantize(viewer);
+        let step = [q[0] - self.q[0], q[1] - self.q[1]];
+        let incremental = self.params.hysteresis == 0.0 && step.iter().all(|d| d.abs() <= 1);
+        let mut targets: Vec<[i64; 2]> = self.layers.iter().map(|l| l.m).collect();
+        if incremental {
+            for axis in 0..2 {
+                if let Some(k) = crossed_layer(self.q[axis], q[axis]) {
+                    if (k as usize) < self.layers.len() && self.layers[k as usize].active {
+                        targets[k as usize][axis] += step[axis];
+                    }
+                }
+            }
+            debug_assert!(
+                (self.finest as usize..self.layers.len()).all(|k| targets[k] == self.target(k as u8, viewer, None)),
+                "lowest-set-bit rule disagrees with the windows"
+            );
+        } else {
+            for (k, t) in targets.iter_mut().enumerate().skip(self.finest as usize) {
+                *t = self.target(k as u8, viewer, Some(*t));
+            }
+        }
+        self.q = q;
+        self.viewer = viewer;
+        let mut stats = UpdateStats { incremental, ..UpdateStats::default() };
+        for k in (self.finest as usize..self.layers.len()).rev() {
+            if targets[k] != self.layers[k].m {
+                stats.cells_generated += self.shift_layer(k, targets[k]);
+                stats.layers_changed |= 1 << k;
+            }
+        }
+        stats.add(self.update_depth(viewer));
+        stats.add(self.rebuild_mesh(stats.layers_changed, false));
+        Ok(stats)
+    }
+
+    /// Moves the viewer anywhere: every window recomputed from the new position alone (no
+    /// hysteresis history), keeping the cells that the old windows share with the new ones.
+    pub fn teleport(&mut self, viewer: DVec3) -> Result<UpdateStats, WorldError> {
+        self.check_viewer(viewer)?;
+        self.viewer = viewer;
+        self.q = self.quantize(viewer);
+        let mut stats = UpdateStats::default();
+        for k in (self.finest as usize..self.layers.len()).rev() {
+            let t = self.target(k as u8, viewer, None);
+            if t != self.layers[k].m {
+                stats.cells_generated += self.shift_layer(k, t);
+                stats.layers_changed |= 1 << k;
+            }
+        }
+        stats.add(self.update_depth(viewer));
+        stats.add(self.rebuild_mesh(stats.layers_changed, false));
+        Ok(stats)
+    }
+
+    /// Regenerates every cell and rebuilds the whole mesh at `viewer` (the baseline the
+    /// incremental update is measured against).
+    pub fn rebuild(&mut self, viewer: DVec3) -> Result<UpdateStats, WorldError> {
+        self.check_viewer(viewer)?;
+        Ok(self.rebuild_at(viewer))
+    }
+
+    fn rebuild_at(&mut self, viewer: DVec3) -> UpdateStats {
+        self.viewer = viewer;
+        self.q = self.quantize(viewer);
+        for l in &mut self.layers {
+            l.active = false;
+        }
+        let mut stats = UpdateStats::default();
+        // Coarse to fine until the layer the viewer's height asks for.
+        let top = self.layers.len() - 1;
+        for k in (0..=top).rev() {
+            stats.cells_generated += self.activate(k, viewer);
+            stats.layers_changed |= 1 << k;
+            self.finest = k as u8;
+            let want = self.depth_for(viewer, None);
+            if k as u8 <= want {
+                break;
+            }
+        }
+        stats.add(self.rebuild_mesh(u32::MAX, true));
+        stats
+    }
+
+    /// Viewer x, y at twice the finest resolution.
+    fn quantize(&self, v: DVec3) -> [i64; 2] {
+        let s = self.gen.params().cell_size;
+        [(2.0 * v.x / s).floor() as i64, (2.0 * v.y / s).floor() as i64]
+    }
+
+    /// Where layer `k`'s window belongs for `viewer`: the level-(k+1) corner nearest the viewer,
+    /// kept at `current` while the viewer is within the hysteresis band around it.
+    fn target(&self, k: u8, viewer: DVec3, current: Option<[i64; 2]>) -> [i64; 2] {
+        let eta = self.params.hysteresis;
+        let q = self.quantize(viewer);
+        let s = self.gen.params().cell_size * ((k + 1) as f64).exp2();
+        let mut out = [0; 2];
+        for axis in 0..2 {
+            // Without hysteresis: round(x / s) from the integer q, so the lowest-set-bit rule and
+            // this agree exactly.
+            let fresh = (q[axis] + (1i64 << (k + 1))) >> (k + 2);
+            out[axis] = match current {
+                Some(cur) if eta > 0.0 => {
+                    let u = viewer[axis] / s;
+                    if (u - cur[axis] as f64).abs() <= 0.5 + eta {
+                        cur[axis]
+                    } else {
+                        fresh
+                    }
+                }
+                _ => fresh,
+            };
+        }
+        out
+    }
+
+    /// The finest layer for the viewer's height above the ground (of the finest active layer),
+    /// with a quarter-octave band around the current one.
+    fn depth_for(&self, viewer: DVec3, current: Option<u8>) -> u8 {
+        let ground = self.layer_height(self.finest, viewer.x, viewer.y).unwrap_or(0.0);
+        let above = (viewer.z - ground).max(0.0);
+        let octave = (above / self.params.lod_height).max(1e-300).log2();
+        let max = self.params.mesh_coarsest.min(self.layers.len() as u8 - 1);
+        let fresh = octave.floor().clamp(0.0, max as f64) as u8;
+        match current {
+            Some(c) if octave >= c as f64 - 0.25 && octave < c as f64 + 1.25 => c,
+            Some(c) if c == 0 && octave < 0.0 => 0,
+            _ => fresh,
+        }
+    }
+
+    fn update_depth(&mut self, viewer: DVec3) -> UpdateStats {
+        let want = self.depth_for(viewer, Some(self.finest));
+        let mut stats = UpdateStats::default();
+        while want < self.finest {
+            let k = self.finest as usize - 1;
+            stats.cells_generated += self.activate(k, viewer);
+            stats.layers_changed |= 1 << k;
+            self.finest -= 1;
+        }
+        while want > self.finest {
+            let k = self.finest as usize;
+            self.deactivate(k);
+            stats.layers_changed |= 1 << k;
+            self.finest += 1;
+        }
+        stats
+    }
+
+    /// Generates layer `k`'s whole window for `viewer` (its parent is ready).
+    fn activate(&mut self, k: usize, viewer: DVec3) -> usize {
+        if self.layers[k].active {
+            self.deactivate(k);
+        }
+        let m = self.target(k as u8, viewer, None);
+        self.layers[k].m = m;
+        self.layers[k].active = true;
+        let o = self.window_origin(k as u8);
+        self.generate_rect(k, o[0], o[0] + self.width, o[1], o[1] + self.width)
+    }
+
+    fn deactivate(&mut self, k: usize) {
+        if S::EVICTS {
+            let o = self.window_origin(k as u8);
+            for j in o[1]..o[1] + self.width {
+                for i in o[0]..o[0] + self.width {
+                    self.layers[k].cells.evict(i, j);
+                }
+            }
+        }
+        self.layers[k].active = false;
+    }
+
+    /// Moves layer `k`'s window to `m`, generating the cells it gains (two rectangles, figure
+    /// 3.12) and evicting those it loses.
+    fn shift_layer(&mut self, k: usize, m: [i64; 2]) -> usize {
+        let old = self.window_origin(k as u8);
+        self.layers[k].m = m;
+        let new = self.window_origin(k as u8);
+        let w = self.width;
+        if S::EVICTS {
+            for_gained(new, old, w, |x0, x1, y0, y1| {
+                for j in y0..y1 {
+                    for i in x0..x1 {
+                        self.layers[k].cells.evict(i, j);
+                    }
+                }
+            });
+        }
+        let mut rects = Vec::with_capacity(2);
+        for_gained(old, new, w, |x0, x1, y0, y1| rects.push((x0, x1, y0, y1)));
+        rects.into_iter().map(|(x0, x1, y0, y1)| self.generate_rect(k, x0, x1, y0, y1)).sum()
+    }
+
+    /// Generates cells [x0, x1) × [y0, y1) of layer `k` (even-aligned) from its parent layer, or
+    /// from the generator for the top layer.
+    fn generate_rect(&mut self, k: usize, x0: i64, x1: i64, y0: i64, y1: i64) -> usize {
+        if x0 >= x1 || y0 >= y1 {
+            return 0;
+        }
+        let level = self.layers[k].level;
+        if k + 1 == self.layers.len() {
+            let (nx, ny) = ((x1 - x0) as usize, (y1 - y0) as usize);
+            let cells = if level == self.gen.top() {
+                let mut v = Vec::with_capacity(nx * ny);
+                for j in y0..y1 {
+                    for i in x0..x1 {
+                        v.push(self.gen.top_cell(i, j));
+                    }
+                }
+                v
+            } else {
+                self.gen.patch(level, x0, y0, nx, ny)
+            };
+            let store = &mut self.layers[k].cells;
+            for (n, c) in cells.into_iter().enumerate() {
+                store.put(x0 + (n % nx) as i64, y0 + (n / nx) as i64, c);
+            }
+            return nx * ny;
+        }
+        let (lo, hi) = self.layers.split_at_mut(k + 1);
+        let (child, parent) = (&mut lo[k].cells, &hi[0].cells);
+        let gen = &self.gen;
+        for pj in y0.div_euclid(2)..y1.div_euclid(2) {
+            // The three parent rows, slid along the row.
+            let col = |pi: i64| [parent.get(pi, pj - 1), parent.get(pi, pj), parent.get(pi, pj + 1)];
+            let mut a = col(x0.div_euclid(2) - 1);
+            let mut b = col(x0.div_euclid(2));
+            for pi in x0.div_euclid(2)..x1.div_euclid(2) {
+                let c = col(pi + 1);
+                let p = [[a[0], b[0], c[0]], [a[1], b[1], c[1]], [a[2], b[2], c[2]]];
+                let kids = gen.children(level, pi, pj, &p);
+                child.put(2 * pi, 2 * pj, kids[0][0]);
+                child.put(2 * pi + 1, 2 * pj, kids[0][1]);
+                child.put(2 * pi, 2 * pj + 1, kids[1][0]);
+                child.put(2 * pi + 1, 2 * pj + 1, kids[1][1]);
+                a = b;
+                b = c;
+            }
+        }
+        ((x1 - x0) * (y1 - y0)) as usize
+    }
+
+    /// Height of layer `k`'s own surface (cell midpoints and corner means, fan triangles, no
+    /// morphing) at (x, y), if the point is inside the layer's drawable cells.
+    pub(crate) fn layer_height(&self, k: u8, x: f64, y: f64) -> Option<f64> {
+        let l = &self.layers[k as usize];
+        if !l.active {
+            return None;
+        }
+        let s = self.gen.cell_width(k);
+        let o = self.window_origin(k);
+        let (fx, fy) = (x / s - o[0] as f64, y / s - o[1] as f64);
+        let (a, b) = (fx.floor() as i64, fy.floor() as i64);
+        if a < 1 || b < 1 || a > self.width - 2 || b > self.width - 2 {
+            return None;
+        }
+        let (i, j) = (o[0] + a, o[1] + b);
+        let c = |di: i64, dj: i64| l.cells.get(i + di, j + dj).h;
+        let corner =
+            |di: i64, dj: i64| gen::corner_height(c(di - 1, dj - 1), c(di, dj - 1), c(di - 1, dj), c(di, dj)) as f64;
+        let z = [corner(0, 0), corner(1, 0), corner(1, 1), corner(0, 1)];
+        Some(mesh::fan_height(z, c(0, 0) as f64, fx - a as f64, fy - b as f64))
+    }
+}
+
+/// Calls `f(x0, x1, y0, y1)` with the (at most two) rectangles of window `new` not in window `old`
+/// (both `w` wide).
+fn for_gained(old: [i64; 2], new: [i64; 2], w: i64, mut f: impl FnMut(i64, i64, i64, i64)) {
+    let disjoint = (new[0] - old[0]).abs() >= w || (new[1] - old[1]).abs() >= w;
+    if disjoint {
+        f(new[0], new[0] + w, new[1], new[1] + w);
+        return;
+    }
+    // Columns gained (full height), then rows gained within the shared columns.
+    let (cx0, cx1) = if new[0] > old[0] { (old[0] + w, new[0] + w) } else { (new[0], old[0]) };
+    f(cx0, cx1, new[1], new[1] + w);
+    let (sx0, sx1) = (new[0].max(old[0]), new[0].min(old[0]) + w);
+    let (ry0, ry1) = if new[1] > old[1] { (old[1] + w, new[1] + w) } else { (new[1], old[1]) };
+    f(sx0, sx1, ry0, ry1);
+}
+
+/// The layer the lowest-set-bit rule shifts when the quantized coordinate steps from `from` to `to`
+/// (|to − from| = 1): `trailing_zeros − 1` of the coordinate on the far side of the crossed
+/// boundary; `None` when no layer's boundary was crossed.
+pub fn crossed_layer(from: i64, to: i64) -> Option<u32> {
+    let at = match to - from {
+        1 => to,
+        -1 => from,
+        _ => return None,
+    };
+    let tz = at.trailing_zeros();
+    (tz >= 1 && tz < 64).then(|| tz - 1)
+}
+
+impl<S: CellStore> World<S> {
+    /// The gravity frame (Z up).
+    pub fn frame(&self) -> &Frame {
+        &self.frame
+    }
+}

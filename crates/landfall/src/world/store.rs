@@ -1,0 +1,145 @@
+//! Where a cache layer keeps its cells: a 2-D array with toroidal addressing (the thesis' choice,
+//! 3.3.3) or a hash table keyed by cell index (the alternative it mentions, kept to measure against).
+
+use super::gen::Cell;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// Storage of one cache layer's cells, addressed by absolute cell index. The cache only reads cells
+/// inside the layer's current window and writes each new cell once.
+pub trait CellStore: Send + Sync + Sized {
+    /// Storage for a window `width` cells wide.
+    fn with_width(width: usize) -> Self;
+    /// The cell at (i, j) (inside the window).
+    fn get(&self, i: i64, j: i64) -> Cell;
+    /// Stores the cell at (i, j).
+    fn put(&mut self, i: i64, j: i64, c: Cell);
+    /// The window no longer holds (i, j).
+    fn evict(&mut self, i: i64, j: i64);
+    /// Whether `evict` does anything (the cache skips the loop when it does not).
+    const EVICTS: bool;
+    /// Bytes held.
+    fn bytes(&self) -> usize;
+}
+
+/// A square array whose side is the window width rounded up to a power of two, addressed by
+/// (i mod side, j mod side): any window of `width` consecutive cells maps to distinct slots, so a
+/// shifting window overwrites only the slots of the cells it left, and a lookup is a mask and an add.
+pub struct Toroidal {
+    shift: u32,
+    mask: i64,
+    cells: Vec<Cell>,
+}
+
+impl CellStore for Toroidal {
+    fn with_width(width: usize) -> Self {
+        let side = width.next_power_of_two();
+        Self { shift: side.trailing_zeros(), mask: side as i64 - 1, cells: vec![Cell::default(); side * side] }
+    }
+
+    #[inline]
+    fn get(&self, i: i64, j: i64) -> Cell {
+        self.cells[(((j & self.mask) << self.shift) | (i & self.mask)) as usize]
+    }
+
+    #[inline]
+    fn put(&mut self, i: i64, j: i64, c: Cell) {
+        self.cells[(((j & self.mask) << self.shift) | (i & self.mask)) as usize] = c;
+    }
+
+    #[inline]
+    fn evict(&mut self, _i: i64, _j: i64) {}
+
+    const EVICTS: bool = false;
+
+    fn bytes(&self) -> usize {
+        self.cells.len() * std::mem::size_of::<Cell>()
+    }
+}
+
+/// A hash table of cells keyed by (i, j), with a fast integer hash (SplitMix64's finaliser) so the
+/// comparison measures the table, not a slow hasher.
+pub struct Hashed {
+    map: HashMap<(i64, i64), Cell, BuildHasherDefault<MixHasher>>,
+}
+
+impl CellStore for Hashed {
+    fn with_width(width: usize) -> Self {
+        let mut map = HashMap::default();
+        map.reserve(width * width);
+        Self { map }
+    }
+
+    #[inline]
+    fn get(&self, i: i64, j: i64) -> Cell {
+        // A missing cell would be a cache bug; answer a neutral cell rather than panic.
+        self.map.get(&(i, j)).copied().unwrap_or_default()
+    }
+
+    #[inline]
+    fn put(&mut self, i: i64, j: i64, c: Cell) {
+        self.map.insert((i, j), c);
+    }
+
+    #[inline]
+    fn evict(&mut self, i: i64, j: i64) {
+        self.map.remove(&(i, j));
+    }
+
+    const EVICTS: bool = true;
+
+    fn bytes(&self) -> usize {
+        self.map.capacity() * (std::mem::size_of::<((i64, i64), Cell)>() + 1)
+    }
+}
+
+/// Hasher for integer keys: folds the written words and finishes with SplitMix64's finaliser.
+#[derive(Default)]
+pub struct MixHasher(u64);
+
+impl Hasher for MixHasher {
+    fn finish(&self) -> u64 {
+        crate::heightfield::synth::mix(self.0)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+
+    fn write_i64(&mut self, v: i64) {
+        self.0 = (self.0.rotate_left(29) ^ v as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn window_round_trip<S: CellStore>() {
+        let mut s = S::with_width(40);
+        for base in [-100i64, -37, 0, 3, 1_000_003] {
+            for j in base..base + 40 {
+                for i in base - 5..base + 35 {
+                    s.put(i, j, Cell { h: (i * 1000 + j) as f32, r: 0.0 });
+                }
+            }
+            for j in base..base + 40 {
+                for i in base - 5..base + 35 {
+                    assert_eq!(s.get(i, j).h, (i * 1000 + j) as f32);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn toroidal_windows_map_to_distinct_slots() {
+        window_round_trip::<Toroidal>();
+    }
+
+    #[test]
+    fn hashed_round_trip() {
+        window_round_trip::<Hashed>();
+    }
+}
