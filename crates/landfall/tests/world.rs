@@ -30,7 +30,8 @@ fn check_mesh<S: landfall::world::CellStore>(w: &World<S>) {
     assert!(!tris.is_empty());
     let b = w.mesh_bounds();
     let mut heights: HashMap<(i64, i64), f64> = HashMap::new();
-    let mut directed: HashMap<((i64, i64), (i64, i64)), usize> = HashMap::new();
+    type Edge = ((i64, i64), (i64, i64));
+    let mut directed: HashMap<Edge, usize> = HashMap::new();
     let mut area = 0.0;
     for (level, t) in &tris {
         let a = (t[1] - t[0]).truncate().perp_dot((t[2] - t[0]).truncate()) / 2.0;

@@ -85,6 +85,8 @@ pub struct Generator {
     rough_amp: Vec<f32>,
     /// Hash key per level.
     key: Vec<u64>,
+    /// Cell width per level, metres.
+    widths: Vec<f64>,
     /// Bound on |height| over the whole landscape.
     max_abs_height: f64,
 }
@@ -126,7 +128,8 @@ impl Generator {
         for k in (0..top).rev() {
             bound = bound * (38.0f64 / 32.0).powi(2) + amp[k as usize] as f64 * r_max.exp2();
         }
-        Ok(Self { params, amp, rough_amp, key, max_abs_height: bound + 1.0 })
+        let widths = (0..=top).map(|k| params.cell_size * (k as f64).exp2()).collect();
+        Ok(Self { params, amp, rough_amp, key, widths, max_abs_height: bound + 1.0 })
     }
 
     /// The parameters.
@@ -140,8 +143,9 @@ impl Generator {
     }
 
     /// Width of a cell of `level`, metres.
+    #[inline]
     pub fn cell_width(&self, level: u8) -> f64 {
-        self.params.cell_size * (level as f64).exp2()
+        self.widths.get(level as usize).copied().unwrap_or_else(|| self.params.cell_size * (level as f64).exp2())
     }
 
     /// A bound on |height| anywhere (loose; rays use it to bound their search).

@@ -28,8 +28,7 @@
 //! midpoints, toroidally addressed), which the queries read, so queries answer on exactly the
 //! triangles that are drawn.
 
-use super::gen::corner_height;
-use super::store::CellStore;
+use super::store::{CellStore, Grid};
 use super::{UpdateStats, World};
 use glam::{DVec2, DVec3};
 
@@ -63,6 +62,8 @@ pub struct Region {
     /// Where each vertex sits, in half cells from the window origin (the seam: in the finer
     /// layer's cells, see [`SeamTopology`]).
     points: Vec<[i64; 2]>,
+    /// Lowest and highest drawn height.
+    z_range: [f32; 2],
 }
 
 impl Region {
@@ -73,6 +74,7 @@ impl Region {
     }
 
     fn clear(&mut self) {
+        self.z_range = [f32::INFINITY, f32::NEG_INFINITY];
         self.vertices.clear();
         self.indices.clear();
         self.points.clear();
@@ -104,16 +106,13 @@ pub struct LayerMesh {
     pub z_range: [f32; 2],
     /// Offset of the finer layer's window in this one's, cells (None: no finer layer drawn).
     pub(crate) center: Option<[i64; 2]>,
-    /// Drawn heights of corners and midpoints, indexed by absolute line / cell mod `pitch`.
-    rz_corner: Vec<f32>,
-    rz_mid: Vec<f32>,
-    mask: i64,
-    shift: u32,
+    /// Drawn heights of corners and midpoints, by absolute line / cell.
+    rz_corner: Grid,
+    rz_mid: Grid,
 }
 
 impl LayerMesh {
     pub(crate) fn new(level: u8, width: i64) -> Self {
-        let side = (width as usize).next_power_of_two();
         Self {
             level,
             origin: DVec2::ZERO,
@@ -123,10 +122,8 @@ impl LayerMesh {
             drawn: false,
             z_range: [0.0, 0.0],
             center: None,
-            rz_corner: vec![0.0; side * side],
-            rz_mid: vec![0.0; side * side],
-            mask: side as i64 - 1,
-            shift: side.trailing_zeros(),
+            rz_corner: Grid::new(width as usize),
+            rz_mid: Grid::new(width as usize),
         }
     }
 
@@ -135,24 +132,20 @@ impl LayerMesh {
             + self.outer.bytes()
             + self.inner.bytes()
             + self.seam.bytes()
-            + (self.rz_corner.len() + self.rz_mid.len()) * 4
-    }
-
-    #[inline]
-    fn slot(&self, i: i64, j: i64) -> usize {
-        (((j & self.mask) << self.shift) | (i & self.mask)) as usize
+            + self.rz_corner.bytes()
+            + self.rz_mid.bytes()
     }
 
     /// Drawn height of the corner at absolute grid line (i, j).
     #[inline]
     pub(crate) fn corner_z(&self, i: i64, j: i64) -> f32 {
-        self.rz_corner[self.slot(i, j)]
+        self.rz_corner.get(i, j)
     }
 
     /// Drawn height of the midpoint of absolute cell (i, j).
     #[inline]
     pub(crate) fn mid_z(&self, i: i64, j: i64) -> f32 {
-        self.rz_mid[self.slot(i, j)]
+        self.rz_mid.get(i, j)
     }
 
     /// Where the finer layer's window sits in this one's, cells from this window's origin (one of
@@ -311,21 +304,25 @@ impl SeamTopology {
     }
 }
 
-/// Scratch space for building region shapes: half-cell grid → vertex index.
+/// Shapes shared by every layer: the seam's, and the inner region's in its ten forms (nine
+/// positions of the finer layer, and whole for the finest drawn layer), built on first use; plus
+/// scratch space for building them (half-cell grid → vertex index).
 pub(crate) struct Scratch {
     map: Vec<u32>,
     side: i64,
     pub(crate) seam: SeamTopology,
+    inner: Vec<Option<Region>>,
 }
 
 impl Scratch {
     pub(crate) fn new(width: i64) -> Self {
         let side = 2 * width + 1;
-        Self { map: vec![u32::MAX; (side * side) as usize], side, seam: SeamTopology::new(width) }
+        Self { map: vec![u32::MAX; (side * side) as usize], side, seam: SeamTopology::new(width), inner: vec![None; 10] }
     }
 
     pub(crate) fn bytes(&self) -> usize {
-        self.map.len() * 4
+        self.inner.iter().flatten().map(|r| r.bytes()).sum::<usize>()
+            + self.map.len() * 4
             + self.seam.points.len() * 16
             + self.seam.triangles.len() * 12
             + self.seam.by_cell.iter().map(|v| v.len() * 2 + 24).sum::<usize>()
@@ -355,6 +352,64 @@ impl Scratch {
     }
 }
 
+/// Evaluates layer `k`'s vertices: what stays the same for a whole region, computed once.
+struct VertexEval<'a, S> {
+    cells: &'a S,
+    corners: &'a Grid,
+    parent: Option<(&'a S, &'a Grid)>,
+    origin2: [i64; 2],
+    half_s: f64,
+    last: i64,
+    inv_ring: f32,
+}
+
+impl<'a, S: CellStore> VertexEval<'a, S> {
+    fn new(world: &'a World<S>, k: usize) -> Self {
+        let o = world.window_origin(k as u8);
+        let ring = (world.params.inner_radius as i64 - 2).max(0);
+        let l = &world.layers[k];
+        Self {
+            cells: &l.cells,
+            corners: &l.corners,
+            parent: world.layers.get(k + 1).filter(|p| p.active).map(|p| (&p.cells, &p.corners)),
+            origin2: [2 * o[0], 2 * o[1]],
+            half_s: 0.5 * world.gen.cell_width(k as u8),
+            last: 2 * (world.width - 1),
+            // No outer ring (inner radius 2): nothing to morph across, every vertex its own height.
+            inv_ring: if ring == 0 { 0.0 } else { 1.0 / (2 * ring) as f32 },
+        }
+    }
+
+    #[inline]
+    fn at(&self, h: [i64; 2]) -> MeshVertex {
+        let (ax, ay) = (self.origin2[0] + h[0], self.origin2[1] + h[1]);
+        let z = if h[0] & 1 == 1 { self.cells.get((ax - 1) >> 1, (ay - 1) >> 1).h } else { self.corners.get(ax >> 1, ay >> 1) };
+        // The coarser layer's own surface here: (ax, ay) are its quarter cells.
+        let z_parent = match self.parent {
+            Some((pc, pk)) => {
+                let (bx, by) = (ax >> 2, ay >> 2);
+                match (ax & 3, ay & 3) {
+                    (0, 0) => pk.get(bx, by),
+                    (2, 2) => pc.get(bx, by).h,
+                    (0, 2) => 0.5 * (pk.get(bx, by) + pk.get(bx, by + 1)),
+                    (2, 0) => 0.5 * (pk.get(bx, by) + pk.get(bx + 1, by)),
+                    (rx, ry) => {
+                        // A quarter point: halfway between a parent corner and the parent midpoint.
+                        let (nx, ny) = (bx + i64::from(rx == 3), by + i64::from(ry == 3));
+                        0.5 * (pk.get(nx, ny) + pc.get(bx, by).h)
+                    }
+                }
+            }
+            None => z,
+        };
+        let d = (h[0] - 2).min(self.last - h[0]).min(h[1] - 2).min(self.last - h[1]);
+        let blend = if self.inv_ring == 0.0 { 1.0 } else { (d as f32 * self.inv_ring).clamp(0.0, 1.0) };
+        let x = (h[0] as f64 * self.half_s) as f32;
+        let y = (h[1] as f64 * self.half_s) as f32;
+        MeshVertex { pos: [x, y, z], z_parent, blend }
+    }
+}
+
 /// Which regions of a layer to rewrite.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Part {
@@ -363,49 +418,6 @@ pub(crate) enum Part {
 }
 
 impl<S: CellStore> World<S> {
-    /// The vertex of layer `k` at `h` half cells from its window origin (a corner when both are
-    /// even, a midpoint when both are odd).
-    pub(crate) fn vertex(&self, k: usize, h: [i64; 2]) -> MeshVertex {
-        let l = &self.layers[k];
-        let o = self.window_origin(k as u8);
-        let s = self.gen.cell_width(k as u8);
-        let cell = |i: i64, j: i64| l.cells.get(i, j).h;
-        let (ax, ay) = (o[0] * 2 + h[0], o[1] * 2 + h[1]);
-        let z = if h[0] & 1 == 1 {
-            cell((ax - 1) >> 1, (ay - 1) >> 1)
-        } else {
-            let (i, j) = (ax >> 1, ay >> 1);
-            corner_height(cell(i - 1, j - 1), cell(i, j - 1), cell(i - 1, j), cell(i, j))
-        };
-        // The coarser layer's own surface here: (ax, ay) are its quarter cells.
-        let z_parent = match self.layers.get(k + 1) {
-            Some(p) if p.active => {
-                let pc = |i: i64, j: i64| p.cells.get(i, j).h;
-                let pcorner = |i: i64, j: i64| corner_height(pc(i - 1, j - 1), pc(i, j - 1), pc(i - 1, j), pc(i, j));
-                let (bx, by) = (ax >> 2, ay >> 2);
-                match (ax & 3, ay & 3) {
-                    (0, 0) => pcorner(bx, by),
-                    (2, 2) => pc(bx, by),
-                    (0, 2) => 0.5 * (pcorner(bx, by) + pcorner(bx, by + 1)),
-                    (2, 0) => 0.5 * (pcorner(bx, by) + pcorner(bx + 1, by)),
-                    (rx, ry) => {
-                        // A quarter point: halfway between a parent corner and the parent midpoint.
-                        let (nx, ny) = (bx + i64::from(rx == 3), by + i64::from(ry == 3));
-                        0.5 * (pcorner(nx, ny) + pc(bx, by))
-                    }
-                }
-            }
-            _ => z,
-        };
-        let w = self.width;
-        let d = (h[0] - 2).min(2 * (w - 1) - h[0]).min(h[1] - 2).min(2 * (w - 1) - h[1]);
-        let ring = (self.params.inner_radius as i64 - 2).max(0);
-        let blend = if ring == 0 { 1.0 } else { (d as f32 / (2 * ring) as f32).clamp(0.0, 1.0) };
-        let x = (h[0] as f64 * 0.5 * s) as f32;
-        let y = (h[1] as f64 * 0.5 * s) as f32;
-        MeshVertex { pos: [x, y, z], z_parent, blend }
-    }
-
     /// World position of layer `k`'s vertex at `h` half cells, with its drawn height from the
     /// query grids (the same bits as the vertex buffers).
     #[inline]
@@ -449,12 +461,15 @@ impl<S: CellStore> World<S> {
             let s = self.gen.cell_width(k as u8);
             self.layers[k].mesh.origin = DVec2::new(o[0] as f64 * s, o[1] as f64 * s);
             let center_changed = center != self.layers[k].mesh.center;
+            if !(moved || child_moved || center_changed) {
+                continue;
+            }
             if moved {
                 stats.vertices_written += self.rebuild_part(k, Part::Outer, false);
                 stats.regions_rebuilt += 1;
             }
             if moved || child_moved || center_changed {
-                stats.vertices_written += self.rebuild_part(k, Part::Inner, center_changed || moved);
+                stats.vertices_written += self.rebuild_part(k, Part::Inner, center_changed);
                 stats.regions_rebuilt += 1;
             }
             if moved || child_moved || center_changed {
@@ -464,14 +479,9 @@ impl<S: CellStore> World<S> {
             }
             let m = &mut self.layers[k].mesh;
             m.drawn = true;
-            let mut zr = [f32::INFINITY, f32::NEG_INFINITY];
-            for r in [&m.outer, &m.inner, &m.seam] {
-                for v in &r.vertices {
-                    let z = v.drawn_z();
-                    zr = [zr[0].min(z), zr[1].max(z)];
-                }
-            }
-            m.z_range = zr;
+            m.z_range = [&m.outer, &m.inner, &m.seam]
+                .iter()
+                .fold([f32::INFINITY, f32::NEG_INFINITY], |a, r| [a[0].min(r.z_range[0]), a[1].max(r.z_range[1])]);
         }
         stats
     }
@@ -489,34 +499,44 @@ impl<S: CellStore> World<S> {
             let first = *self.drawn_layers().start() as usize;
             let center = (k > first).then(|| self.center_offset(k));
             let inside = |a: i64, b: i64| (lo..hi).contains(&a) && (lo..hi).contains(&b);
-            let cells: Vec<[i64; 2]> = (1..w - 1)
-                .flat_map(|b| (1..w - 1).map(move |a| [a, b]))
-                .filter(|&[a, b]| match part {
-                    Part::Outer => !inside(a, b),
-                    Part::Inner => {
-                        inside(a, b)
-                            && !center.is_some_and(|c| (c[0]..c[0] + w / 2).contains(&a) && (c[1]..c[1] + w / 2).contains(&b))
-                    }
-                })
-                .collect();
-            self.scratch.fans(&mut region, cells.into_iter());
-        }
-        region.vertices.clear();
-        for p in &region.points {
-            region.vertices.push(self.vertex(k, *p));
-        }
-        let o = self.window_origin(k as u8);
-        let m = &mut self.layers[k].mesh;
-        for (p, v) in region.points.iter().zip(&region.vertices) {
-            let (ax, ay) = (2 * o[0] + p[0], 2 * o[1] + p[1]);
-            if p[0] & 1 == 1 {
-                let slot = m.slot((ax - 1) >> 1, (ay - 1) >> 1);
-                m.rz_mid[slot] = v.drawn_z();
-            } else {
-                let slot = m.slot(ax >> 1, ay >> 1);
-                m.rz_corner[slot] = v.drawn_z();
+            let in_center =
+                |a: i64, b: i64| center.is_some_and(|c| (c[0]..c[0] + w / 2).contains(&a) && (c[1]..c[1] + w / 2).contains(&b));
+            let cells = (1..w - 1).flat_map(|b| (1..w - 1).map(move |a| [a, b]));
+            match part {
+                Part::Outer => self.scratch.fans(&mut region, cells.filter(|&[a, b]| !inside(a, b))),
+                Part::Inner => {
+                    let form = center.map_or(9, |c| ((c[0] - lo) * 3 + (c[1] - lo)).clamp(0, 8) as usize);
+                    let shape = match self.scratch.inner[form].take() {
+                        Some(r) => r,
+                        None => {
+                            let mut r = Region::default();
+                            self.scratch.fans(&mut r, cells.filter(|&[a, b]| inside(a, b) && !in_center(a, b)));
+                            r
+                        }
+                    };
+                    region.points.clone_from(&shape.points);
+                    region.indices.clone_from(&shape.indices);
+                    self.scratch.inner[form] = Some(shape);
+                }
             }
         }
+        region.vertices.clear();
+        let eval = VertexEval::new(self, k);
+        region.vertices.extend(region.points.iter().map(|p| eval.at(*p)));
+        let o = self.window_origin(k as u8);
+        let m = &mut self.layers[k].mesh;
+        let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
+        for (p, v) in region.points.iter().zip(&region.vertices) {
+            let (ax, ay) = (2 * o[0] + p[0], 2 * o[1] + p[1]);
+            let z = v.drawn_z();
+            (lo, hi) = (lo.min(z), hi.max(z));
+            if p[0] & 1 == 1 {
+                m.rz_mid.set((ax - 1) >> 1, (ay - 1) >> 1, z);
+            } else {
+                m.rz_corner.set(ax >> 1, ay >> 1, z);
+            }
+        }
+        region.z_range = [lo, hi];
         let n = region.vertices.len();
         match part {
             Part::Outer => self.layers[k].mesh.outer = region,
@@ -534,11 +554,12 @@ impl<S: CellStore> World<S> {
             let c = self.center_offset(k);
             let s = self.gen.cell_width(k as u8);
             let topo = &self.scratch.seam;
+            let (own, finer) = (VertexEval::new(self, k), VertexEval::new(self, k - 1));
             for (n, p) in topo.points.iter().enumerate() {
                 let v = if n < topo.outer {
-                    self.vertex(k, [2 * c[0] + p[0], 2 * c[1] + p[1]])
+                    own.at([2 * c[0] + p[0], 2 * c[1] + p[1]])
                 } else {
-                    let mut v = self.vertex(k - 1, [2 * p[0], 2 * p[1]]);
+                    let mut v = finer.at([2 * p[0], 2 * p[1]]);
                     v.pos[0] = (c[0] as f64 * s + v.pos[0] as f64) as f32;
                     v.pos[1] = (c[1] as f64 * s + v.pos[1] as f64) as f32;
                     v
@@ -555,9 +576,12 @@ impl<S: CellStore> World<S> {
             let outer = topo.outer;
             let m = &mut self.layers[k].mesh;
             for (p, v) in region.points[..outer].iter().zip(&region.vertices) {
-                let slot = m.slot(o[0] + c[0] + p[0] / 2, o[1] + c[1] + p[1] / 2);
-                m.rz_corner[slot] = v.drawn_z();
+                m.rz_corner.set(o[0] + c[0] + p[0] / 2, o[1] + c[1] + p[1] / 2, v.drawn_z());
             }
+            region.z_range = region
+                .vertices
+                .iter()
+                .fold([f32::INFINITY, f32::NEG_INFINITY], |a, v| [a[0].min(v.drawn_z()), a[1].max(v.drawn_z())]);
         }
         let n = region.vertices.len();
         self.layers[k].mesh.seam = region;

@@ -114,6 +114,8 @@ pub(crate) struct Layer<S> {
     pub(crate) m: [i64; 2],
     pub(crate) active: bool,
     pub(crate) cells: S,
+    /// Own corner heights (means of the four cells around each line crossing inside the window).
+    pub(crate) corners: store::Grid,
     pub(crate) mesh: LayerMesh,
 }
 
@@ -164,6 +166,7 @@ impl<S: CellStore> World<S> {
                 m: [0, 0],
                 active: false,
                 cells: S::with_width(width as usize),
+                corners: store::Grid::new(width as usize),
                 mesh: LayerMesh::new(level, width),
             })
             .collect();
@@ -241,7 +244,7 @@ impl<S: CellStore> World<S> {
     /// Bytes held by the cells and the mesh (buffers and query grids).
     pub fn memory_bytes(&self) -> usize {
         std::mem::size_of::<Self>()
-            + self.layers.iter().map(|l| l.cells.bytes() + l.mesh.bytes()).sum::<usize>()
+            + self.layers.iter().map(|l| l.cells.bytes() + l.corners.bytes() + l.mesh.bytes()).sum::<usize>()
             + self.scratch.bytes()
     }
 
@@ -442,12 +445,28 @@ impl<S: CellStore> World<S> {
         rects.into_iter().map(|(x0, x1, y0, y1)| self.generate_rect(k, x0, x1, y0, y1)).sum()
     }
 
-    /// Generates cells [x0, x1) × [y0, y1) of layer `k` (even-aligned) from its parent layer, or
-    /// from the generator for the top layer.
+    /// Generates cells [x0, x1) × [y0, y1) of layer `k` (even-aligned) and the corner heights
+    /// they touch inside the window.
     fn generate_rect(&mut self, k: usize, x0: i64, x1: i64, y0: i64, y1: i64) -> usize {
         if x0 >= x1 || y0 >= y1 {
             return 0;
         }
+        let n = self.generate_cells(k, x0, x1, y0, y1);
+        let o = self.window_origin(k as u8);
+        let l = &mut self.layers[k];
+        for j in y0.max(o[1] + 1)..=y1.min(o[1] + self.width - 1) {
+            for i in x0.max(o[0] + 1)..=x1.min(o[0] + self.width - 1) {
+                let c = |i: i64, j: i64| l.cells.get(i, j).h;
+                let z = gen::corner_height(c(i - 1, j - 1), c(i, j - 1), c(i - 1, j), c(i, j));
+                l.corners.set(i, j, z);
+            }
+        }
+        n
+    }
+
+    /// Generates cells [x0, x1) × [y0, y1) of layer `k` (even-aligned) from its parent layer, or
+    /// from the generator for the top layer.
+    fn generate_cells(&mut self, k: usize, x0: i64, x1: i64, y0: i64, y1: i64) -> usize {
         let level = self.layers[k].level;
         if k + 1 == self.layers.len() {
             let (nx, ny) = ((x1 - x0) as usize, (y1 - y0) as usize);
@@ -540,12 +559,60 @@ pub fn crossed_layer(from: i64, to: i64) -> Option<u32> {
         _ => return None,
     };
     let tz = at.trailing_zeros();
-    (tz >= 1 && tz < 64).then(|| tz - 1)
+    (1..64).contains(&tz).then(|| tz - 1)
 }
 
 impl<S: CellStore> World<S> {
     /// The gravity frame (Z up).
     pub fn frame(&self) -> &Frame {
         &self.frame
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The lowest-set-bit rule names the layer whose window formula changes, for every step.
+    #[test]
+    fn crossed_layer_matches_the_window_formula() {
+        let m = |q: i64, k: u32| (q + (1i64 << (k + 1))) >> (k + 2);
+        for q in -300i64..300 {
+            for step in [-1i64, 1] {
+                let to = q + step;
+                let changed: Vec<u32> = (0..12).filter(|&k| m(q, k) != m(to, k)).collect();
+                match crossed_layer(q, to) {
+                    Some(k) if k < 12 => assert_eq!(changed, vec![k], "{q} → {to}"),
+                    _ => assert!(changed.is_empty(), "{q} → {to}: {changed:?}"),
+                }
+            }
+        }
+        assert_eq!(crossed_layer(3, 5), None);
+    }
+
+    /// Gained rectangles tile exactly the new window minus the old one.
+    #[test]
+    fn gained_rectangles_are_exact() {
+        let w = 8;
+        for dx in -10i64..=10 {
+            for dy in -10i64..=10 {
+                let (old, new) = ([4, -6], [4 + 2 * dx, -6 + 2 * dy]);
+                let mut count = std::collections::HashMap::new();
+                for_gained(old, new, w, |x0, x1, y0, y1| {
+                    for j in y0..y1 {
+                        for i in x0..x1 {
+                            *count.entry((i, j)).or_insert(0) += 1;
+                        }
+                    }
+                });
+                let inside = |o: [i64; 2], i: i64, j: i64| (o[0]..o[0] + w).contains(&i) && (o[1]..o[1] + w).contains(&j);
+                for j in -40..40 {
+                    for i in -40..40 {
+                        let want = i32::from(inside(new, i, j) && !inside(old, i, j));
+                        assert_eq!(count.get(&(i, j)).copied().unwrap_or(0), want, "({dx},{dy}) cell ({i},{j})");
+                    }
+                }
+            }
+        }
     }
 }

@@ -57,6 +57,41 @@ impl CellStore for Toroidal {
     }
 }
 
+/// A toroidally addressed grid of f32 values (corner heights, drawn heights), like [`Toroidal`].
+#[derive(Clone, Debug)]
+pub(crate) struct Grid {
+    shift: u32,
+    mask: i64,
+    z: Vec<f32>,
+}
+
+impl Grid {
+    pub(crate) fn new(width: usize) -> Self {
+        let side = width.next_power_of_two();
+        Self { shift: side.trailing_zeros(), mask: side as i64 - 1, z: vec![0.0; side * side] }
+    }
+
+    #[inline]
+    fn slot(&self, i: i64, j: i64) -> usize {
+        (((j & self.mask) << self.shift) | (i & self.mask)) as usize
+    }
+
+    #[inline]
+    pub(crate) fn get(&self, i: i64, j: i64) -> f32 {
+        self.z[self.slot(i, j)]
+    }
+
+    #[inline]
+    pub(crate) fn set(&mut self, i: i64, j: i64, v: f32) {
+        let s = self.slot(i, j);
+        self.z[s] = v;
+    }
+
+    pub(crate) fn bytes(&self) -> usize {
+        self.z.len() * 4
+    }
+}
+
 /// A hash table of cells keyed by (i, j), with a fast integer hash (SplitMix64's finaliser) so the
 /// comparison measures the table, not a slow hasher.
 pub struct Hashed {
