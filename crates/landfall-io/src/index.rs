@@ -36,7 +36,6 @@ use glam::{DMat3, DVec3};
 use landfall::flat::{Flat, StableBytes};
 use landfall::polygon::{Arrays, Header, QuadtreeParams};
 use landfall::{CutRule, Frame, PolygonTerrain};
-use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -151,13 +150,7 @@ pub fn write_index(terrain: &PolygonTerrain, path: &Path) -> Result<(), IoError>
         header_sum: 0,
     };
     raw.header_sum = checksum(&bytemuck::bytes_of(&raw)[..HEADER_LEN - 8]);
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| IoError::os(path, e))?;
-    tmp.write_all(bytemuck::bytes_of(&raw)).map_err(|e| IoError::os(path, e))?;
-    tmp.write_all(&body).map_err(|e| IoError::os(path, e))?;
-    tmp.as_file().sync_all().map_err(|e| IoError::os(path, e))?;
-    tmp.persist(path).map_err(|e| IoError::os(path, e.error))?;
-    Ok(())
+    crate::write_atomic(path, &[bytemuck::bytes_of(&raw), &body])
 }
 
 /// A read-only memory map of an index file.

@@ -22,6 +22,7 @@ mod asc;
 mod error;
 mod index;
 mod mesh;
+mod mesh_out;
 mod npy;
 mod png_raster;
 mod raster;
@@ -35,6 +36,7 @@ use std::path::Path;
 pub use asc::write_asc;
 pub use index::{is_index, open_index, open_index_verified, write_index, RawHeader, INDEX_VERSION};
 pub use mesh::{is_mesh, read_gltf, read_mesh, read_obj};
+pub use mesh_out::{world_parts, write_glb, write_mesh, write_obj, MeshPart};
 
 /// Lower-case extension of `path` ("" when none).
 pub fn extension(path: &Path) -> String {
@@ -44,3 +46,17 @@ pub fn extension(path: &Path) -> String {
 /// Largest decoded image (bytes) the PNG and TIFF readers accept: 4 GiB, a 32,768² f32 raster.
 pub const MAX_DECODED_BYTES: usize = 4 << 30;
 pub use npy::write_npy;
+
+/// Writes `chunks` to `path` crash-safely: a temporary file in the same directory, synced, then
+/// renamed over `path`, so a crash never leaves half a file.
+pub(crate) fn write_atomic(path: &Path, chunks: &[&[u8]]) -> Result<(), IoError> {
+    use std::io::Write as _;
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| IoError::os(path, e))?;
+    for c in chunks {
+        tmp.write_all(c).map_err(|e| IoError::os(path, e))?;
+    }
+    tmp.as_file().sync_all().map_err(|e| IoError::os(path, e))?;
+    tmp.persist(path).map_err(|e| IoError::os(path, e.error))?;
+    Ok(())
+}

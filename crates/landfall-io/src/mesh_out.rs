@@ -1,0 +1,153 @@
+//! Writing meshes: glTF binary (`.glb`) and Wavefront OBJ, each part with its own origin so that
+//! far from the world origin the vertices keep their precision (f32 relative to an f64 origin).
+
+use crate::{extension, write_atomic, IoError};
+use landfall::world::{CellStore, World};
+use serde_json::json;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// A triangle mesh positioned at `origin`: vertices relative to it, triangles counter-clockwise
+/// seen from above (+Z).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MeshPart {
+    /// Name shown by viewers.
+    pub name: String,
+    /// World position of the part's origin (Z up).
+    pub origin: [f64; 3],
+    /// Vertices relative to `origin`.
+    pub positions: Vec<[f32; 3]>,
+    /// Three indices per triangle.
+    pub indices: Vec<u32>,
+}
+
+/// The drawn mesh of a world, one part per layer (its regions merged), at the drawn (morphed)
+/// heights, each relative to its layer's origin.
+pub fn world_parts<S: CellStore>(world: &World<S>) -> Vec<MeshPart> {
+    world
+        .meshes()
+        .map(|m| {
+            let mut part = MeshPart {
+                name: format!("layer {}", m.level),
+                origin: [m.origin.x, m.origin.y, 0.0],
+                ..MeshPart::default()
+            };
+            for r in m.regions() {
+                let base = part.positions.len() as u32;
+                part.positions.extend(r.vertices.iter().map(|v| [v.pos[0], v.pos[1], v.drawn_z()]));
+                part.indices.extend(r.indices.iter().map(|i| base + i));
+            }
+            part
+        })
+        .collect()
+}
+
+/// Checks that every index points at a vertex and that every position is finite.
+fn check(path: &Path, parts: &[MeshPart]) -> Result<(), IoError> {
+    for (n, p) in parts.iter().enumerate() {
+        if p.indices.len() % 3 != 0 {
+            return Err(IoError::field(path, format!("parts[{n}].indices"), "length is not a multiple of 3"));
+        }
+        if let Some(i) = p.indices.iter().find(|&&i| i as usize >= p.positions.len()) {
+            return Err(IoError::field(path, format!("parts[{n}].indices"), format!("index {i} beyond {} vertices", p.positions.len())));
+        }
+        if p.positions.iter().flatten().chain(&p.origin.map(|v| v as f32)).any(|v| !v.is_finite()) {
+            return Err(IoError::field(path, format!("parts[{n}].positions"), "not finite"));
+        }
+    }
+    Ok(())
+}
+
+/// Writes `parts` as a binary glTF 2.0 file: one node per part, translated to its origin. glTF is
+/// Y-up, so landfall's (x, y, z) is written as (x, z, −y); read it back with gravity (0, −1, 0).
+/// Crash-safe (temporary file, then rename).
+pub fn write_glb(path: &Path, parts: &[MeshPart]) -> Result<(), IoError> {
+    check(path, parts)?;
+    let mut bin: Vec<u8> = Vec::new();
+    let (mut views, mut accessors, mut meshes, mut nodes) = (vec![], vec![], vec![], vec![]);
+    for p in parts {
+        let yup = |v: [f32; 3]| [v[0], v[2], -v[1]];
+        let (mut lo, mut hi) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
+        let start = bin.len();
+        for v in &p.positions {
+            let v = yup(*v);
+            for a in 0..3 {
+                lo[a] = lo[a].min(v[a]);
+                hi[a] = hi[a].max(v[a]);
+                bin.extend_from_slice(&v[a].to_le_bytes());
+            }
+        }
+        views.push(json!({"buffer": 0, "byteOffset": start, "byteLength": bin.len() - start, "target": 34962}));
+        if p.positions.is_empty() {
+            (lo, hi) = ([0.0; 3], [0.0; 3]);
+        }
+        accessors.push(json!({"bufferView": views.len() - 1, "componentType": 5126, "count": p.positions.len(), "type": "VEC3", "min": lo, "max": hi}));
+        let start = bin.len();
+        for i in &p.indices {
+            bin.extend_from_slice(&i.to_le_bytes());
+        }
+        views.push(json!({"buffer": 0, "byteOffset": start, "byteLength": bin.len() - start, "target": 34963}));
+        accessors.push(json!({"bufferView": views.len() - 1, "componentType": 5125, "count": p.indices.len(), "type": "SCALAR"}));
+        meshes.push(json!({"name": p.name, "primitives": [{"attributes": {"POSITION": accessors.len() - 2}, "indices": accessors.len() - 1, "mode": 4}]}));
+        nodes.push(json!({"name": p.name, "mesh": meshes.len() - 1, "translation": [p.origin[0], p.origin[2], -p.origin[1]]}));
+    }
+    let doc = json!({
+        "asset": {"version": "2.0", "generator": "landfall"},
+        "scene": 0,
+        "scenes": [{"nodes": (0..nodes.len()).collect::<Vec<_>>()}],
+        "nodes": nodes,
+        "meshes": meshes,
+        "accessors": accessors,
+        "bufferViews": views,
+        "buffers": [{"byteLength": bin.len()}],
+    });
+    let mut text = serde_json::to_vec(&doc).map_err(|e| IoError::format(path, e.to_string()))?;
+    while text.len() % 4 != 0 {
+        text.push(b' ');
+    }
+    while bin.len() % 4 != 0 {
+        bin.push(0);
+    }
+    let total = 12 + 8 + text.len() + 8 + bin.len();
+    let total = u32::try_from(total).map_err(|_| IoError::format(path, "mesh too large for a GLB file (4 GiB)"))?;
+    let mut head = Vec::with_capacity(28);
+    head.extend_from_slice(b"glTF");
+    head.extend_from_slice(&2u32.to_le_bytes());
+    head.extend_from_slice(&total.to_le_bytes());
+    head.extend_from_slice(&(text.len() as u32).to_le_bytes());
+    head.extend_from_slice(b"JSON");
+    let mut bin_head = Vec::with_capacity(8);
+    bin_head.extend_from_slice(&(bin.len() as u32).to_le_bytes());
+    bin_head.extend_from_slice(b"BIN\0");
+    write_atomic(path, &[&head, &text, &bin_head, &bin])
+}
+
+/// Writes `parts` as a Wavefront OBJ file in landfall's coordinates (Z up), one object per part,
+/// vertices in world coordinates printed exactly (shortest round-trip decimal of the f64 sum).
+/// Crash-safe (temporary file, then rename).
+pub fn write_obj(path: &Path, parts: &[MeshPart]) -> Result<(), IoError> {
+    check(path, parts)?;
+    let mut out = String::from("# written by landfall\n");
+    let mut base = 1usize;
+    for p in parts {
+        let _ = writeln!(out, "o {}", p.name.replace(char::is_whitespace, "_"));
+        for v in &p.positions {
+            let w = [p.origin[0] + v[0] as f64, p.origin[1] + v[1] as f64, p.origin[2] + v[2] as f64];
+            let _ = writeln!(out, "v {} {} {}", w[0], w[1], w[2]);
+        }
+        for t in p.indices.chunks_exact(3) {
+            let _ = writeln!(out, "f {} {} {}", base + t[0] as usize, base + t[1] as usize, base + t[2] as usize);
+        }
+        base += p.positions.len();
+    }
+    write_atomic(path, &[out.as_bytes()])
+}
+
+/// Writes `parts` as glTF binary or OBJ, by the file's extension (`.glb` or `.obj`).
+pub fn write_mesh(path: &Path, parts: &[MeshPart]) -> Result<(), IoError> {
+    match extension(path).as_str() {
+        "glb" => write_glb(path, parts),
+        "obj" => write_obj(path, parts),
+        other => Err(IoError::format(path, format!("cannot write meshes as `.{other}`: use .glb or .obj"))),
+    }
+}
