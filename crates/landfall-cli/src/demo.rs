@@ -5,8 +5,8 @@ use anyhow::Result;
 use clap::Args;
 use landfall::collide::{CharacterController, ControllerParams, TerrainSweep};
 use landfall::glam::DVec3;
-use landfall::heightfield::synth::{generate, SynthParams};
 use landfall::heightfield::workload::{self, SplitMix64};
+use landfall::world::{Generator, WorldParams};
 use landfall::{Heightfield, Ray};
 use rayon::prelude::*;
 use std::path::PathBuf;
@@ -74,15 +74,20 @@ pub fn run(args: &DemoArgs) -> Result<()> {
     let threads = rayon::current_num_threads();
     anyhow::ensure!(args.spacing > 0.0 && args.spacing.is_finite(), "--spacing: must be > 0");
     say!(
-        "landfall demo: generating a {0}×{0} terrain (seed {1}, {2} m spacing, 800 m relief)…",
+        "landfall demo: generating a {0}×{0} piece of the procedural world (seed {1}, {2} m spacing)…",
         args.size,
         args.seed,
         args.spacing
     );
-    let (heights, gen_secs) =
-        timed(|| generate(args.size, args.size, &SynthParams { seed: args.seed, ..SynthParams::default() }));
-    let (hf, build_secs) =
-        timed(|| Heightfield::builder(args.size, args.size, heights).spacing(args.spacing, args.spacing).build());
+    let (heights, gen_secs) = timed(|| world_heights(args.size, args.spacing, args.seed));
+    let heights = heights?;
+    let half = (args.size / 2) as f64 * args.spacing;
+    let (hf, build_secs) = timed(|| {
+        Heightfield::builder(args.size, args.size, heights)
+            .spacing(args.spacing, args.spacing)
+            .origin(-half, -half)
+            .build()
+    });
     let hf = hf?;
     say!(
         "  generated in {:.2} s; pyramid built in {:.1} ms; {:.1} MiB ({:.2} bytes/sample)",
@@ -124,7 +129,7 @@ pub fn run(args: &DemoArgs) -> Result<()> {
     rows.push(Row::of_all("crowd moves (controller)", crowd_secs, grounded, moves, "grounded"));
 
     // 5. The picture: primary rays plus shadow rays, and the walkers' paths.
-    let ((mut px, n_hit, n_shadow), render_secs) = timed(|| render(&hf, &cam, args.width, args.height));
+    let ((mut px, n_hit, n_shadow), render_secs) = timed(|| render(&hf, &cam, args.width, args.height, 0.0));
     // Draw a sample of the walkers (all of them would cover the picture).
     let shown: Vec<Vec<DVec3>> = paths.iter().step_by((paths.len() / 40).max(1)).cloned().collect();
     let drawn = draw_paths(&hf, &cam, &shown, args.width, args.height, &mut px);
@@ -166,6 +171,17 @@ pub fn run(args: &DemoArgs) -> Result<()> {
         shown.len()
     );
     Ok(())
+}
+
+/// The procedural world's landscape (`landfall world`'s) as a `size × size` grid of `spacing`
+/// centred on the origin: the corner heights of the subdivision level whose cells are `spacing`
+/// wide.
+fn world_heights(size: usize, spacing: f64, seed: u64) -> Result<Vec<f32>> {
+    let level = spacing.log2().round().clamp(0.0, 14.0) as u8;
+    let params = WorldParams { seed, cell_size: spacing / (level as f64).exp2(), ..WorldParams::default() };
+    let gen = Generator::new(params)?;
+    let half = (size / 2) as i64;
+    Ok(gen.corner_grid(level, -half, -half, size, size))
 }
 
 /// Walkers dropped where random pixels of the view meet the ground, each walking straight ahead

@@ -17,6 +17,8 @@ mod demo;
 mod info;
 mod render;
 mod terrain_args;
+mod world;
+mod world_map;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -95,12 +97,26 @@ enum Command {
     },
     /// Run the main workloads on a generated terrain, print throughput, render a picture.
     ///
-    /// Without arguments: a deterministic 2049×2049 terrain (4 m spacing, 800 m relief), a million
+    /// Without arguments: a deterministic 2049×2049 piece of the procedural world of `landfall world`
+    /// (4 m spacing, about 8 km across, centred on the origin), a million
     /// vertical queries, a million picking rays, 100,000 line-of-sight rays and a crowd of 2,000
     /// character controllers walking 200 moves each, then a perspective rendering made with
     /// landfall's own batch ray casts (sun shadows by shadow rays) with the walkers' paths drawn,
     /// written to `landfall-out/demo.png`.
     Demo(demo::DemoArgs),
+    /// Fly a viewer through the endless procedural world; print update costs; draw the layers.
+    ///
+    /// The world is generated on the fly (hashed stochastic subdivision) and kept around the
+    /// viewer in a nested level-of-detail cache: by default the thesis' configuration, 16 layers of
+    /// 40×40 cells, 1 m finest cells, the mesh drawn from layer 1 to 12 (81,920 m to the middle of
+    /// its edge). The viewer walks (1.5 m/s), drives (30 m/s), flies (300 m/s, 500 m up) and
+    /// teleports (up to 5,000 km per frame), 1,200 frames each at 60 frames per second; each path
+    /// prints the update cost per frame (cache shifts, cells generated, mesh regions rewritten),
+    /// the cells generated per frame and the memory. Then it writes `landfall-out/world-layers.png`
+    /// (the drawn layers from above, their outer rings, inner regions and seams) and
+    /// `landfall-out/world-view.png` (the view from 300 m, ray cast on the drawn mesh), and with
+    /// `--export` the mesh as glTF binary or OBJ.
+    World(world::WorldArgs),
 }
 
 fn main() {
@@ -111,6 +127,7 @@ fn main() {
         Command::Raycast { terrain, rays, out } => csv_batch::raycast(&terrain, &rays, &out),
         Command::Build { terrain, out } => build::run(&terrain, &out),
         Command::Demo(args) => demo::run(&args),
+        Command::World(args) => world::run(&args),
     };
     if let Err(e) = result {
         eprintln!("landfall: error: {e:#}");

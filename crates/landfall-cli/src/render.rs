@@ -3,7 +3,8 @@
 
 use anyhow::{Context, Result};
 use landfall::glam::DVec3;
-use landfall::{Heightfield, Ray};
+use landfall::{Heightfield, Hit, Ray, Terrain};
+use rayon::prelude::*;
 use std::path::Path;
 
 /// A pinhole camera.
@@ -60,12 +61,17 @@ impl Camera {
     }
 }
 
+/// First hits of a batch of rays on any terrain, in parallel.
+pub fn cast_all(t: &dyn Terrain, rays: &[(Ray, f64)]) -> Vec<Option<Hit>> {
+    rays.par_iter().with_min_len(256).map(|(r, m)| t.raycast(r, *m)).collect()
+}
+
 /// Paints the visible points of `paths` (unoccluded from the camera) into `px` as small dots.
-pub fn draw_paths(hf: &Heightfield, cam: &Camera, paths: &[Vec<DVec3>], w: u32, h: u32, px: &mut [u8]) -> usize {
+pub fn draw_paths(hf: &dyn Terrain, cam: &Camera, paths: &[Vec<DVec3>], w: u32, h: u32, px: &mut [u8]) -> usize {
     let points: Vec<(usize, DVec3)> =
         paths.iter().enumerate().flat_map(|(k, p)| p.iter().map(move |&q| (k, q))).collect();
     let sight: Vec<(Ray, f64)> = points.iter().map(|&(_, q)| (Ray::new(cam.eye, q - cam.eye), 0.999)).collect();
-    let blocked = hf.raycast_batch(&sight);
+    let blocked = cast_all(hf, &sight);
     let mut drawn = 0;
     for (&(k, q), b) in points.iter().zip(&blocked) {
         let Some((x, y)) = cam.project(q, w, h).filter(|_| b.is_none()) else { continue };
@@ -107,15 +113,17 @@ fn sky(dir: DVec3) -> DVec3 {
     DVec3::new(0.70, 0.80, 0.95).lerp(DVec3::new(0.32, 0.50, 0.85), d.z.clamp(0.0, 1.0).sqrt())
 }
 
-/// Renders `hf` from `cam` into an RGB8 buffer; returns (pixels, primary hits, shadowed pixels).
-pub fn render(hf: &Heightfield, cam: &Camera, w: u32, h: u32) -> (Vec<u8>, usize, usize) {
+/// Renders terrain `hf` from `cam` into an RGB8 buffer, haze thickening over `haze` metres (0: from
+/// the terrain's size); returns (pixels, primary hits, shadowed pixels).
+pub fn render(hf: &dyn Terrain, cam: &Camera, w: u32, h: u32, haze: f64) -> (Vec<u8>, usize, usize) {
     let sun = DVec3::new(-0.8, 0.5, 0.33).normalize();
     let rays: Vec<(Ray, f64)> =
         (0..h).flat_map(|y| (0..w).map(move |x| (x, y))).map(|(x, y)| (cam.ray(x, y, w, h), f64::INFINITY)).collect();
-    let hits = hf.raycast_batch(&rays);
+    let hits = cast_all(hf, &rays);
     let b = hf.bounds();
     let relief = (b.max.z - b.min.z).max(1e-9);
     let span = (b.max - b.min).truncate().length();
+    let haze = if haze > 0.0 { haze } else { 2.5 * span };
     // Shadow rays from just above each hit, toward the sun.
     let shadow_rays: Vec<(Ray, f64)> = hits
         .iter()
@@ -125,7 +133,7 @@ pub fn render(hf: &Heightfield, cam: &Camera, w: u32, h: u32) -> (Vec<u8>, usize
             (Ray::new(hit.point + hit.normal * lift, sun), f64::INFINITY)
         })
         .collect();
-    let shadow = hf.raycast_batch(&shadow_rays);
+    let shadow = cast_all(hf, &shadow_rays);
     let mut shadow_iter = shadow.iter();
     let mut px = Vec::with_capacity((w * h * 3) as usize);
     let (mut n_hit, mut n_shadow) = (0, 0);
@@ -142,8 +150,8 @@ pub fn render(hf: &Heightfield, cam: &Camera, w: u32, h: u32) -> (Vec<u8>, usize
                 let ambient = 0.22 + 0.12 * n.z;
                 let col = base * (ambient + 1.1 * diffuse);
                 let dist = hit.t * ray.dir.length();
-                let haze = 1.0 - (-dist / (2.5 * span)).exp();
-                col.lerp(sky(DVec3::new(ray.dir.x, ray.dir.y, 0.05)), haze * 0.6)
+                let fog = 1.0 - (-dist / haze).exp();
+                col.lerp(sky(DVec3::new(ray.dir.x, ray.dir.y, 0.05)), fog * 0.6)
             }
         };
         for v in [c.x, c.y, c.z] {

@@ -265,6 +265,21 @@ fn queries_match_brute_force_on_the_drawn_mesh() {
                 assert!(got.is_some_and(|h| h.t <= 1.0 + 1e-9), "ray aimed at a vertex or an edge slipped through");
             }
         }
+        // Rays in every direction from just above the ground (shadow and line-of-sight rays).
+        for _ in 0..150 {
+            let p = DVec2::new(rng.range(b.min.x, b.max.x), rng.range(b.min.y, b.max.y));
+            let Some(g) = w.height_at(p.x, p.y) else { continue };
+            let o = DVec3::new(p.x, p.y, g + rng.range(0.01, 3.0));
+            let dir = DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-0.3, 0.4)) * rng.range(1.0, 80.0);
+            let ray = Ray::new(o, dir);
+            let got = w.raycast(&ray, f64::INFINITY).map(|h| h.t);
+            let want = brute_ray(&tris, &ray, f64::INFINITY);
+            match (got, want) {
+                (Some(a), Some(b)) => assert!((a - b).abs() < 1e-6 * (1.0 + b), "ray {ray:?}: t {a} vs {b}"),
+                (None, None) => {}
+                (g, wnt) => panic!("ray {ray:?}: {g:?} vs brute {wnt:?}"),
+            }
+        }
     }
 }
 

@@ -59,7 +59,7 @@ pub struct WorldParams {
 
 impl Default for WorldParams {
     fn default() -> Self {
-        Self { seed: 1, cell_size: 1.0, levels: 16, relief: 1200.0, hurst: 0.85, roughness: 1.5, anchor: [0, 0] }
+        Self { seed: 1, cell_size: 1.0, levels: 16, relief: 1500.0, hurst: 0.8, roughness: 1.5, anchor: [0, 0] }
     }
 }
 
@@ -245,6 +245,22 @@ impl Generator {
                         }
                     }
                 }
+            }
+        }
+        out
+    }
+
+    /// Corner heights (the mean of the four cells around each corner, as the mesh uses them) at grid
+    /// lines [i0, i0 + nx) × [j0, j0 + ny) of `level`, row-major, south row first: a heightfield of
+    /// the landscape with `cell_width(level)` spacing whose sample (0, 0) stands at
+    /// (i0, j0) · `cell_width(level)`.
+    pub fn corner_grid(&self, level: u8, i0: i64, j0: i64, nx: usize, ny: usize) -> Vec<f32> {
+        let cells = self.patch(level, i0 - 1, j0 - 1, nx + 1, ny + 1);
+        let at = |a: usize, b: usize| cells[b * (nx + 1) + a].h;
+        let mut out = Vec::with_capacity(nx * ny);
+        for b in 0..ny {
+            for a in 0..nx {
+                out.push(corner_height(at(a, b), at(a + 1, b), at(a, b + 1), at(a + 1, b + 1)));
             }
         }
         out

@@ -1,0 +1,257 @@
+//! `landfall world`: a viewer moves through the endless procedural world (walking, driving, flying,
+//! teleporting); per-frame update cost, cells generated and memory; a top-down picture of the
+//! nested layers and their regions and a view rendered with landfall's own ray casts.
+
+use crate::render::{render, write_png, Camera};
+use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
+use landfall::glam::DVec3;
+use landfall::heightfield::workload::SplitMix64;
+use landfall::world::{CacheParams, LodTerrain, World, WorldParams};
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// How the viewer moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Path {
+    /// 1.5 m/s, eyes 1.8 m above the ground.
+    Walk,
+    /// 30 m/s, 1.5 m above the ground.
+    Drive,
+    /// 300 m/s, 500 m above the ground.
+    Fly,
+    /// A jump to a random place up to 5,000 km away every frame.
+    Teleport,
+    /// All of the above, one after the other.
+    All,
+}
+
+/// Options of `landfall world`.
+#[derive(Args, Debug)]
+pub struct WorldArgs {
+    /// How the viewer moves.
+    #[arg(long, value_enum, default_value = "all")]
+    path: Path,
+    /// Frames per path (60 frames per second of motion).
+    #[arg(long, default_value_t = 1200)]
+    frames: usize,
+    /// Seed of the landscape.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Layers of the cache.
+    #[arg(long, default_value_t = 16)]
+    layers: u8,
+    /// Inner radius: the window of each layer is 4 × this many cells wide.
+    #[arg(long, default_value_t = 10)]
+    inner_radius: u32,
+    /// Width of the finest cells, metres.
+    #[arg(long, default_value_t = 1.0)]
+    cell_size: f64,
+    /// Hysteresis band, in parent cells (0 = none; below 1/6).
+    #[arg(long, default_value_t = 0.125)]
+    hysteresis: f64,
+    /// Start this far east of the origin, metres (e.g. 1e7 for 10,000 km).
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+    east: f64,
+    /// Directory for the pictures.
+    #[arg(long, default_value = "landfall-out")]
+    out: PathBuf,
+    /// Also write the final mesh to this file (.glb or .obj).
+    #[arg(long, value_name = "FILE")]
+    export: Option<PathBuf>,
+    /// Width of the rendered view, pixels.
+    #[arg(long, default_value_t = 960)]
+    width: u32,
+    /// Height of the rendered view, pixels.
+    #[arg(long, default_value_t = 540)]
+    height: u32,
+}
+
+/// Per-path figures.
+struct Run {
+    name: &'static str,
+    speed: &'static str,
+    times_us: Vec<f64>,
+    cells: usize,
+    regions: usize,
+    incremental: usize,
+    memory: usize,
+}
+
+pub fn run(args: &WorldArgs) -> Result<()> {
+    anyhow::ensure!(args.frames >= 1, "--frames: at least 1");
+    anyhow::ensure!(args.width >= 1 && args.height >= 1, "--width/--height: at least 1 pixel");
+    anyhow::ensure!(args.east.is_finite(), "--east: must be finite");
+    if let Some(p) = &args.export {
+        let ext = landfall_io::extension(p);
+        anyhow::ensure!(ext == "glb" || ext == "obj", "--export {}: cannot write `.{ext}`: use .glb or .obj", p.display());
+    }
+    let params = WorldParams { seed: args.seed, cell_size: args.cell_size, levels: args.layers, ..WorldParams::default() };
+    let cache = CacheParams {
+        layers: args.layers,
+        inner_radius: args.inner_radius,
+        mesh_coarsest: (args.layers.saturating_sub(4)).max(1).min(args.layers.saturating_sub(1)),
+        hysteresis: args.hysteresis,
+        ..CacheParams::default()
+    };
+    let start = DVec3::new(args.east + 0.3, 0.7, 0.0);
+    let far = LodTerrain::new(landfall::world::Generator::new(params.clone())?, 4, 64);
+    let ground = |p: DVec3| far.height_at(p.x, p.y).unwrap_or(0.0);
+    let t0 = Instant::now();
+    let mut world: World = World::new(params, cache.clone(), start + DVec3::Z * (ground(start) + 1.8))
+        .context("cannot make the world")?;
+    let build = t0.elapsed().as_secs_f64();
+    let s0 = world.generator().cell_width(0);
+    say!(
+        "landfall world: {} layers of {w}×{w} cells, finest {s0} m, mesh layers {}–{} ({:.0} m to the edge), hysteresis {}",
+        cache.layers,
+        cache.mesh_finest,
+        cache.mesh_coarsest,
+        world.generator().cell_width(cache.mesh_coarsest) * (world.width() / 2) as f64,
+        cache.hysteresis,
+        w = world.width()
+    );
+    say!(
+        "  built around ({:.0}, {:.0}) in {:.2} ms: {} cells, {} triangles drawn, {:.2} MB",
+        start.x,
+        start.y,
+        build * 1e3,
+        world.width() * world.width() * (cache.layers - world.finest_active()) as usize,
+        world.meshes().map(|m| m.triangles()).sum::<usize>(),
+        world.memory_bytes() as f64 / 1048576.0
+    );
+    let paths: Vec<Path> = match args.path {
+        Path::All => vec![Path::Walk, Path::Drive, Path::Fly, Path::Teleport],
+        p => vec![p],
+    };
+    let mut runs = Vec::new();
+    let mut rng = SplitMix64::new(args.seed ^ 0x77);
+    for p in paths {
+        runs.push(fly(&mut world, p, args.frames, &mut rng, &ground)?);
+    }
+    say!();
+    say!(
+        "{:<9} {:>8} {:>9} {:>9} {:>9} {:>9} {:>11} {:>9} {:>8} {:>8}",
+        "path",
+        "speed",
+        "frames",
+        "mean µs",
+        "p99 µs",
+        "max µs",
+        "cells/frame",
+        "regions",
+        "increm.",
+        "MB"
+    );
+    say!("{}", "-".repeat(100));
+    let (mut all_cells, mut all_secs) = (0usize, 0.0f64);
+    for r in &runs {
+        let mut sorted = r.times_us.clone();
+        sorted.sort_by(f64::total_cmp);
+        let n = sorted.len();
+        let mean = sorted.iter().sum::<f64>() / n as f64;
+        all_cells += r.cells;
+        all_secs += sorted.iter().sum::<f64>() * 1e-6;
+        say!(
+            "{:<9} {:>8} {:>9} {:>9.1} {:>9.1} {:>9.1} {:>11.1} {:>9.2} {:>7.0}% {:>8.2}",
+            r.name,
+            r.speed,
+            n,
+            mean,
+            sorted[(n * 99 / 100).min(n - 1)],
+            sorted[n - 1],
+            r.cells as f64 / n as f64,
+            r.regions as f64 / n as f64,
+            100.0 * r.incremental as f64 / n as f64,
+            r.memory as f64 / 1048576.0
+        );
+    }
+    say!(
+        "(update = cache shift + cell generation + mesh regions, one thread; {:.1} M cells generated per second of update)",
+        all_cells as f64 / all_secs.max(1e-12) / 1e6
+    );
+
+    // Pictures from a viewer 300 m up, looking along the walk.
+    let here = world.viewer();
+    let eye_ground = world.height_at(here.x, here.y).unwrap_or_else(|| ground(here));
+    world.update(DVec3::new(here.x, here.y, eye_ground + 300.0))?;
+    let layers_png = args.out.join("world-layers.png");
+    let (w, h, px) = crate::world_map::draw(&world, 1024);
+    write_png(&layers_png, w, h, &px)?;
+    let eye = world.viewer();
+    let cam = Camera {
+        eye,
+        target: eye + DVec3::new(0.8, 0.6, 0.0) * 4000.0 - DVec3::Z * 700.0,
+        fov_deg: 60.0,
+    };
+    let t0 = Instant::now();
+    let (px, n_hit, n_shadow) = render(&world, &cam, args.width, args.height, 25_000.0);
+    let secs = t0.elapsed().as_secs_f64();
+    let view_png = args.out.join("world-view.png");
+    write_png(&view_png, args.width, args.height, &px)?;
+    say!(
+        "\nwrote {} (top-down: the drawn layers, outer rings dark, inner regions light, seams pale; viewer in red)",
+        layers_png.display()
+    );
+    say!(
+        "wrote {} ({}×{}, {:.0} primary + shadow rays per second on the drawn mesh, {:.0}% of the ground in shadow)",
+        view_png.display(),
+        args.width,
+        args.height,
+        ((args.width * args.height) as usize + n_hit) as f64 / secs,
+        100.0 * n_shadow as f64 / n_hit.max(1) as f64
+    );
+    if let Some(path) = &args.export {
+        let parts = landfall_io::world_parts(&world);
+        landfall_io::write_mesh(path, &parts)?;
+        say!(
+            "wrote {} ({} layers, {} triangles)",
+            path.display(),
+            parts.len(),
+            parts.iter().map(|p| p.indices.len() / 3).sum::<usize>()
+        );
+    }
+    Ok(())
+}
+
+/// Moves the viewer along `path` for `frames` frames at 60 fps, timing each update.
+fn fly(
+    world: &mut World,
+    path: Path,
+    frames: usize,
+    rng: &mut SplitMix64,
+    far_ground: &dyn Fn(DVec3) -> f64,
+) -> Result<Run> {
+    let (name, speed, mps, above) = match path {
+        Path::Walk => ("walk", "1.5 m/s", 1.5, 1.8),
+        Path::Drive => ("drive", "30 m/s", 30.0, 1.5),
+        Path::Fly => ("fly", "300 m/s", 300.0, 500.0),
+        _ => ("teleport", "jumps", 0.0, 2.0),
+    };
+    let heading = DVec3::new(0.8, 0.6, 0.0);
+    let mut p = world.viewer();
+    // Start on the ground at this path's height.
+    let g = world.height_at(p.x, p.y).unwrap_or_else(|| far_ground(p));
+    world.teleport(DVec3::new(p.x, p.y, g + above))?;
+    let mut run = Run { name, speed, times_us: Vec::with_capacity(frames), cells: 0, regions: 0, incremental: 0, memory: 0 };
+    for _ in 0..frames {
+        let next = if path == Path::Teleport {
+            // Random jumps, kept within 500,000 km of the origin.
+            let q = (p + DVec3::new(rng.range(-5e6, 5e6), rng.range(-5e6, 5e6), 0.0)).clamp(DVec3::splat(-5e8), DVec3::splat(5e8));
+            DVec3::new(q.x, q.y, far_ground(q) + above)
+        } else {
+            let q = p + heading * (mps / 60.0);
+            let g = world.height_at(q.x, q.y).unwrap_or_else(|| far_ground(q));
+            DVec3::new(q.x, q.y, g + above)
+        };
+        let t = Instant::now();
+        let s = if path == Path::Teleport { world.teleport(next)? } else { world.update(next)? };
+        run.times_us.push(t.elapsed().as_secs_f64() * 1e6);
+        run.cells += s.cells_generated;
+        run.regions += s.regions_rebuilt;
+        run.incremental += usize::from(s.incremental);
+        p = next;
+    }
+    run.memory = world.memory_bytes();
+    Ok(run)
+}
