@@ -45,7 +45,7 @@ pub fn world_parts<S: CellStore>(world: &World<S>) -> Vec<MeshPart> {
 /// Checks that every index points at a vertex and that every position is finite.
 fn check(path: &Path, parts: &[MeshPart]) -> Result<(), IoError> {
     for (n, p) in parts.iter().enumerate() {
-        if p.indices.len() % 3 != 0 {
+        if !p.indices.len().is_multiple_of(3) {
             return Err(IoError::field(path, format!("parts[{n}].indices"), "length is not a multiple of 3"));
         }
         if let Some(i) = p.indices.iter().find(|&&i| i as usize >= p.positions.len()) {
@@ -102,10 +102,10 @@ pub fn write_glb(path: &Path, parts: &[MeshPart]) -> Result<(), IoError> {
         "buffers": [{"byteLength": bin.len()}],
     });
     let mut text = serde_json::to_vec(&doc).map_err(|e| IoError::format(path, e.to_string()))?;
-    while text.len() % 4 != 0 {
+    while !text.len().is_multiple_of(4) {
         text.push(b' ');
     }
-    while bin.len() % 4 != 0 {
+    while !bin.len().is_multiple_of(4) {
         bin.push(0);
     }
     let total = 12 + 8 + text.len() + 8 + bin.len();
