@@ -434,3 +434,32 @@ proptest! {
     }
 }
 
+
+/// A character controller walks on the world (through the `Terrain` trait) while the cache follows
+/// it, and never ends below the drawn ground.
+#[test]
+fn controller_walks_on_the_drawn_mesh() {
+    use landfall::collide::{CharacterController, ControllerParams, TerrainSweep};
+    let radius = 0.4;
+    let mut w: World = World::new(small_params(21), small_cache(0.125), DVec3::new(0.5, 0.5, 1.0)).unwrap();
+    let mut rng = SplitMix64::new(8);
+    let walker = CharacterController::new(ControllerParams { radius, ..ControllerParams::default() }, DVec3::Z);
+    for round in 0..6 {
+        let g = w.height_at(w.viewer().x, w.viewer().y).unwrap();
+        let mut pos = DVec3::new(w.viewer().x, w.viewer().y, g + radius + 0.2);
+        w.update(pos).unwrap();
+        let heading = DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), 0.0).normalize();
+        let mut grounded = false;
+        for _ in 0..300 {
+            let speed = if round % 2 == 0 { 0.1 } else { 2.0 };
+            let m = walker.move_by(&TerrainSweep(&w), pos, heading * speed - DVec3::Z * 0.5, grounded);
+            (pos, grounded) = (m.position, m.grounded);
+            let ground = w.height_at(pos.x, pos.y).expect("the walker stays on the mesh");
+            assert!(pos.z - radius >= ground - 1e-6, "below the ground: {} < {ground}", pos.z - radius);
+            w.update(pos).unwrap();
+            // On the ground the finest layer stays active, so the ground under the viewer is never
+            // redrawn (a change of depth would redraw it: see the `world` example).
+            assert_eq!(w.finest_active(), 0);
+        }
+    }
+}

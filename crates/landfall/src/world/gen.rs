@@ -59,7 +59,7 @@ pub struct WorldParams {
 
 impl Default for WorldParams {
     fn default() -> Self {
-        Self { seed: 1, cell_size: 1.0, levels: 16, relief: 1500.0, hurst: 0.8, roughness: 1.5, anchor: [0, 0] }
+        Self { seed: 1, cell_size: 1.0, levels: 16, relief: 1500.0, hurst: 0.9, roughness: 1.5, anchor: [0, 0] }
     }
 }
 
