@@ -8,7 +8,7 @@ use landfall_io::{read_gltf, read_obj, world_parts, write_mesh, MeshPart};
 fn world(far: bool) -> World {
     let params = WorldParams { levels: 9, relief: 60.0, anchor: [if far { 40 } else { 0 }, 0], ..WorldParams::default() };
     let x = if far { 40.0 * 256.0 } else { 0.0 };
-    let cache = CacheParams { layers: 7, inner_radius: 4, mesh_finest: 1, mesh_coarsest: 5, lod_height: 4.0, hysteresis: 0.0 };
+    let cache = CacheParams { layers: 7, inner_radius: 4, mesh_finest: 1, mesh_coarsest: 5, lod_height: 4.0, hysteresis: 0.0, ..CacheParams::default() };
     World::new(params, cache, DVec3::new(x + 3.0, 1.0, 2.0)).unwrap()
 }
 

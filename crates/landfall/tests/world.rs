@@ -10,7 +10,7 @@ use proptest::prelude::*;
 use std::collections::HashMap;
 
 fn small_cache(hysteresis: f64) -> CacheParams {
-    CacheParams { layers: 7, inner_radius: 4, mesh_finest: 1, mesh_coarsest: 5, lod_height: 4.0, hysteresis }
+    CacheParams { layers: 7, inner_radius: 4, mesh_finest: 1, mesh_coarsest: 5, lod_height: 4.0, hysteresis, ..CacheParams::default() }
 }
 
 fn small_params(seed: u64) -> WorldParams {
@@ -415,7 +415,7 @@ proptest! {
     /// Random seeds, cache shapes and paths: the mesh stays a sheet and queries match brute force.
     #[test]
     fn random_worlds_stay_consistent(seed in 0u64..1000, radius in 2u32..6, steps in prop::collection::vec((-30.0f64..30.0, -30.0f64..30.0, 0.0f64..60.0), 1..6)) {
-        let cache = CacheParams { layers: 6, inner_radius: radius, mesh_finest: 0, mesh_coarsest: 4, lod_height: 4.0, hysteresis: 0.1 };
+        let cache = CacheParams { layers: 6, inner_radius: radius, mesh_finest: 0, mesh_coarsest: 4, lod_height: 4.0, hysteresis: 0.1, ..CacheParams::default() };
         let mut w: World = World::new(WorldParams { seed, levels: 8, relief: 40.0, ..WorldParams::default() }, cache, DVec3::new(0.0, 0.0, 2.0)).unwrap();
         for (dx, dy, up) in steps {
             let v = w.viewer() + DVec3::new(dx, dy, 0.0);
@@ -462,4 +462,39 @@ fn controller_walks_on_the_drawn_mesh() {
             assert_eq!(w.finest_active(), 0);
         }
     }
+}
+
+/// Beyond the drawn mesh the world answers on its far landscape: vertical queries, rays that leave
+/// the mesh toward the horizon, candidate triangles.
+#[test]
+fn beyond_the_mesh_the_far_landscape_answers() {
+    let w: World = World::new(small_params(30), CacheParams { far_level: 3, ..small_cache(0.0) }, DVec3::new(1.0, 2.0, 3.0)).unwrap();
+    let b = w.mesh_bounds();
+    let out = DVec3::new(b.max.x + 100.0, b.min.y - 50.0, 0.0);
+    assert!(w.surface_at(out.x, out.y).is_none());
+    let s = w.top_surface(out).expect("the far landscape");
+    assert_eq!(Some(s.point.z), w.far().height_at(out.x, out.y));
+    // A ray from inside the mesh that leaves it, skimming the ground, comes down beyond it.
+    let mut hits_beyond = 0;
+    let mut rng = SplitMix64::new(5);
+    for _ in 0..50 {
+        let o = DVec3::new(1.0, 2.0, b.max.z + 5.0);
+        let dir = DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), -0.02);
+        let ray = Ray::new(o, dir);
+        let Some(h) = landfall::Terrain::raycast(&w, &ray, f64::INFINITY) else { continue };
+        let drawn = w.raycast(&ray, f64::INFINITY);
+        match drawn {
+            Some(d) => assert_eq!(d.t, h.t),
+            None => {
+                hits_beyond += 1;
+                assert!(h.point.x < b.min.x || h.point.x > b.max.x || h.point.y < b.min.y || h.point.y > b.max.y);
+                assert!((h.point.z - w.far().height_at(h.point.x, h.point.y).unwrap()).abs() < 1e-6);
+            }
+        }
+    }
+    assert!(hits_beyond > 0, "no ray reached the far landscape");
+    let region = Aabb { min: DVec3::new(b.max.x - 10.0, 0.0, -1e4), max: DVec3::new(b.max.x + 10.0, 10.0, 1e4) };
+    let (mut near, mut far) = (0, 0);
+    w.triangles_in(&region, &mut |_, t| if t[0].x >= b.max.x { far += 1 } else { near += 1 });
+    assert!(near > 0 && far > 0, "{near} {far}");
 }

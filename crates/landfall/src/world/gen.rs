@@ -50,7 +50,7 @@ pub struct WorldParams {
     /// `relief · 2^(−(top − k)·hurst)` (1 = 1/f).
     pub hurst: f64,
     /// Amplitude of the roughness field at the top level (log2 units; 1.5 makes the offsets vary
-    /// between about 0.35× and 2.8×).
+    /// between about 0.35× and 2.8×); the field is clamped to ±2·roughness.
     pub roughness: f64,
     /// Moves the landscape by whole top-level cells: what is at the origin with anchor (0, 0) is
     /// around `anchor · top cell width` with this anchor (used to test precision far from the origin).
@@ -89,6 +89,8 @@ pub struct Generator {
     widths: Vec<f64>,
     /// Bound on |height| over the whole landscape.
     max_abs_height: f64,
+    /// Roughness is clamped to ±2·`roughness`.
+    r_max: f32,
 }
 
 impl Generator {
@@ -122,14 +124,14 @@ impl Generator {
             key.push(mix(params.seed ^ mix(0x6c61_6e64_6661_6c6c ^ k as u64)));
         }
         // Bound: each level adds at most amp · 2^(max roughness) to a stencil whose weights sum to 1
-        // with absolute sum (38/32)² per level.
-        let r_max: f64 = rough_amp.iter().map(|&a| a as f64).sum::<f64>() * 1.5;
+        // with absolute sum (38/32)² per level (rigorous, and loose).
+        let r_max = 2.0 * params.roughness;
         let mut bound = params.relief;
         for k in (0..top).rev() {
             bound = bound * (38.0f64 / 32.0).powi(2) + amp[k as usize] as f64 * r_max.exp2();
         }
         let widths = (0..=top).map(|k| params.cell_size * (k as f64).exp2()).collect();
-        Ok(Self { params, amp, rough_amp, key, widths, max_abs_height: bound + 1.0 })
+        Ok(Self { r_max: r_max as f32, params, amp, rough_amp, key, widths, max_abs_height: bound + 1.0 })
     }
 
     /// The parameters.
@@ -148,7 +150,8 @@ impl Generator {
         self.widths.get(level as usize).copied().unwrap_or_else(|| self.params.cell_size * (level as f64).exp2())
     }
 
-    /// A bound on |height| anywhere (loose; rays use it to bound their search).
+    /// A bound on |height| anywhere: rigorous, and loose (the stencil may overshoot its parents by
+    /// (38/32)² per level, which smooth data never does), so rays use it only as a last resort.
     pub fn max_abs_height(&self) -> f64 {
         self.max_abs_height
     }
@@ -190,6 +193,7 @@ impl Generator {
         let rr = [row(&p[0], |c| c.r), row(&p[1], |c| c.r), row(&p[2], |c| c.r)];
         let amp = self.amp[child_level as usize];
         let ramp = self.rough_amp[child_level as usize];
+        let r_max = self.r_max;
         let scale = 1.0 / 1024.0;
         let mut out = [[Cell::default(); 2]; 2];
         for (b, wy) in [[w[0], w[1], w[2]], [w[2], w[1], w[0]]].iter().enumerate() {
@@ -198,7 +202,7 @@ impl Generator {
                 let r = (wy[0] * rr[0][a] + wy[1] * rr[1][a] + wy[2] * rr[2][a]) * scale;
                 let (i, j) = (2 * pi + a as i64, 2 * pj + b as i64);
                 let (na, nb) = self.noise(child_level, i, j);
-                let r = r + ramp * nb;
+                let r = (r + ramp * nb).clamp(-r_max, r_max);
                 out[b][a] = Cell { h: h + amp * r.exp2() * na, r };
             }
         }

@@ -17,6 +17,8 @@ const TILE: i64 = 64;
 /// A tile: cells (ti·TILE − 1 ..) × (tj·TILE − 1 ..), (TILE + 2)² with a one-cell margin for corners.
 struct Tile {
     cells: Vec<Cell>,
+    /// Lowest and highest midpoint height (corners are means of midpoints, so within it too).
+    z: [f64; 2],
 }
 
 impl Tile {
@@ -37,8 +39,9 @@ struct Tiles {
 /// the cache's mesh (midpoints and corner means), without morphing. Tiles of 64 × 64 cells are
 /// generated on first use and the oldest are dropped beyond `capacity` tiles.
 ///
-/// Rays search at most `max_cells` cells (the landscape is endless; a ray that stays between the
-/// lowest and highest possible ground forever must stop somewhere).
+/// Rays skip whole tiles whose height range they pass above or below, and search at most 2^20 cells
+/// (the landscape is endless; a ray that stays between the lowest and highest possible ground
+/// forever must stop somewhere).
 pub struct LodTerrain {
     gen: Generator,
     level: u8,
@@ -73,6 +76,48 @@ impl LodTerrain {
         self.tiles.lock().map(|t| t.generated).unwrap_or(0)
     }
 
+    /// Bytes held by the tiles.
+    pub fn memory_bytes(&self) -> usize {
+        self.tiles_held() * ((TILE + 2) * (TILE + 2)) as usize * std::mem::size_of::<Cell>()
+    }
+
+    /// The cell square (min corner, side) of level-`level` cell (i, j) and whether it lies entirely
+    /// outside the x-y rectangle [lo, hi].
+    fn outside(&self, i: i64, j: i64, lo: DVec2, hi: DVec2) -> bool {
+        let s = self.gen.cell_width(self.level);
+        let (x0, y0) = (i as f64 * s, j as f64 * s);
+        x0 + s <= lo.x || x0 >= hi.x || y0 + s <= lo.y || y0 >= hi.y
+    }
+
+    /// Like [`Terrain::triangles_in`], leaving out cells that touch the x-y rectangle [lo, hi]
+    /// (where another surface is drawn).
+    pub(crate) fn triangles_outside(
+        &self,
+        region: &Aabb,
+        lo: DVec2,
+        hi: DVec2,
+        visit: &mut dyn FnMut(TriangleId, [DVec3; 3]),
+    ) {
+        if region.is_empty() || !region.min.is_finite() || !region.max.is_finite() {
+            return;
+        }
+        let s = self.gen.cell_width(self.level);
+        let (i0, i1) = ((region.min.x / s).floor() as i64, (region.max.x / s).floor() as i64);
+        let (j0, j1) = ((region.min.y / s).floor() as i64, (region.max.y / s).floor() as i64);
+        let mut tile = None;
+        for j in j0..=j1 {
+            for i in i0..=i1 {
+                if !self.outside(i, j, lo, hi) {
+                    continue;
+                }
+                let (c, mid) = self.cell(&mut tile, i, j);
+                for (part, f) in FAN.iter().enumerate() {
+                    visit(self.id(i, j, part), [c[f[0]], c[f[1]], mid]);
+                }
+            }
+        }
+    }
+
     /// Tiles held now.
     pub fn tiles_held(&self) -> usize {
         self.tiles.lock().map(|t| t.map.len()).unwrap_or(0)
@@ -87,7 +132,8 @@ impl LodTerrain {
             return t.clone();
         }
         let cells = self.gen.patch(self.level, ti * TILE - 1, tj * TILE - 1, (TILE + 2) as usize, (TILE + 2) as usize);
-        let t = Arc::new(Tile { cells });
+        let z = cells.iter().fold([f64::INFINITY, f64::NEG_INFINITY], |a, c| [a[0].min(c.h as f64), a[1].max(c.h as f64)]);
+        let t = Arc::new(Tile { cells, z });
         tiles.generated += 1;
         while tiles.map.len() >= self.capacity {
             let Some(old) = tiles.order.pop_front() else { break };
@@ -190,11 +236,49 @@ impl Terrain for LodTerrain {
         for _ in 0..self.max_cells {
             let (tx, ty) = (next(i, 0), next(j, 1));
             let t_exit = tx.min(ty).min(t1);
-            let (c, mid) = self.cell(&mut tile, i, j);
+            let key = (i.div_euclid(TILE), j.div_euclid(TILE));
+            if tile.as_ref().is_none_or(|t: &((i64, i64), Arc<Tile>)| t.0 != key) {
+                tile = Some((key, self.tile(key.0, key.1)));
+            }
+            let tz = tile.as_ref().map_or([f64::NEG_INFINITY, f64::INFINITY], |t| t.1.z);
+            // Skip the rest of the tile when the ray passes above or below all of it.
+            let side = TILE as f64 * s;
+            let leave = |a: usize, k: i64| -> f64 {
+                if d[a] == 0.0 {
+                    return f64::INFINITY;
+                }
+                let edge = if d[a] > 0.0 { (k + 1) as f64 * side } else { k as f64 * side };
+                (edge - o[a]) / d[a]
+            };
+            let t_tile = leave(0, key.0).min(leave(1, key.1)).min(t1).max(t);
+            let (za, zb) = (o.z + d.z * t, o.z + d.z * t_tile);
+            let margin = 1e-9 * (1.0 + za.abs().max(zb.abs()));
+            if za.min(zb) > tz[1] + margin || za.max(zb) < tz[0] - margin {
+                if t_tile >= t1 {
+                    return None;
+                }
+                // The cell just past the tile's side, ties broken along the ray.
+                t = t_tile;
+                let p = ray.at(t) / s;
+                let f = |v: f64, dv: f64| if dv < 0.0 { v.ceil() as i64 - 1 } else { v.floor() as i64 };
+                let (ni, nj) = (f(p.x, d.x), f(p.y, d.y));
+                if (ni.div_euclid(TILE), nj.div_euclid(TILE)) == key {
+                    // Rounding kept the point inside: step one cell out along the exit side.
+                    if tx <= ty {
+                        i += step[0];
+                    } else {
+                        j += step[1];
+                    }
+                } else {
+                    (i, j) = (ni, nj);
+                }
+                continue;
+            }
             let (za, zb) = (o.z + d.z * t, o.z + d.z * t_exit);
+            let margin = 1e-9 * (1.0 + za.abs().max(zb.abs()));
+            let (c, mid) = self.cell(&mut tile, i, j);
             let lo = c.iter().fold(mid.z, |m, v| m.min(v.z));
             let hi = c.iter().fold(mid.z, |m, v| m.max(v.z));
-            let margin = 1e-9 * (1.0 + za.abs().max(zb.abs()));
             if za.max(zb) >= lo - margin && za.min(zb) <= hi + margin {
                 let mut best: Option<(f64, usize)> = None;
                 for (part, f) in FAN.iter().enumerate() {
@@ -224,20 +308,7 @@ impl Terrain for LodTerrain {
     }
 
     fn triangles_in(&self, region: &Aabb, visit: &mut dyn FnMut(TriangleId, [DVec3; 3])) {
-        if region.is_empty() || !region.min.is_finite() || !region.max.is_finite() {
-            return;
-        }
-        let s = self.gen.cell_width(self.level);
-        let (i0, i1) = ((region.min.x / s).floor() as i64, (region.max.x / s).floor() as i64);
-        let (j0, j1) = ((region.min.y / s).floor() as i64, (region.max.y / s).floor() as i64);
-        let mut tile = None;
-        for j in j0..=j1 {
-            for i in i0..=i1 {
-                let (c, mid) = self.cell(&mut tile, i, j);
-                for (part, f) in FAN.iter().enumerate() {
-                    visit(self.id(i, j, part), [c[f[0]], c[f[1]], mid]);
-                }
-            }
-        }
+        // An empty rectangle excludes nothing.
+        self.triangles_outside(region, DVec2::splat(f64::INFINITY), DVec2::splat(f64::NEG_INFINITY), visit)
     }
 }

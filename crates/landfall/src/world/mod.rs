@@ -61,11 +61,29 @@ pub struct CacheParams {
     /// Hysteresis band, in parent cells past a boundary, before a layer moves (0 = none; below 1/6,
     /// which keeps the layers nested).
     pub hysteresis: f64,
+    /// Level of detail of the landscape beyond the drawn mesh (queries there are answered on the
+    /// fly, see [`LodTerrain`]); clamped to the generator's top level. The default, 12, is the
+    /// coarsest drawn layer's.
+    pub far_level: u8,
+    /// Tiles of 64 × 64 cells kept for the far landscape (each about 35 KB).
+    pub far_tiles: usize,
+    /// Rays look for the far landscape up to this horizontal distance from their origin, metres.
+    pub far_distance: f64,
 }
 
 impl Default for CacheParams {
     fn default() -> Self {
-        Self { layers: 16, inner_radius: 10, mesh_finest: 1, mesh_coarsest: 12, lod_height: 20.0, hysteresis: 0.125 }
+        Self {
+            layers: 16,
+            inner_radius: 10,
+            mesh_finest: 1,
+            mesh_coarsest: 12,
+            lod_height: 20.0,
+            hysteresis: 0.125,
+            far_level: 12,
+            far_tiles: 64,
+            far_distance: 250_000.0,
+        }
     }
 }
 
@@ -133,6 +151,8 @@ pub struct World<S: CellStore = Toroidal> {
     q: [i64; 2],
     frame: Frame,
     pub(crate) scratch: mesh::Scratch,
+    /// The landscape beyond the mesh, generated on demand.
+    pub(crate) far: LodTerrain,
 }
 
 /// The viewer may go this many finest cells from the origin (cell indices stay within i32 in
@@ -156,6 +176,9 @@ impl<S: CellStore> World<S> {
         if !(cache.lod_height > 0.0 && cache.lod_height.is_finite()) {
             return bad("lod_height", "must be a positive finite height in metres".into());
         }
+        if !(cache.far_distance >= 0.0) {
+            return bad("far_distance", "must be ≥ 0 (metres)".into());
+        }
         if !(cache.hysteresis >= 0.0 && cache.hysteresis < 1.0 / 6.0) {
             return bad("hysteresis", "must be in [0, 1/6) so the layers stay nested".into());
         }
@@ -170,6 +193,7 @@ impl<S: CellStore> World<S> {
                 mesh: LayerMesh::new(level, width),
             })
             .collect();
+        let far = LodTerrain::new(gen.clone(), cache.far_level, cache.far_tiles);
         let mut world = World {
             gen,
             params: cache,
@@ -180,6 +204,7 @@ impl<S: CellStore> World<S> {
             q: [0, 0],
             frame: Frame::default(),
             scratch: mesh::Scratch::new(width),
+            far,
         };
         world.check_viewer(viewer)?;
         world.rebuild_at(viewer);
@@ -195,6 +220,12 @@ impl<S: CellStore> World<S> {
             return Err(WorldError::Viewer(v.to_array(), format!("must be within ±{limit:.0} m of the origin in x and y")));
         }
         Ok(())
+    }
+
+    /// The landscape beyond the drawn mesh (at `CacheParams::far_level`), which the world's
+    /// [`Terrain`](crate::Terrain) queries fall back to outside the mesh.
+    pub fn far(&self) -> &LodTerrain {
+        &self.far
     }
 
     /// The generator.
@@ -246,6 +277,7 @@ impl<S: CellStore> World<S> {
         std::mem::size_of::<Self>()
             + self.layers.iter().map(|l| l.cells.bytes() + l.corners.bytes() + l.mesh.bytes()).sum::<usize>()
             + self.scratch.bytes()
+            + self.far.memory_bytes()
     }
 
     /// Moves the viewer: the incremental update when the lowest-set-bit rule applies, the absolute

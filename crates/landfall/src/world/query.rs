@@ -401,6 +401,17 @@ fn min_barycentric(t: [DVec3; 3], p: DVec2) -> f64 {
     l1.min(l2).min(1.0 - l1 - l2)
 }
 
+impl<S: CellStore> World<S> {
+    /// x-y corners of the drawn mesh.
+    fn mesh_rect(&self) -> (DVec2, DVec2) {
+        let b = self.mesh_bounds();
+        (b.min.truncate(), b.max.truncate())
+    }
+}
+
+/// On the drawn mesh where there is one; beyond it, on [`World::far`] (the landscape at
+/// `CacheParams::far_level`, generated on demand; rays look for it up to
+/// `CacheParams::far_distance` from their origin). `bounds` is the drawn mesh's.
 impl<S: CellStore> Terrain for World<S> {
     fn frame(&self) -> &Frame {
         World::frame(self)
@@ -411,17 +422,46 @@ impl<S: CellStore> Terrain for World<S> {
     }
 
     fn surfaces_on_line(&self, p: DVec3, visit: &mut dyn FnMut(SurfacePoint)) {
-        if let Some(s) = self.surface_at(p.x, p.y) {
+        if let Some(s) = self.surface_at(p.x, p.y).or_else(|| self.far.surface_at(p.x, p.y)) {
             visit(s);
         }
     }
 
     fn raycast(&self, ray: &Ray, max_t: f64) -> Option<Hit> {
-        World::raycast(self, ray, max_t)
+        if let Some(h) = World::raycast(self, ray, max_t) {
+            return Some(h);
+        }
+        ray.validate(max_t).ok()?;
+        // Beyond the mesh: continue on the far landscape from where the ray leaves the mesh's
+        // square (or from the start, if it starts outside and never enters).
+        let (lo, hi) = self.mesh_rect();
+        let square = Aabb { min: lo.extend(f64::NEG_INFINITY), max: hi.extend(f64::INFINITY) };
+        let t0 = match square.clip_ray(ray.origin, ray.dir, 0.0, max_t) {
+            Some((a, b)) if a <= 0.0 => b,
+            Some((a, _)) => {
+                // Starts outside and enters: the far landscape before the entry first.
+                if let Some(h) = self.far.raycast(ray, a) {
+                    return Some(h);
+                }
+                square.clip_ray(ray.origin, ray.dir, 0.0, max_t).map_or(0.0, |c| c.1)
+            }
+            None => 0.0,
+        };
+        let horizontal = ray.dir.truncate().length();
+        let limit = if horizontal > 0.0 { max_t.min(self.params.far_distance / horizontal) } else { max_t };
+        if t0 >= limit {
+            return None;
+        }
+        let from = Ray { origin: ray.at(t0), dir: ray.dir };
+        self.far.raycast(&from, limit - t0).map(|h| Hit { t: h.t + t0, ..h })
     }
 
     fn triangles_in(&self, region: &Aabb, visit: &mut dyn FnMut(TriangleId, [DVec3; 3])) {
-        self.for_each_triangle_in(region, visit)
+        self.for_each_triangle_in(region, visit);
+        let (lo, hi) = self.mesh_rect();
+        let inside = region.min.x >= lo.x && region.max.x <= hi.x && region.min.y >= lo.y && region.max.y <= hi.y;
+        if !inside {
+            self.far.triangles_outside(region, lo, hi, visit);
+        }
     }
 }
-
