@@ -176,7 +176,7 @@ impl<S: CellStore> World<S> {
         if !(cache.lod_height > 0.0 && cache.lod_height.is_finite()) {
             return bad("lod_height", "must be a positive finite height in metres".into());
         }
-        if !(cache.far_distance >= 0.0) {
+        if cache.far_distance.is_nan() || cache.far_distance < 0.0 {
             return bad("far_distance", "must be ≥ 0 (metres)".into());
         }
         if !(cache.hysteresis >= 0.0 && cache.hysteresis < 1.0 / 6.0) {
