@@ -5,6 +5,7 @@
 use crate::render::{render, write_png, Camera};
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
 use landfall::glam::DVec3;
 use landfall::heightfield::workload::SplitMix64;
 use landfall::world::{CacheParams, LodTerrain, World, WorldParams};
@@ -84,9 +85,14 @@ pub fn run(args: &WorldArgs) -> Result<()> {
     anyhow::ensure!(args.east.is_finite(), "--east: must be finite");
     if let Some(p) = &args.export {
         let ext = landfall_io::extension(p);
-        anyhow::ensure!(ext == "glb" || ext == "obj", "--export {}: cannot write `.{ext}`: use .glb or .obj", p.display());
+        anyhow::ensure!(
+            ext == "glb" || ext == "obj",
+            "--export {}: cannot write `.{ext}`: use .glb or .obj",
+            p.display()
+        );
     }
-    let params = WorldParams { seed: args.seed, cell_size: args.cell_size, levels: args.layers, ..WorldParams::default() };
+    let params =
+        WorldParams { seed: args.seed, cell_size: args.cell_size, levels: args.layers, ..WorldParams::default() };
     let cache = CacheParams {
         layers: args.layers,
         inner_radius: args.inner_radius,
@@ -98,8 +104,8 @@ pub fn run(args: &WorldArgs) -> Result<()> {
     let far = LodTerrain::new(landfall::world::Generator::new(params.clone())?, 4, 64);
     let ground = |p: DVec3| far.height_at(p.x, p.y).unwrap_or(0.0);
     let t0 = Instant::now();
-    let mut world: World = World::new(params, cache.clone(), start + DVec3::Z * (ground(start) + 1.8))
-        .context("cannot make the world")?;
+    let mut world: World =
+        World::new(params, cache.clone(), start + DVec3::Z * (ground(start) + 1.8)).context("cannot make the world")?;
     let build = t0.elapsed().as_secs_f64();
     let s0 = world.generator().cell_width(0);
     say!(
@@ -126,9 +132,14 @@ pub fn run(args: &WorldArgs) -> Result<()> {
     };
     let mut runs = Vec::new();
     let mut rng = SplitMix64::new(args.seed ^ 0x77);
+    // Drawn on a terminal only (standard error).
+    let bar = ProgressBar::new((paths.len() * args.frames) as u64).with_style(
+        ProgressStyle::with_template("{spinner} {msg} {pos}/{len} frames {wide_bar}").expect("valid template"),
+    );
     for p in paths {
-        runs.push(fly(&mut world, p, args.frames, &mut rng, &ground)?);
+        runs.push(fly(&mut world, p, args.frames, &mut rng, &ground, &bar)?);
     }
+    bar.finish_and_clear();
     say!();
     say!(
         "{:<9} {:>8} {:>9} {:>9} {:>9} {:>9} {:>11} {:>9} {:>8} {:>8}",
@@ -179,14 +190,13 @@ pub fn run(args: &WorldArgs) -> Result<()> {
     let (w, h, px) = crate::world_map::draw(&world, 1024);
     write_png(&layers_png, w, h, &px)?;
     let eye = world.viewer();
-    let cam = Camera {
-        eye,
-        target: eye + DVec3::new(0.8, 0.6, 0.0) * 4000.0 - DVec3::Z * 700.0,
-        fov_deg: 60.0,
-    };
+    let cam = Camera { eye, target: eye + DVec3::new(0.8, 0.6, 0.0) * 4000.0 - DVec3::Z * 700.0, fov_deg: 60.0 };
+    let spinner = ProgressBar::new_spinner().with_message("rendering the view with landfall's ray casts…");
+    spinner.enable_steady_tick(std::time::Duration::from_millis(120));
     let t0 = Instant::now();
     let (px, n_hit, n_shadow) = render(&world, &cam, args.width, args.height, 25_000.0);
     let secs = t0.elapsed().as_secs_f64();
+    spinner.finish_and_clear();
     let view_png = args.out.join("world-view.png");
     write_png(&view_png, args.width, args.height, &px)?;
     say!(
@@ -221,6 +231,7 @@ fn fly(
     frames: usize,
     rng: &mut SplitMix64,
     far_ground: &dyn Fn(DVec3) -> f64,
+    bar: &ProgressBar,
 ) -> Result<Run> {
     let (name, speed, mps, above) = match path {
         Path::Walk => ("walk", "1.5 m/s", 1.5, 1.8),
@@ -233,11 +244,14 @@ fn fly(
     // Start on the ground at this path's height.
     let g = world.height_at(p.x, p.y).unwrap_or_else(|| far_ground(p));
     world.teleport(DVec3::new(p.x, p.y, g + above))?;
-    let mut run = Run { name, speed, times_us: Vec::with_capacity(frames), cells: 0, regions: 0, incremental: 0, memory: 0 };
+    let mut run =
+        Run { name, speed, times_us: Vec::with_capacity(frames), cells: 0, regions: 0, incremental: 0, memory: 0 };
+    bar.set_message(name);
     for _ in 0..frames {
         let next = if path == Path::Teleport {
             // Random jumps, kept within 500,000 km of the origin.
-            let q = (p + DVec3::new(rng.range(-5e6, 5e6), rng.range(-5e6, 5e6), 0.0)).clamp(DVec3::splat(-5e8), DVec3::splat(5e8));
+            let q = (p + DVec3::new(rng.range(-5e6, 5e6), rng.range(-5e6, 5e6), 0.0))
+                .clamp(DVec3::splat(-5e8), DVec3::splat(5e8));
             DVec3::new(q.x, q.y, far_ground(q) + above)
         } else {
             let q = p + heading * (mps / 60.0);
@@ -251,6 +265,7 @@ fn fly(
         run.regions += s.regions_rebuilt;
         run.incremental += usize::from(s.incremental);
         p = next;
+        bar.inc(1);
     }
     run.memory = world.memory_bytes();
     Ok(run)

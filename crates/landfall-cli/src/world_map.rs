@@ -17,9 +17,9 @@ pub fn draw(world: &World, size: u32) -> (u32, u32, Vec<u8>) {
     let scale = size as f64 / (2.0 * half);
     let to_px = |p: DVec3| DVec2::new((p.x - lo.x) * scale, size as f64 - (p.y - lo.y) * scale);
     let mut px = vec![255u8; (size * size * 3) as usize];
-    let (zmin, zmax) = world.meshes().fold((f64::INFINITY, f64::NEG_INFINITY), |a, m| {
-        (a.0.min(m.z_range[0] as f64), a.1.max(m.z_range[1] as f64))
-    });
+    let (zmin, zmax) = world
+        .meshes()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |a, m| (a.0.min(m.z_range[0] as f64), a.1.max(m.z_range[1] as f64)));
     let mut edges = Vec::new();
     for m in world.meshes() {
         let hue = (m.level as f64 * 0.618_034).fract();
@@ -87,11 +87,8 @@ fn fill(px: &mut [u8], size: u32, p: [DVec2; 3], col: DVec3) {
     for y in lo.y.floor() as i64..=hi.y.ceil() as i64 {
         for x in lo.x.floor() as i64..=hi.x.ceil() as i64 {
             let q = DVec2::new(x as f64 + 0.5, y as f64 + 0.5);
-            let s = [
-                (p[1] - p[0]).perp_dot(q - p[0]),
-                (p[2] - p[1]).perp_dot(q - p[1]),
-                (p[0] - p[2]).perp_dot(q - p[2]),
-            ];
+            let s =
+                [(p[1] - p[0]).perp_dot(q - p[0]), (p[2] - p[1]).perp_dot(q - p[1]), (p[0] - p[2]).perp_dot(q - p[2])];
             if s.iter().all(|&v| v * area >= 0.0) {
                 put(px, size, x, y, c);
             }

@@ -287,8 +287,21 @@ fn world_flies_draws_and_exports() {
     let out = d.path().join("out");
     let mesh = d.path().join("w.obj");
     let text = ok(&[
-        "world", "--frames", "20", "--layers", "9", "--inner-radius", "4", "--width", "48", "--height", "27", "--out", s(&out),
-        "--export", s(&mesh),
+        "world",
+        "--frames",
+        "20",
+        "--layers",
+        "9",
+        "--inner-radius",
+        "4",
+        "--width",
+        "48",
+        "--height",
+        "27",
+        "--out",
+        s(&out),
+        "--export",
+        s(&mesh),
     ]);
     for want in ["walk", "drive", "fly", "teleport", "cells/frame", "M cells generated per second"] {
         assert!(text.contains(want), "world output lacks {want:?}:\n{text}");
@@ -298,8 +311,39 @@ fn world_flies_draws_and_exports() {
     let info = ok(&["info", s(&mesh)]);
     assert!(info.contains("polygons"), "{info}");
     // Far from the origin too.
-    let text = ok(&["world", "--path", "drive", "--frames", "10", "--layers", "9", "--inner-radius", "4", "--east", "1e7", "--width", "16", "--height", "9", "--out", s(&out)]);
+    let text = ok(&[
+        "world",
+        "--path",
+        "drive",
+        "--frames",
+        "10",
+        "--layers",
+        "9",
+        "--inner-radius",
+        "4",
+        "--east",
+        "1e7",
+        "--width",
+        "16",
+        "--height",
+        "9",
+        "--out",
+        s(&out),
+    ]);
     assert!(text.contains("drive"), "{text}");
     assert!(fails(&["world", "--hysteresis", "0.5", "--out", s(&out)]).contains("hysteresis"));
-    assert!(fails(&["world", "--export", s(&d.path().join("w.stl")), "--frames", "1", "--layers", "9", "--inner-radius", "4", "--out", s(&out)]).contains(".stl"));
+    assert!(fails(&[
+        "world",
+        "--export",
+        s(&d.path().join("w.stl")),
+        "--frames",
+        "1",
+        "--layers",
+        "9",
+        "--inner-radius",
+        "4",
+        "--out",
+        s(&out)
+    ])
+    .contains(".stl"));
 }

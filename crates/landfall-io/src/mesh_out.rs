@@ -49,7 +49,11 @@ fn check(path: &Path, parts: &[MeshPart]) -> Result<(), IoError> {
             return Err(IoError::field(path, format!("parts[{n}].indices"), "length is not a multiple of 3"));
         }
         if let Some(i) = p.indices.iter().find(|&&i| i as usize >= p.positions.len()) {
-            return Err(IoError::field(path, format!("parts[{n}].indices"), format!("index {i} beyond {} vertices", p.positions.len())));
+            return Err(IoError::field(
+                path,
+                format!("parts[{n}].indices"),
+                format!("index {i} beyond {} vertices", p.positions.len()),
+            ));
         }
         if p.positions.iter().flatten().chain(&p.origin.map(|v| v as f32)).any(|v| !v.is_finite()) {
             return Err(IoError::field(path, format!("parts[{n}].positions"), "not finite"));
@@ -87,9 +91,13 @@ pub fn write_glb(path: &Path, parts: &[MeshPart]) -> Result<(), IoError> {
             bin.extend_from_slice(&i.to_le_bytes());
         }
         views.push(json!({"buffer": 0, "byteOffset": start, "byteLength": bin.len() - start, "target": 34963}));
-        accessors.push(json!({"bufferView": views.len() - 1, "componentType": 5125, "count": p.indices.len(), "type": "SCALAR"}));
+        accessors.push(
+            json!({"bufferView": views.len() - 1, "componentType": 5125, "count": p.indices.len(), "type": "SCALAR"}),
+        );
         meshes.push(json!({"name": p.name, "primitives": [{"attributes": {"POSITION": accessors.len() - 2}, "indices": accessors.len() - 1, "mode": 4}]}));
-        nodes.push(json!({"name": p.name, "mesh": meshes.len() - 1, "translation": [p.origin[0], p.origin[2], -p.origin[1]]}));
+        nodes.push(
+            json!({"name": p.name, "mesh": meshes.len() - 1, "translation": [p.origin[0], p.origin[2], -p.origin[1]]}),
+        );
     }
     let doc = json!({
         "asset": {"version": "2.0", "generator": "landfall"},

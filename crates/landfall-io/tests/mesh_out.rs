@@ -6,9 +6,18 @@ use landfall::world::{CacheParams, World, WorldParams};
 use landfall_io::{read_gltf, read_obj, world_parts, write_mesh, MeshPart};
 
 fn world(far: bool) -> World {
-    let params = WorldParams { levels: 9, relief: 60.0, anchor: [if far { 40 } else { 0 }, 0], ..WorldParams::default() };
+    let params =
+        WorldParams { levels: 9, relief: 60.0, anchor: [if far { 40 } else { 0 }, 0], ..WorldParams::default() };
     let x = if far { 40.0 * 256.0 } else { 0.0 };
-    let cache = CacheParams { layers: 7, inner_radius: 4, mesh_finest: 1, mesh_coarsest: 5, lod_height: 4.0, hysteresis: 0.0, ..CacheParams::default() };
+    let cache = CacheParams {
+        layers: 7,
+        inner_radius: 4,
+        mesh_finest: 1,
+        mesh_coarsest: 5,
+        lod_height: 4.0,
+        hysteresis: 0.0,
+        ..CacheParams::default()
+    };
     World::new(params, cache, DVec3::new(x + 3.0, 1.0, 2.0)).unwrap()
 }
 
@@ -25,8 +34,14 @@ fn glb_and_obj_round_trip() {
         let soup = read_gltf(&glb).unwrap();
         assert_eq!(soup.len(), tris.len());
         // Nodes may come back in any order: compare sorted triangles. glTF (x, y, z) = landfall (x, z, −y).
-        let key = |t: &[DVec3]| t.iter().map(|v| [(v.x * 1e3).round() as i64, (v.y * 1e3).round() as i64, (v.z * 1e3).round() as i64]).collect::<Vec<_>>();
-        let mut got: Vec<_> = (0..soup.len()).map(|k| key(&soup.polygon(k).iter().map(|a| DVec3::new(a.x, -a.z, a.y)).collect::<Vec<_>>())).collect();
+        let key = |t: &[DVec3]| {
+            t.iter()
+                .map(|v| [(v.x * 1e3).round() as i64, (v.y * 1e3).round() as i64, (v.z * 1e3).round() as i64])
+                .collect::<Vec<_>>()
+        };
+        let mut got: Vec<_> = (0..soup.len())
+            .map(|k| key(&soup.polygon(k).iter().map(|a| DVec3::new(a.x, -a.z, a.y)).collect::<Vec<_>>()))
+            .collect();
         let mut want: Vec<_> = tris.iter().map(|(_, t)| key(t)).collect();
         got.sort();
         want.sort();

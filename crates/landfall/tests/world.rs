@@ -10,7 +10,15 @@ use proptest::prelude::*;
 use std::collections::HashMap;
 
 fn small_cache(hysteresis: f64) -> CacheParams {
-    CacheParams { layers: 7, inner_radius: 4, mesh_finest: 1, mesh_coarsest: 5, lod_height: 4.0, hysteresis, ..CacheParams::default() }
+    CacheParams {
+        layers: 7,
+        inner_radius: 4,
+        mesh_finest: 1,
+        mesh_coarsest: 5,
+        lod_height: 4.0,
+        hysteresis,
+        ..CacheParams::default()
+    }
 }
 
 fn small_params(seed: u64) -> WorldParams {
@@ -54,7 +62,10 @@ fn check_mesh<S: landfall::world::CellStore>(w: &World<S>) {
     for (&(a, bb), &n) in &directed {
         assert_eq!(n, 1, "edge {a:?}→{bb:?} used {n} times the same way (overlap)");
         if !directed.contains_key(&(bb, a)) {
-            assert!(on_outline(a) && on_outline(bb), "unpaired edge {a:?}→{bb:?} inside the mesh (crack or T-junction)");
+            assert!(
+                on_outline(a) && on_outline(bb),
+                "unpaired edge {a:?}→{bb:?} inside the mesh (crack or T-junction)"
+            );
         }
     }
     let square = (b.max.x - b.min.x) * (b.max.y - b.min.y);
@@ -108,7 +119,8 @@ fn thesis_configuration_runs_within_memory() {
     assert!(mb < 16.0, "{mb} MB");
     // Low viewer: the finest layer is active, the mesh is drawn from layer 1 to 12.
     let ground = w.height_at(10.0, 20.0).unwrap();
-    let mut w: World = World::new(WorldParams::default(), CacheParams::default(), DVec3::new(10.0, 20.0, ground + 2.0)).unwrap();
+    let mut w: World =
+        World::new(WorldParams::default(), CacheParams::default(), DVec3::new(10.0, 20.0, ground + 2.0)).unwrap();
     assert_eq!(w.finest_active(), 0);
     assert_eq!(w.drawn_layers(), 1..=12);
     let b = w.mesh_bounds();
@@ -242,7 +254,8 @@ fn queries_match_brute_force_on_the_drawn_mesh() {
         }
         assert!(w.surface_at(b.min.x - 1.0, b.min.y).is_none());
         for n in 0..150 {
-            let o = DVec3::new(rng.range(b.min.x, b.max.x), rng.range(b.min.y, b.max.y), b.max.z + rng.range(1.0, 30.0));
+            let o =
+                DVec3::new(rng.range(b.min.x, b.max.x), rng.range(b.min.y, b.max.y), b.max.z + rng.range(1.0, 30.0));
             let tri = tris[(rng.next_u64() % tris.len() as u64) as usize].1;
             let target = if n % 3 == 0 {
                 // Aim exactly at a vertex of the mesh (watertightness).
@@ -270,7 +283,8 @@ fn queries_match_brute_force_on_the_drawn_mesh() {
             let p = DVec2::new(rng.range(b.min.x, b.max.x), rng.range(b.min.y, b.max.y));
             let Some(g) = w.height_at(p.x, p.y) else { continue };
             let o = DVec3::new(p.x, p.y, g + rng.range(0.01, 3.0));
-            let dir = DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-0.3, 0.4)) * rng.range(1.0, 80.0);
+            let dir =
+                DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-0.3, 0.4)) * rng.range(1.0, 80.0);
             let ray = Ray::new(o, dir);
             let got = w.raycast(&ray, f64::INFINITY).map(|h| h.t);
             let want = brute_ray(&tris, &ray, f64::INFINITY);
@@ -370,13 +384,18 @@ fn lod_terrain_matches_the_cache_level() {
     let s = 4.0;
     let o = w.window_origin(2);
     for _ in 0..300 {
-        let (x, y) = (rng.range((o[0] as f64 + 2.0) * s, (o[0] as f64 + 14.0) * s), rng.range((o[1] as f64 + 2.0) * s, (o[1] as f64 + 14.0) * s));
+        let (x, y) = (
+            rng.range((o[0] as f64 + 2.0) * s, (o[0] as f64 + 14.0) * s),
+            rng.range((o[1] as f64 + 2.0) * s, (o[1] as f64 + 14.0) * s),
+        );
         let h = lod.height_at(x, y).unwrap();
         // Brute force: the fan from cells generated directly.
         let (i, j) = ((x / s).floor() as i64, (y / s).floor() as i64);
         let c = w.generator().patch(2, i - 1, j - 1, 3, 3);
         let at = |a: usize, b: usize| c[b * 3 + a].h;
-        let corner = |a: usize, b: usize| landfall::world::gen::corner_height(at(a - 1, b - 1), at(a, b - 1), at(a - 1, b), at(a, b)) as f64;
+        let corner = |a: usize, b: usize| {
+            landfall::world::gen::corner_height(at(a - 1, b - 1), at(a, b - 1), at(a - 1, b), at(a, b)) as f64
+        };
         let z = [corner(1, 1), corner(2, 1), corner(2, 2), corner(1, 2)];
         let want = landfall::world::mesh::fan_height(z, at(1, 1) as f64, x / s - i as f64, y / s - j as f64);
         assert!((h - want).abs() < 1e-6, "{h} vs {want}");
@@ -399,9 +418,14 @@ fn lod_terrain_matches_the_cache_level() {
 #[test]
 fn bad_input_is_an_error() {
     let v = DVec3::new(0.0, 0.0, 2.0);
-    let e = World::<Toroidal>::new(WorldParams::default(), CacheParams { hysteresis: 0.5, ..CacheParams::default() }, v).err().unwrap();
+    let e =
+        World::<Toroidal>::new(WorldParams::default(), CacheParams { hysteresis: 0.5, ..CacheParams::default() }, v)
+            .err()
+            .unwrap();
     assert!(e.to_string().contains("hysteresis"), "{e}");
-    let e = World::<Toroidal>::new(WorldParams::default(), CacheParams { layers: 20, ..CacheParams::default() }, v).err().unwrap();
+    let e = World::<Toroidal>::new(WorldParams::default(), CacheParams { layers: 20, ..CacheParams::default() }, v)
+        .err()
+        .unwrap();
     assert!(e.to_string().contains("layers"), "{e}");
     let e = World::<Toroidal>::new(small_params(1), small_cache(0.0), DVec3::new(f64::NAN, 0.0, 0.0)).err().unwrap();
     assert!(e.to_string().contains("finite"), "{e}");
@@ -429,11 +453,17 @@ proptest! {
                 let p = DVec2::new(rng.range(b.min.x, b.max.x), rng.range(b.min.y, b.max.y));
                 let got = w.height_at(p.x, p.y).unwrap();
                 prop_assert!((got - brute_height(&tris, p).unwrap()).abs() < 1e-6);
+                // A ray from above toward a random vertex (exactly on shared edges and corners).
+                let target = tris[(rng.next_u64() % tris.len() as u64) as usize].1[0];
+                let ray = Ray::new(DVec3::new(p.x, p.y, b.max.z + 3.0), target - DVec3::new(p.x, p.y, b.max.z + 3.0));
+                let got = w.raycast(&ray, 1.5).map(|h| h.t);
+                let want = brute_ray(&tris, &ray, 1.5);
+                prop_assert!(got.is_some() && want.is_some(), "ray {:?}: {:?} vs {:?}", ray, got, want);
+                prop_assert!((got.unwrap() - want.unwrap()).abs() < 1e-6);
             }
         }
     }
 }
-
 
 /// A character controller walks on the world (through the `Terrain` trait) while the cache follows
 /// it, and never ends below the drawn ground.
@@ -468,7 +498,9 @@ fn controller_walks_on_the_drawn_mesh() {
 /// the mesh toward the horizon, candidate triangles.
 #[test]
 fn beyond_the_mesh_the_far_landscape_answers() {
-    let w: World = World::new(small_params(30), CacheParams { far_level: 3, ..small_cache(0.0) }, DVec3::new(1.0, 2.0, 3.0)).unwrap();
+    let w: World =
+        World::new(small_params(30), CacheParams { far_level: 3, ..small_cache(0.0) }, DVec3::new(1.0, 2.0, 3.0))
+            .unwrap();
     let b = w.mesh_bounds();
     let out = DVec3::new(b.max.x + 100.0, b.min.y - 50.0, 0.0);
     assert!(w.surface_at(out.x, out.y).is_none());

@@ -297,7 +297,9 @@ mod tests {
         }
         assert_eq!(WEIGHTS_32.iter().sum::<f32>(), 32.0);
         // Equation 2.1 at −1/4 reproduces equation 2.2.
-        let f = |x: f64, p: [f64; 3]| -0.5 * p[0] * x * (1.0 - x) + p[1] * (1.0 + x) * (1.0 - x) + 0.5 * p[2] * (1.0 + x) * x;
+        let f = |x: f64, p: [f64; 3]| {
+            -0.5 * p[0] * x * (1.0 - x) + p[1] * (1.0 + x) * (1.0 - x) + 0.5 * p[2] * (1.0 + x) * x
+        };
         for (k, e) in [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]].iter().enumerate() {
             assert!((f(-0.25, *e) * 32.0 - WEIGHTS_32[k] as f64).abs() < 1e-12);
         }

@@ -132,7 +132,8 @@ impl LodTerrain {
             return t.clone();
         }
         let cells = self.gen.patch(self.level, ti * TILE - 1, tj * TILE - 1, (TILE + 2) as usize, (TILE + 2) as usize);
-        let z = cells.iter().fold([f64::INFINITY, f64::NEG_INFINITY], |a, c| [a[0].min(c.h as f64), a[1].max(c.h as f64)]);
+        let z =
+            cells.iter().fold([f64::INFINITY, f64::NEG_INFINITY], |a, c| [a[0].min(c.h as f64), a[1].max(c.h as f64)]);
         let t = Arc::new(Tile { cells, z });
         tiles.generated += 1;
         while tiles.map.len() >= self.capacity {
@@ -194,7 +195,10 @@ impl Terrain for LodTerrain {
     /// Unbounded in x and y; z within the generator's height bound.
     fn bounds(&self) -> Aabb {
         let h = self.gen.max_abs_height();
-        Aabb { min: DVec3::new(f64::NEG_INFINITY, f64::NEG_INFINITY, -h), max: DVec3::new(f64::INFINITY, f64::INFINITY, h) }
+        Aabb {
+            min: DVec3::new(f64::NEG_INFINITY, f64::NEG_INFINITY, -h),
+            max: DVec3::new(f64::INFINITY, f64::INFINITY, h),
+        }
     }
 
     fn surfaces_on_line(&self, p: DVec3, visit: &mut dyn FnMut(SurfacePoint)) {

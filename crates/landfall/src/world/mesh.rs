@@ -317,7 +317,12 @@ pub(crate) struct Scratch {
 impl Scratch {
     pub(crate) fn new(width: i64) -> Self {
         let side = 2 * width + 1;
-        Self { map: vec![u32::MAX; (side * side) as usize], side, seam: SeamTopology::new(width), inner: vec![None; 10] }
+        Self {
+            map: vec![u32::MAX; (side * side) as usize],
+            side,
+            seam: SeamTopology::new(width),
+            inner: vec![None; 10],
+        }
     }
 
     pub(crate) fn bytes(&self) -> usize {
@@ -333,7 +338,13 @@ impl Scratch {
         region.clear();
         for [a, b] in cells {
             let mut id = [0u32; 5];
-            let pts = [[2 * a, 2 * b], [2 * a + 2, 2 * b], [2 * a + 2, 2 * b + 2], [2 * a, 2 * b + 2], [2 * a + 1, 2 * b + 1]];
+            let pts = [
+                [2 * a, 2 * b],
+                [2 * a + 2, 2 * b],
+                [2 * a + 2, 2 * b + 2],
+                [2 * a, 2 * b + 2],
+                [2 * a + 1, 2 * b + 1],
+            ];
             for (k, p) in pts.iter().enumerate() {
                 let slot = (p[1] * self.side + p[0]) as usize;
                 if self.map[slot] == u32::MAX {
@@ -383,7 +394,11 @@ impl<'a, S: CellStore> VertexEval<'a, S> {
     #[inline]
     fn at(&self, h: [i64; 2]) -> MeshVertex {
         let (ax, ay) = (self.origin2[0] + h[0], self.origin2[1] + h[1]);
-        let z = if h[0] & 1 == 1 { self.cells.get((ax - 1) >> 1, (ay - 1) >> 1).h } else { self.corners.get(ax >> 1, ay >> 1) };
+        let z = if h[0] & 1 == 1 {
+            self.cells.get((ax - 1) >> 1, (ay - 1) >> 1).h
+        } else {
+            self.corners.get(ax >> 1, ay >> 1)
+        };
         // The coarser layer's own surface here: (ax, ay) are its quarter cells.
         let z_parent = match self.parent {
             Some((pc, pk)) => {
@@ -499,8 +514,9 @@ impl<S: CellStore> World<S> {
             let first = *self.drawn_layers().start() as usize;
             let center = (k > first).then(|| self.center_offset(k));
             let inside = |a: i64, b: i64| (lo..hi).contains(&a) && (lo..hi).contains(&b);
-            let in_center =
-                |a: i64, b: i64| center.is_some_and(|c| (c[0]..c[0] + w / 2).contains(&a) && (c[1]..c[1] + w / 2).contains(&b));
+            let in_center = |a: i64, b: i64| {
+                center.is_some_and(|c| (c[0]..c[0] + w / 2).contains(&a) && (c[1]..c[1] + w / 2).contains(&b))
+            };
             let cells = (1..w - 1).flat_map(|b| (1..w - 1).map(move |a| [a, b]));
             match part {
                 Part::Outer => self.scratch.fans(&mut region, cells.filter(|&[a, b]| !inside(a, b))),
@@ -637,7 +653,8 @@ mod tests {
             let mut area = 0.0;
             for tri in &t.triangles {
                 let p = tri.map(|k| t.points[k as usize]);
-                let a = ((p[1][0] - p[0][0]) * (p[2][1] - p[0][1]) - (p[1][1] - p[0][1]) * (p[2][0] - p[0][0])) as f64 / 2.0;
+                let a = ((p[1][0] - p[0][0]) * (p[2][1] - p[0][1]) - (p[1][1] - p[0][1]) * (p[2][0] - p[0][0])) as f64
+                    / 2.0;
                 assert!(a > 0.0, "clockwise or flat seam triangle {p:?}");
                 area += a;
             }

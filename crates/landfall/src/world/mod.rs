@@ -171,7 +171,10 @@ impl<S: CellStore> World<S> {
             return bad("inner_radius", "must be 2..=64".into());
         }
         if cache.mesh_coarsest >= cache.layers || cache.mesh_finest > cache.mesh_coarsest {
-            return bad("mesh_finest/mesh_coarsest", format!("need mesh_finest ≤ mesh_coarsest < layers ({})", cache.layers));
+            return bad(
+                "mesh_finest/mesh_coarsest",
+                format!("need mesh_finest ≤ mesh_coarsest < layers ({})", cache.layers),
+            );
         }
         if !(cache.lod_height > 0.0 && cache.lod_height.is_finite()) {
             return bad("lod_height", "must be a positive finite height in metres".into());
@@ -217,7 +220,10 @@ impl<S: CellStore> World<S> {
         }
         let limit = MAX_CELLS_FROM_ORIGIN * self.gen.params().cell_size;
         if v.x.abs() > limit || v.y.abs() > limit {
-            return Err(WorldError::Viewer(v.to_array(), format!("must be within ±{limit:.0} m of the origin in x and y")));
+            return Err(WorldError::Viewer(
+                v.to_array(),
+                format!("must be within ±{limit:.0} m of the origin in x and y"),
+            ));
         }
         Ok(())
     }
@@ -637,7 +643,8 @@ mod tests {
                         }
                     }
                 });
-                let inside = |o: [i64; 2], i: i64, j: i64| (o[0]..o[0] + w).contains(&i) && (o[1]..o[1] + w).contains(&j);
+                let inside =
+                    |o: [i64; 2], i: i64, j: i64| (o[0]..o[0] + w).contains(&i) && (o[1]..o[1] + w).contains(&j);
                 for j in -40..40 {
                     for i in -40..40 {
                         let want = i32::from(inside(new, i, j) && !inside(old, i, j));

@@ -191,11 +191,16 @@ impl<S: CellStore> World<S> {
     /// `None` for a miss or an invalid ray.
     pub fn raycast(&self, ray: &Ray, max_t: f64) -> Option<Hit> {
         ray.validate(max_t).ok()?;
-        let bounds = self.mesh_bounds();
+        // The mesh's box, a hair larger so that rounding in the clip cannot cut off a hit on its
+        // faces (a ray grazing the highest vertex).
+        let b = self.mesh_bounds();
+        let pad = DVec3::splat(1e-9) * (DVec3::ONE + b.min.abs().max(b.max.abs()));
+        let bounds = Aabb { min: b.min - pad, max: b.max + pad };
         let (t0, t1) = bounds.clip_ray(ray.origin, ray.dir, 0.0, max_t)?;
         let dir = ray.dir.truncate();
         let mut t = t0;
-        let mut p = ray.at(t).truncate();
+        // Start inside the drawn square (the padding may put the entry a hair outside it).
+        let mut p = ray.at(t).truncate().clamp(b.min.truncate(), b.max.truncate());
         let mut prev: Option<Spot> = None;
         let limit = 64 * self.width as usize * self.layers.len();
         for _ in 0..limit {
