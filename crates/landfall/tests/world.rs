@@ -170,7 +170,11 @@ fn incremental_equals_absolute() {
     let mut incremental = 0;
     for n in 0..300 {
         p += DVec3::new(0.37, -0.21 + 0.001 * n as f64, 0.0);
-        incremental += usize::from(walked.update(p).unwrap().incremental);
+        let s = walked.update(p).unwrap();
+        incremental += usize::from(s.incremental);
+        // Only the regions the step-6 rules name: a moved layer's outer ring, inner region and
+        // seam, and its parent's inner region and seam.
+        assert!(s.regions_rebuilt <= 5 * s.layers_changed.count_ones() as usize, "{s:?}");
     }
     assert_eq!(incremental, 300, "every small step should take the incremental path");
     let jumped: World = World::new(small_params(5), small_cache(0.0), p).unwrap();

@@ -311,9 +311,23 @@ impl<S: CellStore> World<S> {
                 *t = self.target(k as u8, viewer, Some(*t));
             }
         }
-        self.q = q;
+        Ok(UpdateStats { incremental, ..self.move_to(viewer, &targets) })
+    }
+
+    /// Moves the viewer anywhere: every window recomputed from the new position alone (no
+    /// hysteresis history), keeping the cells that the old windows share with the new ones.
+    pub fn teleport(&mut self, viewer: DVec3) -> Result<UpdateStats, WorldError> {
+        self.check_viewer(viewer)?;
+        let targets: Vec<[i64; 2]> = (0..self.layers.len()).map(|k| self.target(k as u8, viewer, None)).collect();
+        Ok(self.move_to(viewer, &targets))
+    }
+
+    /// Shifts the active layers to their `targets` windows (coarsest first), then the depth, then
+    /// the mesh regions that changed.
+    fn move_to(&mut self, viewer: DVec3, targets: &[[i64; 2]]) -> UpdateStats {
+        self.q = self.quantize(viewer);
         self.viewer = viewer;
-        let mut stats = UpdateStats { incremental, ..UpdateStats::default() };
+        let mut stats = UpdateStats::default();
         for k in (self.finest as usize..self.layers.len()).rev() {
             if targets[k] != self.layers[k].m {
                 stats.cells_generated += self.shift_layer(k, targets[k]);
@@ -322,26 +336,7 @@ impl<S: CellStore> World<S> {
         }
         stats.add(self.update_depth(viewer));
         stats.add(self.rebuild_mesh(stats.layers_changed, false));
-        Ok(stats)
-    }
-
-    /// Moves the viewer anywhere: every window recomputed from the new position alone (no
-    /// hysteresis history), keeping the cells that the old windows share with the new ones.
-    pub fn teleport(&mut self, viewer: DVec3) -> Result<UpdateStats, WorldError> {
-        self.check_viewer(viewer)?;
-        self.viewer = viewer;
-        self.q = self.quantize(viewer);
-        let mut stats = UpdateStats::default();
-        for k in (self.finest as usize..self.layers.len()).rev() {
-            let t = self.target(k as u8, viewer, None);
-            if t != self.layers[k].m {
-                stats.cells_generated += self.shift_layer(k, t);
-                stats.layers_changed |= 1 << k;
-            }
-        }
-        stats.add(self.update_depth(viewer));
-        stats.add(self.rebuild_mesh(stats.layers_changed, false));
-        Ok(stats)
+        stats
     }
 
     /// Regenerates every cell and rebuilds the whole mesh at `viewer` (the baseline the
