@@ -200,7 +200,7 @@ fn crowd(
         min_slide: 30f64.to_radians(),
         step_height: 1.0,
         snap: 3.0,
-        max_iterations: 6,
+        ..ControllerParams::default()
     };
     let controller = CharacterController::new(params, DVec3::Z);
     let starts: Vec<(DVec3, f64)> = (0..args.walkers)

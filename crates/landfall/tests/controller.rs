@@ -2,7 +2,8 @@
 //! angle refused, no jitter at rest on a walkable slope, snapping downhill, never inside the terrain.
 
 use glam::DVec3;
-use landfall::collide::{closest_point, CharacterController, ControllerParams, SphereTree};
+use landfall::collide::controller::Shape;
+use landfall::collide::{closest_point, segment_triangle_distance, CharacterController, ControllerParams, SphereTree};
 use landfall::PolygonTerrain;
 
 fn quad(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> Vec<DVec3> {
@@ -53,20 +54,48 @@ fn triangles(tree: &SphereTree) -> Vec<[DVec3; 3]> {
     tree.nodes().iter().filter(|n| n.children == 0).flat_map(|n| tree.leaf_triangles(n).to_vec()).collect()
 }
 
-/// Walks `frames` frames of `step` plus gravity; returns the positions, checking every one is clear of
-/// the terrain.
+/// How far `c`'s shape at `pos` is from the triangles, in units where touching is 0 (negative:
+/// inside).
+fn clearance(c: &CharacterController, pos: DVec3, tris: &[[DVec3; 3]]) -> f64 {
+    let r = c.params.radius;
+    match c.params.shape {
+        Shape::Sphere => tris.iter().map(|t| closest_point(t, pos).distance(pos)).fold(f64::INFINITY, f64::min) - r,
+        Shape::Capsule { half_height } => {
+            let h = c.up * half_height;
+            tris.iter().map(|t| segment_triangle_distance(pos - h, pos + h, t).0).fold(f64::INFINITY, f64::min) - r
+        }
+        Shape::Ellipsoid { radii } => {
+            // In the space where the ellipsoid is the unit sphere (a lower bound on the true gap).
+            let s = |v: DVec3| (v - pos) / radii;
+            tris.iter().map(|t| closest_point(&t.map(s), DVec3::ZERO).length()).fold(f64::INFINITY, f64::min) - 1.0
+        }
+    }
+}
+
+/// Walks `frames` frames of `step` plus gravity with the default controller; returns the
+/// positions, checking every one is clear of the terrain.
 fn walk(t: &PolygonTerrain, start: DVec3, step: DVec3, frames: usize) -> (Vec<DVec3>, Vec<bool>) {
+    walk_as(ControllerParams::default(), t, start, step, frames)
+}
+
+fn walk_as(
+    params: ControllerParams,
+    t: &PolygonTerrain,
+    start: DVec3,
+    step: DVec3,
+    frames: usize,
+) -> (Vec<DVec3>, Vec<bool>) {
     let tree = SphereTree::from_terrain(t);
     let tris = triangles(&tree);
-    let c = CharacterController::new(ControllerParams::default(), DVec3::Z);
+    let c = CharacterController::new(params, DVec3::Z);
     let (mut pos, mut grounded) = (start, false);
     let (mut path, mut ground) = (vec![], vec![]);
     for _ in 0..frames {
         let m = c.move_by(&tree, pos, step + DVec3::new(0.0, 0.0, -0.2), grounded);
         pos = m.position;
         grounded = m.grounded;
-        let d = tris.iter().map(|t| closest_point(t, pos).distance(pos)).fold(f64::INFINITY, f64::min);
-        assert!(d >= c.params.radius - 1e-6, "inside the terrain at {pos} (distance {d})");
+        let d = clearance(&c, pos, &tris);
+        assert!(d >= -1e-6, "inside the terrain at {pos} (clearance {d})");
         path.push(pos);
         ground.push(grounded);
     }
@@ -127,4 +156,47 @@ fn walking_downhill_stays_on_the_ground() {
     let (path, ground) = walk(&ramp(20.0), DVec3::new(15.0, 0.0, z), DVec3::new(-0.15, 0.0, 0.0), 80);
     assert!(path.last().unwrap().x < 4.0);
     assert!(ground.iter().skip(2).all(|&g| g), "left the ground walking downhill: {ground:?}");
+}
+
+/// Capsules (the usual character shape) and ellipsoids climb steps, are refused by steep slopes and
+/// never enter the terrain, standing at their own height.
+#[test]
+fn capsule_and_ellipsoid_characters() {
+    let r = 0.3;
+    let capsule =
+        ControllerParams { shape: Shape::Capsule { half_height: 0.6 }, radius: r, ..ControllerParams::default() };
+    let ellipsoid = ControllerParams {
+        shape: Shape::Ellipsoid { radii: DVec3::new(0.5, 0.5, 0.7) },
+        ..ControllerParams::default()
+    };
+    for (params, foot) in [(capsule, 0.6 + r), (ellipsoid, 0.7)] {
+        let (path, ground) =
+            walk_as(params, &stairs(0.25, 6), DVec3::new(-3.0, 0.0, foot + 0.02), DVec3::new(0.1, 0.0, 0.0), 120);
+        // On the top tread (before walking off its far end), standing.
+        let top = path.iter().zip(&ground).find(|(p, _)| p.x > 5.2 && p.x < 5.6).expect("reached the top tread");
+        assert!(
+            (top.0.z - (6.0 * 0.25 + foot)).abs() < 0.05 && *top.1,
+            "{:?}: did not climb the stairs: {:?}",
+            params.shape,
+            top
+        );
+        let (path, _) =
+            walk_as(params, &stairs(0.45, 6), DVec3::new(-3.0, 0.0, foot + 0.02), DVec3::new(0.1, 0.0, 0.0), 120);
+        assert!(
+            path.last().unwrap().z < foot + 0.05,
+            "{:?}: climbed a 0.45 m step: {}",
+            params.shape,
+            path.last().unwrap()
+        );
+        let (path, ground) =
+            walk_as(params, &ramp(20.0), DVec3::new(-3.0, 0.0, foot + 0.02), DVec3::new(0.1, 0.0, 0.0), 100);
+        assert!(path.last().unwrap().x > 3.0 && ground.iter().skip(5).all(|&g| g), "{:?}: 20° ramp", params.shape);
+        let (path, _) =
+            walk_as(params, &ramp(60.0), DVec3::new(-3.0, 0.0, foot + 0.02), DVec3::new(0.1, 0.0, 0.0), 100);
+        assert!(path.last().unwrap().z < foot + 0.3, "{:?}: climbed 60°: {}", params.shape, path.last().unwrap());
+        // At rest on flat ground the center stands its reach above it.
+        let (path, _) = walk_as(params, &ramp(20.0), DVec3::new(-5.0, 0.0, foot + 0.5), DVec3::ZERO, 40);
+        let z = path.last().unwrap().z;
+        assert!((z - foot - params.skin).abs() < 0.02, "{:?}: rests at {z}, want {}", params.shape, foot + params.skin);
+    }
 }

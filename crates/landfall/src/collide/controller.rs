@@ -3,17 +3,40 @@
 //!
 //! The option set follows rapier's `KinematicCharacterController` (`up`, `offset`, `max_slope_climb_angle`,
 //! `min_slope_slide_angle`, `autostep` with a maximum height, `snap_to_ground`) and Jolt's
-//! `CharacterVirtual` (max slope angle, stair stepping, stick to floor). The shape is a sphere;
-//! rapier's and Jolt's other shapes, slope-dependent speed, moving-platform velocity and pushing
-//! dynamic bodies are not here (see `docs/architecture.md`).
+//! `CharacterVirtual` (max slope angle, stair stepping, stick to floor). The shape is a sphere, an
+//! upright capsule (the shape most controllers use) or an axis-aligned ellipsoid (Fauerby's);
+//! slope-dependent speed, moving-platform velocity and pushing dynamic bodies are not here (see
+//! `docs/architecture.md`).
 
 use super::sphere_tree::{SweepTarget, TerrainContact};
 use glam::DVec3;
 
+/// The character's shape around its center.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Shape {
+    /// A sphere of [`ControllerParams::radius`].
+    Sphere,
+    /// A capsule along "up": the segment from `half_height` below the center to `half_height`
+    /// above it, swept by a sphere of [`ControllerParams::radius`] (total height
+    /// 2·(half_height + radius)).
+    Capsule {
+        /// Half the length of the capsule's axis segment.
+        half_height: f64,
+    },
+    /// An axis-aligned ellipsoid of these semi-axes (world x, y, z); `radius` is then only used
+    /// where a single size is needed (none in the controller).
+    Ellipsoid {
+        /// Semi-axes along world x, y and z.
+        radii: DVec3,
+    },
+}
+
 /// Options of a [`CharacterController`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ControllerParams {
-    /// Radius of the character's sphere.
+    /// The shape (default a sphere).
+    pub shape: Shape,
+    /// Radius of the character's sphere (and of a capsule).
     pub radius: f64,
     /// Gap kept between the sphere and the terrain (rapier's `offset`).
     pub skin: f64,
@@ -35,6 +58,7 @@ impl Default for ControllerParams {
     /// A 0.5 m sphere, 1 cm skin, 45° climb, 30° slide, 0.3 m steps, 0.3 m snap.
     fn default() -> Self {
         Self {
+            shape: Shape::Sphere,
             radius: 0.5,
             skin: 0.01,
             max_climb: 45f64.to_radians(),
@@ -49,7 +73,7 @@ impl Default for ControllerParams {
 /// The outcome of one move.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CharacterMove {
-    /// New center of the sphere.
+    /// New center of the shape.
     pub position: DVec3,
     /// On walkable ground after the move.
     pub grounded: bool,
@@ -79,6 +103,30 @@ impl CharacterController {
         Self { params, up: up.normalize() }
     }
 
+    /// The shape's earliest contact moving from center `c` by `v`.
+    fn cast(&self, tree: &dyn SweepTarget, c: DVec3, v: DVec3) -> Option<TerrainContact> {
+        let r = self.params.radius;
+        match self.params.shape {
+            Shape::Sphere => tree.sweep(c, r, v),
+            Shape::Capsule { half_height } => {
+                let h = self.up * half_height;
+                tree.sweep_capsule(c - h, c + h, r, v)
+            }
+            Shape::Ellipsoid { radii } => tree.sweep_ellipsoid(c, radii, v),
+        }
+    }
+
+    /// Distance from the center to the shape's surface along unit `n` (its support function):
+    /// how far the center stands from a plane of normal `n` that the shape touches.
+    pub fn reach(&self, n: DVec3) -> f64 {
+        let r = self.params.radius;
+        match self.params.shape {
+            Shape::Sphere => r,
+            Shape::Capsule { half_height } => r + half_height * n.dot(self.up).abs(),
+            Shape::Ellipsoid { radii } => (radii * n).length(),
+        }
+    }
+
     fn walkable(&self, n: DVec3) -> bool {
         n.dot(self.up) >= self.params.max_climb.cos() - 1e-12
     }
@@ -101,7 +149,7 @@ impl CharacterController {
             if rest.length_squared() <= 1e-24 {
                 break;
             }
-            let Some(hit) = tree.sweep(pos, p.radius, rest) else {
+            let Some(hit) = self.cast(tree, pos, rest) else {
                 pos += rest;
                 break;
             };
@@ -112,9 +160,10 @@ impl CharacterController {
             let n = hit.contact.normal;
             let center = pos + rest * hit.contact.t;
             let gap = (center - hit.contact.point).dot(n);
-            pos = if gap < p.radius - 1e-9 {
+            let reach = self.reach(n);
+            pos = if gap < reach - 1e-9 {
                 // Embedded: push out along the normal to the skin.
-                center + n * (p.radius + p.skin - gap)
+                center + n * (reach + p.skin - gap)
             } else {
                 // Back off along the motion (Fauerby) so the skin is kept without creeping sideways,
                 // never further back than this sweep came.
@@ -153,8 +202,34 @@ impl CharacterController {
     /// Walkable ground within `depth` below `pos` (a short downward sweep): its normal and the
     /// distance.
     fn probe_ground(&self, tree: &dyn SweepTarget, pos: DVec3, depth: f64) -> Option<(DVec3, f64)> {
-        let hit = tree.sweep(pos, self.params.radius, -self.up * depth)?;
-        self.walkable(hit.contact.normal).then_some((hit.contact.normal, hit.contact.t * depth))
+        self.drop_below(tree, pos, depth).filter(|(n, _)| self.walkable(*n))
+    }
+
+    /// Any contact within `depth` below `pos`: its normal and the distance.
+    fn drop_below(&self, tree: &dyn SweepTarget, pos: DVec3, depth: f64) -> Option<(DVec3, f64)> {
+        let hit = self.cast(tree, pos, -self.up * depth)?;
+        Some((hit.contact.normal, hit.contact.t * depth))
+    }
+
+    /// Where a step climbed to `across` (moving along `dir`) lands: on walkable ground below, or —
+    /// for shapes whose flanks meet the step's edge too steeply (a tall ellipsoid) — on the edge,
+    /// when there is walkable ground a shape's width further on (rapier's `min_width` check).
+    fn step_landing(&self, tree: &dyn SweepTarget, across: DVec3, dir: DVec3) -> Option<(DVec3, f64)> {
+        let p = &self.params;
+        let depth = p.step_height + p.skin * 2.0;
+        if let Some(found) = self.probe_ground(tree, across, depth) {
+            return Some(found);
+        }
+        let (_, drop) = self.drop_below(tree, across, depth)?;
+        // A shape's width further on, reachable at this height (not inside a higher riser) …
+        let width = dir * self.reach(dir);
+        if self.cast(tree, across, width).is_some() {
+            return None;
+        }
+        // … with walkable ground below it.
+        let (n, drop_ahead) = self.probe_ground(tree, across + width, depth)?;
+        // The same tread: not a drop further down beyond the edge.
+        (drop_ahead <= drop + p.skin * 2.0 + 1e-9).then_some((n, drop))
     }
 
     /// Moves the character by `desired` (walking and gravity together, world units).
@@ -193,7 +268,7 @@ impl CharacterController {
             if gained > 1e-6 {
                 // Land where the contact (a tread, or its edge once the center is far enough over it)
                 // is walkable: the next walk rolls over the edge.
-                if let Some((n, drop)) = self.probe_ground(tree, across, p.step_height + p.skin * 2.0) {
+                if let Some((n, drop)) = self.step_landing(tree, across, horizontal.normalize_or_zero()) {
                     let landed = across - self.up * (drop - p.skin).max(0.0);
                     if (landed - position).dot(self.up) <= p.step_height + 1e-9 {
                         pos = landed;
