@@ -8,7 +8,6 @@
 //! positive nose up, roll positive when the right side is lower. Ground is searched below each
 //! contact from `probe_up` above it, so a body under a bridge stays under it.
 
-use crate::geom::SurfacePoint;
 use crate::terrain::Terrain;
 use glam::{DMat3, DQuat, DVec3};
 use rayon::prelude::*;
@@ -116,8 +115,8 @@ fn axes(terrain: &dyn Terrain, p: DVec3, heading: f64) -> (DVec3, DVec3, DVec3) 
 }
 
 /// The ground under `at`: the nearest surface at or below `at + up·probe_up`.
-fn ground(terrain: &dyn Terrain, at: DVec3, up: DVec3, probe_up: f64, k: usize) -> Result<SurfacePoint, Refusal> {
-    if let Some(s) = terrain.floor_below(at + up * probe_up) {
+fn ground(terrain: &dyn Terrain, at: DVec3, up: DVec3, probe_up: f64, k: usize) -> Result<DVec3, Refusal> {
+    if let Some(s) = terrain.floor_point_below(at + up * probe_up) {
         return Ok(s);
     }
     let b = terrain.bounds();
@@ -181,7 +180,7 @@ pub fn place(
     let n_contacts = if params.contacts == Contacts::ThreePoints { 3 } else { 4 };
     let mut contacts = [DVec3::ZERO; 4];
     for k in 0..n_contacts {
-        contacts[k] = ground(terrain, position + spots[k], up, params.probe_up, k)?.point;
+        contacts[k] = ground(terrain, position + spots[k], up, params.probe_up, k)?;
     }
     let normal = match params.contacts {
         Contacts::ThreePoints => (contacts[1] - contacts[0]).cross(contacts[2] - contacts[0]),
@@ -220,8 +219,8 @@ pub fn place(
 /// ahead along `heading` (nose-up positive), or `None` when either has no ground.
 pub fn pitch_ahead(terrain: &dyn Terrain, position: DVec3, heading: f64, distance: f64, probe_up: f64) -> Option<f64> {
     let (forward, _, up) = axes(terrain, position, heading);
-    let here = ground(terrain, position, up, probe_up, 0).ok()?.point;
-    let ahead = ground(terrain, position + forward * distance, up, probe_up, 1).ok()?.point;
+    let here = ground(terrain, position, up, probe_up, 0).ok()?;
+    let ahead = ground(terrain, position + forward * distance, up, probe_up, 1).ok()?;
     Some((ahead - here).dot(up).atan2(distance))
 }
 

@@ -54,6 +54,12 @@ pub trait Terrain: Send + Sync {
         best
     }
 
+    /// The point of [`Terrain::floor_below`], without its normal and identity (placement needs only
+    /// the point; a terrain may answer it faster).
+    fn floor_point_below(&self, p: DVec3) -> Option<DVec3> {
+        self.floor_below(p).map(|s| s.point)
+    }
+
     /// The nearest surface at or above `p` against gravity.
     fn ceiling_above(&self, p: DVec3) -> Option<SurfacePoint> {
         let up = self.up_at(p);
@@ -99,6 +105,27 @@ impl Terrain for Heightfield {
 
     fn triangles_in(&self, region: &Aabb, visit: &mut dyn FnMut(TriangleId, [DVec3; 3])) {
         self.for_each_triangle_in(region, visit)
+    }
+
+    fn floor_below(&self, p: DVec3) -> Option<SurfacePoint> {
+        if self.frame().is_z_up() {
+            return self.surface_at(p.x, p.y).filter(|s| s.point.z <= p.z);
+        }
+        let h = p.dot(self.frame().up());
+        let mut best = None;
+        self.surfaces_on_line(p, &mut |s| {
+            if s.point.dot(self.frame().up()) <= h {
+                best = Some(s);
+            }
+        });
+        best
+    }
+
+    fn floor_point_below(&self, p: DVec3) -> Option<DVec3> {
+        if self.frame().is_z_up() {
+            return self.height_at(p.x, p.y).filter(|&z| z <= p.z).map(|z| DVec3::new(p.x, p.y, z));
+        }
+        self.floor_below(p).map(|s| s.point)
     }
 }
 
