@@ -146,7 +146,7 @@ impl CharacterController {
         let mut ground = None;
         let mut walled = false;
         for _ in 0..p.max_iterations {
-            if rest.length_squared() <= 1e-24 {
+            if rest.length_squared() <= 1e-12 {
                 break;
             }
             let Some(hit) = self.cast(tree, pos, rest) else {

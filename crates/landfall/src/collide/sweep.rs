@@ -115,9 +115,10 @@ pub fn sweep_sphere_triangle(c: DVec3, r: f64, v: DVec3, tri: &[DVec3; 3], t_max
         }
     };
     // The face: the sphere reaches the plane at distance r on its own side, inside the triangle.
-    let n = (tri[1] - tri[0]).cross(tri[2] - tri[0]);
-    if n.length_squared() > 0.0 {
-        let n = n.normalize();
+    // Not embedded at the start, a sphere that meets the face inside the triangle meets it before
+    // any edge or vertex (they lie in the plane, which it reaches first): done (Fauerby).
+    if face != DVec3::ZERO {
+        let n = face;
         let s0 = n.dot(c - tri[0]);
         let nv = n.dot(v);
         let side = if s0 >= 0.0 { 1.0 } else { -1.0 };
@@ -126,7 +127,7 @@ pub fn sweep_sphere_triangle(c: DVec3, r: f64, v: DVec3, tri: &[DVec3; 3], t_max
             if (0.0..=t_max).contains(&t) {
                 let p = c + v * t - n * (side * r);
                 if closest_point(tri, p).distance_squared(p) <= 1e-18 * (1.0 + p.length_squared()) {
-                    consider(t, p, &mut best);
+                    return Some(contact_at(t, p));
                 }
             }
         }

@@ -52,12 +52,22 @@ impl Heightfield {
         };
         for j in rj {
             for i in ri.clone() {
+                if self.is_cell_masked(i, j) {
+                    continue;
+                }
+                // The cell's four corners once, shared by its two triangles (as `cell_triangle`
+                // builds them).
+                let corner = [[self.sample_position(i, j), self.sample_position(i, j + 1)], [
+                    self.sample_position(i + 1, j),
+                    self.sample_position(i + 1, j + 1),
+                ]];
+                let anti = self.diagonal.is_anti(i, j);
                 for half in [Half::South, Half::North] {
-                    if let Some(t) = self.cell_triangle(i, j, half) {
-                        let (lo, hi) = (t[0].z.min(t[1].z).min(t[2].z), t[0].z.max(t[1].z).max(t[2].z));
-                        if hi >= region.min.z && lo <= region.max.z {
-                            visit(TriangleId::Cell { i: i as u32, j: j as u32, half }, t);
-                        }
+                    let t = cell::corner_offsets(anti, half).map(|(di, dj)| corner[di][dj]);
+                    let (lo, hi) = (t[0].z.min(t[1].z).min(t[2].z), t[0].z.max(t[1].z).max(t[2].z));
+                    // A NaN corner (a hole) fails both comparisons.
+                    if hi >= region.min.z && lo <= region.max.z && !t.iter().any(|p| p.z.is_nan()) {
+                        visit(TriangleId::Cell { i: i as u32, j: j as u32, half }, t);
                     }
                 }
             }
