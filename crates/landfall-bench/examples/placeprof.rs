@@ -23,8 +23,10 @@ fn main() {
     let controller = CharacterController::new(ControllerParams::default(), DVec3::Z);
     if what == "count" {
         let (mut sweeps, mut tris) = (0usize, 0usize);
-        let counting = CountingTerrain(&hf, std::sync::atomic::AtomicUsize::new(0), std::sync::atomic::AtomicUsize::new(0));
-        let nostep = CharacterController::new(ControllerParams { step_height: 0.0, ..ControllerParams::default() }, DVec3::Z);
+        let counting =
+            CountingTerrain(&hf, std::sync::atomic::AtomicUsize::new(0), std::sync::atomic::AtomicUsize::new(0));
+        let nostep =
+            CharacterController::new(ControllerParams { step_height: 0.0, ..ControllerParams::default() }, DVec3::Z);
         let c = if std::env::var("NOSTEP").is_ok() { nostep } else { controller };
         let mut walled = 0;
         for (p, d) in &set {
@@ -34,7 +36,11 @@ fn main() {
         println!("stepped {walled}");
         sweeps += counting.1.load(std::sync::atomic::Ordering::Relaxed);
         tris += counting.2.load(std::sync::atomic::Ordering::Relaxed);
-        println!("{:.2} sweeps per move, {:.1} triangles per sweep", sweeps as f64 / set.len() as f64, tris as f64 / sweeps as f64);
+        println!(
+            "{:.2} sweeps per move, {:.1} triangles per sweep",
+            sweeps as f64 / set.len() as f64,
+            tris as f64 / sweeps as f64
+        );
         return;
     }
     let reps = if what == "place" { 3000 } else { 50 };

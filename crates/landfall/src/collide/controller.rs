@@ -8,7 +8,8 @@
 //! slope-dependent speed, moving-platform velocity and pushing dynamic bodies are not here (see
 //! `docs/architecture.md`).
 
-use super::sphere_tree::{SweepTarget, TerrainContact};
+use super::sphere_tree::{Nearby, SweepTarget, TerrainContact};
+use crate::geom::Aabb;
 use glam::DVec3;
 
 /// The character's shape around its center.
@@ -254,6 +255,16 @@ impl CharacterController {
         }
         let vertical = self.up * desired.dot(self.up);
         let horizontal = desired - vertical;
+        // Every sweep of this move stays within this box: gather its triangles once.
+        let reach = match p.shape {
+            Shape::Sphere => DVec3::splat(p.radius),
+            Shape::Capsule { half_height } => DVec3::splat(p.radius) + (self.up * half_height).abs(),
+            Shape::Ellipsoid { radii } => radii,
+        };
+        let extra = horizontal.length() * 2.0 + vertical.length() + p.step_height + p.snap + 4.0 * p.skin + 1e-6;
+        let around = reach + DVec3::splat(extra);
+        let nearby = Nearby::new(tree, Aabb::new(position - around, position + around));
+        let tree: &dyn SweepTarget = &nearby;
         // 1. Walk.
         let (walked, mut ground, walled) = self.slide(tree, position, horizontal, &mut out);
         let mut pos = walked;

@@ -45,6 +45,106 @@ pub trait SweepTarget: Send + Sync {
 
     /// The same for a capsule of radius `r` around the segment `a`–`b` (world coordinates).
     fn sweep_capsule(&self, a: DVec3, b: DVec3, r: f64, v: DVec3) -> Option<TerrainContact>;
+
+    /// Calls `visit` with every triangle that may touch `region` (a superset is allowed): for
+    /// callers that sweep several times in one place ([`Nearby`]).
+    fn gather(&self, region: &Aabb, visit: &mut dyn FnMut(TriangleId, [DVec3; 3]));
+}
+
+/// How many triangles a [`Nearby`] holds.
+pub const NEARBY_CAPACITY: usize = 96;
+
+/// The candidate triangles of one region, gathered once from another target, for several sweeps
+/// inside it — a character controller's move makes 4–10. Sweeps that reach outside the region, or
+/// any sweep when the region held more than [`NEARBY_CAPACITY`] triangles, go to the other target.
+/// Lives on the stack: no allocation.
+pub struct Nearby<'a> {
+    base: &'a dyn SweepTarget,
+    region: Aabb,
+    ids: [TriangleId; NEARBY_CAPACITY],
+    tris: [[DVec3; 3]; NEARBY_CAPACITY],
+    len: usize,
+    complete: bool,
+}
+
+impl<'a> Nearby<'a> {
+    /// Gathers `base`'s triangles for `region`.
+    pub fn new(base: &'a dyn SweepTarget, region: Aabb) -> Self {
+        let mut n = Self {
+            base,
+            region,
+            ids: [TriangleId::Polygon(0); NEARBY_CAPACITY],
+            tris: [[DVec3::ZERO; 3]; NEARBY_CAPACITY],
+            len: 0,
+            complete: true,
+        };
+        base.gather(&region, &mut |id, t| {
+            if n.len < NEARBY_CAPACITY {
+                n.ids[n.len] = id;
+                n.tris[n.len] = t;
+                n.len += 1;
+            } else {
+                n.complete = false;
+            }
+        });
+        n
+    }
+
+    /// Whether a sweep whose swept volume fits in the box [lo, hi] can be answered here.
+    #[inline]
+    fn covers(&self, lo: DVec3, hi: DVec3) -> bool {
+        self.complete && lo.cmpge(self.region.min).all() && hi.cmple(self.region.max).all()
+    }
+
+    fn earliest(&self, v: DVec3, test: impl Fn(&[DVec3; 3], f64) -> Option<Contact>) -> Option<TerrainContact> {
+        let mut best: Option<TerrainContact> = None;
+        for k in 0..self.len {
+            let limit = best.map_or(1.0, |b| b.contact.t);
+            if let Some(ct) = test(&self.tris[k], limit) {
+                if best.is_none_or(|b| better(&ct, &b.contact, v)) {
+                    best = Some(TerrainContact { contact: ct, triangle: self.ids[k] });
+                }
+            }
+        }
+        best
+    }
+}
+
+impl SweepTarget for Nearby<'_> {
+    fn sweep(&self, c: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
+        let reach = DVec3::splat(r + 1e-9);
+        if !self.covers(c.min(c + v) - reach, c.max(c + v) + reach) {
+            return self.base.sweep(c, r, v);
+        }
+        self.earliest(v, |tri, limit| sweep_sphere_triangle(c, r, v, tri, limit))
+    }
+
+    fn sweep_ellipsoid(&self, c: DVec3, radii: DVec3, v: DVec3) -> Option<TerrainContact> {
+        let reach = radii + DVec3::splat(1e-9);
+        if !self.covers(c.min(c + v) - reach, c.max(c + v) + reach) {
+            return self.base.sweep_ellipsoid(c, radii, v);
+        }
+        self.earliest(v, |tri, _| sweep_scaled(c, radii, v, tri))
+    }
+
+    fn sweep_capsule(&self, a: DVec3, b: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
+        let reach = DVec3::splat(r + 1e-9);
+        let (lo, hi) = (a.min(b).min(a.min(b) + v) - reach, a.max(b).max(a.max(b) + v) + reach);
+        if !self.covers(lo, hi) {
+            return self.base.sweep_capsule(a, b, r, v);
+        }
+        self.earliest(v, |tri, limit| sweep_capsule_triangle(a, b, r, v, tri, limit))
+    }
+
+    fn gather(&self, region: &Aabb, visit: &mut dyn FnMut(TriangleId, [DVec3; 3])) {
+        if self.covers(region.min, region.max) {
+            for k in 0..self.len {
+                visit(self.ids[k], self.tris[k]);
+            }
+        } else {
+            self.base.gather(region, visit);
+        }
+    }
 }
 
 /// Any terrain as a sweep target: the triangles its [`Terrain::triangles_in`] gives for the box
@@ -54,6 +154,10 @@ pub struct TerrainSweep<'a>(pub &'a dyn Terrain);
 impl SweepTarget for TerrainSweep<'_> {
     fn sweep(&self, c: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
         self.sweep_ellipsoid(c, DVec3::splat(r), v)
+    }
+
+    fn gather(&self, region: &Aabb, visit: &mut dyn FnMut(TriangleId, [DVec3; 3])) {
+        self.0.triangles_in(region, visit)
     }
 
     fn sweep_capsule(&self, a: DVec3, b: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
@@ -270,5 +374,27 @@ impl SweepTarget for SphereTree {
 
     fn sweep_capsule(&self, a: DVec3, b: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
         SphereTree::sweep_capsule(self, a, b, r, v)
+    }
+
+    fn gather(&self, region: &Aabb, visit: &mut dyn FnMut(TriangleId, [DVec3; 3])) {
+        // The tree's walk with the sphere around the box, then the box itself.
+        let (mc, mr) = ((region.min + region.max) * 0.5, (region.max - region.min).length() * 0.5);
+        let mut k = 0;
+        while k < self.nodes.len() {
+            let n = &self.nodes[k];
+            let reach = n.radius + mr;
+            if n.center.distance_squared(mc) > reach * reach {
+                k = n.next as usize;
+                continue;
+            }
+            for i in n.first as usize..(n.first + n.count) as usize {
+                let t = &self.tris[i];
+                let (lo, hi) = (t[0].min(t[1]).min(t[2]), t[0].max(t[1]).max(t[2]));
+                if lo.cmple(region.max).all() && hi.cmpge(region.min).all() {
+                    visit(self.ids[i], *t);
+                }
+            }
+            k += 1;
+        }
     }
 }

@@ -78,6 +78,14 @@ pub fn closest_point(tri: &[DVec3; 3], p: DVec3) -> DVec3 {
 /// from `c` along `v` (center at `c + t·v`) with triangle `tri`. A sphere already within `r` of the
 /// triangle touches at t = 0. Degenerate triangles are tested by their edges and vertices.
 pub fn sweep_sphere_triangle(c: DVec3, r: f64, v: DVec3, tri: &[DVec3; 3], t_max: f64) -> Option<Contact> {
+    // Quick exact rejects: the whole motion stays more than r from the triangle's box, or more than
+    // r on one side of its plane (face, edges and vertices all lie in it).
+    let end = c + v * t_max;
+    let (lo, hi) = (c.min(end) - DVec3::splat(r), c.max(end) + DVec3::splat(r));
+    let (tmin, tmax) = (tri[0].min(tri[1]).min(tri[2]), tri[0].max(tri[1]).max(tri[2]));
+    if tmin.cmpgt(hi).any() || tmax.cmplt(lo).any() {
+        return None;
+    }
     let face = (tri[1] - tri[0]).cross(tri[2] - tri[0]).normalize_or_zero();
     let contact_at = |t: f64, point: DVec3| {
         let center = c + v * t;
@@ -89,14 +97,6 @@ pub fn sweep_sphere_triangle(c: DVec3, r: f64, v: DVec3, tri: &[DVec3; 3], t_max
         };
         Contact { t, point, normal: n, face: side }
     };
-    // Quick exact rejects: the whole motion stays more than r from the triangle's box, or more than
-    // r on one side of its plane (face, edges and vertices all lie in it).
-    let end = c + v * t_max;
-    let (lo, hi) = (c.min(end) - DVec3::splat(r), c.max(end) + DVec3::splat(r));
-    let (tmin, tmax) = (tri[0].min(tri[1]).min(tri[2]), tri[0].max(tri[1]).max(tri[2]));
-    if tmin.cmpgt(hi).any() || tmax.cmplt(lo).any() {
-        return None;
-    }
     if face != DVec3::ZERO {
         let (s0, s1) = (face.dot(c - tri[0]), face.dot(end - tri[0]));
         if (s0 > r && s1 > r) || (s0 < -r && s1 < -r) {

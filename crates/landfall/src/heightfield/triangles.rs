@@ -57,10 +57,10 @@ impl Heightfield {
                 }
                 // The cell's four corners once, shared by its two triangles (as `cell_triangle`
                 // builds them).
-                let corner = [[self.sample_position(i, j), self.sample_position(i, j + 1)], [
-                    self.sample_position(i + 1, j),
-                    self.sample_position(i + 1, j + 1),
-                ]];
+                let corner = [
+                    [self.sample_position(i, j), self.sample_position(i, j + 1)],
+                    [self.sample_position(i + 1, j), self.sample_position(i + 1, j + 1)],
+                ];
                 let anti = self.diagonal.is_anti(i, j);
                 for half in [Half::South, Half::North] {
                     let t = cell::corner_offsets(anti, half).map(|(di, dj)| corner[di][dj]);
