@@ -293,7 +293,11 @@ impl<S: CellStore> World<S> {
         let q = self.quantize(viewer);
         let step = [q[0] - self.q[0], q[1] - self.q[1]];
         let incremental = self.params.hysteresis == 0.0 && step.iter().all(|d| d.abs() <= 1);
-        let mut targets: Vec<[i64; 2]> = self.layers.iter().map(|l| l.m).collect();
+        // Per layer (at most 30): a fixed array, no allocation per frame.
+        let mut targets = [[0i64; 2]; 32];
+        for (t, l) in targets.iter_mut().zip(&self.layers) {
+            *t = l.m;
+        }
         if incremental {
             for axis in 0..2 {
                 if let Some(k) = crossed_layer(self.q[axis], q[axis]) {
@@ -307,7 +311,7 @@ impl<S: CellStore> World<S> {
                 "lowest-set-bit rule disagrees with the windows"
             );
         } else {
-            for (k, t) in targets.iter_mut().enumerate().skip(self.finest as usize) {
+            for (k, t) in targets.iter_mut().enumerate().take(self.layers.len()).skip(self.finest as usize) {
                 *t = self.target(k as u8, viewer, Some(*t));
             }
         }
@@ -318,7 +322,10 @@ impl<S: CellStore> World<S> {
     /// hysteresis history), keeping the cells that the old windows share with the new ones.
     pub fn teleport(&mut self, viewer: DVec3) -> Result<UpdateStats, WorldError> {
         self.check_viewer(viewer)?;
-        let targets: Vec<[i64; 2]> = (0..self.layers.len()).map(|k| self.target(k as u8, viewer, None)).collect();
+        let mut targets = [[0i64; 2]; 32];
+        for (k, t) in targets.iter_mut().enumerate().take(self.layers.len()) {
+            *t = self.target(k as u8, viewer, None);
+        }
         Ok(self.move_to(viewer, &targets))
     }
 
@@ -473,9 +480,12 @@ impl<S: CellStore> World<S> {
                 }
             });
         }
-        let mut rects = Vec::with_capacity(2);
-        for_gained(old, new, w, |x0, x1, y0, y1| rects.push((x0, x1, y0, y1)));
-        rects.into_iter().map(|(x0, x1, y0, y1)| self.generate_rect(k, x0, x1, y0, y1)).sum()
+        let (mut rects, mut n) = ([(0i64, 0i64, 0i64, 0i64); 2], 0);
+        for_gained(old, new, w, |x0, x1, y0, y1| {
+            rects[n] = (x0, x1, y0, y1);
+            n += 1;
+        });
+        rects[..n].iter().map(|&(x0, x1, y0, y1)| self.generate_rect(k, x0, x1, y0, y1)).sum()
     }
 
     /// Generates cells [x0, x1) × [y0, y1) of layer `k` (even-aligned) and the corner heights
