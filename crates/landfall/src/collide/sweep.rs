@@ -103,10 +103,12 @@ pub fn sweep_sphere_triangle(c: DVec3, r: f64, v: DVec3, tri: &[DVec3; 3], t_max
             return None;
         }
     }
-    // Embedded (or touching) at the start.
-    let q = closest_point(tri, c);
-    if (q - c).length_squared() <= r * r {
-        return Some(contact_at(0.0, q));
+    // Embedded (or touching) at the start — only possible with the center within r of the plane.
+    if face == DVec3::ZERO || face.dot(c - tri[0]).abs() <= r {
+        let q = closest_point(tri, c);
+        if (q - c).length_squared() <= r * r {
+            return Some(contact_at(0.0, q));
+        }
     }
     let mut best: Option<(f64, DVec3)> = None;
     let consider = |t: f64, p: DVec3, best: &mut Option<(f64, DVec3)>| {
@@ -126,7 +128,13 @@ pub fn sweep_sphere_triangle(c: DVec3, r: f64, v: DVec3, tri: &[DVec3; 3], t_max
             let t = (side * r - s0) / nv;
             if (0.0..=t_max).contains(&t) {
                 let p = c + v * t - n * (side * r);
-                if closest_point(tri, p).distance_squared(p) <= 1e-18 * (1.0 + p.length_squared()) {
+                // Inside (or on the boundary, to rounding): on the inner side of every edge.
+                let inside = (0..3).all(|k| {
+                    let (a, b) = (tri[k], tri[(k + 1) % 3]);
+                    let (e, w) = (b - a, p - a);
+                    e.cross(w).dot(n) >= -1e-12 * e.length_squared().max(w.length_squared())
+                });
+                if inside {
                     return Some(contact_at(t, p));
                 }
             }
