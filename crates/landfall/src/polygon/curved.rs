@@ -41,7 +41,8 @@ pub enum CurvedFrame {
     },
 }
 
-/// A polygon terrain under a [`CurvedFrame`]. See the [module docs](self).
+/// A polygon terrain under a [`CurvedFrame`]: the QOTA quadtree over (longitude, latitude) or (angle,
+/// position along the axis), answering along the curved "vertical" (see `docs/architecture.md`).
 #[derive(Clone, Debug)]
 pub struct CurvedTerrain {
     frame: CurvedFrame,

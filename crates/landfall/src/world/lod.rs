@@ -81,8 +81,8 @@ impl LodTerrain {
         self.tiles_held() * ((TILE + 2) * (TILE + 2)) as usize * std::mem::size_of::<Cell>()
     }
 
-    /// The cell square (min corner, side) of level-`level` cell (i, j) and whether it lies entirely
-    /// outside the x-y rectangle [lo, hi].
+    /// Whether cell (i, j) lies entirely outside the x-y rectangle [lo, hi] (an empty rectangle:
+    /// every cell does).
     fn outside(&self, i: i64, j: i64, lo: DVec2, hi: DVec2) -> bool {
         let s = self.gen.cell_width(self.level);
         let (x0, y0) = (i as f64 * s, j as f64 * s);
