@@ -3,7 +3,7 @@
 
 use super::gen::{corner_height, Cell, Generator};
 use super::mesh::{fan_part, CORNERS, FAN};
-use super::query::{hit_triangle, surface, upward};
+use super::query::{dfloor, floor_i64, hit_triangle, surface, upward};
 use crate::frame::Frame;
 use crate::geom::{Aabb, Hit, Ray, SurfacePoint, TriangleId};
 use crate::terrain::Terrain;
@@ -102,8 +102,8 @@ impl LodTerrain {
             return;
         }
         let s = self.gen.cell_width(self.level);
-        let (i0, i1) = ((region.min.x / s).floor() as i64, (region.max.x / s).floor() as i64);
-        let (j0, j1) = ((region.min.y / s).floor() as i64, (region.max.y / s).floor() as i64);
+        let (i0, i1) = (floor_i64(region.min.x / s), floor_i64(region.max.x / s));
+        let (j0, j1) = (floor_i64(region.min.y / s), floor_i64(region.max.y / s));
         let mut tile = None;
         for j in j0..=j1 {
             for i in i0..=i1 {
@@ -174,7 +174,7 @@ impl LodTerrain {
         }
         let s = self.gen.cell_width(self.level);
         let (fx, fy) = (x / s, y / s);
-        let (i, j) = (fx.floor() as i64, fy.floor() as i64);
+        let (i, j) = (floor_i64(fx), floor_i64(fy));
         let (c, mid) = self.cell(&mut None, i, j);
         let part = fan_part(fx - i as f64, fy - j as f64);
         let f = FAN[part];
@@ -226,7 +226,7 @@ impl Terrain for LodTerrain {
         }
         let s = self.gen.cell_width(self.level);
         let start = ray.at(t0) / s;
-        let (mut i, mut j) = (start.x.floor() as i64, start.y.floor() as i64);
+        let (mut i, mut j) = (floor_i64(start.x), floor_i64(start.y));
         let step = [if d.x > 0.0 { 1 } else { -1 }, if d.y > 0.0 { 1 } else { -1 }];
         let next = |c: i64, a: usize| -> f64 {
             if ray.dir[a] == 0.0 {
@@ -264,8 +264,7 @@ impl Terrain for LodTerrain {
                 // The cell just past the tile's side, ties broken along the ray.
                 t = t_tile;
                 let p = ray.at(t) / s;
-                let f = |v: f64, dv: f64| if dv < 0.0 { v.ceil() as i64 - 1 } else { v.floor() as i64 };
-                let (ni, nj) = (f(p.x, d.x), f(p.y, d.y));
+                let (ni, nj) = (dfloor(p.x, d.x), dfloor(p.y, d.y));
                 if (ni.div_euclid(TILE), nj.div_euclid(TILE)) == key {
                     // Rounding kept the point inside: step one cell out along the exit side.
                     if tx <= ty {

@@ -28,13 +28,22 @@ pub(crate) enum Spot {
     Seam { k: usize, ring: usize, a: i64, b: i64 },
 }
 
+/// `floor(v)` as an integer without a library call (exact; NaN gives 0, huge values saturate).
+#[inline]
+pub(crate) fn floor_i64(v: f64) -> i64 {
+    let i = v as i64;
+    i - i64::from((i as f64) > v)
+}
+
 /// Floor that puts a point exactly on a line into the cell ahead along `d`.
 #[inline]
-fn dfloor(v: f64, d: f64) -> i64 {
+pub(crate) fn dfloor(v: f64, d: f64) -> i64 {
     if d < 0.0 {
-        v.ceil() as i64 - 1
+        // ceil(v) − 1
+        let i = v as i64;
+        i + i64::from((i as f64) < v) - 1
     } else {
-        v.floor() as i64
+        floor_i64(v)
     }
 }
 
@@ -47,15 +56,29 @@ impl<S: CellStore> World<S> {
 
     /// The mesh cell holding `p` (ties broken toward `dir`); `None` outside the drawn mesh.
     pub(crate) fn locate(&self, p: DVec2, dir: DVec2) -> Option<Spot> {
+        self.locate_near(p, dir, usize::MAX)
+    }
+
+    /// [`World::locate`] starting at layer `hint` (clamped to the drawn layers) — the layer of a
+    /// neighbouring point, which is usually right: a layer's drawable square is its parent's center
+    /// less the seam, so climbing until the point is inside a drawable square, then descending as
+    /// usual, finds the same cell as descending from the top.
+    pub(crate) fn locate_near(&self, p: DVec2, dir: DVec2, hint: usize) -> Option<Spot> {
         let drawn = self.drawn_layers();
         let (first, last) = (*drawn.start() as usize, *drawn.end() as usize);
         let w = self.width;
-        let mut k = last;
-        let f = self.local(k, p);
-        let (mut a, mut b) = (dfloor(f.x, dir.x), dfloor(f.y, dir.y));
-        if a < 1 || b < 1 || a > w - 2 || b > w - 2 {
-            return None;
-        }
+        let mut k = hint.clamp(first, last);
+        let (mut a, mut b) = loop {
+            let f = self.local(k, p);
+            let (a, b) = (dfloor(f.x, dir.x), dfloor(f.y, dir.y));
+            if (1..w - 1).contains(&a) && (1..w - 1).contains(&b) {
+                break (a, b);
+            }
+            if k == last {
+                return None;
+            }
+            k += 1;
+        };
         loop {
             if k > first {
                 let c = self.layers[k].mesh.center?;
@@ -203,8 +226,12 @@ impl<S: CellStore> World<S> {
         let mut p = ray.at(t).truncate().clamp(b.min.truncate(), b.max.truncate());
         let mut prev: Option<Spot> = None;
         let limit = 64 * self.width as usize * self.layers.len();
+        let mut hint = usize::MAX;
         for _ in 0..limit {
-            let spot = self.locate(p, dir)?;
+            let spot = self.locate_near(p, dir, hint)?;
+            hint = match spot {
+                Spot::Fan { k, .. } | Spot::Seam { k, .. } => k,
+            };
             if prev == Some(spot) {
                 // Rounding left the point on the same cell's edge: step a hair further.
                 t += 1e-9 * (1.0 + t.abs());
@@ -300,8 +327,8 @@ impl<S: CellStore> World<S> {
         };
         for k in first..=last {
             let (f0, f1) = (self.local(k, region.min.truncate()), self.local(k, region.max.truncate()));
-            let (a0, a1) = ((f0.x.floor() as i64).max(1), (f1.x.floor() as i64).min(w - 2));
-            let (b0, b1) = ((f0.y.floor() as i64).max(1), (f1.y.floor() as i64).min(w - 2));
+            let (a0, a1) = (floor_i64(f0.x).max(1), floor_i64(f1.x).min(w - 2));
+            let (b0, b1) = (floor_i64(f0.y).max(1), floor_i64(f1.y).min(w - 2));
             let o = self.window_origin(k as u8);
             let center = if k > first { self.layers[k].mesh.center } else { None };
             for b in b0..=b1 {
@@ -324,8 +351,8 @@ impl<S: CellStore> World<S> {
             if k > first {
                 // Seam triangles of the finer layer's ring cells under the region, each once.
                 let (g0, g1) = (self.local(k - 1, region.min.truncate()), self.local(k - 1, region.max.truncate()));
-                let (a0, a1) = ((g0.x.floor() as i64).max(0), (g1.x.floor() as i64).min(w - 1));
-                let (b0, b1) = ((g0.y.floor() as i64).max(0), (g1.y.floor() as i64).min(w - 1));
+                let (a0, a1) = (floor_i64(g0.x).max(0), floor_i64(g1.x).min(w - 1));
+                let (b0, b1) = (floor_i64(g0.y).max(0), floor_i64(g1.y).min(w - 1));
                 let mut seen = [0u64; 32];
                 let topo = &self.scratch.seam;
                 for b in b0..=b1 {
@@ -467,6 +494,47 @@ impl<S: CellStore> Terrain for World<S> {
         let inside = region.min.x >= lo.x && region.max.x <= hi.x && region.min.y >= lo.y && region.max.y <= hi.y;
         if !inside {
             self.far.triangles_outside(region, lo, hi, visit);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::heightfield::workload::SplitMix64;
+    use crate::world::{CacheParams, WorldParams};
+
+    /// Starting the descent at any layer finds the same cell as starting at the top.
+    #[test]
+    fn locate_near_any_hint_is_locate() {
+        let cache = CacheParams {
+            layers: 7,
+            inner_radius: 4,
+            mesh_finest: 1,
+            mesh_coarsest: 5,
+            lod_height: 4.0,
+            ..CacheParams::default()
+        };
+        let params = WorldParams { levels: 9, relief: 60.0, ..WorldParams::default() };
+        let mut w: World = World::new(params, cache, DVec3::new(3.3, -7.1, 2.0)).unwrap();
+        let mut rng = SplitMix64::new(1);
+        for round in 0..5 {
+            w.update(DVec3::new(rng.range(-40.0, 40.0), rng.range(-40.0, 40.0), 2.0 + 10.0 * round as f64)).unwrap();
+            let b = w.mesh_bounds();
+            for n in 0..2000 {
+                // Random points, and points exactly on cell lines of some layer.
+                let mut p =
+                    DVec2::new(rng.range(b.min.x - 5.0, b.max.x + 5.0), rng.range(b.min.y - 5.0, b.max.y + 5.0));
+                if n % 2 == 0 {
+                    let s = w.generator().cell_width((n % 6) as u8);
+                    p = (p / s).round() * s;
+                }
+                let dir = DVec2::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0));
+                let want = w.locate(p, dir);
+                for hint in 0..8 {
+                    assert_eq!(w.locate_near(p, dir, hint), want, "{p:?} {dir:?} hint {hint}");
+                }
+            }
         }
     }
 }
