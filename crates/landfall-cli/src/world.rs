@@ -178,7 +178,7 @@ pub fn run(args: &WorldArgs) -> Result<()> {
         );
     }
     say!(
-        "(update = cache shift + cell generation + mesh regions, one thread; {:.1} M cells generated per second of update)",
+        "(update = cache shift + cell generation + mesh regions, one thread; increm. = frames placed by the lowest-set-bit rule, which needs --hysteresis 0; {:.1} M cells generated per second of update)",
         all_cells as f64 / all_secs.max(1e-12) / 1e6
     );
 
@@ -204,8 +204,11 @@ pub fn run(args: &WorldArgs) -> Result<()> {
         layers_png.display()
     );
     say!(
-        "wrote {} ({}×{}, {:.0} primary + shadow rays per second on the drawn mesh, {:.0}% of the ground in shadow)",
+        "wrote {} (from ({:.0}, {:.0}, {:.0}); {}×{}, {:.0} primary + shadow rays per second on the drawn mesh, {:.0}% of the ground in shadow)",
         view_png.display(),
+        eye.x,
+        eye.y,
+        eye.z,
         args.width,
         args.height,
         ((args.width * args.height) as usize + n_hit) as f64 / secs,
