@@ -301,6 +301,20 @@ impl SphereTree {
         test: impl Fn(&[DVec3; 3], f64) -> Option<Contact>,
     ) -> Option<TerrainContact> {
         let mut best: Option<TerrainContact> = None;
+        self.near(mc, mr, |i| {
+            let limit = best.map_or(1.0, |b| b.contact.t);
+            if let Some(ct) = test(&self.tris[i], limit) {
+                if best.is_none_or(|b| better(&ct, &b.contact, v)) {
+                    best = Some(TerrainContact { contact: ct, triangle: self.ids[i] });
+                }
+            }
+        });
+        best
+    }
+
+    /// Calls `visit` with the index of every triangle in the leaves whose spheres meet the sphere
+    /// at `mc` of radius `mr` (squared distances; the walk only moves forward in the array).
+    fn near(&self, mc: DVec3, mr: f64, mut visit: impl FnMut(usize)) {
         let mut k = 0;
         while k < self.nodes.len() {
             let n = &self.nodes[k];
@@ -310,16 +324,10 @@ impl SphereTree {
                 continue;
             }
             for i in n.first as usize..(n.first + n.count) as usize {
-                let limit = best.map_or(1.0, |b| b.contact.t);
-                if let Some(ct) = test(&self.tris[i], limit) {
-                    if best.is_none_or(|b| better(&ct, &b.contact, v)) {
-                        best = Some(TerrainContact { contact: ct, triangle: self.ids[i] });
-                    }
-                }
+                visit(i);
             }
             k += 1;
         }
-        best
     }
 
     /// Earliest contact of a sphere of radius `r` whose center moves from `c` along `v` (t in
@@ -379,22 +387,12 @@ impl SweepTarget for SphereTree {
     fn gather(&self, region: &Aabb, visit: &mut dyn FnMut(TriangleId, [DVec3; 3])) {
         // The tree's walk with the sphere around the box, then the box itself.
         let (mc, mr) = ((region.min + region.max) * 0.5, (region.max - region.min).length() * 0.5);
-        let mut k = 0;
-        while k < self.nodes.len() {
-            let n = &self.nodes[k];
-            let reach = n.radius + mr;
-            if n.center.distance_squared(mc) > reach * reach {
-                k = n.next as usize;
-                continue;
+        self.near(mc, mr, |i| {
+            let t = &self.tris[i];
+            let (lo, hi) = (t[0].min(t[1]).min(t[2]), t[0].max(t[1]).max(t[2]));
+            if lo.cmple(region.max).all() && hi.cmpge(region.min).all() {
+                visit(self.ids[i], *t);
             }
-            for i in n.first as usize..(n.first + n.count) as usize {
-                let t = &self.tris[i];
-                let (lo, hi) = (t[0].min(t[1]).min(t[2]), t[0].max(t[1]).max(t[2]));
-                if lo.cmple(region.max).all() && hi.cmpge(region.min).all() {
-                    visit(self.ids[i], *t);
-                }
-            }
-            k += 1;
-        }
+        });
     }
 }

@@ -14,6 +14,14 @@ use glam::DVec3;
 /// ray walk does not.
 #[inline]
 pub fn moller_trumbore(o: DVec3, d: DVec3, v: &[DVec3; 3]) -> Option<f64> {
+    moller_trumbore_grown(o, d, v, 0.0)
+}
+
+/// [`moller_trumbore`] with the triangle grown by `eps` in barycentric terms: points up to `eps`
+/// outside it count as inside, so that neighbours overlap by a hair and a ray through their shared
+/// edge or vertex cannot miss both (the procedural world's cell walk relies on it).
+#[inline]
+pub fn moller_trumbore_grown(o: DVec3, d: DVec3, v: &[DVec3; 3], eps: f64) -> Option<f64> {
     let e1 = v[1] - v[0];
     let e2 = v[2] - v[0];
     let p = d.cross(e2);
@@ -24,12 +32,12 @@ pub fn moller_trumbore(o: DVec3, d: DVec3, v: &[DVec3; 3]) -> Option<f64> {
     let inv = 1.0 / det;
     let s = o - v[0];
     let a = s.dot(p) * inv;
-    if !(0.0..=1.0).contains(&a) {
+    if !(-eps..=1.0 + eps).contains(&a) {
         return None;
     }
     let q = s.cross(e1);
     let b = d.dot(q) * inv;
-    if b < 0.0 || a + b > 1.0 {
+    if b < -eps || a + b > 1.0 + eps {
         return None;
     }
     Some(e2.dot(q) * inv)

@@ -382,26 +382,7 @@ impl<S: CellStore> World<S> {
 /// outside it so that neighbouring triangles overlap by a hair and no ray slips between them.
 #[inline]
 pub(crate) fn hit_triangle(ray: &Ray, v: &[DVec3; 3], t_max: f64) -> Option<f64> {
-    const EPS: f64 = 1e-9;
-    let (e1, e2) = (v[1] - v[0], v[2] - v[0]);
-    let p = ray.dir.cross(e2);
-    let det = e1.dot(p);
-    if det == 0.0 {
-        return None;
-    }
-    let inv = 1.0 / det;
-    let s = ray.origin - v[0];
-    let a = s.dot(p) * inv;
-    if !(-EPS..=1.0 + EPS).contains(&a) {
-        return None;
-    }
-    let q = s.cross(e1);
-    let b = ray.dir.dot(q) * inv;
-    if b < -EPS || a + b > 1.0 + EPS {
-        return None;
-    }
-    let t = e2.dot(q) * inv;
-    (t >= 0.0 && t <= t_max).then_some(t)
+    crate::geom::moller_trumbore_grown(ray.origin, ray.dir, v, 1e-9).filter(|&t| t >= 0.0 && t <= t_max)
 }
 
 /// The normal made to point up (against −Z gravity), unit length.
