@@ -534,3 +534,41 @@ fn beyond_the_mesh_the_far_landscape_answers() {
     w.triangles_in(&region, &mut |_, t| if t[0].x >= b.max.x { far += 1 } else { near += 1 });
     assert!(near > 0 && far > 0, "{near} {far}");
 }
+
+/// Rays on the far landscape against brute force over every triangle under the ray's segment.
+#[test]
+fn lod_terrain_rays_match_brute_force() {
+    let gen = landfall::world::Generator::new(small_params(17)).unwrap();
+    let lod = LodTerrain::new(gen, 1, 8);
+    let mut rng = SplitMix64::new(11);
+    let mut hits = 0;
+    for n in 0..300 {
+        let o = DVec3::new(rng.range(-300.0, 300.0), rng.range(-300.0, 300.0), rng.range(-20.0, 80.0));
+        let dir = DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 0.5));
+        let dir = if n % 3 == 0 { DVec3::new(dir.x, dir.y, 0.0) } else { dir };
+        if dir.length() < 1e-3 {
+            continue;
+        }
+        let max_t = 60.0 / dir.length();
+        let ray = Ray::new(o, dir);
+        let end = ray.at(max_t);
+        let region = Aabb { min: o.min(end) - DVec3::splat(1.0), max: o.max(end) + DVec3::splat(1.0) };
+        let mut tris = Vec::new();
+        lod.triangles_in(&region, &mut |id, t| tris.push((id, t)));
+        let want = tris
+            .iter()
+            .filter_map(|(_, t)| landfall::geom::moller_trumbore_grown(o, dir, t, 1e-9))
+            .filter(|&t| t >= 0.0 && t <= max_t)
+            .reduce(f64::min);
+        let got = lod.raycast(&ray, max_t).map(|h| h.t);
+        match (got, want) {
+            (Some(a), Some(b)) => {
+                hits += 1;
+                assert!((a - b).abs() < 1e-6 * (1.0 + b), "ray {ray:?}: {a} vs {b}");
+            }
+            (None, None) => {}
+            (g, w) => panic!("ray {ray:?}: {g:?} vs brute {w:?}"),
+        }
+    }
+    assert!(hits > 50, "only {hits} hits");
+}
