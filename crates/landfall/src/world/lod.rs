@@ -145,13 +145,18 @@ impl LodTerrain {
         t
     }
 
-    /// World corners (counter-clockwise from the south-west) and midpoint of cell (i, j).
-    fn cell(&self, tile: &mut Option<((i64, i64), Arc<Tile>)>, i: i64, j: i64) -> ([DVec3; 4], DVec3) {
+    /// The tile holding cell (i, j) and its key, kept in `tile` while consecutive cells share it.
+    fn tile_of<'t>(&self, tile: &'t mut Option<((i64, i64), Arc<Tile>)>, i: i64, j: i64) -> ((i64, i64), &'t Tile) {
         let key = (i.div_euclid(TILE), j.div_euclid(TILE));
         if tile.as_ref().is_none_or(|t| t.0 != key) {
             *tile = Some((key, self.tile(key.0, key.1)));
         }
-        let t = &tile.as_ref().expect("just set").1;
+        (key, &tile.as_ref().expect("just set").1)
+    }
+
+    /// World corners (counter-clockwise from the south-west) and midpoint of cell (i, j).
+    fn cell(&self, tile: &mut Option<((i64, i64), Arc<Tile>)>, i: i64, j: i64) -> ([DVec3; 4], DVec3) {
+        let (key, t) = self.tile_of(tile, i, j);
         let (a, b) = (i - key.0 * TILE, j - key.1 * TILE);
         let s = self.gen.cell_width(self.level);
         let corners = CORNERS.map(|c| {
@@ -240,11 +245,8 @@ impl Terrain for LodTerrain {
         for _ in 0..self.max_cells {
             let (tx, ty) = (next(i, 0), next(j, 1));
             let t_exit = tx.min(ty).min(t1);
-            let key = (i.div_euclid(TILE), j.div_euclid(TILE));
-            if tile.as_ref().is_none_or(|t: &((i64, i64), Arc<Tile>)| t.0 != key) {
-                tile = Some((key, self.tile(key.0, key.1)));
-            }
-            let tz = tile.as_ref().map_or([f64::NEG_INFINITY, f64::INFINITY], |t| t.1.z);
+            let (key, t_now) = self.tile_of(&mut tile, i, j);
+            let tz = t_now.z;
             // Skip the rest of the tile when the ray passes above or below all of it.
             let side = TILE as f64 * s;
             let leave = |a: usize, k: i64| -> f64 {
