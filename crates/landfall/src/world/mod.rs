@@ -234,6 +234,11 @@ impl<S: CellStore> World<S> {
         &self.far
     }
 
+    /// The gravity frame (Z up).
+    pub fn frame(&self) -> &Frame {
+        &self.frame
+    }
+
     /// The generator.
     pub fn generator(&self) -> &Generator {
         &self.gen
@@ -603,13 +608,6 @@ pub fn crossed_layer(from: i64, to: i64) -> Option<u32> {
     };
     let tz = at.trailing_zeros();
     (1..64).contains(&tz).then(|| tz - 1)
-}
-
-impl<S: CellStore> World<S> {
-    /// The gravity frame (Z up).
-    pub fn frame(&self) -> &Frame {
-        &self.frame
-    }
 }
 
 #[cfg(test)]
