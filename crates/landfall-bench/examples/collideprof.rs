@@ -1,0 +1,102 @@
+//! Profiling aid on the generated 1025² heightfield: placement by three points, controller moves,
+//! 10 cm swept spheres through the terrain's candidates, and what a move gathers.
+//!
+//! `cargo run --release -p landfall-bench --example collideprof [place|move|sweep|count]`
+use glam::DVec3;
+use landfall::collide::{CharacterController, ControllerParams, SweepTarget, TerrainSweep};
+use landfall::heightfield::workload::SplitMix64;
+use landfall::{place, FollowParams};
+use landfall_bench::terrains::generated;
+use std::hint::black_box;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::time::Instant;
+fn main() {
+    let what = std::env::args().nth(1).unwrap_or_else(|| "place".into());
+    let hf = generated(1025).hf;
+    let mut rng = SplitMix64::new(3);
+    // Random ground points with a random horizontal heading.
+    let set: Vec<(DVec3, DVec3)> = (0..4096)
+        .map(|_| {
+            let (x, y) = (rng.range(10.0, 1000.0), rng.range(10.0, 1000.0));
+            let z = hf.height_at(x, y).unwrap();
+            let d = DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), 0.0).normalize();
+            (DVec3::new(x, y, z), d)
+        })
+        .collect();
+    let params = FollowParams { max_slope: 1.5, ..FollowParams::default() };
+    let controller = CharacterController::new(ControllerParams::default(), DVec3::Z);
+    if what == "count" {
+        // With NOSTEP set, steps are off.
+        let counting = CountingTerrain(&hf, AtomicUsize::new(0), AtomicUsize::new(0));
+        let nostep =
+            CharacterController::new(ControllerParams { step_height: 0.0, ..ControllerParams::default() }, DVec3::Z);
+        let c = if std::env::var("NOSTEP").is_ok() { nostep } else { controller };
+        let mut stepped = 0;
+        for (p, d) in &set {
+            let m = c.move_by(&TerrainSweep(&counting), *p + DVec3::Z * 0.6, *d * 0.05 - DVec3::Z * 0.1, true);
+            stepped += usize::from(m.stepped);
+        }
+        let (gathers, tris) = (counting.1.load(Relaxed), counting.2.load(Relaxed));
+        // A move gathers its candidates once (`collide::Nearby`) unless a sweep leaves the box.
+        println!(
+            "{stepped} of {} moves stepped; {:.2} candidate gatherings per move, {:.1} triangles per gathering",
+            set.len(),
+            gathers as f64 / set.len() as f64,
+            tris as f64 / gathers.max(1) as f64
+        );
+        return;
+    }
+    let reps = if what == "place" { 3000 } else { 50 };
+    let s = Instant::now();
+    let mut contacts = 0;
+    for _ in 0..reps {
+        for (p, d) in &set {
+            match what.as_str() {
+                "place" => {
+                    black_box(place(&hf, *p + DVec3::Z * 0.6, d.y.atan2(d.x), &params).ok());
+                }
+                "sweep" => {
+                    let v = (*d - DVec3::Z * 0.5).normalize() * 0.1;
+                    contacts += usize::from(TerrainSweep(&hf).sweep(*p + DVec3::Z * 1.01, 1.0, v).is_some());
+                }
+                _ => {
+                    black_box(controller.move_by(
+                        &TerrainSweep(&hf),
+                        *p + DVec3::Z * 0.6,
+                        *d * 0.05 - DVec3::Z * 0.1,
+                        true,
+                    ));
+                }
+            }
+        }
+    }
+    println!(
+        "{what}: {:.0} ns each ({contacts} sweep contacts)",
+        s.elapsed().as_nanos() as f64 / (reps as f64 * set.len() as f64)
+    );
+}
+
+/// Counts candidate gatherings and the triangles they give (run with `count`).
+struct CountingTerrain<'a>(&'a landfall::Heightfield, AtomicUsize, AtomicUsize);
+
+impl landfall::Terrain for CountingTerrain<'_> {
+    fn frame(&self) -> &landfall::Frame {
+        landfall::Terrain::frame(self.0)
+    }
+    fn bounds(&self) -> landfall::Aabb {
+        landfall::Terrain::bounds(self.0)
+    }
+    fn surfaces_on_line(&self, p: DVec3, visit: &mut dyn FnMut(landfall::SurfacePoint)) {
+        self.0.surfaces_on_line(p, visit)
+    }
+    fn raycast(&self, ray: &landfall::Ray, max_t: f64) -> Option<landfall::Hit> {
+        landfall::Terrain::raycast(self.0, ray, max_t)
+    }
+    fn triangles_in(&self, region: &landfall::Aabb, visit: &mut dyn FnMut(landfall::TriangleId, [DVec3; 3])) {
+        self.1.fetch_add(1, Relaxed);
+        self.0.triangles_in(region, &mut |id, t| {
+            self.2.fetch_add(1, Relaxed);
+            visit(id, t)
+        });
+    }
+}
