@@ -15,7 +15,9 @@ fn main() {
     let hf = generated(1025).hf;
     let mut rng = SplitMix64::new(3);
     // Random ground points with a random horizontal heading.
-    let set: Vec<(DVec3, DVec3)> = (0..4096)
+    // HOT=1: 16 points, so that the terrain's data stays in cache (what is left is computation).
+    let n = if std::env::var("HOT").is_ok() { 16 } else { 4096 };
+    let set: Vec<(DVec3, DVec3)> = (0..n)
         .map(|_| {
             let (x, y) = (rng.range(10.0, 1000.0), rng.range(10.0, 1000.0));
             let z = hf.height_at(x, y).unwrap();
@@ -46,14 +48,16 @@ fn main() {
         );
         return;
     }
-    let reps = if what == "place" { 3000 } else { 50 };
+    // REPS=k: k passes over the points (for callgrind's instruction counts).
+    let reps = std::env::var("REPS").ok().and_then(|r| r.parse().ok()).unwrap_or(if what == "place" { 3000 } else { 50 }) * 4096 / n;
+    let headings: Vec<f64> = set.iter().map(|(_, d)| d.y.atan2(d.x)).collect();
     let s = Instant::now();
     let mut contacts = 0;
     for _ in 0..reps {
-        for (p, d) in &set {
+        for ((p, d), heading) in set.iter().zip(&headings) {
             match what.as_str() {
                 "place" => {
-                    black_box(place(&hf, *p + DVec3::Z * 0.6, d.y.atan2(d.x), &params).ok());
+                    black_box(place(&hf, *p + DVec3::Z * 0.6, *heading, &params).ok());
                 }
                 "sweep" => {
                     let v = (*d - DVec3::Z * 0.5).normalize() * 0.1;

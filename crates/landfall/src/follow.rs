@@ -102,26 +102,43 @@ pub enum Refusal {
     BadInput,
 }
 
-/// Horizontal unit axes (forward, right) for `heading` under `terrain`'s frame at `p`.
+/// Horizontal unit axes (forward, right, up) for `heading` under `terrain`'s frame at `p`.
+#[inline]
 fn axes(terrain: &dyn Terrain, p: DVec3, heading: f64) -> (DVec3, DVec3, DVec3) {
     let up = terrain.up_at(p);
     let frame = terrain.frame();
+    let (sin, cos) = heading.sin_cos();
+    if up == DVec3::Z && frame.is_z_up() {
+        // The common case: the frame's +X and +Y are the world's.
+        return (DVec3::new(cos, sin, 0.0), DVec3::new(sin, -cos, 0.0), up);
+    }
     // The frame's local +X and +Y, made horizontal at p (exact for uniform gravity).
     let x = frame.to_world(DVec3::X);
     let x = (x - up * x.dot(up)).try_normalize().unwrap_or_else(|| up.any_orthonormal_vector());
     let y = up.cross(x);
-    let forward = x * heading.cos() + y * heading.sin();
+    let forward = x * cos + y * sin;
     (forward, forward.cross(up), up)
 }
 
 /// The ground under `at`: the nearest surface at or below `at + up·probe_up`.
+#[inline]
 fn ground(terrain: &dyn Terrain, at: DVec3, up: DVec3, probe_up: f64, k: usize) -> Result<DVec3, Refusal> {
-    if let Some(s) = terrain.floor_point_below(at + up * probe_up) {
-        return Ok(s);
+    match terrain.floor_point_below(at + up * probe_up) {
+        Some(s) => Ok(s),
+        None => Err(no_ground(terrain, at, up, k)),
     }
+}
+
+/// Why there is no ground under contact `k` at `at`: past the terrain's bounds across gravity it
+/// is the edge of the world; inside them, a hole.
+#[cold]
+fn no_ground(terrain: &dyn Terrain, at: DVec3, up: DVec3, k: usize) -> Refusal {
     let b = terrain.bounds();
-    let (lo, hi) = (b.min - DVec3::splat(1e-9), b.max + DVec3::splat(1e-9));
-    // Past the bounds across gravity: the edge of the world; inside them: a hole.
+    let (lo, hi) = (b.min - DVec3::splat(2e-9), b.max + DVec3::splat(2e-9));
+    if up == DVec3::Z {
+        let outside = at.x < lo.x || at.x > hi.x || at.y < lo.y || at.y > hi.y;
+        return if outside { Refusal::EdgeOfWorld { contact: k, at } } else { Refusal::NoGround { contact: k, at } };
+    }
     let flat = |v: DVec3| v - up * v.dot(up);
     let outside = {
         let q = flat(at);
@@ -138,12 +155,12 @@ fn ground(terrain: &dyn Terrain, at: DVec3, up: DVec3, probe_up: f64, k: usize) 
             mn = mn.min(f);
             mx = mx.max(f);
         }
-        q.cmplt(mn - DVec3::splat(1e-9)).any() || q.cmpgt(mx + DVec3::splat(1e-9)).any()
+        q.cmplt(mn).any() || q.cmpgt(mx).any()
     };
     if outside {
-        Err(Refusal::EdgeOfWorld { contact: k, at })
+        Refusal::EdgeOfWorld { contact: k, at }
     } else {
-        Err(Refusal::NoGround { contact: k, at })
+        Refusal::NoGround { contact: k, at }
     }
 }
 

@@ -206,6 +206,16 @@ impl CharacterController {
         self.drop_below(tree, pos, depth).filter(|(n, _)| self.walkable(*n))
     }
 
+    /// The lift of a step: straight up by up to `height` from `pos`, stopping the skin short of
+    /// anything overhead (one sweep, as rapier's and Jolt's stair stepping do).
+    fn lift(&self, tree: &dyn SweepTarget, pos: DVec3, height: f64) -> DVec3 {
+        let rise = self.up * height;
+        match self.cast(tree, pos, rise) {
+            None => pos + rise,
+            Some(hit) => pos + self.up * (hit.contact.t * height - self.params.skin).max(0.0),
+        }
+    }
+
     /// Any contact within `depth` below `pos`: its normal and the distance.
     fn drop_below(&self, tree: &dyn SweepTarget, pos: DVec3, depth: f64) -> Option<(DVec3, f64)> {
         let hit = self.cast(tree, pos, -self.up * depth)?;
@@ -218,10 +228,10 @@ impl CharacterController {
     fn step_landing(&self, tree: &dyn SweepTarget, across: DVec3, dir: DVec3) -> Option<(DVec3, f64)> {
         let p = &self.params;
         let depth = p.step_height + p.skin * 2.0;
-        if let Some(found) = self.probe_ground(tree, across, depth) {
-            return Some(found);
+        let (n, drop) = self.drop_below(tree, across, depth)?;
+        if self.walkable(n) {
+            return Some((n, drop));
         }
-        let (_, drop) = self.drop_below(tree, across, depth)?;
         // A shape's width further on, reachable at this height (not inside a higher riser) …
         let width = dir * self.reach(dir);
         if self.cast(tree, across, width).is_some() {
@@ -242,7 +252,7 @@ impl CharacterController {
         was_grounded: bool,
     ) -> CharacterMove {
         let p = self.params;
-        let mut out = CharacterMove {
+        let out = CharacterMove {
             position,
             grounded: false,
             ground_normal: None,
@@ -263,8 +273,22 @@ impl CharacterController {
         };
         let extra = horizontal.length() * 2.0 + vertical.length() + p.step_height + p.snap + 4.0 * p.skin + 1e-6;
         let around = reach + DVec3::splat(extra);
-        let nearby = Nearby::new(tree, Aabb::new(position - around, position + around));
-        let tree: &dyn SweepTarget = &nearby;
+        let region = Aabb::new(position - around, position + around);
+        Nearby::with(tree, region, |nearby| self.move_among(nearby, position, desired, was_grounded, out))
+    }
+
+    /// [`CharacterController::move_by`] once the candidate triangles are gathered.
+    fn move_among(
+        &self,
+        tree: &dyn SweepTarget,
+        position: DVec3,
+        desired: DVec3,
+        was_grounded: bool,
+        mut out: CharacterMove,
+    ) -> CharacterMove {
+        let p = self.params;
+        let vertical = self.up * desired.dot(self.up);
+        let horizontal = desired - vertical;
         // 1. Walk.
         let (walked, mut ground, walled) = self.slide(tree, position, horizontal, &mut out);
         let mut pos = walked;
@@ -272,11 +296,14 @@ impl CharacterController {
         // across, then down.
         if walled && p.step_height > 0.0 && was_grounded {
             let mut scratch = out;
-            let (up, _, _) = self.slide(tree, position, self.up * p.step_height, &mut scratch);
-            let (across, _, _) = self.slide(tree, up, horizontal, &mut scratch);
+            let up = self.lift(tree, position, p.step_height);
+            // Nothing to gain when something overhead allows no lift.
+            let lifted = (up - position).dot(self.up) > 1e-6;
+            let (across, _, _) =
+                if lifted { self.slide(tree, up, horizontal, &mut scratch) } else { (up, None, false) };
             let gained = (across - up).dot(horizontal.normalize_or_zero())
                 - (walked - position).dot(horizontal.normalize_or_zero());
-            if gained > 1e-6 {
+            if lifted && gained > 1e-6 {
                 // Land where the contact (a tread, or its edge once the center is far enough over it)
                 // is walkable: the next walk rolls over the edge.
                 if let Some((n, drop)) = self.step_landing(tree, across, horizontal.normalize_or_zero()) {

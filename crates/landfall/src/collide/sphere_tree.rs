@@ -5,7 +5,10 @@
 //! the start and end positions against node spheres, squared distances) picks the leaves; the swept
 //! sphere against each of their triangles gives the earliest contact.
 
-use super::sweep::{sweep_capsule_triangle, sweep_sphere_triangle, Contact};
+use super::sweep::{
+    swept_box, sweep_capsule_triangle, sweep_sphere_prepared, sweep_sphere_triangle, Contact, PreparedTriangle,
+};
+use arrayvec::ArrayVec;
 use crate::geom::{Aabb, TriangleId};
 use crate::terrain::Terrain;
 use glam::DVec3;
@@ -61,33 +64,30 @@ pub const NEARBY_CAPACITY: usize = 96;
 pub struct Nearby<'a> {
     base: &'a dyn SweepTarget,
     region: Aabb,
-    ids: [TriangleId; NEARBY_CAPACITY],
-    tris: [[DVec3; 3]; NEARBY_CAPACITY],
-    len: usize,
+    ids: ArrayVec<TriangleId, NEARBY_CAPACITY>,
+    tris: ArrayVec<PreparedTriangle, NEARBY_CAPACITY>,
     complete: bool,
 }
 
 impl<'a> Nearby<'a> {
-    /// Gathers `base`'s triangles for `region`.
-    pub fn new(base: &'a dyn SweepTarget, region: Aabb) -> Self {
-        let mut n = Self {
-            base,
-            region,
-            ids: [TriangleId::Polygon(0); NEARBY_CAPACITY],
-            tris: [[DVec3::ZERO; 3]; NEARBY_CAPACITY],
-            len: 0,
-            complete: true,
-        };
-        base.gather(&region, &mut |id, t| {
-            if n.len < NEARBY_CAPACITY {
-                n.ids[n.len] = id;
-                n.tris[n.len] = t;
-                n.len += 1;
+    /// Gathers `base`'s triangles for `region` and calls `f` with them. (A closure rather than a
+    /// constructor: the store is ~15 KB, which a returned value would copy.)
+    pub fn with<R>(base: &'a dyn SweepTarget, region: Aabb, f: impl FnOnce(&Nearby<'a>) -> R) -> R {
+        let mut n = Self { base, region, ids: ArrayVec::new(), tris: ArrayVec::new(), complete: true };
+        n.gather_from_base();
+        f(&n)
+    }
+
+    fn gather_from_base(&mut self) {
+        let (ids, tris, complete) = (&mut self.ids, &mut self.tris, &mut self.complete);
+        self.base.gather(&self.region, &mut |id, t| {
+            if tris.is_full() {
+                *complete = false;
             } else {
-                n.complete = false;
+                ids.push(id);
+                tris.push(PreparedTriangle::new(t));
             }
         });
-        n
     }
 
     /// Whether a sweep whose swept volume fits in the box [lo, hi] can be answered here.
@@ -96,13 +96,13 @@ impl<'a> Nearby<'a> {
         self.complete && lo.cmpge(self.region.min).all() && hi.cmple(self.region.max).all()
     }
 
-    fn earliest(&self, v: DVec3, test: impl Fn(&[DVec3; 3], f64) -> Option<Contact>) -> Option<TerrainContact> {
+    fn earliest(&self, v: DVec3, test: impl Fn(&PreparedTriangle, f64) -> Option<Contact>) -> Option<TerrainContact> {
         let mut best: Option<TerrainContact> = None;
-        for k in 0..self.len {
+        for (tri, &id) in self.tris.iter().zip(&self.ids) {
             let limit = best.map_or(1.0, |b| b.contact.t);
-            if let Some(ct) = test(&self.tris[k], limit) {
+            if let Some(ct) = test(tri, limit) {
                 if best.is_none_or(|b| better(&ct, &b.contact, v)) {
-                    best = Some(TerrainContact { contact: ct, triangle: self.ids[k] });
+                    best = Some(TerrainContact { contact: ct, triangle: id });
                 }
             }
         }
@@ -116,7 +116,11 @@ impl SweepTarget for Nearby<'_> {
         if !self.covers(c.min(c + v) - reach, c.max(c + v) + reach) {
             return self.base.sweep(c, r, v);
         }
-        self.earliest(v, |tri, limit| sweep_sphere_triangle(c, r, v, tri, limit))
+        let whole = swept_box(c, r, v, 1.0);
+        self.earliest(v, |tri, limit| {
+            let swept = if limit == 1.0 { whole } else { swept_box(c, r, v, limit) };
+            sweep_sphere_prepared(c, r, v, tri, swept, limit)
+        })
     }
 
     fn sweep_ellipsoid(&self, c: DVec3, radii: DVec3, v: DVec3) -> Option<TerrainContact> {
@@ -124,7 +128,7 @@ impl SweepTarget for Nearby<'_> {
         if !self.covers(c.min(c + v) - reach, c.max(c + v) + reach) {
             return self.base.sweep_ellipsoid(c, radii, v);
         }
-        self.earliest(v, |tri, _| sweep_scaled(c, radii, v, tri))
+        self.earliest(v, |tri, _| sweep_scaled(c, radii, v, &tri.tri))
     }
 
     fn sweep_capsule(&self, a: DVec3, b: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
@@ -133,13 +137,13 @@ impl SweepTarget for Nearby<'_> {
         if !self.covers(lo, hi) {
             return self.base.sweep_capsule(a, b, r, v);
         }
-        self.earliest(v, |tri, limit| sweep_capsule_triangle(a, b, r, v, tri, limit))
+        self.earliest(v, |tri, limit| sweep_capsule_triangle(a, b, r, v, &tri.tri, limit))
     }
 
     fn gather(&self, region: &Aabb, visit: &mut dyn FnMut(TriangleId, [DVec3; 3])) {
         if self.covers(region.min, region.max) {
-            for k in 0..self.len {
-                visit(self.ids[k], self.tris[k]);
+            for (tri, &id) in self.tris.iter().zip(&self.ids) {
+                visit(id, tri.tri);
             }
         } else {
             self.base.gather(region, visit);

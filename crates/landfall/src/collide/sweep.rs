@@ -74,19 +74,83 @@ pub fn closest_point(tri: &[DVec3; 3], p: DVec3) -> DVec3 {
     a + ab * (vb * denom) + ac * (vc * denom)
 }
 
+/// A triangle with what every sweep against it needs first — its bounding box and unit normal —
+/// computed once: a controller's move sweeps the same few triangles 5–10 times.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PreparedTriangle {
+    /// The corners.
+    pub tri: [DVec3; 3],
+    /// Lower corner of the bounding box.
+    pub lo: DVec3,
+    /// Upper corner of the bounding box.
+    pub hi: DVec3,
+    /// Unit normal (right-handed in corner order), zero for a degenerate triangle.
+    pub face: DVec3,
+}
+
+impl PreparedTriangle {
+    /// Prepares `tri`.
+    #[inline]
+    pub fn new(tri: [DVec3; 3]) -> Self {
+        Self {
+            tri,
+            lo: tri[0].min(tri[1]).min(tri[2]),
+            hi: tri[0].max(tri[1]).max(tri[2]),
+            face: (tri[1] - tri[0]).cross(tri[2] - tri[0]).normalize_or_zero(),
+        }
+    }
+}
+
+/// The box swept by a sphere of radius `r` whose center moves from `c` to `c + v·t_max`: a
+/// triangle outside it cannot be touched.
+#[inline]
+pub fn swept_box(c: DVec3, r: f64, v: DVec3, t_max: f64) -> (DVec3, DVec3) {
+    let end = c + v * t_max;
+    (c.min(end) - DVec3::splat(r), c.max(end) + DVec3::splat(r))
+}
+
 /// The earliest contact, for t in [0, `t_max`] (≤ 1), of the sphere of radius `r` whose center moves
 /// from `c` along `v` (center at `c + t·v`) with triangle `tri`. A sphere already within `r` of the
 /// triangle touches at t = 0. Degenerate triangles are tested by their edges and vertices.
 pub fn sweep_sphere_triangle(c: DVec3, r: f64, v: DVec3, tri: &[DVec3; 3], t_max: f64) -> Option<Contact> {
-    // Quick exact rejects: the whole motion stays more than r from the triangle's box, or more than
-    // r on one side of its plane (face, edges and vertices all lie in it).
-    let end = c + v * t_max;
-    let (lo, hi) = (c.min(end) - DVec3::splat(r), c.max(end) + DVec3::splat(r));
+    // Quick exact reject: the whole motion stays more than r from the triangle's box.
+    let (lo, hi) = swept_box(c, r, v, t_max);
     let (tmin, tmax) = (tri[0].min(tri[1]).min(tri[2]), tri[0].max(tri[1]).max(tri[2]));
     if tmin.cmpgt(hi).any() || tmax.cmplt(lo).any() {
         return None;
     }
     let face = (tri[1] - tri[0]).cross(tri[2] - tri[0]).normalize_or_zero();
+    sweep_sphere_plane_and_features(c, r, v, tri, face, t_max)
+}
+
+/// [`sweep_sphere_triangle`] on a prepared triangle, with the motion's [`swept_box`] for `t_max`
+/// given (computed once per sweep by the caller).
+#[inline]
+pub fn sweep_sphere_prepared(
+    c: DVec3,
+    r: f64,
+    v: DVec3,
+    tri: &PreparedTriangle,
+    swept: (DVec3, DVec3),
+    t_max: f64,
+) -> Option<Contact> {
+    if tri.lo.cmpgt(swept.1).any() || tri.hi.cmplt(swept.0).any() {
+        return None;
+    }
+    sweep_sphere_plane_and_features(c, r, v, &tri.tri, tri.face, t_max)
+}
+
+/// The part of the sphere sweep after the box reject: the plane reject, embedding at the start,
+/// the face, then the vertices and edges. `face` is the triangle's unit normal (zero if degenerate).
+fn sweep_sphere_plane_and_features(
+    c: DVec3,
+    r: f64,
+    v: DVec3,
+    tri: &[DVec3; 3],
+    face: DVec3,
+    t_max: f64,
+) -> Option<Contact> {
+    let end = c + v * t_max;
     let contact_at = |t: f64, point: DVec3| {
         let center = c + v * t;
         let n = (center - point).try_normalize().unwrap_or(if face.dot(v) > 0.0 { -face } else { face });
@@ -97,6 +161,8 @@ pub fn sweep_sphere_triangle(c: DVec3, r: f64, v: DVec3, tri: &[DVec3; 3], t_max
         };
         Contact { t, point, normal: n, face: side }
     };
+    // More than r on one side of the plane for the whole motion (face, edges and vertices all lie
+    // in it).
     if face != DVec3::ZERO {
         let (s0, s1) = (face.dot(c - tri[0]), face.dot(end - tri[0]));
         if (s0 > r && s1 > r) || (s0 < -r && s1 < -r) {
