@@ -1,7 +1,8 @@
 //! Profiling aid on the generated 1025² heightfield: placement by three points, controller moves,
-//! 10 cm swept spheres through the terrain's candidates, and what a move gathers.
+//! 10 cm swept spheres through the terrain's candidates, what a move gathers, and the crowd benchmark's
+//! walkers (settled, walking 1.5 m/s plus gravity; one thread).
 //!
-//! `cargo run --release -p landfall-bench --example collideprof [place|move|sweep|count]`
+//! `cargo run --release -p landfall-bench --example collideprof [place|move|sweep|count|crowd]`
 use glam::DVec3;
 use landfall::collide::{CharacterController, ControllerParams, SweepTarget, TerrainSweep};
 use landfall::heightfield::workload::SplitMix64;
@@ -27,6 +28,34 @@ fn main() {
         .collect();
     let params = FollowParams { max_slope: 1.5, ..FollowParams::default() };
     let controller = CharacterController::new(ControllerParams::default(), DVec3::Z);
+    if what == "crowd" {
+        // The crowd benchmark's walkers, settled for 5 frames, then REPS frames timed (default 20).
+        let frames: usize = std::env::var("REPS").ok().and_then(|r| r.parse().ok()).unwrap_or(20);
+        let gravity = DVec3::Z * (-9.81 / 60.0 / 60.0 * 10.0);
+        let mut walkers: Vec<(DVec3, DVec3, bool)> = (0..10_000)
+            .map(|_| {
+                let (x, y) = (rng.range(1.0, 1023.0), rng.range(1.0, 1023.0));
+                let d = DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), 0.0).normalize();
+                (DVec3::new(x, y, hf.height_at(x, y).unwrap() + 0.6), d * (1.5 / 60.0), false)
+            })
+            .collect();
+        let frame = |walkers: &mut Vec<(DVec3, DVec3, bool)>| {
+            for (p, v, grounded) in walkers.iter_mut() {
+                let m = controller.move_by(&TerrainSweep(&hf), *p, *v + gravity, *grounded);
+                (*p, *grounded) = (m.position, m.grounded);
+            }
+        };
+        for _ in 0..5 {
+            frame(&mut walkers);
+        }
+        let s = Instant::now();
+        for _ in 0..frames {
+            frame(&mut walkers);
+        }
+        let per_move = s.elapsed().as_nanos() as f64 / (frames * walkers.len()) as f64;
+        println!("crowd: {per_move:.0} ns per move, {:.2} ms per 10,000-walker frame on one thread", per_move * 1e-2);
+        return;
+    }
     if what == "count" {
         // With NOSTEP set, steps are off.
         let counting = CountingTerrain(&hf, AtomicUsize::new(0), AtomicUsize::new(0));

@@ -74,8 +74,9 @@ pub fn closest_point(tri: &[DVec3; 3], p: DVec3) -> DVec3 {
     a + ab * (vb * denom) + ac * (vc * denom)
 }
 
-/// A triangle with what every sweep against it needs first — its bounding box and unit normal —
-/// computed once: a controller's move sweeps the same few triangles 5–10 times.
+/// A triangle with what every sweep against it needs — its bounding box, unit normal and the
+/// inward normals of its edges — computed once: a controller's move sweeps the same few triangles
+/// 5–10 times.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PreparedTriangle {
     /// The corners.
@@ -86,18 +87,35 @@ pub struct PreparedTriangle {
     pub hi: DVec3,
     /// Unit normal (right-handed in corner order), zero for a degenerate triangle.
     pub face: DVec3,
+    /// `face × (tri[k+1] − tri[k])`: in the plane, across edge k, toward the inside.
+    inward: [DVec3; 3],
+    /// Squared edge lengths.
+    edge2: [f64; 3],
 }
 
 impl PreparedTriangle {
     /// Prepares `tri`.
-    #[inline]
+    #[inline(always)]
     pub fn new(tri: [DVec3; 3]) -> Self {
+        let (e0, e1, e2) = (tri[1] - tri[0], tri[2] - tri[1], tri[0] - tri[2]);
+        let face = e0.cross(-e2).normalize_or_zero();
         Self {
             tri,
             lo: tri[0].min(tri[1]).min(tri[2]),
             hi: tri[0].max(tri[1]).max(tri[2]),
-            face: (tri[1] - tri[0]).cross(tri[2] - tri[0]).normalize_or_zero(),
+            face,
+            inward: [face.cross(e0), face.cross(e1), face.cross(e2)],
+            edge2: [e0.length_squared(), e1.length_squared(), e2.length_squared()],
         }
+    }
+
+    /// Whether `p`, a point of the plane, lies inside the triangle or on its boundary (to rounding).
+    #[inline]
+    fn contains(&self, p: DVec3) -> bool {
+        (0..3).all(|k| {
+            let w = p - self.tri[k];
+            w.dot(self.inward[k]) >= -1e-12 * self.edge2[k].max(w.length_squared())
+        })
     }
 }
 
@@ -114,18 +132,17 @@ pub fn swept_box(c: DVec3, r: f64, v: DVec3, t_max: f64) -> (DVec3, DVec3) {
 /// triangle touches at t = 0. Degenerate triangles are tested by their edges and vertices.
 pub fn sweep_sphere_triangle(c: DVec3, r: f64, v: DVec3, tri: &[DVec3; 3], t_max: f64) -> Option<Contact> {
     // Quick exact reject: the whole motion stays more than r from the triangle's box.
-    let (lo, hi) = swept_box(c, r, v, t_max);
+    let swept = swept_box(c, r, v, t_max);
     let (tmin, tmax) = (tri[0].min(tri[1]).min(tri[2]), tri[0].max(tri[1]).max(tri[2]));
-    if tmin.cmpgt(hi).any() || tmax.cmplt(lo).any() {
+    if tmin.cmpgt(swept.1).any() || tmax.cmplt(swept.0).any() {
         return None;
     }
-    let face = (tri[1] - tri[0]).cross(tri[2] - tri[0]).normalize_or_zero();
-    sweep_sphere_plane_and_features(c, r, v, tri, face, t_max)
+    sweep_sphere_prepared(c, r, v, &PreparedTriangle::new(*tri), swept, t_max)
 }
 
 /// [`sweep_sphere_triangle`] on a prepared triangle, with the motion's [`swept_box`] for `t_max`
 /// given (computed once per sweep by the caller).
-#[inline]
+#[inline(always)]
 pub fn sweep_sphere_prepared(
     c: DVec3,
     r: f64,
@@ -137,20 +154,29 @@ pub fn sweep_sphere_prepared(
     if tri.lo.cmpgt(swept.1).any() || tri.hi.cmplt(swept.0).any() {
         return None;
     }
-    sweep_sphere_plane_and_features(c, r, v, &tri.tri, tri.face, t_max)
+    // More than r on one side of the plane for the whole motion (face, edges and vertices all lie
+    // in it).
+    let s0 = tri.face.dot(c - tri.tri[0]);
+    let s1 = tri.face.dot(c + v * t_max - tri.tri[0]);
+    if (s0 > r && s1 > r) || (s0 < -r && s1 < -r) {
+        return None;
+    }
+    sweep_sphere_near(c, r, v, tri, swept, s0, t_max)
 }
 
-/// The part of the sphere sweep after the box reject: the plane reject, embedding at the start,
-/// the face, then the vertices and edges. `face` is the triangle's unit normal (zero if degenerate).
-fn sweep_sphere_plane_and_features(
+/// The part of the sphere sweep once the motion comes within r of the triangle's box and plane:
+/// embedding at the start, the face, then the vertices and edges. `s0` is the start's signed
+/// distance to the plane.
+fn sweep_sphere_near(
     c: DVec3,
     r: f64,
     v: DVec3,
-    tri: &[DVec3; 3],
-    face: DVec3,
+    prepared: &PreparedTriangle,
+    (lo, hi): (DVec3, DVec3),
+    s0: f64,
     t_max: f64,
 ) -> Option<Contact> {
-    let end = c + v * t_max;
+    let (tri, face) = (&prepared.tri, prepared.face);
     let contact_at = |t: f64, point: DVec3| {
         let center = c + v * t;
         let n = (center - point).try_normalize().unwrap_or(if face.dot(v) > 0.0 { -face } else { face });
@@ -161,16 +187,11 @@ fn sweep_sphere_plane_and_features(
         };
         Contact { t, point, normal: n, face: side }
     };
-    // More than r on one side of the plane for the whole motion (face, edges and vertices all lie
-    // in it).
-    if face != DVec3::ZERO {
-        let (s0, s1) = (face.dot(c - tri[0]), face.dot(end - tri[0]));
-        if (s0 > r && s1 > r) || (s0 < -r && s1 < -r) {
-            return None;
-        }
-    }
-    // Embedded (or touching) at the start — only possible with the center within r of the plane.
-    if face == DVec3::ZERO || face.dot(c - tri[0]).abs() <= r {
+    // Embedded (or touching) at the start — only possible with the center within r of the plane
+    // and of the triangle's box.
+    if (face == DVec3::ZERO || s0.abs() <= r)
+        && (c.clamp(prepared.lo, prepared.hi) - c).length_squared() <= r * r
+    {
         let q = closest_point(tri, c);
         if (q - c).length_squared() <= r * r {
             return Some(contact_at(0.0, q));
@@ -186,29 +207,28 @@ fn sweep_sphere_plane_and_features(
     // Not embedded at the start, a sphere that meets the face inside the triangle meets it before
     // any edge or vertex (they lie in the plane, which it reaches first): done (Fauerby).
     if face != DVec3::ZERO {
-        let n = face;
-        let s0 = n.dot(c - tri[0]);
-        let nv = n.dot(v);
+        let nv = face.dot(v);
         let side = if s0 >= 0.0 { 1.0 } else { -1.0 };
         if nv * side < 0.0 {
             let t = (side * r - s0) / nv;
             if (0.0..=t_max).contains(&t) {
-                let p = c + v * t - n * (side * r);
-                // Inside (or on the boundary, to rounding): on the inner side of every edge.
-                let inside = (0..3).all(|k| {
-                    let (a, b) = (tri[k], tri[(k + 1) % 3]);
-                    let (e, w) = (b - a, p - a);
-                    e.cross(w).dot(n) >= -1e-12 * e.length_squared().max(w.length_squared())
-                });
-                if inside {
+                let p = c + v * t - face * (side * r);
+                if prepared.contains(p) {
                     return Some(contact_at(t, p));
                 }
             }
         }
     }
+    // A vertex outside the box swept by the sphere cannot be touched, nor an edge wholly beyond
+    // one of its faces.
+    let (below, above) = (tri.map(|p| p.cmplt(lo)), tri.map(|p| p.cmpgt(hi)));
     // Vertices: |c + t·v − p|² = r².
     let vv = v.length_squared();
-    for &p in tri {
+    for k in 0..3 {
+        if (below[k] | above[k]).any() {
+            continue;
+        }
+        let p = tri[k];
         let w = c - p;
         if let Some(t) = lowest_root(vv, 2.0 * v.dot(w), w.length_squared() - r * r, t_max) {
             consider(t, p, &mut best);
@@ -216,9 +236,12 @@ fn sweep_sphere_plane_and_features(
     }
     // Edges: distance from the moving center to the edge's line equals r, foot within the edge.
     for k in 0..3 {
-        let (a, b) = (tri[k], tri[(k + 1) % 3]);
-        let e = b - a;
-        let ee = e.length_squared();
+        let k1 = (k + 1) % 3;
+        if (below[k] & below[k1]).any() || (above[k] & above[k1]).any() {
+            continue;
+        }
+        let (a, b) = (tri[k], tri[k1]);
+        let (e, ee) = (b - a, prepared.edge2[k]);
         if ee == 0.0 {
             continue;
         }
