@@ -74,9 +74,8 @@ pub fn closest_point(tri: &[DVec3; 3], p: DVec3) -> DVec3 {
     a + ab * (vb * denom) + ac * (vc * denom)
 }
 
-/// A triangle with what every sweep against it needs — its bounding box, unit normal and the
-/// inward normals of its edges — computed once: a controller's move sweeps the same few triangles
-/// 5–10 times.
+/// A triangle with what every sweep against it needs first — its bounding box and unit normal —
+/// computed once: a controller's move sweeps the same few triangles 5–10 times.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PreparedTriangle {
     /// The corners.
@@ -87,34 +86,28 @@ pub struct PreparedTriangle {
     pub hi: DVec3,
     /// Unit normal (right-handed in corner order), zero for a degenerate triangle.
     pub face: DVec3,
-    /// `face × (tri[k+1] − tri[k])`: in the plane, across edge k, toward the inside.
-    inward: [DVec3; 3],
-    /// Squared edge lengths.
-    edge2: [f64; 3],
 }
 
 impl PreparedTriangle {
     /// Prepares `tri`.
     #[inline(always)]
     pub fn new(tri: [DVec3; 3]) -> Self {
-        let (e0, e1, e2) = (tri[1] - tri[0], tri[2] - tri[1], tri[0] - tri[2]);
-        let face = e0.cross(-e2).normalize_or_zero();
         Self {
             tri,
             lo: tri[0].min(tri[1]).min(tri[2]),
             hi: tri[0].max(tri[1]).max(tri[2]),
-            face,
-            inward: [face.cross(e0), face.cross(e1), face.cross(e2)],
-            edge2: [e0.length_squared(), e1.length_squared(), e2.length_squared()],
+            face: (tri[1] - tri[0]).cross(tri[2] - tri[0]).normalize_or_zero(),
         }
     }
 
-    /// Whether `p`, a point of the plane, lies inside the triangle or on its boundary (to rounding).
+    /// Whether `p`, a point of the plane, lies inside the triangle or on its boundary (to rounding):
+    /// on the inner side of every edge.
     #[inline]
     fn contains(&self, p: DVec3) -> bool {
         (0..3).all(|k| {
-            let w = p - self.tri[k];
-            w.dot(self.inward[k]) >= -1e-12 * self.edge2[k].max(w.length_squared())
+            let (a, b) = (self.tri[k], self.tri[(k + 1) % 3]);
+            let (e, w) = (b - a, p - a);
+            e.cross(w).dot(self.face) >= -1e-12 * e.length_squared().max(w.length_squared())
         })
     }
 }
@@ -241,7 +234,8 @@ fn sweep_sphere_near(
             continue;
         }
         let (a, b) = (tri[k], tri[k1]);
-        let (e, ee) = (b - a, prepared.edge2[k]);
+        let e = b - a;
+        let ee = e.length_squared();
         if ee == 0.0 {
             continue;
         }
