@@ -32,16 +32,26 @@ fn main() {
         // The crowd benchmark's walkers, settled for 5 frames, then REPS frames timed (default 20).
         let frames: usize = std::env::var("REPS").ok().and_then(|r| r.parse().ok()).unwrap_or(20);
         let gravity = DVec3::Z * (-9.81 / 60.0 / 60.0 * 10.0);
-        let mut walkers: Vec<(DVec3, DVec3, bool)> = (0..10_000)
-            .map(|_| {
-                let (x, y) = (rng.range(1.0, 1023.0), rng.range(1.0, 1023.0));
-                let d = DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), 0.0).normalize();
-                (DVec3::new(x, y, hf.height_at(x, y).unwrap() + 0.6), d * (1.5 / 60.0), false)
-            })
-            .collect();
+        // TIN=1: on the ~13,000-triangle TIN of the DEM instead.
+        let tin = std::env::var("TIN").is_ok().then(|| {
+            let tin = landfall_bench::terrains::dem_tin(13_000);
+            landfall::PolygonTerrain::builder().triangles(&tin.vertices, &tin.triangles).build().unwrap()
+        });
+        let t: &dyn landfall::Terrain = match &tin {
+            Some(tin) => tin,
+            None => &hf,
+        };
+        let b = t.bounds();
+        let mut walkers: Vec<(DVec3, DVec3, bool)> = Vec::new();
+        while walkers.len() < 10_000 {
+            let (x, y) = (rng.range(b.min.x, b.max.x), rng.range(b.min.y, b.max.y));
+            let Some(g) = t.top_surface(DVec3::new(x, y, b.max.z + 1.0)) else { continue };
+            let d = DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), 0.0).normalize();
+            walkers.push((g.point + DVec3::Z * 0.6, d * (1.5 / 60.0), false));
+        }
         let frame = |walkers: &mut Vec<(DVec3, DVec3, bool)>| {
             for (p, v, grounded) in walkers.iter_mut() {
-                let m = controller.move_by(&TerrainSweep(&hf), *p, *v + gravity, *grounded);
+                let m = controller.move_by(&TerrainSweep(t), *p, *v + gravity, *grounded);
                 (*p, *grounded) = (m.position, m.grounded);
             }
         };
