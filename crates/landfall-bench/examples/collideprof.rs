@@ -88,7 +88,10 @@ fn main() {
         return;
     }
     // REPS=k: k passes over the points (for callgrind's instruction counts).
-    let reps = std::env::var("REPS").ok().and_then(|r| r.parse().ok()).unwrap_or(if what == "place" { 3000 } else { 50 }) * 4096 / n;
+    let reps =
+        std::env::var("REPS").ok().and_then(|r| r.parse().ok()).unwrap_or(if what == "place" { 3000 } else { 50 })
+            * 4096
+            / n;
     let headings: Vec<f64> = set.iter().map(|(_, d)| d.y.atan2(d.x)).collect();
     let s = Instant::now();
     let mut contacts = 0;

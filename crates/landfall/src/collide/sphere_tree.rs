@@ -6,11 +6,11 @@
 //! sphere against each of their triangles gives the earliest contact.
 
 use super::sweep::{
-    swept_box, sweep_capsule_triangle, sweep_sphere_prepared, sweep_sphere_triangle, Contact, PreparedTriangle,
+    sweep_capsule_triangle, sweep_sphere_prepared, sweep_sphere_triangle, swept_box, Contact, PreparedTriangle,
 };
-use arrayvec::ArrayVec;
 use crate::geom::{Aabb, TriangleId};
 use crate::terrain::Terrain;
+use arrayvec::ArrayVec;
 use glam::DVec3;
 
 /// Default stop rule: at most this many triangles per leaf…

@@ -182,9 +182,7 @@ fn sweep_sphere_near(
     };
     // Embedded (or touching) at the start — only possible with the center within r of the plane
     // and of the triangle's box.
-    if (face == DVec3::ZERO || s0.abs() <= r)
-        && (c.clamp(prepared.lo, prepared.hi) - c).length_squared() <= r * r
-    {
+    if (face == DVec3::ZERO || s0.abs() <= r) && (c.clamp(prepared.lo, prepared.hi) - c).length_squared() <= r * r {
         let q = closest_point(tri, c);
         if (q - c).length_squared() <= r * r {
             return Some(contact_at(0.0, q));

@@ -7,7 +7,7 @@
 //! root rectangle rebuilds the whole quadtree. Edits copy a memory-mapped terrain's arrays first.
 
 use super::face::{add_polygon, overlaps_rect, FaceSet, REMOVED};
-use super::quadtree::{build_at, min_gain_area, outward, quadrants, Node, INLINE_REFS, INTERNAL};
+use super::quadtree::{build_at, graft, min_gain_area, outward, quadrants, INLINE_REFS};
 use super::{BuildReport, PolygonError, PolygonTerrain};
 use glam::DVec3;
 
@@ -165,20 +165,7 @@ impl PolygonTerrain {
         if sub.nodes.len() == 1 {
             return; // the stop rules kept it a leaf
         }
-        // Graft: the subtree's root takes the leaf's slot, the rest go after the current nodes.
-        let base = self.arrays.nodes.len() as u32;
-        let ref_base = self.arrays.refs.len() as u32;
-        let remap = |mut node: Node| {
-            if node.count == INTERNAL {
-                node.first = node.first - 1 + base;
-            } else if node.count > INLINE_REFS {
-                node.first += ref_base;
-            }
-            node
-        };
-        self.arrays.refs.make_mut().extend_from_slice(&sub.refs);
-        let nodes = self.arrays.nodes.make_mut();
-        nodes[n] = remap(sub.nodes[0]);
-        nodes.extend(sub.nodes[1..].iter().map(|&node| remap(node)));
+        // The subtree's root takes the leaf's slot, the rest go after the current nodes.
+        graft(self.arrays.nodes.make_mut(), self.arrays.refs.make_mut(), n, &sub);
     }
 }

@@ -110,19 +110,6 @@ pub(crate) struct Tree {
     pub refs: Vec<u32>,
 }
 
-enum Tmp {
-    Leaf(Vec<u32>, [f32; 2]),
-    Inner([f64; 2], Box<[Tmp; 4]>, [f32; 2]),
-}
-
-impl Tmp {
-    fn z(&self) -> [f32; 2] {
-        match self {
-            Tmp::Leaf(_, z) | Tmp::Inner(_, _, z) => *z,
-        }
-    }
-}
-
 /// The four child rectangles of `r` cut at `div`, in child order.
 #[inline]
 pub(crate) fn quadrants(r: [f64; 4], div: [f64; 2]) -> [[f64; 4]; 4] {
@@ -197,18 +184,50 @@ pub(crate) fn build_at(
     min_gain_area: f64,
 ) -> Tree {
     let ctx = Ctx { faces, geoms, edges, params, min_gain_area };
-    let tmp = ctx.node(rect, ids, depth);
     let mut tree = Tree { nodes: vec![Node::zeroed()], refs: Vec::new() };
-    flatten(&tmp, 0, &mut tree);
+    ctx.node(rect, ids, depth, 0, &mut tree);
     tree
 }
 
+/// Puts `sub` (a tree whose root is node 0) into `nodes`/`refs`: its root into slot `at`, the rest
+/// after the current end, with their child and reference offsets moved accordingly.
+pub(crate) fn graft(nodes: &mut Vec<Node>, refs: &mut Vec<u32>, at: usize, sub: &Tree) {
+    let base = nodes.len() as u32;
+    let ref_base = refs.len() as u32;
+    let remap = |mut node: Node| {
+        if node.count == INTERNAL {
+            node.first = node.first - 1 + base;
+        } else if node.count > INLINE_REFS {
+            node.first += ref_base;
+        }
+        node
+    };
+    refs.extend_from_slice(&sub.refs);
+    nodes[at] = remap(sub.nodes[0]);
+    nodes.extend(sub.nodes[1..].iter().map(|&node| remap(node)));
+}
+
+/// A leaf over `ids` with height range `z` (its face indices inline or appended to `refs`).
+fn leaf(ids: &[u32], z: [f32; 2], refs: &mut Vec<u32>) -> Node {
+    let mut node = Node { div: [0.0; 2], z, first: 0, count: ids.len() as u32 };
+    if node.count <= INLINE_REFS {
+        let inline: &mut [u32; 4] = bytemuck::cast_mut(&mut node.div);
+        inline[..ids.len()].copy_from_slice(ids);
+    } else {
+        node.first = refs.len() as u32;
+        refs.extend_from_slice(ids);
+    }
+    node
+}
+
 impl Ctx<'_> {
-    fn node(&self, r: [f64; 4], ids: Vec<u32>, depth: usize) -> Tmp {
+    /// Builds the subtree over `ids` in `r` at level `depth` into `tree`, its root in slot `at`
+    /// (children are appended, four together).
+    fn node(&self, r: [f64; 4], ids: Vec<u32>, depth: usize, at: usize, tree: &mut Tree) {
         let splittable = r[2] > r[0] && r[3] > r[1];
         if ids.len() <= self.params.max_polys || depth >= self.params.max_depth || !splittable {
-            let z = z_range(self.geoms, &ids);
-            return Tmp::Leaf(ids, z);
+            tree.nodes[at] = leaf(&ids, z_range(self.geoms, &ids), &mut tree.refs);
+            return;
         }
         let div = match self.params.cuts {
             CutRule::Halves => [0.5 * (r[0] + r[2]), 0.5 * (r[1] + r[3])],
@@ -219,38 +238,41 @@ impl Ctx<'_> {
         // Which children each face goes to (bit k = child k); counted before anything is allocated,
         // since most splits near the bottom are rejected by the stop rules.
         let mut counts = [0usize; 4];
-        let masks: Vec<u8> = ids
-            .iter()
-            .map(|&f| {
-                // Quadrants the bounding box meets; the exact test only when it meets several.
-                let b = self.geoms[f as usize].bbox;
-                let (west, east) = (b[0] <= div[0], b[2] >= div[0]);
-                let (south, north) = (b[1] <= div[1], b[3] >= div[1]);
-                let meets = [west && south, east && south, west && north, east && north];
-                let several = (west && east) || (south && north);
-                let mut mask = 0u8;
-                for (k, q) in quads.iter().enumerate() {
-                    if meets[k]
-                        && (!several
-                            || overlaps_rect(&self.faces[f as usize], &self.geoms[f as usize], self.edges, *q, mag))
-                    {
-                        mask |= 1 << k;
-                        counts[k] += 1;
-                    }
+        // Small nodes (most of them) keep their masks on the stack.
+        let (mut small, mut big) = ([0u8; 64], Vec::new());
+        let masks: &mut [u8] = if ids.len() <= small.len() {
+            &mut small[..ids.len()]
+        } else {
+            big.resize(ids.len(), 0);
+            &mut big
+        };
+        for (mask, &f) in masks.iter_mut().zip(&ids) {
+            // Quadrants the bounding box meets; the exact test only when it meets several.
+            let b = self.geoms[f as usize].bbox;
+            let (west, east) = (b[0] <= div[0], b[2] >= div[0]);
+            let (south, north) = (b[1] <= div[1], b[3] >= div[1]);
+            let meets = [west && south, east && south, west && north, east && north];
+            let several = (west && east) || (south && north);
+            for (k, q) in quads.iter().enumerate() {
+                if meets[k]
+                    && (!several
+                        || overlaps_rect(&self.faces[f as usize], &self.geoms[f as usize], self.edges, *q, mag))
+                {
+                    *mask |= 1 << k;
+                    counts[k] += 1;
                 }
-                mask
-            })
-            .collect();
+            }
+        }
         // Keep the leaf when no child is lighter, or when the split saves too little.
         let area = |q: &[f64; 4]| (q[2] - q[0]) * (q[3] - q[1]);
         let after: f64 = counts.iter().zip(&quads).map(|(&n, q)| area(q) * n as f64).sum();
         let gain = area(&r) * ids.len() as f64 - after;
         if counts.iter().all(|&n| n >= ids.len()) || gain < self.min_gain_area {
-            let z = z_range(self.geoms, &ids);
-            return Tmp::Leaf(ids, z);
+            tree.nodes[at] = leaf(&ids, z_range(self.geoms, &ids), &mut tree.refs);
+            return;
         }
         let mut split: [Vec<u32>; 4] = std::array::from_fn(|k| Vec::with_capacity(counts[k]));
-        for (&f, &mask) in ids.iter().zip(&masks) {
+        for (&f, &mask) in ids.iter().zip(masks.iter()) {
             for (k, s) in split.iter_mut().enumerate() {
                 if mask & (1 << k) != 0 {
                     s.push(f);
@@ -258,24 +280,31 @@ impl Ctx<'_> {
             }
         }
         drop(ids);
-        let [a, b, c, d] = split;
-        let big = a.len() + b.len() + c.len() + d.len() > 2_000;
-        let kids = if big {
-            let ((ka, kb), (kc, kd)) = rayon::join(
-                || rayon::join(|| self.node(quads[0], a, depth + 1), || self.node(quads[1], b, depth + 1)),
-                || rayon::join(|| self.node(quads[2], c, depth + 1), || self.node(quads[3], d, depth + 1)),
+        let first = tree.nodes.len();
+        tree.nodes.extend([Node::zeroed(); 4]);
+        if split.iter().map(Vec::len).sum::<usize>() > 2_000 {
+            // Four subtrees built in parallel, then grafted into the child slots.
+            let [a, b, c, d] = split;
+            let sub = |q: [f64; 4], ids: Vec<u32>| {
+                let mut t = Tree { nodes: vec![Node::zeroed()], refs: Vec::new() };
+                self.node(q, ids, depth + 1, 0, &mut t);
+                t
+            };
+            let ((ta, tb), (tc, td)) = rayon::join(
+                || rayon::join(|| sub(quads[0], a), || sub(quads[1], b)),
+                || rayon::join(|| sub(quads[2], c), || sub(quads[3], d)),
             );
-            [ka, kb, kc, kd]
+            for (k, t) in [ta, tb, tc, td].iter().enumerate() {
+                graft(&mut tree.nodes, &mut tree.refs, first + k, t);
+            }
         } else {
-            [
-                self.node(quads[0], a, depth + 1),
-                self.node(quads[1], b, depth + 1),
-                self.node(quads[2], c, depth + 1),
-                self.node(quads[3], d, depth + 1),
-            ]
-        };
-        let z = kids.iter().fold([f32::INFINITY, f32::NEG_INFINITY], |z, k| [z[0].min(k.z()[0]), z[1].max(k.z()[1])]);
-        Tmp::Inner(div, Box::new(kids), z)
+            for (k, ids) in split.into_iter().enumerate() {
+                self.node(quads[k], ids, depth + 1, first + k, tree);
+            }
+        }
+        let kids = &tree.nodes[first..first + 4];
+        let z = kids.iter().fold([f32::INFINITY, f32::NEG_INFINITY], |z, k| [z[0].min(k.z[0]), z[1].max(k.z[1])]);
+        tree.nodes[at] = Node { div, z, first: first as u32, count: INTERNAL };
     }
 
     /// The cut along `axis` (0 = x, 1 = y): the polygon vertex (bounding-box edge) nearest the
@@ -297,30 +326,5 @@ impl Ctx<'_> {
             }
         }
         best
-    }
-}
-
-/// Writes `tmp` into node slot `at`, its children (contiguous) after the current end.
-fn flatten(tmp: &Tmp, at: usize, tree: &mut Tree) {
-    match tmp {
-        Tmp::Leaf(ids, z) => {
-            let mut node = Node { div: [0.0; 2], z: *z, first: 0, count: ids.len() as u32 };
-            if node.count <= INLINE_REFS {
-                let inline: &mut [u32; 4] = bytemuck::cast_mut(&mut node.div);
-                inline[..ids.len()].copy_from_slice(ids);
-            } else {
-                node.first = tree.refs.len() as u32;
-                tree.refs.extend_from_slice(ids);
-            }
-            tree.nodes[at] = node;
-        }
-        Tmp::Inner(div, kids, z) => {
-            let first = tree.nodes.len();
-            tree.nodes[at] = Node { div: *div, z: *z, first: first as u32, count: INTERNAL };
-            tree.nodes.extend([Node::zeroed(); 4]);
-            for (k, kid) in kids.iter().enumerate() {
-                flatten(kid, first + k, tree);
-            }
-        }
     }
 }
