@@ -181,6 +181,31 @@ proptest! {
         let e = SweepTarget::sweep_ellipsoid(&tree, c, DVec3::splat(r), v);
         prop_assert!(same_t(a.map(|h| h.contact.t), e.map(|h| h.contact.t)));
     }
+
+    /// Triangles gathered once for a region (a controller's move) answer every sweep exactly as
+    /// the terrain does: those inside the region from the gathered copy, the others from the
+    /// terrain.
+    #[test]
+    fn gathered_triangles_sweep_like_their_terrain(seed in 0u64..1000, r in 0.2f64..1.5, o in prop::array::uniform3(0.0f64..1.0), half in prop::array::uniform3(0.5f64..4.0), d in prop::collection::vec((prop::array::uniform3(-1.0f64..1.0), 0.01f64..3.0), 1..8)) {
+        use landfall::collide::{Nearby, SweepTarget, TerrainSweep};
+        use landfall::geom::Aabb;
+        let hf = terrain(seed, 33);
+        let base = TerrainSweep(&hf);
+        let center = DVec3::new(4.0 + o[0] * 24.0, 4.0 + o[1] * 24.0, 0.0);
+        let center = center + DVec3::Z * (hf.height_at(center.x, center.y).unwrap() + o[2] * 2.0);
+        let region = Aabb::new(center - DVec3::from_array(half), center + DVec3::from_array(half));
+        Nearby::with(&base, region, |near| {
+            for (dir, len) in &d {
+                let v = DVec3::from_array(*dir).normalize_or_zero() * *len;
+                let (a, b) = (near.sweep(center, r, v), base.sweep(center, r, v));
+                prop_assert_eq!(a.map(|h| (h.contact.t, h.triangle)), b.map(|h| (h.contact.t, h.triangle)));
+                let h = DVec3::Z * 0.3;
+                let (a, b) = (near.sweep_capsule(center - h, center + h, r, v), base.sweep_capsule(center - h, center + h, r, v));
+                prop_assert_eq!(a.map(|h| h.contact.t), b.map(|h| h.contact.t));
+            }
+            Ok(())
+        })?;
+    }
 }
 
 #[test]
