@@ -99,7 +99,7 @@ impl<'a> Nearby<'a> {
     fn earliest(&self, v: DVec3, test: impl Fn(&PreparedTriangle, f64) -> Option<Contact>) -> Option<TerrainContact> {
         let mut best: Option<TerrainContact> = None;
         for (tri, &id) in self.tris.iter().zip(&self.ids) {
-            let limit = best.map_or(1.0, |b| b.contact.t);
+            let limit = limit_after(&best);
             if let Some(ct) = test(tri, limit) {
                 if best.is_none_or(|b| better(&ct, &b.contact, v)) {
                     best = Some(TerrainContact { contact: ct, triangle: id });
@@ -128,7 +128,7 @@ impl SweepTarget for Nearby<'_> {
         if !self.covers(c.min(c + v) - reach, c.max(c + v) + reach) {
             return self.base.sweep_ellipsoid(c, radii, v);
         }
-        self.earliest(v, |tri, _| sweep_scaled(c, radii, v, &tri.tri))
+        self.earliest(v, |tri, limit| sweep_scaled(c, radii, v, &tri.tri, limit))
     }
 
     fn sweep_capsule(&self, a: DVec3, b: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
@@ -170,7 +170,7 @@ impl SweepTarget for TerrainSweep<'_> {
         let hi = a.max(b).max(a.max(b) + v) + reach;
         let mut best: Option<TerrainContact> = None;
         self.0.triangles_in(&Aabb::new(lo, hi), &mut |id, tri| {
-            let limit = best.map_or(1.0, |b| b.contact.t);
+            let limit = limit_after(&best);
             if let Some(ct) = sweep_capsule_triangle(a, b, r, v, &tri, limit) {
                 if best.is_none_or(|b| better(&ct, &b.contact, v)) {
                     best = Some(TerrainContact { contact: ct, triangle: id });
@@ -185,7 +185,7 @@ impl SweepTarget for TerrainSweep<'_> {
         let region = Aabb::new(c.min(c + v) - reach, c.max(c + v) + reach);
         let mut best: Option<TerrainContact> = None;
         self.0.triangles_in(&region, &mut |id, tri| {
-            if let Some(ct) = sweep_scaled(c, radii, v, &tri) {
+            if let Some(ct) = sweep_scaled(c, radii, v, &tri, limit_after(&best)) {
                 if best.is_none_or(|b| better(&ct, &b.contact, v)) {
                     best = Some(TerrainContact { contact: ct, triangle: id });
                 }
@@ -196,13 +196,14 @@ impl SweepTarget for TerrainSweep<'_> {
 }
 
 /// Swept ellipsoid against one triangle, by scaling space.
-fn sweep_scaled(c: DVec3, radii: DVec3, v: DVec3, tri: &[DVec3; 3]) -> Option<Contact> {
+fn sweep_scaled(c: DVec3, radii: DVec3, v: DVec3, tri: &[DVec3; 3], t_max: f64) -> Option<Contact> {
     if radii.x == radii.y && radii.y == radii.z {
-        return sweep_sphere_triangle(c, radii.x, v, tri, 1.0);
+        return sweep_sphere_triangle(c, radii.x, v, tri, t_max);
     }
     let inv = radii.recip();
     let scaled = tri.map(|p| p * inv);
-    let ct = sweep_sphere_triangle(c * inv, 1.0, v * inv, &scaled, 1.0)?;
+    // Scaling space leaves the fraction of the motion unchanged.
+    let ct = sweep_sphere_triangle(c * inv, 1.0, v * inv, &scaled, t_max)?;
     // Normals transform by the inverse transpose of the scale: multiply by 1/radii again.
     let back = |n: DVec3| (n * inv).normalize_or_zero();
     Some(Contact { t: ct.t, point: ct.point * radii, normal: back(ct.normal), face: back(ct.face) })
@@ -306,7 +307,7 @@ impl SphereTree {
     ) -> Option<TerrainContact> {
         let mut best: Option<TerrainContact> = None;
         self.near(mc, mr, |i| {
-            let limit = best.map_or(1.0, |b| b.contact.t);
+            let limit = limit_after(&best);
             if let Some(ct) = test(&self.tris[i], limit) {
                 if best.is_none_or(|b| better(&ct, &b.contact, v)) {
                     best = Some(TerrainContact { contact: ct, triangle: self.ids[i] });
@@ -342,7 +343,9 @@ impl SphereTree {
 
     /// [`SweepTarget::sweep_ellipsoid`] on the tree.
     pub fn sweep_ellipsoid(&self, c: DVec3, radii: DVec3, v: DVec3) -> Option<TerrainContact> {
-        self.earliest(c + v * 0.5, v.length() * 0.5 + radii.max_element(), v, |tri, _| sweep_scaled(c, radii, v, tri))
+        self.earliest(c + v * 0.5, v.length() * 0.5 + radii.max_element(), v, |tri, limit| {
+            sweep_scaled(c, radii, v, tri, limit)
+        })
     }
 
     /// [`SweepTarget::sweep_capsule`] on the tree.
@@ -367,6 +370,13 @@ impl SphereTree {
 
 /// Earlier wins; at the same time (a shared edge or vertex), the face most opposed to the motion
 /// (the tread under a falling sphere, the riser before a walking one).
+/// How far into the motion a triangle tested after `best` can still matter: up to the end of the
+/// tie window of [`better`] around the earliest contact so far (all of it before any contact).
+#[inline]
+fn limit_after(best: &Option<TerrainContact>) -> f64 {
+    best.map_or(1.0, |b| (b.contact.t + 1e-12 * (1.0 + b.contact.t)).min(1.0))
+}
+
 fn better(a: &Contact, b: &Contact, v: DVec3) -> bool {
     if (a.t - b.t).abs() <= 1e-12 * (1.0 + b.t) {
         a.face.dot(-v) > b.face.dot(-v)
