@@ -271,9 +271,9 @@ impl CharacterController {
             Shape::Capsule { half_height } => DVec3::splat(p.radius) + (self.up * half_height).abs(),
             Shape::Ellipsoid { radii } => radii,
         };
-        // Across "up": the walk (slides stay within twice its length), the skin's push-outs; along
-        // it, the step's lift and landing, gravity and the snap. (A step landing's look a shape's
-        // width further on reaches outside and is answered by `tree` itself.)
+        // Across "up": the walk (slides stay within twice its length), the fall and the skin's
+        // push-outs; along it: the step's lift and landing, gravity and the snap. (A step landing's
+        // check a shape's width further on reaches outside; `tree` itself answers it.)
         let side = reach + DVec3::splat(horizontal.length() * 2.0 + vertical.length() + 4.0 * p.skin + 1e-6);
         let (rise, drop) = (p.step_height + vertical.length(), vertical.length() + p.snap + 4.0 * p.skin);
         let (a, b) = (position + self.up * rise, position - self.up * drop);
