@@ -212,23 +212,26 @@ fn sweep_sphere_near(
     }
     // A vertex outside the box swept by the sphere cannot be touched, nor an edge wholly beyond
     // one of its faces.
-    let (below, above) = (tri.map(|p| p.cmplt(lo)), tri.map(|p| p.cmpgt(hi)));
+    // (Per corner, one bit per axis on which it lies below / above the box.)
+    let (below, above) = (tri.map(|p| p.cmplt(lo).bitmask()), tri.map(|p| p.cmpgt(hi).bitmask()));
+    // A contact later than the earliest found so far cannot matter.
+    let limit = |best: &Option<(f64, DVec3)>| best.map_or(t_max, |(bt, _)| bt);
     // Vertices: |c + t·v − p|² = r².
     let vv = v.length_squared();
     for k in 0..3 {
-        if (below[k] | above[k]).any() {
+        if below[k] | above[k] != 0 {
             continue;
         }
         let p = tri[k];
         let w = c - p;
-        if let Some(t) = lowest_root(vv, 2.0 * v.dot(w), w.length_squared() - r * r, t_max) {
+        if let Some(t) = lowest_root(vv, 2.0 * v.dot(w), w.length_squared() - r * r, limit(&best)) {
             consider(t, p, &mut best);
         }
     }
     // Edges: distance from the moving center to the edge's line equals r, foot within the edge.
     for k in 0..3 {
         let k1 = (k + 1) % 3;
-        if (below[k] & below[k1]).any() || (above[k] & above[k1]).any() {
+        if below[k] & below[k1] != 0 || above[k] & above[k1] != 0 {
             continue;
         }
         let (a, b) = (tri[k], tri[k1]);
@@ -242,7 +245,7 @@ fn sweep_sphere_near(
         let qa = ee * -vv + ev * ev;
         let qb = ee * 2.0 * v.dot(w) - 2.0 * ev * ew;
         let qc = ee * (r * r - w.length_squared()) + ew * ew;
-        if let Some(t) = lowest_root(qa, qb, qc, t_max) {
+        if let Some(t) = lowest_root(qa, qb, qc, limit(&best)) {
             let f = (ev * t - ew) / ee;
             if (0.0..=1.0).contains(&f) {
                 consider(t, a + e * f, &mut best);
