@@ -278,21 +278,22 @@ impl CharacterController {
         let (rise, drop) = (p.step_height + vertical.length(), vertical.length() + p.snap + 4.0 * p.skin);
         let (a, b) = (position + self.up * rise, position - self.up * drop);
         let region = Aabb::new(a.min(b) - side, a.max(b) + side);
-        Nearby::with(tree, region, |nearby| self.move_among(nearby, position, desired, was_grounded, out))
+        Nearby::with(tree, region, |nearby| {
+            self.move_among(nearby, position, (horizontal, vertical), was_grounded, out)
+        })
     }
 
-    /// [`CharacterController::move_by`] once the candidate triangles are gathered.
+    /// [`CharacterController::move_by`] once the candidate triangles are gathered; the desired
+    /// motion split into its parts across and along "up".
     fn move_among(
         &self,
         tree: &dyn SweepTarget,
         position: DVec3,
-        desired: DVec3,
+        (horizontal, vertical): (DVec3, DVec3),
         was_grounded: bool,
         mut out: CharacterMove,
     ) -> CharacterMove {
         let p = self.params;
-        let vertical = self.up * desired.dot(self.up);
-        let horizontal = desired - vertical;
         // 1. Walk.
         let (walked, mut ground, walled) = self.slide(tree, position, horizontal, &mut out);
         let mut pos = walked;
@@ -330,7 +331,7 @@ impl CharacterController {
             ground = g.or(if vertical.dot(self.up) < 0.0 { None } else { ground });
         }
         // 4. Stay on the ground walking downhill.
-        if ground.is_none() && was_grounded && p.snap > 0.0 && desired.dot(self.up) <= 0.0 {
+        if ground.is_none() && was_grounded && p.snap > 0.0 && vertical.dot(self.up) <= 0.0 {
             if let Some((n, drop)) = self.probe_ground(tree, pos, p.snap + p.skin) {
                 pos -= self.up * (drop - p.skin).max(0.0);
                 ground = Some(n);
