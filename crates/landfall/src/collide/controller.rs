@@ -243,6 +243,34 @@ impl CharacterController {
         (drop_ahead <= drop + p.skin * 2.0 + 1e-9).then_some((n, drop))
     }
 
+    /// A step from `position` whose walk by `horizontal` stopped at `walked`: lift, across, down.
+    /// Where it lands and the ground normal there, when it gets further than the walk did and
+    /// lands on walkable ground (a tread, or its edge once the center is far enough over it: the
+    /// next walk rolls over the edge) within the step height. Its contacts go to `out`.
+    fn step(
+        &self,
+        tree: &dyn SweepTarget,
+        position: DVec3,
+        walked: DVec3,
+        horizontal: DVec3,
+        out: &mut CharacterMove,
+    ) -> Option<(DVec3, DVec3)> {
+        let p = &self.params;
+        let up = self.lift(tree, position, p.step_height);
+        // Nothing to gain when something overhead allows no lift.
+        if (up - position).dot(self.up) <= 1e-6 {
+            return None;
+        }
+        let (across, _, _) = self.slide(tree, up, horizontal, out);
+        let dir = horizontal.normalize_or_zero();
+        if (across - up).dot(dir) - (walked - position).dot(dir) <= 1e-6 {
+            return None;
+        }
+        let (n, drop) = self.step_landing(tree, across, dir)?;
+        let landed = across - self.up * (drop - p.skin).max(0.0);
+        ((landed - position).dot(self.up) <= p.step_height + 1e-9).then_some((landed, n))
+    }
+
     /// Moves the character by `desired` (walking and gravity together, world units).
     pub fn move_by(
         &self,
@@ -301,26 +329,12 @@ impl CharacterController {
         // across, then down.
         if walled && p.step_height > 0.0 && was_grounded {
             let mut scratch = out;
-            let up = self.lift(tree, position, p.step_height);
-            // Nothing to gain when something overhead allows no lift.
-            let lifted = (up - position).dot(self.up) > 1e-6;
-            let (across, _, _) =
-                if lifted { self.slide(tree, up, horizontal, &mut scratch) } else { (up, None, false) };
-            let gained = (across - up).dot(horizontal.normalize_or_zero())
-                - (walked - position).dot(horizontal.normalize_or_zero());
-            if lifted && gained > 1e-6 {
-                // Land where the contact (a tread, or its edge once the center is far enough over it)
-                // is walkable: the next walk rolls over the edge.
-                if let Some((n, drop)) = self.step_landing(tree, across, horizontal.normalize_or_zero()) {
-                    let landed = across - self.up * (drop - p.skin).max(0.0);
-                    if (landed - position).dot(self.up) <= p.step_height + 1e-9 {
-                        pos = landed;
-                        ground = Some(n);
-                        out.stepped = true;
-                        out.contacts = scratch.contacts;
-                        out.contact_count = scratch.contact_count;
-                    }
-                }
+            if let Some((landed, n)) = self.step(tree, position, walked, horizontal, &mut scratch) {
+                pos = landed;
+                ground = Some(n);
+                out.stepped = true;
+                out.contacts = scratch.contacts;
+                out.contact_count = scratch.contact_count;
             }
         }
         // 3. Gravity and jumps (a step just climbed holds the character on the step's edge: falling

@@ -368,8 +368,6 @@ impl SphereTree {
     }
 }
 
-/// Earlier wins; at the same time (a shared edge or vertex), the face most opposed to the motion
-/// (the tread under a falling sphere, the riser before a walking one).
 /// How far into the motion a triangle tested after `best` can still matter: up to the end of the
 /// tie window of [`better`] around the earliest contact so far (all of it before any contact).
 #[inline]
@@ -377,6 +375,8 @@ fn limit_after(best: &Option<TerrainContact>) -> f64 {
     best.map_or(1.0, |b| (b.contact.t + 1e-12 * (1.0 + b.contact.t)).min(1.0))
 }
 
+/// Earlier wins; at the same time (a shared edge or vertex), the face most opposed to the motion
+/// (the tread under a falling sphere, the riser before a walking one).
 fn better(a: &Contact, b: &Contact, v: DVec3) -> bool {
     if (a.t - b.t).abs() <= 1e-12 * (1.0 + b.t) {
         a.face.dot(-v) > b.face.dot(-v)

@@ -92,12 +92,8 @@ impl PreparedTriangle {
     /// Prepares `tri`.
     #[inline(always)]
     pub fn new(tri: [DVec3; 3]) -> Self {
-        Self {
-            tri,
-            lo: tri[0].min(tri[1]).min(tri[2]),
-            hi: tri[0].max(tri[1]).max(tri[2]),
-            face: (tri[1] - tri[0]).cross(tri[2] - tri[0]).normalize_or_zero(),
-        }
+        let (lo, hi) = bounds(&tri);
+        Self { tri, lo, hi, face: (tri[1] - tri[0]).cross(tri[2] - tri[0]).normalize_or_zero() }
     }
 
     /// Whether `p`, a point of the plane, lies inside the triangle or on its boundary (to rounding):
@@ -112,6 +108,12 @@ impl PreparedTriangle {
     }
 }
 
+/// Bounding box of a triangle.
+#[inline(always)]
+fn bounds(tri: &[DVec3; 3]) -> (DVec3, DVec3) {
+    (tri[0].min(tri[1]).min(tri[2]), tri[0].max(tri[1]).max(tri[2]))
+}
+
 /// The box swept by a sphere of radius `r` whose center moves from `c` to `c + v·t_max`: a
 /// triangle outside it cannot be touched.
 #[inline]
@@ -124,13 +126,21 @@ pub fn swept_box(c: DVec3, r: f64, v: DVec3, t_max: f64) -> (DVec3, DVec3) {
 /// from `c` along `v` (center at `c + t·v`) with triangle `tri`. A sphere already within `r` of the
 /// triangle touches at t = 0. Degenerate triangles are tested by their edges and vertices.
 pub fn sweep_sphere_triangle(c: DVec3, r: f64, v: DVec3, tri: &[DVec3; 3], t_max: f64) -> Option<Contact> {
-    // Quick exact reject: the whole motion stays more than r from the triangle's box.
+    // Quick exact reject, before the normal is computed: the whole motion stays more than r from
+    // the triangle's box.
     let swept = swept_box(c, r, v, t_max);
-    let (tmin, tmax) = (tri[0].min(tri[1]).min(tri[2]), tri[0].max(tri[1]).max(tri[2]));
-    if tmin.cmpgt(swept.1).any() || tmax.cmplt(swept.0).any() {
+    let (lo, hi) = bounds(tri);
+    if !boxes_meet((lo, hi), swept) {
         return None;
     }
-    sweep_sphere_prepared(c, r, v, &PreparedTriangle::new(*tri), swept, t_max)
+    let face = (tri[1] - tri[0]).cross(tri[2] - tri[0]).normalize_or_zero();
+    sweep_sphere_prepared(c, r, v, &PreparedTriangle { tri: *tri, lo, hi, face }, swept, t_max)
+}
+
+/// Whether two boxes `(lo, hi)` meet (closed).
+#[inline(always)]
+fn boxes_meet(a: (DVec3, DVec3), b: (DVec3, DVec3)) -> bool {
+    !(a.0.cmpgt(b.1).any() || a.1.cmplt(b.0).any())
 }
 
 /// [`sweep_sphere_triangle`] on a prepared triangle, with the motion's [`swept_box`] for `t_max`
@@ -144,7 +154,7 @@ pub fn sweep_sphere_prepared(
     swept: (DVec3, DVec3),
     t_max: f64,
 ) -> Option<Contact> {
-    if tri.lo.cmpgt(swept.1).any() || tri.hi.cmplt(swept.0).any() {
+    if !boxes_meet((tri.lo, tri.hi), swept) {
         return None;
     }
     // More than r on one side of the plane for the whole motion (face, edges and vertices all lie
