@@ -7,7 +7,7 @@
 //! root rectangle rebuilds the whole quadtree. Edits copy a memory-mapped terrain's arrays first.
 
 use super::face::{add_polygon, overlaps_rect, FaceSet, REMOVED};
-use super::quadtree::{build_at, graft, min_gain_area, outward, quadrants, INLINE_REFS};
+use super::quadtree::{build_at, graft, leaf, min_gain_area, outward, quadrants};
 use super::{BuildReport, PolygonError, PolygonTerrain};
 use glam::DVec3;
 
@@ -128,19 +128,8 @@ impl PolygonTerrain {
 
     /// Stores `faces` as the references of leaf `n` (inline when few, else appended to `refs`).
     fn set_leaf_faces(&mut self, n: usize, faces: &[u32]) {
-        let mut node = self.arrays.nodes[n];
-        node.count = faces.len() as u32;
-        node.div = [0.0; 2];
-        node.first = 0;
-        if node.count <= INLINE_REFS {
-            let inline: &mut [u32; 4] = bytemuck::cast_mut(&mut node.div);
-            inline[..faces.len()].copy_from_slice(faces);
-        } else {
-            let refs = self.arrays.refs.make_mut();
-            node.first = refs.len() as u32;
-            refs.extend_from_slice(faces);
-        }
-        self.arrays.nodes.make_mut()[n] = node;
+        let z = self.arrays.nodes[n].z;
+        self.arrays.nodes.make_mut()[n] = leaf(faces, z, self.arrays.refs.make_mut());
     }
 
     fn put_in(&mut self, n: usize, f: u32) {

@@ -208,7 +208,7 @@ pub(crate) fn graft(nodes: &mut Vec<Node>, refs: &mut Vec<u32>, at: usize, sub: 
 }
 
 /// A leaf over `ids` with height range `z` (its face indices inline or appended to `refs`).
-fn leaf(ids: &[u32], z: [f32; 2], refs: &mut Vec<u32>) -> Node {
+pub(crate) fn leaf(ids: &[u32], z: [f32; 2], refs: &mut Vec<u32>) -> Node {
     let mut node = Node { div: [0.0; 2], z, first: 0, count: ids.len() as u32 };
     if node.count <= INLINE_REFS {
         let inline: &mut [u32; 4] = bytemuck::cast_mut(&mut node.div);
