@@ -6,28 +6,14 @@
 use criterion::{criterion_group, BenchmarkId, Criterion};
 use glam::DVec3;
 use landfall::collide::{CharacterController, ControllerParams, SphereTree, SweepTarget, TerrainSweep};
-use landfall::heightfield::workload::SplitMix64;
 use landfall::{place, FollowParams, PolygonTerrain, QuadtreeParams, Terrain};
 use landfall_bench::harness::cycle;
+use landfall_bench::motions::{crowd, sweep_motions, CROWD_GRAVITY_STEP};
 use landfall_bench::rapier_peer::{controller as rapier_controller, RapierScene};
 use landfall_bench::report::print_ratios;
 use landfall_bench::terrains::{dem_tin, generated};
 use std::hint::black_box;
 use std::time::Instant;
-
-/// `n` sweeps: spheres of 1 m from 2 m above random ground points, random directions, 0.5–20 m.
-fn motions(t: &dyn Terrain, n: usize, seed: u64) -> Vec<(DVec3, DVec3)> {
-    let b = t.bounds();
-    let mut rng = SplitMix64::new(seed);
-    let mut out = Vec::with_capacity(n);
-    while out.len() < n {
-        let (x, y) = (rng.range(b.min.x, b.max.x), rng.range(b.min.y, b.max.y));
-        let Some(g) = t.top_surface(DVec3::new(x, y, b.max.z + 1.0)) else { continue };
-        let d = DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 0.3)).normalize_or_zero();
-        out.push((g.point + DVec3::Z * 2.0, d * rng.range(0.5, 20.0)));
-    }
-    out
-}
 
 /// The ~13,000-triangle TIN of the real DEM as a polygon terrain.
 fn tin_terrain() -> PolygonTerrain {
@@ -69,7 +55,7 @@ fn sweeps(c: &mut Criterion) {
         })
         .collect();
     for ((name, t, tree), scene) in cases.into_iter().zip(&rapier) {
-        let set = motions(t, 2048, 5);
+        let set = sweep_motions(t, 2048, 5);
         let off = set
             .iter()
             .filter(|(c0, v)| {
@@ -135,7 +121,7 @@ fn sweeps(c: &mut Criterion) {
     let controller = CharacterController::new(ControllerParams::default(), DVec3::Z);
     let kcc = rapier_controller();
     for ((name, t, tree), scene) in cases.into_iter().zip(&rapier) {
-        let walk: Vec<(DVec3, DVec3)> = motions(t, 2048, 6)
+        let walk: Vec<(DVec3, DVec3)> = sweep_motions(t, 2048, 6)
             .into_iter()
             .map(|(c0, v)| (c0 - DVec3::Z * 1.4, DVec3::new(v.x, v.y, 0.0).normalize_or_zero() * 0.05 - DVec3::Z * 0.1))
             .collect();
@@ -167,7 +153,8 @@ fn crowds(c: &mut Criterion) {
     let mut g = c.benchmark_group("placement");
     let params = FollowParams { max_slope: 1.5, ..FollowParams::default() };
     for (name, t) in cases {
-        let bodies: Vec<(DVec3, f64)> = motions(t, 4096, 7).into_iter().map(|(c0, v)| (c0, v.y.atan2(v.x))).collect();
+        let bodies: Vec<(DVec3, f64)> =
+            sweep_motions(t, 4096, 7).into_iter().map(|(c0, v)| (c0, v.y.atan2(v.x))).collect();
         g.bench_function(BenchmarkId::new("landfall_three_points", name), |b| {
             cycle(b, &bodies, |(p, h)| {
                 black_box(place(t, *p, *h, &params).ok());
@@ -180,15 +167,12 @@ fn crowds(c: &mut Criterion) {
     let controller = CharacterController::new(ControllerParams::default(), DVec3::Z);
     for (name, t) in cases {
         // Settle 10,000 walkers on the ground first.
-        let mut walkers: Vec<(DVec3, DVec3, bool)> = motions(t, 10_000, 8)
-            .into_iter()
-            .map(|(c0, v)| (c0 - DVec3::Z * 1.4, DVec3::new(v.x, v.y, 0.0).normalize_or_zero() * (1.5 / 60.0), false))
-            .collect();
-        let gravity = DVec3::Z * (-9.81 / 60.0 / 60.0 * 10.0);
+        let mut walkers: Vec<(DVec3, DVec3, bool)> =
+            crowd(t, 10_000, 8).into_iter().map(|(p, walk)| (p, walk, false)).collect();
         let frame = |walkers: &mut Vec<(DVec3, DVec3, bool)>| {
             use rayon::prelude::*;
             walkers.par_iter_mut().with_min_len(64).for_each(|(p, v, grounded)| {
-                let m = controller.move_by(&TerrainSweep(t), *p, *v + gravity, *grounded);
+                let m = controller.move_by(&TerrainSweep(t), *p, *v + CROWD_GRAVITY_STEP, *grounded);
                 (*p, *grounded) = (m.position, m.grounded);
             });
         };

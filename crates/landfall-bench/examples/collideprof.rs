@@ -31,7 +31,6 @@ fn main() {
     if what == "crowd" {
         // The crowd benchmark's walkers, settled for 5 frames, then REPS frames timed (default 20).
         let frames: usize = std::env::var("REPS").ok().and_then(|r| r.parse().ok()).unwrap_or(20);
-        let gravity = DVec3::Z * (-9.81 / 60.0 / 60.0 * 10.0);
         // TIN=1: on the ~13,000-triangle TIN of the DEM instead.
         let tin = std::env::var("TIN").is_ok().then(|| {
             let tin = landfall_bench::terrains::dem_tin(13_000);
@@ -51,7 +50,12 @@ fn main() {
         }
         let frame = |walkers: &mut Vec<(DVec3, DVec3, bool)>| {
             for (p, v, grounded) in walkers.iter_mut() {
-                let m = controller.move_by(&TerrainSweep(t), *p, *v + gravity, *grounded);
+                let m = controller.move_by(
+                    &TerrainSweep(t),
+                    *p,
+                    *v + landfall_bench::motions::CROWD_GRAVITY_STEP,
+                    *grounded,
+                );
                 (*p, *grounded) = (m.position, m.grounded);
             }
         };

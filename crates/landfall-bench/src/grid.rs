@@ -78,7 +78,7 @@ pub fn vertical_hit(t: &[DVec3; 3], x: f64, y: f64) -> Option<f64> {
     }
     let u = ((x - a.x) * (c.y - a.y) - (c.x - a.x) * (y - a.y)) / det;
     let v = ((b.x - a.x) * (y - a.y) - (x - a.x) * (b.y - a.y)) / det;
-    (u >= 0.0 && v >= 0.0 && u + v <= 1.0).then(|| a.z + u * (b.z - a.z) + v * (c.z - a.z))
+    (u >= 0.0 && v >= 0.0 && u + v <= 1.0).then_some(a.z + u * (b.z - a.z) + v * (c.z - a.z))
 }
 
 /// The naive scan: the topmost of every triangle over (x, y).

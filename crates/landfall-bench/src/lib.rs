@@ -5,6 +5,7 @@
 
 pub mod grid;
 pub mod harness;
+pub mod motions;
 pub mod peers;
 pub mod rapier_peer;
 pub mod report;

@@ -1,0 +1,35 @@
+//! The motions the collision benchmarks and their checks share: random sweeps over a terrain, and
+//! the crowd of walkers.
+
+use glam::DVec3;
+use landfall::heightfield::workload::SplitMix64;
+use landfall::Terrain;
+
+/// Gravity's part of one 60 fps frame of a crowd walker (the benchmark's: 10 g over a frame's
+/// time, so that walkers settle within a few frames).
+pub const CROWD_GRAVITY_STEP: DVec3 = DVec3::new(0.0, 0.0, -9.81 / 60.0 / 60.0 * 10.0);
+
+/// `n` sweeps `(start, motion)`: from 2 m above random ground points of `t`, in random directions
+/// (mostly downward), 0.5–20 m long; seeded.
+pub fn sweep_motions(t: &dyn Terrain, n: usize, seed: u64) -> Vec<(DVec3, DVec3)> {
+    let b = t.bounds();
+    let mut rng = SplitMix64::new(seed);
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let (x, y) = (rng.range(b.min.x, b.max.x), rng.range(b.min.y, b.max.y));
+        let Some(g) = t.top_surface(DVec3::new(x, y, b.max.z + 1.0)) else { continue };
+        let d = DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 0.3)).normalize_or_zero();
+        out.push((g.point + DVec3::Z * 2.0, d * rng.range(0.5, 20.0)));
+    }
+    out
+}
+
+/// The crowd benchmark's `n` walkers `(position, walk per frame)`: 0.6 m above random ground points
+/// of `t` (the sweeps' starts, seeded alike), walking 1.5 m/s at 60 fps in a random horizontal
+/// direction.
+pub fn crowd(t: &dyn Terrain, n: usize, seed: u64) -> Vec<(DVec3, DVec3)> {
+    sweep_motions(t, n, seed)
+        .into_iter()
+        .map(|(c0, v)| (c0 - DVec3::Z * 1.4, DVec3::new(v.x, v.y, 0.0).normalize_or_zero() * (1.5 / 60.0)))
+        .collect()
+}
