@@ -40,8 +40,9 @@ impl LocalRay {
     /// A vertex in ray space, projected along the ray: (0, 0) lies on the ray.
     #[inline]
     fn project(&self, v: [f64; 3]) -> (f64, f64) {
-        let a = DVec3::from_array(v) - self.o;
-        (a[self.k[0]] - self.shear[0] * a[self.k[2]], a[self.k[1]] - self.shear[1] * a[self.k[2]])
+        let a = [v[0] - self.o.x, v[1] - self.o.y, v[2] - self.o.z];
+        let [kx, ky, kz] = self.k;
+        (a[kx] - self.shear[0] * a[kz], a[ky] - self.shear[1] * a[kz])
     }
 
     /// Parameter interval of the ray inside the box `r` × `z`, clipped to `[0, t_max]`.
@@ -69,9 +70,59 @@ impl LocalRay {
     #[inline]
     fn z_overlaps(&self, a: f64, b: f64, z: [f32; 2]) -> bool {
         let (za, zb) = (self.o.z + self.d.z * a, self.o.z + self.d.z * b);
-        let (lo, hi) = (za.min(zb), za.max(zb));
-        let margin = 1e-9 * (1.0 + lo.abs().max(hi.abs()));
+        let (lo, hi) = if za <= zb { (za, zb) } else { (zb, za) };
+        // max(|lo|, |hi|) for lo ≤ hi, in plain comparisons (the values are finite).
+        let big = if -lo > hi { -lo } else { hi };
+        let margin = 1e-9 * (1.0 + big);
         hi >= z[0] as f64 - margin && lo <= z[1] as f64 + margin
+    }
+
+    /// The ray's pieces over `[t_enter, t_end]` in the four children of a node cut at `div`, front to
+    /// back: `(child, entry t, exit t)`, child 0..4 = south-west, south-east, north-west, north-east,
+    /// and how many there are (1 to 3). A cut line is crossed where the ray meets it strictly inside
+    /// the interval; the side of a crossed line is known from the direction alone (west of the x cut
+    /// before crossing it when moving east), that of a line not crossed from the interval's middle.
+    /// A ray through the cut point goes from one child to the diagonally opposite one.
+    #[inline]
+    fn pieces(&self, div: [f64; 2], t_enter: f64, t_end: f64) -> ([(u32, f64, f64); 3], usize) {
+        let m = 0.5 * (t_enter + t_end);
+        let (cx, east_x) = crossing(self.o.x, self.d.x, self.inv.x, div[0], t_enter, t_end, m);
+        let (cy, east_y) = crossing(self.o.y, self.d.y, self.inv.y, div[1], t_enter, t_end, m);
+        let start = east_x as u32 | (east_y as u32) << 1;
+        let cut = [cx, cy];
+        // The earlier crossing first; `bit` flips the side of its axis.
+        let (first, second, bit) = if cut[0] <= cut[1] { (cut[0], cut[1], 1) } else { (cut[1], cut[0], 2) };
+        let mut out = [(start, t_enter, if first < t_end { first } else { t_end }); 3];
+        if first == f64::INFINITY {
+            return (out, 1);
+        }
+        if second == first {
+            out[1] = (start ^ 3, first, t_end);
+            return (out, 2);
+        }
+        out[1] = (start ^ bit, first, if second < t_end { second } else { t_end });
+        if second == f64::INFINITY {
+            return (out, 2);
+        }
+        out[2] = (start ^ 3, second, t_end);
+        (out, 3)
+    }
+}
+
+/// Where a ray (`o`, `d`, `inv` = 1/`d` along one axis) crosses the cut line `div` strictly inside
+/// `(t_enter, t_end)` (infinity when it does not) and whether it starts east (north) of it: for a
+/// crossed line from the direction, otherwise from the interval's middle `m`.
+#[inline(always)]
+fn crossing(o: f64, d: f64, inv: f64, div: f64, t_enter: f64, t_end: f64, m: f64) -> (f64, bool) {
+    let t = (div - o) * inv;
+    if d != 0.0 && t > t_enter && t < t_end {
+        (t, d < 0.0)
+    } else if d > 0.0 {
+        (f64::INFINITY, m >= t)
+    } else if d < 0.0 {
+        (f64::INFINITY, m < t)
+    } else {
+        (f64::INFINITY, o >= div)
     }
 }
 
@@ -153,45 +204,15 @@ impl PolygonTerrain {
             if depth as usize >= MAX_DEPTH_LIMIT {
                 continue;
             }
-            // The ray's pieces in the children, in order: split [t_enter, t_exit] where it crosses
-            // the cut lines; each piece lies in the child holding its middle.
             let t_end = t_exit.min(best_t);
-            // When the ray crosses each cut line (never, for an axis it does not move along).
-            let t_cut: [f64; 2] =
-                std::array::from_fn(|a| if lr.d[a] != 0.0 { (node.div[a] - lr.o[a]) * lr.inv[a] } else { f64::NAN });
-            let mut cuts = t_cut.map(|t| if t > t_enter && t < t_end { t } else { f64::INFINITY });
-            if cuts[0] > cuts[1] {
-                cuts.swap(0, 1);
-            }
-            let bounds = [t_enter, cuts[0].min(t_end), cuts[1].min(t_end), t_end];
-            let mut pieces = [(0u32, 0.0f64, 0.0f64, 0u32); 3];
-            let mut k = 0;
-            for w in bounds.windows(2) {
-                let (a, b) = (w[0], w[1]);
-                if b < a || (b == a && k > 0) {
-                    continue;
+            let (pieces, k) = lr.pieces(node.div, t_enter, t_end);
+            // Pushed back to front, so the front piece is popped first; a child whose height range
+            // the ray's piece does not meet is left out.
+            for &(c, a, b) in pieces[..k].iter().rev() {
+                let child = node.first.wrapping_add(c);
+                if nodes.get(child as usize).is_some_and(|n| lr.z_overlaps(a, b, n.z)) {
+                    stack.push((child, a, b, depth + 1));
                 }
-                let m = 0.5 * (a + b);
-                // East / north of the cut at the piece's middle.
-                let side = |axis: usize| {
-                    let d = lr.d[axis];
-                    if d > 0.0 {
-                        m >= t_cut[axis]
-                    } else if d < 0.0 {
-                        m < t_cut[axis]
-                    } else {
-                        lr.o[axis] >= node.div[axis]
-                    }
-                };
-                let child = node.first.wrapping_add(side(0) as u32 + 2 * side(1) as u32);
-                let Some(z) = nodes.get(child as usize).map(|c| c.z) else { continue };
-                if lr.z_overlaps(a, b, z) {
-                    pieces[k] = (child, a, b, depth + 1);
-                    k += 1;
-                }
-            }
-            for piece in pieces[..k].iter().rev() {
-                stack.push(*piece);
             }
         }
         let f = self.arrays.geoms.get(best? as usize)?;
