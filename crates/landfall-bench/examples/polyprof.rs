@@ -12,7 +12,10 @@ fn main() {
         .build()
         .unwrap();
     if std::env::var("RAYS").is_ok() {
-        let rays = tin.oblique_rays(4096, 43);
+        // NRAYS=k: fewer rays, repeated more often (16: the data they touch stays in cache).
+        let nrays: usize = std::env::var("NRAYS").ok().and_then(|s| s.parse().ok()).unwrap_or(4096);
+        let rays = tin.oblique_rays(nrays, 43);
+        let reps = reps * 4096 / nrays;
         let s = Instant::now();
         let mut acc = 0.0;
         for _ in 0..reps / 4 {

@@ -181,38 +181,44 @@ impl PolygonTerrain {
         if let Some((t0, t1)) = nodes.first().and_then(|root| lr.clip(self.header.root, root.z, best_t)) {
             stack.push((0, t0, t1, 0));
         }
-        while visits > 0 {
-            let Some((n, t_enter, t_exit, depth)) = stack.pop() else { break };
-            visits -= 1;
-            if t_enter > best_t {
-                continue;
+        let mut next = stack.pop();
+        while let Some((n, t_enter, t_exit, depth)) = next {
+            next = None;
+            if visits == 0 {
+                break;
             }
-            let Some(node) = nodes.get(n as usize) else { continue };
-            if node.is_leaf() {
-                for &f in node.leaf_refs(&self.arrays.refs).unwrap_or_default() {
-                    if let Some(t) = self.hit_face(f, &lr, best_t) {
-                        let source = |f: u32| self.arrays.geoms.get(f as usize).map_or(u32::MAX, |g| g.source);
-                        let tie_wins = best.is_some_and(|b| t == best_t && source(f) < source(b));
-                        if t < best_t || best.is_none() || tie_wins {
-                            best_t = t;
-                            best = Some(f);
+            visits -= 1;
+            let node = nodes.get(n as usize).filter(|_| t_enter <= best_t);
+            match node {
+                Some(node) if node.is_leaf() => {
+                    for &f in node.leaf_refs(&self.arrays.refs).unwrap_or_default() {
+                        if let Some(t) = self.hit_face(f, &lr, best_t) {
+                            let source = |f: u32| self.arrays.geoms.get(f as usize).map_or(u32::MAX, |g| g.source);
+                            let tie_wins = best.is_some_and(|b| t == best_t && source(f) < source(b));
+                            if t < best_t || best.is_none() || tie_wins {
+                                best_t = t;
+                                best = Some(f);
+                            }
                         }
                     }
                 }
-                continue;
-            }
-            if depth as usize >= MAX_DEPTH_LIMIT {
-                continue;
-            }
-            let t_end = t_exit.min(best_t);
-            let (pieces, k) = lr.pieces(node.div, t_enter, t_end);
-            // Pushed back to front, so the front piece is popped first; a child whose height range
-            // the ray's piece does not meet is left out.
-            for &(c, a, b) in pieces[..k].iter().rev() {
-                let child = node.first.wrapping_add(c);
-                if nodes.get(child as usize).is_some_and(|n| lr.z_overlaps(a, b, n.z)) {
-                    stack.push((child, a, b, depth + 1));
+                Some(node) if (depth as usize) < MAX_DEPTH_LIMIT => {
+                    let (pieces, k) = lr.pieces(node.div, t_enter, t_exit.min(best_t));
+                    // Back to front: the later pieces wait on the stack, the front one is visited
+                    // next; a child whose height range the ray's piece does not meet is left out.
+                    for &(c, a, b) in pieces[..k].iter().rev() {
+                        let child = node.first.wrapping_add(c);
+                        if nodes.get(child as usize).is_some_and(|n| lr.z_overlaps(a, b, n.z)) {
+                            if let Some(later) = next.replace((child, a, b, depth + 1)) {
+                                stack.push(later);
+                            }
+                        }
+                    }
                 }
+                _ => {}
+            }
+            if next.is_none() {
+                next = stack.pop();
             }
         }
         let f = self.arrays.geoms.get(best? as usize)?;
