@@ -1,4 +1,5 @@
-//! Profiling aid: vertical queries with hits on the DEM TIN (`N` triangles, `REPS` passes).
+//! Profiling aid: vertical queries with hits on the DEM TIN (`N` triangles, `REPS` passes), or
+//! oblique ray casts (`RAYS=1`).
 use landfall::{PolygonTerrain, QuadtreeParams};
 use landfall_bench::terrains::dem_tin;
 use std::time::Instant;
@@ -11,6 +12,10 @@ fn main() {
         .params(QuadtreeParams::default())
         .build()
         .unwrap();
+    // INDEX=path: write the index file (to check that a build change keeps it byte for byte).
+    if let Ok(path) = std::env::var("INDEX") {
+        landfall_io::write_index(&t, std::path::Path::new(&path)).unwrap();
+    }
     if std::env::var("RAYS").is_ok() {
         // NRAYS=k: fewer rays, repeated more often (16: the data they touch stays in cache).
         let nrays: usize = std::env::var("NRAYS").ok().and_then(|s| s.parse().ok()).unwrap_or(4096);

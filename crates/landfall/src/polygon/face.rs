@@ -119,6 +119,18 @@ pub(crate) struct FaceSet {
     pub edges: Vec<[f64; 3]>,
 }
 
+impl FaceSet {
+    /// An empty set with room for `faces` faces of `vertices` vertices in all.
+    pub fn with_capacity(faces: usize, vertices: usize) -> Self {
+        Self {
+            faces: Vec::with_capacity(faces),
+            geoms: Vec::with_capacity(faces),
+            verts: Vec::with_capacity(vertices),
+            edges: Vec::with_capacity(vertices),
+        }
+    }
+}
+
 /// Relative distance (of the terrain's extent) by which edges are pushed outward, so points on a
 /// polygon's boundary count as inside despite rounding of the local transform.
 pub const EDGE_SLACK: f64 = 1e-12;
@@ -288,6 +300,43 @@ pub(crate) fn overlaps_rect(face: &Face, geom: &FaceGeom, edges: &[[f64; 3]], r:
         let tol = 4.0 * f64::EPSILON * ((e[0].abs() + e[1].abs()) * mag + e[2].abs());
         e[0] * x + e[1] * y + e[2] >= -tol
     })
+}
+
+/// [`overlaps_rect`] for the four quadrants of `r` cut at `div` at once (bit k = child k, in the
+/// order of `quadtree::quadrants`): each edge equation's tolerance is computed once and evaluated
+/// at the four quadrants' corners, which share their coordinates. Gives bit for bit the same
+/// answers as four calls.
+#[inline]
+pub(crate) fn quadrant_mask(
+    face: &Face,
+    geom: &FaceGeom,
+    edges: &[[f64; 3]],
+    r: [f64; 4],
+    div: [f64; 2],
+    mag: f64,
+) -> u8 {
+    let b = geom.bbox;
+    let (west, east) = (b[0] <= div[0] && b[2] >= r[0], b[2] >= div[0] && b[0] <= r[2]);
+    let (south, north) = (b[1] <= div[1] && b[3] >= r[1], b[3] >= div[1] && b[1] <= r[3]);
+    let mut mask = (west && south) as u8
+        | ((east && south) as u8) << 1
+        | ((west && north) as u8) << 2
+        | ((east && north) as u8) << 3;
+    if mask == 0 || face.flags & VERTICAL != 0 {
+        return mask;
+    }
+    for e in &edges[face.first as usize..face.first as usize + face.count as usize] {
+        // Per quadrant, the corner the edge's normal points at (the largest value).
+        let (xw, xe) = if e[0] >= 0.0 { (div[0], r[2]) } else { (r[0], div[0]) };
+        let (ys, yn) = if e[1] >= 0.0 { (div[1], r[3]) } else { (r[1], div[1]) };
+        let tol = 4.0 * f64::EPSILON * ((e[0].abs() + e[1].abs()) * mag + e[2].abs());
+        let inside = |x: f64, y: f64| (e[0] * x + e[1] * y + e[2] >= -tol) as u8;
+        mask &= inside(xw, ys) | inside(xe, ys) << 1 | inside(xw, yn) << 2 | inside(xe, yn) << 3;
+        if mask == 0 {
+            break;
+        }
+    }
+    mask
 }
 
 impl PolygonSoup {

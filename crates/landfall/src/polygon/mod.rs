@@ -271,10 +271,12 @@ impl PolygonTerrain {
         let chunks: Vec<Result<(FaceSet, BuildReport), PolygonError>> = (0..soup.len().div_ceil(CHUNK))
             .into_par_iter()
             .map(|c| {
-                let mut set = FaceSet::default();
+                let range = c * CHUNK..((c + 1) * CHUNK).min(soup.len());
+                // Room for the polygons as they come (one face each, unless triangulated).
+                let vertices = soup.starts[range.end].saturating_sub(soup.starts[range.start]).min(soup.points.len());
+                let mut set = FaceSet::with_capacity(range.len(), vertices);
                 let mut report = BuildReport::default();
                 let mut scratch = Vec::new();
-                let range = c * CHUNK..((c + 1) * CHUNK).min(soup.len());
                 for (k, &dup) in range.clone().zip(&duplicate[range]) {
                     if dup {
                         report.note_duplicate(k as u32);
@@ -293,10 +295,11 @@ impl PolygonTerrain {
                 Ok((set, report))
             })
             .collect();
-        let mut set = FaceSet::default();
+        let chunks = chunks.into_iter().collect::<Result<Vec<_>, _>>()?;
+        let total = |n: fn(&FaceSet) -> usize| chunks.iter().map(|(set, _)| n(set)).sum::<usize>();
+        let mut set = FaceSet::with_capacity(total(|s| s.faces.len()), total(|s| s.verts.len()));
         let mut report = BuildReport { polygons: soup.len(), ..BuildReport::default() };
-        for chunk in chunks {
-            let (mut part, r) = chunk?;
+        for (mut part, r) in chunks {
             let base = set.verts.len() as u32;
             part.faces.iter_mut().for_each(|f| f.first += base);
             set.faces.extend_from_slice(&part.faces);

@@ -3,7 +3,7 @@
 //! either the paper's equal quadrants or cuts through vertices chosen to minimise the expected
 //! number of containment tests.
 
-use super::face::{overlaps_rect, Face, FaceGeom};
+use super::face::{quadrant_mask, Face, FaceGeom};
 use bytemuck::{Pod, Zeroable};
 
 /// `Node::count` of an internal node.
@@ -110,6 +110,17 @@ pub(crate) struct Tree {
     pub refs: Vec<u32>,
 }
 
+impl Tree {
+    /// A tree of one (blank) root, with room for what a tree over `faces` faces usually needs
+    /// (about five nodes and two references per face at the default parameters), so that the build
+    /// does not spend its time copying the arrays as they grow.
+    fn for_faces(faces: usize) -> Self {
+        let mut nodes = Vec::with_capacity(5 * faces + 1);
+        nodes.push(Node::zeroed());
+        Self { nodes, refs: Vec::with_capacity(2 * faces) }
+    }
+}
+
 /// The four child rectangles of `r` cut at `div`, in child order.
 #[inline]
 pub(crate) fn quadrants(r: [f64; 4], div: [f64; 2]) -> [[f64; 4]; 4] {
@@ -184,7 +195,7 @@ pub(crate) fn build_at(
     min_gain_area: f64,
 ) -> Tree {
     let ctx = Ctx { faces, geoms, edges, params, min_gain_area };
-    let mut tree = Tree { nodes: vec![Node::zeroed()], refs: Vec::new() };
+    let mut tree = Tree::for_faces(ids.len());
     ctx.node(rect, ids, depth, 0, &mut tree);
     tree
 }
@@ -248,19 +259,20 @@ impl Ctx<'_> {
         };
         for (mask, &f) in masks.iter_mut().zip(&ids) {
             // Quadrants the bounding box meets; the exact test only when it meets several.
-            let b = self.geoms[f as usize].bbox;
+            let (face, geom) = (&self.faces[f as usize], &self.geoms[f as usize]);
+            let b = geom.bbox;
             let (west, east) = (b[0] <= div[0], b[2] >= div[0]);
             let (south, north) = (b[1] <= div[1], b[3] >= div[1]);
-            let meets = [west && south, east && south, west && north, east && north];
-            let several = (west && east) || (south && north);
-            for (k, q) in quads.iter().enumerate() {
-                if meets[k]
-                    && (!several
-                        || overlaps_rect(&self.faces[f as usize], &self.geoms[f as usize], self.edges, *q, mag))
-                {
-                    *mask |= 1 << k;
-                    counts[k] += 1;
-                }
+            *mask = if (west && east) || (south && north) {
+                quadrant_mask(face, geom, self.edges, r, div, mag)
+            } else {
+                (west && south) as u8
+                    | ((east && south) as u8) << 1
+                    | ((west && north) as u8) << 2
+                    | ((east && north) as u8) << 3
+            };
+            for (k, n) in counts.iter_mut().enumerate() {
+                *n += (*mask >> k & 1) as usize;
             }
         }
         // Keep the leaf when no child is lighter, or when the split saves too little.
@@ -286,7 +298,7 @@ impl Ctx<'_> {
             // Four subtrees built in parallel, then grafted into the child slots.
             let [a, b, c, d] = split;
             let sub = |q: [f64; 4], ids: Vec<u32>| {
-                let mut t = Tree { nodes: vec![Node::zeroed()], refs: Vec::new() };
+                let mut t = Tree::for_faces(ids.len());
                 self.node(q, ids, depth + 1, 0, &mut t);
                 t
             };
