@@ -302,6 +302,12 @@ pub(crate) fn overlaps_rect(face: &Face, geom: &FaceGeom, edges: &[[f64; 3]], r:
     })
 }
 
+/// The quadrants (bit k = child k) a box reaching west / east / south / north of a cut point meets.
+#[inline]
+pub(crate) fn quadrant_bits(west: bool, east: bool, south: bool, north: bool) -> u8 {
+    (west && south) as u8 | ((east && south) as u8) << 1 | ((west && north) as u8) << 2 | ((east && north) as u8) << 3
+}
+
 /// [`overlaps_rect`] for the four quadrants of `r` cut at `div` at once (bit k = child k, in the
 /// order of `quadtree::quadrants`): each edge equation's tolerance is computed once and evaluated
 /// at the four quadrants' corners, which share their coordinates. Gives bit for bit the same
@@ -318,10 +324,7 @@ pub(crate) fn quadrant_mask(
     let b = geom.bbox;
     let (west, east) = (b[0] <= div[0] && b[2] >= r[0], b[2] >= div[0] && b[0] <= r[2]);
     let (south, north) = (b[1] <= div[1] && b[3] >= r[1], b[3] >= div[1] && b[1] <= r[3]);
-    let mut mask = (west && south) as u8
-        | ((east && south) as u8) << 1
-        | ((west && north) as u8) << 2
-        | ((east && north) as u8) << 3;
+    let mut mask = quadrant_bits(west, east, south, north);
     if mask == 0 || face.flags & VERTICAL != 0 {
         return mask;
     }

@@ -354,7 +354,10 @@ impl PolygonTerrain {
         if ids.is_empty() {
             root = [0.0; 4];
         }
-        let tree = quadtree::build(faces, &self.arrays.geoms, &self.arrays.edges, ids, root, self.header.params);
+        let mut tree = quadtree::build(faces, &self.arrays.geoms, &self.arrays.edges, ids, root, self.header.params);
+        // The build reserved room generously; give back what it did not use.
+        tree.nodes.shrink_to_fit();
+        tree.refs.shrink_to_fit();
         if tree.refs.len() >= u32::MAX as usize || tree.nodes.len() >= u32::MAX as usize {
             return Err(PolygonError::TooLarge);
         }

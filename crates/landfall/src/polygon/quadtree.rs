@@ -3,7 +3,7 @@
 //! either the paper's equal quadrants or cuts through vertices chosen to minimise the expected
 //! number of containment tests.
 
-use super::face::{quadrant_mask, Face, FaceGeom};
+use super::face::{quadrant_bits, quadrant_mask, Face, FaceGeom};
 use bytemuck::{Pod, Zeroable};
 
 /// `Node::count` of an internal node.
@@ -115,7 +115,7 @@ impl Tree {
     /// (about five nodes and two references per face at the default parameters), so that the build
     /// does not spend its time copying the arrays as they grow.
     fn for_faces(faces: usize) -> Self {
-        let mut nodes = Vec::with_capacity(5 * faces + 1);
+        let mut nodes = Vec::with_capacity(6 * faces + 1);
         nodes.push(Node::zeroed());
         Self { nodes, refs: Vec::with_capacity(2 * faces) }
     }
@@ -266,10 +266,7 @@ impl Ctx<'_> {
             *mask = if (west && east) || (south && north) {
                 quadrant_mask(face, geom, self.edges, r, div, mag)
             } else {
-                (west && south) as u8
-                    | ((east && south) as u8) << 1
-                    | ((west && north) as u8) << 2
-                    | ((east && north) as u8) << 3
+                quadrant_bits(west, east, south, north)
             };
             for (k, n) in counts.iter_mut().enumerate() {
                 *n += (*mask >> k & 1) as usize;
