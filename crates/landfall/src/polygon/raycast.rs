@@ -89,9 +89,8 @@ impl LocalRay {
         let (cx, east_x) = crossing(self.o.x, self.d.x, self.inv.x, div[0], t_enter, t_end, m);
         let (cy, east_y) = crossing(self.o.y, self.d.y, self.inv.y, div[1], t_enter, t_end, m);
         let start = east_x as u32 | (east_y as u32) << 1;
-        let cut = [cx, cy];
         // The earlier crossing first; `bit` flips the side of its axis.
-        let (first, second, bit) = if cut[0] <= cut[1] { (cut[0], cut[1], 1) } else { (cut[1], cut[0], 2) };
+        let (first, second, bit) = if cx <= cy { (cx, cy, 1) } else { (cy, cx, 2) };
         let mut out = [(start, t_enter, if first < t_end { first } else { t_end }); 3];
         if first == f64::INFINITY {
             return (out, 1);
