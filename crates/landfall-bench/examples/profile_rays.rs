@@ -24,9 +24,25 @@ fn main() {
     let reps = std::env::var("REPS").ok().and_then(|s| s.parse().ok()).unwrap_or(2_000_000 / set.len());
     let start = Instant::now();
     let mut hits = 0;
+    // A digest of every hit (t, point and triangle, bit for bit): a change to the walk that should
+    // not change results must leave it unchanged.
+    let mut digest = 0u64;
+    let id_hash = |id: &landfall::geom::TriangleId| {
+        use std::hash::{BuildHasher, BuildHasherDefault};
+        BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(id)
+    };
     for _ in 0..reps {
+        digest = 0;
         for (r, m) in set {
-            hits += usize::from(t.hf.raycast(r, *m).is_some());
+            let h = t.hf.raycast(r, *m);
+            hits += usize::from(h.is_some());
+            if let Some(h) = h {
+                let bits = [h.t, h.point.x, h.point.y, h.point.z, h.normal.x, h.normal.y, h.normal.z];
+                for b in bits {
+                    digest = (digest ^ b.to_bits()).wrapping_mul(0x100_0000_01b3).rotate_left(7);
+                }
+                digest ^= id_hash(&h.triangle);
+            }
         }
     }
     let per = start.elapsed().as_secs_f64() / (reps * set.len()) as f64;
@@ -43,7 +59,7 @@ fn main() {
         );
     }
     println!(
-        "{kind} on {n}²: {:.1} ns per ray, {:.1}% hit",
+        "{kind} on {n}²: {:.1} ns per ray, {:.1}% hit, digest {digest:016x}",
         per * 1e9,
         100.0 * hits as f64 / (reps * set.len()) as f64
     );
