@@ -258,6 +258,48 @@ fn slides_on_a_heightfield_without_a_tree() {
 }
 
 proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// One sphere against one triangle, against the brute-force distance along the motion: at the
+    /// contact the center is r from the triangle (or within r at t = 0), it is never nearer before,
+    /// and without a contact it never comes within r. Starts near the triangle and long motions make
+    /// edge and vertex contacts late in the motion common.
+    #[test]
+    fn sphere_sweeps_match_the_sampled_distance(
+        c in prop::array::uniform3(-2.5f64..2.5), d in prop::array::uniform3(-1.0f64..1.0), len in 0.05f64..6.0,
+        r in 0.05f64..1.0, tri in prop::array::uniform9(-1.5f64..1.5),
+    ) {
+        let t3 = [DVec3::new(tri[0], tri[1], tri[2]), DVec3::new(tri[3], tri[4], tri[5]), DVec3::new(tri[6], tri[7], tri[8])];
+        prop_assume!((t3[1] - t3[0]).cross(t3[2] - t3[0]).length() > 0.05);
+        let (c, v) = (DVec3::from_array(c), DVec3::from_array(d).normalize_or_zero() * len);
+        prop_assume!(v != DVec3::ZERO);
+        let dist = |t: f64| { let p = c + v * t; closest_point(&t3, p).distance(p) };
+        let tol = 1e-9 * (1.0 + len);
+        let n = 400;
+        match sweep_sphere_triangle(c, r, v, &t3, 1.0) {
+            Some(h) => {
+                if h.t == 0.0 {
+                    prop_assert!(dist(0.0) <= r + tol, "contact at 0 but distance {}", dist(0.0));
+                } else {
+                    prop_assert!((dist(h.t) - r).abs() <= tol, "distance {} at the contact, r {}", dist(h.t), r);
+                    prop_assert!((c + v * h.t).distance(h.point) - r <= tol);
+                    for k in 0..n {
+                        let t = h.t * k as f64 / n as f64;
+                        prop_assert!(dist(t) >= r - tol, "distance {} < r {} at t {} before the contact {}", dist(t), r, t, h.t);
+                    }
+                }
+            }
+            None => {
+                for k in 0..=n {
+                    let t = k as f64 / n as f64;
+                    prop_assert!(dist(t) >= r - tol, "no contact, yet distance {} < r {} at t {}", dist(t), r, t);
+                }
+            }
+        }
+    }
+}
+
+proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
     /// A capsule sweeps like the union of spheres along its axis: its contact comes no later than any

@@ -228,13 +228,21 @@ fn sweep_sphere_near(
     let limit = |best: &Option<(f64, DVec3)>| best.map_or(t_max, |(bt, _)| bt);
     // Vertices: |c + t·v − p|² = r².
     let vv = v.length_squared();
+    // A feature farther from the start than the sphere can reach by t = `t_max` (r + |v|·t_max,
+    // with room for rounding) cannot be touched: a few products instead of a quadratic's root.
+    let reach = (r + vv.sqrt() * t_max) * (1.0 + 1e-9) + 1e-300;
+    let reach2 = reach * reach;
     for k in 0..3 {
         if below[k] | above[k] != 0 {
             continue;
         }
         let p = tri[k];
         let w = c - p;
-        if let Some(t) = lowest_root(vv, 2.0 * v.dot(w), w.length_squared() - r * r, limit(&best)) {
+        let ww = w.length_squared();
+        if ww > reach2 {
+            continue;
+        }
+        if let Some(t) = lowest_root(vv, 2.0 * v.dot(w), ww - r * r, limit(&best)) {
             consider(t, p, &mut best);
         }
     }
@@ -251,10 +259,14 @@ fn sweep_sphere_near(
             continue;
         }
         let w = a - c;
-        let (ev, ew) = (e.dot(v), e.dot(w));
+        let (ev, ew, ww) = (e.dot(v), e.dot(w), w.length_squared());
+        // The start's squared distance to the edge's line, times |e|², beyond reach.
+        if ww * ee - ew * ew > reach2 * ee {
+            continue;
+        }
         let qa = ee * -vv + ev * ev;
         let qb = ee * 2.0 * v.dot(w) - 2.0 * ev * ew;
-        let qc = ee * (r * r - w.length_squared()) + ew * ew;
+        let qc = ee * (r * r - ww) + ew * ew;
         if let Some(t) = lowest_root(qa, qb, qc, limit(&best)) {
             let f = (ev * t - ew) / ee;
             if (0.0..=1.0).contains(&f) {
