@@ -371,17 +371,12 @@ impl Heightfield {
         cell::Corners::from(self.corners_f32(i, j))
     }
 
-    /// Corner heights of cell (i, j): [h00, h10, h01, h11].
+    /// Corner heights of cell (i, j): [h00, h10, h01, h11] (two bounds checks, one per row).
     #[inline(always)]
     pub(crate) fn corners_f32(&self, i: usize, j: usize) -> [f32; 4] {
-        self.corners_at(j * self.nx + i)
-    }
-
-    /// Corner heights of the cell whose south-west sample has index `k` (one bounds check).
-    #[inline(always)]
-    pub(crate) fn corners_at(&self, k: usize) -> [f32; 4] {
-        let r = &self.heights[k..k + self.nx + 2];
-        [r[0], r[1], r[self.nx], r[self.nx + 1]]
+        let k = j * self.nx + i;
+        let (r0, r1) = (&self.heights[k..k + 2], &self.heights[k + self.nx..k + self.nx + 2]);
+        [r0[0], r0[1], r1[0], r1[1]]
     }
 
     /// Hints the CPU to fetch the samples of cells `[i0, i1) × [j0, j1)` (a pyramid leaf) into cache.

@@ -208,51 +208,6 @@ impl Axis {
     }
 }
 
-/// One axis of the cell walk inside a leaf: `x` = t where the ray leaves the current cell along
-/// this axis (∞ once the axis is blocked), `plane` = that cell boundary, `left` = cells still ahead
-/// inside the leaf, `step` = index change per cell (±1 in cells, ±`stride` in the sample array).
-#[derive(Clone, Copy, Debug)]
-struct CellAxis {
-    x: f64,
-    plane: f64,
-    left: usize,
-    dir: f64,
-    step: usize,
-    stride: usize,
-}
-
-impl CellAxis {
-    /// The axis state for cell `c` of `[lo, hi)`, for a ray moving with speed `d` (cells per t)
-    /// from `p0`; `stride` = the sample-array step of one cell along this axis.
-    #[inline(always)]
-    fn new(c: usize, d: f64, p0: f64, inv: f64, lo: usize, hi: usize, stride: usize) -> Self {
-        if d > 0.0 {
-            let plane = to_f(c + 1);
-            CellAxis { x: (plane - p0) * inv, plane, left: hi - 1 - c, dir: 1.0, step: 1, stride }
-        } else if d < 0.0 {
-            let plane = to_f(c);
-            CellAxis { x: (plane - p0) * inv, plane, left: c - lo, dir: -1.0, step: usize::MAX, stride }
-        } else {
-            CellAxis { x: f64::INFINITY, plane: 0.0, left: 0, dir: 0.0, step: 0, stride }
-        }
-    }
-
-    /// Moves to the next cell along this axis, or blocks the axis at the leaf's edge: the rest of
-    /// the interval (rounding room) then stays in the last cell, extrapolating its planes.
-    #[inline(always)]
-    fn step(&mut self, c: &mut usize, at: &mut usize, p0: f64, inv: f64) {
-        if self.left == 0 {
-            self.x = f64::INFINITY;
-            return;
-        }
-        self.left -= 1;
-        *c = c.wrapping_add(self.step);
-        *at = at.wrapping_add(self.step.wrapping_mul(self.stride));
-        self.plane += self.dir;
-        self.x = (self.plane - p0) * inv;
-    }
-}
-
 /// Last evaluated breakpoint of the current run: `f` at `t`, NaN when the run is broken.
 struct Chain {
     t: f64,
@@ -480,18 +435,26 @@ impl Heightfield {
         if chain.t != t0 {
             chain.f = f64::NAN;
         }
-        let mut i = cell_along(w.u(t0), w.du, ci0, ci1);
-        let mut j = cell_along(w.v(t0), w.dv, cj0, cj1);
-        let mut au = CellAxis::new(i, w.du, w.u0, w.inv_du, ci0, ci1, 1);
-        let mut av = CellAxis::new(j, w.dv, w.v0, w.inv_dv, cj0, cj1, self.nx);
-        // Index of the cell's south-west sample.
-        let mut at = j * self.nx + i;
+        let (mut i, mut j) = (cell_along(w.u(t0), w.du, ci0, ci1), cell_along(w.v(t0), w.dv, cj0, cj1));
+        // An axis whose next cell is outside the range is blocked: the rest of [t0, t1] (rounding
+        // room at the range's edge) stays in the last cell, extrapolating its planes.
+        let (mut block_u, mut block_v) = (w.du == 0.0, w.dv == 0.0);
         let mut t = t0;
         let mut za = w.z(t0);
         loop {
-            let te = max(min(min(au.x, av.x), t1), t);
+            let tx = if block_u {
+                f64::INFINITY
+            } else {
+                (if w.du > 0.0 { to_f(i + 1) } else { to_f(i) } - w.u0) * w.inv_du
+            };
+            let ty = if block_v {
+                f64::INFINITY
+            } else {
+                (if w.dv > 0.0 { to_f(j + 1) } else { to_f(j) } - w.v0) * w.inv_dv
+            };
+            let te = max(min(min(tx, ty), t1), t);
             count!(2);
-            let c = self.corners_at(at);
+            let c = self.corners_f32(i, j);
             // Cheap reject: the ray stays strictly above or below the cell's four corners, so no
             // triangle of the cell can be crossed and the run restarts after it. (With holes, a
             // NaN corner drops out of min/max: the remaining triangle lies within its valid
@@ -513,10 +476,20 @@ impl Heightfield {
             if te >= t1 {
                 return ControlFlow::Continue(());
             }
-            if au.x <= av.x {
-                au.step(&mut i, &mut at, w.u0, w.inv_du);
+            if tx <= ty {
+                if w.du > 0.0 && i + 1 < ci1 {
+                    i += 1;
+                } else if w.du < 0.0 && i > ci0 {
+                    i -= 1;
+                } else {
+                    block_u = true;
+                }
+            } else if w.dv > 0.0 && j + 1 < cj1 {
+                j += 1;
+            } else if w.dv < 0.0 && j > cj0 {
+                j -= 1;
             } else {
-                av.step(&mut j, &mut at, w.v0, w.inv_dv);
+                block_v = true;
             }
             t = te;
         }
