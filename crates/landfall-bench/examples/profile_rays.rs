@@ -1,5 +1,7 @@
 //! Casts one ray set many times, for a profiler: `cargo run --release -p landfall-bench --example
-//! profile_rays -- [oblique|los|vertical|diagonal] [size]`.
+//! profile_rays -- [oblique|los|vertical|diagonal] [size]`. Env: `REPS` passes over the set, `HOT=k`
+//! the first k rays only (data in cache), `LEAF=n` the pyramid's leaf size. Prints the time per ray
+//! and a digest of every hit, to check that a change to the walk left the answers bit for bit.
 
 use landfall::heightfield::workload as sets;
 use landfall_bench::terrains;
@@ -24,8 +26,8 @@ fn main() {
     let reps = std::env::var("REPS").ok().and_then(|s| s.parse().ok()).unwrap_or(2_000_000 / set.len());
     let start = Instant::now();
     let mut hits = 0;
-    // A digest of every hit (t, point and triangle, bit for bit): a change to the walk that should
-    // not change results must leave it unchanged.
+    // A digest of every hit (t, point, normal and triangle, bit for bit): a change to the walk that
+    // should not change results must leave it unchanged.
     let mut digest = 0u64;
     let id_hash = |id: &landfall::geom::TriangleId| {
         use std::hash::{BuildHasher, BuildHasherDefault};
