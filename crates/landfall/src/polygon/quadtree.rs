@@ -232,13 +232,17 @@ pub(crate) fn leaf(ids: &[u32], z: [f32; 2], refs: &mut Vec<u32>) -> Node {
 }
 
 impl Ctx<'_> {
+    /// Makes node slot `at` a leaf over `ids`, with their height range.
+    fn leaf_at(&self, ids: &[u32], at: usize, tree: &mut Tree) {
+        tree.nodes[at] = leaf(ids, z_range(self.geoms, ids), &mut tree.refs);
+    }
+
     /// Builds the subtree over `ids` in `r` at level `depth` into `tree`, its root in slot `at`
     /// (children are appended, four together).
     fn node(&self, r: [f64; 4], ids: Vec<u32>, depth: usize, at: usize, tree: &mut Tree) {
         let splittable = r[2] > r[0] && r[3] > r[1];
         if ids.len() <= self.params.max_polys || depth >= self.params.max_depth || !splittable {
-            tree.nodes[at] = leaf(&ids, z_range(self.geoms, &ids), &mut tree.refs);
-            return;
+            return self.leaf_at(&ids, at, tree);
         }
         let div = match self.params.cuts {
             CutRule::Halves => [0.5 * (r[0] + r[2]), 0.5 * (r[1] + r[3])],
@@ -277,8 +281,7 @@ impl Ctx<'_> {
         let after: f64 = counts.iter().zip(&quads).map(|(&n, q)| area(q) * n as f64).sum();
         let gain = area(&r) * ids.len() as f64 - after;
         if counts.iter().all(|&n| n >= ids.len()) || gain < self.min_gain_area {
-            tree.nodes[at] = leaf(&ids, z_range(self.geoms, &ids), &mut tree.refs);
-            return;
+            return self.leaf_at(&ids, at, tree);
         }
         let mut split: [Vec<u32>; 4] = std::array::from_fn(|k| Vec::with_capacity(counts[k]));
         for (&f, &mask) in ids.iter().zip(masks.iter()) {
