@@ -93,9 +93,10 @@ fn polygons(args: &TerrainArgs, t: &LoadedTerrain, p: &PolygonTerrain) -> Result
         h.params.min_gain
     );
     say!(
-        "nodes        {} ({} leaves), depth {}, {} face references, at most {} per leaf",
+        "nodes        {} ({} leaves, {} of them single-layer), depth {}, {} face references, at most {} per leaf",
         s.nodes,
         s.leaves,
+        s.single_layer_leaves,
         s.depth,
         s.refs,
         s.max_leaf

@@ -1,6 +1,6 @@
 //! The polygon terrain index file: a built QOTA quadtree that loads by memory-mapping, zero-copy.
 //!
-//! Layout (version 1, little-endian): a 328-byte header, then six sections, each starting on a
+//! Layout (version 2, little-endian): a 328-byte header, then six sections, each starting on a
 //! 64-byte boundary, holding the terrain's flat arrays exactly as they are in memory (faces, face
 //! geometry, vertices, edge equations, quadtree nodes, leaf references).
 //!
@@ -8,7 +8,7 @@
 //! |---|---|
 //! | 0..8 | magic `LANDFALL` |
 //! | 8..12 | kind `QOTA` |
-//! | 12..16 | version (1) |
+//! | 12..16 | version (2) |
 //! | 16..24, 24..32 | header length (328), file length |
 //! | 32..56 | gravity (unit, 3 × f64) |
 //! | 56..128 | rotation R (3 × 3 f64, column-major) |
@@ -41,8 +41,10 @@ use std::sync::Arc;
 
 const MAGIC: [u8; 8] = *b"LANDFALL";
 const KIND: [u8; 4] = *b"QOTA";
-/// Index file format version written and read.
-pub const INDEX_VERSION: u32 = 1;
+/// Index file format version written. Version 2 marks single-layer leaves (bit 31 of a leaf's
+/// count, `landfall::polygon::SINGLE_LAYER`); version 1 files, which have no such marks, still load
+/// and answer the same, only without the shortcut.
+pub const INDEX_VERSION: u32 = 2;
 const ALIGN: u64 = 64;
 
 /// The fixed header of an index file.
@@ -196,8 +198,8 @@ fn open(path: &Path, verify_data: bool) -> Result<PolygonTerrain, IoError> {
     if raw.magic != MAGIC || raw.kind != KIND {
         return Err(IoError::format(path, "not a landfall polygon index file (bad magic)"));
     }
-    if raw.version != INDEX_VERSION {
-        return Err(bad("version", format!("{} (this landfall reads version {INDEX_VERSION})", raw.version)));
+    if !(1..=INDEX_VERSION).contains(&raw.version) {
+        return Err(bad("version", format!("{} (this landfall reads versions 1 to {INDEX_VERSION})", raw.version)));
     }
     if raw.header_sum != checksum(&map[..HEADER_LEN - 8]) {
         return Err(bad("header checksum", "mismatch: the header is corrupt".into()));

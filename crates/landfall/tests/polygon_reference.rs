@@ -588,3 +588,99 @@ fn long_thin_terrains_get_their_own_axes() {
     let t = PolygonTerrain::builder().polygons(&s.polys).align_long_axis(true).build().unwrap();
     assert_eq!(t.frame().rotation(), glam::DMat3::IDENTITY);
 }
+
+/// A flat or gently sloping TIN over `[0, n]²`: two triangles per unit square, heights `height(x, y)`.
+fn tin_grid(n: usize, height: impl Fn(f64, f64) -> f64) -> Vec<Vec<DVec3>> {
+    let v = |x: usize, y: usize| DVec3::new(x as f64, y as f64, height(x as f64, y as f64));
+    let mut polys = Vec::new();
+    for j in 0..n {
+        for i in 0..n {
+            polys.push(vec![v(i, j), v(i + 1, j), v(i + 1, j + 1)]);
+            polys.push(vec![v(i, j), v(i + 1, j + 1), v(i, j + 1)]);
+        }
+    }
+    polys
+}
+
+#[test]
+fn single_layer_leaves_stop_at_the_first_face_and_only_where_that_is_exact() {
+    let slope = |x: f64, y: f64| 0.3 * x - 0.2 * y + 0.05 * x * y;
+    for params in params_all() {
+        // A TIN is one layer everywhere: every leaf is marked, and points on shared edges and
+        // vertices still find their surface.
+        let tin = tin_grid(6, slope);
+        let t = build(&tin, Frame::z_up(), params);
+        let s = t.stats();
+        assert_eq!(s.single_layer_leaves, s.leaves, "{params:?}");
+        for p in [DVec3::new(2.0, 3.0, 0.0), DVec3::new(2.5, 2.5, 0.0), DVec3::new(4.0, 1.5, 0.0)] {
+            assert_same_heights(&surfaces(&t, p), &ref_surfaces(&tin, p, DVec3::Z), "tin edge");
+        }
+        // A step: two terraces whose edges meet seen from above, at different heights. Points on
+        // the seam have two surfaces, so no leaf on it may be marked.
+        let step = vec![
+            vec![
+                DVec3::new(0.0, 0.0, 0.0),
+                DVec3::new(1.0, 0.0, 0.0),
+                DVec3::new(1.0, 1.0, 0.0),
+                DVec3::new(0.0, 1.0, 0.0),
+            ],
+            vec![
+                DVec3::new(1.0, 0.0, 5.0),
+                DVec3::new(2.0, 0.0, 5.0),
+                DVec3::new(2.0, 1.0, 5.0),
+                DVec3::new(1.0, 1.0, 5.0),
+            ],
+            vec![DVec3::new(1.0, 1.0, 0.0), DVec3::new(2.0, 1.0, 0.0), DVec3::new(1.5, 2.0, 0.0)],
+        ];
+        let t = build(&step, Frame::z_up(), params);
+        for y in [0.0, 0.25, 0.5, 1.0] {
+            let p = DVec3::new(1.0, y, 3.0);
+            assert_same_heights(&surfaces(&t, p), &[0.0, 5.0], "seam of the step");
+            assert_eq!(t.top_surface(p).map(|s| s.point.z), Some(5.0));
+            assert_eq!(t.floor_below(p).map(|s| s.point.z), Some(0.0));
+        }
+        // The ground triangle touches the upper terrace only at its corner (1, 1): also two
+        // surfaces there, one where it meets the lower terrace's edge.
+        assert_same_heights(&surfaces(&t, DVec3::new(1.0, 1.0, 0.0)), &[0.0, 5.0], "corner of the step");
+        assert_same_heights(&surfaces(&t, DVec3::new(1.5, 1.0, 0.0)), &[0.0, 5.0], "edge under the terrace");
+        // A bridge over the TIN: two layers where it is, one elsewhere.
+        let mut bridged = tin.clone();
+        bridged.push(vec![
+            DVec3::new(1.2, 1.2, 9.0),
+            DVec3::new(2.8, 1.2, 9.0),
+            DVec3::new(2.8, 1.8, 9.0),
+            DVec3::new(1.2, 1.8, 9.0),
+        ]);
+        let t = build(&bridged, Frame::z_up(), params);
+        let s = t.stats();
+        assert!(s.single_layer_leaves < s.leaves, "{params:?}: {s:?}");
+        for p in [DVec3::new(2.0, 1.5, 0.0), DVec3::new(1.2, 1.2, 0.0), DVec3::new(4.5, 4.5, 0.0)] {
+            assert_same_heights(&surfaces(&t, p), &ref_surfaces(&bridged, p, DVec3::Z), "bridge");
+        }
+    }
+}
+
+#[test]
+fn edits_keep_single_layer_marks_true() {
+    let tin = tin_grid(4, |_, _| 0.0);
+    let mut t = build(&tin, Frame::z_up(), QuadtreeParams::default());
+    let p = DVec3::new(2.3, 2.6, 0.0);
+    assert_same_heights(&surfaces(&t, p), &[0.0], "before");
+    // A roof inserted over one cell makes its leaves two-layer ...
+    let roof = vec![
+        DVec3::new(2.1, 2.1, 3.0),
+        DVec3::new(2.9, 2.1, 3.0),
+        DVec3::new(2.9, 2.9, 3.0),
+        DVec3::new(2.1, 2.9, 3.0),
+    ];
+    let id = t.insert_polygon(&roof).unwrap();
+    assert_same_heights(&surfaces(&t, p), &[0.0, 3.0], "after insert");
+    assert_eq!(t.top_surface(p).map(|s| s.point.z), Some(3.0));
+    let s = t.stats();
+    assert!(s.single_layer_leaves < s.leaves, "{s:?}");
+    // ... and removing it makes them one layer again.
+    t.remove_polygon(id).unwrap();
+    assert_same_heights(&surfaces(&t, p), &[0.0], "after remove");
+    let s = t.stats();
+    assert_eq!(s.single_layer_leaves, s.leaves, "{s:?}");
+}

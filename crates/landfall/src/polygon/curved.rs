@@ -272,7 +272,7 @@ impl CurvedTerrain {
         for g in &self.key_geoms {
             root = [root[0].min(g.bbox[0]), root[1].min(g.bbox[1]), root[2].max(g.bbox[2]), root[3].max(g.bbox[3])];
         }
-        let tree = quadtree::build(&self.keys, &self.key_geoms, &self.set.edges, ids, root, params);
+        let tree = quadtree::build(&self.keys, &self.key_geoms, &self.set.edges, None, ids, root, params);
         (self.nodes, self.refs, self.root) = (tree.nodes, tree.refs, root);
     }
 

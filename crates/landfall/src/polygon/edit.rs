@@ -7,6 +7,7 @@
 //! root rectangle rebuilds the whole quadtree. Edits copy a memory-mapped terrain's arrays first.
 
 use super::face::{add_polygon, overlaps_rect, FaceSet, REMOVED};
+use super::layer::SeenPairs;
 use super::quadtree::{build_at, graft, leaf, min_gain_area, outward, quadrants};
 use super::{BuildReport, PolygonError, PolygonTerrain};
 use glam::DVec3;
@@ -72,7 +73,7 @@ impl PolygonTerrain {
             (lo as u32..hi as u32).filter(|&f| self.arrays.faces[f as usize].flags & REMOVED == 0).collect();
         for &f in &live {
             self.arrays.faces.make_mut()[f as usize].flags |= REMOVED;
-            self.visit_leaves(f, None, |t, leaf, _, _| t.take_out(leaf, f));
+            self.visit_leaves(f, None, |t, leaf, rect, _| t.take_out(leaf, rect, f));
         }
         self.report.faces -= live.len();
         Ok(live.len())
@@ -113,9 +114,9 @@ impl PolygonTerrain {
     fn sort_in(&mut self, f: u32) {
         let z = self.arrays.geoms[f as usize].z;
         self.visit_leaves(f, Some(outward(z[0], z[1])), |t, leaf, rect, depth| {
-            t.put_in(leaf, f);
+            t.put_in(leaf, rect, f);
             let params = t.header.params;
-            if (t.arrays.nodes[leaf].count as usize) > params.max_polys && depth < params.max_depth {
+            if (t.arrays.nodes[leaf].leaf_len() as usize) > params.max_polys && depth < params.max_depth {
                 t.split(leaf, rect, depth);
             }
         });
@@ -126,22 +127,24 @@ impl PolygonTerrain {
         self.arrays.nodes[n].leaf_refs(&self.arrays.refs).unwrap_or_default().to_vec()
     }
 
-    /// Stores `faces` as the references of leaf `n` (inline when few, else appended to `refs`).
-    fn set_leaf_faces(&mut self, n: usize, faces: &[u32]) {
+    /// Stores `faces` as the references of leaf `n` over rectangle `rect` (inline when few, else
+    /// appended to `refs`), marked and ordered as the build does when they form a single layer.
+    fn set_leaf_faces(&mut self, n: usize, rect: [f64; 4], mut faces: Vec<u32>) {
         let z = self.arrays.nodes[n].z;
-        self.arrays.nodes.make_mut()[n] = leaf(faces, z, self.arrays.refs.make_mut());
+        let single = self.layering(self.header.root).order(&mut faces, rect, &mut SeenPairs::default());
+        self.arrays.nodes.make_mut()[n] = leaf(&faces, z, single, self.arrays.refs.make_mut());
     }
 
-    fn put_in(&mut self, n: usize, f: u32) {
+    fn put_in(&mut self, n: usize, rect: [f64; 4], f: u32) {
         let mut faces = self.leaf_faces(n);
         faces.push(f);
-        self.set_leaf_faces(n, &faces);
+        self.set_leaf_faces(n, rect, faces);
     }
 
-    fn take_out(&mut self, n: usize, f: u32) {
+    fn take_out(&mut self, n: usize, rect: [f64; 4], f: u32) {
         let mut faces = self.leaf_faces(n);
         faces.retain(|&g| g != f);
-        self.set_leaf_faces(n, &faces);
+        self.set_leaf_faces(n, rect, faces);
     }
 
     /// Replaces leaf `n` (rectangle `rect` at level `depth`) by a subtree built over its faces.
@@ -150,7 +153,8 @@ impl PolygonTerrain {
         let live = self.arrays.faces.iter().filter(|f| f.flags & REMOVED == 0).count();
         let gain = min_gain_area(self.header.params, self.header.root, live);
         let a = &self.arrays;
-        let sub = build_at(&a.faces, &a.geoms, &a.edges, ids, rect, depth, self.header.params, gain);
+        let layers = Some(self.layering(self.header.root));
+        let sub = build_at(&a.faces, &a.geoms, &a.edges, layers, ids, rect, depth, self.header.params, gain);
         if sub.nodes.len() == 1 {
             return; // the stop rules kept it a leaf
         }

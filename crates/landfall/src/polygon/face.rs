@@ -63,11 +63,40 @@ impl Face {
         self.flags & (VERTICAL | REMOVED) == 0
     }
 
+    /// All of the face's edge equations: its own three for a triangle, else its run of `edges` (the
+    /// terrain's edge array); `None` when the run is out of bounds (a corrupt file).
+    #[inline]
+    pub fn edge_equations<'a>(&'a self, edges: &'a [[f64; 3]]) -> Option<&'a [[f64; 3]]> {
+        if self.count == 3 {
+            Some(&self.edges)
+        } else {
+            edges.get(self.first as usize..self.first as usize + self.count as usize)
+        }
+    }
+
     /// Height of the face's plane at local (x, y).
     #[inline]
     pub fn height(&self, x: f64, y: f64) -> f64 {
         self.slope[0] * x + self.slope[1] * y + self.slope[2]
     }
+}
+
+/// Does face `f` contain local (x, y) seen along gravity? Bounding box, then the edge equations
+/// (closed): the first three from the face record itself, any further ones from `edges`. False for
+/// faces left out of vertical queries.
+#[inline]
+pub(crate) fn contains(f: &Face, edges: &[[f64; 3]], x: f64, y: f64) -> bool {
+    let b = f.bbox;
+    if x < b[0] as f64 || x > b[2] as f64 || y < b[1] as f64 || y > b[3] as f64 || !f.is_ground() {
+        return false;
+    }
+    let inside = |e: &[f64; 3]| e[0] * x + e[1] * y + e[2] >= 0.0;
+    let first3 = inside(&f.edges[0]) & inside(&f.edges[1]) & inside(&f.edges[2]);
+    first3
+        && (f.count <= 3
+            || edges
+                .get(f.first as usize + 3..f.first as usize + f.count as usize)
+                .is_some_and(|e| e.iter().all(inside)))
 }
 
 /// Vertices of the input polygons, kept flat: polygon k is `points[starts[k]..starts[k + 1]]`.

@@ -15,6 +15,7 @@ mod curved;
 mod edit;
 mod face;
 mod jump;
+mod layer;
 mod quadtree;
 mod raycast;
 mod stats;
@@ -23,7 +24,7 @@ mod vertical;
 
 pub use curved::{CurvedFrame, CurvedTerrain};
 pub use face::{Face, FaceGeom, PolygonSoup, EDGE_SLACK, MAX_FACE_VERTICES, REMOVED, VERTICAL};
-pub use quadtree::{CutRule, Node, QuadtreeParams, INLINE_REFS, INTERNAL, MAX_DEPTH_LIMIT};
+pub use quadtree::{CutRule, Node, QuadtreeParams, INLINE_REFS, INTERNAL, MAX_DEPTH_LIMIT, SINGLE_LAYER};
 pub use stats::QuadtreeStats;
 pub use vertical::SURFACE_EPS;
 
@@ -32,6 +33,7 @@ use crate::frame::Frame;
 use crate::geom::Aabb;
 use face::FaceSet;
 use glam::DVec3;
+use layer::Layering;
 use rayon::prelude::*;
 
 /// Why a polygon terrain cannot be built or loaded.
@@ -342,6 +344,12 @@ impl PolygonTerrain {
         self.rebuild_quadtree()
     }
 
+    /// The single-layer test over this terrain's faces, for a quadtree over `root` (see `layer.rs`).
+    pub(crate) fn layering(&self, root: [f64; 4]) -> Layering<'_> {
+        let mag = root.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        Layering::new(&self.arrays.faces, &self.arrays.verts, &self.arrays.edges, self.header.slack, mag)
+    }
+
     /// Rebuilds the quadtree from the live faces (root box fitted to them).
     pub(crate) fn rebuild_quadtree(&mut self) -> Result<(), PolygonError> {
         let faces = &self.arrays.faces;
@@ -354,7 +362,9 @@ impl PolygonTerrain {
         if ids.is_empty() {
             root = [0.0; 4];
         }
-        let mut tree = quadtree::build(faces, &self.arrays.geoms, &self.arrays.edges, ids, root, self.header.params);
+        let layers = Some(self.layering(root));
+        let mut tree =
+            quadtree::build(faces, &self.arrays.geoms, &self.arrays.edges, layers, ids, root, self.header.params);
         // The build reserved room generously; give back what it did not use.
         tree.nodes.shrink_to_fit();
         tree.refs.shrink_to_fit();
@@ -617,7 +627,7 @@ fn validate(h: &Header, a: &Arrays) -> Result<(), PolygonError> {
                 return bad(format!(
                     "leaf {k} points at references {}..+{} of {}",
                     node.first,
-                    node.count,
+                    node.leaf_len(),
                     a.refs.len()
                 ));
             };

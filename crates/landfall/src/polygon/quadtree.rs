@@ -4,6 +4,7 @@
 //! number of containment tests.
 
 use super::face::{quadrant_bits, quadrant_mask, Face, FaceGeom};
+use super::layer::{Layering, SeenPairs};
 use bytemuck::{Pod, Zeroable};
 
 /// `Node::count` of an internal node.
@@ -16,8 +17,9 @@ pub const MAX_DEPTH_LIMIT: usize = 40;
 ///
 /// Internal: children `first..first + 4` are south-west, south-east, north-west, north-east of the
 /// cut point `div`; a point on a cut line belongs to the east / north child. Leaf: faces
-/// `refs[first..first + count]`, or, for at most [`INLINE_REFS`] faces, the face indices
-/// themselves in the bytes of `div` (saving a memory access per query).
+/// `refs[first..first + leaf_len]`, or, for at most [`INLINE_REFS`] faces, the face indices
+/// themselves in the bytes of `div` (saving a memory access per query); `leaf_len` is `count` without
+/// the [`SINGLE_LAYER`] bit.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct Node {
@@ -27,9 +29,15 @@ pub struct Node {
     pub z: [f32; 2],
     /// First child (internal) or first face reference (leaf).
     pub first: u32,
-    /// Number of face references (leaf) or [`INTERNAL`].
+    /// Number of face references (leaf), with [`SINGLE_LAYER`] set when they form one layer; or
+    /// [`INTERNAL`].
     pub count: u32,
 }
+
+/// Leaf flag in `Node::count`: no two of the leaf's ground faces overlap seen along gravity, so a
+/// vertical query stops at the first face containing its point (see `layer.rs`); the faces are
+/// then ordered by how much of the leaf they cover.
+pub const SINGLE_LAYER: u32 = 1 << 31;
 
 /// Leaves with at most this many faces keep their face indices inside the node.
 pub const INLINE_REFS: u32 = 4;
@@ -41,15 +49,28 @@ impl Node {
         self.count != INTERNAL
     }
 
+    /// Number of face references of a leaf.
+    #[inline]
+    pub fn leaf_len(&self) -> u32 {
+        self.count & !SINGLE_LAYER
+    }
+
+    /// True for a leaf whose faces form a single layer (see [`SINGLE_LAYER`]).
+    #[inline]
+    pub fn is_single_layer(&self) -> bool {
+        self.is_leaf() && self.count & SINGLE_LAYER != 0
+    }
+
     /// The face indices of a leaf (`refs` is the terrain's reference array); `None` when a stored
     /// range is out of bounds (a corrupt file).
     #[inline]
     pub fn leaf_refs<'a>(&'a self, refs: &'a [u32]) -> Option<&'a [u32]> {
-        if self.count <= INLINE_REFS {
+        let len = self.leaf_len();
+        if len <= INLINE_REFS {
             let inline: &[u32; 4] = bytemuck::cast_ref(&self.div);
-            Some(&inline[..self.count as usize])
+            Some(&inline[..len as usize])
         } else {
-            refs.get(self.first as usize..self.first as usize + self.count as usize)
+            refs.get(self.first as usize..self.first as usize + len as usize)
         }
     }
 }
@@ -108,6 +129,8 @@ impl Default for QuadtreeParams {
 pub(crate) struct Tree {
     pub nodes: Vec<Node>,
     pub refs: Vec<u32>,
+    /// Build scratch: face pairs the layer test found apart.
+    seen: SeenPairs,
 }
 
 impl Tree {
@@ -117,7 +140,7 @@ impl Tree {
     fn for_faces(faces: usize) -> Self {
         let mut nodes = Vec::with_capacity(6 * faces + 1);
         nodes.push(Node::zeroed());
-        Self { nodes, refs: Vec::with_capacity(2 * faces) }
+        Self { nodes, refs: Vec::with_capacity(2 * faces), seen: SeenPairs::default() }
     }
 }
 
@@ -156,6 +179,8 @@ pub(crate) fn outward(lo: f64, hi: f64) -> [f32; 2] {
 
 struct Ctx<'a> {
     faces: &'a [Face],
+    /// Marks and orders single-layer leaves when given (not for the curved frames' key boxes).
+    layers: Option<Layering<'a>>,
     geoms: &'a [FaceGeom],
     edges: &'a [[f64; 3]],
     params: QuadtreeParams,
@@ -163,17 +188,18 @@ struct Ctx<'a> {
     min_gain_area: f64,
 }
 
-/// Builds the quadtree over `ids` inside `root`.
+/// Builds the quadtree over `ids` inside `root` (single-layer leaves marked when `layers` is given).
 pub(crate) fn build(
     faces: &[Face],
     geoms: &[FaceGeom],
     edges: &[[f64; 3]],
+    layers: Option<Layering>,
     ids: Vec<u32>,
     root: [f64; 4],
     params: QuadtreeParams,
 ) -> Tree {
     let gain = min_gain_area(params, root, ids.len());
-    build_at(faces, geoms, edges, ids, root, 0, params, gain)
+    build_at(faces, geoms, edges, layers, ids, root, 0, params, gain)
 }
 
 /// The split gain threshold (node area × tests saved) for a tree over `faces` faces in `root`.
@@ -188,13 +214,14 @@ pub(crate) fn build_at(
     faces: &[Face],
     geoms: &[FaceGeom],
     edges: &[[f64; 3]],
+    layers: Option<Layering>,
     ids: Vec<u32>,
     rect: [f64; 4],
     depth: usize,
     params: QuadtreeParams,
     min_gain_area: f64,
 ) -> Tree {
-    let ctx = Ctx { faces, geoms, edges, params, min_gain_area };
+    let ctx = Ctx { faces, layers, geoms, edges, params, min_gain_area };
     let mut tree = Tree::for_faces(ids.len());
     ctx.node(rect, ids, depth, 0, &mut tree);
     tree
@@ -208,7 +235,7 @@ pub(crate) fn graft(nodes: &mut Vec<Node>, refs: &mut Vec<u32>, at: usize, sub: 
     let remap = |mut node: Node| {
         if node.count == INTERNAL {
             node.first = node.first - 1 + base;
-        } else if node.count > INLINE_REFS {
+        } else if node.leaf_len() > INLINE_REFS {
             node.first += ref_base;
         }
         node
@@ -218,10 +245,12 @@ pub(crate) fn graft(nodes: &mut Vec<Node>, refs: &mut Vec<u32>, at: usize, sub: 
     nodes.extend(sub.nodes[1..].iter().map(|&node| remap(node)));
 }
 
-/// A leaf over `ids` with height range `z` (its face indices inline or appended to `refs`).
-pub(crate) fn leaf(ids: &[u32], z: [f32; 2], refs: &mut Vec<u32>) -> Node {
-    let mut node = Node { div: [0.0; 2], z, first: 0, count: ids.len() as u32 };
-    if node.count <= INLINE_REFS {
+/// A leaf over `ids` with height range `z` (its face indices inline or appended to `refs`),
+/// marked [`SINGLE_LAYER`] when `single`.
+pub(crate) fn leaf(ids: &[u32], z: [f32; 2], single: bool, refs: &mut Vec<u32>) -> Node {
+    let flag = if single { SINGLE_LAYER } else { 0 };
+    let mut node = Node { div: [0.0; 2], z, first: 0, count: ids.len() as u32 | flag };
+    if ids.len() <= INLINE_REFS as usize {
         let inline: &mut [u32; 4] = bytemuck::cast_mut(&mut node.div);
         inline[..ids.len()].copy_from_slice(ids);
     } else {
@@ -232,17 +261,19 @@ pub(crate) fn leaf(ids: &[u32], z: [f32; 2], refs: &mut Vec<u32>) -> Node {
 }
 
 impl Ctx<'_> {
-    /// Makes node slot `at` a leaf over `ids`, with their height range.
-    fn leaf_at(&self, ids: &[u32], at: usize, tree: &mut Tree) {
-        tree.nodes[at] = leaf(ids, z_range(self.geoms, ids), &mut tree.refs);
+    /// Makes node slot `at` a leaf over `ids` in rectangle `r`, with their height range (and
+    /// single-layer leaves marked and ordered).
+    fn leaf_at(&self, ids: &mut [u32], r: [f64; 4], at: usize, tree: &mut Tree) {
+        let single = self.layers.is_some_and(|l| l.order(ids, r, &mut tree.seen));
+        tree.nodes[at] = leaf(ids, z_range(self.geoms, ids), single, &mut tree.refs);
     }
 
     /// Builds the subtree over `ids` in `r` at level `depth` into `tree`, its root in slot `at`
     /// (children are appended, four together).
-    fn node(&self, r: [f64; 4], ids: Vec<u32>, depth: usize, at: usize, tree: &mut Tree) {
+    fn node(&self, r: [f64; 4], mut ids: Vec<u32>, depth: usize, at: usize, tree: &mut Tree) {
         let splittable = r[2] > r[0] && r[3] > r[1];
         if ids.len() <= self.params.max_polys || depth >= self.params.max_depth || !splittable {
-            return self.leaf_at(&ids, at, tree);
+            return self.leaf_at(&mut ids, r, at, tree);
         }
         let div = match self.params.cuts {
             CutRule::Halves => [0.5 * (r[0] + r[2]), 0.5 * (r[1] + r[3])],
@@ -281,7 +312,7 @@ impl Ctx<'_> {
         let after: f64 = counts.iter().zip(&quads).map(|(&n, q)| area(q) * n as f64).sum();
         let gain = area(&r) * ids.len() as f64 - after;
         if counts.iter().all(|&n| n >= ids.len()) || gain < self.min_gain_area {
-            return self.leaf_at(&ids, at, tree);
+            return self.leaf_at(&mut ids, r, at, tree);
         }
         let mut split: [Vec<u32>; 4] = std::array::from_fn(|k| Vec::with_capacity(counts[k]));
         for (&f, &mask) in ids.iter().zip(masks.iter()) {

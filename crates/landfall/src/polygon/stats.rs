@@ -10,6 +10,9 @@ pub struct QuadtreeStats {
     pub nodes: usize,
     /// Leaves.
     pub leaves: usize,
+    /// Leaves whose faces form a single layer: vertical queries there stop at the first face that
+    /// holds their point.
+    pub single_layer_leaves: usize,
     /// Deepest leaf (root = 0).
     pub depth: usize,
     /// Face references held by the leaves (inline ones included).
@@ -39,6 +42,7 @@ impl PolygonTerrain {
         let mut s = QuadtreeStats {
             nodes: a.nodes.len(),
             leaves: 0,
+            single_layer_leaves: 0,
             depth: 0,
             refs: 0,
             max_leaf: 0,
@@ -58,10 +62,11 @@ impl PolygonTerrain {
             if node.is_leaf() {
                 let w = (r[2] - r[0]) * (r[3] - r[1]);
                 s.leaves += 1;
+                s.single_layer_leaves += node.is_single_layer() as usize;
                 s.depth = s.depth.max(depth);
-                s.max_leaf = s.max_leaf.max(node.count as usize);
-                s.refs += node.count as usize;
-                weighted += w * node.count as f64;
+                s.max_leaf = s.max_leaf.max(node.leaf_len() as usize);
+                s.refs += node.leaf_len() as usize;
+                weighted += w * node.leaf_len() as f64;
                 area += w;
             } else {
                 for (c, q) in quadrants(r, node.div).into_iter().enumerate() {

@@ -1,8 +1,8 @@
 //! Vertical queries (QOTA's "Accessing terrain data"): find the leaf with two comparisons per level,
 //! then for each polygon of the leaf a bounding-box check, the edge equations and the plane.
 
-use super::face::Face;
-use super::quadtree::MAX_DEPTH_LIMIT;
+use super::face::{contains, Face};
+use super::quadtree::{Node, MAX_DEPTH_LIMIT};
 use super::PolygonTerrain;
 use crate::geom::{SurfacePoint, TriangleId};
 use glam::DVec3;
@@ -21,6 +21,12 @@ impl PolygonTerrain {
     #[inline]
     #[doc(hidden)]
     pub fn leaf_at(&self, x: f64, y: f64) -> Option<&[u32]> {
+        self.leaf_node(x, y)?.leaf_refs(&self.arrays.refs)
+    }
+
+    /// The leaf holding local (x, y), or `None` outside the root box.
+    #[inline]
+    fn leaf_node(&self, x: f64, y: f64) -> Option<&Node> {
         let r = self.header.root;
         if !(x >= r[0] && x <= r[2] && y >= r[1] && y <= r[3]) {
             return None;
@@ -30,7 +36,7 @@ impl PolygonTerrain {
         let mut node = nodes.get(self.jump.as_ref().map_or(0, |j| j.start(x, y)))?;
         for _ in 0..=MAX_DEPTH_LIMIT {
             if node.is_leaf() {
-                return node.leaf_refs(&self.arrays.refs);
+                return Some(node);
             }
             let k = node.first as usize + (x >= node.div[0]) as usize + 2 * (y >= node.div[1]) as usize;
             node = nodes.get(k)?;
@@ -38,35 +44,28 @@ impl PolygonTerrain {
         None
     }
 
-    /// Does face `f` contain local (x, y)? Bounding box, then the edge equations (closed): the
-    /// first three from the face record itself, any further ones from the edge array.
+    /// Does face `f` contain local (x, y)? See [`contains`].
     #[inline]
     pub(crate) fn face_contains(&self, f: &Face, x: f64, y: f64) -> bool {
-        let b = f.bbox;
-        if x < b[0] as f64 || x > b[2] as f64 || y < b[1] as f64 || y > b[3] as f64 || !f.is_ground() {
-            return false;
-        }
-        let inside = |e: &[f64; 3]| e[0] * x + e[1] * y + e[2] >= 0.0;
-        let first3 = inside(&f.edges[0]) & inside(&f.edges[1]) & inside(&f.edges[2]);
-        first3
-            && (f.count <= 3
-                || self
-                    .arrays
-                    .edges
-                    .get(f.first as usize + 3..f.first as usize + f.count as usize)
-                    .is_some_and(|e| e.iter().all(inside)))
+        contains(f, &self.arrays.edges, x, y)
     }
 
     /// Calls `visit(local_z, face)` for every face containing the vertical line through local
-    /// (x, y), in no particular order.
+    /// (x, y), in no particular order; in a single-layer leaf only for the first (any other is on
+    /// a shared edge or vertex, at the same height within [`SURFACE_EPS`]).
     #[inline]
     pub(crate) fn for_each_crossing(&self, x: f64, y: f64, mut visit: impl FnMut(f64, u32)) {
-        let Some(refs) = self.leaf_at(x, y) else { return };
+        let Some(leaf) = self.leaf_node(x, y) else { return };
+        let Some(refs) = leaf.leaf_refs(&self.arrays.refs) else { return };
         let faces = &*self.arrays.faces;
+        let single = leaf.is_single_layer();
         for &r in refs {
             let Some(f) = faces.get(r as usize) else { continue };
             if self.face_contains(f, x, y) {
                 visit(f.height(x, y), r);
+                if single {
+                    return;
+                }
             }
         }
     }

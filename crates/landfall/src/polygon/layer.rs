@@ -1,0 +1,141 @@
+//! Single-layer leaves. A leaf whose ground faces do not overlap seen along gravity (every leaf of
+//! a TIN, most leaves of any terrain) has at most one surface on a vertical line through it, so a
+//! vertical query may stop at the first face that contains its point. The build marks such leaves
+//! and orders their faces by how much of the leaf each covers, so that the first face tested is the
+//! likeliest to hold the point.
+//!
+//! Faces that touch along an edge or at a vertex count as one layer only where they have the same
+//! height there (within [`SURFACE_EPS`]): a roof edge seen exactly above a ground edge is two
+//! layers, and the leaf is left unmarked.
+
+use super::face::Face;
+use super::vertical::SURFACE_EPS;
+
+/// A small direct-mapped memory of face pairs found apart: neighbouring leaves share most of their
+/// faces, so the same pairs come up again and again during a build.
+pub(crate) struct SeenPairs([u64; 256]);
+
+impl Default for SeenPairs {
+    fn default() -> Self {
+        Self([0; 256])
+    }
+}
+
+impl SeenPairs {
+    /// Slot of pair key `key` (`larger << 32 | smaller`, never 0).
+    fn slot(key: u64) -> usize {
+        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as usize
+    }
+
+    fn contains(&self, key: u64) -> bool {
+        self.0[Self::slot(key)] == key
+    }
+
+    fn insert(&mut self, key: u64) {
+        self.0[Self::slot(key)] = key;
+    }
+}
+
+/// What the layer test reads of the faces (local frame).
+#[derive(Clone, Copy)]
+pub(crate) struct Layering<'a> {
+    pub faces: &'a [Face],
+    pub verts: &'a [[f64; 3]],
+    pub edges: &'a [[f64; 3]],
+    /// Distance from an edge's line within which a vertex counts as on it: a few times the edges'
+    /// outward slack plus rounding at the terrain's magnitude.
+    pub tol: f64,
+}
+
+impl<'a> Layering<'a> {
+    /// The layer test for faces stored with outward edge slack `slack` (absolute) in a local frame
+    /// whose coordinates are at most `mag` in size.
+    pub fn new(faces: &'a [Face], verts: &'a [[f64; 3]], edges: &'a [[f64; 3]], slack: f64, mag: f64) -> Self {
+        Self { faces, verts, edges, tol: 4.0 * slack + 16.0 * f64::EPSILON * mag }
+    }
+
+    /// Orders `ids` (a leaf over rectangle `rect`) by how many of the centres of the rectangle's
+    /// four quarters each face contains, most first (ties keep their order), when its ground faces
+    /// form a single layer; returns whether they do. Leaves `ids` untouched otherwise.
+    pub fn order(&self, ids: &mut [u32], rect: [f64; 4], seen: &mut SeenPairs) -> bool {
+        if !self.single_layer(ids, seen) {
+            return false;
+        }
+        if ids.len() < 2 {
+            return true;
+        }
+        let key = |f: u32| std::cmp::Reverse(self.cover(f, rect));
+        if ids.len() <= 16 {
+            // Small leaves (nearly all) sort on the stack.
+            let mut keyed = [(std::cmp::Reverse(0), 0u32); 16];
+            for (k, &f) in keyed.iter_mut().zip(ids.iter()) {
+                *k = (key(f), f);
+            }
+            keyed[..ids.len()].sort_by_key(|k| k.0);
+            for (f, k) in ids.iter_mut().zip(keyed) {
+                *f = k.1;
+            }
+        } else {
+            ids.sort_by_cached_key(|&f| key(f));
+        }
+        true
+    }
+
+    /// True when no two ground faces of `ids` overlap seen along gravity (pairs in `seen` are
+    /// known to be apart; pairs found apart are added).
+    pub fn single_layer(&self, ids: &[u32], seen: &mut SeenPairs) -> bool {
+        let ground = |&&f: &&u32| self.faces.get(f as usize).is_some_and(Face::is_ground);
+        ids.iter().filter(ground).enumerate().all(|(i, &a)| {
+            ids.iter().filter(ground).take(i).all(|&b| {
+                let key = (a.max(b) as u64) << 32 | a.min(b) as u64;
+                seen.contains(key) || {
+                    let apart = self.separated(a, b) || self.separated(b, a);
+                    if apart {
+                        seen.insert(key);
+                    }
+                    apart
+                }
+            })
+        })
+    }
+
+    /// Does the line of some edge of face `a` have all of face `b` on its far side, `b`'s vertices on
+    /// the line itself being at `a`'s height? (Convex faces: then their interiors are apart, and
+    /// where they touch they are one surface.)
+    fn separated(&self, a: u32, b: u32) -> bool {
+        let (fa, fb) = (&self.faces[a as usize], &self.faces[b as usize]);
+        let verts = self.verts.get(fb.first as usize..fb.first as usize + fb.count as usize);
+        let (Some(edges), Some(verts)) = (fa.edge_equations(self.edges), verts) else { return false };
+        edges.iter().any(|e| {
+            // |s| ≤ tol·|(A, B)| as s² ≤ tol²·(A² + B²).
+            let tol2 = self.tol * self.tol * (e[0] * e[0] + e[1] * e[1]);
+            verts.iter().all(|v| {
+                let s = e[0] * v[0] + e[1] * v[1] + e[2];
+                if s * s > tol2 {
+                    s < 0.0
+                } else {
+                    (fa.height(v[0], v[1]) - v[2]).abs() <= SURFACE_EPS * (1.0 + v[2].abs())
+                }
+            })
+        })
+    }
+
+    /// How many of the centres of `rect`'s four quarters face `f` contains.
+    fn cover(&self, f: u32, rect: [f64; 4]) -> u32 {
+        let Some(face) = self.faces.get(f as usize).filter(|f| f.is_ground()) else { return 0 };
+        let Some(edges) = face.edge_equations(self.edges) else { return 0 };
+        let (xs, ys) = (quarters(rect[0], rect[2]), quarters(rect[1], rect[3]));
+        let mut inside = [true; 4];
+        for e in edges {
+            for (k, inside) in inside.iter_mut().enumerate() {
+                *inside &= e[0] * xs[k & 1] + e[1] * ys[k >> 1] + e[2] >= 0.0;
+            }
+        }
+        inside.iter().map(|&i| i as u32).sum()
+    }
+}
+
+/// The middles of the two halves of `[lo, hi]`.
+fn quarters(lo: f64, hi: f64) -> [f64; 2] {
+    [lo + 0.25 * (hi - lo), lo + 0.75 * (hi - lo)]
+}
