@@ -153,8 +153,7 @@ fn crowds(c: &mut Criterion) {
     let mut g = c.benchmark_group("placement");
     let params = FollowParams { max_slope: 1.5, ..FollowParams::default() };
     for (name, t) in cases {
-        let bodies: Vec<(DVec3, f64)> =
-            sweep_motions(t, 4096, 7).into_iter().map(|(c0, v)| (c0, v.y.atan2(v.x))).collect();
+        let bodies = landfall_bench::motions::placeable(t, 4096, 7, &params);
         g.bench_function(BenchmarkId::new("landfall_three_points", name), |b| {
             cycle(b, &bodies, |(p, h)| {
                 black_box(place(t, *p, *h, &params).ok());

@@ -33,3 +33,19 @@ pub fn crowd(t: &dyn Terrain, n: usize, seed: u64) -> Vec<(DVec3, DVec3)> {
         .map(|(c0, v)| (c0 - DVec3::Z * 1.4, DVec3::new(v.x, v.y, 0.0).normalize_or_zero() * (1.5 / 60.0)))
         .collect()
 }
+
+/// `n` bodies `(position, heading)` that `landfall::place` accepts with `params`: the starts of
+/// [`sweep_motions`] (2 m above random ground points), heading along the motion, those refused
+/// (steep, blocked, over a hole) skipped — so that a placement benchmark times placements, not
+/// early refusals.
+pub fn placeable(t: &dyn Terrain, n: usize, seed: u64, params: &landfall::FollowParams) -> Vec<(DVec3, f64)> {
+    let mut out = Vec::with_capacity(n);
+    let mut seed = seed;
+    while out.len() < n {
+        let batch = sweep_motions(t, n, seed);
+        let bodies = batch.into_iter().map(|(c0, v)| (c0, v.y.atan2(v.x)));
+        out.extend(bodies.filter(|&(p, h)| landfall::place(t, p, h, params).is_ok()).take(n - out.len()));
+        seed = seed.wrapping_add(1);
+    }
+    out
+}

@@ -81,6 +81,17 @@ pub enum Refusal {
         /// Where it was looked for.
         at: DVec3,
     },
+    /// The ground under a contact rises above where it is looked for (more than `probe_up` over the
+    /// body's position): a wall, or a rise too steep to stand across.
+    #[error("the ground under contact {contact} rises to {ground}, above the probe at {at}")]
+    Blocked {
+        /// Which contact.
+        contact: usize,
+        /// Where the probe started (the contact raised by `probe_up`).
+        at: DVec3,
+        /// The ceiling-side surface found above the probe.
+        ground: DVec3,
+    },
     /// A contact is beyond the terrain's bounds.
     #[error("contact {contact} at {at} is past the edge of the world")]
     EdgeOfWorld {
@@ -123,16 +134,21 @@ fn axes(terrain: &dyn Terrain, p: DVec3, heading: f64) -> (DVec3, DVec3, DVec3) 
 /// The ground under `at`: the nearest surface at or below `at + up·probe_up`.
 #[inline]
 fn ground(terrain: &dyn Terrain, at: DVec3, up: DVec3, probe_up: f64, k: usize) -> Result<DVec3, Refusal> {
-    match terrain.floor_point_below(at + up * probe_up) {
+    let probe = at + up * probe_up;
+    match terrain.floor_point_below(probe) {
         Some(s) => Ok(s),
-        None => Err(no_ground(terrain, at, up, k)),
+        None => Err(no_ground(terrain, probe, up, k)),
     }
 }
 
-/// Why there is no ground under contact `k` at `at`: past the terrain's bounds across gravity it
-/// is the edge of the world; inside them, a hole.
+/// Why there is no ground below the probe of contact `k` at `at`: a surface above it blocks the
+/// contact; with none, past the terrain's bounds across gravity it is the edge of the world, inside
+/// them a hole.
 #[cold]
 fn no_ground(terrain: &dyn Terrain, at: DVec3, up: DVec3, k: usize) -> Refusal {
+    if let Some(s) = terrain.ceiling_above(at) {
+        return Refusal::Blocked { contact: k, at, ground: s.point };
+    }
     let b = terrain.bounds();
     let (lo, hi) = (b.min - DVec3::splat(2e-9), b.max + DVec3::splat(2e-9));
     if up == DVec3::Z {

@@ -93,6 +93,15 @@ fn holes_edges_and_steep_ground_are_refused_with_the_reason() {
         Err(Refusal::EdgeOfWorld { contact: 1, .. })
     ));
     assert!(matches!(place(&hf, DVec3::new(17.5, 5.0, 50.0), 0.0, &params), Err(Refusal::TooSteep { .. })));
+    // Facing the ramp from its foot: the front contact's ground (z = 3 at x = 16) is above its
+    // probe (z = 1 + probe_up = 2). There is ground, so it is not a hole: it blocks.
+    match place(&hf, DVec3::new(14.0, 5.0, 1.0), 0.0, &params) {
+        Err(Refusal::Blocked { contact: 0, at, ground }) => {
+            assert_eq!(at, DVec3::new(16.0, 5.0, 2.0));
+            assert!((ground - DVec3::new(16.0, 5.0, 3.0)).length() < 1e-9, "{ground}");
+        }
+        other => panic!("{other:?}"),
+    }
     assert!(place(&hf, DVec3::new(5.0, 5.0, 1.0), 0.3, &params).is_ok());
     assert_eq!(place(&hf, DVec3::new(f64::NAN, 5.0, 1.0), 0.0, &params), Err(Refusal::BadInput));
     let zero = FollowParams { length: 0.0, ..params };
