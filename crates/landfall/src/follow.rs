@@ -58,16 +58,35 @@ pub struct Placement {
     pub forward: DVec3,
     /// Rotation from body axes (x forward, y left, z up) to world.
     pub rotation: DQuat,
-    /// Nose-up angle, radians.
-    pub pitch: f64,
-    /// Right-side-down angle, radians.
-    pub roll: f64,
-    /// Angle of the ground plane from horizontal, radians.
-    pub slope: f64,
+    /// Tangent of the pitch (see [`Placement::pitch`]).
+    tan_pitch: f64,
+    /// Tangent of the roll (see [`Placement::roll`]).
+    tan_roll: f64,
+    /// Cosine of the slope: the ground normal's component along the frame's up.
+    cos_slope: f64,
     /// The ground points under the contacts (3 or 4 used, see `contact_count`).
     pub contacts: [DVec3; 4],
     /// Number of contacts used.
     pub contact_count: usize,
+}
+
+impl Placement {
+    /// Nose-up angle, radians: the ground plane's rise along the heading (the terrain-following
+    /// note's pitch), `atan(rise / run)`. Computed on demand, like [`roll`](Self::roll) and
+    /// [`slope`](Self::slope): most callers only need the position and rotation.
+    pub fn pitch(&self) -> f64 {
+        self.tan_pitch.atan()
+    }
+
+    /// Right-side-down angle, radians: the ground plane's fall toward the body's right.
+    pub fn roll(&self) -> f64 {
+        self.tan_roll.atan()
+    }
+
+    /// Angle of the ground plane from horizontal (across gravity), radians.
+    pub fn slope(&self) -> f64 {
+        self.cos_slope.clamp(-1.0, 1.0).acos()
+    }
 }
 
 /// Why a body cannot be placed (a move there should be refused).
@@ -200,6 +219,8 @@ pub fn place(
         return Err(Refusal::BadInput);
     }
     let (forward, right, up) = axes(terrain, position, heading);
+    // Beyond a half turn every slope is allowed (nu ≤ 0 is refused on its own); below zero none.
+    let cos_max = if params.max_slope < 0.0 { f64::INFINITY } else { params.max_slope.min(std::f64::consts::PI).cos() };
     let (hl, hw) = (0.5 * params.length, 0.5 * params.width);
     let spots: [DVec3; 4] = match params.contacts {
         Contacts::ThreePoints => [forward * hl, -forward * hl - right * hw, -forward * hl + right * hw, DVec3::ZERO],
@@ -225,24 +246,23 @@ pub fn place(
     let mean = contacts[..n_contacts].iter().copied().sum::<DVec3>() / n_contacts as f64;
     // The reference point: on the plane, on the vertical through the requested position.
     let nu = n.dot(up);
-    let slope = nu.clamp(-1.0, 1.0).acos();
-    if slope > params.max_slope || nu <= 0.0 {
-        return Err(Refusal::TooSteep { slope, max: params.max_slope });
+    // slope > max_slope, as cosines (acos is decreasing); `cos_max` was computed while the ground
+    // was being fetched.
+    if nu < cos_max || nu <= 0.0 {
+        return Err(Refusal::TooSteep { slope: nu.clamp(-1.0, 1.0).acos(), max: params.max_slope });
     }
     let on_plane = position + up * ((mean - position).dot(n) / nu);
     let fwd = (forward - n * forward.dot(n)).normalize();
     let left = n.cross(fwd);
     let rotation = DQuat::from_mat3(&DMat3::from_cols(fwd, left, n));
-    let pitch = (-(n.dot(forward)) / nu).atan();
-    let roll = (n.dot(right) / nu).atan();
     Ok(Placement {
         position: on_plane,
         up: n,
         forward: fwd,
         rotation,
-        pitch,
-        roll,
-        slope,
+        tan_pitch: -(n.dot(forward)) / nu,
+        tan_roll: n.dot(right) / nu,
+        cos_slope: nu,
         contacts,
         contact_count: n_contacts,
     })

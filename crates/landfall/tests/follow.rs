@@ -30,10 +30,10 @@ proptest! {
         prop_assert!((s.position - DVec3::new(p.x, p.y, z)).length() < 1e-9);
         let n = DVec3::new(-a, -b, 1.0).normalize();
         prop_assert!((s.up - n).length() < 1e-12);
-        prop_assert!((s.slope - n.z.acos()).abs() < 1e-9);
+        prop_assert!((s.slope() - n.z.acos()).abs() < 1e-9);
         let (f, r) = (DVec3::new(heading.cos(), heading.sin(), 0.0), DVec3::new(heading.sin(), -heading.cos(), 0.0));
-        prop_assert!((s.pitch - (a * f.x + b * f.y).atan()).abs() < 1e-9, "pitch {} vs {}", s.pitch, (a * f.x + b * f.y).atan());
-        prop_assert!((s.roll + (a * r.x + b * r.y).atan()).abs() < 1e-9);
+        prop_assert!((s.pitch() - (a * f.x + b * f.y).atan()).abs() < 1e-9, "pitch {} vs {}", s.pitch(), (a * f.x + b * f.y).atan());
+        prop_assert!((s.roll() + (a * r.x + b * r.y).atan()).abs() < 1e-9);
         prop_assert!((s.rotation * DVec3::Z - s.up).length() < 1e-9 && (s.rotation * DVec3::X - s.forward).length() < 1e-9);
         for c in &s.contacts[..s.contact_count] {
             prop_assert!((c.z - (a * c.x + b * c.y + 3.0)).abs() < 1e-9);
@@ -162,6 +162,6 @@ fn another_gravity_gives_the_same_placement_turned() {
         let b = place(&turned, m * p, -heading, &params).unwrap();
         assert!((m * a.position - b.position).length() < 1e-7, "{} vs {}", m * a.position, b.position);
         assert!((m * a.up - b.up).length() < 1e-9);
-        assert!((a.pitch - b.pitch).abs() < 1e-9 && (a.roll - b.roll).abs() < 1e-9);
+        assert!((a.pitch() - b.pitch()).abs() < 1e-9 && (a.roll() - b.roll()).abs() < 1e-9);
     }
 }
