@@ -8,7 +8,7 @@ use glam::DVec3;
 use landfall::collide::{CharacterController, ControllerParams, SphereTree, SweepTarget, TerrainSweep};
 use landfall::{place, FollowParams, PolygonTerrain, QuadtreeParams, Terrain};
 use landfall_bench::harness::cycle;
-use landfall_bench::motions::{crowd, sweep_motions, CROWD_GRAVITY_STEP};
+use landfall_bench::motions::{crowd, fresh_walk, settled_walk, sweep_motions, CROWD_GRAVITY_STEP};
 use landfall_bench::rapier_peer::{controller as rapier_controller, RapierScene};
 use landfall_bench::report::print_ratios;
 use landfall_bench::terrains::{dem_tin, generated};
@@ -117,31 +117,33 @@ fn sweeps(c: &mut Criterion) {
     }
     g.finish();
 
-    let mut g = c.benchmark_group("controller_move");
+    // Moves from where a walking character is between frames (the target's measure), and from
+    // fresh, mostly embedded starts (spawns).
     let controller = CharacterController::new(ControllerParams::default(), DVec3::Z);
     let kcc = rapier_controller();
-    for ((name, t, tree), scene) in cases.into_iter().zip(&rapier) {
-        let walk: Vec<(DVec3, DVec3)> = sweep_motions(t, 2048, 6)
-            .into_iter()
-            .map(|(c0, v)| (c0 - DVec3::Z * 1.4, DVec3::new(v.x, v.y, 0.0).normalize_or_zero() * 0.05 - DVec3::Z * 0.1))
-            .collect();
-        g.bench_function(BenchmarkId::new("landfall", name), |b| {
-            cycle(b, &walk, |(p, d)| {
-                black_box(controller.move_by(tree, *p, *d, true));
-            })
-        });
-        g.bench_function(BenchmarkId::new("terrain_candidates", name), |b| {
-            cycle(b, &walk, |(p, d)| {
-                black_box(controller.move_by(&TerrainSweep(t), *p, *d, true));
-            })
-        });
-        g.bench_function(BenchmarkId::new("rapier_kcc", name), |b| {
-            cycle(b, &walk, |(p, d)| {
-                black_box(scene.move_ball(&kcc, *p, 0.5, *d));
-            })
-        });
+    for (group, settled) in [("controller_move", true), ("controller_move_fresh", false)] {
+        let mut g = c.benchmark_group(group);
+        for ((name, t, tree), scene) in cases.into_iter().zip(&rapier) {
+            let walk =
+                if settled { settled_walk(t, &TerrainSweep(t), &controller, 2048, 6) } else { fresh_walk(t, 2048, 6) };
+            g.bench_function(BenchmarkId::new("landfall", name), |b| {
+                cycle(b, &walk, |(p, d)| {
+                    black_box(controller.move_by(tree, *p, *d, true));
+                })
+            });
+            g.bench_function(BenchmarkId::new("terrain_candidates", name), |b| {
+                cycle(b, &walk, |(p, d)| {
+                    black_box(controller.move_by(&TerrainSweep(t), *p, *d, true));
+                })
+            });
+            g.bench_function(BenchmarkId::new("rapier_kcc", name), |b| {
+                cycle(b, &walk, |(p, d)| {
+                    black_box(scene.move_ball(&kcc, *p, 0.5, *d));
+                })
+            });
+        }
+        g.finish();
     }
-    g.finish();
 }
 
 /// Placement by three points, and a crowd of 10,000 characters moving one 60 fps frame (walking at
@@ -219,6 +221,7 @@ fn report(_: &mut Criterion) {
     let names = ["gen1025".to_string(), "tin13k".to_string()];
     print_ratios("swept_sphere", &["terrain_candidates", "rapier_trimesh", "naive"], &names);
     print_ratios("controller_move", &["terrain_candidates", "rapier_kcc"], &names);
+    print_ratios("controller_move_fresh", &["terrain_candidates", "rapier_kcc"], &names);
     for n in &names {
         for (group, f) in [
             ("swept_sphere", "terrain_candidates_10cm"),

@@ -49,3 +49,32 @@ pub fn placeable(t: &dyn Terrain, n: usize, seed: u64, params: &landfall::Follow
     }
     out
 }
+
+/// The controller benchmark's `n` fresh moves `(position, desired)`: a ball's centre 0.6 m above
+/// random ground points of `t`, walking 5 cm with 10 cm of gravity. On steep ground such a start is
+/// embedded (on gen1025, 1,901 of 2,048 are within 0.5 m of the surface): a spawn, whose first move
+/// pushes the ball out.
+pub fn fresh_walk(t: &dyn Terrain, n: usize, seed: u64) -> Vec<(DVec3, DVec3)> {
+    sweep_motions(t, n, seed)
+        .into_iter()
+        .map(|(c0, v)| (c0 - DVec3::Z * 1.4, DVec3::new(v.x, v.y, 0.0).normalize_or_zero() * 0.05 - DVec3::Z * 0.1))
+        .collect()
+}
+
+/// [`fresh_walk`] after five moves of `controller` on `target`: each move then starts where a
+/// walking character is between frames (resting on the ground, not embedded in it), as in a crowd.
+pub fn settled_walk(
+    t: &dyn Terrain,
+    target: &dyn landfall::collide::SweepTarget,
+    controller: &landfall::collide::CharacterController,
+    n: usize,
+    seed: u64,
+) -> Vec<(DVec3, DVec3)> {
+    let mut walk = fresh_walk(t, n, seed);
+    for (p, d) in &mut walk {
+        for _ in 0..5 {
+            *p = controller.move_by(target, *p, *d, true).position;
+        }
+    }
+    walk
+}
