@@ -415,4 +415,61 @@ mod tests {
             .collect();
         assert!(!is_convex(&star, DVec3::Z));
     }
+
+    /// `quadrant_mask` is the four `overlaps_rect` calls in one pass: same bits, including faces
+    /// that touch a cut line or a quadrant's corner and cut lines through vertices.
+    #[test]
+    fn quadrant_mask_equals_four_overlap_tests() {
+        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+        let mut next = move || {
+            // SplitMix64.
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let (mut set, mut checked) = (FaceSet::default(), 0);
+        for case in 0..4000 {
+            // A convex polygon of 3–6 vertices on a random ellipse, or a vertical face.
+            let n = 3 + case % 4;
+            let (cx, cy, rx, ry) = (next() * 8.0 - 4.0, next() * 8.0 - 4.0, 0.2 + next() * 3.0, 0.2 + next() * 3.0);
+            let mut angles: Vec<f64> = (0..n).map(|_| next() * std::f64::consts::TAU).collect();
+            angles.sort_by(f64::total_cmp);
+            let mut poly: Vec<DVec3> =
+                angles.iter().map(|a| DVec3::new(cx + rx * a.cos(), cy + ry * a.sin(), next())).collect();
+            if case % 3 == 0 {
+                poly = vec![poly[0], poly[1], poly[1] + DVec3::Z, poly[0] + DVec3::Z];
+            // vertical
+            } else if n > 3 {
+                poly.iter_mut().for_each(|v| v.z = 0.5 * v.x - 0.25 * v.y); // planar
+            }
+            set.faces.clear();
+            set.geoms.clear();
+            set.verts.clear();
+            set.edges.clear();
+            push_face(case as u32, &poly, 0.0, &mut set);
+            let (face, geom) = (&set.faces[0], &set.geoms[0]);
+            // A rectangle around part of it, cut through a vertex's coordinates half of the time.
+            let r = [cx - 4.0 * next(), cy - 4.0 * next(), cx + 4.0 * next(), cy + 4.0 * next()];
+            let v = poly[case % poly.len()];
+            let div = if case % 2 == 0 && v.x > r[0] && v.x < r[2] && v.y > r[1] && v.y < r[3] {
+                [v.x, v.y]
+            } else {
+                [r[0] + (r[2] - r[0]) * next(), r[1] + (r[3] - r[1]) * next()]
+            };
+            let mag = r.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            let four = super::super::quadtree::quadrants(r, div)
+                .iter()
+                .enumerate()
+                .fold(0u8, |m, (k, q)| m | (overlaps_rect(face, geom, &set.edges, *q, mag) as u8) << k);
+            assert_eq!(
+                quadrant_mask(face, geom, &set.edges, r, div, mag),
+                four,
+                "case {case}: {poly:?} in {r:?} cut at {div:?}"
+            );
+            checked += (four != 0 && four != 15) as usize;
+        }
+        assert!(checked > 500, "only {checked} cases straddle a cut");
+    }
 }
