@@ -109,15 +109,20 @@ fn main() {
     if what == "move" {
         // The benchmark's moves: settled (a walking character between frames), or FRESH=1 for its
         // spawns (0.6 m above the ground, mostly embedded on this steep terrain).
-        let walk = if std::env::var("FRESH").is_ok() {
-            landfall_bench::motions::fresh_walk(&hf, n, 6)
+        let walk: Vec<(DVec3, DVec3, bool)> = if std::env::var("FRESH").is_ok() {
+            landfall_bench::motions::fresh_walk(&hf, n, 6).into_iter().map(|(p, d)| (p, d, true)).collect()
         } else {
             landfall_bench::motions::settled_walk(&hf, &TerrainSweep(&hf), &controller, n, 6)
         };
+        // STATE=1: pass the grounded state the settling reported (a sliding walker does not try
+        // steps or snap), instead of "was grounded" for every move (the benchmark's full path).
+        let always = std::env::var("STATE").is_err();
+        let grounded = walk.iter().filter(|w| w.2).count();
+        eprintln!("{grounded} of {} settled walkers grounded", walk.len());
         let s = Instant::now();
         for _ in 0..reps {
-            for (p, d) in &walk {
-                black_box(controller.move_by(&TerrainSweep(&hf), *p, *d, true));
+            for &(p, d, grounded) in &walk {
+                black_box(controller.move_by(&TerrainSweep(&hf), p, d, grounded || always));
             }
         }
         println!("move: {:.0} ns each", s.elapsed().as_nanos() as f64 / (reps * n) as f64);

@@ -61,19 +61,22 @@ pub fn fresh_walk(t: &dyn Terrain, n: usize, seed: u64) -> Vec<(DVec3, DVec3)> {
         .collect()
 }
 
-/// [`fresh_walk`] after five moves of `controller` on `target`: each move then starts where a
-/// walking character is between frames (resting on the ground, not embedded in it), as in a crowd.
+/// [`fresh_walk`] after five moves of `controller` on `target`, as `(position, desired, grounded)`:
+/// each move then starts where a walking character is between frames (resting on the ground or
+/// sliding down a slope too steep to stand on, not embedded), with the grounded state its last move
+/// reported — what a game passes back in, as the crowd benchmark does.
 pub fn settled_walk(
     t: &dyn Terrain,
     target: &dyn landfall::collide::SweepTarget,
     controller: &landfall::collide::CharacterController,
     n: usize,
     seed: u64,
-) -> Vec<(DVec3, DVec3)> {
-    let mut walk = fresh_walk(t, n, seed);
-    for (p, d) in &mut walk {
+) -> Vec<(DVec3, DVec3, bool)> {
+    let mut walk: Vec<(DVec3, DVec3, bool)> = fresh_walk(t, n, seed).into_iter().map(|(p, d)| (p, d, true)).collect();
+    for (p, d, grounded) in &mut walk {
         for _ in 0..5 {
-            *p = controller.move_by(target, *p, *d, true).position;
+            let m = controller.move_by(target, *p, *d, *grounded);
+            (*p, *grounded) = (m.position, m.grounded);
         }
     }
     walk
