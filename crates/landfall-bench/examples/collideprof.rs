@@ -76,9 +76,11 @@ fn main() {
         let nostep =
             CharacterController::new(ControllerParams { step_height: 0.0, ..ControllerParams::default() }, DVec3::Z);
         let c = if std::env::var("NOSTEP").is_ok() { nostep } else { controller };
+        // The benchmark's settled moves (every move may step and snap).
+        let walk = landfall_bench::motions::settled_walk(&hf, &TerrainSweep(&hf), &c, n, 6);
         let mut stepped = 0;
-        for (p, d) in &set {
-            let m = c.move_by(&TerrainSweep(&counting), *p + DVec3::Z * 0.6, *d * 0.05 - DVec3::Z * 0.1, true);
+        for &(p, d, _) in &walk {
+            let m = c.move_by(&TerrainSweep(&counting), p, d, true);
             stepped += usize::from(m.stepped);
         }
         let (gathers, tris) = (counting.1.load(Relaxed), counting.2.load(Relaxed));
