@@ -26,7 +26,9 @@
 //! answers at worst — never undefined behaviour, a panic or a hang. That is how a million-polygon
 //! index loads in milliseconds. [`open_index_verified`] (what the CLI uses) also checks the data
 //! checksum and every stored index (faces → vertices, nodes → children and references, references →
-//! faces), so a corrupt or hostile file is an error. Edits run the full check first. Writing goes to
+//! faces), so a corrupt or hostile file is an error. Like the geometry itself, a leaf's
+//! single-layer mark is covered by the checksum but not re-derived: a file crafted to mark a leaf
+//! whose faces overlap gives wrong answers there, never undefined behaviour. Edits run the full check first. Writing goes to
 //! a temporary file in the same directory, then renames it over the target: a crash leaves the old
 //! file or the new one, never half of one.
 
