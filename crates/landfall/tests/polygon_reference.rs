@@ -199,6 +199,14 @@ proptest! {
                     prop_assert_eq!(top.point.x, p.x);
                     prop_assert_eq!(top.point.y, p.y);
                     prop_assert!(top.normal.z > 0.0 && (top.normal.length() - 1.0).abs() < 1e-12);
+                    // The answer names the input polygon it lies on, with that polygon's normal.
+                    let landfall::TriangleId::Polygon(k) = top.triangle else { panic!("{:?}", top.triangle) };
+                    let poly = &s.polys[k as usize];
+                    let on = ref_surfaces(std::slice::from_ref(poly), p, DVec3::Z);
+                    prop_assert!(on.iter().any(|z| (z - top.point.z).abs() < 1e-7), "polygon {} at {}: {:?} vs {}", k, p, on, top.point.z);
+                    let newell = (0..poly.len()).fold(DVec3::ZERO, |n, i| n + poly[i].cross(poly[(i + 1) % poly.len()]));
+                    let n = newell.normalize() * newell.z.signum();
+                    prop_assert!((n - top.normal).length() < 1e-9, "normal {} vs {}", top.normal, n);
                 }
             }
         }

@@ -10,9 +10,10 @@ pub const VERTICAL: u16 = 1;
 /// Face flag: removed by an edit; referenced by no leaf.
 pub const REMOVED: u16 = 2;
 
-/// A convex face in the local frame (gravity −Z): what a vertical query reads — height plane, the
-/// first three edge equations (all of a triangle's), a bounding box for quick rejection — in two
-/// adjacent cache lines (128 bytes). The rest of QOTA's Table 1 record is in [`FaceGeom`].
+/// A convex face in the local frame (gravity −Z): what a vertical query reads — height plane (the
+/// normal follows from it), the first three edge equations (all of a triangle's), a bounding box for
+/// quick rejection, the source polygon — in two adjacent cache lines (128 bytes). The rest of QOTA's
+/// Table 1 record is in [`FaceGeom`].
 #[repr(C, align(64))]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct Face {
@@ -29,8 +30,11 @@ pub struct Face {
     pub count: u16,
     /// [`VERTICAL`], [`REMOVED`].
     pub flags: u16,
+    /// Index of the input polygon the face came from (as in [`FaceGeom::source`]), so that a
+    /// vertical query answers from this record alone.
+    pub source: u32,
     /// Unused, zero.
-    pub pad: [u32; 2],
+    pub pad: u32,
 }
 
 /// What ray casts, the quadtree build and reports need of a face besides [`Face`].
@@ -72,6 +76,12 @@ impl Face {
         } else {
             edges.get(self.first as usize..self.first as usize + self.count as usize)
         }
+    }
+
+    /// Upward unit normal of the face's height plane, local frame (vertical faces have none: +Z).
+    #[inline]
+    pub fn up_normal(&self) -> DVec3 {
+        DVec3::new(-self.slope[0], -self.slope[1], 1.0).normalize()
     }
 
     /// Height of the face's plane at local (x, y).
@@ -270,7 +280,8 @@ pub(crate) fn push_face(source: u32, local: &[DVec3], slack: f64, out: &mut Face
         first,
         count: n as u16,
         flags: if vertical { VERTICAL } else { 0 },
-        pad: [0; 2],
+        source,
+        pad: 0,
     });
     out.geoms.push(FaceGeom { bbox, normal: normal.to_array(), d, z, source, pad: 0 });
 }

@@ -611,6 +611,9 @@ fn validate(h: &Header, a: &Arrays) -> Result<(), PolygonError> {
     if let Some(k) = a.geoms.iter().position(|g| g.source >= h.polygons) {
         return bad(format!("face {k} comes from polygon {} of {}", a.geoms[k].source, h.polygons));
     }
+    if let Some(k) = a.faces.iter().zip(a.geoms.iter()).position(|(f, g)| f.source != g.source) {
+        return bad(format!("face {k}'s two records name different source polygons"));
+    }
     let n = a.nodes.len();
     if n == 0 {
         return bad("no quadtree nodes".into());

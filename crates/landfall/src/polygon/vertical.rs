@@ -72,18 +72,14 @@ impl PolygonTerrain {
 
     /// The world surface point for local height `z` of face `f` on the vertical line through world
     /// `p` (whose local position is `l`): `p` moved along gravity, so x and y are kept exactly when
-    /// gravity is −Z.
+    /// gravity is −Z. Read from the face record alone (the one just tested), not its geometry.
     #[inline]
     fn surface_point(&self, p: DVec3, l: DVec3, z: f64, f: u32) -> SurfacePoint {
-        let face = self.arrays.geoms.get(f as usize).copied().unwrap_or(bytemuck::Zeroable::zeroed());
+        let face = self.arrays.faces.get(f as usize).copied().unwrap_or(bytemuck::Zeroable::zeroed());
         let frame = &self.header.frame;
         let point =
             if frame.is_z_up() { DVec3::new(p.x, p.y, z + self.header.center.z) } else { p + frame.up() * (z - l.z) };
-        SurfacePoint {
-            point,
-            normal: frame.to_world(DVec3::from_array(face.normal)),
-            triangle: TriangleId::Polygon(face.source),
-        }
+        SurfacePoint { point, normal: frame.to_world(face.up_normal()), triangle: TriangleId::Polygon(face.source) }
     }
 
     /// Every surface on the vertical line (along gravity) through `p`, sorted from lowest to highest,
