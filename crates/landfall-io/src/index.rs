@@ -43,9 +43,9 @@ use std::sync::Arc;
 
 const MAGIC: [u8; 8] = *b"LANDFALL";
 const KIND: [u8; 4] = *b"QOTA";
-/// Index file format version written. Version 2 marks single-layer leaves (bit 31 of a leaf's
-/// count, `landfall::polygon::SINGLE_LAYER`); version 1 files, which have no such marks, still load
-/// and answer the same, only without the shortcut.
+/// Index file format version written and read. Version 2 marks single-layer leaves (bit 31 of a
+/// leaf's count, `landfall::polygon::SINGLE_LAYER`) and keeps each face's source polygon in its face
+/// record; a version 1 file is refused with a request to rebuild it (`landfall build`).
 pub const INDEX_VERSION: u32 = 2;
 const ALIGN: u64 = 64;
 
@@ -200,8 +200,9 @@ fn open(path: &Path, verify_data: bool) -> Result<PolygonTerrain, IoError> {
     if raw.magic != MAGIC || raw.kind != KIND {
         return Err(IoError::format(path, "not a landfall polygon index file (bad magic)"));
     }
-    if !(1..=INDEX_VERSION).contains(&raw.version) {
-        return Err(bad("version", format!("{} (this landfall reads versions 1 to {INDEX_VERSION})", raw.version)));
+    if raw.version != INDEX_VERSION {
+        let hint = if raw.version < INDEX_VERSION { "; rebuild it from the terrain with `landfall build`" } else { "" };
+        return Err(bad("version", format!("{} (this landfall reads version {INDEX_VERSION}){hint}", raw.version)));
     }
     if raw.header_sum != checksum(&map[..HEADER_LEN - 8]) {
         return Err(bad("header checksum", "mismatch: the header is corrupt".into()));

@@ -302,6 +302,11 @@ fn corrupt_truncated_and_hostile_index_files_are_errors() {
     bad[12..16].copy_from_slice(&99u32.to_le_bytes());
     fix_header_sum(&mut bad);
     assert!(msg(try_open(&bad, false)).contains("version"));
+    // An index from before single-layer marks and face sources in the face record: rebuild it.
+    let mut old = good.clone();
+    old[12..16].copy_from_slice(&1u32.to_le_bytes());
+    fix_header_sum(&mut old);
+    assert!(msg(try_open(&old, true)).contains("rebuild it from the terrain with `landfall build`"));
     // Random byte changes anywhere after the header (checksum bypassed by open_index): an error or
     // a terrain whose queries do not panic.
     let mut rng = 0x1234_5678_u64;
