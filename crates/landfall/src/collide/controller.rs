@@ -96,12 +96,21 @@ pub struct CharacterController {
     pub params: ControllerParams,
     /// Unit up (against gravity), e.g. from the terrain's frame.
     pub up: DVec3,
+    /// Cosines of `params.max_climb` and `params.min_slide`, taken afresh at the start of every move
+    /// (the options are public and may change between moves), so a move's many slope tests need no
+    /// trigonometry.
+    cos: [f64; 2],
 }
 
 impl CharacterController {
     /// A controller with `params` under "up" `up` (normalized here).
     pub fn new(params: ControllerParams, up: DVec3) -> Self {
-        Self { params, up: up.normalize() }
+        Self { params, up: up.normalize(), cos: Self::cosines(&params) }
+    }
+
+    /// Cosines of the climb and slide limits.
+    fn cosines(p: &ControllerParams) -> [f64; 2] {
+        [p.max_climb.cos(), p.min_slide.cos()]
     }
 
     /// The shape's earliest contact moving from center `c` by `v`.
@@ -129,7 +138,7 @@ impl CharacterController {
     }
 
     fn walkable(&self, n: DVec3) -> bool {
-        n.dot(self.up) >= self.params.max_climb.cos() - 1e-12
+        n.dot(self.up) >= self.cos[0] - 1e-12
     }
 
     /// Sweeps and slides `motion` from `pos`. Contacts steeper than the climb angle act as walls
@@ -190,7 +199,7 @@ impl CharacterController {
             rest = if into < 0.0 { left - plane * into } else { left };
             // Gravity onto gentle ground: hold still instead of sliding down it.
             if !steep
-                && n.dot(self.up) >= p.min_slide.cos()
+                && n.dot(self.up) >= self.cos[1]
                 && motion.dot(self.up) < 0.0
                 && motion.cross(self.up) == DVec3::ZERO
             {
@@ -279,6 +288,11 @@ impl CharacterController {
         desired: DVec3,
         was_grounded: bool,
     ) -> CharacterMove {
+        Self { cos: Self::cosines(&self.params), ..*self }.move_with(tree, position, desired, was_grounded)
+    }
+
+    /// [`CharacterController::move_by`] with `cos` up to date.
+    fn move_with(&self, tree: &dyn SweepTarget, position: DVec3, desired: DVec3, was_grounded: bool) -> CharacterMove {
         let p = self.params;
         let out = CharacterMove {
             position,
