@@ -133,6 +133,21 @@ fn slopes_above_the_climb_angle_are_refused() {
     assert!(end.x < 0.5 && end.z < 0.8, "climbed 60°: {end}");
 }
 
+/// The options are public: a change between moves takes effect at the next move.
+#[test]
+fn changed_options_apply_to_the_next_move() {
+    let t = ramp(25.0);
+    let tree = SphereTree::from_terrain(&t);
+    let r = ControllerParams::default().radius;
+    let x = 5.0;
+    let z = x * 25f64.to_radians().tan() + r / 25f64.to_radians().cos() + 0.005;
+    let mut c = CharacterController::new(ControllerParams::default(), DVec3::Z);
+    let gravity = DVec3::new(0.0, 0.0, -0.1);
+    assert!(c.move_by(&tree, DVec3::new(x, 0.0, z), gravity, true).grounded, "25° is walkable at 45°");
+    c.params.max_climb = 20f64.to_radians();
+    assert!(!c.move_by(&tree, DVec3::new(x, 0.0, z), gravity, true).grounded, "25° is too steep at 20°");
+}
+
 #[test]
 fn at_rest_on_a_walkable_slope_nothing_moves() {
     let t = ramp(20.0);
