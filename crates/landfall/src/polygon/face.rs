@@ -450,10 +450,11 @@ mod tests {
             let mut poly: Vec<DVec3> =
                 angles.iter().map(|a| DVec3::new(cx + rx * a.cos(), cy + ry * a.sin(), next())).collect();
             if case % 3 == 0 {
+                // A vertical face over the first edge.
                 poly = vec![poly[0], poly[1], poly[1] + DVec3::Z, poly[0] + DVec3::Z];
-            // vertical
             } else if n > 3 {
-                poly.iter_mut().for_each(|v| v.z = 0.5 * v.x - 0.25 * v.y); // planar
+                // Planar.
+                poly.iter_mut().for_each(|v| v.z = 0.5 * v.x - 0.25 * v.y);
             }
             set.faces.clear();
             set.geoms.clear();
