@@ -40,14 +40,15 @@ pub fn crowd(t: &dyn Terrain, n: usize, seed: u64) -> Vec<(DVec3, DVec3)> {
 /// early refusals.
 pub fn placeable(t: &dyn Terrain, n: usize, seed: u64, params: &landfall::FollowParams) -> Vec<(DVec3, f64)> {
     let mut out = Vec::with_capacity(n);
-    let mut seed = seed;
-    while out.len() < n {
-        let batch = sweep_motions(t, n, seed);
+    for round in 0..64 {
+        let batch = sweep_motions(t, n, seed.wrapping_add(round));
         let bodies = batch.into_iter().map(|(c0, v)| (c0, v.y.atan2(v.x)));
         out.extend(bodies.filter(|&(p, h)| landfall::place(t, p, h, params).is_ok()).take(n - out.len()));
-        seed = seed.wrapping_add(1);
+        if out.len() == n {
+            return out;
+        }
     }
-    out
+    panic!("only {} of {n} bodies could be placed on this terrain in 64 rounds", out.len());
 }
 
 /// The controller benchmark's `n` fresh moves `(position, desired)`: a ball's centre 0.6 m above
