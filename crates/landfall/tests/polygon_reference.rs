@@ -170,6 +170,42 @@ fn assert_same_heights(got: &[f64], want: &[f64], what: &str) {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
 
+    /// Terraces: unit squares at random heights (0, 1 or 2), as quads or split in two, so that
+    /// neighbours at different heights meet seen from above (cliffs without walls). On every grid
+    /// vertex, edge midpoint and cell centre every surface is found, and the floor and ceiling agree:
+    /// the single-layer shortcut must never hide the upper or the lower edge of a cliff.
+    #[test]
+    fn terraces_give_every_surface_on_their_cliff_edges(seed in any::<u64>(), n in 2usize..8) {
+        let mut rng = Rng(seed);
+        let mut polys = Vec::new();
+        for j in 0..n {
+            for i in 0..n {
+                let (x, y, z) = (i as f64, j as f64, (rng.next() % 3) as f64);
+                let c = [DVec3::new(x, y, z), DVec3::new(x + 1.0, y, z), DVec3::new(x + 1.0, y + 1.0, z), DVec3::new(x, y + 1.0, z)];
+                if rng.next() % 2 == 0 {
+                    polys.push(c.to_vec());
+                } else {
+                    polys.push(vec![c[0], c[1], c[2]]);
+                    polys.push(vec![c[0], c[2], c[3]]);
+                }
+            }
+        }
+        for params in params_all() {
+            let t = build(&polys, Frame::z_up(), params);
+            for j in 0..=2 * n {
+                for i in 0..=2 * n {
+                    let p = DVec3::new(i as f64 * 0.5, j as f64 * 0.5, 1.5);
+                    let want = ref_surfaces(&polys, p, DVec3::Z);
+                    assert_same_heights(&surfaces(&t, p), &want, &format!("terraces at {p} ({params:?})"));
+                    let floor = t.floor_below(p).map(|q| q.point.z);
+                    prop_assert_eq!(floor, want.iter().rev().find(|&&z| z <= p.z).copied());
+                    let ceiling = t.ceiling_above(p).map(|q| q.point.z);
+                    prop_assert_eq!(ceiling, want.iter().find(|&&z| z >= p.z).copied());
+                }
+            }
+        }
+    }
+
     /// Random points (inside, outside, over holes, under bridges): every surface on the line, floor
     /// and ceiling, against the reference; for each quadtree flavour.
     #[test]
