@@ -182,7 +182,7 @@ proptest! {
             for i in 0..n {
                 let (x, y, z) = (i as f64, j as f64, (rng.next() % 3) as f64);
                 let c = [DVec3::new(x, y, z), DVec3::new(x + 1.0, y, z), DVec3::new(x + 1.0, y + 1.0, z), DVec3::new(x, y + 1.0, z)];
-                if rng.next() % 2 == 0 {
+                if rng.next().is_multiple_of(2) {
                     polys.push(c.to_vec());
                 } else {
                     polys.push(vec![c[0], c[1], c[2]]);
