@@ -32,8 +32,9 @@ fn walkers(t: &dyn Terrain, n: usize, seed: u64) -> impl Iterator<Item = (DVec3,
         .map(|(c0, v)| (c0 - DVec3::Z * 1.4, DVec3::new(v.x, v.y, 0.0).normalize_or_zero()))
 }
 
-/// The crowd benchmark's `n` walkers `(position, walk per frame)`: [`walkers`] walking 1.5 m/s at
-/// 60 fps.
+/// The crowd benchmark's `n` walkers `(position, walk per frame)`: 0.6 m above random ground points
+/// of `t` (the sweeps' starts, seeded alike), walking 1.5 m/s at 60 fps in a random horizontal
+/// direction.
 pub fn crowd(t: &dyn Terrain, n: usize, seed: u64) -> Vec<(DVec3, DVec3)> {
     walkers(t, n, seed).map(|(p, dir)| (p, dir * (1.5 / 60.0))).collect()
 }
@@ -55,8 +56,8 @@ pub fn placeable(t: &dyn Terrain, n: usize, seed: u64, params: &landfall::Follow
     panic!("only {} of {n} bodies could be placed on this terrain in 64 rounds", out.len());
 }
 
-/// The controller benchmark's `n` fresh moves `(position, desired)`: [`walkers`] walking 5 cm with
-/// 10 cm of gravity. On steep ground such a start is
+/// The controller benchmark's `n` fresh moves `(position, desired)`: the crowd's walkers (see
+/// [`crowd`]) walking 5 cm with 10 cm of gravity. On steep ground such a start is
 /// embedded (on gen1025, 1,901 of 2,048 are within 0.5 m of the surface): a spawn, whose first move
 /// pushes the ball out.
 pub fn fresh_walk(t: &dyn Terrain, n: usize, seed: u64) -> Vec<(DVec3, DVec3)> {
