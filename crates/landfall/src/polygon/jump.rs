@@ -12,17 +12,21 @@ use super::quadtree::Node;
 pub const JUMP_LEVEL: u32 = 8;
 
 /// See the [module docs](self).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Jump {
     n: usize,
+    /// The grid lines along x and y, except that the first is −∞ and the last +∞ (a point inside
+    /// the root is then never left of line 0 or right of line n, without a bounds test).
     xs: Vec<f64>,
     ys: Vec<f64>,
+    /// The root's south-west corner and cells per unit length: a first guess of a point's cell.
+    origin: [f64; 2],
     scale: [f64; 2],
     cells: Vec<u32>,
 }
 
 /// The 2^level + 1 lines of `[lo, hi]` cut in halves `level` times, as the quadtree computes them.
-fn lines(lo: f64, hi: f64, level: u32) -> Vec<f64> {
+pub(crate) fn lines(lo: f64, hi: f64, level: u32) -> Vec<f64> {
     let n = 1usize << level;
     let mut v = vec![0.0; n + 1];
     (v[0], v[n]) = (lo, hi);
@@ -64,17 +68,25 @@ impl Jump {
             }
         }
         let w = [(root[2] - root[0]).max(f64::MIN_POSITIVE), (root[3] - root[1]).max(f64::MIN_POSITIVE)];
-        Self { n, xs, ys, scale: [n as f64 / w[0], n as f64 / w[1]], cells }
+        let guarded = |mut v: Vec<f64>| {
+            (v[0], v[n]) = (f64::NEG_INFINITY, f64::INFINITY);
+            v
+        };
+        let (origin, scale) = ([root[0], root[1]], [n as f64 / w[0], n as f64 / w[1]]);
+        Self { n, xs: guarded(xs), ys: guarded(ys), origin, scale, cells }
     }
 
-    /// Index of the cell of `lines` holding `x` (the caller checked `x` is within the root).
+    /// Index of the cell of `lines` (guarded, see [`Jump::xs`]) holding `x`, from the guess
+    /// `(x − origin)·scale` (the caller checked `x` is within the root, so the guess is in
+    /// `[0, n]`; a rounded guess is put right by the comparisons).
     #[inline]
-    fn find(lines: &[f64], n: usize, scale: f64, x: f64) -> usize {
-        let mut g = (((x - lines[0]) * scale) as usize).min(n - 1);
-        while g > 0 && x < lines[g] {
+    fn find(lines: &[f64], n: usize, origin: f64, scale: f64, x: f64) -> usize {
+        // Through i32: one conversion instruction (f64 → usize takes a dozen).
+        let mut g = (((x - origin) * scale) as i32 as usize).min(n - 1);
+        while x < lines[g] {
             g -= 1;
         }
-        while g + 1 < n && x >= lines[g + 1] {
+        while x >= lines[g + 1] {
             g += 1;
         }
         g
@@ -83,11 +95,8 @@ impl Jump {
     /// The node to continue the descent from for local (x, y) inside the root.
     #[inline]
     pub fn start(&self, x: f64, y: f64) -> usize {
-        if self.n <= 1 {
-            return 0;
-        }
-        let i = Self::find(&self.xs, self.n, self.scale[0], x);
-        let j = Self::find(&self.ys, self.n, self.scale[1], y);
+        let i = Self::find(&self.xs, self.n, self.origin[0], self.scale[0], x);
+        let j = Self::find(&self.ys, self.n, self.origin[1], self.scale[1], y);
         self.cells[j * self.n + i] as usize
     }
 }

@@ -31,9 +31,15 @@ impl PolygonTerrain {
         if !(x >= r[0] && x <= r[2] && y >= r[1] && y <= r[3]) {
             return None;
         }
+        self.descend_from(self.jump.as_ref().map_or(0, |j| j.start(x, y)), x, y)
+    }
+
+    /// The leaf holding local (x, y) below node `start` (which holds it).
+    #[inline]
+    fn descend_from(&self, start: usize, x: f64, y: f64) -> Option<&Node> {
         let nodes = &*self.arrays.nodes;
         // Bounded and checked: a loaded file's indices are trusted for nothing (see `from_parts`).
-        let mut node = nodes.get(self.jump.as_ref().map_or(0, |j| j.start(x, y)))?;
+        let mut node = nodes.get(start)?;
         for _ in 0..=MAX_DEPTH_LIMIT {
             if node.is_leaf() {
                 return Some(node);
@@ -215,5 +221,63 @@ pub(crate) fn sorted_unique<T: Copy + Default>(
         }
         last = Some(z);
         visit(z, f, x);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::jump::{lines, JUMP_LEVEL};
+    use super::*;
+    use crate::heightfield::workload::SplitMix64;
+
+    /// A jittered grid TIN of `n`² cells (two triangles each), deep enough for the jump table.
+    fn tin(n: u32, seed: u64) -> PolygonTerrain {
+        let mut rng = SplitMix64::new(seed);
+        let vertices: Vec<DVec3> = (0..=n)
+            .flat_map(|j| (0..=n).map(move |i| (i, j)))
+            .map(|(i, j)| {
+                let jitter = |k: u32| if k == 0 || k == n { 0.0 } else { 0.3 };
+                let x = i as f64 + jitter(i) * rng.range(-1.0, 1.0);
+                let y = j as f64 + jitter(j) * rng.range(-1.0, 1.0);
+                DVec3::new(x * 3.7 + 1000.0, y * 2.9 - 500.0, rng.range(0.0, 50.0))
+            })
+            .collect();
+        let at = |i: u32, j: u32| j * (n + 1) + i;
+        let triangles: Vec<[u32; 3]> = (0..n)
+            .flat_map(|j| (0..n).map(move |i| (i, j)))
+            .flat_map(|(i, j)| [[at(i, j), at(i + 1, j), at(i + 1, j + 1)], [at(i, j), at(i + 1, j + 1), at(i, j + 1)]])
+            .collect();
+        PolygonTerrain::builder().triangles(&vertices, &triangles).build().unwrap()
+    }
+
+    /// The jump table lands on the leaf a descent from the root reaches, for points on every one
+    /// of its grid lines (where rounding in its first guess matters), just beside them, on the
+    /// root's edges and at random.
+    #[test]
+    fn jump_table_lands_where_the_descent_does() {
+        for seed in 0..3 {
+            let t = tin(120, seed);
+            let r = t.header.root;
+            let (xs, ys) = (lines(r[0], r[2], JUMP_LEVEL), lines(r[1], r[3], JUMP_LEVEL));
+            let near = |v: &[f64]| -> Vec<f64> {
+                v.iter()
+                    .flat_map(|&x| [x.next_down(), x, x.next_up()])
+                    .filter(|x| *x >= v[0] && *x <= v[v.len() - 1])
+                    .collect()
+            };
+            let (xs, ys) = (near(&xs), near(&ys));
+            let mut rng = SplitMix64::new(seed);
+            let mut checked = 0;
+            for k in 0..20_000 {
+                let x = if k % 2 == 0 { xs[k % xs.len()] } else { rng.range(r[0], r[2]) };
+                let y = if k % 3 == 0 { ys[(k / 3) % ys.len()] } else { rng.range(r[1], r[3]) };
+                let jumped = t.leaf_node(x, y).map(|n| n as *const Node);
+                let walked = t.descend_from(0, x, y).map(|n| n as *const Node);
+                assert_eq!(jumped, walked, "({x}, {y})");
+                checked += jumped.is_some() as usize;
+            }
+            assert_eq!(checked, 20_000);
+            assert!(t.jump.is_some());
+        }
     }
 }
