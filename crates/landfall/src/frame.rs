@@ -19,6 +19,8 @@ pub struct Frame {
     down: DVec3,
     to_local: DMat3,
     to_world: DMat3,
+    /// R is the identity (the default frame): the rotations are skipped.
+    identity: bool,
 }
 
 impl Default for Frame {
@@ -30,7 +32,7 @@ impl Default for Frame {
 impl Frame {
     /// The default frame: Z up, gravity (0, 0, −1).
     pub fn z_up() -> Self {
-        Self { down: DVec3::NEG_Z, to_local: DMat3::IDENTITY, to_world: DMat3::IDENTITY }
+        Self { down: DVec3::NEG_Z, to_local: DMat3::IDENTITY, to_world: DMat3::IDENTITY, identity: true }
     }
 
     /// A frame whose gravity points along `gravity` (any length; Y-up engines pass (0, −1, 0)).
@@ -44,7 +46,7 @@ impl Frame {
         }
         let q = DQuat::from_rotation_arc(down, DVec3::NEG_Z);
         let to_local = DMat3::from_quat(q);
-        Ok(Self { down, to_local, to_world: to_local.transpose() })
+        Ok(Self { down, to_local, to_world: to_local.transpose(), identity: false })
     }
 
     /// The rotation R (world → local, gravity to −Z), for storing a frame bit for bit.
@@ -65,7 +67,7 @@ impl Frame {
         {
             return Err(FrameError::BadGravity);
         }
-        Ok(Self { down, to_local: rotation, to_world: rotation.transpose() })
+        Ok(Self { down, to_local: rotation, to_world: rotation.transpose(), identity: rotation == DMat3::IDENTITY })
     }
 
     /// Unit vector along gravity.
@@ -86,16 +88,24 @@ impl Frame {
         self.down == DVec3::NEG_Z
     }
 
-    /// World → local (gravity along −Z) rotation R.
+    /// World → local (gravity along −Z) rotation R (`v` itself in the default frame).
     #[inline]
     pub fn to_local(&self, v: DVec3) -> DVec3 {
-        self.to_local * v
+        if self.identity {
+            v
+        } else {
+            self.to_local * v
+        }
     }
 
-    /// Local → world rotation R⁻¹.
+    /// Local → world rotation R⁻¹ (`v` itself in the default frame).
     #[inline]
     pub fn to_world(&self, v: DVec3) -> DVec3 {
-        self.to_world * v
+        if self.identity {
+            v
+        } else {
+            self.to_world * v
+        }
     }
 
     /// `n` flipped if needed so that it points against gravity (ties keep `n`).

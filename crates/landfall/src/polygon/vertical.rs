@@ -81,11 +81,11 @@ impl PolygonTerrain {
     /// gravity is −Z. Read from the face record alone (the one just tested), not its geometry.
     #[inline]
     fn surface_point(&self, p: DVec3, l: DVec3, z: f64, f: u32) -> SurfacePoint {
-        let face = self.arrays.faces.get(f as usize).copied().unwrap_or(bytemuck::Zeroable::zeroed());
         let frame = &self.header.frame;
         let point =
             if frame.is_z_up() { DVec3::new(p.x, p.y, z + self.header.center.z) } else { p + frame.up() * (z - l.z) };
-        SurfacePoint { point, normal: frame.to_world(face.up_normal()), triangle: TriangleId::Polygon(face.source) }
+        let (normal, source) = self.arrays.faces.get(f as usize).map_or((DVec3::Z, 0), |f| (f.up_normal(), f.source));
+        SurfacePoint { point, normal: frame.to_world(normal), triangle: TriangleId::Polygon(source) }
     }
 
     /// Every surface on the vertical line (along gravity) through `p`, sorted from lowest to highest,
