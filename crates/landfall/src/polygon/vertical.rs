@@ -25,7 +25,7 @@ impl PolygonTerrain {
     }
 
     /// The leaf holding local (x, y), or `None` outside the root box.
-    #[inline]
+    #[inline(always)]
     fn leaf_node(&self, x: f64, y: f64) -> Option<&Node> {
         let r = self.header.root;
         if !(x >= r[0] && x <= r[2] && y >= r[1] && y <= r[3]) {
@@ -35,7 +35,7 @@ impl PolygonTerrain {
     }
 
     /// The leaf holding local (x, y) below node `start` (which holds it).
-    #[inline]
+    #[inline(always)]
     fn descend_from(&self, start: usize, x: f64, y: f64) -> Option<&Node> {
         let nodes = &*self.arrays.nodes;
         // Bounded and checked: a loaded file's indices are trusted for nothing (see `from_parts`).
