@@ -13,14 +13,14 @@ pub const INTERNAL: u32 = u32::MAX;
 /// Deepest quadtree allowed (keeps traversal stacks fixed-size).
 pub const MAX_DEPTH_LIMIT: usize = 40;
 
-/// A quadtree node: 32 bytes.
+/// A quadtree node: 32 bytes, aligned to 32 so that no node straddles two cache lines.
 ///
 /// Internal: children `first..first + 4` are south-west, south-east, north-west, north-east of the
 /// cut point `div`; a point on a cut line belongs to the east / north child. Leaf: faces
 /// `refs[first..first + leaf_len]`, or, for at most [`INLINE_REFS`] faces, the face indices
 /// themselves in the bytes of `div` (saving a memory access per query); `leaf_len` is `count` without
 /// the [`SINGLE_LAYER`] bit.
-#[repr(C)]
+#[repr(C, align(32))]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct Node {
     /// Cut point `[x_div, y_div]` (internal nodes).
