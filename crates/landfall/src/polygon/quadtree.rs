@@ -280,6 +280,14 @@ impl Ctx<'_> {
             CutRule::Vertices => [self.best_cut(&ids, r, 0), self.best_cut(&ids, r, 1)],
         };
         let quads = quadrants(r, div);
+        let area = |q: &[f64; 4]| (q[2] - q[0]) * (q[3] - q[1]);
+        // The most a split can gain (every face in the smallest child): below the threshold (with
+        // room for rounding), the split is rejected before any face is classified. Most attempts
+        // near the bottom of the tree end here.
+        let smallest = quads.iter().map(area).fold(f64::INFINITY, f64::min);
+        if (area(&r) - smallest) * (ids.len() as f64) < self.min_gain_area * (1.0 - 1e-9) {
+            return self.leaf_at(&mut ids, r, at, tree);
+        }
         let mag = r.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         // Which children each face goes to (bit k = child k); counted before anything is allocated,
         // since most splits near the bottom are rejected by the stop rules.
@@ -308,7 +316,6 @@ impl Ctx<'_> {
             }
         }
         // Keep the leaf when no child is lighter, or when the split saves too little.
-        let area = |q: &[f64; 4]| (q[2] - q[0]) * (q[3] - q[1]);
         let after: f64 = counts.iter().zip(&quads).map(|(&n, q)| area(q) * n as f64).sum();
         let gain = area(&r) * ids.len() as f64 - after;
         if counts.iter().all(|&n| n >= ids.len()) || gain < self.min_gain_area {
