@@ -335,7 +335,7 @@ pub(crate) fn overlaps_rect(face: &Face, geom: &FaceGeom, edges: &[[f64; 3]], r:
     if face.flags & VERTICAL != 0 {
         return true;
     }
-    edges[face.first as usize..face.first as usize + face.count as usize].iter().all(|e| {
+    face.edge_equations(edges).unwrap_or_default().iter().all(|e| {
         // The corner the edge's normal points at is the one with the largest value.
         let x = if e[0] >= 0.0 { r[2] } else { r[0] };
         let y = if e[1] >= 0.0 { r[3] } else { r[1] };
@@ -370,7 +370,8 @@ pub(crate) fn quadrant_mask(
     if mask == 0 || face.flags & VERTICAL != 0 {
         return mask;
     }
-    for e in &edges[face.first as usize..face.first as usize + face.count as usize] {
+    // A triangle's equations from its own record, which the flags test above has just fetched.
+    for e in face.edge_equations(edges).unwrap_or_default() {
         // Per quadrant, the corner the edge's normal points at (the largest value).
         let (xw, xe) = if e[0] >= 0.0 { (div[0], r[2]) } else { (r[0], div[0]) };
         let (ys, yn) = if e[1] >= 0.0 { (div[1], r[3]) } else { (r[1], div[1]) };
