@@ -134,4 +134,20 @@ mod tests {
         assert!(Frame::from_gravity(DVec3::ZERO).is_err());
         assert!(Frame::from_gravity(DVec3::new(f64::NAN, 0.0, 1.0)).is_err());
     }
+
+    /// The default frame skips its rotations and gives what multiplying by R would; a stored
+    /// identity rotation is recognised, any other is applied.
+    #[test]
+    fn identity_frames_skip_the_rotation_exactly() {
+        let v = DVec3::new(1.5e5, -3.25, 7.0e-3);
+        let stored = Frame::from_rotation(DVec3::NEG_Z, DMat3::IDENTITY).unwrap();
+        for f in [Frame::z_up(), Frame::from_gravity(DVec3::new(0.0, 0.0, -9.81)).unwrap(), stored] {
+            assert!(f.identity);
+            assert_eq!((f.to_local(v), f.to_world(v)), (DMat3::IDENTITY * v, DMat3::IDENTITY * v));
+        }
+        let yawed = Frame::from_rotation(DVec3::NEG_Z, DMat3::from_rotation_z(0.3)).unwrap();
+        assert!(!yawed.identity);
+        assert_eq!(yawed.to_local(v), DMat3::from_rotation_z(0.3) * v);
+        assert_ne!(yawed.to_local(v), v);
+    }
 }
