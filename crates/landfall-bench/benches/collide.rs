@@ -162,7 +162,7 @@ fn crowds(c: &mut Criterion) {
         let bodies = landfall_bench::motions::placeable(t, 4096, 7, &params);
         g.bench_function(BenchmarkId::new("landfall_three_points", name), |b| {
             cycle(b, &bodies, |(p, h)| {
-                black_box(place(t, *p, *h, &params));
+                let _ = black_box(place(t, *p, *h, &params));
             })
         });
     }

@@ -104,7 +104,7 @@ fn main() {
         let s = Instant::now();
         for _ in 0..reps {
             for (p, heading) in &bodies {
-                black_box(place(&hf, *p, *heading, &params));
+                let _ = black_box(place(&hf, *p, *heading, &params));
             }
         }
         println!("place: {:.0} ns each", s.elapsed().as_nanos() as f64 / (reps * n) as f64);
