@@ -242,7 +242,6 @@ pub fn place(
         return Err(Refusal::BadInput);
     }
     let (forward, right, up) = axes(terrain, position, heading);
-    // Beyond a half turn every slope is allowed (nu ≤ 0 is refused on its own); below zero none.
     let (hl, hw) = (0.5 * params.length, 0.5 * params.width);
     let spots: [DVec3; 4] = match params.contacts {
         Contacts::ThreePoints => [forward * hl, -forward * hl - right * hw, -forward * hl + right * hw, DVec3::ZERO],
