@@ -28,9 +28,9 @@
 //! checksum and every stored index (faces → vertices, nodes → children and references, references →
 //! faces), so a corrupt or hostile file is an error. Like the geometry itself, a leaf's
 //! single-layer mark is covered by the checksum but not re-derived: a file crafted to mark a leaf
-//! whose faces overlap gives wrong answers there, never undefined behaviour. Edits run the full check first. Writing goes to
-//! a temporary file in the same directory, then renames it over the target: a crash leaves the old
-//! file or the new one, never half of one.
+//! whose faces overlap gives wrong answers there, never undefined behaviour. Edits run the full
+//! check first. Writing goes to a temporary file in the same directory, then renames it over the
+//! target: a crash leaves the old file or the new one, never half of one.
 
 use crate::IoError;
 use bytemuck::{Pod, Zeroable};

@@ -434,15 +434,8 @@ mod tests {
     /// that touch a cut line or a quadrant's corner and cut lines through vertices.
     #[test]
     fn quadrant_mask_equals_four_overlap_tests() {
-        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
-        let mut next = move || {
-            // SplitMix64.
-            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = crate::heightfield::workload::SplitMix64::new(0);
+        let mut next = move || rng.range(0.0, 1.0);
         let (mut set, mut checked) = (FaceSet::default(), 0);
         for case in 0..4000 {
             // A convex polygon of 3–6 vertices on a random ellipse, or a vertical face.
