@@ -208,6 +208,35 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Spheres that start touching or embedded (the common case of a body resting on the ground):
+    /// every path — the tree, the terrain's candidates, a gathered region — picks, among the contacts
+    /// at the start, one whose face opposes the motion as much as the naive sweep's, although they
+    /// skip the triangles that cannot win that tie.
+    #[test]
+    fn contacts_at_the_start_pick_the_most_opposed_face(seed in 0u64..1000, r in 0.2f64..2.0, o in prop::array::uniform3(0.0f64..1.0), d in prop::array::uniform3(-1.0f64..1.0), len in 0.01f64..3.0) {
+        use landfall::collide::{Nearby, SweepTarget, TerrainSweep};
+        use landfall::geom::Aabb;
+        let hf = terrain(seed, 33);
+        let tree = SphereTree::from_terrain(&hf);
+        let (x, y) = (4.0 + o[0] * 24.0, 4.0 + o[1] * 24.0);
+        let c = DVec3::new(x, y, hf.height_at(x, y).unwrap() + o[2] * r);
+        let v = DVec3::from_array(d).normalize_or_zero() * len;
+        let naive = tree.sweep_all(c, r, v).expect("a sphere this low touches the ground");
+        let facing = |h: landfall::collide::TerrainContact| h.contact.face.dot(-v);
+        let base = TerrainSweep(&hf);
+        let region = Aabb::new(c - DVec3::splat(r + len + 1.0), c + DVec3::splat(r + len + 1.0));
+        let gathered = Nearby::with(&base, region, |near| near.sweep(c, r, v));
+        for (name, h) in [("tree", tree.sweep(c, r, v)), ("terrain", base.sweep(c, r, v)), ("gathered", gathered)] {
+            let h = h.expect("the same contact");
+            prop_assert!(same_t(Some(h.contact.t), Some(naive.contact.t)), "{name}: t {} vs {}", h.contact.t, naive.contact.t);
+            prop_assert!((facing(h) - facing(naive)).abs() <= 1e-12 * (1.0 + len), "{name}: {h:?} vs {naive:?}");
+        }
+    }
+}
+
 #[test]
 fn ellipsoids_touch_where_their_surface_does() {
     let ground = PolygonTerrain::builder()

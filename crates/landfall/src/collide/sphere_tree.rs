@@ -96,17 +96,17 @@ impl<'a> Nearby<'a> {
         self.complete && lo.cmpge(self.region.min).all() && hi.cmple(self.region.max).all()
     }
 
-    fn earliest(&self, v: DVec3, test: impl Fn(&PreparedTriangle, f64) -> Option<Contact>) -> Option<TerrainContact> {
-        let mut best: Option<TerrainContact> = None;
+    /// The earliest contact of `test(triangle, found so far)` over the gathered triangles.
+    fn earliest(
+        &self,
+        v: DVec3,
+        test: impl Fn(&PreparedTriangle, &Earliest) -> Option<Contact>,
+    ) -> Option<TerrainContact> {
+        let mut found = Earliest::new(v);
         for (tri, &id) in self.tris.iter().zip(&self.ids) {
-            let limit = limit_after(&best);
-            if let Some(ct) = test(tri, limit) {
-                if best.is_none_or(|b| better(&ct, &b.contact, v)) {
-                    best = Some(TerrainContact { contact: ct, triangle: id });
-                }
-            }
+            found.offer(test(tri, &found), id);
         }
-        best
+        found.best
     }
 }
 
@@ -117,10 +117,7 @@ impl SweepTarget for Nearby<'_> {
             return self.base.sweep(c, r, v);
         }
         let whole = swept_box(c, r, v, 1.0);
-        self.earliest(v, |tri, limit| {
-            let swept = if limit == 1.0 { whole } else { swept_box(c, r, v, limit) };
-            sweep_sphere_prepared(c, r, v, tri, swept, limit)
-        })
+        self.earliest(v, |tri, found| sphere_against(c, r, v, tri, whole, found))
     }
 
     fn sweep_ellipsoid(&self, c: DVec3, radii: DVec3, v: DVec3) -> Option<TerrainContact> {
@@ -128,7 +125,7 @@ impl SweepTarget for Nearby<'_> {
         if !self.covers(c.min(c + v) - reach, c.max(c + v) + reach) {
             return self.base.sweep_ellipsoid(c, radii, v);
         }
-        self.earliest(v, |tri, limit| sweep_scaled(c, radii, v, &tri.tri, limit))
+        self.earliest(v, |tri, found| sweep_scaled(c, radii, v, &tri.tri, found.limit()))
     }
 
     fn sweep_capsule(&self, a: DVec3, b: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
@@ -137,7 +134,7 @@ impl SweepTarget for Nearby<'_> {
         if !self.covers(lo, hi) {
             return self.base.sweep_capsule(a, b, r, v);
         }
-        self.earliest(v, |tri, limit| sweep_capsule_triangle(a, b, r, v, &tri.tri, limit))
+        self.earliest(v, |tri, found| sweep_capsule_triangle(a, b, r, v, &tri.tri, found.limit()))
     }
 
     fn gather(&self, region: &Aabb, visit: &mut dyn FnMut(TriangleId, [DVec3; 3])) {
@@ -157,7 +154,15 @@ pub struct TerrainSweep<'a>(pub &'a dyn Terrain);
 
 impl SweepTarget for TerrainSweep<'_> {
     fn sweep(&self, c: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
-        self.sweep_ellipsoid(c, DVec3::splat(r), v)
+        let reach = DVec3::splat(r + 1e-9);
+        let region = Aabb::new(c.min(c + v) - reach, c.max(c + v) + reach);
+        let whole = swept_box(c, r, v, 1.0);
+        let mut found = Earliest::new(v);
+        self.0.triangles_in(&region, &mut |id, tri| {
+            let contact = sphere_against_corners(c, r, v, tri, whole, &found);
+            found.offer(contact, id)
+        });
+        found.best
     }
 
     fn gather(&self, region: &Aabb, visit: &mut dyn FnMut(TriangleId, [DVec3; 3])) {
@@ -168,30 +173,26 @@ impl SweepTarget for TerrainSweep<'_> {
         let reach = DVec3::splat(r + 1e-9);
         let lo = a.min(b).min(a.min(b) + v) - reach;
         let hi = a.max(b).max(a.max(b) + v) + reach;
-        let mut best: Option<TerrainContact> = None;
+        let mut found = Earliest::new(v);
         self.0.triangles_in(&Aabb::new(lo, hi), &mut |id, tri| {
-            let limit = limit_after(&best);
-            if let Some(ct) = sweep_capsule_triangle(a, b, r, v, &tri, limit) {
-                if best.is_none_or(|b| better(&ct, &b.contact, v)) {
-                    best = Some(TerrainContact { contact: ct, triangle: id });
-                }
-            }
+            let contact = sweep_capsule_triangle(a, b, r, v, &tri, found.limit());
+            found.offer(contact, id)
         });
-        best
+        found.best
     }
 
     fn sweep_ellipsoid(&self, c: DVec3, radii: DVec3, v: DVec3) -> Option<TerrainContact> {
         let reach = radii + DVec3::splat(1e-9);
         let region = Aabb::new(c.min(c + v) - reach, c.max(c + v) + reach);
-        let mut best: Option<TerrainContact> = None;
+        if radii.x == radii.y && radii.y == radii.z {
+            return self.sweep(c, radii.x, v);
+        }
+        let mut found = Earliest::new(v);
         self.0.triangles_in(&region, &mut |id, tri| {
-            if let Some(ct) = sweep_scaled(c, radii, v, &tri, limit_after(&best)) {
-                if best.is_none_or(|b| better(&ct, &b.contact, v)) {
-                    best = Some(TerrainContact { contact: ct, triangle: id });
-                }
-            }
+            let contact = sweep_scaled(c, radii, v, &tri, found.limit());
+            found.offer(contact, id)
         });
-        best
+        found.best
     }
 }
 
@@ -303,18 +304,14 @@ impl SphereTree {
         mc: DVec3,
         mr: f64,
         v: DVec3,
-        test: impl Fn(&[DVec3; 3], f64) -> Option<Contact>,
+        test: impl Fn(&[DVec3; 3], &Earliest) -> Option<Contact>,
     ) -> Option<TerrainContact> {
-        let mut best: Option<TerrainContact> = None;
+        let mut found = Earliest::new(v);
         self.near(mc, mr, |i| {
-            let limit = limit_after(&best);
-            if let Some(ct) = test(&self.tris[i], limit) {
-                if best.is_none_or(|b| better(&ct, &b.contact, v)) {
-                    best = Some(TerrainContact { contact: ct, triangle: self.ids[i] });
-                }
-            }
+            let contact = test(&self.tris[i], &found);
+            found.offer(contact, self.ids[i])
         });
-        best
+        found.best
     }
 
     /// Calls `visit` with the index of every triangle in the leaves whose spheres meet the sphere
@@ -338,51 +335,127 @@ impl SphereTree {
     /// Earliest contact of a sphere of radius `r` whose center moves from `c` along `v` (t in
     /// [0, 1]), by the paper's walk over the tree.
     pub fn sweep(&self, c: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
-        self.earliest(c + v * 0.5, v.length() * 0.5 + r, v, |tri, limit| sweep_sphere_triangle(c, r, v, tri, limit))
+        let whole = swept_box(c, r, v, 1.0);
+        self.earliest(c + v * 0.5, v.length() * 0.5 + r, v, |tri, found| {
+            sphere_against_corners(c, r, v, *tri, whole, found)
+        })
     }
 
     /// [`SweepTarget::sweep_ellipsoid`] on the tree.
     pub fn sweep_ellipsoid(&self, c: DVec3, radii: DVec3, v: DVec3) -> Option<TerrainContact> {
-        self.earliest(c + v * 0.5, v.length() * 0.5 + radii.max_element(), v, |tri, limit| {
-            sweep_scaled(c, radii, v, tri, limit)
+        self.earliest(c + v * 0.5, v.length() * 0.5 + radii.max_element(), v, |tri, found| {
+            sweep_scaled(c, radii, v, tri, found.limit())
         })
     }
 
     /// [`SweepTarget::sweep_capsule`] on the tree.
     pub fn sweep_capsule(&self, a: DVec3, b: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
         let (mc, mr) = ((a + b) * 0.5 + v * 0.5, a.distance(b) * 0.5 + v.length() * 0.5 + r);
-        self.earliest(mc, mr, v, |tri, limit| sweep_capsule_triangle(a, b, r, v, tri, limit))
+        self.earliest(mc, mr, v, |tri, found| sweep_capsule_triangle(a, b, r, v, tri, found.limit()))
     }
 
     /// The naive sweep: every triangle (the benchmark's and the tests' reference).
     pub fn sweep_all(&self, c: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
-        let mut best: Option<TerrainContact> = None;
-        for (i, tri) in self.tris.iter().enumerate() {
-            if let Some(ct) = sweep_sphere_triangle(c, r, v, tri, 1.0) {
-                if best.is_none_or(|b| better(&ct, &b.contact, v)) {
-                    best = Some(TerrainContact { contact: ct, triangle: self.ids[i] });
-                }
-            }
+        let mut found = Earliest::new(v);
+        for (tri, &id) in self.tris.iter().zip(&self.ids) {
+            found.offer(sweep_sphere_triangle(c, r, v, tri, 1.0), id);
         }
-        best
+        found.best
     }
 }
 
-/// How far into the motion a triangle tested after `best` can still matter: up to the end of the
-/// tie window of [`better`] around the earliest contact so far (all of it before any contact).
-#[inline]
-fn limit_after(best: &Option<TerrainContact>) -> f64 {
-    best.map_or(1.0, |b| (b.contact.t + 1e-12 * (1.0 + b.contact.t)).min(1.0))
+/// The earliest contact so far of one sweep along `v`, and how late a triangle tested next may
+/// touch and still matter.
+struct Earliest {
+    v: DVec3,
+    best: Option<TerrainContact>,
+    /// How far into the motion a contact can still matter: up to the end of the tie window of
+    /// [`better`] around the earliest contact so far (all of it before any contact).
+    limit: f64,
+    /// With the earliest contact at the very start (its tie window reaches back past t = 0), how
+    /// much its face opposes the motion: only a face opposing it more can win.
+    at_start: Option<f64>,
+}
+
+impl Earliest {
+    fn new(v: DVec3) -> Self {
+        Self { v, best: None, limit: 1.0, at_start: None }
+    }
+
+    /// How far into the motion a contact can still matter.
+    #[inline(always)]
+    fn limit(&self) -> f64 {
+        self.limit
+    }
+
+    /// [`Self::limit`] for a sphere against a triangle of unit normal `face`, `None` when no contact
+    /// with it can matter. A sphere's contact reports `face` or `-face`; once the earliest contact
+    /// is at the start, a triangle neither of whose sides opposes the motion more cannot win the
+    /// tie, and nothing can be earlier — the common case of a sphere resting on the ground, whose
+    /// other nearby triangles then need no test.
+    #[inline(always)]
+    fn limit_for_face(&self, face: DVec3) -> Option<f64> {
+        match self.at_start {
+            Some(facing) if face.dot(self.v).abs() <= facing => None,
+            _ => Some(self.limit),
+        }
+    }
+
+    /// Keeps `contact` (with `triangle`) if it is [`better`] than the earliest so far.
+    #[inline]
+    fn offer(&mut self, contact: Option<Contact>, triangle: TriangleId) {
+        let Some(ct) = contact else { return };
+        if self.best.is_none_or(|b| better(&ct, &b.contact, self.v)) {
+            self.best = Some(TerrainContact { contact: ct, triangle });
+            let window = tie_window(ct.t);
+            self.limit = (ct.t + window).min(1.0);
+            self.at_start = (ct.t < window).then(|| ct.face.dot(-self.v));
+        }
+    }
+}
+
+/// Contacts this close to time `t` are simultaneous.
+#[inline(always)]
+fn tie_window(t: f64) -> f64 {
+    1e-12 * (1.0 + t)
 }
 
 /// Earlier wins; at the same time (a shared edge or vertex), the face most opposed to the motion
 /// (the tread under a falling sphere, the riser before a walking one).
 fn better(a: &Contact, b: &Contact, v: DVec3) -> bool {
-    if (a.t - b.t).abs() <= 1e-12 * (1.0 + b.t) {
+    if (a.t - b.t).abs() <= tie_window(b.t) {
         a.face.dot(-v) > b.face.dot(-v)
     } else {
         a.t < b.t
     }
+}
+
+/// A sphere of radius `r` moving from `c` along `v` against a prepared triangle, as late as
+/// `found` allows ([`Earliest::limit_for_face`]); `whole` is the [`swept_box`] of the whole motion.
+#[inline(always)]
+fn sphere_against(
+    c: DVec3,
+    r: f64,
+    v: DVec3,
+    tri: &PreparedTriangle,
+    whole: (DVec3, DVec3),
+    found: &Earliest,
+) -> Option<Contact> {
+    sweep_sphere_prepared(c, r, v, tri, whole, found.limit_for_face(tri.face)?)
+}
+
+/// [`sphere_against`] a triangle given by its corners: its box is checked against the motion's
+/// before its normal is computed.
+#[inline(always)]
+fn sphere_against_corners(
+    c: DVec3,
+    r: f64,
+    v: DVec3,
+    tri: [DVec3; 3],
+    whole: (DVec3, DVec3),
+    found: &Earliest,
+) -> Option<Contact> {
+    sphere_against(c, r, v, &PreparedTriangle::meeting(tri, whole)?, whole, found)
 }
 
 impl SweepTarget for SphereTree {

@@ -93,7 +93,15 @@ impl PreparedTriangle {
     #[inline(always)]
     pub fn new(tri: [DVec3; 3]) -> Self {
         let (lo, hi) = bounds(&tri);
-        Self { tri, lo, hi, face: (tri[1] - tri[0]).cross(tri[2] - tri[0]).normalize_or_zero() }
+        Self { tri, lo, hi, face: unit_normal(&tri) }
+    }
+
+    /// Prepares `tri` if its box meets `swept` (a [`swept_box`]): the cheap reject comes before
+    /// the normal's square root.
+    #[inline(always)]
+    pub fn meeting(tri: [DVec3; 3], swept: (DVec3, DVec3)) -> Option<Self> {
+        let (lo, hi) = bounds(&tri);
+        boxes_meet((lo, hi), swept).then(|| Self { tri, lo, hi, face: unit_normal(&tri) })
     }
 
     /// Whether `p`, a point of the plane, lies inside the triangle or on its boundary (to rounding):
@@ -106,6 +114,12 @@ impl PreparedTriangle {
             e.cross(w).dot(self.face) >= -1e-12 * e.length_squared().max(w.length_squared())
         })
     }
+}
+
+/// Unit normal of a triangle (right-handed in corner order), zero when it is degenerate.
+#[inline(always)]
+fn unit_normal(tri: &[DVec3; 3]) -> DVec3 {
+    (tri[1] - tri[0]).cross(tri[2] - tri[0]).normalize_or_zero()
 }
 
 /// Bounding box of a triangle.
@@ -129,12 +143,7 @@ pub fn sweep_sphere_triangle(c: DVec3, r: f64, v: DVec3, tri: &[DVec3; 3], t_max
     // Quick exact reject, before the normal is computed: the whole motion stays more than r from
     // the triangle's box.
     let swept = swept_box(c, r, v, t_max);
-    let (lo, hi) = bounds(tri);
-    if !boxes_meet((lo, hi), swept) {
-        return None;
-    }
-    let face = (tri[1] - tri[0]).cross(tri[2] - tri[0]).normalize_or_zero();
-    sweep_sphere_prepared(c, r, v, &PreparedTriangle { tri: *tri, lo, hi, face }, swept, t_max)
+    sweep_sphere_prepared(c, r, v, &PreparedTriangle::meeting(*tri, swept)?, swept, t_max)
 }
 
 /// Whether two boxes `(lo, hi)` meet (closed).
