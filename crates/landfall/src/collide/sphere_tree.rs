@@ -6,7 +6,7 @@
 //! sphere against each of their triangles gives the earliest contact.
 
 use super::sweep::{
-    sweep_capsule_triangle, sweep_sphere_prepared, sweep_sphere_triangle, swept_box, Contact, PreparedTriangle,
+    sweep_capsule_triangle, sweep_sphere_prepared, sweep_sphere_triangle, Contact, PreparedTriangle, SweptBox,
 };
 use crate::geom::{Aabb, TriangleId};
 use crate::terrain::Terrain;
@@ -116,8 +116,8 @@ impl SweepTarget for Nearby<'_> {
         if !self.covers(c.min(c + v) - reach, c.max(c + v) + reach) {
             return self.base.sweep(c, r, v);
         }
-        let whole = swept_box(c, r, v, 1.0);
-        self.earliest(v, |tri, found| sphere_against(c, r, v, tri, whole, found))
+        let whole = SweptBox::new(c, r, v, 1.0);
+        self.earliest(v, |tri, found| sphere_against(c, r, v, tri, &whole, found))
     }
 
     fn sweep_ellipsoid(&self, c: DVec3, radii: DVec3, v: DVec3) -> Option<TerrainContact> {
@@ -156,10 +156,10 @@ impl SweepTarget for TerrainSweep<'_> {
     fn sweep(&self, c: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
         let reach = DVec3::splat(r + 1e-9);
         let region = Aabb::new(c.min(c + v) - reach, c.max(c + v) + reach);
-        let whole = swept_box(c, r, v, 1.0);
+        let whole = SweptBox::new(c, r, v, 1.0);
         let mut found = Earliest::new(v);
         self.0.triangles_in(&region, &mut |id, tri| {
-            let contact = sphere_against_corners(c, r, v, tri, whole, &found);
+            let contact = sphere_against_corners(c, r, v, tri, &whole, &found);
             found.offer(contact, id)
         });
         found.best
@@ -335,9 +335,9 @@ impl SphereTree {
     /// Earliest contact of a sphere of radius `r` whose center moves from `c` along `v` (t in
     /// [0, 1]), by the paper's walk over the tree.
     pub fn sweep(&self, c: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
-        let whole = swept_box(c, r, v, 1.0);
+        let whole = SweptBox::new(c, r, v, 1.0);
         self.earliest(c + v * 0.5, v.length() * 0.5 + r, v, |tri, found| {
-            sphere_against_corners(c, r, v, *tri, whole, found)
+            sphere_against_corners(c, r, v, *tri, &whole, found)
         })
     }
 
@@ -431,14 +431,14 @@ fn better(a: &Contact, b: &Contact, v: DVec3) -> bool {
 }
 
 /// A sphere of radius `r` moving from `c` along `v` against a prepared triangle, as late as
-/// `found` allows ([`Earliest::limit_for_face`]); `whole` is the [`swept_box`] of the whole motion.
+/// `found` allows ([`Earliest::limit_for_face`]); `whole` is the [`SweptBox`] of the whole motion.
 #[inline(always)]
 fn sphere_against(
     c: DVec3,
     r: f64,
     v: DVec3,
     tri: &PreparedTriangle,
-    whole: (DVec3, DVec3),
+    whole: &SweptBox,
     found: &Earliest,
 ) -> Option<Contact> {
     sweep_sphere_prepared(c, r, v, tri, whole, found.limit_for_face(tri.face)?)
@@ -452,10 +452,10 @@ fn sphere_against_corners(
     r: f64,
     v: DVec3,
     tri: [DVec3; 3],
-    whole: (DVec3, DVec3),
+    whole: &SweptBox,
     found: &Earliest,
 ) -> Option<Contact> {
-    sphere_against(c, r, v, &PreparedTriangle::meeting(tri, whole)?, whole, found)
+    sphere_against(c, r, v, &PreparedTriangle::reached(tri, whole)?, whole, found)
 }
 
 impl SweepTarget for SphereTree {

@@ -96,12 +96,12 @@ impl PreparedTriangle {
         Self { tri, lo, hi, face: unit_normal(&tri) }
     }
 
-    /// Prepares `tri` if its box meets `swept` (a [`swept_box`]): the cheap reject comes before
-    /// the normal's square root.
+    /// Prepares `tri` if its box comes within reach of `swept`: the cheap reject comes before the
+    /// normal's square root.
     #[inline(always)]
-    pub fn meeting(tri: [DVec3; 3], swept: (DVec3, DVec3)) -> Option<Self> {
+    pub fn reached(tri: [DVec3; 3], swept: &SweptBox) -> Option<Self> {
         let (lo, hi) = bounds(&tri);
-        boxes_meet((lo, hi), swept).then(|| Self { tri, lo, hi, face: unit_normal(&tri) })
+        swept.reaches(lo, hi).then(|| Self { tri, lo, hi, face: unit_normal(&tri) })
     }
 
     /// Whether `p`, a point of the plane, lies inside the triangle or on its boundary (to rounding):
@@ -128,12 +128,35 @@ fn bounds(tri: &[DVec3; 3]) -> (DVec3, DVec3) {
     (tri[0].min(tri[1]).min(tri[2]), tri[0].max(tri[1]).max(tri[2]))
 }
 
-/// The box swept by a sphere of radius `r` whose center moves from `c` to `c + v·t_max`: a
-/// triangle outside it cannot be touched.
-#[inline]
-pub fn swept_box(c: DVec3, r: f64, v: DVec3, t_max: f64) -> (DVec3, DVec3) {
-    let end = c + v * t_max;
-    (c.min(end) - DVec3::splat(r), c.max(end) + DVec3::splat(r))
+/// Where a sphere of radius `r` whose center moves from `c` to `c + v·t_max` can be: its center's
+/// path lies in the box `path`, so the sphere lies within `r` of it (a rounded box) and in `grown`,
+/// that box grown by `r`. Nothing beyond can be touched.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SweptBox {
+    path: (DVec3, DVec3),
+    /// `path` grown by `r` on every side.
+    pub grown: (DVec3, DVec3),
+    /// `r²`, with room for the rounding of [`Self::reaches`].
+    reach2: f64,
+}
+
+impl SweptBox {
+    /// The box of the motion from `c` along `v` for t in [0, `t_max`], for radius `r`.
+    #[inline]
+    pub fn new(c: DVec3, r: f64, v: DVec3, t_max: f64) -> Self {
+        let end = c + v * t_max;
+        let path = (c.min(end), c.max(end));
+        let grown = (path.0 - DVec3::splat(r), path.1 + DVec3::splat(r));
+        Self { path, grown, reach2: r * r * (1.0 + 1e-9) + 1e-300 }
+    }
+
+    /// Whether the box [lo, hi] comes within r of the center's path box — a rounded box, whose
+    /// corners reject what the plain grown box would let through.
+    #[inline(always)]
+    pub fn reaches(&self, lo: DVec3, hi: DVec3) -> bool {
+        let gap = (lo - self.path.1).max(self.path.0 - hi).max(DVec3::ZERO);
+        gap.length_squared() <= self.reach2
+    }
 }
 
 /// The earliest contact, for t in [0, `t_max`] (≤ 1), of the sphere of radius `r` whose center moves
@@ -142,17 +165,11 @@ pub fn swept_box(c: DVec3, r: f64, v: DVec3, t_max: f64) -> (DVec3, DVec3) {
 pub fn sweep_sphere_triangle(c: DVec3, r: f64, v: DVec3, tri: &[DVec3; 3], t_max: f64) -> Option<Contact> {
     // Quick exact reject, before the normal is computed: the whole motion stays more than r from
     // the triangle's box.
-    let swept = swept_box(c, r, v, t_max);
-    sweep_sphere_prepared(c, r, v, &PreparedTriangle::meeting(*tri, swept)?, swept, t_max)
+    let swept = SweptBox::new(c, r, v, t_max);
+    sweep_sphere_prepared(c, r, v, &PreparedTriangle::reached(*tri, &swept)?, &swept, t_max)
 }
 
-/// Whether two boxes `(lo, hi)` meet (closed).
-#[inline(always)]
-fn boxes_meet(a: (DVec3, DVec3), b: (DVec3, DVec3)) -> bool {
-    !(a.0.cmpgt(b.1).any() || a.1.cmplt(b.0).any())
-}
-
-/// [`sweep_sphere_triangle`] on a prepared triangle, with the motion's [`swept_box`] for `t_max`
+/// [`sweep_sphere_triangle`] on a prepared triangle, with the motion's [`SweptBox`] for `t_max`
 /// given (computed once per sweep by the caller).
 #[inline(always)]
 pub fn sweep_sphere_prepared(
@@ -160,10 +177,10 @@ pub fn sweep_sphere_prepared(
     r: f64,
     v: DVec3,
     tri: &PreparedTriangle,
-    swept: (DVec3, DVec3),
+    swept: &SweptBox,
     t_max: f64,
 ) -> Option<Contact> {
-    if !boxes_meet((tri.lo, tri.hi), swept) {
+    if !swept.reaches(tri.lo, tri.hi) {
         return None;
     }
     // More than r on one side of the plane for the whole motion (face, edges and vertices all lie
@@ -173,7 +190,7 @@ pub fn sweep_sphere_prepared(
     if (s0 > r && s1 > r) || (s0 < -r && s1 < -r) {
         return None;
     }
-    sweep_sphere_near(c, r, v, tri, swept, s0, t_max)
+    sweep_sphere_near(c, r, v, tri, swept.grown, s0, t_max)
 }
 
 /// The part of the sphere sweep once the motion comes within r of the triangle's box and plane:
