@@ -119,7 +119,15 @@ impl PreparedTriangle {
 /// Unit normal of a triangle (right-handed in corner order), zero when it is degenerate.
 #[inline(always)]
 fn unit_normal(tri: &[DVec3; 3]) -> DVec3 {
-    (tri[1] - tri[0]).cross(tri[2] - tri[0]).normalize_or_zero()
+    let n = (tri[1] - tri[0]).cross(tri[2] - tri[0]);
+    // Two compares instead of `normalize_or_zero`'s finiteness checks; a cross product this small
+    // (or this large, or NaN) is a degenerate triangle's.
+    let n2 = n.length_squared();
+    if (1e-290..1e290).contains(&n2) {
+        n * (1.0 / n2.sqrt())
+    } else {
+        DVec3::ZERO
+    }
 }
 
 /// Bounding box of a triangle.
@@ -340,7 +348,7 @@ pub fn segment_triangle_distance(p0: DVec3, p1: DVec3, tri: &[DVec3; 3]) -> (f64
 pub fn sweep_capsule_triangle(a: DVec3, b: DVec3, r: f64, v: DVec3, tri: &[DVec3; 3], t_max: f64) -> Option<Contact> {
     let speed = v.length();
     let tol = 1e-9 * (1.0 + r);
-    let face = (tri[1] - tri[0]).cross(tri[2] - tri[0]).normalize_or_zero();
+    let face = unit_normal(tri);
     let mut t = 0.0;
     for k in 0..=200 {
         let (dist, on_seg, on_tri) = segment_triangle_distance(a + v * t, b + v * t, tri);

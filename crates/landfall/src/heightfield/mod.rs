@@ -396,6 +396,23 @@ impl Heightfield {
         let _ = (i0, j0, j1);
     }
 
+    /// Hints the CPU to fetch samples `[i0, i1]` of row `j` into cache (both ends of the span, which
+    /// is at most two cache lines for the few cells a query touches).
+    #[inline(always)]
+    pub(crate) fn prefetch_row(&self, i0: usize, i1: usize, j: usize) {
+        #[cfg(target_arch = "x86_64")]
+        for i in [i0, i1] {
+            if let Some(h) = self.heights.get(j * self.nx + i) {
+                // SAFETY: as in `prefetch_cells`.
+                unsafe {
+                    std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((h as *const f32).cast())
+                };
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (i0, i1, j);
+    }
+
     /// World x, y → grid coordinates (u, v) in cell units from sample (0, 0).
     #[inline(always)]
     pub(crate) fn to_grid(&self, x: f64, y: f64) -> (f64, f64) {

@@ -50,6 +50,11 @@ impl Heightfield {
         let Some((ri, rj)) = self.cells_overlapping(region) else {
             return;
         };
+        // Every row the walk will read, requested at once: otherwise each row's cache miss waits
+        // for the previous row's triangles to be visited.
+        for j in rj.start..=rj.end {
+            self.prefetch_row(ri.start, ri.end, j);
+        }
         for j in rj {
             for i in ri.clone() {
                 if self.is_cell_masked(i, j) {
