@@ -4,9 +4,9 @@
 //!
 //! `cargo run --release -p landfall-bench --example collideprof [place|move|sweep|count|crowd]`
 //!
-//! Env: `HOT=1` 16 bodies (data in cache), `REPS=k` passes, `TIN=1` the crowd on the TIN; for `move`,
-//! `FRESH=1` the benchmark's fresh (mostly embedded) starts instead of settled ones, and `STATE=1`
-//! the grounded state settling reported instead of "was grounded" on every move.
+//! Env: `HOT=1` 16 bodies (data in cache), `REPS=k` passes, `TIN=1` the crowd or the sweeps on the
+//! TIN; for `move`, `FRESH=1` the benchmark's fresh (mostly embedded) starts instead of settled
+//! ones, and `STATE=1` the grounded state settling reported instead of "was grounded" on every move.
 use glam::DVec3;
 use landfall::collide::{CharacterController, ControllerParams, SweepTarget, TerrainSweep};
 use landfall::heightfield::workload::SplitMix64;
@@ -138,13 +138,29 @@ fn main() {
         eprintln!("unknown mode {what}: place, move, sweep, count or crowd");
         std::process::exit(2);
     }
+    // "sweep": a 10 cm swept sphere from just above the ground; with TIN=1, the benchmark's 10 cm
+    // set on the TIN.
+    let tin = std::env::var("TIN").is_ok().then(|| {
+        let tin = landfall_bench::terrains::dem_tin(13_000);
+        landfall::PolygonTerrain::builder().triangles(&tin.vertices, &tin.triangles).build().unwrap()
+    });
+    let (t, sweeps): (&dyn landfall::Terrain, Vec<(DVec3, DVec3)>) = match &tin {
+        Some(tin) => (
+            tin,
+            landfall_bench::motions::sweep_motions(tin, n, 5)
+                .into_iter()
+                .map(|(c, v)| (c - DVec3::Z * 0.99, v.normalize_or_zero() * 0.1))
+                .collect(),
+        ),
+        None => {
+            (&hf, set.iter().map(|(p, d)| (*p + DVec3::Z * 1.01, (*d - DVec3::Z * 0.5).normalize() * 0.1)).collect())
+        }
+    };
     let s = Instant::now();
     let mut contacts = 0;
     for _ in 0..reps {
-        for (p, d) in &set {
-            // "sweep": a 10 cm swept sphere from just above the ground.
-            let v = (*d - DVec3::Z * 0.5).normalize() * 0.1;
-            contacts += usize::from(TerrainSweep(&hf).sweep(*p + DVec3::Z * 1.01, 1.0, v).is_some());
+        for (c, v) in &sweeps {
+            contacts += usize::from(TerrainSweep(t).sweep(*c, 1.0, *v).is_some());
         }
     }
     println!(
