@@ -182,11 +182,11 @@ impl SweepTarget for TerrainSweep<'_> {
     }
 
     fn sweep_ellipsoid(&self, c: DVec3, radii: DVec3, v: DVec3) -> Option<TerrainContact> {
-        let reach = radii + DVec3::splat(1e-9);
-        let region = Aabb::new(c.min(c + v) - reach, c.max(c + v) + reach);
         if radii.x == radii.y && radii.y == radii.z {
             return self.sweep(c, radii.x, v);
         }
+        let reach = radii + DVec3::splat(1e-9);
+        let region = Aabb::new(c.min(c + v) - reach, c.max(c + v) + reach);
         let mut found = Earliest::new(v);
         self.0.triangles_in(&region, &mut |id, tri| {
             let contact = sweep_scaled(c, radii, v, &tri, found.limit());

@@ -155,6 +155,8 @@ impl SweptBox {
         let end = c + v * t_max;
         let path = (c.min(end), c.max(end));
         let grown = (path.0 - DVec3::splat(r), path.1 + DVec3::splat(r));
+        // The gaps `reaches` measures are exact differences when small (Sterbenz) and accurate to
+        // an ulp when not: a relative margin keeps a box exactly r away from being rejected.
         Self { path, grown, reach2: r * r * (1.0 + 1e-9) + 1e-300 }
     }
 
@@ -368,4 +370,39 @@ pub fn sweep_capsule_triangle(a: DVec3, b: DVec3, r: f64, v: DVec3, tri: &[DVec3
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A box exactly r from the center's path is reached, along an axis and across a corner, also
+    /// for small spheres far from the origin (where a coordinate's ulp is a sizeable part of r);
+    /// one a thousandth of r further is not. (Fails when the margin of `reaches` is taken away.)
+    #[test]
+    fn boxes_exactly_r_away_are_reached() {
+        for origin in [0.0, 1.0, 145_000.0, 3.0e6] {
+            for r in [0.01, 0.5, 3.0] {
+                let c = DVec3::new(origin + 0.3, -origin - 0.7, origin * 0.5);
+                let v = DVec3::new(0.25, 0.0, -0.125);
+                let swept = SweptBox::new(c, r, v, 1.0);
+                let (lo, hi) = (c.min(c + v), c.max(c + v));
+                let diagonal = DVec3::new(1.0, 1.0, 0.0).normalize();
+                for (dir, corner) in [(DVec3::X, hi), (-DVec3::Y, lo), (diagonal, DVec3::new(hi.x, hi.y, lo.z))] {
+                    for (scale, reached) in [(1.0, true), (1.001, false)] {
+                        // A point box at distance `scale·r` from the path box (rounded outward
+                        // for the reached case, inward for the other).
+                        let mut p = corner + dir * (r * scale);
+                        let step = if reached { -1.0 } else { 1.0 };
+                        for k in 0..3 {
+                            if dir[k] != 0.0 {
+                                p[k] = if dir[k] * step > 0.0 { p[k].next_up() } else { p[k].next_down() };
+                            }
+                        }
+                        assert_eq!(swept.reaches(p, p), reached, "origin {origin}, r {r}, dir {dir}, scale {scale}");
+                    }
+                }
+            }
+        }
+    }
 }
