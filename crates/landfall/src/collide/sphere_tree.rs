@@ -441,11 +441,14 @@ fn sphere_against(
     whole: &SweptBox,
     found: &Earliest,
 ) -> Option<Contact> {
+    if !whole.reaches(tri.lo, tri.hi) {
+        return None;
+    }
     sweep_sphere_prepared(c, r, v, tri, whole, found.limit_for_face(tri.face)?)
 }
 
-/// [`sphere_against`] a triangle given by its corners: its box is checked against the motion's
-/// before its normal is computed.
+/// [`sphere_against`] a triangle given by its corners: it is prepared only if `whole` reaches its
+/// box (the normal's square root comes after that reject).
 #[inline(always)]
 fn sphere_against_corners(
     c: DVec3,
@@ -455,7 +458,8 @@ fn sphere_against_corners(
     whole: &SweptBox,
     found: &Earliest,
 ) -> Option<Contact> {
-    sphere_against(c, r, v, &PreparedTriangle::reached(tri, whole)?, whole, found)
+    let tri = PreparedTriangle::reached(tri, whole)?;
+    sweep_sphere_prepared(c, r, v, &tri, whole, found.limit_for_face(tri.face)?)
 }
 
 impl SweepTarget for SphereTree {

@@ -179,8 +179,8 @@ pub fn sweep_sphere_triangle(c: DVec3, r: f64, v: DVec3, tri: &[DVec3; 3], t_max
     sweep_sphere_prepared(c, r, v, &PreparedTriangle::reached(*tri, &swept)?, &swept, t_max)
 }
 
-/// [`sweep_sphere_triangle`] on a prepared triangle, with the motion's [`SweptBox`] for `t_max`
-/// given (computed once per sweep by the caller).
+/// [`sweep_sphere_triangle`] on a prepared triangle that the motion's [`SweptBox`] for `t_max`
+/// [reaches](SweptBox::reaches) (the caller's first reject, with the box computed once per sweep).
 #[inline(always)]
 pub fn sweep_sphere_prepared(
     c: DVec3,
@@ -190,9 +190,6 @@ pub fn sweep_sphere_prepared(
     swept: &SweptBox,
     t_max: f64,
 ) -> Option<Contact> {
-    if !swept.reaches(tri.lo, tri.hi) {
-        return None;
-    }
     // More than r on one side of the plane for the whole motion (face, edges and vertices all lie
     // in it).
     let s0 = tri.face.dot(c - tri.tri[0]);
