@@ -2,8 +2,12 @@
 //! brute-force distance, and paths that never end inside the terrain or cross it, at any speed.
 
 use glam::DVec3;
-use landfall::collide::{closest_point, slide, sweep_sphere_triangle, SlideParams, SphereTree};
+use landfall::collide::{
+    closest_point, slide, sweep_sphere_triangle, Nearby, SlideParams, SphereTree, SweepTarget, TerrainContact,
+    TerrainSweep,
+};
 use landfall::heightfield::synth::{generate, SynthParams};
+use landfall::Aabb;
 use landfall::{Heightfield, PolygonTerrain, TriangleId};
 use proptest::prelude::*;
 
@@ -26,6 +30,14 @@ fn same_t(a: Option<f64>, b: Option<f64>) -> bool {
     }
 }
 
+/// The contact's normal is the unit vector from its point toward the center at contact time `t`
+/// (every sweep computes it, only for the earliest contact).
+fn normal_points_to_center(h: &TerrainContact, c: DVec3, v: DVec3) -> bool {
+    let away = c + v * h.contact.t - h.contact.point;
+    let n = h.contact.normal;
+    (n.length() - 1.0).abs() < 1e-12 && (away.length() < 1e-9 || (n - away.normalize()).length() < 1e-9)
+}
+
 fn all_triangles(hf: &Heightfield) -> Vec<[DVec3; 3]> {
     let s = landfall::polygon::PolygonSoup::from_heightfield(hf);
     (0..s.len()).map(|k| [s.polygon(k)[0], s.polygon(k)[1], s.polygon(k)[2]]).collect()
@@ -45,6 +57,15 @@ proptest! {
         let v = DVec3::from_array(d).normalize_or_zero() * len;
         let (a, b) = (tree.sweep(c, r, v), tree.sweep_all(c, r, v));
         prop_assert!(same_t(a.map(|h| h.contact.t), b.map(|h| h.contact.t)), "{:?} vs {:?}", a, b);
+        // The terrain's own candidates, directly and gathered for a region around the motion.
+        let region = Aabb::new(c.min(c + v) - DVec3::splat(r + 1.0), c.max(c + v) + DVec3::splat(r + 1.0));
+        let gathered = Nearby::with(&TerrainSweep(&hf), region, |n| n.sweep(c, r, v));
+        for other in [TerrainSweep(&hf).sweep(c, r, v), gathered] {
+            prop_assert!(same_t(other.map(|h| h.contact.t), b.map(|h| h.contact.t)), "{:?} vs {:?}", other, b);
+        }
+        for h in [a, b, TerrainSweep(&hf).sweep(c, r, v), gathered].iter().flatten() {
+            prop_assert!(normal_points_to_center(h, c, v), "{:?}", h);
+        }
         if let Some(h) = a {
             let center = c + v * h.contact.t;
             prop_assert!((distance(&tris, center) - r).abs() < 1e-6 * (1.0 + r), "distance {} vs r {}", distance(&tris, center), r);

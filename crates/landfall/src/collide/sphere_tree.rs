@@ -6,7 +6,8 @@
 //! sphere against each of their triangles gives the earliest contact.
 
 use super::sweep::{
-    sweep_capsule_triangle, sweep_sphere_prepared, sweep_sphere_triangle, Contact, PreparedTriangle, SweptBox,
+    finish_sphere_contact, sweep_capsule_triangle, sweep_sphere_triangle, sweep_sphere_unfinished, Contact,
+    PreparedTriangle, SweptBox,
 };
 use crate::geom::{Aabb, TriangleId};
 use crate::terrain::Terrain;
@@ -117,7 +118,7 @@ impl SweepTarget for Nearby<'_> {
             return self.base.sweep(c, r, v);
         }
         let whole = SweptBox::new(c, r, v, 1.0);
-        self.earliest(v, |tri, found| sphere_against(c, r, v, tri, &whole, found))
+        self.earliest(v, |tri, found| sphere_against(c, r, v, tri, &whole, found)).map(|b| b.sphere_finished(c, v))
     }
 
     fn sweep_ellipsoid(&self, c: DVec3, radii: DVec3, v: DVec3) -> Option<TerrainContact> {
@@ -162,7 +163,7 @@ impl SweepTarget for TerrainSweep<'_> {
             let contact = sphere_against_corners(c, r, v, tri, &whole, &found);
             found.offer(contact, id)
         });
-        found.best
+        found.best.map(|b| b.sphere_finished(c, v))
     }
 
     fn gather(&self, region: &Aabb, visit: &mut dyn FnMut(TriangleId, [DVec3; 3])) {
@@ -217,6 +218,15 @@ pub struct TerrainContact {
     pub contact: Contact,
     /// The touched triangle.
     pub triangle: TriangleId,
+}
+
+impl TerrainContact {
+    /// The earliest contact of a sphere moving from `c` along `v`, its normal computed (the sphere
+    /// tests leave it zero: only the earliest contact needs one).
+    #[inline]
+    fn sphere_finished(self, c: DVec3, v: DVec3) -> Self {
+        Self { contact: finish_sphere_contact(self.contact, c, v), ..self }
+    }
 }
 
 /// The bounding-sphere tree over a terrain's triangles.
@@ -339,6 +349,7 @@ impl SphereTree {
         self.earliest(c + v * 0.5, v.length() * 0.5 + r, v, |tri, found| {
             sphere_against_corners(c, r, v, *tri, &whole, found)
         })
+        .map(|b| b.sphere_finished(c, v))
     }
 
     /// [`SweepTarget::sweep_ellipsoid`] on the tree.
@@ -432,6 +443,7 @@ fn better(a: &Contact, b: &Contact, v: DVec3) -> bool {
 
 /// A sphere of radius `r` moving from `c` along `v` against a prepared triangle, as late as
 /// `found` allows ([`Earliest::limit_for_face`]); `whole` is the [`SweptBox`] of the whole motion.
+/// The contact's normal is left to [`TerrainContact::sphere_finished`].
 #[inline(always)]
 fn sphere_against(
     c: DVec3,
@@ -444,7 +456,7 @@ fn sphere_against(
     if !whole.reaches(tri.lo, tri.hi) {
         return None;
     }
-    sweep_sphere_prepared(c, r, v, tri, whole, found.limit_for_face(tri.face)?)
+    sweep_sphere_unfinished(c, r, v, tri, whole, found.limit_for_face(tri.face)?)
 }
 
 /// [`sphere_against`] a triangle given by its corners: it is prepared only if `whole` reaches its
@@ -459,7 +471,7 @@ fn sphere_against_corners(
     found: &Earliest,
 ) -> Option<Contact> {
     let tri = PreparedTriangle::reached(tri, whole)?;
-    sweep_sphere_prepared(c, r, v, &tri, whole, found.limit_for_face(tri.face)?)
+    sweep_sphere_unfinished(c, r, v, &tri, whole, found.limit_for_face(tri.face)?)
 }
 
 impl SweepTarget for SphereTree {

@@ -181,8 +181,29 @@ pub fn sweep_sphere_triangle(c: DVec3, r: f64, v: DVec3, tri: &[DVec3; 3], t_max
 
 /// [`sweep_sphere_triangle`] on a prepared triangle that the motion's [`SweptBox`] for `t_max`
 /// [reaches](SweptBox::reaches) (the caller's first reject, with the box computed once per sweep).
-#[inline(always)]
+#[inline]
 pub fn sweep_sphere_prepared(
+    c: DVec3,
+    r: f64,
+    v: DVec3,
+    tri: &PreparedTriangle,
+    swept: &SweptBox,
+    t_max: f64,
+) -> Option<Contact> {
+    sweep_sphere_unfinished(c, r, v, tri, swept, t_max).map(|ct| finish_sphere_contact(ct, c, v))
+}
+
+/// The normal of a sphere's contact left unfinished by [`sweep_sphere_unfinished`]: from the contact
+/// point toward the center `c + v·t`, or the triangle side `face` where they coincide.
+#[inline]
+pub(crate) fn finish_sphere_contact(ct: Contact, c: DVec3, v: DVec3) -> Contact {
+    Contact { normal: (c + v * ct.t - ct.point).try_normalize().unwrap_or(ct.face), ..ct }
+}
+
+/// [`sweep_sphere_prepared`] with the contact's normal left zero, for [`finish_sphere_contact`]: a
+/// sweep keeps only its earliest contact, so it needs one normal, not one per triangle touched.
+#[inline(always)]
+pub(crate) fn sweep_sphere_unfinished(
     c: DVec3,
     r: f64,
     v: DVec3,
@@ -202,7 +223,7 @@ pub fn sweep_sphere_prepared(
 
 /// The part of the sphere sweep once the motion comes within r of the triangle's box and plane:
 /// embedding at the start, the face, then the vertices and edges. `s0` is the start's signed
-/// distance to the plane.
+/// distance to the plane. The contact's normal is left zero ([`finish_sphere_contact`]).
 fn sweep_sphere_near(
     c: DVec3,
     r: f64,
@@ -213,15 +234,12 @@ fn sweep_sphere_near(
     t_max: f64,
 ) -> Option<Contact> {
     let (tri, face) = (&prepared.tri, prepared.face);
+    // The triangle's side the center is on; where the center lies in the plane, the side facing
+    // the motion (also the normal then: see `finish_sphere_contact`).
     let contact_at = |t: f64, point: DVec3| {
-        let center = c + v * t;
-        let n = (center - point).try_normalize().unwrap_or(if face.dot(v) > 0.0 { -face } else { face });
-        let side = if face.dot(center - point) < 0.0 || (face.dot(center - point) == 0.0 && face.dot(v) > 0.0) {
-            -face
-        } else {
-            face
-        };
-        Contact { t, point, normal: n, face: side }
+        let above = face.dot(c + v * t - point);
+        let side = if above < 0.0 || (above == 0.0 && face.dot(v) > 0.0) { -face } else { face };
+        Contact { t, point, normal: DVec3::ZERO, face: side }
     };
     // Embedded (or touching) at the start — only possible with the center within r of the plane
     // and of the triangle's box.
