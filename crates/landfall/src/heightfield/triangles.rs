@@ -55,26 +55,45 @@ impl Heightfield {
         for j in rj.start..=rj.end {
             self.prefetch_row(ri.start, ri.end, j);
         }
+        // Sample coordinates exactly as `sample_position` computes them (indices fit in u32, as in
+        // `TriangleId`; the conversion is then one instruction).
+        let x_of = |i: usize| self.origin.x + (i as u32) as f64 * self.spacing.x;
+        let y_of = |j: usize| self.origin.y + (j as u32) as f64 * self.spacing.y;
+        let (z_min, z_max) = (region.min.z, region.max.z);
+        let nx = self.nx;
         for j in rj {
+            let (y0, y1) = (y_of(j), y_of(j + 1));
+            let (south, north) = (&self.heights[j * nx..(j + 1) * nx], &self.heights[(j + 1) * nx..(j + 2) * nx]);
+            let mut x0 = x_of(ri.start);
             for i in ri.clone() {
+                let x1 = x_of(i + 1);
                 if self.is_cell_masked(i, j) {
+                    x0 = x1;
                     continue;
                 }
                 // The cell's four corners once, shared by its two triangles (as `cell_triangle`
                 // builds them).
+                let (s, n) = (&south[i..i + 2], &north[i..i + 2]);
                 let corner = [
-                    [self.sample_position(i, j), self.sample_position(i, j + 1)],
-                    [self.sample_position(i + 1, j), self.sample_position(i + 1, j + 1)],
+                    [DVec3::new(x0, y0, s[0] as f64), DVec3::new(x0, y1, n[0] as f64)],
+                    [DVec3::new(x1, y0, s[1] as f64), DVec3::new(x1, y1, n[1] as f64)],
                 ];
                 let anti = self.diagonal.is_anti(i, j);
                 for half in [Half::South, Half::North] {
-                    let t = cell::corner_offsets(anti, half).map(|(di, dj)| corner[di][dj]);
-                    let (lo, hi) = (t[0].z.min(t[1].z).min(t[2].z), t[0].z.max(t[1].z).max(t[2].z));
-                    // A NaN corner (a hole) fails both comparisons.
-                    if hi >= region.min.z && lo <= region.max.z && !t.iter().any(|p| p.z.is_nan()) {
+                    let o = cell::corner_offsets(anti, half);
+                    let t = [corner[o[0].0][o[0].1], corner[o[1].0][o[1].1], corner[o[2].0][o[2].1]];
+                    let (a, b, c) = (t[0].z, t[1].z, t[2].z);
+                    // Plain comparisons: with a NaN corner (a hole) they mean nothing, and the last
+                    // test rejects the triangle.
+                    let lo = if a < b { a } else { b };
+                    let lo = if c < lo { c } else { lo };
+                    let hi = if a > b { a } else { b };
+                    let hi = if c > hi { c } else { hi };
+                    if hi >= z_min && lo <= z_max && !(a.is_nan() || b.is_nan() || c.is_nan()) {
                         visit(TriangleId::Cell { i: i as u32, j: j as u32, half }, t);
                     }
                 }
+                x0 = x1;
             }
         }
     }
