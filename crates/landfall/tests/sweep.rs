@@ -235,7 +235,8 @@ proptest! {
     /// Spheres that start touching or embedded (the common case of a body resting on the ground):
     /// every path — the tree, the terrain's candidates, a gathered region — picks, among the contacts
     /// at the start, one whose face opposes the motion as much as the naive sweep's, although they
-    /// skip the triangles that cannot win that tie.
+    /// skip the triangles that cannot win that tie (judged by the side the start is on, where the
+    /// motion cannot change it).
     #[test]
     fn contacts_at_the_start_pick_the_most_opposed_face(seed in 0u64..1000, r in 0.2f64..2.0, o in prop::array::uniform3(0.0f64..1.0), d in prop::array::uniform3(-1.0f64..1.0), len in 0.01f64..3.0) {
         use landfall::collide::{Nearby, SweepTarget, TerrainSweep};
@@ -243,7 +244,10 @@ proptest! {
         let hf = terrain(seed, 33);
         let tree = SphereTree::from_terrain(&hf);
         let (x, y) = (4.0 + o[0] * 24.0, 4.0 + o[1] * 24.0);
-        let c = DVec3::new(x, y, hf.height_at(x, y).unwrap() + o[2] * r);
+        // A fifth of the centers lie on the surface itself (to rounding), where either side of the
+        // triangle below may be the one reported.
+        let lift = if o[2] < 0.2 { 0.0 } else { o[2] * r };
+        let c = DVec3::new(x, y, hf.height_at(x, y).unwrap() + lift);
         let v = DVec3::from_array(d).normalize_or_zero() * len;
         let naive = tree.sweep_all(c, r, v).expect("a sphere this low touches the ground");
         let facing = |h: landfall::collide::TerrainContact| h.contact.face.dot(-v);

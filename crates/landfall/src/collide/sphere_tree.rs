@@ -400,16 +400,27 @@ impl Earliest {
     }
 
     /// [`Self::limit`] for a sphere against a triangle of unit normal `face`, `None` when no contact
-    /// with it can matter. A sphere's contact reports `face` or `-face`; once the earliest contact
-    /// is at the start, a triangle neither of whose sides opposes the motion more cannot win the
-    /// tie, and nothing can be earlier — the common case of a sphere resting on the ground, whose
-    /// other nearby triangles then need no test.
+    /// with it can matter. A sphere's contact reports `face` or `-face`, the side its center is on;
+    /// once the earliest contact is at the start, a contact whose side does not oppose the motion
+    /// more cannot win the tie, and nothing can be earlier — the common case of a sphere resting
+    /// on the ground, whose other nearby triangles then need no test. `s0` is the start's signed
+    /// distance to the triangle's plane: when the center cannot reach the plane by the limit (with
+    /// `margin` for rounding), the side is the start's; otherwise either side may be reported.
     #[inline(always)]
-    fn limit_for_face(&self, face: DVec3) -> Option<f64> {
-        match self.at_start {
-            Some(facing) if face.dot(self.v).abs() <= facing => None,
-            _ => Some(self.limit),
-        }
+    fn limit_for_side(&self, face: DVec3, s0: f64, margin: f64) -> Option<f64> {
+        let Some(facing) = self.at_start else { return Some(self.limit) };
+        let nv = face.dot(self.v);
+        let opposing = if s0.abs() > nv.abs() * self.limit + margin {
+            // The side's `·(−v)`: −nv on the front, nv on the back.
+            if s0 > 0.0 {
+                -nv
+            } else {
+                nv
+            }
+        } else {
+            nv.abs()
+        };
+        (opposing > facing).then_some(self.limit)
     }
 
     /// Keeps `contact` (with `triangle`) if it is [`better`] than the earliest so far.
@@ -442,7 +453,7 @@ fn better(a: &Contact, b: &Contact, v: DVec3) -> bool {
 }
 
 /// A sphere of radius `r` moving from `c` along `v` against a prepared triangle, as late as
-/// `found` allows ([`Earliest::limit_for_face`]); `whole` is the [`SweptBox`] of the whole motion.
+/// `found` allows ([`Earliest::limit_for_side`]); `whole` is the [`SweptBox`] of the whole motion.
 /// The contact's normal is left to [`TerrainContact::sphere_finished`].
 #[inline(always)]
 fn sphere_against(
@@ -456,7 +467,14 @@ fn sphere_against(
     if !whole.reaches(tri.lo, tri.hi) {
         return None;
     }
-    sweep_sphere_unfinished(c, r, v, tri, whole, found.limit_for_face(tri.face)?)
+    sweep_sphere_unfinished(c, r, v, tri, whole, |s0| found.limit_for_side(tri.face, s0, side_margin(c, r)))
+}
+
+/// How far from a triangle's plane a sphere's start must be (beyond what the motion covers) for
+/// the side of any contact to be certain: far more than the rounding of the points compared.
+#[inline(always)]
+fn side_margin(c: DVec3, r: f64) -> f64 {
+    1e-9 * (1.0 + r + c.abs().max_element())
 }
 
 /// [`sphere_against`] a triangle given by its corners: it is prepared only if `whole` reaches its
@@ -471,7 +489,7 @@ fn sphere_against_corners(
     found: &Earliest,
 ) -> Option<Contact> {
     let tri = PreparedTriangle::reached(tri, whole)?;
-    sweep_sphere_unfinished(c, r, v, &tri, whole, found.limit_for_face(tri.face)?)
+    sweep_sphere_unfinished(c, r, v, &tri, whole, |s0| found.limit_for_side(tri.face, s0, side_margin(c, r)))
 }
 
 impl SweepTarget for SphereTree {

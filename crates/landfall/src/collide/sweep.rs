@@ -190,7 +190,7 @@ pub fn sweep_sphere_prepared(
     swept: &SweptBox,
     t_max: f64,
 ) -> Option<Contact> {
-    sweep_sphere_unfinished(c, r, v, tri, swept, t_max).map(|ct| finish_sphere_contact(ct, c, v))
+    sweep_sphere_unfinished(c, r, v, tri, swept, |_| Some(t_max)).map(|ct| finish_sphere_contact(ct, c, v))
 }
 
 /// The normal of a sphere's contact left unfinished by [`sweep_sphere_unfinished`]: from the contact
@@ -202,6 +202,8 @@ pub(crate) fn finish_sphere_contact(ct: Contact, c: DVec3, v: DVec3) -> Contact 
 
 /// [`sweep_sphere_prepared`] with the contact's normal left zero, for [`finish_sphere_contact`]: a
 /// sweep keeps only its earliest contact, so it needs one normal, not one per triangle touched.
+/// `limit(s0)` gives `t_max` from the start's signed distance to the triangle's plane, or `None`
+/// when no contact with it can matter.
 #[inline(always)]
 pub(crate) fn sweep_sphere_unfinished(
     c: DVec3,
@@ -209,11 +211,12 @@ pub(crate) fn sweep_sphere_unfinished(
     v: DVec3,
     tri: &PreparedTriangle,
     swept: &SweptBox,
-    t_max: f64,
+    limit: impl FnOnce(f64) -> Option<f64>,
 ) -> Option<Contact> {
+    let s0 = tri.face.dot(c - tri.tri[0]);
+    let t_max = limit(s0)?;
     // More than r on one side of the plane for the whole motion (face, edges and vertices all lie
     // in it).
-    let s0 = tri.face.dot(c - tri.tri[0]);
     let s1 = tri.face.dot(c + v * t_max - tri.tri[0]);
     if (s0 > r && s1 > r) || (s0 < -r && s1 < -r) {
         return None;
