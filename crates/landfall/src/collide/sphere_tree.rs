@@ -7,9 +7,9 @@
 
 use super::sweep::{
     finish_sphere_contact, sweep_capsule_triangle, sweep_sphere_triangle, sweep_sphere_unfinished, Contact,
-    PreparedTriangle, SphereMotion,
+    PreparedTriangle,
 };
-use crate::geom::{Aabb, TriangleId};
+use crate::geom::{Aabb, RoundedBox, TriangleId};
 use crate::terrain::Terrain;
 use arrayvec::ArrayVec;
 use glam::DVec3;
@@ -117,8 +117,8 @@ impl SweepTarget for Nearby<'_> {
         if !self.covers(c.min(c + v) - reach, c.max(c + v) + reach) {
             return self.base.sweep(c, r, v);
         }
-        let m = SphereMotion::new(c, r, v, 1.0);
-        self.earliest(v, |tri, found| sphere_against(&m, tri, found)).map(|b| b.sphere_finished(c, v))
+        let whole = RoundedBox::around_segment(c, c + v, r);
+        self.earliest(v, |tri, found| sphere_against(c, r, v, tri, &whole, found)).map(|b| b.sphere_finished(c, v))
     }
 
     fn sweep_ellipsoid(&self, c: DVec3, radii: DVec3, v: DVec3) -> Option<TerrainContact> {
@@ -155,11 +155,13 @@ pub struct TerrainSweep<'a>(pub &'a dyn Terrain);
 
 impl SweepTarget for TerrainSweep<'_> {
     fn sweep(&self, c: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
-        let m = SphereMotion::new(c, r, v, 1.0);
+        let whole = RoundedBox::around_segment(c, c + v, r);
         let mut found = Earliest::new(v);
-        self.0.triangles_near(&m.whole, &mut |id, tri, b| {
+        self.0.triangles_near(&whole, &mut |id, tri, b| {
             let tri = PreparedTriangle::with_bounds(tri, b.min, b.max);
-            let contact = sweep_sphere_unfinished(&m, &tri, |s0| found.limit_for_side(tri.face, s0, side_margin(c, r)));
+            let contact = sweep_sphere_unfinished(c, r, v, &tri, &whole, |s0| {
+                found.limit_for_side(tri.face, s0, side_margin(c, r))
+            });
             found.offer(contact, id)
         });
         found.best.map(|b| b.sphere_finished(c, v))
@@ -344,9 +346,11 @@ impl SphereTree {
     /// Earliest contact of a sphere of radius `r` whose center moves from `c` along `v` (t in
     /// [0, 1]), by the paper's walk over the tree.
     pub fn sweep(&self, c: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
-        let m = SphereMotion::new(c, r, v, 1.0);
-        self.earliest(c + v * 0.5, v.length() * 0.5 + r, v, |tri, found| sphere_against_corners(&m, *tri, found))
-            .map(|b| b.sphere_finished(c, v))
+        let whole = RoundedBox::around_segment(c, c + v, r);
+        self.earliest(c + v * 0.5, v.length() * 0.5 + r, v, |tri, found| {
+            sphere_against_corners(c, r, v, *tri, &whole, found)
+        })
+        .map(|b| b.sphere_finished(c, v))
     }
 
     /// [`SweepTarget::sweep_ellipsoid`] on the tree.
@@ -449,15 +453,22 @@ fn better(a: &Contact, b: &Contact, v: DVec3) -> bool {
     }
 }
 
-/// A sphere's motion `m` (for t in [0, 1]) against a prepared triangle, as late as `found` allows
-/// ([`Earliest::limit_for_side`]). The contact's normal is left to
-/// [`TerrainContact::sphere_finished`].
+/// A sphere of radius `r` moving from `c` along `v` against a prepared triangle, as late as
+/// `found` allows ([`Earliest::limit_for_side`]); `whole` is the [`RoundedBox`] around the whole motion.
+/// The contact's normal is left to [`TerrainContact::sphere_finished`].
 #[inline(always)]
-fn sphere_against(m: &SphereMotion, tri: &PreparedTriangle, found: &Earliest) -> Option<Contact> {
-    if !m.whole.reaches(tri.lo, tri.hi) {
+fn sphere_against(
+    c: DVec3,
+    r: f64,
+    v: DVec3,
+    tri: &PreparedTriangle,
+    whole: &RoundedBox,
+    found: &Earliest,
+) -> Option<Contact> {
+    if !whole.reaches(tri.lo, tri.hi) {
         return None;
     }
-    sweep_sphere_unfinished(m, tri, |s0| found.limit_for_side(tri.face, s0, side_margin(m.c, m.r)))
+    sweep_sphere_unfinished(c, r, v, tri, whole, |s0| found.limit_for_side(tri.face, s0, side_margin(c, r)))
 }
 
 /// How far from a triangle's plane a sphere's start must be (beyond what the motion covers) for
@@ -467,12 +478,19 @@ fn side_margin(c: DVec3, r: f64) -> f64 {
     1e-9 * (1.0 + r + c.abs().max_element())
 }
 
-/// [`sphere_against`] a triangle given by its corners: it is prepared only if the motion's box
-/// reaches its box (the normal's square root comes after that reject).
+/// [`sphere_against`] a triangle given by its corners: it is prepared only if `whole` reaches its
+/// box (the normal's square root comes after that reject).
 #[inline(always)]
-fn sphere_against_corners(m: &SphereMotion, tri: [DVec3; 3], found: &Earliest) -> Option<Contact> {
-    let tri = PreparedTriangle::reached(tri, &m.whole)?;
-    sweep_sphere_unfinished(m, &tri, |s0| found.limit_for_side(tri.face, s0, side_margin(m.c, m.r)))
+fn sphere_against_corners(
+    c: DVec3,
+    r: f64,
+    v: DVec3,
+    tri: [DVec3; 3],
+    whole: &RoundedBox,
+    found: &Earliest,
+) -> Option<Contact> {
+    let tri = PreparedTriangle::reached(tri, whole)?;
+    sweep_sphere_unfinished(c, r, v, &tri, whole, |s0| found.limit_for_side(tri.face, s0, side_margin(c, r)))
 }
 
 impl SweepTarget for SphereTree {

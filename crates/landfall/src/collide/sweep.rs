@@ -153,36 +153,23 @@ fn bounds(tri: &[DVec3; 3]) -> (DVec3, DVec3) {
 pub fn sweep_sphere_triangle(c: DVec3, r: f64, v: DVec3, tri: &[DVec3; 3], t_max: f64) -> Option<Contact> {
     // Quick exact reject, before the normal is computed: the whole motion stays more than r from
     // the triangle's box.
-    let m = SphereMotion::new(c, r, v, t_max);
-    let tri = PreparedTriangle::reached(*tri, &m.whole)?;
-    sweep_sphere_unfinished(&m, &tri, |_| Some(t_max)).map(|ct| finish_sphere_contact(ct, c, v))
+    let swept = RoundedBox::around_segment(c, c + v * t_max, r);
+    sweep_sphere_prepared(c, r, v, &PreparedTriangle::reached(*tri, &swept)?, &swept, t_max)
 }
 
-/// A sphere's motion with what the test of every triangle needs, computed once per sweep.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct SphereMotion {
-    /// The center at t = 0.
-    pub c: DVec3,
-    /// The radius.
-    pub r: f64,
-    /// The motion: the center is at `c + t·v`.
-    pub v: DVec3,
-    /// |v|².
-    vv: f64,
-    /// |v|.
-    speed: f64,
-    /// What the sphere can touch up to `t_max`: the triangles whose boxes it does not reach are
-    /// left out before the test.
-    pub whole: RoundedBox,
-}
-
-impl SphereMotion {
-    /// The sphere of radius `r` moving from `c` along `v`, for t in [0, `t_max`].
-    #[inline]
-    pub fn new(c: DVec3, r: f64, v: DVec3, t_max: f64) -> Self {
-        let vv = v.length_squared();
-        Self { c, r, v, vv, speed: vv.sqrt(), whole: RoundedBox::around_segment(c, c + v * t_max, r) }
-    }
+/// [`sweep_sphere_triangle`] on a prepared triangle that `swept`, the [`RoundedBox`] around the
+/// motion up to `t_max`, [reaches](RoundedBox::reaches) (the caller's first reject, with the box
+/// computed once per sweep).
+#[inline]
+pub fn sweep_sphere_prepared(
+    c: DVec3,
+    r: f64,
+    v: DVec3,
+    tri: &PreparedTriangle,
+    swept: &RoundedBox,
+    t_max: f64,
+) -> Option<Contact> {
+    sweep_sphere_unfinished(c, r, v, tri, swept, |_| Some(t_max)).map(|ct| finish_sphere_contact(ct, c, v))
 }
 
 /// The normal of a sphere's contact left unfinished by [`sweep_sphere_unfinished`]: from the contact
@@ -192,18 +179,19 @@ pub(crate) fn finish_sphere_contact(ct: Contact, c: DVec3, v: DVec3) -> Contact 
     Contact { normal: (c + v * ct.t - ct.point).try_normalize().unwrap_or(ct.face), ..ct }
 }
 
-/// The sweep of motion `m` against a prepared triangle whose box `m.whole` reaches (the caller's
-/// first reject), with the contact's normal left zero for [`finish_sphere_contact`]: a sweep keeps
-/// only its earliest contact, so it needs one normal, not one per triangle touched. `limit(s0)`
-/// gives `t_max` (at most the `t_max` of `m`) from the start's signed distance to the triangle's
-/// plane, or `None` when no contact with it can matter.
+/// [`sweep_sphere_prepared`] with the contact's normal left zero, for [`finish_sphere_contact`]: a
+/// sweep keeps only its earliest contact, so it needs one normal, not one per triangle touched.
+/// `limit(s0)` gives `t_max` from the start's signed distance to the triangle's plane, or `None`
+/// when no contact with it can matter.
 #[inline(always)]
 pub(crate) fn sweep_sphere_unfinished(
-    m: &SphereMotion,
+    c: DVec3,
+    r: f64,
+    v: DVec3,
     tri: &PreparedTriangle,
+    swept: &RoundedBox,
     limit: impl FnOnce(f64) -> Option<f64>,
 ) -> Option<Contact> {
-    let (c, r, v) = (m.c, m.r, m.v);
     let s0 = tri.face.dot(c - tri.tri[0]);
     let t_max = limit(s0)?;
     // More than r on one side of the plane for the whole motion (face, edges and vertices all lie
@@ -212,15 +200,21 @@ pub(crate) fn sweep_sphere_unfinished(
     if (s0 > r && s1 > r) || (s0 < -r && s1 < -r) {
         return None;
     }
-    sweep_sphere_near(m, tri, s0, t_max)
+    sweep_sphere_near(c, r, v, tri, swept.bounds, s0, t_max)
 }
 
 /// The part of the sphere sweep once the motion comes within r of the triangle's box and plane:
 /// embedding at the start, the face, then the vertices and edges. `s0` is the start's signed
 /// distance to the plane. The contact's normal is left zero ([`finish_sphere_contact`]).
-fn sweep_sphere_near(m: &SphereMotion, prepared: &PreparedTriangle, s0: f64, t_max: f64) -> Option<Contact> {
-    let (c, r, v) = (m.c, m.r, m.v);
-    let Aabb { min: lo, max: hi } = m.whole.bounds;
+fn sweep_sphere_near(
+    c: DVec3,
+    r: f64,
+    v: DVec3,
+    prepared: &PreparedTriangle,
+    Aabb { min: lo, max: hi }: Aabb,
+    s0: f64,
+    t_max: f64,
+) -> Option<Contact> {
     let (tri, face) = (&prepared.tri, prepared.face);
     // The triangle's side the center is on; where the center lies in the plane, the side facing
     // the motion (also the normal then: see `finish_sphere_contact`).
@@ -266,10 +260,10 @@ fn sweep_sphere_near(m: &SphereMotion, prepared: &PreparedTriangle, s0: f64, t_m
     // A contact later than the earliest found so far cannot matter.
     let limit = |best: &Option<(f64, DVec3)>| best.map_or(t_max, |(bt, _)| bt);
     // Vertices: |c + t·v − p|² = r².
-    let vv = m.vv;
+    let vv = v.length_squared();
     // A feature farther from the start than the sphere can reach by t = `t_max` (r + |v|·t_max,
     // with room for rounding) cannot be touched: a few products instead of a quadratic's root.
-    let reach = (r + m.speed * t_max) * (1.0 + 1e-9) + 1e-300;
+    let reach = (r + vv.sqrt() * t_max) * (1.0 + 1e-9) + 1e-300;
     let reach2 = reach * reach;
     for k in 0..3 {
         if below[k] | above[k] != 0 {
