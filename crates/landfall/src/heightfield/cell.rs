@@ -165,31 +165,3 @@ pub(crate) fn corner_offsets(anti: bool, half: Half) -> [(usize, usize); 3] {
         (false, Half::North) => [(0, 0), (1, 1), (0, 1)],
     }
 }
-
-/// The two triangles of a cell from its corners `c[di][dj]`, south half first, each in
-/// [`corner_offsets`] order. Chosen without a branch: the alternating diagonal flips from one cell
-/// to the next, which a branch would mispredict half of the time.
-#[inline(always)]
-pub(crate) fn cell_halves(anti: bool, c: [[glam::DVec3; 2]; 2]) -> [[glam::DVec3; 3]; 2] {
-    let pick = |a, b| glam::DVec3::select(glam::BVec3::splat(anti), a, b);
-    [
-        [c[0][0], c[1][0], pick(c[0][1], c[1][1])],
-        [pick(c[1][1], c[0][0]), pick(c[0][1], c[1][1]), pick(c[1][0], c[0][1])],
-    ]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cell_halves_follow_the_corner_offsets() {
-        let c = [[0, 1], [2, 3]].map(|row| row.map(|k| glam::DVec3::splat(k as f64)));
-        for anti in [false, true] {
-            let halves = cell_halves(anti, c);
-            for (k, half) in [Half::South, Half::North].into_iter().enumerate() {
-                assert_eq!(halves[k], corner_offsets(anti, half).map(|(di, dj)| c[di][dj]), "anti {anti}, {half:?}");
-            }
-        }
-    }
-}

@@ -98,15 +98,17 @@ impl Heightfield {
                 let x1 = x_of(i + 1);
                 let test = if self.is_cell_masked(i, j) { None } else { keep([x0, x1, y0, y1]) };
                 if let Some(test) = test {
-                    // The cell's four corners once, shared by its two triangles (the same values
-                    // as `cell_triangle` gives).
+                    // The cell's four corners once, shared by its two triangles (as
+                    // `cell_triangle` builds them).
                     let (s, n) = (&south[i..i + 2], &north[i..i + 2]);
                     let corner = [
                         [DVec3::new(x0, y0, s[0] as f64), DVec3::new(x0, y1, n[0] as f64)],
                         [DVec3::new(x1, y0, s[1] as f64), DVec3::new(x1, y1, n[1] as f64)],
                     ];
-                    let halves = cell::cell_halves(self.diagonal.is_anti(i, j), corner);
-                    for (t, half) in halves.into_iter().zip([Half::South, Half::North]) {
+                    let anti = self.diagonal.is_anti(i, j);
+                    for half in [Half::South, Half::North] {
+                        let o = cell::corner_offsets(anti, half);
+                        let t = [corner[o[0].0][o[0].1], corner[o[1].0][o[1].1], corner[o[2].0][o[2].1]];
                         let (a, b, c) = (t[0].z, t[1].z, t[2].z);
                         // Plain comparisons: with a NaN corner (a hole) they mean nothing, and the
                         // last test rejects the triangle.
