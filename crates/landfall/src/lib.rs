@@ -45,7 +45,7 @@ pub mod world;
 pub use collide::Groups;
 pub use follow::{place, place_batch, Contacts, FollowParams, Placement, Refusal};
 pub use frame::{Frame, FrameError};
-pub use geom::{Aabb, Hit, Ray, RayError, RoundedBox, SurfacePoint, TriangleId};
+pub use geom::{Aabb, Hit, Ray, RayError, SurfacePoint, TriangleId};
 pub use heightfield::{Diagonal, Half, Heightfield, HeightfieldBuilder, HeightfieldError};
 pub use polygon::{CurvedFrame, CurvedTerrain, CutRule, PolygonError, PolygonTerrain, QuadtreeParams};
 pub use terrain::Terrain;

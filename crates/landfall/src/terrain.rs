@@ -1,7 +1,7 @@
 //! The trait every terrain implements, so followers, controllers and the CLI work on any of them.
 
 use crate::frame::Frame;
-use crate::geom::{Aabb, Hit, Ray, RoundedBox, SurfacePoint, TriangleId};
+use crate::geom::{Aabb, Hit, Ray, SurfacePoint, TriangleId};
 use crate::heightfield::Heightfield;
 use crate::polygon::PolygonTerrain;
 use glam::DVec3;
@@ -33,18 +33,6 @@ pub trait Terrain: Send + Sync {
 
     /// Calls `visit` with every triangle that may touch `region` (a superset is allowed).
     fn triangles_in(&self, region: &Aabb, visit: &mut dyn FnMut(TriangleId, [DVec3; 3]));
-
-    /// Calls `visit` with every triangle whose bounding box (given with it) comes within reach of
-    /// `near` ([`RoundedBox::reaches`]) — the candidates for a sphere whose center stays in
-    /// `near.core` — and with no other. The default filters [`Terrain::triangles_in`].
-    fn triangles_near(&self, near: &RoundedBox, visit: &mut dyn FnMut(TriangleId, [DVec3; 3], Aabb)) {
-        self.triangles_in(&near.bounds, &mut |id, tri| {
-            let (lo, hi) = (tri[0].min(tri[1]).min(tri[2]), tri[0].max(tri[1]).max(tri[2]));
-            if near.reaches(lo, hi) {
-                visit(id, tri, Aabb::new(lo, hi));
-            }
-        })
-    }
 
     /// The highest surface on the vertical line through `p`.
     fn top_surface(&self, p: DVec3) -> Option<SurfacePoint> {
@@ -117,10 +105,6 @@ impl Terrain for Heightfield {
 
     fn triangles_in(&self, region: &Aabb, visit: &mut dyn FnMut(TriangleId, [DVec3; 3])) {
         self.for_each_triangle_in(region, visit)
-    }
-
-    fn triangles_near(&self, near: &RoundedBox, visit: &mut dyn FnMut(TriangleId, [DVec3; 3], Aabb)) {
-        self.for_each_triangle_near(near, visit)
     }
 
     fn floor_below(&self, p: DVec3) -> Option<SurfacePoint> {

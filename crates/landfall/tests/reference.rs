@@ -364,34 +364,6 @@ proptest! {
         }
     }
 
-    /// `Terrain::triangles_near` visits exactly the existing triangles whose bounding box comes
-    /// within reach of the rounded box, each once with its true vertices and box.
-    #[test]
-    fn triangles_near_a_rounded_box_are_exactly_those_in_reach(c in case_strategy(true), boxes in proptest::collection::vec((-0.2f64..1.2, -0.2f64..1.2, 0.0f64..0.3, 0.0f64..0.3, -25.0f64..25.0, 0.0f64..10.0, 0.0f64..3.0), 10)) {
-        use landfall::{Aabb, RoundedBox, Terrain};
-        let hf = c.build();
-        let tris = c.triangles();
-        let w = (c.nx - 1) as f64 * c.spacing.0;
-        let hgt = (c.ny - 1) as f64 * c.spacing.1;
-        for (a, b, sw, sh, z, sz, r) in boxes {
-            let min = DVec3::new(c.origin.0 + a * w, c.origin.1 + b * hgt, z);
-            let near = RoundedBox::new(Aabb::new(min, min + DVec3::new(sw * w, sh * hgt, sz)), r);
-            let mut got = Vec::new();
-            hf.triangles_near(&near, &mut |id, v, b| got.push((id, v, b)));
-            let mut want = Vec::new();
-            for (id, v) in &tris {
-                let (lo, hi) = (v[0].min(v[1]).min(v[2]), v[0].max(v[1]).max(v[2]));
-                if near.reaches(lo, hi) {
-                    want.push((*id, *v, Aabb::new(lo, hi)));
-                }
-            }
-            let key = |t: &(landfall::TriangleId, [DVec3; 3], Aabb)| format!("{:?}", t.0);
-            got.sort_by_key(key);
-            want.sort_by_key(key);
-            prop_assert_eq!(got, want);
-        }
-    }
-
     /// After any sequence of edits, every pyramid node (updated incrementally) contains the true
     /// range of its block and is at most one quantum wider; the grid's exact range is right.
     #[test]

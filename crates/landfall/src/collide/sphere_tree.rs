@@ -7,9 +7,9 @@
 
 use super::sweep::{
     finish_sphere_contact, sweep_capsule_triangle, sweep_sphere_triangle, sweep_sphere_unfinished, Contact,
-    PreparedTriangle,
+    PreparedTriangle, SweptBox,
 };
-use crate::geom::{Aabb, RoundedBox, TriangleId};
+use crate::geom::{Aabb, TriangleId};
 use crate::terrain::Terrain;
 use arrayvec::ArrayVec;
 use glam::DVec3;
@@ -117,7 +117,7 @@ impl SweepTarget for Nearby<'_> {
         if !self.covers(c.min(c + v) - reach, c.max(c + v) + reach) {
             return self.base.sweep(c, r, v);
         }
-        let whole = RoundedBox::around_segment(c, c + v, r);
+        let whole = SweptBox::new(c, r, v, 1.0);
         self.earliest(v, |tri, found| sphere_against(c, r, v, tri, &whole, found)).map(|b| b.sphere_finished(c, v))
     }
 
@@ -155,13 +155,12 @@ pub struct TerrainSweep<'a>(pub &'a dyn Terrain);
 
 impl SweepTarget for TerrainSweep<'_> {
     fn sweep(&self, c: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
-        let whole = RoundedBox::around_segment(c, c + v, r);
+        let reach = DVec3::splat(r + 1e-9);
+        let region = Aabb::new(c.min(c + v) - reach, c.max(c + v) + reach);
+        let whole = SweptBox::new(c, r, v, 1.0);
         let mut found = Earliest::new(v);
-        self.0.triangles_near(&whole, &mut |id, tri, b| {
-            let tri = PreparedTriangle::with_bounds(tri, b.min, b.max);
-            let contact = sweep_sphere_unfinished(c, r, v, &tri, &whole, |s0| {
-                found.limit_for_side(tri.face, s0, side_margin(c, r))
-            });
+        self.0.triangles_in(&region, &mut |id, tri| {
+            let contact = sphere_against_corners(c, r, v, tri, &whole, &found);
             found.offer(contact, id)
         });
         found.best.map(|b| b.sphere_finished(c, v))
@@ -346,7 +345,7 @@ impl SphereTree {
     /// Earliest contact of a sphere of radius `r` whose center moves from `c` along `v` (t in
     /// [0, 1]), by the paper's walk over the tree.
     pub fn sweep(&self, c: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
-        let whole = RoundedBox::around_segment(c, c + v, r);
+        let whole = SweptBox::new(c, r, v, 1.0);
         self.earliest(c + v * 0.5, v.length() * 0.5 + r, v, |tri, found| {
             sphere_against_corners(c, r, v, *tri, &whole, found)
         })
@@ -454,7 +453,7 @@ fn better(a: &Contact, b: &Contact, v: DVec3) -> bool {
 }
 
 /// A sphere of radius `r` moving from `c` along `v` against a prepared triangle, as late as
-/// `found` allows ([`Earliest::limit_for_side`]); `whole` is the [`RoundedBox`] around the whole motion.
+/// `found` allows ([`Earliest::limit_for_side`]); `whole` is the [`SweptBox`] of the whole motion.
 /// The contact's normal is left to [`TerrainContact::sphere_finished`].
 #[inline(always)]
 fn sphere_against(
@@ -462,7 +461,7 @@ fn sphere_against(
     r: f64,
     v: DVec3,
     tri: &PreparedTriangle,
-    whole: &RoundedBox,
+    whole: &SweptBox,
     found: &Earliest,
 ) -> Option<Contact> {
     if !whole.reaches(tri.lo, tri.hi) {
@@ -486,7 +485,7 @@ fn sphere_against_corners(
     r: f64,
     v: DVec3,
     tri: [DVec3; 3],
-    whole: &RoundedBox,
+    whole: &SweptBox,
     found: &Earliest,
 ) -> Option<Contact> {
     let tri = PreparedTriangle::reached(tri, whole)?;

@@ -2,7 +2,6 @@
 //! on): the face, and — unlike the paper — also the three edges and three vertices, so a sphere never
 //! snags on or passes through a crease.
 
-use crate::geom::{Aabb, RoundedBox};
 use glam::DVec3;
 
 /// The earliest contact of a moving sphere.
@@ -100,15 +99,9 @@ impl PreparedTriangle {
     /// Prepares `tri` if its box comes within reach of `swept`: the cheap reject comes before the
     /// normal's square root.
     #[inline(always)]
-    pub fn reached(tri: [DVec3; 3], swept: &RoundedBox) -> Option<Self> {
+    pub fn reached(tri: [DVec3; 3], swept: &SweptBox) -> Option<Self> {
         let (lo, hi) = bounds(&tri);
-        swept.reaches(lo, hi).then(|| Self::with_bounds(tri, lo, hi))
-    }
-
-    /// Prepares `tri`, whose bounding box [`lo`, `hi`] is known.
-    #[inline(always)]
-    pub fn with_bounds(tri: [DVec3; 3], lo: DVec3, hi: DVec3) -> Self {
-        Self { tri, lo, hi, face: unit_normal(&tri) }
+        swept.reaches(lo, hi).then(|| Self { tri, lo, hi, face: unit_normal(&tri) })
     }
 
     /// Whether `p`, a point of the plane, lies inside the triangle or on its boundary (to rounding):
@@ -143,26 +136,58 @@ fn bounds(tri: &[DVec3; 3]) -> (DVec3, DVec3) {
     (tri[0].min(tri[1]).min(tri[2]), tri[0].max(tri[1]).max(tri[2]))
 }
 
+/// Where a sphere of radius `r` whose center moves from `c` to `c + v·t_max` can be: its center's
+/// path lies in the box `path`, so the sphere lies within `r` of it (a rounded box) and in `grown`,
+/// that box grown by `r`. Nothing beyond can be touched.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SweptBox {
+    path: (DVec3, DVec3),
+    /// `path` grown by `r` on every side.
+    pub grown: (DVec3, DVec3),
+    /// `r²`, with room for the rounding of [`Self::reaches`].
+    reach2: f64,
+}
+
+impl SweptBox {
+    /// The box of the motion from `c` along `v` for t in [0, `t_max`], for radius `r`.
+    #[inline]
+    pub fn new(c: DVec3, r: f64, v: DVec3, t_max: f64) -> Self {
+        let end = c + v * t_max;
+        let path = (c.min(end), c.max(end));
+        let grown = (path.0 - DVec3::splat(r), path.1 + DVec3::splat(r));
+        // The gaps `reaches` measures are exact differences when small (Sterbenz) and accurate to
+        // an ulp when not: a relative margin keeps a box exactly r away from being rejected.
+        Self { path, grown, reach2: r * r * (1.0 + 1e-9) + 1e-300 }
+    }
+
+    /// Whether the box [lo, hi] comes within r of the center's path box — a rounded box, whose
+    /// corners reject what the plain grown box would let through.
+    #[inline(always)]
+    pub fn reaches(&self, lo: DVec3, hi: DVec3) -> bool {
+        let gap = (lo - self.path.1).max(self.path.0 - hi).max(DVec3::ZERO);
+        gap.length_squared() <= self.reach2
+    }
+}
+
 /// The earliest contact, for t in [0, `t_max`] (≤ 1), of the sphere of radius `r` whose center moves
 /// from `c` along `v` (center at `c + t·v`) with triangle `tri`. A sphere already within `r` of the
 /// triangle touches at t = 0. Degenerate triangles are tested by their edges and vertices.
 pub fn sweep_sphere_triangle(c: DVec3, r: f64, v: DVec3, tri: &[DVec3; 3], t_max: f64) -> Option<Contact> {
     // Quick exact reject, before the normal is computed: the whole motion stays more than r from
     // the triangle's box.
-    let swept = RoundedBox::around_segment(c, c + v * t_max, r);
+    let swept = SweptBox::new(c, r, v, t_max);
     sweep_sphere_prepared(c, r, v, &PreparedTriangle::reached(*tri, &swept)?, &swept, t_max)
 }
 
-/// [`sweep_sphere_triangle`] on a prepared triangle that `swept`, the [`RoundedBox`] around the
-/// motion up to `t_max`, [reaches](RoundedBox::reaches) (the caller's first reject, with the box
-/// computed once per sweep).
+/// [`sweep_sphere_triangle`] on a prepared triangle that the motion's [`SweptBox`] for `t_max`
+/// [reaches](SweptBox::reaches) (the caller's first reject, with the box computed once per sweep).
 #[inline]
 pub fn sweep_sphere_prepared(
     c: DVec3,
     r: f64,
     v: DVec3,
     tri: &PreparedTriangle,
-    swept: &RoundedBox,
+    swept: &SweptBox,
     t_max: f64,
 ) -> Option<Contact> {
     sweep_sphere_unfinished(c, r, v, tri, swept, |_| Some(t_max)).map(|ct| finish_sphere_contact(ct, c, v))
@@ -185,7 +210,7 @@ pub(crate) fn sweep_sphere_unfinished(
     r: f64,
     v: DVec3,
     tri: &PreparedTriangle,
-    swept: &RoundedBox,
+    swept: &SweptBox,
     limit: impl FnOnce(f64) -> Option<f64>,
 ) -> Option<Contact> {
     let s0 = tri.face.dot(c - tri.tri[0]);
@@ -196,7 +221,7 @@ pub(crate) fn sweep_sphere_unfinished(
     if (s0 > r && s1 > r) || (s0 < -r && s1 < -r) {
         return None;
     }
-    sweep_sphere_near(c, r, v, tri, swept.bounds, s0, t_max)
+    sweep_sphere_near(c, r, v, tri, swept.grown, s0, t_max)
 }
 
 /// The part of the sphere sweep once the motion comes within r of the triangle's box and plane:
@@ -207,7 +232,7 @@ fn sweep_sphere_near(
     r: f64,
     v: DVec3,
     prepared: &PreparedTriangle,
-    Aabb { min: lo, max: hi }: Aabb,
+    (lo, hi): (DVec3, DVec3),
     s0: f64,
     t_max: f64,
 ) -> Option<Contact> {
@@ -363,4 +388,39 @@ pub fn sweep_capsule_triangle(a: DVec3, b: DVec3, r: f64, v: DVec3, tri: &[DVec3
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A box exactly r from the center's path is reached, along an axis and across a corner, also
+    /// for small spheres far from the origin (where a coordinate's ulp is a sizeable part of r);
+    /// one a thousandth of r further is not. (Fails when the margin of `reaches` is taken away.)
+    #[test]
+    fn boxes_exactly_r_away_are_reached() {
+        for origin in [0.0, 1.0, 145_000.0, 3.0e6] {
+            for r in [0.01, 0.5, 3.0] {
+                let c = DVec3::new(origin + 0.3, -origin - 0.7, origin * 0.5);
+                let v = DVec3::new(0.25, 0.0, -0.125);
+                let swept = SweptBox::new(c, r, v, 1.0);
+                let (lo, hi) = (c.min(c + v), c.max(c + v));
+                let diagonal = DVec3::new(1.0, 1.0, 0.0).normalize();
+                for (dir, corner) in [(DVec3::X, hi), (-DVec3::Y, lo), (diagonal, DVec3::new(hi.x, hi.y, lo.z))] {
+                    for (scale, reached) in [(1.0, true), (1.001, false)] {
+                        // A point box at distance `scale·r` from the path box (rounded outward
+                        // for the reached case, inward for the other).
+                        let mut p = corner + dir * (r * scale);
+                        let step = if reached { -1.0 } else { 1.0 };
+                        for k in 0..3 {
+                            if dir[k] != 0.0 {
+                                p[k] = if dir[k] * step > 0.0 { p[k].next_up() } else { p[k].next_down() };
+                            }
+                        }
+                        assert_eq!(swept.reaches(p, p), reached, "origin {origin}, r {r}, dir {dir}, scale {scale}");
+                    }
+                }
+            }
+        }
+    }
 }

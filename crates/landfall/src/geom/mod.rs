@@ -1,12 +1,10 @@
-//! Geometry shared by every terrain: rays, boxes (plain and rounded), hits, triangle identities.
+//! Geometry shared by every terrain: rays, boxes, hits, triangle identities.
 
 mod aabb;
 mod ray;
-mod rounded;
 
 pub use aabb::Aabb;
 pub use ray::{Ray, RayError};
-pub use rounded::RoundedBox;
 
 use glam::DVec3;
 

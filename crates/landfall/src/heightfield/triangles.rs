@@ -2,7 +2,7 @@
 
 use super::cell::{self, Half};
 use super::Heightfield;
-use crate::geom::{Aabb, RoundedBox, TriangleId};
+use crate::geom::{Aabb, TriangleId};
 use glam::DVec3;
 
 impl Heightfield {
@@ -47,36 +47,6 @@ impl Heightfield {
     /// Calls `visit` with every existing triangle of the cells under the x-y extent of `region`
     /// whose height range meets the region's z extent (candidates for a swept volume).
     pub fn for_each_triangle_in(&self, region: &Aabb, mut visit: impl FnMut(TriangleId, [DVec3; 3])) {
-        let (z_min, z_max) = (region.min.z, region.max.z);
-        let meets = |lo: f64, hi: f64| hi >= z_min && lo <= z_max;
-        self.for_each_triangle_where(region, |_| Some(meets), |id, t, _| visit(id, t));
-    }
-
-    /// Calls `visit` with every existing triangle whose bounding box (given with it) comes within
-    /// reach of `near` ([`RoundedBox::reaches`]); cells out of reach across gravity are skipped
-    /// before their heights are read.
-    pub fn for_each_triangle_near(&self, near: &RoundedBox, mut visit: impl FnMut(TriangleId, [DVec3; 3], Aabb)) {
-        let keep = |[x0, x1, y0, y1]: [f64; 4]| {
-            let xy = near.xy_gap2(x0, x1, y0, y1)?;
-            Some(move |lo: f64, hi: f64| near.reaches_over(xy, lo, hi))
-        };
-        self.for_each_triangle_where(&near.bounds, keep, |id, t, [lo, hi]| {
-            // Both halves of a cell span it in x and y.
-            let (sw, ne) = (t[0].min(t[1]).min(t[2]), t[0].max(t[1]).max(t[2]));
-            visit(id, t, Aabb::new(sw.with_z(lo), ne.with_z(hi)))
-        });
-    }
-
-    /// The walk of the candidate queries: every existing triangle of the cells under the x-y
-    /// extent of `region`, in row order, whose height range [lo, hi] passes the test `keep` gives
-    /// for its cell's x-y extent `[x0, x1, y0, y1]` (`None`: skip the cell), with that range.
-    #[inline(always)]
-    fn for_each_triangle_where<K: Fn(f64, f64) -> bool>(
-        &self,
-        region: &Aabb,
-        keep: impl Fn([f64; 4]) -> Option<K>,
-        mut visit: impl FnMut(TriangleId, [DVec3; 3], [f64; 2]),
-    ) {
         let Some((ri, rj)) = self.cells_overlapping(region) else {
             return;
         };
@@ -89,6 +59,7 @@ impl Heightfield {
         // `TriangleId`; the conversion is then one instruction).
         let x_of = |i: usize| self.origin.x + (i as u32) as f64 * self.spacing.x;
         let y_of = |j: usize| self.origin.y + (j as u32) as f64 * self.spacing.y;
+        let (z_min, z_max) = (region.min.z, region.max.z);
         let nx = self.nx;
         for j in rj {
             let (y0, y1) = (y_of(j), y_of(j + 1));
@@ -96,29 +67,30 @@ impl Heightfield {
             let mut x0 = x_of(ri.start);
             for i in ri.clone() {
                 let x1 = x_of(i + 1);
-                let test = if self.is_cell_masked(i, j) { None } else { keep([x0, x1, y0, y1]) };
-                if let Some(test) = test {
-                    // The cell's four corners once, shared by its two triangles (as
-                    // `cell_triangle` builds them).
-                    let (s, n) = (&south[i..i + 2], &north[i..i + 2]);
-                    let corner = [
-                        [DVec3::new(x0, y0, s[0] as f64), DVec3::new(x0, y1, n[0] as f64)],
-                        [DVec3::new(x1, y0, s[1] as f64), DVec3::new(x1, y1, n[1] as f64)],
-                    ];
-                    let anti = self.diagonal.is_anti(i, j);
-                    for half in [Half::South, Half::North] {
-                        let o = cell::corner_offsets(anti, half);
-                        let t = [corner[o[0].0][o[0].1], corner[o[1].0][o[1].1], corner[o[2].0][o[2].1]];
-                        let (a, b, c) = (t[0].z, t[1].z, t[2].z);
-                        // Plain comparisons: with a NaN corner (a hole) they mean nothing, and the
-                        // last test rejects the triangle.
-                        let lo = if a < b { a } else { b };
-                        let lo = if c < lo { c } else { lo };
-                        let hi = if a > b { a } else { b };
-                        let hi = if c > hi { c } else { hi };
-                        if test(lo, hi) && !(a.is_nan() || b.is_nan() || c.is_nan()) {
-                            visit(TriangleId::Cell { i: i as u32, j: j as u32, half }, t, [lo, hi]);
-                        }
+                if self.is_cell_masked(i, j) {
+                    x0 = x1;
+                    continue;
+                }
+                // The cell's four corners once, shared by its two triangles (as `cell_triangle`
+                // builds them).
+                let (s, n) = (&south[i..i + 2], &north[i..i + 2]);
+                let corner = [
+                    [DVec3::new(x0, y0, s[0] as f64), DVec3::new(x0, y1, n[0] as f64)],
+                    [DVec3::new(x1, y0, s[1] as f64), DVec3::new(x1, y1, n[1] as f64)],
+                ];
+                let anti = self.diagonal.is_anti(i, j);
+                for half in [Half::South, Half::North] {
+                    let o = cell::corner_offsets(anti, half);
+                    let t = [corner[o[0].0][o[0].1], corner[o[1].0][o[1].1], corner[o[2].0][o[2].1]];
+                    let (a, b, c) = (t[0].z, t[1].z, t[2].z);
+                    // Plain comparisons: with a NaN corner (a hole) they mean nothing, and the last
+                    // test rejects the triangle.
+                    let lo = if a < b { a } else { b };
+                    let lo = if c < lo { c } else { lo };
+                    let hi = if a > b { a } else { b };
+                    let hi = if c > hi { c } else { hi };
+                    if hi >= z_min && lo <= z_max && !(a.is_nan() || b.is_nan() || c.is_nan()) {
+                        visit(TriangleId::Cell { i: i as u32, j: j as u32, half }, t);
                     }
                 }
                 x0 = x1;
