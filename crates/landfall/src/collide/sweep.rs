@@ -33,11 +33,15 @@ fn lowest_root(a: f64, b: f64, c: f64, t_max: f64) -> Option<f64> {
         return None;
     }
     let sq = disc.sqrt();
-    let (mut r1, mut r2) = ((-b - sq) / (2.0 * a), (-b + sq) / (2.0 * a));
-    if r1 > r2 {
-        std::mem::swap(&mut r1, &mut r2);
+    // The smaller root first (rounding keeps the order); the larger one only when the smaller
+    // lies before 0.
+    let (near, far) = if a > 0.0 { (-b - sq, -b + sq) } else { (-b + sq, -b - sq) };
+    let r1 = near / (2.0 * a);
+    if r1 >= 0.0 {
+        return (r1 <= t_max).then_some(r1);
     }
-    [r1, r2].into_iter().find(|&r| (0.0..=t_max).contains(&r))
+    let r2 = far / (2.0 * a);
+    (0.0..=t_max).contains(&r2).then_some(r2)
 }
 
 /// Closest point of triangle `tri` to `p` (Ericson's region test).
@@ -393,6 +397,35 @@ pub fn sweep_capsule_triangle(a: DVec3, b: DVec3, r: f64, v: DVec3, tri: &[DVec3
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The smaller root in range, as sorting both roots and taking the first in range gives: for
+    /// upward and downward parabolas, double roots and roots at the ends of the range.
+    #[test]
+    fn lowest_root_is_the_first_root_in_range() {
+        let reference = |a: f64, b: f64, c: f64, t_max: f64| {
+            let disc = b * b - 4.0 * a * c;
+            if a.abs() < 1e-300 || disc < 0.0 {
+                return None;
+            }
+            let (x, y) = ((-b - disc.sqrt()) / (2.0 * a), (-b + disc.sqrt()) / (2.0 * a));
+            [x.min(y), x.max(y)].into_iter().find(|&r| (0.0..=t_max).contains(&r))
+        };
+        let mut rng = crate::heightfield::workload::SplitMix64::new(5);
+        let mut found = 0;
+        for k in 0..20_000 {
+            let (mut r1, r2) = (rng.range(-2.0, 2.0), rng.range(-2.0, 2.0));
+            if k % 7 == 0 {
+                r1 = r2;
+            }
+            let scale = if k % 2 == 0 { rng.range(0.1, 3.0) } else { -rng.range(0.1, 3.0) };
+            let t_max = if k % 5 == 0 { r1.max(r2).abs() } else { rng.range(0.0, 2.0) };
+            let (a, b, c) = (scale, -scale * (r1 + r2), scale * r1 * r2);
+            let got = lowest_root(a, b, c, t_max);
+            assert_eq!(got, reference(a, b, c, t_max), "roots {r1}, {r2}, scale {scale}, t_max {t_max}");
+            found += usize::from(got.is_some());
+        }
+        assert!(found > 5_000, "only {found} roots in range");
+    }
 
     /// A box exactly r from the center's path is reached, along an axis and across a corner, also
     /// for small spheres far from the origin (where a coordinate's ulp is a sizeable part of r);
