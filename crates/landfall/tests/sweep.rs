@@ -7,8 +7,7 @@ use landfall::collide::{
     TerrainSweep,
 };
 use landfall::heightfield::synth::{generate, SynthParams};
-use landfall::Aabb;
-use landfall::{Heightfield, PolygonTerrain, TriangleId};
+use landfall::{Aabb, Heightfield, PolygonTerrain, TriangleId};
 use proptest::prelude::*;
 
 fn terrain(seed: u64, n: usize) -> Heightfield {
@@ -191,7 +190,6 @@ proptest! {
     /// structure) the answer is the sphere tree's.
     #[test]
     fn terrain_candidates_sweep_like_the_tree(seed in 0u64..1000, r in 0.2f64..3.0, o in prop::array::uniform3(0.0f64..1.0), d in prop::array::uniform3(-1.0f64..1.0), len in 0.1f64..200.0) {
-        use landfall::collide::{SweepTarget, TerrainSweep};
         let hf = terrain(seed, 33);
         let tree = SphereTree::from_terrain(&hf);
         let c = DVec3::new(o[0] * 32.0, o[1] * 32.0, 25.0 + o[2] * 10.0);
@@ -208,8 +206,6 @@ proptest! {
     /// terrain.
     #[test]
     fn gathered_triangles_sweep_like_their_terrain(seed in 0u64..1000, r in 0.2f64..1.5, o in prop::array::uniform3(0.0f64..1.0), half in prop::array::uniform3(0.5f64..4.0), d in prop::collection::vec((prop::array::uniform3(-1.0f64..1.0), 0.01f64..3.0), 1..8)) {
-        use landfall::collide::{Nearby, SweepTarget, TerrainSweep};
-        use landfall::geom::Aabb;
         let hf = terrain(seed, 33);
         let base = TerrainSweep(&hf);
         let center = DVec3::new(4.0 + o[0] * 24.0, 4.0 + o[1] * 24.0, 0.0);
@@ -239,8 +235,6 @@ proptest! {
     /// motion cannot change it).
     #[test]
     fn contacts_at_the_start_pick_the_most_opposed_face(seed in 0u64..1000, r in 0.2f64..2.0, o in prop::array::uniform3(0.0f64..1.0), d in prop::array::uniform3(-1.0f64..1.0), len in 0.01f64..3.0) {
-        use landfall::collide::{Nearby, SweepTarget, TerrainSweep};
-        use landfall::geom::Aabb;
         let hf = terrain(seed, 33);
         let tree = SphereTree::from_terrain(&hf);
         let (x, y) = (4.0 + o[0] * 24.0, 4.0 + o[1] * 24.0);
@@ -295,7 +289,6 @@ fn ellipsoids_touch_where_their_surface_does() {
 
 #[test]
 fn slides_on_a_heightfield_without_a_tree() {
-    use landfall::collide::TerrainSweep;
     let hf = terrain(7, 65);
     let tris = all_triangles(&hf);
     let target = TerrainSweep(&hf);
@@ -404,7 +397,6 @@ proptest! {
 
 #[test]
 fn capsules_on_terrains() {
-    use landfall::collide::{SweepTarget, TerrainSweep};
     let hf = terrain(9, 33);
     let tree = SphereTree::from_terrain(&hf);
     // A lying capsule dropped on the terrain: tree and candidates agree, and the capsule ends r above.
