@@ -37,8 +37,14 @@ impl Heightfield {
         if !(u1 >= 0.0 && v1 >= 0.0 && u0 <= ncx && v0 <= ncy) {
             return None;
         }
-        let lo = |u: f64, n: f64| (u.max(0.0).floor().min(n - 1.0)) as usize;
-        let hi = |u: f64, n: f64| (u.min(n).ceil().max(1.0)) as usize;
+        // Floor and ceiling of values in [0, n] by truncation (`f64::floor` and `ceil` are library
+        // calls on the baseline x86-64 target): `lo` floors max(u, 0), `hi` ceils u ≥ 0 (checked).
+        let lo = |u: f64, n: f64| u.max(0.0).min(n - 1.0) as usize;
+        let hi = |u: f64, n: f64| {
+            let x = u.min(n);
+            let t = x as usize;
+            (t + usize::from((t as f64) < x)).max(1)
+        };
         let ri = lo(u0, ncx)..hi(u1, ncx).max(lo(u0, ncx) + 1);
         let rj = lo(v0, ncy)..hi(v1, ncy).max(lo(v0, ncy) + 1);
         Some((ri, rj))
@@ -107,5 +113,52 @@ impl Heightfield {
             }
         }
         n
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The cell range is the one `floor` and `ceil` give, for region corners on grid lines, an ulp
+    /// either side of them, between them and outside the grid.
+    #[test]
+    fn cells_overlapping_floors_and_ceils_exactly() {
+        let (nx, ny) = (9, 6);
+        let hf = Heightfield::builder(nx, ny, vec![0.0; nx * ny]).origin(-3.5, 2.25).spacing(0.7, 1.3).build().unwrap();
+        let reference = |region: &Aabb| {
+            let (u0, v0) = hf.to_grid(region.min.x, region.min.y);
+            let (u1, v1) = hf.to_grid(region.max.x, region.max.y);
+            let (ncx, ncy) = ((nx - 1) as f64, (ny - 1) as f64);
+            if !(u1 >= 0.0 && v1 >= 0.0 && u0 <= ncx && v0 <= ncy) {
+                return None;
+            }
+            let lo = |u: f64, n: f64| (u.max(0.0).floor().min(n - 1.0)) as usize;
+            let hi = |u: f64, n: f64| (u.min(n).ceil().max(1.0)) as usize;
+            Some((lo(u0, ncx)..hi(u1, ncx).max(lo(u0, ncx) + 1), lo(v0, ncy)..hi(v1, ncy).max(lo(v0, ncy) + 1)))
+        };
+        let mut xs = Vec::new();
+        let mut ys = Vec::new();
+        for k in -2..=(nx as i32 + 1) {
+            let x = -3.5 + k as f64 * 0.7;
+            xs.extend([x, x.next_up(), x.next_down(), x + 0.35]);
+        }
+        for k in -2..=(ny as i32 + 1) {
+            let y = 2.25 + k as f64 * 1.3;
+            ys.extend([y, y.next_up(), y.next_down(), y + 0.65]);
+        }
+        let mut checked = 0;
+        for (a, &x0) in xs.iter().enumerate() {
+            for &x1 in &xs[a..] {
+                for (b, &y0) in ys.iter().enumerate().step_by(3) {
+                    for &y1 in ys[b..].iter().step_by(2) {
+                        let region = Aabb::new(DVec3::new(x0, y0, 0.0), DVec3::new(x1, y1, 1.0));
+                        assert_eq!(hf.cells_overlapping(&region), reference(&region), "{region:?}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
     }
 }
