@@ -467,6 +467,19 @@ fn sphere_against(
     if !whole.reaches(tri.lo, tri.hi) {
         return None;
     }
+    sphere_against_reached(c, r, v, tri, whole, found)
+}
+
+/// [`sphere_against`] a triangle whose box `whole` is known to reach.
+#[inline(always)]
+fn sphere_against_reached(
+    c: DVec3,
+    r: f64,
+    v: DVec3,
+    tri: &PreparedTriangle,
+    whole: &SweptBox,
+    found: &Earliest,
+) -> Option<Contact> {
     sweep_sphere_unfinished(c, r, v, tri, whole, |s0| found.limit_for_side(tri.face, s0, side_margin(c, r)))
 }
 
@@ -488,8 +501,7 @@ fn sphere_against_corners(
     whole: &SweptBox,
     found: &Earliest,
 ) -> Option<Contact> {
-    let tri = PreparedTriangle::reached(tri, whole)?;
-    sweep_sphere_unfinished(c, r, v, &tri, whole, |s0| found.limit_for_side(tri.face, s0, side_margin(c, r)))
+    sphere_against_reached(c, r, v, &PreparedTriangle::reached(tri, whole)?, whole, found)
 }
 
 impl SweepTarget for SphereTree {
