@@ -8,7 +8,9 @@ use glam::DVec3;
 use landfall::collide::{CharacterController, ControllerParams, SphereTree, SweepTarget, TerrainSweep};
 use landfall::{place, FollowParams, PolygonTerrain, QuadtreeParams, Terrain};
 use landfall_bench::harness::cycle;
-use landfall_bench::motions::{crowd, fresh_walk, settled_walk, sweep_motions, CROWD_GRAVITY_STEP};
+use landfall_bench::motions::{
+    crowd_frame, crowd_walkers, fresh_walk, settled_walk, sweep_motions, Walker, CROWD_AGE_FRAMES, CROWD_WINDOW_FRAMES,
+};
 use landfall_bench::rapier_peer::{controller as rapier_controller, RapierScene};
 use landfall_bench::report::print_ratios;
 use landfall_bench::terrains::{dem_tin, generated};
@@ -151,7 +153,7 @@ fn sweeps(c: &mut Criterion) {
 }
 
 /// Placement by three points, and a crowd of 10,000 characters moving one 60 fps frame (walking at
-/// 1.5 m/s plus gravity) on all threads.
+/// 1.5 m/s plus gravity) on all threads, after 10 s of walking (`CROWD_AGE_FRAMES`).
 fn crowds(c: &mut Criterion) {
     let hf = generated(1025).hf;
     let poly = tin_terrain();
@@ -171,37 +173,36 @@ fn crowds(c: &mut Criterion) {
     g.sample_size(20);
     let controller = CharacterController::new(ControllerParams::default(), DVec3::Z);
     for (name, t) in cases {
-        // Settle 10,000 walkers on the ground first.
-        let mut walkers: Vec<(DVec3, DVec3, bool)> =
-            crowd(t, 10_000, 8).into_iter().map(|(p, walk)| (p, walk, false)).collect();
-        let frame = |walkers: &mut Vec<(DVec3, DVec3, bool)>| {
-            use rayon::prelude::*;
-            walkers.par_iter_mut().with_min_len(64).for_each(|(p, v, grounded)| {
-                let m = controller.move_by(&TerrainSweep(t), *p, *v + CROWD_GRAVITY_STEP, *grounded);
-                (*p, *grounded) = (m.position, m.grounded);
-            });
-        };
+        let mut walkers = crowd_walkers(t, 10_000, 8);
         // Walkers that have stood where the terrain has no surface (past a heightfield's edge, over a
         // TIN's sea) may walk back in under it without crossing it: they are left out of the check.
         let mut off_terrain = vec![false; walkers.len()];
-        let mut mark_off_terrain = |walkers: &Vec<(DVec3, DVec3, bool)>| {
-            for ((p, _, _), off) in walkers.iter().zip(&mut off_terrain) {
+        let mark_off_terrain = |walkers: &[Walker], off_terrain: &mut [bool]| {
+            for ((p, _, _), off) in walkers.iter().zip(off_terrain) {
                 *off |= t.top_surface(*p).is_none();
             }
         };
-        for _ in 0..5 {
-            frame(&mut walkers);
-            mark_off_terrain(&walkers);
+        // Walk them to the timed age first (see `CROWD_AGE_FRAMES`).
+        for _ in 0..CROWD_AGE_FRAMES {
+            crowd_frame(t, &controller, &mut walkers, true);
+            mark_off_terrain(&walkers, &mut off_terrain);
         }
+        let snapshot = (walkers.clone(), off_terrain.clone());
+        let mut into_window = 0;
         g.bench_function(BenchmarkId::new("landfall_10000", name), |b| {
-            // Only the frame is timed, not the bookkeeping after it.
+            // Only the frame is timed, not the bookkeeping around it.
             b.iter_custom(|iters| {
                 let mut timed = std::time::Duration::ZERO;
                 for _ in 0..iters {
+                    if into_window == CROWD_WINDOW_FRAMES {
+                        (walkers, off_terrain) = snapshot.clone();
+                        into_window = 0;
+                    }
                     let start = std::time::Instant::now();
-                    frame(&mut walkers);
+                    crowd_frame(t, &controller, &mut walkers, true);
                     timed += start.elapsed();
-                    mark_off_terrain(&walkers);
+                    mark_off_terrain(&walkers, &mut off_terrain);
+                    into_window += 1;
                 }
                 timed
             })

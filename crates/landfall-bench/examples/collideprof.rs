@@ -4,13 +4,14 @@
 //!
 //! `cargo run --release -p landfall-bench --example collideprof [place|move|sweep|count|crowd]`
 //!
-//! Env: `HOT=1` 16 bodies (data in cache), `REPS=k` passes, `TIN=1` the crowd or the sweeps on the
-//! TIN; for `move`, `FRESH=1` the benchmark's fresh (mostly embedded) starts instead of settled
+//! Env: `HOT=k` k bodies (`HOT=1`: 16; data in cache), `REPS=k` passes, `TIN=1` the crowd or the
+//! sweeps on the TIN, `AGE=k` frames the crowd walks before it is timed; for `move`, `FRESH=1` the benchmark's fresh (mostly embedded) starts instead of settled
 //! ones, and `STATE=1` the grounded state settling reported instead of "was grounded" on every move.
 use glam::DVec3;
 use landfall::collide::{CharacterController, ControllerParams, SweepTarget, TerrainSweep};
 use landfall::heightfield::workload::SplitMix64;
 use landfall::{place, FollowParams};
+use landfall_bench::motions::{crowd_frame, crowd_walkers, CROWD_AGE_FRAMES};
 use landfall_bench::terrains::generated;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -20,8 +21,9 @@ fn main() {
     let hf = generated(1025).hf;
     let mut rng = SplitMix64::new(3);
     // Random ground points with a random horizontal heading.
-    // HOT=1: 16 points, so that the terrain's data stays in cache (what is left is computation).
-    let n = if std::env::var("HOT").is_ok() { 16 } else { 4096 };
+    // HOT=k: k points (HOT=1 or any non-number: 16), so that the terrain's data stays in cache and, for
+    // k ≤ 64, the branch predictor learns every move (what is left is computation).
+    let n = std::env::var("HOT").ok().map_or(4096, |h| h.parse().ok().filter(|&k| k > 1).unwrap_or(16));
     let set: Vec<(DVec3, DVec3)> = (0..n)
         .map(|_| {
             let (x, y) = (rng.range(10.0, 1000.0), rng.range(10.0, 1000.0));
@@ -33,8 +35,10 @@ fn main() {
     let params = FollowParams { max_slope: 1.5, ..FollowParams::default() };
     let controller = CharacterController::new(ControllerParams::default(), DVec3::Z);
     if what == "crowd" {
-        // The crowd benchmark's walkers, settled for 5 frames, then REPS frames timed (default 20).
+        // The crowd benchmark's walkers, walked AGE frames (default: the benchmark's age), then REPS
+        // frames timed (default 20), on one thread.
         let frames: usize = std::env::var("REPS").ok().and_then(|r| r.parse().ok()).unwrap_or(20);
+        let age: usize = std::env::var("AGE").ok().and_then(|r| r.parse().ok()).unwrap_or(CROWD_AGE_FRAMES);
         // TIN=1: on the ~13,000-triangle TIN of the DEM instead.
         let tin = std::env::var("TIN").is_ok().then(|| {
             let tin = landfall_bench::terrains::dem_tin(13_000);
@@ -44,34 +48,21 @@ fn main() {
             Some(tin) => tin,
             None => &hf,
         };
-        let b = t.bounds();
-        let mut walkers: Vec<(DVec3, DVec3, bool)> = Vec::new();
-        while walkers.len() < 10_000 {
-            let (x, y) = (rng.range(b.min.x, b.max.x), rng.range(b.min.y, b.max.y));
-            let Some(g) = t.top_surface(DVec3::new(x, y, b.max.z + 1.0)) else { continue };
-            let d = DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), 0.0).normalize();
-            walkers.push((g.point + DVec3::Z * 0.6, d * (1.5 / 60.0), false));
-        }
-        let frame = |walkers: &mut Vec<(DVec3, DVec3, bool)>| {
-            for (p, v, grounded) in walkers.iter_mut() {
-                let m = controller.move_by(
-                    &TerrainSweep(t),
-                    *p,
-                    *v + landfall_bench::motions::CROWD_GRAVITY_STEP,
-                    *grounded,
-                );
-                (*p, *grounded) = (m.position, m.grounded);
-            }
-        };
-        for _ in 0..5 {
-            frame(&mut walkers);
+        let mut walkers = crowd_walkers(t, 10_000, 8);
+        // The walk to the timed age on all threads (it is not what is timed).
+        for _ in 0..age {
+            crowd_frame(t, &controller, &mut walkers, true);
         }
         let s = Instant::now();
         for _ in 0..frames {
-            frame(&mut walkers);
+            crowd_frame(t, &controller, &mut walkers, false);
         }
         let per_move = s.elapsed().as_nanos() as f64 / (frames * walkers.len()) as f64;
-        println!("crowd: {per_move:.0} ns per move, {:.2} ms per 10,000-walker frame on one thread", per_move * 1e-2);
+        let grounded = walkers.iter().filter(|w| w.2).count();
+        println!(
+            "crowd at frame {age}: {per_move:.0} ns per move, {:.2} ms per 10,000-walker frame on one thread ({grounded} grounded)",
+            per_move * 1e-2
+        );
         return;
     }
     if what == "count" {

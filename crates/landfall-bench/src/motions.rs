@@ -39,6 +39,44 @@ pub fn crowd(t: &dyn Terrain, n: usize, seed: u64) -> Vec<(DVec3, DVec3)> {
     walkers(t, n, seed).map(|(p, dir)| (p, dir * (1.5 / 60.0))).collect()
 }
 
+/// A crowd walker between frames: position, walk per frame, grounded (as its last move reported).
+pub type Walker = (DVec3, DVec3, bool);
+
+/// How many frames the crowd benchmark's walkers have walked when its timing starts (10 s at 60
+/// fps). The cost of a frame grows as walkers gather in valleys and against slopes (on gen1025, ~1.4
+/// µs per move over the first second, ~1.8 µs after ten), so a frame is timed at a fixed age rather
+/// than at whatever age the number of iterations reached.
+pub const CROWD_AGE_FRAMES: usize = 600;
+
+/// The timed window: frames `CROWD_AGE_FRAMES..CROWD_AGE_FRAMES + CROWD_WINDOW_FRAMES`, replayed
+/// from a snapshot as often as the timing needs.
+pub const CROWD_WINDOW_FRAMES: usize = 60;
+
+/// The crowd benchmark's walkers (see [`crowd`]), not yet grounded.
+pub fn crowd_walkers(t: &dyn Terrain, n: usize, seed: u64) -> Vec<Walker> {
+    crowd(t, n, seed).into_iter().map(|(p, walk)| (p, walk, false)).collect()
+}
+
+/// One 60 fps frame of the crowd: every walker moves by its walk plus [`CROWD_GRAVITY_STEP`], on
+/// all of rayon's threads when `parallel`, else on this one.
+pub fn crowd_frame(
+    t: &dyn Terrain,
+    controller: &landfall::collide::CharacterController,
+    walkers: &mut [Walker],
+    parallel: bool,
+) {
+    use rayon::prelude::*;
+    let step = |(p, v, grounded): &mut Walker| {
+        let m = controller.move_by(&landfall::collide::TerrainSweep(t), *p, *v + CROWD_GRAVITY_STEP, *grounded);
+        (*p, *grounded) = (m.position, m.grounded);
+    };
+    if parallel {
+        walkers.par_iter_mut().with_min_len(64).for_each(step);
+    } else {
+        walkers.iter_mut().for_each(step);
+    }
+}
+
 /// `n` bodies `(position, heading)` that `landfall::place` accepts with `params`: the starts of
 /// [`sweep_motions`] (2 m above random ground points), heading along the motion, those refused
 /// (steep, blocked, over a hole) skipped — so that a placement benchmark times placements, not
