@@ -301,8 +301,17 @@ proptest! {
                 let target = DVec3::new(i as f64 * 0.5, j as f64 * 0.5, 0.0);
                 let z = t.top_surface(target).unwrap().point.z;
                 let target = DVec3::new(target.x, target.y, z);
-                for _ in 0..4 {
-                    let o = target + DVec3::new(rng.range(-5.0, 5.0), rng.range(-5.0, 5.0), rng.range(10.0, 20.0));
+                // Also rays in the vertical planes of the grid lines through the target (where the
+                // quadtree's cut lines lie): their segments touch a cut line all along.
+                let along_x = DVec3::new(rng.range(-5.0, 5.0), 0.0, rng.range(10.0, 20.0));
+                let along_y = DVec3::new(0.0, rng.range(-5.0, 5.0), rng.range(10.0, 20.0));
+                for k in 0..6 {
+                    let offset = match k {
+                        4 => along_x,
+                        5 => along_y,
+                        _ => DVec3::new(rng.range(-5.0, 5.0), rng.range(-5.0, 5.0), rng.range(10.0, 20.0)),
+                    };
+                    let o = target + offset;
                     let h = t.raycast(&Ray::new(o, target - o), 2.0);
                     prop_assert!(h.is_some(), "ray from {} to {} slipped through", o, target);
                     prop_assert!(h.unwrap().t <= 1.0 + 1e-9, "from {} to {}: {:?}", o, target, h);

@@ -8,6 +8,18 @@ pub use ray::{Ray, RayError};
 
 use glam::DVec3;
 
+/// Hints the CPU to fetch the cache line holding `item` (a hint: no effect on program state).
+#[inline(always)]
+pub(crate) fn prefetch<T>(item: &T) {
+    // SAFETY: prefetching has no effect on program state; the pointer comes from a reference.
+    #[cfg(target_arch = "x86_64")]
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((item as *const T).cast())
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = item;
+}
+
 /// Möller–Trumbore: t of the hit of `o + t·d` with triangle `v` (any t, two-sided), or `None`
 /// when the ray misses it or is parallel to it. Not watertight: a ray through a shared edge may miss
 /// both triangles. The 2017 paper's baselines and the benchmarks' naive scan use it; landfall's own

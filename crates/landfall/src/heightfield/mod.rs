@@ -382,35 +382,22 @@ impl Heightfield {
     /// Hints the CPU to fetch the samples of cells `[i0, i1) × [j0, j1)` (a pyramid leaf) into cache.
     #[inline(always)]
     pub(crate) fn prefetch_cells(&self, i0: usize, j0: usize, j1: usize) {
-        #[cfg(target_arch = "x86_64")]
         for j in j0..=j1 {
             if let Some(h) = self.heights.get(j * self.nx + i0) {
-                // SAFETY: prefetching is a hint with no effect on program state; the pointer comes
-                // from an element of the slice.
-                unsafe {
-                    std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((h as *const f32).cast())
-                };
+                crate::geom::prefetch(h);
             }
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = (i0, j0, j1);
     }
 
     /// Hints the CPU to fetch samples `[i0, i1]` of row `j` into cache (both ends of the span, which
     /// is at most two cache lines for the few cells a query touches).
     #[inline(always)]
     pub(crate) fn prefetch_row(&self, i0: usize, i1: usize, j: usize) {
-        #[cfg(target_arch = "x86_64")]
         for i in [i0, i1] {
             if let Some(h) = self.heights.get(j * self.nx + i) {
-                // SAFETY: as in `prefetch_cells`.
-                unsafe {
-                    std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((h as *const f32).cast())
-                };
+                crate::geom::prefetch(h);
             }
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = (i0, i1, j);
     }
 
     /// World x, y → grid coordinates (u, v) in cell units from sample (0, 0).
