@@ -11,13 +11,20 @@ use glam::DVec3;
 /// Hints the CPU to fetch the cache line holding `item` (a hint: no effect on program state).
 #[inline(always)]
 pub(crate) fn prefetch<T>(item: &T) {
-    // SAFETY: prefetching has no effect on program state; the pointer comes from a reference.
+    prefetch_ptr(item as *const T);
+}
+
+/// Hints the CPU to fetch the cache line at `p`, which need not point into anything: a prefetch
+/// never faults and has no effect on program state.
+#[inline(always)]
+pub(crate) fn prefetch_ptr<T>(p: *const T) {
+    // SAFETY: prefetching neither reads the program's memory nor faults, whatever the address.
     #[cfg(target_arch = "x86_64")]
     unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((item as *const T).cast())
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast())
     };
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = item;
+    let _ = p;
 }
 
 /// Möller–Trumbore: t of the hit of `o + t·d` with triangle `v` (any t, two-sided), or `None`

@@ -92,21 +92,13 @@ impl LocalRay {
             }
             let [x, y] = node.div;
             let (mx, my) = (1e-9 * (1.0 + x.abs()), 1e-9 * (1.0 + y.abs()));
-            let east = if lo.x > x + mx {
-                1
-            } else if hi.x < x - mx {
-                0
-            } else {
+            // Each side decided without a branch (it is as random as the rays), one test to stop.
+            let (east, west) = (lo.x > x + mx, hi.x < x - mx);
+            let (north, south) = (lo.y > y + my, hi.y < y - my);
+            if !((east | west) & (north | south)) {
                 break;
-            };
-            let north = if lo.y > y + my {
-                2
-            } else if hi.y < y - my {
-                0
-            } else {
-                break;
-            };
-            n = node.first.wrapping_add(east + north);
+            }
+            n = node.first.wrapping_add(east as u32 + 2 * north as u32);
             depth += 1;
         }
         (n, depth)
@@ -149,15 +141,12 @@ impl LocalRay {
 #[inline(always)]
 fn crossing(o: f64, d: f64, inv: f64, div: f64, t_enter: f64, t_end: f64, m: f64) -> (f64, bool) {
     let t = (div - o) * inv;
-    if d != 0.0 && t > t_enter && t < t_end {
-        (t, d < 0.0)
-    } else if d > 0.0 {
-        (f64::INFINITY, m >= t)
-    } else if d < 0.0 {
-        (f64::INFINITY, m < t)
-    } else {
-        (f64::INFINITY, o >= div)
-    }
+    // The same as a chain of `if`s, as selects: which case applies is as random as the rays.
+    let (forward, backward) = (d > 0.0, d < 0.0);
+    let crossed = (forward | backward) & (t > t_enter) & (t < t_end);
+    let side_of_middle = (forward & (m >= t)) | (backward & (m < t)) | (!forward & !backward & (o >= div));
+    let east = (crossed & backward) | (!crossed & side_of_middle);
+    (if crossed { t } else { f64::INFINITY }, east)
 }
 
 /// A stack entry: node, the ray's entry and exit t, the node's depth.
@@ -248,9 +237,7 @@ impl PolygonTerrain {
                         if let Some(cn) = nodes.get(child as usize).filter(|n| lr.z_overlaps(a, b, n.z)) {
                             // Its children (two cache lines) are requested now, a step before
                             // they are read.
-                            if !cn.is_leaf() {
-                                prefetch_children(nodes, cn.first as usize);
-                            }
+                            prefetch_children(nodes, cn.first);
                             if let Some(later) = next.replace((child, a, b, depth + 1)) {
                                 stack.push(later);
                             }
@@ -285,13 +272,15 @@ impl PolygonTerrain {
     }
 }
 
-/// Hints the CPU to fetch the four nodes from `first` (two cache lines) into cache.
+/// Hints the CPU to fetch the four nodes from `first` (two cache lines): the children of an internal
+/// node. Asked for every node kept, leaves too (where `first` means something else, and a line is
+/// fetched for nothing), since a test of which it is would be a branch as random as the rays.
 #[inline(always)]
-fn prefetch_children(nodes: &[super::quadtree::Node], first: usize) {
-    if let Some(block) = nodes.get(first..first + 4) {
-        crate::geom::prefetch(&block[0]);
-        crate::geom::prefetch(&block[2]);
-    }
+fn prefetch_children(nodes: &[super::quadtree::Node], first: u32) {
+    // Address arithmetic only (the pointer is never read): a prefetch of any address is harmless.
+    let block = nodes.as_ptr().wrapping_add(first as usize);
+    crate::geom::prefetch_ptr(block);
+    crate::geom::prefetch_ptr(block.wrapping_add(2));
 }
 
 /// t of the crossing of `r` with the convex planar polygon `verts` (plane `normal · x = d`), if it
