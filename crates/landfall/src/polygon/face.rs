@@ -102,9 +102,7 @@ pub(crate) fn contains(f: &Face, edges: &[[f64; 3]], x: f64, y: f64) -> bool {
     let in_box = (x >= b[0] as f64) & (x <= b[2] as f64) & (y >= b[1] as f64) & (y <= b[3] as f64);
     let inside = |e: &[f64; 3]| e[0] * x + e[1] * y + e[2] >= 0.0;
     let first3 = inside(&f.edges[0]) & inside(&f.edges[1]) & inside(&f.edges[2]);
-    in_box
-        && f.is_ground()
-        && first3
+    (in_box & f.is_ground() & first3)
         && (f.count <= 3
             || edges
                 .get(f.first as usize + 3..f.first as usize + f.count as usize)

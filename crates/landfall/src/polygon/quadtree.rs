@@ -65,13 +65,13 @@ impl Node {
     /// range is out of bounds (a corrupt file).
     #[inline]
     pub fn leaf_refs<'a>(&'a self, refs: &'a [u32]) -> Option<&'a [u32]> {
-        let len = self.leaf_len();
-        if len <= INLINE_REFS {
-            let inline: &[u32; 4] = bytemuck::cast_ref(&self.div);
-            Some(&inline[..len as usize])
-        } else {
-            refs.get(self.first as usize..self.first as usize + len as usize)
-        }
+        let len = self.leaf_len() as usize;
+        let inline: &[u32; 4] = bytemuck::cast_ref(&self.div);
+        // Chosen by a select, not a branch (a leaf's size is as random as the queries): the inline
+        // indices, or the run in `refs`; then one bounds check.
+        let (base, start): (&[u32], usize) =
+            if len <= INLINE_REFS as usize { (inline, 0) } else { (refs, self.first as usize) };
+        base.get(start..start + len)
     }
 }
 
