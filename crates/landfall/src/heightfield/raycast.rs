@@ -170,29 +170,23 @@ impl Axis {
         u8::from(high)
     }
 
-    /// Steps to the next node along this axis; false when that leaves the grid.
+    /// Steps to the next node along this axis; false when that leaves the grid (`b` is then left
+    /// meaningless: the walk ends).
     #[inline(always)]
     fn step(&mut self, b: &mut usize, n: usize) -> bool {
         self.x += self.d;
-        if self.pos {
-            *b += 1;
-            *b < n
-        } else if *b == 0 {
-            false
-        } else {
-            *b -= 1;
-            true
-        }
+        // Both directions computed and one picked, here and in `leaves_grid`: the direction is
+        // random from ray to ray, and a branch on it is mispredicted at the start of many rays.
+        let up = usize::from(self.pos);
+        let inside = (self.pos & (*b + 1 < n)) | (!self.pos & (*b != 0));
+        *b = (*b + 2 * up).wrapping_sub(1);
+        inside
     }
 
     /// True when leaving node `b` (of `span` cells) along this axis leaves the grid of `n` cells.
     #[inline(always)]
     fn leaves_grid(&self, b: usize, span: usize, n: usize) -> bool {
-        if self.pos {
-            (b + 1) * span >= n
-        } else {
-            b == 0
-        }
+        (self.pos & ((b + 1) * span >= n)) | (!self.pos & (b == 0))
     }
 
     /// Moves up to the parent of node `b`.
