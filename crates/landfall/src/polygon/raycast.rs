@@ -141,12 +141,13 @@ impl LocalRay {
 #[inline(always)]
 fn crossing(o: f64, d: f64, inv: f64, div: f64, t_enter: f64, t_end: f64, m: f64) -> (f64, bool) {
     let t = (div - o) * inv;
-    // The same as a chain of `if`s, as selects: which case applies is as random as the rays.
+    // The same as a chain of `if`s, as selects: which case applies is as random as the rays. (The
+    // crossing's t is picked by an index: the compiler keeps an `if` between two floats a branch.)
     let (forward, backward) = (d > 0.0, d < 0.0);
     let crossed = (forward | backward) & (t > t_enter) & (t < t_end);
     let side_of_middle = (forward & (m >= t)) | (backward & (m < t)) | (!forward & !backward & (o >= div));
     let east = (crossed & backward) | (!crossed & side_of_middle);
-    (if crossed { t } else { f64::INFINITY }, east)
+    ([f64::INFINITY, t][usize::from(crossed)], east)
 }
 
 /// A stack entry: node, the ray's entry and exit t, the node's depth.
