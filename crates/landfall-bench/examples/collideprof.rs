@@ -1,12 +1,13 @@
 //! Profiling aid on the generated 1025² heightfield: placement by three points, controller moves,
 //! 10 cm swept spheres through the terrain's candidates, what a move gathers, and the crowd benchmark's
-//! walkers (settled, walking 1.5 m/s plus gravity; one thread).
+//! walkers (walked to the benchmark's age, then timed on one thread).
 //!
 //! `cargo run --release -p landfall-bench --example collideprof [place|move|sweep|count|crowd]`
 //!
 //! Env: `HOT=k` k bodies (`HOT=1`: 16; data in cache), `REPS=k` passes, `TIN=1` the crowd or the
-//! sweeps on the TIN, `AGE=k` frames the crowd walks before it is timed; for `move`, `FRESH=1` the benchmark's fresh (mostly embedded) starts instead of settled
-//! ones, and `STATE=1` the grounded state settling reported instead of "was grounded" on every move.
+//! sweeps on the TIN, `AGE=k` frames the crowd walks before it is timed; for `move`, `FRESH=1` the
+//! benchmark's fresh (mostly embedded) starts instead of settled ones, and `STATE=1` the grounded
+//! state settling reported instead of "was grounded" on every move.
 use glam::DVec3;
 use landfall::collide::{CharacterController, ControllerParams, SweepTarget, TerrainSweep};
 use landfall::heightfield::workload::SplitMix64;
@@ -59,10 +60,8 @@ fn main() {
         }
         let per_move = s.elapsed().as_nanos() as f64 / (frames * walkers.len()) as f64;
         let grounded = walkers.iter().filter(|w| w.2).count();
-        println!(
-            "crowd at frame {age}: {per_move:.0} ns per move, {:.2} ms per 10,000-walker frame on one thread ({grounded} grounded)",
-            per_move * 1e-2
-        );
+        let frame_ms = per_move * 1e-2;
+        println!("crowd at frame {age}: {per_move:.0} ns per move, {frame_ms:.2} ms per frame on one thread ({grounded} grounded)");
         return;
     }
     if what == "count" {
