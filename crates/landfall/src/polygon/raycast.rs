@@ -10,7 +10,7 @@
 //! them. (The plain 3-D triple product `dir · ((a − o) × (b − o))` is *not* enough at vertices: there
 //! every edge value is rounding noise of one sign, and a ray can pass between all the faces.)
 
-use super::quadtree::MAX_DEPTH_LIMIT;
+use super::quadtree::{Node, MAX_DEPTH_LIMIT};
 use super::PolygonTerrain;
 use crate::geom::{Hit, Ray, TriangleId};
 use glam::DVec3;
@@ -82,7 +82,7 @@ impl LocalRay {
     /// cut lines, by a margin far larger than the rounding of its ends. A ray's walk starts there
     /// instead of at the root — on tin13k it skips five levels of one-piece steps on average.
     #[inline]
-    fn deepest_holding(&self, nodes: &[super::quadtree::Node], t0: f64, t1: f64) -> (u32, u32) {
+    fn deepest_holding(&self, nodes: &[Node], t0: f64, t1: f64) -> (u32, u32) {
         let (p0, p1) = (self.o + self.d * t0, self.o + self.d * t1);
         let (lo, hi) = (p0.min(p1), p0.max(p1));
         let (mut n, mut depth) = (0u32, 0u32);
@@ -277,7 +277,7 @@ impl PolygonTerrain {
 /// node. Asked for every node kept, leaves too (where `first` means something else, and a line is
 /// fetched for nothing), since a test of which it is would be a branch as random as the rays.
 #[inline(always)]
-fn prefetch_children(nodes: &[super::quadtree::Node], first: u32) {
+fn prefetch_children(nodes: &[Node], first: u32) {
     // Address arithmetic only (the pointer is never read): a prefetch of any address is harmless.
     let block = nodes.as_ptr().wrapping_add(first as usize);
     crate::geom::prefetch_ptr(block);
