@@ -230,47 +230,65 @@ pub fn place(
     heading: f64,
     params: &FollowParams,
 ) -> Result<Placement, Refusal> {
-    let ok = position.is_finite()
-        && heading.is_finite()
-        && params.length > 0.0
-        && params.width > 0.0
-        && params.length.is_finite()
-        && params.width.is_finite()
-        && params.probe_up.is_finite()
-        && params.max_slope.is_finite();
-    if !ok {
+    // x·0 is 0 for every finite x and NaN otherwise: one test for all eight inputs, no branch each.
+    let finite = [position.x, position.y, position.z, heading, params.length, params.width, params.probe_up, params.max_slope]
+        .iter()
+        .fold(0.0, |acc, x| acc + x * 0.0)
+        == 0.0;
+    if !(finite && params.length > 0.0 && params.width > 0.0) {
         return Err(Refusal::BadInput);
     }
     let (forward, right, up) = axes(terrain, position, heading);
     let (hl, hw) = (0.5 * params.length, 0.5 * params.width);
-    let spots: [DVec3; 4] = match params.contacts {
-        Contacts::ThreePoints => [forward * hl, -forward * hl - right * hw, -forward * hl + right * hw, DVec3::ZERO],
-        Contacts::FourWheels => [
-            forward * hl - right * hw,
-            forward * hl + right * hw,
-            -forward * hl - right * hw,
-            -forward * hl + right * hw,
-        ],
-    };
-    let n_contacts = if params.contacts == Contacts::ThreePoints { 3 } else { 4 };
+    // One copy of the rest per contact count, so that its loops and sums have a fixed length.
+    match params.contacts {
+        Contacts::ThreePoints => settle(
+            terrain,
+            position,
+            (forward, right, up),
+            params,
+            [forward * hl, -forward * hl - right * hw, -forward * hl + right * hw],
+        ),
+        Contacts::FourWheels => settle(
+            terrain,
+            position,
+            (forward, right, up),
+            params,
+            [forward * hl - right * hw, forward * hl + right * hw, -forward * hl - right * hw, -forward * hl + right * hw],
+        ),
+    }
+}
+
+/// The rest of [`place`]: the ground under each of the `N` contacts (offsets `spots` from
+/// `position`), the plane through them, the checks and the body's frame.
+#[inline(always)]
+fn settle<const N: usize>(
+    terrain: &dyn Terrain,
+    position: DVec3,
+    (forward, right, up): (DVec3, DVec3, DVec3),
+    params: &FollowParams,
+    spots: [DVec3; N],
+) -> Result<Placement, Refusal> {
     let mut contacts = [DVec3::ZERO; 4];
-    for k in 0..n_contacts {
+    for k in 0..N {
         contacts[k] = ground(terrain, position + spots[k], up, params.probe_up, k)?;
     }
-    let normal = match params.contacts {
-        Contacts::ThreePoints => (contacts[1] - contacts[0]).cross(contacts[2] - contacts[0]),
+    let normal = if N == 3 {
+        (contacts[1] - contacts[0]).cross(contacts[2] - contacts[0])
+    } else {
         // Diagonals front-left → rear-right and front-right → rear-left.
-        Contacts::FourWheels => (contacts[3] - contacts[0]).cross(contacts[2] - contacts[1]),
+        (contacts[3] - contacts[0]).cross(contacts[2] - contacts[1])
     };
     let normal = normal.try_normalize().ok_or(Refusal::BadInput)?;
     let n = if normal.dot(up) < 0.0 { -normal } else { normal };
-    let mean = contacts[..n_contacts].iter().copied().sum::<DVec3>() / n_contacts as f64;
-    // The reference point: on the plane, on the vertical through the requested position.
+    let mean = contacts[..N].iter().copied().sum::<DVec3>() / N as f64;
     let nu = n.dot(up);
     if nu <= 0.0 || steeper_than(nu, params.max_slope) {
         return Err(Refusal::TooSteep { slope: nu.clamp(-1.0, 1.0).acos(), max: params.max_slope });
     }
-    let on_plane = position + up * ((mean - position).dot(n) / nu);
+    let inv_nu = 1.0 / nu;
+    // The reference point: on the plane, on the vertical through the requested position.
+    let on_plane = position + up * ((mean - position).dot(n) * inv_nu);
     let fwd = (forward - n * forward.dot(n)).normalize();
     let left = n.cross(fwd);
     let rotation = DQuat::from_mat3(&DMat3::from_cols(fwd, left, n));
@@ -279,11 +297,11 @@ pub fn place(
         up: n,
         forward: fwd,
         rotation,
-        tan_pitch: -(n.dot(forward)) / nu,
-        tan_roll: n.dot(right) / nu,
+        tan_pitch: -(n.dot(forward)) * inv_nu,
+        tan_roll: n.dot(right) * inv_nu,
         cos_slope: nu,
         contacts,
-        contact_count: n_contacts,
+        contact_count: N,
     })
 }
 

@@ -21,6 +21,8 @@ pub struct Frame {
     to_world: DMat3,
     /// R is the identity (the default frame): the rotations are skipped.
     identity: bool,
+    /// `down` is exactly −Z (kept as a flag: vertical queries test it on every call).
+    z_up: bool,
 }
 
 impl Default for Frame {
@@ -32,7 +34,7 @@ impl Default for Frame {
 impl Frame {
     /// The default frame: Z up, gravity (0, 0, −1).
     pub fn z_up() -> Self {
-        Self { down: DVec3::NEG_Z, to_local: DMat3::IDENTITY, to_world: DMat3::IDENTITY, identity: true }
+        Self { down: DVec3::NEG_Z, to_local: DMat3::IDENTITY, to_world: DMat3::IDENTITY, identity: true, z_up: true }
     }
 
     /// A frame whose gravity points along `gravity` (any length; Y-up engines pass (0, −1, 0)).
@@ -46,7 +48,7 @@ impl Frame {
         }
         let q = DQuat::from_rotation_arc(down, DVec3::NEG_Z);
         let to_local = DMat3::from_quat(q);
-        Ok(Self { down, to_local, to_world: to_local.transpose(), identity: false })
+        Ok(Self { down, to_local, to_world: to_local.transpose(), identity: false, z_up: false })
     }
 
     /// The rotation R (world → local, gravity to −Z), for storing a frame bit for bit.
@@ -67,7 +69,13 @@ impl Frame {
         {
             return Err(FrameError::BadGravity);
         }
-        Ok(Self { down, to_local: rotation, to_world: rotation.transpose(), identity: rotation == DMat3::IDENTITY })
+        Ok(Self {
+            down,
+            to_local: rotation,
+            to_world: rotation.transpose(),
+            identity: rotation == DMat3::IDENTITY,
+            z_up: down == DVec3::NEG_Z,
+        })
     }
 
     /// Unit vector along gravity.
@@ -85,7 +93,7 @@ impl Frame {
     /// True when gravity is exactly (0, 0, −1).
     #[inline]
     pub fn is_z_up(&self) -> bool {
-        self.down == DVec3::NEG_Z
+        self.z_up
     }
 
     /// World → local (gravity along −Z) rotation R (`v` itself in the default frame).

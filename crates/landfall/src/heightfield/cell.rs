@@ -117,14 +117,24 @@ impl CellPlane {
     }
 }
 
-/// Which half contains local point (fu, fv). Points on the diagonal belong to the south half.
+/// Which half contains local point (fu, fv), and its plane. Points on the diagonal belong to the
+/// south half. Both are picked by index, not by a branch: the diagonal's direction and the half are
+/// as random as the query points, and a branch on them is mispredicted half the time.
 #[inline(always)]
-pub(crate) fn half_at(anti: bool, fu: f64, fv: f64) -> Half {
-    if diagonal_side(anti, fu, fv) <= 0.0 {
-        Half::South
-    } else {
-        Half::North
-    }
+pub(crate) fn half_and_plane(anti: bool, fu: f64, fv: f64, k: &Corners) -> (Half, CellPlane) {
+    let a = usize::from(anti);
+    // An index or bit-mask select of the side is turned back into a branch by the compiler; a
+    // product with 0 or 1 is exact for these finite values and stays branch-free.
+    let af = f64::from(u8::from(anti));
+    let side = (fv - fu) * (1.0 - af) + (fu + fv - 1.0) * af;
+    let north = usize::from(side > 0.0);
+    let planes = [
+        plane(false, Half::South, k),
+        plane(false, Half::North, k),
+        plane(true, Half::South, k),
+        plane(true, Half::North, k),
+    ];
+    ([Half::South, Half::North][north], planes[2 * a + north])
 }
 
 /// Signed distance-like value of (fu, fv) from the cell's diagonal: ≤ 0 on the south side.

@@ -70,8 +70,7 @@ impl Heightfield {
         let j = cell_index(v, 0, self.ny - 2);
         let (fu, fv) = (u - to_f(i), v - to_f(j));
         let anti = self.diagonal.is_anti(i, j);
-        let half = cell::half_at(anti, fu, fv);
-        let plane = cell::plane(anti, half, &self.corners(i, j));
+        let (half, plane) = cell::half_and_plane(anti, fu, fv, &self.corners(i, j));
         if !plane.is_hole() && !self.is_cell_masked(i, j) {
             return Some(Located { i, j, half, plane, fu, fv });
         }
