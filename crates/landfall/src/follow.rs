@@ -134,7 +134,7 @@ pub enum Refusal {
 
 /// Horizontal unit axes (forward, right, up) for `heading` under `terrain`'s frame at `p`.
 #[inline]
-fn axes(terrain: &dyn Terrain, p: DVec3, heading: f64) -> (DVec3, DVec3, DVec3) {
+fn axes<T: Terrain + ?Sized>(terrain: &T, p: DVec3, heading: f64) -> (DVec3, DVec3, DVec3) {
     let up = terrain.up_at(p);
     let frame = terrain.frame();
     let (sin, cos) = heading.sin_cos();
@@ -152,7 +152,7 @@ fn axes(terrain: &dyn Terrain, p: DVec3, heading: f64) -> (DVec3, DVec3, DVec3) 
 
 /// The ground under `at`: the nearest surface at or below `at + up·probe_up`.
 #[inline]
-fn ground(terrain: &dyn Terrain, at: DVec3, up: DVec3, probe_up: f64, k: usize) -> Result<DVec3, Refusal> {
+fn ground<T: Terrain + ?Sized>(terrain: &T, at: DVec3, up: DVec3, probe_up: f64, k: usize) -> Result<DVec3, Refusal> {
     let probe = at + up * probe_up;
     match terrain.floor_point_below(probe) {
         Some(s) => Ok(s),
@@ -164,7 +164,7 @@ fn ground(terrain: &dyn Terrain, at: DVec3, up: DVec3, probe_up: f64, k: usize) 
 /// contact; with none, past the terrain's bounds across gravity it is the edge of the world, inside
 /// them a hole.
 #[cold]
-fn no_ground(terrain: &dyn Terrain, at: DVec3, up: DVec3, k: usize) -> Refusal {
+fn no_ground<T: Terrain + ?Sized>(terrain: &T, at: DVec3, up: DVec3, k: usize) -> Refusal {
     if let Some(s) = terrain.ceiling_above(at) {
         return Refusal::Blocked { contact: k, at, ground: s.point };
     }
@@ -223,18 +223,20 @@ fn steeper_than(cos_slope: f64, max_slope: f64) -> bool {
 }
 
 /// Places a body at `position` (its height only sets where the ground is looked for: the ground
-/// nearest below `position + up·probe_up`) with `heading`.
-pub fn place(
-    terrain: &dyn Terrain,
+/// nearest below `position + up·probe_up`) with `heading`. Generic over the terrain so that a
+/// caller who knows its type calls it directly; `&dyn Terrain` works too.
+pub fn place<T: Terrain + ?Sized>(
+    terrain: &T,
     position: DVec3,
     heading: f64,
     params: &FollowParams,
 ) -> Result<Placement, Refusal> {
     // x·0 is 0 for every finite x and NaN otherwise: one test for all eight inputs, no branch each.
-    let finite = [position.x, position.y, position.z, heading, params.length, params.width, params.probe_up, params.max_slope]
-        .iter()
-        .fold(0.0, |acc, x| acc + x * 0.0)
-        == 0.0;
+    let finite =
+        [position.x, position.y, position.z, heading, params.length, params.width, params.probe_up, params.max_slope]
+            .iter()
+            .fold(0.0, |acc, x| acc + x * 0.0)
+            == 0.0;
     if !(finite && params.length > 0.0 && params.width > 0.0) {
         return Err(Refusal::BadInput);
     }
@@ -254,7 +256,12 @@ pub fn place(
             position,
             (forward, right, up),
             params,
-            [forward * hl - right * hw, forward * hl + right * hw, -forward * hl - right * hw, -forward * hl + right * hw],
+            [
+                forward * hl - right * hw,
+                forward * hl + right * hw,
+                -forward * hl - right * hw,
+                -forward * hl + right * hw,
+            ],
         ),
     }
 }
@@ -262,8 +269,8 @@ pub fn place(
 /// The rest of [`place`]: the ground under each of the `N` contacts (offsets `spots` from
 /// `position`), the plane through them, the checks and the body's frame.
 #[inline(always)]
-fn settle<const N: usize>(
-    terrain: &dyn Terrain,
+fn settle<T: Terrain + ?Sized, const N: usize>(
+    terrain: &T,
     position: DVec3,
     (forward, right, up): (DVec3, DVec3, DVec3),
     params: &FollowParams,
@@ -307,7 +314,13 @@ fn settle<const N: usize>(
 
 /// The terrain-following note's pitch: from the ground height here and at a point `distance`
 /// ahead along `heading` (nose-up positive), or `None` when either has no ground.
-pub fn pitch_ahead(terrain: &dyn Terrain, position: DVec3, heading: f64, distance: f64, probe_up: f64) -> Option<f64> {
+pub fn pitch_ahead<T: Terrain + ?Sized>(
+    terrain: &T,
+    position: DVec3,
+    heading: f64,
+    distance: f64,
+    probe_up: f64,
+) -> Option<f64> {
     let (forward, _, up) = axes(terrain, position, heading);
     let here = ground(terrain, position, up, probe_up, 0).ok()?;
     let ahead = ground(terrain, position + forward * distance, up, probe_up, 1).ok()?;
@@ -315,8 +328,8 @@ pub fn pitch_ahead(terrain: &dyn Terrain, position: DVec3, heading: f64, distanc
 }
 
 /// [`place`] for many `(position, heading)` bodies (a crowd), in parallel.
-pub fn place_batch(
-    terrain: &dyn Terrain,
+pub fn place_batch<T: Terrain + ?Sized>(
+    terrain: &T,
     bodies: &[(DVec3, f64)],
     params: &FollowParams,
 ) -> Vec<Result<Placement, Refusal>> {
