@@ -5,7 +5,7 @@ use glam::{DMat3, DQuat, DVec3};
 use landfall::follow::pitch_ahead;
 use landfall::heightfield::synth::{generate, SynthParams};
 use landfall::{
-    place, place_batch, Contacts, FollowParams, Frame, Heightfield, PolygonTerrain, QuadtreeParams, Refusal,
+    place, place_batch, Contacts, FollowParams, Frame, Heightfield, PolygonTerrain, QuadtreeParams, Refusal, Terrain,
 };
 use proptest::prelude::*;
 
@@ -58,9 +58,14 @@ fn contacts_stand_on_real_ground_and_batches_agree() {
         .map(|k| (DVec3::new(5.0 + (k % 25) as f64 * 4.7, 5.0 + (k / 25) as f64 * 5.9, 200.0), k as f64 * 0.37))
         .collect();
     let batch = place_batch(&hf, &bodies, &params);
+    let as_dyn: &dyn Terrain = &hf;
     for (&(p, h), b) in bodies.iter().zip(&batch) {
         let s = place(&hf, p, h, &params).unwrap();
         assert_eq!(Ok(s), *b);
+        // The same answer through `dyn Terrain`, with four wheels as with three points.
+        assert_eq!(place(as_dyn, p, h, &params), Ok(s));
+        let wheels = FollowParams { contacts: Contacts::FourWheels, ..params };
+        assert_eq!(place(as_dyn, p, h, &wheels), place(&hf, p, h, &wheels));
         for c in &s.contacts[..3] {
             assert!((hf.height_at(c.x, c.y).unwrap() - c.z).abs() < 1e-9);
         }
