@@ -293,9 +293,8 @@ fn settle<T: Terrain + ?Sized, const N: usize>(
     if nu <= 0.0 || steeper_than(nu, params.max_slope) {
         return Err(Refusal::TooSteep { slope: nu.clamp(-1.0, 1.0).acos(), max: params.max_slope });
     }
-    let inv_nu = 1.0 / nu;
     // The reference point: on the plane, on the vertical through the requested position.
-    let on_plane = position + up * ((mean - position).dot(n) * inv_nu);
+    let on_plane = position + up * ((mean - position).dot(n) / nu);
     let fwd = (forward - n * forward.dot(n)).normalize();
     let left = n.cross(fwd);
     let rotation = DQuat::from_mat3(&DMat3::from_cols(fwd, left, n));
@@ -304,8 +303,8 @@ fn settle<T: Terrain + ?Sized, const N: usize>(
         up: n,
         forward: fwd,
         rotation,
-        tan_pitch: -(n.dot(forward)) * inv_nu,
-        tan_roll: n.dot(right) * inv_nu,
+        tan_pitch: -(n.dot(forward)) / nu,
+        tan_roll: n.dot(right) / nu,
         cos_slope: nu,
         contacts,
         contact_count: N,
