@@ -134,7 +134,11 @@ pub(crate) fn half_and_plane(anti: bool, fu: f64, fv: f64, k: &Corners) -> (Half
         plane(true, Half::South, k),
         plane(true, Half::North, k),
     ];
-    ([Half::South, Half::North][north], planes[2 * a + north])
+    // One array per coefficient: each is stored and loaded 8 bytes at a time, so every load is
+    // forwarded from a single store (a 16-byte load of two coefficients stored one by one stalls).
+    let i = 2 * a + north;
+    let (c, gu, gv) = (planes.map(|p| p.c), planes.map(|p| p.gu), planes.map(|p| p.gv));
+    ([Half::South, Half::North][north], CellPlane { c: c[i], gu: gu[i], gv: gv[i] })
 }
 
 /// Signed distance-like value of (fu, fv) from the cell's diagonal: ≤ 0 on the south side.
