@@ -118,8 +118,9 @@ impl CellPlane {
 }
 
 /// Which half contains local point (fu, fv), and its plane. Points on the diagonal belong to the
-/// south half. Both are picked by index, not by a branch: the diagonal's direction and the half are
-/// as random as the query points, and a branch on them is mispredicted half the time.
+/// south half. Both are picked without a branch (the side by a 0/1 blend, the plane by index): the
+/// diagonal's direction and the half are as random as the query points, and a branch on them is
+/// mispredicted half the time.
 #[inline(always)]
 pub(crate) fn half_and_plane(anti: bool, fu: f64, fv: f64, k: &Corners) -> (Half, CellPlane) {
     let a = usize::from(anti);
