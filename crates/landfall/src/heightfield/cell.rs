@@ -124,8 +124,10 @@ impl CellPlane {
 #[inline(always)]
 pub(crate) fn half_and_plane(anti: bool, fu: f64, fv: f64, k: &Corners) -> (Half, CellPlane) {
     let a = usize::from(anti);
-    // An index or bit-mask select of the side is turned back into a branch by the compiler; a
-    // product with 0 or 1 is exact for these finite values and stays branch-free.
+    // `diagonal_side`, blended: an index or bit-mask select of the side is turned back into a
+    // branch by the compiler; a product with 0 or 1 is exact for these finite values. (The ray walk
+    // keeps the branchy `diagonal_side`: along a ray the diagonal alternates predictably, and the
+    // blend there cost ~1 %.)
     let af = f64::from(u8::from(anti));
     let side = (fv - fu) * (1.0 - af) + (fu + fv - 1.0) * af;
     let north = usize::from(side > 0.0);
