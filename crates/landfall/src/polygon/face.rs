@@ -370,11 +370,16 @@ pub(crate) fn quadrant_mask(
     }
     // A triangle's equations from its own record, which the flags test above has just fetched.
     for e in face.edge_equations(edges).unwrap_or_default() {
-        // Per quadrant, the corner the edge's normal points at (the largest value).
-        let (xw, xe) = if e[0] >= 0.0 { (div[0], r[2]) } else { (r[0], div[0]) };
-        let (ys, yn) = if e[1] >= 0.0 { (div[1], r[3]) } else { (r[1], div[1]) };
+        // Per quadrant, the value at the corner the edge's normal points at (the largest): the
+        // larger of the two products along each axis, which is the product at that corner, bit for
+        // bit (rounding is monotone). Maxima rather than a choice of corner by the normal's signs:
+        // those signs are as random as the faces, and the choices compiled to mispredicted branches.
+        let [ax_w, ax_mid, ax_e] = [e[0] * r[0], e[0] * div[0], e[0] * r[2]];
+        let [by_s, by_mid, by_n] = [e[1] * r[1], e[1] * div[1], e[1] * r[3]];
+        let (xw, xe) = (ax_w.max(ax_mid), ax_mid.max(ax_e));
+        let (ys, yn) = (by_s.max(by_mid), by_mid.max(by_n));
         let tol = 4.0 * f64::EPSILON * ((e[0].abs() + e[1].abs()) * mag + e[2].abs());
-        let inside = |x: f64, y: f64| (e[0] * x + e[1] * y + e[2] >= -tol) as u8;
+        let inside = |ax: f64, by: f64| (ax + by + e[2] >= -tol) as u8;
         mask &= inside(xw, ys) | inside(xe, ys) << 1 | inside(xw, yn) << 2 | inside(xe, yn) << 3;
         if mask == 0 {
             break;

@@ -321,13 +321,18 @@ impl Ctx<'_> {
         if counts.iter().all(|&n| n >= ids.len()) || gain < self.min_gain_area {
             return self.leaf_at(&mut ids, r, at, tree);
         }
-        let mut split: [Vec<u32>; 4] = std::array::from_fn(|k| Vec::with_capacity(counts[k]));
+        // Each face written to every child's next slot and kept where its bit is set: no branch on
+        // the bits, which are as random as the faces (one spare slot per child for the last write).
+        let mut split: [Vec<u32>; 4] = std::array::from_fn(|k| vec![0; counts[k] + 1]);
+        let mut len = [0usize; 4];
         for (&f, &mask) in ids.iter().zip(masks.iter()) {
             for (k, s) in split.iter_mut().enumerate() {
-                if mask & (1 << k) != 0 {
-                    s.push(f);
-                }
+                s[len[k]] = f;
+                len[k] += (mask >> k & 1) as usize;
             }
+        }
+        for (s, &n) in split.iter_mut().zip(&len) {
+            s.truncate(n);
         }
         drop(ids);
         let first = tree.nodes.len();
