@@ -4,6 +4,7 @@
 use super::{BuildReport, PolygonError};
 use bytemuck::{Pod, Zeroable};
 use glam::{DVec2, DVec3};
+use rayon::prelude::*;
 
 /// Face flag: zero area seen along gravity; kept for ray casts, left out of vertical queries.
 pub const VERTICAL: u16 = 1;
@@ -168,6 +169,48 @@ impl FaceSet {
             edges: Vec::with_capacity(vertices),
         }
     }
+
+    /// The parts one after the other (each face's `first` moved past the vertices before its
+    /// part). Copied in parallel into lazily zeroed memory: the page faults of the new arrays, which
+    /// cost more than the copy, are then taken by all threads, not one.
+    pub fn concat(parts: &[FaceSet]) -> Self {
+        let vertex_bases: Vec<u32> = parts
+            .iter()
+            .scan(0u32, |base, p| {
+                *base += p.verts.len() as u32;
+                Some(*base - p.verts.len() as u32)
+            })
+            .collect();
+        let rebase = |k: usize, faces: &mut [Face]| faces.iter_mut().for_each(|f| f.first += vertex_bases[k]);
+        Self {
+            faces: concat_parallel(parts, |p| &p.faces, rebase),
+            geoms: concat_parallel(parts, |p| &p.geoms, |_, _| ()),
+            verts: concat_parallel(parts, |p| &p.verts, |_, _| ()),
+            edges: concat_parallel(parts, |p| &p.edges, |_, _| ()),
+        }
+    }
+}
+
+/// The arrays `array(part)` of `parts` one after the other, each copy then passed to `fix` with
+/// its part's index; in parallel (see [`FaceSet::concat`]).
+fn concat_parallel<T: Pod + Send + Sync>(
+    parts: &[FaceSet],
+    array: impl Fn(&FaceSet) -> &Vec<T>,
+    fix: impl Fn(usize, &mut [T]) + Sync,
+) -> Vec<T> {
+    let mut out: Vec<T> = bytemuck::zeroed_vec(parts.iter().map(|p| array(p).len()).sum());
+    let mut rest = &mut out[..];
+    let mut pieces = Vec::with_capacity(parts.len());
+    for part in parts {
+        let (piece, tail) = rest.split_at_mut(array(part).len());
+        pieces.push((piece, array(part)));
+        rest = tail;
+    }
+    pieces.into_par_iter().enumerate().for_each(|(k, (piece, src))| {
+        piece.copy_from_slice(src);
+        fix(k, piece);
+    });
+    out
 }
 
 /// Relative distance (of the terrain's extent) by which edges are pushed outward, so points on a

@@ -298,16 +298,11 @@ impl PolygonTerrain {
             })
             .collect();
         let chunks = chunks.into_iter().collect::<Result<Vec<_>, _>>()?;
-        let total = |n: fn(&FaceSet) -> usize| chunks.iter().map(|(set, _)| n(set)).sum::<usize>();
-        let mut set = FaceSet::with_capacity(total(|s| s.faces.len()), total(|s| s.verts.len()));
+        let (parts, reports): (Vec<FaceSet>, Vec<BuildReport>) = chunks.into_iter().unzip();
+        let set = FaceSet::concat(&parts);
+        drop(parts);
         let mut report = BuildReport { polygons: soup.len(), ..BuildReport::default() };
-        for (mut part, r) in chunks {
-            let base = set.verts.len() as u32;
-            part.faces.iter_mut().for_each(|f| f.first += base);
-            set.faces.extend_from_slice(&part.faces);
-            set.geoms.extend_from_slice(&part.geoms);
-            set.verts.extend_from_slice(&part.verts);
-            set.edges.extend_from_slice(&part.edges);
+        for r in reports {
             report.degenerate += r.degenerate;
             report.duplicates += r.duplicates;
             report.triangulated += r.triangulated;
