@@ -528,7 +528,6 @@ fn aligned(frame: Frame, center: DVec3, points: &[DVec3]) -> Frame {
 /// Marks every polygon whose vertex set equals that of an earlier polygon: hashes of the sorted
 /// vertex bits, sorted (in parallel), equal hashes compared exactly.
 fn duplicates(soup: &PolygonSoup) -> Vec<bool> {
-    use std::hash::{Hash, Hasher};
     let sorted_bits = |k: usize| {
         let mut b: Vec<[u64; 3]> =
             soup.polygon(k).iter().map(|p| [p.x.to_bits(), p.y.to_bits(), p.z.to_bits()]).collect();
@@ -540,21 +539,16 @@ fn duplicates(soup: &PolygonSoup) -> Vec<bool> {
         .into_par_iter()
         .map(|k| {
             let poly = soup.polygon(k);
-            let mut h = std::collections::hash_map::DefaultHasher::new();
             if poly.len() == 3 {
-                let mut b = [0u64; 9];
                 let mut v: [[u64; 3]; 3] =
                     std::array::from_fn(|i| [poly[i].x.to_bits(), poly[i].y.to_bits(), poly[i].z.to_bits()]);
                 v.sort_unstable();
-                b.copy_from_slice(v.as_flattened());
-                b.hash(&mut h);
                 if v[0] == v[1] || v[1] == v[2] {
-                    return (h.finish() ^ 1, k as u32); // degenerate: never equal to a true triangle's key
+                    return (bits_hash(&v) ^ 1, k as u32); // degenerate: never equal to a true triangle's key
                 }
-            } else {
-                sorted_bits(k).hash(&mut h);
+                return (bits_hash(&v), k as u32);
             }
-            (h.finish(), k as u32)
+            (bits_hash(&sorted_bits(k)), k as u32)
         })
         .collect();
     keys.par_sort_unstable();
@@ -568,6 +562,19 @@ fn duplicates(soup: &PolygonSoup) -> Vec<bool> {
         }
     }
     dup
+}
+
+/// A hash of vertex bits for grouping candidate duplicates (equal hashes are compared exactly, so
+/// it needs to spread, not to resist attacks): multiply-xor per word, then a final mix.
+fn bits_hash(vertices: &[[u64; 3]]) -> u64 {
+    let h = vertices
+        .iter()
+        .flatten()
+        .fold(vertices.len() as u64, |h, &w| (h ^ w).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29));
+    // SplitMix64's finaliser.
+    let h = (h ^ (h >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    let h = (h ^ (h >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    h ^ (h >> 31)
 }
 
 /// Checks the header's parameters.
