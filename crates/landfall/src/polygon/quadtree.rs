@@ -6,6 +6,7 @@
 use super::face::{quadrant_bits, quadrant_mask, Face, FaceGeom};
 use super::layer::{Layering, SeenPairs};
 use bytemuck::{Pod, Zeroable};
+use std::ops::Range;
 
 /// `Node::count` of an internal node.
 pub const INTERNAL: u32 = u32::MAX;
@@ -131,16 +132,24 @@ pub(crate) struct Tree {
     pub refs: Vec<u32>,
     /// Build scratch: face pairs the layer test found apart.
     seen: SeenPairs,
+    /// Build scratch: the face lists of the nodes on the way down, each node's children's lists
+    /// after its own (a stack: a node's lists go when it is done), so no list is allocated.
+    ids: Vec<u32>,
+    /// Build scratch: which children each face of the node being split goes to.
+    masks: Vec<u8>,
 }
 
 impl Tree {
     /// A tree of one (blank) root, with room for what a tree over `faces` faces usually needs
     /// (about five nodes and two references per face at the default parameters), so that the build
     /// does not spend its time copying the arrays as they grow.
-    fn for_faces(faces: usize) -> Self {
+    /// The face list `ids` is the first in the build scratch.
+    fn for_faces(ids: Vec<u32>) -> Self {
+        let faces = ids.len();
         let mut nodes = Vec::with_capacity(6 * faces + 1);
         nodes.push(Node::zeroed());
-        Self { nodes, refs: Vec::with_capacity(2 * faces), seen: SeenPairs::default() }
+        let (seen, masks) = (SeenPairs::default(), Vec::with_capacity(faces));
+        Self { nodes, refs: Vec::with_capacity(2 * faces), seen, ids, masks }
     }
 }
 
@@ -222,8 +231,9 @@ pub(crate) fn build_at(
     min_gain_area: f64,
 ) -> Tree {
     let ctx = Ctx { faces, layers, geoms, edges, params, min_gain_area };
-    let mut tree = Tree::for_faces(ids.len());
-    ctx.node(rect, ids, depth, 0, &mut tree);
+    let all = 0..ids.len();
+    let mut tree = Tree::for_faces(ids);
+    ctx.node(rect, all, depth, 0, &mut tree);
     tree
 }
 
@@ -261,23 +271,26 @@ pub(crate) fn leaf(ids: &[u32], z: [f32; 2], single: bool, refs: &mut Vec<u32>) 
 }
 
 impl Ctx<'_> {
-    /// Makes node slot `at` a leaf over `ids` in rectangle `r`, with their height range (and
-    /// single-layer leaves marked and ordered).
-    fn leaf_at(&self, ids: &mut [u32], r: [f64; 4], at: usize, tree: &mut Tree) {
+    /// Makes node slot `at` a leaf over the faces `tree.ids[span]` in rectangle `r`, with their
+    /// height range (and single-layer leaves marked and ordered).
+    fn leaf_at(&self, span: Range<usize>, r: [f64; 4], at: usize, tree: &mut Tree) {
+        let ids = &mut tree.ids[span];
         let single = self.layers.is_some_and(|l| l.order(ids, r, &mut tree.seen));
         tree.nodes[at] = leaf(ids, z_range(self.geoms, ids), single, &mut tree.refs);
     }
 
-    /// Builds the subtree over `ids` in `r` at level `depth` into `tree`, its root in slot `at`
-    /// (children are appended, four together).
-    fn node(&self, r: [f64; 4], mut ids: Vec<u32>, depth: usize, at: usize, tree: &mut Tree) {
+    /// Builds the subtree over the faces `tree.ids[span]` in `r` at level `depth` into `tree`, its
+    /// root in slot `at` (children are appended, four together).
+    fn node(&self, r: [f64; 4], span: Range<usize>, depth: usize, at: usize, tree: &mut Tree) {
+        let n = span.len();
         let splittable = r[2] > r[0] && r[3] > r[1];
-        if ids.len() <= self.params.max_polys || depth >= self.params.max_depth || !splittable {
-            return self.leaf_at(&mut ids, r, at, tree);
+        if n <= self.params.max_polys || depth >= self.params.max_depth || !splittable {
+            return self.leaf_at(span, r, at, tree);
         }
+        let ids = &tree.ids[span.clone()];
         let div = match self.params.cuts {
             CutRule::Halves => [0.5 * (r[0] + r[2]), 0.5 * (r[1] + r[3])],
-            CutRule::Vertices => [self.best_cut(&ids, r, 0), self.best_cut(&ids, r, 1)],
+            CutRule::Vertices => [self.best_cut(ids, r, 0), self.best_cut(ids, r, 1)],
         };
         let quads = quadrants(r, div);
         let area = |q: &[f64; 4]| (q[2] - q[0]) * (q[3] - q[1]);
@@ -285,78 +298,74 @@ impl Ctx<'_> {
         // room for rounding), the split is rejected before any face is classified. Most attempts
         // near the bottom of the tree end here.
         let smallest = quads.iter().map(area).fold(f64::INFINITY, f64::min);
-        if (area(&r) - smallest) * (ids.len() as f64) < self.min_gain_area * (1.0 - 1e-9) {
-            return self.leaf_at(&mut ids, r, at, tree);
+        if (area(&r) - smallest) * (n as f64) < self.min_gain_area * (1.0 - 1e-9) {
+            return self.leaf_at(span, r, at, tree);
         }
         let mag = r.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-        // Which children each face goes to (bit k = child k); counted before anything is allocated,
+        // Which children each face goes to (bit k = child k); counted before anything is written,
         // since most splits near the bottom are rejected by the stop rules.
         let mut counts = [0usize; 4];
-        // Small nodes (most of them) keep their masks on the stack.
-        let (mut small, mut big) = ([0u8; 64], Vec::new());
-        let masks: &mut [u8] = if ids.len() <= small.len() {
-            &mut small[..ids.len()]
-        } else {
-            big.resize(ids.len(), 0);
-            &mut big
-        };
-        for (mask, &f) in masks.iter_mut().zip(&ids) {
+        tree.masks.clear();
+        for &f in ids {
             // Quadrants the bounding box meets; the exact test only when it meets several.
             let (face, geom) = (&self.faces[f as usize], &self.geoms[f as usize]);
             let b = geom.bbox;
             let (west, east) = (b[0] <= div[0], b[2] >= div[0]);
             let (south, north) = (b[1] <= div[1], b[3] >= div[1]);
-            *mask = if (west && east) || (south && north) {
+            let mask = if (west && east) || (south && north) {
                 quadrant_mask(face, geom, self.edges, r, div, mag)
             } else {
                 quadrant_bits(west, east, south, north)
             };
             for (k, n) in counts.iter_mut().enumerate() {
-                *n += (*mask >> k & 1) as usize;
+                *n += (mask >> k & 1) as usize;
             }
+            tree.masks.push(mask);
         }
         // Keep the leaf when no child is lighter, or when the split saves too little.
         let after: f64 = counts.iter().zip(&quads).map(|(&n, q)| area(q) * n as f64).sum();
-        let gain = area(&r) * ids.len() as f64 - after;
-        if counts.iter().all(|&n| n >= ids.len()) || gain < self.min_gain_area {
-            return self.leaf_at(&mut ids, r, at, tree);
+        let gain = area(&r) * n as f64 - after;
+        if counts.iter().all(|&c| c >= n) || gain < self.min_gain_area {
+            return self.leaf_at(span, r, at, tree);
         }
-        // Each face written to every child's next slot and kept where its bit is set: no branch on
-        // the bits, which are as random as the faces (one spare slot per child for the last write).
-        let mut split: [Vec<u32>; 4] = std::array::from_fn(|k| vec![0; counts[k] + 1]);
+        // The children's lists go after the scratch's end, one spare slot each: every face is
+        // written to every child's next slot and kept where its bit is set (no branch on the bits,
+        // which are as random as the faces).
+        let start = tree.ids.len();
+        let offsets = [0, counts[0] + 1, counts[0] + counts[1] + 2, counts[0] + counts[1] + counts[2] + 3];
+        tree.ids.resize(start + counts.iter().sum::<usize>() + 4, 0);
+        let (parent, children) = tree.ids.split_at_mut(start);
         let mut len = [0usize; 4];
-        for (&f, &mask) in ids.iter().zip(masks.iter()) {
-            for (k, s) in split.iter_mut().enumerate() {
-                s[len[k]] = f;
+        for (&f, &mask) in parent[span].iter().zip(&tree.masks) {
+            for k in 0..4 {
+                children[offsets[k] + len[k]] = f;
                 len[k] += (mask >> k & 1) as usize;
             }
         }
-        for (s, &n) in split.iter_mut().zip(&len) {
-            s.truncate(n);
-        }
-        drop(ids);
+        let spans: [Range<usize>; 4] = std::array::from_fn(|k| start + offsets[k]..start + offsets[k] + counts[k]);
         let first = tree.nodes.len();
         tree.nodes.extend([Node::zeroed(); 4]);
-        if split.iter().map(Vec::len).sum::<usize>() > 2_000 {
+        if counts.iter().sum::<usize>() > 2_000 {
             // Four subtrees built in parallel, then grafted into the child slots.
-            let [a, b, c, d] = split;
-            let sub = |q: [f64; 4], ids: Vec<u32>| {
-                let mut t = Tree::for_faces(ids.len());
-                self.node(q, ids, depth + 1, 0, &mut t);
+            let sub = |k: usize, ids: Vec<u32>| {
+                let all = 0..ids.len();
+                let mut t = Tree::for_faces(ids);
+                self.node(quads[k], all, depth + 1, 0, &mut t);
                 t
             };
-            let ((ta, tb), (tc, td)) = rayon::join(
-                || rayon::join(|| sub(quads[0], a), || sub(quads[1], b)),
-                || rayon::join(|| sub(quads[2], c), || sub(quads[3], d)),
-            );
+            let lists: [Vec<u32>; 4] = std::array::from_fn(|k| tree.ids[spans[k].clone()].to_vec());
+            let [a, b, c, d] = lists;
+            let ((ta, tb), (tc, td)) =
+                rayon::join(|| rayon::join(|| sub(0, a), || sub(1, b)), || rayon::join(|| sub(2, c), || sub(3, d)));
             for (k, t) in [ta, tb, tc, td].iter().enumerate() {
                 graft(&mut tree.nodes, &mut tree.refs, first + k, t);
             }
         } else {
-            for (k, ids) in split.into_iter().enumerate() {
-                self.node(quads[k], ids, depth + 1, first + k, tree);
+            for (k, span) in spans.into_iter().enumerate() {
+                self.node(quads[k], span, depth + 1, first + k, tree);
             }
         }
+        tree.ids.truncate(start);
         let kids = &tree.nodes[first..first + 4];
         let z = kids.iter().fold([f32::INFINITY, f32::NEG_INFINITY], |z, k| [z[0].min(k.z[0]), z[1].max(k.z[1])]);
         tree.nodes[at] = Node { div, z, first: first as u32, count: INTERNAL };
