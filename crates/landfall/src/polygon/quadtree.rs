@@ -140,10 +140,10 @@ pub(crate) struct Tree {
 }
 
 impl Tree {
-    /// A tree of one (blank) root, with room for what a tree over `faces` faces usually needs
-    /// (about five nodes and two references per face at the default parameters), so that the build
-    /// does not spend its time copying the arrays as they grow.
-    /// The face list `ids` is the first in the build scratch.
+    /// A tree of one (blank) root over the faces `ids` (the first list of its build scratch), with
+    /// room for what a tree over that many faces usually needs (about five nodes and two references
+    /// per face at the default parameters), so that the build does not spend its time copying the
+    /// arrays as they grow.
     fn for_faces(ids: Vec<u32>) -> Self {
         let faces = ids.len();
         let mut nodes = Vec::with_capacity(6 * faces + 1);
