@@ -379,7 +379,8 @@ impl Heightfield {
         [r0[0], r0[1], r1[0], r1[1]]
     }
 
-    /// Hints the CPU to fetch the samples of cells `[i0, i1) × [j0, j1)` (a pyramid leaf) into cache.
+    /// Hints the CPU to fetch the samples at column `i0` of rows `j0..=j1` into cache: the start of
+    /// each sample row of a pyramid leaf whose cells begin at column `i0`.
     #[inline(always)]
     pub(crate) fn prefetch_cells(&self, i0: usize, j0: usize, j1: usize) {
         for j in j0..=j1 {
