@@ -360,8 +360,12 @@ impl PolygonTerrain {
         let layers = Some(self.layering(root));
         let mut tree =
             quadtree::build(faces, &self.arrays.geoms, &self.arrays.edges, layers, ids, root, self.header.params);
-        // The build reserved room generously; give back what it did not use.
-        tree.nodes.shrink_to_fit();
+        // The build reserved room generously; give back what it did not use when that is much.
+        // (Shrinking the nodes copies them, 32-byte alignment rules out an in-place realloc, and
+        // room never written costs no memory when the array is large enough to be mapped lazily.)
+        if tree.nodes.capacity() > tree.nodes.len() + tree.nodes.len() / 4 {
+            tree.nodes.shrink_to_fit();
+        }
         tree.refs.shrink_to_fit();
         if tree.refs.len() >= u32::MAX as usize || tree.nodes.len() >= u32::MAX as usize {
             return Err(PolygonError::TooLarge);
