@@ -170,9 +170,113 @@ impl FaceSet {
         }
     }
 
+    /// The faces of every polygon of `soup` but the `duplicate` ones, in order, with what the build
+    /// met. Made in parallel chunks of polygons, then concatenated.
+    pub fn from_polygons(
+        soup: &PolygonSoup,
+        duplicate: &[bool],
+        to_local: &(dyn Fn(DVec3) -> DVec3 + Sync),
+        slack: f64,
+    ) -> Result<(Self, BuildReport), PolygonError> {
+        const CHUNK: usize = 8192;
+        let chunks: Vec<Result<(FaceSet, BuildReport), PolygonError>> = (0..soup.len().div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|c| {
+                let range = c * CHUNK..((c + 1) * CHUNK).min(soup.len());
+                // Room for the polygons as they come (one face each, unless triangulated).
+                let vertices = soup.starts[range.end].saturating_sub(soup.starts[range.start]).min(soup.points.len());
+                let mut set = FaceSet::with_capacity(range.len(), vertices);
+                let mut report = BuildReport::default();
+                let mut scratch = Vec::new();
+                for (k, &dup) in range.clone().zip(&duplicate[range]) {
+                    if dup {
+                        report.note_duplicate(k as u32);
+                    } else {
+                        add_polygon(k as u32, soup.polygon(k), to_local, slack, &mut set, &mut report, &mut scratch)?;
+                    }
+                }
+                Ok((set, report))
+            })
+            .collect();
+        let chunks = chunks.into_iter().collect::<Result<Vec<_>, _>>()?;
+        let (parts, reports): (Vec<FaceSet>, Vec<BuildReport>) = chunks.into_iter().unzip();
+        let mut report = BuildReport::default();
+        for r in reports {
+            report.degenerate += r.degenerate;
+            report.duplicates += r.duplicates;
+            report.triangulated += r.triangulated;
+            for e in r.examples {
+                if report.examples.len() < 8 {
+                    report.examples.push(e);
+                }
+            }
+        }
+        Ok((Self::concat(&parts), report))
+    }
+
+    /// [`FaceSet::from_polygons`] for a soup of triangles only (every TIN): one face per triangle,
+    /// written by all threads straight into the final arrays (no chunks to concatenate). A
+    /// duplicate or degenerate triangle leaves an empty record there, which a serial pass then
+    /// removes (rare in practice).
+    pub fn from_triangles(
+        soup: &PolygonSoup,
+        duplicate: &[bool],
+        to_local: &(dyn Fn(DVec3) -> DVec3 + Sync),
+        slack: f64,
+    ) -> (Self, BuildReport) {
+        let empty = || (Face::zeroed(), FaceGeom::zeroed(), [[0.0; 3]; 3], [[0.0; 3]; 3]);
+        let (faces, (geoms, (verts, edges))): TriangleColumns = (0..soup.len())
+            .into_par_iter()
+            .with_min_len(1024)
+            .map(|k| {
+                let p = soup.polygon(k);
+                let first = 3 * k as u32;
+                let records = if duplicate[k] {
+                    None
+                } else {
+                    triangle_records(k as u32, [p[0], p[1], p[2]], to_local, slack, first)
+                };
+                let (face, geom, verts, edges) = records.unwrap_or_else(empty);
+                (face, (geom, (verts, edges)))
+            })
+            .unzip();
+        // Three corners (or equations) to a record: the same bytes, as arrays of one each (a cast that
+        // cannot fail: same alignment, and any byte length divides by one corner's).
+        let mut set = Self { faces, geoms, verts: bytemuck::cast_vec(verts), edges: bytemuck::cast_vec(edges) };
+        let mut report = BuildReport::default();
+        // An empty record has no vertices (a face has at least three).
+        if set.faces.par_iter().any(|f| f.count == 0) {
+            for (k, f) in set.faces.iter().enumerate() {
+                if f.count == 0 {
+                    if duplicate[k] {
+                        report.note_duplicate(k as u32);
+                    } else {
+                        report.note_degenerate(k as u32);
+                    }
+                }
+            }
+            set.remove_empty();
+        }
+        (set, report)
+    }
+
+    /// Removes the empty records [`FaceSet::from_triangles`] left (three vertices and edge
+    /// equations each), moving each face's `first` to where its vertices go.
+    fn remove_empty(&mut self) {
+        let keep: Vec<usize> = (0..self.faces.len()).filter(|&k| self.faces[k].count != 0).collect();
+        let triples = |a: &[[f64; 3]]| keep.iter().flat_map(|&k| a[3 * k..3 * k + 3].iter().copied()).collect();
+        *self = Self {
+            faces: keep.iter().enumerate().map(|(i, &k)| Face { first: 3 * i as u32, ..self.faces[k] }).collect(),
+            geoms: keep.iter().map(|&k| self.geoms[k]).collect(),
+            verts: triples(&self.verts),
+            edges: triples(&self.edges),
+        };
+    }
+
     /// The parts one after the other (each face's `first` moved past the vertices before its
-    /// part). Copied in parallel into lazily zeroed memory: the page faults of the new arrays, which
-    /// cost more than the copy, are then taken by all threads, not one.
+    /// part), copied by all threads: the page faults of the new arrays, which cost more than the
+    /// copy, are then taken by all of them, not one. (No zeroing first: a face record's 64-byte
+    /// alignment would make that a serial `memset`.)
     pub fn concat(parts: &[FaceSet]) -> Self {
         let vertex_bases: Vec<u32> = parts
             .iter()
@@ -181,35 +285,27 @@ impl FaceSet {
                 Some(*base - p.verts.len() as u32)
             })
             .collect();
-        let rebase = |k: usize, faces: &mut [Face]| faces.iter_mut().for_each(|f| f.first += vertex_bases[k]);
+        let rebase = |k: usize, f: Face| Face { first: f.first + vertex_bases[k], ..f };
         Self {
             faces: concat_parallel(parts, |p| &p.faces, rebase),
-            geoms: concat_parallel(parts, |p| &p.geoms, |_, _| ()),
-            verts: concat_parallel(parts, |p| &p.verts, |_, _| ()),
-            edges: concat_parallel(parts, |p| &p.edges, |_, _| ()),
+            geoms: concat_parallel(parts, |p| &p.geoms, |_, g| g),
+            verts: concat_parallel(parts, |p| &p.verts, |_, v| v),
+            edges: concat_parallel(parts, |p| &p.edges, |_, e| e),
         }
     }
 }
 
-/// The arrays `array(part)` of `parts` one after the other, each copy then passed to `fix` with
-/// its part's index; in parallel (see [`FaceSet::concat`]).
+/// The arrays `array(part)` of `parts` one after the other, each element passed through `fix`
+/// with its part's index; each part copied in parallel (see [`FaceSet::concat`]).
 fn concat_parallel<T: Pod + Send + Sync>(
     parts: &[FaceSet],
     array: impl Fn(&FaceSet) -> &Vec<T>,
-    fix: impl Fn(usize, &mut [T]) + Sync,
+    fix: impl Fn(usize, T) -> T + Sync,
 ) -> Vec<T> {
-    let mut out: Vec<T> = bytemuck::zeroed_vec(parts.iter().map(|p| array(p).len()).sum());
-    let mut rest = &mut out[..];
-    let mut pieces = Vec::with_capacity(parts.len());
-    for part in parts {
-        let (piece, tail) = rest.split_at_mut(array(part).len());
-        pieces.push((piece, array(part)));
-        rest = tail;
+    let mut out = Vec::with_capacity(parts.iter().map(|p| array(p).len()).sum());
+    for (k, part) in parts.iter().enumerate() {
+        out.par_extend(array(part).par_iter().with_min_len(1024).map(|&x| fix(k, x)));
     }
-    pieces.into_par_iter().enumerate().for_each(|(k, (piece, src))| {
-        piece.copy_from_slice(src);
-        fix(k, piece);
-    });
     out
 }
 
@@ -240,12 +336,10 @@ pub(crate) fn add_polygon(
     while scratch.len() > 1 && scratch.first() == scratch.last() {
         scratch.pop();
     }
-    let normal = newell(scratch);
-    let extent = scratch.iter().fold(0.0f64, |m, v| m.max((*v - scratch[0]).abs().max_element()));
-    if scratch.len() < 3 || normal.length() <= 1e-12 * extent * extent || extent == 0.0 {
+    let Some((normal, extent)) = area_normal(scratch) else {
         report.note_degenerate(source);
         return Ok(());
-    }
+    };
     if scratch.len() == 3 {
         // A triangle: planar and convex by nature.
         push_face(source, &[to_local(scratch[0]), to_local(scratch[1]), to_local(scratch[2])], slack, out);
@@ -276,9 +370,59 @@ pub(crate) fn add_polygon(
     Ok(())
 }
 
+/// Newell's normal and the extent of polygon `p` (distinct consecutive vertices, world
+/// coordinates), or `None` when it is degenerate: fewer than three vertices, or no area.
+fn area_normal(p: &[DVec3]) -> Option<(DVec3, f64)> {
+    let normal = newell(p);
+    let extent = p.iter().fold(0.0f64, |m, v| m.max((*v - p[0]).abs().max_element()));
+    (p.len() >= 3 && normal.length() > 1e-12 * extent * extent && extent != 0.0).then_some((normal, extent))
+}
+
+/// A triangle's three vertices, or its three edge equations.
+type Triple = [[f64; 3]; 3];
+
+/// One triangle's records: the face, its geometry, and its vertices and edge equations (which go
+/// at `first` in the terrain's arrays).
+pub(crate) type TriangleRecords = (Face, FaceGeom, Triple, Triple);
+
+/// [`TriangleRecords`] of many triangles, an array each.
+type TriangleColumns = (Vec<Face>, (Vec<FaceGeom>, (Vec<Triple>, Vec<Triple>)));
+
+/// The records of input triangle `source` (world corners), its vertices and edge equations at
+/// `first`, or `None` when it is degenerate: exactly what [`add_polygon`] makes of it (for three
+/// corners its clean-up leaves three vertices unless two are equal), without a [`FaceSet`], so that
+/// a terrain of triangles can write its faces straight into their final arrays.
+pub(crate) fn triangle_records(
+    source: u32,
+    [a, b, c]: [DVec3; 3],
+    to_local: &(dyn Fn(DVec3) -> DVec3 + Sync),
+    slack: f64,
+    first: u32,
+) -> Option<TriangleRecords> {
+    if a == b || b == c || a == c {
+        return None;
+    }
+    area_normal(&[a, b, c])?;
+    let local = [to_local(a), to_local(b), to_local(c)];
+    let mut edges = [[0.0; 3]; 3];
+    let (face, geom) = face_records(source, &local, slack, first, &mut edges);
+    Some((face, geom, local.map(|p| p.to_array()), edges))
+}
+
 /// Appends one convex, planar face given by its local vertices.
 pub(crate) fn push_face(source: u32, local: &[DVec3], slack: f64, out: &mut FaceSet) {
     let first = out.verts.len() as u32;
+    out.verts.extend(local.iter().map(|p| p.to_array()));
+    let start = out.edges.len();
+    out.edges.resize(start + local.len(), [0.0; 3]);
+    let (face, geom) = face_records(source, local, slack, first, &mut out.edges[start..]);
+    out.faces.push(face);
+    out.geoms.push(geom);
+}
+
+/// The face and geometry records of one convex, planar face given by its local vertices, whose
+/// vertices go at `first`; its edge equations (one per vertex) are written into `edges`.
+fn face_records(source: u32, local: &[DVec3], slack: f64, first: u32, edges: &mut [[f64; 3]]) -> (Face, FaceGeom) {
     let n = local.len();
     let mut bbox = [f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY];
     let mut z = [f64::INFINITY, f64::NEG_INFINITY];
@@ -288,7 +432,6 @@ pub(crate) fn push_face(source: u32, local: &[DVec3], slack: f64, out: &mut Face
         bbox = [bbox[0].min(p.x), bbox[1].min(p.y), bbox[2].max(p.x), bbox[3].max(p.y)];
         z = [z[0].min(p.z), z[1].max(p.z)];
         area2 += p.x * q.y - q.x * p.y;
-        out.verts.push(p.to_array());
     }
     let mut normal = newell(local).normalize();
     if normal.z < 0.0 {
@@ -309,14 +452,14 @@ pub(crate) fn push_face(source: u32, local: &[DVec3], slack: f64, out: &mut Face
         if k < 3 {
             inline[k] = e;
         }
-        out.edges.push(e);
+        edges[k] = e;
     }
     let centroid = local.iter().copied().sum::<DVec3>() / n as f64;
     let d = normal.dot(centroid);
     let slope = if vertical { [0.0; 3] } else { [-normal.x / normal.z, -normal.y / normal.z, d / normal.z] };
     let lo = |v: f64| if (v as f32) as f64 > v { (v as f32).next_down() } else { v as f32 };
     let hi = |v: f64| if ((v as f32) as f64) < v { (v as f32).next_up() } else { v as f32 };
-    out.faces.push(Face {
+    let face = Face {
         slope,
         edges: inline,
         bbox: [lo(bbox[0]), lo(bbox[1]), hi(bbox[2]), hi(bbox[3])],
@@ -325,8 +468,8 @@ pub(crate) fn push_face(source: u32, local: &[DVec3], slack: f64, out: &mut Face
         flags: if vertical { VERTICAL } else { 0 },
         source,
         pad: 0,
-    });
-    out.geoms.push(FaceGeom { bbox, normal: normal.to_array(), d, z, source, pad: 0 });
+    };
+    (face, FaceGeom { bbox, normal: normal.to_array(), d, z, source, pad: 0 })
 }
 
 /// Newell's normal (twice the vector area) of a polygon.
@@ -474,6 +617,54 @@ mod tests {
             })
             .collect();
         assert!(!is_convex(&star, DVec3::Z));
+    }
+
+    /// A soup of triangles gives the same faces, bit for bit, and the same report through the
+    /// triangles' straight path as through the general one: with duplicates (in any vertex order)
+    /// and degenerate triangles (collinear, or with two equal corners) among them.
+    #[test]
+    fn triangles_path_matches_the_polygon_path() {
+        let mut rng = crate::heightfield::workload::SplitMix64::new(5);
+        let mut soup = PolygonSoup::new();
+        let mut kept: Vec<[DVec3; 3]> = Vec::new();
+        let (mut duplicates, mut degenerate) = (0, 0);
+        for k in 0..3000 {
+            let mut p = || DVec3::new(rng.range(-50.0, 50.0), rng.range(-50.0, 50.0), rng.range(0.0, 9.0));
+            let (a, b, c) = (p(), p(), p());
+            let tri = match k % 16 {
+                3 if !kept.is_empty() => {
+                    duplicates += 1;
+                    let t = kept[k % kept.len()];
+                    [t[1], t[2], t[0]]
+                }
+                5 => {
+                    degenerate += 1;
+                    [a, b, a + (b - a) * 0.25]
+                }
+                7 => {
+                    degenerate += 1;
+                    [a, a, b]
+                }
+                9 => {
+                    degenerate += 1;
+                    [a, b, a]
+                }
+                _ => {
+                    kept.push([a, b, c]);
+                    [a, b, c]
+                }
+            };
+            soup.push(&tri);
+        }
+        let duplicate = super::super::duplicates(&soup);
+        let to_local = |p: DVec3| DVec3::new(p.y - 3.0, -p.x + 1.0, p.z);
+        let (fast, fast_report) = FaceSet::from_triangles(&soup, &duplicate, &to_local, 1e-9);
+        let (slow, slow_report) = FaceSet::from_polygons(&soup, &duplicate, &to_local, 1e-9).unwrap();
+        assert_eq!(fast_report, slow_report);
+        assert_eq!((fast_report.duplicates, fast_report.degenerate), (duplicates, degenerate));
+        assert_eq!(fast.faces.len(), 3000 - duplicates - degenerate);
+        assert!(fast.faces == slow.faces && fast.geoms == slow.geoms);
+        assert!(fast.verts == slow.verts && fast.edges == slow.edges);
     }
 
     /// `quadrant_mask` is the four `overlaps_rect` calls in one pass: same bits, including faces

@@ -268,50 +268,12 @@ impl PolygonTerrain {
         let to_local = move |p: DVec3| frame.to_local(p - center);
         let slack = EDGE_SLACK * extent;
         let duplicate = duplicates(soup);
-        // Faces in parallel chunks of polygons, then concatenated in order.
-        const CHUNK: usize = 8192;
-        let chunks: Vec<Result<(FaceSet, BuildReport), PolygonError>> = (0..soup.len().div_ceil(CHUNK))
-            .into_par_iter()
-            .map(|c| {
-                let range = c * CHUNK..((c + 1) * CHUNK).min(soup.len());
-                // Room for the polygons as they come (one face each, unless triangulated).
-                let vertices = soup.starts[range.end].saturating_sub(soup.starts[range.start]).min(soup.points.len());
-                let mut set = FaceSet::with_capacity(range.len(), vertices);
-                let mut report = BuildReport::default();
-                let mut scratch = Vec::new();
-                for (k, &dup) in range.clone().zip(&duplicate[range]) {
-                    if dup {
-                        report.note_duplicate(k as u32);
-                    } else {
-                        face::add_polygon(
-                            k as u32,
-                            soup.polygon(k),
-                            &to_local,
-                            slack,
-                            &mut set,
-                            &mut report,
-                            &mut scratch,
-                        )?;
-                    }
-                }
-                Ok((set, report))
-            })
-            .collect();
-        let chunks = chunks.into_iter().collect::<Result<Vec<_>, _>>()?;
-        let (parts, reports): (Vec<FaceSet>, Vec<BuildReport>) = chunks.into_iter().unzip();
-        let set = FaceSet::concat(&parts);
-        drop(parts);
-        let mut report = BuildReport { polygons: soup.len(), ..BuildReport::default() };
-        for r in reports {
-            report.degenerate += r.degenerate;
-            report.duplicates += r.duplicates;
-            report.triangulated += r.triangulated;
-            for e in r.examples {
-                if report.examples.len() < 8 {
-                    report.examples.push(e);
-                }
-            }
-        }
+        let (set, mut report) = if soup.starts.windows(2).all(|w| w[1] - w[0] == 3) {
+            FaceSet::from_triangles(soup, &duplicate, &to_local, slack)
+        } else {
+            FaceSet::from_polygons(soup, &duplicate, &to_local, slack)?
+        };
+        report.polygons = soup.len();
         report.faces = set.faces.len();
         report.vertical = set.faces.iter().filter(|f| f.flags & VERTICAL != 0).count();
         if set.faces.is_empty() {

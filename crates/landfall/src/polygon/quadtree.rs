@@ -246,8 +246,8 @@ pub(crate) fn graft(nodes: &mut Vec<Node>, refs: &mut Vec<u32>, at: &[usize], su
     for (&slot, sub) in at.iter().zip(subs) {
         // Node i > 0 of `sub` goes to `nodes.len() + i - 1`; its references after the current end.
         let shift = Shift { nodes: (nodes.len() as u32).wrapping_sub(1), refs: refs.len() as u32 };
-        nodes.par_extend(sub.nodes[1..].par_iter().with_min_len(1 << 14).map(|&n| shift.apply(n)));
-        refs.par_extend(sub.refs.par_iter().with_min_len(1 << 16).copied());
+        nodes.par_extend(sub.nodes[1..].par_iter().with_min_len(1 << 12).map(|&n| shift.apply(n)));
+        refs.par_extend(sub.refs.par_iter().with_min_len(1 << 14).copied());
         nodes[slot] = shift.apply(sub.nodes[0]);
     }
 }
