@@ -257,11 +257,15 @@ impl PolygonTerrain {
         if soup.points.len() >= u32::MAX as usize / 2 || soup.len() >= u32::MAX as usize / 2 {
             return Err(PolygonError::TooLarge);
         }
-        if let Some(k) = soup.points.iter().position(|p| !p.is_finite()) {
+        if let Some(k) = soup.points.par_iter().position_first(|p| !p.is_finite()) {
             let polygon = soup.starts.partition_point(|&s| s <= k) - 1;
             return Err(PolygonError::NonFinite { polygon, vertex: k - soup.starts[polygon] });
         }
-        let world = soup.points.iter().fold(Aabb::EMPTY, |b, &p| b.grown(p));
+        let world = soup
+            .points
+            .par_iter()
+            .fold(|| Aabb::EMPTY, |b, &p| b.grown(p))
+            .reduce(|| Aabb::EMPTY, |a, b| Aabb::new(a.min.min(b.min), a.max.max(b.max)));
         let center = if world.is_empty() { DVec3::ZERO } else { (world.min + world.max) * 0.5 };
         let extent = if world.is_empty() { 0.0 } else { (world.max - world.min).max_element() };
         let frame = if align { aligned(frame, center, &soup.points) } else { frame };
@@ -275,7 +279,7 @@ impl PolygonTerrain {
         };
         report.polygons = soup.len();
         report.faces = set.faces.len();
-        report.vertical = set.faces.iter().filter(|f| f.flags & VERTICAL != 0).count();
+        report.vertical = set.faces.par_iter().filter(|f| f.flags & VERTICAL != 0).count();
         if set.faces.is_empty() {
             return Err(PolygonError::Empty(format!(
                 "{} polygon(s) given, {} degenerate, {} duplicate",
@@ -310,12 +314,12 @@ impl PolygonTerrain {
     /// Rebuilds the quadtree from the live faces (root box fitted to them).
     pub(crate) fn rebuild_quadtree(&mut self) -> Result<(), PolygonError> {
         let faces = &self.arrays.faces;
-        let ids: Vec<u32> = (0..faces.len() as u32).filter(|&f| faces[f as usize].flags & REMOVED == 0).collect();
-        let mut root = [f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY];
-        for &f in &ids {
-            let b = self.arrays.geoms[f as usize].bbox;
-            root = [root[0].min(b[0]), root[1].min(b[1]), root[2].max(b[2]), root[3].max(b[3])];
-        }
+        let ids: Vec<u32> =
+            (0..faces.len() as u32).into_par_iter().filter(|&f| faces[f as usize].flags & REMOVED == 0).collect();
+        let empty = [f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY];
+        let join = |r: [f64; 4], b: [f64; 4]| [r[0].min(b[0]), r[1].min(b[1]), r[2].max(b[2]), r[3].max(b[3])];
+        let geoms = &self.arrays.geoms;
+        let mut root = ids.par_iter().fold(|| empty, |r, &f| join(r, geoms[f as usize].bbox)).reduce(|| empty, join);
         if ids.is_empty() {
             root = [0.0; 4];
         }
