@@ -400,6 +400,39 @@ fn bad_input_is_reported_never_a_panic() {
     assert_eq!(PolygonTerrain::builder().polygon(&tri).params(bad).build().unwrap_err(), PolygonError::BadParams);
 }
 
+/// A triangle list (indices into a vertex list) builds the same terrain as the same triangles given
+/// one by one; a triangle with an index past the vertex list is skipped and reported, never a panic.
+#[test]
+fn triangle_lists_build_what_their_polygons_build() {
+    let n = 12u32;
+    let vertices: Vec<DVec3> = (0..=n)
+        .flat_map(|j| (0..=n).map(move |i| DVec3::new(i as f64, j as f64, ((i * 7 + j * 3) % 5) as f64)))
+        .collect();
+    let at = |i: u32, j: u32| j * (n + 1) + i;
+    let triangles: Vec<[u32; 3]> = (0..n)
+        .flat_map(|j| (0..n).map(move |i| (i, j)))
+        .flat_map(|(i, j)| [[at(i, j), at(i + 1, j), at(i + 1, j + 1)], [at(i, j), at(i + 1, j + 1), at(i, j + 1)]])
+        .collect();
+    let listed = PolygonTerrain::builder().triangles(&vertices, &triangles).build().unwrap();
+    let one_by_one = triangles
+        .iter()
+        .fold(PolygonTerrain::builder(), |b, t| b.polygon(&t.map(|k| vertices[k as usize])))
+        .build()
+        .unwrap();
+    assert_eq!(listed.report(), one_by_one.report());
+    for k in 0..500 {
+        let p = DVec3::new((k % 25) as f64 * 0.49 + 0.003, (k / 25) as f64 * 0.61 + 0.002, 10.0);
+        assert_eq!(listed.top_surface(p), one_by_one.top_surface(p), "{p}");
+    }
+    let mut bad = triangles.clone();
+    bad[5][1] = vertices.len() as u32;
+    let t = PolygonTerrain::builder().triangles(&vertices, &bad).build().unwrap();
+    assert_eq!(
+        (t.report().degenerate, t.report().faces, t.report().examples.clone()),
+        (1, triangles.len() - 1, vec![5])
+    );
+}
+
 #[test]
 fn vertical_faces_are_left_out_of_vertical_queries_but_hit_by_rays() {
     let wall = vec![DVec3::ZERO, DVec3::new(2.0, 0.0, 0.0), DVec3::new(2.0, 0.0, 3.0), DVec3::new(0.0, 0.0, 3.0)];

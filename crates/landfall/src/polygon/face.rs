@@ -134,6 +134,18 @@ impl PolygonSoup {
         self.starts.push(self.points.len());
     }
 
+    /// Appends the triangles `triangles` (indices into `vertices`, which the caller has checked),
+    /// copied by all threads.
+    pub(crate) fn extend_triangles(&mut self, vertices: &[DVec3], triangles: &[[u32; 3]]) {
+        if self.starts.is_empty() {
+            self.starts.push(0);
+        }
+        let base = self.points.len();
+        let corner = |i: usize| vertices.get(triangles[i / 3][i % 3] as usize).copied().unwrap_or_default();
+        self.points.par_extend((0..3 * triangles.len()).into_par_iter().with_min_len(4096).map(corner));
+        self.starts.par_extend((1..triangles.len() + 1).into_par_iter().with_min_len(4096).map(|k| base + 3 * k));
+    }
+
     /// Number of polygons.
     pub fn len(&self) -> usize {
         self.starts.len().saturating_sub(1)

@@ -190,6 +190,11 @@ impl PolygonTerrainBuilder {
     /// Adds an indexed triangle mesh (`triangles` index `vertices`); out-of-range indices make the
     /// triangle degenerate (reported, skipped).
     pub fn triangles(mut self, vertices: &[DVec3], triangles: &[[u32; 3]]) -> Self {
+        if triangles.par_iter().all(|t| t.iter().all(|&k| (k as usize) < vertices.len())) {
+            // Every index in range (the usual case): the corners are copied by all threads.
+            self.soup.extend_triangles(vertices, triangles);
+            return self;
+        }
         for t in triangles {
             let get = |k: u32| vertices.get(k as usize).copied().unwrap_or(DVec3::ZERO);
             if t.iter().any(|&k| k as usize >= vertices.len()) {
