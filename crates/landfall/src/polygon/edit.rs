@@ -159,6 +159,6 @@ impl PolygonTerrain {
             return; // the stop rules kept it a leaf
         }
         // The subtree's root takes the leaf's slot, the rest go after the current nodes.
-        graft(self.arrays.nodes.make_mut(), self.arrays.refs.make_mut(), &[n], std::slice::from_ref(&sub));
+        graft(self.arrays.nodes.make_mut(), self.arrays.refs.make_mut(), n, &sub);
     }
 }

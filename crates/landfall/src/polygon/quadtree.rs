@@ -238,18 +238,15 @@ pub(crate) fn build_at(
     tree
 }
 
-/// Puts the trees `subs` (each with its root at node 0) into `nodes`/`refs`: the root of `subs[k]`
-/// into slot `at[k]`, the rest after the current end, one tree after another, with their child and
-/// reference offsets moved accordingly. Each copy runs on all of rayon's threads: on large trees
-/// they write (and first touch) hundreds of megabytes.
-pub(crate) fn graft(nodes: &mut Vec<Node>, refs: &mut Vec<u32>, at: &[usize], subs: &[Tree]) {
-    for (&slot, sub) in at.iter().zip(subs) {
-        // Node i > 0 of `sub` goes to `nodes.len() + i - 1`; its references after the current end.
-        let shift = Shift { nodes: (nodes.len() as u32).wrapping_sub(1), refs: refs.len() as u32 };
-        nodes.par_extend(sub.nodes[1..].par_iter().with_min_len(1 << 12).map(|&n| shift.apply(n)));
-        refs.par_extend(sub.refs.par_iter().with_min_len(1 << 14).copied());
-        nodes[slot] = shift.apply(sub.nodes[0]);
-    }
+/// Puts `sub` (a tree whose root is node 0) into `nodes`/`refs`: its root into slot `at`, the rest
+/// after the current end, with their child and reference offsets moved accordingly. The copy runs
+/// on all of rayon's threads: on large trees it writes (and first touches) hundreds of megabytes.
+pub(crate) fn graft(nodes: &mut Vec<Node>, refs: &mut Vec<u32>, at: usize, sub: &Tree) {
+    // Node i > 0 of `sub` goes to `nodes.len() + i - 1`; its references after the current end.
+    let shift = Shift { nodes: (nodes.len() as u32).wrapping_sub(1), refs: refs.len() as u32 };
+    nodes.par_extend(sub.nodes[1..].par_iter().with_min_len(1 << 12).map(|&n| shift.apply(n)));
+    refs.par_extend(sub.refs.par_iter().with_min_len(1 << 14).copied());
+    nodes[at] = shift.apply(sub.nodes[0]);
 }
 
 /// How a subtree's offsets move when it is grafted.
@@ -376,8 +373,9 @@ impl Ctx<'_> {
             let [a, b, c, d] = lists;
             let ((ta, tb), (tc, td)) =
                 rayon::join(|| rayon::join(|| sub(0, a), || sub(1, b)), || rayon::join(|| sub(2, c), || sub(3, d)));
-            let slots: [usize; 4] = std::array::from_fn(|k| first + k);
-            graft(&mut tree.nodes, &mut tree.refs, &slots, &[ta, tb, tc, td]);
+            for (k, t) in [ta, tb, tc, td].iter().enumerate() {
+                graft(&mut tree.nodes, &mut tree.refs, first + k, t);
+            }
         } else {
             for (k, span) in spans.into_iter().enumerate() {
                 self.node(quads[k], span, depth + 1, first + k, tree);
