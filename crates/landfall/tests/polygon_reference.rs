@@ -404,21 +404,14 @@ fn bad_input_is_reported_never_a_panic() {
 /// one by one; a triangle with an index past the vertex list is skipped and reported, never a panic.
 #[test]
 fn triangle_lists_build_what_their_polygons_build() {
-    let n = 12u32;
-    let vertices: Vec<DVec3> = (0..=n)
-        .flat_map(|j| (0..=n).map(move |i| DVec3::new(i as f64, j as f64, ((i * 7 + j * 3) % 5) as f64)))
-        .collect();
-    let at = |i: u32, j: u32| j * (n + 1) + i;
-    let triangles: Vec<[u32; 3]> = (0..n)
-        .flat_map(|j| (0..n).map(move |i| (i, j)))
-        .flat_map(|(i, j)| [[at(i, j), at(i + 1, j), at(i + 1, j + 1)], [at(i, j), at(i + 1, j + 1), at(i, j + 1)]])
-        .collect();
+    let polys = tin_grid(12, |x, y| (x * 7.0 + y * 3.0) % 5.0);
+    // Each triangle's corners listed apart, and the list reversed: the indices are not the order.
+    let vertices: Vec<DVec3> = polys.iter().flatten().rev().copied().collect();
+    let last = vertices.len() as u32 - 1;
+    let triangles: Vec<[u32; 3]> =
+        (0..polys.len() as u32).map(|k| [last - 3 * k, last - 3 * k - 1, last - 3 * k - 2]).collect();
     let listed = PolygonTerrain::builder().triangles(&vertices, &triangles).build().unwrap();
-    let one_by_one = triangles
-        .iter()
-        .fold(PolygonTerrain::builder(), |b, t| b.polygon(&t.map(|k| vertices[k as usize])))
-        .build()
-        .unwrap();
+    let one_by_one = build(&polys, Frame::z_up(), QuadtreeParams::default());
     assert_eq!(listed.report(), one_by_one.report());
     for k in 0..500 {
         let p = DVec3::new((k % 25) as f64 * 0.49 + 0.003, (k / 25) as f64 * 0.61 + 0.002, 10.0);
