@@ -262,7 +262,10 @@ impl PolygonTerrain {
         if soup.points.len() >= u32::MAX as usize / 2 || soup.len() >= u32::MAX as usize / 2 {
             return Err(PolygonError::TooLarge);
         }
-        if let Some(k) = soup.points.par_iter().position_first(|p| !p.is_finite()) {
+        // Whether any point is bad, by all threads; which one only then (rayon's `position_first`
+        // took three times as long as a serial scan, 30–45 ms against 12 ms for 3M points).
+        let bad = soup.points.par_iter().with_min_len(1 << 16).any(|p| !p.is_finite());
+        if let Some(k) = bad.then(|| soup.points.iter().position(|p| !p.is_finite())).flatten() {
             let polygon = soup.starts.partition_point(|&s| s <= k) - 1;
             return Err(PolygonError::NonFinite { polygon, vertex: k - soup.starts[polygon] });
         }
