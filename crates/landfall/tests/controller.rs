@@ -215,3 +215,78 @@ fn capsule_and_ellipsoid_characters() {
         assert!((z - foot - params.skin).abs() < 0.02, "{:?}: rests at {z}, want {}", params.shape, foot + params.skin);
     }
 }
+
+/// A floor at z = 0 for x > 0 and a wall rising along the y axis at x = 0 (facing +x).
+fn wall_and_floor() -> PolygonTerrain {
+    let floor = quad(
+        DVec3::new(0.0, -50.0, 0.0),
+        DVec3::new(20.0, -50.0, 0.0),
+        DVec3::new(20.0, 50.0, 0.0),
+        DVec3::new(0.0, 50.0, 0.0),
+    );
+    let wall = quad(
+        DVec3::new(0.0, -50.0, 0.0),
+        DVec3::new(0.0, 50.0, 0.0),
+        DVec3::new(0.0, 50.0, 5.0),
+        DVec3::new(0.0, -50.0, 5.0),
+    );
+    PolygonTerrain::builder().polygon(&floor).polygon(&wall).build().unwrap()
+}
+
+/// Walking along a wall with a slight turn into it, from closer to it than the skin (where a
+/// grazing contact leaves a character): the contact comes late in the motion and the back-off
+/// along the motion undoes nearly all of it, but what it gives back along the wall is kept — the
+/// character walks on at the speed along the wall instead of creeping.
+#[test]
+fn a_touch_within_the_skin_still_walks_along_the_wall() {
+    let params = ControllerParams::default();
+    let r = params.radius;
+    // 4 mm from the wall (the skin is 1 cm), standing on the floor; 5 mm into the wall per frame.
+    let start = DVec3::new(r + 0.004, 0.0, r + params.skin);
+    let (path, ground) = walk(&wall_and_floor(), start, DVec3::new(-0.005, 0.1, 0.0), 10);
+    let end = *path.last().unwrap();
+    assert!(end.y > 0.95, "crept along the wall: {end}");
+    assert!(end.x >= r - 1e-9 && ground.iter().all(|&g| g), "{end} {ground:?}");
+}
+
+/// Off the ground the walk and the fall are swept as one motion, and each keeps its own response:
+/// a character dropped onto a 60° slope while walking hard into it (fast enough that the slope's
+/// own normal would turn the walk uphill) slides down it and never gains height.
+#[test]
+fn falling_onto_a_steep_slope_while_walking_into_it_never_climbs() {
+    let t = ramp(60.0);
+    let x = 3.0;
+    let start = DVec3::new(x, 0.0, x * 60f64.to_radians().tan() + 1.5);
+    let (path, _) = walk(&t, start, DVec3::new(0.5, 0.0, 0.0), 100);
+    for w in path.windows(2) {
+        assert!(w[1].z <= w[0].z + 1e-9, "climbed from {} to {}", w[0], w[1]);
+    }
+    let end = *path.last().unwrap();
+    assert!(end.x < 0.5 && end.z < 0.6, "did not slide down to the foot: {end}");
+}
+
+/// A valley between two 60° slopes whose bottom line falls 1 in 5 toward +y.
+fn valley() -> PolygonTerrain {
+    let (w, rise) = (5.0, 5.0 * 60f64.to_radians().tan());
+    let bottom = |y: f64| -0.2 * y;
+    let side = |s: f64| {
+        quad(
+            DVec3::new(0.0, -20.0, bottom(-20.0)),
+            DVec3::new(0.0, 20.0, bottom(20.0)),
+            DVec3::new(s * w, 20.0, bottom(20.0) + rise),
+            DVec3::new(s * w, -20.0, bottom(-20.0) + rise),
+        )
+    };
+    PolygonTerrain::builder().polygon(&side(-1.0)).polygon(&side(1.0)).build().unwrap()
+}
+
+/// Dropped into a V-shaped valley too steep to stand in, a character slides down along its bottom
+/// line: pushed back into the side it met before, the rest of its motion follows the crease
+/// between the two sides instead of bouncing from one to the other until its sweeps run out.
+#[test]
+fn a_crease_too_steep_to_stand_in_is_slid_down_along_its_bottom() {
+    let (path, _) = walk(&valley(), DVec3::new(0.0, 0.0, 1.5), DVec3::ZERO, 100);
+    // Gravity's share along the bottom line (1 in 5) is 0.2 × sin(11.3°) ≈ 0.039 m a frame.
+    let end = *path.last().unwrap();
+    assert!(end.y > 3.5 && end.x.abs() < 1e-6, "stuck in the crease at {end}");
+}

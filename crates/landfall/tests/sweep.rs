@@ -3,8 +3,8 @@
 
 use glam::DVec3;
 use landfall::collide::{
-    closest_point, slide, sweep_sphere_triangle, Nearby, SlideParams, SphereTree, SweepTarget, TerrainContact,
-    TerrainSweep,
+    closest_point, slide, sweep_sphere_triangle, CharacterController, ControllerParams, Nearby, SlideParams,
+    SphereTree, SweepTarget, TerrainContact, TerrainSweep,
 };
 use landfall::heightfield::synth::{generate, SynthParams};
 use landfall::{Aabb, Heightfield, PolygonTerrain, TriangleId};
@@ -98,6 +98,35 @@ proptest! {
         for w in res.path[..=res.pieces].windows(2) {
             let hit = tree.sweep_all(w[0], r * (1.0 - 1e-6), w[1] - w[0]);
             prop_assert!(hit.is_none(), "piece {:?} touches: {:?}", w, hit);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Character moves of up to 1 km (walk and fall swept together off the ground, apart on it,
+    /// with steps and the snap) never end inside the terrain or under it, on the terrain's own
+    /// candidates and on the sphere tree alike.
+    #[test]
+    fn controller_moves_never_end_inside_or_under(seed in 0u64..1000, o in prop::array::uniform2(0.0f64..1.0), walk in prop::array::uniform2(-1.0f64..1.0), fall in -1.0f64..0.2, len in 0.01f64..1000.0, grounded: bool) {
+        let hf = terrain(seed, 33);
+        let tree = SphereTree::from_terrain(&hf);
+        let tris = all_triangles(&hf);
+        let c = CharacterController::new(ControllerParams::default(), DVec3::Z);
+        let r = c.params.radius;
+        let (x, y) = (1.0 + o[0] * 30.0, 1.0 + o[1] * 30.0);
+        // A valid start: clear of the terrain by the skin.
+        let mut p = DVec3::new(x, y, hf.height_at(x, y).unwrap() + r + c.params.skin);
+        while distance(&tris, p) < r + c.params.skin {
+            p.z += 0.01;
+        }
+        let desired = DVec3::new(walk[0], walk[1], fall) * len;
+        for target in [&tree as &dyn SweepTarget, &TerrainSweep(&hf)] {
+            let m = c.move_by(target, p, desired, grounded);
+            let end = m.position;
+            prop_assert!(distance(&tris, end) >= r - 1e-6, "ended at distance {} from {p} by {desired}", distance(&tris, end));
+            prop_assert!(hf.height_at(end.x, end.y).is_none_or(|h| end.z > h), "ended under the surface at {end}");
         }
     }
 }

@@ -141,26 +141,31 @@ impl CharacterController {
         n.dot(self.up) >= self.cos[0] - 1e-12
     }
 
-    /// Sweeps and slides `motion` from `pos`. Contacts steeper than the climb angle act as walls
-    /// (their normal made horizontal, so they cannot be climbed); gentle ones are slid along, and
-    /// gravity into ground gentler than the slide angle is cancelled rather than slid.
+    /// Sweeps and slides `parts` (a walk and a vertical part, either may be zero) from `pos`, as one
+    /// motion. At each contact every part keeps its own response: contacts steeper than the climb
+    /// angle act as walls for a part that is level or rising (their normal made horizontal, so they
+    /// cannot be climbed) and are slid down by a falling one; gentle ones are slid along, and a fall
+    /// straight down onto ground gentler than the slide angle is cancelled rather than slid.
     fn slide(
         &self,
         tree: &dyn SweepTarget,
         mut pos: DVec3,
-        motion: DVec3,
+        parts: [DVec3; 2],
         out: &mut CharacterMove,
     ) -> (DVec3, Option<DVec3>, bool) {
         let p = &self.params;
-        let mut rest = motion;
+        let mut rest = parts;
         let mut ground = None;
         let mut walled = false;
+        // Per part, the last plane that turned it.
+        let mut planes: [Option<DVec3>; 2] = [None; 2];
         for _ in 0..p.max_iterations {
-            if rest.length_squared() <= 1e-12 {
+            let motion = rest[0] + rest[1];
+            if motion.length_squared() <= 1e-12 {
                 break;
             }
-            let Some(hit) = self.cast(tree, pos, rest) else {
-                pos += rest;
+            let Some(hit) = self.cast(tree, pos, motion) else {
+                pos += motion;
                 break;
             };
             if out.contact_count < out.contacts.len() {
@@ -168,42 +173,60 @@ impl CharacterController {
                 out.contact_count += 1;
             }
             let n = hit.contact.normal;
-            let center = pos + rest * hit.contact.t;
+            let center = pos + motion * hit.contact.t;
             let gap = (center - hit.contact.point).dot(n);
             let reach = self.reach(n);
+            // The fraction of the motion given back by the back-off below.
+            let mut given_back = 0.0;
             pos = if gap < reach - 1e-9 {
                 // Embedded: push out along the normal to the skin.
                 center + n * (reach + p.skin - gap)
             } else {
                 // Back off along the motion (Fauerby) so the skin is kept without creeping sideways,
                 // never further back than this sweep came.
-                let d = rest.normalize_or_zero();
+                let d = motion.normalize_or_zero();
                 let facing = -n.dot(d);
-                let back = if facing > 1e-3 { (p.skin / facing).min(hit.contact.t * rest.length()) } else { 0.0 };
+                let back = if facing > 1e-3 { (p.skin / facing).min(hit.contact.t * motion.length()) } else { 0.0 };
+                given_back = back / motion.length();
                 center - d * back
             };
-            let left = rest * (1.0 - hit.contact.t);
             let steep = !self.walkable(n);
             if !steep {
                 ground = Some(n);
             }
             walled |= steep;
-            let plane = if steep && motion.dot(self.up) >= 0.0 {
-                // A wall met walking or rising: slide along it horizontally, never up it. (Falling,
-                // the true normal lets the sphere slide off a ledge's edge.)
-                (n - self.up * n.dot(self.up)).try_normalize().unwrap_or(n)
-            } else {
-                n
-            };
-            let into = left.dot(plane);
-            rest = if into < 0.0 { left - plane * into } else { left };
-            // Gravity onto gentle ground: hold still instead of sliding down it.
-            if !steep
-                && n.dot(self.up) >= self.cos[1]
-                && motion.dot(self.up) < 0.0
-                && motion.cross(self.up) == DVec3::ZERO
-            {
-                rest = DVec3::ZERO;
+            for ((rest, part), prev) in rest.iter_mut().zip(parts).zip(&mut planes) {
+                // What is left of the part, with what the back-off gave back: the projection below
+                // keeps its share along the surface (without it, a sphere whose contact comes
+                // within the skin's back-off of its start would make no progress at all).
+                let left = *rest * (1.0 - hit.contact.t + given_back);
+                let plane = if steep && part.dot(self.up) >= 0.0 {
+                    // A wall met walking or rising: slide along it horizontally, never up it.
+                    // (Falling, the true normal lets the sphere slide off a ledge's edge.)
+                    (n - self.up * n.dot(self.up)).try_normalize().unwrap_or(n)
+                } else {
+                    n
+                };
+                let into = left.dot(plane);
+                *rest = if into < 0.0 { left - plane * into } else { left };
+                if into < 0.0 {
+                    // Pushed back into the plane met before: follow the crease between the two
+                    // instead of bouncing from one to the other.
+                    if let Some(q) = *prev {
+                        if rest.dot(q) < 0.0 {
+                            *rest = q.cross(plane).try_normalize().map_or(DVec3::ZERO, |c| c * rest.dot(c));
+                        }
+                    }
+                    *prev = Some(plane);
+                }
+                // Gravity onto gentle ground: hold still instead of sliding down it.
+                if !steep
+                    && n.dot(self.up) >= self.cos[1]
+                    && part.dot(self.up) < 0.0
+                    && part.cross(self.up) == DVec3::ZERO
+                {
+                    *rest = DVec3::ZERO;
+                }
             }
         }
         (pos, ground, walled)
@@ -270,7 +293,7 @@ impl CharacterController {
         if (up - position).dot(self.up) <= 1e-6 {
             return None;
         }
-        let (across, _, _) = self.slide(tree, up, horizontal, out);
+        let (across, _, _) = self.slide(tree, up, [horizontal, DVec3::ZERO], out);
         let dir = horizontal.normalize_or_zero();
         if (across - up).dot(dir) - (walked - position).dot(dir) <= 1e-6 {
             return None;
@@ -336,8 +359,13 @@ impl CharacterController {
         mut out: CharacterMove,
     ) -> CharacterMove {
         let p = self.params;
-        // 1. Walk.
-        let (walked, mut ground, walled) = self.slide(tree, position, horizontal, &mut out);
+        // 1. Walk. On the ground the walk goes alone, so that a wall it meets can trigger a step;
+        // off it (falling, sliding down a slope too steep to stand on, jumping) nothing needs the
+        // two apart, and the walk and the vertical part go as one motion (each part keeping its own
+        // response at every contact): a sliding character costs one slide a frame, not two.
+        let together = !was_grounded;
+        let parts = [horizontal, if together { vertical } else { DVec3::ZERO }];
+        let (walked, mut ground, walled) = self.slide(tree, position, parts, &mut out);
         let mut pos = walked;
         // 2. Steps: when a wall (too steep to climb) stopped the walk, try up by the step height,
         // across, then down.
@@ -353,8 +381,8 @@ impl CharacterController {
         }
         // 3. Gravity and jumps (a step just climbed holds the character on the step's edge: falling
         // off it now would undo the step; the next walk rolls over it).
-        if vertical != DVec3::ZERO && !(out.stepped && vertical.dot(self.up) < 0.0) {
-            let (fallen, g, _) = self.slide(tree, pos, vertical, &mut out);
+        if !together && vertical != DVec3::ZERO && !(out.stepped && vertical.dot(self.up) < 0.0) {
+            let (fallen, g, _) = self.slide(tree, pos, [DVec3::ZERO, vertical], &mut out);
             pos = fallen;
             ground = g.or(if vertical.dot(self.up) < 0.0 { None } else { ground });
         }
