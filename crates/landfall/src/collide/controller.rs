@@ -176,19 +176,18 @@ impl CharacterController {
             let center = pos + motion * hit.contact.t;
             let gap = (center - hit.contact.point).dot(n);
             let reach = self.reach(n);
-            // The fraction of the motion given back by the back-off below.
-            let mut given_back = 0.0;
-            pos = if gap < reach - 1e-9 {
+            // The new position, and the fraction of the motion the back-off gave back.
+            let given_back;
+            (pos, given_back) = if gap < reach - 1e-9 {
                 // Embedded: push out along the normal to the skin.
-                center + n * (reach + p.skin - gap)
+                (center + n * (reach + p.skin - gap), 0.0)
             } else {
                 // Back off along the motion (Fauerby) so the skin is kept without creeping sideways,
                 // never further back than this sweep came.
-                let d = motion.normalize_or_zero();
+                let (d, length) = (motion.normalize_or_zero(), motion.length());
                 let facing = -n.dot(d);
-                let back = if facing > 1e-3 { (p.skin / facing).min(hit.contact.t * motion.length()) } else { 0.0 };
-                given_back = back / motion.length();
-                center - d * back
+                let back = if facing > 1e-3 { (p.skin / facing).min(hit.contact.t * length) } else { 0.0 };
+                (center - d * back, back / length)
             };
             let steep = !self.walkable(n);
             if !steep {

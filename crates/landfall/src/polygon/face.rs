@@ -213,16 +213,7 @@ impl FaceSet {
         let chunks = chunks.into_iter().collect::<Result<Vec<_>, _>>()?;
         let (parts, reports): (Vec<FaceSet>, Vec<BuildReport>) = chunks.into_iter().unzip();
         let mut report = BuildReport::default();
-        for r in reports {
-            report.degenerate += r.degenerate;
-            report.duplicates += r.duplicates;
-            report.triangulated += r.triangulated;
-            for e in r.examples {
-                if report.examples.len() < 8 {
-                    report.examples.push(e);
-                }
-            }
-        }
+        reports.into_iter().for_each(|r| report.absorb(r));
         Ok((Self::concat(&parts), report))
     }
 

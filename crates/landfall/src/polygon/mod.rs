@@ -97,6 +97,15 @@ impl BuildReport {
         self.duplicates += 1;
         self.note_example(k);
     }
+    /// Adds the counts and examples of `other` (a report of later polygons).
+    pub(crate) fn absorb(&mut self, other: BuildReport) {
+        self.degenerate += other.degenerate;
+        self.duplicates += other.duplicates;
+        self.triangulated += other.triangulated;
+        for k in other.examples {
+            self.note_example(k as u32);
+        }
+    }
 
     /// One line per kind of trouble, empty when the input was clean.
     pub fn warnings(&self) -> Vec<String> {
