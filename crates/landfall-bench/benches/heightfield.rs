@@ -172,8 +172,8 @@ fn batch_threads(c: &mut Criterion) {
     let mut g = c.benchmark_group("batch_oblique");
     let d = data().last().expect("a terrain");
     let set = sets::oblique(&d.t.hf, 16384, 31);
-    for threads in [1, rayon::current_num_threads()] {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    for threads in landfall_bench::harness::batch_thread_counts() {
+        let pool = landfall_bench::harness::pool(threads);
         g.throughput(criterion::Throughput::Elements(set.len() as u64));
         g.bench_function(BenchmarkId::new(format!("threads{threads}"), &d.t.name), |b| {
             b.iter(|| pool.install(|| black_box(d.t.hf.raycast_batch(&set))))
@@ -205,21 +205,7 @@ fn summary() {
     }
     print_ratios("build_pyramid", &["parry_heightfield"], &params);
     let d = data().last().unwrap();
-    if let (Some(one), Some(all)) = (
-        landfall_bench::report::median_ns("batch_oblique", "threads1", &d.t.name),
-        landfall_bench::report::median_ns(
-            "batch_oblique",
-            &format!("threads{}", rayon::current_num_threads()),
-            &d.t.name,
-        ),
-    ) {
-        println!(
-            "\nbatch_oblique on {}: {} threads are {:.2}× one thread",
-            d.t.name,
-            rayon::current_num_threads(),
-            one / all
-        );
-    }
+    landfall_bench::report::print_batch_speedup("batch_oblique", &d.t.name, "batch_oblique");
     println!("\nmemory and one-off build times");
     for d in data() {
         let n = (d.t.hf.nx() * d.t.hf.ny()) as f64;

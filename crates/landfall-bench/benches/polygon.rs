@@ -10,9 +10,9 @@ use criterion::{criterion_group, BenchmarkId, Criterion};
 use glam::DVec3;
 use landfall::{PolygonTerrain, QuadtreeParams, Ray};
 use landfall_bench::grid::{naive_top, UniformGrid};
-use landfall_bench::harness::{cycle, timed};
+use landfall_bench::harness::{self, batch_thread_counts, cycle, timed};
 use landfall_bench::peers::{parry_tin, Parry};
-use landfall_bench::report::{median_ns, print_ratios};
+use landfall_bench::report::{median_ns, print_batch_speedup, print_ratios};
 use landfall_bench::terrains::{dem_tin, Tin};
 use parry3d::shape::TriMesh;
 use std::hint::black_box;
@@ -189,8 +189,8 @@ fn poly_batch(c: &mut Criterion) {
     let mut g = c.benchmark_group("poly_batch");
     let d = data().last().expect("a TIN");
     let pts = d.tin.hit_points(65536, 44);
-    for threads in [1, rayon::current_num_threads()] {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    for threads in batch_thread_counts() {
+        let pool = harness::pool(threads);
         g.throughput(criterion::Throughput::Elements(pts.len() as u64));
         g.bench_function(BenchmarkId::new(format!("threads{threads}"), &d.tin.name), |b| {
             b.iter(|| pool.install(|| black_box(d.terrain.top_surfaces(&pts))))
@@ -199,13 +199,18 @@ fn poly_batch(c: &mut Criterion) {
     g.finish();
 }
 
-/// Build (faces and quadtree from the triangle list) and loading the index file (memory map).
+/// Build (faces and quadtree from the triangle list) on rayon's global pool and on one thread, and
+/// loading the index file (memory map).
 fn poly_build_load(c: &mut Criterion) {
     let mut g = c.benchmark_group("poly_build");
     g.sample_size(10);
+    let one_thread = harness::pool(1);
     for d in data() {
         g.bench_function(BenchmarkId::new("landfall", &d.tin.name), |b| {
             b.iter(|| black_box(build(&d.tin, QuadtreeParams::default())))
+        });
+        g.bench_function(BenchmarkId::new("landfall_1thread", &d.tin.name), |b| {
+            b.iter(|| one_thread.install(|| black_box(build(&d.tin, QuadtreeParams::default()))))
         });
     }
     g.finish();
@@ -275,22 +280,14 @@ fn report(_: &mut Criterion) {
             }
         }
         if let Some(ns) = median_ns("poly_build", "landfall", &d.tin.name) {
-            println!("  build (criterion median): {:.1} ms", ns / 1e6);
+            println!("  build (criterion median): {:.1} ms on {} threads", ns / 1e6, rayon::current_num_threads());
+        }
+        if let Some(ns) = median_ns("poly_build", "landfall_1thread", &d.tin.name) {
+            println!("  build (criterion median): {:.1} ms on one thread", ns / 1e6);
         }
     }
-    if let (Some(one), Some(all)) = (
-        median_ns("poly_batch", "threads1", data().last().map(|d| d.tin.name.as_str()).unwrap_or("")),
-        median_ns(
-            "poly_batch",
-            &format!("threads{}", rayon::current_num_threads()),
-            data().last().map(|d| d.tin.name.as_str()).unwrap_or(""),
-        ),
-    ) {
-        println!(
-            "\nbatch vertical queries: {:.2}× faster on {} threads than on 1",
-            one / all,
-            rayon::current_num_threads()
-        );
+    if let Some(d) = data().last() {
+        print_batch_speedup("poly_batch", &d.tin.name, "batch vertical queries");
     }
 }
 

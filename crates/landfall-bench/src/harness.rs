@@ -18,3 +18,19 @@ pub fn timed<T>(f: impl FnOnce() -> T) -> (T, Duration) {
     let v = f();
     (v, s.elapsed())
 }
+
+/// The thread counts a batch benchmark compares: one thread, and every thread of rayon's global
+/// pool when that is more than one (`RAYON_NUM_THREADS=1` leaves only the first).
+pub fn batch_thread_counts() -> Vec<usize> {
+    let all = rayon::current_num_threads();
+    if all > 1 {
+        vec![1, all]
+    } else {
+        vec![1]
+    }
+}
+
+/// A rayon pool of `threads` threads, for timing work on a fixed number of threads.
+pub fn pool(threads: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a rayon thread pool")
+}

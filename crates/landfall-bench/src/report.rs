@@ -51,3 +51,17 @@ pub fn print_ratios(group: &str, peers: &[&str], params: &[String]) {
         println!("{row}");
     }
 }
+
+/// Prints how many times faster `group`'s batch ran on all threads than on one, for `param`, when
+/// criterion measured both (see [`crate::harness::batch_thread_counts`]).
+pub fn print_batch_speedup(group: &str, param: &str, what: &str) {
+    let all = rayon::current_num_threads();
+    if all < 2 {
+        return;
+    }
+    if let (Some(one), Some(many)) =
+        (median_ns(group, "threads1", param), median_ns(group, &format!("threads{all}"), param))
+    {
+        println!("\n{what} on {param}: {:.2}× faster on {all} threads than on 1", one / many);
+    }
+}
