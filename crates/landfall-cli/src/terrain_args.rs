@@ -154,6 +154,12 @@ impl TerrainArgs {
     /// Loads the terrain (raster, mesh or index file) with the placement options applied.
     pub fn load(&self) -> Result<LoadedTerrain> {
         let start = Instant::now();
+        // Before the kind is guessed from the name or the content: a missing file is reported as
+        // missing, not as an unknown kind of file.
+        let meta = std::fs::metadata(&self.path).with_context(|| format!("{}", self.path.display()))?;
+        if meta.is_dir() {
+            bail!("{}: is a directory, not a terrain file", self.path.display());
+        }
         if is_index(&self.path) {
             for (given, name) in [
                 (self.spacing.is_some(), "--spacing"),

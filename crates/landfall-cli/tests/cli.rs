@@ -148,6 +148,24 @@ fn bad_rows_name_line_and_field() {
 }
 
 #[test]
+fn a_missing_or_wrong_terrain_path_is_named_once() {
+    let d = tempfile::tempdir().unwrap();
+    let missing = d.path().join("gone.lfq");
+    let e = fails(&["info", s(&missing)]);
+    assert!(e.contains("gone.lfq: No such file"), "{e}");
+    // The operating system's reason once, not repeated by the error chain.
+    assert_eq!(e.matches("No such file").count(), 1, "{e}");
+    let e = fails(&["height", s(&d.path().join("gone.asc")), "--points", "p.csv", "--out", "o.csv"]);
+    assert_eq!(e.matches("No such file").count(), 1, "{e}");
+    let e = fails(&["info", s(d.path())]);
+    assert!(e.contains("is a directory"), "{e}");
+    // A file error from the library (here: writing an index into a missing directory).
+    let e = fails(&["build", s(&polygon_terrain(d.path())), "-o", s(&d.path().join("no/dir/x.lfq"))]);
+    assert!(e.contains("x.lfq: No such file"), "{e}");
+    assert_eq!(e.matches("No such file").count(), 1, "{e}");
+}
+
+#[test]
 fn gravity_needs_points_on_the_line() {
     let d = tempfile::tempdir().unwrap();
     let t = terrain(d.path());

@@ -1,15 +1,17 @@
 use std::path::{Path, PathBuf};
 
-/// Why a file could not be read or written. Every variant names the file.
+/// Why a file could not be read or written. Every variant names the file. Each message is whole:
+/// it includes the underlying error's, so no variant also returns it as its `source()` (an error
+/// reporter that walks the chain, like `anyhow`'s `{:#}`, would print it twice).
 #[derive(Debug, thiserror::Error)]
 pub enum IoError {
     /// The operating system refused (missing file, permissions, …).
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {error}", path.display())]
     Os {
         /// The file.
         path: PathBuf,
         /// The underlying error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// A problem at a known line of a text file (1-based).
     #[error("{}: line {line}: {msg}", path.display())]
@@ -40,18 +42,18 @@ pub enum IoError {
         msg: String,
     },
     /// The raster is valid but does not make a heightfield (e.g. too small).
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {error}", path.display())]
     Heightfield {
         /// The file.
         path: PathBuf,
         /// The heightfield's complaint.
-        source: landfall::HeightfieldError,
+        error: landfall::HeightfieldError,
     },
 }
 
 impl IoError {
-    pub(crate) fn os(path: &Path, source: std::io::Error) -> Self {
-        IoError::Os { path: path.to_owned(), source }
+    pub(crate) fn os(path: &Path, error: std::io::Error) -> Self {
+        IoError::Os { path: path.to_owned(), error }
     }
     pub(crate) fn line(path: &Path, line: usize, msg: impl Into<String>) -> Self {
         IoError::Line { path: path.to_owned(), line, msg: msg.into() }

@@ -152,6 +152,6 @@ pub fn load_heightfield(path: &Path, opts: &LoadOptions) -> Result<Loaded, IoErr
         .diagonal(opts.diagonal)
         .leaf_size(opts.leaf_size)
         .build()
-        .map_err(|source| IoError::Heightfield { path: path.to_owned(), source })?;
+        .map_err(|error| IoError::Heightfield { path: path.to_owned(), error })?;
     Ok(Loaded { heightfield: hf, georef: r.georef, notes: r.notes })
 }
