@@ -11,6 +11,7 @@ use super::layer::SeenPairs;
 use super::quadtree::{build_at, graft, leaf, min_gain_area, outward, quadrants};
 use super::{BuildReport, PolygonError, PolygonTerrain};
 use glam::DVec3;
+use rayon::prelude::*;
 
 impl PolygonTerrain {
     /// Adds a polygon (world coordinates) and returns its id (the next polygon index). A degenerate
@@ -45,6 +46,10 @@ impl PolygonTerrain {
         self.arrays.verts.make_mut().extend_from_slice(&set.verts);
         self.arrays.edges.make_mut().extend_from_slice(&set.edges);
         let new = first_face..self.arrays.faces.len() as u32;
+        // The new faces' polygon comes after every other: `by_source` stays sorted.
+        if self.by_source.len() == first_face as usize {
+            self.by_source.extend(new.clone());
+        }
         let r = self.header.root;
         let outside = new.clone().any(|f| {
             let b = self.arrays.geoms[f as usize].bbox;
@@ -66,11 +71,16 @@ impl PolygonTerrain {
     pub fn remove_polygon(&mut self, id: u32) -> Result<usize, PolygonError> {
         self.validate()?;
         let geoms = &self.arrays.geoms;
-        // Faces are stored in polygon order, so a polygon's faces are one run.
-        let lo = geoms.partition_point(|g| g.source < id);
-        let hi = geoms.partition_point(|g| g.source <= id);
+        if self.by_source.len() != geoms.len() {
+            self.by_source = (0..geoms.len() as u32).collect();
+            self.by_source.par_sort_unstable_by_key(|&f| (geoms[f as usize].source, f));
+        }
+        // A polygon's faces are one run of `by_source`.
+        let source = |f: &u32| geoms[*f as usize].source;
+        let run = &self.by_source[self.by_source.partition_point(|f| source(f) < id)..];
+        let run = &run[..run.partition_point(|f| source(f) <= id)];
         let live: Vec<u32> =
-            (lo as u32..hi as u32).filter(|&f| self.arrays.faces[f as usize].flags & REMOVED == 0).collect();
+            run.iter().copied().filter(|&f| self.arrays.faces[f as usize].flags & REMOVED == 0).collect();
         for &f in &live {
             self.arrays.faces.make_mut()[f as usize].flags |= REMOVED;
             self.visit_leaves(f, None, |t, leaf, rect, _| t.take_out(leaf, rect, f));

@@ -182,29 +182,30 @@ impl FaceSet {
         }
     }
 
-    /// The faces of every polygon of `soup` but the `duplicate` ones, in order, with what the build
-    /// met. Made in parallel chunks of polygons, then concatenated.
+    /// The faces of every polygon of `soup` but the `duplicate` ones, polygons taken in `order` (a
+    /// permutation of their indices), with what the build met. Made in parallel chunks of
+    /// polygons, then concatenated.
     pub fn from_polygons(
         soup: &PolygonSoup,
+        order: &[u32],
         duplicate: &[bool],
         to_local: &(dyn Fn(DVec3) -> DVec3 + Sync),
         slack: f64,
     ) -> Result<(Self, BuildReport), PolygonError> {
         const CHUNK: usize = 8192;
-        let chunks: Vec<Result<(FaceSet, BuildReport), PolygonError>> = (0..soup.len().div_ceil(CHUNK))
-            .into_par_iter()
-            .map(|c| {
-                let range = c * CHUNK..((c + 1) * CHUNK).min(soup.len());
+        let chunks: Vec<Result<(FaceSet, BuildReport), PolygonError>> = order
+            .par_chunks(CHUNK)
+            .map(|chunk| {
                 // Room for the polygons as they come (one face each, unless triangulated).
-                let vertices = soup.starts[range.end].saturating_sub(soup.starts[range.start]).min(soup.points.len());
-                let mut set = FaceSet::with_capacity(range.len(), vertices);
+                let vertices = chunk.iter().map(|&k| soup.polygon(k as usize).len()).sum();
+                let mut set = FaceSet::with_capacity(chunk.len(), vertices);
                 let mut report = BuildReport::default();
                 let mut scratch = Vec::new();
-                for (k, &dup) in range.clone().zip(&duplicate[range]) {
-                    if dup {
-                        report.note_duplicate(k as u32);
+                for &k in chunk {
+                    if duplicate[k as usize] {
+                        report.note_duplicate(k);
                     } else {
-                        add_polygon(k as u32, soup.polygon(k), to_local, slack, &mut set, &mut report, &mut scratch)?;
+                        add_polygon(k, soup.polygon(k as usize), to_local, slack, &mut set, &mut report, &mut scratch)?;
                     }
                 }
                 Ok((set, report))
@@ -223,21 +224,30 @@ impl FaceSet {
     /// removes (rare in practice).
     pub fn from_triangles(
         soup: &PolygonSoup,
+        order: &[u32],
         duplicate: &[bool],
         to_local: &(dyn Fn(DVec3) -> DVec3 + Sync),
         slack: f64,
     ) -> (Self, BuildReport) {
         let empty = || (Face::zeroed(), FaceGeom::zeroed(), [[0.0; 3]; 3], [[0.0; 3]; 3]);
-        let (faces, (geoms, (verts, edges))): TriangleColumns = (0..soup.len())
-            .into_par_iter()
+        let (faces, (geoms, (verts, edges))): TriangleColumns = order
+            .par_iter()
             .with_min_len(1024)
-            .map(|k| {
-                let p = soup.polygon(k);
-                let first = 3 * k as u32;
-                let records = if duplicate[k] {
+            .enumerate()
+            .map(|(i, &k)| {
+                // The polygons are read in spatial order, not in memory order: fetch the corners of
+                // one a few steps ahead (every polygon has three, so polygon k's are at 3k).
+                if let Some(&ahead) = order.get(i + PREFETCH_AHEAD) {
+                    let corners = soup.points.as_ptr().wrapping_add(3 * ahead as usize);
+                    crate::geom::prefetch_ptr(corners);
+                    crate::geom::prefetch_ptr(corners.wrapping_add(2));
+                }
+                let p = soup.polygon(k as usize);
+                let first = 3 * i as u32;
+                let records = if duplicate[k as usize] {
                     None
                 } else {
-                    triangle_records(k as u32, [p[0], p[1], p[2]], to_local, slack, first)
+                    triangle_records(k, [p[0], p[1], p[2]], to_local, slack, first)
                 };
                 let (face, geom, verts, edges) = records.unwrap_or_else(empty);
                 (face, (geom, (verts, edges)))
@@ -249,12 +259,12 @@ impl FaceSet {
         let mut report = BuildReport::default();
         // An empty record has no vertices (a face has at least three).
         if set.faces.par_iter().any(|f| f.count == 0) {
-            for (k, f) in set.faces.iter().enumerate() {
+            for (&k, f) in order.iter().zip(&set.faces) {
                 if f.count == 0 {
-                    if duplicate[k] {
-                        report.note_duplicate(k as u32);
+                    if duplicate[k as usize] {
+                        report.note_duplicate(k);
                     } else {
-                        report.note_degenerate(k as u32);
+                        report.note_degenerate(k);
                     }
                 }
             }
@@ -311,6 +321,9 @@ fn concat_parallel<T: Pod + Send + Sync>(
     }
     out
 }
+
+/// How many polygons ahead [`FaceSet::from_triangles`] fetches the corners of.
+const PREFETCH_AHEAD: usize = 12;
 
 /// Relative distance (of the terrain's extent) by which edges are pushed outward, so points on a
 /// polygon's boundary count as inside despite rounding of the local transform.
@@ -661,10 +674,16 @@ mod tests {
         }
         let duplicate = super::super::duplicates(&soup);
         let to_local = |p: DVec3| DVec3::new(p.y - 3.0, -p.x + 1.0, p.z);
-        let (fast, fast_report) = FaceSet::from_triangles(&soup, &duplicate, &to_local, 1e-9);
-        let (slow, slow_report) = FaceSet::from_polygons(&soup, &duplicate, &to_local, 1e-9).unwrap();
+        let order = super::super::order::spatial_order(&soup, &to_local);
+        let (fast, fast_report) = FaceSet::from_triangles(&soup, &order, &duplicate, &to_local, 1e-9);
+        let (slow, slow_report) = FaceSet::from_polygons(&soup, &order, &duplicate, &to_local, 1e-9).unwrap();
         assert_eq!(fast_report, slow_report);
         assert_eq!((fast_report.duplicates, fast_report.degenerate), (duplicates, degenerate));
+        // The examples a user reads are the first skipped polygons of the input, although the
+        // polygons are visited in spatial order.
+        let skipped: Vec<usize> =
+            (0..soup.len()).filter(|&k| !fast.faces.iter().any(|f| f.source == k as u32)).collect();
+        assert_eq!(fast_report.examples, skipped[..8]);
         assert_eq!(fast.faces.len(), 3000 - duplicates - degenerate);
         assert!(fast.faces == slow.faces && fast.geoms == slow.geoms);
         assert!(fast.verts == slow.verts && fast.edges == slow.edges);

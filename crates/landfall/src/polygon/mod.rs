@@ -16,6 +16,7 @@ mod edit;
 mod face;
 mod jump;
 mod layer;
+mod order;
 mod quadtree;
 mod raycast;
 mod stats;
@@ -76,14 +77,18 @@ pub struct BuildReport {
     pub degenerate: usize,
     /// Polygons skipped because an identical polygon came earlier.
     pub duplicates: usize,
-    /// Up to 8 input indices of skipped polygons, for the error message a user reads.
+    /// The lowest (up to 8) input indices of skipped polygons, for the error message a user reads.
     pub examples: Vec<usize>,
 }
 
 impl BuildReport {
+    /// Keeps `k` among the examples if it is one of the 8 lowest indices seen (polygons are not
+    /// visited in input order).
     fn note_example(&mut self, k: u32) {
-        if self.examples.len() < 8 {
-            self.examples.push(k as usize);
+        let at = self.examples.partition_point(|&e| e < k as usize);
+        if at < 8 {
+            self.examples.insert(at, k as usize);
+            self.examples.truncate(8);
         }
     }
     pub(crate) fn note_degenerate(&mut self, k: u32) {
@@ -168,6 +173,9 @@ pub struct PolygonTerrain {
     report: BuildReport,
     /// Derived from the tree (halves cuts only), rebuilt whenever the tree changes.
     jump: Option<jump::Jump>,
+    /// Face indices sorted by source polygon (faces are stored in spatial order, see `order.rs`):
+    /// made by the first removal, extended by insertions, empty until then.
+    by_source: Vec<u32>,
     /// The stored indices passed the full check (always for a build).
     validated: bool,
 }
@@ -289,10 +297,11 @@ impl PolygonTerrain {
         let to_local = move |p: DVec3| frame.to_local(p - center);
         let slack = EDGE_SLACK * extent;
         let duplicate = duplicates(soup);
+        let order = order::spatial_order(soup, &to_local);
         let (set, mut report) = if soup.starts.windows(2).all(|w| w[1] - w[0] == 3) {
-            FaceSet::from_triangles(soup, &duplicate, &to_local, slack)
+            FaceSet::from_triangles(soup, &order, &duplicate, &to_local, slack)
         } else {
-            FaceSet::from_polygons(soup, &duplicate, &to_local, slack)?
+            FaceSet::from_polygons(soup, &order, &duplicate, &to_local, slack)?
         };
         report.polygons = soup.len();
         report.faces = set.faces.len();
@@ -306,7 +315,8 @@ impl PolygonTerrain {
             )));
         }
         let header = Header { frame, center, root: [0.0; 4], params, polygons: soup.len() as u32, slack };
-        let mut terrain = Self { header, arrays: Arrays::default(), report, jump: None, validated: true };
+        let mut terrain =
+            Self { header, arrays: Arrays::default(), report, jump: None, by_source: Vec::new(), validated: true };
         terrain.arrays.faces = set.faces.into();
         terrain.arrays.geoms = set.geoms.into();
         terrain.arrays.verts = set.verts.into();
@@ -393,7 +403,7 @@ impl PolygonTerrain {
             vertical: 0,
             ..BuildReport::default()
         };
-        let mut t = Self { header, arrays, report, jump: None, validated: false };
+        let mut t = Self { header, arrays, report, jump: None, by_source: Vec::new(), validated: false };
         t.refresh_jump();
         Ok(t)
     }

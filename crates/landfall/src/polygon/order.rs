@@ -1,0 +1,102 @@
+//! Faces stored in spatial order: along a Z-order (Morton) curve of their polygons' centres, so
+//! that faces near each other in the plane sit near each other in memory. The quadtree build reads
+//! every face of a node, level after level; in the input's order those reads scatter over the whole
+//! face array, in this order a node's faces are a few runs of it (see `docs/benchmarks.md`).
+//!
+//! A face keeps its source polygon (`Face::source`), so answers name the same polygons; only the
+//! internal face indices change.
+
+use super::face::PolygonSoup;
+use glam::DVec3;
+use rayon::prelude::*;
+
+/// Bits per axis of the Morton key (a grid of 2^20 × 2^20 over the polygons' centres).
+const KEY_BITS: u32 = 20;
+
+/// The input polygons in the order their faces are stored: along a Z-order curve of their vertex
+/// centroids seen along gravity (`to_local` maps world points to the local frame, where gravity is
+/// −Z), ties in input order.
+pub(crate) fn spatial_order(soup: &PolygonSoup, to_local: &(dyn Fn(DVec3) -> DVec3 + Sync)) -> Vec<u32> {
+    let centres: Vec<[f64; 2]> = (0..soup.len())
+        .into_par_iter()
+        .with_min_len(1 << 12)
+        .map(|k| {
+            let p = soup.polygon(k);
+            let c = to_local(p.iter().copied().sum::<DVec3>() / p.len().max(1) as f64);
+            [c.x, c.y]
+        })
+        .collect();
+    let (lo, hi) = centres
+        .par_iter()
+        .with_min_len(1 << 14)
+        .fold(
+            || ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]),
+            |(lo, hi), c| ([lo[0].min(c[0]), lo[1].min(c[1])], [hi[0].max(c[0]), hi[1].max(c[1])]),
+        )
+        .reduce(
+            || ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]),
+            |a, b| ([a.0[0].min(b.0[0]), a.0[1].min(b.0[1])], [a.1[0].max(b.1[0]), a.1[1].max(b.1[1])]),
+        );
+    let cells = f64::from((1u32 << KEY_BITS) - 1);
+    let scale = |k: usize| if hi[k] > lo[k] { cells / (hi[k] - lo[k]) } else { 0.0 };
+    let (sx, sy) = (scale(0), scale(1));
+    // Key and index: sorting the pairs sorts by key, ties by index.
+    let mut keyed: Vec<(u64, u32)> = centres
+        .par_iter()
+        .with_min_len(1 << 14)
+        .enumerate()
+        .map(|(k, c)| {
+            // In [0, cells]; a float-to-integer cast saturates (and maps NaN, never met here, to 0).
+            let (qx, qy) = (((c[0] - lo[0]) * sx) as u32, ((c[1] - lo[1]) * sy) as u32);
+            (spread(qx) | spread(qy) << 1, k as u32)
+        })
+        .collect();
+    keyed.par_sort_unstable();
+    keyed.into_par_iter().map(|(_, k)| k).collect()
+}
+
+/// The low [`KEY_BITS`] bits of `v` spread to the even bits of a u64.
+fn spread(v: u32) -> u64 {
+    let mut x = u64::from(v) & ((1 << KEY_BITS) - 1);
+    x = (x | x << 16) & 0x0000_ffff_0000_ffff;
+    x = (x | x << 8) & 0x00ff_00ff_00ff_00ff;
+    x = (x | x << 4) & 0x0f0f_0f0f_0f0f_0f0f;
+    x = (x | x << 2) & 0x3333_3333_3333_3333;
+    (x | x << 1) & 0x5555_5555_5555_5555
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spread_interleaves() {
+        assert_eq!(spread(0b1011), 0b100_0101);
+        assert_eq!(spread(u32::MAX), 0x55_5555_5555);
+    }
+
+    /// Every polygon once, and neighbours in the order are neighbours in the plane: the mean
+    /// distance between consecutive centres is far below that of the input's random order.
+    #[test]
+    fn the_order_is_a_permutation_along_the_plane() {
+        let mut soup = PolygonSoup::new();
+        let mut rng = crate::heightfield::workload::SplitMix64::new(3);
+        let mut centres = Vec::new();
+        for k in 0..2000 {
+            let c = DVec3::new(rng.range(-50.0, 50.0), rng.range(-50.0, 50.0), rng.range(0.0, 9.0));
+            let n = 3 + k % 3;
+            soup.push(&(0..n).map(|i| c + DVec3::new((i as f64).cos(), (i as f64).sin(), 0.0)).collect::<Vec<_>>());
+            centres.push(c);
+        }
+        let order = spatial_order(&soup, &|p| p);
+        let mut seen = vec![false; soup.len()];
+        order.iter().for_each(|&k| seen[k as usize] = true);
+        assert!(order.len() == soup.len() && seen.iter().all(|&s| s));
+        let step = |ks: &mut dyn Iterator<Item = usize>| {
+            let cs: Vec<DVec3> = ks.map(|k| centres[k].with_z(0.0)).collect();
+            cs.windows(2).map(|w| w[0].distance(w[1])).sum::<f64>() / cs.len() as f64
+        };
+        let (sorted, input) = (step(&mut order.iter().map(|&k| k as usize)), step(&mut (0..soup.len())));
+        assert!(sorted * 8.0 < input, "{sorted} vs {input}");
+    }
+}
