@@ -149,7 +149,8 @@ fn bad_rows_name_line_and_field() {
 
 #[test]
 fn a_missing_or_wrong_terrain_path_is_named_once() {
-    let d = tempfile::tempdir().unwrap();
+    // Not named `.tmpXXXX`, like the temporary files that must not show in the messages.
+    let d = tempfile::Builder::new().prefix("landfall-test").tempdir().unwrap();
     let missing = d.path().join("gone.lfq");
     let e = fails(&["info", s(&missing)]);
     assert!(e.contains("gone.lfq: No such file"), "{e}");
@@ -163,6 +164,11 @@ fn a_missing_or_wrong_terrain_path_is_named_once() {
     let e = fails(&["build", s(&polygon_terrain(d.path())), "-o", s(&d.path().join("no/dir/x.lfq"))]);
     assert!(e.contains("x.lfq: No such file"), "{e}");
     assert_eq!(e.matches("No such file").count(), 1, "{e}");
+    // Not the temporary file the write goes through.
+    assert!(!e.contains(".tmp"), "{e}");
+    // An output "directory" that is a file.
+    let e = fails(&["build", s(&polygon_terrain(d.path())), "-o", s(&missing.with_file_name("p.obj/x.lfq"))]);
+    assert!(e.contains("x.lfq") && e.contains("is not a directory") && !e.contains(".tmp"), "{e}");
 }
 
 #[test]

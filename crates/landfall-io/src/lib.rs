@@ -52,7 +52,18 @@ pub use npy::write_npy;
 pub(crate) fn write_atomic(path: &Path, chunks: &[&[u8]]) -> Result<(), IoError> {
     use std::io::Write as _;
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| IoError::os(path, e))?;
+    // The directory is checked first, and tempfile's own errors are reduced to their kind: they
+    // name its temporary file (`.tmpXXXX`), which the user never asked for.
+    match std::fs::metadata(dir) {
+        Err(e) => return Err(IoError::os(path, e)),
+        Ok(m) if !m.is_dir() => {
+            let e =
+                std::io::Error::new(std::io::ErrorKind::NotADirectory, format!("{} is not a directory", dir.display()));
+            return Err(IoError::os(path, e));
+        }
+        Ok(_) => {}
+    }
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| IoError::os(path, e.kind().into()))?;
     for c in chunks {
         tmp.write_all(c).map_err(|e| IoError::os(path, e))?;
     }
