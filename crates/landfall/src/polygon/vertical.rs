@@ -56,11 +56,11 @@ impl PolygonTerrain {
         contains(f, &self.arrays.edges, x, y)
     }
 
-    /// Calls `visit(local_z, face)` for every face containing the vertical line through local
-    /// (x, y), in no particular order; in a single-layer leaf only for the first (any other is on
-    /// a shared edge or vertex, at the same height within [`SURFACE_EPS`]).
+    /// Calls `visit(local_z, index, face)` for every face containing the vertical line through
+    /// local (x, y), in no particular order; in a single-layer leaf only for the first (any other is
+    /// on a shared edge or vertex, at the same height within [`SURFACE_EPS`]).
     #[inline]
-    pub(crate) fn for_each_crossing(&self, x: f64, y: f64, mut visit: impl FnMut(f64, u32)) {
+    pub(crate) fn for_each_crossing<'a>(&'a self, x: f64, y: f64, mut visit: impl FnMut(f64, u32, &'a Face)) {
         let Some(leaf) = self.leaf_node(x, y) else { return };
         let Some(refs) = leaf.leaf_refs(&self.arrays.refs) else { return };
         let faces = &*self.arrays.faces;
@@ -68,7 +68,7 @@ impl PolygonTerrain {
         for &r in refs {
             let Some(f) = faces.get(r as usize) else { continue };
             if self.face_contains(f, x, y) {
-                visit(f.height(x, y), r);
+                visit(f.height(x, y), r, f);
                 if single {
                     return;
                 }
@@ -80,22 +80,23 @@ impl PolygonTerrain {
     /// `p` (whose local position is `l`): `p` moved along gravity, so x and y are kept exactly when
     /// gravity is −Z. Read from the face record alone (the one just tested), not its geometry.
     #[inline]
-    fn surface_point(&self, p: DVec3, l: DVec3, z: f64, f: u32) -> SurfacePoint {
+    fn surface_point(&self, p: DVec3, l: DVec3, z: f64, f: &Face) -> SurfacePoint {
         let frame = &self.header.frame;
         let point =
             if frame.is_z_up() { DVec3::new(p.x, p.y, z + self.header.center.z) } else { p + frame.up() * (z - l.z) };
-        let (normal, source) = self.arrays.faces.get(f as usize).map_or((DVec3::Z, 0), |f| (f.up_normal(), f.source));
-        SurfacePoint { point, normal: frame.to_world(normal), triangle: TriangleId::Polygon(source) }
+        SurfacePoint { point, normal: frame.to_world(f.up_normal()), triangle: TriangleId::Polygon(f.source) }
     }
 
     /// Every surface on the vertical line (along gravity) through `p`, sorted from lowest to highest,
     /// coincident ones (within [`SURFACE_EPS`]) reported once. Allocation-free for up to 32
     /// surfaces on the line.
-    pub fn surfaces_at(&self, p: DVec3, mut visit: impl FnMut(SurfacePoint)) {
+    pub fn surfaces_at<'t>(&'t self, p: DVec3, mut visit: impl FnMut(SurfacePoint)) {
         let l = self.to_local_point(p);
         sorted_unique(
-            |add: &mut dyn FnMut(f64, u32, ())| self.for_each_crossing(l.x, l.y, |z, f| add(z, f, ())),
-            |z, f, ()| visit(self.surface_point(p, l, z, f)),
+            |add: &mut dyn FnMut(f64, u32, Option<&'t Face>)| {
+                self.for_each_crossing(l.x, l.y, |z, r, f| add(z, r, Some(f)))
+            },
+            |z, _, f| f.into_iter().for_each(|f| visit(self.surface_point(p, l, z, f))),
         );
     }
 
@@ -104,13 +105,13 @@ impl PolygonTerrain {
     #[inline]
     fn pick(&self, p: DVec3, keep: impl Fn(f64) -> bool, better: impl Fn(f64, f64) -> bool) -> Option<SurfacePoint> {
         let l = self.to_local_point(p);
-        let mut best: Option<(f64, u32)> = None;
-        self.for_each_crossing(l.x, l.y, |z, f| {
-            if keep(z) && best.is_none_or(|(bz, bf)| better(z, bz) || (z == bz && f < bf)) {
-                best = Some((z, f));
+        let mut best: Option<(f64, u32, &Face)> = None;
+        self.for_each_crossing(l.x, l.y, |z, r, f| {
+            if keep(z) && best.is_none_or(|(bz, br, _)| better(z, bz) || (z == bz && r < br)) {
+                best = Some((z, r, f));
             }
         });
-        best.map(|(z, f)| self.surface_point(p, l, z, f))
+        best.map(|(z, _, f)| self.surface_point(p, l, z, f))
     }
 
     /// The highest surface on the vertical line through `p`.
@@ -167,7 +168,7 @@ impl PolygonTerrain {
         let l = self.to_local_point(p);
         let limit = l.z + bias + SURFACE_EPS * (1.0 + l.z.abs());
         let mut lit = true;
-        self.for_each_crossing(l.x, l.y, |z, _| lit &= z <= limit);
+        self.for_each_crossing(l.x, l.y, |z, _, _| lit &= z <= limit);
         lit
     }
 
