@@ -271,6 +271,16 @@ impl Shift {
     }
 }
 
+/// Whether the four subtrees of a node at level `depth` are built as separate tasks: only while
+/// there are fewer such tasks than 8 per thread of the pool, enough for the threads to balance their
+/// load. Each task's subtree is copied into its parent's arrays afterwards (see [`graft`]); below
+/// that level, or on one thread, the copies would cost more than they save (a one-thread build of
+/// tin1060k took 20–30 % longer with them, see `docs/benchmarks.md`).
+fn worth_parallel(depth: usize) -> bool {
+    let threads = rayon::current_num_threads();
+    threads > 1 && depth < 16 && (1usize << (2 * depth)) < 8 * threads
+}
+
 /// A leaf over `ids` with height range `z` (its face indices inline or appended to `refs`),
 /// marked [`SINGLE_LAYER`] when `single`.
 pub(crate) fn leaf(ids: &[u32], z: [f32; 2], single: bool, refs: &mut Vec<u32>) -> Node {
@@ -361,7 +371,7 @@ impl Ctx<'_> {
         let spans: [Range<usize>; 4] = std::array::from_fn(|k| start + offsets[k]..start + offsets[k] + counts[k]);
         let first = tree.nodes.len();
         tree.nodes.extend([Node::zeroed(); 4]);
-        if counts.iter().sum::<usize>() > 2_000 {
+        if counts.iter().sum::<usize>() > 2_000 && worth_parallel(depth) {
             // Four subtrees built in parallel, then grafted into the child slots.
             let sub = |k: usize, ids: Vec<u32>| {
                 let all = 0..ids.len();

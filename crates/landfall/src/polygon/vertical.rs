@@ -251,6 +251,24 @@ mod tests {
         PolygonTerrain::builder().triangles(&vertices, &triangles).build().unwrap()
     }
 
+    /// The quadtree is the same node for node whether its big subtrees are built as parallel tasks
+    /// and grafted (several threads) or in place (one thread, or below the levels worth a task).
+    #[test]
+    fn parallel_and_serial_builds_are_identical() {
+        let built = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| tin(70, 4)) // 9,800 faces: splits above 2,000 faces are tasks
+        };
+        let one = built(1);
+        for threads in [2, 3, 8] {
+            let many = built(threads);
+            let bytes = |t: &PolygonTerrain| bytemuck::cast_slice::<Node, u8>(&t.arrays.nodes).to_vec();
+            assert!(bytes(&one) == bytes(&many), "{threads} threads");
+            assert!(*one.arrays.refs == *many.arrays.refs, "{threads} threads");
+        }
+        assert!(one.arrays.nodes.len() > 10_000);
+    }
+
     /// The jump table lands on the leaf a descent from the root reaches, for points on every one
     /// of its grid lines (where rounding in its first guess matters), just beside them, on the
     /// root's edges and at random.
