@@ -83,6 +83,13 @@ impl Jump {
     fn find(lines: &[f64], n: usize, origin: f64, scale: f64, x: f64) -> usize {
         // Through i32: one conversion instruction (f64 → usize takes a dozen).
         let mut g = (((x - origin) * scale) as i32 as usize).min(n - 1);
+        // The guess holds nearly always: one test of both lines, then a walk when rounding put it
+        // a cell off.
+        if let (Some(&lo), Some(&hi)) = (lines.get(g), lines.get(g + 1)) {
+            if x >= lo && x < hi {
+                return g;
+            }
+        }
         while x < lines[g] {
             g -= 1;
         }
