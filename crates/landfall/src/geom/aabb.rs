@@ -28,6 +28,11 @@ impl Aabb {
         Self::new(self.min.min(p), self.max.max(p))
     }
 
+    /// The smallest box containing `self` and `other` (either may be empty).
+    pub fn union(&self, other: &Aabb) -> Self {
+        Self::new(self.min.min(other.min), self.max.max(other.max))
+    }
+
     /// Slab test: the parameter interval `[t0, t1]` of `origin + t·dir` inside the box, clipped to
     /// `[t_min, t_max]`, or `None`. Axis-parallel rays are handled exactly (no 0·∞).
     pub fn clip_ray(&self, origin: DVec3, dir: DVec3, t_min: f64, t_max: f64) -> Option<(f64, f64)> {

@@ -381,7 +381,7 @@ impl Terrain for CurvedTerrain {
     }
 
     fn bounds(&self) -> Aabb {
-        self.boxes.iter().fold(Aabb::EMPTY, |a, b| a.grown(b.min).grown(b.max))
+        self.boxes.iter().fold(Aabb::EMPTY, |a, b| a.union(b))
     }
 
     fn surfaces_on_line(&self, p: DVec3, visit: &mut dyn FnMut(SurfacePoint)) {

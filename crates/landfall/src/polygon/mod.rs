@@ -286,11 +286,8 @@ impl PolygonTerrain {
             let polygon = soup.starts.partition_point(|&s| s <= k) - 1;
             return Err(PolygonError::NonFinite { polygon, vertex: k - soup.starts[polygon] });
         }
-        let world = soup
-            .points
-            .par_iter()
-            .fold(|| Aabb::EMPTY, |b, &p| b.grown(p))
-            .reduce(|| Aabb::EMPTY, |a, b| Aabb::new(a.min.min(b.min), a.max.max(b.max)));
+        let world =
+            soup.points.par_iter().fold(|| Aabb::EMPTY, |b, &p| b.grown(p)).reduce(|| Aabb::EMPTY, |a, b| a.union(&b));
         let center = if world.is_empty() { DVec3::ZERO } else { (world.min + world.max) * 0.5 };
         let extent = if world.is_empty() { 0.0 } else { (world.max - world.min).max_element() };
         let frame = if align { aligned(frame, center, &soup.points) } else { frame };

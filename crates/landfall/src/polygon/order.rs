@@ -7,6 +7,7 @@
 //! internal face indices change.
 
 use super::face::PolygonSoup;
+use crate::geom::Aabb;
 use glam::DVec3;
 use rayon::prelude::*;
 
@@ -17,29 +18,22 @@ const KEY_BITS: u32 = 20;
 /// centroids seen along gravity (`to_local` maps world points to the local frame, where gravity is
 /// −Z), ties in input order.
 pub(crate) fn spatial_order(soup: &PolygonSoup, to_local: &(dyn Fn(DVec3) -> DVec3 + Sync)) -> Vec<u32> {
-    let centres: Vec<[f64; 2]> = (0..soup.len())
+    let centres: Vec<DVec3> = (0..soup.len())
         .into_par_iter()
         .with_min_len(1 << 12)
         .map(|k| {
             let p = soup.polygon(k);
-            let c = to_local(p.iter().copied().sum::<DVec3>() / p.len().max(1) as f64);
-            [c.x, c.y]
+            to_local(p.iter().copied().sum::<DVec3>() / p.len().max(1) as f64)
         })
         .collect();
-    let (lo, hi) = centres
+    let Aabb { min: lo, max: hi } = centres
         .par_iter()
         .with_min_len(1 << 14)
-        .fold(
-            || ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]),
-            |(lo, hi), c| ([lo[0].min(c[0]), lo[1].min(c[1])], [hi[0].max(c[0]), hi[1].max(c[1])]),
-        )
-        .reduce(
-            || ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]),
-            |a, b| ([a.0[0].min(b.0[0]), a.0[1].min(b.0[1])], [a.1[0].max(b.1[0]), a.1[1].max(b.1[1])]),
-        );
+        .fold(|| Aabb::EMPTY, |b, &c| b.grown(c))
+        .reduce(|| Aabb::EMPTY, |a, b| a.union(&b));
     let cells = f64::from((1u32 << KEY_BITS) - 1);
-    let scale = |k: usize| if hi[k] > lo[k] { cells / (hi[k] - lo[k]) } else { 0.0 };
-    let (sx, sy) = (scale(0), scale(1));
+    let scale = |lo: f64, hi: f64| if hi > lo { cells / (hi - lo) } else { 0.0 };
+    let (sx, sy) = (scale(lo.x, hi.x), scale(lo.y, hi.y));
     // Key and index: sorting the pairs sorts by key, ties by index.
     let mut keyed: Vec<(u64, u32)> = centres
         .par_iter()
@@ -47,7 +41,7 @@ pub(crate) fn spatial_order(soup: &PolygonSoup, to_local: &(dyn Fn(DVec3) -> DVe
         .enumerate()
         .map(|(k, c)| {
             // In [0, cells]; a float-to-integer cast saturates (and maps NaN, never met here, to 0).
-            let (qx, qy) = (((c[0] - lo[0]) * sx) as u32, ((c[1] - lo[1]) * sy) as u32);
+            let (qx, qy) = (((c.x - lo.x) * sx) as u32, ((c.y - lo.y) * sy) as u32);
             (spread(qx) | spread(qy) << 1, k as u32)
         })
         .collect();
