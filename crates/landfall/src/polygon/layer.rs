@@ -131,14 +131,25 @@ impl<'a> Layering<'a> {
         let Some(face) = self.faces.get(f as usize).filter(|f| f.is_ground()) else { return 0 };
         let Some(edges) = face.edge_equations(self.edges) else { return 0 };
         let (xs, ys) = (quarters(rect[0], rect[2]), quarters(rect[1], rect[3]));
-        let mut inside = [true; 4];
-        for e in edges {
-            for (k, inside) in inside.iter_mut().enumerate() {
-                *inside &= e[0] * xs[k & 1] + e[1] * ys[k >> 1] + e[2] >= 0.0;
-            }
+        // A triangle's three equations as an array (nearly every face): a loop of known length,
+        // which the compiler unrolls.
+        match <&[[f64; 3]; 3]>::try_from(edges) {
+            Ok(triangle) => points_inside(triangle, xs, ys),
+            Err(_) => points_inside(edges, xs, ys),
         }
-        inside.iter().map(|&i| i as u32).sum()
     }
+}
+
+/// How many of the four points (`xs[k & 1]`, `ys[k >> 1]`) are inside all of `edges`.
+#[inline(always)]
+fn points_inside<'e>(edges: impl IntoIterator<Item = &'e [f64; 3]>, xs: [f64; 2], ys: [f64; 2]) -> u32 {
+    let mut inside = [true; 4];
+    for e in edges {
+        for (k, inside) in inside.iter_mut().enumerate() {
+            *inside &= e[0] * xs[k & 1] + e[1] * ys[k >> 1] + e[2] >= 0.0;
+        }
+    }
+    inside.iter().map(|&i| i as u32).sum()
 }
 
 /// The middles of the two halves of `[lo, hi]`.
