@@ -281,6 +281,29 @@ fn worth_parallel(depth: usize) -> bool {
     threads > 1 && depth < 16 && (1usize << (2 * depth)) < 8 * threads
 }
 
+/// How many of `masks` have each of the bits 0..4 set: the four counts kept as 16-bit lanes of one
+/// word, one table lookup and one addition per mask (runs short enough that no lane overflows).
+fn child_counts(masks: &[u8]) -> [usize; 4] {
+    /// Bit k of the index moved to bit 16·k.
+    const LANES: [u64; 16] = {
+        let mut t = [0u64; 16];
+        let mut m = 0;
+        while m < 16 {
+            t[m] = (m as u64 & 1) | (m as u64 >> 1 & 1) << 16 | (m as u64 >> 2 & 1) << 32 | (m as u64 >> 3) << 48;
+            m += 1;
+        }
+        t
+    };
+    let mut counts = [0usize; 4];
+    for run in masks.chunks(usize::from(u16::MAX)) {
+        let packed: u64 = run.iter().map(|&m| LANES[usize::from(m & 15)]).sum();
+        for (k, c) in counts.iter_mut().enumerate() {
+            *c += (packed >> (16 * k) & 0xFFFF) as usize;
+        }
+    }
+    counts
+}
+
 /// A leaf over `ids` with height range `z` (its face indices inline or appended to `refs`),
 /// marked [`SINGLE_LAYER`] when `single`.
 pub(crate) fn leaf(ids: &[u32], z: [f32; 2], single: bool, refs: &mut Vec<u32>) -> Node {
@@ -330,7 +353,6 @@ impl Ctx<'_> {
         let mag = r.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         // Which children each face goes to (bit k = child k); counted before anything is written,
         // since most splits near the bottom are rejected by the stop rules.
-        let mut counts = [0usize; 4];
         tree.masks.clear();
         for &f in ids {
             // Quadrants the bounding box meets; the exact test only when it meets several.
@@ -343,11 +365,9 @@ impl Ctx<'_> {
             } else {
                 quadrant_bits(west, east, south, north)
             };
-            for (k, n) in counts.iter_mut().enumerate() {
-                *n += (mask >> k & 1) as usize;
-            }
             tree.masks.push(mask);
         }
+        let counts = child_counts(&tree.masks);
         // Keep the leaf when no child is lighter, or when the split saves too little.
         let after: f64 = counts.iter().zip(&quads).map(|(&n, q)| area(q) * n as f64).sum();
         let gain = area(&r) * n as f64 - after;
@@ -416,5 +436,23 @@ impl Ctx<'_> {
             }
         }
         best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The packed counts equal four plain counters, over runs longer than a lane holds.
+    #[test]
+    fn child_counts_match_plain_counting() {
+        let mut rng = crate::heightfield::workload::SplitMix64::new(11);
+        for len in [0, 1, 7, 65_534, 65_535, 65_536, 200_001] {
+            let masks: Vec<u8> = (0..len).map(|_| (rng.next_u64() & 15) as u8).collect();
+            let plain: [usize; 4] = std::array::from_fn(|k| masks.iter().filter(|&&m| m >> k & 1 == 1).count());
+            assert_eq!(child_counts(&masks), plain, "{len} masks");
+        }
+        // Every mask with every bit: the largest lane sum a run can reach.
+        assert_eq!(child_counts(&vec![15; 150_000]), [150_000; 4]);
     }
 }
