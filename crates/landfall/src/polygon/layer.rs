@@ -64,19 +64,21 @@ impl<'a> Layering<'a> {
         if ids.len() < 2 {
             return true;
         }
-        let key = |f: u32| std::cmp::Reverse(self.cover(f, rect));
         if ids.len() <= 16 {
-            // Small leaves (nearly all) sort on the stack.
-            let mut keyed = [(std::cmp::Reverse(0), 0u32); 16];
-            for (k, &f) in keyed.iter_mut().zip(ids.iter()) {
-                *k = (key(f), f);
-            }
-            keyed[..ids.len()].sort_by_key(|k| k.0);
-            for (f, k) in ids.iter_mut().zip(keyed) {
-                *f = k.1;
+            // Small leaves (nearly all): an insertion sort on the stack, most covered first, ties
+            // in their order (a face moves only past faces that cover strictly less).
+            let mut covers = [0u32; 16];
+            for k in 0..ids.len() {
+                let (f, c) = (ids[k], self.cover(ids[k], rect));
+                let mut j = k;
+                while j > 0 && covers[j - 1] < c {
+                    (covers[j], ids[j]) = (covers[j - 1], ids[j - 1]);
+                    j -= 1;
+                }
+                (covers[j], ids[j]) = (c, f);
             }
         } else {
-            ids.sort_by_cached_key(|&f| key(f));
+            ids.sort_by_cached_key(|&f| std::cmp::Reverse(self.cover(f, rect)));
         }
         true
     }
@@ -84,19 +86,23 @@ impl<'a> Layering<'a> {
     /// True when no two ground faces of `ids` overlap seen along gravity (pairs in `seen` are
     /// known to be apart; pairs found apart are added).
     pub fn single_layer(&self, ids: &[u32], seen: &mut SeenPairs) -> bool {
-        let ground = |&&f: &&u32| self.faces.get(f as usize).is_some_and(Face::is_ground);
-        ids.iter().filter(ground).enumerate().all(|(i, &a)| {
-            ids.iter().filter(ground).take(i).all(|&b| {
+        let ground = |f: u32| self.faces.get(f as usize).is_some_and(Face::is_ground);
+        for (i, &a) in ids.iter().enumerate() {
+            if !ground(a) {
+                continue;
+            }
+            for &b in ids[..i].iter().filter(|&&b| ground(b)) {
                 let key = (a.max(b) as u64) << 32 | a.min(b) as u64;
-                seen.contains(key) || {
-                    let apart = self.separated(a, b) || self.separated(b, a);
-                    if apart {
-                        seen.insert(key);
-                    }
-                    apart
+                if seen.contains(key) {
+                    continue;
                 }
-            })
-        })
+                if !(self.separated(a, b) || self.separated(b, a)) {
+                    return false;
+                }
+                seen.insert(key);
+            }
+        }
+        true
     }
 
     /// Does the line of some edge of face `a` have all of face `b` on its far side, `b`'s vertices on
@@ -178,6 +184,36 @@ mod tests {
                 }
             })
         })
+    }
+
+    /// A single-layer leaf's faces come out most covered first, ties in their given order, for
+    /// small leaves (sorted on the stack) and large ones alike: a grid of triangles on one plane,
+    /// random runs of its faces, random rectangles.
+    #[test]
+    fn order_puts_the_most_covered_faces_first_and_keeps_ties() {
+        let mut set = FaceSet::default();
+        let z = |x: f64, y: f64| DVec3::new(x, y, 0.3 * x + 0.2 * y);
+        let n = 6;
+        for j in 0..n {
+            for i in 0..n {
+                let (x, y, d) = (i as f64 / n as f64, j as f64 / n as f64, 1.0 / n as f64);
+                push_face(0, &[z(x, y), z(x + d, y), z(x + d, y + d)], 0.0, &mut set);
+                push_face(0, &[z(x, y), z(x + d, y + d), z(x, y + d)], 0.0, &mut set);
+            }
+        }
+        let l = Layering::new(&set.faces, &set.verts, &set.edges, 0.0, 2.0);
+        let mut rng = crate::heightfield::workload::SplitMix64::new(5);
+        for case in 0..400 {
+            let len = 2 + case % 30;
+            let start = (rng.next_u64() % (set.faces.len() - len) as u64) as u32;
+            let mut ids: Vec<u32> = (start..start + len as u32).collect();
+            let (x0, y0) = (rng.range(-0.1, 0.9), rng.range(-0.1, 0.9));
+            let rect = [x0, y0, x0 + rng.range(0.01, 0.3), y0 + rng.range(0.01, 0.3)];
+            let mut want = ids.clone();
+            want.sort_by_key(|&f| std::cmp::Reverse(l.cover(f, rect)));
+            assert!(l.order(&mut ids, rect, &mut SeenPairs::default()), "case {case}: one layer");
+            assert_eq!(ids, want, "case {case}");
+        }
     }
 
     /// The branch-free triangle path and the general one agree with the definition: triangles
