@@ -268,10 +268,7 @@ impl CurvedTerrain {
             }
         }
         let ids: Vec<u32> = (0..self.keys.len() as u32).collect();
-        let mut root = [f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY];
-        for g in &self.key_geoms {
-            root = [root[0].min(g.bbox[0]), root[1].min(g.bbox[1]), root[2].max(g.bbox[2]), root[3].max(g.bbox[3])];
-        }
+        let root = self.key_geoms.iter().fold(quadtree::EMPTY_RECT, |r, g| quadtree::union_rect(r, g.bbox));
         let tree = quadtree::build(&self.keys, &self.key_geoms, &self.set.edges, None, ids, root, params);
         (self.nodes, self.refs, self.root) = (tree.nodes, tree.refs, root);
     }

@@ -340,10 +340,9 @@ impl PolygonTerrain {
         let faces = &self.arrays.faces;
         let ids: Vec<u32> =
             (0..faces.len() as u32).into_par_iter().filter(|&f| faces[f as usize].flags & REMOVED == 0).collect();
-        let empty = [f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY];
-        let join = |r: [f64; 4], b: [f64; 4]| [r[0].min(b[0]), r[1].min(b[1]), r[2].max(b[2]), r[3].max(b[3])];
+        let (empty, union) = (quadtree::EMPTY_RECT, quadtree::union_rect);
         let geoms = &self.arrays.geoms;
-        let mut root = ids.par_iter().fold(|| empty, |r, &f| join(r, geoms[f as usize].bbox)).reduce(|| empty, join);
+        let mut root = ids.par_iter().fold(|| empty, |r, &f| union(r, geoms[f as usize].bbox)).reduce(|| empty, union);
         if ids.is_empty() {
             root = [0.0; 4];
         }

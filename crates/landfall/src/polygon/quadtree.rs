@@ -154,6 +154,15 @@ impl Tree {
     }
 }
 
+/// The empty rectangle `[x0, y0, x1, y1]`: the start of a [`union_rect`] fold.
+pub(crate) const EMPTY_RECT: [f64; 4] = [f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY];
+
+/// The smallest rectangle `[x0, y0, x1, y1]` holding `a` and `b` (either may be [`EMPTY_RECT`]).
+#[inline]
+pub(crate) fn union_rect(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
+    [a[0].min(b[0]), a[1].min(b[1]), a[2].max(b[2]), a[3].max(b[3])]
+}
+
 /// The four child rectangles of `r` cut at `div`, in child order.
 #[inline]
 pub(crate) fn quadrants(r: [f64; 4], div: [f64; 2]) -> [[f64; 4]; 4] {
