@@ -57,6 +57,13 @@ impl<'a> Layering<'a> {
     /// Orders `ids` (a leaf over rectangle `rect`) by how many of the centres of the rectangle's
     /// four quarters each face contains, most first (ties keep their order), when its ground faces
     /// form a single layer; returns whether they do. Leaves `ids` untouched otherwise.
+    ///
+    /// In a single layer a centre lies in two faces only on an edge they share, so a face can hold
+    /// only centres that no face before it holds. Leaves of up to 16 faces count on that: they stop
+    /// counting once the faces so far hold four centres between them (the faces left keep their
+    /// order), and do not count their last face when it could not hold more centres than the least
+    /// of the faces before it. The order is then the full count's except where a centre lies on a
+    /// shared edge (any order is correct; it only decides which face a query tests first).
     pub fn order(&self, ids: &mut [u32], rect: [f64; 4], seen: &mut SeenPairs) -> bool {
         if !self.single_layer(ids, seen) {
             return false;
@@ -68,8 +75,14 @@ impl<'a> Layering<'a> {
             // Small leaves (nearly all): an insertion sort on the stack, most covered first, ties
             // in their order (a face moves only past faces that cover strictly less).
             let mut covers = [0u32; 16];
+            let (mut held, mut least) = (0u32, u32::MAX);
             for k in 0..ids.len() {
+                let open = 4u32.saturating_sub(held);
+                if open == 0 || (k + 1 == ids.len() && least >= open) {
+                    break;
+                }
                 let (f, c) = (ids[k], self.cover(ids[k], rect));
+                (held, least) = (held + c, least.min(c));
                 let mut j = k;
                 while j > 0 && covers[j - 1] < c {
                     (covers[j], ids[j]) = (covers[j - 1], ids[j - 1]);
