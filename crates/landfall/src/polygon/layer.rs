@@ -58,40 +58,43 @@ impl<'a> Layering<'a> {
     /// four quarters each face contains, most first (ties keep their order), when its ground faces
     /// form a single layer; returns whether they do. Leaves `ids` untouched otherwise.
     ///
-    /// In a single layer a centre lies in two faces only on an edge they share, so a face can hold
-    /// only centres that no face before it holds. Leaves of up to 16 faces count on that: they stop
-    /// counting once the faces so far hold four centres between them (the faces left keep their
-    /// order), and do not count their last face when it could not hold more centres than the least
-    /// of the faces before it. The order is then the full count's except where a centre lies on a
-    /// shared edge (any order is correct; it only decides which face a query tests first).
+    /// Leaves of two and three faces (most of them) take straight-line code: which way their
+    /// comparisons go is as random as the faces, and loops whose length is the leaf's would
+    /// mispredict their exits.
     pub fn order(&self, ids: &mut [u32], rect: [f64; 4], seen: &mut SeenPairs) -> bool {
         if !self.single_layer(ids, seen) {
             return false;
         }
-        if ids.len() < 2 {
-            return true;
-        }
-        if ids.len() <= 16 {
-            // Small leaves (nearly all): an insertion sort on the stack, most covered first, ties
-            // in their order (a face moves only past faces that cover strictly less).
-            let mut covers = [0u32; 16];
-            let (mut held, mut least) = (0u32, u32::MAX);
-            for k in 0..ids.len() {
-                let open = 4u32.saturating_sub(held);
-                if open == 0 || (k + 1 == ids.len() && least >= open) {
-                    break;
-                }
-                let (f, c) = (ids[k], self.cover(ids[k], rect));
-                (held, least) = (held + c, least.min(c));
-                let mut j = k;
-                while j > 0 && covers[j - 1] < c {
-                    (covers[j], ids[j]) = (covers[j - 1], ids[j - 1]);
-                    j -= 1;
-                }
-                (covers[j], ids[j]) = (c, f);
+        let cover = |f: u32| (f, self.cover(f, rect));
+        match *ids {
+            [] | [_] => {}
+            [a, b] => {
+                let (mut x, mut y) = (cover(a), cover(b));
+                sort_two(&mut x, &mut y);
+                ids.copy_from_slice(&[x.0, y.0]);
             }
-        } else {
-            ids.sort_by_cached_key(|&f| std::cmp::Reverse(self.cover(f, rect)));
+            [a, b, c] => {
+                let (mut x, mut y, mut z) = (cover(a), cover(b), cover(c));
+                sort_two(&mut x, &mut y);
+                sort_two(&mut y, &mut z);
+                sort_two(&mut x, &mut y);
+                ids.copy_from_slice(&[x.0, y.0, z.0]);
+            }
+            _ if ids.len() <= 16 => {
+                // An insertion sort on the stack (a face moves only past faces that cover
+                // strictly less).
+                let mut covers = [0u32; 16];
+                for k in 0..ids.len() {
+                    let (f, c) = cover(ids[k]);
+                    let mut j = k;
+                    while j > 0 && covers[j - 1] < c {
+                        (covers[j], ids[j]) = (covers[j - 1], ids[j - 1]);
+                        j -= 1;
+                    }
+                    (covers[j], ids[j]) = (c, f);
+                }
+            }
+            _ => ids.sort_by_cached_key(|&f| std::cmp::Reverse(self.cover(f, rect))),
         }
         true
     }
@@ -99,23 +102,30 @@ impl<'a> Layering<'a> {
     /// True when no two ground faces of `ids` overlap seen along gravity (pairs in `seen` are
     /// known to be apart; pairs found apart are added).
     pub fn single_layer(&self, ids: &[u32], seen: &mut SeenPairs) -> bool {
-        let ground = |f: u32| self.faces.get(f as usize).is_some_and(Face::is_ground);
-        for (i, &a) in ids.iter().enumerate() {
-            if !ground(a) {
-                continue;
-            }
-            for &b in ids[..i].iter().filter(|&&b| ground(b)) {
-                let key = (a.max(b) as u64) << 32 | a.min(b) as u64;
-                if seen.contains(key) {
-                    continue;
-                }
-                if !(self.separated(a, b) || self.separated(b, a)) {
-                    return false;
-                }
-                seen.insert(key);
-            }
+        match *ids {
+            [] | [_] => true,
+            [a, b] => self.apart(b, a, seen),
+            [a, b, c] => self.apart(b, a, seen) && self.apart(c, a, seen) && self.apart(c, b, seen),
+            _ => (1..ids.len()).all(|i| ids[..i].iter().all(|&b| self.apart(ids[i], b, seen))),
         }
-        true
+    }
+
+    /// Are faces `a` and `b` apart seen along gravity (or not both ground faces)? Pairs in `seen`
+    /// are known to be; pairs found to be are added.
+    fn apart(&self, a: u32, b: u32, seen: &mut SeenPairs) -> bool {
+        let ground = |f: u32| self.faces.get(f as usize).is_some_and(Face::is_ground);
+        if !(ground(a) && ground(b)) {
+            return true;
+        }
+        let key = (a.max(b) as u64) << 32 | a.min(b) as u64;
+        if seen.contains(key) {
+            return true;
+        }
+        let apart = self.separated(a, b) || self.separated(b, a);
+        if apart {
+            seen.insert(key);
+        }
+        apart
     }
 
     /// Does the line of some edge of face `a` have all of face `b` on its far side, `b`'s vertices on
@@ -157,6 +167,15 @@ impl<'a> Layering<'a> {
             Err(_) => points_inside(edges, xs, ys),
         }
     }
+}
+
+/// Puts `y` before `x` when it covers strictly more (face, cover), by selects rather than a branch.
+#[inline(always)]
+fn sort_two(x: &mut (u32, u32), y: &mut (u32, u32)) {
+    let swap = y.1 > x.1;
+    let (a, b) = (*x, *y);
+    *x = if swap { b } else { a };
+    *y = if swap { a } else { b };
 }
 
 /// How many of the four points (`xs[k & 1]`, `ys[k >> 1]`) are inside all of `edges`.

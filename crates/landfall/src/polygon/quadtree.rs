@@ -3,7 +3,7 @@
 //! either the paper's equal quadrants or cuts through vertices chosen to minimise the expected
 //! number of containment tests.
 
-use super::face::{quadrant_bits, quadrant_mask, Face, FaceGeom};
+use super::face::{needs_edge_tests, quadrant_bits, quadrant_mask, Face, FaceGeom};
 use super::layer::{Layering, SeenPairs};
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
@@ -364,15 +364,13 @@ impl Ctx<'_> {
         // since most splits near the bottom are rejected by the stop rules.
         tree.masks.clear();
         for &f in ids {
-            // Quadrants the bounding box meets; the exact test only when it meets several.
+            // Quadrants the bounding box meets; the exact test only when the box does not tell.
             let (face, geom) = (&self.faces[f as usize], &self.geoms[f as usize]);
             let b = geom.bbox;
-            let (west, east) = (b[0] <= div[0], b[2] >= div[0]);
-            let (south, north) = (b[1] <= div[1], b[3] >= div[1]);
-            let mask = if (west && east) || (south && north) {
+            let mask = if needs_edge_tests(b, r, div) {
                 quadrant_mask(face, geom, self.edges, r, div, mag)
             } else {
-                quadrant_bits(west, east, south, north)
+                quadrant_bits(b[0] <= div[0], b[2] >= div[0], b[1] <= div[1], b[3] >= div[1])
             };
             tree.masks.push(mask);
         }
