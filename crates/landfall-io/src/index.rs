@@ -1,14 +1,15 @@
 //! The polygon terrain index file: a built QOTA quadtree that loads by memory-mapping, zero-copy.
 //!
-//! Layout (version 2, little-endian): a 328-byte header, then six sections, each starting on a
+//! Layout (version 3, little-endian): a 328-byte header, then six sections, each starting on a
 //! 64-byte boundary, holding the terrain's flat arrays exactly as they are in memory (faces, face
-//! geometry, vertices, edge equations, quadtree nodes, leaf references).
+//! geometry, vertices, edge equations of the faces of more than three vertices, quadtree nodes,
+//! leaf references).
 //!
 //! | bytes | field |
 //! |---|---|
 //! | 0..8 | magic `LANDFALL` |
 //! | 8..12 | kind `QOTA` |
-//! | 12..16 | version (2) |
+//! | 12..16 | version (3) |
 //! | 16..24, 24..32 | header length (328), file length |
 //! | 32..56 | gravity (unit, 3 × f64) |
 //! | 56..128 | rotation R (3 × 3 f64, column-major) |
@@ -45,8 +46,10 @@ const MAGIC: [u8; 8] = *b"LANDFALL";
 const KIND: [u8; 4] = *b"QOTA";
 /// Index file format version written and read. Version 2 marks single-layer leaves (bit 31 of a
 /// leaf's count, `landfall::polygon::SINGLE_LAYER`) and keeps each face's source polygon in its face
-/// record; a version 1 file is refused with a request to rebuild it (`landfall build`).
-pub const INDEX_VERSION: u32 = 2;
+/// record; version 3 keeps a triangle's edge equations in its face record only (the edge array
+/// holds those of larger faces, from the record's `more_edges`). An older file is refused with a
+/// request to rebuild it (`landfall build`).
+pub const INDEX_VERSION: u32 = 3;
 const ALIGN: u64 = 64;
 
 /// The fixed header of an index file.

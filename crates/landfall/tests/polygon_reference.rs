@@ -763,3 +763,58 @@ fn edits_keep_single_layer_marks_true() {
     let s = t.stats();
     assert_eq!(s.single_layer_leaves, s.leaves, "{s:?}");
 }
+
+/// Faces of more than three vertices keep their edge equations in the terrain's edge array (a
+/// triangle's are in its face record only): a terrain of 10,000 tilted quads, built in several
+/// parallel chunks and joined, plus a few quads and triangles inserted afterwards, gives every
+/// quad's own plane inside it, agrees with the reference, and survives the full index check.
+#[test]
+fn quads_keep_their_edge_equations_across_build_chunks_and_edits() {
+    let mut rng = Rng(31);
+    let n = 100;
+    let mut planes = Vec::new();
+    let mut polys: Vec<Vec<DVec3>> = Vec::new();
+    for j in 0..n {
+        for i in 0..n {
+            let (a, b, c) = (rng.range(-0.5, 0.5), rng.range(-0.5, 0.5), rng.range(0.0, 10.0));
+            let p = |x: f64, y: f64| DVec3::new(x, y, a * x + b * y + c);
+            let (x, y) = (i as f64, j as f64);
+            // A mix of windings and of triangles among the quads.
+            match (i + j) % 3 {
+                0 => polys.push(vec![p(x, y), p(x + 1.0, y), p(x + 1.0, y + 1.0), p(x, y + 1.0)]),
+                1 => polys.push(vec![p(x, y + 1.0), p(x + 1.0, y + 1.0), p(x + 1.0, y), p(x, y)]),
+                _ => {
+                    polys.push(vec![p(x, y), p(x + 1.0, y), p(x + 1.0, y + 1.0)]);
+                    polys.push(vec![p(x, y), p(x + 1.0, y + 1.0), p(x, y + 1.0)]);
+                }
+            }
+            planes.push([a, b, c]);
+        }
+    }
+    let mut t = build(&polys, Frame::z_up(), QuadtreeParams::default());
+    // Inserted: a quad and a triangle hovering over the first cell, another quad over the last.
+    let hover = |x: f64, y: f64, z: f64| {
+        vec![DVec3::new(x, y, z), DVec3::new(x + 0.5, y, z), DVec3::new(x + 0.5, y + 0.5, z), DVec3::new(x, y + 0.5, z)]
+    };
+    for p in [
+        hover(0.25, 0.25, 200.0),
+        vec![DVec3::new(0.0, 0.0, 210.0), DVec3::new(1.0, 0.0, 210.0), DVec3::new(0.0, 1.0, 210.0)],
+        hover(99.25, 99.25, 220.0),
+    ] {
+        t.insert_polygon(&p).unwrap();
+        polys.push(p);
+    }
+    t.validate().unwrap();
+    for _ in 0..4000 {
+        let (x, y) = (rng.range(0.0, n as f64), rng.range(0.0, n as f64));
+        let [a, b, c] = planes[y as usize * n + x as usize];
+        let p = DVec3::new(x, y, -100.0);
+        let got = surfaces(&t, p);
+        assert_same_heights(&got, &ref_surfaces(&polys, p, DVec3::Z), &format!("at ({x}, {y})"));
+        assert!((got[0] - (a * x + b * y + c)).abs() < 1e-9, "({x}, {y}): {got:?}");
+    }
+    for (x, y, top) in [(0.4, 0.4, 210.0), (0.6, 0.6, 200.0), (99.5, 99.5, 220.0)] {
+        let z = t.height_at(x, y).unwrap();
+        assert!((z - top).abs() < 1e-9, "({x}, {y}): {z}");
+    }
+}

@@ -6,7 +6,7 @@
 //! of their leaves; height ranges stay as they were (still conservative). A polygon outside the
 //! root rectangle rebuilds the whole quadtree. Edits copy a memory-mapped terrain's arrays first.
 
-use super::face::{add_polygon, overlaps_rect, FaceSet, REMOVED};
+use super::face::{add_polygon, overlaps_rect, Face, FaceSet, REMOVED};
 use super::layer::SeenPairs;
 use super::quadtree::{build_at, graft, leaf, min_gain_area, outward, quadrants};
 use super::{BuildReport, PolygonError, PolygonTerrain};
@@ -37,8 +37,9 @@ impl PolygonTerrain {
         self.report.degenerate += report.degenerate;
         self.report.triangulated += report.triangulated;
         let first_face = self.arrays.faces.len() as u32;
+        let first_edge = self.arrays.edges.len() as u32;
         for f in &mut set.faces {
-            f.first += first_vert;
+            *f = Face { first: f.first + first_vert, ..f.with_edges_moved(first_edge) };
         }
         self.report.faces += set.faces.len();
         self.arrays.faces.make_mut().extend_from_slice(&set.faces);

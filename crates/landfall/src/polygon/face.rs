@@ -20,12 +20,13 @@ pub const REMOVED: u16 = 2;
 pub struct Face {
     /// Height plane `z = a·x + b·y + c` as `[a, b, c]` (zeros for vertical faces).
     pub slope: [f64; 3],
-    /// Edge equations 0..3 `[A, B, C]` (`A·x + B·y + C ≥ 0` inside); further edges are in the
-    /// terrain's edge array from `first + 3`. Unused slots are `[0, 0, 0]` (always inside).
+    /// Edge equations 0..3 `[A, B, C]` (`A·x + B·y + C ≥ 0` inside): a triangle's all, the first
+    /// three of a larger face (whose `count` equations are all in the terrain's edge array from
+    /// `more_edges`).
     pub edges: [[f64; 3]; 3],
     /// 2-D bounding box `[x0, y0, x1, y1]` rounded outward to f32, for quick rejection.
     pub bbox: [f32; 4],
-    /// First vertex (and edge equation) of the face.
+    /// First vertex of the face in the terrain's vertex array.
     pub first: u32,
     /// Number of vertices (and edge equations).
     pub count: u16,
@@ -34,8 +35,9 @@ pub struct Face {
     /// Index of the input polygon the face came from (as in [`FaceGeom::source`]), so that a
     /// vertical query answers from this record alone.
     pub source: u32,
-    /// Unused, zero.
-    pub pad: u32,
+    /// First of the face's edge equations in the terrain's edge array when it has more than three
+    /// vertices; zero for a triangle, whose equations are only in `edges`.
+    pub more_edges: u32,
 }
 
 /// What ray casts, the quadtree build and reports need of a face besides [`Face`].
@@ -62,6 +64,14 @@ const _: () = assert!(std::mem::size_of::<Face>() == 128, "a face record is two 
 pub const MAX_FACE_VERTICES: usize = u16::MAX as usize;
 
 impl Face {
+    /// The record with `more_edges` moved by `base` (for faces that have them), for when its
+    /// edge equations move in the edge array.
+    #[inline]
+    pub(crate) fn with_edges_moved(self, base: u32) -> Self {
+        let more_edges = if self.count > 3 { self.more_edges + base } else { self.more_edges };
+        Self { more_edges, ..self }
+    }
+
     /// True when the face takes part in vertical queries.
     #[inline]
     pub fn is_ground(&self) -> bool {
@@ -75,7 +85,7 @@ impl Face {
         if self.count == 3 {
             Some(&self.edges)
         } else {
-            edges.get(self.first as usize..self.first as usize + self.count as usize)
+            edges.get(self.more_edges as usize..self.more_edges as usize + self.count as usize)
         }
     }
 
@@ -106,7 +116,7 @@ pub(crate) fn contains(f: &Face, edges: &[[f64; 3]], x: f64, y: f64) -> bool {
     (in_box & f.is_ground() & first3)
         && (f.count <= 3
             || edges
-                .get(f.first as usize + 3..f.first as usize + f.count as usize)
+                .get(f.more_edges as usize + 3..f.more_edges as usize + f.count as usize)
                 .is_some_and(|e| e.iter().all(inside)))
 }
 
@@ -162,7 +172,7 @@ impl PolygonSoup {
     }
 }
 
-/// Faces, vertices and edge equations under construction.
+/// Faces, vertices and edge equations (of faces of more than three vertices) under construction.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct FaceSet {
     pub faces: Vec<Face>,
@@ -178,7 +188,7 @@ impl FaceSet {
             faces: Vec::with_capacity(faces),
             geoms: Vec::with_capacity(faces),
             verts: Vec::with_capacity(vertices),
-            edges: Vec::with_capacity(vertices),
+            edges: Vec::new(),
         }
     }
 
@@ -229,8 +239,8 @@ impl FaceSet {
         to_local: &(dyn Fn(DVec3) -> DVec3 + Sync),
         slack: f64,
     ) -> (Self, BuildReport) {
-        let empty = || (Face::zeroed(), FaceGeom::zeroed(), [[0.0; 3]; 3], [[0.0; 3]; 3]);
-        let (faces, (geoms, (verts, edges))): TriangleColumns = order
+        let empty = || (Face::zeroed(), FaceGeom::zeroed(), [[0.0; 3]; 3]);
+        let (faces, (geoms, verts)): TriangleColumns = order
             .par_iter()
             .with_min_len(1024)
             .enumerate()
@@ -249,13 +259,14 @@ impl FaceSet {
                 } else {
                     triangle_records(k, [p[0], p[1], p[2]], to_local, slack, first)
                 };
-                let (face, geom, verts, edges) = records.unwrap_or_else(empty);
-                (face, (geom, (verts, edges)))
+                let (face, geom, verts) = records.unwrap_or_else(empty);
+                (face, (geom, verts))
             })
             .unzip();
-        // Three corners (or equations) to a record: the same bytes, as arrays of one each (a cast that
-        // cannot fail: same alignment, and any byte length divides by one corner's).
-        let mut set = Self { faces, geoms, verts: bytemuck::cast_vec(verts), edges: bytemuck::cast_vec(edges) };
+        // Three corners to a record: the same bytes, as arrays of one each (a cast that cannot
+        // fail: same alignment, and any byte length divides by one corner's). Triangles keep their
+        // edge equations in their face records alone.
+        let mut set = Self { faces, geoms, verts: bytemuck::cast_vec(verts), edges: Vec::new() };
         let mut report = BuildReport::default();
         // An empty record has no vertices (a face has at least three).
         if set.faces.par_iter().any(|f| f.count == 0) {
@@ -273,8 +284,8 @@ impl FaceSet {
         (set, report)
     }
 
-    /// Removes the empty records [`FaceSet::from_triangles`] left (three vertices and edge
-    /// equations each), moving each face's `first` to where its vertices go.
+    /// Removes the empty records [`FaceSet::from_triangles`] left (three vertices each), moving
+    /// each face's `first` to where its vertices go.
     fn remove_empty(&mut self) {
         let keep: Vec<usize> = (0..self.faces.len()).filter(|&k| self.faces[k].count != 0).collect();
         let triples = |a: &[[f64; 3]]| keep.iter().flat_map(|&k| a[3 * k..3 * k + 3].iter().copied()).collect();
@@ -282,23 +293,26 @@ impl FaceSet {
             faces: keep.iter().enumerate().map(|(i, &k)| Face { first: 3 * i as u32, ..self.faces[k] }).collect(),
             geoms: keep.iter().map(|&k| self.geoms[k]).collect(),
             verts: triples(&self.verts),
-            edges: triples(&self.edges),
+            edges: std::mem::take(&mut self.edges),
         };
     }
 
-    /// The parts one after the other (each face's `first` moved past the vertices before its
-    /// part), copied by all threads: the page faults of the new arrays, which cost more than the
-    /// copy, are then taken by all of them, not one. (No zeroing first: a face record's 64-byte
-    /// alignment would make that a serial `memset`.)
+    /// The parts one after the other (each face's `first` and `more_edges` moved past the
+    /// vertices and equations before its part), copied by all threads: the page faults of the new
+    /// arrays, which cost more than the copy, are then taken by all of them, not one. (No zeroing
+    /// first: a face record's 64-byte alignment would make that a serial `memset`.)
     pub fn concat(parts: &[FaceSet]) -> Self {
-        let vertex_bases: Vec<u32> = parts
-            .iter()
-            .scan(0u32, |base, p| {
-                *base += p.verts.len() as u32;
-                Some(*base - p.verts.len() as u32)
-            })
-            .collect();
-        let rebase = |k: usize, f: Face| Face { first: f.first + vertex_bases[k], ..f };
+        let bases = |len: fn(&FaceSet) -> usize| -> Vec<u32> {
+            parts
+                .iter()
+                .scan(0u32, |base, p| {
+                    *base += len(p) as u32;
+                    Some(*base - len(p) as u32)
+                })
+                .collect()
+        };
+        let (vertex_bases, edge_bases) = (bases(|p| p.verts.len()), bases(|p| p.edges.len()));
+        let rebase = |k: usize, f: Face| Face { first: f.first + vertex_bases[k], ..f.with_edges_moved(edge_bases[k]) };
         Self {
             faces: concat_parallel(parts, |p| &p.faces, rebase),
             geoms: concat_parallel(parts, |p| &p.geoms, |_, g| g),
@@ -397,15 +411,15 @@ fn area_normal(p: &[DVec3]) -> Option<(DVec3, f64)> {
 /// A triangle's three vertices, or its three edge equations.
 type Triple = [[f64; 3]; 3];
 
-/// One triangle's records: the face, its geometry, and its vertices and edge equations (which go
-/// at `first` in the terrain's arrays).
-pub(crate) type TriangleRecords = (Face, FaceGeom, Triple, Triple);
+/// One triangle's records: the face, its geometry, and its vertices (which go at `first` in the
+/// terrain's vertex array).
+pub(crate) type TriangleRecords = (Face, FaceGeom, Triple);
 
 /// [`TriangleRecords`] of many triangles, an array each.
-type TriangleColumns = (Vec<Face>, (Vec<FaceGeom>, (Vec<Triple>, Vec<Triple>)));
+type TriangleColumns = (Vec<Face>, (Vec<FaceGeom>, Vec<Triple>));
 
-/// The records of input triangle `source` (world corners), its vertices and edge equations at
-/// `first`, or `None` when it is degenerate: exactly what [`add_polygon`] makes of it (for three
+/// The records of input triangle `source` (world corners), its vertices at `first`, or `None`
+/// when it is degenerate: exactly what [`add_polygon`] makes of it (for three
 /// corners its clean-up leaves three vertices unless two are equal), without a [`FaceSet`], so that
 /// a terrain of triangles can write its faces straight into their final arrays.
 pub(crate) fn triangle_records(
@@ -420,25 +434,23 @@ pub(crate) fn triangle_records(
     }
     area_normal(&[a, b, c])?;
     let local = [to_local(a), to_local(b), to_local(c)];
-    let mut edges = [[0.0; 3]; 3];
-    let (face, geom) = face_records(source, &local, slack, first, &mut edges);
-    Some((face, geom, local.map(|p| p.to_array()), edges))
+    let (face, geom) = face_records(source, &local, slack, first, &mut Vec::new());
+    Some((face, geom, local.map(|p| p.to_array())))
 }
 
 /// Appends one convex, planar face given by its local vertices.
 pub(crate) fn push_face(source: u32, local: &[DVec3], slack: f64, out: &mut FaceSet) {
     let first = out.verts.len() as u32;
     out.verts.extend(local.iter().map(|p| p.to_array()));
-    let start = out.edges.len();
-    out.edges.resize(start + local.len(), [0.0; 3]);
-    let (face, geom) = face_records(source, local, slack, first, &mut out.edges[start..]);
+    let (face, geom) = face_records(source, local, slack, first, &mut out.edges);
     out.faces.push(face);
     out.geoms.push(geom);
 }
 
 /// The face and geometry records of one convex, planar face given by its local vertices, whose
-/// vertices go at `first`; its edge equations (one per vertex) are written into `edges`.
-fn face_records(source: u32, local: &[DVec3], slack: f64, first: u32, edges: &mut [[f64; 3]]) -> (Face, FaceGeom) {
+/// vertices go at `first`; the edge equations (one per vertex) of a face of more than three
+/// vertices are appended to `edges` too.
+fn face_records(source: u32, local: &[DVec3], slack: f64, first: u32, edges: &mut Vec<[f64; 3]>) -> (Face, FaceGeom) {
     let n = local.len();
     let mut bbox = [f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY];
     let mut z = [f64::INFINITY, f64::NEG_INFINITY];
@@ -460,6 +472,7 @@ fn face_records(source: u32, local: &[DVec3], slack: f64, first: u32, edges: &mu
     // edge gets exactly the opposite numbers: no point on a shared edge falls between them.
     let sign = if area2 < 0.0 { -1.0 } else { 1.0 };
     let mut inline = [[0.0; 3]; 3];
+    let more_edges = if n > 3 { edges.len() as u32 } else { 0 };
     for k in 0..n {
         let (p, q) = (local[k], local[(k + 1) % n]);
         let (a, b, c) = (p.y - q.y, q.x - p.x, p.x * q.y - q.x * p.y);
@@ -468,7 +481,9 @@ fn face_records(source: u32, local: &[DVec3], slack: f64, first: u32, edges: &mu
         if k < 3 {
             inline[k] = e;
         }
-        edges[k] = e;
+        if n > 3 {
+            edges.push(e);
+        }
     }
     let centroid = local.iter().copied().sum::<DVec3>() / n as f64;
     let d = normal.dot(centroid);
@@ -483,7 +498,7 @@ fn face_records(source: u32, local: &[DVec3], slack: f64, first: u32, edges: &mu
         count: n as u16,
         flags: if vertical { VERTICAL } else { 0 },
         source,
-        pad: 0,
+        more_edges,
     };
     (face, FaceGeom { bbox, normal: normal.to_array(), d, z, source, pad: 0 })
 }

@@ -588,9 +588,6 @@ fn validate_header(h: &Header) -> Result<(), PolygonError> {
 fn validate(h: &Header, a: &Arrays) -> Result<(), PolygonError> {
     let bad = |m: String| Err(PolygonError::Corrupt(m));
     validate_header(h)?;
-    if a.verts.len() != a.edges.len() {
-        return bad(format!("{} vertices but {} edge equations", a.verts.len(), a.edges.len()));
-    }
     if !a.verts.iter().flatten().chain(a.edges.iter().flatten()).all(|v| v.is_finite()) {
         return bad("a vertex or edge equation is not finite".into());
     }
@@ -598,6 +595,17 @@ fn validate(h: &Header, a: &Arrays) -> Result<(), PolygonError> {
         let end = f.first as u64 + f.count as u64;
         if f.count < 3 || end > a.verts.len() as u64 {
             return bad(format!("face {k} points at vertices {}..{end} of {}", f.first, a.verts.len()));
+        }
+        let edges_end = f.more_edges as u64 + f.count as u64;
+        if f.count > 3 && edges_end > a.edges.len() as u64 {
+            return bad(format!(
+                "face {k} points at edge equations {}..{edges_end} of {}",
+                f.more_edges,
+                a.edges.len()
+            ));
+        }
+        if !f.slope.iter().chain(f.edges.iter().flatten()).all(|v| v.is_finite()) {
+            return bad(format!("face {k}'s plane or edge equations are not finite"));
         }
     }
     if a.geoms.len() != a.faces.len() {
