@@ -592,8 +592,8 @@ pub(crate) fn quadrant_mask(
     mag: f64,
 ) -> u8 {
     let b = geom.bbox;
-    let (west, east) = (b[0] <= div[0] && b[2] >= r[0], b[2] >= div[0] && b[0] <= r[2]);
-    let (south, north) = (b[1] <= div[1] && b[3] >= r[1], b[3] >= div[1] && b[1] <= r[3]);
+    let (west, east) = ((b[0] <= div[0]) & (b[2] >= r[0]), (b[2] >= div[0]) & (b[0] <= r[2]));
+    let (south, north) = ((b[1] <= div[1]) & (b[3] >= r[1]), (b[3] >= div[1]) & (b[1] <= r[3]));
     let mut mask = quadrant_bits(west, east, south, north);
     if mask == 0 || face.flags & VERTICAL != 0 {
         return mask;
@@ -606,8 +606,11 @@ pub(crate) fn quadrant_mask(
         // those signs are as random as the faces, and the choices compiled to mispredicted branches.
         let [ax_w, ax_mid, ax_e] = [e[0] * r[0], e[0] * div[0], e[0] * r[2]];
         let [by_s, by_mid, by_n] = [e[1] * r[1], e[1] * div[1], e[1] * r[3]];
-        let (xw, xe) = (ax_w.max(ax_mid), ax_mid.max(ax_e));
-        let (ys, yn) = (by_s.max(by_mid), by_mid.max(by_n));
+        // (Finite numbers: a plain comparison, one instruction, not the NaN-aware `f64::max`; a
+        // zero's sign cannot change the tests below.)
+        let larger = |a: f64, b: f64| if a > b { a } else { b };
+        let (xw, xe) = (larger(ax_w, ax_mid), larger(ax_mid, ax_e));
+        let (ys, yn) = (larger(by_s, by_mid), larger(by_mid, by_n));
         let tol = 4.0 * f64::EPSILON * ((e[0].abs() + e[1].abs()) * mag + e[2].abs());
         let inside = |ax: f64, by: f64| (ax + by + e[2] >= -tol) as u8;
         mask &= inside(xw, ys) | inside(xe, ys) << 1 | inside(xw, yn) << 2 | inside(xe, yn) << 3;

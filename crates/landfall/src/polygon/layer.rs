@@ -65,7 +65,8 @@ impl<'a> Layering<'a> {
         if !self.single_layer(ids, seen) {
             return false;
         }
-        let cover = |f: u32| (f, self.cover(f, rect));
+        let centres = centres(rect);
+        let cover = |f: u32| (f, self.cover(f, centres));
         match *ids {
             [] | [_] => {}
             [a, b] => {
@@ -94,7 +95,7 @@ impl<'a> Layering<'a> {
                     (covers[j], ids[j]) = (c, f);
                 }
             }
-            _ => ids.sort_by_cached_key(|&f| std::cmp::Reverse(self.cover(f, rect))),
+            _ => ids.sort_by_cached_key(|&f| std::cmp::Reverse(self.cover(f, centres))),
         }
         true
     }
@@ -155,11 +156,10 @@ impl<'a> Layering<'a> {
         edges.iter().any(|e| verts.iter().all(|v| beyond(e, v, level(v))))
     }
 
-    /// How many of the centres of `rect`'s four quarters face `f` contains.
-    fn cover(&self, f: u32, rect: [f64; 4]) -> u32 {
+    /// How many of the centres of a rectangle's four quarters (see [`centres`]) face `f` contains.
+    fn cover(&self, f: u32, (xs, ys): ([f64; 2], [f64; 2])) -> u32 {
         let Some(face) = self.faces.get(f as usize).filter(|f| f.is_ground()) else { return 0 };
         let Some(edges) = face.edge_equations(self.edges) else { return 0 };
-        let (xs, ys) = (quarters(rect[0], rect[2]), quarters(rect[1], rect[3]));
         // A triangle's three equations as an array (nearly every face): a loop of known length,
         // which the compiler unrolls.
         match <&[[f64; 3]; 3]>::try_from(edges) {
@@ -190,9 +190,10 @@ fn points_inside<'e>(edges: impl IntoIterator<Item = &'e [f64; 3]>, xs: [f64; 2]
     inside.iter().map(|&i| i as u32).sum()
 }
 
-/// The middles of the two halves of `[lo, hi]`.
-fn quarters(lo: f64, hi: f64) -> [f64; 2] {
-    [lo + 0.25 * (hi - lo), lo + 0.75 * (hi - lo)]
+/// The centres of the four quarters of `rect`: their x and their y coordinates.
+fn centres(rect: [f64; 4]) -> ([f64; 2], [f64; 2]) {
+    let halves = |lo: f64, hi: f64| [lo + 0.25 * (hi - lo), lo + 0.75 * (hi - lo)];
+    (halves(rect[0], rect[2]), halves(rect[1], rect[3]))
 }
 
 #[cfg(test)]
@@ -242,7 +243,7 @@ mod tests {
             let (x0, y0) = (rng.range(-0.1, 0.9), rng.range(-0.1, 0.9));
             let rect = [x0, y0, x0 + rng.range(0.01, 0.3), y0 + rng.range(0.01, 0.3)];
             let mut want = ids.clone();
-            want.sort_by_key(|&f| std::cmp::Reverse(l.cover(f, rect)));
+            want.sort_by_key(|&f| std::cmp::Reverse(l.cover(f, centres(rect))));
             assert!(l.order(&mut ids, rect, &mut SeenPairs::default()), "case {case}: one layer");
             assert_eq!(ids, want, "case {case}");
         }

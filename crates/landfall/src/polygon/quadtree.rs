@@ -178,8 +178,10 @@ pub(crate) fn quadrants(r: [f64; 4], div: [f64; 2]) -> [[f64; 4]; 4] {
 pub(crate) fn z_range(faces: &[FaceGeom], ids: &[u32]) -> [f32; 2] {
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
     for &f in ids {
-        lo = lo.min(faces[f as usize].z[0]);
-        hi = hi.max(faces[f as usize].z[1]);
+        // Plain comparisons (one instruction each; the NaN-aware `min` / `max` take three).
+        let z = faces[f as usize].z;
+        lo = if z[0] < lo { z[0] } else { lo };
+        hi = if z[1] > hi { z[1] } else { hi };
     }
     outward(lo, hi)
 }
