@@ -519,7 +519,7 @@ fn aligned(frame: Frame, center: DVec3, points: &[DVec3]) -> Frame {
 }
 
 /// Marks every polygon whose vertex set equals that of an earlier polygon: hashes of the sorted
-/// vertex bits, sorted (in parallel), equal hashes compared exactly.
+/// vertex bits, sorted, equal hashes compared exactly.
 fn duplicates(soup: &PolygonSoup) -> Vec<bool> {
     let sorted_bits = |k: usize| {
         let mut b: Vec<[u64; 3]> =
@@ -544,7 +544,7 @@ fn duplicates(soup: &PolygonSoup) -> Vec<bool> {
             (bits_hash(&sorted_bits(k)), k as u32)
         })
         .collect();
-    keys.par_sort_unstable();
+    order::sort_keyed(&mut keys);
     let mut dup = vec![false; soup.len()];
     for run in keys.chunk_by(|a, b| a.0 == b.0).filter(|r| r.len() > 1) {
         let sets: Vec<Vec<[u64; 3]>> = run.iter().map(|&(_, k)| sorted_bits(k as usize)).collect();
