@@ -103,6 +103,7 @@ impl<'a> Layering<'a> {
     /// True when no two ground faces of `ids` overlap seen along gravity (pairs in `seen` are
     /// known to be apart; pairs found apart are added).
     pub fn single_layer(&self, ids: &[u32], seen: &mut SeenPairs) -> bool {
+        // The pairs of two and three faces spelled out, in the general order (see `order`).
         match *ids {
             [] | [_] => true,
             [a, b] => self.apart(b, a, seen),
