@@ -302,11 +302,30 @@ fn corrupt_truncated_and_hostile_index_files_are_errors() {
     bad[12..16].copy_from_slice(&99u32.to_le_bytes());
     fix_header_sum(&mut bad);
     assert!(msg(try_open(&bad, false)).contains("version"));
-    // An index from before single-layer marks and face sources in the face record: rebuild it.
-    let mut old = good.clone();
-    old[12..16].copy_from_slice(&1u32.to_le_bytes());
-    fix_header_sum(&mut old);
-    assert!(msg(try_open(&old, true)).contains("rebuild it from the terrain with `landfall build`"));
+    // An index of an older format (before single-layer marks and face sources in the face
+    // record; before a triangle's edge equations were stored once): rebuild it.
+    for version in [1u32, 2] {
+        let mut old = good.clone();
+        old[12..16].copy_from_slice(&version.to_le_bytes());
+        fix_header_sum(&mut old);
+        assert!(msg(try_open(&old, true)).contains("rebuild it from the terrain with `landfall build`"));
+    }
+    // The bridge (the one face of four vertices) pointing its edge equations past the edge array:
+    // open_index answers without a panic, the full check names the fault.
+    let mut bad = good.clone();
+    let faces_at = u64::from_le_bytes(bad[216..224].try_into().unwrap()) as usize;
+    let faces = u64::from_le_bytes(bad[224..232].try_into().unwrap()) as usize;
+    let quad =
+        (0..faces).map(|k| faces_at + 128 * k).find(|&at| bad[at + 116..at + 118] == 4u16.to_le_bytes()).unwrap();
+    bad[quad + 124..quad + 128].copy_from_slice(&(u32::MAX - 2).to_le_bytes()); // more_edges
+    fix_header_sum(&mut bad);
+    let mut t = try_open(&bad, false).unwrap();
+    for k in 0..50 {
+        let p = DVec3::new(2.0 + k as f64 * 0.12, 2.0 + k as f64 * 0.04, 12.0);
+        let _ = t.top_surface(p);
+        let _ = t.raycast(&Ray::new(p, DVec3::new(0.1, 0.1, -1.0)), 100.0);
+    }
+    assert!(t.validate().unwrap_err().to_string().contains("edge equations"));
     // Random byte changes anywhere after the header (checksum bypassed by open_index): an error or
     // a terrain whose queries do not panic.
     let mut rng = 0x1234_5678_u64;
