@@ -408,7 +408,7 @@ fn area_normal(p: &[DVec3]) -> Option<(DVec3, f64)> {
     (p.len() >= 3 && normal.length() > 1e-12 * extent * extent && extent != 0.0).then_some((normal, extent))
 }
 
-/// A triangle's three vertices, or its three edge equations.
+/// A triangle's three vertices.
 type Triple = [[f64; 3]; 3];
 
 /// One triangle's records: the face, its geometry, and its vertices (which go at `first` in the
@@ -565,12 +565,19 @@ pub(crate) fn quadrant_bits(west: bool, east: bool, south: bool, north: bool) ->
     (west & south) as u8 | ((east & south) as u8) << 1 | ((west & north) as u8) << 2 | ((east & north) as u8) << 3
 }
 
+/// The quadrants of a rectangle cut at `div` that a box `b` reaching into it meets, seen from the
+/// cut lines alone.
+#[inline]
+pub(crate) fn box_quadrants(b: [f64; 4], div: [f64; 2]) -> u8 {
+    quadrant_bits(b[0] <= div[0], b[2] >= div[0], b[1] <= div[1], b[3] >= div[1])
+}
+
 /// Whether a face with bounding box `b`, meeting rectangle `r`, needs its edge tests
 /// ([`quadrant_mask`]) to tell which quadrants of `r` cut at `div` it meets. It does not when its
 /// box lies on one side of both cut lines, nor when it lies across one cut line only and between
 /// `r`'s sides along the other axis: convex, the face then meets that cut line inside `r`, so it
 /// meets the two quadrants its box reaches. Otherwise the quadrants are those of
-/// [`quadrant_bits`]. Branch-free: which case a face falls in is as random as the faces.
+/// [`box_quadrants`]. Branch-free: which case a face falls in is as random as the faces.
 #[inline]
 pub(crate) fn needs_edge_tests(b: [f64; 4], r: [f64; 4], div: [f64; 2]) -> bool {
     let (across_x, across_y) = ((b[0] <= div[0]) & (b[2] >= div[0]), (b[1] <= div[1]) & (b[3] >= div[1]));
@@ -771,7 +778,7 @@ mod tests {
             // as every face of a node does).
             let b = geom.bbox;
             if four != 0 && !needs_edge_tests(b, r, div) {
-                let box_bits = quadrant_bits(b[0] <= div[0], b[2] >= div[0], b[1] <= div[1], b[3] >= div[1]);
+                let box_bits = box_quadrants(b, div);
                 assert_eq!(box_bits, four, "case {case}: box only: {poly:?} in {r:?} cut at {div:?}");
                 box_only += 1;
                 one_line += (box_bits.count_ones() == 2) as usize;

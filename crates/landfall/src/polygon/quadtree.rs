@@ -3,7 +3,7 @@
 //! either the paper's equal quadrants or cuts through vertices chosen to minimise the expected
 //! number of containment tests.
 
-use super::face::{needs_edge_tests, quadrant_bits, quadrant_mask, Face, FaceGeom};
+use super::face::{box_quadrants, needs_edge_tests, quadrant_mask, Face, FaceGeom};
 use super::layer::{Layering, SeenPairs};
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
@@ -372,7 +372,7 @@ impl Ctx<'_> {
             let mask = if needs_edge_tests(b, r, div) {
                 quadrant_mask(face, geom, self.edges, r, div, mag)
             } else {
-                quadrant_bits(b[0] <= div[0], b[2] >= div[0], b[1] <= div[1], b[3] >= div[1])
+                box_quadrants(b, div)
             };
             tree.masks.push(mask);
         }
