@@ -184,11 +184,16 @@ fn poly_raycast(c: &mut Criterion) {
     g.finish();
 }
 
-/// Batch vertical queries on one thread and on all threads, per query.
+/// Batch vertical queries on one thread and on all threads, per query; and the same queries as
+/// single calls in a loop (one thread), which the batch's interleaving is measured against.
 fn poly_batch(c: &mut Criterion) {
     let mut g = c.benchmark_group("poly_batch");
     let d = data().last().expect("a TIN");
     let pts = d.tin.hit_points(65536, 44);
+    g.throughput(criterion::Throughput::Elements(pts.len() as u64));
+    g.bench_function(BenchmarkId::new("single_calls", &d.tin.name), |b| {
+        b.iter(|| pts.iter().map(|&p| d.terrain.top_surface(p)).collect::<Vec<_>>())
+    });
     for threads in batch_thread_counts() {
         let pool = harness::pool(threads);
         g.throughput(criterion::Throughput::Elements(pts.len() as u64));

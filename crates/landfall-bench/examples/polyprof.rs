@@ -46,6 +46,13 @@ fn main() {
     let ns = s.elapsed().as_nanos() as f64 / (reps * pts.len()) as f64;
     println!("{ns:.1} ns per hit query ({acc})");
     let s = Instant::now();
+    let mut acc = 0.0;
+    for _ in 0..reps {
+        acc += t.top_surfaces(&pts).iter().map(|s| s.map_or(0.0, |s| s.point.z)).sum::<f64>();
+    }
+    let ns = s.elapsed().as_nanos() as f64 / (reps * pts.len()) as f64;
+    println!("{ns:.1} ns per hit query in top_surfaces ({acc})");
+    let s = Instant::now();
     let mut acc = 0usize;
     for _ in 0..reps {
         for p in &pts {

@@ -297,6 +297,7 @@ fn corrupt_truncated_and_hostile_index_files_are_errors() {
     fix_header_sum(&mut bad);
     let t = try_open(&bad, false).unwrap();
     assert!(t.top_surface(DVec3::new(3.0, 3.0, 5.0)).is_none());
+    assert_eq!(t.top_surfaces(&[DVec3::new(3.0, 3.0, 5.0)]), [None]);
     assert!(msg(try_open(&bad, true)).contains("checksum"));
     let mut bad = good.clone();
     bad[12..16].copy_from_slice(&99u32.to_le_bytes());
@@ -337,6 +338,9 @@ fn corrupt_truncated_and_hostile_index_files_are_errors() {
             bad[at] = (rng >> 20) as u8;
         }
         if let Ok(t) = try_open(&bad, false) {
+            // The batches (interleaved descents) check what they read as single queries do.
+            let points: Vec<DVec3> = (0..50).map(|k| DVec3::new(k as f64 * 0.25, k as f64 * 0.2, 3.0)).collect();
+            let _ = (t.top_surfaces(&points), t.floors_below(&points), t.contains_batch(&points));
             for k in 0..50 {
                 let p = DVec3::new(k as f64 * 0.25, k as f64 * 0.2, 3.0);
                 let _ = t.top_surface(p);

@@ -492,17 +492,26 @@ fn stats_follow_the_tree() {
 fn terrain_trait_on_polygons() {
     let s = scene(3, 6, 0, 2);
     let t = build(&s.polys, Frame::z_up(), QuadtreeParams::default());
-    // Batches answer like single queries.
-    let pts: Vec<DVec3> =
-        (0..500).map(|k| DVec3::new((k % 25) as f64 * 0.27, (k / 25) as f64 * 0.31, (k % 7) as f64 * 3.0)).collect();
-    let (tops, floors, ceilings, inside) =
-        (t.top_surfaces(&pts), t.floors_below(&pts), t.ceilings_above(&pts), t.contains_batch(&pts));
-    for (k, &p) in pts.iter().enumerate() {
-        assert_eq!(
-            (tops[k], floors[k], ceilings[k], inside[k]),
-            (t.top_surface(p), t.floor_below(p), t.ceiling_above(p), t.contains(p))
-        );
+    // Batches (several chunks of interleaved queries) answer like single queries: inside and
+    // outside the root box, on NaN points, on the default tree and on a deeper one.
+    let mut pts: Vec<DVec3> = (0..9_000)
+        .map(|k| DVec3::new((k % 97) as f64 * 0.081 - 0.5, (k / 97) as f64 * 0.083 - 0.5, (k % 7) as f64 * 3.0))
+        .collect();
+    pts[4_321] = DVec3::new(f64::NAN, 1.0, 1.0);
+    let deep = build(&s.polys, Frame::z_up(), QuadtreeParams::paper(2, 10));
+    for t in [&t, &deep] {
+        let (tops, floors, ceilings, inside) =
+            (t.top_surfaces(&pts), t.floors_below(&pts), t.ceilings_above(&pts), t.contains_batch(&pts));
+        for (k, &p) in pts.iter().enumerate() {
+            assert_eq!(
+                (tops[k], floors[k], ceilings[k], inside[k]),
+                (t.top_surface(p), t.floor_below(p), t.ceiling_above(p), t.contains(p)),
+                "{p}"
+            );
+        }
+        assert!(tops.iter().any(Option::is_some) && tops.iter().any(Option::is_none));
     }
+    assert!(deep.stats().depth > t.stats().depth, "{:?} vs {:?}", deep.stats(), t.stats());
     let dynamic: &dyn Terrain = &t;
     let p = DVec3::new(2.3, 3.1, 50.0);
     let mut all = Vec::new();

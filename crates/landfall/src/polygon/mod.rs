@@ -27,7 +27,7 @@ pub use curved::{CurvedFrame, CurvedTerrain};
 pub use face::{Face, FaceGeom, PolygonSoup, EDGE_SLACK, MAX_FACE_VERTICES, REMOVED, VERTICAL};
 pub use quadtree::{CutRule, Node, QuadtreeParams, INLINE_REFS, INTERNAL, MAX_DEPTH_LIMIT, SINGLE_LAYER};
 pub use stats::QuadtreeStats;
-pub use vertical::SURFACE_EPS;
+pub use vertical::{BATCH_LANES, SURFACE_EPS};
 
 use crate::flat::Flat;
 use crate::frame::Frame;

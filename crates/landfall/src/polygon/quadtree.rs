@@ -51,6 +51,12 @@ impl Node {
         self.count != INTERNAL
     }
 
+    /// Index of the child of this internal node holding local (x, y).
+    #[inline(always)]
+    pub fn child_at(&self, x: f64, y: f64) -> usize {
+        self.first as usize + (x >= self.div[0]) as usize + 2 * (y >= self.div[1]) as usize
+    }
+
     /// Number of face references of a leaf.
     #[inline]
     pub fn leaf_len(&self) -> u32 {

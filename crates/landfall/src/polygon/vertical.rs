@@ -44,8 +44,7 @@ impl PolygonTerrain {
             if node.is_leaf() {
                 return Some(node);
             }
-            let k = node.first as usize + (x >= node.div[0]) as usize + 2 * (y >= node.div[1]) as usize;
-            node = nodes.get(k)?;
+            node = nodes.get(node.child_at(x, y))?;
         }
         None
     }
@@ -60,8 +59,15 @@ impl PolygonTerrain {
     /// local (x, y), in no particular order; in a single-layer leaf only for the first (any other is
     /// on a shared edge or vertex, at the same height within [`SURFACE_EPS`]).
     #[inline]
-    pub(crate) fn for_each_crossing<'a>(&'a self, x: f64, y: f64, mut visit: impl FnMut(f64, u32, &'a Face)) {
-        let Some(leaf) = self.leaf_node(x, y) else { return };
+    pub(crate) fn for_each_crossing<'a>(&'a self, x: f64, y: f64, visit: impl FnMut(f64, u32, &'a Face)) {
+        if let Some(leaf) = self.leaf_node(x, y) {
+            self.for_each_crossing_in(leaf, x, y, visit);
+        }
+    }
+
+    /// [`for_each_crossing`](Self::for_each_crossing) in `leaf`, the leaf holding local (x, y).
+    #[inline]
+    fn for_each_crossing_in<'a>(&'a self, leaf: &Node, x: f64, y: f64, mut visit: impl FnMut(f64, u32, &'a Face)) {
         let Some(refs) = leaf.leaf_refs(&self.arrays.refs) else { return };
         let faces = &*self.arrays.faces;
         let single = leaf.is_single_layer();
@@ -100,14 +106,19 @@ impl PolygonTerrain {
         );
     }
 
-    /// Picks one crossing of the vertical line through `p`: the one `better(candidate, best)`
-    /// prefers among those `keep` accepts (both see local heights).
+    /// The crossing of the vertical line through `p` that `pick` chooses.
     #[inline]
-    fn pick(&self, p: DVec3, keep: impl Fn(f64) -> bool, better: impl Fn(f64, f64) -> bool) -> Option<SurfacePoint> {
+    fn pick(&self, p: DVec3, pick: Pick) -> Option<SurfacePoint> {
         let l = self.to_local_point(p);
+        self.pick_in(self.leaf_node(l.x, l.y)?, p, l, pick)
+    }
+
+    /// [`pick`](Self::pick) in `leaf`, the leaf holding `p` (whose local position is `l`).
+    #[inline]
+    fn pick_in(&self, leaf: &Node, p: DVec3, l: DVec3, pick: Pick) -> Option<SurfacePoint> {
         let mut best: Option<(f64, u32, &Face)> = None;
-        self.for_each_crossing(l.x, l.y, |z, r, f| {
-            if keep(z) && best.is_none_or(|(bz, br, _)| better(z, bz) || (z == bz && r < br)) {
+        self.for_each_crossing_in(leaf, l.x, l.y, |z, r, f| {
+            if pick.accepts(l.z, z) && best.is_none_or(|(bz, br, _)| pick.prefers(z, bz) || (z == bz && r < br)) {
                 best = Some((z, r, f));
             }
         });
@@ -117,7 +128,7 @@ impl PolygonTerrain {
     /// The highest surface on the vertical line through `p`.
     #[inline]
     pub fn top_surface(&self, p: DVec3) -> Option<SurfacePoint> {
-        self.pick(p, |_| true, |a, b| a > b)
+        self.pick(p, Pick::Top)
     }
 
     /// Height (world z) of the topmost surface at world (x, y); gravity must be −Z for this to mean
@@ -130,17 +141,13 @@ impl PolygonTerrain {
     /// The nearest surface at or below `p` along gravity (on the surface within [`SURFACE_EPS`]).
     #[inline]
     pub fn floor_below(&self, p: DVec3) -> Option<SurfacePoint> {
-        let lz = self.to_local_point(p).z;
-        let limit = lz + SURFACE_EPS * (1.0 + lz.abs());
-        self.pick(p, |z| z <= limit, |a, b| a > b)
+        self.pick(p, Pick::Floor)
     }
 
     /// The nearest surface at or above `p` against gravity (on the surface within [`SURFACE_EPS`]).
     #[inline]
     pub fn ceiling_above(&self, p: DVec3) -> Option<SurfacePoint> {
-        let lz = self.to_local_point(p).z;
-        let limit = lz - SURFACE_EPS * (1.0 + lz.abs());
-        self.pick(p, |z| z >= limit, |a, b| a < b)
+        self.pick(p, Pick::Ceiling)
     }
 
     /// QOTA's locale test: is there a floor below `p` and a ceiling above it, both in this terrain?
@@ -172,24 +179,170 @@ impl PolygonTerrain {
         lit
     }
 
-    /// [`PolygonTerrain::top_surface`] for many points, in parallel.
+    /// [`PolygonTerrain::top_surface`] for many points, in parallel (see [`BATCH_LANES`]).
     pub fn top_surfaces(&self, points: &[DVec3]) -> Vec<Option<SurfacePoint>> {
-        points.par_iter().with_min_len(4096).map(|&p| self.top_surface(p)).collect()
+        self.batch(points, None, |leaf, p, l| self.pick_in(leaf, p, l, Pick::Top))
     }
 
-    /// [`PolygonTerrain::floor_below`] for many points, in parallel.
+    /// [`PolygonTerrain::floor_below`] for many points, in parallel (see [`BATCH_LANES`]).
     pub fn floors_below(&self, points: &[DVec3]) -> Vec<Option<SurfacePoint>> {
-        points.par_iter().with_min_len(4096).map(|&p| self.floor_below(p)).collect()
+        self.batch(points, None, |leaf, p, l| self.pick_in(leaf, p, l, Pick::Floor))
     }
 
-    /// [`PolygonTerrain::ceiling_above`] for many points, in parallel.
+    /// [`PolygonTerrain::ceiling_above`] for many points, in parallel (see [`BATCH_LANES`]).
     pub fn ceilings_above(&self, points: &[DVec3]) -> Vec<Option<SurfacePoint>> {
-        points.par_iter().with_min_len(4096).map(|&p| self.ceiling_above(p)).collect()
+        self.batch(points, None, |leaf, p, l| self.pick_in(leaf, p, l, Pick::Ceiling))
     }
 
-    /// [`PolygonTerrain::contains`] for many points, in parallel.
+    /// [`PolygonTerrain::contains`] for many points, in parallel (see [`BATCH_LANES`]).
     pub fn contains_batch(&self, points: &[DVec3]) -> Vec<bool> {
-        points.par_iter().with_min_len(4096).map(|&p| self.contains(p)).collect()
+        self.batch(points, false, |leaf, p, l| {
+            self.pick_in(leaf, p, l, Pick::Floor).is_some() && self.pick_in(leaf, p, l, Pick::Ceiling).is_some()
+        })
+    }
+
+    /// `answer(leaf, p, local p)` for every point, `none` outside the root box: chunks of points
+    /// in parallel, each chunk with [`BATCH_LANES`] queries in flight (see [`Lanes`]).
+    fn batch<T: Copy + Send + Sync>(
+        &self,
+        points: &[DVec3],
+        none: T,
+        answer: impl Fn(&Node, DVec3, DVec3) -> T + Sync,
+    ) -> Vec<T> {
+        let mut out = vec![none; points.len()];
+        out.par_chunks_mut(4096)
+            .zip(points.par_chunks(4096))
+            .for_each(|(out, points)| Lanes::new(self, points).run(out, none, &answer));
+        out
+    }
+}
+
+/// Queries the batch versions keep in flight on each thread. A single query waits on a chain of
+/// dependent loads (jump table, nodes, faces), most of them cache misses on a large terrain; with
+/// several queries interleaved, those misses overlap. Measured in `docs/benchmarks.md`.
+pub const BATCH_LANES: usize = 16;
+
+/// Which crossing of a vertical line a query wants.
+#[derive(Clone, Copy, Debug)]
+enum Pick {
+    /// The highest.
+    Top,
+    /// The highest at or below the point (within [`SURFACE_EPS`]).
+    Floor,
+    /// The lowest at or above the point (within [`SURFACE_EPS`]).
+    Ceiling,
+}
+
+impl Pick {
+    /// Whether a crossing at local height `z` qualifies for a query point at local height `lz`.
+    #[inline(always)]
+    fn accepts(self, lz: f64, z: f64) -> bool {
+        let eps = SURFACE_EPS * (1.0 + lz.abs());
+        match self {
+            Pick::Top => true,
+            Pick::Floor => z <= lz + eps,
+            Pick::Ceiling => z >= lz - eps,
+        }
+    }
+
+    /// Whether a crossing at `a` is preferred to one at `b`.
+    #[inline(always)]
+    fn prefers(self, a: f64, b: f64) -> bool {
+        match self {
+            Pick::Top | Pick::Floor => a > b,
+            Pick::Ceiling => a < b,
+        }
+    }
+}
+
+/// One query in flight: its point's index and local position, the node it has reached and how
+/// deep, and whether that node is a leaf whose faces are being fetched.
+#[derive(Clone, Copy, Debug)]
+struct Lane {
+    index: usize,
+    l: DVec3,
+    node: usize,
+    depth: usize,
+    at_leaf: bool,
+}
+
+/// Interleaved vertical queries over a slice of points, on one thread: each turn moves one query
+/// one node down (prefetching that node), or at its leaf prefetches the faces, or answers it.
+/// The same descent as `descend_from`, step for step, so the answers are those of single queries.
+struct Lanes<'a> {
+    terrain: &'a PolygonTerrain,
+    points: &'a [DVec3],
+    next: usize,
+}
+
+impl<'a> Lanes<'a> {
+    fn new(terrain: &'a PolygonTerrain, points: &'a [DVec3]) -> Self {
+        Lanes { terrain, points, next: 0 }
+    }
+
+    /// Starts the next query whose point lies in the root box (writing `none` for those outside),
+    /// or `None` when all are started.
+    fn start<T: Copy>(&mut self, out: &mut [T], none: T) -> Option<Lane> {
+        let t = self.terrain;
+        let r = t.header.root;
+        while let Some(&p) = self.points.get(self.next) {
+            let index = self.next;
+            self.next += 1;
+            let l = t.to_local_point(p);
+            if !(l.x >= r[0] && l.x <= r[2] && l.y >= r[1] && l.y <= r[3]) {
+                out[index] = none;
+                continue;
+            }
+            let node = t.jump.as_ref().map_or(0, |j| j.start(l.x, l.y));
+            if let Some(n) = t.arrays.nodes.get(node) {
+                crate::geom::prefetch(n);
+            }
+            return Some(Lane { index, l, node, depth: 0, at_leaf: false });
+        }
+        None
+    }
+
+    fn run<T: Copy>(mut self, out: &mut [T], none: T, answer: &impl Fn(&Node, DVec3, DVec3) -> T) {
+        let t = self.terrain;
+        let (nodes, faces) = (&*t.arrays.nodes, &*t.arrays.faces);
+        let mut lanes = [None; BATCH_LANES];
+        for lane in lanes.iter_mut() {
+            *lane = self.start(out, none);
+        }
+        let mut live = lanes.iter().filter(|l| l.is_some()).count();
+        while live > 0 {
+            for slot in lanes.iter_mut() {
+                let Some(lane) = slot else { continue };
+                // Bounded and checked as in `descend_from`: a loaded file is trusted for nothing.
+                let Some(node) = nodes.get(lane.node) else {
+                    out[lane.index] = none;
+                    *slot = self.start(out, none);
+                    live -= usize::from(slot.is_none());
+                    continue;
+                };
+                if lane.at_leaf {
+                    out[lane.index] = answer(node, self.points[lane.index], lane.l);
+                    *slot = self.start(out, none);
+                    live -= usize::from(slot.is_none());
+                } else if node.is_leaf() {
+                    for f in node.leaf_refs(&t.arrays.refs).unwrap_or(&[]).iter().filter_map(|&f| faces.get(f as usize))
+                    {
+                        crate::geom::prefetch_lines(f);
+                    }
+                    lane.at_leaf = true;
+                } else if lane.depth == MAX_DEPTH_LIMIT {
+                    out[lane.index] = none;
+                    *slot = self.start(out, none);
+                    live -= usize::from(slot.is_none());
+                } else {
+                    lane.node = node.child_at(lane.l.x, lane.l.y);
+                    lane.depth += 1;
+                    if let Some(n) = nodes.get(lane.node) {
+                        crate::geom::prefetch(n);
+                    }
+                }
+            }
+        }
     }
 }
 
