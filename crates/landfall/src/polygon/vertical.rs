@@ -302,6 +302,7 @@ impl<'a> Lanes<'a> {
         None
     }
 
+    /// Answers every point of the slice into `out`.
     fn run<T: Copy>(mut self, out: &mut [T], none: T, answer: &impl Fn(&Node, DVec3, DVec3) -> T) {
         let t = self.terrain;
         let (nodes, faces) = (&*t.arrays.nodes, &*t.arrays.faces);
@@ -314,32 +315,32 @@ impl<'a> Lanes<'a> {
             for slot in lanes.iter_mut() {
                 let Some(lane) = slot else { continue };
                 // Bounded and checked as in `descend_from`: a loaded file is trusted for nothing.
-                let Some(node) = nodes.get(lane.node) else {
-                    out[lane.index] = none;
-                    *slot = self.start(out, none);
-                    live -= usize::from(slot.is_none());
-                    continue;
+                let answered = match nodes.get(lane.node) {
+                    None => Some(none),
+                    Some(node) if lane.at_leaf => Some(answer(node, self.points[lane.index], lane.l)),
+                    Some(node) if node.is_leaf() => {
+                        for &f in node.leaf_refs(&t.arrays.refs).unwrap_or(&[]) {
+                            if let Some(f) = faces.get(f as usize) {
+                                crate::geom::prefetch_lines(f);
+                            }
+                        }
+                        lane.at_leaf = true;
+                        None
+                    }
+                    Some(_) if lane.depth == MAX_DEPTH_LIMIT => Some(none),
+                    Some(node) => {
+                        lane.node = node.child_at(lane.l.x, lane.l.y);
+                        lane.depth += 1;
+                        if let Some(n) = nodes.get(lane.node) {
+                            crate::geom::prefetch(n);
+                        }
+                        None
+                    }
                 };
-                if lane.at_leaf {
-                    out[lane.index] = answer(node, self.points[lane.index], lane.l);
+                if let Some(a) = answered {
+                    out[lane.index] = a;
                     *slot = self.start(out, none);
                     live -= usize::from(slot.is_none());
-                } else if node.is_leaf() {
-                    for f in node.leaf_refs(&t.arrays.refs).unwrap_or(&[]).iter().filter_map(|&f| faces.get(f as usize))
-                    {
-                        crate::geom::prefetch_lines(f);
-                    }
-                    lane.at_leaf = true;
-                } else if lane.depth == MAX_DEPTH_LIMIT {
-                    out[lane.index] = none;
-                    *slot = self.start(out, none);
-                    live -= usize::from(slot.is_none());
-                } else {
-                    lane.node = node.child_at(lane.l.x, lane.l.y);
-                    lane.depth += 1;
-                    if let Some(n) = nodes.get(lane.node) {
-                        crate::geom::prefetch(n);
-                    }
                 }
             }
         }
