@@ -196,7 +196,6 @@ fn poly_batch(c: &mut Criterion) {
     });
     for threads in batch_thread_counts() {
         let pool = harness::pool(threads);
-        g.throughput(criterion::Throughput::Elements(pts.len() as u64));
         g.bench_function(BenchmarkId::new(format!("threads{threads}"), &d.tin.name), |b| {
             b.iter(|| pool.install(|| black_box(d.terrain.top_surfaces(&pts))))
         });

@@ -284,7 +284,7 @@ impl CurvedTerrain {
         }
         let mut node = &self.nodes[0];
         while !node.is_leaf() {
-            node = &self.nodes[node.first as usize + (a >= node.div[0]) as usize + 2 * (s >= node.div[1]) as usize];
+            node = &self.nodes[node.child_at(a, s)];
         }
         let ray = LocalRay::new(line.origin, line.dir);
         for &k in node.leaf_refs(&self.refs).unwrap_or_default() {
