@@ -341,8 +341,7 @@ fn corrupt_truncated_and_hostile_index_files_are_errors() {
             // The batches (interleaved descents) check what they read as single queries do.
             let points: Vec<DVec3> = (0..50).map(|k| DVec3::new(k as f64 * 0.25, k as f64 * 0.2, 3.0)).collect();
             let _ = (t.top_surfaces(&points), t.floors_below(&points), t.contains_batch(&points));
-            for k in 0..50 {
-                let p = DVec3::new(k as f64 * 0.25, k as f64 * 0.2, 3.0);
+            for &p in &points {
                 let _ = t.top_surface(p);
                 let _ = t.floor_below(p);
                 let _ = t.raycast(&Ray::new(p, DVec3::new(0.2, 0.1, -1.0)), 100.0);

@@ -27,11 +27,18 @@ impl PolygonTerrain {
     /// The leaf holding local (x, y), or `None` outside the root box.
     #[inline(always)]
     fn leaf_node(&self, x: f64, y: f64) -> Option<&Node> {
+        self.descend_from(self.start_node(x, y)?, x, y)
+    }
+
+    /// The node a descent to local (x, y) starts from (the jump table's, or the root), or `None`
+    /// outside the root box.
+    #[inline(always)]
+    fn start_node(&self, x: f64, y: f64) -> Option<usize> {
         let r = self.header.root;
         if !(x >= r[0] && x <= r[2] && y >= r[1] && y <= r[3]) {
             return None;
         }
-        self.descend_from(self.jump.as_ref().map_or(0, |j| j.start(x, y)), x, y)
+        Some(self.jump.as_ref().map_or(0, |j| j.start(x, y)))
     }
 
     /// The leaf holding local (x, y) below node `start` (which holds it).
@@ -284,16 +291,14 @@ impl<'a> Lanes<'a> {
     /// or `None` when all are started.
     fn start<T: Copy>(&mut self, out: &mut [T], none: T) -> Option<Lane> {
         let t = self.terrain;
-        let r = t.header.root;
         while let Some(&p) = self.points.get(self.next) {
             let index = self.next;
             self.next += 1;
             let l = t.to_local_point(p);
-            if !(l.x >= r[0] && l.x <= r[2] && l.y >= r[1] && l.y <= r[3]) {
+            let Some(node) = t.start_node(l.x, l.y) else {
                 out[index] = none;
                 continue;
-            }
-            let node = t.jump.as_ref().map_or(0, |j| j.start(l.x, l.y));
+            };
             if let Some(n) = t.arrays.nodes.get(node) {
                 crate::geom::prefetch(n);
             }
