@@ -20,7 +20,7 @@ fn main() {
         // NRAYS=k: fewer rays, repeated more often (16: the data they touch stays in cache).
         let nrays: usize = std::env::var("NRAYS").ok().and_then(|s| s.parse().ok()).unwrap_or(4096);
         let rays = tin.oblique_rays(nrays, 43);
-        let reps = reps * 4096 / nrays;
+        let reps = (reps * 4096 / nrays).max(4);
         let s = Instant::now();
         let mut acc = 0.0;
         for _ in 0..reps / 4 {
@@ -34,7 +34,7 @@ fn main() {
     }
     let npts: usize = std::env::var("PTS").ok().and_then(|s| s.parse().ok()).unwrap_or(4096);
     let pts = tin.hit_points(npts, 41);
-    let reps = reps * 4096 / npts;
+    let reps = (reps * 4096 / npts).max(1);
     let s = Instant::now();
     let mut acc = 0.0;
     for _ in 0..reps {

@@ -407,20 +407,7 @@ impl Ctx<'_> {
         let first = tree.nodes.len();
         tree.nodes.extend([Node::zeroed(); 4]);
         if counts.iter().sum::<usize>() > 2_000 && worth_parallel(depth) {
-            // Four subtrees built in parallel, then grafted into the child slots.
-            let sub = |k: usize, ids: Vec<u32>| {
-                let all = 0..ids.len();
-                let mut t = Tree::for_faces(ids);
-                self.node(quads[k], all, depth + 1, 0, &mut t);
-                t
-            };
-            let lists: [Vec<u32>; 4] = std::array::from_fn(|k| tree.ids[spans[k].clone()].to_vec());
-            let [a, b, c, d] = lists;
-            let ((ta, tb), (tc, td)) =
-                rayon::join(|| rayon::join(|| sub(0, a), || sub(1, b)), || rayon::join(|| sub(2, c), || sub(3, d)));
-            for (k, t) in [ta, tb, tc, td].iter().enumerate() {
-                graft(&mut tree.nodes, &mut tree.refs, first + k, t);
-            }
+            self.children_in_parallel(quads, spans, depth + 1, first, tree);
         } else {
             for (k, span) in spans.into_iter().enumerate() {
                 self.node(quads[k], span, depth + 1, first + k, tree);
@@ -430,6 +417,34 @@ impl Ctx<'_> {
         let kids = &tree.nodes[first..first + 4];
         let z = kids.iter().fold([f32::INFINITY, f32::NEG_INFINITY], |z, k| [z[0].min(k.z[0]), z[1].max(k.z[1])]);
         tree.nodes[at] = Node { div, z, first: first as u32, count: INTERNAL };
+    }
+
+    /// Builds the four children (rectangles `quads`, faces `tree.ids[spans[k]]`, at level `depth`)
+    /// as separate tasks, then grafts them into slots `first..first + 4`. Out of line: its four
+    /// subtrees' scratch (a few kilobytes) would otherwise sit in the frame of every recursive
+    /// call of [`node`](Self::node), most of which never come here.
+    #[inline(never)]
+    fn children_in_parallel(
+        &self,
+        quads: [[f64; 4]; 4],
+        spans: [Range<usize>; 4],
+        depth: usize,
+        first: usize,
+        tree: &mut Tree,
+    ) {
+        let sub = |k: usize, ids: Vec<u32>| {
+            let all = 0..ids.len();
+            let mut t = Tree::for_faces(ids);
+            self.node(quads[k], all, depth, 0, &mut t);
+            t
+        };
+        let lists: [Vec<u32>; 4] = std::array::from_fn(|k| tree.ids[spans[k].clone()].to_vec());
+        let [a, b, c, d] = lists;
+        let ((ta, tb), (tc, td)) =
+            rayon::join(|| rayon::join(|| sub(0, a), || sub(1, b)), || rayon::join(|| sub(2, c), || sub(3, d)));
+        for (k, t) in [ta, tb, tc, td].iter().enumerate() {
+            graft(&mut tree.nodes, &mut tree.refs, first + k, t);
+        }
     }
 
     /// The cut along `axis` (0 = x, 1 = y): the polygon vertex (bounding-box edge) nearest the
