@@ -1,25 +1,25 @@
 //! The polygon terrain index file: a built QOTA quadtree that loads by memory-mapping, zero-copy.
 //!
-//! Layout (version 3, little-endian): a 328-byte header, then six sections, each starting on a
+//! Layout (version 4, little-endian): a 344-byte header, then seven sections, each starting on a
 //! 64-byte boundary, holding the terrain's flat arrays exactly as they are in memory (faces, face
 //! geometry, vertices, edge equations of the faces of more than three vertices, quadtree nodes,
-//! leaf references).
+//! leaf references, quick face records).
 //!
 //! | bytes | field |
 //! |---|---|
 //! | 0..8 | magic `LANDFALL` |
 //! | 8..12 | kind `QOTA` |
-//! | 12..16 | version (3) |
-//! | 16..24, 24..32 | header length (328), file length |
+//! | 12..16 | version (4) |
+//! | 16..24, 24..32 | header length (344), file length |
 //! | 32..56 | gravity (unit, 3 × f64) |
 //! | 56..128 | rotation R (3 × 3 f64, column-major) |
 //! | 128..152 | local origin (3 × f64) |
 //! | 152..184 | root rectangle (4 × f64) |
 //! | 184..200 | max_polys, max_depth, cut rule, input polygon count (4 × u32) |
 //! | 200..208, 208..216 | min_gain, edge slack (f64) |
-//! | 216..312 | sections: (byte offset, element count) × 6 |
-//! | 312..320 | data checksum (every byte after the header) |
-//! | 320..328 | header checksum (bytes 0..320) |
+//! | 216..328 | sections: (byte offset, element count) × 7 |
+//! | 328..336 | data checksum (every byte after the header) |
+//! | 336..344 | header checksum (bytes 0..336) |
 //!
 //! [`open_index`] checks, in O(1), the magic, version, lengths, the header checksum and that every
 //! section lies inside the file and is aligned; the arrays are then used in place, and every query
@@ -27,7 +27,8 @@
 //! answers at worst — never undefined behaviour, a panic or a hang. That is how a million-polygon
 //! index loads in milliseconds. [`open_index_verified`] (what the CLI uses) also checks the data
 //! checksum and every stored index (faces → vertices, nodes → children and references, references →
-//! faces), so a corrupt or hostile file is an error. Like the geometry itself, a leaf's
+//! faces) and re-derives every quick face record from its face record, so a corrupt or hostile file
+//! is an error. Like the geometry itself, a leaf's
 //! single-layer mark is covered by the checksum but not re-derived: a file crafted to mark a leaf
 //! whose faces overlap gives wrong answers there, never undefined behaviour. Edits run the full
 //! check first. Writing goes to a temporary file in the same directory, then renames it over the
@@ -47,9 +48,10 @@ const KIND: [u8; 4] = *b"QOTA";
 /// Index file format version written and read. Version 2 marks single-layer leaves (bit 31 of a
 /// leaf's count, `landfall::polygon::SINGLE_LAYER`) and keeps each face's source polygon in its face
 /// record; version 3 keeps a triangle's edge equations in its face record only (the edge array
-/// holds those of larger faces, from the record's `more_edges`). An older file is refused with a
-/// request to rebuild it (`landfall build`).
-pub const INDEX_VERSION: u32 = 3;
+/// holds those of larger faces, from the record's `more_edges`); version 4 adds the quick face
+/// records (`landfall::polygon::QuickFace`) that vertical queries read first. An older file is
+/// refused with a request to rebuild it (`landfall build`).
+pub const INDEX_VERSION: u32 = 4;
 const ALIGN: u64 = 64;
 
 /// The fixed header of an index file.
@@ -71,15 +73,17 @@ pub struct RawHeader {
     polygons: u32,
     min_gain: f64,
     slack: f64,
-    /// (byte offset, element count) of faces, geoms, verts, edges, nodes, refs.
-    sections: [[u64; 2]; 6],
+    /// (byte offset, element count) of faces, geoms, verts, edges, nodes, refs, quick faces.
+    sections: [[u64; 2]; SECTIONS],
     data_sum: u64,
     header_sum: u64,
 }
 
 const HEADER_LEN: usize = std::mem::size_of::<RawHeader>();
-const _: () = assert!(HEADER_LEN == 328);
-const SECTION_NAMES: [&str; 6] = ["faces", "face geometry", "vertices", "edge equations", "nodes", "references"];
+const _: () = assert!(HEADER_LEN == 344);
+const SECTIONS: usize = 7;
+const SECTION_NAMES: [&str; SECTIONS] =
+    ["faces", "face geometry", "vertices", "edge equations", "nodes", "references", "quick faces"];
 
 /// Checksum of a byte run (4 lanes of multiply–rotate over 64-bit words): detects corruption, not
 /// tampering — hostile files are caught by the structural checks.
@@ -114,25 +118,27 @@ pub fn write_index(terrain: &PolygonTerrain, path: &Path) -> Result<(), IoError>
         return Err(IoError::format(path, "index files are little-endian; this machine is not"));
     }
     let (h, a) = (terrain.header(), terrain.arrays());
-    let parts: [&[u8]; 6] = [
+    let parts: [&[u8]; SECTIONS] = [
         bytemuck::cast_slice(&a.faces),
         bytemuck::cast_slice(&a.geoms),
         bytemuck::cast_slice(&a.verts),
         bytemuck::cast_slice(&a.edges),
         bytemuck::cast_slice(&a.nodes),
         bytemuck::cast_slice(&a.refs),
+        bytemuck::cast_slice(&a.quick),
     ];
-    let counts = [a.faces.len(), a.geoms.len(), a.verts.len(), a.edges.len(), a.nodes.len(), a.refs.len()];
-    let mut sections = [[0u64; 2]; 6];
+    let counts =
+        [a.faces.len(), a.geoms.len(), a.verts.len(), a.edges.len(), a.nodes.len(), a.refs.len(), a.quick.len()];
+    let mut sections = [[0u64; 2]; SECTIONS];
     let mut at = (HEADER_LEN as u64).next_multiple_of(ALIGN);
-    for k in 0..6 {
+    for k in 0..SECTIONS {
         sections[k] = [at, counts[k] as u64];
         at = (at + parts[k].len() as u64).next_multiple_of(ALIGN);
     }
     let file_len = at;
     // Body: the sections with zero padding, exactly as the file holds them after the header.
     let mut body = vec![0u8; (file_len - HEADER_LEN as u64) as usize];
-    for k in 0..6 {
+    for k in 0..SECTIONS {
         let off = sections[k][0] as usize - HEADER_LEN;
         body[off..off + parts[k].len()].copy_from_slice(parts[k]);
     }
@@ -258,6 +264,7 @@ fn open(path: &Path, verify_data: bool) -> Result<PolygonTerrain, IoError> {
         edges: section(&owner, &raw, 3, path)?,
         nodes: section(&owner, &raw, 4, path)?,
         refs: section(&owner, &raw, 5, path)?,
+        quick: section(&owner, &raw, 6, path)?,
     };
     let built = if verify_data {
         PolygonTerrain::from_parts(header, arrays)

@@ -226,8 +226,8 @@ fn index_round_trip_is_zero_copy_and_answers_the_same() {
 
 fn fix_header_sum(bytes: &mut [u8]) {
     // Recompute the header checksum the way a hostile writer would (re-write a valid header).
-    let sum = header_checksum(&bytes[..320]);
-    bytes[320..328].copy_from_slice(&sum.to_le_bytes());
+    let sum = header_checksum(&bytes[..336]);
+    bytes[336..344].copy_from_slice(&sum.to_le_bytes());
 }
 
 /// The format's checksum, restated from the documentation (4 lanes of multiply–rotate).
@@ -304,8 +304,9 @@ fn corrupt_truncated_and_hostile_index_files_are_errors() {
     fix_header_sum(&mut bad);
     assert!(msg(try_open(&bad, false)).contains("version"));
     // An index of an older format (before single-layer marks and face sources in the face
-    // record; before a triangle's edge equations were stored once): rebuild it.
-    for version in [1u32, 2] {
+    // record; before a triangle's edge equations were stored once; before quick face records):
+    // rebuild it.
+    for version in [1u32, 2, 3] {
         let mut old = good.clone();
         old[12..16].copy_from_slice(&version.to_le_bytes());
         fix_header_sum(&mut old);
@@ -327,6 +328,16 @@ fn corrupt_truncated_and_hostile_index_files_are_errors() {
         let _ = t.raycast(&Ray::new(p, DVec3::new(0.1, 0.1, -1.0)), 100.0);
     }
     assert!(t.validate().unwrap_err().to_string().contains("edge equations"));
+    // A quick face record that disagrees with its face record (its equations moved): open_index
+    // answers without a panic, the full check names the fault.
+    let mut bad = good.clone();
+    let quick_at = u64::from_le_bytes(bad[312..320].try_into().unwrap()) as usize;
+    bad[quick_at + 32] ^= 0x40; // a byte of the first edge equation of the first quick record
+    fix_header_sum(&mut bad);
+    let mut t = try_open(&bad, false).unwrap();
+    let _ = t.top_surfaces(&[DVec3::new(3.0, 3.0, 5.0)]);
+    assert!(t.validate().unwrap_err().to_string().contains("quick record"));
+    assert!(msg(try_open(&bad, true)).contains("checksum"));
     // Random byte changes anywhere after the header (checksum bypassed by open_index): an error or
     // a terrain whose queries do not panic.
     let mut rng = 0x1234_5678_u64;
@@ -334,7 +345,7 @@ fn corrupt_truncated_and_hostile_index_files_are_errors() {
         let mut bad = good.clone();
         for _ in 0..4 {
             rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let at = 328 + (rng >> 33) as usize % (bad.len() - 328);
+            let at = 344 + (rng >> 33) as usize % (bad.len() - 344);
             bad[at] = (rng >> 20) as u8;
         }
         if let Ok(t) = try_open(&bad, false) {

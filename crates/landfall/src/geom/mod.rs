@@ -14,16 +14,6 @@ pub(crate) fn prefetch<T>(item: &T) {
     prefetch_ptr(item as *const T);
 }
 
-/// Hints the CPU to fetch every cache line of `item` (a record of up to two lines, 64-aligned).
-#[inline(always)]
-pub(crate) fn prefetch_lines<T>(item: &T) {
-    let p = (item as *const T).cast::<u8>();
-    prefetch_ptr(p);
-    if std::mem::size_of::<T>() > 64 {
-        prefetch_ptr(p.wrapping_add(64));
-    }
-}
-
 /// Hints the CPU to fetch the cache line at `p`, which need not point into anything: a prefetch
 /// never faults and has no effect on program state.
 #[inline(always)]

@@ -6,7 +6,7 @@
 //! of their leaves; height ranges stay as they were (still conservative). A polygon outside the
 //! root rectangle rebuilds the whole quadtree. Edits copy a memory-mapped terrain's arrays first.
 
-use super::face::{add_polygon, overlaps_rect, Face, FaceSet, REMOVED};
+use super::face::{add_polygon, overlaps_rect, Face, FaceSet, QuickFace, REMOVED};
 use super::layer::SeenPairs;
 use super::quadtree::{build_at, graft, leaf, min_gain_area, outward, quadrants};
 use super::{BuildReport, PolygonError, PolygonTerrain};
@@ -42,6 +42,7 @@ impl PolygonTerrain {
             *f = Face { first: f.first + first_vert, ..f.with_edges_moved(first_edge) };
         }
         self.report.faces += set.faces.len();
+        self.arrays.quick.make_mut().extend(set.faces.iter().map(QuickFace::of));
         self.arrays.faces.make_mut().extend_from_slice(&set.faces);
         self.arrays.geoms.make_mut().extend_from_slice(&set.geoms);
         self.arrays.verts.make_mut().extend_from_slice(&set.verts);
@@ -62,7 +63,7 @@ impl PolygonTerrain {
             for f in new {
                 self.sort_in(f);
             }
-            self.refresh_jump();
+            self.refresh_derived();
         }
         Ok(id)
     }
@@ -83,7 +84,10 @@ impl PolygonTerrain {
         let live: Vec<u32> =
             run.iter().copied().filter(|&f| self.arrays.faces[f as usize].flags & REMOVED == 0).collect();
         for &f in &live {
-            self.arrays.faces.make_mut()[f as usize].flags |= REMOVED;
+            let face = &mut self.arrays.faces.make_mut()[f as usize];
+            face.flags |= REMOVED;
+            let quick = QuickFace::of(face);
+            self.arrays.quick.make_mut()[f as usize] = quick;
             self.visit_leaves(f, None, |t, leaf, rect, _| t.take_out(leaf, rect, f));
         }
         self.report.faces -= live.len();

@@ -92,14 +92,106 @@ impl Face {
     /// Upward unit normal of the face's height plane, local frame (vertical faces have none: +Z).
     #[inline]
     pub fn up_normal(&self) -> DVec3 {
-        DVec3::new(-self.slope[0], -self.slope[1], 1.0).normalize()
+        up_normal(&self.slope)
     }
 
     /// Height of the face's plane at local (x, y).
     #[inline]
     pub fn height(&self, x: f64, y: f64) -> f64 {
-        self.slope[0] * x + self.slope[1] * y + self.slope[2]
+        height(&self.slope, x, y)
     }
+}
+
+/// Height of the plane `z = a·x + b·y + c` (`slope = [a, b, c]`) at (x, y).
+#[inline(always)]
+fn height(slope: &[f64; 3], x: f64, y: f64) -> f64 {
+    slope[0] * x + slope[1] * y + slope[2]
+}
+
+/// Upward unit normal of the plane `z = a·x + b·y + c`.
+#[inline(always)]
+fn up_normal(slope: &[f64; 3]) -> DVec3 {
+    DVec3::new(-slope[0], -slope[1], 1.0).normalize()
+}
+
+/// What a vertical query reads of a face, in one cache line: the exact height plane and source
+/// polygon of [`Face`], and for a ground triangle its three edge equations scaled to `|A| + |B| = 1`
+/// and rounded to f32. Those decide whether a point is inside except within a margin of an edge
+/// ([`QuickFace::inside`]); there, and for every other face (more than three vertices, vertical,
+/// removed: their equations are left zero), the exact test of [`Face`] decides. Derived from the
+/// face record by [`QuickFace::of`] alone, so it can be checked against it.
+#[repr(C, align(64))]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct QuickFace {
+    /// The face's height plane, as [`Face::slope`].
+    pub slope: [f64; 3],
+    /// Edge equations `[A, B, C]` of a ground triangle divided by `|A| + |B|`, rounded to f32;
+    /// zeros for any other face.
+    pub edges: [[f32; 3]; 3],
+    /// Index of the input polygon the face came from.
+    pub source: u32,
+}
+
+const _: () = assert!(std::mem::size_of::<QuickFace>() == 64, "a quick face record is one cache line");
+
+impl QuickFace {
+    /// The record of face `f`.
+    pub fn of(f: &Face) -> Self {
+        let mut q = QuickFace { slope: f.slope, edges: [[0.0; 3]; 3], source: f.source };
+        if f.count == 3 && f.is_ground() {
+            let scaled = f.edges.map(|[a, b, c]| {
+                let s = a.abs() + b.abs();
+                [a / s, b / s, c / s]
+            });
+            // The error bound of `inside` needs |C| within 1.5× the size of the face's coordinates
+            // (it is at most their size, up to rounding, for an edge through its vertices).
+            let size = f.bbox.iter().fold(0.0f64, |m, &v| m.max((v as f64).abs()));
+            if scaled.iter().all(|e| e.iter().all(|v| v.is_finite()) && e[2].abs() <= 1.5 * size) {
+                q.edges = scaled.map(|e| e.map(|v| v as f32));
+            }
+        }
+        q
+    }
+
+    /// Whether local (x, y) — given rounded to f32 as `x32`, `y32` — is inside the face: `Some`
+    /// when every scaled edge value is beyond `margin` one way or the other (one outside suffices),
+    /// `None` when one is within it (or the equations are zero) and the exact test must decide.
+    ///
+    /// Why the answer is the exact test's: for a point inside the root rectangle, whose coordinates
+    /// are at most `W` in size, with `|A| + |B| = 1` and `|C| ≤ 1.5·W` (see [`QuickFace::of`]), the
+    /// f32 value differs from the exact scaled one by at most `8.001·2⁻²⁴·W` (rounding of the three
+    /// coefficients, of x and y, of two products and two sums), and the f64 test's own rounding is
+    /// far below that; [`quick_margin`] is `16·2⁻²⁴·W`.
+    #[inline(always)]
+    pub fn inside(&self, x32: f32, y32: f32, margin: f32) -> Option<bool> {
+        let e = self.edges.map(|[a, b, c]| a * x32 + b * y32 + c);
+        if (e[0] > margin) & (e[1] > margin) & (e[2] > margin) {
+            Some(true)
+        } else if (e[0] < -margin) | (e[1] < -margin) | (e[2] < -margin) {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    /// Height of the face's plane at local (x, y), as [`Face::height`].
+    #[inline]
+    pub fn height(&self, x: f64, y: f64) -> f64 {
+        height(&self.slope, x, y)
+    }
+
+    /// Upward unit normal of the face's height plane, as [`Face::up_normal`].
+    #[inline]
+    pub fn up_normal(&self) -> DVec3 {
+        up_normal(&self.slope)
+    }
+}
+
+/// The margin of [`QuickFace::inside`] for points in the root rectangle `root` (local frame):
+/// `2⁻²⁰·W`, `W` the largest coordinate size in it, rounded up; never zero.
+pub fn quick_margin(root: [f64; 4]) -> f32 {
+    let w = root.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    ((w * 2f64.powi(-20)) as f32).next_up().max(f32::MIN_POSITIVE)
 }
 
 /// Does face `f` contain local (x, y) seen along gravity? Bounding box, then the edge equations
@@ -649,6 +741,100 @@ impl PolygonSoup {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// When a quick record answers, its answer is the exact test's: random triangles of every size
+    /// at scales from 10⁻³ to 10⁷, queried at random points, at their vertices, on their edges, a
+    /// few ulps either side of an edge and at multiples of the margin from it. Without the margin
+    /// the f32 values would get some of these points wrong (so the points do probe the bound), and
+    /// the records do answer nearly all random points themselves.
+    #[test]
+    fn quick_faces_agree_with_the_exact_test() {
+        let mut rng = crate::heightfield::workload::SplitMix64::new(11);
+        let (mut checked, mut unsure_random, mut random, mut wrong_without_margin) = (0, 0, 0, 0);
+        for case in 0..3000 {
+            let scale = 10f64.powi(case % 11 - 3);
+            // A root rectangle off the origin now and then (local frames are centred, but edits
+            // and curved frames need not be).
+            let shift = if case % 4 == 0 { scale * rng.range(-0.5, 0.5) } else { 0.0 };
+            let root = [-scale + shift, -scale, scale + shift, scale];
+            let size = scale * 10f64.powi(-((case / 11) % 5)) * 2.0;
+            let centre = DVec2::new(rng.range(root[0], root[2]), rng.range(root[1], root[3]));
+            let corner = |rng: &mut crate::heightfield::workload::SplitMix64| {
+                let p = centre + DVec2::new(rng.range(-0.5, 0.5), rng.range(-0.5, 0.5)) * size;
+                DVec3::new(p.x.clamp(root[0], root[2]), p.y.clamp(root[1], root[3]), rng.range(0.0, 1.0))
+            };
+            let tri = [corner(&mut rng), corner(&mut rng), corner(&mut rng)];
+            let mut set = FaceSet::default();
+            push_face(case as u32, &tri, EDGE_SLACK * 2.0 * scale, &mut set);
+            let face = set.faces[0];
+            if !face.is_ground() {
+                continue;
+            }
+            let quick = QuickFace::of(&face);
+            assert!(quick.edges != [[0.0; 3]; 3], "case {case}: a ground triangle gets a quick record");
+            let margin = quick_margin(root);
+            let mut check = |x: f64, y: f64, counted: bool| {
+                if !(x >= root[0] && x <= root[2] && y >= root[1] && y <= root[3]) {
+                    return;
+                }
+                let exact = contains(&face, &[], x, y);
+                let answer = quick.inside(x as f32, y as f32, margin);
+                assert!(answer.is_none_or(|a| a == exact), "case {case}: ({x}, {y}) quick {answer:?}, exact {exact}");
+                wrong_without_margin += quick.inside(x as f32, y as f32, 0.0).is_some_and(|a| a != exact) as usize;
+                checked += 1;
+                if counted {
+                    random += 1;
+                    unsure_random += answer.is_none() as usize;
+                }
+            };
+            for _ in 0..20 {
+                check(rng.range(root[0], root[2]), rng.range(root[1], root[3]), false);
+                let p = centre + DVec2::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)) * size;
+                check(p.x, p.y, true);
+            }
+            for k in 0..3 {
+                let (a, b) = (tri[k], tri[(k + 1) % 3]);
+                check(a.x, a.y, false);
+                let normal = DVec2::new(a.y - b.y, b.x - a.x).normalize();
+                for _ in 0..6 {
+                    let on = a.lerp(b, rng.range(0.0, 1.0));
+                    for ulps in -3i32..=3 {
+                        let step = |v: f64| if ulps < 0 { v.next_down() } else { v.next_up() };
+                        let (mut x, mut y) = (on.x, on.y);
+                        for _ in 0..ulps.unsigned_abs() {
+                            (x, y) = (step(x), step(y));
+                        }
+                        check(x, y, false);
+                        check(on.x, y, false);
+                    }
+                    for d in [-4.0, -2.0, -1.0, -0.5, -0.25, 0.25, 0.5, 1.0, 2.0, 4.0] {
+                        let p = DVec2::new(on.x, on.y) + normal * (d * margin as f64);
+                        check(p.x, p.y, false);
+                    }
+                }
+            }
+        }
+        assert!(checked > 500_000, "{checked}");
+        assert!(wrong_without_margin > 0, "the f32 values alone never erred: the points do not probe the margin");
+        assert!(unsure_random * 50 < random, "{unsure_random} of {random} random points left to the exact test");
+    }
+
+    /// Faces that are not ground triangles get no quick equations: the exact test decides for them.
+    #[test]
+    fn quick_records_leave_other_faces_to_the_exact_test() {
+        let quad = [DVec3::ZERO, DVec3::X, DVec3::new(1.0, 1.0, 0.0), DVec3::Y];
+        let wall = [DVec3::ZERO, DVec3::X, DVec3::new(1.0, 0.0, 1.0)];
+        let mut set = FaceSet::default();
+        push_face(0, &quad, 0.0, &mut set);
+        push_face(1, &wall, 0.0, &mut set);
+        push_face(2, &quad[..3], 0.0, &mut set);
+        set.faces[2].flags |= REMOVED;
+        for f in &set.faces {
+            let q = QuickFace::of(f);
+            assert_eq!((q.slope, q.source, q.edges), (f.slope, f.source, [[0.0; 3]; 3]));
+            assert_eq!(q.inside(0.25, 0.5, quick_margin([0.0, 0.0, 1.0, 1.0])), None);
+        }
+    }
 
     #[test]
     fn convexity() {

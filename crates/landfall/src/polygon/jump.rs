@@ -79,7 +79,7 @@ impl Jump {
     /// Index of the cell of `lines` (guarded, see [`Jump::xs`]) holding `x`, from the guess
     /// `(x − origin)·scale` (the caller checked `x` is within the root, so the guess is in
     /// `[0, n]`; a rounded guess is put right by the comparisons).
-    #[inline]
+    #[inline(always)]
     fn find(lines: &[f64], n: usize, origin: f64, scale: f64, x: f64) -> usize {
         // Through i32: one conversion instruction (f64 → usize takes a dozen).
         let mut g = (((x - origin) * scale) as i32 as usize).min(n - 1);
@@ -100,7 +100,7 @@ impl Jump {
     }
 
     /// The node to continue the descent from for local (x, y) inside the root.
-    #[inline]
+    #[inline(always)]
     pub fn start(&self, x: f64, y: f64) -> usize {
         let i = Self::find(&self.xs, self.n, self.origin[0], self.scale[0], x);
         let j = Self::find(&self.ys, self.n, self.origin[1], self.scale[1], y);

@@ -24,7 +24,7 @@ mod triangles;
 mod vertical;
 
 pub use curved::{CurvedFrame, CurvedTerrain};
-pub use face::{Face, FaceGeom, PolygonSoup, EDGE_SLACK, MAX_FACE_VERTICES, REMOVED, VERTICAL};
+pub use face::{Face, FaceGeom, PolygonSoup, QuickFace, EDGE_SLACK, MAX_FACE_VERTICES, REMOVED, VERTICAL};
 pub use quadtree::{CutRule, Node, QuadtreeParams, INLINE_REFS, INTERNAL, MAX_DEPTH_LIMIT, SINGLE_LAYER};
 pub use stats::QuadtreeStats;
 pub use vertical::{BATCH_LANES, SURFACE_EPS};
@@ -32,7 +32,7 @@ pub use vertical::{BATCH_LANES, SURFACE_EPS};
 use crate::flat::Flat;
 use crate::frame::Frame;
 use crate::geom::Aabb;
-use face::FaceSet;
+use face::{quick_margin, FaceSet};
 use glam::DVec3;
 use layer::Layering;
 use rayon::prelude::*;
@@ -138,6 +138,8 @@ pub struct Arrays {
     pub faces: Flat<Face>,
     /// Per face: normal, plane offset, height range, source polygon.
     pub geoms: Flat<FaceGeom>,
+    /// Per face: what a vertical query reads first (one cache line), derived from `faces`.
+    pub quick: Flat<QuickFace>,
     /// Face vertices, local frame.
     pub verts: Flat<[f64; 3]>,
     /// Face edge equations `[A, B, C]`, local frame, `A·x + B·y + C ≥ 0` inside.
@@ -173,6 +175,8 @@ pub struct PolygonTerrain {
     report: BuildReport,
     /// Derived from the tree (halves cuts only), rebuilt whenever the tree changes.
     jump: Option<jump::Jump>,
+    /// The margin of [`QuickFace::inside`] for the root rectangle, derived with `jump`.
+    margin: f32,
     /// Face indices sorted by source polygon (faces are stored in spatial order, see `order.rs`):
     /// made by the first removal, extended by insertions, empty until then.
     by_source: Vec<u32>,
@@ -312,8 +316,16 @@ impl PolygonTerrain {
             )));
         }
         let header = Header { frame, center, root: [0.0; 4], params, polygons: soup.len() as u32, slack };
-        let mut terrain =
-            Self { header, arrays: Arrays::default(), report, jump: None, by_source: Vec::new(), validated: true };
+        let mut terrain = Self {
+            header,
+            arrays: Arrays::default(),
+            report,
+            jump: None,
+            margin: 0.0,
+            by_source: Vec::new(),
+            validated: true,
+        };
+        terrain.arrays.quick = quick_faces(&set.faces).into();
         terrain.arrays.faces = set.faces.into();
         terrain.arrays.geoms = set.geoms.into();
         terrain.arrays.verts = set.verts.into();
@@ -362,14 +374,16 @@ impl PolygonTerrain {
         self.header.root = root;
         self.arrays.nodes = tree.nodes.into();
         self.arrays.refs = tree.refs.into();
-        self.refresh_jump();
+        self.refresh_derived();
         Ok(())
     }
 
-    /// Recomputes the derived jump table after the tree changed.
-    pub(crate) fn refresh_jump(&mut self) {
+    /// Recomputes what is derived from the tree (the jump table, the quick faces' margin) after it
+    /// changed.
+    pub(crate) fn refresh_derived(&mut self) {
         self.jump =
             (self.header.params.cuts == CutRule::Halves).then(|| jump::Jump::new(&self.arrays.nodes, self.header.root));
+        self.margin = quick_margin(self.header.root);
     }
 
     /// Reassembles a terrain from stored parts (an index file), checking every stored index
@@ -389,7 +403,8 @@ impl PolygonTerrain {
     /// the first edit (or call [`PolygonTerrain::validate`]).
     pub fn from_parts_unchecked(header: Header, arrays: Arrays) -> Result<Self, PolygonError> {
         validate_header(&header)?;
-        if arrays.nodes.is_empty() || arrays.geoms.len() != arrays.faces.len() {
+        let n = arrays.faces.len();
+        if arrays.nodes.is_empty() || arrays.geoms.len() != n || arrays.quick.len() != n {
             return Err(PolygonError::Corrupt("no quadtree nodes, or face arrays of different lengths".into()));
         }
         let faces = &arrays.faces;
@@ -399,8 +414,8 @@ impl PolygonTerrain {
             vertical: 0,
             ..BuildReport::default()
         };
-        let mut t = Self { header, arrays, report, jump: None, by_source: Vec::new(), validated: false };
-        t.refresh_jump();
+        let mut t = Self { header, arrays, report, jump: None, margin: 0.0, by_source: Vec::new(), validated: false };
+        t.refresh_derived();
         Ok(t)
     }
 
@@ -617,6 +632,12 @@ fn validate(h: &Header, a: &Arrays) -> Result<(), PolygonError> {
     if let Some(k) = a.faces.iter().zip(a.geoms.iter()).position(|(f, g)| f.source != g.source) {
         return bad(format!("face {k}'s two records name different source polygons"));
     }
+    if a.quick.len() != a.faces.len() {
+        return bad(format!("{} faces but {} quick face records", a.faces.len(), a.quick.len()));
+    }
+    if let Some(k) = a.faces.par_iter().zip(a.quick.par_iter()).position_any(|(f, q)| QuickFace::of(f) != *q) {
+        return bad(format!("face {k}'s quick record does not match its face record"));
+    }
     let n = a.nodes.len();
     if n == 0 {
         return bad("no quadtree nodes".into());
@@ -657,4 +678,9 @@ fn validate(h: &Header, a: &Arrays) -> Result<(), PolygonError> {
         return bad(format!("a leaf references face {r} of {}", a.faces.len()));
     }
     Ok(())
+}
+
+/// The quick records of `faces`, in parallel.
+pub(crate) fn quick_faces(faces: &[Face]) -> Vec<QuickFace> {
+    faces.par_iter().with_min_len(4096).map(QuickFace::of).collect()
 }

@@ -21,7 +21,7 @@ pub struct QuadtreeStats {
     pub max_leaf: usize,
     /// Bytes of the quadtree (nodes and references).
     pub tree_bytes: usize,
-    /// Bytes of the faces themselves (records, vertices, edge equations).
+    /// Bytes of the faces themselves (face and quick records, vertices, edge equations).
     pub face_bytes: usize,
     /// Expected containment tests per query: faces per leaf averaged with leaf areas as weights
     /// (QOTA Table 4, last column).
@@ -48,6 +48,7 @@ impl PolygonTerrain {
             max_leaf: 0,
             tree_bytes: std::mem::size_of_val(&*a.nodes) + std::mem::size_of_val(&*a.refs),
             face_bytes: std::mem::size_of_val(&*a.faces)
+                + std::mem::size_of_val(&*a.quick)
                 + std::mem::size_of_val(&*a.verts)
                 + std::mem::size_of_val(&*a.edges),
             expected_tests: 0.0,

@@ -1,7 +1,9 @@
 //! Vertical queries (QOTA's "Accessing terrain data"): find the leaf with two comparisons per level,
-//! then for each polygon of the leaf a bounding-box check, the edge equations and the plane.
+//! then for each polygon of the leaf the edge equations and the plane — read from its one-line
+//! [`QuickFace`] record, and from its full [`Face`](super::Face) record only near an edge or for a face that is
+//! not a ground triangle.
 
-use super::face::{contains, Face};
+use super::face::{contains, QuickFace};
 use super::quadtree::{Node, MAX_DEPTH_LIMIT};
 use super::PolygonTerrain;
 use crate::geom::{SurfacePoint, TriangleId};
@@ -38,7 +40,10 @@ impl PolygonTerrain {
         if !(x >= r[0] && x <= r[2] && y >= r[1] && y <= r[3]) {
             return None;
         }
-        Some(self.jump.as_ref().map_or(0, |j| j.start(x, y)))
+        Some(match &self.jump {
+            Some(j) => j.start(x, y),
+            None => 0,
+        })
     }
 
     /// The leaf holding local (x, y) below node `start` (which holds it).
@@ -56,17 +61,29 @@ impl PolygonTerrain {
         None
     }
 
-    /// Does face `f` contain local (x, y)? See [`contains`].
-    #[inline]
-    pub(crate) fn face_contains(&self, f: &Face, x: f64, y: f64) -> bool {
-        contains(f, &self.arrays.edges, x, y)
+    /// Does face `r`, whose quick record is `q`, contain local (x, y), a point inside the root
+    /// rectangle? The quick record decides unless the point is within its margin of an edge; then
+    /// the exact test does ([`contains`]).
+    #[inline(always)]
+    fn quick_contains(&self, q: &QuickFace, r: u32, x: f64, y: f64) -> bool {
+        match q.inside(x as f32, y as f32, self.margin) {
+            Some(inside) => inside,
+            None => self.exact_contains(r, x, y),
+        }
+    }
+
+    /// The exact test of face `r` (out of line: rare, and kept out of the hot loop's registers).
+    #[cold]
+    #[inline(never)]
+    fn exact_contains(&self, r: u32, x: f64, y: f64) -> bool {
+        self.arrays.faces.get(r as usize).is_some_and(|f| contains(f, &self.arrays.edges, x, y))
     }
 
     /// Calls `visit(local_z, index, face)` for every face containing the vertical line through
     /// local (x, y), in no particular order; in a single-layer leaf only for the first (any other is
     /// on a shared edge or vertex, at the same height within [`SURFACE_EPS`]).
     #[inline]
-    pub(crate) fn for_each_crossing<'a>(&'a self, x: f64, y: f64, visit: impl FnMut(f64, u32, &'a Face)) {
+    pub(crate) fn for_each_crossing<'a>(&'a self, x: f64, y: f64, visit: impl FnMut(f64, u32, &'a QuickFace)) {
         if let Some(leaf) = self.leaf_node(x, y) {
             self.for_each_crossing_in(leaf, x, y, visit);
         }
@@ -74,14 +91,14 @@ impl PolygonTerrain {
 
     /// [`for_each_crossing`](Self::for_each_crossing) in `leaf`, the leaf holding local (x, y).
     #[inline]
-    fn for_each_crossing_in<'a>(&'a self, leaf: &Node, x: f64, y: f64, mut visit: impl FnMut(f64, u32, &'a Face)) {
+    fn for_each_crossing_in<'a>(&'a self, leaf: &Node, x: f64, y: f64, mut visit: impl FnMut(f64, u32, &'a QuickFace)) {
         let Some(refs) = leaf.leaf_refs(&self.arrays.refs) else { return };
-        let faces = &*self.arrays.faces;
+        let quick = &*self.arrays.quick;
         let single = leaf.is_single_layer();
         for &r in refs {
-            let Some(f) = faces.get(r as usize) else { continue };
-            if self.face_contains(f, x, y) {
-                visit(f.height(x, y), r, f);
+            let Some(q) = quick.get(r as usize) else { continue };
+            if self.quick_contains(q, r, x, y) {
+                visit(q.height(x, y), r, q);
                 if single {
                     return;
                 }
@@ -91,9 +108,9 @@ impl PolygonTerrain {
 
     /// The world surface point for local height `z` of face `f` on the vertical line through world
     /// `p` (whose local position is `l`): `p` moved along gravity, so x and y are kept exactly when
-    /// gravity is −Z. Read from the face record alone (the one just tested), not its geometry.
+    /// gravity is −Z. Read from the quick record alone (the one just tested).
     #[inline]
-    fn surface_point(&self, p: DVec3, l: DVec3, z: f64, f: &Face) -> SurfacePoint {
+    fn surface_point(&self, p: DVec3, l: DVec3, z: f64, f: &QuickFace) -> SurfacePoint {
         let frame = &self.header.frame;
         let point =
             if frame.is_z_up() { DVec3::new(p.x, p.y, z + self.header.center.z) } else { p + frame.up() * (z - l.z) };
@@ -106,7 +123,7 @@ impl PolygonTerrain {
     pub fn surfaces_at<'t>(&'t self, p: DVec3, mut visit: impl FnMut(SurfacePoint)) {
         let l = self.to_local_point(p);
         sorted_unique(
-            |add: &mut dyn FnMut(f64, u32, Option<&'t Face>)| {
+            |add: &mut dyn FnMut(f64, u32, Option<&'t QuickFace>)| {
                 self.for_each_crossing(l.x, l.y, |z, r, f| add(z, r, Some(f)))
             },
             |z, _, f| f.into_iter().for_each(|f| visit(self.surface_point(p, l, z, f))),
@@ -123,7 +140,7 @@ impl PolygonTerrain {
     /// [`pick`](Self::pick) in `leaf`, the leaf holding `p` (whose local position is `l`).
     #[inline]
     fn pick_in(&self, leaf: &Node, p: DVec3, l: DVec3, pick: Pick) -> Option<SurfacePoint> {
-        let mut best: Option<(f64, u32, &Face)> = None;
+        let mut best: Option<(f64, u32, &QuickFace)> = None;
         self.for_each_crossing_in(leaf, l.x, l.y, |z, r, f| {
             if pick.accepts(l.z, z) && best.is_none_or(|(bz, br, _)| pick.prefers(z, bz) || (z == bz && r < br)) {
                 best = Some((z, r, f));
@@ -172,7 +189,7 @@ impl PolygonTerrain {
     pub fn has_ground(&self, p: DVec3) -> bool {
         let l = self.to_local_point(p);
         let Some(refs) = self.leaf_at(l.x, l.y) else { return false };
-        refs.iter().any(|&r| self.arrays.faces.get(r as usize).is_some_and(|f| self.face_contains(f, l.x, l.y)))
+        refs.iter().any(|&r| self.arrays.quick.get(r as usize).is_some_and(|q| self.quick_contains(q, r, l.x, l.y)))
     }
 
     /// QOTA's shadow use: with this terrain built with the light's direction as its "gravity", is
@@ -310,7 +327,7 @@ impl<'a> Lanes<'a> {
     /// Answers every point of the slice into `out`.
     fn run<T: Copy>(mut self, out: &mut [T], none: T, answer: &impl Fn(&Node, DVec3, DVec3) -> T) {
         let t = self.terrain;
-        let (nodes, faces) = (&*t.arrays.nodes, &*t.arrays.faces);
+        let (nodes, quick) = (&*t.arrays.nodes, &*t.arrays.quick);
         let mut lanes = [None; BATCH_LANES];
         for lane in lanes.iter_mut() {
             *lane = self.start(out, none);
@@ -325,8 +342,8 @@ impl<'a> Lanes<'a> {
                     Some(node) if lane.at_leaf => Some(answer(node, self.points[lane.index], lane.l)),
                     Some(node) if node.is_leaf() => {
                         for &f in node.leaf_refs(&t.arrays.refs).unwrap_or(&[]) {
-                            if let Some(f) = faces.get(f as usize) {
-                                crate::geom::prefetch_lines(f);
+                            if let Some(q) = quick.get(f as usize) {
+                                crate::geom::prefetch(q);
                             }
                         }
                         lane.at_leaf = true;
