@@ -1,6 +1,7 @@
 //! Casts one ray set many times, for a profiler: `cargo run --release -p landfall-bench --example
 //! profile_rays -- [oblique|los|vertical|diagonal] [size]`. Env: `REPS` passes over the set, `HOT=k`
-//! the first k rays only (data in cache), `LEAF=n` the pyramid's leaf size. Prints the time per ray
+//! the first k rays only (data in cache), `LEAF=n` the pyramid's leaf size, `DUMP=path` writes every
+//! hit (t, point, triangle) to a file, to compare two builds ray by ray. Prints the time per ray
 //! and a digest of every hit, to check that a change to the walk left the answers bit for bit.
 
 use landfall::heightfield::workload as sets;
@@ -46,6 +47,15 @@ fn main() {
                 digest ^= id_hash(&h.triangle);
             }
         }
+    }
+    if let Ok(path) = std::env::var("DUMP") {
+        let lines: Vec<String> = set
+            .iter()
+            .map(|(r, m)| {
+                t.hf.raycast(r, *m).map_or("-".into(), |h| format!("{:?} {:?} {:?}", h.t, h.point, h.triangle))
+            })
+            .collect();
+        std::fs::write(path, lines.join("\n")).unwrap();
     }
     let per = start.elapsed().as_secs_f64() / (reps * set.len()) as f64;
     #[cfg(feature = "stats")]

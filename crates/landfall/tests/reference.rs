@@ -110,6 +110,27 @@ fn ref_hits(tris: &[(TriangleId, [DVec3; 3])], o: DVec3, d: DVec3, max_t: f64) -
     out
 }
 
+/// Larger terrains without holes (30–70 samples a side, leaves of 1–2 cells: deep pyramids), rough
+/// or smooth (hills with a little noise, over which rays clear whole nodes).
+fn deep_case_strategy() -> impl Strategy<Value = Case> {
+    (30usize..70, 30usize..70, 0u8..3, 1usize..3, 0.5f64..2.0, 0.5f64..2.0, 0.0f32..1.0).prop_flat_map(
+        |(nx, ny, dg, leaf, dx, dy, rough)| {
+            proptest::collection::vec(-1.0f32..1.0, nx * ny).prop_map(move |noise| {
+                let h = (0..nx * ny)
+                    .map(|k| {
+                        let (i, j) = ((k % nx) as f32, (k / nx) as f32);
+                        10.0 * (i / 7.0).sin() * (j / 9.0).cos() + 20.0 * rough * noise[k]
+                    })
+                    .collect();
+                let diagonal =
+                    [Diagonal::Alternating, Diagonal::SouthWestNorthEast, Diagonal::SouthEastNorthWest][dg as usize];
+                let mask = vec![false; (nx - 1) * (ny - 1)];
+                Case { nx, ny, h, mask, origin: (-30.0, 12.5), spacing: (dx, dy), diagonal, leaf }
+            })
+        },
+    )
+}
+
 fn case_strategy(with_holes: bool) -> impl Strategy<Value = Case> {
     (
         2usize..20,
@@ -251,6 +272,27 @@ proptest! {
             if d.length() < 1e-3 { continue; }
             let o = DVec3::new(c.origin.0 + a * w, c.origin.1 + b * hgt, z);
             check_ray(&c, &hf, &tris, o, d, max_t)?;
+        }
+    }
+
+    /// Lines of sight on terrains deep enough for a pyramid of five to seven levels: rays between
+    /// two points a little above (or below) the ground start inside the height slab, so the walk
+    /// starts at a leaf and climbs as nodes are pruned — across many levels and every kind of
+    /// parent boundary.
+    #[test]
+    fn lines_of_sight_on_deep_pyramids_match_reference(c in deep_case_strategy(), rays in proptest::collection::vec((0.0f64..1.0, 0.0f64..1.0, 0.0f64..1.0, 0.0f64..1.0, -0.5f64..3.0, -0.5f64..3.0), 12)) {
+        let hf = c.build();
+        let tris = c.triangles();
+        let (w, hgt) = ((c.nx - 1) as f64 * c.spacing.0, (c.ny - 1) as f64 * c.spacing.1);
+        let at = |a: f64, b: f64, up: f64| {
+            let (x, y) = (c.origin.0 + a * w, c.origin.1 + b * hgt);
+            DVec3::new(x, y, hf.height_at(x, y).unwrap_or(0.0) + up)
+        };
+        for (a0, b0, a1, b1, up0, up1) in rays {
+            let (o, target) = (at(a0, b0, up0), at(a1, b1, up1));
+            if (target - o).length() < 1e-3 { continue; }
+            check_ray(&c, &hf, &tris, o, target - o, 1.0)?;
+            check_ray(&c, &hf, &tris, o, target - o, f64::INFINITY)?;
         }
     }
 

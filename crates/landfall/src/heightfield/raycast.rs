@@ -3,9 +3,10 @@
 //!
 //! **Traversal.** The ray is first clipped to the grid rectangle and to the terrain's height slab.
 //! The descent starts at the lowest pyramid level whose nodes are as wide as what remains of the
-//! ray, and is stackless: test the node the ray is in; when the ray may cross its height range,
-//! descend into the child that holds the ray; otherwise (or after walking a leaf) step to the next
-//! node at the same level and ascend while that step left the parent. t only grows.
+//! ray (at the leaf under its start when it starts near the ground), and is stackless: test the
+//! node the ray is in; when the ray may cross its height range, descend into the child that holds
+//! the ray; otherwise (or after walking a leaf) step to the next node at the same level and ascend
+//! while that step left the parent. t only grows.
 //!
 //! **Watertightness.** Along the ray, the walk visits a sequence of intervals, each inside one
 //! triangle (split at cell edges and at the cell diagonal). On each the gap
@@ -325,6 +326,7 @@ impl Heightfield {
         }
         let zmag = max(w.z(t0).abs(), w.z(t1).abs()).min(1e300);
         w.prune_eps = 1e-9 * (1.0 + lo.abs().max(hi.abs()) + zmag);
+        let t_grid = t0;
         if w.dz != 0.0 {
             let (ta, tb) = ((lo - w.prune_eps - w.z0) / w.dz, (hi + w.prune_eps - w.z0) / w.dz);
             t0 = max(t0, min(ta, tb));
@@ -342,9 +344,23 @@ impl Heightfield {
         while top + 1 < self.pyramid.depth() && to_f(self.pyramid.level(top).span) < extent {
             top += 1;
         }
-        let mut k = top;
+        // A ray that starts near the ground (inside the height slab, within a sixteenth of the
+        // terrain's relief of the height range of the leaf under its start: a line of sight, a ray
+        // from a walker) starts at that leaf and climbs as nodes are pruned: a descent from `top`
+        // would test two nodes per level on the way down to the surface it starts on (a fifth of a
+        // line-of-sight ray's instructions). Any other ray starts at `top`, from where most of it
+        // is pruned at once (a ray entering the slab from above, or skimming high over the ground).
+        // (The leaf under the start; its ancestor at level k is a shift away, as spans double.)
+        let leaf = self.pyramid.level(0);
+        let (li, lj) = (cell_along(w.u(t0), du, 0, ncx) / leaf.span, cell_along(w.v(t0), dv, 0, ncy) / leaf.span);
+        let near_ground = t0 == t_grid && {
+            let (nlo, nhi) = self.pyramid.range(leaf, li, lj);
+            let (z, reach) = (w.z(t0), (hi - lo) * (1.0 / 16.0));
+            z >= nlo - reach && z <= nhi + reach
+        };
+        let mut k = if near_ground { 0 } else { top };
         let lv = self.pyramid.level(k);
-        let (mut bi, mut bj) = (cell_along(w.u(t0), du, 0, ncx) / lv.span, cell_along(w.v(t0), dv, 0, ncy) / lv.span);
+        let (mut bi, mut bj) = (li >> k, lj >> k);
         // Incremental DDA per axis: t at which the ray leaves the current node (`x`), and the t it
         // takes to cross one node of the current level (`d`); ∞ on an axis the ray does not move
         // along. Descending halves `d` and moves `x` to the mid-line when the ray is in the near
