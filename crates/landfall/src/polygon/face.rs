@@ -11,10 +11,11 @@ pub const VERTICAL: u16 = 1;
 /// Face flag: removed by an edit; referenced by no leaf.
 pub const REMOVED: u16 = 2;
 
-/// A convex face in the local frame (gravity −Z): what a vertical query reads — height plane (the
-/// normal follows from it), the first three edge equations (all of a triangle's), a bounding box for
-/// quick rejection, the source polygon — in two adjacent cache lines (128 bytes). The rest of QOTA's
-/// Table 1 record is in [`FaceGeom`].
+/// A convex face in the local frame (gravity −Z): the exact containment test and plane — height
+/// plane (the normal follows from it), the first three edge equations (all of a triangle's), a
+/// bounding box for quick rejection, the source polygon — in two adjacent cache lines (128 bytes).
+/// Vertical queries read the face's [`QuickFace`] first, and this record only near an edge or for a
+/// face that is not a ground triangle. The rest of QOTA's Table 1 record is in [`FaceGeom`].
 #[repr(C, align(64))]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct Face {

@@ -24,7 +24,9 @@ mod triangles;
 mod vertical;
 
 pub use curved::{CurvedFrame, CurvedTerrain};
-pub use face::{Face, FaceGeom, PolygonSoup, QuickFace, EDGE_SLACK, MAX_FACE_VERTICES, REMOVED, VERTICAL};
+pub use face::{
+    quick_margin, Face, FaceGeom, PolygonSoup, QuickFace, EDGE_SLACK, MAX_FACE_VERTICES, REMOVED, VERTICAL,
+};
 pub use quadtree::{CutRule, Node, QuadtreeParams, INLINE_REFS, INTERNAL, MAX_DEPTH_LIMIT, SINGLE_LAYER};
 pub use stats::QuadtreeStats;
 pub use vertical::{BATCH_LANES, SURFACE_EPS};
@@ -32,7 +34,7 @@ pub use vertical::{BATCH_LANES, SURFACE_EPS};
 use crate::flat::Flat;
 use crate::frame::Frame;
 use crate::geom::Aabb;
-use face::{quick_margin, FaceSet};
+use face::FaceSet;
 use glam::DVec3;
 use layer::Layering;
 use rayon::prelude::*;
