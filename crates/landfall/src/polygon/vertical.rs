@@ -1,7 +1,7 @@
 //! Vertical queries (QOTA's "Accessing terrain data"): find the leaf with two comparisons per level,
 //! then for each polygon of the leaf the edge equations and the plane — read from its one-line
-//! [`QuickFace`] record, and from its full [`Face`](super::Face) record only near an edge or for a face that is
-//! not a ground triangle.
+//! [`QuickFace`] record, and from its full [`Face`](super::Face) record only near an edge or for a
+//! face that is not a ground triangle.
 
 use super::face::{contains, QuickFace};
 use super::quadtree::{Node, MAX_DEPTH_LIMIT};
@@ -188,8 +188,9 @@ impl PolygonTerrain {
     /// hole (a wall's footprint, a lake) has none, so a move there can be refused.
     pub fn has_ground(&self, p: DVec3) -> bool {
         let l = self.to_local_point(p);
-        let Some(refs) = self.leaf_at(l.x, l.y) else { return false };
-        refs.iter().any(|&r| self.arrays.quick.get(r as usize).is_some_and(|q| self.quick_contains(q, r, l.x, l.y)))
+        let mut ground = false;
+        self.for_each_crossing(l.x, l.y, |_, _, _| ground = true);
+        ground
     }
 
     /// QOTA's shadow use: with this terrain built with the light's direction as its "gravity", is
