@@ -11,18 +11,24 @@ use super::quadtree::Node;
 /// Deepest level the table covers (256 × 256 cells, 256 KiB: stays in L2 cache).
 pub const JUMP_LEVEL: u32 = 8;
 
+/// Cells of the table along each axis.
+const N: usize = 1 << JUMP_LEVEL;
+
 /// See the [module docs](self).
+///
+/// The arrays have fixed sizes, so that a lookup (a cell index clamped to `N − 1`) needs no
+/// bounds checks.
 #[derive(Clone, Debug)]
 pub struct Jump {
-    n: usize,
     /// The grid lines along x and y, except that the first is −∞ and the last +∞ (a point inside
-    /// the root is then never left of line 0 or right of line n, without a bounds test).
-    xs: Vec<f64>,
-    ys: Vec<f64>,
+    /// the root is then never left of line 0 or right of line `N`, without a bounds test).
+    xs: Box<[f64; N + 1]>,
+    ys: Box<[f64; N + 1]>,
     /// The root's south-west corner and cells per unit length: a first guess of a point's cell.
     origin: [f64; 2],
     scale: [f64; 2],
-    cells: Vec<u32>,
+    /// The node of each cell, row by row from the south-west.
+    cells: Box<[u32; N * N]>,
 }
 
 /// The 2^level + 1 lines of `[lo, hi]` cut in halves `level` times, as the quadtree computes them.
@@ -44,10 +50,9 @@ impl Jump {
     /// [`JUMP_LEVEL`] levels, each filling the block of cells it covers (indices checked: the tree
     /// may come from an unvalidated file).
     pub fn new(nodes: &[Node], root: [f64; 4]) -> Self {
-        let level = JUMP_LEVEL;
-        let n = 1usize << level;
+        let (level, n) = (JUMP_LEVEL, N);
         let (xs, ys) = (lines(root[0], root[2], level), lines(root[1], root[3], level));
-        let mut cells = vec![0u32; n * n];
+        let mut cells: Box<[u32; N * N]> = vec![0u32; N * N].into_boxed_slice().try_into().expect("N² cells");
         // (node, level, first cell column, first cell row).
         let mut stack = vec![(0usize, 0u32, 0usize, 0usize)];
         let mut visits = nodes.len().min(4 * n * n);
@@ -68,27 +73,26 @@ impl Jump {
             }
         }
         let w = [(root[2] - root[0]).max(f64::MIN_POSITIVE), (root[3] - root[1]).max(f64::MIN_POSITIVE)];
-        let guarded = |mut v: Vec<f64>| {
+        let guarded = |v: Vec<f64>| {
+            let mut v: Box<[f64; N + 1]> = v.into_boxed_slice().try_into().expect("N + 1 lines");
             (v[0], v[n]) = (f64::NEG_INFINITY, f64::INFINITY);
             v
         };
         let (origin, scale) = ([root[0], root[1]], [n as f64 / w[0], n as f64 / w[1]]);
-        Self { n, xs: guarded(xs), ys: guarded(ys), origin, scale, cells }
+        Self { xs: guarded(xs), ys: guarded(ys), origin, scale, cells }
     }
 
     /// Index of the cell of `lines` (guarded, see [`Jump::xs`]) holding `x`, from the guess
     /// `(x − origin)·scale` (the caller checked `x` is within the root, so the guess is in
-    /// `[0, n]`; a rounded guess is put right by the comparisons).
+    /// `[0, N]`; a rounded guess is put right by the comparisons).
     #[inline(always)]
-    fn find(lines: &[f64], n: usize, origin: f64, scale: f64, x: f64) -> usize {
+    fn find(lines: &[f64; N + 1], origin: f64, scale: f64, x: f64) -> usize {
         // Through i32: one conversion instruction (f64 → usize takes a dozen).
-        let mut g = (((x - origin) * scale) as i32 as usize).min(n - 1);
+        let mut g = (((x - origin) * scale) as i32 as usize).min(N - 1);
         // The guess holds nearly always: one test of both lines, then a walk when rounding put it
         // a cell off.
-        if let (Some(&lo), Some(&hi)) = (lines.get(g), lines.get(g + 1)) {
-            if x >= lo && x < hi {
-                return g;
-            }
+        if x >= lines[g] && x < lines[g + 1] {
+            return g;
         }
         while x < lines[g] {
             g -= 1;
@@ -102,8 +106,8 @@ impl Jump {
     /// The node to continue the descent from for local (x, y) inside the root.
     #[inline(always)]
     pub fn start(&self, x: f64, y: f64) -> usize {
-        let i = Self::find(&self.xs, self.n, self.origin[0], self.scale[0], x);
-        let j = Self::find(&self.ys, self.n, self.origin[1], self.scale[1], y);
-        self.cells[j * self.n + i] as usize
+        let i = Self::find(&self.xs, self.origin[0], self.scale[0], x);
+        let j = Self::find(&self.ys, self.origin[1], self.scale[1], y);
+        self.cells[j * N + i] as usize
     }
 }

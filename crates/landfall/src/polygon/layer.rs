@@ -13,18 +13,18 @@ use super::vertical::SURFACE_EPS;
 
 /// A small direct-mapped memory of face pairs found apart: neighbouring leaves share most of their
 /// faces, so the same pairs come up again and again during a build.
-pub(crate) struct SeenPairs([u64; 256]);
+pub(crate) struct SeenPairs([u64; 1024]);
 
 impl Default for SeenPairs {
     fn default() -> Self {
-        Self([0; 256])
+        Self([0; 1024])
     }
 }
 
 impl SeenPairs {
     /// Slot of pair key `key` (`larger << 32 | smaller`, never 0).
     fn slot(key: u64) -> usize {
-        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as usize
+        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize
     }
 
     fn contains(&self, key: u64) -> bool {
