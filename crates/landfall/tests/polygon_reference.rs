@@ -827,3 +827,64 @@ fn quads_keep_their_edge_equations_across_build_chunks_and_edits() {
         assert!((z - top).abs() < 1e-9, "({x}, {y}): {z}");
     }
 }
+
+/// Meshes whose every inner edge is shared, walked once each way, and that still overlap
+/// themselves seen from above: a TIN with a copy of its south-west quarter 2 m up (same x, y), a helicoid ramp of
+/// one and a half turns, and a TIN with a flap folded back over it. Leaves there must not be taken
+/// for one layer (the sealed-face test has to see two faces around each centre of theirs), while
+/// the plain parts of the same meshes still are. Every surface, everywhere, against the reference.
+#[test]
+fn sealed_meshes_that_overlap_themselves_keep_every_layer() {
+    let ground = |x: f64, y: f64| 0.3 * x - 0.2 * y + 0.05 * x * y;
+    let mut doubled = tin_grid(6, ground);
+    doubled.extend(tin_grid(3, |x, y| ground(x, y) + 2.0));
+
+    // Between radii 1 and 3 (two rings), 16 steps a turn, rising 4 m a turn.
+    let (steps, rings) = (24, [1.0, 2.0, 3.0]);
+    let at = |r: f64, k: usize| {
+        let a = k as f64 * std::f64::consts::TAU / 16.0;
+        DVec3::new(r * a.cos(), r * a.sin(), 4.0 * a / std::f64::consts::TAU)
+    };
+    let mut ramp = Vec::new();
+    for k in 0..steps {
+        for w in rings.windows(2) {
+            // Two triangles per (non-planar) quad.
+            let (a, b, c, d) = (at(w[0], k), at(w[1], k), at(w[1], k + 1), at(w[0], k + 1));
+            ramp.extend([vec![a, b, c], vec![a, c, d]]);
+        }
+    }
+
+    // A 6 × 6 TIN whose middle row of squares is lifted 1 m and folded back: its far edge stays
+    // joined to the next row, its near edge is carried over the row before it.
+    let mut folded = Vec::new();
+    let v = |x: f64, y: f64, z: f64| DVec3::new(x, y, z);
+    for j in 0..6 {
+        for i in 0..6 {
+            let (x, y) = (i as f64, j as f64);
+            let (y0, z0, y1, z1) = match j {
+                3 => (2.0, 1.5, 4.0, 1.0), // the flap: from y = 4 back over y = 2 … 3
+                _ => (y, 1.0 * (j >= 4) as u8 as f64, y + 1.0, 1.0 * (j >= 3) as u8 as f64),
+            };
+            folded.push(vec![v(x, y0, z0), v(x + 1.0, y0, z0), v(x + 1.0, y1, z1)]);
+            folded.push(vec![v(x, y0, z0), v(x + 1.0, y1, z1), v(x, y1, z1)]);
+        }
+    }
+
+    let mut rng = Rng(17);
+    for (name, polys) in [("doubled", &doubled), ("ramp", &ramp), ("folded", &folded)] {
+        for params in params_all() {
+            let t = build(polys, Frame::z_up(), params);
+            let s = t.stats();
+            let b = t.bounds();
+            let mut points: Vec<DVec3> = polys.iter().flatten().copied().collect();
+            points.extend((0..400).map(|_| DVec3::new(rng.range(b.min.x, b.max.x), rng.range(b.min.y, b.max.y), 0.0)));
+            for p in points {
+                let want = ref_surfaces(polys, p, DVec3::Z);
+                assert_same_heights(&surfaces(&t, p), &want, &format!("{name} {params:?} at {p}"));
+            }
+            if name != "ramp" || params == QuadtreeParams::default() {
+                assert!(s.single_layer_leaves > 0 && s.single_layer_leaves < s.leaves, "{name} {params:?}: {s:?}");
+            }
+        }
+    }
+}

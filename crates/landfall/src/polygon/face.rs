@@ -25,7 +25,8 @@ pub struct Face {
     /// three of a larger face (whose `count` equations are all in the terrain's edge array from
     /// `more_edges`).
     pub edges: [[f64; 3]; 3],
-    /// 2-D bounding box `[x0, y0, x1, y1]` rounded outward to f32, for quick rejection.
+    /// 2-D bounding box `[x0, y0, x1, y1]` (as [`FaceGeom::bbox`]) rounded outward to f32, for
+    /// quick rejection.
     pub bbox: [f32; 4],
     /// First vertex of the face in the terrain's vertex array.
     pub first: u32,
@@ -45,7 +46,8 @@ pub struct Face {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct FaceGeom {
-    /// Exact 2-D bounding box `[x0, y0, x1, y1]`, local frame.
+    /// 2-D bounding box `[x0, y0, x1, y1]` of the vertices grown by the edge slack (so that it
+    /// holds every point the face's edge equations take in), local frame.
     pub bbox: [f64; 4],
     /// Unit normal, local frame, pointing up (z ≥ 0).
     pub normal: [f64; 3],
@@ -564,6 +566,10 @@ fn face_records(source: u32, local: &[DVec3], slack: f64, first: u32, edges: &mu
     // vertices in order and then negated as a whole if needed, so the neighbour that shares the
     // edge gets exactly the opposite numbers: no point on a shared edge falls between them.
     let sign = if area2 < 0.0 { -1.0 } else { 1.0 };
+    // The boxes reach as far as the edges' slack, so that no test of a box leaves out a point
+    // the slackened edge equations take in (near a coordinate of zero, rounding a box outward to
+    // f32 adds next to nothing).
+    let bbox = [bbox[0] - slack, bbox[1] - slack, bbox[2] + slack, bbox[3] + slack];
     let mut inline = [[0.0; 3]; 3];
     let more_edges = if n > 3 { edges.len() as u32 } else { 0 };
     for k in 0..n {

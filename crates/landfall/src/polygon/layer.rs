@@ -7,6 +7,12 @@
 //! Faces that touch along an edge or at a vertex count as one layer only where they have the same
 //! height there (within [`SURFACE_EPS`]): a roof edge seen exactly above a ground edge is two
 //! layers, and the leaf is left unmarked.
+//!
+//! Two tests decide it. When every face of the leaf is sealed (`seal.rs`: no open edge reaches the
+//! leaf, so every point of it is covered by the same number of faces) and one of the centres of the
+//! leaf's quarters lies in at most one face, the leaf is one layer without looking at a single pair
+//! of faces: this answers nearly every leaf of a mesh, at the cost of the cover counts the ordering
+//! needs anyway. Otherwise each pair of faces is tested for a separating edge line.
 
 use super::face::Face;
 use super::vertical::SURFACE_EPS;
@@ -45,13 +51,22 @@ pub(crate) struct Layering<'a> {
     /// Distance from an edge's line within which a vertex counts as on it: a few times the edges'
     /// outward slack plus rounding at the terrain's magnitude.
     pub tol: f64,
+    /// Which faces are sealed (see `seal.rs`), for a build over all the terrain's faces; empty
+    /// when not known (an edit's rebuild of a few leaves), which leaves the pair test alone.
+    pub sealed: &'a [bool],
 }
 
 impl<'a> Layering<'a> {
     /// The layer test for faces stored with outward edge slack `slack` (absolute) in a local frame
     /// whose coordinates are at most `mag` in size.
     pub fn new(faces: &'a [Face], verts: &'a [[f64; 3]], edges: &'a [[f64; 3]], slack: f64, mag: f64) -> Self {
-        Self { faces, verts, edges, tol: 4.0 * slack + 16.0 * f64::EPSILON * mag }
+        Self { faces, verts, edges, tol: 4.0 * slack + 16.0 * f64::EPSILON * mag, sealed: &[] }
+    }
+
+    /// The same test knowing which faces are sealed (one flag per face, see `seal.rs`): only for a
+    /// build that puts every face into every leaf whose closed rectangle it touches.
+    pub fn with_sealed(self, sealed: &'a [bool]) -> Self {
+        Self { sealed, ..self }
     }
 
     /// Orders `ids` (a leaf over rectangle `rect`) by how many of the centres of the rectangle's
@@ -62,40 +77,79 @@ impl<'a> Layering<'a> {
     /// comparisons go is as random as the faces, and loops whose length is the leaf's would
     /// mispredict their exits.
     pub fn order(&self, ids: &mut [u32], rect: [f64; 4], seen: &mut SeenPairs) -> bool {
-        if !self.single_layer(ids, seen) {
-            return false;
-        }
         let centres = centres(rect);
-        let cover = |f: u32| (f, self.cover(f, centres));
+        // The sealed test applies to an open rectangle (one with an inside) whose faces are all
+        // sealed; it then needs one centre with at most one face around it.
+        let sealed = !self.sealed.is_empty()
+            && rect[2] > rect[0]
+            && rect[3] > rect[1]
+            && ids.iter().all(|&f| self.sealed.get(f as usize).copied().unwrap_or(false));
+        if ids.len() > 16 {
+            let mut near = [0usize; 4];
+            if sealed {
+                for &f in ids.iter() {
+                    let around = self.near_centres(f, centres);
+                    (0..4).for_each(|k| near[k] += (around >> k & 1) as usize);
+                }
+            }
+            if !(sealed && near.iter().any(|&n| n <= 1) || self.single_layer(ids, seen)) {
+                return false;
+            }
+            ids.sort_by_cached_key(|&f| std::cmp::Reverse(self.cover(f, centres)));
+            return true;
+        }
+        // Each face with its cover (for the order), and how many faces lie around each centre (for
+        // the sealed test): four counts of at most 16 in the bytes of one word.
+        let mut near = 0u32;
+        let mut cover = |f: u32| {
+            let around = self.near_centres(f, centres);
+            near += (around & 1) | (around & 2) << 7 | (around & 4) << 14 | (around & 8) << 21;
+            (f, around.count_ones())
+        };
+        let one_layer = |near: u32, seen: &mut SeenPairs| {
+            sealed && near.to_le_bytes().iter().any(|&n| n <= 1) || self.single_layer(ids, seen)
+        };
         match *ids {
             [] | [_] => {}
             [a, b] => {
                 let (mut x, mut y) = (cover(a), cover(b));
+                if !one_layer(near, seen) {
+                    return false;
+                }
                 sort_two(&mut x, &mut y);
                 ids.copy_from_slice(&[x.0, y.0]);
             }
             [a, b, c] => {
                 let (mut x, mut y, mut z) = (cover(a), cover(b), cover(c));
+                if !one_layer(near, seen) {
+                    return false;
+                }
                 sort_two(&mut x, &mut y);
                 sort_two(&mut y, &mut z);
                 sort_two(&mut x, &mut y);
                 ids.copy_from_slice(&[x.0, y.0, z.0]);
             }
-            _ if ids.len() <= 16 => {
-                // An insertion sort on the stack (a face moves only past faces that cover
-                // strictly less).
-                let mut covers = [0u32; 16];
-                for k in 0..ids.len() {
-                    let (f, c) = cover(ids[k]);
+            _ => {
+                let mut covers = [(0u32, 0u32); 16];
+                for (c, &f) in covers.iter_mut().zip(ids.iter()) {
+                    *c = cover(f);
+                }
+                if !one_layer(near, seen) {
+                    return false;
+                }
+                // An insertion sort (a face moves only past faces that cover strictly less).
+                let covers = &mut covers[..ids.len()];
+                for k in 1..covers.len() {
                     let mut j = k;
-                    while j > 0 && covers[j - 1] < c {
-                        (covers[j], ids[j]) = (covers[j - 1], ids[j - 1]);
+                    while j > 0 && covers[j - 1].1 < covers[j].1 {
+                        covers.swap(j - 1, j);
                         j -= 1;
                     }
-                    (covers[j], ids[j]) = (c, f);
+                }
+                for (id, c) in ids.iter_mut().zip(covers.iter()) {
+                    *id = c.0;
                 }
             }
-            _ => ids.sort_by_cached_key(|&f| std::cmp::Reverse(self.cover(f, centres))),
         }
         true
     }
@@ -157,15 +211,23 @@ impl<'a> Layering<'a> {
         edges.iter().any(|e| verts.iter().all(|v| beyond(e, v, level(v))))
     }
 
-    /// How many of the centres of a rectangle's four quarters (see [`centres`]) face `f` contains.
-    fn cover(&self, f: u32, (xs, ys): ([f64; 2], [f64; 2])) -> u32 {
+    /// How many of the centres of a rectangle's four quarters (see [`centres`]) face `f` contains
+    /// or comes within `tol` of.
+    fn cover(&self, f: u32, centres: ([f64; 2], [f64; 2])) -> u32 {
+        self.near_centres(f, centres).count_ones()
+    }
+
+    /// Which of the four centres `(xs[k & 1], ys[k >> 1])` (bit k) ground face `f` contains or
+    /// comes within `tol` of: every face whose exact closure holds the point, whatever the rounding
+    /// of its edge equations; none for other faces.
+    fn near_centres(&self, f: u32, (xs, ys): ([f64; 2], [f64; 2])) -> u32 {
         let Some(face) = self.faces.get(f as usize).filter(|f| f.is_ground()) else { return 0 };
         let Some(edges) = face.edge_equations(self.edges) else { return 0 };
         // A triangle's three equations as an array (nearly every face): a loop of known length,
         // which the compiler unrolls.
         match <&[[f64; 3]; 3]>::try_from(edges) {
-            Ok(triangle) => points_inside(triangle, xs, ys),
-            Err(_) => points_inside(edges, xs, ys),
+            Ok(triangle) => near_mask(triangle, xs, ys, self.tol),
+            Err(_) => near_mask(edges, xs, ys, self.tol),
         }
     }
 }
@@ -179,16 +241,37 @@ fn sort_two(x: &mut (u32, u32), y: &mut (u32, u32)) {
     *y = if swap { a } else { b };
 }
 
-/// How many of the four points (`xs[k & 1]`, `ys[k >> 1]`) are inside all of `edges`.
+/// Which of the four points (`xs[k & 1]`, `ys[k >> 1]`; bit k) are inside all of `edges` or
+/// within distance `tol` of them.
 #[inline(always)]
-fn points_inside<'e>(edges: impl IntoIterator<Item = &'e [f64; 3]>, xs: [f64; 2], ys: [f64; 2]) -> u32 {
-    let mut inside = [true; 4];
+fn near_mask<'e>(edges: impl IntoIterator<Item = &'e [f64; 3]>, xs: [f64; 2], ys: [f64; 2], tol: f64) -> u32 {
+    let mut near = 15;
     for e in edges {
-        for (k, inside) in inside.iter_mut().enumerate() {
-            *inside &= e[0] * xs[k & 1] + e[1] * ys[k >> 1] + e[2] >= 0.0;
+        // A·x + B·y + C ≥ −tol·(|A| + |B|) (≥ −tol·√(A² + B²)) as A·x + B·y + (C + margin) ≥ 0.
+        let margin = tol * (e[0].abs() + e[1].abs()) + e[2];
+        near &= !negative_at(e[0], e[1], margin, xs, ys);
+    }
+    near & 15
+}
+
+/// The points (`xs[k & 1]`, `ys[k >> 1]`; bit k) where `a·x + b·y + c` is negative: two SSE2
+/// compares of two lanes each (every x86-64 has SSE2; this runs once per face and leaf).
+#[inline(always)]
+fn negative_at(a: f64, b: f64, c: f64, xs: [f64; 2], ys: [f64; 2]) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE2 is part of every x86-64 target, so these intrinsics are always available.
+        unsafe {
+            let ax = _mm_mul_pd(_mm_set1_pd(a), _mm_set_pd(xs[1], xs[0]));
+            let row = |y: f64| _mm_movemask_pd(_mm_cmplt_pd(_mm_add_pd(ax, _mm_set1_pd(b * y + c)), _mm_setzero_pd()));
+            (row(ys[0]) | row(ys[1]) << 2) as u32
         }
     }
-    inside.iter().map(|&i| i as u32).sum()
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        (0..4).fold(0, |m, k| m | ((a * xs[k & 1] + (b * ys[k >> 1] + c) < 0.0) as u32) << k)
+    }
 }
 
 /// The centres of the four quarters of `rect`: their x and their y coordinates.

@@ -19,6 +19,7 @@ mod layer;
 mod order;
 mod quadtree;
 mod raycast;
+mod seal;
 mod stats;
 mod triangles;
 mod vertical;
@@ -362,7 +363,9 @@ impl PolygonTerrain {
         if ids.is_empty() {
             root = [0.0; 4];
         }
-        let layers = Some(self.layering(root));
+        // The build puts every face into every leaf it touches, so it may use sealed faces.
+        let sealed = seal::sealed_faces(faces, &self.arrays.verts);
+        let layers = Some(self.layering(root).with_sealed(&sealed));
         let mut tree =
             quadtree::build(faces, &self.arrays.geoms, &self.arrays.edges, layers, ids, root, self.header.params);
         // The build reserved room generously; give back what it did not use when that is much.
