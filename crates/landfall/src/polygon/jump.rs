@@ -67,6 +67,17 @@ impl Jump {
                 continue;
             }
             let half = size / 2;
+            if l + 1 == level {
+                // Children one cell each (most of the nodes visited): written here, not pushed.
+                for c in 0..4 {
+                    let child = node.first as usize + c;
+                    if child < nodes.len() && visits > 0 {
+                        visits -= 1;
+                        cells[(j0 + (c >> 1)) * n + i0 + (c & 1)] = child as u32;
+                    }
+                }
+                continue;
+            }
             for c in 0..4 {
                 let child = node.first as usize + c;
                 stack.push((child, l + 1, i0 + (c & 1) * half, j0 + (c >> 1) * half));
