@@ -718,13 +718,34 @@ pub(crate) fn quadrant_mask(
         let (xw, xe) = (larger(ax_w, ax_mid), larger(ax_mid, ax_e));
         let (ys, yn) = (larger(by_s, by_mid), larger(by_mid, by_n));
         let tol = 4.0 * f64::EPSILON * ((e[0].abs() + e[1].abs()) * mag + e[2].abs());
-        let inside = |ax: f64, by: f64| (ax + by + e[2] >= -tol) as u8;
-        mask &= inside(xw, ys) | inside(xe, ys) << 1 | inside(xw, yn) << 2 | inside(xe, yn) << 3;
+        mask &= corner_mask([xw, xe], [ys, yn], e[2], -tol) as u8;
         if mask == 0 {
             break;
         }
     }
     mask
+}
+
+/// The corners k = 0..4 (bit k) where `(ax[k & 1] + by[k >> 1]) + c ≥ floor`: an edge equation's
+/// value at the four corners of a grid cell, `ax` and `by` its two terms along each axis. Two SSE2
+/// compares of two lanes each (every x86-64 has SSE2), the same IEEE operations as the scalar
+/// form, so the same answers bit for bit.
+#[inline(always)]
+pub(crate) fn corner_mask(ax: [f64; 2], by: [f64; 2], c: f64, floor: f64) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE2 is part of every x86-64 target, so these intrinsics are always available.
+        unsafe {
+            let (ax, c, floor) = (_mm_set_pd(ax[1], ax[0]), _mm_set1_pd(c), _mm_set1_pd(floor));
+            let row = |by: f64| _mm_movemask_pd(_mm_cmpge_pd(_mm_add_pd(_mm_add_pd(ax, _mm_set1_pd(by)), c), floor));
+            (row(by[0]) | row(by[1]) << 2) as u32
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        (0..4).fold(0, |m, k| m | ((ax[k & 1] + by[k >> 1] + c >= floor) as u32) << k)
+    }
 }
 
 impl PolygonSoup {

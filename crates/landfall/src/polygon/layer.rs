@@ -14,7 +14,7 @@
 //! of faces: this answers nearly every leaf of a mesh, at the cost of the cover counts the ordering
 //! needs anyway. Otherwise each pair of faces is tested for a separating edge line.
 
-use super::face::Face;
+use super::face::{corner_mask, Face};
 use super::vertical::SURFACE_EPS;
 
 /// A small direct-mapped memory of face pairs found apart: neighbouring leaves share most of their
@@ -247,31 +247,11 @@ fn sort_two(x: &mut (u32, u32), y: &mut (u32, u32)) {
 fn near_mask<'e>(edges: impl IntoIterator<Item = &'e [f64; 3]>, xs: [f64; 2], ys: [f64; 2], tol: f64) -> u32 {
     let mut near = 15;
     for e in edges {
-        // A·x + B·y + C ≥ −tol·(|A| + |B|) (≥ −tol·√(A² + B²)) as A·x + B·y + (C + margin) ≥ 0.
-        let margin = tol * (e[0].abs() + e[1].abs()) + e[2];
-        near &= !negative_at(e[0], e[1], margin, xs, ys);
+        // A·x + B·y + C ≥ −tol·(|A| + |B|) (≥ −tol·√(A² + B²)).
+        let margin = tol * (e[0].abs() + e[1].abs());
+        near &= corner_mask([e[0] * xs[0], e[0] * xs[1]], [e[1] * ys[0], e[1] * ys[1]], e[2], -margin);
     }
-    near & 15
-}
-
-/// The points (`xs[k & 1]`, `ys[k >> 1]`; bit k) where `a·x + b·y + c` is negative: two SSE2
-/// compares of two lanes each (every x86-64 has SSE2; this runs once per face and leaf).
-#[inline(always)]
-fn negative_at(a: f64, b: f64, c: f64, xs: [f64; 2], ys: [f64; 2]) -> u32 {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::*;
-        // SAFETY: SSE2 is part of every x86-64 target, so these intrinsics are always available.
-        unsafe {
-            let ax = _mm_mul_pd(_mm_set1_pd(a), _mm_set_pd(xs[1], xs[0]));
-            let row = |y: f64| _mm_movemask_pd(_mm_cmplt_pd(_mm_add_pd(ax, _mm_set1_pd(b * y + c)), _mm_setzero_pd()));
-            (row(ys[0]) | row(ys[1]) << 2) as u32
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        (0..4).fold(0, |m, k| m | ((a * xs[k & 1] + (b * ys[k >> 1] + c) < 0.0) as u32) << k)
-    }
+    near
 }
 
 /// The centres of the four quarters of `rect`: their x and their y coordinates.
