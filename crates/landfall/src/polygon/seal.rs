@@ -197,12 +197,12 @@ mod tests {
         set
     }
 
-    /// A 3 × 3 grid of unit squares, each two triangles, the given winding per square.
-    fn grid(flip: impl Fn(usize, usize) -> bool, z: impl Fn(f64, f64) -> f64) -> Vec<Vec<DVec3>> {
+    /// An n × n grid of unit squares, each two triangles, the given winding per square.
+    fn grid(n: usize, flip: impl Fn(usize, usize) -> bool, z: impl Fn(f64, f64) -> f64) -> Vec<Vec<DVec3>> {
         let v = |x: usize, y: usize| DVec3::new(x as f64, y as f64, z(x as f64, y as f64));
         let mut polys = Vec::new();
-        for j in 0..3 {
-            for i in 0..3 {
+        for j in 0..n {
+            for i in 0..n {
                 let mut a = vec![v(i, j), v(i + 1, j), v(i + 1, j + 1)];
                 let mut b = vec![v(i, j), v(i + 1, j + 1), v(i, j + 1)];
                 if flip(i, j) {
@@ -217,24 +217,28 @@ mod tests {
 
     /// The triangles with no edge on the grid's rim are sealed, whatever their winding (a square's
     /// first triangle has its south and east edges on the square's sides, the second its north and
-    /// west ones).
+    /// west ones): on a grid of one chunk, and on one of 3,200 triangles stored row by row, whose
+    /// rows the chunks cut (their shared edges cancel only when the chunks' open edges are summed).
     #[test]
     fn a_mesh_is_sealed_inside_its_rim_whatever_the_winding() {
-        let polys = grid(|i, j| (i + 2 * j) % 3 == 0, |x, y| 0.5 * x - 0.25 * y);
-        let set = faces_of(&polys);
-        let sealed = sealed_faces(&set.faces, &set.verts);
-        let want: Vec<bool> = (0..18)
-            .map(|f| {
-                let (i, j) = (f / 2 % 3, f / 6);
-                if f % 2 == 0 {
-                    j > 0 && i < 2
-                } else {
-                    j < 2 && i > 0
-                }
-            })
-            .collect();
-        assert_eq!(sealed, want);
-        assert_eq!(sealed.iter().filter(|&&s| s).count(), 8);
+        for n in [3, 40] {
+            let polys = grid(n, |i, j| (i + 2 * j) % 3 == 0, |x, y| 0.5 * x - 0.25 * y);
+            let set = faces_of(&polys);
+            assert!((set.faces.len() > CHUNK) == (n == 40));
+            let sealed = sealed_faces(&set.faces, &set.verts);
+            let want: Vec<bool> = (0..2 * n * n)
+                .map(|f| {
+                    let (i, j) = (f / 2 % n, f / (2 * n));
+                    if f % 2 == 0 {
+                        j > 0 && i < n - 1
+                    } else {
+                        j < n - 1 && i > 0
+                    }
+                })
+                .collect();
+            assert_eq!(sealed, want, "{n} × {n}");
+            assert_eq!(sealed.iter().filter(|&&s| s).count(), 2 * (n - 1) * (n - 1));
+        }
     }
 
     /// The indices of the sealed faces.
@@ -249,16 +253,16 @@ mod tests {
     /// layer), and a fold (a triangle turned over onto its neighbour).
     #[test]
     fn steps_and_folds_are_open() {
-        assert_eq!(sealed_ids(&grid(|_, _| false, |_, _| 0.0)), [3, 5, 6, 8, 9, 11, 12, 14]);
-        let mut lifted = grid(|_, _| false, |_, _| 0.0);
+        assert_eq!(sealed_ids(&grid(3, |_, _| false, |_, _| 0.0)), [3, 5, 6, 8, 9, 11, 12, 14]);
+        let mut lifted = grid(3, |_, _| false, |_, _| 0.0);
         lifted[8..10].iter_mut().flatten().for_each(|v| v.z += 1.0);
         assert_eq!(sealed_ids(&lifted), [5, 12], "a step opens every edge around it");
 
-        let mut doubled = grid(|_, _| false, |_, _| 0.0);
-        doubled.extend(grid(|_, _| false, |_, _| 1.0));
+        let mut doubled = grid(3, |_, _| false, |_, _| 0.0);
+        doubled.extend(grid(3, |_, _| false, |_, _| 1.0));
         assert_eq!(sealed_ids(&doubled), [3, 5, 6, 8, 9, 11, 12, 14, 21, 23, 24, 26, 27, 29, 30, 32]);
 
-        let mut folded = grid(|_, _| false, |_, _| 0.0);
+        let mut folded = grid(3, |_, _| false, |_, _| 0.0);
         let p = |x: f64, y: f64| DVec3::new(x, y, 0.0);
         // The middle square's first triangle folded over, onto the square to its left (triangle 6).
         folded[8] = vec![p(1.0, 1.0), p(0.0, 1.5), p(1.0, 2.0)];
