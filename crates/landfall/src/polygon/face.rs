@@ -672,7 +672,7 @@ pub(crate) fn box_quadrants(b: [f64; 4], div: [f64; 2]) -> u8 {
 }
 
 /// Whether a face with bounding box `b`, meeting rectangle `r`, needs its edge tests
-/// ([`quadrant_mask`]) to tell which quadrants of `r` cut at `div` it meets. It does not when its
+/// (in [`face_quadrants`]) to tell which quadrants of `r` cut at `div` it meets. It does not when its
 /// box lies on one side of both cut lines, nor when it lies across one cut line only and between
 /// `r`'s sides along the other axis: convex, the face then meets that cut line inside `r`, so it
 /// meets the two quadrants its box reaches. Otherwise the quadrants are those of
@@ -684,12 +684,13 @@ pub(crate) fn needs_edge_tests(b: [f64; 4], r: [f64; 4], div: [f64; 2]) -> bool 
     (across_x & across_y) | (across_x & !within_y) | (across_y & !within_x)
 }
 
-/// [`overlaps_rect`] for the four quadrants of `r` cut at `div` at once (bit k = child k, in the
-/// order of `quadtree::quadrants`): each edge equation's tolerance is computed once and evaluated
-/// at the four quadrants' corners, which share their coordinates. Gives bit for bit the same
-/// answers as four calls.
+/// The quadrants of `r` cut at `div` (bit k = child k, in the order of `quadtree::quadrants`) that
+/// a face meeting `r` meets (every face of a node meets the node's rectangle): from its box where
+/// that suffices ([`needs_edge_tests`]), else from its edge equations too. For such a face, bit for
+/// bit the answers of [`overlaps_rect`] with each quadrant: each edge equation's tolerance is
+/// computed once and evaluated at the quadrants' corners, which share their coordinates.
 #[inline]
-pub(crate) fn quadrant_mask(
+pub(crate) fn face_quadrants(
     face: &Face,
     geom: &FaceGeom,
     edges: &[[f64; 3]],
@@ -698,9 +699,18 @@ pub(crate) fn quadrant_mask(
     mag: f64,
 ) -> u8 {
     let b = geom.bbox;
-    let (west, east) = ((b[0] <= div[0]) & (b[2] >= r[0]), (b[2] >= div[0]) & (b[0] <= r[2]));
-    let (south, north) = ((b[1] <= div[1]) & (b[3] >= r[1]), (b[3] >= div[1]) & (b[1] <= r[3]));
-    let mut mask = quadrant_bits(west, east, south, north);
+    let bits = box_quadrants(b, div);
+    if needs_edge_tests(b, r, div) {
+        edge_quadrants(face, edges, r, div, mag, bits)
+    } else {
+        bits
+    }
+}
+
+/// The quadrants of `mask` (bit k = child k of `r` cut at `div`) that no edge of `face` has wholly
+/// outside, for a face whose box meets those of `mask` (a vertical face meets them all).
+#[inline]
+fn edge_quadrants(face: &Face, edges: &[[f64; 3]], r: [f64; 4], div: [f64; 2], mag: f64, mut mask: u8) -> u8 {
     if mask == 0 || face.flags & VERTICAL != 0 {
         return mask;
     }
@@ -941,10 +951,11 @@ mod tests {
         assert!(fast.verts == slow.verts && fast.edges == slow.edges);
     }
 
-    /// `quadrant_mask` is the four `overlaps_rect` calls in one pass: same bits, including faces
-    /// that touch a cut line or a quadrant's corner and cut lines through vertices.
+    /// `face_quadrants` is the four `overlaps_rect` calls in one pass for a face meeting the
+    /// rectangle: same bits, including faces that touch a cut line or a quadrant's corner and cut
+    /// lines through vertices, whether the box alone decides or the edges do.
     #[test]
-    fn quadrant_mask_equals_four_overlap_tests() {
+    fn face_quadrants_equal_four_overlap_tests() {
         let mut rng = crate::heightfield::workload::SplitMix64::new(0);
         let mut next = move || rng.range(0.0, 1.0);
         let (mut set, mut checked, mut one_line, mut box_only) = (FaceSet::default(), 0, 0, 0);
@@ -982,20 +993,15 @@ mod tests {
                 .iter()
                 .enumerate()
                 .fold(0u8, |m, (k, q)| m | (overlaps_rect(face, geom, &set.edges, *q, mag) as u8) << k);
-            assert_eq!(
-                quadrant_mask(face, geom, &set.edges, r, div, mag),
-                four,
-                "case {case}: {poly:?} in {r:?} cut at {div:?}"
-            );
-            checked += (four != 0 && four != 15) as usize;
-            // Where the box suffices, it gives the same quadrants (for faces meeting the rectangle,
-            // as every face of a node does).
-            let b = geom.bbox;
-            if four != 0 && !needs_edge_tests(b, r, div) {
-                let box_bits = box_quadrants(b, div);
-                assert_eq!(box_bits, four, "case {case}: box only: {poly:?} in {r:?} cut at {div:?}");
-                box_only += 1;
-                one_line += (box_bits.count_ones() == 2) as usize;
+            // Faces meeting the rectangle, as every face of a node does.
+            if four != 0 {
+                let got = face_quadrants(face, geom, &set.edges, r, div, mag);
+                assert_eq!(got, four, "case {case}: {poly:?} in {r:?} cut at {div:?}");
+                checked += (four != 15) as usize;
+                if !needs_edge_tests(geom.bbox, r, div) {
+                    box_only += 1;
+                    one_line += (four.count_ones() == 2) as usize;
+                }
             }
         }
         assert!(checked > 500, "only {checked} cases straddle a cut");

@@ -3,7 +3,7 @@
 //! either the paper's equal quadrants or cuts through vertices chosen to minimise the expected
 //! number of containment tests.
 
-use super::face::{box_quadrants, needs_edge_tests, quadrant_mask, Face, FaceGeom};
+use super::face::{face_quadrants, Face, FaceGeom};
 use super::layer::{Layering, SeenPairs};
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
@@ -374,13 +374,7 @@ impl Ctx<'_> {
         for &f in ids {
             // Quadrants the bounding box meets; the exact test only when the box does not tell.
             let (face, geom) = (&self.faces[f as usize], &self.geoms[f as usize]);
-            let b = geom.bbox;
-            let mask = if needs_edge_tests(b, r, div) {
-                quadrant_mask(face, geom, self.edges, r, div, mag)
-            } else {
-                box_quadrants(b, div)
-            };
-            tree.masks.push(mask);
+            tree.masks.push(face_quadrants(face, geom, self.edges, r, div, mag));
         }
         let counts = child_counts(&tree.masks);
         // Keep the leaf when no child is lighter, or when the split saves too little.
