@@ -19,6 +19,7 @@
 //! there.
 
 use super::face::Face;
+use bytemuck::Zeroable;
 use rayon::prelude::*;
 
 /// Faces per chunk: enough that few neighbours fall into another chunk, few enough that a chunk's
@@ -46,11 +47,19 @@ struct Walk {
 /// rim, nearly all of them cancelled by the next chunk) are then summed over all chunks.
 pub(crate) fn sealed_faces(faces: &[Face], verts: &[[f64; 3]]) -> Vec<bool> {
     let mut sealed = vec![true; faces.len()];
+    // One table per thread's run of chunks, emptied slot by slot after each chunk: zeroing a
+    // table per chunk cost more than filling it.
+    let per_thread = faces.len().div_ceil(CHUNK).div_ceil(rayon::current_num_threads()).max(1);
     let pending: Vec<Walk> = sealed
         .par_chunks_mut(CHUNK)
         .zip(faces.par_chunks(CHUNK))
         .enumerate()
-        .flat_map_iter(|(c, (out, chunk))| seal_chunk(chunk, verts, c * CHUNK, out))
+        .with_min_len(per_thread)
+        .map_init(
+            || EdgeTable::new(3 * CHUNK),
+            |table, (c, (out, chunk))| seal_chunk(chunk, verts, c * CHUNK, out, table),
+        )
+        .flatten_iter()
         .collect();
     let mut table = EdgeTable::new(pending.len());
     let slots: Vec<usize> = pending.iter().map(|w| table.add(w, verts)).collect();
@@ -64,16 +73,18 @@ pub(crate) fn sealed_faces(faces: &[Face], verts: &[[f64; 3]]) -> Vec<bool> {
 
 /// Seals the faces of one chunk (faces `base..` of the terrain) as far as the chunk can tell:
 /// marks the faces it cannot walk, and returns the walks of the edges left open in the chunk.
-fn seal_chunk(faces: &[Face], verts: &[[f64; 3]], base: usize, out: &mut [bool]) -> Vec<Walk> {
+fn seal_chunk(faces: &[Face], verts: &[[f64; 3]], base: usize, out: &mut [bool], table: &mut EdgeTable) -> Vec<Walk> {
     let mut walks = Vec::with_capacity(3 * faces.len());
     for (i, face) in faces.iter().enumerate() {
         if face.is_ground() && !walk(face, verts, (base + i) as u32, &mut walks) {
             out[i] = false;
         }
     }
-    let mut table = EdgeTable::new(walks.len());
+    table.reserve(walks.len());
     let slots: Vec<u32> = walks.iter().map(|w| table.add(w, verts) as u32).collect();
-    walks.iter().zip(slots).filter(|&(_, at)| table.net(at as usize) != 0).map(|(w, _)| *w).collect()
+    let open = walks.iter().zip(&slots).filter(|&(_, &at)| table.net(at as usize) != 0).map(|(w, _)| *w).collect();
+    table.clear(&slots);
+    open
 }
 
 /// Appends the walks of `face`'s edges, counter-clockwise seen along gravity; false (and nothing
@@ -108,7 +119,7 @@ struct EdgeTable {
 
 /// An edge in an [`EdgeTable`]: its key (0: a free slot), the vertices of its first walk, and its
 /// net walks from `lo` to `hi`.
-#[derive(Clone, Copy, bytemuck::Zeroable)]
+#[derive(Clone, Copy, Zeroable)]
 #[repr(C)]
 struct EdgeSlot {
     key: u64,
@@ -125,6 +136,18 @@ impl EdgeTable {
     fn new(walks: usize) -> Self {
         let size = (2 * walks).next_power_of_two().max(16);
         Self { slots: bytemuck::zeroed_vec(size), mask: size - 1 }
+    }
+
+    /// Makes an empty table large enough for `walks` walks.
+    fn reserve(&mut self, walks: usize) {
+        if 2 * walks > self.slots.len() {
+            *self = Self::new(walks);
+        }
+    }
+
+    /// Empties the slots `used` (all the table's used slots).
+    fn clear(&mut self, used: &[u32]) {
+        used.iter().for_each(|&at| self.slots[at as usize] = EdgeSlot::zeroed());
     }
 
     /// Adds walk `w` (its ends' coordinates in `verts`) and returns its edge's slot.
