@@ -85,17 +85,15 @@ impl<'a> Layering<'a> {
             && rect[3] > rect[1]
             && ids.iter().all(|&f| self.sealed.get(f as usize).copied().unwrap_or(false));
         if ids.len() > 16 {
-            let mut near = [0usize; 4];
-            if sealed {
-                for &f in ids.iter() {
-                    let around = self.near_centres(f, centres);
-                    (0..4).for_each(|k| near[k] += (around >> k & 1) as usize);
-                }
-            }
-            if !(sealed && near.iter().any(|&n| n <= 1) || self.single_layer(ids, seen)) {
+            // Each face with the centres around it, computed once for both tests and the order.
+            let mut around: Vec<(u32, u32)> = ids.iter().map(|&f| (f, self.near_centres(f, centres))).collect();
+            let faces_at = |k: usize| around.iter().filter(|&&(_, m)| m >> k & 1 != 0).count();
+            if !(sealed && (0..4).any(|k| faces_at(k) <= 1) || self.single_layer(ids, seen)) {
                 return false;
             }
-            ids.sort_by_cached_key(|&f| std::cmp::Reverse(self.cover(f, centres)));
+            // A stable sort: ties keep their order.
+            around.sort_by_key(|&(_, m)| std::cmp::Reverse(m.count_ones()));
+            ids.iter_mut().zip(&around).for_each(|(id, &(f, _))| *id = f);
             return true;
         }
         // Each face with its cover (for the order), and how many faces lie around each centre (for
@@ -211,12 +209,6 @@ impl<'a> Layering<'a> {
         edges.iter().any(|e| verts.iter().all(|v| beyond(e, v, level(v))))
     }
 
-    /// How many of the centres of a rectangle's four quarters (see [`centres`]) face `f` contains
-    /// or comes within `tol` of.
-    fn cover(&self, f: u32, centres: ([f64; 2], [f64; 2])) -> u32 {
-        self.near_centres(f, centres).count_ones()
-    }
-
     /// Which of the four centres `(xs[k & 1], ys[k >> 1])` (bit k) ground face `f` contains or
     /// comes within `tol` of: every face whose exact closure holds the point, whatever the rounding
     /// of its edge equations; none for other faces.
@@ -307,7 +299,7 @@ mod tests {
             let (x0, y0) = (rng.range(-0.1, 0.9), rng.range(-0.1, 0.9));
             let rect = [x0, y0, x0 + rng.range(0.01, 0.3), y0 + rng.range(0.01, 0.3)];
             let mut want = ids.clone();
-            want.sort_by_key(|&f| std::cmp::Reverse(l.cover(f, centres(rect))));
+            want.sort_by_key(|&f| std::cmp::Reverse(l.near_centres(f, centres(rect)).count_ones()));
             assert!(l.order(&mut ids, rect, &mut SeenPairs::default()), "case {case}: one layer");
             assert_eq!(ids, want, "case {case}");
         }
