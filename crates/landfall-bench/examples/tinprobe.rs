@@ -1,3 +1,6 @@
+//! Probes quadtree settings on the DEM TINs: `tinprobe [N]` builds the ~N-triangle TIN with each
+//! cut rule and stop rule and prints nodes, memory, expected containment tests and build time
+//! (`DEFAULT_ONLY=1`: the defaults only).
 use landfall::{CutRule, PolygonTerrain, QuadtreeParams};
 use landfall_bench::terrains::dem_tin;
 use std::time::Instant;
