@@ -699,26 +699,40 @@ pub(crate) fn needs_edge_tests(b: [f64; 4], r: [f64; 4], div: [f64; 2]) -> bool 
     (across_x & across_y) | (across_x & !within_y) | (across_y & !within_x)
 }
 
-/// The quadrants of `r` cut at `div` (bit k = child k, in the order of `quadtree::quadrants`) that
-/// a face meeting `r` meets (every face of a node meets the node's rectangle): from its box where
-/// that suffices ([`needs_edge_tests`]), else from its edge equations too. For such a face, bit for
-/// bit the answers of [`overlaps_rect`] with each quadrant: each edge equation's tolerance is
-/// computed once and evaluated at the quadrants' corners, which share their coordinates.
-#[inline]
-pub(crate) fn face_quadrants(
-    face: &Face,
-    geom: &FaceGeom,
+/// For each face `ids[i]` (every one meeting `r`, as the faces of a node do), writes to `masks[i]`
+/// the quadrants of `r` cut at `div` it meets (bit k = child k, in the order of
+/// `quadtree::quadrants`): from its box where that suffices ([`needs_edge_tests`]), else from its
+/// edge equations too. Bit for bit the answers of [`overlaps_rect`] with each quadrant: each edge
+/// equation's tolerance is computed once and evaluated at the quadrants' corners, which share their
+/// coordinates.
+///
+/// Two passes: the boxes of all faces first, noting (without a branch) those that need their edges
+/// in `pending`, then the edge tests of those. Whether a face needs them is as random as the faces,
+/// and a branch on it, face by face, was mispredicted four times in ten.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn quadrant_masks(
+    faces: &[Face],
+    geoms: &[FaceGeom],
     edges: &[[f64; 3]],
-    r: [f64; 4],
-    div: [f64; 2],
+    ids: &[u32],
+    (r, div): ([f64; 4], [f64; 2]),
     mag: f64,
-) -> u8 {
-    let b = geom.bbox;
-    let bits = box_quadrants(b, div);
-    if needs_edge_tests(b, r, div) {
-        edge_quadrants(face, edges, r, div, mag, bits)
-    } else {
-        bits
+    masks: &mut Vec<u8>,
+    pending: &mut Vec<u32>,
+) {
+    masks.clear();
+    pending.clear();
+    pending.resize(ids.len(), 0);
+    let mut waiting = 0;
+    for (i, &f) in ids.iter().enumerate() {
+        let b = geoms[f as usize].bbox;
+        masks.push(box_quadrants(b, div));
+        pending[waiting] = i as u32;
+        waiting += usize::from(needs_edge_tests(b, r, div));
+    }
+    for &i in &pending[..waiting] {
+        let mask = &mut masks[i as usize];
+        *mask = edge_quadrants(&faces[ids[i as usize] as usize], edges, r, div, mag, *mask);
     }
 }
 
@@ -966,14 +980,21 @@ mod tests {
         assert!(fast.verts == slow.verts && fast.edges == slow.edges);
     }
 
-    /// `face_quadrants` is the four `overlaps_rect` calls in one pass for a face meeting the
-    /// rectangle: same bits, including faces that touch a cut line or a quadrant's corner and cut
-    /// lines through vertices, whether the box alone decides or the edges do.
+    /// `quadrant_masks` is the four `overlaps_rect` calls for each face meeting the rectangle: same
+    /// bits, including faces that touch a cut line or a quadrant's corner and cut lines through
+    /// vertices, whether the box alone decides or the edges do; one face at a time, then all the
+    /// faces meeting random rectangles at once (the edge tests of some after the boxes of all).
     #[test]
-    fn face_quadrants_equal_four_overlap_tests() {
+    fn quadrant_masks_equal_four_overlap_tests() {
         let mut rng = crate::heightfield::workload::SplitMix64::new(0);
         let mut next = move || rng.range(0.0, 1.0);
         let (mut set, mut checked, mut one_line, mut box_only) = (FaceSet::default(), 0, 0, 0);
+        let (mut all, mut masks, mut pending) = (FaceSet::default(), Vec::new(), Vec::new());
+        let four_tests = |set: &FaceSet, f: usize, r: [f64; 4], div: [f64; 2], mag: f64| {
+            super::super::quadtree::quadrants(r, div).iter().enumerate().fold(0u8, |m, (k, q)| {
+                m | (overlaps_rect(&set.faces[f], &set.geoms[f], &set.edges, *q, mag) as u8) << k
+            })
+        };
         for case in 0..4000 {
             // A convex polygon of 3–6 vertices on a random ellipse, or a vertical face.
             let n = 3 + case % 4;
@@ -994,7 +1015,8 @@ mod tests {
             set.verts.clear();
             set.edges.clear();
             push_face(case as u32, &poly, 0.0, &mut set);
-            let (face, geom) = (&set.faces[0], &set.geoms[0]);
+            push_face(case as u32, &poly, 0.0, &mut all);
+            let geom = &set.geoms[0];
             // A rectangle around part of it, cut through a vertex's coordinates half of the time.
             let r = [cx - 4.0 * next(), cy - 4.0 * next(), cx + 4.0 * next(), cy + 4.0 * next()];
             let v = poly[case % poly.len()];
@@ -1004,14 +1026,11 @@ mod tests {
                 [r[0] + (r[2] - r[0]) * next(), r[1] + (r[3] - r[1]) * next()]
             };
             let mag = r.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-            let four = super::super::quadtree::quadrants(r, div)
-                .iter()
-                .enumerate()
-                .fold(0u8, |m, (k, q)| m | (overlaps_rect(face, geom, &set.edges, *q, mag) as u8) << k);
+            let four = four_tests(&set, 0, r, div, mag);
             // Faces meeting the rectangle, as every face of a node does.
             if four != 0 {
-                let got = face_quadrants(face, geom, &set.edges, r, div, mag);
-                assert_eq!(got, four, "case {case}: {poly:?} in {r:?} cut at {div:?}");
+                quadrant_masks(&set.faces, &set.geoms, &set.edges, &[0], (r, div), mag, &mut masks, &mut pending);
+                assert_eq!(masks, [four], "case {case}: {poly:?} in {r:?} cut at {div:?}");
                 checked += (four != 15) as usize;
                 if !needs_edge_tests(geom.bbox, r, div) {
                     box_only += 1;
@@ -1021,5 +1040,21 @@ mod tests {
         }
         assert!(checked > 500, "only {checked} cases straddle a cut");
         assert!(one_line > 200 && box_only > 400, "box only: {box_only}, of them across one line: {one_line}");
+        let (mut straddling, mut all_four) = (0, 0);
+        for case in 0..50 {
+            let (x, y, w) = (next() * 8.0 - 4.0, next() * 8.0 - 4.0, 0.5 + next() * 4.0);
+            let (r, div) = ([x, y, x + w, y + w], [x + w * next(), y + w * next()]);
+            let mag = r.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            let (ids, want): (Vec<u32>, Vec<u8>) = (0..all.faces.len())
+                .map(|f| (f as u32, four_tests(&all, f, r, div, mag)))
+                .filter(|&(_, four)| four != 0)
+                .unzip();
+            quadrant_masks(&all.faces, &all.geoms, &all.edges, &ids, (r, div), mag, &mut masks, &mut pending);
+            assert_eq!(masks, want, "rectangle {case}: {r:?} cut at {div:?}");
+            assert!(ids.len() > 100, "rectangle {case}: {} faces", ids.len());
+            straddling += want.iter().filter(|m| m.count_ones() > 1).count();
+            all_four += want.iter().filter(|&&m| m == 15).count();
+        }
+        assert!(straddling > 1000 && all_four > 100, "{straddling} faces across a cut, {all_four} in all four");
     }
 }

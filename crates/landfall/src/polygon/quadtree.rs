@@ -3,7 +3,7 @@
 //! either the paper's equal quadrants or cuts through vertices chosen to minimise the expected
 //! number of containment tests.
 
-use super::face::{face_quadrants, Face, FaceGeom};
+use super::face::{quadrant_masks, Face, FaceGeom};
 use super::layer::{Layering, SeenPairs};
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
@@ -144,6 +144,8 @@ pub(crate) struct Tree {
     ids: Vec<u32>,
     /// Build scratch: which children each face of the node being split goes to.
     masks: Vec<u8>,
+    /// Build scratch: the faces of that node whose edges decide it (see [`quadrant_masks`]).
+    pending: Vec<u32>,
 }
 
 impl Tree {
@@ -155,8 +157,8 @@ impl Tree {
         let faces = ids.len();
         let mut nodes = Vec::with_capacity(6 * faces + 1);
         nodes.push(Node::zeroed());
-        let (seen, masks) = (SeenPairs::default(), Vec::with_capacity(faces));
-        Self { nodes, refs: Vec::with_capacity(2 * faces), seen, ids, masks }
+        let (seen, masks, pending) = (SeenPairs::default(), Vec::with_capacity(faces), Vec::with_capacity(faces));
+        Self { nodes, refs: Vec::with_capacity(2 * faces), seen, ids, masks, pending }
     }
 }
 
@@ -370,12 +372,8 @@ impl Ctx<'_> {
         let mag = r.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         // Which children each face goes to (bit k = child k); counted before anything is written,
         // since most splits near the bottom are rejected by the stop rules.
-        tree.masks.clear();
-        for &f in ids {
-            // Quadrants the bounding box meets; the exact test only when the box does not tell.
-            let (face, geom) = (&self.faces[f as usize], &self.geoms[f as usize]);
-            tree.masks.push(face_quadrants(face, geom, self.edges, r, div, mag));
-        }
+        let (masks, pending) = (&mut tree.masks, &mut tree.pending);
+        quadrant_masks(self.faces, self.geoms, self.edges, ids, (r, div), mag, masks, pending);
         let counts = child_counts(&tree.masks);
         // Keep the leaf when no child is lighter, or when the split saves too little.
         let after: f64 = counts.iter().zip(&quads).map(|(&n, q)| area(q) * n as f64).sum();
