@@ -699,12 +699,12 @@ pub(crate) fn needs_edge_tests(b: [f64; 4], r: [f64; 4], div: [f64; 2]) -> bool 
     (across_x & across_y) | (across_x & !within_y) | (across_y & !within_x)
 }
 
-/// For each face `ids[i]` (every one meeting `r`, as the faces of a node do), writes to `masks[i]`
-/// the quadrants of `r` cut at `div` it meets (bit k = child k, in the order of
-/// `quadtree::quadrants`): from its box where that suffices ([`needs_edge_tests`]), else from its
-/// edge equations too. Bit for bit the answers of [`overlaps_rect`] with each quadrant: each edge
-/// equation's tolerance is computed once and evaluated at the quadrants' corners, which share their
-/// coordinates.
+/// For each face `ids[i]` (every one meeting `r`, as the faces of a node do; `bbox` gives its
+/// box), writes to `masks[i]` the quadrants of `r` cut at `div` it meets (bit k = child k, in the
+/// order of `quadtree::quadrants`): from its box where that suffices ([`needs_edge_tests`]), else
+/// from its edge equations too. Bit for bit the answers of [`overlaps_rect`] with each quadrant:
+/// each edge equation's tolerance is computed once and evaluated at the quadrants' corners, which
+/// share their coordinates.
 ///
 /// Two passes: the boxes of all faces first, noting (without a branch) those that need their edges
 /// in `pending`, then the edge tests of those. Whether a face needs them is as random as the faces,
@@ -712,7 +712,7 @@ pub(crate) fn needs_edge_tests(b: [f64; 4], r: [f64; 4], div: [f64; 2]) -> bool 
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn quadrant_masks(
     faces: &[Face],
-    geoms: &[FaceGeom],
+    bbox: impl Fn(u32) -> [f64; 4],
     edges: &[[f64; 3]],
     ids: &[u32],
     (r, div): ([f64; 4], [f64; 2]),
@@ -725,7 +725,7 @@ pub(crate) fn quadrant_masks(
     pending.resize(ids.len(), 0);
     let mut waiting = 0;
     for (i, &f) in ids.iter().enumerate() {
-        let b = geoms[f as usize].bbox;
+        let b = bbox(f);
         masks.push(box_quadrants(b, div));
         pending[waiting] = i as u32;
         waiting += usize::from(needs_edge_tests(b, r, div));
@@ -1029,7 +1029,16 @@ mod tests {
             let four = four_tests(&set, 0, r, div, mag);
             // Faces meeting the rectangle, as every face of a node does.
             if four != 0 {
-                quadrant_masks(&set.faces, &set.geoms, &set.edges, &[0], (r, div), mag, &mut masks, &mut pending);
+                quadrant_masks(
+                    &set.faces,
+                    |f| set.geoms[f as usize].bbox,
+                    &set.edges,
+                    &[0],
+                    (r, div),
+                    mag,
+                    &mut masks,
+                    &mut pending,
+                );
                 assert_eq!(masks, [four], "case {case}: {poly:?} in {r:?} cut at {div:?}");
                 checked += (four != 15) as usize;
                 if !needs_edge_tests(geom.bbox, r, div) {
@@ -1049,7 +1058,16 @@ mod tests {
                 .map(|f| (f as u32, four_tests(&all, f, r, div, mag)))
                 .filter(|&(_, four)| four != 0)
                 .unzip();
-            quadrant_masks(&all.faces, &all.geoms, &all.edges, &ids, (r, div), mag, &mut masks, &mut pending);
+            quadrant_masks(
+                &all.faces,
+                |f| all.geoms[f as usize].bbox,
+                &all.edges,
+                &ids,
+                (r, div),
+                mag,
+                &mut masks,
+                &mut pending,
+            );
             assert_eq!(masks, want, "rectangle {case}: {r:?} cut at {div:?}");
             assert!(ids.len() > 100, "rectangle {case}: {} faces", ids.len());
             straddling += want.iter().filter(|m| m.count_ones() > 1).count();

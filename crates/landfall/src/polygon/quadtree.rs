@@ -206,11 +206,65 @@ pub(crate) fn outward(lo: f64, hi: f64) -> [f32; 2] {
     [a, b]
 }
 
-struct Ctx<'a> {
+/// What the build reads of each face besides its record: its box and its height range.
+pub(crate) trait Bounds: Sync {
+    /// The face's 2-D box, as [`FaceGeom::bbox`].
+    fn bbox(&self, f: u32) -> [f64; 4];
+    /// Height range of faces `ids`, rounded outward to f32 (as [`z_range`]).
+    fn z_range(&self, ids: &[u32]) -> [f32; 2];
+}
+
+impl Bounds for [FaceGeom] {
+    #[inline]
+    fn bbox(&self, f: u32) -> [f64; 4] {
+        self[f as usize].bbox
+    }
+
+    fn z_range(&self, ids: &[u32]) -> [f32; 2] {
+        z_range(self, ids)
+    }
+}
+
+/// The faces' boxes and outward-rounded height ranges in arrays of their own, for a whole build:
+/// 40 bytes a face against the 88 of a [`FaceGeom`] (whose box and heights lie in different cache
+/// lines), and a build reads them ~18 times per face. With them the one-thread build of a 13k TIN
+/// took 5 % less time.
+pub(crate) struct PackedBounds {
+    boxes: Vec<[f64; 4]>,
+    zs: Vec<[f32; 2]>,
+}
+
+impl PackedBounds {
+    /// The bounds of every face of `geoms` (in parallel).
+    pub fn of(geoms: &[FaceGeom]) -> Self {
+        let (boxes, zs) = geoms.par_iter().with_min_len(4096).map(|g| (g.bbox, outward(g.z[0], g.z[1]))).unzip();
+        Self { boxes, zs }
+    }
+}
+
+impl Bounds for PackedBounds {
+    #[inline]
+    fn bbox(&self, f: u32) -> [f64; 4] {
+        self.boxes[f as usize]
+    }
+
+    /// Outward rounding is monotone, so the range of the rounded ranges is the rounded range.
+    fn z_range(&self, ids: &[u32]) -> [f32; 2] {
+        let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
+        for &f in ids {
+            let z = self.zs[f as usize];
+            lo = if z[0] < lo { z[0] } else { lo };
+            hi = if z[1] > hi { z[1] } else { hi };
+        }
+        [lo, hi]
+    }
+}
+
+struct Ctx<'a, B: Bounds + ?Sized> {
     faces: &'a [Face],
     /// Marks and orders single-layer leaves when given (not for the curved frames' key boxes).
     layers: Option<Layering<'a>>,
-    geoms: &'a [FaceGeom],
+    bounds: &'a B,
     edges: &'a [[f64; 3]],
     params: QuadtreeParams,
     /// Smallest worthwhile split gain, in (node area × tests saved).
@@ -228,7 +282,7 @@ pub(crate) fn build(
     params: QuadtreeParams,
 ) -> Tree {
     let gain = min_gain_area(params, root, ids.len());
-    build_at(faces, geoms, edges, layers, ids, root, 0, params, gain)
+    build_over(faces, &PackedBounds::of(geoms), edges, layers, ids, root, 0, params, gain)
 }
 
 /// The split gain threshold (node area × tests saved) for a tree over `faces` faces in `root`.
@@ -236,8 +290,8 @@ pub(crate) fn min_gain_area(params: QuadtreeParams, root: [f64; 4], faces: usize
     params.min_gain / faces.max(1) as f64 * (root[2] - root[0]) * (root[3] - root[1])
 }
 
-/// Builds the subtree over `ids` in `rect`, whose root is at level `depth` (a whole tree, or the
-/// replacement of a leaf that overflowed after an edit).
+/// Builds the subtree over `ids` in `rect`, whose root is at level `depth`: the replacement of a
+/// leaf that overflowed after an edit (a few faces, read from their `geoms` directly).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn build_at(
     faces: &[Face],
@@ -250,7 +304,23 @@ pub(crate) fn build_at(
     params: QuadtreeParams,
     min_gain_area: f64,
 ) -> Tree {
-    let ctx = Ctx { faces, layers, geoms, edges, params, min_gain_area };
+    build_over(faces, geoms, edges, layers, ids, rect, depth, params, min_gain_area)
+}
+
+/// [`build_at`] with the faces' bounds read from `bounds`.
+#[allow(clippy::too_many_arguments)]
+fn build_over<B: Bounds + ?Sized>(
+    faces: &[Face],
+    bounds: &B,
+    edges: &[[f64; 3]],
+    layers: Option<Layering>,
+    ids: Vec<u32>,
+    rect: [f64; 4],
+    depth: usize,
+    params: QuadtreeParams,
+    min_gain_area: f64,
+) -> Tree {
+    let ctx = Ctx { faces, layers, bounds, edges, params, min_gain_area };
     let all = 0..ids.len();
     let mut tree = Tree::for_faces(ids);
     ctx.node(rect, all, depth, 0, &mut tree);
@@ -338,13 +408,13 @@ pub(crate) fn leaf(ids: &[u32], z: [f32; 2], single: bool, refs: &mut Vec<u32>) 
     node
 }
 
-impl Ctx<'_> {
+impl<B: Bounds + ?Sized> Ctx<'_, B> {
     /// Makes node slot `at` a leaf over the faces `tree.ids[span]` in rectangle `r`, with their
     /// height range (and single-layer leaves marked and ordered).
     fn leaf_at(&self, span: Range<usize>, r: [f64; 4], at: usize, tree: &mut Tree) {
         let ids = &mut tree.ids[span];
         let single = self.layers.is_some_and(|l| l.order(ids, r, &mut tree.seen));
-        tree.nodes[at] = leaf(ids, z_range(self.geoms, ids), single, &mut tree.refs);
+        tree.nodes[at] = leaf(ids, self.bounds.z_range(ids), single, &mut tree.refs);
     }
 
     /// Builds the subtree over the faces `tree.ids[span]` in `r` at level `depth` into `tree`, its
@@ -373,7 +443,7 @@ impl Ctx<'_> {
         // Which children each face goes to (bit k = child k); counted before anything is written,
         // since most splits near the bottom are rejected by the stop rules.
         let (masks, pending) = (&mut tree.masks, &mut tree.pending);
-        quadrant_masks(self.faces, self.geoms, self.edges, ids, (r, div), mag, masks, pending);
+        quadrant_masks(self.faces, |f| self.bounds.bbox(f), self.edges, ids, (r, div), mag, masks, pending);
         let counts = child_counts(&tree.masks);
         // Keep the leaf when no child is lighter, or when the split saves too little.
         let after: f64 = counts.iter().zip(&quads).map(|(&n, q)| area(q) * n as f64).sum();
@@ -449,7 +519,7 @@ impl Ctx<'_> {
         let mut best = mid;
         let mut best_d = f64::INFINITY;
         for &f in ids {
-            let b = &self.geoms[f as usize].bbox;
+            let b = self.bounds.bbox(f);
             for c in [b[axis], b[axis + 2]] {
                 let d = (c - mid).abs();
                 if d < best_d && d <= reach && c > lo && c < hi {
@@ -464,6 +534,35 @@ impl Ctx<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The packed bounds answer as the face records do: the same boxes, and the same outward height
+    /// range for any set of faces (heights between f32 values, exact f32 values, negative, empty).
+    #[test]
+    fn packed_bounds_equal_the_records() {
+        let mut rng = crate::heightfield::workload::SplitMix64::new(3);
+        let geoms: Vec<FaceGeom> = (0..500)
+            .map(|k| {
+                let z0 = match k % 3 {
+                    0 => rng.range(-1e4, 1e4),
+                    1 => rng.range(-100.0, 100.0) as f32 as f64,
+                    _ => rng.range(-1.0, 1.0) * 1e-3,
+                };
+                let z1 = z0 + [0.0, rng.range(0.0, 10.0), 1e-9][k % 3];
+                let bbox = [rng.range(-9.0, 0.0), rng.range(-9.0, 0.0), rng.range(0.0, 9.0), rng.range(0.0, 9.0)];
+                FaceGeom { bbox, z: [z0, z1], ..FaceGeom::zeroed() }
+            })
+            .collect();
+        let packed = PackedBounds::of(&geoms);
+        for f in 0..geoms.len() as u32 {
+            assert_eq!(packed.bbox(f), geoms.bbox(f));
+        }
+        for len in [0, 1, 2, 3, 7, 40, 500] {
+            for _ in 0..20 {
+                let ids: Vec<u32> = (0..len).map(|_| (rng.next_u64() % geoms.len() as u64) as u32).collect();
+                assert_eq!(packed.z_range(&ids), geoms[..].z_range(&ids), "{ids:?}");
+            }
+        }
+    }
 
     /// The packed counts equal four plain counters, over runs longer than a lane holds.
     #[test]
