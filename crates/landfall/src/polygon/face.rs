@@ -544,7 +544,10 @@ pub(crate) fn push_face(source: u32, local: &[DVec3], slack: f64, out: &mut Face
 
 /// The face and geometry records of one convex, planar face given by its local vertices, whose
 /// vertices go at `first`; the edge equations (one per vertex) of a face of more than three
-/// vertices are appended to `edges` too.
+/// vertices are appended to `edges` too. Always inlined: called with a triangle's three vertices,
+/// the vertex count is a constant, so the loops unroll and the `% n` of the next vertex is no
+/// division.
+#[inline(always)]
 fn face_records(source: u32, local: &[DVec3], slack: f64, first: u32, edges: &mut Vec<[f64; 3]>) -> (Face, FaceGeom) {
     let n = local.len();
     let mut bbox = [f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY];
@@ -603,6 +606,7 @@ fn face_records(source: u32, local: &[DVec3], slack: f64, first: u32, edges: &mu
 }
 
 /// Newell's normal (twice the vector area) of a polygon.
+#[inline(always)]
 pub(crate) fn newell(p: &[DVec3]) -> DVec3 {
     let n = p.len();
     let mut s = DVec3::ZERO;
