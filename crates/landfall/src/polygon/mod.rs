@@ -541,8 +541,13 @@ fn aligned(frame: Frame, center: DVec3, points: &[DVec3]) -> Frame {
 }
 
 /// Marks every polygon whose vertex set equals that of an earlier polygon: hashes of the sorted
-/// vertex bits, sorted, equal hashes compared exactly.
+/// vertex bits, sorted, polygons in a group of equal (truncated) hashes compared exactly.
 fn duplicates(soup: &PolygonSoup) -> Vec<bool> {
+    duplicates_grouped(soup, 32)
+}
+
+/// [`duplicates`] with polygons grouped by the low `bits` bits of their hashes.
+fn duplicates_grouped(soup: &PolygonSoup, bits: u32) -> Vec<bool> {
     let sorted_bits = |k: usize| {
         let mut b: Vec<[u64; 3]> =
             soup.polygon(k).iter().map(|p| [p.x.to_bits(), p.y.to_bits(), p.z.to_bits()]).collect();
@@ -566,6 +571,9 @@ fn duplicates(soup: &PolygonSoup) -> Vec<bool> {
             (bits_hash(&sorted_bits(k)), k as u32)
         })
         .collect();
+    // Grouped by the hash's low 32 bits only (half the radix sort's passes): a group may then hold
+    // polygons whose hashes differ, which the exact comparison below tells apart.
+    keys.iter_mut().for_each(|key| key.0 &= (1u64 << bits) - 1);
     order::sort_keyed(&mut keys);
     let mut dup = vec![false; soup.len()];
     for run in keys.chunk_by(|a, b| a.0 == b.0).filter(|r| r.len() > 1) {
@@ -702,4 +710,44 @@ fn quick_faces(faces: &[Face]) -> (Vec<QuickFace>, usize) {
         })
         .collect();
     (quick, vertical.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Duplicates are the polygons whose vertex set (bit for bit) an earlier one has, whatever the
+    /// vertex order, degenerate ones never: against a plain set of sorted vertex sets, with groups
+    /// of 32-bit hashes and with groups of 3-bit hashes, where most polygons in a group differ.
+    #[test]
+    fn duplicates_are_repeated_vertex_sets() {
+        let mut rng = crate::heightfield::workload::SplitMix64::new(4);
+        let mut soup = PolygonSoup::new();
+        let point = |rng: &mut crate::heightfield::workload::SplitMix64| {
+            DVec3::new(rng.range(0.0, 3.0).round(), rng.range(0.0, 3.0).round(), rng.range(0.0, 1.0).round())
+        };
+        for k in 0..3000 {
+            let n = 3 + k % 2;
+            let mut p: Vec<DVec3> = (0..n).map(|_| point(&mut rng)).collect();
+            if k % 7 == 0 && soup.len() > 0 {
+                // An earlier polygon's vertices, rotated.
+                p = soup.polygon((rng.next_u64() % soup.len() as u64) as usize).to_vec();
+                p.rotate_left(1);
+            }
+            soup.push(&p);
+        }
+        let mut seen = std::collections::HashSet::new();
+        let want: Vec<bool> = (0..soup.len())
+            .map(|k| {
+                let mut v: Vec<[u64; 3]> =
+                    soup.polygon(k).iter().map(|p| [p.x.to_bits(), p.y.to_bits(), p.z.to_bits()]).collect();
+                v.sort_unstable();
+                v.dedup();
+                v.len() >= 3 && !seen.insert(v)
+            })
+            .collect();
+        assert!(want.iter().filter(|&&d| d).count() > 300);
+        assert_eq!(duplicates(&soup), want);
+        assert_eq!(duplicates_grouped(&soup, 3), want);
+    }
 }

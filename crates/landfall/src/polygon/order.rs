@@ -11,8 +11,15 @@ use crate::geom::Aabb;
 use glam::DVec3;
 use rayon::prelude::*;
 
-/// Bits per axis of the Morton key (a grid of 2^20 × 2^20 over the polygons' centres).
+/// Most bits per axis of the Morton key (a grid of 2^20 × 2^20 over the polygons' centres).
 const KEY_BITS: u32 = 20;
+
+/// Bits per axis of the Morton key for `n` polygons: a grid of 64 to 256 cells per polygon, finer
+/// than any order the build could use, and no more bits than that, since the radix sort takes one
+/// pass per byte of the key (3 for a 13k TIN, 4 for 1M, where 20 bits per axis took 5).
+fn key_bits(n: usize) -> u32 {
+    ((n.max(1).ilog2() + 1).div_ceil(2) + 3).min(KEY_BITS)
+}
 
 /// The input polygons in the order their faces are stored: along a Z-order curve of their vertex
 /// centroids seen along gravity (`to_local` maps world points to the local frame, where gravity is
@@ -31,7 +38,7 @@ pub(crate) fn spatial_order(soup: &PolygonSoup, to_local: &(dyn Fn(DVec3) -> DVe
         .with_min_len(1 << 14)
         .fold(|| Aabb::EMPTY, |b, &c| b.grown(c))
         .reduce(|| Aabb::EMPTY, |a, b| a.union(&b));
-    let cells = f64::from((1u32 << KEY_BITS) - 1);
+    let cells = f64::from((1u32 << key_bits(soup.len())) - 1);
     let scale = |lo: f64, hi: f64| if hi > lo { cells / (hi - lo) } else { 0.0 };
     let (sx, sy) = (scale(lo.x, hi.x), scale(lo.y, hi.y));
     // Key and index: sorting the pairs sorts by key, ties by index.
