@@ -729,7 +729,7 @@ mod tests {
         for k in 0..3000 {
             let n = 3 + k % 2;
             let mut p: Vec<DVec3> = (0..n).map(|_| point(&mut rng)).collect();
-            if k % 7 == 0 && soup.len() > 0 {
+            if k % 7 == 0 && !soup.is_empty() {
                 // An earlier polygon's vertices, rotated.
                 p = soup.polygon((rng.next_u64() % soup.len() as u64) as usize).to_vec();
                 p.rotate_left(1);
