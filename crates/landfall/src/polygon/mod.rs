@@ -571,8 +571,8 @@ fn duplicates_grouped(soup: &PolygonSoup, bits: u32) -> Vec<bool> {
             (bits_hash(&sorted_bits(k)), k as u32)
         })
         .collect();
-    // Grouped by the hash's low 32 bits only (half the radix sort's passes): a group may then hold
-    // polygons whose hashes differ, which the exact comparison below tells apart.
+    // Grouped by the hash's low `bits` bits only (32: half the radix sort's passes): a group may
+    // then hold polygons whose hashes differ, which the exact comparison below tells apart.
     keys.iter_mut().for_each(|key| key.0 &= (1u64 << bits) - 1);
     order::sort_keyed(&mut keys);
     let mut dup = vec![false; soup.len()];
