@@ -169,7 +169,7 @@ impl PolygonTerrain {
         let gain = min_gain_area(self.header.params, self.header.root, live);
         let a = &self.arrays;
         let layers = Some(self.layering(self.header.root));
-        let sub = build_at(&a.faces, &a.geoms, &a.edges, layers, ids, rect, depth, self.header.params, gain);
+        let sub = build_at(&a.faces, &a.geoms[..], &a.edges, layers, ids, rect, depth, self.header.params, gain);
         if sub.nodes.len() == 1 {
             return; // the stop rules kept it a leaf
         }

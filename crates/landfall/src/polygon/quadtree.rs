@@ -182,16 +182,16 @@ pub(crate) fn quadrants(r: [f64; 4], div: [f64; 2]) -> [[f64; 4]; 4] {
     ]
 }
 
-/// Height range of a set of faces, rounded outward to f32.
-pub(crate) fn z_range(faces: &[FaceGeom], ids: &[u32]) -> [f32; 2] {
-    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-    for &f in ids {
+/// The smallest range holding all of `ranges` (`[+∞, −∞]` when there are none).
+#[inline]
+fn span(ranges: impl Iterator<Item = [f32; 2]>) -> [f32; 2] {
+    let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
+    for z in ranges {
         // Plain comparisons (one instruction each; the NaN-aware `min` / `max` take three).
-        let z = faces[f as usize].z;
         lo = if z[0] < lo { z[0] } else { lo };
         hi = if z[1] > hi { z[1] } else { hi };
     }
-    outward(lo, hi)
+    [lo, hi]
 }
 
 /// `[lo, hi]` rounded outward to f32 (empty ranges stay empty).
@@ -210,7 +210,7 @@ pub(crate) fn outward(lo: f64, hi: f64) -> [f32; 2] {
 pub(crate) trait Bounds: Sync {
     /// The face's 2-D box, as [`FaceGeom::bbox`].
     fn bbox(&self, f: u32) -> [f64; 4];
-    /// Height range of faces `ids`, rounded outward to f32 (as [`z_range`]).
+    /// Height range of faces `ids`, rounded outward to f32.
     fn z_range(&self, ids: &[u32]) -> [f32; 2];
 }
 
@@ -220,8 +220,10 @@ impl Bounds for [FaceGeom] {
         self[f as usize].bbox
     }
 
+    /// Each face's range rounded outward, then their span: rounding is monotone, so this is the
+    /// span of the exact ranges rounded outward.
     fn z_range(&self, ids: &[u32]) -> [f32; 2] {
-        z_range(self, ids)
+        span(ids.iter().map(|&f| outward(self[f as usize].z[0], self[f as usize].z[1])))
     }
 }
 
@@ -248,15 +250,8 @@ impl Bounds for PackedBounds {
         self.boxes[f as usize]
     }
 
-    /// Outward rounding is monotone, so the range of the rounded ranges is the rounded range.
     fn z_range(&self, ids: &[u32]) -> [f32; 2] {
-        let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
-        for &f in ids {
-            let z = self.zs[f as usize];
-            lo = if z[0] < lo { z[0] } else { lo };
-            hi = if z[1] > hi { z[1] } else { hi };
-        }
-        [lo, hi]
+        span(ids.iter().map(|&f| self.zs[f as usize]))
     }
 }
 
@@ -282,7 +277,7 @@ pub(crate) fn build(
     params: QuadtreeParams,
 ) -> Tree {
     let gain = min_gain_area(params, root, ids.len());
-    build_over(faces, &PackedBounds::of(geoms), edges, layers, ids, root, 0, params, gain)
+    build_at(faces, &PackedBounds::of(geoms), edges, layers, ids, root, 0, params, gain)
 }
 
 /// The split gain threshold (node area × tests saved) for a tree over `faces` faces in `root`.
@@ -290,26 +285,11 @@ pub(crate) fn min_gain_area(params: QuadtreeParams, root: [f64; 4], faces: usize
     params.min_gain / faces.max(1) as f64 * (root[2] - root[0]) * (root[3] - root[1])
 }
 
-/// Builds the subtree over `ids` in `rect`, whose root is at level `depth`: the replacement of a
-/// leaf that overflowed after an edit (a few faces, read from their `geoms` directly).
+/// Builds the subtree over `ids` in `rect`, whose root is at level `depth`: a whole tree, or the
+/// replacement of a leaf that overflowed after an edit (a few faces, whose bounds are then read
+/// from their `FaceGeom` records directly).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn build_at(
-    faces: &[Face],
-    geoms: &[FaceGeom],
-    edges: &[[f64; 3]],
-    layers: Option<Layering>,
-    ids: Vec<u32>,
-    rect: [f64; 4],
-    depth: usize,
-    params: QuadtreeParams,
-    min_gain_area: f64,
-) -> Tree {
-    build_over(faces, geoms, edges, layers, ids, rect, depth, params, min_gain_area)
-}
-
-/// [`build_at`] with the faces' bounds read from `bounds`.
-#[allow(clippy::too_many_arguments)]
-fn build_over<B: Bounds + ?Sized>(
+pub(crate) fn build_at<B: Bounds + ?Sized>(
     faces: &[Face],
     bounds: &B,
     edges: &[[f64; 3]],
@@ -535,8 +515,9 @@ impl<B: Bounds + ?Sized> Ctx<'_, B> {
 mod tests {
     use super::*;
 
-    /// The packed bounds answer as the face records do: the same boxes, and the same outward height
-    /// range for any set of faces (heights between f32 values, exact f32 values, negative, empty).
+    /// The packed bounds answer as the face records do: the same boxes, and for any set of faces
+    /// (heights between f32 values, exact f32 values, negative, empty) the exact height range
+    /// rounded outward, from either.
     #[test]
     fn packed_bounds_equal_the_records() {
         let mut rng = crate::heightfield::workload::SplitMix64::new(3);
@@ -559,7 +540,11 @@ mod tests {
         for len in [0, 1, 2, 3, 7, 40, 500] {
             for _ in 0..20 {
                 let ids: Vec<u32> = (0..len).map(|_| (rng.next_u64() % geoms.len() as u64) as u32).collect();
-                assert_eq!(packed.z_range(&ids), geoms[..].z_range(&ids), "{ids:?}");
+                // The definition: the exact range of the faces' heights, rounded outward.
+                let lo = ids.iter().map(|&f| geoms[f as usize].z[0]).fold(f64::INFINITY, f64::min);
+                let hi = ids.iter().map(|&f| geoms[f as usize].z[1]).fold(f64::NEG_INFINITY, f64::max);
+                assert_eq!(packed.z_range(&ids), outward(lo, hi), "{ids:?}");
+                assert_eq!(geoms[..].z_range(&ids), outward(lo, hi), "{ids:?}");
             }
         }
     }
