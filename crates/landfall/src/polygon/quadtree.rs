@@ -438,11 +438,11 @@ impl<B: Bounds + ?Sized> Ctx<'_, B> {
         let offsets = [0, counts[0] + 1, counts[0] + counts[1] + 2, counts[0] + counts[1] + counts[2] + 3];
         tree.ids.resize(start + counts.iter().sum::<usize>() + 4, 0);
         let (parent, children) = tree.ids.split_at_mut(start);
-        let mut len = [0usize; 4];
+        let mut next = offsets;
         for (&f, &mask) in parent[span].iter().zip(&tree.masks) {
             for k in 0..4 {
-                children[offsets[k] + len[k]] = f;
-                len[k] += (mask >> k & 1) as usize;
+                children[next[k]] = f;
+                next[k] += (mask >> k & 1) as usize;
             }
         }
         let spans: [Range<usize>; 4] = std::array::from_fn(|k| start + offsets[k]..start + offsets[k] + counts[k]);
