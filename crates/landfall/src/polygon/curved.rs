@@ -269,7 +269,8 @@ impl CurvedTerrain {
         }
         let ids: Vec<u32> = (0..self.keys.len() as u32).collect();
         let root = self.key_geoms.iter().fold(quadtree::EMPTY_RECT, |r, g| quadtree::union_rect(r, g.bbox));
-        let tree = quadtree::build(&self.keys, &self.key_geoms, &self.set.edges, None, ids, root, params);
+        let bounds = quadtree::PackedBounds::of(&self.key_geoms);
+        let tree = quadtree::build(&self.keys, &bounds, &self.set.edges, None, ids, root, params);
         (self.nodes, self.refs, self.root) = (tree.nodes, tree.refs, root);
     }
 

@@ -691,7 +691,7 @@ pub(crate) fn box_quadrants(b: [f64; 4], div: [f64; 2]) -> u8 {
 }
 
 /// Whether a face with bounding box `b`, meeting rectangle `r`, needs its edge tests
-/// (in [`face_quadrants`]) to tell which quadrants of `r` cut at `div` it meets. It does not when its
+/// (in [`quadrant_masks`]) to tell which quadrants of `r` cut at `div` it meets. It does not when its
 /// box lies on one side of both cut lines, nor when it lies across one cut line only and between
 /// `r`'s sides along the other axis: convex, the face then meets that cut line inside `r`, so it
 /// meets the two quadrants its box reaches. Otherwise the quadrants are those of

@@ -357,17 +357,17 @@ impl PolygonTerrain {
         let faces = &self.arrays.faces;
         let ids: Vec<u32> =
             (0..faces.len() as u32).into_par_iter().filter(|&f| faces[f as usize].flags & REMOVED == 0).collect();
+        let bounds = quadtree::PackedBounds::of(&self.arrays.geoms);
         let (empty, union) = (quadtree::EMPTY_RECT, quadtree::union_rect);
-        let geoms = &self.arrays.geoms;
-        let mut root = ids.par_iter().fold(|| empty, |r, &f| union(r, geoms[f as usize].bbox)).reduce(|| empty, union);
+        let mut root =
+            ids.par_iter().fold(|| empty, |r, &f| union(r, quadtree::Bounds::bbox(&bounds, f))).reduce(|| empty, union);
         if ids.is_empty() {
             root = [0.0; 4];
         }
         // The build puts every face into every leaf it touches, so it may use sealed faces.
         let sealed = seal::sealed_faces(faces, &self.arrays.verts);
         let layers = Some(self.layering(root).with_sealed(&sealed));
-        let mut tree =
-            quadtree::build(faces, &self.arrays.geoms, &self.arrays.edges, layers, ids, root, self.header.params);
+        let mut tree = quadtree::build(faces, &bounds, &self.arrays.edges, layers, ids, root, self.header.params);
         // The build reserved room generously; give back what it did not use when that is much.
         // (Shrinking the nodes copies them, 32-byte alignment rules out an in-place realloc, and
         // room never written costs no memory when the array is large enough to be mapped lazily.)

@@ -266,10 +266,11 @@ struct Ctx<'a, B: Bounds + ?Sized> {
     min_gain_area: f64,
 }
 
-/// Builds the quadtree over `ids` inside `root` (single-layer leaves marked when `layers` is given).
-pub(crate) fn build(
+/// Builds the quadtree over `ids` inside `root` (single-layer leaves marked when `layers` is given),
+/// the faces' bounds read from `bounds` (a whole build packs them: [`PackedBounds`]).
+pub(crate) fn build<B: Bounds + ?Sized>(
     faces: &[Face],
-    geoms: &[FaceGeom],
+    bounds: &B,
     edges: &[[f64; 3]],
     layers: Option<Layering>,
     ids: Vec<u32>,
@@ -277,7 +278,7 @@ pub(crate) fn build(
     params: QuadtreeParams,
 ) -> Tree {
     let gain = min_gain_area(params, root, ids.len());
-    build_at(faces, &PackedBounds::of(geoms), edges, layers, ids, root, 0, params, gain)
+    build_at(faces, bounds, edges, layers, ids, root, 0, params, gain)
 }
 
 /// The split gain threshold (node area × tests saved) for a tree over `faces` faces in `root`.
