@@ -15,8 +15,9 @@ fn main() {
     let t = PolygonTerrain::builder().triangles(&tin.vertices, &tin.triangles).params(params).build().unwrap();
     let st = t.stats();
     eprintln!(
-        "{params:?}: {} nodes, expected tests {:.3}, tree/faces {:.2}",
+        "{params:?}: {} nodes, {} references, expected tests {:.3}, tree/faces {:.2}",
         st.nodes,
+        st.refs,
         st.expected_tests,
         st.tree_bytes as f64 / st.face_bytes as f64
     );
