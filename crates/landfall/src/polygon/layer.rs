@@ -79,16 +79,17 @@ impl<'a> Layering<'a> {
     pub fn order(&self, ids: &mut [u32], rect: [f64; 4], seen: &mut SeenPairs) -> bool {
         let centres = centres(rect);
         // The sealed test applies to an open rectangle (one with an inside) whose faces are all
-        // sealed; it then needs one centre with at most one face around it.
-        let sealed = !self.sealed.is_empty()
-            && rect[2] > rect[0]
-            && rect[3] > rect[1]
-            && ids.iter().all(|&f| self.sealed.get(f as usize).copied().unwrap_or(false));
+        // sealed; it then needs one centre with at most one face around it. Whether each face is
+        // sealed is read in the same pass as its cover: one loop over the faces, not two.
+        let open = !self.sealed.is_empty() && rect[2] > rect[0] && rect[3] > rect[1];
+        let mut all_sealed = open;
+        let mut is_sealed = |f: u32| all_sealed &= self.sealed.get(f as usize).copied().unwrap_or(false);
         if ids.len() > 16 {
             // Each face with the centres around it, computed once for both tests and the order.
-            let mut around: Vec<(u32, u32)> = ids.iter().map(|&f| (f, self.near_centres(f, centres))).collect();
+            let mut around: Vec<(u32, u32)> =
+                ids.iter().map(|&f| (f, self.near_centres(f, centres))).inspect(|&(f, _)| is_sealed(f)).collect();
             let faces_at = |k: usize| around.iter().filter(|&&(_, m)| m >> k & 1 != 0).count();
-            if !(sealed && (0..4).any(|k| faces_at(k) <= 1) || self.single_layer(ids, seen)) {
+            if !(all_sealed && (0..4).any(|k| faces_at(k) <= 1) || self.single_layer(ids, seen)) {
                 return false;
             }
             // A stable sort: ties keep their order.
@@ -100,18 +101,19 @@ impl<'a> Layering<'a> {
         // the sealed test): four counts of at most 16 in the bytes of one word.
         let mut near = 0u32;
         let mut cover = |f: u32| {
+            is_sealed(f);
             let around = self.near_centres(f, centres);
             near += (around & 1) | (around & 2) << 7 | (around & 4) << 14 | (around & 8) << 21;
             (f, around.count_ones())
         };
-        let one_layer = |near: u32, seen: &mut SeenPairs| {
+        let one_layer = |near: u32, sealed: bool, seen: &mut SeenPairs| {
             sealed && near.to_le_bytes().iter().any(|&n| n <= 1) || self.single_layer(ids, seen)
         };
         match *ids {
             [] | [_] => {}
             [a, b] => {
                 let (mut x, mut y) = (cover(a), cover(b));
-                if !one_layer(near, seen) {
+                if !one_layer(near, all_sealed, seen) {
                     return false;
                 }
                 sort_two(&mut x, &mut y);
@@ -119,7 +121,7 @@ impl<'a> Layering<'a> {
             }
             [a, b, c] => {
                 let (mut x, mut y, mut z) = (cover(a), cover(b), cover(c));
-                if !one_layer(near, seen) {
+                if !one_layer(near, all_sealed, seen) {
                     return false;
                 }
                 sort_two(&mut x, &mut y);
@@ -132,7 +134,7 @@ impl<'a> Layering<'a> {
                 for (c, &f) in covers.iter_mut().zip(ids.iter()) {
                     *c = cover(f);
                 }
-                if !one_layer(near, seen) {
+                if !one_layer(near, all_sealed, seen) {
                     return false;
                 }
                 // An insertion sort (a face moves only past faces that cover strictly less).
