@@ -81,8 +81,7 @@ impl<'a> Layering<'a> {
         // The sealed test applies to an open rectangle (one with an inside) whose faces are all
         // sealed; it then needs one centre with at most one face around it. Whether each face is
         // sealed is read in the same pass as its cover: one loop over the faces, not two.
-        let open = !self.sealed.is_empty() && rect[2] > rect[0] && rect[3] > rect[1];
-        let mut all_sealed = open;
+        let mut all_sealed = !self.sealed.is_empty() && rect[2] > rect[0] && rect[3] > rect[1];
         let mut is_sealed = |f: u32| all_sealed &= self.sealed.get(f as usize).copied().unwrap_or(false);
         if ids.len() > 16 {
             // Each face with the centres around it, computed once for both tests and the order.

@@ -152,15 +152,15 @@ pub(crate) struct Tree {
 
 impl Tree {
     /// A tree of one (blank) root over the faces `ids` (the first list of its build scratch), with
-    /// room for what a tree over that many faces usually needs (4.6–4.7 nodes per face on TINs at
-    /// the default parameters; two references per face), so that the build does not spend its time
-    /// copying the arrays as they grow.
+    /// room for what a tree over that many faces usually needs (4.6–4.7 nodes and about 3.5
+    /// references outside the nodes per face on TINs at the default parameters), so that the build
+    /// does not spend its time copying the arrays as they grow.
     fn for_faces(ids: Vec<u32>) -> Self {
         let faces = ids.len();
         let mut nodes = Vec::with_capacity(6 * faces + 1);
         nodes.push(Node::zeroed());
         let (seen, masks, pending) = (SeenPairs::default(), Vec::with_capacity(faces), Vec::with_capacity(faces));
-        Self { nodes, refs: Vec::with_capacity(2 * faces), seen, ids, masks, pending }
+        Self { nodes, refs: Vec::with_capacity(4 * faces), seen, ids, masks, pending }
     }
 }
 
