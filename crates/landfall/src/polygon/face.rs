@@ -725,8 +725,11 @@ pub(crate) fn quadrant_masks(
     pending: &mut Vec<u32>,
 ) {
     masks.clear();
-    pending.clear();
-    pending.resize(ids.len(), 0);
+    // Every slot of `pending` read below is written first: it only needs to be long enough, not
+    // zeroed at each call.
+    if pending.len() < ids.len() {
+        pending.resize(ids.len(), 0);
+    }
     let mut waiting = 0;
     for (i, &f) in ids.iter().enumerate() {
         let b = bbox(f);
