@@ -177,6 +177,84 @@ impl QuickFace {
         }
     }
 
+    /// [`inside`](Self::inside) for four points at once (lane k: `x[k]`, `y[k]`, already rounded
+    /// to f32): bit k of the first mask says the record puts point k inside, of the second outside;
+    /// a point in neither is for the exact test. Four SSE lanes on x86-64, the same IEEE operations
+    /// in the same order as `inside`, so the same answers.
+    #[inline(always)]
+    pub(crate) fn inside4(&self, x: [f32; 4], y: [f32; 4], margin: f32) -> (u32, u32) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::*;
+            // SAFETY: SSE is part of every x86-64 target, so these intrinsics are always available.
+            unsafe {
+                let (xs, ys) = (_mm_loadu_ps(x.as_ptr()), _mm_loadu_ps(y.as_ptr()));
+                let (above, below) = (_mm_set1_ps(margin), _mm_set1_ps(-margin));
+                let (mut inside, mut outside) = (_mm_castsi128_ps(_mm_set1_epi32(-1)), _mm_setzero_ps());
+                for [a, b, c] in self.edges {
+                    let ax = _mm_mul_ps(_mm_set1_ps(a), xs);
+                    let v = _mm_add_ps(_mm_add_ps(ax, _mm_mul_ps(_mm_set1_ps(b), ys)), _mm_set1_ps(c));
+                    inside = _mm_and_ps(inside, _mm_cmpgt_ps(v, above));
+                    outside = _mm_or_ps(outside, _mm_cmplt_ps(v, below));
+                }
+                (_mm_movemask_ps(inside) as u32, _mm_movemask_ps(outside) as u32)
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            (0..4).fold((0, 0), |(i, o), k| match self.inside(x[k], y[k], margin) {
+                Some(true) => (i | 1 << k, o),
+                Some(false) => (i, o | 1 << k),
+                None => (i, o),
+            })
+        }
+    }
+
+    /// For the four quadrants of a node (lane k: x from `x[0][k]` to `x[1][k]`, y from `y[0][k]` to
+    /// `y[1][k]`, corners rounded to f32, inside the root rectangle): bit k of the first mask says
+    /// no edge of the record has the quadrant outside, of the second that one has it wholly
+    /// outside; a quadrant in neither is for the exact test.
+    ///
+    /// Per edge, the largest value over a quadrant's corners (the larger product along each axis,
+    /// then the same two sums as [`inside`](Self::inside)) is the f32 value at one corner, and no
+    /// smaller than the f32 value at the corner where the exact value is largest (rounding is
+    /// monotone): so it is within `inside`'s error bound of the exact largest value, and the same
+    /// margin decides.
+    #[inline(always)]
+    pub(crate) fn quadrants(&self, x: [[f32; 4]; 2], y: [[f32; 4]; 2], margin: f32) -> (u32, u32) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::*;
+            // SAFETY: SSE is part of every x86-64 target, so these intrinsics are always available.
+            unsafe {
+                let (x0, x1) = (_mm_loadu_ps(x[0].as_ptr()), _mm_loadu_ps(x[1].as_ptr()));
+                let (y0, y1) = (_mm_loadu_ps(y[0].as_ptr()), _mm_loadu_ps(y[1].as_ptr()));
+                let (above, below) = (_mm_set1_ps(margin), _mm_set1_ps(-margin));
+                let (mut kept, mut outside) = (_mm_castsi128_ps(_mm_set1_epi32(-1)), _mm_setzero_ps());
+                for [a, b, c] in self.edges {
+                    let (a, b) = (_mm_set1_ps(a), _mm_set1_ps(b));
+                    let ax = _mm_max_ps(_mm_mul_ps(a, x0), _mm_mul_ps(a, x1));
+                    let by = _mm_max_ps(_mm_mul_ps(b, y0), _mm_mul_ps(b, y1));
+                    let v = _mm_add_ps(_mm_add_ps(ax, by), _mm_set1_ps(c));
+                    kept = _mm_and_ps(kept, _mm_cmpgt_ps(v, above));
+                    outside = _mm_or_ps(outside, _mm_cmplt_ps(v, below));
+                }
+                (_mm_movemask_ps(kept) as u32, _mm_movemask_ps(outside) as u32)
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let larger = |p: f32, q: f32| if p > q { p } else { q };
+            (0..4).fold((0, 0), |(kept, outside), k| {
+                let v =
+                    self.edges.map(|[a, b, c]| larger(a * x[0][k], a * x[1][k]) + larger(b * y[0][k], b * y[1][k]) + c);
+                let all_above = v.iter().all(|&v| v > margin);
+                let any_below = v.iter().any(|&v| v < -margin);
+                (kept | u32::from(all_above) << k, outside | u32::from(any_below) << k)
+            })
+        }
+    }
+
     /// Height of the face's plane at local (x, y), as [`Face::height`].
     #[inline]
     pub fn height(&self, x: f64, y: f64) -> f64 {
@@ -712,10 +790,13 @@ pub(crate) fn needs_edge_tests(b: [f64; 4], r: [f64; 4], div: [f64; 2]) -> bool 
 ///
 /// Two passes: the boxes of all faces first, noting (without a branch) those that need their edges
 /// in `pending`, then the edge tests of those. Whether a face needs them is as random as the faces,
-/// and a branch on it, face by face, was mispredicted four times in ten.
+/// and a branch on it, face by face, was mispredicted four times in ten. A face's quick record in
+/// `quick` (when given) decides its edge tests for all four quadrants at once in f32, with the
+/// exact answers ([`QuickFace::quadrants`]); the f64 tests run only where it cannot decide.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn quadrant_masks(
     faces: &[Face],
+    quick: QuickSet,
     bbox: impl Fn(u32) -> [f64; 4],
     edges: &[[f64; 3]],
     ids: &[u32],
@@ -737,10 +818,28 @@ pub(crate) fn quadrant_masks(
         pending[waiting] = i as u32;
         waiting += usize::from(needs_edge_tests(b, r, div));
     }
+    // The quadrants' corners in f32 lanes, for the quick records.
+    let (xs, ys) = ([r[0], div[0], r[2]].map(|v| v as f32), [r[1], div[1], r[3]].map(|v| v as f32));
+    let x = [[xs[0], xs[1], xs[0], xs[1]], [xs[1], xs[2], xs[1], xs[2]]];
+    let y = [[ys[0], ys[0], ys[1], ys[1]], [ys[1], ys[1], ys[2], ys[2]]];
     for &i in &pending[..waiting] {
-        let mask = &mut masks[i as usize];
-        *mask = edge_quadrants(&faces[ids[i as usize] as usize], edges, r, div, mag, *mask);
+        let (f, mask) = (ids[i as usize], &mut masks[i as usize]);
+        // The quick record answers when it decides every quadrant the box reaches.
+        let decided = quick.records.get(f as usize).map(|q| q.quadrants(x, y, quick.margin));
+        *mask = match decided {
+            Some((kept, outside)) if (kept | outside) as u8 & *mask == *mask => *mask & !outside as u8,
+            _ => edge_quadrants(&faces[f as usize], edges, r, div, mag, *mask),
+        };
     }
+}
+
+/// The quick face records of a build whose root rectangle holds every face, with their margin for
+/// that root ([`quick_margin`]): the f32 tests that decide for the exact ones but near edges.
+/// Empty (the default) leaves every test exact.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct QuickSet<'a> {
+    pub records: &'a [QuickFace],
+    pub margin: f32,
 }
 
 /// The quadrants of `mask` (bit k = child k of `r` cut at `div`) that no edge of `face` has wholly
@@ -893,6 +992,86 @@ mod tests {
         assert!(unsure_random * 50 < random, "{unsure_random} of {random} random points left to the exact test");
     }
 
+    /// The four-lane quick tests agree with the exact ones wherever they decide: `inside4` with
+    /// `inside` lane by lane, and `quadrants` with the exact edge tests of the classification
+    /// (`edge_quadrants`), for random triangles at scales from 10⁻³ to 10⁷ and nodes whose corners
+    /// and cut point lie at a vertex, on an edge, or a fraction or a few multiples of the margin
+    /// from it. Without the margin the f32 values would get some quadrants wrong, and with it they
+    /// decide nearly all random nodes.
+    #[test]
+    fn quick_lanes_agree_with_the_exact_tests() {
+        let mut rng = crate::heightfield::workload::SplitMix64::new(12);
+        let (mut decided, mut random, mut random_undecided, mut wrong_without_margin) = (0, 0, 0, 0);
+        for case in 0..4000usize {
+            let scale = 10f64.powi(case as i32 % 11 - 3);
+            let root = [-scale, -scale, scale, scale];
+            let size = scale * 10f64.powi(-((case as i32 / 11) % 4));
+            let centre = DVec2::new(rng.range(-0.5, 0.5), rng.range(-0.5, 0.5)) * scale;
+            let mut corner = || {
+                let p = centre + DVec2::new(rng.range(-0.5, 0.5), rng.range(-0.5, 0.5)) * size;
+                DVec3::new(p.x, p.y, 0.0)
+            };
+            let tri = [corner(), corner(), corner()];
+            let mut set = FaceSet::default();
+            push_face(case as u32, &tri, EDGE_SLACK * 2.0 * scale, &mut set);
+            let face = set.faces[0];
+            if !face.is_ground() {
+                continue;
+            }
+            let (quick, margin) = (QuickFace::of(&face), quick_margin(root));
+            // The cut point: random, at a vertex, or off an edge by a multiple of the margin.
+            let (a, b) = (tri[case % 3], tri[(case + 1) % 3]);
+            let on = a.lerp(b, rng.range(0.0, 1.0));
+            let normal = DVec2::new(a.y - b.y, b.x - a.x).normalize();
+            let off = [0.0, 0.25, 0.5, 1.0, 2.0, 4.0, -0.5, -1.0, -4.0][case % 9] * margin as f64;
+            let at_random = case % 4 == 0;
+            let div = match case % 4 {
+                0 => centre + DVec2::new(rng.range(-0.5, 0.5), rng.range(-0.5, 0.5)) * size,
+                1 => DVec2::new(a.x, a.y),
+                _ => DVec2::new(on.x, on.y) + normal * off,
+            };
+            let reach = |rng: &mut crate::heightfield::workload::SplitMix64| rng.range(0.0, 1.0) * size;
+            let r = [
+                (div.x - reach(&mut rng)).max(root[0]),
+                (div.y - reach(&mut rng)).max(root[1]),
+                (div.x + reach(&mut rng)).min(root[2]),
+                (div.y + reach(&mut rng)).min(root[3]),
+            ];
+            let div = [div.x.clamp(r[0], r[2]), div.y.clamp(r[1], r[3])];
+            let mag = r.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            let exact = edge_quadrants(&face, &set.edges, r, div, mag, 15) as u32;
+            let (xs, ys) = ([r[0], div[0], r[2]].map(|v| v as f32), [r[1], div[1], r[3]].map(|v| v as f32));
+            let x = [[xs[0], xs[1], xs[0], xs[1]], [xs[1], xs[2], xs[1], xs[2]]];
+            let y = [[ys[0], ys[0], ys[1], ys[1]], [ys[1], ys[1], ys[2], ys[2]]];
+            let (kept, outside) = quick.quadrants(x, y, margin);
+            assert_eq!(kept & outside, 0, "case {case}");
+            assert_eq!(kept & !exact, 0, "case {case}: kept {kept:04b}, exact {exact:04b} ({r:?} cut at {div:?})");
+            assert_eq!(
+                outside & exact,
+                0,
+                "case {case}: outside {outside:04b}, exact {exact:04b} ({r:?} cut at {div:?})"
+            );
+            let (kept0, outside0) = quick.quadrants(x, y, 0.0);
+            wrong_without_margin += ((kept0 & !exact) | (outside0 & exact) != 0) as usize;
+            decided += (kept | outside).count_ones();
+            if at_random {
+                random += 1;
+                random_undecided += (kept | outside != 15) as usize;
+            }
+            // The four corners of the cut as points: lane by lane what `inside` says.
+            let (px, py) = ([x[0][1], x[1][1], x[0][2], x[1][2]], [y[0][2], y[0][2], y[1][1], y[1][1]]);
+            let (inside, outside) = quick.inside4(px, py, margin);
+            for k in 0..4 {
+                let want = quick.inside(px[k], py[k], margin);
+                let got = (inside >> k & 1 != 0, outside >> k & 1 != 0);
+                assert_eq!(got, (want == Some(true), want == Some(false)), "case {case}, lane {k}");
+            }
+        }
+        assert!(decided > 8000, "{decided}");
+        assert!(wrong_without_margin > 0, "the f32 values alone never erred: the nodes do not probe the margin");
+        assert!(random_undecided * 50 < random, "{random_undecided} of {random} random nodes left to the exact test");
+    }
+
     /// Faces that are not ground triangles get no quick equations: the exact test decides for them.
     #[test]
     fn quick_records_leave_other_faces_to_the_exact_test() {
@@ -1038,6 +1217,7 @@ mod tests {
             if four != 0 {
                 quadrant_masks(
                     &set.faces,
+                    QuickSet::default(),
                     |f| set.geoms[f as usize].bbox,
                     &set.edges,
                     &[0],
@@ -1067,6 +1247,7 @@ mod tests {
                 .unzip();
             quadrant_masks(
                 &all.faces,
+                QuickSet::default(),
                 |f| all.geoms[f as usize].bbox,
                 &all.edges,
                 &ids,

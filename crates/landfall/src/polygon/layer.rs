@@ -14,7 +14,7 @@
 //! of faces: this answers nearly every leaf of a mesh, at the cost of the cover counts the ordering
 //! needs anyway. Otherwise each pair of faces is tested for a separating edge line.
 
-use super::face::{corner_mask, Face};
+use super::face::{corner_mask, Face, QuickFace, QuickSet};
 use super::vertical::SURFACE_EPS;
 
 /// A small direct-mapped memory of face pairs found apart: neighbouring leaves share most of their
@@ -54,19 +54,42 @@ pub(crate) struct Layering<'a> {
     /// Which faces are sealed (see `seal.rs`), for a build over all the terrain's faces; empty
     /// when not known (an edit's rebuild of a few leaves), which leaves the pair test alone.
     pub sealed: &'a [bool],
+    /// The faces' quick records, for a build whose root holds every face (none otherwise): they
+    /// decide which centres a face is near, but within their margin of an edge (see
+    /// [`near_centres`](Self::near_centres)).
+    pub quick: QuickSet<'a>,
 }
 
 impl<'a> Layering<'a> {
     /// The layer test for faces stored with outward edge slack `slack` (absolute) in a local frame
     /// whose coordinates are at most `mag` in size.
     pub fn new(faces: &'a [Face], verts: &'a [[f64; 3]], edges: &'a [[f64; 3]], slack: f64, mag: f64) -> Self {
-        Self { faces, verts, edges, tol: 4.0 * slack + 16.0 * f64::EPSILON * mag, sealed: &[] }
+        Self {
+            faces,
+            verts,
+            edges,
+            tol: 4.0 * slack + 16.0 * f64::EPSILON * mag,
+            sealed: &[],
+            quick: QuickSet::default(),
+        }
     }
 
     /// The same test knowing which faces are sealed (one flag per face, see `seal.rs`): only for a
     /// build that puts every face into every leaf whose closed rectangle it touches.
     pub fn with_sealed(self, sealed: &'a [bool]) -> Self {
         Self { sealed, ..self }
+    }
+
+    /// The same test reading the faces' quick records `quick` (one per face, margin `margin`) where
+    /// they decide: only for a build whose root rectangle holds every face and every leaf, the
+    /// condition under which their margin bounds their error ([`QuickFace::inside`]).
+    /// (Left out, for the exact test alone, should `tol` ever come near the margin: it is ~10⁻¹¹
+    /// of the terrain's size, the margin ~10⁻⁶.)
+    pub fn with_quick(self, quick: &'a [QuickFace], margin: f32) -> Self {
+        if self.tol >= 0.01 * margin as f64 {
+            return self;
+        }
+        Self { quick: QuickSet { records: quick, margin }, ..self }
     }
 
     /// Orders `ids` (a leaf over rectangle `rect`) by how many of the centres of the rectangle's
@@ -77,7 +100,7 @@ impl<'a> Layering<'a> {
     /// comparisons go is as random as the faces, and loops whose length is the leaf's would
     /// mispredict their exits.
     pub fn order(&self, ids: &mut [u32], rect: [f64; 4], seen: &mut SeenPairs) -> bool {
-        let centres = centres(rect);
+        let centres = Centres::of(rect);
         // The sealed test applies to an open rectangle (one with an inside) whose faces are all
         // sealed; it then needs one centre with at most one face around it. Whether each face is
         // sealed is read in the same pass as its cover: one loop over the faces, not two.
@@ -86,7 +109,7 @@ impl<'a> Layering<'a> {
         if ids.len() > 16 {
             // Each face with the centres around it, computed once for both tests and the order.
             let mut around: Vec<(u32, u32)> =
-                ids.iter().map(|&f| (f, self.near_centres(f, centres))).inspect(|&(f, _)| is_sealed(f)).collect();
+                ids.iter().map(|&f| (f, self.near_centres(f, &centres))).inspect(|&(f, _)| is_sealed(f)).collect();
             let faces_at = |k: usize| around.iter().filter(|&&(_, m)| m >> k & 1 != 0).count();
             if !(all_sealed && (0..4).any(|k| faces_at(k) <= 1) || self.single_layer(ids, seen)) {
                 return false;
@@ -101,7 +124,7 @@ impl<'a> Layering<'a> {
         let mut near = 0u32;
         let mut cover = |f: u32| {
             is_sealed(f);
-            let around = self.near_centres(f, centres);
+            let around = self.near_centres(f, &centres);
             near += (around & 1) | (around & 2) << 7 | (around & 4) << 14 | (around & 8) << 21;
             (f, around.count_ones())
         };
@@ -213,7 +236,24 @@ impl<'a> Layering<'a> {
     /// Which of the four centres `(xs[k & 1], ys[k >> 1])` (bit k) ground face `f` contains or
     /// comes within `tol` of: every face whose exact closure holds the point, whatever the rounding
     /// of its edge equations; none for other faces.
-    fn near_centres(&self, f: u32, (xs, ys): ([f64; 2], [f64; 2])) -> u32 {
+    ///
+    /// The face's quick record answers when it places every centre inside or outside (nearly
+    /// always), with the exact test's answer: a centre it puts inside is inside exactly; one it
+    /// puts outside lies beyond the edge by more than the margin less the record's error (half the
+    /// margin), and `tol` is under a hundredth of the margin (see [`with_quick`](Self::with_quick)).
+    /// A face that is not a ground triangle has zero equations in its record, which decide nothing.
+    fn near_centres(&self, f: u32, centres: &Centres) -> u32 {
+        if let Some(q) = self.quick.records.get(f as usize) {
+            let (inside, outside) = q.inside4(centres.x32, centres.y32, self.quick.margin);
+            if inside | outside == 15 {
+                return inside;
+            }
+        }
+        self.exact_near_centres(f, centres.exact)
+    }
+
+    /// [`near_centres`](Self::near_centres) from the exact edge equations.
+    fn exact_near_centres(&self, f: u32, (xs, ys): ([f64; 2], [f64; 2])) -> u32 {
         let Some(face) = self.faces.get(f as usize).filter(|f| f.is_ground()) else { return 0 };
         let Some(edges) = face.edge_equations(self.edges) else { return 0 };
         // A triangle's three equations as an array (nearly every face): a loop of known length,
@@ -247,10 +287,23 @@ fn near_mask<'e>(edges: impl IntoIterator<Item = &'e [f64; 3]>, xs: [f64; 2], ys
     near
 }
 
-/// The centres of the four quarters of `rect`: their x and their y coordinates.
-fn centres(rect: [f64; 4]) -> ([f64; 2], [f64; 2]) {
-    let halves = |lo: f64, hi: f64| [lo + 0.25 * (hi - lo), lo + 0.75 * (hi - lo)];
-    (halves(rect[0], rect[2]), halves(rect[1], rect[3]))
+/// The centres of the four quarters of a leaf's rectangle.
+#[derive(Debug)]
+struct Centres {
+    /// Their x and their y coordinates (centre k: `x[k & 1]`, `y[k >> 1]`).
+    exact: ([f64; 2], [f64; 2]),
+    /// The same rounded to f32, centre k in lane k.
+    x32: [f32; 4],
+    y32: [f32; 4],
+}
+
+impl Centres {
+    fn of(rect: [f64; 4]) -> Self {
+        let halves = |lo: f64, hi: f64| [lo + 0.25 * (hi - lo), lo + 0.75 * (hi - lo)];
+        let (xs, ys) = (halves(rect[0], rect[2]), halves(rect[1], rect[3]));
+        let (x, y) = (xs.map(|v| v as f32), ys.map(|v| v as f32));
+        Self { exact: (xs, ys), x32: [x[0], x[1], x[0], x[1]], y32: [y[0], y[0], y[1], y[1]] }
+    }
 }
 
 #[cfg(test)]
@@ -300,10 +353,54 @@ mod tests {
             let (x0, y0) = (rng.range(-0.1, 0.9), rng.range(-0.1, 0.9));
             let rect = [x0, y0, x0 + rng.range(0.01, 0.3), y0 + rng.range(0.01, 0.3)];
             let mut want = ids.clone();
-            want.sort_by_key(|&f| std::cmp::Reverse(l.near_centres(f, centres(rect)).count_ones()));
+            want.sort_by_key(|&f| std::cmp::Reverse(l.near_centres(f, &Centres::of(rect)).count_ones()));
             assert!(l.order(&mut ids, rect, &mut SeenPairs::default()), "case {case}: one layer");
             assert_eq!(ids, want, "case {case}");
         }
+    }
+
+    /// With quick records, `near_centres` gives the exact test's answer: random triangles, and leaf
+    /// rectangles whose quarter centres lie at a vertex, on an edge, or a fraction or a few
+    /// multiples of the margin off it; the records decide most random leaves themselves.
+    #[test]
+    fn near_centres_from_quick_records_match_the_exact_test() {
+        let mut rng = crate::heightfield::workload::SplitMix64::new(9);
+        let root = [-1.0, -1.0, 1.0, 1.0];
+        let margin = super::super::face::quick_margin(root);
+        let (mut random, mut decided) = (0, 0);
+        for case in 0..3000usize {
+            let mut set = FaceSet::default();
+            let mut corner = || DVec3::new(rng.range(-0.9, 0.9), rng.range(-0.9, 0.9), rng.range(0.0, 1.0));
+            let tri = [corner(), corner(), corner()];
+            push_face(0, &tri, 0.0, &mut set);
+            let quick: Vec<QuickFace> = set.faces.iter().map(QuickFace::of).collect();
+            let exact = Layering::new(&set.faces, &set.verts, &set.edges, 2e-12, 1.0);
+            let fast = exact.with_quick(&quick, margin);
+            assert!(!fast.quick.records.is_empty());
+            // A point to put a centre on: random, a vertex, or off an edge by a multiple of the margin.
+            let (a, b) = (tri[case % 3], tri[(case + 1) % 3]);
+            let on = a.lerp(b, rng.range(0.0, 1.0));
+            let normal = glam::DVec2::new(a.y - b.y, b.x - a.x).normalize();
+            let off = [0.0, 0.25, 0.5, 1.0, 2.0, 4.0, -0.5, -1.0, -4.0][case % 9] * margin as f64;
+            let p = match case % 3 {
+                0 => glam::DVec2::new(rng.range(-0.9, 0.9), rng.range(-0.9, 0.9)),
+                1 => glam::DVec2::new(a.x, a.y),
+                _ => glam::DVec2::new(on.x, on.y) + normal * off,
+            };
+            // A leaf with that point as the centre of one of its quarters.
+            let (w, h) = (rng.range(0.001, 0.5), rng.range(0.001, 0.5));
+            let (kx, ky) = ((case / 3) % 2, (case / 6) % 2);
+            let x0 = p.x - w * (0.25 + 0.5 * kx as f64);
+            let y0 = p.y - h * (0.25 + 0.5 * ky as f64);
+            let c = Centres::of([x0, y0, x0 + w, y0 + h]);
+            assert_eq!(fast.near_centres(0, &c), exact.exact_near_centres(0, c.exact), "case {case}: {tri:?}, {c:?}");
+            if case % 3 == 0 {
+                random += 1;
+                let (inside, outside) = quick[0].inside4(c.x32, c.y32, margin);
+                decided += (inside | outside == 15) as usize;
+            }
+        }
+        assert!(decided * 50 > random * 49, "the records decided {decided} of {random} random leaves");
     }
 
     /// The branch-free triangle path and the general one agree with the definition: triangles

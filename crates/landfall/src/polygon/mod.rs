@@ -366,7 +366,7 @@ impl PolygonTerrain {
         }
         // The build puts every face into every leaf it touches, so it may use sealed faces.
         let sealed = seal::sealed_faces(faces, &self.arrays.verts);
-        let layers = Some(self.layering(root).with_sealed(&sealed));
+        let layers = Some(self.layering(root).with_sealed(&sealed).with_quick(&self.arrays.quick, quick_margin(root)));
         let mut tree = quadtree::build(faces, &bounds, &self.arrays.edges, layers, ids, root, self.header.params);
         // The build reserved room generously; give back what it did not use when that is much: more
         // than half again what it used. (Shrinking the nodes copies them into fresh memory, 32-byte

@@ -3,7 +3,7 @@
 //! either the paper's equal quadrants or cuts through vertices chosen to minimise the expected
 //! number of containment tests.
 
-use super::face::{quadrant_masks, Face, FaceGeom};
+use super::face::{quadrant_masks, Face, FaceGeom, QuickSet};
 use super::layer::{Layering, SeenPairs};
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
@@ -426,7 +426,10 @@ impl<B: Bounds + ?Sized> Ctx<'_, B> {
         // Which children each face goes to (bit k = child k); counted before anything is written,
         // since most splits near the bottom are rejected by the stop rules.
         let (masks, pending) = (&mut tree.masks, &mut tree.pending);
-        quadrant_masks(self.faces, |f| self.bounds.bbox(f), self.edges, ids, (r, div), mag, masks, pending);
+        // The layer test's quick records are given only when the root holds every face, which is
+        // what the classification needs of them too.
+        let quick = self.layers.map_or_else(QuickSet::default, |l| l.quick);
+        quadrant_masks(self.faces, quick, |f| self.bounds.bbox(f), self.edges, ids, (r, div), mag, masks, pending);
         let counts = child_counts(&tree.masks);
         // Keep the leaf when no child is lighter, or when the split saves too little.
         let after: f64 = counts.iter().zip(&quads).map(|(&n, q)| area(q) * n as f64).sum();
