@@ -242,6 +242,7 @@ impl<'a> Layering<'a> {
     /// puts outside lies beyond the edge by more than the margin less the record's error (half the
     /// margin), and `tol` is under a hundredth of the margin (see [`with_quick`](Self::with_quick)).
     /// A face that is not a ground triangle has zero equations in its record, which decide nothing.
+    #[inline(always)]
     fn near_centres(&self, f: u32, centres: &Centres) -> u32 {
         if let Some(q) = self.quick.records.get(f as usize) {
             let (inside, outside) = q.inside4(centres.x32, centres.y32, self.quick.margin);
@@ -252,7 +253,9 @@ impl<'a> Layering<'a> {
         self.exact_near_centres(f, centres.exact)
     }
 
-    /// [`near_centres`](Self::near_centres) from the exact edge equations.
+    /// [`near_centres`](Self::near_centres) from the exact edge equations (out of line: rare in a
+    /// build with quick records).
+    #[inline(never)]
     fn exact_near_centres(&self, f: u32, (xs, ys): ([f64; 2], [f64; 2])) -> u32 {
         let Some(face) = self.faces.get(f as usize).filter(|f| f.is_ground()) else { return 0 };
         let Some(edges) = face.edge_equations(self.edges) else { return 0 };

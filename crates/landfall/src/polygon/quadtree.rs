@@ -144,6 +144,10 @@ pub(crate) struct Tree {
     /// Build scratch: the face lists of the nodes on the way down, each node's children's lists
     /// after its own (a stack: a node's lists go when it is done), so no list is allocated.
     ids: Vec<u32>,
+    /// The stack's top in `ids`: what lies beyond it is room left by lists that are done (stale
+    /// values, each written again before it is read), so the array is not zero-filled anew for
+    /// every split.
+    ids_top: usize,
     /// Build scratch: which children each face of the node being split goes to.
     masks: Vec<u8>,
     /// Build scratch: the faces of that node whose edges decide it (see [`quadrant_masks`]).
@@ -160,7 +164,7 @@ impl Tree {
         let mut nodes = Vec::with_capacity(6 * faces + 1);
         nodes.push(Node::zeroed());
         let (seen, masks, pending) = (SeenPairs::default(), Vec::with_capacity(faces), Vec::with_capacity(faces));
-        Self { nodes, refs: Vec::with_capacity(4 * faces), seen, ids, masks, pending }
+        Self { nodes, refs: Vec::with_capacity(4 * faces), seen, ids, ids_top: faces, masks, pending }
     }
 }
 
@@ -437,12 +441,15 @@ impl<B: Bounds + ?Sized> Ctx<'_, B> {
         if counts.iter().all(|&c| c >= n) || gain < self.min_gain_area {
             return self.leaf_at(span, r, at, tree);
         }
-        // The children's lists go after the scratch's end, one spare slot each: every face is
+        // The children's lists go after the stack's top, one spare slot each: every face is
         // written to every child's next slot and kept where its bit is set (no branch on the bits,
         // which are as random as the faces).
-        let start = tree.ids.len();
+        let start = tree.ids_top;
         let offsets = [0, counts[0] + 1, counts[0] + counts[1] + 2, counts[0] + counts[1] + counts[2] + 3];
-        tree.ids.resize(start + counts.iter().sum::<usize>() + 4, 0);
+        tree.ids_top = start + counts.iter().sum::<usize>() + 4;
+        if tree.ids.len() < tree.ids_top {
+            tree.ids.resize(tree.ids_top, 0);
+        }
         let (parent, children) = tree.ids.split_at_mut(start);
         let mut next = offsets;
         for (&f, &mask) in parent[span].iter().zip(&tree.masks) {
@@ -461,7 +468,7 @@ impl<B: Bounds + ?Sized> Ctx<'_, B> {
                 self.node(quads[k], span, depth + 1, first + k, tree);
             }
         }
-        tree.ids.truncate(start);
+        tree.ids_top = start;
         let kids = &tree.nodes[first..first + 4];
         let z = kids.iter().fold([f32::INFINITY, f32::NEG_INFINITY], |z, k| [z[0].min(k.z[0]), z[1].max(k.z[1])]);
         tree.nodes[at] = Node { div, z, first: first as u32, count: INTERNAL };
