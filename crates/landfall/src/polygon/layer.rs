@@ -100,6 +100,9 @@ impl<'a> Layering<'a> {
     /// comparisons go is as random as the faces, and loops whose length is the leaf's would
     /// mispredict their exits.
     pub fn order(&self, ids: &mut [u32], rect: [f64; 4], seen: &mut SeenPairs) -> bool {
+        if ids.len() < 2 {
+            return true;
+        }
         let centres = Centres::of(rect);
         // The sealed test applies to an open rectangle (one with an inside) whose faces are all
         // sealed; it then needs one centre with at most one face around it. Whether each face is
@@ -125,14 +128,14 @@ impl<'a> Layering<'a> {
         let mut cover = |f: u32| {
             is_sealed(f);
             let around = self.near_centres(f, &centres);
-            near += (around & 1) | (around & 2) << 7 | (around & 4) << 14 | (around & 8) << 21;
+            // Bit k of `around` moved to bit 8·k: four copies 7 bits apart, which cannot carry.
+            near += (around * 0x0020_4081) & 0x0101_0101;
             (f, around.count_ones())
         };
         let one_layer = |near: u32, sealed: bool, seen: &mut SeenPairs| {
             sealed && near.to_le_bytes().iter().any(|&n| n <= 1) || self.single_layer(ids, seen)
         };
         match *ids {
-            [] | [_] => {}
             [a, b] => {
                 let (mut x, mut y) = (cover(a), cover(b));
                 if !one_layer(near, all_sealed, seen) {
