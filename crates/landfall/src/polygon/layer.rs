@@ -162,17 +162,21 @@ impl<'a> Layering<'a> {
                 if !one_layer(near, all_sealed, seen) {
                     return false;
                 }
-                // An insertion sort (a face moves only past faces that cover strictly less).
-                let covers = &mut covers[..ids.len()];
-                for k in 1..covers.len() {
-                    let mut j = k;
-                    while j > 0 && covers[j - 1].1 < covers[j].1 {
-                        covers.swap(j - 1, j);
-                        j -= 1;
-                    }
+                // A counting sort, stable, most covered first: covers are 0..=4, so five counts (in
+                // the bytes of one word) give where each cover's run starts. Every face then goes
+                // straight to its place; an insertion sort's comparisons went as randomly as the
+                // covers (a tenth of the build's mispredicted branches).
+                let covers = &covers[..ids.len()];
+                let tally: u64 = covers.iter().map(|&(_, c)| 1u64 << (8 * c)).sum();
+                let mut next = [0usize; 5];
+                let mut start = 0;
+                for c in (0..5).rev() {
+                    next[c] = start;
+                    start += (tally >> (8 * c) & 0xFF) as usize;
                 }
-                for (id, c) in ids.iter_mut().zip(covers.iter()) {
-                    *id = c.0;
+                for &(f, c) in covers {
+                    ids[next[c as usize]] = f;
+                    next[c as usize] += 1;
                 }
             }
         }
