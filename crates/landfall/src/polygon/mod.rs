@@ -562,15 +562,15 @@ fn duplicates_grouped(soup: &PolygonSoup, bits: u32) -> Vec<bool> {
         .map(|k| {
             let poly = soup.polygon(k);
             if poly.len() == 3 {
-                let mut v: [[u64; 3]; 3] =
+                // The hash is order-free: a triangle's corners need no sorting, whose comparisons
+                // went as randomly as the corners.
+                let v: [[u64; 3]; 3] =
                     std::array::from_fn(|i| [poly[i].x.to_bits(), poly[i].y.to_bits(), poly[i].z.to_bits()]);
-                v.sort_unstable();
-                if v[0] == v[1] || v[1] == v[2] {
-                    return (bits_hash(&v) ^ 1, k as u32); // degenerate: never equal to a true triangle's key
-                }
-                return (bits_hash(&v), k as u32);
+                // Degenerate: never grouped with a true triangle.
+                let degenerate = (v[0] == v[1]) | (v[1] == v[2]) | (v[0] == v[2]);
+                return (set_hash(&v) ^ u64::from(degenerate), k as u32);
             }
-            (bits_hash(&sorted_bits(k)), k as u32)
+            (set_hash(&sorted_bits(k)), k as u32)
         })
         .collect();
     // Grouped by the hash's low `bits` bits only (32: half the radix sort's passes): a group may
@@ -589,17 +589,20 @@ fn duplicates_grouped(soup: &PolygonSoup, bits: u32) -> Vec<bool> {
     dup
 }
 
-/// A hash of vertex bits for grouping candidate duplicates (equal hashes are compared exactly, so
-/// it needs to spread, not to resist attacks): multiply-xor per word, then a final mix.
-fn bits_hash(vertices: &[[u64; 3]]) -> u64 {
-    let h = vertices
-        .iter()
-        .flatten()
-        .fold(vertices.len() as u64, |h, &w| (h ^ w).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29));
+/// A hash of a set of vertices (their bits) for grouping candidate duplicates: equal hashes are
+/// compared exactly, so it needs to spread, not to resist attacks. Order-free: the wrapping sum of
+/// each vertex's hash (multiply-xor per word, then a final mix), mixed with the count.
+fn set_hash(vertices: &[[u64; 3]]) -> u64 {
     // SplitMix64's finaliser.
-    let h = (h ^ (h >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    let h = (h ^ (h >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    h ^ (h >> 31)
+    let mix = |h: u64| {
+        let h = (h ^ (h >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        let h = (h ^ (h >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        h ^ (h >> 31)
+    };
+    let vertex = |v: &[u64; 3]| {
+        mix(v.iter().fold(0x243F_6A88_85A3_08D3, |h, &w| (h ^ w).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29)))
+    };
+    mix(vertices.iter().fold(vertices.len() as u64, |s, v| s.wrapping_add(vertex(v))))
 }
 
 /// Checks the header's parameters.
