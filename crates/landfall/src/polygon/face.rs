@@ -850,7 +850,9 @@ pub(crate) fn quadrant_masks(
 /// Empty (the default) leaves every test exact.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct QuickSet<'a> {
+    /// One record per face (empty: none given).
     pub records: &'a [QuickFace],
+    /// The margin of [`QuickFace::inside`] for the build's root.
     pub margin: f32,
 }
 
