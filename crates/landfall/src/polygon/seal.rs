@@ -93,6 +93,18 @@ fn seal_chunk(faces: &[Face], verts: &[[f64; 3]], base: usize, out: &mut [bool],
 fn walk(face: &Face, verts: &[[f64; 3]], id: u32, walks: &mut Vec<Walk>) -> bool {
     let (first, n) = (face.first as usize, usize::from(face.count));
     let Some(corners) = verts.get(first..first + n).filter(|c| c.len() <= MAX_CORNERS) else { return false };
+    // A triangle (nearly every face) through the same code with its vertex count known: the loops
+    // unroll and the next corner's index needs no test.
+    match <&[[f64; 3]; 3]>::try_from(corners) {
+        Ok(triangle) => walk_corners(triangle, first, id, walks),
+        Err(_) => walk_corners(corners, first, id, walks),
+    }
+}
+
+/// [`walk`] of a face whose corners `corners` are vertices `first..` of the terrain.
+#[inline(always)]
+fn walk_corners(corners: &[[f64; 3]], first: usize, id: u32, walks: &mut Vec<Walk>) -> bool {
+    let n = corners.len();
     let Some(ccw) = counter_clockwise(corners) else { return false };
     let bits = |k: usize| corners[k].map(f64::to_bits);
     let mut hashes = [0u64; MAX_CORNERS];
