@@ -574,7 +574,9 @@ pub(crate) fn add_polygon(
 }
 
 /// Newell's normal and the extent of polygon `p` (distinct consecutive vertices, world
-/// coordinates), or `None` when it is degenerate: fewer than three vertices, or no area.
+/// coordinates), or `None` when it is degenerate: fewer than three vertices, or no area. Always
+/// inlined: a triangle's test then runs with a known vertex count (unrolled loops, no `% n`).
+#[inline(always)]
 fn area_normal(p: &[DVec3]) -> Option<(DVec3, f64)> {
     let normal = newell(p);
     let extent = p.iter().fold(0.0f64, |m, v| m.max((*v - p[0]).abs().max_element()));
