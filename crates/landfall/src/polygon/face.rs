@@ -772,7 +772,7 @@ const BOX_CLASSES: [u8; 64] = {
 /// two-lane SSE2 compares on x86-64, then one table lookup. Branch-free: which case a face falls in
 /// is as random as the faces (and the scalar form took twice the instructions).
 #[inline(always)]
-pub(crate) fn box_classes(b: [f64; 4], r: [f64; 4], div: [f64; 2]) -> u8 {
+fn box_classes(b: [f64; 4], r: [f64; 4], div: [f64; 2]) -> u8 {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::*;

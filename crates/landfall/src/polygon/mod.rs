@@ -542,8 +542,9 @@ fn aligned(frame: Frame, center: DVec3, points: &[DVec3]) -> Frame {
     Frame::from_rotation(frame.down(), yaw * frame.rotation()).unwrap_or(frame)
 }
 
-/// Marks every polygon whose vertex set equals that of an earlier polygon: hashes of the sorted
-/// vertex bits, sorted, polygons in a group of equal (truncated) hashes compared exactly.
+/// Marks every polygon whose vertex set equals that of an earlier polygon: order-free hashes of
+/// the vertex bits ([`set_hash`]), sorted, polygons in a group of equal (truncated) hashes
+/// compared exactly.
 fn duplicates(soup: &PolygonSoup) -> Vec<bool> {
     duplicates_grouped(soup, 32)
 }
@@ -591,18 +592,10 @@ fn duplicates_grouped(soup: &PolygonSoup, bits: u32) -> Vec<bool> {
 
 /// A hash of a set of vertices (their bits) for grouping candidate duplicates: equal hashes are
 /// compared exactly, so it needs to spread, not to resist attacks. Order-free: the wrapping sum of
-/// each vertex's hash (multiply-xor per word, then a final mix), mixed with the count.
+/// the vertices' hashes (the sealing's [`seal::vertex_hash`]), mixed with the count.
 fn set_hash(vertices: &[[u64; 3]]) -> u64 {
-    // SplitMix64's finaliser.
-    let mix = |h: u64| {
-        let h = (h ^ (h >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        let h = (h ^ (h >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        h ^ (h >> 31)
-    };
-    let vertex = |v: &[u64; 3]| {
-        mix(v.iter().fold(0x243F_6A88_85A3_08D3, |h, &w| (h ^ w).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29)))
-    };
-    mix(vertices.iter().fold(vertices.len() as u64, |s, v| s.wrapping_add(vertex(v))))
+    let sum = vertices.iter().fold(vertices.len() as u64, |s, &v| s.wrapping_add(seal::vertex_hash(v)));
+    crate::heightfield::synth::mix(sum)
 }
 
 /// Checks the header's parameters.

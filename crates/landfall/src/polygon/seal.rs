@@ -208,8 +208,8 @@ fn counter_clockwise(corners: &[[f64; 3]]) -> Option<bool> {
     (area2.abs() > 1e-9 * extent * extent).then_some(area2 > 0.0)
 }
 
-/// A hash of a vertex's bits.
-fn vertex_hash(v: [u64; 3]) -> u64 {
+/// A hash of a vertex's bits (also the duplicate check's, see `mod.rs`).
+pub(crate) fn vertex_hash(v: [u64; 3]) -> u64 {
     let mut h = 0x243F_6A88_85A3_08D3u64;
     for c in v {
         h = (h ^ c).wrapping_mul(0x9E37_79B9_7F4A_7C15);
