@@ -1,6 +1,6 @@
 //! The polygon terrain index file: a built QOTA quadtree that loads by memory-mapping, zero-copy.
 //!
-//! Layout (version 4, little-endian): a 344-byte header, then seven sections, each starting on a
+//! Layout (version 5, little-endian): a 344-byte header, then seven sections, each starting on a
 //! 64-byte boundary, holding the terrain's flat arrays exactly as they are in memory (faces, face
 //! geometry, vertices, edge equations of the faces of more than three vertices, quadtree nodes,
 //! leaf references, quick face records).
@@ -9,7 +9,7 @@
 //! |---|---|
 //! | 0..8 | magic `LANDFALL` |
 //! | 8..12 | kind `QOTA` |
-//! | 12..16 | version (4) |
+//! | 12..16 | version (5) |
 //! | 16..24, 24..32 | header length (344), file length |
 //! | 32..56 | gravity (unit, 3 × f64) |
 //! | 56..128 | rotation R (3 × 3 f64, column-major) |
@@ -49,9 +49,10 @@ const KIND: [u8; 4] = *b"QOTA";
 /// leaf's count, `landfall::polygon::SINGLE_LAYER`) and keeps each face's source polygon in its face
 /// record; version 3 keeps a triangle's edge equations in its face record only (the edge array
 /// holds those of larger faces, from the record's `more_edges`); version 4 adds the quick face
-/// records (`landfall::polygon::QuickFace`) that vertical queries read first. An older file is
+/// records (`landfall::polygon::QuickFace`) that vertical queries read first; version 5 stores their
+/// edge coefficients by kind (A, B, C) instead of by edge. An older file is
 /// refused with a request to rebuild it (`landfall build`).
-pub const INDEX_VERSION: u32 = 4;
+pub const INDEX_VERSION: u32 = 5;
 const ALIGN: u64 = 64;
 
 /// The fixed header of an index file.

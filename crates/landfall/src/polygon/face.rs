@@ -123,24 +123,34 @@ fn up_normal(slope: &[f64; 3]) -> DVec3 {
 /// ([`QuickFace::inside`]); there, and for every other face (more than three vertices, vertical,
 /// removed: their equations are left zero), the exact test of [`Face`] decides. Derived from the
 /// face record by [`QuickFace::of`] alone, so it can be checked against it.
+///
+/// The coefficients are stored by kind (the three A, then the three B, then the three C), so that
+/// [`inside`](QuickFace::inside) tests the three edges in the lanes of one vector.
 #[repr(C, align(64))]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct QuickFace {
     /// The face's height plane, as [`Face::slope`].
     pub slope: [f64; 3],
-    /// Edge equations `[A, B, C]` of a ground triangle divided by `|A| + |B|`, rounded to f32;
-    /// zeros for any other face.
-    pub edges: [[f32; 3]; 3],
+    /// Edge equations `[A, B, C]` of a ground triangle divided by `|A| + |B|`, rounded to f32, by
+    /// kind: `coefs[0]` the three A, `coefs[1]` the three B, `coefs[2]` the three C ([`edges`]
+    /// gives them by edge); zeros for any other face.
+    ///
+    /// [`edges`]: QuickFace::edges
+    pub coefs: [[f32; 3]; 3],
     /// Index of the input polygon the face came from.
     pub source: u32,
 }
 
 const _: () = assert!(std::mem::size_of::<QuickFace>() == 64, "a quick face record is one cache line");
 
+/// Where [`QuickFace::coefs`] starts, in f32 words from the start of the record.
+#[cfg(target_arch = "x86_64")]
+const COEFS_AT: usize = std::mem::offset_of!(QuickFace, coefs) / 4;
+
 impl QuickFace {
     /// The record of face `f`.
     pub fn of(f: &Face) -> Self {
-        let mut q = QuickFace { slope: f.slope, edges: [[0.0; 3]; 3], source: f.source };
+        let mut q = QuickFace { slope: f.slope, coefs: [[0.0; 3]; 3], source: f.source };
         if f.count == 3 && f.is_ground() {
             let scaled = f.edges.map(|[a, b, c]| {
                 let s = a.abs() + b.abs();
@@ -150,7 +160,8 @@ impl QuickFace {
             // (it is at most their size, up to rounding, for an edge through its vertices).
             let size = f.bbox.iter().fold(0.0f64, |m, &v| m.max((v as f64).abs()));
             if scaled.iter().all(|e| e.iter().all(|v| v.is_finite()) && e[2].abs() <= 1.5 * size) {
-                q.edges = scaled.map(|e| e.map(|v| v as f32));
+                let [e0, e1, e2] = scaled.map(|e| e.map(|v| v as f32));
+                q.coefs = [[e0[0], e1[0], e2[0]], [e0[1], e1[1], e2[1]], [e0[2], e1[2], e2[2]]];
             }
         }
         q
@@ -167,14 +178,64 @@ impl QuickFace {
     /// far below that; [`quick_margin`] is `16·2⁻²⁴·W`.
     #[inline(always)]
     pub fn inside(&self, x32: f32, y32: f32, margin: f32) -> Option<bool> {
-        let e = self.edges.map(|[a, b, c]| a * x32 + b * y32 + c);
-        if (e[0] > margin) & (e[1] > margin) & (e[2] > margin) {
-            Some(true)
-        } else if (e[0] < -margin) | (e[1] < -margin) | (e[2] < -margin) {
-            Some(false)
-        } else {
-            None
+        match self.sides(x32, y32, margin) {
+            (true, _) => Some(true),
+            (false, true) => Some(false),
+            (false, false) => None,
         }
+    }
+
+    /// [`inside`](Self::inside) as two flags: every edge value above `margin` (inside), and one
+    /// below `-margin` (outside); neither for the exact test.
+    ///
+    /// On x86-64 the three edges are the first three lanes of one SSE vector (the fourth, the next
+    /// word of the record, is dropped): the same IEEE operations in the same order per edge.
+    #[inline(always)]
+    pub fn sides(&self, x32: f32, y32: f32, margin: f32) -> (bool, bool) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::*;
+            let [a, b, c] = self.coef_vectors();
+            // SAFETY: SSE is part of every x86-64 target, so these intrinsics are always available.
+            unsafe {
+                // The fourth lane (the next word of the record: the source index) zeroed: never a
+                // subnormal operand.
+                let c = _mm_and_ps(c, _mm_castsi128_ps(_mm_setr_epi32(-1, -1, -1, 0)));
+                let ax = _mm_mul_ps(a, _mm_set1_ps(x32));
+                let e = _mm_add_ps(_mm_add_ps(ax, _mm_mul_ps(b, _mm_set1_ps(y32))), c);
+                let above = _mm_movemask_ps(_mm_cmpgt_ps(e, _mm_set1_ps(margin))) & 7;
+                let below = _mm_movemask_ps(_mm_cmplt_ps(e, _mm_set1_ps(-margin))) & 7;
+                (above == 7, below != 0)
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let e = self.edges().map(|[a, b, c]| a * x32 + b * y32 + c);
+            (
+                (e[0] > margin) & (e[1] > margin) & (e[2] > margin),
+                (e[0] < -margin) | (e[1] < -margin) | (e[2] < -margin),
+            )
+        }
+    }
+
+    /// The scaled edge equations `[A, B, C]`, edge by edge.
+    #[inline(always)]
+    pub fn edges(&self) -> [[f32; 3]; 3] {
+        let [a, b, c] = self.coefs;
+        [[a[0], b[0], c[0]], [a[1], b[1], c[1]], [a[2], b[2], c[2]]]
+    }
+
+    /// The coefficients as three vectors, `[A0, A1, A2, ·]`, `[B0, B1, B2, ·]`, `[C0, C1, C2, ·]`
+    /// (the fourth lane is the record's next word).
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn coef_vectors(&self) -> [std::arch::x86_64::__m128; 3] {
+        use std::arch::x86_64::_mm_loadu_ps;
+        let words: &[f32; 16] = bytemuck::cast_ref(self);
+        let (a, b, c) = (&words[COEFS_AT..], &words[COEFS_AT + 3..], &words[COEFS_AT + 6..]);
+        // SAFETY: SSE is part of every x86-64 target; each load reads four words of `words` (the
+        // last one, of the C's, ends at the record's end).
+        unsafe { [_mm_loadu_ps(a.as_ptr()), _mm_loadu_ps(b.as_ptr()), _mm_loadu_ps(c.as_ptr())] }
     }
 
     /// [`inside`](Self::inside) for four points at once (lane k: `x[k]`, `y[k]`, already rounded
@@ -191,7 +252,7 @@ impl QuickFace {
                 let (xs, ys) = (_mm_loadu_ps(x.as_ptr()), _mm_loadu_ps(y.as_ptr()));
                 let (above, below) = (_mm_set1_ps(margin), _mm_set1_ps(-margin));
                 let (mut inside, mut outside) = (_mm_castsi128_ps(_mm_set1_epi32(-1)), _mm_setzero_ps());
-                for [a, b, c] in self.edges {
+                for [a, b, c] in self.edges() {
                     let ax = _mm_mul_ps(_mm_set1_ps(a), xs);
                     let v = _mm_add_ps(_mm_add_ps(ax, _mm_mul_ps(_mm_set1_ps(b), ys)), _mm_set1_ps(c));
                     inside = _mm_and_ps(inside, _mm_cmpgt_ps(v, above));
@@ -231,7 +292,7 @@ impl QuickFace {
                 let (y0, y1) = (_mm_loadu_ps(y[0].as_ptr()), _mm_loadu_ps(y[1].as_ptr()));
                 let (above, below) = (_mm_set1_ps(margin), _mm_set1_ps(-margin));
                 let (mut kept, mut outside) = (_mm_castsi128_ps(_mm_set1_epi32(-1)), _mm_setzero_ps());
-                for [a, b, c] in self.edges {
+                for [a, b, c] in self.edges() {
                     let (a, b) = (_mm_set1_ps(a), _mm_set1_ps(b));
                     let ax = _mm_max_ps(_mm_mul_ps(a, x0), _mm_mul_ps(a, x1));
                     let by = _mm_max_ps(_mm_mul_ps(b, y0), _mm_mul_ps(b, y1));
@@ -246,8 +307,9 @@ impl QuickFace {
         {
             let larger = |p: f32, q: f32| if p > q { p } else { q };
             (0..4).fold((0, 0), |(kept, outside), k| {
-                let v =
-                    self.edges.map(|[a, b, c]| larger(a * x[0][k], a * x[1][k]) + larger(b * y[0][k], b * y[1][k]) + c);
+                let v = self
+                    .edges()
+                    .map(|[a, b, c]| larger(a * x[0][k], a * x[1][k]) + larger(b * y[0][k], b * y[1][k]) + c);
                 let all_above = v.iter().all(|&v| v > margin);
                 let any_below = v.iter().any(|&v| v < -margin);
                 (kept | u32::from(all_above) << k, outside | u32::from(any_below) << k)
@@ -960,7 +1022,7 @@ mod tests {
                 continue;
             }
             let quick = QuickFace::of(&face);
-            assert!(quick.edges != [[0.0; 3]; 3], "case {case}: a ground triangle gets a quick record");
+            assert!(quick.coefs != [[0.0; 3]; 3], "case {case}: a ground triangle gets a quick record");
             let margin = quick_margin(root);
             let mut check = |x: f64, y: f64, counted: bool| {
                 if !(x >= root[0] && x <= root[2] && y >= root[1] && y <= root[3]) {
@@ -1006,6 +1068,42 @@ mod tests {
         assert!(checked > 500_000, "{checked}");
         assert!(wrong_without_margin > 0, "the f32 values alone never erred: the points do not probe the margin");
         assert!(unsure_random * 50 < random, "{unsure_random} of {random} random points left to the exact test");
+    }
+
+    /// The vector test of one point ([`QuickFace::sides`]) gives the scalar formula's flags on the
+    /// record's coefficients, whatever the word after them (the source index, read as a fourth
+    /// lane) holds, including points within the margin and on an edge.
+    #[test]
+    fn vector_sides_match_the_scalar_formula() {
+        let mut rng = crate::heightfield::workload::SplitMix64::new(31);
+        let mut both = [0usize; 3];
+        for case in 0..3000usize {
+            let scale = 10f64.powi(case as i32 % 7 - 2);
+            let mut corner = || DVec3::new(rng.range(-1.0, 1.0) * scale, rng.range(-1.0, 1.0) * scale, 0.0);
+            let tri = [corner(), corner(), corner()];
+            let mut set = FaceSet::default();
+            push_face(case as u32, &tri, 0.0, &mut set);
+            let mut quick = QuickFace::of(&set.faces[0]);
+            quick.source = [0, 1, 0x7fc0_0000, 0xffff_ffff, 0x7f80_0000][case % 5];
+            let margin = quick_margin([-scale, -scale, scale, scale]);
+            let (a, b) = (tri[case % 3], tri[(case + 1) % 3]);
+            let on = a.lerp(b, rng.range(0.0, 1.0));
+            let (u, v) = (rng.range(0.0, 1.0), rng.range(0.0, 1.0));
+            let p = match case % 4 {
+                0 => DVec3::new(rng.range(-1.0, 1.0) * scale, rng.range(-1.0, 1.0) * scale, 0.0),
+                1 if u + v < 1.0 => tri[0] + (tri[1] - tri[0]) * u + (tri[2] - tri[0]) * v,
+                1 => tri[0] + (tri[1] - tri[0]) * (1.0 - u) + (tri[2] - tri[0]) * (1.0 - v),
+                2 => on,
+                _ => on + DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), 0.0) * margin as f64,
+            };
+            let (x, y) = (p.x as f32, p.y as f32);
+            let e = quick.edges().map(|[a, b, c]| a * x + b * y + c);
+            let scalar = (e.iter().all(|&v| v > margin), e.iter().any(|&v| v < -margin));
+            assert_eq!(quick.sides(x, y, margin), scalar, "case {case}: {e:?}");
+            both[usize::from(scalar.0) + 2 * usize::from(!scalar.0 && !scalar.1)] += 1;
+        }
+        // Inside, outside and undecided points all met.
+        assert!(both.iter().all(|&n| n > 100), "{both:?}");
     }
 
     /// The four-lane quick tests agree with the exact ones wherever they decide: `inside4` with
@@ -1100,7 +1198,7 @@ mod tests {
         set.faces[2].flags |= REMOVED;
         for f in &set.faces {
             let q = QuickFace::of(f);
-            assert_eq!((q.slope, q.source, q.edges), (f.slope, f.source, [[0.0; 3]; 3]));
+            assert_eq!((q.slope, q.source, q.coefs), (f.slope, f.source, [[0.0; 3]; 3]));
             assert_eq!(q.inside(0.25, 0.5, quick_margin([0.0, 0.0, 1.0, 1.0])), None);
         }
     }

@@ -93,13 +93,37 @@ impl Jump {
         Self { xs: guarded(xs), ys: guarded(ys), origin, scale, cells }
     }
 
-    /// Index of the cell of `lines` (guarded, see [`Jump::xs`]) holding `x`, from the guess
-    /// `(x − origin)·scale` (the caller checked `x` is within the root, so the guess is in
-    /// `[0, N]`; a rounded guess is put right by the comparisons).
+    /// First guesses of the cells holding local (x, y), `(p − origin)·scale` truncated, each in
+    /// `[0, N − 1]` (the caller checked the point is within the root, so they are in `[0, N]`; a
+    /// rounded guess is put right by [`find`](Self::find)).
     #[inline(always)]
-    fn find(lines: &[f64; N + 1], origin: f64, scale: f64, x: f64) -> usize {
+    fn guess(&self, x: f64, y: f64) -> (usize, usize) {
+        #[cfg(target_arch = "x86_64")]
+        let (i, j) = {
+            use std::arch::x86_64::*;
+            // SAFETY: SSE2 is part of every x86-64 target. Both axes in one vector; the packed
+            // conversion is defined for every input (a NaN, never met here, gives i32::MIN, which
+            // the clamp below turns into a valid guess).
+            unsafe {
+                let p = _mm_sub_pd(_mm_set_pd(y, x), _mm_loadu_pd(self.origin.as_ptr()));
+                let v = _mm_min_pd(_mm_mul_pd(p, _mm_loadu_pd(self.scale.as_ptr())), _mm_set1_pd((N - 1) as f64));
+                let g = _mm_cvttpd_epi32(v);
+                (_mm_cvtsi128_si32(g) as u32 as usize, _mm_cvtsi128_si32(_mm_srli_si128::<4>(g)) as u32 as usize)
+            }
+        };
         // Through i32: one conversion instruction (f64 → usize takes a dozen).
-        let mut g = (((x - origin) * scale) as i32 as usize).min(N - 1);
+        #[cfg(not(target_arch = "x86_64"))]
+        let (i, j) = (
+            ((x - self.origin[0]) * self.scale[0]) as i32 as usize,
+            ((y - self.origin[1]) * self.scale[1]) as i32 as usize,
+        );
+        (i.min(N - 1), j.min(N - 1))
+    }
+
+    /// Index of the cell of `lines` (guarded, see [`Jump::xs`]) holding `x`, from the guess `g`
+    /// (in `[0, N − 1]`).
+    #[inline(always)]
+    fn find(lines: &[f64; N + 1], mut g: usize, x: f64) -> usize {
         // The guess holds nearly always: one test of both lines, then a walk when rounding put it
         // a cell off.
         if x >= lines[g] && x < lines[g + 1] {
@@ -117,8 +141,8 @@ impl Jump {
     /// The node to continue the descent from for local (x, y) inside the root.
     #[inline(always)]
     pub fn start(&self, x: f64, y: f64) -> usize {
-        let i = Self::find(&self.xs, self.origin[0], self.scale[0], x);
-        let j = Self::find(&self.ys, self.origin[1], self.scale[1], y);
+        let (gi, gj) = self.guess(x, y);
+        let (i, j) = (Self::find(&self.xs, gi, x), Self::find(&self.ys, gj, y));
         self.cells[j * N + i] as usize
     }
 }

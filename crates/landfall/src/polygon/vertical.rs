@@ -66,10 +66,8 @@ impl PolygonTerrain {
     /// the exact test does ([`contains`]).
     #[inline(always)]
     fn quick_contains(&self, q: &QuickFace, r: u32, x: f64, y: f64) -> bool {
-        match q.inside(x as f32, y as f32, self.margin) {
-            Some(inside) => inside,
-            None => self.exact_contains(r, x, y),
-        }
+        let (inside, outside) = q.sides(x as f32, y as f32, self.margin);
+        inside || (!outside && self.exact_contains(r, x, y))
     }
 
     /// The exact test of face `r` (out of line: rare, and kept out of the hot loop's registers).
