@@ -171,23 +171,21 @@ impl Axis {
         u8::from(high)
     }
 
-    /// Steps to the next node along this axis; false when that leaves the grid (`b` is then left
-    /// meaningless: the walk ends).
+    /// Steps to the next node along this axis (the caller checked that node `b` is not
+    /// [`at_border`](Self::at_border)).
     #[inline(always)]
-    fn step(&mut self, b: &mut usize, n: usize) -> bool {
+    fn step(&mut self, b: &mut usize) {
         self.x += self.d;
-        // Both directions computed and one picked, here and in `leaves_grid`: the direction is
-        // random from ray to ray, and a branch on it is mispredicted at the start of many rays.
-        let up = usize::from(self.pos);
-        let inside = (self.pos & (*b + 1 < n)) | (!self.pos & (*b != 0));
-        *b = (*b + 2 * up).wrapping_sub(1);
-        inside
+        *b = (*b + 2 * usize::from(self.pos)).wrapping_sub(1);
     }
 
-    /// True when leaving node `b` (of `span` cells) along this axis leaves the grid of `n` cells.
+    /// True when node `b`, one of `n` along this axis at its level, is the last one in the ray's
+    /// direction, so that leaving it along this axis leaves the grid. Both directions computed and
+    /// one picked: the direction is random from ray to ray, and a branch on it is mispredicted at
+    /// the start of many rays.
     #[inline(always)]
-    fn leaves_grid(&self, b: usize, span: usize, n: usize) -> bool {
-        (self.pos & ((b + 1) * span >= n)) | (!self.pos & (b == 0))
+    fn at_border(&self, b: usize, n: usize) -> bool {
+        (self.pos & (b + 1 >= n)) | (!self.pos & (b == 0))
     }
 
     /// Moves up to the parent of node `b`.
@@ -373,8 +371,9 @@ impl Heightfield {
             count!(0);
             let lv = self.pyramid.level(k);
             // A node on the grid's border runs to the clip's t1 (rounding room beyond the border).
-            let xu = if au.leaves_grid(bi, lv.span, ncx) { f64::INFINITY } else { au.x };
-            let xv = if av.leaves_grid(bj, lv.span, ncy) { f64::INFINITY } else { av.x };
+            let (border_u, border_v) = (au.at_border(bi, lv.nbx), av.at_border(bj, lv.nby));
+            let xu = if border_u { f64::INFINITY } else { au.x };
+            let xv = if border_v { f64::INFINITY } else { av.x };
             let t_exit = max(min(min(xu, xv), t1), t);
             let (nlo, nhi) = self.pyramid.range(lv, bi, bj);
             let crossed = w.may_cross(nlo, nhi, t, t_exit);
@@ -410,11 +409,14 @@ impl Heightfield {
                 // No progress is possible (only with non-finite values); never loop forever.
                 return ControlFlow::Continue(());
             }
-            if step_u && !au.step(&mut bi, lv.nbx) {
+            if (step_u && border_u) || (step_v && border_v) {
                 return ControlFlow::Continue(());
             }
-            if step_v && !av.step(&mut bj, lv.nby) {
-                return ControlFlow::Continue(());
+            if step_u {
+                au.step(&mut bi);
+            }
+            if step_v {
+                av.step(&mut bj);
             }
             // Ascend only when the ray is clear of the node it leaves: near the surface, staying
             // low saves a re-descent per parent boundary.
