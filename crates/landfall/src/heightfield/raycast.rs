@@ -352,6 +352,10 @@ impl Heightfield {
         let leaf = self.pyramid.level(0);
         let (li, lj) = (cell_along(w.u(t0), du, 0, ncx) / leaf.span, cell_along(w.v(t0), dv, 0, ncy) / leaf.span);
         let near_ground = t0 == t_grid && {
+            // The start leaf's samples are fetched while its range is read and tested: a ray that
+            // starts there walks its cells first.
+            let s = leaf.span;
+            self.prefetch_cells(li * s, lj * s, ((lj + 1) * s).min(ncy));
             let (nlo, nhi) = self.pyramid.range(leaf, li, lj);
             let (z, reach) = (w.z(t0), (hi - lo) * (1.0 / 16.0));
             z >= nlo - reach && z <= nhi + reach
