@@ -101,9 +101,10 @@ impl Jump {
         #[cfg(target_arch = "x86_64")]
         let (i, j) = {
             use std::arch::x86_64::*;
-            // SAFETY: SSE2 is part of every x86-64 target. Both axes in one vector; the packed
-            // conversion is defined for every input (a NaN, never met here, gives i32::MIN, which
-            // the clamp below turns into a valid guess).
+            // SAFETY: SSE2 is part of every x86-64 target. Both axes in one vector, never met
+            // here but defined for every input: the min gives its second operand (N − 1) for a
+            // NaN, and the conversion gives i32::MIN for a value out of range (the clamp below
+            // turns it into a valid guess).
             unsafe {
                 let p = _mm_sub_pd(_mm_set_pd(y, x), _mm_loadu_pd(self.origin.as_ptr()));
                 let v = _mm_min_pd(_mm_mul_pd(p, _mm_loadu_pd(self.scale.as_ptr())), _mm_set1_pd((N - 1) as f64));
