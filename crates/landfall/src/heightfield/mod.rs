@@ -379,12 +379,13 @@ impl Heightfield {
         [r0[0], r0[1], r1[0], r1[1]]
     }
 
-    /// Hints the CPU to fetch the samples at column `i0` of rows `j0..=j1` into cache: the start of
-    /// each sample row of a pyramid leaf whose cells begin at column `i0`.
+    /// Hints the CPU to fetch the sample rows of pyramid leaf (`bi`, `bj`) into cache: the start
+    /// of each row (a leaf's samples in a row span one or two cache lines).
     #[inline(always)]
-    pub(crate) fn prefetch_cells(&self, i0: usize, j0: usize, j1: usize) {
-        for j in j0..=j1 {
-            if let Some(h) = self.heights.get(j * self.nx + i0) {
+    pub(crate) fn prefetch_leaf(&self, bi: usize, bj: usize) {
+        let s = self.pyramid.level(0).span;
+        for j in bj * s..=((bj + 1) * s).min(self.pyramid.cells().1) {
+            if let Some(h) = self.heights.get(j * self.nx + bi * s) {
                 crate::geom::prefetch(h);
             }
         }

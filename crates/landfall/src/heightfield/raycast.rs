@@ -354,8 +354,7 @@ impl Heightfield {
         let near_ground = t0 == t_grid && {
             // The start leaf's samples are fetched while its range is read and tested: a ray that
             // starts there walks its cells first.
-            let s = leaf.span;
-            self.prefetch_cells(li * s, lj * s, ((lj + 1) * s).min(ncy));
+            self.prefetch_leaf(li, lj);
             let (nlo, nhi) = self.pyramid.range(leaf, li, lj);
             let (z, reach) = (w.z(t0), (hi - lo) * (1.0 / 16.0));
             z >= nlo - reach && z <= nhi + reach
@@ -390,8 +389,7 @@ impl Heightfield {
                     k -= 1;
                     if k == 0 {
                         // The leaf's samples are fetched while its range is tested.
-                        let s = child.span;
-                        self.prefetch_cells(bi * s, bj * s, ((bj + 1) * s).min(ncy));
+                        self.prefetch_leaf(bi, bj);
                     }
                     continue;
                 }

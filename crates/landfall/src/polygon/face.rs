@@ -143,6 +143,12 @@ pub struct QuickFace {
 
 const _: () = assert!(std::mem::size_of::<QuickFace>() == 64, "a quick face record is one cache line");
 
+/// Rows to columns: edge by edge ↔ coefficient by kind (the layout of [`QuickFace::coefs`]).
+#[inline(always)]
+fn transpose([a, b, c]: [[f32; 3]; 3]) -> [[f32; 3]; 3] {
+    [[a[0], b[0], c[0]], [a[1], b[1], c[1]], [a[2], b[2], c[2]]]
+}
+
 /// Where [`QuickFace::coefs`] starts, in f32 words from the start of the record.
 #[cfg(target_arch = "x86_64")]
 const COEFS_AT: usize = std::mem::offset_of!(QuickFace, coefs) / 4;
@@ -160,8 +166,7 @@ impl QuickFace {
             // (it is at most their size, up to rounding, for an edge through its vertices).
             let size = f.bbox.iter().fold(0.0f64, |m, &v| m.max((v as f64).abs()));
             if scaled.iter().all(|e| e.iter().all(|v| v.is_finite()) && e[2].abs() <= 1.5 * size) {
-                let [e0, e1, e2] = scaled.map(|e| e.map(|v| v as f32));
-                q.coefs = [[e0[0], e1[0], e2[0]], [e0[1], e1[1], e2[1]], [e0[2], e1[2], e2[2]]];
+                q.coefs = transpose(scaled.map(|e| e.map(|v| v as f32)));
             }
         }
         q
@@ -221,8 +226,7 @@ impl QuickFace {
     /// The scaled edge equations `[A, B, C]`, edge by edge.
     #[inline(always)]
     pub fn edges(&self) -> [[f32; 3]; 3] {
-        let [a, b, c] = self.coefs;
-        [[a[0], b[0], c[0]], [a[1], b[1], c[1]], [a[2], b[2], c[2]]]
+        transpose(self.coefs)
     }
 
     /// The coefficients as three vectors, `[A0, A1, A2, ·]`, `[B0, B1, B2, ·]`, `[C0, C1, C2, ·]`
@@ -894,10 +898,7 @@ pub(crate) fn quadrant_masks(
         pending[waiting] = i as u32;
         waiting += usize::from(classes >> 4);
     }
-    // The quadrants' corners in f32 lanes, for the quick records.
-    let (xs, ys) = ([r[0], div[0], r[2]].map(|v| v as f32), [r[1], div[1], r[3]].map(|v| v as f32));
-    let x = [[xs[0], xs[1], xs[0], xs[1]], [xs[1], xs[2], xs[1], xs[2]]];
-    let y = [[ys[0], ys[0], ys[1], ys[1]], [ys[1], ys[1], ys[2], ys[2]]];
+    let (x, y) = quadrant_lanes(r, div);
     for &i in &pending[..waiting] {
         let (f, mask) = (ids[i as usize], &mut masks[i as usize]);
         // The quick record answers when it decides every quadrant the box reaches.
@@ -907,6 +908,17 @@ pub(crate) fn quadrant_masks(
             _ => edge_quadrants(&faces[f as usize], edges, r, div, mag, *mask),
         };
     }
+}
+
+/// The corners of the four quadrants of `r` cut at `div`, rounded to f32, as
+/// [`QuickFace::quadrants`] takes them: quadrant k (in the order of `quadtree::quadrants`) spans
+/// x from `x[0][k]` to `x[1][k]` and y from `y[0][k]` to `y[1][k]`.
+#[inline(always)]
+fn quadrant_lanes(r: [f64; 4], div: [f64; 2]) -> ([[f32; 4]; 2], [[f32; 4]; 2]) {
+    let (xs, ys) = ([r[0], div[0], r[2]].map(|v| v as f32), [r[1], div[1], r[3]].map(|v| v as f32));
+    let x = [[xs[0], xs[1], xs[0], xs[1]], [xs[1], xs[2], xs[1], xs[2]]];
+    let y = [[ys[0], ys[0], ys[1], ys[1]], [ys[1], ys[1], ys[2], ys[2]]];
+    (x, y)
 }
 
 /// The quick face records of a build whose root rectangle holds every face, with their margin for
@@ -1154,9 +1166,7 @@ mod tests {
             let div = [div.x.clamp(r[0], r[2]), div.y.clamp(r[1], r[3])];
             let mag = r.iter().fold(0.0f64, |m, v| m.max(v.abs()));
             let exact = edge_quadrants(&face, &set.edges, r, div, mag, 15) as u32;
-            let (xs, ys) = ([r[0], div[0], r[2]].map(|v| v as f32), [r[1], div[1], r[3]].map(|v| v as f32));
-            let x = [[xs[0], xs[1], xs[0], xs[1]], [xs[1], xs[2], xs[1], xs[2]]];
-            let y = [[ys[0], ys[0], ys[1], ys[1]], [ys[1], ys[1], ys[2], ys[2]]];
+            let (x, y) = quadrant_lanes(r, div);
             let (kept, outside) = quick.quadrants(x, y, margin);
             assert_eq!(kept & outside, 0, "case {case}");
             assert_eq!(kept & !exact, 0, "case {case}: kept {kept:04b}, exact {exact:04b} ({r:?} cut at {div:?})");
