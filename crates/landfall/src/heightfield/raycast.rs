@@ -662,8 +662,8 @@ impl Heightfield {
     fn walk_stack(&self, ray: &Ray, w: &Walk, t0: f64, t1: f64, sink: &mut impl Sink) -> ControlFlow<()> {
         let (ncx, ncy) = self.pyramid.cells();
         let (u0, v0, du, dv) = (w.u0, w.v0, w.du, w.dv);
-        // The start node: the lowest one holding the ray's cells over [t0, t1] (with a margin for
-        // rounding in u, v).
+        // The start: the lowest level at which a 2 × 2 block of nodes holds the ray's cells over
+        // [t0, t1] (with a margin for rounding in u, v); that block is tested as a node's children.
         let cover = |a: f64, b: f64, n: usize| {
             let m = 1e-9 * (1.0 + a.abs().max(b.abs()));
             (cell::cell_index(min(a, b) - m, 0, n - 1), cell::cell_index(max(a, b) + m, 0, n - 1))
@@ -672,43 +672,57 @@ impl Heightfield {
         let (ia, ib) = cover(w.u(t0), w.u(t1), ncx);
         let (ja, jb) = cover(w.v(t0), w.v(t1), ncy);
         let (ia, ib, ja, jb) = (ia / leaf, ib / leaf, ja / leaf, jb / leaf);
-        let k0 = ((usize::BITS - ((ia ^ ib) | (ja ^ jb)).leading_zeros()) as usize).min(self.pyramid.depth() - 1);
-        let mut cur = Pending { k: k0 as u32, bi: (ia >> k0) as u32, bj: (ja >> k0) as u32, ta: t0, tb: t1 };
+        let mut k = 0;
+        while (ib >> k) - (ia >> k) > 1 || (jb >> k) - (ja >> k) > 1 {
+            k += 1;
+        }
         let mut chain = Chain { t: f64::NAN, f: f64::NAN };
         let q = self.pyramid.quantum_eps(w.prune_eps);
         // At most four children wait per level (levels ≤ 33: cells along an axis fit in an i32).
         let mut stack = [std::mem::MaybeUninit::<Pending>::uninit(); 4 * 34];
         let mut sp = 0usize;
-        loop {
+        // Pushes the nodes of the 2 × 2 block (li, lj) … (li + 1, lj + 1) of level k that the ray
+        // may cross over [ta, tb], farthest first.
+        let push_block = |stack: &mut [std::mem::MaybeUninit<Pending>],
+                          sp: &mut usize,
+                          k: usize,
+                          li: usize,
+                          lj: usize,
+                          ta: f64,
+                          tb: f64| {
+            let c = self.pyramid.level(k);
+            let (mu, mv) = (to_f(li + 1) * to_f(c.span), to_f(lj + 1) * to_f(c.span));
+            // Lane 0 is the near half along each axis.
+            let (nu, tmu) = split(u0, du, w.inv_du, mu, li + 1 < c.nbx);
+            let (nv, tmv) = split(v0, dv, w.inv_dv, mv, lj + 1 < c.nby);
+            let row = |b: usize| self.pyramid.code_pair(c, li, (lj + b).min(c.nby - 1)).rotate_right(32 * nu as u32);
+            let (xa, xb, mask) = children4(w, &q, ta, tb, tmu, tmv, [row(nv), row(nv ^ 1)]);
+            for r in [3, 2, 1, 0] {
+                let (ci, cj) = (li + (nu ^ (r & 1)), lj + (nv ^ (r >> 1)));
+                stack[*sp].write(Pending { k: k as u32, bi: ci as u32, bj: cj as u32, ta: xa[r], tb: xb[r] });
+                *sp += (mask >> r & 1) as usize;
+            }
+        };
+        push_block(&mut stack, &mut sp, k, ia >> k, ja >> k, t0, t1);
+        while sp > 0 {
+            sp -= 1;
+            // SAFETY: entries below `sp` were written.
+            let cur = unsafe { stack[sp].assume_init() };
             count!(0);
             if cur.k == 0 {
                 count!(1);
-                let lv = self.pyramid.level(0);
-                let (ci0, cj0) = (cur.bi as usize * lv.span, cur.bj as usize * lv.span);
-                let cells = [ci0, (ci0 + lv.span).min(ncx), cj0, (cj0 + lv.span).min(ncy)];
+                let (ci0, cj0) = (cur.bi as usize * leaf, cur.bj as usize * leaf);
+                let cells = [ci0, (ci0 + leaf).min(ncx), cj0, (cj0 + leaf).min(ncy)];
                 if self.has_holes() {
                     self.walk_cells::<true>(ray, w, cells, cur.ta, cur.tb, &mut chain, sink)?;
                 } else {
                     self.walk_cells::<false>(ray, w, cells, cur.ta, cur.tb, &mut chain, sink)?;
                 }
             } else {
-                let k = cur.k as usize - 1;
-                let c = self.pyramid.level(k);
-                let (li, lj) = (2 * cur.bi as usize, 2 * cur.bj as usize);
-                let (mu, mv) = (to_f(li + 1) * to_f(c.span), to_f(lj + 1) * to_f(c.span));
-                // Children in the ray's order: lane 0 the near half along each axis.
-                let (nu, tmu) = split(u0, du, w.inv_du, mu, li + 1 < c.nbx);
-                let (nv, tmv) = split(v0, dv, w.inv_dv, mv, lj + 1 < c.nby);
-                let row =
-                    |b: usize| self.pyramid.code_pair(c, li, (lj + b).min(c.nby - 1)).rotate_right(32 * nu as u32);
-                let rows = [row(nv), row(nv ^ 1)];
-                let (xa, xb, mask) = children4(w, &q, cur.ta, cur.tb, tmu, tmv, rows);
-                for r in [3, 2, 1, 0] {
-                    let (ci, cj) = (li + (nu ^ (r & 1)), lj + (nv ^ (r >> 1)));
-                    stack[sp].write(Pending { k: k as u32, bi: ci as u32, bj: cj as u32, ta: xa[r], tb: xb[r] });
-                    sp += (mask >> r & 1) as usize;
-                }
+                let (k, li, lj) = (cur.k as usize - 1, 2 * cur.bi as usize, 2 * cur.bj as usize);
+                push_block(&mut stack, &mut sp, k, li, lj, cur.ta, cur.tb);
                 if k == 0 && sp > 0 {
+                    // The nearest leaf's samples are fetched while the walk gets to it.
                     // SAFETY: entries below `sp` were written.
                     let e = unsafe { stack[sp - 1].assume_init() };
                     if e.k == 0 {
@@ -716,13 +730,8 @@ impl Heightfield {
                     }
                 }
             }
-            if sp == 0 {
-                return ControlFlow::Continue(());
-            }
-            sp -= 1;
-            // SAFETY: entries below `sp` were written.
-            cur = unsafe { stack[sp].assume_init() };
         }
+        ControlFlow::Continue(())
     }
 }
 
