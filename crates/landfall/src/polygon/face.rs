@@ -125,7 +125,7 @@ fn up_normal(slope: &[f64; 3]) -> DVec3 {
 /// face record by [`QuickFace::of`] alone, so it can be checked against it.
 ///
 /// The coefficients are stored by kind (the three A, then the three B, then the three C), so that
-/// [`inside`](QuickFace::inside) tests the three edges in the lanes of one vector.
+/// [`sides`](QuickFace::sides) tests the three edges in the lanes of one vector.
 #[repr(C, align(64))]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct QuickFace {

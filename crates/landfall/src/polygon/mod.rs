@@ -551,9 +551,9 @@ fn duplicates(soup: &PolygonSoup) -> Vec<bool> {
 
 /// [`duplicates`] with polygons grouped by the low `bits` bits of their hashes.
 fn duplicates_grouped(soup: &PolygonSoup, bits: u32) -> Vec<bool> {
+    let vertex_bits = |p: &DVec3| [p.x.to_bits(), p.y.to_bits(), p.z.to_bits()];
     let sorted_bits = |k: usize| {
-        let mut b: Vec<[u64; 3]> =
-            soup.polygon(k).iter().map(|p| [p.x.to_bits(), p.y.to_bits(), p.z.to_bits()]).collect();
+        let mut b: Vec<[u64; 3]> = soup.polygon(k).iter().map(vertex_bits).collect();
         b.sort_unstable();
         b.dedup();
         b
@@ -565,8 +565,7 @@ fn duplicates_grouped(soup: &PolygonSoup, bits: u32) -> Vec<bool> {
             if poly.len() == 3 {
                 // The hash is order-free: a triangle's corners need no sorting, whose comparisons
                 // went as randomly as the corners.
-                let v: [[u64; 3]; 3] =
-                    std::array::from_fn(|i| [poly[i].x.to_bits(), poly[i].y.to_bits(), poly[i].z.to_bits()]);
+                let v: [[u64; 3]; 3] = std::array::from_fn(|i| vertex_bits(&poly[i]));
                 // Degenerate: never grouped with a true triangle.
                 let degenerate = (v[0] == v[1]) | (v[1] == v[2]) | (v[0] == v[2]);
                 return (set_hash(&v) ^ u64::from(degenerate), k as u32);
