@@ -218,6 +218,25 @@ impl Pyramid {
         (self.base + a as f64 * self.step, self.base + b as f64 * self.step)
     }
 
+    /// Codes of nodes (bi, bj) and (bi + 1, bj) as one word (the second is whatever follows when
+    /// bi is the last of its row).
+    #[inline(always)]
+    pub(crate) fn code_pair(&self, l: Level, bi: usize, bj: usize) -> u64 {
+        let i = l.offset + bj * l.nbx + bi;
+        match self.nodes.get(i..i + 2) {
+            Some(p) => {
+                u64::from(p[0][0]) | u64::from(p[0][1]) << 16 | u64::from(p[1][0]) << 32 | u64::from(p[1][1]) << 48
+            }
+            None => u64::from(self.nodes[i][0]) | u64::from(self.nodes[i][1]) << 16,
+        }
+    }
+
+    /// (step, base − eps, base + eps): a code's height is `code · step + base`.
+    #[inline(always)]
+    pub(crate) fn quantum_eps(&self, eps: f64) -> [f64; 3] {
+        [self.step, self.base - eps, self.base + eps]
+    }
+
     /// Cells along (x, y).
     #[inline(always)]
     pub(crate) fn cells(&self) -> (usize, usize) {

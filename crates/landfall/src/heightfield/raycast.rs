@@ -2,11 +2,19 @@
 //! projected ray (the 2017 paper's sections 3.2–3.5, with height pruning and no queue or sort).
 //!
 //! **Traversal.** The ray is first clipped to the grid rectangle and to the terrain's height slab.
-//! The descent starts at the lowest pyramid level whose nodes are as wide as what remains of the
-//! ray (at the leaf under its start when it starts near the ground), and is stackless: test the
-//! node the ray is in; when the ray may cross its height range, descend into the child that holds
-//! the ray; otherwise (or after walking a leaf) step to the next node at the same level and ascend
-//! while that step left the parent. t only grows.
+//! A ray that enters the slab through its top or bottom (from above the highest ground, or below
+//! the lowest) and spans many leaves is walked front to back with a small stack from the lowest
+//! 2 × 2 block of nodes that holds all of it: a node's four children are tested together (their t
+//! intervals split at the node's mid-lines, their height ranges against the ray's heights at both
+//! ends, two SSE2 lanes per row of children) and the ones the ray may cross are pushed, farthest
+//! first, without a branch per child. That walk has far fewer mispredicted branches (19 against 41
+//! per oblique ray on 4097²). Every other ray walks stackless, climbing only after pruned nodes:
+//! test the node the ray is in; when the ray may cross its height range, descend into the child
+//! that holds the ray; otherwise (or after walking a leaf) step to the next node at the same level
+//! and ascend while that step left the parent. It starts at the leaf under the ray's start when the
+//! ray starts near the ground (a line of sight, a walker's ray), else at the lowest level whose
+//! nodes span the ray. It wins where the ray stays low or is short: it does not re-descend at every
+//! parent boundary, nor test four children where the ray crosses one. Either way t only grows.
 //!
 //! **Watertightness.** Along the ray, the walk visits a sequence of intervals, each inside one
 //! triangle (split at cell edges and at the cell diagonal). On each the gap
@@ -64,6 +72,10 @@ macro_rules! count {
 
 /// Relative tolerance under which the ray–terrain gap counts as zero (a touch).
 pub const TOUCH_EPS: f64 = 1e-10;
+
+/// The lowest `top` level (see [`Heightfield::raycast`]'s walk) from which a ray entering the height
+/// slab through its top or bottom takes the stack walk: shorter rays cost less without its set-up.
+const STACK_WALK_MIN_LEVEL: usize = 3;
 
 /// Minimum and maximum without NaN handling (the walk never sees NaN in these).
 #[inline(always)]
@@ -335,20 +347,23 @@ impl Heightfield {
         if t0 > t1 {
             return ControlFlow::Continue(());
         }
-        // Start at the lowest level whose nodes span what remains of the ray.
+        // The lowest level whose nodes span the whole ray: the stackless walk never climbs above it.
         let extent = max((w.u(t1) - w.u(t0)).abs(), (w.v(t1) - w.v(t0)).abs());
-        // The walk never ascends above this level: its nodes already span the whole ray.
         let mut top = 0;
         while top + 1 < self.pyramid.depth() && to_f(self.pyramid.level(top).span) < extent {
             top += 1;
         }
+        // A ray that enters the height slab through its top or bottom (from above the highest
+        // ground, or below the lowest) and spans many leaves is walked with a stack from the node
+        // that holds all of it: most of it is pruned at once, four children per test.
+        if t0 > t_grid && top >= STACK_WALK_MIN_LEVEL {
+            return self.walk_stack(ray, &w, t0, t1, sink);
+        }
         // A ray that starts near the ground (inside the height slab, within a sixteenth of the
         // terrain's relief of the height range of the leaf under its start: a line of sight, a ray
         // from a walker) starts at that leaf and climbs as nodes are pruned: a descent from `top`
-        // would test two nodes per level on the way down to the surface it starts on (a fifth of a
-        // line-of-sight ray's instructions). Any other ray starts at `top`, from where most of it
-        // is pruned at once (a ray entering the slab from above, or skimming high over the ground).
-        // (The leaf under the start; its ancestor at level k is a shift away, as spans double.)
+        // would test two nodes per level on the way down to the surface it starts on. Any other
+        // ray starts at `top`.
         let leaf = self.pyramid.level(0);
         let (li, lj) = (cell_along(w.u(t0), du, 0, ncx) / leaf.span, cell_along(w.v(t0), dv, 0, ncy) / leaf.span);
         let near_ground = t0 == t_grid && {
@@ -359,9 +374,9 @@ impl Heightfield {
             let (z, reach) = (w.z(t0), (hi - lo) * (1.0 / 16.0));
             z >= nlo - reach && z <= nhi + reach
         };
-        let mut k = if near_ground { 0 } else { top };
+        let k0 = if near_ground { 0 } else { top };
+        let (mut k, mut bi, mut bj) = (k0, li >> k0, lj >> k0);
         let lv = self.pyramid.level(k);
-        let (mut bi, mut bj) = (li >> k, lj >> k);
         // Incremental DDA per axis: t at which the ray leaves the current node (`x`), and the t it
         // takes to cross one node of the current level (`d`); ∞ on an axis the ray does not move
         // along. Descending halves `d` and moves `x` to the mid-line when the ray is in the near
@@ -640,6 +655,196 @@ impl Heightfield {
     }
 }
 
+/// A node waiting on the stack walk's stack: its level, indices and the ray's t interval in it.
+#[derive(Clone, Copy)]
+struct Pending {
+    k: u32,
+    bi: u32,
+    bj: u32,
+    ta: f64,
+    tb: f64,
+}
+
+impl Heightfield {
+    /// The walk of a ray that enters the height slab through its top or bottom: front to back with a
+    /// stack, from the lowest 2 × 2 block of nodes that holds the whole clipped ray [t0, t1],
+    /// testing the four children of a node together (see the module's documentation).
+    fn walk_stack(&self, ray: &Ray, w: &Walk, t0: f64, t1: f64, sink: &mut impl Sink) -> ControlFlow<()> {
+        let (ncx, ncy) = self.pyramid.cells();
+        let (u0, v0, du, dv) = (w.u0, w.v0, w.du, w.dv);
+        // The start: the lowest level at which a 2 × 2 block of nodes holds the ray's cells over
+        // [t0, t1] (with a margin for rounding in u, v); that block is tested as a node's children.
+        let cover = |a: f64, b: f64, n: usize| {
+            let m = 1e-9 * (1.0 + a.abs().max(b.abs()));
+            (cell::cell_index(min(a, b) - m, 0, n - 1), cell::cell_index(max(a, b) + m, 0, n - 1))
+        };
+        let leaf = self.pyramid.level(0).span;
+        let (ia, ib) = cover(w.u(t0), w.u(t1), ncx);
+        let (ja, jb) = cover(w.v(t0), w.v(t1), ncy);
+        let (ia, ib, ja, jb) = (ia / leaf, ib / leaf, ja / leaf, jb / leaf);
+        let mut k = 0;
+        while (ib >> k) - (ia >> k) > 1 || (jb >> k) - (ja >> k) > 1 {
+            k += 1;
+        }
+        let mut chain = Chain { t: f64::NAN, f: f64::NAN };
+        let q = self.pyramid.quantum_eps(w.prune_eps);
+        // At most four children wait per level (levels ≤ 33: cells along an axis fit in an i32).
+        let mut stack = [std::mem::MaybeUninit::<Pending>::uninit(); 4 * 34];
+        let mut sp = 0usize;
+        // Pushes the nodes of the 2 × 2 block (li, lj) … (li + 1, lj + 1) of level k that the ray
+        // may cross over [ta, tb], farthest first.
+        let push_block = |stack: &mut [std::mem::MaybeUninit<Pending>],
+                          sp: &mut usize,
+                          k: usize,
+                          li: usize,
+                          lj: usize,
+                          ta: f64,
+                          tb: f64| {
+            let c = self.pyramid.level(k);
+            let (mu, mv) = (to_f(li + 1) * to_f(c.span), to_f(lj + 1) * to_f(c.span));
+            // Lane 0 is the near half along each axis.
+            let (nu, tmu) = split(u0, du, w.inv_du, mu, li + 1 < c.nbx);
+            let (nv, tmv) = split(v0, dv, w.inv_dv, mv, lj + 1 < c.nby);
+            let row = |b: usize| self.pyramid.code_pair(c, li, (lj + b).min(c.nby - 1)).rotate_right(32 * nu as u32);
+            let (xa, xb, mask) = children4(w, &q, ta, tb, tmu, tmv, [row(nv), row(nv ^ 1)]);
+            for r in [3, 2, 1, 0] {
+                let (ci, cj) = (li + (nu ^ (r & 1)), lj + (nv ^ (r >> 1)));
+                stack[*sp].write(Pending { k: k as u32, bi: ci as u32, bj: cj as u32, ta: xa[r], tb: xb[r] });
+                *sp += (mask >> r & 1) as usize;
+            }
+        };
+        push_block(&mut stack, &mut sp, k, ia >> k, ja >> k, t0, t1);
+        while sp > 0 {
+            sp -= 1;
+            // SAFETY: entries below `sp` were written.
+            let cur = unsafe { stack[sp].assume_init() };
+            count!(0);
+            if cur.k == 0 {
+                count!(1);
+                let (ci0, cj0) = (cur.bi as usize * leaf, cur.bj as usize * leaf);
+                let cells = [ci0, (ci0 + leaf).min(ncx), cj0, (cj0 + leaf).min(ncy)];
+                if self.has_holes() {
+                    self.walk_cells::<true>(ray, w, cells, cur.ta, cur.tb, &mut chain, sink)?;
+                } else {
+                    self.walk_cells::<false>(ray, w, cells, cur.ta, cur.tb, &mut chain, sink)?;
+                }
+            } else {
+                let (k, li, lj) = (cur.k as usize - 1, 2 * cur.bi as usize, 2 * cur.bj as usize);
+                push_block(&mut stack, &mut sp, k, li, lj, cur.ta, cur.tb);
+                if k == 0 && sp > 0 {
+                    // The nearest leaf's samples are fetched while the walk gets to it.
+                    // SAFETY: entries below `sp` were written.
+                    let e = unsafe { stack[sp - 1].assume_init() };
+                    if e.k == 0 {
+                        self.prefetch_leaf(e.bi as usize, e.bj as usize);
+                    }
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// Splits a node along one axis at its mid-line `m`: which half (0 low, 1 high) the ray is in
+/// first, and the t at which it moves to the other half (`+∞` never, `−∞` when the near half does
+/// not exist because `high_exists` is false).
+#[inline(always)]
+fn split(p0: f64, dp: f64, inv: f64, m: f64, high_exists: bool) -> (usize, f64) {
+    const I: f64 = f64::INFINITY;
+    if dp == 0.0 {
+        (usize::from(p0 >= m && high_exists), I)
+    } else if !high_exists {
+        if dp < 0.0 {
+            (1, -I)
+        } else {
+            (0, I)
+        }
+    } else {
+        (usize::from(dp < 0.0), (m - p0) * inv)
+    }
+}
+
+/// The four children of a node in the ray's order (bit 0: far along u, bit 1: far along v): their
+/// t intervals within [`ta`, `tb`] and which of them the ray may cross (bit r for child r; an empty
+/// interval or an empty node is never crossed). `tmu`, `tmv`: t at the node's mid-lines (see
+/// [`split`]); `rows`: the children's codes, near row first, near child in the low 32 bits. Two SSE2
+/// lanes per row of children; the same IEEE operations in the same order as
+/// [`children4_scalar`], so both give the same bits.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn children4(
+    w: &Walk,
+    q: &[f64; 3],
+    ta: f64,
+    tb: f64,
+    tmu: f64,
+    tmv: f64,
+    rows: [u64; 2],
+) -> ([f64; 4], [f64; 4], u32) {
+    use std::arch::x86_64::*;
+    const I: f64 = f64::INFINITY;
+    let (mut xa, mut xb, mut mask) = ([0.0; 4], [0.0; 4], 0);
+    // SAFETY: SSE2 is part of x86-64; the stores go to local arrays of four.
+    unsafe {
+        let (ta, tb) =
+            (_mm_max_pd(_mm_set1_pd(ta), _mm_set_pd(tmu, -I)), _mm_min_pd(_mm_set1_pd(tb), _mm_set_pd(I, tmu)));
+        let (z0, dz) = (_mm_set1_pd(w.z0), _mm_set1_pd(w.dz));
+        let (step, lo_add, hi_add) = (_mm_set1_pd(q[0]), _mm_set1_pd(q[1]), _mm_set1_pd(q[2]));
+        for (b, (vlo, vhi)) in [(-I, tmv), (tmv, I)].into_iter().enumerate() {
+            let a = _mm_max_pd(ta, _mm_set1_pd(vlo));
+            let e = _mm_min_pd(tb, _mm_set1_pd(vhi));
+            let (za, zb) = (_mm_add_pd(z0, _mm_mul_pd(dz, a)), _mm_add_pd(z0, _mm_mul_pd(dz, e)));
+            let (zlo, zhi) = (_mm_min_pd(za, zb), _mm_max_pd(za, zb));
+            // The codes as i32 [lo0, hi0, lo1, hi1], then [lo0, lo1, hi0, hi1].
+            let codes = _mm_unpacklo_epi16(_mm_cvtsi64_si128(rows[b] as i64), _mm_setzero_si128());
+            let codes = _mm_shuffle_epi32::<0b11_01_10_00>(codes);
+            let (clo, chi) = (_mm_cvtepi32_pd(codes), _mm_cvtepi32_pd(_mm_unpackhi_epi64(codes, codes)));
+            let nlo = _mm_add_pd(_mm_mul_pd(clo, step), lo_add);
+            let nhi = _mm_add_pd(_mm_mul_pd(chi, step), hi_add);
+            let ok = _mm_and_pd(
+                _mm_and_pd(_mm_cmple_pd(a, e), _mm_cmple_pd(clo, chi)),
+                _mm_and_pd(_mm_cmpge_pd(zhi, nlo), _mm_cmple_pd(zlo, nhi)),
+            );
+            mask |= (_mm_movemask_pd(ok) as u32) << (2 * b);
+            _mm_storeu_pd(xa.as_mut_ptr().add(2 * b), a);
+            _mm_storeu_pd(xb.as_mut_ptr().add(2 * b), e);
+        }
+    }
+    (xa, xb, mask)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+use children4_scalar as children4;
+
+/// [`children4`] one child at a time (the walk's path where SSE2 is not available).
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[inline(always)]
+fn children4_scalar(
+    w: &Walk,
+    q: &[f64; 3],
+    ta: f64,
+    tb: f64,
+    tmu: f64,
+    tmv: f64,
+    rows: [u64; 2],
+) -> ([f64; 4], [f64; 4], u32) {
+    const I: f64 = f64::INFINITY;
+    let (ulo, uhi, vlo, vhi) = ([-I, tmu], [tmu, I], [-I, tmv], [tmv, I]);
+    let (mut xa, mut xb, mut mask) = ([0.0; 4], [0.0; 4], 0);
+    for r in 0..4 {
+        let (i, b) = (r & 1, r >> 1);
+        let (a, e) = (max(max(ta, ulo[i]), vlo[b]), min(min(tb, uhi[i]), vhi[b]));
+        let (za, zb) = (w.z(a), w.z(e));
+        let code = |shift: usize| (rows[b] >> (32 * i + shift) & 0xffff) as f64;
+        let (clo, chi) = (code(0), code(16));
+        let (nlo, nhi) = (clo * q[0] + q[1], chi * q[0] + q[2]);
+        let ok = (a <= e) & (clo <= chi) & (max(za, zb) >= nlo) & (min(za, zb) <= nhi);
+        mask |= u32::from(ok) << r;
+        (xa[r], xb[r]) = (a, e);
+    }
+    (xa, xb, mask)
+}
+
 /// The gap `z − h`, snapped to 0 within rounding (`TOUCH_EPS` relative), so a ray that only touches
 /// the surface at an edge or vertex is reported whatever the rounding of its breakpoints.
 #[inline(always)]
@@ -649,5 +854,61 @@ fn snap(z: f64, h: f64) -> f64 {
         0.0
     } else {
         f
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The SSE2 test of four children gives the scalar version's bits: random intervals, mid-lines
+    /// inside, outside, at the ends of the node's interval and at ±∞ (a half that is never
+    /// reached, or missing), random codes including the empty one, rays up, down and level. Every
+    /// child is seen both crossed and not.
+    #[test]
+    fn four_children_lanes_match_the_scalar_test() {
+        let mut rng = crate::heightfield::workload::SplitMix64::new(47);
+        let mut seen = [[0usize; 2]; 4];
+        for case in 0..20_000usize {
+            let ta = rng.range(-10.0, 10.0);
+            let tb = ta + [0.0, rng.range(0.0, 20.0)][case % 2];
+            let mid = |rng: &mut crate::heightfield::workload::SplitMix64| match case / 2 % 5 {
+                0 => f64::INFINITY,
+                1 => f64::NEG_INFINITY,
+                2 => [ta, tb][case / 10 % 2],
+                _ => rng.range(ta - 5.0, tb + 5.0),
+            };
+            let (tmu, tmv) = (mid(&mut rng), mid(&mut rng));
+            let dz = [rng.range(-3.0, 3.0), 0.0][usize::from(case % 7 == 0)];
+            let w = Walk {
+                u0: 0.0,
+                v0: 0.0,
+                z0: rng.range(-20.0, 20.0),
+                du: 1.0,
+                dv: 1.0,
+                dz,
+                inv_du: 1.0,
+                inv_dv: 1.0,
+                prune_eps: 1e-9,
+            };
+            let q = [40.0 / 65534.0, -20.0 - 1e-9, -20.0 + 1e-9];
+            let mut code = || -> u64 {
+                if rng.range(0.0, 1.0) < 0.1 {
+                    return u64::from(u16::MAX);
+                }
+                let (a, b) = (rng.range(0.0, 65534.0) as u64, rng.range(0.0, 65534.0) as u64);
+                a.min(b) | a.max(b) << 16
+            };
+            let rows = [code() | code() << 32, code() | code() << 32];
+            let vector = children4(&w, &q, ta, tb, tmu, tmv, rows);
+            let scalar = children4_scalar(&w, &q, ta, tb, tmu, tmv, rows);
+            assert_eq!(vector.2, scalar.2, "case {case}");
+            for r in 0..4 {
+                assert_eq!(vector.0[r].to_bits(), scalar.0[r].to_bits(), "case {case}");
+                assert_eq!(vector.1[r].to_bits(), scalar.1[r].to_bits(), "case {case}");
+                seen[r][(scalar.2 >> r & 1) as usize] += 1;
+            }
+        }
+        assert!(seen.iter().flatten().all(|&n| n > 1000), "{seen:?}");
     }
 }
