@@ -691,15 +691,10 @@ impl Heightfield {
         // At most four children wait per level (levels ≤ 33: cells along an axis fit in an i32).
         let mut stack = [std::mem::MaybeUninit::<Pending>::uninit(); 4 * 34];
         let mut sp = 0usize;
-        // Pushes the nodes of the 2 × 2 block (li, lj) … (li + 1, lj + 1) of level k that the ray
-        // may cross over [ta, tb], farthest first.
-        let push_block = |stack: &mut [std::mem::MaybeUninit<Pending>],
-                          sp: &mut usize,
-                          k: usize,
-                          li: usize,
-                          lj: usize,
-                          ta: f64,
-                          tb: f64| {
+        // The block to expand: the nodes (li, lj) … (li + 1, lj + 1) of level k, over [ta, tb].
+        let (mut k, mut li, mut lj, mut ta, mut tb) = (k, ia >> k, ja >> k, t0, t1);
+        loop {
+            // Push the block's nodes that the ray may cross, farthest first.
             let c = self.pyramid.level(k);
             let (mu, mv) = (to_f(li + 1) * to_f(c.span), to_f(lj + 1) * to_f(c.span));
             // Lane 0 is the near half along each axis.
@@ -709,17 +704,29 @@ impl Heightfield {
             let (xa, xb, mask) = children4(w, &q, ta, tb, tmu, tmv, [row(nv), row(nv ^ 1)]);
             for r in [3, 2, 1, 0] {
                 let (ci, cj) = (li + (nu ^ (r & 1)), lj + (nv ^ (r >> 1)));
-                stack[*sp].write(Pending { k: k as u32, bi: ci as u32, bj: cj as u32, ta: xa[r], tb: xb[r] });
-                *sp += (mask >> r & 1) as usize;
+                stack[sp].write(Pending { k: k as u32, bi: ci as u32, bj: cj as u32, ta: xa[r], tb: xb[r] });
+                sp += (mask >> r & 1) as usize;
             }
-        };
-        push_block(&mut stack, &mut sp, k, ia >> k, ja >> k, t0, t1);
-        while sp > 0 {
-            sp -= 1;
-            // SAFETY: entries below `sp` were written.
-            let cur = unsafe { stack[sp].assume_init() };
-            count!(0);
-            if cur.k == 0 {
+            if k == 0 && mask != 0 {
+                // The nearest leaf pushed: its samples are fetched while the walk gets to it.
+                // SAFETY: entries below `sp` were written.
+                let e = unsafe { stack[sp - 1].assume_init() };
+                self.prefetch_leaf(e.bi as usize, e.bj as usize);
+            }
+            // Pop: walk leaves until a node to expand comes up.
+            loop {
+                if sp == 0 {
+                    return ControlFlow::Continue(());
+                }
+                sp -= 1;
+                // SAFETY: entries below `sp` were written.
+                let cur = unsafe { stack[sp].assume_init() };
+                count!(0);
+                if cur.k > 0 {
+                    (k, li, lj) = (cur.k as usize - 1, 2 * cur.bi as usize, 2 * cur.bj as usize);
+                    (ta, tb) = (cur.ta, cur.tb);
+                    break;
+                }
                 count!(1);
                 let (ci0, cj0) = (cur.bi as usize * leaf, cur.bj as usize * leaf);
                 let cells = [ci0, (ci0 + leaf).min(ncx), cj0, (cj0 + leaf).min(ncy)];
@@ -728,20 +735,8 @@ impl Heightfield {
                 } else {
                     self.walk_cells::<false>(ray, w, cells, cur.ta, cur.tb, &mut chain, sink)?;
                 }
-            } else {
-                let (k, li, lj) = (cur.k as usize - 1, 2 * cur.bi as usize, 2 * cur.bj as usize);
-                push_block(&mut stack, &mut sp, k, li, lj, cur.ta, cur.tb);
-                if k == 0 && sp > 0 {
-                    // The nearest leaf's samples are fetched while the walk gets to it.
-                    // SAFETY: entries below `sp` were written.
-                    let e = unsafe { stack[sp - 1].assume_init() };
-                    if e.k == 0 {
-                        self.prefetch_leaf(e.bi as usize, e.bj as usize);
-                    }
-                }
             }
         }
-        ControlFlow::Continue(())
     }
 }
 
