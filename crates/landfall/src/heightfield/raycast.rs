@@ -7,7 +7,7 @@
 //! 2 × 2 block of nodes that holds all of it: a node's four children are tested together (their t
 //! intervals split at the node's mid-lines, their height ranges against the ray's heights at both
 //! ends, two SSE2 lanes per row of children) and the ones the ray may cross are pushed, farthest
-//! first, without a branch per child. That walk has far fewer mispredicted branches (19 against 41
+//! first, without a branch per child. That walk has far fewer mispredicted branches (21 against 41
 //! per oblique ray on 4097²). Every other ray walks stackless, climbing only after pruned nodes:
 //! test the node the ray is in; when the ray may cross its height range, descend into the child
 //! that holds the ray; otherwise (or after walking a leaf) step to the next node at the same level
