@@ -692,7 +692,7 @@ impl Heightfield {
         let mut stack = [std::mem::MaybeUninit::<Pending>::uninit(); 4 * 34];
         let mut sp = 0usize;
         // The block to expand: the nodes (li, lj) … (li + 1, lj + 1) of level k, over [ta, tb].
-        let (mut k, mut li, mut lj, mut ta, mut tb) = (k, ia >> k, ja >> k, t0, t1);
+        let (mut li, mut lj, mut ta, mut tb) = (ia >> k, ja >> k, t0, t1);
         loop {
             // Push the block's nodes that the ray may cross, farthest first.
             let c = self.pyramid.level(k);
@@ -701,7 +701,7 @@ impl Heightfield {
             let (nu, tmu) = split(u0, du, w.inv_du, mu, li + 1 < c.nbx);
             let (nv, tmv) = split(v0, dv, w.inv_dv, mv, lj + 1 < c.nby);
             let row = |b: usize| self.pyramid.code_pair(c, li, (lj + b).min(c.nby - 1)).rotate_right(32 * nu as u32);
-            let (xa, xb, mask) = children4(w, &q, ta, tb, tmu, tmv, [row(nv), row(nv ^ 1)]);
+            let (xa, xb, mask) = children4(w, &q, &Block { ta, tb, tmu, tmv, rows: [row(nv), row(nv ^ 1)] });
             for r in [3, 2, 1, 0] {
                 let (ci, cj) = (li + (nu ^ (r & 1)), lj + (nv ^ (r >> 1)));
                 stack[sp].write(Pending { k: k as u32, bi: ci as u32, bj: cj as u32, ta: xa[r], tb: xb[r] });
@@ -759,24 +759,28 @@ fn split(p0: f64, dp: f64, inv: f64, m: f64, high_exists: bool) -> (usize, f64) 
     }
 }
 
-/// The four children of a node in the ray's order (bit 0: far along u, bit 1: far along v): their
-/// t intervals within [`ta`, `tb`] and which of them the ray may cross (bit r for child r; an empty
-/// interval or an empty node is never crossed). `tmu`, `tmv`: t at the node's mid-lines (see
-/// [`split`]); `rows`: the children's codes, near row first, near child in the low 32 bits. Two SSE2
-/// lanes per row of children; the same IEEE operations in the same order as
-/// [`children4_scalar`], so both give the same bits.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn children4(
-    w: &Walk,
-    q: &[f64; 3],
+/// A node whose four children the stack walk tests together, as the ray meets it.
+#[derive(Clone, Copy, Debug)]
+struct Block {
+    /// The ray's t interval in the node.
     ta: f64,
     tb: f64,
+    /// t at the node's mid-lines along u and v (see [`split`]).
     tmu: f64,
     tmv: f64,
+    /// The children's codes, near row first, near child in the low 32 bits.
     rows: [u64; 2],
-) -> ([f64; 4], [f64; 4], u32) {
+}
+
+/// The four children of `block` in the ray's order (bit 0: far along u, bit 1: far along v): their
+/// t intervals within the block's and which of them the ray may cross (bit r for child r; an empty
+/// interval or an empty node is never crossed). Two SSE2 lanes per row of children; the same IEEE
+/// operations in the same order as [`children4_scalar`], so both give the same bits.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn children4(w: &Walk, q: &[f64; 3], block: &Block) -> ([f64; 4], [f64; 4], u32) {
     use std::arch::x86_64::*;
+    let Block { ta, tb, tmu, tmv, rows } = *block;
     const I: f64 = f64::INFINITY;
     let (mut xa, mut xb, mut mask) = ([0.0; 4], [0.0; 4], 0);
     // SAFETY: SSE2 is part of x86-64; the stores go to local arrays of four.
@@ -814,15 +818,8 @@ use children4_scalar as children4;
 /// [`children4`] one child at a time (the walk's path where SSE2 is not available).
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 #[inline(always)]
-fn children4_scalar(
-    w: &Walk,
-    q: &[f64; 3],
-    ta: f64,
-    tb: f64,
-    tmu: f64,
-    tmv: f64,
-    rows: [u64; 2],
-) -> ([f64; 4], [f64; 4], u32) {
+fn children4_scalar(w: &Walk, q: &[f64; 3], block: &Block) -> ([f64; 4], [f64; 4], u32) {
+    let Block { ta, tb, tmu, tmv, rows } = *block;
     const I: f64 = f64::INFINITY;
     let (ulo, uhi, vlo, vhi) = ([-I, tmu], [tmu, I], [-I, tmv], [tmv, I]);
     let (mut xa, mut xb, mut mask) = ([0.0; 4], [0.0; 4], 0);
@@ -895,8 +892,8 @@ mod tests {
                 a.min(b) | a.max(b) << 16
             };
             let rows = [code() | code() << 32, code() | code() << 32];
-            let vector = children4(&w, &q, ta, tb, tmu, tmv, rows);
-            let scalar = children4_scalar(&w, &q, ta, tb, tmu, tmv, rows);
+            let block = Block { ta, tb, tmu, tmv, rows };
+            let (vector, scalar) = (children4(&w, &q, &block), children4_scalar(&w, &q, &block));
             assert_eq!(vector.2, scalar.2, "case {case}");
             for r in 0..4 {
                 assert_eq!(vector.0[r].to_bits(), scalar.0[r].to_bits(), "case {case}");
