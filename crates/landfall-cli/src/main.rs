@@ -53,6 +53,10 @@ enum Command {
     /// ground (outside the terrain, over a hole, or nothing below the point). With `--all`: header
     /// `index,x,y,z,nx,ny,nz`, one row per surface on the line (index = 0-based input row), lowest
     /// first, no row where there is none.
+    ///
+    /// A row that is not a finite number in each field stops the run: the error names the line
+    /// (the header is line 1) and the field, the exit status is non-zero and the output file is
+    /// removed, so an output file that exists is always complete.
     Height {
         #[command(flatten)]
         terrain: TerrainArgs,
@@ -72,6 +76,10 @@ enum Command {
     /// terrain is two-sided: the first crossing counts from either side. Output header
     /// `hit,t,x,y,z,nx,ny,nz`: hit = 1 or 0, the other fields empty on a miss; the normal is the
     /// hit triangle's, pointing up (against gravity).
+    ///
+    /// A row with a field that is not a finite number, a zero direction or a negative max_t stops
+    /// the run: the error names the line (the header is line 1) and the field, the exit status is
+    /// non-zero and the output file is removed, so an output file that exists is always complete.
     Raycast {
         #[command(flatten)]
         terrain: TerrainArgs,

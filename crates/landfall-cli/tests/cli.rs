@@ -135,12 +135,15 @@ fn bad_rows_name_line_and_field() {
     ];
     for (text, line, fld) in cases {
         std::fs::write(&input, text).unwrap();
+        let _ = std::fs::remove_file(&out);
         let e = fails(&["raycast", s(&t), "--rays", s(&input), "--out", s(&out)]);
         assert!(e.contains(line) && e.contains(fld) && e.contains("r.csv"), "{e:?} should name {line} and {fld}");
+        assert!(!out.exists(), "a failed run leaves no output file ({text:?})");
     }
     std::fs::write(&input, "x,y\n1,1\n2,oops\n").unwrap();
     let e = fails(&["height", s(&t), "--points", s(&input), "--out", s(&out)]);
     assert!(e.contains("line 3") && e.contains("'y'"), "{e}");
+    assert!(!out.exists(), "a failed run leaves no output file");
     std::fs::write(&input, "x,z\n1,1\n").unwrap();
     assert!(fails(&["height", s(&t), "--points", s(&input), "--out", s(&out)]).contains("'y'"));
     let e = fails(&["height", "/no/such.asc", "--points", s(&input), "--out", s(&out)]);
