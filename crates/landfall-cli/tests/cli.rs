@@ -144,8 +144,11 @@ fn bad_rows_name_line_and_field() {
     let e = fails(&["height", s(&t), "--points", s(&input), "--out", s(&out)]);
     assert!(e.contains("line 3") && e.contains("'y'"), "{e}");
     assert!(!out.exists(), "a failed run leaves no output file");
+    // A bad header is found before the output is opened: an existing file stays as it was.
+    std::fs::write(&out, "stale").unwrap();
     std::fs::write(&input, "x,z\n1,1\n").unwrap();
     assert!(fails(&["height", s(&t), "--points", s(&input), "--out", s(&out)]).contains("'y'"));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "stale");
     let e = fails(&["height", "/no/such.asc", "--points", s(&input), "--out", s(&out)]);
     assert!(e.contains("/no/such.asc"), "{e}");
 }
