@@ -409,13 +409,7 @@ impl Heightfield {
                     continue;
                 }
                 count!(1);
-                let (ci0, cj0) = (bi * lv.span, bj * lv.span);
-                let cells = [ci0, (ci0 + lv.span).min(ncx), cj0, (cj0 + lv.span).min(ncy)];
-                if self.has_holes() {
-                    self.walk_cells::<true>(ray, &w, cells, t, t_exit, &mut chain, sink)?;
-                } else {
-                    self.walk_cells::<false>(ray, &w, cells, t, t_exit, &mut chain, sink)?;
-                }
+                self.walk_leaf(ray, &w, bi, bj, t, t_exit, &mut chain, sink)?;
             }
             if t_exit >= t1 {
                 return ControlFlow::Continue(());
@@ -443,6 +437,30 @@ impl Heightfield {
                 (bi, bj, pi, pj, k) = (bi >> 1, bj >> 1, pi >> 1, pj >> 1, k + 1);
             }
             t = t_exit;
+        }
+    }
+
+    /// Walks the cells of leaf (bi, bj) under the ray from t0 to t1 (both walks' leaf step).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn walk_leaf(
+        &self,
+        ray: &Ray,
+        w: &Walk,
+        bi: usize,
+        bj: usize,
+        t0: f64,
+        t1: f64,
+        chain: &mut Chain,
+        sink: &mut impl Sink,
+    ) -> ControlFlow<()> {
+        let ((ncx, ncy), span) = (self.pyramid.cells(), self.pyramid.leaf_size());
+        let (ci0, cj0) = (bi * span, bj * span);
+        let cells = [ci0, (ci0 + span).min(ncx), cj0, (cj0 + span).min(ncy)];
+        if self.has_holes() {
+            self.walk_cells::<true>(ray, w, cells, t0, t1, chain, sink)
+        } else {
+            self.walk_cells::<false>(ray, w, cells, t0, t1, chain, sink)
         }
     }
 
@@ -728,13 +746,7 @@ impl Heightfield {
                     break;
                 }
                 count!(1);
-                let (ci0, cj0) = (cur.bi as usize * leaf, cur.bj as usize * leaf);
-                let cells = [ci0, (ci0 + leaf).min(ncx), cj0, (cj0 + leaf).min(ncy)];
-                if self.has_holes() {
-                    self.walk_cells::<true>(ray, w, cells, cur.ta, cur.tb, &mut chain, sink)?;
-                } else {
-                    self.walk_cells::<false>(ray, w, cells, cur.ta, cur.tb, &mut chain, sink)?;
-                }
+                self.walk_leaf(ray, w, cur.bi as usize, cur.bj as usize, cur.ta, cur.tb, &mut chain, sink)?;
             }
         }
     }
