@@ -71,47 +71,60 @@ fn stream<Q: Send + Sync, R: Send>(
     let header = rdr.headers().with_context(|| format!("{name}: line 1: cannot read the header"))?.clone();
     let parse = columns(&header).with_context(|| format!("{name}: line 1 (header)"))?;
     let out = File::create(output).with_context(|| format!("{}: cannot create", output.display()))?;
-    let body = || -> Result<usize> {
-        let mut w = BufWriter::new(out);
-        writeln!(w, "{out_header}")?;
-        let bar = ProgressBar::new(len).with_style(
-            ProgressStyle::with_template("{spinner} {bytes}/{total_bytes} {wide_bar} {eta}").expect("valid template"),
-        );
-        let mut rec = csv::StringRecord::new();
-        let (mut done, mut queries) = (0usize, Vec::with_capacity(CHUNK));
-        loop {
-            queries.clear();
-            while queries.len() < CHUNK {
-                let more = rdr.read_record(&mut rec).with_context(|| format!("{name}: malformed CSV"))?;
-                if !more {
-                    break;
-                }
-                // The reader now stands just past this record's line ending: its line is the one
-                // holding the byte before that.
-                let line = line_at(&newlines, &mut passed, rdr.position().byte().saturating_sub(1));
-                queries.push(parse(&rec).with_context(|| format!("{name}: line {line}"))?);
-            }
-            if queries.is_empty() {
+    let partial = PartialOutput(Some(output));
+    let mut w = BufWriter::new(out);
+    writeln!(w, "{out_header}")?;
+    let bar = ProgressBar::new(len).with_style(
+        ProgressStyle::with_template("{spinner} {bytes}/{total_bytes} {wide_bar} {eta}").expect("valid template"),
+    );
+    let mut rec = csv::StringRecord::new();
+    let (mut done, mut queries) = (0usize, Vec::with_capacity(CHUNK));
+    loop {
+        queries.clear();
+        while queries.len() < CHUNK {
+            let more = rdr.read_record(&mut rec).with_context(|| format!("{name}: malformed CSV"))?;
+            if !more {
                 break;
             }
-            let answers: Vec<R> = queries.par_iter().with_min_len(1024).map(&answer).collect();
-            for (k, a) in answers.iter().enumerate() {
-                write(&mut w, done + k, a).with_context(|| format!("{}: cannot write", output.display()))?;
-            }
-            done += queries.len();
-            bar.set_position(rdr.position().byte());
+            // The reader now stands just past this record's line ending: its line is the one
+            // holding the byte before that.
+            let line = line_at(&newlines, &mut passed, rdr.position().byte().saturating_sub(1));
+            queries.push(parse(&rec).with_context(|| format!("{name}: line {line}"))?);
         }
-        w.flush().with_context(|| format!("{}: cannot write", output.display()))?;
-        bar.finish_and_clear();
-        Ok(done)
-    };
-    let result = body();
-    // A run that stops on an error leaves no output file behind (when it is a regular file, not a
-    // pipe or a device): an output file that exists is complete.
-    if result.is_err() && std::fs::metadata(output).is_ok_and(|m| m.is_file()) {
-        let _ = std::fs::remove_file(output);
+        if queries.is_empty() {
+            break;
+        }
+        let answers: Vec<R> = queries.par_iter().with_min_len(1024).map(&answer).collect();
+        for (k, a) in answers.iter().enumerate() {
+            write(&mut w, done + k, a).with_context(|| format!("{}: cannot write", output.display()))?;
+        }
+        done += queries.len();
+        bar.set_position(rdr.position().byte());
     }
-    result
+    w.flush().with_context(|| format!("{}: cannot write", output.display()))?;
+    bar.finish_and_clear();
+    partial.keep();
+    Ok(done)
+}
+
+/// An output file being written: removed when dropped before [`keep`](Self::keep) (a run that
+/// stops on an error), when it is a regular file and not a pipe or a device, so that an output
+/// file that exists is complete.
+struct PartialOutput<'a>(Option<&'a Path>);
+
+impl PartialOutput<'_> {
+    /// The output is complete: keep it.
+    fn keep(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for PartialOutput<'_> {
+    fn drop(&mut self) {
+        if let Some(path) = self.0.filter(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file())) {
+            let _ = std::fs::remove_file(path);
+        }
+    }
 }
 
 /// Index of each wanted column in the header (`None` for optional ones that are absent).
