@@ -5,9 +5,10 @@
 //! A ray that enters the slab through its top or bottom (from above the highest ground, or below
 //! the lowest) and spans many leaves is walked front to back with a small stack from the lowest
 //! 2 × 2 block of nodes that holds all of it: a node's four children are tested together (their t
-//! intervals split at the node's mid-lines, their height ranges against the ray's heights at both
-//! ends, two SSE2 lanes per row of children) and the ones the ray may cross are pushed, farthest
-//! first, without a branch per child. That walk has far fewer mispredicted branches (21 against 41
+//! intervals split at the node's mid-lines, then cut to where the ray's height is within the
+//! child's height range, two SSE2 lanes per row of children) and the ones whose interval is not
+//! empty are pushed, farthest first, without a branch per child. A leaf's cells are walked only
+//! over its cut interval. That walk has far fewer mispredicted branches (21 against 41
 //! per oblique ray on 4097²). Every other ray walks stackless, climbing only after pruned nodes:
 //! test the node the ray is in; when the ray may cross its height range, descend into the child
 //! that holds the ray; otherwise (or after walking a leaf) step to the next node at the same level
@@ -23,8 +24,9 @@
 //! carried into the next interval, so consecutive intervals agree exactly at their shared point:
 //! if `f` changes sign anywhere along a run of walked intervals, some interval sees the change. No
 //! ray can slip between two triangles through their shared edge or vertex. A run is broken only by a
-//! hole (no ground there) or by a node or cell that is pruned, and pruning needs the ray to stay
-//! strictly above or below it, where `f` cannot change sign.
+//! hole (no ground there), by a node or cell that is pruned, or by the part of a leaf's interval cut
+//! off by its height range; pruning and cutting need the ray to stay strictly above or below the
+//! node's heights (by a margin), where `f` cannot change sign.
 //!
 //! **Touches.** A ray that only touches the surface (tangent at a crease, a peak or a flat patch)
 //! counts as a hit. Whether an exact touch survives rounding is luck, so a gap smaller than
@@ -108,6 +110,8 @@ struct Walk {
     dz: f64,
     inv_du: f64,
     inv_dv: f64,
+    /// 1 / dz (±∞ for a level ray).
+    inv_dz: f64,
     /// Absolute z margin of the pruning tests (covers rounding in t, u, v and z).
     prune_eps: f64,
 }
@@ -130,6 +134,15 @@ impl Walk {
     #[inline(always)]
     fn may_cross(&self, lo: f64, hi: f64, ta: f64, tb: f64) -> bool {
         self.may_cross_z(lo, hi, self.z(ta), self.z(tb))
+    }
+
+    /// The part of [ta, tb] where the ray's height is within [lo, hi] (empty: the first end above the
+    /// second). NaN from a level ray exactly at `lo` or `hi` drops out of the min and max, as in the
+    /// SSE2 lanes of [`children4`].
+    #[inline(always)]
+    fn within(&self, lo: f64, hi: f64, ta: f64, tb: f64) -> (f64, f64) {
+        let (sa, sb) = ((lo - self.z0) * self.inv_dz, (hi - self.z0) * self.inv_dz);
+        (max(min(sa, sb), ta), min(max(sa, sb), tb))
     }
 
     /// [`may_cross`](Self::may_cross) with the ray's heights at the interval's ends given.
@@ -317,6 +330,7 @@ impl Heightfield {
             dz: ray.dir.z,
             inv_du: 1.0 / du,
             inv_dv: 1.0 / dv,
+            inv_dz: 1.0 / ray.dir.z,
             prune_eps: 0.0,
         };
         // Clip to the grid rectangle (widened by rounding room so rays aimed at its border do not
@@ -785,8 +799,9 @@ struct Block {
 }
 
 /// The four children of `block` in the ray's order (bit 0: far along u, bit 1: far along v): their
-/// t intervals within the block's and which of them the ray may cross (bit r for child r; an empty
-/// interval or an empty node is never crossed). Two SSE2 lanes per row of children; the same IEEE
+/// t intervals within the block's, cut to where the ray's height is within the child's range, and
+/// which of them the ray may cross (bit r for child r: the cut interval is not empty and the node
+/// is not empty). Two SSE2 lanes per row of children; the same IEEE
 /// operations in the same order as [`children4_scalar`], so both give the same bits.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
@@ -799,23 +814,22 @@ fn children4(w: &Walk, q: &[f64; 3], block: &Block) -> ([f64; 4], [f64; 4], u32)
     unsafe {
         let (ta, tb) =
             (_mm_max_pd(_mm_set1_pd(ta), _mm_set_pd(tmu, -I)), _mm_min_pd(_mm_set1_pd(tb), _mm_set_pd(I, tmu)));
-        let (z0, dz) = (_mm_set1_pd(w.z0), _mm_set1_pd(w.dz));
+        let (z0, inv_dz) = (_mm_set1_pd(w.z0), _mm_set1_pd(w.inv_dz));
         let (step, lo_add, hi_add) = (_mm_set1_pd(q[0]), _mm_set1_pd(q[1]), _mm_set1_pd(q[2]));
         for (b, (vlo, vhi)) in [(-I, tmv), (tmv, I)].into_iter().enumerate() {
             let a = _mm_max_pd(ta, _mm_set1_pd(vlo));
             let e = _mm_min_pd(tb, _mm_set1_pd(vhi));
-            let (za, zb) = (_mm_add_pd(z0, _mm_mul_pd(dz, a)), _mm_add_pd(z0, _mm_mul_pd(dz, e)));
-            let (zlo, zhi) = (_mm_min_pd(za, zb), _mm_max_pd(za, zb));
             // The codes as i32 [lo0, hi0, lo1, hi1], then [lo0, lo1, hi0, hi1].
             let codes = _mm_unpacklo_epi16(_mm_cvtsi64_si128(rows[b] as i64), _mm_setzero_si128());
             let codes = _mm_shuffle_epi32::<0b11_01_10_00>(codes);
             let (clo, chi) = (_mm_cvtepi32_pd(codes), _mm_cvtepi32_pd(_mm_unpackhi_epi64(codes, codes)));
             let nlo = _mm_add_pd(_mm_mul_pd(clo, step), lo_add);
             let nhi = _mm_add_pd(_mm_mul_pd(chi, step), hi_add);
-            let ok = _mm_and_pd(
-                _mm_and_pd(_mm_cmple_pd(a, e), _mm_cmple_pd(clo, chi)),
-                _mm_and_pd(_mm_cmpge_pd(zhi, nlo), _mm_cmple_pd(zlo, nhi)),
-            );
+            // The part of [a, e] where the ray is within the child's heights.
+            let (sa, sb) = (_mm_mul_pd(_mm_sub_pd(nlo, z0), inv_dz), _mm_mul_pd(_mm_sub_pd(nhi, z0), inv_dz));
+            let a = _mm_max_pd(_mm_min_pd(sa, sb), a);
+            let e = _mm_min_pd(_mm_max_pd(sa, sb), e);
+            let ok = _mm_and_pd(_mm_cmple_pd(a, e), _mm_cmple_pd(clo, chi));
             mask |= (_mm_movemask_pd(ok) as u32) << (2 * b);
             _mm_storeu_pd(xa.as_mut_ptr().add(2 * b), a);
             _mm_storeu_pd(xb.as_mut_ptr().add(2 * b), e);
@@ -838,11 +852,11 @@ fn children4_scalar(w: &Walk, q: &[f64; 3], block: &Block) -> ([f64; 4], [f64; 4
     for r in 0..4 {
         let (i, b) = (r & 1, r >> 1);
         let (a, e) = (max(max(ta, ulo[i]), vlo[b]), min(min(tb, uhi[i]), vhi[b]));
-        let (za, zb) = (w.z(a), w.z(e));
         let code = |shift: usize| (rows[b] >> (32 * i + shift) & 0xffff) as f64;
         let (clo, chi) = (code(0), code(16));
         let (nlo, nhi) = (clo * q[0] + q[1], chi * q[0] + q[2]);
-        let ok = (a <= e) & (clo <= chi) & (max(za, zb) >= nlo) & (min(za, zb) <= nhi);
+        let (a, e) = w.within(nlo, nhi, a, e);
+        let ok = (a <= e) & (clo <= chi);
         mask |= u32::from(ok) << r;
         (xa[r], xb[r]) = (a, e);
     }
@@ -893,6 +907,7 @@ mod tests {
                 dz,
                 inv_du: 1.0,
                 inv_dv: 1.0,
+                inv_dz: 1.0 / dz,
                 prune_eps: 1e-9,
             };
             let q = [40.0 / 65534.0, -20.0 - 1e-9, -20.0 + 1e-9];
