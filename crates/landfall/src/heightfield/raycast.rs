@@ -8,8 +8,8 @@
 //! intervals split at the node's mid-lines, then cut to where the ray's height is within the
 //! child's height range, two SSE2 lanes per row of children) and the ones whose interval is not
 //! empty are pushed, farthest first, without a branch per child. A leaf's cells are walked only
-//! over its cut interval. That walk has far fewer mispredicted branches (21 against 41
-//! per oblique ray on 4097²). Every other ray walks stackless, climbing only after pruned nodes:
+//! over its cut interval. That walk has far fewer mispredicted branches (21 against 41 per oblique
+//! ray on 4097²). Every other ray walks stackless, climbing only after pruned nodes:
 //! test the node the ray is in; when the ray may cross its height range, descend into the child
 //! that holds the ray; otherwise (or after walking a leaf) step to the next node at the same level
 //! and ascend while that step left the parent. It starts at the leaf under the ray's start when the
@@ -24,8 +24,8 @@
 //! carried into the next interval, so consecutive intervals agree exactly at their shared point:
 //! if `f` changes sign anywhere along a run of walked intervals, some interval sees the change. No
 //! ray can slip between two triangles through their shared edge or vertex. A run is broken only by a
-//! hole (no ground there), by a node or cell that is pruned, or by the part of a leaf's interval cut
-//! off by its height range; pruning and cutting need the ray to stay strictly above or below the
+//! hole (no ground there), by a node or cell that is pruned, or by the part of a node's interval
+//! cut off by its height range; pruning and cutting need the ray to stay strictly above or below the
 //! node's heights (by a margin), where `f` cannot change sign.
 //!
 //! **Touches.** A ray that only touches the surface (tangent at a crease, a peak or a flat patch)
@@ -801,8 +801,8 @@ struct Block {
 /// The four children of `block` in the ray's order (bit 0: far along u, bit 1: far along v): their
 /// t intervals within the block's, cut to where the ray's height is within the child's range, and
 /// which of them the ray may cross (bit r for child r: the cut interval is not empty and the node
-/// is not empty). Two SSE2 lanes per row of children; the same IEEE
-/// operations in the same order as [`children4_scalar`], so both give the same bits.
+/// is not empty). Two SSE2 lanes per row of children; the same IEEE operations in the same order
+/// as [`children4_scalar`], so both give the same bits.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn children4(w: &Walk, q: &[f64; 3], block: &Block) -> ([f64; 4], [f64; 4], u32) {
