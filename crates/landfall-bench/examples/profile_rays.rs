@@ -1,10 +1,16 @@
 //! Casts one ray set many times, for a profiler: `cargo run --release -p landfall-bench --example
-//! profile_rays -- [oblique|los|vertical|diagonal] [size]`. Env: `REPS` passes over the set, `HOT=k`
+//! profile_rays -- [oblique|los|vertical|diagonal|up|plain] [size]`. `up` and `plain` guard changes
+//! to the walk of rays that start near the ground: `up` leaves the ground 0.5–10° upward from 2 m
+//! above it; `plain` crosses 80 % of a gently undulating plain (±1 m, one 800 m peak in a corner so
+//! that 2 m counts as near the ground) level at 2 m. Env: `REPS` passes over the set, `HOT=k`
 //! the first k rays only (data in cache), `LEAF=n` the pyramid's leaf size, `DUMP=path` writes every
 //! hit (t, point, triangle) to a file, to compare two builds ray by ray. Prints the time per ray
 //! and a digest of every hit, to check that a change to the walk left the answers bit for bit.
 
+use glam::DVec3;
+use landfall::geom::Ray;
 use landfall::heightfield::workload as sets;
+use std::f64::consts::TAU;
 use landfall_bench::terrains;
 use std::time::Instant;
 
@@ -13,6 +19,12 @@ fn main() {
     let kind = args.get(1).map_or("oblique", String::as_str);
     let n: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1025);
     let mut t = terrains::generated(n);
+    if kind == "plain" {
+        let wave = |k: usize, f: f32| (k as f32 * f).sin() * 0.5;
+        let mut h: Vec<f32> = (0..n * n).map(|k| wave(k % n, 0.05) + wave(k / n, 0.07)).collect();
+        h[n + 1] = 800.0;
+        t.hf = landfall::heightfield::Heightfield::builder(n, n, h).build().unwrap();
+    }
     if let Some(l) = std::env::var("LEAF").ok().and_then(|s| s.parse().ok()) {
         t.hf.rebuild_pyramid(l).unwrap();
     }
@@ -20,6 +32,21 @@ fn main() {
         "los" => sets::line_of_sight(&t.hf, 4096, 23),
         "vertical" => sets::vertical(&t.hf, 4096, 21),
         "diagonal" => sets::diagonal(&t.hf),
+        "up" => {
+            let mut rng = sets::SplitMix64::new(24);
+            let starts = sets::line_of_sight(&t.hf, 4096, 23);
+            let dir = |a: f64, e: f64| DVec3::new(a.cos() * e.cos(), a.sin() * e.cos(), e.sin());
+            let up = |rng: &mut sets::SplitMix64| dir(rng.range(0.0, TAU), rng.range(0.5, 10.0).to_radians());
+            starts.into_iter().map(|(r, _)| (Ray::new(r.origin, up(&mut rng)), f64::INFINITY)).collect()
+        }
+        "plain" => {
+            let c = n as f64 / 2.0;
+            let ray = |a: f64| {
+                let o = DVec3::new(c - 0.4 * c * a.cos(), c - 0.4 * c * a.sin(), 2.0);
+                (Ray::new(o, DVec3::new(a.cos(), a.sin(), 0.0)), 0.8 * c)
+            };
+            (0..4096).map(|k| ray(k as f64 * 2.399963)).collect()
+        }
         _ => sets::oblique(&t.hf, 4096, 22),
     };
     let hot: usize = std::env::var("HOT").ok().and_then(|s| s.parse().ok()).unwrap_or(set.len());
