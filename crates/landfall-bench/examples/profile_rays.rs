@@ -10,8 +10,8 @@
 use glam::DVec3;
 use landfall::geom::Ray;
 use landfall::heightfield::workload as sets;
-use std::f64::consts::TAU;
 use landfall_bench::terrains;
+use std::f64::consts::TAU;
 use std::time::Instant;
 
 fn main() {

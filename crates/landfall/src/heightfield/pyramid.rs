@@ -170,6 +170,16 @@ impl Pyramid {
         self.levels.len()
     }
 
+    /// The lowest level whose nodes span at least `extent` cells (the root's when none does), from
+    /// the bit length of the leaves it takes: no loop over the levels.
+    #[inline(always)]
+    pub(crate) fn level_spanning(&self, extent: f64) -> usize {
+        // Spans are whole cells: `leaf · 2^k ≥ extent` ⇔ `2^k ≥ ⌈⌈extent⌉ / leaf⌉`.
+        let leaves = (extent.ceil() as u64).div_ceil(self.leaf as u64);
+        let k = (u64::BITS - leaves.saturating_sub(1).leading_zeros()) as usize;
+        k.min(self.levels.len() - 1)
+    }
+
     /// Total number of nodes.
     pub fn node_count(&self) -> usize {
         self.nodes.len()
@@ -298,6 +308,35 @@ fn exact_leaf_row(
                 hi = hi.max(h);
             }
             *r = [lo, hi];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `level_spanning` picks the level the plain search over the levels picks, for grids of many
+    /// shapes and leaf sizes, extents on and around every span, and extents past the root's.
+    #[test]
+    fn level_spanning_matches_a_search_over_the_levels() {
+        for (nx, ny, leaf) in [(2, 2, 1), (3, 9, 2), (33, 17, 8), (100, 7, 3), (257, 257, 8), (1025, 300, 16)] {
+            let p = Pyramid::build(&vec![0.0; nx * ny], nx, ny, leaf);
+            let search = |extent: f64| {
+                let mut k = 0;
+                while k + 1 < p.depth() && (p.level(k).span as f64) < extent {
+                    k += 1;
+                }
+                k
+            };
+            let mut extents = vec![0.0, 1e-300, 0.5, 4.0 * (nx.max(ny) as f64), 1e12];
+            for k in 0..p.depth() {
+                let s = p.level(k).span as f64;
+                extents.extend([s.next_down(), s, s.next_up(), s - 0.5, s + 0.5]);
+            }
+            for e in extents {
+                assert_eq!(p.level_spanning(e), search(e), "{nx}×{ny}, leaf {leaf}, extent {e}");
+            }
         }
     }
 }

@@ -363,10 +363,7 @@ impl Heightfield {
         }
         // The lowest level whose nodes span the whole ray: the stackless walk never climbs above it.
         let extent = max((w.u(t1) - w.u(t0)).abs(), (w.v(t1) - w.v(t0)).abs());
-        let mut top = 0;
-        while top + 1 < self.pyramid.depth() && to_f(self.pyramid.level(top).span) < extent {
-            top += 1;
-        }
+        let top = self.pyramid.level_spanning(extent);
         // A ray that enters the height slab through its top or bottom (from above the highest
         // ground, or below the lowest) and spans many leaves is walked with a stack from the node
         // that holds all of it: most of it is pruned at once, four children per test.
