@@ -14,17 +14,23 @@ use landfall_bench::terrains;
 use std::f64::consts::TAU;
 use std::time::Instant;
 
+/// The golden angle in radians, π (3 − √5).
+const GOLDEN_ANGLE: f64 = 2.399_963_229_728_653;
+
+/// The `plain` set's terrain: ±1 m of undulation with one 800 m peak near the south-west corner.
+fn plain(n: usize) -> terrains::Terrain {
+    let wave = |k: usize, f: f32| (k as f32 * f).sin() * 0.5;
+    let mut h: Vec<f32> = (0..n * n).map(|k| wave(k % n, 0.05) + wave(k / n, 0.07)).collect();
+    h[n + 1] = 800.0;
+    let hf = landfall::heightfield::Heightfield::builder(n, n, h).build().expect("valid terrain");
+    terrains::Terrain { name: format!("plain{n}"), hf }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let kind = args.get(1).map_or("oblique", String::as_str);
     let n: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1025);
-    let mut t = terrains::generated(n);
-    if kind == "plain" {
-        let wave = |k: usize, f: f32| (k as f32 * f).sin() * 0.5;
-        let mut h: Vec<f32> = (0..n * n).map(|k| wave(k % n, 0.05) + wave(k / n, 0.07)).collect();
-        h[n + 1] = 800.0;
-        t.hf = landfall::heightfield::Heightfield::builder(n, n, h).build().unwrap();
-    }
+    let mut t = if kind == "plain" { plain(n) } else { terrains::generated(n) };
     if let Some(l) = std::env::var("LEAF").ok().and_then(|s| s.parse().ok()) {
         t.hf.rebuild_pyramid(l).unwrap();
     }
@@ -45,7 +51,8 @@ fn main() {
                 let o = DVec3::new(c - 0.4 * c * a.cos(), c - 0.4 * c * a.sin(), 2.0);
                 (Ray::new(o, DVec3::new(a.cos(), a.sin(), 0.0)), 0.8 * c)
             };
-            (0..4096).map(|k| ray(k as f64 * 2.399963)).collect()
+            // Azimuths a golden angle apart: evenly spread, none repeated.
+            (0..4096).map(|k| ray(k as f64 * GOLDEN_ANGLE)).collect()
         }
         _ => sets::oblique(&t.hf, 4096, 22),
     };
