@@ -241,6 +241,17 @@ impl Pyramid {
         }
     }
 
+    /// Hints the CPU to fetch the children of the `n` × `n` block of nodes from (bi, bj) of level
+    /// `k ≥ 1` (`2n` rows of `2n` nodes at level k − 1, `n` ≤ 2): whichever of them the walk tests
+    /// next, its codes are on their way. Nothing is read; indices past the level are harmless.
+    #[inline(always)]
+    pub(crate) fn prefetch_children(&self, k: usize, bi: usize, bj: usize, n: usize) {
+        let c = self.levels[k - 1];
+        for j in 2 * bj..2 * (bj + n) {
+            crate::geom::prefetch_ptr(self.nodes.as_ptr().wrapping_add(c.offset + j * c.nbx + 2 * bi));
+        }
+    }
+
     /// (step, base − eps, base + eps): a code's height is `code · step + base`.
     #[inline(always)]
     pub(crate) fn quantum_eps(&self, eps: f64) -> [f64; 3] {

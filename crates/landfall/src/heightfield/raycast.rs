@@ -416,6 +416,9 @@ impl Heightfield {
                     if k == 0 {
                         // The leaf's samples are fetched while its range is tested.
                         self.prefetch_leaf(bi, bj);
+                    } else {
+                        // So are the node's children, while the node is tested.
+                        self.pyramid.prefetch_children(k, bi, bj, 1);
                     }
                     continue;
                 }
@@ -725,6 +728,11 @@ impl Heightfield {
         loop {
             // Push the block's nodes that the ray may cross, farthest first.
             let c = self.pyramid.level(k);
+            if k >= 1 {
+                // The block's children are fetched while the block is tested: the next block the
+                // walk expands is among them.
+                self.pyramid.prefetch_children(k, li, lj, 2);
+            }
             let (mu, mv) = (to_f(li + 1) * to_f(c.span), to_f(lj + 1) * to_f(c.span));
             // Lane 0 is the near half along each axis.
             let (nu, tmu) = split(u0, du, w.inv_du, mu, li + 1 < c.nbx);
