@@ -714,14 +714,14 @@ impl Heightfield {
         let (ia, ib) = cover(w.u(t0), w.u(t1), ncx);
         let (ja, jb) = cover(w.v(t0), w.v(t1), ncy);
         let (ia, ib, ja, jb) = (ia / leaf, ib / leaf, ja / leaf, jb / leaf);
-        let mut k = 0;
-        while (ib >> k) - (ia >> k) > 1 || (jb >> k) - (ja >> k) > 1 {
-            k += 1;
-        }
+        let mut k = block_level(ia, ib).max(block_level(ja, jb));
         let mut chain = Chain { t: f64::NAN, f: f64::NAN };
         let q = self.pyramid.quantum_eps(w.prune_eps);
-        // At most four children wait per level (levels ≤ 33: cells along an axis fit in an i32).
-        let mut stack = [std::mem::MaybeUninit::<Pending>::uninit(); 4 * 34];
+        // Nodes wait in level order, at most three per level below the block being expanded and its
+        // four: fewer than 3 · 33 + 4 (levels ≤ 33: cells along an axis fit in an i32), under
+        // `STACK`. Indices are taken modulo `STACK`, which never wraps and needs no bounds check.
+        const STACK: usize = 128;
+        let mut stack = [std::mem::MaybeUninit::<Pending>::uninit(); STACK];
         let mut sp = 0usize;
         // The block to expand: the nodes (li, lj) … (li + 1, lj + 1) of level k, over [ta, tb].
         let (mut li, mut lj, mut ta, mut tb) = (ia >> k, ja >> k, t0, t1);
@@ -741,13 +741,13 @@ impl Heightfield {
             let (xa, xb, mask) = children4(w, &q, &Block { ta, tb, tmu, tmv, rows: [row(nv), row(nv ^ 1)] });
             for r in [3, 2, 1, 0] {
                 let (ci, cj) = (li + (nu ^ (r & 1)), lj + (nv ^ (r >> 1)));
-                stack[sp].write(Pending { k: k as u32, bi: ci as u32, bj: cj as u32, ta: xa[r], tb: xb[r] });
+                stack[sp % STACK].write(Pending { k: k as u32, bi: ci as u32, bj: cj as u32, ta: xa[r], tb: xb[r] });
                 sp += (mask >> r & 1) as usize;
             }
             if k == 0 && mask != 0 {
                 // The nearest leaf pushed: its samples are fetched while the walk gets to it.
                 // SAFETY: entries below `sp` were written.
-                let e = unsafe { stack[sp - 1].assume_init() };
+                let e = unsafe { stack[(sp - 1) % STACK].assume_init() };
                 self.prefetch_leaf(e.bi as usize, e.bj as usize);
             }
             // Pop: walk leaves until a node to expand comes up.
@@ -757,7 +757,7 @@ impl Heightfield {
                 }
                 sp -= 1;
                 // SAFETY: entries below `sp` were written.
-                let cur = unsafe { stack[sp].assume_init() };
+                let cur = unsafe { stack[sp % STACK].assume_init() };
                 count!(0);
                 if cur.k > 0 {
                     (k, li, lj) = (cur.k as usize - 1, 2 * cur.bi as usize, 2 * cur.bj as usize);
@@ -769,6 +769,15 @@ impl Heightfield {
             }
         }
     }
+}
+
+/// The lowest level k at which nodes `a >> k` and `b >> k` (`a ≤ b`, leaf indices along one axis)
+/// are equal or adjacent, without a loop: with `2^m ≤ b − a < 2^(m+1)`, level m − 1 leaves them at
+/// least two apart and level m + 1 at most one, so k is m or m + 1.
+#[inline(always)]
+fn block_level(a: usize, b: usize) -> usize {
+    let m = ((usize::BITS - (b - a).leading_zeros()) as usize).saturating_sub(1);
+    m + usize::from((b >> m) - (a >> m) > 1)
 }
 
 /// Splits a node along one axis at its mid-line `m`: which half (0 low, 1 high) the ray is in
@@ -883,6 +892,23 @@ fn snap(z: f64, h: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `block_level` gives the level the search upwards gives, for all pairs of small indices and
+    /// pairs around powers of two.
+    #[test]
+    fn block_level_matches_a_search_up_the_levels() {
+        let search = |a: usize, b: usize| (0..).find(|&k| (b >> k) - (a >> k) <= 1).unwrap();
+        let mut pairs: Vec<(usize, usize)> = (0..300).flat_map(|a| (a..300).map(move |b| (a, b))).collect();
+        for p in 2..40 {
+            let s = 1usize << p;
+            for (a, b) in [(s - 1, s), (s - 1, 2 * s), (s + 1, 3 * s - 1), (0, s - 1), (1, s + 1), (s - 3, s + 5)] {
+                pairs.push((a, b));
+            }
+        }
+        for (a, b) in pairs {
+            assert_eq!(block_level(a, b), search(a, b), "{a}..{b}");
+        }
+    }
 
     /// The SSE2 test of four children gives the scalar version's bits: random intervals, mid-lines
     /// inside, outside, at the ends of the node's interval and at ±∞ (a half that is never
