@@ -717,9 +717,10 @@ impl Heightfield {
         let mut k = block_level(ia, ib).max(block_level(ja, jb));
         let mut chain = Chain { t: f64::NAN, f: f64::NAN };
         let q = self.pyramid.quantum_eps(w.prune_eps);
-        // Nodes wait in level order, at most three per level below the block being expanded and its
-        // four: fewer than 3 · 33 + 4 (levels ≤ 33: cells along an axis fit in an i32), under
-        // `STACK`. Indices are taken modulo `STACK`, which never wraps and needs no bounds check.
+        // Waiting nodes are in level order: at most three per level above the block being expanded,
+        // plus the block's four. That is fewer than 3 · 33 + 4 (levels ≤ 33: cells along an axis fit
+        // in an i32), under `STACK`, so indices taken modulo `STACK` never wrap and need no bounds
+        // check.
         const STACK: usize = 128;
         let mut stack = [std::mem::MaybeUninit::<Pending>::uninit(); STACK];
         let mut sp = 0usize;
@@ -899,7 +900,7 @@ mod tests {
     fn block_level_matches_a_search_up_the_levels() {
         let search = |a: usize, b: usize| (0..).find(|&k| (b >> k) - (a >> k) <= 1).unwrap();
         let mut pairs: Vec<(usize, usize)> = (0..300).flat_map(|a| (a..300).map(move |b| (a, b))).collect();
-        for p in 2..40 {
+        for p in 2..usize::BITS - 2 {
             let s = 1usize << p;
             for (a, b) in [(s - 1, s), (s - 1, 2 * s), (s + 1, 3 * s - 1), (0, s - 1), (1, s + 1), (s - 3, s + 5)] {
                 pairs.push((a, b));
