@@ -54,6 +54,12 @@ pub struct Pyramid {
     exact: Range,
 }
 
+/// Number of bits needed to write `x`: 0 for 0, else `b` with `2^(b − 1) ≤ x < 2^b`.
+#[inline(always)]
+pub(crate) fn bit_length(x: u64) -> usize {
+    (u64::BITS - x.leading_zeros()) as usize
+}
+
 #[inline]
 fn merge(a: Code, b: Code) -> Code {
     [a[0].min(b[0]), a[1].max(b[1])]
@@ -176,8 +182,7 @@ impl Pyramid {
     pub(crate) fn level_spanning(&self, extent: f64) -> usize {
         // Spans are whole cells: `leaf · 2^k ≥ extent` ⇔ `2^k ≥ ⌈⌈extent⌉ / leaf⌉`.
         let leaves = (extent.ceil() as u64).div_ceil(self.leaf as u64);
-        let k = (u64::BITS - leaves.saturating_sub(1).leading_zeros()) as usize;
-        k.min(self.levels.len() - 1)
+        bit_length(leaves.saturating_sub(1)).min(self.levels.len() - 1)
     }
 
     /// Total number of nodes.

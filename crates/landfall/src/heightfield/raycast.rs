@@ -777,7 +777,7 @@ impl Heightfield {
 /// least two apart and level m + 1 at most one, so k is m or m + 1.
 #[inline(always)]
 fn block_level(a: usize, b: usize) -> usize {
-    let m = ((usize::BITS - (b - a).leading_zeros()) as usize).saturating_sub(1);
+    let m = super::pyramid::bit_length((b - a) as u64).saturating_sub(1);
     m + usize::from((b >> m) - (a >> m) > 1)
 }
 
