@@ -42,6 +42,8 @@ pub(crate) struct Level {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Pyramid {
     leaf: usize,
+    /// log2 of `leaf` when it is a power of two: a cell's leaf is then a shift, not a division.
+    leaf_shift: Option<u32>,
     ncx: usize,
     ncy: usize,
     levels: Vec<Level>,
@@ -91,9 +93,11 @@ impl Pyramid {
             .for_each(|(bj, row)| exact_leaf_row(heights, nx, leaf, ncx, ncy, bj, 0, row));
         let exact = exact_leaves.iter().fold(EMPTY_RANGE, |a, b| [a[0].min(b[0]), a[1].max(b[1])]);
         let (base, step) = quantum(exact);
-        let mut nodes = vec![EMPTY; offset];
+        // One spare node past the root, so that a pair of codes can always be read (`code_pair`).
+        let mut nodes = vec![EMPTY; offset + 1];
         nodes[..exact_leaves.len()].par_iter_mut().zip(&exact_leaves).for_each(|(n, &r)| *n = encode(r, (base, step)));
-        let mut p = Pyramid { leaf, ncx, ncy, levels, nodes, base, step, exact };
+        let leaf_shift = leaf.is_power_of_two().then(|| leaf.trailing_zeros());
+        let mut p = Pyramid { leaf, leaf_shift, ncx, ncy, levels, nodes, base, step, exact };
         for k in 1..p.levels.len() {
             p.update_level(k, 0..p.levels[k].nbx, 0..p.levels[k].nby);
         }
@@ -171,6 +175,15 @@ impl Pyramid {
         self.leaf
     }
 
+    /// The leaf (along one axis) holding cell `c`.
+    #[inline(always)]
+    pub(crate) fn leaf_of(&self, c: usize) -> usize {
+        match self.leaf_shift {
+            Some(s) => c >> s,
+            None => c / self.leaf,
+        }
+    }
+
     /// Number of levels (leaves are level 0, the root is the last).
     pub fn depth(&self) -> usize {
         self.levels.len()
@@ -187,10 +200,10 @@ impl Pyramid {
 
     /// Total number of nodes.
     pub fn node_count(&self) -> usize {
-        self.nodes.len()
+        self.nodes.len() - 1
     }
 
-    /// Bytes used by the nodes.
+    /// Bytes used by the nodes (and the one spare slot after them).
     pub fn memory_bytes(&self) -> usize {
         self.nodes.len() * std::mem::size_of::<Code>()
     }
@@ -234,16 +247,12 @@ impl Pyramid {
     }
 
     /// Codes of nodes (bi, bj) and (bi + 1, bj) as one word (the second is whatever follows when
-    /// bi is the last of its row).
+    /// bi is the last of its row: the next row's first node, or the spare slot after the root).
     #[inline(always)]
     pub(crate) fn code_pair(&self, l: Level, bi: usize, bj: usize) -> u64 {
         let i = l.offset + bj * l.nbx + bi;
-        match self.nodes.get(i..i + 2) {
-            Some(p) => {
-                u64::from(p[0][0]) | u64::from(p[0][1]) << 16 | u64::from(p[1][0]) << 32 | u64::from(p[1][1]) << 48
-            }
-            None => u64::from(self.nodes[i][0]) | u64::from(self.nodes[i][1]) << 16,
-        }
+        let p = &self.nodes[i..i + 2];
+        u64::from(p[0][0]) | u64::from(p[0][1]) << 16 | u64::from(p[1][0]) << 32 | u64::from(p[1][1]) << 48
     }
 
     /// Hints the CPU to fetch the children of the `n` × `n` block of nodes from (bi, bj) of level
