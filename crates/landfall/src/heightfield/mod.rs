@@ -374,20 +374,22 @@ impl Heightfield {
     /// Corner heights of cell (i, j): [h00, h10, h01, h11] (two bounds checks, one per row).
     #[inline(always)]
     pub(crate) fn corners_f32(&self, i: usize, j: usize) -> [f32; 4] {
-        let k = j * self.nx + i;
-        let (r0, r1) = (&self.heights[k..k + 2], &self.heights[k + self.nx..k + self.nx + 2]);
-        [r0[0], r0[1], r1[0], r1[1]]
+        let (k, nx) = (j * self.nx + i, self.nx);
+        // One slice from the first corner to the last: one bounds check for the four.
+        let c = &self.heights[k..k + nx + 2];
+        [c[0], c[1], c[nx], c[nx + 1]]
     }
 
     /// Hints the CPU to fetch the sample rows of pyramid leaf (`bi`, `bj`) into cache: the start
     /// of each row (a leaf's samples in a row span one or two cache lines).
     #[inline(always)]
     pub(crate) fn prefetch_leaf(&self, bi: usize, bj: usize) {
-        let s = self.pyramid.level(0).span;
-        for j in bj * s..=((bj + 1) * s).min(self.pyramid.cells().1) {
-            if let Some(h) = self.heights.get(j * self.nx + bi * s) {
-                crate::geom::prefetch(h);
-            }
+        let s = self.pyramid.leaf_size();
+        let j0 = bj * s;
+        // Addresses only (no bounds checks): a prefetch past the samples is harmless.
+        let first = self.heights.as_ptr().wrapping_add(j0 * self.nx + bi * s);
+        for r in 0..=((j0 + s).min(self.pyramid.cells().1) - j0) {
+            crate::geom::prefetch_ptr(first.wrapping_add(r * self.nx));
         }
     }
 
