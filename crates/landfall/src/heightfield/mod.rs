@@ -371,11 +371,11 @@ impl Heightfield {
         cell::Corners::from(self.corners_f32(i, j))
     }
 
-    /// Corner heights of cell (i, j): [h00, h10, h01, h11] (two bounds checks, one per row).
+    /// Corner heights of cell (i, j): [h00, h10, h01, h11] (one bounds check for the four).
     #[inline(always)]
     pub(crate) fn corners_f32(&self, i: usize, j: usize) -> [f32; 4] {
         let (k, nx) = (j * self.nx + i, self.nx);
-        // One slice from the first corner to the last: one bounds check for the four.
+        // One slice from the first corner to the last.
         let c = &self.heights[k..k + nx + 2];
         [c[0], c[1], c[nx], c[nx + 1]]
     }
@@ -388,7 +388,7 @@ impl Heightfield {
         let j0 = bj * s;
         // Addresses only (no bounds checks): a prefetch past the samples is harmless.
         let first = self.heights.as_ptr().wrapping_add(j0 * self.nx + bi * s);
-        for r in 0..=((j0 + s).min(self.pyramid.cells().1) - j0) {
+        for r in 0..=(j0 + s).min(self.pyramid.cells().1).saturating_sub(j0) {
             crate::geom::prefetch_ptr(first.wrapping_add(r * self.nx));
         }
     }

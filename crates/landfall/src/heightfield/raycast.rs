@@ -8,9 +8,9 @@
 //! intervals split at the node's mid-lines, then cut to where the ray's height is within the
 //! child's height range, two SSE2 lanes per row of children); the nearest one whose interval is
 //! not empty is visited at once and the others are pushed, farthest first, without a branch per
-//! child. A leaf's cells are walked only
-//! over its cut interval. That walk has far fewer mispredicted branches (19 against 41 per oblique
-//! ray on 4097²). Every other ray walks stackless, climbing only after pruned nodes:
+//! child. A leaf's cells are walked only over its cut interval. That walk has far fewer
+//! mispredicted branches (19 against 41 per oblique ray on 4097²). Every other ray walks
+//! stackless, climbing only after pruned nodes:
 //! test the node the ray is in; when the ray may cross its height range, descend into the child
 //! that holds the ray; otherwise (or after walking a leaf) step to the next node at the same level
 //! and ascend while that step left the parent. It starts at the leaf under the ray's start when the
