@@ -27,6 +27,15 @@ pub(crate) fn prefetch_ptr<T>(p: *const T) {
     let _ = p;
 }
 
+/// Hints the CPU to fetch the starts of `rows` rows of a row-major array, `stride` elements apart,
+/// from `first`. Addresses only: rows past the array are harmless (see [`prefetch_ptr`]).
+#[inline(always)]
+pub(crate) fn prefetch_rows<T>(first: *const T, stride: usize, rows: usize) {
+    for r in 0..rows {
+        prefetch_ptr(first.wrapping_add(r * stride));
+    }
+}
+
 /// Möller–Trumbore: t of the hit of `o + t·d` with triangle `v` (any t, two-sided), or `None`
 /// when the ray misses it or is parallel to it. Not watertight: a ray through a shared edge may miss
 /// both triangles. The 2017 paper's baselines and the benchmarks' naive scan use it; landfall's own

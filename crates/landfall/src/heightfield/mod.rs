@@ -386,11 +386,8 @@ impl Heightfield {
     pub(crate) fn prefetch_leaf(&self, bi: usize, bj: usize) {
         let s = self.pyramid.leaf_size();
         let j0 = bj * s;
-        // Addresses only (no bounds checks): a prefetch past the samples is harmless.
-        let first = self.heights.as_ptr().wrapping_add(j0 * self.nx + bi * s);
-        for r in 0..=(j0 + s).min(self.pyramid.cells().1).saturating_sub(j0) {
-            crate::geom::prefetch_ptr(first.wrapping_add(r * self.nx));
-        }
+        let rows = (j0 + s).min(self.pyramid.cells().1).saturating_sub(j0) + 1;
+        crate::geom::prefetch_rows(self.heights.as_ptr().wrapping_add(j0 * self.nx + bi * s), self.nx, rows);
     }
 
     /// Hints the CPU to fetch samples `[i0, i1]` of row `j` into cache (both ends of the span, which

@@ -42,8 +42,6 @@ pub(crate) struct Level {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Pyramid {
     leaf: usize,
-    /// log2 of `leaf` when it is a power of two: a cell's leaf is then a shift, not a division.
-    leaf_shift: Option<u32>,
     ncx: usize,
     ncy: usize,
     levels: Vec<Level>,
@@ -96,8 +94,7 @@ impl Pyramid {
         // One spare node past the root, so that a pair of codes can always be read (`code_pair`).
         let mut nodes = vec![EMPTY; offset + 1];
         nodes[..exact_leaves.len()].par_iter_mut().zip(&exact_leaves).for_each(|(n, &r)| *n = encode(r, (base, step)));
-        let leaf_shift = leaf.is_power_of_two().then(|| leaf.trailing_zeros());
-        let mut p = Pyramid { leaf, leaf_shift, ncx, ncy, levels, nodes, base, step, exact };
+        let mut p = Pyramid { leaf, ncx, ncy, levels, nodes, base, step, exact };
         for k in 1..p.levels.len() {
             p.update_level(k, 0..p.levels[k].nbx, 0..p.levels[k].nby);
         }
@@ -175,12 +172,14 @@ impl Pyramid {
         self.leaf
     }
 
-    /// The leaf (along one axis) holding cell `c`.
+    /// The leaf (along one axis) holding cell `c`: a shift when the leaf size is a power of two (the
+    /// default), else a division.
     #[inline(always)]
     pub(crate) fn leaf_of(&self, c: usize) -> usize {
-        match self.leaf_shift {
-            Some(s) => c >> s,
-            None => c / self.leaf,
+        if self.leaf.is_power_of_two() {
+            c >> self.leaf.trailing_zeros()
+        } else {
+            c / self.leaf
         }
     }
 
@@ -261,9 +260,8 @@ impl Pyramid {
     #[inline(always)]
     pub(crate) fn prefetch_children(&self, k: usize, bi: usize, bj: usize, n: usize) {
         let c = self.levels[k - 1];
-        for j in 2 * bj..2 * (bj + n) {
-            crate::geom::prefetch_ptr(self.nodes.as_ptr().wrapping_add(c.offset + j * c.nbx + 2 * bi));
-        }
+        let first = self.nodes.as_ptr().wrapping_add(c.offset + 2 * bj * c.nbx + 2 * bi);
+        crate::geom::prefetch_rows(first, c.nbx, 2 * n);
     }
 
     /// (step, base − eps, base + eps): a code's height is `code · step + base`.
