@@ -579,3 +579,41 @@ fn alternating_diagonal_follows_the_convention() {
     // Cell (0,0) split by (0,0)–(1,1): (0.75, 0.25) is in the south-east triangle (0,0),(1,0),(1,1).
     assert_eq!(sw.height_at(0.75, 0.25), Some(4.0 * 0.25));
 }
+
+/// A direction of any length gives the same crossing as a unit one, at t scaled by the length: rays
+/// from above, nearly level and steep, with directions scaled by 1e-300, 1e-305 (subnormal
+/// components) and 1e300, against the same rays with directions of length ~1; scaled by 1e-310,
+/// their t is beyond f64 and they miss. Per component, a
+/// fixed cutoff for "too small to move" used to drop the 1e-301 y component of a 1e-300 direction,
+/// 10 cells off after the ray's 1e302 units of t.
+#[test]
+fn tiny_and_huge_directions_hit_what_unit_ones_hit() {
+    let n = 300;
+    // Ground within [−1, 0] and one pit 1e5 deep, which makes t per pyramid height code large.
+    let mut h: Vec<f32> = (0..n * n).map(|k| -(((k * 37) % 101) as f32) / 100.0).collect();
+    h[5 * n + 290] = -1e5;
+    let hf = Heightfield::builder(n, n, h).build().unwrap();
+    let mut hits = 0;
+    for k in 0..60 {
+        let y = 3.0 + 4.7 * k as f64;
+        let slope = [1e-4, 3e-4, 0.2, 1.5][k % 4] * (1.0 + (k % 5) as f64);
+        let ax = [1.0, -1.0][k / 4 % 2];
+        let x = if ax > 0.0 { 0.5 } else { 298.5 };
+        let o = DVec3::new(x, y, 0.01 + [0.0, 30.0][usize::from(slope > 0.1)]);
+        let dir = DVec3::new(ax, 0.1 * (k % 3) as f64, -slope);
+        let unit = hf.raycast(&Ray::new(o, dir), f64::INFINITY);
+        hits += usize::from(unit.is_some());
+        for s in [1e-300, 1e-305, 1e300, 1e-310] {
+            let scaled = hf.raycast(&Ray::new(o, dir * s), f64::INFINITY);
+            match (unit.filter(|u| (u.t / s).is_finite()), scaled) {
+                (Some(u), Some(h)) => {
+                    assert_eq!(u.triangle, h.triangle, "ray {k}, scale {s}");
+                    assert!((h.t * s - u.t).abs() <= 1e-9 * u.t, "ray {k}, scale {s}: {} against {}", h.t, u.t);
+                    assert!((h.point - u.point).length() < 1e-6, "ray {k}, scale {s}: {} against {}", h.point, u.point);
+                }
+                (u, h) => assert_eq!(u.is_some(), h.is_some(), "ray {k}, scale {s}: {u:?} against {h:?}"),
+            }
+        }
+    }
+    assert!(hits >= 45, "{hits}");
+}

@@ -137,15 +137,6 @@ impl Walk {
         self.may_cross_z(lo, hi, self.z(ta), self.z(tb))
     }
 
-    /// The part of [ta, tb] where the ray's height is within [lo, hi] (empty: the first end above the
-    /// second). NaN from a level ray exactly at `lo` or `hi` drops out of the min and max, as in the
-    /// SSE2 lanes of [`children4`].
-    #[inline(always)]
-    fn within(&self, lo: f64, hi: f64, ta: f64, tb: f64) -> (f64, f64) {
-        let (sa, sb) = ((lo - self.z0) * self.inv_dz, (hi - self.z0) * self.inv_dz);
-        (max(min(sa, sb), ta), min(max(sa, sb), tb))
-    }
-
     /// [`may_cross`](Self::may_cross) with the ray's heights at the interval's ends given.
     #[inline(always)]
     fn may_cross_z(&self, lo: f64, hi: f64, za: f64, zb: f64) -> bool {
@@ -244,9 +235,32 @@ impl Chain {
     }
 }
 
+/// Largest direction component that [`Heightfield::cast`] walks as given: 2^−64 … 2^64.
+const DIR_MIN: f64 = 1.0 / 18_446_744_073_709_551_616.0;
+const DIR_MAX: f64 = 18_446_744_073_709_551_616.0;
+
 /// Where crossings go: the first-hit search stops at the first, `crossings` visits them all.
 trait Sink {
     fn crossing(&mut self, hit: Hit) -> ControlFlow<()>;
+}
+
+/// Crossings of a ray walked with its direction scaled by `a · b`: their t scaled back. A t that
+/// overflows f64 ends the walk (no later crossing is representable either).
+struct Rescaled<'a, S> {
+    a: f64,
+    b: f64,
+    inner: &'a mut S,
+}
+
+impl<S: Sink> Sink for Rescaled<'_, S> {
+    #[inline]
+    fn crossing(&mut self, mut hit: Hit) -> ControlFlow<()> {
+        hit.t = hit.t * self.a * self.b;
+        if !hit.t.is_finite() {
+            return ControlFlow::Break(());
+        }
+        self.inner.crossing(hit)
+    }
 }
 
 struct First(Option<Hit>);
@@ -280,8 +294,10 @@ impl Heightfield {
     /// First crossing of `ray` with the terrain for t in [0, `max_t`] (`f64::INFINITY` for
     /// unbounded), from either side. An invalid ray (NaN or infinite components, zero direction) or a
     /// NaN or negative `max_t` is a miss; call [`Ray::validate`] to tell these apart. So is a ray
-    /// whose origin lies ~1e308 grid spacings away (its grid coordinates overflow f64); a direction
-    /// whose horizontal part is under 1e-300 spacings per unit t is treated as vertical.
+    /// whose origin lies ~1e308 grid spacings away (its grid coordinates overflow f64). A direction of
+    /// any length gives the same crossing: one far from unit length (largest component outside
+    /// 2^±64) is walked scaled by a power of two, exactly, and its t scaled back (a t beyond f64 is a
+    /// miss). A horizontal component under 1e-300 spacings per unit t of that walk is zero.
     pub fn raycast(&self, ray: &Ray, max_t: f64) -> Option<Hit> {
         ray.validate(max_t).ok()?;
         let mut sink = First(None);
@@ -306,9 +322,20 @@ impl Heightfield {
     }
 
     fn cast(&self, ray: &Ray, t_min: f64, t_max: f64, sink: &mut impl Sink) -> ControlFlow<()> {
+        let longest = ray.dir.abs().max_element();
+        if !(DIR_MIN..=DIR_MAX).contains(&longest) {
+            return self.cast_rescaled(ray, longest, t_min, t_max, sink);
+        }
+        self.cast_walk(ray, t_min, t_max, sink)
+    }
+
+    /// [`cast`](Self::cast) for a direction whose largest component lies within [`DIR_MIN`,
+    /// `DIR_MAX`].
+    fn cast_walk(&self, ray: &Ray, t_min: f64, t_max: f64, sink: &mut impl Sink) -> ControlFlow<()> {
         let (u0, v0) = self.to_grid(ray.origin.x, ray.origin.y);
-        // A component under 1e-300 cells per unit t is zero for every practical t (and its inverse
-        // would overflow): such a ray is vertical.
+        // With the direction's largest component within 2^±64, a component under 1e-300 cells per
+        // unit t moves the ray less than 1e-9 cells before it has moved 1e270 cells along another
+        // axis, far past the grid (and its inverse would overflow): it is zero.
         let tiny = |d: f64| if d.abs() < 1e-300 { 0.0 } else { d };
         let du = tiny(ray.dir.x * self.inv_spacing.x);
         let dv = tiny(ray.dir.y * self.inv_spacing.y);
@@ -369,7 +396,12 @@ impl Heightfield {
         // ground, or below the lowest) and spans many leaves is walked with a stack from the node
         // that holds all of it: most of it is pruned at once, four children per test.
         if t0 > t_grid && top >= STACK_WALK_MIN_LEVEL {
-            return self.walk_stack(ray, &w, t0, t1, sink);
+            let z2t = code_to_t(&w, self.pyramid.quantum_eps(w.prune_eps));
+            // (Not for a ray so nearly level that t at a code overflows, which the direction's scaling
+            // should rule out: the stackless walk would take it.)
+            if (65535.0 * z2t[0].abs() + z2t[1].abs() + z2t[2].abs()).is_finite() {
+                return self.walk_stack(ray, &w, &z2t, t0, t1, sink);
+            }
         }
         // A ray that starts near the ground (inside the height slab, within a sixteenth of the
         // terrain's relief of the height range of the leaf under its start: a line of sight, a ray
@@ -454,6 +486,22 @@ impl Heightfield {
             }
             t = t_exit;
         }
+    }
+
+    /// [`cast`](Self::cast) for a direction whose largest component `longest` (> 0) is outside
+    /// [`DIR_MIN`, `DIR_MAX`]: the same ray with its direction scaled by a power of two (exact),
+    /// its t range and crossings converted back.
+    #[cold]
+    #[inline(never)]
+    fn cast_rescaled(&self, ray: &Ray, longest: f64, t_min: f64, t_max: f64, sink: &mut impl Sink) -> ControlFlow<()> {
+        // The scale 2^e brings the largest component near 1. It is applied as two factors: 2^e
+        // alone may not be representable (e up to 1,074 for a subnormal direction).
+        let e = -(longest.log2().floor() as i32);
+        let (a, b) = (2f64.powi(e / 2), 2f64.powi(e - e / 2));
+        let scaled = Ray::new(ray.origin, ray.dir * a * b);
+        // o + t·d = o + t'·(a·b·d) with t = t'·a·b.
+        let mut back = Rescaled { a, b, inner: sink };
+        self.cast_walk(&scaled, t_min / a / b, t_max / a / b, &mut back)
     }
 
     /// Walks the cells of leaf (bi, bj) under the ray from t0 to t1 (both walks' leaf step).
@@ -703,7 +751,15 @@ impl Heightfield {
     /// The walk of a ray that enters the height slab through its top or bottom: front to back with a
     /// stack, from the lowest 2 × 2 block of nodes that holds the whole clipped ray [t0, t1],
     /// testing the four children of a node together (see the module's documentation).
-    fn walk_stack(&self, ray: &Ray, w: &Walk, t0: f64, t1: f64, sink: &mut impl Sink) -> ControlFlow<()> {
+    fn walk_stack(
+        &self,
+        ray: &Ray,
+        w: &Walk,
+        z2t: &[f64; 3],
+        t0: f64,
+        t1: f64,
+        sink: &mut impl Sink,
+    ) -> ControlFlow<()> {
         let (ncx, ncy) = self.pyramid.cells();
         let (u0, v0, du, dv) = (w.u0, w.v0, w.du, w.dv);
         // The start: the lowest level at which a 2 × 2 block of nodes holds the ray's cells over
@@ -718,7 +774,6 @@ impl Heightfield {
         let (ia, ib, ja, jb) = (p.leaf_of(ia), p.leaf_of(ib), p.leaf_of(ja), p.leaf_of(jb));
         let mut k = block_level(ia, ib).max(block_level(ja, jb));
         let mut chain = Chain { t: f64::NAN, f: f64::NAN };
-        let q = self.pyramid.quantum_eps(w.prune_eps);
         // Waiting nodes are in level order: at most three per level above the block being expanded,
         // plus the block's four. That is fewer than 3 · 33 + 4 (levels ≤ 33: cells along an axis fit
         // in an i32), under `STACK`, so indices taken modulo `STACK` never wrap and need no bounds
@@ -740,7 +795,7 @@ impl Heightfield {
             let (nu, tmu) = split(u0, du, w.inv_du, mu, li + 1 < c.nbx);
             let (nv, tmv) = split(v0, dv, w.inv_dv, mv, lj + 1 < c.nby);
             let row = |b: usize| self.pyramid.code_pair(c, li, (lj + b).min(c.nby - 1)).rotate_right(32 * nu as u32);
-            let (xa, xb, mask) = children4(w, &q, &Block { ta, tb, tmu, tmv, rows: [row(nv), row(nv ^ 1)] });
+            let (xa, xb, mask) = children4(z2t, &Block { ta, tb, tmu, tmv, rows: [row(nv), row(nv ^ 1)] });
             let node = |r: usize| (li + (nu ^ (r & 1)), lj + (nv ^ (r >> 1)));
             if mask != 0 {
                 // The nearest node the ray may cross is visited now; the others wait on the stack,
@@ -816,6 +871,14 @@ fn split(p0: f64, dp: f64, inv: f64, m: f64, high_exists: bool) -> (usize, f64) 
     }
 }
 
+/// Per-ray constants of the stack walk: the ray's t at the height of code `c` is `c · [0] + [1]` at
+/// a node's low end and `c · [0] + [2]` at its high end (`q` from `Pyramid::quantum_eps`, its
+/// margin included), so that a code becomes a t in one multiply and one add.
+#[inline(always)]
+fn code_to_t(w: &Walk, q: [f64; 3]) -> [f64; 3] {
+    [q[0] * w.inv_dz, (q[1] - w.z0) * w.inv_dz, (q[2] - w.z0) * w.inv_dz]
+}
+
 /// A node whose four children the stack walk tests together, as the ray meets it.
 #[derive(Clone, Copy, Debug)]
 struct Block {
@@ -836,7 +899,7 @@ struct Block {
 /// as [`children4_scalar`], so both give the same bits.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn children4(w: &Walk, q: &[f64; 3], block: &Block) -> ([f64; 4], [f64; 4], u32) {
+fn children4(z2t: &[f64; 3], block: &Block) -> ([f64; 4], [f64; 4], u32) {
     use std::arch::x86_64::*;
     let Block { ta, tb, tmu, tmv, rows } = *block;
     const I: f64 = f64::INFINITY;
@@ -845,8 +908,7 @@ fn children4(w: &Walk, q: &[f64; 3], block: &Block) -> ([f64; 4], [f64; 4], u32)
     unsafe {
         let (ta, tb) =
             (_mm_max_pd(_mm_set1_pd(ta), _mm_set_pd(tmu, -I)), _mm_min_pd(_mm_set1_pd(tb), _mm_set_pd(I, tmu)));
-        let (z0, inv_dz) = (_mm_set1_pd(w.z0), _mm_set1_pd(w.inv_dz));
-        let (step, lo_add, hi_add) = (_mm_set1_pd(q[0]), _mm_set1_pd(q[1]), _mm_set1_pd(q[2]));
+        let (scale, lo_add, hi_add) = (_mm_set1_pd(z2t[0]), _mm_set1_pd(z2t[1]), _mm_set1_pd(z2t[2]));
         for (b, (vlo, vhi)) in [(-I, tmv), (tmv, I)].into_iter().enumerate() {
             let a = _mm_max_pd(ta, _mm_set1_pd(vlo));
             let e = _mm_min_pd(tb, _mm_set1_pd(vhi));
@@ -854,10 +916,9 @@ fn children4(w: &Walk, q: &[f64; 3], block: &Block) -> ([f64; 4], [f64; 4], u32)
             let codes = _mm_unpacklo_epi16(_mm_cvtsi64_si128(rows[b] as i64), _mm_setzero_si128());
             let codes = _mm_shuffle_epi32::<0b11_01_10_00>(codes);
             let (clo, chi) = (_mm_cvtepi32_pd(codes), _mm_cvtepi32_pd(_mm_unpackhi_epi64(codes, codes)));
-            let nlo = _mm_add_pd(_mm_mul_pd(clo, step), lo_add);
-            let nhi = _mm_add_pd(_mm_mul_pd(chi, step), hi_add);
             // The part of [a, e] where the ray is within the child's heights.
-            let (sa, sb) = (_mm_mul_pd(_mm_sub_pd(nlo, z0), inv_dz), _mm_mul_pd(_mm_sub_pd(nhi, z0), inv_dz));
+            let sa = _mm_add_pd(_mm_mul_pd(clo, scale), lo_add);
+            let sb = _mm_add_pd(_mm_mul_pd(chi, scale), hi_add);
             let a = _mm_max_pd(_mm_min_pd(sa, sb), a);
             let e = _mm_min_pd(_mm_max_pd(sa, sb), e);
             let ok = _mm_and_pd(_mm_cmple_pd(a, e), _mm_cmple_pd(clo, chi));
@@ -875,7 +936,7 @@ use children4_scalar as children4;
 /// [`children4`] one child at a time (the walk's path where SSE2 is not available).
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 #[inline(always)]
-fn children4_scalar(w: &Walk, q: &[f64; 3], block: &Block) -> ([f64; 4], [f64; 4], u32) {
+fn children4_scalar(z2t: &[f64; 3], block: &Block) -> ([f64; 4], [f64; 4], u32) {
     let Block { ta, tb, tmu, tmv, rows } = *block;
     const I: f64 = f64::INFINITY;
     let (ulo, uhi, vlo, vhi) = ([-I, tmu], [tmu, I], [-I, tmv], [tmv, I]);
@@ -885,8 +946,8 @@ fn children4_scalar(w: &Walk, q: &[f64; 3], block: &Block) -> ([f64; 4], [f64; 4
         let (a, e) = (max(max(ta, ulo[i]), vlo[b]), min(min(tb, uhi[i]), vhi[b]));
         let code = |shift: usize| (rows[b] >> (32 * i + shift) & 0xffff) as f64;
         let (clo, chi) = (code(0), code(16));
-        let (nlo, nhi) = (clo * q[0] + q[1], chi * q[0] + q[2]);
-        let (a, e) = w.within(nlo, nhi, a, e);
+        let (sa, sb) = (clo * z2t[0] + z2t[1], chi * z2t[0] + z2t[2]);
+        let (a, e) = (max(min(sa, sb), a), min(max(sa, sb), e));
         let ok = (a <= e) & (clo <= chi);
         mask |= u32::from(ok) << r;
         (xa[r], xb[r]) = (a, e);
@@ -968,7 +1029,8 @@ mod tests {
             };
             let rows = [code() | code() << 32, code() | code() << 32];
             let block = Block { ta, tb, tmu, tmv, rows };
-            let (vector, scalar) = (children4(&w, &q, &block), children4_scalar(&w, &q, &block));
+            let z2t = code_to_t(&w, q);
+            let (vector, scalar) = (children4(&z2t, &block), children4_scalar(&z2t, &block));
             assert_eq!(vector.2, scalar.2, "case {case}");
             for r in 0..4 {
                 assert_eq!(vector.0[r].to_bits(), scalar.0[r].to_bits(), "case {case}");
