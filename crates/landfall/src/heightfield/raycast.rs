@@ -235,8 +235,9 @@ impl Chain {
     }
 }
 
-/// Largest direction component that [`Heightfield::cast`] walks as given: 2^−64 … 2^64.
+/// Smallest largest-component of a direction that [`Heightfield::cast`] walks as given (2^−64).
 const DIR_MIN: f64 = 1.0 / 18_446_744_073_709_551_616.0;
+/// Largest largest-component of a direction that [`Heightfield::cast`] walks as given (2^64).
 const DIR_MAX: f64 = 18_446_744_073_709_551_616.0;
 
 /// Where crossings go: the first-hit search stops at the first, `crossings` visits them all.
