@@ -583,9 +583,8 @@ fn alternating_diagonal_follows_the_convention() {
 /// A direction of any length gives the same crossing as a unit one, at t scaled by the length: rays
 /// from above, nearly level and steep, with directions scaled by 1e-300, 1e-305 (subnormal
 /// components) and 1e300, against the same rays with directions of length ~1; scaled by 1e-310,
-/// their t is beyond f64 and they miss. Per component, a
-/// fixed cutoff for "too small to move" used to drop the 1e-301 y component of a 1e-300 direction,
-/// 10 cells off after the ray's 1e302 units of t.
+/// their t is beyond f64 and they miss. A fixed per-component cutoff for "too small to move" used to
+/// drop the 1e-301 y component of a 1e-300 direction, 10 cells off after the ray's 1e302 units of t.
 #[test]
 fn tiny_and_huge_directions_hit_what_unit_ones_hit() {
     let n = 300;

@@ -235,10 +235,11 @@ impl Chain {
     }
 }
 
-/// Smallest largest-component of a direction that [`Heightfield::cast`] walks as given (2^−64).
-const DIR_MIN: f64 = 1.0 / 18_446_744_073_709_551_616.0;
-/// Largest largest-component of a direction that [`Heightfield::cast`] walks as given (2^64).
-const DIR_MAX: f64 = 18_446_744_073_709_551_616.0;
+/// [`Heightfield::cast`] walks a direction as given when its largest component lies within
+/// [`DIR_MIN`, `DIR_MAX`] (2^±64), and scaled by a power of two otherwise.
+const DIR_MAX: f64 = (1u128 << 64) as f64;
+/// See [`DIR_MAX`].
+const DIR_MIN: f64 = 1.0 / DIR_MAX;
 
 /// Where crossings go: the first-hit search stops at the first, `crossings` visits them all.
 trait Sink {
