@@ -193,7 +193,10 @@ impl Pyramid {
     #[inline(always)]
     pub(crate) fn level_spanning(&self, extent: f64) -> usize {
         // Spans are whole cells: `leaf · 2^k ≥ extent` ⇔ `2^k ≥ ⌈⌈extent⌉ / leaf⌉`.
-        let leaves = (extent.ceil() as u64).div_ceil(self.leaf as u64);
+        // ⌈extent⌉ without `ceil`, a library call on baseline x86-64 (saturating for a huge extent).
+        let whole = extent as u64;
+        let whole = whole.saturating_add(u64::from((whole as f64) < extent));
+        let leaves = whole.div_ceil(self.leaf as u64);
         bit_length(leaves.saturating_sub(1)).min(self.levels.len() - 1)
     }
 
@@ -245,13 +248,13 @@ impl Pyramid {
         (self.base + a as f64 * self.step, self.base + b as f64 * self.step)
     }
 
-    /// Codes of nodes (bi, bj) and (bi + 1, bj) as one word (the second is whatever follows when
-    /// bi is the last of its row: the next row's first node, or the spare slot after the root).
+    /// Codes of nodes `i` and `i + 1` of the flat array as one word (a node (bi, bj) of level `l` is
+    /// `l.offset + bj · l.nbx + bi`; the second is whatever follows when the first is the last of
+    /// its row: the next row's first node, or the spare slot after the root).
     #[inline(always)]
-    pub(crate) fn code_pair(&self, l: Level, bi: usize, bj: usize) -> u64 {
-        let i = l.offset + bj * l.nbx + bi;
-        let p = &self.nodes[i..i + 2];
-        u64::from(p[0][0]) | u64::from(p[0][1]) << 16 | u64::from(p[1][0]) << 32 | u64::from(p[1][1]) << 48
+    pub(crate) fn code_pair(&self, i: usize) -> u64 {
+        let (a, b) = (self.nodes[i], self.nodes[i + 1]);
+        u64::from(a[0]) | u64::from(a[1]) << 16 | u64::from(b[0]) << 32 | u64::from(b[1]) << 48
     }
 
     /// Hints the CPU to fetch the children of the `n` × `n` block of nodes from (bi, bj) of level
@@ -352,7 +355,7 @@ mod tests {
                 }
                 k
             };
-            let mut extents = vec![0.0, 1e-300, 0.5, 4.0 * (nx.max(ny) as f64), 1e12];
+            let mut extents = vec![0.0, 1e-300, 0.5, 4.0 * (nx.max(ny) as f64), 1e12, 1e30, f64::INFINITY];
             for k in 0..p.depth() {
                 let s = p.level(k).span as f64;
                 extents.extend([s.next_down(), s, s.next_up(), s - 0.5, s + 0.5]);

@@ -38,6 +38,7 @@ use super::Heightfield;
 use crate::geom::{Hit, Ray, TriangleId};
 use glam::DVec3;
 use rayon::prelude::*;
+use std::mem::MaybeUninit;
 use std::ops::ControlFlow;
 
 /// Work counters of the ray walk (feature `stats`): node steps, leaves walked, cells visited, cells
@@ -739,14 +740,28 @@ impl Heightfield {
     }
 }
 
-/// A node waiting on the stack walk's stack: its level, indices and the ray's t interval in it.
+/// The ray's t intervals `[xa[r], xb[r]]` in the four children of a block, in the ray's order (see
+/// [`children4`]).
 #[derive(Clone, Copy)]
-struct Pending {
+#[repr(C)]
+struct Intervals {
+    xa: [f64; 4],
+    xb: [f64; 4],
+}
+
+/// A block whose children wait on the stack walk's stack (their [`Intervals`] beside it): which of
+/// them are still to visit, and where the block is.
+#[derive(Clone, Copy)]
+struct Waiting {
+    /// Level of the children.
     k: u32,
-    bi: u32,
-    bj: u32,
-    ta: f64,
-    tb: f64,
+    /// The block's first node (li, lj) at level `k`.
+    li: u32,
+    lj: u32,
+    /// Which half is near along u (bit 0) and v (bit 1).
+    near: u32,
+    /// Bit r: child r is still to visit.
+    rest: u32,
 }
 
 impl Heightfield {
@@ -776,12 +791,13 @@ impl Heightfield {
         let (ia, ib, ja, jb) = (p.leaf_of(ia), p.leaf_of(ib), p.leaf_of(ja), p.leaf_of(jb));
         let mut k = block_level(ia, ib).max(block_level(ja, jb));
         let mut chain = Chain { t: f64::NAN, f: f64::NAN };
-        // Waiting nodes are in level order: at most three per level above the block being expanded,
-        // plus the block's four. That is fewer than 3 · 33 + 4 (levels ≤ 33: cells along an axis fit
-        // in an i32), under `STACK`, so indices taken modulo `STACK` never wrap and need no bounds
+        // Waiting blocks are in strictly decreasing level order (one waits only while the walk is
+        // below it), so there are at most as many as levels: fewer than 34 (cells along an axis fit
+        // in a u32), under `STACK`, so indices taken modulo `STACK` never wrap and need no bounds
         // check.
-        const STACK: usize = 128;
-        let mut stack = [std::mem::MaybeUninit::<Pending>::uninit(); STACK];
+        const STACK: usize = 64;
+        let mut waiting = [MaybeUninit::<Waiting>::uninit(); STACK];
+        let mut intervals = [MaybeUninit::<Intervals>::uninit(); STACK];
         let mut sp = 0usize;
         // The block to expand: the nodes (li, lj) … (li + 1, lj + 1) of level k, over [ta, tb].
         let (mut li, mut lj, mut ta, mut tb) = (ia >> k, ja >> k, t0, t1);
@@ -796,26 +812,25 @@ impl Heightfield {
             // Lane 0 is the near half along each axis.
             let (nu, tmu) = split(u0, du, w.inv_du, mu, li + 1 < c.nbx);
             let (nv, tmv) = split(v0, dv, w.inv_dv, mv, lj + 1 < c.nby);
-            let row = |b: usize| self.pyramid.code_pair(c, li, (lj + b).min(c.nby - 1)).rotate_right(32 * nu as u32);
-            let (xa, xb, mask) = children4(z2t, &Block { ta, tb, tmu, tmv, rows: [row(nv), row(nv ^ 1)] });
-            let node = |r: usize| (li + (nu ^ (r & 1)), lj + (nv ^ (r >> 1)));
+            // The block's two rows of codes (the second is the first again on the level's last row),
+            // near row first, near node in the low half.
+            let first = c.offset + lj * c.nbx + li;
+            let rows = [first, first + if lj + 1 < c.nby { c.nbx } else { 0 }];
+            let row = |b: usize| self.pyramid.code_pair(rows[b]).rotate_right(32 * nu as u32);
+            // The children's intervals are written where they wait, should any of them wait.
+            let slot = &mut intervals[sp % STACK];
+            let mask = children4(z2t, &Block { ta, tb, tmu, tmv, rows: [row(nv), row(nv ^ 1)] }, slot);
+            // SAFETY: `children4` wrote all of it.
+            let Intervals { xa, xb } = unsafe { slot.assume_init_ref() };
             if mask != 0 {
-                // The nearest node the ray may cross is visited now; the others wait on the stack,
-                // farthest first (child 0, the near one, is never among them).
+                // The nearest child the ray may cross is visited now; the others wait on the stack
+                // with their block (child 0, the near one, is never among them).
                 let (near, rest) = (mask.trailing_zeros() as usize, mask & (mask - 1));
-                for r in [3, 2, 1] {
-                    let (ci, cj) = node(r);
-                    stack[sp % STACK].write(Pending {
-                        k: k as u32,
-                        bi: ci as u32,
-                        bj: cj as u32,
-                        ta: xa[r],
-                        tb: xb[r],
-                    });
-                    sp += (rest >> r & 1) as usize;
-                }
+                let near_bits = (nu | nv << 1) as u32;
+                waiting[sp % STACK].write(Waiting { k: k as u32, li: li as u32, lj: lj as u32, near: near_bits, rest });
+                sp += usize::from(rest != 0);
                 count!(0);
-                let (ci, cj) = node(near);
+                let (ci, cj) = child_of(li, lj, near_bits, near);
                 if k > 0 {
                     (k, li, lj, ta, tb) = (k - 1, 2 * ci, 2 * cj, xa[near], xb[near]);
                     continue;
@@ -829,20 +844,33 @@ impl Heightfield {
                 if sp == 0 {
                     return ControlFlow::Continue(());
                 }
-                sp -= 1;
+                let i = (sp - 1) % STACK;
                 // SAFETY: entries below `sp` were written.
-                let cur = unsafe { stack[sp % STACK].assume_init() };
+                let (top, iv) = unsafe { (waiting[i].assume_init_mut(), intervals[i].assume_init_ref()) };
+                let r = top.rest.trailing_zeros() as usize;
+                top.rest &= top.rest - 1;
+                let cur = *top;
+                sp -= usize::from(cur.rest == 0);
+                let (ci, cj) = child_of(cur.li as usize, cur.lj as usize, cur.near, r);
                 count!(0);
                 if cur.k > 0 {
-                    (k, li, lj) = (cur.k as usize - 1, 2 * cur.bi as usize, 2 * cur.bj as usize);
-                    (ta, tb) = (cur.ta, cur.tb);
+                    (k, li, lj) = (cur.k as usize - 1, 2 * ci, 2 * cj);
+                    (ta, tb) = (iv.xa[r], iv.xb[r]);
                     break;
                 }
                 count!(1);
-                self.walk_leaf(ray, w, cur.bi as usize, cur.bj as usize, cur.ta, cur.tb, &mut chain, sink)?;
+                self.walk_leaf(ray, w, ci, cj, iv.xa[r], iv.xb[r], &mut chain, sink)?;
             }
         }
     }
+}
+
+/// Child `r` (in the ray's order: bit 0 far along u, bit 1 far along v) of the block whose first
+/// node is (li, lj) and whose near halves are `near` (bit 0 along u, bit 1 along v).
+#[inline(always)]
+fn child_of(li: usize, lj: usize, near: u32, r: usize) -> (usize, usize) {
+    let flip = r ^ near as usize;
+    (li + (flip & 1), lj + (flip >> 1))
 }
 
 /// The lowest level k at which nodes `a >> k` and `b >> k` (`a ≤ b`, leaf indices along one axis)
@@ -901,12 +929,13 @@ struct Block {
 /// as [`children4_scalar`], so both give the same bits.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn children4(z2t: &[f64; 3], block: &Block) -> ([f64; 4], [f64; 4], u32) {
+fn children4(z2t: &[f64; 3], block: &Block, out: &mut MaybeUninit<Intervals>) -> u32 {
     use std::arch::x86_64::*;
     let Block { ta, tb, tmu, tmv, rows } = *block;
     const I: f64 = f64::INFINITY;
-    let (mut xa, mut xb, mut mask) = ([0.0; 4], [0.0; 4], 0);
-    // SAFETY: SSE2 is part of x86-64; the stores go to local arrays of four.
+    let mut mask = 0;
+    let (xa, xb) = (out.as_mut_ptr().cast::<f64>(), out.as_mut_ptr().cast::<f64>().wrapping_add(4));
+    // SAFETY: SSE2 is part of x86-64; the stores go to `out`'s two arrays of four (`repr(C)`).
     unsafe {
         let (ta, tb) =
             (_mm_max_pd(_mm_set1_pd(ta), _mm_set_pd(tmu, -I)), _mm_min_pd(_mm_set1_pd(tb), _mm_set_pd(I, tmu)));
@@ -925,11 +954,11 @@ fn children4(z2t: &[f64; 3], block: &Block) -> ([f64; 4], [f64; 4], u32) {
             let e = _mm_min_pd(_mm_max_pd(sa, sb), e);
             let ok = _mm_and_pd(_mm_cmple_pd(a, e), _mm_cmple_pd(clo, chi));
             mask |= (_mm_movemask_pd(ok) as u32) << (2 * b);
-            _mm_storeu_pd(xa.as_mut_ptr().add(2 * b), a);
-            _mm_storeu_pd(xb.as_mut_ptr().add(2 * b), e);
+            _mm_storeu_pd(xa.add(2 * b), a);
+            _mm_storeu_pd(xb.add(2 * b), e);
         }
     }
-    (xa, xb, mask)
+    mask
 }
 
 #[cfg(not(target_arch = "x86_64"))]
@@ -938,7 +967,7 @@ use children4_scalar as children4;
 /// [`children4`] one child at a time (the walk's path where SSE2 is not available).
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 #[inline(always)]
-fn children4_scalar(z2t: &[f64; 3], block: &Block) -> ([f64; 4], [f64; 4], u32) {
+fn children4_scalar(z2t: &[f64; 3], block: &Block, out: &mut MaybeUninit<Intervals>) -> u32 {
     let Block { ta, tb, tmu, tmv, rows } = *block;
     const I: f64 = f64::INFINITY;
     let (ulo, uhi, vlo, vhi) = ([-I, tmu], [tmu, I], [-I, tmv], [tmv, I]);
@@ -954,7 +983,8 @@ fn children4_scalar(z2t: &[f64; 3], block: &Block) -> ([f64; 4], [f64; 4], u32) 
         mask |= u32::from(ok) << r;
         (xa[r], xb[r]) = (a, e);
     }
-    (xa, xb, mask)
+    out.write(Intervals { xa, xb });
+    mask
 }
 
 /// The gap `z − h`, snapped to 0 within rounding (`TOUCH_EPS` relative), so a ray that only touches
@@ -1032,12 +1062,16 @@ mod tests {
             let rows = [code() | code() << 32, code() | code() << 32];
             let block = Block { ta, tb, tmu, tmv, rows };
             let z2t = code_to_t(&w, q);
-            let (vector, scalar) = (children4(&z2t, &block), children4_scalar(&z2t, &block));
-            assert_eq!(vector.2, scalar.2, "case {case}");
+            let (mut vector, mut scalar) = (MaybeUninit::uninit(), MaybeUninit::uninit());
+            let (vector_mask, scalar_mask) =
+                (children4(&z2t, &block, &mut vector), children4_scalar(&z2t, &block, &mut scalar));
+            // SAFETY: both wrote all of their output.
+            let (vector, scalar) = unsafe { (vector.assume_init(), scalar.assume_init()) };
+            assert_eq!(vector_mask, scalar_mask, "case {case}");
             for r in 0..4 {
-                assert_eq!(vector.0[r].to_bits(), scalar.0[r].to_bits(), "case {case}");
-                assert_eq!(vector.1[r].to_bits(), scalar.1[r].to_bits(), "case {case}");
-                seen[r][(scalar.2 >> r & 1) as usize] += 1;
+                assert_eq!(vector.xa[r].to_bits(), scalar.xa[r].to_bits(), "case {case}");
+                assert_eq!(vector.xb[r].to_bits(), scalar.xb[r].to_bits(), "case {case}");
+                seen[r][(scalar_mask >> r & 1) as usize] += 1;
             }
         }
         assert!(seen.iter().flatten().all(|&n| n > 1000), "{seen:?}");
