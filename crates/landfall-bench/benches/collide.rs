@@ -281,11 +281,14 @@ fn report(_: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, sweeps, crowds, report);
+criterion_group!(
+    name = benches;
+    config = landfall_bench::report::criterion();
+    targets = sweeps, crowds, report);
 
 fn main() {
     benches();
-    Criterion::default().configure_from_args().final_summary();
+    landfall_bench::report::criterion().configure_from_args().final_summary();
 }
 
 /// Distance from `c` to the nearest triangle of `t` within `r` + 1 m, minus `r`: 0 for a sphere of

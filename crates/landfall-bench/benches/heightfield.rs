@@ -225,12 +225,12 @@ fn summary() {
 
 criterion_group! {
     name = benches;
-    config = Criterion::default().sample_size(20).warm_up_time(Duration::from_millis(300)).measurement_time(Duration::from_secs(2));
+    config = landfall_bench::report::criterion().sample_size(20).warm_up_time(Duration::from_millis(300)).measurement_time(Duration::from_secs(2));
     targets = vertical_points, rays_vertical, rays_oblique, rays_line_of_sight, rays_diagonal, batch_threads, build
 }
 
 fn main() {
     benches();
-    Criterion::default().configure_from_args().final_summary();
+    landfall_bench::report::criterion().configure_from_args().final_summary();
     summary();
 }

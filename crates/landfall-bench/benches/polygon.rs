@@ -296,7 +296,9 @@ fn report(_: &mut Criterion) {
 }
 
 criterion_group!(
-    benches,
+    name = benches;
+    config = landfall_bench::report::criterion();
+    targets =
     poly_vertical_hit,
     poly_vertical_miss,
     poly_table4,
@@ -308,5 +310,5 @@ criterion_group!(
 
 fn main() {
     benches();
-    Criterion::default().configure_from_args().final_summary();
+    landfall_bench::report::criterion().configure_from_args().final_summary();
 }

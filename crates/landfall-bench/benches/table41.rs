@@ -75,12 +75,12 @@ fn summary() {
 
 criterion_group! {
     name = benches;
-    config = Criterion::default().sample_size(10).warm_up_time(Duration::from_millis(200)).measurement_time(Duration::from_secs(1));
+    config = landfall_bench::report::criterion().sample_size(10).warm_up_time(Duration::from_millis(200)).measurement_time(Duration::from_secs(1));
     targets = table41
 }
 
 fn main() {
     benches();
-    Criterion::default().configure_from_args().final_summary();
+    landfall_bench::report::criterion().configure_from_args().final_summary();
     summary();
 }

@@ -116,13 +116,13 @@ fn updates(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    config = Criterion::default().sample_size(20).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(3));
+    config = landfall_bench::report::criterion().sample_size(20).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(3));
     targets = generation, updates
 }
 
 fn main() {
     benches();
-    Criterion::default().configure_from_args().final_summary();
+    landfall_bench::report::criterion().configure_from_args().final_summary();
     let params: Vec<String> = MOTIONS.iter().map(|m| m.name.to_string()).collect();
     print_ratios("world_frame", &["hashed", "rebuild"], &params);
     if let Some(ns) = landfall_bench::report::median_ns("world_generate", "landfall", "level0_256x256") {

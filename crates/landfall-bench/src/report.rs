@@ -2,8 +2,17 @@
 //! landfall's, so that a noisy shared machine still gives comparable numbers from one run.
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::SystemTime;
 
-fn criterion_dir() -> PathBuf {
+use criterion::Criterion;
+
+/// When this process made its first [`criterion`]: estimates older than that are another run's.
+static STARTED: OnceLock<SystemTime> = OnceLock::new();
+
+/// Where criterion's results are: `$CRITERION_HOME`, else `$CARGO_TARGET_DIR/criterion`, else the
+/// workspace's `target/criterion`, whatever the current directory.
+pub fn criterion_dir() -> PathBuf {
     if let Ok(d) = std::env::var("CRITERION_HOME") {
         return d.into();
     }
@@ -13,9 +22,22 @@ fn criterion_dir() -> PathBuf {
     target.join("criterion")
 }
 
-/// Median time per iteration in nanoseconds of `group/function/param`, if criterion has it.
+/// The criterion every benchmark here starts from: it writes into [`criterion_dir`], where
+/// [`median_ns`] reads, so a bench binary run from any directory reports what it measured.
+pub fn criterion() -> Criterion {
+    STARTED.get_or_init(SystemTime::now);
+    Criterion::default().output_directory(&criterion_dir())
+}
+
+/// Median time per iteration in nanoseconds of `group/function/param`, if criterion measured it
+/// in this process (an estimate left by an earlier run, say of a benchmark filtered out now, is
+/// not reported).
 pub fn median_ns(group: &str, function: &str, param: &str) -> Option<f64> {
     let p = criterion_dir().join(group).join(function).join(param).join("new/estimates.json");
+    let started = *STARTED.get()?;
+    if std::fs::metadata(&p).and_then(|m| m.modified()).ok()? < started {
+        return None;
+    }
     let text = std::fs::read_to_string(p).ok()?;
     let v: serde_json::Value = serde_json::from_str(&text).ok()?;
     v["median"]["point_estimate"].as_f64()
