@@ -2,7 +2,8 @@
 //! triangles and the naive scan, on the same data in the same run.
 //!
 //! `cargo bench -p landfall-bench --bench heightfield` (a group alone: append its name, e.g. `rays_oblique`).
-//! After the groups it prints ratio tables (peer time / landfall time) and memory figures.
+//! After the groups it prints ratio tables (peer time / landfall time) and memory figures. With
+//! `--features embree`, Embree 3 (the system's `libembree3`) runs beside them on the same triangles.
 
 use criterion::{criterion_group, BenchmarkId, Criterion};
 use landfall::heightfield::workload::{self as sets, RaySet};
@@ -17,11 +18,20 @@ use std::time::Duration;
 
 const SET: usize = 4096;
 
+/// The peers of the ray groups, in the order of the ratio tables.
+#[cfg(feature = "embree")]
+const RAY_PEERS: &[&str] = &["parry_heightfield", "parry_trimesh", "embree", "naive"];
+#[cfg(not(feature = "embree"))]
+const RAY_PEERS: &[&str] = &["parry_heightfield", "parry_trimesh", "naive"];
+
 struct Data {
     t: Terrain,
     parry_hf: peers::Parry<parry3d::shape::HeightField>,
     /// Built on first use (43 s for 4097²), so a group that does not need it does not wait.
     parry_mesh: OnceLock<peers::Parry<parry3d::shape::TriMesh>>,
+    /// Embree's scene of the same triangles, built on first use.
+    #[cfg(feature = "embree")]
+    embree: OnceLock<landfall_bench::embree::Embree>,
     naive: Option<Vec<[glam::DVec3; 3]>>,
     build: Vec<(&'static str, Duration)>,
 }
@@ -48,6 +58,8 @@ fn data() -> &'static Vec<Data> {
                     t,
                     parry_hf,
                     parry_mesh: OnceLock::new(),
+                    #[cfg(feature = "embree")]
+                    embree: OnceLock::new(),
                     naive,
                     build: vec![("landfall pyramid", landfall_build), ("parry HeightField", parry_build)],
                 }
@@ -65,6 +77,37 @@ impl Data {
             m
         })
     }
+
+    /// Embree's scene of the same triangles, built (its build time and memory printed) on first use.
+    #[cfg(feature = "embree")]
+    fn embree(&self) -> &landfall_bench::embree::Embree {
+        self.embree.get_or_init(|| {
+            let (e, t) = timed(|| landfall_bench::embree::Embree::new(&self.t.hf));
+            let n = (self.t.hf.nx() * self.t.hf.ny()) as f64;
+            eprintln!(
+                "{}: Embree scene built in {:.1} ms, {:.1} bytes/sample",
+                self.t.name,
+                t.as_secs_f64() * 1e3,
+                e.memory_bytes() as f64 / n
+            );
+            e
+        })
+    }
+}
+
+/// How many rays of `set` `peer` answers differently from landfall (first hit t within 1e-3
+/// relative, or both none).
+fn differing(hf: &Heightfield, set: &RaySet, peer: impl Fn(&landfall::Ray, f64) -> Option<f32>) -> usize {
+    set.iter()
+        .filter(|(r, m)| {
+            let (a, b) = (hf.raycast(r, *m).map(|h| h.t), peer(r, *m).map(|t| t as f64));
+            !match (a, b) {
+                (Some(x), Some(y)) => (x - y).abs() <= 1e-3 * (1.0 + x.abs()),
+                (None, None) => true,
+                _ => false,
+            }
+        })
+        .count()
 }
 
 fn vertical_points(c: &mut Criterion) {
@@ -96,6 +139,15 @@ fn vertical_points(c: &mut Criterion) {
                 })
             });
         }
+        #[cfg(feature = "embree")]
+        {
+            let e = d.embree();
+            g.bench_function(BenchmarkId::new("embree_ray", &d.t.name), |b| {
+                cycle(b, &rays, |(r, m)| {
+                    black_box(e.raycast(r, *m));
+                })
+            });
+        }
     }
     g.finish();
 }
@@ -105,25 +157,13 @@ fn ray_group(c: &mut Criterion, name: &str, make: fn(&Heightfield) -> RaySet) {
     for d in data() {
         let set = make(&d.t.hf);
         let hf = &d.t.hf;
-        // Same answers first: landfall against parry's TriMesh of the same triangles.
+        // Same answers first: landfall against the f32 meshes of the same triangles.
+        let differ = differing(hf, &set, |r, m| d.mesh().raycast(r, m));
+        eprintln!("{name}/{}: {differ} of {} rays answered differently by parry TriMesh (f32)", d.t.name, set.len());
+        #[cfg(feature = "embree")]
         {
-            let mesh = d.mesh();
-            let mut differ = 0;
-            for (r, m) in &set {
-                let (a, b) = (hf.raycast(r, *m).map(|h| h.t), mesh.raycast(r, *m).map(|t| t as f64));
-                let same = match (a, b) {
-                    (Some(x), Some(y)) => (x - y).abs() <= 1e-3 * (1.0 + x.abs()),
-                    (None, None) => true,
-                    _ => false,
-                };
-                differ += usize::from(!same);
-            }
-            eprintln!(
-                "{name}/{}: {} of {} rays answered differently by parry TriMesh (f32)",
-                d.t.name,
-                differ,
-                set.len()
-            );
+            let differ = differing(hf, &set, |r, m| d.embree().raycast(r, m));
+            eprintln!("{name}/{}: {differ} of {} rays answered differently by Embree (f32)", d.t.name, set.len());
         }
         g.bench_function(BenchmarkId::new("landfall", &d.t.name), |b| {
             cycle(b, &set, |(r, m)| {
@@ -140,6 +180,15 @@ fn ray_group(c: &mut Criterion, name: &str, make: fn(&Heightfield) -> RaySet) {
             g.bench_function(BenchmarkId::new("parry_trimesh", &d.t.name), |b| {
                 cycle(b, &set, |(r, m)| {
                     black_box(mesh.raycast(r, *m));
+                })
+            });
+        }
+        #[cfg(feature = "embree")]
+        {
+            let e = d.embree();
+            g.bench_function(BenchmarkId::new("embree", &d.t.name), |b| {
+                cycle(b, &set, |(r, m)| {
+                    black_box(e.raycast(r, *m));
                 })
             });
         }
@@ -199,9 +248,13 @@ fn build(c: &mut Criterion) {
 
 fn summary() {
     let params: Vec<String> = data().iter().map(|d| d.t.name.clone()).collect();
-    print_ratios("vertical_point", &["landfall_surface", "parry_heightfield_ray", "parry_trimesh_ray"], &params);
+    let mut vertical_peers = vec!["landfall_surface", "parry_heightfield_ray", "parry_trimesh_ray"];
+    if cfg!(feature = "embree") {
+        vertical_peers.push("embree_ray");
+    }
+    print_ratios("vertical_point", &vertical_peers, &params);
     for g in ["rays_vertical", "rays_oblique", "rays_line_of_sight", "rays_diagonal"] {
-        print_ratios(g, &["parry_heightfield", "parry_trimesh", "naive"], &params);
+        print_ratios(g, RAY_PEERS, &params);
     }
     print_ratios("build_pyramid", &["parry_heightfield"], &params);
     let d = data().last().unwrap();
@@ -216,6 +269,10 @@ fn summary() {
             d.t.hf.pyramid().memory_bytes() as f64 / n,
             peers::PARRY_HEIGHTFIELD_BYTES_PER_SAMPLE
         );
+        #[cfg(feature = "embree")]
+        if let Some(e) = d.embree.get() {
+            print!(", Embree {:.1}", e.memory_bytes() as f64 / n);
+        }
         for (what, t) in &d.build {
             print!("; {what} {:.1} ms", t.as_secs_f64() * 1e3);
         }

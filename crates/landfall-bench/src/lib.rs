@@ -3,6 +3,8 @@
 //! report printed after criterion has measured. The ray sets are `landfall::heightfield::workload`,
 //! the same the demo casts.
 
+#[cfg(feature = "embree")]
+pub mod embree;
 pub mod grid;
 pub mod harness;
 pub mod motions;

@@ -39,7 +39,8 @@ pub fn parry_tin(vertices: &[DVec3], triangles: &[[u32; 3]]) -> Parry<TriMesh> {
     Parry { shape: TriMesh::new(verts, triangles.to_vec()).expect("valid mesh"), center: c }
 }
 
-fn center(hf: &Heightfield) -> DVec3 {
+/// The middle of `hf`'s grid at z = 0: the peers' f32 frames are centred there.
+pub fn center(hf: &Heightfield) -> DVec3 {
     let b = hf.bounds();
     DVec3::new((b.min.x + b.max.x) * 0.5, (b.min.y + b.max.y) * 0.5, 0.0)
 }
@@ -82,14 +83,11 @@ pub fn triangles(hf: &Heightfield) -> Vec<[DVec3; 3]> {
     out
 }
 
-/// parry3d `TriMesh` of exactly the same triangles.
-pub fn parry_trimesh(hf: &Heightfield) -> Parry<TriMesh> {
+/// The triangles of `hf` as an indexed mesh: its samples' world positions (row by row, south
+/// first) and, per cell, its two triangles (south half first) indexing them.
+pub fn grid_mesh(hf: &Heightfield) -> (Vec<DVec3>, Vec<[u32; 3]>) {
     let (nx, ny) = (hf.nx(), hf.ny());
-    let c = center(hf);
-    let verts: Vec<Vector> = (0..ny)
-        .flat_map(|j| (0..nx).map(move |i| (i, j)))
-        .map(|(i, j)| to_parry(hf.sample_position(i, j), c))
-        .collect();
+    let verts = (0..ny).flat_map(|j| (0..nx).map(move |i| hf.sample_position(i, j))).collect();
     let mut idx = Vec::with_capacity(2 * (nx - 1) * (ny - 1));
     for j in 0..ny - 1 {
         for i in 0..nx - 1 {
@@ -103,6 +101,14 @@ pub fn parry_trimesh(hf: &Heightfield) -> Parry<TriMesh> {
             }
         }
     }
+    (verts, idx)
+}
+
+/// parry3d `TriMesh` of exactly the same triangles.
+pub fn parry_trimesh(hf: &Heightfield) -> Parry<TriMesh> {
+    let c = center(hf);
+    let (verts, idx) = grid_mesh(hf);
+    let verts = verts.into_iter().map(|v| to_parry(v, c)).collect();
     Parry { shape: TriMesh::new(verts, idx).expect("valid mesh"), center: c }
 }
 
