@@ -9,7 +9,7 @@ use criterion::{criterion_group, BenchmarkId, Criterion};
 use landfall::heightfield::workload::{self as sets, RaySet};
 use landfall::Heightfield;
 use landfall_bench::harness::{cycle, timed};
-use landfall_bench::peers::{self, naive_raycast, parry_heightfield, parry_trimesh};
+use landfall_bench::peers::{self, differing, naive_raycast, parry_heightfield, parry_trimesh};
 use landfall_bench::report::print_ratios;
 use landfall_bench::terrains::{self, Terrain};
 use std::hint::black_box;
@@ -93,21 +93,6 @@ impl Data {
             e
         })
     }
-}
-
-/// How many rays of `set` `peer` answers differently from landfall (first hit t within 1e-3
-/// relative, or both none).
-fn differing(hf: &Heightfield, set: &RaySet, peer: impl Fn(&landfall::Ray, f64) -> Option<f32>) -> usize {
-    set.iter()
-        .filter(|(r, m)| {
-            let (a, b) = (hf.raycast(r, *m).map(|h| h.t), peer(r, *m).map(|t| t as f64));
-            !match (a, b) {
-                (Some(x), Some(y)) => (x - y).abs() <= 1e-3 * (1.0 + x.abs()),
-                (None, None) => true,
-                _ => false,
-            }
-        })
-        .count()
 }
 
 fn vertical_points(c: &mut Criterion) {

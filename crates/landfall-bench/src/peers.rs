@@ -112,6 +112,21 @@ pub fn parry_trimesh(hf: &Heightfield) -> Parry<TriMesh> {
     Parry { shape: TriMesh::new(verts, idx).expect("valid mesh"), center: c }
 }
 
+/// How many rays of `set` (ray, max_t) `peer` answers differently from `hf`: a first hit t more
+/// than 1e-3 relative apart, or a hit where the other has none.
+pub fn differing(hf: &Heightfield, set: &[(Ray, f64)], peer: impl Fn(&Ray, f64) -> Option<f32>) -> usize {
+    set.iter()
+        .filter(|(r, m)| {
+            let (a, b) = (hf.raycast(r, *m).map(|h| h.t), peer(r, *m).map(|t| t as f64));
+            !match (a, b) {
+                (Some(x), Some(y)) => (x - y).abs() <= 1e-3 * (1.0 + x.abs()),
+                (None, None) => true,
+                _ => false,
+            }
+        })
+        .count()
+}
+
 /// The naive scan: every triangle, Möller–Trumbore in f64, nearest hit in [0, `max_t`].
 pub fn naive_raycast(tris: &[[DVec3; 3]], ray: &Ray, max_t: f64) -> Option<f64> {
     tris.iter()
