@@ -281,10 +281,11 @@ fn report(_: &mut Criterion) {
     }
 }
 
-criterion_group!(
+criterion_group! {
     name = benches;
     config = landfall_bench::report::criterion();
-    targets = sweeps, crowds, report);
+    targets = sweeps, crowds, report
+}
 
 fn main() {
     benches();

@@ -295,18 +295,11 @@ fn report(_: &mut Criterion) {
     }
 }
 
-criterion_group!(
+criterion_group! {
     name = benches;
     config = landfall_bench::report::criterion();
-    targets =
-    poly_vertical_hit,
-    poly_vertical_miss,
-    poly_table4,
-    poly_raycast,
-    poly_batch,
-    poly_build_load,
-    report
-);
+    targets = poly_vertical_hit, poly_vertical_miss, poly_table4, poly_raycast, poly_batch, poly_build_load, report
+}
 
 fn main() {
     benches();

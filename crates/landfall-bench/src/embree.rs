@@ -123,7 +123,9 @@ impl Embree {
         let mut vertices: Vec<f32> = verts.iter().flat_map(|&v| (v - c).to_array().map(|x| x as f32)).collect();
         vertices.push(0.0);
         let allocated = Box::new(AtomicIsize::new(0));
-        // SAFETY: plain calls into Embree with valid, live pointers; every handle is checked.
+        // SAFETY: plain calls into Embree with valid, live pointers (the shared buffers live in the
+        // returned value); a null device is refused, and Embree's error code is checked after the
+        // build.
         unsafe {
             let device = rtcNewDevice(std::ptr::null());
             assert!(!device.is_null(), "Embree: rtcNewDevice failed");

@@ -7,7 +7,8 @@ use std::time::SystemTime;
 
 use criterion::Criterion;
 
-/// When this process made its first [`criterion()`](fn@criterion): estimates older than that are another run's.
+/// When this process made its first [`criterion()`](fn@criterion): estimates older than that are
+/// another run's.
 static STARTED: OnceLock<SystemTime> = OnceLock::new();
 
 /// Where criterion's results are: `$CRITERION_HOME`, else `$CARGO_TARGET_DIR/criterion`, else the
