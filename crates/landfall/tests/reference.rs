@@ -343,6 +343,51 @@ proptest! {
         }
     }
 
+    /// Rays aimed exactly at points of the grid's outer border (its corners, its border vertices and
+    /// points between them), from above or below, inside or outside the grid rectangle, on grids
+    /// whose cells fill their leaves exactly (node edges on the border) or not — none may miss.
+    #[test]
+    fn rays_at_the_grid_border_never_miss(
+        (c, rays) in (1usize..5, 2usize..12, 2usize..12, any::<(bool, bool)>(), 0u8..3).prop_flat_map(|(leaf, mx, my, (aligned, integer), dg)| {
+            let extra = if aligned { 0 } else { 1 + leaf / 2 };
+            let (nx, ny) = (leaf * mx + 1 + extra, leaf * my + 1);
+            (
+                proptest::collection::vec(-20.0f32..20.0, nx * ny).prop_map(move |mut h| {
+                    if integer {
+                        h.iter_mut().for_each(|v| *v = v.round());
+                    }
+                    let diagonal = [Diagonal::Alternating, Diagonal::SouthWestNorthEast, Diagonal::SouthEastNorthWest][dg as usize];
+                    let mask = vec![false; (nx - 1) * (ny - 1)];
+                    Case { nx, ny, h, mask, origin: (-3.5, 7.25), spacing: (0.75, 1.5), diagonal, leaf }
+                }),
+                proptest::collection::vec((0u8..4, 0usize..64, 0.0f64..1.0, any::<bool>(), -1.5f64..1.5, -1.5f64..1.5, 1.0f64..50.0, any::<bool>()), 30),
+            )
+        })
+    ) {
+        let hf = c.build();
+        let tris = c.triangles();
+        let (lo, hi) = c.h.iter().fold((f64::MAX, f64::MIN), |(l, h), &v| (l.min(v as f64), h.max(v as f64)));
+        let (w, hgt) = ((c.nx - 1) as f64 * c.spacing.0, (c.ny - 1) as f64 * c.spacing.1);
+        for (side, k, f, on_vertex, ax, ay, up, from_below) in rays {
+            // A point on one side of the border: a vertex, or a point on the edge after it.
+            let (i, j, di, dj) = match side {
+                0 => (k % (c.nx - 1), 0, 1, 0),
+                1 => (k % (c.nx - 1), c.ny - 1, 1, 0),
+                2 => (0, k % (c.ny - 1), 0, 1),
+                _ => (c.nx - 1, k % (c.ny - 1), 0, 1),
+            };
+            let (a, b) = (c.pos(i, j), c.pos(i + di, j + dj));
+            let target = if on_vertex { [a, b][usize::from(f > 0.5)] } else { a + (b - a) * f };
+            let z = if from_below { lo - up } else { hi + up };
+            let o = DVec3::new(c.origin.0 + (ax + 1.0) * 0.5 * w, c.origin.1 + (ay + 1.0) * 0.5 * hgt, z);
+            let d = target - o;
+            let got = hf.raycast(&Ray::new(o, d), f64::INFINITY);
+            prop_assert!(got.is_some(), "ray {o} → {target} slipped through");
+            prop_assert!(got.unwrap().t <= 1.0 + 1e-9, "t {} beyond the aimed point", got.unwrap().t);
+            check_ray(&c, &hf, &tris, o, d, f64::INFINITY)?;
+        }
+    }
+
     /// `crossings` reports every robust reference crossing, in increasing t, and only points on
     /// existing triangles (this is what vertical queries along a tilted gravity use).
     #[test]

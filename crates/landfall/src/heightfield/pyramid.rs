@@ -3,7 +3,11 @@
 //! Level 0 holds one node per leaf block of `leaf × leaf` cells (the last row and column of blocks
 //! may be partial); level k+1 merges 2×2 nodes of level k, until one node remains. Each node bounds
 //! the valid (non-NaN) samples of its block, edges included, so the triangles of its cells lie
-//! inside its range. All levels live in one flat array.
+//! inside its range. All levels live in one flat array, each row by row with padding: a row holds
+//! at least one node more than the level has (an even number), and one more row follows the last,
+//! all empty. So the children of any node form an aligned 2 × 2 block, and any 2 × 2 block whose
+//! first node is in the level can be read without a check for the level's last row or column (the
+//! stack walk's node test).
 //!
 //! **Quantised, outward.** A node stores its range as two `u16` steps of a grid-wide quantum
 //! (`base + q·step`, `step` = height range / 65534): the minimum rounded down, the maximum rounded
@@ -34,6 +38,8 @@ pub(crate) struct Level {
     pub nby: usize,
     /// Index of the level's first node in the flat array.
     pub offset: usize,
+    /// Nodes per row in the flat array: even, and more than `nbx` (the rest are empty).
+    pub stride: usize,
     /// Cells covered by one node along each axis (leaf · 2^level).
     pub span: usize,
 }
@@ -72,8 +78,9 @@ impl Pyramid {
         let mut levels = Vec::new();
         let (mut nbx, mut nby, mut span, mut offset) = (ncx.div_ceil(leaf), ncy.div_ceil(leaf), leaf, 0);
         loop {
-            levels.push(Level { nbx, nby, offset, span });
-            offset += nbx * nby;
+            let stride = padded(nbx);
+            levels.push(Level { nbx, nby, offset, span, stride });
+            offset += stride * (nby + 1);
             if nbx == 1 && nby == 1 {
                 break;
             }
@@ -91,9 +98,12 @@ impl Pyramid {
             .for_each(|(bj, row)| exact_leaf_row(heights, nx, leaf, ncx, ncy, bj, 0, row));
         let exact = exact_leaves.iter().fold(EMPTY_RANGE, |a, b| [a[0].min(b[0]), a[1].max(b[1])]);
         let (base, step) = quantum(exact);
-        // One spare node past the root, so that a pair of codes can always be read (`code_pair`).
-        let mut nodes = vec![EMPTY; offset + 1];
-        nodes[..exact_leaves.len()].par_iter_mut().zip(&exact_leaves).for_each(|(n, &r)| *n = encode(r, (base, step)));
+        let mut nodes = vec![EMPTY; offset];
+        nodes[..l0.stride * l0.nby].par_chunks_mut(l0.stride).zip(exact_leaves.par_chunks(l0.nbx)).for_each(
+            |(row, exact)| {
+                row.iter_mut().zip(exact).for_each(|(n, &r)| *n = encode(r, (base, step)));
+            },
+        );
         let mut p = Pyramid { leaf, ncx, ncy, levels, nodes, base, step, exact };
         for k in 1..p.levels.len() {
             p.update_level(k, 0..p.levels[k].nbx, 0..p.levels[k].nby);
@@ -109,10 +119,10 @@ impl Pyramid {
                 let mut r = EMPTY;
                 for (ci, cj) in [(2 * i, 2 * j), (2 * i + 1, 2 * j), (2 * i, 2 * j + 1), (2 * i + 1, 2 * j + 1)] {
                     if ci < c.nbx && cj < c.nby {
-                        r = merge(r, self.nodes[c.offset + cj * c.nbx + ci]);
+                        r = merge(r, self.nodes[c.offset + cj * c.stride + ci]);
                     }
                 }
-                self.nodes[l.offset + j * l.nbx + i] = r;
+                self.nodes[l.offset + j * l.stride + i] = r;
             }
         }
     }
@@ -157,7 +167,7 @@ impl Pyramid {
         let mut exact = vec![EMPTY_RANGE; bi1 - bi0];
         for bj in bj0..bj1 {
             exact_leaf_row(heights, nx, leaf, self.ncx, self.ncy, bj, bi0, &mut exact);
-            for (n, &r) in self.nodes[bj * l0.nbx + bi0..bj * l0.nbx + bi1].iter_mut().zip(&exact) {
+            for (n, &r) in self.nodes[bj * l0.stride + bi0..bj * l0.stride + bi1].iter_mut().zip(&exact) {
                 *n = encode(r, q);
             }
         }
@@ -200,12 +210,12 @@ impl Pyramid {
         bit_length(leaves.saturating_sub(1)).min(self.levels.len() - 1)
     }
 
-    /// Total number of nodes.
+    /// Total number of nodes (padding not included).
     pub fn node_count(&self) -> usize {
-        self.nodes.len() - 1
+        self.levels.iter().map(|l| l.nbx * l.nby).sum()
     }
 
-    /// Bytes used by the nodes (and the one spare slot after them).
+    /// Bytes used by the nodes, padding included.
     pub fn memory_bytes(&self) -> usize {
         self.nodes.len() * std::mem::size_of::<Code>()
     }
@@ -225,7 +235,9 @@ impl Pyramid {
     /// end; `(+∞, −∞)` for a block without valid samples. Panics when `k`, `bi` or `bj` is out of
     /// range (see [`depth`](Self::depth) and [`level_size`](Self::level_size)), like slice indexing.
     pub fn node(&self, k: usize, bi: usize, bj: usize) -> (f64, f64) {
-        self.range(self.levels[k], bi, bj)
+        let l = self.levels[k];
+        assert!(bi < l.nbx && bj < l.nby, "node ({bi}, {bj}) outside level {k} of {} × {} nodes", l.nbx, l.nby);
+        self.range(l, bi, bj)
     }
 
     /// Nodes along (x, y) at level `k` (panics when `k ≥ depth()`).
@@ -241,20 +253,24 @@ impl Pyramid {
     /// Decoded range of a node (see [`node`](Self::node)).
     #[inline(always)]
     pub(crate) fn range(&self, l: Level, bi: usize, bj: usize) -> (f64, f64) {
-        let [a, b] = self.nodes[l.offset + bj * l.nbx + bi];
+        let [a, b] = self.nodes[l.offset + bj * l.stride + bi];
         if a > b {
             return (f64::INFINITY, f64::NEG_INFINITY);
         }
         (self.base + a as f64 * self.step, self.base + b as f64 * self.step)
     }
 
-    /// Codes of nodes `i` and `i + 1` of the flat array as one word (a node (bi, bj) of level `l` is
-    /// `l.offset + bj · l.nbx + bi`; the second is whatever follows when the first is the last of
-    /// its row: the next row's first node, or the spare slot after the root).
+    /// Codes of the 2 × 2 block of nodes from node `i` of the flat array (a node (bi, bj) of level
+    /// `l` is `l.offset + bj · l.stride + bi`), one word per row: `i` and `i + 1` in the low and high
+    /// halves, then `i + stride` and `i + stride + 1`. One bounds check for the four.
     #[inline(always)]
-    pub(crate) fn code_pair(&self, i: usize) -> u64 {
-        let (a, b) = (self.nodes[i], self.nodes[i + 1]);
-        u64::from(a[0]) | u64::from(a[1]) << 16 | u64::from(b[0]) << 32 | u64::from(b[1]) << 48
+    pub(crate) fn block_codes(&self, i: usize, stride: usize) -> [u64; 2] {
+        let block = &self.nodes[i..i + stride + 2];
+        let pair = |k: usize| {
+            let (a, b) = (block[k], block[k + 1]);
+            u64::from(a[0]) | u64::from(a[1]) << 16 | u64::from(b[0]) << 32 | u64::from(b[1]) << 48
+        };
+        [pair(0), pair(stride)]
     }
 
     /// Hints the CPU to fetch the children of the `n` × `n` block of nodes from (bi, bj) of level
@@ -263,8 +279,8 @@ impl Pyramid {
     #[inline(always)]
     pub(crate) fn prefetch_children(&self, k: usize, bi: usize, bj: usize, n: usize) {
         let c = self.levels[k - 1];
-        let first = self.nodes.as_ptr().wrapping_add(c.offset + 2 * bj * c.nbx + 2 * bi);
-        crate::geom::prefetch_rows(first, c.nbx, 2 * n);
+        let first = self.nodes.as_ptr().wrapping_add(c.offset + 2 * bj * c.stride + 2 * bi);
+        crate::geom::prefetch_rows(first, c.stride, 2 * n);
     }
 
     /// (step, base − eps, base + eps): a code's height is `code · step + base`.
@@ -278,6 +294,11 @@ impl Pyramid {
     pub(crate) fn cells(&self) -> (usize, usize) {
         (self.ncx, self.ncy)
     }
+}
+
+/// Row length in the flat array of a level `nbx` nodes wide: even, and at least `nbx + 1`.
+fn padded(nbx: usize) -> usize {
+    (nbx + 2) & !1
 }
 
 /// Exact range of the valid samples (NaN-aware).

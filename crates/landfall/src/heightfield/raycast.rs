@@ -398,8 +398,10 @@ impl Heightfield {
         let top = self.pyramid.level_spanning(extent);
         // A ray that enters the height slab through its top or bottom (from above the highest
         // ground, or below the lowest) and spans many leaves is walked with a stack from the node
-        // that holds all of it: most of it is pruned at once, four children per test.
-        if t0 > t_grid && top >= STACK_WALK_MIN_LEVEL {
+        // that holds all of it: most of it is pruned at once, four children per test. (Not a ray
+        // parallel to a grid axis, which is rare: the stack walk takes the ray's order of a node's
+        // halves from its direction alone.)
+        if t0 > t_grid && top >= STACK_WALK_MIN_LEVEL && du != 0.0 && dv != 0.0 {
             let z2t = code_to_t(&w, self.pyramid.quantum_eps(w.prune_eps));
             // (Not for a ray so nearly level that t at a code overflows, which the direction's scaling
             // should rule out: the stackless walk would take it.)
@@ -759,8 +761,6 @@ struct Waiting {
     /// The block's first node (li, lj) at level `k`.
     li: u32,
     lj: u32,
-    /// Which half is near along u (bit 0) and v (bit 1).
-    near: u32,
     /// Bit r: child r is still to visit.
     rest: u32,
 }
@@ -800,6 +800,10 @@ impl Heightfield {
         let mut waiting = [MaybeUninit::<Waiting>::uninit(); STACK];
         let mut intervals = [MaybeUninit::<Intervals>::uninit(); STACK];
         let mut sp = 0usize;
+        // The near half of every node along each axis (0 low, 1 high): the ray moves one way along
+        // each (neither is zero here), so its order of the four children of any block is the same.
+        let (nu, nv) = (usize::from(du < 0.0), usize::from(dv < 0.0));
+        let near_bits = (nu | nv << 1) as u32;
         // The block to expand: the nodes (li, lj) … (li + 1, lj + 1) of level k, over [ta, tb].
         let (mut li, mut lj, mut ta, mut tb) = (ia >> k, ja >> k, t0, t1);
         loop {
@@ -809,15 +813,14 @@ impl Heightfield {
                 // walk expands is among them.
                 self.pyramid.prefetch_children(k, li, lj, 2);
             }
+            // t at the block's mid-lines, where the ray passes from its near half to its far one.
+            // A half past the level's last row or column is padding: empty, never visited; the ray's
+            // part there is rounding room past the grid's border.
             let (mu, mv) = (to_f(li + 1) * to_f(c.span), to_f(lj + 1) * to_f(c.span));
-            // Lane 0 is the near half along each axis.
-            let (nu, tmu) = split(u0, du, w.inv_du, mu, li + 1 < c.nbx);
-            let (nv, tmv) = split(v0, dv, w.inv_dv, mv, lj + 1 < c.nby);
-            // The block's two rows of codes (the second is the first again on the level's last row),
-            // near row first, near node in the low half.
-            let first = c.offset + lj * c.nbx + li;
-            let rows = [first, first + if lj + 1 < c.nby { c.nbx } else { 0 }];
-            let row = |b: usize| self.pyramid.code_pair(rows[b]).rotate_right(32 * nu as u32);
+            let (tmu, tmv) = ((mu - u0) * w.inv_du, (mv - v0) * w.inv_dv);
+            // The block's two rows of codes, near row first, near node in the low half.
+            let rows = self.pyramid.block_codes(c.offset + lj * c.stride + li, c.stride);
+            let row = |b: usize| rows[b].rotate_right(32 * nu as u32);
             // The children's intervals are written where they wait, should any of them wait.
             let slot = &mut intervals[sp % STACK];
             let mask = children4(z2t, &Block { ta, tb, tmu, tmv, rows: [row(nv), row(nv ^ 1)] }, slot);
@@ -827,8 +830,7 @@ impl Heightfield {
                 // The nearest child the ray may cross is visited now; the others wait on the stack
                 // with their block (child 0, the near one, is never among them).
                 let (near, rest) = (mask.trailing_zeros() as usize, mask & (mask - 1));
-                let near_bits = (nu | nv << 1) as u32;
-                waiting[sp % STACK].write(Waiting { k: k as u32, li: li as u32, lj: lj as u32, near: near_bits, rest });
+                waiting[sp % STACK].write(Waiting { k: k as u32, li: li as u32, lj: lj as u32, rest });
                 sp += usize::from(rest != 0);
                 count!(0);
                 let (ci, cj) = child_of(li, lj, near_bits, near);
@@ -852,7 +854,7 @@ impl Heightfield {
                 top.rest &= top.rest - 1;
                 let cur = *top;
                 sp -= usize::from(cur.rest == 0);
-                let (ci, cj) = child_of(cur.li as usize, cur.lj as usize, cur.near, r);
+                let (ci, cj) = child_of(cur.li as usize, cur.lj as usize, near_bits, r);
                 count!(0);
                 if cur.k > 0 {
                     (k, li, lj) = (cur.k as usize - 1, 2 * ci, 2 * cj);
@@ -883,25 +885,6 @@ fn block_level(a: usize, b: usize) -> usize {
     m + usize::from((b >> m) - (a >> m) > 1)
 }
 
-/// Splits a node along one axis at its mid-line `m`: which half (0 low, 1 high) the ray is in
-/// first, and the t at which it moves to the other half (`+∞` never, `−∞` when the near half does
-/// not exist because `high_exists` is false).
-#[inline(always)]
-fn split(p0: f64, dp: f64, inv: f64, m: f64, high_exists: bool) -> (usize, f64) {
-    const I: f64 = f64::INFINITY;
-    if dp == 0.0 {
-        (usize::from(p0 >= m && high_exists), I)
-    } else if !high_exists {
-        if dp < 0.0 {
-            (1, -I)
-        } else {
-            (0, I)
-        }
-    } else {
-        (usize::from(dp < 0.0), (m - p0) * inv)
-    }
-}
-
 /// Per-ray constants of the stack walk: the ray's t at the height of code `c` is `c · [0] + [1]` at
 /// a node's low end and `c · [0] + [2]` at its high end (`q` from `Pyramid::quantum_eps`, its
 /// margin included), so that a code becomes a t in one multiply and one add.
@@ -916,7 +899,7 @@ struct Block {
     /// The ray's t interval in the node.
     ta: f64,
     tb: f64,
-    /// t at the node's mid-lines along u and v (see [`split`]).
+    /// t at the node's mid-lines along u and v, where the ray passes from the near half to the far one.
     tmu: f64,
     tmv: f64,
     /// The children's codes, near row first, near child in the low 32 bits.
