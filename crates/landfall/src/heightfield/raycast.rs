@@ -366,16 +366,17 @@ impl Heightfield {
             prune_eps: 0.0,
         };
         // Clip to the grid rectangle (widened by rounding room so rays aimed at its border do not
-        // slip off; the walk clamps to the real cells), then to the terrain's height slab.
+        // slip off; the walk clamps to the real cells), then to the terrain's height slab. The grid
+        // clip multiplies by the inverses, finite here: a division is several times slower.
         let e = super::BORDER_EPS;
         let (mut t0, mut t1) = (t_min, t_max);
-        for (p, d, n) in [(u0, du, ncx), (v0, dv, ncy)] {
+        for (p, d, inv, n) in [(u0, du, w.inv_du, ncx), (v0, dv, w.inv_dv, ncy)] {
             if d == 0.0 {
                 if p < -e || p > to_f(n) + e {
                     return ControlFlow::Continue(());
                 }
             } else {
-                let (ta, tb) = ((-e - p) / d, (to_f(n) + e - p) / d);
+                let (ta, tb) = ((-e - p) * inv, (to_f(n) + e - p) * inv);
                 t0 = max(t0, min(ta, tb));
                 t1 = min(t1, max(ta, tb));
             }
@@ -384,6 +385,7 @@ impl Heightfield {
         w.prune_eps = 1e-9 * (1.0 + lo.abs().max(hi.abs()) + zmag);
         let t_grid = t0;
         if w.dz != 0.0 {
+            // (Divided: 1 / dz overflows for a subnormal dz, and 0 · ∞ would be NaN.)
             let (ta, tb) = ((lo - w.prune_eps - w.z0) / w.dz, (hi + w.prune_eps - w.z0) / w.dz);
             t0 = max(t0, min(ta, tb));
             t1 = min(t1, max(ta, tb));
