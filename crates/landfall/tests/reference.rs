@@ -169,6 +169,22 @@ fn case_strategy(with_holes: bool) -> impl Strategy<Value = Case> {
         })
 }
 
+/// A ray from `o` aimed exactly at `target`, a point on the surface: it must hit by t = 1 (its
+/// direction is `target − o`), and answer as the reference does.
+fn check_aimed(
+    c: &Case,
+    hf: &Heightfield,
+    tris: &[(TriangleId, [DVec3; 3])],
+    o: DVec3,
+    target: DVec3,
+) -> Result<(), TestCaseError> {
+    let d = target - o;
+    let got = hf.raycast(&Ray::new(o, d), f64::INFINITY);
+    prop_assert!(got.is_some(), "ray {o} → {target} slipped through");
+    prop_assert!(got.unwrap().t <= 1.0 + 1e-9, "t {} beyond the aimed point", got.unwrap().t);
+    check_ray(c, hf, tris, o, d, f64::INFINITY)
+}
+
 /// Checks a landfall ray answer against the reference.
 fn check_ray(
     c: &Case,
@@ -335,11 +351,7 @@ proptest! {
             let hgt = (c.ny - 1) as f64 * c.spacing.1;
             let z = if from_below { lo - up } else { hi + up };
             let o = DVec3::new(c.origin.0 + (ax + 1.0) * 0.5 * w, c.origin.1 + (ay + 1.0) * 0.5 * hgt, z);
-            let d = target - o;
-            let got = hf.raycast(&Ray::new(o, d), f64::INFINITY);
-            prop_assert!(got.is_some(), "ray {o} → {target} slipped through");
-            prop_assert!(got.unwrap().t <= 1.0 + 1e-9, "t {} beyond the aimed point", got.unwrap().t);
-            check_ray(&c, &hf, &tris, o, d, f64::INFINITY)?;
+            check_aimed(&c, &hf, &tris, o, target)?;
         }
     }
 
@@ -380,11 +392,7 @@ proptest! {
             let target = if on_vertex { [a, b][usize::from(f > 0.5)] } else { a + (b - a) * f };
             let z = if from_below { lo - up } else { hi + up };
             let o = DVec3::new(c.origin.0 + (ax + 1.0) * 0.5 * w, c.origin.1 + (ay + 1.0) * 0.5 * hgt, z);
-            let d = target - o;
-            let got = hf.raycast(&Ray::new(o, d), f64::INFINITY);
-            prop_assert!(got.is_some(), "ray {o} → {target} slipped through");
-            prop_assert!(got.unwrap().t <= 1.0 + 1e-9, "t {} beyond the aimed point", got.unwrap().t);
-            check_ray(&c, &hf, &tris, o, d, f64::INFINITY)?;
+            check_aimed(&c, &hf, &tris, o, target)?;
         }
     }
 
