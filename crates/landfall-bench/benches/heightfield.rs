@@ -3,7 +3,8 @@
 //!
 //! `cargo bench -p landfall-bench --bench heightfield` (a group alone: append its name, e.g. `rays_oblique`).
 //! After the groups it prints ratio tables (peer time / landfall time) and memory figures. With
-//! `--features embree`, Embree 3 (the system's `libembree3`) runs beside them on the same triangles.
+//! `--features embree`, Embree 3 (the system's `libembree3`) runs beside them on the same triangles;
+//! with `--features jolt`, Jolt 5.0's `HeightFieldShape` on the same samples (square grids only).
 
 use criterion::{criterion_group, BenchmarkId, Criterion};
 use landfall::heightfield::workload::{self as sets, RaySet};
@@ -26,6 +27,9 @@ struct Data {
     /// Embree's scene of the same triangles, built on first use.
     #[cfg(feature = "embree")]
     embree: OnceLock<landfall_bench::embree::Embree>,
+    /// Jolt's heightfield of the same samples, built on first use (`Err`: why there is none).
+    #[cfg(feature = "jolt")]
+    jolt: OnceLock<Result<landfall_bench::jolt::Jolt, String>>,
     naive: Option<Vec<[glam::DVec3; 3]>>,
     build: Vec<(&'static str, Duration)>,
 }
@@ -54,6 +58,8 @@ fn data() -> &'static Vec<Data> {
                     parry_mesh: OnceLock::new(),
                     #[cfg(feature = "embree")]
                     embree: OnceLock::new(),
+                    #[cfg(feature = "jolt")]
+                    jolt: OnceLock::new(),
                     naive,
                     build: vec![("landfall pyramid", landfall_build), ("parry HeightField", parry_build)],
                 }
@@ -86,6 +92,24 @@ impl Data {
             );
             e
         })
+    }
+}
+
+#[cfg(feature = "jolt")]
+impl Data {
+    /// Jolt's heightfield of the same samples, built (its build time and memory printed) on first
+    /// use. Only for grids Jolt accepts ([`Jolt::accepts`](landfall_bench::jolt::Jolt::accepts)).
+    fn jolt(&self) -> &landfall_bench::jolt::Jolt {
+        let built = self.jolt.get_or_init(|| {
+            let (j, t) = timed(|| landfall_bench::jolt::Jolt::new(&self.t.hf));
+            if let Ok(j) = &j {
+                let n = (self.t.hf.nx() * self.t.hf.ny()) as f64;
+                let (ms, bytes) = (t.as_secs_f64() * 1e3, j.memory_bytes() as f64 / n);
+                eprintln!("{}: Jolt HeightFieldShape built in {ms:.1} ms, {bytes:.2} bytes/sample", self.t.name);
+            }
+            j
+        });
+        built.as_ref().unwrap_or_else(|e| panic!("{}: Jolt cannot build its heightfield: {e}", self.t.name))
     }
 }
 
@@ -124,6 +148,21 @@ fn vertical_points(c: &mut Criterion) {
                 black_box(e.raycast(r, *m));
             })
         });
+        #[cfg(feature = "jolt")]
+        if landfall_bench::jolt::Jolt::accepts(hf) {
+            g.bench_function(BenchmarkId::new("jolt_height", &d.t.name), |b| {
+                let j = d.jolt();
+                cycle(b, &pts, |p| {
+                    black_box(j.height_at(p[0], p[1]));
+                })
+            });
+            g.bench_function(BenchmarkId::new("jolt_ray", &d.t.name), |b| {
+                let j = d.jolt();
+                cycle(b, &rays, |(r, m)| {
+                    black_box(j.raycast(r, *m));
+                })
+            });
+        }
     }
     g.finish();
 }
@@ -169,6 +208,19 @@ fn ray_group(c: &mut Criterion, name: &str, make: fn(&Heightfield) -> RaySet) {
                 }
                 cycle(b, &set, |(r, m)| {
                     black_box(e.raycast(r, *m));
+                })
+            });
+        }
+        #[cfg(feature = "jolt")]
+        if landfall_bench::jolt::Jolt::accepts(hf) {
+            let mut checked = false;
+            g.bench_function(BenchmarkId::new("jolt", &d.t.name), |b| {
+                let j = d.jolt();
+                if !std::mem::replace(&mut checked, true) {
+                    check("Jolt (its own diagonals, 8-bit heights)", &|r, m| j.raycast(r, m));
+                }
+                cycle(b, &set, |(r, m)| {
+                    black_box(j.raycast(r, *m));
                 })
             });
         }
@@ -235,6 +287,10 @@ fn summary() {
         vertical_peers.push("embree_ray");
         ray_peers.push("embree");
     }
+    if cfg!(feature = "jolt") {
+        vertical_peers.extend(["jolt_height", "jolt_ray"]);
+        ray_peers.push("jolt");
+    }
     ray_peers.push("naive");
     print_ratios("vertical_point", &vertical_peers, &params);
     for g in ["rays_vertical", "rays_oblique", "rays_line_of_sight", "rays_diagonal"] {
@@ -256,6 +312,10 @@ fn summary() {
         #[cfg(feature = "embree")]
         if let Some(e) = d.embree.get() {
             print!(", Embree {:.1}", e.memory_bytes() as f64 / n);
+        }
+        #[cfg(feature = "jolt")]
+        if let Some(Ok(j)) = d.jolt.get() {
+            print!(", Jolt {:.2}", j.memory_bytes() as f64 / n);
         }
         for (what, t) in &d.build {
             print!("; {what} {:.1} ms", t.as_secs_f64() * 1e3);

@@ -7,6 +7,8 @@
 pub mod embree;
 pub mod grid;
 pub mod harness;
+#[cfg(feature = "jolt")]
+pub mod jolt;
 pub mod motions;
 pub mod peers;
 pub mod rapier_peer;

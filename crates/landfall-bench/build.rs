@@ -1,0 +1,62 @@
+//! With the `jolt` feature: compiles Jolt Physics 5.0 and `jolt/shim.cpp` into a static library.
+//! Jolt's source is looked for in `JOLT_SRC` (a directory holding `Jolt/Jolt.h`), else in
+//! `target/jolt-5.0.0` at the top of the workspace, where `scripts/fetch-jolt.sh` puts it.
+
+fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-env-changed=JOLT_SRC");
+    #[cfg(feature = "jolt")]
+    jolt::build();
+}
+
+#[cfg(feature = "jolt")]
+mod jolt {
+    use std::path::{Path, PathBuf};
+
+    pub fn build() {
+        println!("cargo:rerun-if-changed=jolt/shim.cpp");
+        let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+        let src =
+            std::env::var_os("JOLT_SRC").map(PathBuf::from).unwrap_or_else(|| manifest.join("../../target/jolt-5.0.0"));
+        if !src.join("Jolt/Jolt.h").is_file() {
+            panic!(
+                "the `jolt` feature needs Jolt Physics 5.0's source: none at {} (no Jolt/Jolt.h). Run \
+                 crates/landfall-bench/scripts/fetch-jolt.sh, or set JOLT_SRC to a directory holding Jolt/.",
+                src.display()
+            );
+        }
+        let mut files = Vec::new();
+        collect_cpp(&src.join("Jolt"), &mut files);
+        files.sort();
+        files.push(manifest.join("jolt/shim.cpp"));
+        // Jolt's own defaults on x86-64 (its CMake options USE_AVX2, USE_LZCNT, USE_TZCNT, USE_F16C,
+        // USE_FMADD), a release build without asserts, the profiler or the debug renderer.
+        cc::Build::new()
+            .cpp(true)
+            .std("c++17")
+            .include(&src)
+            .files(&files)
+            .opt_level(3)
+            .define("NDEBUG", None)
+            .flag_if_supported("-mavx2")
+            .flag_if_supported("-mbmi")
+            .flag_if_supported("-mpopcnt")
+            .flag_if_supported("-mlzcnt")
+            .flag_if_supported("-mf16c")
+            .flag_if_supported("-mfma")
+            .flag_if_supported("-ffp-contract=off")
+            .warnings(false)
+            .compile("landfall_jolt");
+    }
+
+    fn collect_cpp(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("Jolt's source directory is readable") {
+            let path = entry.expect("a directory entry").path();
+            if path.is_dir() {
+                collect_cpp(&path, out);
+            } else if path.extension().is_some_and(|e| e == "cpp") {
+                out.push(path);
+            }
+        }
+    }
+}
