@@ -138,7 +138,10 @@ pub fn load_heightfield(path: &Path, opts: &LoadOptions) -> Result<Loaded, IoErr
     let geo = r.georef.unwrap_or(GeoRef { origin: (0.0, 0.0), spacing: (1.0, 1.0) });
     let (dx, dy) = opts.spacing.unwrap_or(geo.spacing);
     let (ox, oy) = opts.origin.unwrap_or(geo.origin);
-    let values: Vec<f32> = r.values.iter().map(|&v| (v as f64 * opts.z_scale + opts.z_offset) as f32).collect();
+    let mut values = landfall::heightfield::sample_buffer(r.values.len());
+    for (h, &v) in values.iter_mut().zip(&r.values) {
+        *h = (v as f64 * opts.z_scale + opts.z_offset) as f32;
+    }
     if let Some(k) = values.iter().position(|v| v.is_infinite()) {
         return Err(IoError::field(
             path,

@@ -73,7 +73,7 @@ fn raw_height(p: &SynthParams, x: f64, y: f64) -> f64 {
 
 /// An `nx × ny` grid of heights (row 0 south), spanning exactly `relief` from lowest to highest.
 pub fn generate(nx: usize, ny: usize, params: &SynthParams) -> Vec<f32> {
-    let mut h = vec![0f32; nx * ny];
+    let mut h = super::sample_buffer(nx * ny);
     h.par_chunks_mut(nx.max(1)).enumerate().for_each(|(j, row)| {
         for (i, v) in row.iter_mut().enumerate() {
             *v = raw_height(params, i as f64, j as f64) as f32;
