@@ -6,7 +6,8 @@
 //! `--features embree`, Embree 3 (the system's `libembree3`) runs beside them on the same triangles;
 //! with `--features jolt`, Jolt 5.0's `HeightFieldShape` on the same samples (square grids only).
 
-use criterion::{criterion_group, BenchmarkId, Criterion};
+use criterion::measurement::WallTime;
+use criterion::{criterion_group, BenchmarkGroup, BenchmarkId, Criterion};
 use landfall::heightfield::workload::{self as sets, RaySet};
 use landfall::Heightfield;
 use landfall_bench::harness::{cycle, timed};
@@ -167,17 +168,38 @@ fn vertical_points(c: &mut Criterion) {
     g.finish();
 }
 
+/// Registers the benchmark `peer` of `set` in a ray group. The peer is got from `get` (which builds
+/// it on first use) only when criterion first runs the benchmark, and its answers are then compared
+/// with landfall's, once, and the count of differing rays printed under `label`.
+#[allow(clippy::too_many_arguments)]
+fn peer_rays<P: 'static>(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    group: &str,
+    d: &'static Data,
+    set: &RaySet,
+    peer: &str,
+    label: &str,
+    get: impl Fn() -> &'static P,
+    cast: impl Fn(&P, &landfall::Ray, f64) -> Option<f32>,
+) {
+    let mut checked = false;
+    g.bench_function(BenchmarkId::new(peer, &d.t.name), |b| {
+        let p = get();
+        if !std::mem::replace(&mut checked, true) {
+            let differ = differing(&d.t.hf, set, |r, m| cast(p, r, m));
+            eprintln!("{group}/{}: {differ} of {} rays answered differently by {label} (f32)", d.t.name, set.len());
+        }
+        cycle(b, set, |(r, m)| {
+            black_box(cast(p, r, *m));
+        })
+    });
+}
+
 fn ray_group(c: &mut Criterion, name: &str, make: fn(&Heightfield) -> RaySet) {
     let mut g = c.benchmark_group(name);
     for d in data() {
         let set = make(&d.t.hf);
         let hf = &d.t.hf;
-        // Same answers first: landfall against the f32 meshes of the same triangles, each checked
-        // (and built) only when its benchmark runs, the first time criterion calls it.
-        let check = |peer: &str, cast: &dyn Fn(&landfall::Ray, f64) -> Option<f32>| {
-            let differ = differing(hf, &set, cast);
-            eprintln!("{name}/{}: {differ} of {} rays answered differently by {peer} (f32)", d.t.name, set.len());
-        };
         g.bench_function(BenchmarkId::new("landfall", &d.t.name), |b| {
             cycle(b, &set, |(r, m)| {
                 black_box(hf.raycast(r, *m));
@@ -188,41 +210,15 @@ fn ray_group(c: &mut Criterion, name: &str, make: fn(&Heightfield) -> RaySet) {
                 black_box(d.parry_hf.raycast(r, *m));
             })
         });
-        let mut checked = false;
-        g.bench_function(BenchmarkId::new("parry_trimesh", &d.t.name), |b| {
-            let mesh = d.mesh();
-            if !std::mem::replace(&mut checked, true) {
-                check("parry TriMesh", &|r, m| mesh.raycast(r, m));
-            }
-            cycle(b, &set, |(r, m)| {
-                black_box(mesh.raycast(r, *m));
-            })
-        });
+        // The f32 peers: each built, and its answers checked against landfall's, only when its
+        // benchmark first runs.
+        peer_rays(&mut g, name, d, &set, "parry_trimesh", "parry TriMesh", || d.mesh(), |p, r, m| p.raycast(r, m));
         #[cfg(feature = "embree")]
-        {
-            let mut checked = false;
-            g.bench_function(BenchmarkId::new("embree", &d.t.name), |b| {
-                let e = d.embree();
-                if !std::mem::replace(&mut checked, true) {
-                    check("Embree", &|r, m| e.raycast(r, m));
-                }
-                cycle(b, &set, |(r, m)| {
-                    black_box(e.raycast(r, *m));
-                })
-            });
-        }
+        peer_rays(&mut g, name, d, &set, "embree", "Embree", || d.embree(), |p, r, m| p.raycast(r, m));
         #[cfg(feature = "jolt")]
         if landfall_bench::jolt::Jolt::accepts(hf) {
-            let mut checked = false;
-            g.bench_function(BenchmarkId::new("jolt", &d.t.name), |b| {
-                let j = d.jolt();
-                if !std::mem::replace(&mut checked, true) {
-                    check("Jolt (its own diagonals, 8-bit heights)", &|r, m| j.raycast(r, m));
-                }
-                cycle(b, &set, |(r, m)| {
-                    black_box(j.raycast(r, *m));
-                })
-            });
+            let label = "Jolt (its own diagonals, 8-bit heights)";
+            peer_rays(&mut g, name, d, &set, "jolt", label, || d.jolt(), |p, r, m| p.raycast(r, m));
         }
         if let Some(tris) = &d.naive {
             g.bench_function(BenchmarkId::new("naive", &d.t.name), |b| {
