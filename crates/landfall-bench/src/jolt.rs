@@ -38,9 +38,8 @@ extern "C" {
 pub struct Jolt {
     shape: *mut c_void,
     center: DVec3,
-    /// The length of a ray, in landfall's units, past which it has left the terrain's box from
-    /// anywhere within `reach` of the centre: Jolt casts segments, so an unbounded ray is cast this
-    /// far (`reach` + the box's diagonal).
+    /// Length of the diagonal of the terrain's box: a ray from distance r of the centre has left
+    /// the box after r + this.
     box_diagonal: f64,
 }
 
@@ -87,12 +86,13 @@ impl Jolt {
         Ok(Jolt { shape, center: c, box_diagonal: (b.max - b.min).length() })
     }
 
-    /// Jolt's first hit t in [0, `max_t`], in landfall's units of |dir| (f32). An unbounded ray is
-    /// cast as a segment long enough to leave the terrain's box.
+    /// Jolt's first hit t in [0, `max_t`], in landfall's units of |dir| (f32). Jolt casts segments:
+    /// the ray is cast to `max_t` or to where it has left the terrain's box, whichever is nearer.
     #[inline]
     pub fn raycast(&self, ray: &Ray, max_t: f64) -> Option<f32> {
         let o = ray.origin - self.center;
-        let len = if max_t.is_finite() { max_t } else { (o.length() + self.box_diagonal) / ray.dir.length() };
+        // Past this t the ray has left the terrain's box: nothing further can be hit.
+        let len = max_t.min((o.length() + self.box_diagonal) / ray.dir.length());
         let (origin, dir) = (to_jolt(o), to_jolt(ray.dir * len));
         let (mut fraction, mut normal) = (0.0f32, [0.0f32; 3]);
         // SAFETY: a live shape; three floats at each pointer.

@@ -261,10 +261,11 @@ impl Generator {
     pub fn corner_grid(&self, level: u8, i0: i64, j0: i64, nx: usize, ny: usize) -> Vec<f32> {
         let cells = self.patch(level, i0 - 1, j0 - 1, nx + 1, ny + 1);
         let at = |a: usize, b: usize| cells[b * (nx + 1) + a].h;
-        let mut out = Vec::with_capacity(nx * ny);
-        for b in 0..ny {
-            for a in 0..nx {
-                out.push(corner_height(at(a, b), at(a + 1, b), at(a, b + 1), at(a + 1, b + 1)));
+        // A heightfield's samples: on 2 MiB pages where the OS offers them (see `sample_buffer`).
+        let mut out = crate::heightfield::sample_buffer(nx * ny);
+        for (b, row) in out.chunks_mut(nx.max(1)).enumerate() {
+            for (a, h) in row.iter_mut().enumerate() {
+                *h = corner_height(at(a, b), at(a + 1, b), at(a, b + 1), at(a + 1, b + 1));
             }
         }
         out
