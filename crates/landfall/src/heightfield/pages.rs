@@ -12,8 +12,9 @@ const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
 /// `Vec` it is given). On Linux, a buffer of 4 MiB or more is marked for transparent huge pages
 /// (`madvise(MADV_HUGEPAGE)`) before anything is written to it, so that writing the samples maps 2
 /// MiB pages where the kernel allows it (its `transparent_hugepage` setting `madvise` or `always`).
-/// Elsewhere, or when the kernel declines, it is an ordinary zeroed `Vec`. The generator and the
-/// raster loaders fill their heights through it.
+/// Elsewhere, or when the kernel declines, it is an ordinary zeroed `Vec`. The generator
+/// ([`synth::generate`](super::synth::generate)), the world's `Generator::corner_grid` and
+/// `landfall_io::load_heightfield` fill their heights through it.
 ///
 /// [`Heightfield::builder`]: super::Heightfield::builder
 pub fn sample_buffer(len: usize) -> Vec<f32> {
