@@ -3,7 +3,9 @@
 //! A large grid's samples span thousands of 4 KiB pages (16,400 for 4097²), and random vertical
 //! queries miss the TLB on most of them. Marked for transparent huge pages before their first
 //! write, they take 2 MiB pages instead: `height_at` at random points on 4097² went from 15.0–16.4
-//! ns to 12.8–13.1 ns (docs/benchmarks.md, "Jolt 5.0 beside landfall").
+//! ns to 13.4 ns (docs/benchmarks.md, "Jolt 5.0 beside landfall"). A buffer that the allocator
+//! takes from memory it has used before is already mapped: the advice then only lets the kernel
+//! merge its pages later.
 
 /// Buffers smaller than this are left on the default pages.
 const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
@@ -62,7 +64,7 @@ mod tests {
     }
 
     /// On a Linux kernel with transparent huge pages, a large buffer's memory carries the advice
-    /// (`hg` among its mapping's `VmFlags` in /proc/self/smaps) and a small one's does not need to.
+    /// (`hg` among its mapping's `VmFlags` in /proc/self/smaps).
     #[cfg(target_os = "linux")]
     #[test]
     fn large_sample_buffers_are_advised_for_huge_pages() {
