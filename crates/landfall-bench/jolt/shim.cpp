@@ -11,7 +11,9 @@
 #include <Jolt/Physics/Collision/Shape/SubShapeID.h>
 #include <Jolt/RegisterTypes.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <mutex>
 
 using namespace JPH;
