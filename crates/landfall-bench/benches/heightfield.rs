@@ -28,7 +28,7 @@ struct Data {
     /// Embree's scene of the same triangles, built on first use.
     #[cfg(feature = "embree")]
     embree: OnceLock<landfall_bench::embree::Embree>,
-    /// Jolt's heightfield of the same samples, built on first use (`Err`: why there is none).
+    /// Jolt's heightfield of the same samples, built on first use (`Err`: Jolt's reason for refusing it).
     #[cfg(feature = "jolt")]
     jolt: OnceLock<Result<landfall_bench::jolt::Jolt, String>>,
     naive: Option<Vec<[glam::DVec3; 3]>>,
