@@ -8,7 +8,7 @@
 //! Jolt splits every cell by its (i, j)–(i+1, j+1) diagonal, landfall's `SouthWestNorthEast`;
 //! with that diagonal and Jolt's height error allowed for, both find the same hits (tested below).
 
-use crate::peers::center;
+use crate::peers::{center, y_up};
 use glam::DVec3;
 use landfall::{Heightfield, Ray};
 use std::ffi::{c_char, c_void, CStr};
@@ -48,10 +48,6 @@ unsafe impl Send for Jolt {}
 // SAFETY: as above.
 unsafe impl Sync for Jolt {}
 
-fn to_jolt(p: DVec3) -> [f32; 3] {
-    [p.x as f32, p.z as f32, p.y as f32]
-}
-
 impl Jolt {
     /// Whether Jolt takes `hf`'s grid by its shape: square, with at least two of Jolt's blocks
     /// (3 × 3 samples). Jolt may still refuse a huge one ([`new`](Self::new) gives its reason).
@@ -70,7 +66,7 @@ impl Jolt {
         // Row y of Jolt's samples runs along its x at z = y: landfall's row j (south first).
         let samples: Vec<f32> = hf.heights().iter().map(|&h| if h.is_nan() { f32::MAX } else { h }).collect();
         let (o, s) = (hf.origin(), hf.spacing());
-        let offset = to_jolt(DVec3::new(o.x - c.x, o.y - c.y, 0.0));
+        let offset = y_up(DVec3::new(o.x, o.y, 0.0), c);
         let scale = [s.x as f32, 1.0, s.y as f32];
         let mut error = [0 as c_char; 256];
         // SAFETY: the pointers are valid for the lengths Jolt reads (n² samples, three floats each,
@@ -90,10 +86,9 @@ impl Jolt {
     /// the ray is cast to `max_t` or to where it has left the terrain's box, whichever is nearer.
     #[inline]
     pub fn raycast(&self, ray: &Ray, max_t: f64) -> Option<f32> {
-        let o = ray.origin - self.center;
         // Past this t the ray has left the terrain's box: nothing further can be hit.
-        let len = max_t.min((o.length() + self.box_diagonal) / ray.dir.length());
-        let (origin, dir) = (to_jolt(o), to_jolt(ray.dir * len));
+        let len = max_t.min(((ray.origin - self.center).length() + self.box_diagonal) / ray.dir.length());
+        let (origin, dir) = (y_up(ray.origin, self.center), y_up(ray.dir * len, DVec3::ZERO));
         let (mut fraction, mut normal) = (0.0f32, [0.0f32; 3]);
         // SAFETY: a live shape; three floats at each pointer.
         let hit =

@@ -16,9 +16,15 @@ pub struct Parry<S> {
     center: DVec3,
 }
 
-fn to_parry(p: DVec3, c: DVec3) -> Vector {
+/// `p` in a Y-up f32 frame centred on `c` (parry's and Jolt's): landfall's (x, y, z) − c becomes
+/// (x, z, y).
+pub fn y_up(p: DVec3, c: DVec3) -> [f32; 3] {
     let q = p - c;
-    Vector::new(q.x as f32, q.z as f32, q.y as f32)
+    [q.x as f32, q.z as f32, q.y as f32]
+}
+
+fn to_parry(p: DVec3, c: DVec3) -> Vector {
+    Vector::from(y_up(p, c))
 }
 
 impl<S: RayCast> Parry<S> {
