@@ -28,9 +28,9 @@ struct Data {
     /// Embree's scene of the same triangles, built on first use.
     #[cfg(feature = "embree")]
     embree: OnceLock<landfall_bench::embree::Embree>,
-    /// Jolt's heightfield of the same samples, built on first use (`Err`: Jolt's reason for refusing it).
+    /// Jolt's heightfield of the same samples, built on first use.
     #[cfg(feature = "jolt")]
-    jolt: OnceLock<Result<landfall_bench::jolt::Jolt, String>>,
+    jolt: OnceLock<landfall_bench::jolt::Jolt>,
     naive: Option<Vec<[glam::DVec3; 3]>>,
     build: Vec<(&'static str, Duration)>,
 }
@@ -94,23 +94,19 @@ impl Data {
             e
         })
     }
-}
 
-#[cfg(feature = "jolt")]
-impl Data {
     /// Jolt's heightfield of the same samples, built (its build time and memory printed) on first
     /// use. Only for grids Jolt accepts ([`Jolt::accepts`](landfall_bench::jolt::Jolt::accepts)).
+    #[cfg(feature = "jolt")]
     fn jolt(&self) -> &landfall_bench::jolt::Jolt {
-        let built = self.jolt.get_or_init(|| {
+        self.jolt.get_or_init(|| {
             let (j, t) = timed(|| landfall_bench::jolt::Jolt::new(&self.t.hf));
-            if let Ok(j) = &j {
-                let n = (self.t.hf.nx() * self.t.hf.ny()) as f64;
-                let (ms, bytes) = (t.as_secs_f64() * 1e3, j.memory_bytes() as f64 / n);
-                eprintln!("{}: Jolt HeightFieldShape built in {ms:.1} ms, {bytes:.2} bytes/sample", self.t.name);
-            }
+            let j = j.unwrap_or_else(|e| panic!("{}: Jolt cannot build its heightfield: {e}", self.t.name));
+            let n = (self.t.hf.nx() * self.t.hf.ny()) as f64;
+            let (ms, bytes) = (t.as_secs_f64() * 1e3, j.memory_bytes() as f64 / n);
+            eprintln!("{}: Jolt HeightFieldShape built in {ms:.1} ms, {bytes:.2} bytes/sample", self.t.name);
             j
-        });
-        built.as_ref().unwrap_or_else(|e| panic!("{}: Jolt cannot build its heightfield: {e}", self.t.name))
+        })
     }
 }
 
@@ -310,7 +306,7 @@ fn summary() {
             print!(", Embree {:.1}", e.memory_bytes() as f64 / n);
         }
         #[cfg(feature = "jolt")]
-        if let Some(Ok(j)) = d.jolt.get() {
+        if let Some(j) = d.jolt.get() {
             print!(", Jolt {:.2}", j.memory_bytes() as f64 / n);
         }
         for (what, t) in &d.build {
