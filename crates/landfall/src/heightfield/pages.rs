@@ -22,8 +22,9 @@ const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
 pub fn sample_buffer(len: usize) -> Vec<f32> {
     // Zeroed by the allocator: a large allocation is fresh, untouched memory from the OS.
     let v = vec![0f32; len];
-    if std::mem::size_of_val(v.as_slice()) >= HUGE_PAGE_MIN_BYTES {
-        advise_huge_pages(v.as_ptr().cast(), std::mem::size_of_val(v.as_slice()));
+    let bytes = std::mem::size_of_val(v.as_slice());
+    if bytes >= HUGE_PAGE_MIN_BYTES {
+        advise_huge_pages(v.as_ptr().cast(), bytes);
     }
     v
 }
