@@ -16,6 +16,7 @@ mod edit;
 mod pages;
 mod pyramid;
 mod raycast;
+mod stack_walk;
 pub mod synth;
 mod triangles;
 mod vertical;

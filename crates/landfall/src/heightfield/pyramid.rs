@@ -4,10 +4,10 @@
 //! may be partial); level k+1 merges 2×2 nodes of level k, until one node remains. Each node bounds
 //! the valid (non-NaN) samples of its block, edges included, so the triangles of its cells lie
 //! inside its range. All levels live in one flat array, each row by row with padding: a row holds
-//! at least one node more than the level has (an even number), and one more row follows the last,
-//! all empty. So the children of any node form an aligned 2 × 2 block, and any 2 × 2 block whose
-//! first node is in the level can be read without a check for the level's last row or column (the
-//! stack walk's node test).
+//! at least three nodes more than the level has (a multiple of four), and as many rows, all empty.
+//! So the grandchildren of any node form an aligned 4 × 4 block, and any 4 × 4 block whose first
+//! node is in the level can be read without a check for the level's last row or column (the stack
+//! walk's node test).
 //!
 //! **Quantised, outward.** A node stores its range as two `u16` steps of a grid-wide quantum
 //! (`base + q·step`, `step` = height range / 65534): the minimum rounded down, the maximum rounded
@@ -38,7 +38,7 @@ pub(crate) struct Level {
     pub nby: usize,
     /// Index of the level's first node in the flat array.
     pub offset: usize,
-    /// Nodes per row in the flat array: even, and more than `nbx` (the rest are empty).
+    /// Nodes per row in the flat array: a multiple of four, at least `nbx + 3` (the rest are empty).
     pub stride: usize,
     /// Cells covered by one node along each axis (leaf · 2^level).
     pub span: usize,
@@ -80,7 +80,7 @@ impl Pyramid {
         loop {
             let stride = padded(nbx);
             levels.push(Level { nbx, nby, offset, span, stride });
-            offset += stride * (nby + 1);
+            offset += stride * padded(nby);
             if nbx == 1 && nby == 1 {
                 break;
             }
@@ -260,27 +260,32 @@ impl Pyramid {
         (self.base + a as f64 * self.step, self.base + b as f64 * self.step)
     }
 
-    /// Codes of the 2 × 2 block of nodes from node `i` of the flat array (a node (bi, bj) of level
-    /// `l` is `l.offset + bj · l.stride + bi`), one word per row: `i` and `i + 1` in the low and high
-    /// halves, then `i + stride` and `i + stride + 1`. One bounds check for the four.
+    /// Codes of the 4 × 4 block of nodes from node `i` of the flat array (a node (bi, bj) of level
+    /// `l` is `l.offset + bj · l.stride + bi`): row r of the block at `r · stride`. One bounds check
+    /// for the sixteen.
     #[inline(always)]
-    pub(crate) fn block_codes(&self, i: usize, stride: usize) -> [u64; 2] {
-        let block = &self.nodes[i..i + stride + 2];
-        let pair = |k: usize| {
-            let (a, b) = (block[k], block[k + 1]);
-            u64::from(a[0]) | u64::from(a[1]) << 16 | u64::from(b[0]) << 32 | u64::from(b[1]) << 48
-        };
-        [pair(0), pair(stride)]
+    pub(crate) fn block16(&self, i: usize, stride: usize) -> &[Code] {
+        &self.nodes[i..i + 3 * stride + 4]
     }
 
-    /// Hints the CPU to fetch the children of the `n` × `n` block of nodes from (bi, bj) of level
-    /// `k ≥ 1` (`2n` rows of `2n` nodes at level k − 1, `n` ≤ 2): whichever of them the walk tests
-    /// next, its codes are on their way. Nothing is read; indices past the level are harmless.
+    /// Hints the CPU to fetch the 2 × 2 children of node (bi, bj) of level `k ≥ 1` (two rows at
+    /// level k − 1): the stackless walk tests one of them next. Nothing is read; indices past the
+    /// level are harmless.
     #[inline(always)]
-    pub(crate) fn prefetch_children(&self, k: usize, bi: usize, bj: usize, n: usize) {
+    pub(crate) fn prefetch_children(&self, k: usize, bi: usize, bj: usize) {
         let c = self.levels[k - 1];
         let first = self.nodes.as_ptr().wrapping_add(c.offset + 2 * bj * c.stride + 2 * bi);
-        crate::geom::prefetch_rows(first, c.stride, 2 * n);
+        crate::geom::prefetch_rows(first, c.stride, 2);
+    }
+
+    /// Hints the CPU to fetch the grandchildren of the 4 × 4 block of nodes from (bi, bj) of level
+    /// `k ≥ 2` (16 rows of 16 nodes at level k − 2): whichever block of them the walk tests next,
+    /// its codes are on their way. Nothing is read; indices past the level are harmless.
+    #[inline(always)]
+    pub(crate) fn prefetch_grandchildren(&self, k: usize, bi: usize, bj: usize) {
+        let c = self.levels[k - 2];
+        let first = self.nodes.as_ptr().wrapping_add(c.offset + 4 * bj * c.stride + 4 * bi);
+        crate::geom::prefetch_rows(first, c.stride, 16);
     }
 
     /// (step, base − eps, base + eps): a code's height is `code · step + base`.
@@ -296,9 +301,10 @@ impl Pyramid {
     }
 }
 
-/// Row length in the flat array of a level `nbx` nodes wide: even, and at least `nbx + 1`.
-fn padded(nbx: usize) -> usize {
-    (nbx + 2) & !1
+/// Rows (or nodes per row) in the flat array of a level `n` rows (or nodes) long: a multiple of
+/// four, at least `n + 3`.
+fn padded(n: usize) -> usize {
+    (n + 6) & !3
 }
 
 /// Exact range of the valid samples (NaN-aware).

@@ -39,7 +39,6 @@ use super::Heightfield;
 use crate::geom::{Hit, Ray, TriangleId};
 use glam::DVec3;
 use rayon::prelude::*;
-use std::mem::MaybeUninit;
 use std::ops::ControlFlow;
 
 /// Work counters of the ray walk (feature `stats`): node steps, leaves walked, cells visited, cells
@@ -71,9 +70,10 @@ pub fn take_stats() -> [u64; 4] {
 macro_rules! count {
     ($k:expr) => {
         #[cfg(feature = "stats")]
-        stats::bump($k);
+        crate::heightfield::raycast::stats::bump($k);
     };
 }
+pub(super) use count;
 
 /// Relative tolerance under which the ray–terrain gap counts as zero (a touch).
 pub const TOUCH_EPS: f64 = 1e-10;
@@ -104,15 +104,15 @@ fn max(a: f64, b: f64) -> f64 {
 /// One ray prepared for the walk: grid-space parametrisation (u, v in cells from sample (0, 0);
 /// z and t unchanged) and per-ray constants.
 #[derive(Clone, Copy, Debug)]
-struct Walk {
-    u0: f64,
-    v0: f64,
+pub(super) struct Walk {
+    pub(super) u0: f64,
+    pub(super) v0: f64,
     z0: f64,
-    du: f64,
-    dv: f64,
+    pub(super) du: f64,
+    pub(super) dv: f64,
     dz: f64,
-    inv_du: f64,
-    inv_dv: f64,
+    pub(super) inv_du: f64,
+    pub(super) inv_dv: f64,
     /// 1 / dz (±∞ for a level ray).
     inv_dz: f64,
     /// Absolute z margin of the pruning tests (covers rounding in t, u, v and z).
@@ -121,11 +121,11 @@ struct Walk {
 
 impl Walk {
     #[inline(always)]
-    fn u(&self, t: f64) -> f64 {
+    pub(super) fn u(&self, t: f64) -> f64 {
         self.u0 + self.du * t
     }
     #[inline(always)]
-    fn v(&self, t: f64) -> f64 {
+    pub(super) fn v(&self, t: f64) -> f64 {
         self.v0 + self.dv * t
     }
     #[inline(always)]
@@ -221,9 +221,9 @@ impl Axis {
 }
 
 /// Last evaluated breakpoint of the current run: `f` at `t`, NaN when the run is broken.
-struct Chain {
-    t: f64,
-    f: f64,
+pub(super) struct Chain {
+    pub(super) t: f64,
+    pub(super) f: f64,
 }
 
 impl Chain {
@@ -244,7 +244,7 @@ const DIR_MAX: f64 = (1u128 << 64) as f64;
 const DIR_MIN: f64 = 1.0 / DIR_MAX;
 
 /// Where crossings go: the first-hit search stops at the first, `crossings` visits them all.
-trait Sink {
+pub(super) trait Sink {
     fn crossing(&mut self, hit: Hit) -> ControlFlow<()>;
 }
 
@@ -460,7 +460,7 @@ impl Heightfield {
                         self.prefetch_leaf(bi, bj);
                     } else {
                         // So are the node's children, while the node is tested.
-                        self.pyramid.prefetch_children(k, bi, bj, 1);
+                        self.pyramid.prefetch_children(k, bi, bj);
                     }
                     continue;
                 }
@@ -515,7 +515,7 @@ impl Heightfield {
     /// Walks the cells of leaf (bi, bj) under the ray from t0 to t1 (both walks' leaf step).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn walk_leaf(
+    pub(super) fn walk_leaf(
         &self,
         ray: &Ray,
         w: &Walk,
@@ -745,232 +745,12 @@ impl Heightfield {
     }
 }
 
-/// The ray's t intervals `[xa[r], xb[r]]` in the four children of a block, in the ray's order (see
-/// [`children4`]).
-#[derive(Clone, Copy)]
-#[repr(C)]
-struct Intervals {
-    xa: [f64; 4],
-    xb: [f64; 4],
-}
-
-/// A block whose children wait on the stack walk's stack (their [`Intervals`] beside it): which of
-/// them are still to visit, and where the block is.
-#[derive(Clone, Copy)]
-struct Waiting {
-    /// Level of the children.
-    k: u32,
-    /// The block's first node (li, lj) at level `k`.
-    li: u32,
-    lj: u32,
-    /// Bit r: child r is still to visit.
-    rest: u32,
-}
-
-impl Heightfield {
-    /// The walk of a ray that enters the height slab through its top or bottom: front to back with a
-    /// stack, from the lowest 2 × 2 block of nodes that holds the whole clipped ray [t0, t1],
-    /// testing the four children of a node together (see the module's documentation).
-    fn walk_stack(
-        &self,
-        ray: &Ray,
-        w: &Walk,
-        z2t: &[f64; 3],
-        t0: f64,
-        t1: f64,
-        sink: &mut impl Sink,
-    ) -> ControlFlow<()> {
-        let (ncx, ncy) = self.pyramid.cells();
-        let (u0, v0, du, dv) = (w.u0, w.v0, w.du, w.dv);
-        // The start: the lowest level at which a 2 × 2 block of nodes holds the ray's cells over
-        // [t0, t1] (with a margin for rounding in u, v); that block is tested as a node's children.
-        let cover = |a: f64, b: f64, n: usize| {
-            let m = 1e-9 * (1.0 + a.abs().max(b.abs()));
-            (cell::cell_index(min(a, b) - m, 0, n - 1), cell::cell_index(max(a, b) + m, 0, n - 1))
-        };
-        let p = &self.pyramid;
-        let (ia, ib) = cover(w.u(t0), w.u(t1), ncx);
-        let (ja, jb) = cover(w.v(t0), w.v(t1), ncy);
-        let (ia, ib, ja, jb) = (p.leaf_of(ia), p.leaf_of(ib), p.leaf_of(ja), p.leaf_of(jb));
-        let mut k = block_level(ia, ib).max(block_level(ja, jb));
-        let mut chain = Chain { t: f64::NAN, f: f64::NAN };
-        // Waiting blocks are in strictly decreasing level order (one waits only while the walk is
-        // below it), so there are at most as many as levels: fewer than 34 (cells along an axis fit
-        // in a u32), under `STACK`, so indices taken modulo `STACK` never wrap and need no bounds
-        // check.
-        const STACK: usize = 64;
-        let mut waiting = [MaybeUninit::<Waiting>::uninit(); STACK];
-        let mut intervals = [MaybeUninit::<Intervals>::uninit(); STACK];
-        let mut sp = 0usize;
-        // The near half of every node along each axis (0 low, 1 high): the ray moves one way along
-        // each (neither is zero here), so its order of the four children of any block is the same.
-        let (nu, nv) = (usize::from(du < 0.0), usize::from(dv < 0.0));
-        let near_bits = (nu | nv << 1) as u32;
-        // The block to expand: the nodes (li, lj) … (li + 1, lj + 1) of level k, over [ta, tb].
-        let (mut li, mut lj, mut ta, mut tb) = (ia >> k, ja >> k, t0, t1);
-        loop {
-            let c = self.pyramid.level(k);
-            if k >= 1 {
-                // The block's children are fetched while the block is tested: the next block the
-                // walk expands is among them.
-                self.pyramid.prefetch_children(k, li, lj, 2);
-            }
-            // t at the block's mid-lines, where the ray passes from its near half to its far one.
-            // A half past the level's last row or column is padding: empty, never visited; the ray's
-            // part there is rounding room past the grid's border.
-            let (mu, mv) = (to_f(li + 1) * to_f(c.span), to_f(lj + 1) * to_f(c.span));
-            let (tmu, tmv) = ((mu - u0) * w.inv_du, (mv - v0) * w.inv_dv);
-            // The block's two rows of codes, near row first, near node in the low half.
-            let rows = self.pyramid.block_codes(c.offset + lj * c.stride + li, c.stride);
-            let row = |b: usize| rows[b].rotate_right(32 * nu as u32);
-            // The children's intervals are written where they wait, should any of them wait.
-            let slot = &mut intervals[sp % STACK];
-            let mask = children4(z2t, &Block { ta, tb, tmu, tmv, rows: [row(nv), row(nv ^ 1)] }, slot);
-            // SAFETY: `children4` wrote all of it.
-            let Intervals { xa, xb } = unsafe { slot.assume_init_ref() };
-            if mask != 0 {
-                // The nearest child the ray may cross is visited now; the others wait on the stack
-                // with their block (child 0, the near one, is never among them).
-                let (near, rest) = (mask.trailing_zeros() as usize, mask & (mask - 1));
-                waiting[sp % STACK].write(Waiting { k: k as u32, li: li as u32, lj: lj as u32, rest });
-                sp += usize::from(rest != 0);
-                count!(0);
-                let (ci, cj) = child_of(li, lj, near_bits, near);
-                if k > 0 {
-                    (k, li, lj, ta, tb) = (k - 1, 2 * ci, 2 * cj, xa[near], xb[near]);
-                    continue;
-                }
-                count!(1);
-                self.prefetch_leaf(ci, cj);
-                self.walk_leaf(ray, w, ci, cj, xa[near], xb[near], &mut chain, sink)?;
-            }
-            // Pop: walk leaves until a node to expand comes up.
-            loop {
-                if sp == 0 {
-                    return ControlFlow::Continue(());
-                }
-                let i = (sp - 1) % STACK;
-                // SAFETY: entries below `sp` were written.
-                let (top, iv) = unsafe { (waiting[i].assume_init_mut(), intervals[i].assume_init_ref()) };
-                let r = top.rest.trailing_zeros() as usize;
-                top.rest &= top.rest - 1;
-                let cur = *top;
-                sp -= usize::from(cur.rest == 0);
-                let (ci, cj) = child_of(cur.li as usize, cur.lj as usize, near_bits, r);
-                count!(0);
-                if cur.k > 0 {
-                    (k, li, lj) = (cur.k as usize - 1, 2 * ci, 2 * cj);
-                    (ta, tb) = (iv.xa[r], iv.xb[r]);
-                    break;
-                }
-                count!(1);
-                self.walk_leaf(ray, w, ci, cj, iv.xa[r], iv.xb[r], &mut chain, sink)?;
-            }
-        }
-    }
-}
-
-/// Child `r` (in the ray's order: bit 0 far along u, bit 1 far along v) of the block whose first
-/// node is (li, lj) and whose near halves are `near` (bit 0 along u, bit 1 along v).
-#[inline(always)]
-fn child_of(li: usize, lj: usize, near: u32, r: usize) -> (usize, usize) {
-    let flip = r ^ near as usize;
-    (li + (flip & 1), lj + (flip >> 1))
-}
-
-/// The lowest level k at which nodes `a >> k` and `b >> k` (`a ≤ b`, leaf indices along one axis)
-/// are equal or adjacent, without a loop: with `2^m ≤ b − a < 2^(m+1)`, level m − 1 leaves them at
-/// least two apart and level m + 1 at most one, so k is m or m + 1.
-#[inline(always)]
-fn block_level(a: usize, b: usize) -> usize {
-    let m = super::pyramid::bit_length((b - a) as u64).saturating_sub(1);
-    m + usize::from((b >> m) - (a >> m) > 1)
-}
-
 /// Per-ray constants of the stack walk: the ray's t at the height of code `c` is `c · [0] + [1]` at
 /// a node's low end and `c · [0] + [2]` at its high end (`q` from `Pyramid::quantum_eps`, its
 /// margin included), so that a code becomes a t in one multiply and one add.
 #[inline(always)]
 fn code_to_t(w: &Walk, q: [f64; 3]) -> [f64; 3] {
     [q[0] * w.inv_dz, (q[1] - w.z0) * w.inv_dz, (q[2] - w.z0) * w.inv_dz]
-}
-
-/// A node whose four children the stack walk tests together, as the ray meets it.
-#[derive(Clone, Copy, Debug)]
-struct Block {
-    /// The ray's t interval in the node.
-    ta: f64,
-    tb: f64,
-    /// t at the node's mid-lines along u and v, where the ray passes from the near half to the far one.
-    tmu: f64,
-    tmv: f64,
-    /// The children's codes, near row first, near child in the low 32 bits.
-    rows: [u64; 2],
-}
-
-/// The four children of `block` in the ray's order (bit 0: far along u, bit 1: far along v): their
-/// t intervals within the block's, cut to where the ray's height is within the child's range, and
-/// which of them the ray may cross (bit r for child r: the cut interval is not empty and the node
-/// is not empty). Two SSE2 lanes per row of children; the same IEEE operations in the same order
-/// as [`children4_scalar`], so both give the same bits.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn children4(z2t: &[f64; 3], block: &Block, out: &mut MaybeUninit<Intervals>) -> u32 {
-    use std::arch::x86_64::*;
-    let Block { ta, tb, tmu, tmv, rows } = *block;
-    const I: f64 = f64::INFINITY;
-    let mut mask = 0;
-    let (xa, xb) = (out.as_mut_ptr().cast::<f64>(), out.as_mut_ptr().cast::<f64>().wrapping_add(4));
-    // SAFETY: SSE2 is part of x86-64; the stores go to `out`'s two arrays of four (`repr(C)`).
-    unsafe {
-        let (ta, tb) =
-            (_mm_max_pd(_mm_set1_pd(ta), _mm_set_pd(tmu, -I)), _mm_min_pd(_mm_set1_pd(tb), _mm_set_pd(I, tmu)));
-        let (scale, lo_add, hi_add) = (_mm_set1_pd(z2t[0]), _mm_set1_pd(z2t[1]), _mm_set1_pd(z2t[2]));
-        for (b, (vlo, vhi)) in [(-I, tmv), (tmv, I)].into_iter().enumerate() {
-            let a = _mm_max_pd(ta, _mm_set1_pd(vlo));
-            let e = _mm_min_pd(tb, _mm_set1_pd(vhi));
-            // The codes as i32 [lo0, hi0, lo1, hi1], then [lo0, lo1, hi0, hi1].
-            let codes = _mm_unpacklo_epi16(_mm_cvtsi64_si128(rows[b] as i64), _mm_setzero_si128());
-            let codes = _mm_shuffle_epi32::<0b11_01_10_00>(codes);
-            let (clo, chi) = (_mm_cvtepi32_pd(codes), _mm_cvtepi32_pd(_mm_unpackhi_epi64(codes, codes)));
-            // The part of [a, e] where the ray is within the child's heights.
-            let sa = _mm_add_pd(_mm_mul_pd(clo, scale), lo_add);
-            let sb = _mm_add_pd(_mm_mul_pd(chi, scale), hi_add);
-            let a = _mm_max_pd(_mm_min_pd(sa, sb), a);
-            let e = _mm_min_pd(_mm_max_pd(sa, sb), e);
-            let ok = _mm_and_pd(_mm_cmple_pd(a, e), _mm_cmple_pd(clo, chi));
-            mask |= (_mm_movemask_pd(ok) as u32) << (2 * b);
-            _mm_storeu_pd(xa.add(2 * b), a);
-            _mm_storeu_pd(xb.add(2 * b), e);
-        }
-    }
-    mask
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-use children4_scalar as children4;
-
-/// [`children4`] one child at a time (the walk's path where SSE2 is not available).
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
-#[inline(always)]
-fn children4_scalar(z2t: &[f64; 3], block: &Block, out: &mut MaybeUninit<Intervals>) -> u32 {
-    let Block { ta, tb, tmu, tmv, rows } = *block;
-    const I: f64 = f64::INFINITY;
-    let (ulo, uhi, vlo, vhi) = ([-I, tmu], [tmu, I], [-I, tmv], [tmv, I]);
-    let (mut xa, mut xb, mut mask) = ([0.0; 4], [0.0; 4], 0);
-    for r in 0..4 {
-        let (i, b) = (r & 1, r >> 1);
-        let (a, e) = (max(max(ta, ulo[i]), vlo[b]), min(min(tb, uhi[i]), vhi[b]));
-        let code = |shift: usize| (rows[b] >> (32 * i + shift) & 0xffff) as f64;
-        let (clo, chi) = (code(0), code(16));
-        let (sa, sb) = (clo * z2t[0] + z2t[1], chi * z2t[0] + z2t[2]);
-        let (a, e) = (max(min(sa, sb), a), min(max(sa, sb), e));
-        let ok = (a <= e) & (clo <= chi);
-        mask |= u32::from(ok) << r;
-        (xa[r], xb[r]) = (a, e);
-    }
-    out.write(Intervals { xa, xb });
-    mask
 }
 
 /// The gap `z − h`, snapped to 0 within rounding (`TOUCH_EPS` relative), so a ray that only touches
@@ -985,81 +765,3 @@ fn snap(z: f64, h: f64) -> f64 {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// `block_level` gives the level the search upwards gives, for all pairs of small indices and
-    /// pairs around powers of two.
-    #[test]
-    fn block_level_matches_a_search_up_the_levels() {
-        let search = |a: usize, b: usize| (0..).find(|&k| (b >> k) - (a >> k) <= 1).unwrap();
-        let mut pairs: Vec<(usize, usize)> = (0..300).flat_map(|a| (a..300).map(move |b| (a, b))).collect();
-        for p in 2..usize::BITS - 2 {
-            let s = 1usize << p;
-            for (a, b) in [(s - 1, s), (s - 1, 2 * s), (s + 1, 3 * s - 1), (0, s - 1), (1, s + 1), (s - 3, s + 5)] {
-                pairs.push((a, b));
-            }
-        }
-        for (a, b) in pairs {
-            assert_eq!(block_level(a, b), search(a, b), "{a}..{b}");
-        }
-    }
-
-    /// The SSE2 test of four children gives the scalar version's bits: random intervals, mid-lines
-    /// inside, outside, at the ends of the node's interval and at ±∞ (a half that is never
-    /// reached, or missing), random codes including the empty one, rays up, down and level. Every
-    /// child is seen both crossed and not.
-    #[test]
-    fn four_children_lanes_match_the_scalar_test() {
-        let mut rng = crate::heightfield::workload::SplitMix64::new(47);
-        let mut seen = [[0usize; 2]; 4];
-        for case in 0..20_000usize {
-            let ta = rng.range(-10.0, 10.0);
-            let tb = ta + [0.0, rng.range(0.0, 20.0)][case % 2];
-            let mid = |rng: &mut crate::heightfield::workload::SplitMix64| match case / 2 % 5 {
-                0 => f64::INFINITY,
-                1 => f64::NEG_INFINITY,
-                2 => [ta, tb][case / 10 % 2],
-                _ => rng.range(ta - 5.0, tb + 5.0),
-            };
-            let (tmu, tmv) = (mid(&mut rng), mid(&mut rng));
-            let dz = [rng.range(-3.0, 3.0), 0.0][usize::from(case % 7 == 0)];
-            let w = Walk {
-                u0: 0.0,
-                v0: 0.0,
-                z0: rng.range(-20.0, 20.0),
-                du: 1.0,
-                dv: 1.0,
-                dz,
-                inv_du: 1.0,
-                inv_dv: 1.0,
-                inv_dz: 1.0 / dz,
-                prune_eps: 1e-9,
-            };
-            let q = [40.0 / 65534.0, -20.0 - 1e-9, -20.0 + 1e-9];
-            let mut code = || -> u64 {
-                if rng.range(0.0, 1.0) < 0.1 {
-                    return u64::from(u16::MAX);
-                }
-                let (a, b) = (rng.range(0.0, 65534.0) as u64, rng.range(0.0, 65534.0) as u64);
-                a.min(b) | a.max(b) << 16
-            };
-            let rows = [code() | code() << 32, code() | code() << 32];
-            let block = Block { ta, tb, tmu, tmv, rows };
-            let z2t = code_to_t(&w, q);
-            let (mut vector, mut scalar) = (MaybeUninit::uninit(), MaybeUninit::uninit());
-            let (vector_mask, scalar_mask) =
-                (children4(&z2t, &block, &mut vector), children4_scalar(&z2t, &block, &mut scalar));
-            // SAFETY: both wrote all of their output.
-            let (vector, scalar) = unsafe { (vector.assume_init(), scalar.assume_init()) };
-            assert_eq!(vector_mask, scalar_mask, "case {case}");
-            for r in 0..4 {
-                assert_eq!(vector.xa[r].to_bits(), scalar.xa[r].to_bits(), "case {case}");
-                assert_eq!(vector.xb[r].to_bits(), scalar.xb[r].to_bits(), "case {case}");
-                seen[r][(scalar_mask >> r & 1) as usize] += 1;
-            }
-        }
-        assert!(seen.iter().flatten().all(|&n| n > 1000), "{seen:?}");
-    }
-}

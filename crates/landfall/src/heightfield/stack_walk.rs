@@ -1,0 +1,509 @@
+//! The stack walk of a ray that enters the terrain's height slab through its top or bottom: front
+//! to back from the lowest 4 × 4 block of pyramid nodes that holds the whole clipped ray, testing
+//! the sixteen nodes of a block together and descending two levels at a time.
+//!
+//! **A block.** The ray's t interval in each node of the block is its interval in the block split
+//! at the block's three inner lines along u and along v, then cut to where the ray's height lies
+//! within the node's height range. A node whose cut interval is not empty may hold a crossing.
+//! With AVX2 one row of four nodes is one register of four f64 lanes; without it, the same IEEE
+//! operations in the same order run one node at a time, so both give the same bits.
+//!
+//! **Order.** The nodes are numbered in the ray's order: mirrored so that node (0, 0) is the one the
+//! ray enters first. A straight ray's path through the block is a staircase in which each step moves
+//! one node along u or along v, so `a + b` (column plus row, mirrored) strictly grows along it: the
+//! nodes the ray may cross, ranked by `a + b`, are in the order it meets them. Two nodes of the same
+//! rank can both hold a cut interval only when the ray passes exactly through the corner they
+//! share, and then both intervals are that one point, so their order does not matter. The mask of
+//! nodes to visit is put in that order by two table lookups; the nearest one is visited at once
+//! (its grandchildren are the next block, or it is a leaf and its cells are walked), and the
+//! others wait on a small stack with their block, nearest first.
+//!
+//! Blocks start at an even level, so that two levels down at a time ends on the leaves.
+
+use super::cell::to_f;
+use super::raycast::{count, Chain, Sink, Walk};
+use super::Heightfield;
+use crate::geom::Ray;
+use std::mem::MaybeUninit;
+use std::ops::ControlFlow;
+
+/// The ray's cut t intervals `[xa[n], xb[n]]` in the sixteen nodes of a block, node `n = 4b + a` at
+/// mirrored column `a` and row `b` (see [`Order`]).
+#[derive(Clone, Copy)]
+#[repr(C)]
+struct Intervals {
+    xa: [f64; 16],
+    xb: [f64; 16],
+}
+
+/// A block whose nodes wait on the stack (their [`Intervals`] beside it): which are still to visit,
+/// in rank order, and where the block is.
+#[derive(Clone, Copy)]
+struct Waiting {
+    /// Level of the nodes.
+    k: u32,
+    /// The block's first node (li, lj) at level `k`.
+    li: u32,
+    lj: u32,
+    /// Bit p: the node of rank position p (see [`RANKED`]) is still to visit.
+    rest: u32,
+}
+
+/// The node numbers `4b + a` (mirrored column a, row b) in the order a straight ray meets them: by
+/// `a + b`, ties by `a`.
+const RANKED: [u8; 16] = {
+    let mut out = [0u8; 16];
+    let (mut p, mut s) = (0, 0);
+    while s <= 6 {
+        let mut a = 0;
+        while a < 4 {
+            if s >= a && s - a < 4 {
+                out[p] = (4 * (s - a) + a) as u8;
+                p += 1;
+            }
+            a += 1;
+        }
+        s += 1;
+    }
+    out
+};
+
+/// `RANK_LOW[m]` for the bits `m` of nodes 0–7: the same nodes as bits of their rank positions;
+/// `RANK_HIGH` likewise for nodes 8–15.
+const RANK_LOW: [u16; 256] = rank_table(0);
+/// See [`RANK_LOW`].
+const RANK_HIGH: [u16; 256] = rank_table(8);
+
+const fn rank_table(first: usize) -> [u16; 256] {
+    let mut position = [0u16; 16];
+    let mut p = 0;
+    while p < 16 {
+        position[RANKED[p] as usize] = p as u16;
+        p += 1;
+    }
+    let mut out = [0u16; 256];
+    let mut m = 0;
+    while m < 256 {
+        let mut bit = 0;
+        while bit < 8 {
+            if m >> bit & 1 == 1 {
+                out[m] |= 1 << position[first + bit];
+            }
+            bit += 1;
+        }
+        m += 1;
+    }
+    out
+}
+
+/// The node mask of a block (bit `4b + a`) in rank order (bit p for position p of [`RANKED`]).
+#[inline(always)]
+fn ranked(mask: u32) -> u32 {
+    u32::from(RANK_LOW[(mask & 0xff) as usize] | RANK_HIGH[(mask >> 8 & 0xff) as usize])
+}
+
+/// Per-ray constants of the node test.
+#[derive(Clone, Copy, Debug)]
+struct Consts {
+    /// A code's t at a node's low and high ends: `c · z2t[0] + z2t[1]` and `c · z2t[0] + z2t[2]`.
+    z2t: [f64; 3],
+    u0: f64,
+    v0: f64,
+    inv_du: f64,
+    inv_dv: f64,
+    /// The block's line (in nodes from its first) at the near side of mirrored column a (lane a;
+    /// lane 0 is never used): a for a ray moving toward higher u, 4 − a otherwise.
+    lines_u: [f64; 4],
+    /// The same along v.
+    lines_v: [f64; 4],
+    /// 3 when the ray moves toward lower u (mirrored column a is the block's column 3 − a), else 0.
+    flip_u: usize,
+    /// The same along v.
+    flip_v: usize,
+}
+
+/// A block as the node test sees it.
+#[derive(Clone, Copy)]
+struct Block<'a> {
+    /// The ray's t interval in the block.
+    ta: f64,
+    tb: f64,
+    /// The block's first node, in nodes of its level, and the level's span in cells.
+    li: f64,
+    lj: f64,
+    span: f64,
+    /// The block's codes: row r at `r · stride`, nodes at their columns.
+    codes: &'a [[u16; 2]],
+    stride: usize,
+}
+
+/// t where the ray crosses the block's inner lines 1–3 along one axis, in the ray's order (lanes
+/// 1–3; lane 0 unused): `((first + line) · span − p0) · inv`, each line an exact integer in cells.
+#[inline(always)]
+fn inner_line_t(first: f64, span: f64, lines: &[f64; 4], p0: f64, inv: f64, lane: usize) -> f64 {
+    ((first + lines[lane]) * span - p0) * inv
+}
+
+/// The sixteen nodes of `block` one at a time: their cut intervals into `out` and the mask of those
+/// not empty (bit `4b + a`). The reference for [`nodes16_avx2`], and the test where AVX2 is missing.
+#[inline(always)]
+fn nodes16_scalar(c: &Consts, block: &Block, out: &mut MaybeUninit<Intervals>) -> u32 {
+    const I: f64 = f64::INFINITY;
+    let lines = |first: f64, lines: &[f64; 4], p0: f64, inv: f64| {
+        let t = |lane| inner_line_t(first, block.span, lines, p0, inv, lane);
+        ([-I, t(1), t(2), t(3)], [t(1), t(2), t(3), I])
+    };
+    let (enter_u, leave_u) = lines(block.li, &c.lines_u, c.u0, c.inv_du);
+    let (enter_v, leave_v) = lines(block.lj, &c.lines_v, c.v0, c.inv_dv);
+    let (mut xa, mut xb, mut mask) = ([0.0; 16], [0.0; 16], 0);
+    for n in 0..16 {
+        let (a, b) = (n & 3, n >> 2);
+        let enter = max(max(block.ta, enter_u[a]), enter_v[b]);
+        let leave = min(min(block.tb, leave_u[a]), leave_v[b]);
+        let [lo, hi] = block.codes[(b ^ c.flip_v) * block.stride + (a ^ c.flip_u)];
+        let (clo, chi) = (f64::from(lo), f64::from(hi));
+        let (sa, sb) = (clo * c.z2t[0] + c.z2t[1], chi * c.z2t[0] + c.z2t[2]);
+        let (enter, leave) = (max(min(sa, sb), enter), min(max(sa, sb), leave));
+        mask |= u32::from((enter <= leave) & (clo <= chi)) << n;
+        (xa[n], xb[n]) = (enter, leave);
+    }
+    out.write(Intervals { xa, xb });
+    mask
+}
+
+/// [`nodes16_scalar`] with one row of four nodes per AVX2 register: the same operations in the same
+/// order, so the same bits.
+///
+/// # Safety
+/// The CPU must support AVX2, and `block.codes` must hold `3 · stride + 4` codes.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn nodes16_avx2(c: &Consts, block: &Block, out: &mut MaybeUninit<Intervals>) -> u32 {
+    use std::arch::x86_64::*;
+    const I: f64 = f64::INFINITY;
+    let set = _mm256_set1_pd;
+    let lines = |first: f64, lines: &[f64; 4], p0: f64, inv: f64| {
+        let l = _mm256_loadu_pd(lines.as_ptr());
+        let t = _mm256_mul_pd(_mm256_sub_pd(_mm256_mul_pd(_mm256_add_pd(set(first), l), set(block.span)), set(p0)), set(inv));
+        // [−∞, t1, t2, t3] and [t1, t2, t3, ∞].
+        (_mm256_blend_pd::<0b0001>(t, set(-I)), _mm256_blend_pd::<0b1000>(_mm256_permute4x64_pd::<0b11_11_10_01>(t), set(I)))
+    };
+    let (enter_u, leave_u) = lines(block.li, &c.lines_u, c.u0, c.inv_du);
+    let (enter_v, leave_v) = lines(block.lj, &c.lines_v, c.v0, c.inv_dv);
+    let (enter_u, leave_u) = (_mm256_max_pd(set(block.ta), enter_u), _mm256_min_pd(set(block.tb), leave_u));
+    let (scale, lo_add, hi_add) = (set(c.z2t[0]), set(c.z2t[1]), set(c.z2t[2]));
+    // The codes of a row as i32 [lo, hi, lo, hi, …] → all the lows, then all the highs, in mirrored
+    // column order.
+    let order = if c.flip_u == 0 { _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7) } else { _mm256_setr_epi32(6, 4, 2, 0, 7, 5, 3, 1) };
+    let (xa, xb) = (out.as_mut_ptr().cast::<f64>(), out.as_mut_ptr().cast::<f64>().wrapping_add(16));
+    let ptr = block.codes.as_ptr();
+    let mut mask = 0;
+    macro_rules! row {
+        ($b:literal, $lane:literal) => {{
+            let enter = _mm256_max_pd(enter_u, _mm256_permute4x64_pd::<$lane>(enter_v));
+            let leave = _mm256_min_pd(leave_u, _mm256_permute4x64_pd::<$lane>(leave_v));
+            // SAFETY: row (b ^ flip_v) holds 4 codes (16 bytes) from its first (the caller's slice).
+            let raw = _mm_loadu_si128(ptr.add(($b ^ c.flip_v) * block.stride).cast());
+            let codes = _mm256_permutevar8x32_epi32(_mm256_cvtepu16_epi32(raw), order);
+            let (clo, chi) =
+                (_mm256_cvtepi32_pd(_mm256_castsi256_si128(codes)), _mm256_cvtepi32_pd(_mm256_extracti128_si256::<1>(codes)));
+            let sa = _mm256_add_pd(_mm256_mul_pd(clo, scale), lo_add);
+            let sb = _mm256_add_pd(_mm256_mul_pd(chi, scale), hi_add);
+            let enter = _mm256_max_pd(_mm256_min_pd(sa, sb), enter);
+            let leave = _mm256_min_pd(_mm256_max_pd(sa, sb), leave);
+            let ok = _mm256_and_pd(_mm256_cmp_pd::<_CMP_LE_OQ>(enter, leave), _mm256_cmp_pd::<_CMP_LE_OQ>(clo, chi));
+            mask |= (_mm256_movemask_pd(ok) as u32) << (4 * $b);
+            // SAFETY: `out` holds two arrays of 16 (`repr(C)`); the stores fill all of it.
+            _mm256_storeu_pd(xa.add(4 * $b), enter);
+            _mm256_storeu_pd(xb.add(4 * $b), leave);
+        }};
+    }
+    row!(0, 0b00_00_00_00);
+    row!(1, 0b01_01_01_01);
+    row!(2, 0b10_10_10_10);
+    row!(3, 0b11_11_11_11);
+    mask
+}
+
+/// Minimum and maximum as the walk's (and SSE2's) `min`/`max`: the second operand when the compare
+/// is false.
+#[inline(always)]
+fn min(a: f64, b: f64) -> f64 {
+    if a < b {
+        a
+    } else {
+        b
+    }
+}
+
+#[inline(always)]
+fn max(a: f64, b: f64) -> f64 {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+/// The lowest even level k at which leaves `a ≤ b` (along one axis) fall in at most four
+/// consecutive nodes, `(b >> k) − (a >> k) ≤ 3`, without a loop: below `bit_length(b − a) − 2` they
+/// are at least four apart, and two levels above it at most one.
+#[inline(always)]
+fn block_level(a: usize, b: usize) -> usize {
+    let low = super::pyramid::bit_length((b - a) as u64).saturating_sub(2);
+    let k = low + (low & 1);
+    k + 2 * usize::from((b >> k) - (a >> k) > 3)
+}
+
+impl Heightfield {
+    /// Walks the ray `w` over [t0, t1] front to back through 4 × 4 blocks of pyramid nodes (see the
+    /// module's documentation); `z2t` turns a node's codes into t (`code_to_t`).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn walk_stack(
+        &self,
+        ray: &Ray,
+        w: &Walk,
+        z2t: &[f64; 3],
+        t0: f64,
+        t1: f64,
+        sink: &mut impl Sink,
+    ) -> ControlFlow<()> {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2.
+            return unsafe { self.walk_stack_avx2(ray, w, z2t, t0, t1, sink) };
+        }
+        self.walk_blocks::<false>(ray, w, z2t, t0, t1, sink)
+    }
+
+    /// [`walk_stack`](Self::walk_stack) compiled for AVX2.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn walk_stack_avx2(
+        &self,
+        ray: &Ray,
+        w: &Walk,
+        z2t: &[f64; 3],
+        t0: f64,
+        t1: f64,
+        sink: &mut impl Sink,
+    ) -> ControlFlow<()> {
+        self.walk_blocks::<true>(ray, w, z2t, t0, t1, sink)
+    }
+
+    /// The walk itself; `AVX2` = true only inside [`walk_stack_avx2`](Self::walk_stack_avx2).
+    #[inline(always)]
+    fn walk_blocks<const AVX2: bool>(
+        &self,
+        ray: &Ray,
+        w: &Walk,
+        z2t: &[f64; 3],
+        t0: f64,
+        t1: f64,
+        sink: &mut impl Sink,
+    ) -> ControlFlow<()> {
+        let p = &self.pyramid;
+        let (ncx, ncy) = p.cells();
+        // The start: the lowest even level at which a 4 × 4 block of nodes holds the ray's cells
+        // over [t0, t1] (with a margin for rounding in u, v).
+        let cover = |a: f64, b: f64, n: usize| {
+            let m = 1e-9 * (1.0 + a.abs().max(b.abs()));
+            let (a, b) = (super::cell::cell_index(min(a, b) - m, 0, n - 1), super::cell::cell_index(max(a, b) + m, 0, n - 1));
+            (p.leaf_of(a), p.leaf_of(b))
+        };
+        let (ia, ib) = cover(w.u(t0), w.u(t1), ncx);
+        let (ja, jb) = cover(w.v(t0), w.v(t1), ncy);
+        let mut k = block_level(ia, ib).max(block_level(ja, jb));
+        let (flip_u, flip_v) = (3 * usize::from(w.du < 0.0), 3 * usize::from(w.dv < 0.0));
+        let lines = |flip: usize| if flip == 0 { [0.0, 1.0, 2.0, 3.0] } else { [4.0, 3.0, 2.0, 1.0] };
+        let c = Consts {
+            z2t: *z2t,
+            u0: w.u0,
+            v0: w.v0,
+            inv_du: w.inv_du,
+            inv_dv: w.inv_dv,
+            lines_u: lines(flip_u),
+            lines_v: lines(flip_v),
+            flip_u,
+            flip_v,
+        };
+        let mut chain = Chain { t: f64::NAN, f: f64::NAN };
+        // Waiting blocks are in strictly decreasing level order (one waits only while the walk is
+        // below it), two levels apart, so there are at most 17 (levels fewer than 34: cells along an
+        // axis fit in a u32), under `STACK`, so indices taken modulo `STACK` never wrap and need no
+        // bounds check.
+        const STACK: usize = 32;
+        let mut waiting = [MaybeUninit::<Waiting>::uninit(); STACK];
+        let mut intervals = [MaybeUninit::<Intervals>::uninit(); STACK];
+        let mut sp = 0usize;
+        // The block to expand: the nodes (li, lj) … (li + 3, lj + 3) of level k, over [ta, tb].
+        let (mut li, mut lj, mut ta, mut tb) = (ia >> k, ja >> k, t0, t1);
+        loop {
+            let lv = p.level(k);
+            if k >= 2 {
+                // The block's grandchildren are fetched while the block is tested: the next block
+                // the walk expands is among them.
+                p.prefetch_grandchildren(k, li, lj);
+            }
+            let codes = p.block16(lv.offset + lj * lv.stride + li, lv.stride);
+            let block = Block { ta, tb, li: to_f(li), lj: to_f(lj), span: to_f(lv.span), codes, stride: lv.stride };
+            // The nodes' intervals are written where they wait, should any of them wait.
+            let slot = &mut intervals[sp % STACK];
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `AVX2` is true only inside `walk_stack_avx2`; `block16` holds 3 · stride + 4 codes.
+            let mask = if AVX2 { unsafe { nodes16_avx2(&c, &block, slot) } } else { nodes16_scalar(&c, &block, slot) };
+            #[cfg(not(target_arch = "x86_64"))]
+            let mask = nodes16_scalar(&c, &block, slot);
+            // SAFETY: the node test wrote all of it.
+            let Intervals { xa, xb } = unsafe { slot.assume_init_ref() };
+            let mask = ranked(mask);
+            if mask != 0 {
+                // The nearest node the ray may cross is visited now; the others wait on the stack.
+                let (near, rest) = (RANKED[mask.trailing_zeros() as usize] as usize, mask & (mask - 1));
+                waiting[sp % STACK].write(Waiting { k: k as u32, li: li as u32, lj: lj as u32, rest });
+                sp += usize::from(rest != 0);
+                count!(0);
+                let (ci, cj) = (li + (near & 3 ^ flip_u), lj + (near >> 2 ^ flip_v));
+                if k > 0 {
+                    (k, li, lj, ta, tb) = (k - 2, 4 * ci, 4 * cj, xa[near], xb[near]);
+                    continue;
+                }
+                count!(1);
+                self.prefetch_leaf(ci, cj);
+                self.walk_leaf(ray, w, ci, cj, xa[near], xb[near], &mut chain, sink)?;
+            }
+            // Pop: walk leaves until a node to expand comes up.
+            loop {
+                if sp == 0 {
+                    return ControlFlow::Continue(());
+                }
+                let i = (sp - 1) % STACK;
+                // SAFETY: entries below `sp` were written.
+                let (top, iv) = unsafe { (waiting[i].assume_init_mut(), intervals[i].assume_init_ref()) };
+                let n = RANKED[top.rest.trailing_zeros() as usize] as usize;
+                top.rest &= top.rest - 1;
+                let cur = *top;
+                sp -= usize::from(cur.rest == 0);
+                let (ci, cj) = (cur.li as usize + (n & 3 ^ flip_u), cur.lj as usize + (n >> 2 ^ flip_v));
+                count!(0);
+                if cur.k > 0 {
+                    (k, li, lj) = (cur.k as usize - 2, 4 * ci, 4 * cj);
+                    (ta, tb) = (iv.xa[n], iv.xb[n]);
+                    break;
+                }
+                count!(1);
+                self.walk_leaf(ray, w, ci, cj, iv.xa[n], iv.xb[n], &mut chain, sink)?;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `block_level` gives the level the search upwards over even levels gives.
+    #[test]
+    fn block_level_matches_a_search_up_the_even_levels() {
+        let search = |a: usize, b: usize| (0..).step_by(2).find(|&k| (b >> k) - (a >> k) <= 3).unwrap();
+        let mut pairs: Vec<(usize, usize)> = (0..300).flat_map(|a| (a..300).map(move |b| (a, b))).collect();
+        for p in 2..usize::BITS - 3 {
+            let s = 1usize << p;
+            for (a, b) in [(s - 1, s), (s - 1, 2 * s), (s + 1, 3 * s - 1), (0, s - 1), (1, s + 1), (s - 3, 4 * s + 5)] {
+                pairs.push((a, b));
+            }
+        }
+        for (a, b) in pairs {
+            assert_eq!(block_level(a, b), search(a, b), "{a}..{b}");
+        }
+    }
+
+    /// The rank order visits every node once, and by `a + b`.
+    #[test]
+    fn ranked_order_is_a_permutation_by_anti_diagonals() {
+        let mut seen = [false; 16];
+        for p in 0..16 {
+            let n = RANKED[p] as usize;
+            assert!(!seen[n]);
+            seen[n] = true;
+            if p > 0 {
+                let prev = RANKED[p - 1] as usize;
+                assert!((prev & 3) + (prev >> 2) <= (n & 3) + (n >> 2));
+            }
+        }
+        for m in 0..1u32 << 16 {
+            let r = ranked(m);
+            assert_eq!(r.count_ones(), m.count_ones());
+            for p in 0..16 {
+                assert_eq!(r >> p & 1, m >> RANKED[p] & 1, "mask {m:#x}");
+            }
+        }
+    }
+
+    /// The AVX2 test of sixteen nodes gives the scalar version's bits: random intervals and
+    /// blocks, rays moving either way along u and v, up, down and level, random codes including the
+    /// empty one. Every node is seen both crossed and not.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn sixteen_node_lanes_match_the_scalar_test() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        let mut rng = crate::heightfield::workload::SplitMix64::new(48);
+        let mut seen = [[0usize; 2]; 16];
+        for case in 0..20_000usize {
+            let stride = 8 + 4 * (case % 3);
+            let codes: Vec<[u16; 2]> = (0..3 * stride + 4)
+                .map(|_| {
+                    if rng.range(0.0, 1.0) < 0.1 {
+                        return [u16::MAX, 0];
+                    }
+                    let (a, b) = (rng.range(0.0, 65534.0) as u16, rng.range(0.0, 65534.0) as u16);
+                    [a.min(b), a.max(b)]
+                })
+                .collect();
+            let (flip_u, flip_v) = (3 * (case & 1), 3 * (case >> 1 & 1));
+            let lines = |flip: usize| if flip == 0 { [0.0, 1.0, 2.0, 3.0] } else { [4.0, 3.0, 2.0, 1.0] };
+            let dz = [rng.range(-3.0, 3.0), 0.0][usize::from(case % 7 == 0)];
+            let (z0, inv_dz) = (rng.range(-30.0, 30.0), 1.0 / dz);
+            let q = [40.0 / 65534.0, -20.0 - 1e-9, -20.0 + 1e-9];
+            let du = if flip_u == 0 { rng.range(0.1, 2.0) } else { -rng.range(0.1, 2.0) };
+            let dv = if flip_v == 0 { rng.range(0.1, 2.0) } else { -rng.range(0.1, 2.0) };
+            // The ray passes through a random point of the block at a random t.
+            let (li, lj, span) = (rng.range(0.0, 20.0).floor(), rng.range(0.0, 20.0).floor(), [1.0, 2.0, 8.0][case % 3]);
+            let (pu, pv, tp) = ((li + rng.range(0.0, 4.0)) * span, (lj + rng.range(0.0, 4.0)) * span, rng.range(-20.0, 20.0));
+            let c = Consts {
+                z2t: [q[0] * inv_dz, (q[1] - z0) * inv_dz, (q[2] - z0) * inv_dz],
+                u0: pu - du * tp,
+                v0: pv - dv * tp,
+                inv_du: 1.0 / du,
+                inv_dv: 1.0 / dv,
+                lines_u: lines(flip_u),
+                lines_v: lines(flip_v),
+                flip_u,
+                flip_v,
+            };
+            let reach = 8.0 * span;
+            let ta = tp - rng.range(0.0, reach);
+            let tb = [ta, tp + rng.range(0.0, reach)][usize::from(case % 5 != 0)];
+            let block = Block { ta, tb, li, lj, span, codes: &codes, stride };
+            let (mut vector, mut scalar) = (MaybeUninit::uninit(), MaybeUninit::uninit());
+            // SAFETY: AVX2 is present; `codes` holds 3 · stride + 4 codes.
+            let vector_mask = unsafe { nodes16_avx2(&c, &block, &mut vector) };
+            let scalar_mask = nodes16_scalar(&c, &block, &mut scalar);
+            // SAFETY: both wrote all of their output.
+            let (vector, scalar) = unsafe { (vector.assume_init(), scalar.assume_init()) };
+            assert_eq!(vector_mask, scalar_mask, "case {case}");
+            for n in 0..16 {
+                assert_eq!(vector.xa[n].to_bits(), scalar.xa[n].to_bits(), "case {case}");
+                assert_eq!(vector.xb[n].to_bits(), scalar.xb[n].to_bits(), "case {case}");
+                seen[n][(scalar_mask >> n & 1) as usize] += 1;
+            }
+        }
+        assert!(seen.iter().flatten().all(|&n| n > 500), "{seen:?}");
+    }
+}
