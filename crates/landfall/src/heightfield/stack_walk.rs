@@ -373,7 +373,13 @@ impl Heightfield {
                     continue;
                 }
                 count!(1);
-                self.prefetch_leaf(ci, cj);
+                // Every leaf of the block the ray may cross is fetched before the first is walked.
+                let mut m = mask;
+                while m != 0 {
+                    let n = RANKED[m.trailing_zeros() as usize] as usize;
+                    self.prefetch_leaf(li + (n & 3 ^ flip_u), lj + (n >> 2 ^ flip_v));
+                    m &= m - 1;
+                }
                 self.walk_leaf(ray, w, ci, cj, xa[near], xb[near], &mut chain, sink)?;
             }
             // Pop: walk leaves until a node to expand comes up.
