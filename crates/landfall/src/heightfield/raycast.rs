@@ -4,13 +4,12 @@
 //! **Traversal.** The ray is first clipped to the grid rectangle and to the terrain's height slab.
 //! A ray that enters the slab through its top or bottom (from above the highest ground, or below
 //! the lowest) and spans many leaves is walked front to back with a small stack from the lowest
-//! 2 × 2 block of nodes that holds all of it: a node's four children are tested together (their t
-//! intervals split at the node's mid-lines, then cut to where the ray's height is within the
-//! child's height range, two SSE2 lanes per row of children); the nearest one whose interval is
-//! not empty is visited at once and the others wait on the stack with their block (their
-//! intervals, written there by the test, and a mask of those left), nearest first, without a
-//! branch per child. A leaf's cells are walked only over its cut interval. That walk has far fewer
-//! mispredicted branches (19 against 41 per oblique ray on 4097²). Every other ray walks
+//! 4 × 4 block of nodes that holds all of it, two levels per step (`stack_walk`): the sixteen
+//! nodes of a block are tested together (their t intervals split at the block's inner lines, then
+//! cut to where the ray's height is within the node's height range, one AVX2 register per row of
+//! nodes); the nearest one whose interval is not empty is visited at once and the others wait on
+//! the stack with their block, nearest first, without a branch per node. A leaf's cells are walked
+//! only over its cut interval. Every other ray walks
 //! stackless, climbing only after pruned nodes:
 //! test the node the ray is in; when the ray may cross its height range, descend into the child
 //! that holds the ray; otherwise (or after walking a leaf) step to the next node at the same level

@@ -116,11 +116,21 @@ struct Consts {
     lines_u: [f64; 4],
     /// The same along v.
     lines_v: [f64; 4],
+    /// AVX2 lane order taking a row's codes `[lo, hi, lo, hi, …]` to its lows, then its highs, in
+    /// mirrored column order.
+    code_order: [i32; 8],
     /// 3 when the ray moves toward lower u (mirrored column a is the block's column 3 − a), else 0.
     flip_u: usize,
     /// The same along v.
     flip_v: usize,
 }
+
+/// Per direction along an axis (0: toward higher indices, 1: toward lower): the block's line (in
+/// nodes from its first) at the near side of mirrored column a ([`Consts::lines_u`]). Looked up,
+/// not branched on: the direction is a coin toss from ray to ray.
+const NEAR_LINES: [[f64; 4]; 2] = [[0.0, 1.0, 2.0, 3.0], [4.0, 3.0, 2.0, 1.0]];
+/// Per direction along u, as [`NEAR_LINES`]: [`Consts::code_order`].
+const CODE_ORDER: [[i32; 8]; 2] = [[0, 2, 4, 6, 1, 3, 5, 7], [6, 4, 2, 0, 7, 5, 3, 1]];
 
 /// A block as the node test sees it.
 #[derive(Clone, Copy)]
@@ -195,7 +205,7 @@ unsafe fn nodes16_avx2(c: &Consts, block: &Block, out: &mut MaybeUninit<Interval
     let (scale, lo_add, hi_add) = (set(c.z2t[0]), set(c.z2t[1]), set(c.z2t[2]));
     // The codes of a row as i32 [lo, hi, lo, hi, …] → all the lows, then all the highs, in mirrored
     // column order.
-    let order = if c.flip_u == 0 { _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7) } else { _mm256_setr_epi32(6, 4, 2, 0, 7, 5, 3, 1) };
+    let order = _mm256_loadu_si256(c.code_order.as_ptr().cast());
     let (xa, xb) = (out.as_mut_ptr().cast::<f64>(), out.as_mut_ptr().cast::<f64>().wrapping_add(16));
     let ptr = block.codes.as_ptr();
     let mut mask = 0;
@@ -318,16 +328,17 @@ impl Heightfield {
         let (ia, ib) = cover(w.u(t0), w.u(t1), ncx);
         let (ja, jb) = cover(w.v(t0), w.v(t1), ncy);
         let mut k = block_level(ia, ib).max(block_level(ja, jb));
-        let (flip_u, flip_v) = (3 * usize::from(w.du < 0.0), 3 * usize::from(w.dv < 0.0));
-        let lines = |flip: usize| if flip == 0 { [0.0, 1.0, 2.0, 3.0] } else { [4.0, 3.0, 2.0, 1.0] };
+        let (back_u, back_v) = (usize::from(w.du < 0.0), usize::from(w.dv < 0.0));
+        let (flip_u, flip_v) = (3 * back_u, 3 * back_v);
         let c = Consts {
             z2t: *z2t,
             u0: w.u0,
             v0: w.v0,
             inv_du: w.inv_du,
             inv_dv: w.inv_dv,
-            lines_u: lines(flip_u),
-            lines_v: lines(flip_v),
+            lines_u: NEAR_LINES[back_u],
+            lines_v: NEAR_LINES[back_v],
+            code_order: CODE_ORDER[back_u],
             flip_u,
             flip_v,
         };
@@ -473,7 +484,6 @@ mod tests {
                 })
                 .collect();
             let (flip_u, flip_v) = (3 * (case & 1), 3 * (case >> 1 & 1));
-            let lines = |flip: usize| if flip == 0 { [0.0, 1.0, 2.0, 3.0] } else { [4.0, 3.0, 2.0, 1.0] };
             let dz = [rng.range(-3.0, 3.0), 0.0][usize::from(case % 7 == 0)];
             let (z0, inv_dz) = (rng.range(-30.0, 30.0), 1.0 / dz);
             let q = [40.0 / 65534.0, -20.0 - 1e-9, -20.0 + 1e-9];
@@ -488,8 +498,9 @@ mod tests {
                 v0: pv - dv * tp,
                 inv_du: 1.0 / du,
                 inv_dv: 1.0 / dv,
-                lines_u: lines(flip_u),
-                lines_v: lines(flip_v),
+                lines_u: NEAR_LINES[flip_u / 3],
+                lines_v: NEAR_LINES[flip_v / 3],
+                code_order: CODE_ORDER[flip_u / 3],
                 flip_u,
                 flip_v,
             };
