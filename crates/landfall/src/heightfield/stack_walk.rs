@@ -280,7 +280,7 @@ impl Heightfield {
         sink: &mut impl Sink,
     ) -> ControlFlow<()> {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
+        if std::arch::is_x86_feature_detected!("avx2") && !tests::scalar_forced() {
             // SAFETY: the CPU supports AVX2.
             return unsafe { self.walk_stack_avx2(ray, w, z2t, t0, t1, sink) };
         }
@@ -419,9 +419,57 @@ impl Heightfield {
     }
 }
 
+#[cfg(not(test))]
+mod tests {
+    /// Outside tests the AVX2 walk is never turned off.
+    #[inline(always)]
+    pub(super) fn scalar_forced() -> bool {
+        false
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::geom::Hit;
+    use crate::heightfield::{synth, workload};
+    use std::cell::Cell;
+
+    thread_local! {
+        static SCALAR: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// True while this thread's test runs the walk with the scalar node test.
+    pub(super) fn scalar_forced() -> bool {
+        SCALAR.with(Cell::get)
+    }
+
+    /// The walk with the scalar node test (the one CPUs without AVX2 run) gives the same hits, bit
+    /// for bit, as with the AVX2 one, on grids of odd sizes and several leaf sizes, with holes.
+    #[test]
+    fn scalar_and_avx2_walks_hit_the_same() {
+        let params = synth::SynthParams::default();
+        let mut walked = 0;
+        for (nx, ny, leaf, seed) in [(300, 257, 8, 1), (129, 400, 4, 2), (513, 77, 16, 3), (1025, 1025, 8, 4)] {
+            let mut h = synth::generate(nx, ny, &params);
+            for k in (0..h.len()).step_by(997) {
+                h[k] = f32::NAN;
+            }
+            let hf = Heightfield::builder(nx, ny, h).leaf_size(leaf).build().unwrap();
+            let rays = workload::oblique(&hf, 4000, seed);
+            let cast = |scalar: bool| -> Vec<Option<Hit>> {
+                SCALAR.with(|s| s.set(scalar));
+                rays.iter().map(|(r, m)| hf.raycast(r, *m)).collect()
+            };
+            let (vector, scalar) = (cast(false), cast(true));
+            SCALAR.with(|s| s.set(false));
+            for (k, (a, b)) in vector.iter().zip(&scalar).enumerate() {
+                assert_eq!(a.map(|h| (h.t.to_bits(), h.triangle)), b.map(|h| (h.t.to_bits(), h.triangle)), "{nx}×{ny} ray {k}");
+            }
+            walked += vector.iter().filter(|h| h.is_some()).count();
+        }
+        assert!(walked > 2000, "{walked}");
+    }
 
     /// `block_level` gives the level the search upwards over even levels gives.
     #[test]
