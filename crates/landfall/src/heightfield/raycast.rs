@@ -557,19 +557,20 @@ impl Heightfield {
         // An axis whose next cell is outside the range is blocked: the rest of [t0, t1] (rounding
         // room at the range's edge) stays in the last cell, extrapolating its planes.
         let (mut block_u, mut block_v) = (w.du == 0.0, w.dv == 0.0);
+        // Per axis, for the ray's direction: the step to the next cell, the last cell of the range,
+        // and the cell line the ray leaves a cell by (1 past its index, or 0). Selected, not branched
+        // on: the direction is a coin toss from ray to ray.
+        let (up_u, up_v) = (w.du > 0.0, w.dv > 0.0);
+        let (step_i, step_j) = (if up_u { 1 } else { usize::MAX }, if up_v { 1 } else { usize::MAX });
+        // (An axis the ray does not move along is blocked from the start; its last cell is its cell.)
+        let last = |c: usize, d: f64, lo: usize, hi: usize| if d > 0.0 { hi - 1 } else if d < 0.0 { lo } else { c };
+        let (last_i, last_j) = (last(i, w.du, ci0, ci1), last(j, w.dv, cj0, cj1));
+        let (exit_u, exit_v) = (usize::from(up_u), usize::from(up_v));
         let mut t = t0;
         let mut za = w.z(t0);
         loop {
-            let tx = if block_u {
-                f64::INFINITY
-            } else {
-                (if w.du > 0.0 { to_f(i + 1) } else { to_f(i) } - w.u0) * w.inv_du
-            };
-            let ty = if block_v {
-                f64::INFINITY
-            } else {
-                (if w.dv > 0.0 { to_f(j + 1) } else { to_f(j) } - w.v0) * w.inv_dv
-            };
+            let tx = if block_u { f64::INFINITY } else { (to_f(i + exit_u) - w.u0) * w.inv_du };
+            let ty = if block_v { f64::INFINITY } else { (to_f(j + exit_v) - w.v0) * w.inv_dv };
             let te = max(min(min(tx, ty), t1), t);
             count!(2);
             let c = self.corners_f32(i, j);
@@ -595,17 +596,13 @@ impl Heightfield {
                 return ControlFlow::Continue(());
             }
             if tx <= ty {
-                if w.du > 0.0 && i + 1 < ci1 {
-                    i += 1;
-                } else if w.du < 0.0 && i > ci0 {
-                    i -= 1;
+                if i != last_i {
+                    i = i.wrapping_add(step_i);
                 } else {
                     block_u = true;
                 }
-            } else if w.dv > 0.0 && j + 1 < cj1 {
-                j += 1;
-            } else if w.dv < 0.0 && j > cj0 {
-                j -= 1;
+            } else if j != last_j {
+                j = j.wrapping_add(step_j);
             } else {
                 block_v = true;
             }
