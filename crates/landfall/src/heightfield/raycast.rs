@@ -81,9 +81,11 @@ pub const TOUCH_EPS: f64 = 1e-10;
 /// slab through its top or bottom takes the stack walk: shorter rays cost less without its set-up.
 const STACK_WALK_MIN_LEVEL: usize = 3;
 
-/// Minimum and maximum without NaN handling (the walk never sees NaN in these).
+/// Minimum and maximum without NaN handling (the walk never sees NaN in these): the second operand
+/// when the compare is false, as SSE's and AVX's `min` and `max` (the stack walk's scalar node test
+/// relies on that).
 #[inline(always)]
-fn min(a: f64, b: f64) -> f64 {
+pub(super) fn min(a: f64, b: f64) -> f64 {
     if a < b {
         a
     } else {
@@ -92,7 +94,7 @@ fn min(a: f64, b: f64) -> f64 {
 }
 
 #[inline(always)]
-fn max(a: f64, b: f64) -> f64 {
+pub(super) fn max(a: f64, b: f64) -> f64 {
     if a > b {
         a
     } else {
@@ -399,9 +401,9 @@ impl Heightfield {
         let top = self.pyramid.level_spanning(extent);
         // A ray that enters the height slab through its top or bottom (from above the highest
         // ground, or below the lowest) and spans many leaves is walked with a stack from the node
-        // that holds all of it: most of it is pruned at once, four children per test. (Not a ray
-        // parallel to a grid axis, which is rare: the stack walk takes the ray's order of a node's
-        // halves from its direction alone.)
+        // that holds all of it: most of it is pruned at once, sixteen nodes per test. (Not a ray
+        // parallel to a grid axis, which is rare: the stack walk takes the ray's order of a block's
+        // nodes from its direction alone.)
         if t0 > t_grid && top >= STACK_WALK_MIN_LEVEL && du != 0.0 && dv != 0.0 {
             let z2t = code_to_t(&w, self.pyramid.quantum_eps(w.prune_eps));
             // (Not for a ray so nearly level that t at a code overflows, which the direction's scaling
@@ -563,7 +565,15 @@ impl Heightfield {
         let (up_u, up_v) = (w.du > 0.0, w.dv > 0.0);
         let (step_i, step_j) = (if up_u { 1 } else { usize::MAX }, if up_v { 1 } else { usize::MAX });
         // (An axis the ray does not move along is blocked from the start; its last cell is its cell.)
-        let last = |c: usize, d: f64, lo: usize, hi: usize| if d > 0.0 { hi - 1 } else if d < 0.0 { lo } else { c };
+        let last = |c: usize, d: f64, lo: usize, hi: usize| {
+            if d > 0.0 {
+                hi - 1
+            } else if d < 0.0 {
+                lo
+            } else {
+                c
+            }
+        };
         let (last_i, last_j) = (last(i, w.du, ci0, ci1), last(j, w.dv, cj0, cj1));
         let (exit_u, exit_v) = (usize::from(up_u), usize::from(up_v));
         let mut t = t0;
@@ -760,4 +770,3 @@ fn snap(z: f64, h: f64) -> f64 {
         f
     }
 }
-

@@ -21,14 +21,14 @@
 //! Blocks start at an even level, so that two levels down at a time ends on the leaves.
 
 use super::cell::to_f;
-use super::raycast::{count, Chain, Sink, Walk};
+use super::raycast::{count, max, min, Chain, Sink, Walk};
 use super::Heightfield;
 use crate::geom::Ray;
 use std::mem::MaybeUninit;
 use std::ops::ControlFlow;
 
 /// The ray's cut t intervals `[xa[n], xb[n]]` in the sixteen nodes of a block, node `n = 4b + a` at
-/// mirrored column `a` and row `b` (see [`Order`]).
+/// mirrored column `a` and row `b` (the module's "Order").
 #[derive(Clone, Copy)]
 #[repr(C)]
 struct Intervals {
@@ -195,9 +195,15 @@ unsafe fn nodes16_avx2(c: &Consts, block: &Block, out: &mut MaybeUninit<Interval
     let set = _mm256_set1_pd;
     let lines = |first: f64, lines: &[f64; 4], p0: f64, inv: f64| {
         let l = _mm256_loadu_pd(lines.as_ptr());
-        let t = _mm256_mul_pd(_mm256_sub_pd(_mm256_mul_pd(_mm256_add_pd(set(first), l), set(block.span)), set(p0)), set(inv));
+        let t = _mm256_mul_pd(
+            _mm256_sub_pd(_mm256_mul_pd(_mm256_add_pd(set(first), l), set(block.span)), set(p0)),
+            set(inv),
+        );
         // [−∞, t1, t2, t3] and [t1, t2, t3, ∞].
-        (_mm256_blend_pd::<0b0001>(t, set(-I)), _mm256_blend_pd::<0b1000>(_mm256_permute4x64_pd::<0b11_11_10_01>(t), set(I)))
+        (
+            _mm256_blend_pd::<0b0001>(t, set(-I)),
+            _mm256_blend_pd::<0b1000>(_mm256_permute4x64_pd::<0b11_11_10_01>(t), set(I)),
+        )
     };
     let (enter_u, leave_u) = lines(block.li, &c.lines_u, c.u0, c.inv_du);
     let (enter_v, leave_v) = lines(block.lj, &c.lines_v, c.v0, c.inv_dv);
@@ -216,8 +222,10 @@ unsafe fn nodes16_avx2(c: &Consts, block: &Block, out: &mut MaybeUninit<Interval
             // SAFETY: row (b ^ flip_v) holds 4 codes (16 bytes) from its first (the caller's slice).
             let raw = _mm_loadu_si128(ptr.add(($b ^ c.flip_v) * block.stride).cast());
             let codes = _mm256_permutevar8x32_epi32(_mm256_cvtepu16_epi32(raw), order);
-            let (clo, chi) =
-                (_mm256_cvtepi32_pd(_mm256_castsi256_si128(codes)), _mm256_cvtepi32_pd(_mm256_extracti128_si256::<1>(codes)));
+            let (clo, chi) = (
+                _mm256_cvtepi32_pd(_mm256_castsi256_si128(codes)),
+                _mm256_cvtepi32_pd(_mm256_extracti128_si256::<1>(codes)),
+            );
             let sa = _mm256_add_pd(_mm256_mul_pd(clo, scale), lo_add);
             let sb = _mm256_add_pd(_mm256_mul_pd(chi, scale), hi_add);
             let enter = _mm256_max_pd(_mm256_min_pd(sa, sb), enter);
@@ -234,26 +242,6 @@ unsafe fn nodes16_avx2(c: &Consts, block: &Block, out: &mut MaybeUninit<Interval
     row!(2, 0b10_10_10_10);
     row!(3, 0b11_11_11_11);
     mask
-}
-
-/// Minimum and maximum as the walk's (and SSE2's) `min`/`max`: the second operand when the compare
-/// is false.
-#[inline(always)]
-fn min(a: f64, b: f64) -> f64 {
-    if a < b {
-        a
-    } else {
-        b
-    }
-}
-
-#[inline(always)]
-fn max(a: f64, b: f64) -> f64 {
-    if a > b {
-        a
-    } else {
-        b
-    }
 }
 
 /// The lowest even level k at which leaves `a ≤ b` (along one axis) fall in at most four
@@ -322,7 +310,8 @@ impl Heightfield {
         // over [t0, t1] (with a margin for rounding in u, v).
         let cover = |a: f64, b: f64, n: usize| {
             let m = 1e-9 * (1.0 + a.abs().max(b.abs()));
-            let (a, b) = (super::cell::cell_index(min(a, b) - m, 0, n - 1), super::cell::cell_index(max(a, b) + m, 0, n - 1));
+            let (a, b) =
+                (super::cell::cell_index(min(a, b) - m, 0, n - 1), super::cell::cell_index(max(a, b) + m, 0, n - 1));
             (p.leaf_of(a), p.leaf_of(b))
         };
         let (ia, ib) = cover(w.u(t0), w.u(t1), ncx);
@@ -464,7 +453,11 @@ mod tests {
             let (vector, scalar) = (cast(false), cast(true));
             SCALAR.with(|s| s.set(false));
             for (k, (a, b)) in vector.iter().zip(&scalar).enumerate() {
-                assert_eq!(a.map(|h| (h.t.to_bits(), h.triangle)), b.map(|h| (h.t.to_bits(), h.triangle)), "{nx}×{ny} ray {k}");
+                assert_eq!(
+                    a.map(|h| (h.t.to_bits(), h.triangle)),
+                    b.map(|h| (h.t.to_bits(), h.triangle)),
+                    "{nx}×{ny} ray {k}"
+                );
             }
             walked += vector.iter().filter(|h| h.is_some()).count();
         }
@@ -491,20 +484,17 @@ mod tests {
     #[test]
     fn ranked_order_is_a_permutation_by_anti_diagonals() {
         let mut seen = [false; 16];
-        for p in 0..16 {
-            let n = RANKED[p] as usize;
-            assert!(!seen[n]);
-            seen[n] = true;
-            if p > 0 {
-                let prev = RANKED[p - 1] as usize;
-                assert!((prev & 3) + (prev >> 2) <= (n & 3) + (n >> 2));
-            }
+        for &n in &RANKED {
+            assert!(!seen[n as usize]);
+            seen[n as usize] = true;
         }
+        let rank = |n: u8| (n & 3) + (n >> 2);
+        assert!(RANKED.windows(2).all(|w| rank(w[0]) <= rank(w[1])));
         for m in 0..1u32 << 16 {
             let r = ranked(m);
             assert_eq!(r.count_ones(), m.count_ones());
-            for p in 0..16 {
-                assert_eq!(r >> p & 1, m >> RANKED[p] & 1, "mask {m:#x}");
+            for (p, &n) in RANKED.iter().enumerate() {
+                assert_eq!(r >> p & 1, m >> n & 1, "mask {m:#x}");
             }
         }
     }
@@ -538,8 +528,10 @@ mod tests {
             let du = if flip_u == 0 { rng.range(0.1, 2.0) } else { -rng.range(0.1, 2.0) };
             let dv = if flip_v == 0 { rng.range(0.1, 2.0) } else { -rng.range(0.1, 2.0) };
             // The ray passes through a random point of the block at a random t.
-            let (li, lj, span) = (rng.range(0.0, 20.0).floor(), rng.range(0.0, 20.0).floor(), [1.0, 2.0, 8.0][case % 3]);
-            let (pu, pv, tp) = ((li + rng.range(0.0, 4.0)) * span, (lj + rng.range(0.0, 4.0)) * span, rng.range(-20.0, 20.0));
+            let (li, lj, span) =
+                (rng.range(0.0, 20.0).floor(), rng.range(0.0, 20.0).floor(), [1.0, 2.0, 8.0][case % 3]);
+            let (pu, pv, tp) =
+                ((li + rng.range(0.0, 4.0)) * span, (lj + rng.range(0.0, 4.0)) * span, rng.range(-20.0, 20.0));
             let c = Consts {
                 z2t: [q[0] * inv_dz, (q[1] - z0) * inv_dz, (q[2] - z0) * inv_dz],
                 u0: pu - du * tp,
