@@ -18,7 +18,9 @@
 //! (its grandchildren are the next block, or it is a leaf and its cells are walked), and the
 //! others wait on a small stack with their block, nearest first.
 //!
-//! Blocks start at an even level, so that two levels down at a time ends on the leaves.
+//! Blocks start at an even level, so that two levels down at a time ends on the leaves. While a
+//! block is tested, its grandchildren's rows are fetched (the next block is among them); before
+//! the first leaf of a block of leaves is walked, every leaf of it the ray may cross is fetched.
 
 use super::cell::to_f;
 use super::raycast::{count, max, min, Chain, Sink, Walk};
