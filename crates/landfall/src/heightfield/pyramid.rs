@@ -260,12 +260,12 @@ impl Pyramid {
         (self.base + a as f64 * self.step, self.base + b as f64 * self.step)
     }
 
-    /// Codes of the 4 × 4 block of nodes from node `i` of the flat array (a node (bi, bj) of level
-    /// `l` is `l.offset + bj · l.stride + bi`): row r of the block at `r · stride`. One bounds check
-    /// for the sixteen.
+    /// Codes of the 4 × 4 block of nodes of level `l` from node (bi, bj): row r of the block at
+    /// `r · l.stride`. One bounds check for the sixteen.
     #[inline(always)]
-    pub(crate) fn block16(&self, i: usize, stride: usize) -> &[Code] {
-        &self.nodes[i..i + 3 * stride + 4]
+    pub(crate) fn block16(&self, l: Level, bi: usize, bj: usize) -> &[Code] {
+        let first = l.offset + bj * l.stride + bi;
+        &self.nodes[first..first + 3 * l.stride + 4]
     }
 
     /// Hints the CPU to fetch the 2 × 2 children of node (bi, bj) of level `k ≥ 1` (two rows at

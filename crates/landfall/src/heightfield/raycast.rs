@@ -108,16 +108,16 @@ pub(super) fn max(a: f64, b: f64) -> f64 {
 pub(super) struct Walk {
     pub(super) u0: f64,
     pub(super) v0: f64,
-    z0: f64,
+    pub(super) z0: f64,
     pub(super) du: f64,
     pub(super) dv: f64,
-    dz: f64,
+    pub(super) dz: f64,
     pub(super) inv_du: f64,
     pub(super) inv_dv: f64,
     /// 1 / dz (±∞ for a level ray).
-    inv_dz: f64,
+    pub(super) inv_dz: f64,
     /// Absolute z margin of the pruning tests (covers rounding in t, u, v and z).
-    prune_eps: f64,
+    pub(super) prune_eps: f64,
 }
 
 impl Walk {

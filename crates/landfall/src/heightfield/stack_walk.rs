@@ -104,15 +104,12 @@ fn ranked(mask: u32) -> u32 {
     u32::from(RANK_LOW[(mask & 0xff) as usize] | RANK_HIGH[(mask >> 8 & 0xff) as usize])
 }
 
-/// Per-ray constants of the node test.
+/// Per-ray constants of the node test: the ray, and what the walk derives from it once.
 #[derive(Clone, Copy, Debug)]
-struct Consts {
+struct Consts<'a> {
+    w: &'a Walk,
     /// A code's t at a node's low and high ends: `c · z2t[0] + z2t[1]` and `c · z2t[0] + z2t[2]`.
     z2t: [f64; 3],
-    u0: f64,
-    v0: f64,
-    inv_du: f64,
-    inv_dv: f64,
     /// The block's line (in nodes from its first) at the near side of mirrored column a (lane a;
     /// lane 0 is never used): a for a ray moving toward higher u, 4 − a otherwise.
     lines_u: [f64; 4],
@@ -165,8 +162,8 @@ fn nodes16_scalar(c: &Consts, block: &Block, out: &mut MaybeUninit<Intervals>) -
         let t = |lane| inner_line_t(first, block.span, lines, p0, inv, lane);
         ([-I, t(1), t(2), t(3)], [t(1), t(2), t(3), I])
     };
-    let (enter_u, leave_u) = lines(block.li, &c.lines_u, c.u0, c.inv_du);
-    let (enter_v, leave_v) = lines(block.lj, &c.lines_v, c.v0, c.inv_dv);
+    let (enter_u, leave_u) = lines(block.li, &c.lines_u, c.w.u0, c.w.inv_du);
+    let (enter_v, leave_v) = lines(block.lj, &c.lines_v, c.w.v0, c.w.inv_dv);
     let (mut xa, mut xb, mut mask) = ([0.0; 16], [0.0; 16], 0);
     for n in 0..16 {
         let (a, b) = (n & 3, n >> 2);
@@ -207,8 +204,8 @@ unsafe fn nodes16_avx2(c: &Consts, block: &Block, out: &mut MaybeUninit<Interval
             _mm256_blend_pd::<0b1000>(_mm256_permute4x64_pd::<0b11_11_10_01>(t), set(I)),
         )
     };
-    let (enter_u, leave_u) = lines(block.li, &c.lines_u, c.u0, c.inv_du);
-    let (enter_v, leave_v) = lines(block.lj, &c.lines_v, c.v0, c.inv_dv);
+    let (enter_u, leave_u) = lines(block.li, &c.lines_u, c.w.u0, c.w.inv_du);
+    let (enter_v, leave_v) = lines(block.lj, &c.lines_v, c.w.v0, c.w.inv_dv);
     let (enter_u, leave_u) = (_mm256_max_pd(set(block.ta), enter_u), _mm256_min_pd(set(block.tb), leave_u));
     let (scale, lo_add, hi_add) = (set(c.z2t[0]), set(c.z2t[1]), set(c.z2t[2]));
     // The codes of a row as i32 [lo, hi, lo, hi, …] → all the lows, then all the highs, in mirrored
@@ -256,6 +253,15 @@ fn block_level(a: usize, b: usize) -> usize {
     k + 2 * usize::from((b >> k) - (a >> k) > 3)
 }
 
+impl Consts<'_> {
+    /// Node `n` (mirrored, see [`Intervals`]) of the block whose first node is (li, lj), as a node
+    /// of its level.
+    #[inline(always)]
+    fn node(&self, li: usize, lj: usize, n: usize) -> (usize, usize) {
+        (li + (n & 3 ^ self.flip_u), lj + (n >> 2 ^ self.flip_v))
+    }
+}
+
 impl Heightfield {
     /// Walks the ray `w` over [t0, t1] front to back through 4 × 4 blocks of pyramid nodes (see the
     /// module's documentation); `z2t` turns a node's codes into t (`code_to_t`).
@@ -270,7 +276,7 @@ impl Heightfield {
         sink: &mut impl Sink,
     ) -> ControlFlow<()> {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") && !tests::scalar_forced() {
+        if std::arch::is_x86_feature_detected!("avx2") && !scalar_forced() {
             // SAFETY: the CPU supports AVX2.
             return unsafe { self.walk_stack_avx2(ray, w, z2t, t0, t1, sink) };
         }
@@ -320,18 +326,14 @@ impl Heightfield {
         let (ja, jb) = cover(w.v(t0), w.v(t1), ncy);
         let mut k = block_level(ia, ib).max(block_level(ja, jb));
         let (back_u, back_v) = (usize::from(w.du < 0.0), usize::from(w.dv < 0.0));
-        let (flip_u, flip_v) = (3 * back_u, 3 * back_v);
         let c = Consts {
+            w,
             z2t: *z2t,
-            u0: w.u0,
-            v0: w.v0,
-            inv_du: w.inv_du,
-            inv_dv: w.inv_dv,
             lines_u: NEAR_LINES[back_u],
             lines_v: NEAR_LINES[back_v],
             code_order: CODE_ORDER[back_u],
-            flip_u,
-            flip_v,
+            flip_u: 3 * back_u,
+            flip_v: 3 * back_v,
         };
         let mut chain = Chain { t: f64::NAN, f: f64::NAN };
         // Waiting blocks are in strictly decreasing level order (one waits only while the walk is
@@ -351,7 +353,7 @@ impl Heightfield {
                 // the walk expands is among them.
                 p.prefetch_grandchildren(k, li, lj);
             }
-            let codes = p.block16(lv.offset + lj * lv.stride + li, lv.stride);
+            let codes = p.block16(lv, li, lj);
             let block = Block { ta, tb, li: to_f(li), lj: to_f(lj), span: to_f(lv.span), codes, stride: lv.stride };
             // The nodes' intervals are written where they wait, should any of them wait.
             let slot = &mut intervals[sp % STACK];
@@ -369,7 +371,7 @@ impl Heightfield {
                 waiting[sp % STACK].write(Waiting { k: k as u32, li: li as u32, lj: lj as u32, rest });
                 sp += usize::from(rest != 0);
                 count!(0);
-                let (ci, cj) = (li + (near & 3 ^ flip_u), lj + (near >> 2 ^ flip_v));
+                let (ci, cj) = c.node(li, lj, near);
                 if k > 0 {
                     (k, li, lj, ta, tb) = (k - 2, 4 * ci, 4 * cj, xa[near], xb[near]);
                     continue;
@@ -378,8 +380,8 @@ impl Heightfield {
                 // Every leaf of the block the ray may cross is fetched before the first is walked.
                 let mut m = mask;
                 while m != 0 {
-                    let n = RANKED[m.trailing_zeros() as usize] as usize;
-                    self.prefetch_leaf(li + (n & 3 ^ flip_u), lj + (n >> 2 ^ flip_v));
+                    let (bi, bj) = c.node(li, lj, RANKED[m.trailing_zeros() as usize] as usize);
+                    self.prefetch_leaf(bi, bj);
                     m &= m - 1;
                 }
                 self.walk_leaf(ray, w, ci, cj, xa[near], xb[near], &mut chain, sink)?;
@@ -396,7 +398,7 @@ impl Heightfield {
                 top.rest &= top.rest - 1;
                 let cur = *top;
                 sp -= usize::from(cur.rest == 0);
-                let (ci, cj) = (cur.li as usize + (n & 3 ^ flip_u), cur.lj as usize + (n >> 2 ^ flip_v));
+                let (ci, cj) = c.node(cur.li as usize, cur.lj as usize, n);
                 count!(0);
                 if cur.k > 0 {
                     (k, li, lj) = (cur.k as usize - 2, 4 * ci, 4 * cj);
@@ -410,13 +412,18 @@ impl Heightfield {
     }
 }
 
+/// Whether the walk must use the scalar node test where AVX2 is present: never, outside tests.
 #[cfg(not(test))]
-mod tests {
-    /// Outside tests the AVX2 walk is never turned off.
-    #[inline(always)]
-    pub(super) fn scalar_forced() -> bool {
-        false
-    }
+#[inline(always)]
+fn scalar_forced() -> bool {
+    false
+}
+
+/// Whether the walk must use the scalar node test where AVX2 is present: while this thread's test
+/// asks for it.
+#[cfg(test)]
+fn scalar_forced() -> bool {
+    tests::SCALAR.with(std::cell::Cell::get)
 }
 
 #[cfg(test)]
@@ -427,12 +434,8 @@ mod tests {
     use std::cell::Cell;
 
     thread_local! {
-        static SCALAR: Cell<bool> = const { Cell::new(false) };
-    }
-
-    /// True while this thread's test runs the walk with the scalar node test.
-    pub(super) fn scalar_forced() -> bool {
-        SCALAR.with(Cell::get)
+        /// True while this thread's test runs the walk with the scalar node test.
+        pub(super) static SCALAR: Cell<bool> = const { Cell::new(false) };
     }
 
     /// The walk with the scalar node test (the one CPUs without AVX2 run) gives the same hits, bit
@@ -534,12 +537,21 @@ mod tests {
                 (rng.range(0.0, 20.0).floor(), rng.range(0.0, 20.0).floor(), [1.0, 2.0, 8.0][case % 3]);
             let (pu, pv, tp) =
                 ((li + rng.range(0.0, 4.0)) * span, (lj + rng.range(0.0, 4.0)) * span, rng.range(-20.0, 20.0));
-            let c = Consts {
-                z2t: [q[0] * inv_dz, (q[1] - z0) * inv_dz, (q[2] - z0) * inv_dz],
+            let w = Walk {
                 u0: pu - du * tp,
                 v0: pv - dv * tp,
+                z0,
+                du,
+                dv,
+                dz,
                 inv_du: 1.0 / du,
                 inv_dv: 1.0 / dv,
+                inv_dz,
+                prune_eps: 1e-9,
+            };
+            let c = Consts {
+                w: &w,
+                z2t: [q[0] * inv_dz, (q[1] - z0) * inv_dz, (q[2] - z0) * inv_dz],
                 lines_u: NEAR_LINES[flip_u / 3],
                 lines_v: NEAR_LINES[flip_v / 3],
                 code_order: CODE_ORDER[flip_u / 3],
