@@ -268,24 +268,16 @@ impl Pyramid {
         &self.nodes[first..first + 3 * l.stride + 4]
     }
 
-    /// Hints the CPU to fetch the 2 × 2 children of node (bi, bj) of level `k ≥ 1` (two rows at
-    /// level k − 1): the stackless walk tests one of them next. Nothing is read; indices past the
-    /// level are harmless.
+    /// Hints the CPU to fetch the descendants `d` levels down of the `n` × `n` block of nodes from
+    /// (bi, bj) of level `k ≥ d` (`n · 2^d` rows of as many nodes at level k − d): whichever of
+    /// them the walk tests next, its codes are on their way. The stackless walk fetches a node's
+    /// children (n = 1, d = 1), the stack walk a 4 × 4 block's grandchildren (n = 4, d = 2).
+    /// Nothing is read; indices past the level are harmless.
     #[inline(always)]
-    pub(crate) fn prefetch_children(&self, k: usize, bi: usize, bj: usize) {
-        let c = self.levels[k - 1];
-        let first = self.nodes.as_ptr().wrapping_add(c.offset + 2 * bj * c.stride + 2 * bi);
-        crate::geom::prefetch_rows(first, c.stride, 2);
-    }
-
-    /// Hints the CPU to fetch the grandchildren of the 4 × 4 block of nodes from (bi, bj) of level
-    /// `k ≥ 2` (16 rows of 16 nodes at level k − 2): whichever block of them the walk tests next,
-    /// its codes are on their way. Nothing is read; indices past the level are harmless.
-    #[inline(always)]
-    pub(crate) fn prefetch_grandchildren(&self, k: usize, bi: usize, bj: usize) {
-        let c = self.levels[k - 2];
-        let first = self.nodes.as_ptr().wrapping_add(c.offset + 4 * bj * c.stride + 4 * bi);
-        crate::geom::prefetch_rows(first, c.stride, 16);
+    pub(crate) fn prefetch_descendants(&self, k: usize, bi: usize, bj: usize, n: usize, d: usize) {
+        let c = self.levels[k - d];
+        let first = self.nodes.as_ptr().wrapping_add(c.offset + (bj << d) * c.stride + (bi << d));
+        crate::geom::prefetch_rows(first, c.stride, n << d);
     }
 
     /// (step, base − eps, base + eps): a code's height is `code · step + base`.
@@ -368,6 +360,25 @@ fn exact_leaf_row(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The 4 × 4 block from any node of any level lies inside the node array (the padding), for
+    /// grids of many shapes and leaf sizes.
+    #[test]
+    fn every_block_of_sixteen_is_inside_the_nodes() {
+        for (nx, ny, leaf) in
+            [(2, 2, 1), (3, 9, 2), (33, 17, 8), (100, 7, 3), (257, 257, 8), (1025, 300, 16), (70, 70, 1)]
+        {
+            let p = Pyramid::build(&vec![0.0; nx * ny], nx, ny, leaf);
+            for k in 0..p.depth() {
+                let l = p.level(k);
+                for bj in 0..l.nby {
+                    for bi in 0..l.nbx {
+                        assert_eq!(p.block16(l, bi, bj).len(), 3 * l.stride + 4);
+                    }
+                }
+            }
+        }
+    }
 
     /// `level_spanning` picks the level the plain search over the levels picks, for grids of many
     /// shapes and leaf sizes, extents on and around every span, and extents past the root's.

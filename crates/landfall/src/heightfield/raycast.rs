@@ -461,7 +461,7 @@ impl Heightfield {
                         self.prefetch_leaf(bi, bj);
                     } else {
                         // So are the node's children, while the node is tested.
-                        self.pyramid.prefetch_children(k, bi, bj);
+                        self.pyramid.prefetch_descendants(k, bi, bj, 1, 1);
                     }
                     continue;
                 }

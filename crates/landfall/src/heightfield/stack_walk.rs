@@ -351,7 +351,7 @@ impl Heightfield {
             if k >= 2 {
                 // The block's grandchildren are fetched while the block is tested: the next block
                 // the walk expands is among them.
-                p.prefetch_grandchildren(k, li, lj);
+                p.prefetch_descendants(k, li, lj, 4, 2);
             }
             let codes = p.block16(lv, li, lj);
             let block = Block { ta, tb, li: to_f(li), lj: to_f(lj), span: to_f(lv.span), codes, stride: lv.stride };
