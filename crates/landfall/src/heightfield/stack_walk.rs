@@ -9,14 +9,14 @@
 //! operations in the same order run one node at a time, so both give the same bits.
 //!
 //! **Order.** The nodes are numbered in the ray's order: mirrored so that node (0, 0) is the one the
-//! ray enters first. A straight ray's path through the block is a staircase in which each step moves
-//! one node along u or along v, so `a + b` (column plus row, mirrored) strictly grows along it: the
-//! nodes the ray may cross, ranked by `a + b`, are in the order it meets them. Two nodes of the same
-//! rank can both hold a cut interval only when the ray passes exactly through the corner they
-//! share, and then both intervals are that one point, so their order does not matter. The mask of
-//! nodes to visit is put in that order by two table lookups; the nearest one is visited at once
-//! (its grandchildren are the next block, or it is a leaf and its cells are walked), and the
-//! others wait on a small stack with their block, nearest first.
+//! ray enters first, then row by row, `n = 4b + a` (mirrored column a, row b). Along a straight ray
+//! both a and b only grow, and every line it crosses is crossed at a t that grows with the line
+//! (the lines are exact integers, and rounding is monotone). So a node's interval ends where the
+//! next row's, or the next column's, begins or earlier: of two nodes with cut intervals, the lower
+//! number comes first along the ray (`row_major_order_is_the_ray_order`). The mask of nodes to
+//! visit is in that order as it comes out of the test; the nearest one is visited at once (its
+//! grandchildren are the next block, or it is a leaf and its cells are walked), and the others
+//! wait on a small stack with their block, nearest first.
 //!
 //! Blocks start at an even level, so that two levels down at a time ends on the leaves. While a
 //! block is tested, its grandchildren's rows are fetched (the next block is among them); before
@@ -39,7 +39,7 @@ struct Intervals {
 }
 
 /// A block whose nodes wait on the stack (their [`Intervals`] beside it): which are still to visit,
-/// in rank order, and where the block is.
+/// and where the block is.
 #[derive(Clone, Copy)]
 struct Waiting {
     /// Level of the nodes.
@@ -47,61 +47,8 @@ struct Waiting {
     /// The block's first node (li, lj) at level `k`.
     li: u32,
     lj: u32,
-    /// Bit p: the node of rank position p (see [`RANKED`]) is still to visit.
+    /// Bit n: node n (see [`Intervals`]) is still to visit.
     rest: u32,
-}
-
-/// The node numbers `4b + a` (mirrored column a, row b) in the order a straight ray meets them: by
-/// `a + b`, ties by `a`.
-const RANKED: [u8; 16] = {
-    let mut out = [0u8; 16];
-    let (mut p, mut s) = (0, 0);
-    while s <= 6 {
-        let mut a = 0;
-        while a < 4 {
-            if s >= a && s - a < 4 {
-                out[p] = (4 * (s - a) + a) as u8;
-                p += 1;
-            }
-            a += 1;
-        }
-        s += 1;
-    }
-    out
-};
-
-/// `RANK_LOW[m]` for the bits `m` of nodes 0–7: the same nodes as bits of their rank positions;
-/// `RANK_HIGH` likewise for nodes 8–15.
-const RANK_LOW: [u16; 256] = rank_table(0);
-/// See [`RANK_LOW`].
-const RANK_HIGH: [u16; 256] = rank_table(8);
-
-const fn rank_table(first: usize) -> [u16; 256] {
-    let mut position = [0u16; 16];
-    let mut p = 0;
-    while p < 16 {
-        position[RANKED[p] as usize] = p as u16;
-        p += 1;
-    }
-    let mut out = [0u16; 256];
-    let mut m = 0;
-    while m < 256 {
-        let mut bit = 0;
-        while bit < 8 {
-            if m >> bit & 1 == 1 {
-                out[m] |= 1 << position[first + bit];
-            }
-            bit += 1;
-        }
-        m += 1;
-    }
-    out
-}
-
-/// The node mask of a block (bit `4b + a`) in rank order (bit p for position p of [`RANKED`]).
-#[inline(always)]
-fn ranked(mask: u32) -> u32 {
-    u32::from(RANK_LOW[(mask & 0xff) as usize] | RANK_HIGH[(mask >> 8 & 0xff) as usize])
 }
 
 /// Per-ray constants of the node test: the ray, and what the walk derives from it once.
@@ -364,10 +311,9 @@ impl Heightfield {
             let mask = nodes16_scalar(&c, &block, slot);
             // SAFETY: the node test wrote all of it.
             let Intervals { xa, xb } = unsafe { slot.assume_init_ref() };
-            let mask = ranked(mask);
             if mask != 0 {
                 // The nearest node the ray may cross is visited now; the others wait on the stack.
-                let (near, rest) = (RANKED[mask.trailing_zeros() as usize] as usize, mask & (mask - 1));
+                let (near, rest) = (mask.trailing_zeros() as usize, mask & (mask - 1));
                 waiting[sp % STACK].write(Waiting { k: k as u32, li: li as u32, lj: lj as u32, rest });
                 sp += usize::from(rest != 0);
                 count!(0);
@@ -380,7 +326,7 @@ impl Heightfield {
                 // Every leaf of the block the ray may cross is fetched before the first is walked.
                 let mut m = mask;
                 while m != 0 {
-                    let (bi, bj) = c.node(li, lj, RANKED[m.trailing_zeros() as usize] as usize);
+                    let (bi, bj) = c.node(li, lj, m.trailing_zeros() as usize);
                     self.prefetch_leaf(bi, bj);
                     m &= m - 1;
                 }
@@ -394,7 +340,7 @@ impl Heightfield {
                 let i = (sp - 1) % STACK;
                 // SAFETY: entries below `sp` were written.
                 let (top, iv) = unsafe { (waiting[i].assume_init_mut(), intervals[i].assume_init_ref()) };
-                let n = RANKED[top.rest.trailing_zeros() as usize] as usize;
+                let n = top.rest.trailing_zeros() as usize;
                 top.rest &= top.rest - 1;
                 let cur = *top;
                 sp -= usize::from(cur.rest == 0);
@@ -485,37 +431,11 @@ mod tests {
         }
     }
 
-    /// The rank order visits every node once, and by `a + b`.
-    #[test]
-    fn ranked_order_is_a_permutation_by_anti_diagonals() {
-        let mut seen = [false; 16];
-        for &n in &RANKED {
-            assert!(!seen[n as usize]);
-            seen[n as usize] = true;
-        }
-        let rank = |n: u8| (n & 3) + (n >> 2);
-        assert!(RANKED.windows(2).all(|w| rank(w[0]) <= rank(w[1])));
-        for m in 0..1u32 << 16 {
-            let r = ranked(m);
-            assert_eq!(r.count_ones(), m.count_ones());
-            for (p, &n) in RANKED.iter().enumerate() {
-                assert_eq!(r >> p & 1, m >> n & 1, "mask {m:#x}");
-            }
-        }
-    }
-
-    /// The AVX2 test of sixteen nodes gives the scalar version's bits: random intervals and
-    /// blocks, rays moving either way along u and v, up, down and level, random codes including the
-    /// empty one. Every node is seen both crossed and not.
-    #[cfg(target_arch = "x86_64")]
-    #[test]
-    fn sixteen_node_lanes_match_the_scalar_test() {
-        if !std::arch::is_x86_feature_detected!("avx2") {
-            return;
-        }
+    /// Calls `check` with `count` random node tests: random intervals and blocks, rays moving either
+    /// way along u and v, up, down and level, random codes including the empty one.
+    fn random_blocks(count: usize, mut check: impl FnMut(usize, &Consts, &Block)) {
         let mut rng = crate::heightfield::workload::SplitMix64::new(48);
-        let mut seen = [[0usize; 2]; 16];
-        for case in 0..20_000usize {
+        for case in 0..count {
             let stride = 8 + 4 * (case % 3);
             let codes: Vec<[u16; 2]> = (0..3 * stride + 4)
                 .map(|_| {
@@ -561,11 +481,51 @@ mod tests {
             let reach = 8.0 * span;
             let ta = tp - rng.range(0.0, reach);
             let tb = [ta, tp + rng.range(0.0, reach)][usize::from(case % 5 != 0)];
-            let block = Block { ta, tb, li, lj, span, codes: &codes, stride };
+            check(case, &c, &Block { ta, tb, li, lj, span, codes: &codes, stride });
+        }
+    }
+
+    /// Of two nodes with cut intervals, the lower number's ends where the higher's begins or
+    /// earlier, so the walk visits a block's nodes in mask order.
+    #[test]
+    fn row_major_order_is_the_ray_order() {
+        let mut pairs = 0;
+        random_blocks(20_000, |case, c, block| {
+            let mut out = MaybeUninit::uninit();
+            let mask = nodes16_scalar(c, block, &mut out);
+            // SAFETY: the test wrote all of it.
+            let iv = unsafe { out.assume_init() };
+            for n in (0..16).filter(|n| mask >> n & 1 == 1) {
+                for m in (n + 1..16).filter(|m| mask >> m & 1 == 1) {
+                    assert!(
+                        iv.xb[n] <= iv.xa[m],
+                        "case {case}: node {n} [{}, {}], node {m} [{}, {}]",
+                        iv.xa[n],
+                        iv.xb[n],
+                        iv.xa[m],
+                        iv.xb[m]
+                    );
+                    pairs += 1;
+                }
+            }
+        });
+        assert!(pairs > 10_000, "{pairs}");
+    }
+
+    /// The AVX2 test of sixteen nodes gives the scalar version's bits on random blocks. Every node
+    /// is seen both crossed and not.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn sixteen_node_lanes_match_the_scalar_test() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        let mut seen = [[0usize; 2]; 16];
+        random_blocks(20_000, |case, c, block| {
             let (mut vector, mut scalar) = (MaybeUninit::uninit(), MaybeUninit::uninit());
             // SAFETY: AVX2 is present; `codes` holds 3 · stride + 4 codes.
-            let vector_mask = unsafe { nodes16_avx2(&c, &block, &mut vector) };
-            let scalar_mask = nodes16_scalar(&c, &block, &mut scalar);
+            let vector_mask = unsafe { nodes16_avx2(c, block, &mut vector) };
+            let scalar_mask = nodes16_scalar(c, block, &mut scalar);
             // SAFETY: both wrote all of their output.
             let (vector, scalar) = unsafe { (vector.assume_init(), scalar.assume_init()) };
             assert_eq!(vector_mask, scalar_mask, "case {case}");
@@ -574,7 +534,7 @@ mod tests {
                 assert_eq!(vector.xb[n].to_bits(), scalar.xb[n].to_bits(), "case {case}");
                 seen[n][(scalar_mask >> n & 1) as usize] += 1;
             }
-        }
+        });
         assert!(seen.iter().flatten().all(|&n| n > 500), "{seen:?}");
     }
 }
