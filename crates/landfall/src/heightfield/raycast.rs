@@ -564,17 +564,8 @@ impl Heightfield {
         // on: the direction is a coin toss from ray to ray.
         let (up_u, up_v) = (w.du > 0.0, w.dv > 0.0);
         let (step_i, step_j) = (if up_u { 1 } else { usize::MAX }, if up_v { 1 } else { usize::MAX });
-        // (An axis the ray does not move along is blocked from the start; its last cell is its cell.)
-        let last = |c: usize, d: f64, lo: usize, hi: usize| {
-            if d > 0.0 {
-                hi - 1
-            } else if d < 0.0 {
-                lo
-            } else {
-                c
-            }
-        };
-        let (last_i, last_j) = (last(i, w.du, ci0, ci1), last(j, w.dv, cj0, cj1));
+        // (An axis the ray does not move along is blocked from the start and never steps.)
+        let (last_i, last_j) = (if up_u { ci1 - 1 } else { ci0 }, if up_v { cj1 - 1 } else { cj0 });
         let (exit_u, exit_v) = (usize::from(up_u), usize::from(up_v));
         let mut t = t0;
         let mut za = w.z(t0);

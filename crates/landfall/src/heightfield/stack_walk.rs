@@ -22,7 +22,7 @@
 //! block is tested, its grandchildren's rows are fetched (the next block is among them); before
 //! the first leaf of a block of leaves is walked, every leaf of it the ray may cross is fetched.
 
-use super::cell::to_f;
+use super::cell::{cell_index, to_f};
 use super::raycast::{count, max, min, Chain, Sink, Walk};
 use super::Heightfield;
 use crate::geom::Ray;
@@ -265,8 +265,7 @@ impl Heightfield {
         // over [t0, t1] (with a margin for rounding in u, v).
         let cover = |a: f64, b: f64, n: usize| {
             let m = 1e-9 * (1.0 + a.abs().max(b.abs()));
-            let (a, b) =
-                (super::cell::cell_index(min(a, b) - m, 0, n - 1), super::cell::cell_index(max(a, b) + m, 0, n - 1));
+            let (a, b) = (cell_index(min(a, b) - m, 0, n - 1), cell_index(max(a, b) + m, 0, n - 1));
             (p.leaf_of(a), p.leaf_of(b))
         };
         let (ia, ib) = cover(w.u(t0), w.u(t1), ncx);
