@@ -83,22 +83,7 @@ proptest! {
     /// slightly smaller sphere swept along every piece of the path touches nothing.
     #[test]
     fn slides_never_end_inside_or_tunnel(seed in 0u64..1000, r in 0.3f64..2.0, o in prop::array::uniform2(0.0f64..1.0), d in prop::array::uniform3(-1.0f64..1.0), len in 1.0f64..1000.0) {
-        let hf = terrain(seed, 33);
-        let tree = SphereTree::from_terrain(&hf);
-        let tris = all_triangles(&hf);
-        let (x, y) = (o[0] * 32.0, o[1] * 32.0);
-        // A valid start: clear of the terrain by at least 1 cm.
-        let mut c = DVec3::new(x, y, hf.height_at(x, y).unwrap() + r + 0.01);
-        while distance(&tris, c) < r + 0.01 {
-            c.z += 0.05;
-        }
-        let v = DVec3::from_array(d).normalize_or_zero() * len;
-        let res = slide(&tree, c, r, v, &SlideParams::default());
-        prop_assert!(distance(&tris, res.position) >= r - 1e-6, "ended at distance {}", distance(&tris, res.position));
-        for w in res.path[..=res.pieces].windows(2) {
-            let hit = tree.sweep_all(w[0], r * (1.0 - 1e-6), w[1] - w[0]);
-            prop_assert!(hit.is_none(), "piece {:?} touches: {:?}", w, hit);
-        }
+        check_slide(seed, r, o, d, len)?;
     }
 }
 
@@ -443,4 +428,40 @@ fn capsules_on_terrains() {
             .fold((f64::INFINITY, DVec3::ZERO, DVec3::ZERO), |m, x| if x.0 < m.0 { x } else { m });
         assert!((d - 0.4).abs() < 1e-6, "distance at contact {d}");
     }
+}
+
+/// One case of `slides_never_end_inside_or_tunnel`: a slide from a valid start over terrain `seed`
+/// ends clear of the terrain, and a slightly smaller sphere swept along each piece of its path
+/// touches nothing.
+fn check_slide(seed: u64, r: f64, o: [f64; 2], d: [f64; 3], len: f64) -> Result<(), TestCaseError> {
+    let hf = terrain(seed, 33);
+    let tree = SphereTree::from_terrain(&hf);
+    let tris = all_triangles(&hf);
+    let (x, y) = (o[0] * 32.0, o[1] * 32.0);
+    // A valid start: clear of the terrain by at least 1 cm.
+    let mut c = DVec3::new(x, y, hf.height_at(x, y).unwrap() + r + 0.01);
+    while distance(&tris, c) < r + 0.01 {
+        c.z += 0.05;
+    }
+    let v = DVec3::from_array(d).normalize_or_zero() * len;
+    let res = slide(&tree, c, r, v, &SlideParams::default());
+    prop_assert!(distance(&tris, res.position) >= r - 1e-6, "ended at distance {}", distance(&tris, res.position));
+    for w in res.path[..=res.pieces].windows(2) {
+        let hit = tree.sweep_all(w[0], r * (1.0 - 1e-6), w[1] - w[0]);
+        prop_assert!(hit.is_none(), "piece {:?} touches: {:?}", w, hit);
+    }
+    Ok(())
+}
+
+/// Known failure, open (found in the session from e5ff417 by a random proptest case). The slide
+/// backs off each contact by its skin along the contact's normal, so a recorded piece, straight
+/// from the last position to the backed-off one, leaves the swept line by up to the skin (1 mm).
+/// Here the swept motion grazes a grid edge at y = 25 with less than that to spare, and the
+/// straight piece passes 0.38 mm inside it. The positions stay clear of the terrain; only the path
+/// between them does not. Run it with `--ignored`.
+#[test]
+#[ignore = "known slide bug: a recorded piece leaves the swept line by the skin back-off"]
+fn slide_piece_off_the_swept_line() {
+    let d = [0.2833003186004131, 0.557663081312154, -0.8746649543112447];
+    check_slide(938, 1.4863850241123058, [0.3969318045419803, 0.7756414162248702], d, 1.0).unwrap();
 }
