@@ -170,6 +170,15 @@ fn creases_stop_and_walls_slide() {
     let res = slide(&tree, DVec3::new(0.0, 2.0, 0.0), r, DVec3::new(10.0, -5.0, 0.0), &SlideParams::default());
     assert!((res.position.y - (r + 1e-3)).abs() < 1e-9, "{}", res.position);
     assert!(res.position.x > 9.9, "{}", res.position);
+    // Backed off along the motion: the whole motion along the wall is kept, to the skin it stops.
+    assert!((res.position.x - 10.0).abs() < 1e-9, "{}", res.position);
+    // Starting within the skin, the back-off returns the sphere to its start; what it gave back is
+    // still walked along the wall.
+    let start = DVec3::new(0.0, r + 5e-4, 0.0);
+    let res = slide(&tree, start, r, DVec3::new(0.1, -0.01, 0.0), &SlideParams::default());
+    assert!((res.position - DVec3::new(0.1, r + 5e-4, 0.0)).length() < 1e-9, "{}", res.position);
+    assert_eq!(res.pieces, 2);
+    assert!((res.path[1] - start).length() < 1e-12, "{:?}", res.path);
 }
 
 #[test]
@@ -453,14 +462,11 @@ fn check_slide(seed: u64, r: f64, o: [f64; 2], d: [f64; 3], len: f64) -> Result<
     Ok(())
 }
 
-/// Known failure, open (found in the session from e5ff417 by a random proptest case). The slide
-/// backs off each contact by its skin along the contact's normal, so a recorded piece, straight
-/// from the last position to the backed-off one, leaves the swept line by up to the skin (1 mm).
-/// Here the swept motion grazes a grid edge at y = 25 with less than that to spare, and the
-/// straight piece passes 0.38 mm inside it. The positions stay clear of the terrain; only the path
-/// between them does not. Run it with `--ignored`.
+/// A random case (found in the session from e5ff417) whose swept motion grazes a grid edge at
+/// y = 25 with less than the skin to spare. When the slide backed off its contacts along the normal,
+/// the recorded piece (straight to the backed-off point) left the swept line and passed 0.38 mm
+/// inside that edge; backed off along the motion, it stays on the line.
 #[test]
-#[ignore = "known slide bug: a recorded piece leaves the swept line by the skin back-off"]
 fn slide_piece_off_the_swept_line() {
     let d = [0.2833003186004131, 0.557663081312154, -0.8746649543112447];
     check_slide(938, 1.4863850241123058, [0.3969318045419803, 0.7756414162248702], d, 1.0).unwrap();

@@ -8,6 +8,7 @@
 //! slope-dependent speed, moving-platform velocity and pushing dynamic bodies are not here (see
 //! `docs/architecture.md`).
 
+use super::slide::stop_short;
 use super::sphere_tree::{Nearby, SweepTarget, TerrainContact};
 use crate::geom::Aabb;
 use glam::DVec3;
@@ -173,22 +174,10 @@ impl CharacterController {
                 out.contact_count += 1;
             }
             let n = hit.contact.normal;
-            let center = pos + motion * hit.contact.t;
-            let gap = (center - hit.contact.point).dot(n);
-            let reach = self.reach(n);
-            // The new position, and the fraction of the motion the back-off gave back.
-            let given_back;
-            (pos, given_back) = if gap < reach - 1e-9 {
-                // Embedded: push out along the normal to the skin.
-                (center + n * (reach + p.skin - gap), 0.0)
-            } else {
-                // Back off along the motion (Fauerby) so the skin is kept without creeping sideways,
-                // never further back than this sweep came.
-                let (d, length) = (motion.normalize_or_zero(), motion.length());
-                let facing = -n.dot(d);
-                let back = if facing > 1e-3 { (p.skin / facing).min(hit.contact.t * length) } else { 0.0 };
-                (center - d * back, back / length)
-            };
+            // Backed off along the motion, or pushed out along the normal when embedded.
+            let stop = stop_short(pos, motion, &hit, self.reach(n), p.skin);
+            let given_back = stop.given_back;
+            pos = stop.position;
             let steep = !self.walkable(n);
             if !steep {
                 ground = Some(n);
