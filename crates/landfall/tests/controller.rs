@@ -249,6 +249,22 @@ fn a_touch_within_the_skin_still_walks_along_the_wall() {
     assert!(end.x >= r - 1e-9 && ground.iter().all(|&g| g), "{end} {ground:?}");
 }
 
+/// Walking along a wall at a grazing angle (under 0.06° into it, where backing off along the motion
+/// gains next to nothing): the character is pushed out to the skin, not left touching the wall and
+/// meeting it again at once on every sweep of every frame.
+#[test]
+fn grazing_a_wall_still_walks_along_it() {
+    let params = ControllerParams::default();
+    let r = params.radius;
+    for (gap, into) in [(1e-4, 1e-5), (0.0, 1e-6), (5e-3, 5e-5)] {
+        let start = DVec3::new(r + gap, 0.0, r + params.skin);
+        let (path, ground) = walk(&wall_and_floor(), start, DVec3::new(-into, 0.1, 0.0), 10);
+        let end = *path.last().unwrap();
+        assert!(end.y > 0.999, "{gap} {into}: stalled at the wall: {end}");
+        assert!(end.x >= r - 1e-9 && ground.iter().all(|&g| g), "{end} {ground:?}");
+    }
+}
+
 /// Off the ground the walk and the fall are swept as one motion, and each keeps its own response:
 /// a character dropped onto a 60° slope while walking hard into it (fast enough that the slope's
 /// own normal would turn the walk uphill) slides down it and never gains height.

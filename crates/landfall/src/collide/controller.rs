@@ -174,7 +174,7 @@ impl CharacterController {
                 out.contact_count += 1;
             }
             let n = hit.contact.normal;
-            // Backed off along the motion, or pushed out along the normal when embedded.
+            // Backed off along the motion, and out along the normal where that is short of the skin.
             let stop = stop_short(pos, motion, &hit, self.reach(n), p.skin);
             let given_back = stop.given_back;
             pos = stop.position;

@@ -26,13 +26,17 @@ impl Default for SlideParams {
 /// Most contacts a move reports.
 pub const MAX_CONTACTS: usize = 8;
 
+/// Most straight pieces a move's path has: per contact, one along the motion and one out along the
+/// contact's normal, and a last free one.
+pub const MAX_PIECES: usize = 2 * MAX_CONTACTS + 1;
+
 /// Where a sliding move ended and what it touched.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SlideResult {
     /// Final center of the sphere.
     pub position: DVec3,
     /// The straight pieces of the path: `path[..pieces + 1]` are their ends, the start first.
-    pub path: [DVec3; MAX_CONTACTS + 2],
+    pub path: [DVec3; MAX_PIECES + 1],
     /// Number of pieces.
     pub pieces: usize,
     /// Contacts in the order they happened (first `contact_count`).
@@ -45,7 +49,7 @@ pub struct SlideResult {
 pub fn slide(tree: &dyn SweepTarget, c: DVec3, r: f64, motion: DVec3, params: &SlideParams) -> SlideResult {
     let mut out = SlideResult {
         position: c,
-        path: [c; MAX_CONTACTS + 2],
+        path: [c; MAX_PIECES + 1],
         pieces: 0,
         contacts: [None; MAX_CONTACTS],
         contact_count: 0,
@@ -66,24 +70,26 @@ pub fn slide(tree: &dyn SweepTarget, c: DVec3, r: f64, motion: DVec3, params: &S
             break;
         };
         let stop = stop_short(pos, rest, &hit, r, params.skin);
-        let mut next = stop.position;
-        // Pushed out along the normal (an embedded start): that must not cross anything either; if
-        // it would, stay.
-        let center = pos + rest * hit.contact.t;
-        if stop.pushed_out
-            && tree
-                .sweep(center, r * (1.0 - 1e-9), next - center)
-                .is_some_and(|h| h.contact.t < 1.0 && h.triangle != hit.triangle)
-        {
-            next = center;
-        }
         if out.contact_count < MAX_CONTACTS {
             out.contacts[out.contact_count] = Some(hit);
             out.contact_count += 1;
         }
-        out.pieces += 1;
-        out.path[out.pieces] = next;
-        pos = next;
+        // Back along the swept line: as clear as the sweep found it.
+        pos = stop.on_line;
+        if pos != out.path[out.pieces] {
+            out.pieces += 1;
+            out.path[out.pieces] = pos;
+        }
+        // Out along the normal, a piece of its own, unless that would cross anything else.
+        if stop.position != pos
+            && !tree
+                .sweep(pos, r * (1.0 - 1e-9), stop.position - pos)
+                .is_some_and(|h| h.contact.t < 1.0 && h.triangle != hit.triangle)
+        {
+            pos = stop.position;
+            out.pieces += 1;
+            out.path[out.pieces] = pos;
+        }
         // The remaining motion, with what the back-off gave back, projected onto the sliding plane.
         let n = hit.contact.normal;
         let left = rest * (1.0 - hit.contact.t + stop.given_back);
@@ -96,28 +102,33 @@ pub fn slide(tree: &dyn SweepTarget, c: DVec3, r: f64, motion: DVec3, params: &S
 /// Where a shape stops after meeting `hit` while moving from `pos` by `motion`: [`stop_short`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Stop {
-    /// The new position.
+    /// The point on the swept line the shape backs off to.
+    pub on_line: DVec3,
+    /// The new position: `on_line`, or out from it along the contact's normal where backing off
+    /// along the motion left the shape short of the skin.
     pub position: DVec3,
     /// The fraction of `motion` the back-off gave back (to be moved again, along the surface).
     pub given_back: f64,
-    /// Whether the shape was embedded and pushed out along the contact's normal (off the swept
-    /// line) instead of backed off along the motion (on it).
-    pub pushed_out: bool,
 }
 
 /// Stops a shape `skin` short of the contact `hit` of its motion `motion` from `pos`, `reach` being
-/// the shape's extent along the contact's normal (the radius, for a sphere). Backs off along the
-/// motion (Fauerby), so the path stays on the swept line, never further back than the sweep came;
-/// an embedded shape (nearer than `reach`) is pushed out along the normal instead.
+/// the shape's extent along the contact's normal (the radius, for a sphere).
+///
+/// Backs off along the motion (Fauerby), so the path stays on the swept line, but never further
+/// back than the sweep came. Where that leaves the shape short of the skin along the contact's
+/// normal — a grazing contact, a contact near the start, an embedded shape — the rest is a push out
+/// along the normal (without it, a shape touching a wall it moves along would meet it again at once,
+/// and stall).
 pub(crate) fn stop_short(pos: DVec3, motion: DVec3, hit: &TerrainContact, reach: f64, skin: f64) -> Stop {
     let n = hit.contact.normal;
     let center = pos + motion * hit.contact.t;
     let gap = (center - hit.contact.point).dot(n);
-    if gap < reach - 1e-9 {
-        return Stop { position: center + n * (reach + skin - gap), given_back: 0.0, pushed_out: true };
-    }
     let (d, length) = (motion.normalize_or_zero(), motion.length());
     let facing = -n.dot(d);
-    let back = if facing > 1e-3 { (skin / facing).min(hit.contact.t * length) } else { 0.0 };
-    Stop { position: center - d * back, given_back: back / length, pushed_out: false }
+    let back = if gap >= reach - 1e-9 && facing > 1e-3 { (skin / facing).min(hit.contact.t * length) } else { 0.0 };
+    let on_line = center - d * back;
+    // Short of the skin by more than rounding: pushed out.
+    let short = reach + skin - (gap + back * facing);
+    let position = if short > 1e-3 * skin { on_line + n * short } else { on_line };
+    Stop { on_line, position, given_back: back / length }
 }
