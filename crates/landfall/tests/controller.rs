@@ -265,6 +265,30 @@ fn grazing_a_wall_still_walks_along_it() {
     }
 }
 
+/// A corridor narrower than the character plus its skin on both sides: the push out from the wall it
+/// grazes would cross the other, so it is not taken, and the character never ends inside either.
+#[test]
+fn a_corridor_narrower_than_the_skin_allows_is_never_entered_by_a_push() {
+    let params = ControllerParams::default();
+    let r = params.radius;
+    let width = 2.0 * r + 0.5 * params.skin;
+    let wall = |y: f64| {
+        quad(DVec3::new(-50.0, y, 0.0), DVec3::new(50.0, y, 0.0), DVec3::new(50.0, y, 5.0), DVec3::new(-50.0, y, 5.0))
+    };
+    let floor = quad(
+        DVec3::new(-50.0, -5.0, 0.0),
+        DVec3::new(50.0, -5.0, 0.0),
+        DVec3::new(50.0, 5.0, 0.0),
+        DVec3::new(-50.0, 5.0, 0.0),
+    );
+    let t = PolygonTerrain::builder().polygon(&floor).polygon(&wall(0.0)).polygon(&wall(width)).build().unwrap();
+    for into in [1e-5, 1e-3, 0.02] {
+        // `walk` checks the clearance after every frame.
+        let (path, _) = walk(&t, DVec3::new(0.0, r + 1e-4, r + params.skin), DVec3::new(0.1, -into, 0.0), 20);
+        assert!(path.iter().all(|p| p.y >= r - 1e-6 && p.y <= width - r + 1e-6), "{into}: {path:?}");
+    }
+}
+
 /// Off the ground the walk and the fall are swept as one motion, and each keeps its own response:
 /// a character dropped onto a 60° slope while walking hard into it (fast enough that the slope's
 /// own normal would turn the walk uphill) slides down it and never gains height.

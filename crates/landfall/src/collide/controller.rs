@@ -116,14 +116,19 @@ impl CharacterController {
 
     /// The shape's earliest contact moving from center `c` by `v`.
     fn cast(&self, tree: &dyn SweepTarget, c: DVec3, v: DVec3) -> Option<TerrainContact> {
-        let r = self.params.radius;
+        self.cast_scaled(tree, c, v, 1.0)
+    }
+
+    /// [`cast`](Self::cast) with the shape's radii scaled by `k`.
+    fn cast_scaled(&self, tree: &dyn SweepTarget, c: DVec3, v: DVec3, k: f64) -> Option<TerrainContact> {
+        let r = self.params.radius * k;
         match self.params.shape {
             Shape::Sphere => tree.sweep(c, r, v),
             Shape::Capsule { half_height } => {
                 let h = self.up * half_height;
                 tree.sweep_capsule(c - h, c + h, r, v)
             }
-            Shape::Ellipsoid { radii } => tree.sweep_ellipsoid(c, radii, v),
+            Shape::Ellipsoid { radii } => tree.sweep_ellipsoid(c, radii * k, v),
         }
     }
 
@@ -174,10 +179,10 @@ impl CharacterController {
                 out.contact_count += 1;
             }
             let n = hit.contact.normal;
-            // Backed off along the motion, and out along the normal where that is short of the skin.
+            // Backed off along the motion; embedded or grazing, pushed out along the normal instead.
             let stop = stop_short(pos, motion, &hit, self.reach(n), p.skin);
             let given_back = stop.given_back;
-            pos = stop.position;
+            pos = stop.settle(&hit, |c, v| self.cast_scaled(tree, c, v, 1.0 - 1e-9));
             let steep = !self.walkable(n);
             if !steep {
                 ground = Some(n);

@@ -80,13 +80,10 @@ pub fn slide(tree: &dyn SweepTarget, c: DVec3, r: f64, motion: DVec3, params: &S
             out.pieces += 1;
             out.path[out.pieces] = pos;
         }
-        // Out along the normal, a piece of its own, unless that would cross anything else.
-        if stop.position != pos
-            && !tree
-                .sweep(pos, r * (1.0 - 1e-9), stop.position - pos)
-                .is_some_and(|h| h.contact.t < 1.0 && h.triangle != hit.triangle)
-        {
-            pos = stop.position;
+        // Out along the normal, a piece of its own.
+        let settled = stop.settle(&hit, |c, v| tree.sweep(c, r * (1.0 - 1e-9), v));
+        if settled != pos {
+            pos = settled;
             out.pieces += 1;
             out.path[out.pieces] = pos;
         }
@@ -104,31 +101,54 @@ pub fn slide(tree: &dyn SweepTarget, c: DVec3, r: f64, motion: DVec3, params: &S
 pub(crate) struct Stop {
     /// The point on the swept line the shape backs off to.
     pub on_line: DVec3,
-    /// The new position: `on_line`, or out from it along the contact's normal where backing off
-    /// along the motion left the shape short of the skin.
+    /// The new position: `on_line`, or out from it along the contact's normal (embedded, grazing).
     pub position: DVec3,
     /// The fraction of `motion` the back-off gave back (to be moved again, along the surface).
     pub given_back: f64,
+    /// The shape was embedded: pushed out whatever else it meets (it is in it already).
+    pub embedded: bool,
+}
+
+impl Stop {
+    /// Where the shape settles: [`position`](Self::position), unless it merely touched the surface
+    /// (a grazing contact) and the push out would cross another triangle (in a crease narrower than
+    /// the skin); then it stays on the swept line. `cast_inside` sweeps the shape shrunk by a hair,
+    /// so that what it touches is not met.
+    pub fn settle(
+        &self,
+        hit: &TerrainContact,
+        cast_inside: impl FnOnce(DVec3, DVec3) -> Option<TerrainContact>,
+    ) -> DVec3 {
+        if self.position == self.on_line
+            || !self.embedded
+                && cast_inside(self.on_line, self.position - self.on_line)
+                    .is_some_and(|h| h.contact.t < 1.0 && h.triangle != hit.triangle)
+        {
+            self.on_line
+        } else {
+            self.position
+        }
+    }
 }
 
 /// Stops a shape `skin` short of the contact `hit` of its motion `motion` from `pos`, `reach` being
 /// the shape's extent along the contact's normal (the radius, for a sphere).
 ///
 /// Backs off along the motion (Fauerby), so the path stays on the swept line, but never further
-/// back than the sweep came. Where that leaves the shape short of the skin along the contact's
-/// normal — a grazing contact, a contact near the start, an embedded shape — the rest is a push out
-/// along the normal (without it, a shape touching a wall it moves along would meet it again at once,
-/// and stall).
+/// back than the sweep came (a contact near the start is then left short of the skin; the motion
+/// given back is projected onto the surface, so the next sweep does not meet it again). An embedded
+/// shape, or one whose contact is grazing (backing off along the motion would gain next to nothing
+/// along the normal, and a shape left touching a wall it moves along would meet it again at once,
+/// and stall), is pushed out along the normal instead.
 pub(crate) fn stop_short(pos: DVec3, motion: DVec3, hit: &TerrainContact, reach: f64, skin: f64) -> Stop {
     let n = hit.contact.normal;
     let center = pos + motion * hit.contact.t;
     let gap = (center - hit.contact.point).dot(n);
     let (d, length) = (motion.normalize_or_zero(), motion.length());
     let facing = -n.dot(d);
-    let back = if gap >= reach - 1e-9 && facing > 1e-3 { (skin / facing).min(hit.contact.t * length) } else { 0.0 };
+    let (embedded, grazing) = (gap < reach - 1e-9, facing <= 1e-3);
+    let back = if embedded || grazing { 0.0 } else { (skin / facing).min(hit.contact.t * length) };
     let on_line = center - d * back;
-    // Short of the skin by more than rounding: pushed out.
-    let short = reach + skin - (gap + back * facing);
-    let position = if short > 1e-3 * skin { on_line + n * short } else { on_line };
-    Stop { on_line, position, given_back: back / length }
+    let position = if embedded || grazing { on_line + n * (reach + skin - gap).max(0.0) } else { on_line };
+    Stop { on_line, position, given_back: back / length, embedded }
 }
