@@ -180,9 +180,10 @@ impl CharacterController {
             }
             let n = hit.contact.normal;
             // Backed off along the motion; embedded or grazing, pushed out along the normal instead.
-            let stop = stop_short(pos, motion, &hit, self.reach(n), p.skin);
+            let stop =
+                stop_short(pos, motion, &hit, self.reach(n), p.skin, |c, v| self.cast_scaled(tree, c, v, 1.0 - 1e-9));
             let given_back = stop.given_back;
-            pos = stop.settle(&hit, |c, v| self.cast_scaled(tree, c, v, 1.0 - 1e-9));
+            pos = stop.position;
             let steep = !self.walkable(n);
             if !steep {
                 ground = Some(n);

@@ -9,8 +9,8 @@ use glam::DVec3;
 /// Options of [`slide`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SlideParams {
-    /// Distance kept between the sphere and the surface after a contact, along its normal: backing
-    /// off along the motion, less where the motion came less far or grazes the surface.
+    /// Distance kept between the sphere and the surface after a contact, along its normal (less
+    /// where the contact came within it of the move's start: the back-off stops there).
     pub skin: f64,
     /// Most sweeps per move.
     pub max_iterations: usize,
@@ -69,23 +69,19 @@ pub fn slide(tree: &dyn SweepTarget, c: DVec3, r: f64, motion: DVec3, params: &S
             out.path[out.pieces] = pos;
             break;
         };
-        let stop = stop_short(pos, rest, &hit, r, params.skin);
+        let stop = stop_short(pos, rest, &hit, r, params.skin, |c, v| tree.sweep(c, r * (1.0 - 1e-9), v));
         if out.contact_count < MAX_CONTACTS {
             out.contacts[out.contact_count] = Some(hit);
             out.contact_count += 1;
         }
-        // Back along the swept line: as clear as the sweep found it.
-        pos = stop.on_line;
-        if pos != out.path[out.pieces] {
-            out.pieces += 1;
-            out.path[out.pieces] = pos;
-        }
-        // Out along the normal, a piece of its own.
-        let settled = stop.settle(&hit, |c, v| tree.sweep(c, r * (1.0 - 1e-9), v));
-        if settled != pos {
-            pos = settled;
-            out.pieces += 1;
-            out.path[out.pieces] = pos;
+        // Back along the swept line (as clear as the sweep found it), then out along the normal: a
+        // piece each.
+        for p in [stop.on_line, stop.position] {
+            if p != pos {
+                pos = p;
+                out.pieces += 1;
+                out.path[out.pieces] = pos;
+            }
         }
         // The remaining motion, with what the back-off gave back, projected onto the sliding plane.
         let n = hit.contact.normal;
@@ -105,30 +101,6 @@ pub(crate) struct Stop {
     pub position: DVec3,
     /// The fraction of `motion` the back-off gave back (to be moved again, along the surface).
     pub given_back: f64,
-    /// The shape was embedded: pushed out whatever else it meets (it is in it already).
-    pub embedded: bool,
-}
-
-impl Stop {
-    /// Where the shape settles: [`position`](Self::position), unless it merely touched the surface
-    /// (a grazing contact) and the push out would cross another triangle (in a crease narrower than
-    /// the skin); then it stays on the swept line. `cast_inside` sweeps the shape shrunk by a hair,
-    /// so that what it touches is not met.
-    pub fn settle(
-        &self,
-        hit: &TerrainContact,
-        cast_inside: impl FnOnce(DVec3, DVec3) -> Option<TerrainContact>,
-    ) -> DVec3 {
-        if self.position == self.on_line
-            || !self.embedded
-                && cast_inside(self.on_line, self.position - self.on_line)
-                    .is_some_and(|h| h.contact.t < 1.0 && h.triangle != hit.triangle)
-        {
-            self.on_line
-        } else {
-            self.position
-        }
-    }
 }
 
 /// Stops a shape `skin` short of the contact `hit` of its motion `motion` from `pos`, `reach` being
@@ -139,8 +111,18 @@ impl Stop {
 /// given back is projected onto the surface, so the next sweep does not meet it again). An embedded
 /// shape, or one whose contact is grazing (backing off along the motion would gain next to nothing
 /// along the normal, and a shape left touching a wall it moves along would meet it again at once,
-/// and stall), is pushed out along the normal instead.
-pub(crate) fn stop_short(pos: DVec3, motion: DVec3, hit: &TerrainContact, reach: f64, skin: f64) -> Stop {
+/// and stall), is pushed out along the normal instead. A grazing push that would cross another
+/// triangle (in a crease narrower than the skin) is not taken: `cast_inside` sweeps the shape
+/// shrunk by a hair, so that what it merely touches is not met. An embedded push is taken whatever
+/// it meets (that check would meet the triangles around the one it is in).
+pub(crate) fn stop_short(
+    pos: DVec3,
+    motion: DVec3,
+    hit: &TerrainContact,
+    reach: f64,
+    skin: f64,
+    cast_inside: impl FnOnce(DVec3, DVec3) -> Option<TerrainContact>,
+) -> Stop {
     let n = hit.contact.normal;
     let center = pos + motion * hit.contact.t;
     let gap = (center - hit.contact.point).dot(n);
@@ -149,6 +131,8 @@ pub(crate) fn stop_short(pos: DVec3, motion: DVec3, hit: &TerrainContact, reach:
     let (embedded, grazing) = (gap < reach - 1e-9, facing <= 1e-3);
     let back = if embedded || grazing { 0.0 } else { (skin / facing).min(hit.contact.t * length) };
     let on_line = center - d * back;
-    let position = if embedded || grazing { on_line + n * (reach + skin - gap).max(0.0) } else { on_line };
-    Stop { on_line, position, given_back: back / length, embedded }
+    let push = if embedded || grazing { n * (reach + skin - gap).max(0.0) } else { DVec3::ZERO };
+    let blocked = || cast_inside(on_line, push).is_some_and(|h| h.contact.t < 1.0 && h.triangle != hit.triangle);
+    let position = if push == DVec3::ZERO || !embedded && blocked() { on_line } else { on_line + push };
+    Stop { on_line, position, given_back: back / length }
 }
