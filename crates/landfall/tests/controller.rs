@@ -289,6 +289,35 @@ fn a_corridor_narrower_than_the_skin_allows_is_never_entered_by_a_push() {
     }
 }
 
+/// A character wedged between a floor and a thin deck over it (spawned there, or left there by an
+/// edit), embedded in both, is never pushed out of one through the other, whatever its shape.
+#[test]
+fn an_embedded_push_never_crosses_another_surface() {
+    let deck = 0.45;
+    let square =
+        |h: f64, z: f64| quad(DVec3::new(-h, -h, z), DVec3::new(h, -h, z), DVec3::new(h, h, z), DVec3::new(-h, h, z));
+    let t = PolygonTerrain::builder().polygon(&square(20.0, 0.0)).polygon(&square(5.0, deck)).build().unwrap();
+    let tree = SphereTree::from_terrain(&t);
+    let shapes = [
+        (Shape::Sphere, 0.5),
+        (Shape::Capsule { half_height: 0.1 }, 0.4),
+        (Shape::Ellipsoid { radii: DVec3::new(0.4, 0.4, 0.5) }, 0.4),
+    ];
+    for (shape, radius) in shapes {
+        let c = CharacterController::new(ControllerParams { shape, radius, ..ControllerParams::default() }, DVec3::Z);
+        for z in [0.15, 0.2, 0.3] {
+            for (step, grounded) in [(DVec3::new(0.1, 0.0, -0.2), true), (DVec3::new(0.0, 0.1, 0.05), false)] {
+                let m = c.move_by(&tree, DVec3::new(0.0, 0.0, z), step, grounded);
+                let p = m.position;
+                assert!(p.z > 0.0 && p.z < deck, "{shape:?} from {z}, {step}: crossed to {p}");
+            }
+        }
+        // Away from the deck, the push is taken, even from a center exactly on the floor.
+        let m = c.move_by(&tree, DVec3::new(7.0, 0.0, 0.0), DVec3::new(0.1, 0.0, -0.2), true);
+        assert!(m.position.z > 0.5 && m.grounded, "{shape:?}: {}", m.position);
+    }
+}
+
 /// Off the ground the walk and the fall are swept as one motion, and each keeps its own response:
 /// a character dropped onto a 60° slope while walking hard into it (fast enough that the slope's
 /// own normal would turn the walk uphill) slides down it and never gains height.

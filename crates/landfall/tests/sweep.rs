@@ -187,6 +187,49 @@ fn creases_stop_and_walls_slide() {
     }
 }
 
+/// A floor at z = 0 and, over part of it, a thin deck at z = `deck` (a bridge, a ledge): a shape
+/// wedged between them, embedded in both, is in no place a push can put right.
+fn floor_under_a_deck(deck: f64) -> PolygonTerrain {
+    let square =
+        |h: f64, z: f64| vec![DVec3::new(-h, -h, z), DVec3::new(h, -h, z), DVec3::new(h, h, z), DVec3::new(-h, h, z)];
+    PolygonTerrain::builder().polygon(&square(20.0, 0.0)).polygon(&square(5.0, deck)).build().unwrap()
+}
+
+/// A sphere embedded both in a floor and in a thin deck above it is never pushed out of one through
+/// the other: the push out along one contact's normal would carry its center across the other's
+/// plane.
+#[test]
+fn an_embedded_push_never_crosses_another_surface() {
+    let r = 0.5;
+    // Where nothing is in the way, the push is taken, even from a center exactly on the surface.
+    let tree = SphereTree::from_terrain(&floor_under_a_deck(0.5));
+    for (x, z) in [(0.0, 0.0), (0.0, 0.2), (7.0, 0.0), (7.0, 0.2)] {
+        let res = slide(&tree, DVec3::new(x, 0.0, z), r, DVec3::new(0.1, 0.0, 0.0), &SlideParams::default());
+        let end = res.position;
+        if x > 5.0 {
+            assert!((end.z - (r + 1e-3)).abs() < 1e-9 && (end.x - x - 0.1).abs() < 1e-9, "{x} {z}: {end}");
+        } else {
+            // Under the deck it stays wedged, clear of neither and through neither.
+            assert!(end.z >= 0.0 && end.z < 0.5, "{x} {z}: {end}");
+        }
+    }
+    for (z, deck) in [(0.2, 0.35), (0.15, 0.4), (0.3, 0.45)] {
+        let tree = SphereTree::from_terrain(&floor_under_a_deck(deck));
+        for motion in [DVec3::new(0.1, 0.0, 0.0), DVec3::new(0.0, 0.0, -0.05), DVec3::new(0.0, 0.0, 0.05)] {
+            let res = slide(&tree, DVec3::new(0.0, 0.0, z), r, motion, &SlideParams::default());
+            assert!(res.contact_count > 0, "{z} {deck} {motion}");
+            // Every point of the path stays between the two planes it started between.
+            for p in &res.path[..=res.pieces] {
+                assert!(
+                    p.z > 0.0 && p.z < deck,
+                    "{z} {deck} {motion}: crossed at {p} ({:?})",
+                    &res.path[..=res.pieces]
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn the_tree_is_serialized_forward_only_with_the_stop_rule() {
     let hf = terrain(3, 65);

@@ -180,8 +180,9 @@ impl CharacterController {
             }
             let n = hit.contact.normal;
             // Backed off along the motion; embedded or grazing, pushed out along the normal instead.
-            let stop =
-                stop_short(pos, motion, &hit, self.reach(n), p.skin, |c, v| self.cast_scaled(tree, c, v, 1.0 - 1e-9));
+            let stop = stop_short(tree, pos, motion, &hit, self.reach(n), p.skin, |c, v| {
+                self.cast_scaled(tree, c, v, 1.0 - 1e-9)
+            });
             let given_back = stop.given_back;
             pos = stop.position;
             let steep = !self.walkable(n);

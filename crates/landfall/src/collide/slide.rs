@@ -69,7 +69,7 @@ pub fn slide(tree: &dyn SweepTarget, c: DVec3, r: f64, motion: DVec3, params: &S
             out.path[out.pieces] = pos;
             break;
         };
-        let stop = stop_short(pos, rest, &hit, r, params.skin, |c, v| tree.sweep(c, r * (1.0 - 1e-9), v));
+        let stop = stop_short(tree, pos, rest, &hit, r, params.skin, |c, v| tree.sweep(c, r * (1.0 - 1e-9), v));
         if out.contact_count < MAX_CONTACTS {
             out.contacts[out.contact_count] = Some(hit);
             out.contact_count += 1;
@@ -103,19 +103,25 @@ pub(crate) struct Stop {
     pub given_back: f64,
 }
 
-/// Stops a shape `skin` short of the contact `hit` of its motion `motion` from `pos`, `reach` being
-/// the shape's extent along the contact's normal (the radius, for a sphere).
+/// Stops a shape `skin` short of the contact `hit` of its motion `motion` from `pos` against
+/// `tree`, `reach` being the shape's extent along the contact's normal (the radius, for a sphere).
 ///
 /// Backs off along the motion (Fauerby), so the path stays on the swept line, but never further
 /// back than the sweep came (a contact near the start is then left short of the skin; the motion
 /// given back is projected onto the surface, so the next sweep does not meet it again). An embedded
 /// shape, or one whose contact is grazing (backing off along the motion would gain next to nothing
 /// along the normal, and a shape left touching a wall it moves along would meet it again at once,
-/// and stall), is pushed out along the normal instead. A grazing push that would cross another
-/// triangle (in a crease narrower than the skin) is not taken: `cast_inside` sweeps the shape
-/// shrunk by a hair, so that what it merely touches is not met. An embedded push is taken whatever
-/// it meets (that check would meet the triangles around the one it is in).
+/// and stall), is pushed out along the normal instead, unless the push would do harm; it then
+/// stays on the swept line:
+/// - A grazing push (optional: the shape is not in the terrain) must meet no other triangle: in a
+///   crease narrower than the skin it would enter the other side. `cast_inside` sweeps the shape
+///   shrunk by a hair, so that what it merely touches is not met.
+/// - An embedded push (a repair) may come closer to other triangles the shape is in — in a crease,
+///   later contacts push it out of them; a check for that would keep shapes embedded in every
+///   sharp crease — but its center must not cross a surface: wedged between a floor and a thin deck
+///   over it, a push out of either would carry it through the other.
 pub(crate) fn stop_short(
+    tree: &dyn SweepTarget,
     pos: DVec3,
     motion: DVec3,
     hit: &TerrainContact,
@@ -132,7 +138,25 @@ pub(crate) fn stop_short(
     let back = if embedded || grazing { 0.0 } else { (skin / facing).min(hit.contact.t * length) };
     let on_line = center - d * back;
     let push = if embedded || grazing { n * (reach + skin - gap).max(0.0) } else { DVec3::ZERO };
-    let blocked = || cast_inside(on_line, push).is_some_and(|h| h.contact.t < 1.0 && h.triangle != hit.triangle);
-    let position = if push == DVec3::ZERO || !embedded && blocked() { on_line } else { on_line + push };
+    let harmful = || {
+        if embedded {
+            crosses(tree, on_line, push)
+        } else {
+            cast_inside(on_line, push).is_some_and(|h| h.contact.t < 1.0 && h.triangle != hit.triangle)
+        }
+    };
+    let position = if push == DVec3::ZERO || harmful() { on_line } else { on_line + push };
     Stop { on_line, position, given_back: back / length }
+}
+
+/// Whether the point `c` moving by `v` crosses (or comes within a hair of) a triangle of `tree`: a
+/// sweep of a sphere of a hair's radius, exact at edges and vertices. It starts a few hairs along
+/// `v`, so that a center lying on the surface it is pushed out of does not block its own push. Out
+/// of line: embedded pushes are rare, and the sweep would swell the callers' loops.
+#[cold]
+#[inline(never)]
+fn crosses(tree: &dyn SweepTarget, c: DVec3, v: DVec3) -> bool {
+    let hair = 1e-9 * (1.0 + c.abs().max_element());
+    let lead = v * (4.0 * hair / v.length()).min(0.5);
+    tree.sweep(c + lead, hair, v - lead).is_some()
 }
