@@ -2,6 +2,7 @@
 //! brute-force distance, and paths that never end inside the terrain or cross it, at any speed.
 
 use glam::DVec3;
+use landfall::collide::controller::Shape;
 use landfall::collide::{
     closest_point, slide, sweep_sphere_triangle, CharacterController, ControllerParams, Nearby, SlideParams,
     SphereTree, SweepTarget, TerrainContact, TerrainSweep,
@@ -113,6 +114,54 @@ proptest! {
             prop_assert!(distance(&tris, end) >= r - 1e-6, "ended at distance {} from {p} by {desired}", distance(&tris, end));
             prop_assert!(hf.height_at(end.x, end.y).is_none_or(|h| end.z > h), "ended under the surface at {end}");
         }
+    }
+}
+
+/// A tilted floor through the origin and a thin tilted deck over part of it, `gap` above the floor
+/// over (x, y); both as (point, unit normal pointing up).
+fn tilted_sandwich(gap: f64, tilt: [f64; 4], (x, y): (f64, f64)) -> (PolygonTerrain, [(DVec3, DVec3); 2]) {
+    let plane = |c: DVec3, sx: f64, sy: f64| (c, DVec3::new(-sx, -sy, 1.0).normalize());
+    let z_at = |(c, n): (DVec3, DVec3), x: f64, y: f64| c.z - (n.x * (x - c.x) + n.y * (y - c.y)) / n.z;
+    let square = |p: (DVec3, DVec3), h: f64| {
+        [(-h, -h), (h, -h), (h, h), (-h, h)].map(|(x, y)| DVec3::new(x, y, z_at(p, x, y))).to_vec()
+    };
+    let floor = plane(DVec3::ZERO, tilt[0], tilt[1]);
+    let deck = plane(DVec3::new(x, y, z_at(floor, x, y) + gap), tilt[2], tilt[3]);
+    let t = PolygonTerrain::builder().polygon(&square(floor, 20.0)).polygon(&square(deck, 5.0)).build().unwrap();
+    (t, [floor, deck])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// A shape between a tilted floor and a thin tilted deck over it (often embedded in one or both)
+    /// never crosses either: every point of a slide's path, and where a character's move ends,
+    /// stays above the floor and below the deck.
+    #[test]
+    fn wedged_shapes_never_cross_a_surface(gap in 0.2f64..2.0, tilt in prop::array::uniform4(-0.3f64..0.3), at in prop::array::uniform3(0.0f64..1.0), d in prop::array::uniform3(-1.0f64..1.0), len in 0.01f64..0.5, shape in 0usize..3, grounded: bool) {
+        // A start strictly between the planes, over the middle of the deck.
+        let (x, y) = (4.0 * at[0] - 2.0, 4.0 * at[1] - 2.0);
+        let (t, planes) = tilted_sandwich(gap, tilt, (x, y));
+        let tree = SphereTree::from_terrain(&t);
+        let side = |p: DVec3| planes.map(|(c, n)| (p - c).dot(n));
+        let floor = planes[0].0.z - (planes[0].1.x * x + planes[0].1.y * y) / planes[0].1.z;
+        let start = DVec3::new(x, y, floor + 0.01 + (gap - 0.02) * at[2]);
+        let motion = DVec3::from(d) * len;
+        let between = |p: DVec3| { let [f, k] = side(p); f > 0.0 && k < 0.0 };
+        prop_assert!(between(start));
+        let r = 0.2 + gap * 0.4;
+        let res = slide(&tree, start, r, motion, &SlideParams::default());
+        for p in &res.path[..=res.pieces] {
+            prop_assert!(between(*p), "slide from {start} by {motion}: crossed at {p} (sides {:?})", side(*p));
+        }
+        let shape = [
+            Shape::Sphere,
+            Shape::Capsule { half_height: 0.3 * r },
+            Shape::Ellipsoid { radii: DVec3::new(r, 0.8 * r, 1.2 * r) },
+        ][shape];
+        let c = CharacterController::new(ControllerParams { shape, radius: r, ..ControllerParams::default() }, DVec3::Z);
+        let end = c.move_by(&tree, start, motion + DVec3::new(0.0, 0.0, -0.1), grounded).position;
+        prop_assert!(between(end), "{shape:?} from {start} by {motion}: crossed to {end} (sides {:?})", side(end));
     }
 }
 
