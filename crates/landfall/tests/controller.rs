@@ -233,20 +233,28 @@ fn wall_and_floor() -> PolygonTerrain {
     PolygonTerrain::builder().polygon(&floor).polygon(&wall).build().unwrap()
 }
 
+/// Walks 10 frames along the wall of `wall_and_floor` (0.1 m per frame along it, `into` into it) from
+/// `gap` off it, standing on the floor; returns how far along the wall it got, checking that it
+/// never came inside the wall and stayed on the ground.
+fn walk_along_the_wall(gap: f64, into: f64) -> f64 {
+    let params = ControllerParams::default();
+    let r = params.radius;
+    let start = DVec3::new(r + gap, 0.0, r + params.skin);
+    let (path, ground) = walk(&wall_and_floor(), start, DVec3::new(-into, 0.1, 0.0), 10);
+    let end = *path.last().unwrap();
+    assert!(end.x >= r - 1e-9 && ground.iter().all(|&g| g), "{gap} {into}: {end} {ground:?}");
+    end.y
+}
+
 /// Walking along a wall with a slight turn into it, from closer to it than the skin (where a
 /// grazing contact leaves a character): the contact comes late in the motion and the back-off
 /// along the motion undoes nearly all of it, but what it gives back along the wall is kept — the
 /// character walks on at the speed along the wall instead of creeping.
 #[test]
 fn a_touch_within_the_skin_still_walks_along_the_wall() {
-    let params = ControllerParams::default();
-    let r = params.radius;
-    // 4 mm from the wall (the skin is 1 cm), standing on the floor; 5 mm into the wall per frame.
-    let start = DVec3::new(r + 0.004, 0.0, r + params.skin);
-    let (path, ground) = walk(&wall_and_floor(), start, DVec3::new(-0.005, 0.1, 0.0), 10);
-    let end = *path.last().unwrap();
-    assert!(end.y > 0.95, "crept along the wall: {end}");
-    assert!(end.x >= r - 1e-9 && ground.iter().all(|&g| g), "{end} {ground:?}");
+    // 4 mm from the wall (the skin is 1 cm); 5 mm into the wall per frame.
+    let y = walk_along_the_wall(0.004, 0.005);
+    assert!(y > 0.95, "crept along the wall: {y}");
 }
 
 /// Walking along a wall at a grazing angle (under 0.06° into it, where backing off along the motion
@@ -254,14 +262,9 @@ fn a_touch_within_the_skin_still_walks_along_the_wall() {
 /// meeting it again at once on every sweep of every frame.
 #[test]
 fn grazing_a_wall_still_walks_along_it() {
-    let params = ControllerParams::default();
-    let r = params.radius;
     for (gap, into) in [(1e-4, 1e-5), (0.0, 1e-6), (5e-3, 5e-5)] {
-        let start = DVec3::new(r + gap, 0.0, r + params.skin);
-        let (path, ground) = walk(&wall_and_floor(), start, DVec3::new(-into, 0.1, 0.0), 10);
-        let end = *path.last().unwrap();
-        assert!(end.y > 0.999, "{gap} {into}: stalled at the wall: {end}");
-        assert!(end.x >= r - 1e-9 && ground.iter().all(|&g| g), "{end} {ground:?}");
+        let y = walk_along_the_wall(gap, into);
+        assert!(y > 0.999, "{gap} {into}: stalled at the wall at y = {y}");
     }
 }
 

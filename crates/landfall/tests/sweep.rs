@@ -117,16 +117,24 @@ proptest! {
     }
 }
 
-/// A tilted floor through the origin and a thin tilted deck over part of it, `gap` above the floor
-/// over (x, y); both as (point, unit normal pointing up).
-fn tilted_sandwich(gap: f64, tilt: [f64; 4], (x, y): (f64, f64)) -> (PolygonTerrain, [(DVec3, DVec3); 2]) {
+/// A plane as (point, unit normal pointing up).
+type Plane = (DVec3, DVec3);
+
+/// The height of `plane` over (x, y).
+fn plane_z((c, n): Plane, x: f64, y: f64) -> f64 {
+    c.z - (n.x * (x - c.x) + n.y * (y - c.y)) / n.z
+}
+
+/// A floor through the origin (a 40 m square) and, over its middle, a thin deck (a 10 m square)
+/// `gap` above the floor over (x, y), tilted by the slopes `tilt` (floor along x and y, then deck):
+/// a shape wedged between them, embedded in both, is in no place a push can put right.
+fn tilted_sandwich(gap: f64, tilt: [f64; 4], (x, y): (f64, f64)) -> (PolygonTerrain, [Plane; 2]) {
     let plane = |c: DVec3, sx: f64, sy: f64| (c, DVec3::new(-sx, -sy, 1.0).normalize());
-    let z_at = |(c, n): (DVec3, DVec3), x: f64, y: f64| c.z - (n.x * (x - c.x) + n.y * (y - c.y)) / n.z;
-    let square = |p: (DVec3, DVec3), h: f64| {
-        [(-h, -h), (h, -h), (h, h), (-h, h)].map(|(x, y)| DVec3::new(x, y, z_at(p, x, y))).to_vec()
+    let square = |p: Plane, h: f64| {
+        [(-h, -h), (h, -h), (h, h), (-h, h)].map(|(x, y)| DVec3::new(x, y, plane_z(p, x, y))).to_vec()
     };
     let floor = plane(DVec3::ZERO, tilt[0], tilt[1]);
-    let deck = plane(DVec3::new(x, y, z_at(floor, x, y) + gap), tilt[2], tilt[3]);
+    let deck = plane(DVec3::new(x, y, plane_z(floor, x, y) + gap), tilt[2], tilt[3]);
     let t = PolygonTerrain::builder().polygon(&square(floor, 20.0)).polygon(&square(deck, 5.0)).build().unwrap();
     (t, [floor, deck])
 }
@@ -144,8 +152,7 @@ proptest! {
         let (t, planes) = tilted_sandwich(gap, tilt, (x, y));
         let tree = SphereTree::from_terrain(&t);
         let side = |p: DVec3| planes.map(|(c, n)| (p - c).dot(n));
-        let floor = planes[0].0.z - (planes[0].1.x * x + planes[0].1.y * y) / planes[0].1.z;
-        let start = DVec3::new(x, y, floor + 0.01 + (gap - 0.02) * at[2]);
+        let start = DVec3::new(x, y, plane_z(planes[0], x, y) + 0.01 + (gap - 0.02) * at[2]);
         let motion = DVec3::from(d) * len;
         let between = |p: DVec3| { let [f, k] = side(p); f > 0.0 && k < 0.0 };
         prop_assert!(between(start));
@@ -236,14 +243,6 @@ fn creases_stop_and_walls_slide() {
     }
 }
 
-/// A floor at z = 0 and, over part of it, a thin deck at z = `deck` (a bridge, a ledge): a shape
-/// wedged between them, embedded in both, is in no place a push can put right.
-fn floor_under_a_deck(deck: f64) -> PolygonTerrain {
-    let square =
-        |h: f64, z: f64| vec![DVec3::new(-h, -h, z), DVec3::new(h, -h, z), DVec3::new(h, h, z), DVec3::new(-h, h, z)];
-    PolygonTerrain::builder().polygon(&square(20.0, 0.0)).polygon(&square(5.0, deck)).build().unwrap()
-}
-
 /// A sphere embedded both in a floor and in a thin deck above it is never pushed out of one through
 /// the other: the push out along one contact's normal would carry its center across the other's
 /// plane.
@@ -251,7 +250,7 @@ fn floor_under_a_deck(deck: f64) -> PolygonTerrain {
 fn an_embedded_push_never_crosses_another_surface() {
     let r = 0.5;
     // Where nothing is in the way, the push is taken, even from a center exactly on the surface.
-    let tree = SphereTree::from_terrain(&floor_under_a_deck(0.5));
+    let tree = SphereTree::from_terrain(&tilted_sandwich(0.5, [0.0; 4], (0.0, 0.0)).0);
     for (x, z) in [(0.0, 0.0), (0.0, 0.2), (7.0, 0.0), (7.0, 0.2)] {
         let res = slide(&tree, DVec3::new(x, 0.0, z), r, DVec3::new(0.1, 0.0, 0.0), &SlideParams::default());
         let end = res.position;
@@ -263,7 +262,7 @@ fn an_embedded_push_never_crosses_another_surface() {
         }
     }
     for (z, deck) in [(0.2, 0.35), (0.15, 0.4), (0.3, 0.45)] {
-        let tree = SphereTree::from_terrain(&floor_under_a_deck(deck));
+        let tree = SphereTree::from_terrain(&tilted_sandwich(deck, [0.0; 4], (0.0, 0.0)).0);
         for motion in [DVec3::new(0.1, 0.0, 0.0), DVec3::new(0.0, 0.0, -0.05), DVec3::new(0.0, 0.0, 0.05)] {
             let res = slide(&tree, DVec3::new(0.0, 0.0, z), r, motion, &SlideParams::default());
             assert!(res.contact_count > 0, "{z} {deck} {motion}");
