@@ -1,12 +1,41 @@
 //! With the `jolt` feature: compiles Jolt Physics 5.0 and `jolt/shim.cpp` into a static library.
 //! Jolt's source is looked for in `JOLT_SRC` (a directory holding `Jolt/Jolt.h`), else in
-//! `target/jolt-5.0.0` at the top of the workspace, where `scripts/fetch-jolt.sh` puts it.
+//! `target/jolt-5.0.0` at the top of the workspace, where `scripts/fetch-jolt.sh` puts it. With the
+//! `embree4` feature: links Embree 4.4 (see `embree4::link`).
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=JOLT_SRC");
     #[cfg(feature = "jolt")]
     jolt::build();
+    #[cfg(feature = "embree4")]
+    embree4::link();
+}
+
+/// With the `embree4` feature: links Embree 4.4 from `EMBREE4_DIR` (a directory holding
+/// `libembree4.so`), else from `target/embree-4.4.0` at the top of the workspace, where
+/// `scripts/fetch-embree4.sh` puts it, and records that directory as the binaries' run path.
+#[cfg(feature = "embree4")]
+mod embree4 {
+    use std::path::PathBuf;
+
+    pub fn link() {
+        println!("cargo:rerun-if-env-changed=EMBREE4_DIR");
+        let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+        let dir = std::env::var_os("EMBREE4_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| manifest.join("../../target/embree-4.4.0"));
+        if !dir.join("libembree4.so").is_file() {
+            panic!(
+                "the `embree4` feature needs Embree 4.4: no libembree4.so in {}. Run \
+                 crates/landfall-bench/scripts/fetch-embree4.sh, or set EMBREE4_DIR to a directory holding it.",
+                dir.display()
+            );
+        }
+        let dir = dir.canonicalize().expect("Embree 4's directory has a canonical path");
+        println!("cargo:rustc-link-search=native={}", dir.display());
+        println!("cargo:rustc-link-arg=-Wl,-rpath,{}", dir.display());
+    }
 }
 
 #[cfg(feature = "jolt")]

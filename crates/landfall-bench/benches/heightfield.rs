@@ -3,8 +3,8 @@
 //!
 //! `cargo bench -p landfall-bench --bench heightfield` (a group alone: append its name, e.g. `rays_oblique`).
 //! After the groups it prints ratio tables (peer time / landfall time) and memory figures. With
-//! `--features embree`, Embree 3 (the system's `libembree3`) runs beside them on the same triangles;
-//! with `--features jolt`, Jolt 5.0's `HeightFieldShape` on the same samples (square grids only).
+//! `--features embree`, Embree 3 (the system's `libembree3`) runs beside them on the same triangles
+//! (Embree 4.4 with `--features embree4`, after `scripts/fetch-embree4.sh`); with `--features jolt`, Jolt 5.0's `HeightFieldShape` on the same samples (square grids only).
 
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, BenchmarkGroup, BenchmarkId, Criterion};
@@ -86,8 +86,9 @@ impl Data {
             let (e, t) = timed(|| landfall_bench::embree::Embree::new(&self.t.hf));
             let n = (self.t.hf.nx() * self.t.hf.ny()) as f64;
             eprintln!(
-                "{}: Embree scene built in {:.1} ms, {:.1} bytes/sample",
+                "{}: {} scene built in {:.1} ms, {:.1} bytes/sample",
                 self.t.name,
+                landfall_bench::embree::VERSION,
                 t.as_secs_f64() * 1e3,
                 e.memory_bytes() as f64 / n
             );
@@ -210,7 +211,16 @@ fn ray_group(c: &mut Criterion, name: &str, make: fn(&Heightfield) -> RaySet) {
         // benchmark first runs.
         peer_rays(&mut g, name, d, &set, "parry_trimesh", "parry TriMesh", || d.mesh(), |p, r, m| p.raycast(r, m));
         #[cfg(feature = "embree")]
-        peer_rays(&mut g, name, d, &set, "embree", "Embree", || d.embree(), |p, r, m| p.raycast(r, m));
+        peer_rays(
+            &mut g,
+            name,
+            d,
+            &set,
+            "embree",
+            landfall_bench::embree::VERSION,
+            || d.embree(),
+            |p, r, m| p.raycast(r, m),
+        );
         #[cfg(feature = "jolt")]
         if landfall_bench::jolt::Jolt::accepts(hf) {
             let label = "Jolt (its own diagonals, 8-bit heights)";
@@ -303,7 +313,7 @@ fn summary() {
         );
         #[cfg(feature = "embree")]
         if let Some(e) = d.embree.get() {
-            print!(", Embree {:.1}", e.memory_bytes() as f64 / n);
+            print!(", {} {:.1}", landfall_bench::embree::VERSION, e.memory_bytes() as f64 / n);
         }
         #[cfg(feature = "jolt")]
         if let Some(j) = d.jolt.get() {

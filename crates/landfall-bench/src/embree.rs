@@ -1,9 +1,13 @@
-//! Embree 3 (Intel's ray-tracing kernels, the system library `libembree3`) as a peer: a triangle
-//! scene of exactly the triangles of a heightfield, cast one ray per call with `rtcIntersect1`.
-//! Only with the `embree` feature (`apt-get install libembree-dev` on Debian).
+//! Embree (Intel's ray-tracing kernels) as a peer: a triangle scene of exactly the triangles of a
+//! heightfield, cast one ray per call with `rtcIntersect1`. With the `embree` feature, Embree 3.13,
+//! the system library `libembree3` (`apt-get install libembree-dev` on Debian); with `embree4`,
+//! Embree 4.4, the release build that the Python binding `embreex` ships
+//! (`scripts/fetch-embree4.sh`).
 //!
-//! The bindings are the few functions and structs this needs, written from Embree 3.13's headers
-//! (`rtcore_*.h`, with `RTC_MAX_INSTANCE_LEVEL_COUNT` 1 and no minimum width, as Debian builds it).
+//! The bindings are the few functions and structs this needs, written from Embree's headers
+//! (`rtcore_*.h`, with `RTC_MAX_INSTANCE_LEVEL_COUNT` 1 and no minimum width, as both libraries are
+//! built). Embree 4 differs here only in `rtcIntersect1`, which takes optional arguments in place of
+//! Embree 3's intersect context.
 
 use crate::peers::{center, grid_mesh};
 use glam::DVec3;
@@ -45,6 +49,10 @@ struct RtcHit {
     prim_id: u32,
     geom_id: u32,
     inst_id: [u32; 1],
+    /// Embree 4's release builds have instance arrays (`RTC_GEOMETRY_INSTANCE_ARRAY`), which add
+    /// this field.
+    #[cfg(feature = "embree4")]
+    inst_prim_id: [u32; 1],
 }
 
 /// `struct RTCRayHit`.
@@ -54,7 +62,8 @@ struct RtcRayHit {
     hit: RtcHit,
 }
 
-/// `struct RTCIntersectContext`, as `rtcInitIntersectContext` fills it.
+/// `struct RTCIntersectContext` of Embree 3, as `rtcInitIntersectContext` fills it.
+#[cfg(not(feature = "embree4"))]
 #[repr(C)]
 struct RtcIntersectContext {
     flags: u32,
@@ -62,7 +71,15 @@ struct RtcIntersectContext {
     inst_id: [u32; 1],
 }
 
-#[link(name = "embree3")]
+/// The library and version the peer runs, for reports.
+#[cfg(not(feature = "embree4"))]
+pub const VERSION: &str = "Embree 3";
+/// The library and version the peer runs, for reports.
+#[cfg(feature = "embree4")]
+pub const VERSION: &str = "Embree 4";
+
+#[cfg_attr(not(feature = "embree4"), link(name = "embree3"))]
+#[cfg_attr(feature = "embree4", link(name = "embree4"))]
 extern "C" {
     fn rtcNewDevice(config: *const c_char) -> Device;
     fn rtcReleaseDevice(device: Device);
@@ -86,7 +103,11 @@ extern "C" {
     fn rtcCommitGeometry(geometry: Geometry);
     fn rtcAttachGeometry(scene: Scene, geometry: Geometry) -> u32;
     fn rtcReleaseGeometry(geometry: Geometry);
+    #[cfg(not(feature = "embree4"))]
     fn rtcIntersect1(scene: Scene, context: *mut RtcIntersectContext, rayhit: *mut RtcRayHit);
+    /// Embree 4: `args` may be null (the defaults).
+    #[cfg(feature = "embree4")]
+    fn rtcIntersect1(scene: Scene, rayhit: *mut RtcRayHit, args: *const c_void);
 }
 
 /// Adds each allocation Embree reports (negative: a release) to the counter behind `user`.
@@ -186,11 +207,22 @@ impl Embree {
                 prim_id: INVALID_GEOMETRY_ID,
                 geom_id: INVALID_GEOMETRY_ID,
                 inst_id: [INVALID_GEOMETRY_ID],
+                #[cfg(feature = "embree4")]
+                inst_prim_id: [INVALID_GEOMETRY_ID],
             },
         };
-        let mut ctx = RtcIntersectContext { flags: 0, filter: std::ptr::null(), inst_id: [INVALID_GEOMETRY_ID] };
-        // SAFETY: the scene is committed; both structs are laid out as Embree's headers define.
-        unsafe { rtcIntersect1(self.scene, &mut ctx, &mut rh) };
+        #[cfg(not(feature = "embree4"))]
+        {
+            let mut ctx = RtcIntersectContext { flags: 0, filter: std::ptr::null(), inst_id: [INVALID_GEOMETRY_ID] };
+            // SAFETY: the scene is committed; both structs are laid out as Embree 3's headers define.
+            unsafe { rtcIntersect1(self.scene, &mut ctx, &mut rh) };
+        }
+        // SAFETY: the scene is committed; the struct is laid out as Embree 4's headers define, and
+        // null arguments are its defaults.
+        #[cfg(feature = "embree4")]
+        unsafe {
+            rtcIntersect1(self.scene, &mut rh, std::ptr::null())
+        };
         (rh.hit.geom_id != INVALID_GEOMETRY_ID).then_some(rh.ray.tfar)
     }
 
@@ -221,7 +253,8 @@ mod tests {
     /// the structs match Embree's sizes (a wrong layout would make it read garbage or miss).
     #[test]
     fn embree_hits_what_landfall_hits() {
-        assert_eq!(std::mem::size_of::<RtcRayHit>(), 80);
+        assert_eq!(std::mem::size_of::<RtcRayHit>(), if cfg!(feature = "embree4") { 96 } else { 80 });
+        #[cfg(not(feature = "embree4"))]
         assert_eq!(std::mem::size_of::<RtcIntersectContext>(), 24);
         let t = terrains::generated(257);
         let e = Embree::new(&t.hf);
