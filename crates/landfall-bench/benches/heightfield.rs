@@ -4,7 +4,8 @@
 //! `cargo bench -p landfall-bench --bench heightfield` (a group alone: append its name, e.g. `rays_oblique`).
 //! After the groups it prints ratio tables (peer time / landfall time) and memory figures. With
 //! `--features embree`, Embree 3 (the system's `libembree3`) runs beside them on the same triangles
-//! (Embree 4.4 with `--features embree4`, after `scripts/fetch-embree4.sh`); with `--features jolt`, Jolt 5.0's `HeightFieldShape` on the same samples (square grids only).
+//! (Embree 4.4 with `--features embree4`, after `scripts/fetch-embree4.sh`); with `--features
+//! jolt`, Jolt 5.0's `HeightFieldShape` on the same samples (square grids only).
 
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, BenchmarkGroup, BenchmarkId, Criterion};

@@ -5,7 +5,7 @@
 //! Files: `gen<size>_vertices.npy` (f32, n × 3, centred on the grid as the Rust peers' meshes),
 //! `gen<size>_indices.npy` (u32, m × 3, exactly landfall's triangles), and per set (`vertical`,
 //! `oblique`, `line_of_sight`) `gen<size>_<set>.npy` (f64, 4096 × 8: origin (centred), direction,
-//! `max_t`, and landfall's first-hit t, NaN on a miss).
+//! `max_t`, and landfall's first-hit t, NaN on a miss): the heightfield benchmark's sets, same seeds.
 
 use landfall::heightfield::workload as sets;
 use landfall_bench::peers::{center, grid_mesh};
