@@ -110,6 +110,27 @@ extern "C" {
     fn rtcIntersect1(scene: Scene, rayhit: *mut RtcRayHit, args: *const c_void);
 }
 
+/// `rtcIntersect1` with Embree 3's default intersect context.
+///
+/// # Safety
+/// `scene` must be committed.
+#[cfg(not(feature = "embree4"))]
+unsafe fn intersect1(scene: Scene, rh: &mut RtcRayHit) {
+    let mut ctx = RtcIntersectContext { flags: 0, filter: std::ptr::null(), inst_id: [INVALID_GEOMETRY_ID] };
+    // SAFETY: both structs are laid out as Embree 3's headers define; the caller's scene is committed.
+    unsafe { rtcIntersect1(scene, &mut ctx, rh) }
+}
+
+/// `rtcIntersect1` with Embree 4's default arguments (null).
+///
+/// # Safety
+/// `scene` must be committed.
+#[cfg(feature = "embree4")]
+unsafe fn intersect1(scene: Scene, rh: &mut RtcRayHit) {
+    // SAFETY: the struct is laid out as Embree 4's headers define; the caller's scene is committed.
+    unsafe { rtcIntersect1(scene, rh, std::ptr::null()) }
+}
+
 /// Adds each allocation Embree reports (negative: a release) to the counter behind `user`.
 extern "C" fn count_bytes(user: *mut c_void, bytes: isize, _post: bool) -> bool {
     // SAFETY: `user` is the `AtomicIsize` boxed in the `Embree` that owns the device.
@@ -211,18 +232,8 @@ impl Embree {
                 inst_prim_id: [INVALID_GEOMETRY_ID],
             },
         };
-        #[cfg(not(feature = "embree4"))]
-        {
-            let mut ctx = RtcIntersectContext { flags: 0, filter: std::ptr::null(), inst_id: [INVALID_GEOMETRY_ID] };
-            // SAFETY: the scene is committed; both structs are laid out as Embree 3's headers define.
-            unsafe { rtcIntersect1(self.scene, &mut ctx, &mut rh) };
-        }
-        // SAFETY: the scene is committed; the struct is laid out as Embree 4's headers define, and
-        // null arguments are its defaults.
-        #[cfg(feature = "embree4")]
-        unsafe {
-            rtcIntersect1(self.scene, &mut rh, std::ptr::null())
-        };
+        // SAFETY: the scene is committed.
+        unsafe { intersect1(self.scene, &mut rh) };
         (rh.hit.geom_id != INVALID_GEOMETRY_ID).then_some(rh.ray.tfar)
     }
 

@@ -45,7 +45,7 @@ pub fn extension(path: &Path) -> String {
 
 /// Largest decoded image (bytes) the PNG and TIFF readers accept: 4 GiB, a 32,768² f32 raster.
 pub const MAX_DECODED_BYTES: usize = 4 << 30;
-pub use npy::write_npy;
+pub use npy::{write_npy, write_npy_matrix, NpyElement};
 
 /// Writes `chunks` to `path` crash-safely: a temporary file in the same directory, synced, then
 /// renamed over `path`, so a crash never leaves half a file.

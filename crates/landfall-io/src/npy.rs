@@ -205,22 +205,65 @@ pub(crate) fn read_npz(path: &Path) -> Result<Raster, IoError> {
     Ok(r)
 }
 
+/// Writes the magic, version 1.0 and header of a C-order 2-D `.npy` of `rows` × `cols` values of
+/// numpy type `descr` (the header padded with spaces to a multiple of 64 bytes, ended by a newline).
+fn write_header(w: &mut impl Write, descr: &str, rows: usize, cols: usize) -> std::io::Result<()> {
+    let dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({rows}, {cols}), }}");
+    let unpadded = 10 + dict.len() + 1;
+    let header = format!("{dict}{}\n", " ".repeat(unpadded.next_multiple_of(64) - unpadded));
+    w.write_all(b"\x93NUMPY\x01\x00")?;
+    w.write_all(&(header.len() as u16).to_le_bytes())?;
+    w.write_all(header.as_bytes())
+}
+
 /// Writes a 2-D little-endian f32 `.npy` with the north row first (`values` row 0 south).
 pub fn write_npy(path: &Path, nx: usize, ny: usize, values: &[f32]) -> Result<(), IoError> {
     let err = |e| IoError::os(path, e);
-    let mut header = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': ({ny}, {nx}), }}");
-    while (10 + header.len() + 1) % 64 != 0 {
-        header.push(' ');
-    }
-    header.push('\n');
     let mut w = std::io::BufWriter::new(std::fs::File::create(path).map_err(err)?);
-    w.write_all(b"\x93NUMPY\x01\x00").map_err(err)?;
-    w.write_all(&(header.len() as u16).to_le_bytes()).map_err(err)?;
-    w.write_all(header.as_bytes()).map_err(err)?;
+    write_header(&mut w, "<f4", ny, nx).map_err(err)?;
     for j in (0..ny).rev() {
         for v in &values[j * nx..(j + 1) * nx] {
             w.write_all(&v.to_le_bytes()).map_err(err)?;
         }
+    }
+    w.flush().map_err(err)
+}
+
+/// A value type that [`write_npy_matrix`] writes: `f32`, `f64` or `u32`, little-endian.
+pub trait NpyElement: Copy {
+    /// Its numpy type string (`<f4`, `<f8`, `<u4`).
+    const DESCR: &'static str;
+    /// Writes its little-endian bytes.
+    fn write_le(self, w: &mut impl Write) -> std::io::Result<()>;
+}
+
+macro_rules! npy_element {
+    ($t:ty, $descr:literal) => {
+        impl NpyElement for $t {
+            const DESCR: &'static str = $descr;
+            fn write_le(self, w: &mut impl Write) -> std::io::Result<()> {
+                w.write_all(&self.to_le_bytes())
+            }
+        }
+    };
+}
+npy_element!(f32, "<f4");
+npy_element!(f64, "<f8");
+npy_element!(u32, "<u4");
+
+/// Writes `values` as a 2-D `.npy` of `rows` × `cols`, row after row as given (C order; no
+/// north-first flip, unlike [`write_npy`]): a table for other tools, such as NumPy. An error names
+/// the file when `values` does not hold `rows · cols` values.
+pub fn write_npy_matrix<T: NpyElement>(path: &Path, rows: usize, cols: usize, values: &[T]) -> Result<(), IoError> {
+    if rows.checked_mul(cols) != Some(values.len()) {
+        let msg = format!("{} values do not fill {rows} × {cols}", values.len());
+        return Err(IoError::field(path, "shape", msg));
+    }
+    let err = |e| IoError::os(path, e);
+    let mut w = std::io::BufWriter::new(std::fs::File::create(path).map_err(err)?);
+    write_header(&mut w, T::DESCR, rows, cols).map_err(err)?;
+    for &v in values {
+        v.write_le(&mut w).map_err(err)?;
     }
     w.flush().map_err(err)
 }

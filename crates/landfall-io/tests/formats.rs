@@ -3,7 +3,9 @@
 
 use landfall::glam::DVec3;
 use landfall::Ray;
-use landfall_io::{load_heightfield, read_raster, write_asc, write_npy, GeoRef, IoError, LoadOptions};
+use landfall_io::{
+    load_heightfield, read_raster, write_asc, write_npy, write_npy_matrix, GeoRef, IoError, LoadOptions,
+};
 use std::path::{Path, PathBuf};
 
 mod common;
@@ -80,6 +82,27 @@ fn asc_and_npy_writers_round_trip() {
     write_npy(&q, 3, 2, &vals).unwrap();
     let r = read_raster(&q).unwrap();
     assert!(r.values[1].is_nan() && r.values[5] == -9.25 && r.values[0] == 1.0 && r.georef.is_none());
+}
+
+/// `write_npy_matrix` writes rows as given, in each element type: the reader (north row first)
+/// gives the last row as its southern one. A length that does not fill the shape is an error naming
+/// the file.
+#[test]
+fn npy_matrix_writer_round_trips() {
+    let (_d, p) = tmp("m.npy");
+    let check = |p: &Path| {
+        let r = read_raster(p).unwrap();
+        assert_eq!((r.nx, r.ny), (3, 2));
+        assert_eq!(r.values, [4.0, 5.0, 6.0, 1.0, 2.0, 3.0]);
+    };
+    write_npy_matrix(&p, 2, 3, &[1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+    check(&p);
+    write_npy_matrix(&p, 2, 3, &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+    check(&p);
+    write_npy_matrix(&p, 2, 3, &[1u32, 2, 3, 4, 5, 6]).unwrap();
+    check(&p);
+    let e = err_text(write_npy_matrix(&p, 2, 3, &[1u32, 2]));
+    assert!(e.contains("m.npy") && e.contains("2 values do not fill 2 × 3"), "{e}");
 }
 
 type Encode = Box<dyn Fn(f64) -> Vec<u8>>;
