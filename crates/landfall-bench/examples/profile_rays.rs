@@ -39,10 +39,10 @@ fn main() {
         "vertical" => sets::vertical(&t.hf, 4096, 21),
         "diagonal" => sets::diagonal(&t.hf),
         "up" => {
-            let mut rng = sets::SplitMix64::new(24);
+            let mut rng = landfall::rng::SplitMix64::new(24);
             let starts = sets::line_of_sight(&t.hf, 4096, 23);
             let dir = |a: f64, e: f64| DVec3::new(a.cos() * e.cos(), a.sin() * e.cos(), e.sin());
-            let up = |rng: &mut sets::SplitMix64| dir(rng.range(0.0, TAU), rng.range(0.5, 10.0).to_radians());
+            let up = |rng: &mut landfall::rng::SplitMix64| dir(rng.range(0.0, TAU), rng.range(0.5, 10.0).to_radians());
             starts.into_iter().map(|(r, _)| (Ray::new(r.origin, up(&mut rng)), f64::INFINITY)).collect()
         }
         "plain" => {

@@ -5,7 +5,8 @@ use anyhow::Result;
 use clap::Args;
 use landfall::collide::{CharacterController, ControllerParams, TerrainSweep};
 use landfall::glam::DVec3;
-use landfall::heightfield::workload::{self, SplitMix64};
+use landfall::heightfield::workload;
+use landfall::rng::SplitMix64;
 use landfall::world::{Generator, WorldParams};
 use landfall::{Heightfield, Ray};
 use rayon::prelude::*;
@@ -102,7 +103,7 @@ pub fn run(args: &DemoArgs) -> Result<()> {
 
     // 1. Vertical queries at random points.
     let pts = workload::points(&hf, args.queries, seed);
-    let (got, secs) = timed(|| hf.surfaces_at(&pts));
+    let (got, secs) = timed(|| hf.surface_batch(&pts));
     rows.push(Row::of_all("vertical queries", secs, got.iter().flatten().count(), pts.len(), "on ground"));
 
     // 2. Picking rays: from the overview camera through random screen positions.

@@ -138,7 +138,7 @@ pub fn load_heightfield(path: &Path, opts: &LoadOptions) -> Result<Loaded, IoErr
     let geo = r.georef.unwrap_or(GeoRef { origin: (0.0, 0.0), spacing: (1.0, 1.0) });
     let (dx, dy) = opts.spacing.unwrap_or(geo.spacing);
     let (ox, oy) = opts.origin.unwrap_or(geo.origin);
-    let mut values = landfall::heightfield::sample_buffer(r.values.len());
+    let mut values = landfall::pages::sample_buffer(r.values.len());
     for (h, &v) in values.iter_mut().zip(&r.values) {
         *h = (v as f64 * opts.z_scale + opts.z_offset) as f32;
     }

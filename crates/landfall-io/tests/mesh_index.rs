@@ -2,7 +2,7 @@
 
 use glam::DVec3;
 use landfall::polygon::PolygonSoup;
-use landfall::{Frame, PolygonTerrain, QuadtreeParams, Ray, Terrain};
+use landfall::{Frame, PolygonTerrain, QuadtreeParams, Ray};
 use landfall_io::{is_index, open_index, open_index_verified, read_mesh, write_index, IoError};
 use std::path::{Path, PathBuf};
 
@@ -184,8 +184,8 @@ fn same_answers(a: &PolygonTerrain, b: &PolygonTerrain) {
     for k in 0..400 {
         let p = DVec3::new((k % 20) as f64 * 0.63 - 0.5, (k / 20) as f64 * 0.61 - 0.3, 4.0);
         let (mut x, mut y) = (Vec::new(), Vec::new());
-        a.surfaces_at(p, |s| x.push(s));
-        b.surfaces_at(p, |s| y.push(s));
+        a.surfaces_on_line(p, |s| x.push(s));
+        b.surfaces_on_line(p, |s| y.push(s));
         assert_eq!(x, y, "surfaces at {p}");
         let r = Ray::new(p + DVec3::new(0.0, 0.0, 20.0), DVec3::new(0.3, -0.2, -1.0));
         assert_eq!(a.raycast(&r, f64::INFINITY), b.raycast(&r, f64::INFINITY));

@@ -345,7 +345,7 @@ mod tests {
     #[test]
     fn slope_limit_matches_the_cosine() {
         let reference = |nu: f64, m: f64| m < 0.0 || nu < m.min(std::f64::consts::PI).cos();
-        let mut rng = crate::heightfield::workload::SplitMix64::new(11);
+        let mut rng = crate::rng::SplitMix64::new(11);
         let mut checked = 0;
         for k in 0..4000 {
             let m = if k % 4 == 0 { rng.range(-0.5, 4.0) } else { k as f64 * 1e-3 };

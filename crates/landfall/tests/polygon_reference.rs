@@ -156,7 +156,7 @@ fn params_all() -> [QuadtreeParams; 3] {
 fn surfaces(t: &PolygonTerrain, p: DVec3) -> Vec<f64> {
     let up = t.frame().up();
     let mut v = Vec::new();
-    t.surfaces_at(p, |s| v.push(s.point.dot(up)));
+    t.surfaces_on_line(p, |s| v.push(s.point.dot(up)));
     v
 }
 

@@ -434,7 +434,7 @@ proptest! {
     /// (a superset is allowed), each with its true vertices, and never a removed one.
     #[test]
     fn triangles_in_region_cover_the_reference(c in case_strategy(true), boxes in proptest::collection::vec((-0.2f64..1.2, -0.2f64..1.2, 0.0f64..0.5, 0.0f64..0.5, -25.0f64..25.0, 0.0f64..20.0), 10)) {
-        use landfall::{Aabb, Terrain};
+        use landfall::Aabb;
         let hf = c.build();
         let tris = c.triangles();
         let w = (c.nx - 1) as f64 * c.spacing.0;
@@ -526,7 +526,7 @@ fn batch_matches_single() {
     let h: Vec<f32> = (0..nx * ny).map(|k| ((k * 7919) % 101) as f32 * 0.1).collect();
     let hf = Heightfield::builder(nx, ny, h).spacing(2.0, 1.5).build().unwrap();
     let pts: Vec<[f64; 2]> = (0..5000).map(|k| [(k % 97) as f64 * 0.77, (k % 53) as f64 * 0.61]).collect();
-    let batch = hf.heights_at(&pts);
+    let batch = hf.height_batch(&pts);
     for (p, b) in pts.iter().zip(&batch) {
         assert_eq!(*b, hf.height_at(p[0], p[1]));
     }

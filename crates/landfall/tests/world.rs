@@ -3,7 +3,7 @@
 //! triangles (f64 brute force), precision does not depend on the distance from the origin.
 
 use glam::{DVec2, DVec3};
-use landfall::heightfield::workload::SplitMix64;
+use landfall::rng::SplitMix64;
 use landfall::world::{CacheParams, Hashed, LodTerrain, Toroidal, World, WorldParams};
 use landfall::{Aabb, Ray, Terrain};
 use proptest::prelude::*;

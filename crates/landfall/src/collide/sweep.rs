@@ -410,7 +410,7 @@ mod tests {
             let (x, y) = ((-b - disc.sqrt()) / (2.0 * a), (-b + disc.sqrt()) / (2.0 * a));
             [x.min(y), x.max(y)].into_iter().find(|&r| (0.0..=t_max).contains(&r))
         };
-        let mut rng = crate::heightfield::workload::SplitMix64::new(5);
+        let mut rng = crate::rng::SplitMix64::new(5);
         let mut found = 0;
         for k in 0..20_000 {
             let (mut r1, r2) = (rng.range(-2.0, 2.0), rng.range(-2.0, 2.0));

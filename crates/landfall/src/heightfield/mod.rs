@@ -10,21 +10,24 @@
 //! * rays — [`Heightfield::raycast`]: front-to-back descent of the min/max [`Pyramid`], then a walk of
 //!   the cells under the projected ray, watertight by construction (see `raycast.rs`).
 
+#[cfg(any(test, feature = "bench-support"))]
 mod baseline;
 mod cell;
 mod edit;
-mod pages;
 mod pyramid;
 mod raycast;
 mod stack_walk;
+#[cfg(any(test, feature = "bench-support"))]
 pub mod synth;
+mod terrain;
 mod triangles;
 mod vertical;
+#[cfg(any(test, feature = "bench-support"))]
 pub mod workload;
 
+#[cfg(any(test, feature = "bench-support"))]
 pub use baseline::Baseline;
 pub use cell::{Diagonal, Half};
-pub use pages::sample_buffer;
 pub use pyramid::Pyramid;
 #[cfg(feature = "stats")]
 pub use raycast::take_stats;
@@ -250,7 +253,7 @@ impl HeightfieldBuilder {
 
 impl Heightfield {
     /// Starts a heightfield of `nx` columns × `ny` rows, `heights[j·nx + i]`, row 0 south. The
-    /// heightfield keeps this `Vec`: for a large grid, fill one from [`sample_buffer`] to have it on
+    /// heightfield keeps this `Vec`: for a large grid, fill one from [`sample_buffer`](crate::pages::sample_buffer) to have it on
     /// 2 MiB pages where the OS offers them (faster random vertical queries).
     pub fn builder(nx: usize, ny: usize, heights: Vec<f32>) -> HeightfieldBuilder {
         HeightfieldBuilder {

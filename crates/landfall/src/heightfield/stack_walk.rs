@@ -433,7 +433,7 @@ mod tests {
     /// Calls `check` with `count` random node tests: random intervals and blocks, rays moving either
     /// way along u and v, up, down and level, random codes including the empty one.
     fn random_blocks(count: usize, mut check: impl FnMut(usize, &Consts, &Block)) {
-        let mut rng = crate::heightfield::workload::SplitMix64::new(48);
+        let mut rng = crate::rng::SplitMix64::new(48);
         for case in 0..count {
             let stride = 8 + 4 * (case % 3);
             let codes: Vec<[u16; 2]> = (0..3 * stride + 4)

@@ -1,6 +1,7 @@
 //! Deterministic synthetic terrain for demos, benchmarks and tests: fractal value noise with ridged
 //! mountains, the same bits on every run and thread count.
 
+use crate::rng::mix;
 use rayon::prelude::*;
 
 /// Parameters of a generated terrain.
@@ -20,14 +21,6 @@ impl Default for SynthParams {
     fn default() -> Self {
         Self { seed: 1, relief: 800.0, feature: 600.0, octaves: 10 }
     }
-}
-
-/// SplitMix64 finaliser: a well-studied 64-bit integer hash.
-#[inline]
-pub(crate) fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
 }
 
 /// Uniform value in [−1, 1] for lattice point (x, y) of octave `o`.
@@ -73,7 +66,7 @@ fn raw_height(p: &SynthParams, x: f64, y: f64) -> f64 {
 
 /// An `nx × ny` grid of heights (row 0 south), spanning exactly `relief` from lowest to highest.
 pub fn generate(nx: usize, ny: usize, params: &SynthParams) -> Vec<f32> {
-    let mut h = super::sample_buffer(nx * ny);
+    let mut h = crate::pages::sample_buffer(nx * ny);
     h.par_chunks_mut(nx.max(1)).enumerate().for_each(|(j, row)| {
         for (i, v) in row.iter_mut().enumerate() {
             *v = raw_height(params, i as f64, j as f64) as f32;

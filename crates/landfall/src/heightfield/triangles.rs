@@ -52,7 +52,7 @@ impl Heightfield {
 
     /// Calls `visit` with every existing triangle of the cells under the x-y extent of `region`
     /// whose height range meets the region's z extent (candidates for a swept volume).
-    pub fn for_each_triangle_in(&self, region: &Aabb, mut visit: impl FnMut(TriangleId, [DVec3; 3])) {
+    pub fn triangles_in(&self, region: &Aabb, mut visit: impl FnMut(TriangleId, [DVec3; 3])) {
         let Some((ri, rj)) = self.cells_overlapping(region) else {
             return;
         };

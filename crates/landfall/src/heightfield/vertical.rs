@@ -48,12 +48,12 @@ impl Heightfield {
     }
 
     /// [`height_at`](Self::height_at) for many points, in parallel.
-    pub fn heights_at(&self, points: &[[f64; 2]]) -> Vec<Option<f64>> {
+    pub fn height_batch(&self, points: &[[f64; 2]]) -> Vec<Option<f64>> {
         points.par_iter().with_min_len(4096).map(|p| self.height_at(p[0], p[1])).collect()
     }
 
     /// [`surface_at`](Self::surface_at) for many points, in parallel.
-    pub fn surfaces_at(&self, points: &[[f64; 2]]) -> Vec<Option<SurfacePoint>> {
+    pub fn surface_batch(&self, points: &[[f64; 2]]) -> Vec<Option<SurfacePoint>> {
         points.par_iter().with_min_len(4096).map(|p| self.surface_at(p[0], p[1])).collect()
     }
 

@@ -2,37 +2,10 @@
 //! own measurements cast exactly the same points and rays: random points, vertical rays, oblique
 //! rays from above, line-of-sight rays between points 2 m above the ground, the diagonal.
 
-use super::synth::mix;
+use crate::rng::SplitMix64;
 use super::Heightfield;
 use crate::geom::Ray;
 use glam::DVec3;
-
-/// SplitMix64: a small, fast, well-studied random stream (Steele, Lea & Flood 2014).
-#[derive(Clone, Debug)]
-pub struct SplitMix64(u64);
-
-impl SplitMix64 {
-    /// A stream starting from `seed`.
-    pub fn new(seed: u64) -> Self {
-        Self(seed)
-    }
-
-    /// Next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        mix(self.0)
-    }
-
-    /// Next uniform number in [0, 1).
-    pub fn uniform(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    /// Next uniform number in [a, b).
-    pub fn range(&mut self, a: f64, b: f64) -> f64 {
-        a + (b - a) * self.uniform()
-    }
-}
 
 /// A ray with its `max_t`.
 pub type RaySet = Vec<(Ray, f64)>;

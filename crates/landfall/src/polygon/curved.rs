@@ -308,7 +308,7 @@ impl CurvedTerrain {
 
     /// Every surface on the radial line through `p`, lowest (along gravity) first, coincident ones
     /// once. Allocation-free for up to 32 surfaces on the line.
-    pub fn surfaces_at(&self, p: DVec3, mut visit: impl FnMut(SurfacePoint)) {
+    pub fn surfaces_on_line(&self, p: DVec3, mut visit: impl FnMut(SurfacePoint)) {
         super::vertical::sorted_unique(
             |add: &mut dyn FnMut(f64, u32, DVec3)| self.crossings(p - self.origin, add),
             |_, f, h| visit(self.surface(f, h)),
@@ -383,7 +383,7 @@ impl Terrain for CurvedTerrain {
     }
 
     fn surfaces_on_line(&self, p: DVec3, visit: &mut dyn FnMut(SurfacePoint)) {
-        self.surfaces_at(p, visit)
+        CurvedTerrain::surfaces_on_line(self, p, visit)
     }
 
     fn raycast(&self, ray: &Ray, max_t: f64) -> Option<Hit> {

@@ -1012,7 +1012,7 @@ mod tests {
     /// the records do answer nearly all random points themselves.
     #[test]
     fn quick_faces_agree_with_the_exact_test() {
-        let mut rng = crate::heightfield::workload::SplitMix64::new(11);
+        let mut rng = crate::rng::SplitMix64::new(11);
         let (mut checked, mut unsure_random, mut random, mut wrong_without_margin) = (0, 0, 0, 0);
         for case in 0..3000 {
             let scale = 10f64.powi(case % 11 - 3);
@@ -1022,7 +1022,7 @@ mod tests {
             let root = [-scale + shift, -scale, scale + shift, scale];
             let size = scale * 10f64.powi(-((case / 11) % 5)) * 2.0;
             let centre = DVec2::new(rng.range(root[0], root[2]), rng.range(root[1], root[3]));
-            let corner = |rng: &mut crate::heightfield::workload::SplitMix64| {
+            let corner = |rng: &mut crate::rng::SplitMix64| {
                 let p = centre + DVec2::new(rng.range(-0.5, 0.5), rng.range(-0.5, 0.5)) * size;
                 DVec3::new(p.x.clamp(root[0], root[2]), p.y.clamp(root[1], root[3]), rng.range(0.0, 1.0))
             };
@@ -1087,7 +1087,7 @@ mod tests {
     /// lane) holds, including points within the margin and on an edge.
     #[test]
     fn vector_sides_match_the_scalar_formula() {
-        let mut rng = crate::heightfield::workload::SplitMix64::new(31);
+        let mut rng = crate::rng::SplitMix64::new(31);
         let mut both = [0usize; 3];
         for case in 0..3000usize {
             let scale = 10f64.powi(case as i32 % 7 - 2);
@@ -1126,7 +1126,7 @@ mod tests {
     /// decide nearly all random nodes.
     #[test]
     fn quick_lanes_agree_with_the_exact_tests() {
-        let mut rng = crate::heightfield::workload::SplitMix64::new(12);
+        let mut rng = crate::rng::SplitMix64::new(12);
         let (mut decided, mut random, mut random_undecided, mut wrong_without_margin) = (0, 0, 0, 0);
         for case in 0..4000usize {
             let scale = 10f64.powi(case as i32 % 11 - 3);
@@ -1156,7 +1156,7 @@ mod tests {
                 1 => DVec2::new(a.x, a.y),
                 _ => DVec2::new(on.x, on.y) + normal * off,
             };
-            let reach = |rng: &mut crate::heightfield::workload::SplitMix64| rng.range(0.0, 1.0) * size;
+            let reach = |rng: &mut crate::rng::SplitMix64| rng.range(0.0, 1.0) * size;
             let r = [
                 (div.x - reach(&mut rng)).max(root[0]),
                 (div.y - reach(&mut rng)).max(root[1]),
@@ -1241,7 +1241,7 @@ mod tests {
     /// and degenerate triangles (collinear, or with two equal corners) among them.
     #[test]
     fn triangles_path_matches_the_polygon_path() {
-        let mut rng = crate::heightfield::workload::SplitMix64::new(5);
+        let mut rng = crate::rng::SplitMix64::new(5);
         let mut soup = PolygonSoup::new();
         let mut kept: Vec<[DVec3; 3]> = Vec::new();
         let (mut duplicates, mut degenerate) = (0, 0);
@@ -1296,7 +1296,7 @@ mod tests {
     /// faces meeting random rectangles at once (the edge tests of some after the boxes of all).
     #[test]
     fn quadrant_masks_equal_four_overlap_tests() {
-        let mut rng = crate::heightfield::workload::SplitMix64::new(0);
+        let mut rng = crate::rng::SplitMix64::new(0);
         let mut next = move || rng.range(0.0, 1.0);
         let (mut set, mut checked, mut one_line, mut box_only) = (FaceSet::default(), 0, 0, 0);
         let (mut all, mut masks, mut pending) = (FaceSet::default(), Vec::new(), Vec::new());

@@ -355,7 +355,7 @@ mod tests {
             }
         }
         let l = Layering::new(&set.faces, &set.verts, &set.edges, 0.0, 2.0);
-        let mut rng = crate::heightfield::workload::SplitMix64::new(5);
+        let mut rng = crate::rng::SplitMix64::new(5);
         for case in 0..400 {
             let len = 2 + case % 30;
             let start = (rng.next_u64() % (set.faces.len() - len) as u64) as u32;
@@ -374,7 +374,7 @@ mod tests {
     /// multiples of the margin off it; the records decide most random leaves themselves.
     #[test]
     fn near_centres_from_quick_records_match_the_exact_test() {
-        let mut rng = crate::heightfield::workload::SplitMix64::new(9);
+        let mut rng = crate::rng::SplitMix64::new(9);
         let root = [-1.0, -1.0, 1.0, 1.0];
         let margin = super::super::face::quick_margin(root);
         let (mut random, mut decided) = (0, 0);
@@ -418,7 +418,7 @@ mod tests {
     /// sharing a vertex, overlapping, apart, and polygons of four and five vertices.
     #[test]
     fn pair_test_matches_its_definition() {
-        let mut rng = crate::heightfield::workload::SplitMix64::new(7);
+        let mut rng = crate::rng::SplitMix64::new(7);
         let mut next = move || rng.range(-1.0, 1.0);
         let (mut checked, mut apart) = (0, 0);
         for case in 0..3000 {

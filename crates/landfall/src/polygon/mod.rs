@@ -6,7 +6,7 @@
 //! not planar. Every face keeps QOTA's record — 2-D bounding box, 2-D edge equations, plane — in the
 //! local frame where gravity is −Z (R and R⁻¹ from the [`Frame`]); callers use world coordinates.
 //!
-//! Queries: every surface on the vertical line through a point ([`PolygonTerrain::surfaces_at`]),
+//! Queries: every surface on the vertical line through a point ([`PolygonTerrain::surfaces_on_line`]),
 //! the topmost, floor below and ceiling above, the locale test [`PolygonTerrain::contains`], and ray
 //! casts on the same quadtree ([`PolygonTerrain::raycast`]). All are allocation-free; batch
 //! versions run in parallel.
@@ -21,6 +21,7 @@ mod quadtree;
 mod raycast;
 mod seal;
 mod stats;
+mod terrain;
 mod triangles;
 mod vertical;
 
@@ -594,7 +595,7 @@ fn duplicates_grouped(soup: &PolygonSoup, bits: u32) -> Vec<bool> {
 /// the vertices' hashes (the sealing's [`seal::vertex_hash`]), mixed with the count.
 fn set_hash(vertices: &[[u64; 3]]) -> u64 {
     let sum = vertices.iter().fold(vertices.len() as u64, |s, &v| s.wrapping_add(seal::vertex_hash(v)));
-    crate::heightfield::synth::mix(sum)
+    crate::rng::mix(sum)
 }
 
 /// Checks the header's parameters.
@@ -718,9 +719,9 @@ mod tests {
     /// of 32-bit hashes and with groups of 3-bit hashes, where most polygons in a group differ.
     #[test]
     fn duplicates_are_repeated_vertex_sets() {
-        let mut rng = crate::heightfield::workload::SplitMix64::new(4);
+        let mut rng = crate::rng::SplitMix64::new(4);
         let mut soup = PolygonSoup::new();
-        let point = |rng: &mut crate::heightfield::workload::SplitMix64| {
+        let point = |rng: &mut crate::rng::SplitMix64| {
             DVec3::new(rng.range(0.0, 3.0).round(), rng.range(0.0, 3.0).round(), rng.range(0.0, 1.0).round())
         };
         for k in 0..3000 {

@@ -112,7 +112,7 @@ mod tests {
     /// low bits (passes skipped), equal keys (ties by index), short lists.
     #[test]
     fn keyed_pairs_sort_as_pairs_do() {
-        let mut rng = crate::heightfield::workload::SplitMix64::new(9);
+        let mut rng = crate::rng::SplitMix64::new(9);
         for (len, mask) in [
             (0, u64::MAX),
             (5, u64::MAX),
@@ -142,7 +142,7 @@ mod tests {
     #[test]
     fn the_order_is_a_permutation_along_the_plane() {
         let mut soup = PolygonSoup::new();
-        let mut rng = crate::heightfield::workload::SplitMix64::new(3);
+        let mut rng = crate::rng::SplitMix64::new(3);
         let mut centres = Vec::new();
         for k in 0..2000 {
             let c = DVec3::new(rng.range(-50.0, 50.0), rng.range(-50.0, 50.0), rng.range(0.0, 9.0));

@@ -533,7 +533,7 @@ mod tests {
     /// rounded outward, from either.
     #[test]
     fn packed_bounds_equal_the_records() {
-        let mut rng = crate::heightfield::workload::SplitMix64::new(3);
+        let mut rng = crate::rng::SplitMix64::new(3);
         let geoms: Vec<FaceGeom> = (0..500)
             .map(|k| {
                 let z0 = match k % 3 {
@@ -565,7 +565,7 @@ mod tests {
     /// The packed counts equal four plain counters, over runs longer than a lane holds.
     #[test]
     fn child_counts_match_plain_counting() {
-        let mut rng = crate::heightfield::workload::SplitMix64::new(11);
+        let mut rng = crate::rng::SplitMix64::new(11);
         for len in [0, 1, 7, 65_534, 65_535, 65_536, 200_001] {
             let masks: Vec<u8> = (0..len).map(|_| (rng.next_u64() & 15) as u8).collect();
             let plain: [usize; 4] = std::array::from_fn(|k| masks.iter().filter(|&&m| m >> k & 1 == 1).count());

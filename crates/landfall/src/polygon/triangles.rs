@@ -8,7 +8,7 @@ use glam::DVec3;
 impl PolygonTerrain {
     /// Calls `visit` with every triangle (faces fanned from their first vertex, world coordinates)
     /// of a face whose quadtree leaf meets `region`; a superset of the triangles touching it.
-    pub fn for_each_triangle_in(&self, region: &Aabb, mut visit: impl FnMut(TriangleId, [DVec3; 3])) {
+    pub fn triangles_in(&self, region: &Aabb, mut visit: impl FnMut(TriangleId, [DVec3; 3])) {
         if region.is_empty() {
             return;
         }

@@ -118,7 +118,7 @@ impl PolygonTerrain {
     /// Every surface on the vertical line (along gravity) through `p`, sorted from lowest to highest,
     /// coincident ones (within [`SURFACE_EPS`]) reported once. Allocation-free for up to 32
     /// surfaces on the line.
-    pub fn surfaces_at<'t>(&'t self, p: DVec3, mut visit: impl FnMut(SurfacePoint)) {
+    pub fn surfaces_on_line<'t>(&'t self, p: DVec3, mut visit: impl FnMut(SurfacePoint)) {
         let l = self.to_local_point(p);
         sorted_unique(
             |add: &mut dyn FnMut(f64, u32, Option<&'t QuickFace>)| {
@@ -404,7 +404,7 @@ pub(crate) fn sorted_unique<T: Copy + Default>(
 mod tests {
     use super::super::jump::{lines, JUMP_LEVEL};
     use super::*;
-    use crate::heightfield::workload::SplitMix64;
+    use crate::rng::SplitMix64;
 
     /// A jittered grid TIN of `n`² cells (two triangles each), deep enough for the jump table.
     fn tin(n: u32, seed: u64) -> PolygonTerrain {

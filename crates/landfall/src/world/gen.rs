@@ -13,7 +13,7 @@
 //! sequential stream — so a cell depends only on its ancestors: any cell, in any order, on any
 //! thread, is bitwise the same (f32 arithmetic in a fixed order, no fused operations).
 
-use crate::heightfield::synth::mix;
+use crate::rng::mix;
 
 /// One cell of the subdivision: the height of its midpoint and its roughness (log2 of the offset
 /// multiplier).
@@ -262,7 +262,7 @@ impl Generator {
         let cells = self.patch(level, i0 - 1, j0 - 1, nx + 1, ny + 1);
         let at = |a: usize, b: usize| cells[b * (nx + 1) + a].h;
         // A heightfield's samples: on 2 MiB pages where the OS offers them (see `sample_buffer`).
-        let mut out = crate::heightfield::sample_buffer(nx * ny);
+        let mut out = crate::pages::sample_buffer(nx * ny);
         for (b, row) in out.chunks_mut(nx.max(1)).enumerate() {
             for (a, h) in row.iter_mut().enumerate() {
                 *h = corner_height(at(a, b), at(a + 1, b), at(a, b + 1), at(a + 1, b + 1));

@@ -312,8 +312,9 @@ impl<S: CellStore> World<S> {
         Some(Hit { t: th, point: ray.at(th), normal: n, triangle: id })
     }
 
-    /// Calls `visit` with every drawn triangle whose box meets `region`.
-    pub fn for_each_triangle_in(&self, region: &Aabb, visit: &mut dyn FnMut(TriangleId, [DVec3; 3])) {
+    /// Calls `visit` with every drawn triangle whose box meets `region` (the [`Terrain`] impl adds
+    /// the far landscape's beyond the mesh).
+    pub fn drawn_triangles_in(&self, region: &Aabb, visit: &mut dyn FnMut(TriangleId, [DVec3; 3])) {
         if region.is_empty() {
             return;
         }
@@ -470,7 +471,7 @@ impl<S: CellStore> Terrain for World<S> {
     }
 
     fn triangles_in(&self, region: &Aabb, visit: &mut dyn FnMut(TriangleId, [DVec3; 3])) {
-        self.for_each_triangle_in(region, visit);
+        self.drawn_triangles_in(region, visit);
         let (lo, hi) = self.mesh_rect();
         let inside = region.min.x >= lo.x && region.max.x <= hi.x && region.min.y >= lo.y && region.max.y <= hi.y;
         if !inside {
@@ -482,7 +483,7 @@ impl<S: CellStore> Terrain for World<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::heightfield::workload::SplitMix64;
+    use crate::rng::SplitMix64;
     use crate::world::{CacheParams, WorldParams};
 
     /// Starting the descent at any layer finds the same cell as starting at the top.

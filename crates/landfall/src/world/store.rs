@@ -134,7 +134,7 @@ pub struct MixHasher(u64);
 
 impl Hasher for MixHasher {
     fn finish(&self) -> u64 {
-        crate::heightfield::synth::mix(self.0)
+        crate::rng::mix(self.0)
     }
 
     fn write(&mut self, bytes: &[u8]) {

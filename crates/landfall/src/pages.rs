@@ -3,22 +3,25 @@
 //! A large grid's samples span thousands of 4 KiB pages (16,400 for 4097²), and random vertical
 //! queries miss the TLB on most of them. Marked for transparent huge pages before their first
 //! write, they take 2 MiB pages instead: `height_at` at random points on 4097² went from 15.0–16.4
-//! ns to 13.4 ns (docs/benchmarks.md, "Jolt 5.0 beside landfall"). A buffer that the allocator
+//! ns to 13.4 ns (docs/benchmarks.md, "Heightfield"). A buffer that the allocator
 //! takes from memory it has used before is already mapped: the advice then only lets the kernel
 //! merge its pages later.
 
 /// Buffers smaller than this are left on the default pages.
 const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
 
-/// A zeroed buffer of `len` samples for a heightfield's heights ([`Heightfield::builder`] keeps the
-/// `Vec` it is given). On Linux, a buffer of 4 MiB or more is marked for transparent huge pages
+/// A zeroed buffer of `len` samples for a grid of heights (a heightfield's builder keeps the `Vec`
+/// it is given). On Linux, a buffer of 4 MiB or more is marked for transparent huge pages
 /// (`madvise(MADV_HUGEPAGE)`) before anything is written to it, so that writing the samples maps 2
 /// MiB pages where the kernel allows it (its `transparent_hugepage` setting `madvise` or `always`).
-/// Elsewhere, or when the kernel declines, it is an ordinary zeroed `Vec`. The generator
-/// ([`synth::generate`](super::synth::generate)), the world's `Generator::corner_grid` and
-/// `landfall_io::load_heightfield` fill their heights through it.
+/// Elsewhere, or when the kernel declines, it is an ordinary zeroed `Vec`. The synthetic terrain
+/// generator, the world's `Generator::corner_grid` and `landfall_io::load_heightfield` fill their
+/// heights through it.
 ///
-/// [`Heightfield::builder`]: super::Heightfield::builder
+/// ```
+/// let heights = landfall::pages::sample_buffer(3 * 3);
+/// assert_eq!(heights, vec![0.0; 9]);
+/// ```
 pub fn sample_buffer(len: usize) -> Vec<f32> {
     // Zeroed by the allocator: a large allocation is fresh, untouched memory from the OS.
     let v = vec![0f32; len];
