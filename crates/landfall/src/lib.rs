@@ -11,7 +11,7 @@
 //! * polygon terrains ([`PolygonTerrain`], QOTA) — overlapping polygons, holes, any gravity: every
 //!   surface on a vertical line, floor below, ceiling above, locale containment and ray casts on one
 //!   quadtree;
-//! * placement ([`follow`]) — a body's position and orientation on the ground from its footprint
+//! * placement ([`place`](mod@place)) — a body's position and orientation on the ground from its footprint
 //!   (QOTA's three-point plane or four wheels), pitch and roll, refusals for steep ground and holes;
 //! * procedural worlds ([`World`]) — an endless generated landscape kept around a moving viewer in a
 //!   nested level-of-detail cache, meshed without cracks, queried on the mesh that is drawn.
@@ -33,7 +33,7 @@
 
 pub mod collide;
 pub mod flat;
-pub mod follow;
+pub mod place;
 pub mod frame;
 pub mod geom;
 pub mod heightfield;
@@ -45,7 +45,7 @@ pub mod terrain_set;
 pub mod world;
 
 pub use collide::Groups;
-pub use follow::{place, place_batch, Contacts, FollowParams, Placement, Refusal};
+pub use place::{place, place_batch, Contacts, FollowParams, Placement, Refusal};
 pub use frame::{Frame, FrameError};
 pub use geom::{Aabb, Hit, Ray, RayError, SurfacePoint, TriangleId};
 pub use heightfield::{Diagonal, Half, Heightfield, HeightfieldBuilder, HeightfieldError};

@@ -9,7 +9,7 @@
 //! `docs/architecture.md`).
 
 use super::slide::stop_short;
-use super::sphere_tree::{Nearby, SweepTarget, TerrainContact};
+use super::target::{Nearby, SweepTarget, TerrainContact};
 use crate::geom::Aabb;
 use glam::DVec3;
 

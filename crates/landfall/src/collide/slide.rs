@@ -3,7 +3,7 @@
 //! bounded number of times.
 //! The sweep covers the whole motion, so no speed tunnels through a thin ridge.
 
-use super::sphere_tree::{SweepTarget, TerrainContact};
+use super::target::{SweepTarget, TerrainContact};
 use glam::DVec3;
 
 /// Options of [`slide`].
