@@ -21,6 +21,7 @@
 mod asc;
 mod error;
 mod index;
+mod load;
 mod mesh;
 mod mesh_out;
 mod npy;
@@ -29,7 +30,8 @@ mod raster;
 mod tif;
 
 pub use error::IoError;
-pub use raster::{load_heightfield, read_raster, GeoRef, LoadOptions, Loaded, Raster};
+pub use load::{load_heightfield, read_raster, LoadOptions, Loaded};
+pub use raster::{GeoRef, Raster};
 
 use std::path::Path;
 

@@ -1,7 +1,7 @@
-//! The raster in memory, format dispatch, and the step from raster to heightfield.
+//! The raster in memory as every format reader returns it: samples flipped to row 0 south, with the
+//! file's georeferencing.
 
-use crate::{asc, npy, png_raster, tif, IoError};
-use landfall::{Diagonal, Heightfield};
+use crate::IoError;
 use std::path::Path;
 
 /// World placement of a raster's samples.
@@ -60,101 +60,4 @@ pub(crate) fn to_heights(
             }
         })
         .collect()
-}
-
-/// How to turn a raster into a heightfield. Options left `None` come from the file.
-#[derive(Clone, Debug)]
-pub struct LoadOptions {
-    /// Sample spacing (dx, dy); overrides the file's.
-    pub spacing: Option<(f64, f64)>,
-    /// World (x, y) of the south-west sample; overrides the file's.
-    pub origin: Option<(f64, f64)>,
-    /// z = value · z_scale + z_offset.
-    pub z_scale: f64,
-    /// z = value · z_scale + z_offset.
-    pub z_offset: f64,
-    /// Cell triangulation.
-    pub diagonal: Diagonal,
-    /// Pyramid leaf size in cells.
-    pub leaf_size: usize,
-}
-
-impl Default for LoadOptions {
-    fn default() -> Self {
-        Self {
-            spacing: None,
-            origin: None,
-            z_scale: 1.0,
-            z_offset: 0.0,
-            diagonal: Diagonal::default(),
-            leaf_size: landfall::heightfield::DEFAULT_LEAF_SIZE,
-        }
-    }
-}
-
-/// Reads a raster, choosing the format by the file extension.
-pub fn read_raster(path: &Path) -> Result<Raster, IoError> {
-    let ext = crate::extension(path);
-    let r = match ext.as_str() {
-        "asc" => asc::read(path)?,
-        "png" => png_raster::read(path)?,
-        "tif" | "tiff" => tif::read(path)?,
-        "npy" => npy::read_npy(path)?,
-        "npz" => npy::read_npz(path)?,
-        _ => {
-            return Err(IoError::format(
-                path,
-                format!("unknown raster extension '{ext}' (expected .asc, .png, .tif, .tiff, .npy or .npz)"),
-            ))
-        }
-    };
-    if r.nx < 2 || r.ny < 2 {
-        return Err(IoError::format(
-            path,
-            format!("raster is {}×{}; a terrain needs at least 2×2 samples", r.nx, r.ny),
-        ));
-    }
-    Ok(r)
-}
-
-/// A heightfield loaded from a file, with what the file said about it.
-#[derive(Clone, Debug)]
-pub struct Loaded {
-    /// The terrain.
-    pub heightfield: Heightfield,
-    /// The file's own georeferencing, if any (the options may have overridden it).
-    pub georef: Option<GeoRef>,
-    /// Remarks a user should see (approximations made while reading).
-    pub notes: Vec<String>,
-}
-
-/// Reads a raster and builds a heightfield: z = value · z_scale + z_offset, placement from the
-/// options, else the file's georeferencing, else origin (0, 0) and spacing 1.
-pub fn load_heightfield(path: &Path, opts: &LoadOptions) -> Result<Loaded, IoError> {
-    let r = read_raster(path)?;
-    if !(opts.z_scale.is_finite() && opts.z_offset.is_finite()) {
-        return Err(IoError::field(path, "z-scale/z-offset", "must be finite numbers"));
-    }
-    let geo = r.georef.unwrap_or(GeoRef { origin: (0.0, 0.0), spacing: (1.0, 1.0) });
-    let (dx, dy) = opts.spacing.unwrap_or(geo.spacing);
-    let (ox, oy) = opts.origin.unwrap_or(geo.origin);
-    let mut values = landfall::pages::sample_buffer(r.values.len());
-    for (h, &v) in values.iter_mut().zip(&r.values) {
-        *h = (v as f64 * opts.z_scale + opts.z_offset) as f32;
-    }
-    if let Some(k) = values.iter().position(|v| v.is_infinite()) {
-        return Err(IoError::field(
-            path,
-            format!("sample (column {}, row {} from the south)", k % r.nx, k / r.nx),
-            "value overflows f32 after z-scale/z-offset",
-        ));
-    }
-    let hf = Heightfield::builder(r.nx, r.ny, values)
-        .origin(ox, oy)
-        .spacing(dx, dy)
-        .diagonal(opts.diagonal)
-        .leaf_size(opts.leaf_size)
-        .build()
-        .map_err(|error| IoError::Heightfield { path: path.to_owned(), error })?;
-    Ok(Loaded { heightfield: hf, georef: r.georef, notes: r.notes })
 }

@@ -22,6 +22,7 @@ mod raycast;
 mod seal;
 mod stats;
 mod terrain;
+mod tolerance;
 mod triangles;
 mod vertical;
 
@@ -31,7 +32,8 @@ pub use face::{
 };
 pub use quadtree::{CutRule, Node, QuadtreeParams, INLINE_REFS, INTERNAL, MAX_DEPTH_LIMIT, SINGLE_LAYER};
 pub use stats::QuadtreeStats;
-pub use vertical::{BATCH_LANES, SURFACE_EPS};
+pub use tolerance::SURFACE_EPS;
+pub use vertical::BATCH_LANES;
 
 use crate::flat::Flat;
 use crate::frame::Frame;

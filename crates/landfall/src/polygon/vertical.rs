@@ -5,14 +5,12 @@
 
 use super::face::{contains, QuickFace};
 use super::quadtree::{Node, MAX_DEPTH_LIMIT};
+use super::tolerance::SURFACE_EPS;
 use super::PolygonTerrain;
 use crate::geom::{SurfacePoint, TriangleId};
 use glam::DVec3;
 use rayon::prelude::*;
 
-/// Surfaces on one line closer than this (relative to their height) are one surface: a point on
-/// an edge shared by two polygons reports it once.
-pub const SURFACE_EPS: f64 = 1e-9;
 
 /// Surfaces kept on the stack while sorting; lines crossing more than this many polygons sort in a
 /// heap buffer instead.
