@@ -1,5 +1,6 @@
 //! ESRI ASCII grid (`.asc`): a header of `key value` lines, then the rows, north first.
 
+use crate::input::{open_regular, Limits};
 use crate::raster::{GeoRef, Raster};
 use crate::IoError;
 use std::io::{BufRead, BufReader, Write};
@@ -20,9 +21,9 @@ struct Header {
 /// Reads an ESRI ASCII grid. Samples are cell centres: with `xllcorner` the south-west sample
 /// stands at (xllcorner + cellsize/2, yllcorner + cellsize/2); with `xllcenter` at (xllcenter,
 /// yllcenter). Values equal to `NODATA_value` (and `nan`) become holes.
-pub(crate) fn read(path: &Path) -> Result<Raster, IoError> {
-    let file = std::fs::File::open(path).map_err(|e| IoError::os(path, e))?;
-    let mut lines = BufReader::new(file).lines().enumerate();
+pub(crate) fn read(path: &Path, limits: &Limits) -> Result<Raster, IoError> {
+    let (file, len) = open_regular(path)?;
+    let mut lines = BufReader::new(std::io::Read::take(file, len)).lines().enumerate();
     let mut h = Header::default();
     let mut pending: Option<(usize, String)> = None;
     // Header: lines that start with a letter.
@@ -38,18 +39,18 @@ pub(crate) fn read(path: &Path) -> Result<Raster, IoError> {
         }
         let mut it = t.split_whitespace();
         let key = it.next().unwrap_or("").to_ascii_lowercase();
-        let val = it.next().ok_or_else(|| IoError::line(path, n + 1, format!("header key '{key}' has no value")))?;
+        let val = it.next().ok_or_else(|| IoError::line(path, n + 1, format!("header key '{}' has no value", crate::quote(&key))))?;
         let num = |what: &str| -> Result<f64, IoError> {
             val.parse::<f64>()
                 .ok()
                 .filter(|v| v.is_finite() || what == "nodata_value")
-                .ok_or_else(|| IoError::line(path, n + 1, format!("{what}: '{val}' is not a number")))
+                .ok_or_else(|| IoError::line(path, n + 1, format!("{what}: '{}' is not a number", crate::quote(val))))
         };
         let count = |what: &str| -> Result<usize, IoError> {
             val.parse::<usize>()
                 .ok()
                 .filter(|&v| v > 0)
-                .ok_or_else(|| IoError::line(path, n + 1, format!("{what}: '{val}' is not a positive whole number")))
+                .ok_or_else(|| IoError::line(path, n + 1, format!("{what}: '{}' is not a positive whole number", crate::quote(val))))
         };
         match key.as_str() {
             "ncols" => h.ncols = Some(count("ncols")?),
@@ -62,7 +63,7 @@ pub(crate) fn read(path: &Path) -> Result<Raster, IoError> {
             "dx" => h.dx = Some(num("dx")?),
             "dy" => h.dy = Some(num("dy")?),
             "nodata_value" => h.nodata = Some(num("nodata_value")?),
-            _ => return Err(IoError::line(path, n + 1, format!("unknown header key '{key}'"))),
+            _ => return Err(IoError::line(path, n + 1, format!("unknown header key '{}'", crate::quote(&key)))),
         }
     }
     let missing = |k: &str| IoError::field(path, k, "missing from the header");
@@ -75,10 +76,8 @@ pub(crate) fn read(path: &Path) -> Result<Raster, IoError> {
     if !(dx > 0.0 && dy > 0.0) {
         return Err(IoError::field(path, "cellsize", format!("must be > 0, got {dx} × {dy}")));
     }
-    let total = nx
-        .checked_mul(ny)
-        .filter(|&t| t < (1 << 31))
-        .ok_or_else(|| IoError::field(path, "ncols/nrows", "grid too large"))?;
+    limits.check_samples(path, "ncols/nrows", nx as u64, ny as u64)?;
+    let total = nx * ny;
     // Reserve what a plausible file holds; a hostile header cannot make us allocate gigabytes.
     let mut values = Vec::with_capacity(total.min(1 << 24));
     let nodata = h.nodata;
@@ -89,12 +88,12 @@ pub(crate) fn read(path: &Path) -> Result<Raster, IoError> {
             }
             let v: f64 = tok.parse().map_err(|_| {
                 let (row, col) = (values.len() / nx + 1, values.len() % nx + 1);
-                IoError::line(path, n, format!("row {row}, column {col}: '{tok}' is not a number"))
+                IoError::line(path, n, format!("row {row}, column {col}: '{}' is not a number", crate::quote(tok)))
             })?;
             let v = if v.is_nan() || nodata == Some(v) { f32::NAN } else { v as f32 };
             if v.is_infinite() {
                 let (row, col) = (values.len() / nx + 1, values.len() % nx + 1);
-                return Err(IoError::line(path, n, format!("row {row}, column {col}: '{tok}' is not a finite height")));
+                return Err(IoError::line(path, n, format!("row {row}, column {col}: '{}' is not a finite height", crate::quote(tok))));
             }
             values.push(v);
         }
@@ -128,7 +127,7 @@ pub(crate) fn read(path: &Path) -> Result<Raster, IoError> {
 /// acceptable to the reader (they are to landfall and GDAL).
 pub fn write_asc(path: &Path, nx: usize, ny: usize, values: &[f32], georef: GeoRef) -> Result<(), IoError> {
     let err = |e| IoError::os(path, e);
-    let mut w = std::io::BufWriter::new(std::fs::File::create(path).map_err(err)?);
+    let mut w = std::io::BufWriter::new(crate::OutputFile::create(path)?);
     let (dx, dy) = georef.spacing;
     let mut head = format!("ncols {nx}\nnrows {ny}\nxllcenter {}\nyllcenter {}\n", georef.origin.0, georef.origin.1);
     if dx == dy {
@@ -145,5 +144,5 @@ pub fn write_asc(path: &Path, nx: usize, ny: usize, values: &[f32], georef: GeoR
             .collect();
         writeln!(w, "{}", row.join(" ")).map_err(err)?;
     }
-    w.flush().map_err(err)
+    w.into_inner().map_err(|e| IoError::os(path, e.into_error()))?.commit()
 }

@@ -65,3 +65,26 @@ impl IoError {
         IoError::Format { path: path.to_owned(), msg: msg.into() }
     }
 }
+
+/// At most 40 characters of `s` from a file, for an error message: control characters escaped (a
+/// terminal shows them as text), the rest cut off with an ellipsis.
+///
+/// ```
+/// assert_eq!(landfall_io::quote("abc\u{1b}[2J"), "abc\\u{1b}[2J");
+/// assert_eq!(landfall_io::quote(&"9".repeat(100)).chars().count(), 41);
+/// ```
+pub fn quote(s: &str) -> String {
+    let mut out = String::new();
+    for (k, c) in s.chars().enumerate() {
+        if k == 40 {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}

@@ -180,11 +180,19 @@ unsafe impl StableBytes for Mapped {
 
 /// True when the file starts with the index magic.
 pub fn is_index(path: &Path) -> bool {
+    if crate::extension(path) == INDEX_EXTENSION {
+        return true;
+    }
+    // Only a regular file is opened to look: opening a FIFO would block.
     let mut head = [0u8; 12];
-    std::fs::File::open(path).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head)).is_ok()
+    crate::input::open_regular(path).is_ok_and(|(mut f, _)| std::io::Read::read_exact(&mut f, &mut head).is_ok())
         && head[..8] == MAGIC
         && head[8..12] == KIND
 }
+
+/// The extension of index files (`landfall build` writes any name; a file with this extension is
+/// always read as an index, so a truncated one is reported as such).
+pub const INDEX_EXTENSION: &str = "lfq";
 
 /// Loads an index file by memory-mapping it: no copy, no rebuild, O(1) checks (see the module
 /// docs; [`open_index_verified`] checks everything).
@@ -199,7 +207,7 @@ pub fn open_index_verified(path: &Path) -> Result<PolygonTerrain, IoError> {
 }
 
 fn open(path: &Path, verify_data: bool) -> Result<PolygonTerrain, IoError> {
-    let file = std::fs::File::open(path).map_err(|e| IoError::os(path, e))?;
+    let (file, _) = crate::input::open_regular(path)?;
     // SAFETY: see `Mapped`: the map is read-only and the file is not modified in place.
     let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| IoError::os(path, e))?;
     let bad = |field: &str, msg: String| IoError::field(path, field, msg);

@@ -21,22 +21,27 @@
 mod asc;
 mod error;
 mod index;
+mod input;
 mod load;
 mod mesh;
 mod mesh_out;
 mod npy;
+mod output;
 mod png_raster;
 mod raster;
 mod tif;
 
-pub use error::IoError;
-pub use load::{load_heightfield, read_raster, LoadOptions, Loaded};
+pub use error::{quote, IoError};
+pub use input::{Limits, DEFAULT_MAX_SAMPLES};
+pub use load::{load_heightfield, read_raster, read_raster_with, LoadOptions, Loaded};
+pub use output::{refuse_overwriting_inputs, same_file, OutputFile};
+pub(crate) use output::write_atomic;
 pub use raster::{GeoRef, Raster};
 
 use std::path::Path;
 
 pub use asc::write_asc;
-pub use index::{is_index, open_index, open_index_verified, write_index, RawHeader, INDEX_VERSION};
+pub use index::{is_index, open_index, open_index_verified, write_index, RawHeader, INDEX_EXTENSION, INDEX_VERSION};
 pub use mesh::{is_mesh, read_gltf, read_mesh, read_obj};
 pub use mesh_out::{world_parts, write_glb, write_mesh, write_obj, MeshPart};
 
@@ -45,31 +50,4 @@ pub fn extension(path: &Path) -> String {
     path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase()
 }
 
-/// Largest decoded image (bytes) the PNG and TIFF readers accept: 4 GiB, a 32,768² f32 raster.
-pub const MAX_DECODED_BYTES: usize = 4 << 30;
 pub use npy::{write_npy, write_npy_matrix, NpyElement};
-
-/// Writes `chunks` to `path` crash-safely: a temporary file in the same directory, synced, then
-/// renamed over `path`, so a crash never leaves half a file.
-pub(crate) fn write_atomic(path: &Path, chunks: &[&[u8]]) -> Result<(), IoError> {
-    use std::io::Write as _;
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    // The directory is checked first, and tempfile's own errors are reduced to their kind: they
-    // name its temporary file (`.tmpXXXX`), which the user never asked for.
-    match std::fs::metadata(dir) {
-        Err(e) => return Err(IoError::os(path, e)),
-        Ok(m) if !m.is_dir() => {
-            let e =
-                std::io::Error::new(std::io::ErrorKind::NotADirectory, format!("{} is not a directory", dir.display()));
-            return Err(IoError::os(path, e));
-        }
-        Ok(_) => {}
-    }
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| IoError::os(path, e.kind().into()))?;
-    for c in chunks {
-        tmp.write_all(c).map_err(|e| IoError::os(path, e))?;
-    }
-    tmp.as_file().sync_all().map_err(|e| IoError::os(path, e))?;
-    tmp.persist(path).map_err(|e| IoError::os(path, e.error))?;
-    Ok(())
-}

@@ -1,5 +1,6 @@
 //! Format dispatch by extension, and the step from raster to heightfield.
 
+use crate::input::Limits;
 use crate::raster::{GeoRef, Raster};
 use crate::{asc, npy, png_raster, tif, IoError};
 use landfall::{Diagonal, Heightfield};
@@ -20,6 +21,8 @@ pub struct LoadOptions {
     pub diagonal: Diagonal,
     /// Pyramid leaf size in cells.
     pub leaf_size: usize,
+    /// What the file may make the reader allocate.
+    pub limits: Limits,
 }
 
 impl Default for LoadOptions {
@@ -31,19 +34,25 @@ impl Default for LoadOptions {
             z_offset: 0.0,
             diagonal: Diagonal::default(),
             leaf_size: landfall::heightfield::DEFAULT_LEAF_SIZE,
+            limits: Limits::default(),
         }
     }
 }
 
-/// Reads a raster, choosing the format by the file extension.
+/// Reads a raster, choosing the format by the file extension, within the default [`Limits`].
 pub fn read_raster(path: &Path) -> Result<Raster, IoError> {
+    read_raster_with(path, &Limits::default())
+}
+
+/// Reads a raster within `limits`: a file that declares more samples is an error naming the limit.
+pub fn read_raster_with(path: &Path, limits: &Limits) -> Result<Raster, IoError> {
     let ext = crate::extension(path);
     let r = match ext.as_str() {
-        "asc" => asc::read(path)?,
-        "png" => png_raster::read(path)?,
-        "tif" | "tiff" => tif::read(path)?,
-        "npy" => npy::read_npy(path)?,
-        "npz" => npy::read_npz(path)?,
+        "asc" => asc::read(path, limits)?,
+        "png" => png_raster::read(path, limits)?,
+        "tif" | "tiff" => tif::read(path, limits)?,
+        "npy" => npy::read_npy(path, limits)?,
+        "npz" => npy::read_npz(path, limits)?,
         _ => {
             return Err(IoError::format(
                 path,
@@ -74,7 +83,7 @@ pub struct Loaded {
 /// Reads a raster and builds a heightfield: z = value · z_scale + z_offset, placement from the
 /// options, else the file's georeferencing, else origin (0, 0) and spacing 1.
 pub fn load_heightfield(path: &Path, opts: &LoadOptions) -> Result<Loaded, IoError> {
-    let r = read_raster(path)?;
+    let r = read_raster_with(path, &opts.limits)?;
     if !(opts.z_scale.is_finite() && opts.z_offset.is_finite()) {
         return Err(IoError::field(path, "z-scale/z-offset", "must be finite numbers"));
     }

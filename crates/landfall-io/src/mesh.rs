@@ -5,6 +5,7 @@
 //! triangulation, any vertex count), coordinates in f64 (UTM eastings lose metres in f32), and a
 //! user needs the line number of a bad face — `tobj` gives none of the three by default.
 
+use crate::input::{read_regular, MAX_WHOLE_FILE_BYTES};
 use crate::IoError;
 use glam::{DMat4, DVec3};
 use landfall::polygon::PolygonSoup;
@@ -27,7 +28,7 @@ pub fn is_mesh(path: &Path) -> bool {
 /// Reads the `v` and `f` statements of a Wavefront OBJ file; other statements are ignored. Face
 /// entries may be `v`, `v/vt`, `v//vn` or `v/vt/vn`, with 1-based or negative (relative) indices.
 pub fn read_obj(path: &Path) -> Result<PolygonSoup, IoError> {
-    let text = std::fs::read(path).map_err(|e| IoError::os(path, e))?;
+    let text = read_regular(path, MAX_WHOLE_FILE_BYTES, "the mesh file limit")?;
     let text = String::from_utf8_lossy(&text);
     let mut vertices: Vec<DVec3> = Vec::new();
     let mut soup = PolygonSoup::new();
@@ -83,7 +84,7 @@ pub fn read_obj(path: &Path) -> Result<PolygonSoup, IoError> {
 /// URIs. Coordinates are kept as they are: glTF is Y-up by convention, so pass gravity (0, −1, 0)
 /// for a file that follows it.
 pub fn read_gltf(path: &Path) -> Result<PolygonSoup, IoError> {
-    let bytes = std::fs::read(path).map_err(|e| IoError::os(path, e))?;
+    let bytes = read_regular(path, MAX_WHOLE_FILE_BYTES, "the mesh file limit")?;
     let gltf = gltf::Gltf::from_slice(&bytes).map_err(|e| IoError::format(path, format!("not valid glTF: {e}")))?;
     let base = path.parent().unwrap_or(Path::new("."));
     let mut blob = gltf.blob.clone();
@@ -125,14 +126,49 @@ pub fn read_gltf(path: &Path) -> Result<PolygonSoup, IoError> {
                         format!("mode {:?}: only triangles are read", prim.mode()),
                     ));
                 }
-                let reader = prim.reader(|b| buffers.get(b.index()).map(|d| d.as_slice()));
-                let positions: Vec<DVec3> = reader
-                    .read_positions()
-                    .ok_or_else(|| IoError::field(path, &field, "has no POSITION attribute"))?
-                    .map(|p| m.transform_point3(DVec3::new(p[0] as f64, p[1] as f64, p[2] as f64)))
-                    .collect();
-                let indices: Vec<u32> = match reader.read_indices() {
-                    Some(i) => i.into_u32().collect(),
+                let positions: Vec<DVec3> = {
+                    let acc = prim
+                        .get(&gltf::Semantic::Positions)
+                        .ok_or_else(|| IoError::field(path, &field, "has no POSITION attribute"))?;
+                    let f = format!("{field} POSITION (accessors[{}])", acc.index());
+                    if acc.dimensions() != gltf::accessor::Dimensions::Vec3
+                        || acc.data_type() != gltf::accessor::DataType::F32
+                    {
+                        let msg = format!("is {:?} of {:?}; positions must be VEC3 of f32", acc.dimensions(), acc.data_type());
+                        return Err(IoError::field(path, f, msg));
+                    }
+                    let bytes = accessor_bytes(path, &f, &acc, &buffers)?;
+                    bytes
+                        .map(|e| {
+                            let c = |k: usize| f32::from_le_bytes([e[4 * k], e[4 * k + 1], e[4 * k + 2], e[4 * k + 3]]);
+                            m.transform_point3(DVec3::new(c(0) as f64, c(1) as f64, c(2) as f64))
+                        })
+                        .collect()
+                };
+                if let Some(k) = positions.iter().position(|p| !p.is_finite()) {
+                    return Err(IoError::field(path, &field, format!("position {k} is not finite (after the node transforms)")));
+                }
+                let indices: Vec<u32> = match prim.indices() {
+                    Some(acc) => {
+                        use gltf::accessor::DataType;
+                        let f = format!("{field} indices (accessors[{}])", acc.index());
+                        let size = match acc.data_type() {
+                            DataType::U8 => 1,
+                            DataType::U16 => 2,
+                            DataType::U32 => 4,
+                            t => return Err(IoError::field(path, f, format!("component type {t:?}: indices must be u8, u16 or u32"))),
+                        };
+                        if acc.dimensions() != gltf::accessor::Dimensions::Scalar {
+                            return Err(IoError::field(path, f, format!("is {:?}; indices must be SCALAR", acc.dimensions())));
+                        }
+                        accessor_bytes(path, &f, &acc, &buffers)?
+                            .map(|e| match size {
+                                1 => e[0] as u32,
+                                2 => u16::from_le_bytes([e[0], e[1]]) as u32,
+                                _ => u32::from_le_bytes([e[0], e[1], e[2], e[3]]),
+                            })
+                            .collect()
+                    }
                     None => (0..positions.len() as u32).collect(),
                 };
                 for tri in indices.chunks_exact(3) {
@@ -153,6 +189,53 @@ pub fn read_gltf(path: &Path) -> Result<PolygonSoup, IoError> {
     Ok(soup)
 }
 
+/// The elements of an accessor, each as its bytes, after checking everything the file declares:
+/// a buffer view, no sparse storage, no normalisation, a stride at least one element long, and every
+/// element inside the view and the view inside its buffer. The glTF crate's own reader panics on
+/// some of these (a stride shorter than an element); this one never does.
+fn accessor_bytes<'b>(
+    path: &Path,
+    field: &str,
+    acc: &gltf::Accessor,
+    buffers: &'b [Vec<u8>],
+) -> Result<impl Iterator<Item = &'b [u8]> + 'b, IoError> {
+    let err = |msg: String| IoError::field(path, field, msg);
+    if acc.sparse().is_some() {
+        return Err(err("sparse accessors are not supported".into()));
+    }
+    if acc.normalized() {
+        return Err(err("normalized accessors are not supported".into()));
+    }
+    let view = acc.view().ok_or_else(|| err("has no bufferView".into()))?;
+    let elem = acc.size();
+    let stride = view.stride().unwrap_or(elem);
+    if stride < elem {
+        return Err(err(format!("bufferViews[{}] byteStride {stride} is shorter than one element ({elem} bytes)", view.index())));
+    }
+    let buffer = buffers.get(view.buffer().index()).ok_or_else(|| err("refers to a missing buffer".into()))?;
+    let view_end = view.offset().checked_add(view.length()).filter(|&e| e <= buffer.len()).ok_or_else(|| {
+        err(format!(
+            "bufferViews[{}] (bytes {}..+{}) runs past its buffer of {} bytes",
+            view.index(),
+            view.offset(),
+            view.length(),
+            buffer.len()
+        ))
+    })?;
+    let count = acc.count();
+    let start = view.offset().checked_add(acc.offset());
+    let end = match count {
+        0 => start,
+        n => start.and_then(|s| stride.checked_mul(n - 1).and_then(|d| s.checked_add(d))).and_then(|s| s.checked_add(elem)),
+    };
+    let (start, end) = match (start, end) {
+        (Some(s), Some(e)) if e <= view_end => (s, e),
+        _ => return Err(err(format!("{count} elements from byte {} run past bufferViews[{}]", acc.offset(), view.index()))),
+    };
+    let data = &buffer[start..end.max(start)];
+    Ok((0..count).map(move |k| &data[k * stride..k * stride + elem]))
+}
+
 /// Bytes of a buffer URI: `data:…;base64,…` or a file next to the glTF.
 fn load_uri(path: &Path, base: &Path, uri: &str, field: &str) -> Result<Vec<u8>, IoError> {
     if let Some(rest) = uri.strip_prefix("data:") {
@@ -164,7 +247,8 @@ fn load_uri(path: &Path, base: &Path, uri: &str, field: &str) -> Result<Vec<u8>,
         return Err(IoError::field(path, field, format!("URI '{uri}' is not a local file")));
     }
     let file = base.join(percent_decode(uri));
-    std::fs::read(&file).map_err(|e| IoError::field(path, field, format!("{}: {e}", file.display())))
+    read_regular(&file, MAX_WHOLE_FILE_BYTES, "the mesh file limit")
+        .map_err(|e| IoError::field(path, field, e.to_string()))
 }
 
 fn percent_decode(s: &str) -> String {

@@ -1,5 +1,6 @@
 //! NumPy `.npy` arrays and `.npz` archives.
 
+use crate::input::{open_regular, Limits};
 use crate::raster::{to_heights, GeoRef, Raster};
 use crate::IoError;
 use std::io::{Read, Write};
@@ -11,8 +12,28 @@ struct Array {
     values: Vec<f64>,
 }
 
-/// Parses one `.npy` byte stream; `name` is what errors call it (file, or file + member).
-fn parse(path: &Path, name: &str, bytes: &[u8]) -> Result<Array, IoError> {
+/// What a `.npy` header says: element type, order, shape, and where the data starts.
+struct NpyHeader {
+    big: bool,
+    kind: String,
+    size: usize,
+    fortran: bool,
+    shape: Vec<usize>,
+    data_start: usize,
+}
+
+impl NpyHeader {
+    /// Number of elements (the shape's product, checked).
+    fn count(&self) -> Option<usize> {
+        self.shape.iter().try_fold(1usize, |a, &b| a.checked_mul(b))
+    }
+}
+
+/// Bytes enough for any `.npy` header a reader accepts (magic, version, length, 64 KiB of text).
+const MAX_HEADER_BYTES: usize = 12 + (1 << 16);
+
+/// Parses the header at the start of `bytes`; `name` is what errors call the array.
+fn parse_header(path: &Path, name: &str, bytes: &[u8]) -> Result<NpyHeader, IoError> {
     let fld = |f: &str, m: String| IoError::field(path, format!("{name}{f}"), m);
     if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
         return Err(fld("", "not a .npy array (bad magic)".into()));
@@ -22,32 +43,42 @@ fn parse(path: &Path, name: &str, bytes: &[u8]) -> Result<Array, IoError> {
         2 | 3 if bytes.len() >= 12 => (u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize, 12),
         v => return Err(fld("", format!("unsupported .npy version {v}"))),
     };
+    if hlen > MAX_HEADER_BYTES - 12 {
+        return Err(fld("", format!("header of {hlen} bytes is longer than 64 KiB")));
+    }
     let header = bytes
         .get(hstart..hstart + hlen)
         .ok_or_else(|| fld("", "truncated header".into()))
         .and_then(|h| std::str::from_utf8(h).map_err(|_| fld(" header", "not text".into())))?;
+    if !header.is_ascii() {
+        return Err(fld(" header", "holds non-ASCII characters".into()));
+    }
+    // ASCII from here on: every byte offset below is a character boundary.
     let value_of = |key: &str| -> Result<&str, IoError> {
         let k = header.find(&format!("'{key}'")).ok_or_else(|| fld(&format!(" header '{key}'"), "missing".into()))?;
         let rest = &header[k + key.len() + 2..];
         let colon = rest.find(':').ok_or_else(|| fld(&format!(" header '{key}'"), "malformed".into()))?;
         Ok(rest[colon + 1..].trim_start())
     };
-    let descr = value_of("descr")?;
-    let descr = descr.get(1..).and_then(|d| d.split(['\'', '"']).next()).unwrap_or("");
+    let descr_txt = value_of("descr")?;
+    let descr = descr_txt.get(1..).and_then(|d| d.split(['\'', '"']).next()).unwrap_or("");
     let fortran = value_of("fortran_order")?.starts_with("True");
     let shape_txt = value_of("shape")?;
-    let close = shape_txt.find(')').ok_or_else(|| fld(" header 'shape'", "malformed".into()))?;
-    let shape: Vec<usize> = shape_txt[1..close]
+    let inner = shape_txt
+        .strip_prefix('(')
+        .and_then(|t| t.find(')').map(|close| &t[..close]))
+        .ok_or_else(|| fld(" header 'shape'", "malformed (expected a tuple such as (rows, columns))".into()))?;
+    let shape: Vec<usize> = inner
         .split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())
-        .map(|s| s.parse().map_err(|_| fld(" header 'shape'", format!("'{s}' is not a size"))))
+        .map(|s| s.parse().map_err(|_| fld(" header 'shape'", format!("'{}' is not a size", crate::quote(s)))))
         .collect::<Result<_, _>>()?;
     let (endian, kind) = descr.split_at(descr.len().min(1));
     let big = match endian {
         "<" | "|" | "=" => false,
         ">" => true,
-        _ => return Err(fld(" header 'descr'", format!("unsupported dtype '{descr}'"))),
+        _ => return Err(fld(" header 'descr'", format!("unsupported dtype '{}'", crate::quote(descr)))),
     };
     let size = match kind {
         "f4" | "i4" | "u4" => 4,
@@ -57,15 +88,21 @@ fn parse(path: &Path, name: &str, bytes: &[u8]) -> Result<Array, IoError> {
         _ => {
             return Err(fld(
                 " header 'descr'",
-                format!("unsupported dtype '{descr}' (expected f4, f8, i2, u2, i4, u4, i1, u1)"),
+                format!("unsupported dtype '{}' (expected f4, f8, i2, u2, i4, u4, i1, u1)", crate::quote(descr)),
             ))
         }
     };
-    let count = shape
-        .iter()
-        .try_fold(1usize, |a, &b| a.checked_mul(b))
-        .ok_or_else(|| fld(" header 'shape'", "too large".into()))?;
-    let data = &bytes[hstart + hlen..];
+    Ok(NpyHeader { big, kind: kind.to_string(), size, fortran, shape, data_start: hstart + hlen })
+}
+
+/// Parses one `.npy` byte stream; `name` is what errors call it (file, or file + member).
+fn parse(path: &Path, name: &str, bytes: &[u8], limits: &Limits) -> Result<Array, IoError> {
+    let fld = |f: &str, m: String| IoError::field(path, format!("{name}{f}"), m);
+    let h = parse_header(path, name, bytes)?;
+    check_shape(path, name, &h, limits)?;
+    let NpyHeader { big, ref kind, size, fortran, ref shape, data_start } = h;
+    let count = h.count().ok_or_else(|| fld(" header 'shape'", "too large".into()))?;
+    let data = &bytes[data_start..];
     let need = count.checked_mul(size).ok_or_else(|| fld(" header 'shape'", "too large".into()))?;
     if data.len() < need {
         return Err(fld("", format!("truncated: {} data bytes, shape {:?} needs {need}", data.len(), shape)));
@@ -78,7 +115,7 @@ fn parse(path: &Path, name: &str, bytes: &[u8]) -> Result<Array, IoError> {
             if big {
                 b[..size].reverse();
             }
-            match kind {
+            match kind.as_str() {
                 "f4" => f32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64,
                 "f8" => f64::from_le_bytes(b),
                 "i4" => i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64,
@@ -100,7 +137,7 @@ fn parse(path: &Path, name: &str, bytes: &[u8]) -> Result<Array, IoError> {
         }
         values = t;
     }
-    Ok(Array { shape, values })
+    Ok(Array { shape: h.shape, values })
 }
 
 fn to_raster(path: &Path, name: &str, a: Array) -> Result<Raster, IoError> {
@@ -112,14 +149,41 @@ fn to_raster(path: &Path, name: &str, a: Array) -> Result<Raster, IoError> {
         ));
     }
     let (ny, nx) = (a.shape[0], a.shape[1]);
-    let values = to_heights(path, &a.values, None, |k| format!("{name} element [{}, {}]", k / nx, k % nx))?;
+    let values = to_heights(path, a.values.iter().copied(), None, |k| format!("{name} element [{}, {}]", k / nx, k % nx))?;
     Ok(Raster { nx, ny, values, georef: None, notes: vec![] })
 }
 
-/// Reads a 2-D `.npy` array; the first row is north.
-pub(crate) fn read_npy(path: &Path) -> Result<Raster, IoError> {
-    let bytes = std::fs::read(path).map_err(|e| IoError::os(path, e))?;
-    let mut r = to_raster(path, "", parse(path, "", &bytes)?)?;
+/// Checks an array's element count against the sample limit before its data is read.
+fn check_shape(path: &Path, name: &str, h: &NpyHeader, limits: &Limits) -> Result<(), IoError> {
+    let field = format!("{name} header 'shape'");
+    match h.shape.as_slice() {
+        [] => Ok(()),
+        [n] => limits.check_samples(path, &field, *n as u64, 1),
+        [r, rest @ ..] => {
+            let c = rest.iter().try_fold(1u64, |a, &b| a.checked_mul(b as u64)).unwrap_or(u64::MAX);
+            limits.check_samples(path, &field, c, *r as u64)
+        }
+    }
+}
+
+/// Reads a 2-D `.npy` array; the first row is north. The header is read and checked first, then
+/// exactly the bytes its shape needs.
+pub(crate) fn read_npy(path: &Path, limits: &Limits) -> Result<Raster, IoError> {
+    let (file, len) = open_regular(path)?;
+    let mut bytes = Vec::new();
+    let mut file = file.take(len);
+    (&mut file).take(MAX_HEADER_BYTES as u64).read_to_end(&mut bytes).map_err(|e| IoError::os(path, e))?;
+    let h = parse_header(path, "", &bytes)?;
+    check_shape(path, "", &h, limits)?;
+    let need = h.count().and_then(|c| c.checked_mul(h.size)).unwrap_or(usize::MAX);
+    let total = h.data_start.saturating_add(need);
+    if total > len as usize {
+        let have = (len as usize).saturating_sub(h.data_start);
+        return Err(IoError::field(path, "", format!("truncated: {have} data bytes, shape {:?} needs {need}", h.shape)));
+    }
+    bytes.reserve_exact(total.saturating_sub(bytes.len()));
+    file.take((total - bytes.len().min(total)) as u64).read_to_end(&mut bytes).map_err(|e| IoError::os(path, e))?;
+    let mut r = to_raster(path, "", parse(path, "", &bytes, limits)?)?;
     r.flip_rows();
     Ok(r)
 }
@@ -132,17 +196,37 @@ const X_NAMES: [&str; 4] = ["longitude", "lon", "x", "easting"];
 /// Reads an `.npz`: the height array (by name, or the only 2-D array) and, when present, 1-D
 /// coordinate arrays matching its shape. Those give the origin, the mean spacing and the row order
 /// (an ascending y array means row 0 is already south). Without them the first row is north.
-pub(crate) fn read_npz(path: &Path) -> Result<Raster, IoError> {
-    let file = std::fs::File::open(path).map_err(|e| IoError::os(path, e))?;
+pub(crate) fn read_npz(path: &Path, limits: &Limits) -> Result<Raster, IoError> {
+    let (file, _) = open_regular(path)?;
     let mut zip = zip::ZipArchive::new(file)
         .map_err(|e| IoError::format(path, format!("not a valid .npz (zip) archive: {e}")))?;
     let mut arrays = Vec::new();
     for k in 0..zip.len() {
         let mut f = zip.by_index(k).map_err(|e| IoError::format(path, format!("member {k}: {e}")))?;
         let name = f.name().trim_end_matches(".npy").to_string();
-        let mut bytes = Vec::new();
-        f.read_to_end(&mut bytes).map_err(|e| IoError::field(path, &name, format!("cannot decompress: {e}")))?;
-        let a = parse(path, &format!("array '{name}'"), &bytes)?;
+        // The member's declared size is checked first, and the read is bounded whatever it
+        // declares: a small archive can hold a member that decompresses to gigabytes.
+        let max = limits.max_bytes(8);
+        if f.size() > max {
+            return Err(IoError::field(
+                path,
+                format!("array '{name}'"),
+                format!(
+                    "decompresses to {} bytes, more than the sample limit allows ({max} bytes; raise it with \
+                     --max-samples)",
+                    f.size()
+                ),
+            ));
+        }
+        let mut bytes = Vec::with_capacity(f.size() as usize);
+        (&mut f)
+            .take(max + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| IoError::field(path, format!("array '{name}'"), format!("cannot decompress: {e}")))?;
+        if bytes.len() as u64 > max {
+            return Err(IoError::field(path, format!("array '{name}'"), "decompresses to more than it declares"));
+        }
+        let a = parse(path, &format!("array '{name}'"), &bytes, limits)?;
         arrays.push((name, a));
     }
     let pick = |names: &[&str], dims: usize| -> Option<usize> {
@@ -219,14 +303,14 @@ fn write_header(w: &mut impl Write, descr: &str, rows: usize, cols: usize) -> st
 /// Writes a 2-D little-endian f32 `.npy` with the north row first (`values` row 0 south).
 pub fn write_npy(path: &Path, nx: usize, ny: usize, values: &[f32]) -> Result<(), IoError> {
     let err = |e| IoError::os(path, e);
-    let mut w = std::io::BufWriter::new(std::fs::File::create(path).map_err(err)?);
+    let mut w = std::io::BufWriter::new(crate::OutputFile::create(path)?);
     write_header(&mut w, "<f4", ny, nx).map_err(err)?;
     for j in (0..ny).rev() {
         for v in &values[j * nx..(j + 1) * nx] {
             w.write_all(&v.to_le_bytes()).map_err(err)?;
         }
     }
-    w.flush().map_err(err)
+    w.into_inner().map_err(|e| IoError::os(path, e.into_error()))?.commit()
 }
 
 /// A value type that [`write_npy_matrix`] writes: `f32`, `f64` or `u32`, little-endian.
@@ -260,10 +344,10 @@ pub fn write_npy_matrix<T: NpyElement>(path: &Path, rows: usize, cols: usize, va
         return Err(IoError::field(path, "shape", msg));
     }
     let err = |e| IoError::os(path, e);
-    let mut w = std::io::BufWriter::new(std::fs::File::create(path).map_err(err)?);
+    let mut w = std::io::BufWriter::new(crate::OutputFile::create(path)?);
     write_header(&mut w, T::DESCR, rows, cols).map_err(err)?;
     for &v in values {
         v.write_le(&mut w).map_err(err)?;
     }
-    w.flush().map_err(err)
+    w.into_inner().map_err(|e| IoError::os(path, e.into_error()))?.commit()
 }

@@ -1,15 +1,18 @@
 //! 8- and 16-bit greyscale PNG heightmaps (the value is the raw sample, 0–255 or 0–65535).
 
+use crate::input::{open_regular, Limits};
 use crate::raster::Raster;
 use crate::IoError;
 use std::path::Path;
 
-pub(crate) fn read(path: &Path) -> Result<Raster, IoError> {
-    let file = std::fs::File::open(path).map_err(|e| IoError::os(path, e))?;
-    let limits = png::Limits { bytes: crate::MAX_DECODED_BYTES };
-    let mut dec = png::Decoder::new_with_limits(std::io::BufReader::new(file), limits);
+pub(crate) fn read(path: &Path, limits: &Limits) -> Result<Raster, IoError> {
+    let (file, len) = open_regular(path)?;
+    let decoded = png::Limits { bytes: usize::try_from(limits.max_bytes(2)).unwrap_or(usize::MAX) };
+    let mut dec = png::Decoder::new_with_limits(std::io::BufReader::new(std::io::Read::take(file, len)), decoded);
     dec.set_transformations(png::Transformations::IDENTITY);
     let mut reader = dec.read_info().map_err(|e| IoError::format(path, format!("not a readable PNG: {e}")))?;
+    let info = reader.info();
+    limits.check_samples(path, "IHDR width × height", info.width as u64, info.height as u64)?;
     let (ct, depth) = reader.output_color_type();
     if ct != png::ColorType::Grayscale {
         return Err(IoError::field(path, "color type", format!("{ct:?}: heightmaps must be greyscale (8- or 16-bit)")));

@@ -43,13 +43,13 @@ impl Raster {
 /// an f32 is an error naming the sample with `name(index)`.
 pub(crate) fn to_heights(
     path: &Path,
-    raw: &[f64],
+    raw: impl IntoIterator<Item = f64>,
     nodata: Option<f64>,
     name: impl Fn(usize) -> String,
 ) -> Result<Vec<f32>, IoError> {
-    raw.iter()
+    raw.into_iter()
         .enumerate()
-        .map(|(k, &v)| {
+        .map(|(k, v)| {
             let f = v as f32;
             if v.is_nan() || nodata.is_some_and(|n| n == v || n as f32 == f) {
                 Ok(f32::NAN)

@@ -1,0 +1,298 @@
+//! The one output policy every writer follows (`docs/robustness.md`): a file is written to a
+//! temporary file in the target's directory and renamed over the target only when it is complete
+//! and synced, so an interrupted or failed run leaves the old file or nothing, never part of one.
+//!
+//! On Linux the temporary file is anonymous (`O_TMPFILE`): a run killed even by SIGKILL leaves
+//! nothing behind. Elsewhere, or on a file system without `O_TMPFILE`, it is a hidden named file
+//! beside the target, removed on every error. The new file's permissions are the old file's when it
+//! replaces one, else `0666` less the umask, as for any file a program creates. A target that exists
+//! and is not a regular file (a pipe, `/dev/stdout`) is written to directly: it cannot be replaced.
+
+use crate::IoError;
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// A file being written; [`commit`](Self::commit) puts it in place. Dropped before that, it leaves
+/// the target untouched.
+///
+/// ```
+/// use std::io::Write;
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("out.csv");
+/// let mut out = landfall_io::OutputFile::create(&path).unwrap();
+/// writeln!(out, "x,y").unwrap();
+/// assert!(!path.exists()); // nothing at the target until the file is complete
+/// out.commit().unwrap();
+/// assert_eq!(std::fs::read_to_string(&path).unwrap(), "x,y\n");
+/// ```
+#[derive(Debug)]
+pub struct OutputFile {
+    file: File,
+    target: PathBuf,
+    temp: Temp,
+}
+
+#[derive(Debug)]
+enum Temp {
+    /// Linux `O_TMPFILE`: no name until it is linked.
+    Anonymous,
+    /// A hidden named file beside the target (removed when dropped).
+    Named(tempfile::TempPath),
+    /// The target itself, which is not a regular file (a pipe or a device).
+    Direct,
+}
+
+impl OutputFile {
+    /// Starts writing `path`. Errors name the target (the directory missing, not writable, …).
+    pub fn create(path: &Path) -> Result<Self, IoError> {
+        let existing = std::fs::metadata(path).ok();
+        if let Some(m) = &existing {
+            if m.is_dir() {
+                return Err(IoError::format(path, "is a directory; give a file name to write"));
+            }
+            if !m.is_file() {
+                let file = std::fs::OpenOptions::new().write(true).open(path).map_err(|e| IoError::os(path, e))?;
+                return Ok(Self { file, target: path.to_owned(), temp: Temp::Direct });
+            }
+        }
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        match std::fs::metadata(dir) {
+            Err(e) => return Err(IoError::os(path, e)),
+            Ok(m) if !m.is_dir() => {
+                let msg = format!("{} is not a directory", dir.display());
+                return Err(IoError::os(path, std::io::Error::new(std::io::ErrorKind::NotADirectory, msg)));
+            }
+            Ok(_) => {}
+        }
+        let mode = existing.as_ref().map(permissions_of);
+        let (file, temp) = match anonymous(dir, mode) {
+            Some(file) => (file, Temp::Anonymous),
+            None => {
+                let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                let prefix = format!(".{name}.");
+                let mut b = tempfile::Builder::new();
+                b.prefix(&prefix).suffix(".tmp");
+                #[cfg(unix)]
+                {
+                    use std::os::unix::fs::PermissionsExt;
+                    b.permissions(std::fs::Permissions::from_mode(mode.unwrap_or(0o666)));
+                }
+                // tempfile's own errors name its temporary file, which the user never asked for.
+                let named = b.tempfile_in(dir).map_err(|e| IoError::os(path, e.kind().into()))?;
+                let (file, temp_path) = named.into_parts();
+                (file, Temp::Named(temp_path))
+            }
+        };
+        if let (Some(m), Temp::Named(_)) = (&existing, &temp) {
+            // The umask may have narrowed the old file's permissions: set them exactly.
+            let _ = file.set_permissions(m.permissions());
+        }
+        Ok(Self { file, target: path.to_owned(), temp })
+    }
+
+    /// The target path.
+    pub fn path(&self) -> &Path {
+        &self.target
+    }
+
+    /// Syncs the file and puts it at the target, replacing what was there.
+    pub fn commit(mut self) -> Result<(), IoError> {
+        let path = self.target.clone();
+        self.file.flush().map_err(|e| IoError::os(&path, e))?;
+        match std::mem::replace(&mut self.temp, Temp::Direct) {
+            Temp::Direct => Ok(()),
+            Temp::Named(temp) => {
+                self.file.sync_all().map_err(|e| IoError::os(&path, e))?;
+                temp.persist(&path).map_err(|e| IoError::os(&path, e.error))
+            }
+            Temp::Anonymous => {
+                self.file.sync_all().map_err(|e| IoError::os(&path, e))?;
+                link_anonymous(&self.file, &path)
+            }
+        }
+    }
+}
+
+impl Write for OutputFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.file.write(buf)
+    }
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.file.write_all(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
+}
+
+/// The permission bits of an existing file.
+fn permissions_of(m: &std::fs::Metadata) -> u32 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        m.permissions().mode() & 0o7777
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = m;
+        0o666
+    }
+}
+
+/// An anonymous file in `dir` (Linux `O_TMPFILE`), or `None` where the system or the file system
+/// has none.
+#[cfg(target_os = "linux")]
+fn anonymous(dir: &Path, mode: Option<u32>) -> Option<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_TMPFILE)
+        .mode(mode.unwrap_or(0o666))
+        .open(dir)
+        .ok()?;
+    if let Some(m) = mode {
+        // The umask applied to `mode`: give the old file's permissions back exactly.
+        use std::os::unix::fs::PermissionsExt;
+        let _ = file.set_permissions(std::fs::Permissions::from_mode(m));
+    }
+    Some(file)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn anonymous(_dir: &Path, _mode: Option<u32>) -> Option<File> {
+    None
+}
+
+/// Gives the anonymous `file` the name `target`: linked under a unique hidden name in the same
+/// directory, then renamed over the target (rename replaces atomically; linkat would not).
+#[cfg(target_os = "linux")]
+fn link_anonymous(file: &File, target: &Path) -> Result<(), IoError> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::io::AsRawFd;
+    let proc_path = CString::new(format!("/proc/self/fd/{}", file.as_raw_fd())).unwrap_or_default();
+    let dir = target.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    for attempt in 0..100u32 {
+        let tmp = dir.join(format!(".{name}.{}.{attempt}.tmp", std::process::id()));
+        let Ok(c_tmp) = CString::new(tmp.as_os_str().as_bytes()) else {
+            return Err(IoError::format(target, "the path holds a NUL byte"));
+        };
+        // SAFETY: both paths are valid NUL-terminated strings that outlive the call.
+        let rc = unsafe {
+            libc::linkat(libc::AT_FDCWD, proc_path.as_ptr(), libc::AT_FDCWD, c_tmp.as_ptr(), libc::AT_SYMLINK_FOLLOW)
+        };
+        if rc != 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() == std::io::ErrorKind::AlreadyExists {
+                continue;
+            }
+            return Err(IoError::os(target, e));
+        }
+        return std::fs::rename(&tmp, target).map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            IoError::os(target, e)
+        });
+    }
+    Err(IoError::format(target, "could not find a free temporary name beside it"))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn link_anonymous(_file: &File, target: &Path) -> Result<(), IoError> {
+    Err(IoError::format(target, "anonymous temporary files are Linux-only"))
+}
+
+/// Writes `chunks` to `path` through an [`OutputFile`].
+pub(crate) fn write_atomic(path: &Path, chunks: &[&[u8]]) -> Result<(), IoError> {
+    let mut out = OutputFile::create(path)?;
+    for c in chunks {
+        out.write_all(c).map_err(|e| IoError::os(path, e))?;
+    }
+    out.commit()
+}
+
+/// True when `a` and `b` name the same existing file (same device and inode, so hard links and
+/// symbolic links count).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (std::fs::metadata(a), std::fs::metadata(b)) {
+            (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+            (Ok(x), Ok(y)) => x == y,
+            _ => false,
+        }
+    }
+}
+
+/// Refuses an output that is one of the inputs (writing it would destroy what is being read):
+/// `Err` names both.
+pub fn refuse_overwriting_inputs(output: &Path, inputs: &[&Path]) -> Result<(), IoError> {
+    for input in inputs {
+        if same_file(output, input) {
+            return Err(IoError::format(
+                output,
+                format!("is also an input ({}); write the output to another file", input.display()),
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Dropped before commit: the old file stays as it was and no temporary file is left.
+    #[test]
+    fn an_uncommitted_output_leaves_the_old_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.csv");
+        std::fs::write(&p, "old").unwrap();
+        let mut o = OutputFile::create(&p).unwrap();
+        o.write_all(b"new, half").unwrap();
+        drop(o);
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "old");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no temporary file left");
+        let mut o = OutputFile::create(&p).unwrap();
+        o.write_all(b"new").unwrap();
+        o.commit().unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "new");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    /// A new file gets 0666 less the umask (not tempfile's 0600); a replaced one keeps its mode.
+    #[cfg(unix)]
+    #[test]
+    fn permissions_follow_the_umask_or_the_old_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let plain = dir.path().join("plain");
+        std::fs::write(&plain, "x").unwrap();
+        let expected = std::fs::metadata(&plain).unwrap().permissions().mode() & 0o777;
+        let p = dir.path().join("new.csv");
+        OutputFile::create(&p).unwrap().commit().unwrap();
+        assert_eq!(std::fs::metadata(&p).unwrap().permissions().mode() & 0o777, expected);
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o640)).unwrap();
+        OutputFile::create(&p).unwrap().commit().unwrap();
+        assert_eq!(std::fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o640);
+    }
+
+    #[test]
+    fn an_output_that_is_an_input_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a");
+        std::fs::write(&a, "x").unwrap();
+        let b = dir.path().join("sub/../a");
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        assert!(refuse_overwriting_inputs(&b, &[&a]).is_err());
+        assert!(refuse_overwriting_inputs(&dir.path().join("c"), &[&a]).is_ok());
+    }
+}
