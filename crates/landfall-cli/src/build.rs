@@ -10,6 +10,7 @@ pub fn run(args: &TerrainArgs, out: &Path) -> Result<()> {
     if landfall_io::is_index(&args.path) {
         bail!("{} is already an index file", args.path.display());
     }
+    landfall_io::refuse_overwriting_inputs(out, &[&args.path])?;
     let start = Instant::now();
     let loaded = args.load()?;
     loaded.warn_notes(&args.path);

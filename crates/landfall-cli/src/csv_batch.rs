@@ -11,6 +11,7 @@ use landfall::{Ray, SurfacePoint};
 use rayon::prelude::*;
 use std::cell::RefCell;
 use std::collections::VecDeque;
+use landfall_io::{quote, OutputFile};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::Path;
@@ -70,9 +71,7 @@ fn stream<Q: Send + Sync, R: Send>(
     let mut passed = 0;
     let header = rdr.headers().with_context(|| format!("{name}: line 1: cannot read the header"))?.clone();
     let parse = columns(&header).with_context(|| format!("{name}: line 1 (header)"))?;
-    let out = File::create(output).with_context(|| format!("{}: cannot create", output.display()))?;
-    let partial = PartialOutput(Some(output));
-    let mut w = BufWriter::new(out);
+    let mut w = BufWriter::new(OutputFile::create(output)?);
     writeln!(w, "{out_header}")?;
     let bar = ProgressBar::new(len).with_style(
         ProgressStyle::with_template("{spinner} {bytes}/{total_bytes} {wide_bar} {eta}").expect("valid template"),
@@ -101,40 +100,25 @@ fn stream<Q: Send + Sync, R: Send>(
         done += queries.len();
         bar.set_position(rdr.position().byte());
     }
-    w.flush().with_context(|| format!("{}: cannot write", output.display()))?;
+    let out = w.into_inner().map_err(|e| e.into_error()).with_context(|| format!("{}: cannot write", output.display()))?;
+    out.commit()?;
     bar.finish_and_clear();
-    partial.keep();
     Ok(done)
-}
-
-/// An output file being written: removed when dropped before [`keep`](Self::keep) (a run that
-/// stops on an error), when it is a regular file and not a pipe or a device, so that an output
-/// file that exists is complete.
-struct PartialOutput<'a>(Option<&'a Path>);
-
-impl PartialOutput<'_> {
-    /// The output is complete: keep it.
-    fn keep(mut self) {
-        self.0 = None;
-    }
-}
-
-impl Drop for PartialOutput<'_> {
-    fn drop(&mut self) {
-        if let Some(path) = self.0.filter(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file())) {
-            let _ = std::fs::remove_file(path);
-        }
-    }
 }
 
 /// Index of each wanted column in the header (`None` for optional ones that are absent).
 fn find_columns(header: &csv::StringRecord, required: &[&str], optional: &[&str]) -> Result<Vec<Option<usize>>> {
     let pos = |n: &str| header.iter().position(|h| h.eq_ignore_ascii_case(n));
+    for (k, h) in header.iter().enumerate() {
+        if header.iter().take(k).any(|g| g.eq_ignore_ascii_case(h)) {
+            bail!("column '{}' appears twice in the header", quote(h));
+        }
+    }
     let mut out = Vec::new();
     for n in required {
         let Some(p) = pos(n) else {
             let got: Vec<&str> = header.iter().collect();
-            bail!("missing column '{n}' (header is '{}'; expected {})", got.join(","), required.join(","));
+            bail!("missing column '{n}' (header is '{}'; expected {})", quote(&got.join(",")), required.join(","));
         };
         out.push(Some(p));
     }
@@ -148,16 +132,32 @@ fn field(rec: &csv::StringRecord, col: usize, name: &str) -> Result<f64> {
     if text.is_empty() {
         bail!("field '{name}': empty");
     }
-    let v: f64 = text.parse().map_err(|_| anyhow::anyhow!("field '{name}': '{text}' is not a number"))?;
+    let v: f64 = text.parse().map_err(|_| anyhow::anyhow!("field '{name}': '{}' is not a number", quote(text)))?;
     if !v.is_finite() {
-        bail!("field '{name}': '{text}' is not a finite number");
+        bail!("field '{name}': '{}' is not a finite number", quote(text));
     }
     Ok(v)
 }
 
-/// `v` without a negative zero (so that flat ground prints `0,0,1`, not `-0,-0,1`).
-fn nz(v: f64) -> f64 {
-    v + 0.0
+/// `v` as CSV prints it: the shortest decimal that reads back as the same f64, without a negative
+/// zero (flat ground prints `0,0,1`, not `-0,-0,1`), in exponent form outside [1e-5, 1e16) so that
+/// no number takes hundreds of digits (`1e300`, not 1 and 300 zeros).
+fn nz(v: f64) -> Num {
+    Num(v + 0.0)
+}
+
+/// An f64 printed as [`nz`] says.
+struct Num(f64);
+
+impl std::fmt::Display for Num {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let a = self.0.abs();
+        if a == 0.0 || (1e-5..1e16).contains(&a) {
+            write!(f, "{}", self.0)
+        } else {
+            write!(f, "{:e}", self.0)
+        }
+    }
 }
 
 fn fmt_opt(w: &mut dyn Write, s: Option<&SurfacePoint>) -> std::io::Result<()> {
@@ -172,6 +172,7 @@ fn fmt_opt(w: &mut dyn Write, s: Option<&SurfacePoint>) -> std::io::Result<()> {
 
 /// `landfall height`.
 pub fn height(args: &TerrainArgs, points: &Path, out: &Path, all: bool) -> Result<()> {
+    landfall_io::refuse_overwriting_inputs(out, &[points, &args.path])?;
     let terrain = args.load()?;
     terrain.warn_notes(&args.path);
     let t = terrain.terrain.as_dyn();
@@ -217,6 +218,7 @@ pub fn height(args: &TerrainArgs, points: &Path, out: &Path, all: bool) -> Resul
 
 /// `landfall raycast`.
 pub fn raycast(args: &TerrainArgs, rays: &Path, out: &Path) -> Result<()> {
+    landfall_io::refuse_overwriting_inputs(out, &[rays, &args.path])?;
     let terrain = args.load()?;
     terrain.warn_notes(&args.path);
     let t = terrain.terrain.as_dyn();
@@ -254,4 +256,21 @@ pub fn raycast(args: &TerrainArgs, rays: &Path, out: &Path) -> Result<()> {
         None => writeln!(w, "0,,,,,,,"),
     })?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every printed number reads back as the same f64, and none is long.
+    #[test]
+    fn numbers_print_short_and_round_trip() {
+        for v in [0.0, -0.0, 1.0, -2.5, 0.1, 1e-5, 9.99e-6, 1e16, 1e300, -1e-300, 5e-324, f64::MAX, 123456.789, 1e15 + 0.5] {
+            let s = nz(v).to_string();
+            assert_eq!(s.parse::<f64>().unwrap(), v + 0.0, "{s}");
+            assert!(s.len() <= 24, "{s}");
+        }
+        assert_eq!(nz(-0.0).to_string(), "0");
+        assert_eq!(nz(1e300).to_string(), "1e300");
+    }
 }

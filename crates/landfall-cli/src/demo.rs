@@ -69,11 +69,28 @@ fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
     (v, start.elapsed().as_secs_f64())
 }
 
+/// Largest `--size` (a 16,385² terrain: 1 GiB of heights, generated in about a minute).
+const MAX_SIZE: usize = 16_385;
+/// Largest `--queries` (the points, rays and answers of 10⁷ queries take about 1.5 GB).
+const MAX_QUERIES: usize = 10_000_000;
+/// Largest `--width` and `--height`.
+const MAX_PIXELS_SIDE: u32 = 8192;
+/// Largest `--walkers` × `--walk-moves` (every position of every path is kept for the picture).
+const MAX_WALK_STEPS: usize = 10_000_000;
+
 pub fn run(args: &DemoArgs) -> Result<()> {
-    anyhow::ensure!(args.size >= 2, "--size: at least 2 samples per side");
-    anyhow::ensure!(args.width >= 1 && args.height >= 1, "--width/--height: at least 1 pixel");
+    anyhow::ensure!((2..=MAX_SIZE).contains(&args.size), "--size: from 2 to {MAX_SIZE} samples per side");
+    anyhow::ensure!(
+        (1..=MAX_PIXELS_SIDE).contains(&args.width) && (1..=MAX_PIXELS_SIDE).contains(&args.height),
+        "--width/--height: from 1 to {MAX_PIXELS_SIDE} pixels"
+    );
+    anyhow::ensure!(args.queries <= MAX_QUERIES, "--queries: at most {MAX_QUERIES}");
+    anyhow::ensure!(
+        args.walkers.checked_mul(args.walk_moves).is_some_and(|n| n <= MAX_WALK_STEPS),
+        "--walkers × --walk-moves: at most {MAX_WALK_STEPS} moves in all"
+    );
     let threads = rayon::current_num_threads();
-    anyhow::ensure!(args.spacing > 0.0 && args.spacing.is_finite(), "--spacing: must be > 0");
+    anyhow::ensure!((1e-3..=1e6).contains(&args.spacing), "--spacing: from 0.001 to 1,000,000 m");
     say!(
         "landfall demo: generating a {0}×{0} piece of the procedural world (seed {1}, {2} m spacing)…",
         args.size,

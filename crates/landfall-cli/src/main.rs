@@ -55,8 +55,10 @@ enum Command {
     /// first, no row where there is none.
     ///
     /// A row that is not a finite number in each field stops the run: the error names the line
-    /// (the header is line 1) and the field, the exit status is non-zero and the output file is
-    /// removed, so an output file that exists is always complete.
+    /// (the header is line 1) and the field, and the exit status is non-zero. The output is written
+    /// to a temporary file beside it and renamed into place only when complete, so a failed or
+    /// interrupted run leaves an existing output file as it was; an output that is also an input
+    /// is refused.
     Height {
         #[command(flatten)]
         terrain: TerrainArgs,
@@ -78,8 +80,10 @@ enum Command {
     /// hit triangle's, pointing up (against gravity).
     ///
     /// A row with a field that is not a finite number, a zero direction or a negative max_t stops
-    /// the run: the error names the line (the header is line 1) and the field, the exit status is
-    /// non-zero and the output file is removed, so an output file that exists is always complete.
+    /// the run: the error names the line (the header is line 1) and the field, and the exit status
+    /// is non-zero. The output is written to a temporary file beside it and renamed into place only
+    /// when complete, so a failed or interrupted run leaves an existing output file as it was; an
+    /// output that is also an input is refused.
     Raycast {
         #[command(flatten)]
         terrain: TerrainArgs,

@@ -166,12 +166,13 @@ pub fn write_png(path: &Path, w: u32, h: u32, rgb: &[u8]) -> Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
     }
-    let file = std::fs::File::create(path).with_context(|| format!("{}: cannot create", path.display()))?;
-    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), w, h);
+    let mut file = landfall_io::OutputFile::create(path)?;
+    let mut enc = png::Encoder::new(std::io::BufWriter::new(&mut file), w, h);
     enc.set_color(png::ColorType::Rgb);
     enc.set_depth(png::BitDepth::Eight);
     let mut wr = enc.write_header().with_context(|| format!("{}: cannot write", path.display()))?;
     wr.write_image_data(rgb).with_context(|| format!("{}: cannot write", path.display()))?;
     wr.finish().with_context(|| format!("{}: cannot write", path.display()))?;
+    file.commit()?;
     Ok(())
 }

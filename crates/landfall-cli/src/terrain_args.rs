@@ -5,7 +5,7 @@ use clap::Args;
 use landfall::glam::DVec3;
 use landfall::polygon::{PolygonSoup, QuadtreeParams};
 use landfall::{CutRule, Diagonal, Frame, Heightfield, PolygonTerrain, Terrain};
-use landfall_io::{is_index, is_mesh, load_heightfield, open_index_verified, read_mesh, LoadOptions};
+use landfall_io::{is_index, is_mesh, load_heightfield, open_index_verified, read_mesh, Limits, LoadOptions};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -50,6 +50,10 @@ pub struct TerrainArgs {
     /// polygon vertex nearest the middle).
     #[arg(long, value_name = "RULE", default_value = "halves", value_parser = parse_cuts)]
     pub cuts: CutRule,
+    /// Largest raster accepted, in samples (columns × rows); a file that declares more is refused
+    /// before anything is read, since its heights alone would take 4 bytes a sample.
+    #[arg(long, value_name = "N", default_value_t = landfall_io::DEFAULT_MAX_SAMPLES)]
+    pub max_samples: u64,
     /// Polygon quadtree: split only when it saves at least this many containment tests per query
     /// times the polygon count (0 = QOTA's rule: split every leaf over --max-polys).
     #[arg(long, value_name = "G", default_value_t = QuadtreeParams::default().min_gain)]
@@ -132,6 +136,11 @@ impl TerrainArgs {
         }
     }
 
+    /// What a file may make the readers allocate.
+    pub fn limits(&self) -> Limits {
+        Limits { max_samples: self.max_samples }
+    }
+
     /// The polygon quadtree parameters the options ask for.
     pub fn quadtree_params(&self) -> Result<QuadtreeParams> {
         if self.max_polys == 0 {
@@ -159,6 +168,12 @@ impl TerrainArgs {
         let meta = std::fs::metadata(&self.path).with_context(|| format!("{}", self.path.display()))?;
         if meta.is_dir() {
             bail!("{}: is a directory, not a terrain file", self.path.display());
+        }
+        if !meta.is_file() {
+            bail!(
+                "{}: is not a regular file (a FIFO, a device or a socket); terrain files must be regular files",
+                self.path.display()
+            );
         }
         if is_index(&self.path) {
             for (given, name) in [
@@ -250,6 +265,7 @@ impl TerrainArgs {
             z_offset: self.z_offset,
             diagonal: self.diagonal,
             leaf_size: self.leaf_size,
+            limits: self.limits(),
         };
         let frame = self.frame()?;
         let mut loaded = load_heightfield(&self.path, &opts)?;

@@ -80,8 +80,11 @@ struct Run {
 }
 
 pub fn run(args: &WorldArgs) -> Result<()> {
-    anyhow::ensure!(args.frames >= 1, "--frames: at least 1");
-    anyhow::ensure!(args.width >= 1 && args.height >= 1, "--width/--height: at least 1 pixel");
+    anyhow::ensure!((1..=1_000_000).contains(&args.frames), "--frames: from 1 to 1,000,000");
+    anyhow::ensure!(
+        (1..=8192).contains(&args.width) && (1..=8192).contains(&args.height),
+        "--width/--height: from 1 to 8192 pixels"
+    );
     anyhow::ensure!(args.east.is_finite(), "--east: must be finite");
     if let Some(p) = &args.export {
         let ext = landfall_io::extension(p);

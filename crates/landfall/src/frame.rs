@@ -37,12 +37,24 @@ impl Frame {
         Self { down: DVec3::NEG_Z, to_local: DMat3::IDENTITY, to_world: DMat3::IDENTITY, identity: true, z_up: true }
     }
 
-    /// A frame whose gravity points along `gravity` (any length; Y-up engines pass (0, −1, 0)).
+    /// A frame whose gravity points along `gravity` (any finite, non-zero length, from subnormal to
+    /// `f64::MAX`; Y-up engines pass (0, −1, 0)).
+    ///
+    /// ```
+    /// use landfall::Frame;
+    /// use landfall::glam::DVec3;
+    /// let y_up = Frame::from_gravity(DVec3::new(0.0, -9.81, 0.0)).unwrap();
+    /// assert_eq!(y_up.down(), DVec3::NEG_Y);
+    /// assert!(Frame::from_gravity(DVec3::new(0.0, 0.0, -1e308)).unwrap().is_z_up());
+    /// assert!(Frame::from_gravity(DVec3::ZERO).is_err());
+    /// ```
     pub fn from_gravity(gravity: DVec3) -> Result<Self, FrameError> {
         if !gravity.is_finite() || gravity == DVec3::ZERO {
             return Err(FrameError::BadGravity);
         }
-        let down = gravity.normalize();
+        // Scaled by its largest component first: the squared length of (0, 0, −1e308) overflows
+        // and that of (0, 0, −1e-320) underflows, either of which would make `normalize` fail.
+        let down = (gravity / gravity.abs().max_element()).normalize();
         if down == DVec3::NEG_Z {
             return Ok(Self::z_up());
         }
@@ -157,5 +169,23 @@ mod tests {
         assert!(!yawed.identity);
         assert_eq!(yawed.to_local(v), DMat3::from_rotation_z(0.3) * v);
         assert_ne!(yawed.to_local(v), v);
+    }
+
+    /// Gravity at the ends of f64's range gives the frame of its direction (the squared length of
+    /// such a vector overflows or underflows).
+    #[test]
+    fn extreme_gravity_magnitudes_keep_their_direction() {
+        for (g, down) in [
+            (DVec3::new(0.0, 0.0, -1e308), DVec3::NEG_Z),
+            (DVec3::new(0.0, 0.0, -1e-320), DVec3::NEG_Z),
+            (DVec3::new(0.0, -f64::MAX, 0.0), DVec3::NEG_Y),
+            (DVec3::new(5e-324, 0.0, 0.0), DVec3::X),
+        ] {
+            let f = Frame::from_gravity(g).unwrap();
+            assert!((f.down() - down).length() < 1e-15, "{g}: {}", f.down());
+            assert!((f.to_local(down) - DVec3::NEG_Z).length() < 1e-12);
+        }
+        let tilted = Frame::from_gravity(DVec3::new(1e300, 0.0, -1e300)).unwrap();
+        assert!((tilted.down() - DVec3::new(1.0, 0.0, -1.0).normalize()).length() < 1e-15);
     }
 }

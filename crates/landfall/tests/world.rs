@@ -4,7 +4,7 @@
 
 use glam::{DVec2, DVec3};
 use landfall::rng::SplitMix64;
-use landfall::world::{CacheParams, Hashed, LodTerrain, Toroidal, World, WorldParams};
+use landfall::world::{CacheParams, Generator, Hashed, LodTerrain, Toroidal, World, WorldParams};
 use landfall::{Aabb, Ray, Terrain};
 use proptest::prelude::*;
 use std::collections::HashMap;
@@ -571,4 +571,35 @@ fn lod_terrain_rays_match_brute_force() {
         }
     }
     assert!(hits > 50, "only {hits} hits");
+}
+
+/// Coordinates at the ends of f64's range: the far landscape answers "no ground" beyond the
+/// addressable world instead of generating cells there (it overflowed a capacity and panicked), a
+/// ray from or toward there ends, and a region there holds no triangle; the world refuses such a
+/// viewer, and the generator refuses cell widths it cannot address.
+#[test]
+fn extreme_coordinates_are_answered_or_refused() {
+    let gen = Generator::new(WorldParams::default()).unwrap();
+    let lod = LodTerrain::new(gen, 4, 8);
+    for x in [1e300, -1e300, f64::MAX, 1e10, -2e9] {
+        assert_eq!(lod.height_at(x, 0.7), None, "{x}");
+        assert_eq!(lod.height_at(0.3, x), None, "{x}");
+        let down = Ray::new(DVec3::new(x, 0.7, 5000.0), DVec3::NEG_Z);
+        assert!(lod.raycast(&down, f64::INFINITY).is_none());
+        let mut n = 0;
+        let r = Aabb::new(DVec3::new(x, x, -1e4), DVec3::new(x, x, 1e4));
+        lod.triangles_in(&r, &mut |_, _| n += 1);
+        assert_eq!(n, 0);
+    }
+    assert!(lod.height_at(1000.3, -2000.7).is_some(), "inside, the ground is there");
+    // A ray along the ground toward the edge of the addressable world (2³⁰ m out) ends there.
+    let edge = (1u64 << 30) as f64;
+    let toward = Ray::new(DVec3::new(edge - 200.0, 0.5, -1e4), DVec3::new(1e300, 0.0, 0.0));
+    assert!(lod.raycast(&toward, f64::INFINITY).is_none());
+    for v in [DVec3::new(1e300, 0.0, 0.0), DVec3::new(0.0, -1e17, 0.0), DVec3::new(f64::NAN, 0.0, 0.0)] {
+            assert!(World::<Toroidal>::new(WorldParams::default(), CacheParams::default(), v).is_err());
+    }
+    for s in [1e-300, 0.0, 1e300, f64::INFINITY] {
+        assert!(Generator::new(WorldParams { cell_size: s, ..WorldParams::default() }).is_err(), "{s}");
+    }
 }

@@ -71,6 +71,11 @@ pub enum WorldParamsError {
     Invalid(&'static str, String),
 }
 
+/// Narrowest finest cell accepted, metres (1 mm).
+pub const MIN_CELL_SIZE: f64 = 1e-3;
+/// Widest finest cell accepted, metres (1,000 km).
+pub const MAX_CELL_SIZE: f64 = 1e6;
+
 /// Roughness offsets are skipped below this many levels under the top (their amplitude would be
 /// below 1/256 of the top's): the roughness varies over kilometres, not metres.
 const ROUGH_LEVELS: u8 = 8;
@@ -97,8 +102,8 @@ impl Generator {
     /// A generator; checks the parameters.
     pub fn new(params: WorldParams) -> Result<Self, WorldParamsError> {
         let bad = |f: &'static str, why: &str| Err(WorldParamsError::Invalid(f, why.to_string()));
-        if !(params.cell_size > 0.0 && params.cell_size.is_finite()) {
-            return bad("cell_size", "must be a positive finite width in metres");
+        if !(MIN_CELL_SIZE..=MAX_CELL_SIZE).contains(&params.cell_size) {
+            return bad("cell_size", "must be a width from 1 mm to 1,000 km (in metres)");
         }
         if !(1..=30).contains(&params.levels) {
             return bad("levels", "must be 1..=30");

@@ -81,6 +81,20 @@ impl LodTerrain {
         self.tiles_held() * ((TILE + 2) * (TILE + 2)) as usize * std::mem::size_of::<Cell>()
     }
 
+    /// Cells of this level from the origin to the edge of the addressable world (the [`World`]'s
+    /// ±2³⁰ finest cells): there is no ground beyond, and no cell index there is ever generated.
+    ///
+    /// [`World`]: super::World
+    fn reach(&self) -> i64 {
+        ((super::MAX_CELLS_FROM_ORIGIN as i64) >> self.level).max(1)
+    }
+
+    /// Whether cell (i, j) lies inside the addressable world.
+    fn addressable(&self, i: i64, j: i64) -> bool {
+        let r = self.reach();
+        (-r..r).contains(&i) && (-r..r).contains(&j)
+    }
+
     /// Whether cell (i, j) lies entirely outside the x-y rectangle [lo, hi] (an empty rectangle:
     /// every cell does).
     fn outside(&self, i: i64, j: i64, lo: DVec2, hi: DVec2) -> bool {
@@ -102,8 +116,10 @@ impl LodTerrain {
             return;
         }
         let s = self.gen.cell_width(self.level);
-        let (i0, i1) = (floor_i64(region.min.x / s), floor_i64(region.max.x / s));
-        let (j0, j1) = (floor_i64(region.min.y / s), floor_i64(region.max.y / s));
+        // The region's cells within the addressable world (none where it lies beyond).
+        let r = self.reach();
+        let (i0, i1) = (floor_i64(region.min.x / s).max(-r), floor_i64(region.max.x / s).min(r - 1));
+        let (j0, j1) = (floor_i64(region.min.y / s).max(-r), floor_i64(region.max.y / s).min(r - 1));
         let mut tile = None;
         for j in j0..=j1 {
             for i in i0..=i1 {
@@ -180,6 +196,9 @@ impl LodTerrain {
         let s = self.gen.cell_width(self.level);
         let (fx, fy) = (x / s, y / s);
         let (i, j) = (floor_i64(fx), floor_i64(fy));
+        if !self.addressable(i, j) {
+            return None;
+        }
         let (c, mid) = self.cell(&mut None, i, j);
         let part = fan_part(fx - i as f64, fy - j as f64);
         let f = FAN[part];
@@ -197,7 +216,8 @@ impl Terrain for LodTerrain {
         &self.frame
     }
 
-    /// Unbounded in x and y; z within the generator's height bound.
+    /// Unbounded in x and y (queries answer inside the addressable world, ±2³⁰ finest cells from the
+    /// origin, and find no ground beyond it); z within the generator's height bound.
     fn bounds(&self) -> Aabb {
         let h = self.gen.max_abs_height();
         Aabb {
@@ -243,6 +263,10 @@ impl Terrain for LodTerrain {
         let mut tile = None;
         let mut t = t0;
         for _ in 0..self.max_cells {
+            if !self.addressable(i, j) {
+                // The ray has left the addressable world (or starts outside it): no ground there.
+                return None;
+            }
             let (tx, ty) = (next(i, 0), next(j, 1));
             let t_exit = tx.min(ty).min(t1);
             let (key, t_now) = self.tile_of(&mut tile, i, j);

@@ -157,7 +157,7 @@ pub struct World<S: CellStore = Toroidal> {
 
 /// The viewer may go this many finest cells from the origin (cell indices stay within i32 in
 /// triangle identities).
-const MAX_CELLS_FROM_ORIGIN: f64 = (1u64 << 30) as f64;
+pub(crate) const MAX_CELLS_FROM_ORIGIN: f64 = (1u64 << 30) as f64;
 
 impl<S: CellStore> World<S> {
     /// A world around `viewer`, every layer generated and meshed.

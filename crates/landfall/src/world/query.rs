@@ -32,7 +32,7 @@ pub(crate) enum Spot {
 #[inline]
 pub(crate) fn floor_i64(v: f64) -> i64 {
     let i = v as i64;
-    i - i64::from((i as f64) > v)
+    i.saturating_sub(i64::from((i as f64) > v))
 }
 
 /// Floor that puts a point exactly on a line into the cell ahead along `d`.
@@ -41,7 +41,7 @@ pub(crate) fn dfloor(v: f64, d: f64) -> i64 {
     if d < 0.0 {
         // ceil(v) − 1
         let i = v as i64;
-        i + i64::from((i as f64) < v) - 1
+        i.saturating_add(i64::from((i as f64) < v)).saturating_sub(1)
     } else {
         floor_i64(v)
     }
