@@ -17,7 +17,12 @@ pub fn run(args: &TerrainArgs, out: &Path) -> Result<()> {
     let terrain = match loaded.terrain {
         AnyTerrain::Polygons(p) => p,
         // A raster: its triangles become the polygons.
-        AnyTerrain::Heightfield(hf) => args.polygons_from(&mut PolygonSoup::from_heightfield(&hf))?,
+        AnyTerrain::Heightfield(hf) => {
+            let cells = (hf.nx() as u64 - 1) * (hf.ny() as u64 - 1);
+            let what = format!("a {}×{} raster", hf.nx(), hf.ny());
+            args.check_polygons(2 * cells, &what)?;
+            args.polygons_from(&mut PolygonSoup::from_heightfield(&hf))?
+        }
     };
     let built = start.elapsed();
     let start = Instant::now();

@@ -9,6 +9,9 @@ use landfall_io::{is_index, is_mesh, load_heightfield, open_index_verified, read
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+/// Default `--max-polygons`.
+pub const DEFAULT_MAX_POLYGONS: u64 = 4_000_000;
+
 /// A terrain file and how to place it in the world.
 #[derive(Args, Debug, Clone)]
 pub struct TerrainArgs {
@@ -54,6 +57,11 @@ pub struct TerrainArgs {
     /// before anything is read, since its heights alone would take 4 bytes a sample.
     #[arg(long, value_name = "N", default_value_t = landfall_io::DEFAULT_MAX_SAMPLES)]
     pub max_samples: u64,
+    /// Largest polygon terrain built, in polygons (a mesh's faces, or a raster's triangles for
+    /// `build`): building the quadtree takes up to about 1.5 KB a polygon (random heights; smooth
+    /// terrain far less), so the default keeps a build within a few GB.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_POLYGONS)]
+    pub max_polygons: u64,
     /// Polygon quadtree: split only when it saves at least this many containment tests per query
     /// times the polygon count (0 = QOTA's rule: split every leaf over --max-polys).
     #[arg(long, value_name = "G", default_value_t = QuadtreeParams::default().min_gain)]
@@ -228,8 +236,26 @@ impl TerrainArgs {
         })
     }
 
+    /// Refuses to build a polygon terrain of more than `--max-polygons` polygons; `what` says where
+    /// they come from.
+    pub fn check_polygons(&self, polygons: u64, what: &str) -> Result<()> {
+        if polygons > self.max_polygons {
+            bail!(
+                "{}: {what} makes {polygons} polygons, more than --max-polygons {} allows (building their \
+                 quadtree takes up to about 1.5 KB a polygon, {:.1} GB here); raise --max-polygons if the memory \
+                 is there{}",
+                self.path.display(),
+                self.max_polygons,
+                polygons as f64 * 1.5e3 / 1e9,
+                if what.contains("raster") { ", or query the raster itself: rasters need no build" } else { "" }
+            );
+        }
+        Ok(())
+    }
+
     /// Builds a polygon terrain from `soup` with the height scale/offset, gravity and quadtree options.
     pub fn polygons_from(&self, soup: &mut PolygonSoup) -> Result<PolygonTerrain> {
+        self.check_polygons(soup.len() as u64, "the mesh")?;
         if self.z_scale != 1.0 || self.z_offset != 0.0 {
             for p in &mut soup.points {
                 p.z = p.z * self.z_scale + self.z_offset;
