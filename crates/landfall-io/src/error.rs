@@ -74,9 +74,14 @@ impl IoError {
 /// assert_eq!(landfall_io::quote(&"9".repeat(100)).chars().count(), 41);
 /// ```
 pub fn quote(s: &str) -> String {
+    quote_n(s, 40)
+}
+
+/// [`quote`] with room for `n` characters.
+pub(crate) fn quote_n(s: &str, n: usize) -> String {
     let mut out = String::new();
     for (k, c) in s.chars().enumerate() {
-        if k == 40 {
+        if k == n {
             out.push('…');
             break;
         }

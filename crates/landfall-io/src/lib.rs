@@ -19,6 +19,7 @@
 //! Every error names the file, and the line or field that is wrong.
 
 mod asc;
+mod batch;
 mod error;
 mod index;
 mod input;
@@ -31,6 +32,7 @@ mod png_raster;
 mod raster;
 mod tif;
 
+pub use batch::{Batch, BatchReader, Query};
 pub use error::{quote, IoError};
 pub use input::{Limits, DEFAULT_MAX_SAMPLES};
 pub use load::{load_heightfield, read_raster, read_raster_with, LoadOptions, Loaded};

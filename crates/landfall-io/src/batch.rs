@@ -1,0 +1,245 @@
+//! CSV batches of queries: points (`x,y` or `x,y,z`) and rays (`ox,oy,oz,dx,dy,dz[,max_t]`), read in
+//! chunks so that memory stays bounded whatever the file size, every bad row an error that names
+//! the file, the line (the header is line 1) and the field.
+//!
+//! Columns are found by name in any order (case-insensitive; a name twice is an error); other
+//! columns are ignored. Every field must be a finite number; a ray's direction must not be zero
+//! and its `max_t` (optional, empty = unbounded) not negative.
+
+use crate::{quote, IoError};
+use glam::DVec3;
+use landfall::Ray;
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::io::{BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+/// What a batch holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Batch {
+    /// Points: columns `x,y`, optionally `z`.
+    Points,
+    /// Rays: columns `ox,oy,oz,dx,dy,dz`, optionally `max_t`.
+    Rays,
+}
+
+/// One row of a batch.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Query {
+    /// A point; `z` is 0 when the batch has no `z` column.
+    Point(DVec3),
+    /// A ray and its `max_t` (infinite when absent or empty).
+    Ray(Ray, f64),
+}
+
+/// A reader that notes where its newlines are, so a record's byte offset maps to its true line
+/// number (the csv crate does not count blank lines).
+struct LineIndex<R> {
+    inner: R,
+    offset: u64,
+    newlines: Rc<RefCell<VecDeque<u64>>>,
+}
+
+impl<R: Read> Read for LineIndex<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let mut nl = self.newlines.borrow_mut();
+        for (k, _) in buf[..n].iter().enumerate().filter(|(_, &b)| b == b'\n') {
+            nl.push_back(self.offset + k as u64);
+        }
+        self.offset += n as u64;
+        Ok(n)
+    }
+}
+
+/// Reads a CSV batch in chunks.
+///
+/// ```
+/// use landfall_io::{Batch, BatchReader, Query};
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("p.csv");
+/// std::fs::write(&path, "x,y\n1,2\n3,4\n").unwrap();
+/// let mut r = BatchReader::open(&path, Batch::Points).unwrap();
+/// let mut rows = Vec::new();
+/// assert_eq!(r.next_chunk(&mut rows, 1000).unwrap(), 2);
+/// assert_eq!(rows[1], Query::Point(landfall::glam::DVec3::new(3.0, 4.0, 0.0)));
+/// assert_eq!(r.next_chunk(&mut rows, 1000).unwrap(), 0); // the end
+/// ```
+pub struct BatchReader {
+    path: PathBuf,
+    rdr: csv::Reader<LineIndex<BufReader<Box<dyn Read + Send>>>>,
+    newlines: Rc<RefCell<VecDeque<u64>>>,
+    passed: u64,
+    rec: csv::StringRecord,
+    kind: Batch,
+    /// Column of each required field, then of the optional one.
+    cols: Vec<usize>,
+    optional: Option<usize>,
+    len: u64,
+}
+
+const POINT_COLUMNS: [&str; 2] = ["x", "y"];
+const RAY_COLUMNS: [&str; 6] = ["ox", "oy", "oz", "dx", "dy", "dz"];
+
+impl BatchReader {
+    /// Opens `path` and reads its header. The file may be a pipe (it is read once, in order).
+    pub fn open(path: &Path, kind: Batch) -> Result<Self, IoError> {
+        let file = std::fs::File::open(path).map_err(|e| IoError::os(path, e))?;
+        let meta = file.metadata().map_err(|e| IoError::os(path, e))?;
+        if meta.is_dir() {
+            return Err(IoError::format(path, "is a directory, not a CSV file"));
+        }
+        let len = if meta.is_file() { meta.len() } else { 0 };
+        Self::from_reader(path, Box::new(file), len, kind)
+    }
+
+    fn from_reader(path: &Path, input: Box<dyn Read + Send>, len: u64, kind: Batch) -> Result<Self, IoError> {
+        let newlines = Rc::new(RefCell::new(VecDeque::new()));
+        let counted = LineIndex { inner: BufReader::new(input), offset: 0, newlines: newlines.clone() };
+        let mut rdr = csv::ReaderBuilder::new().flexible(true).trim(csv::Trim::All).from_reader(counted);
+        let header = rdr
+            .headers()
+            .map_err(|e| IoError::line(path, 1, format!("cannot read the header: {}", csv_error(&e))))?
+            .clone();
+        let (required, optional): (&[&str], &str) = match kind {
+            Batch::Points => (&POINT_COLUMNS, "z"),
+            Batch::Rays => (&RAY_COLUMNS, "max_t"),
+        };
+        let (cols, optional) =
+            find_columns(&header, required, optional).map_err(|m| IoError::line(path, 1, format!("header: {m}")))?;
+        Ok(Self {
+            path: path.to_owned(),
+            rdr,
+            newlines,
+            passed: 0,
+            rec: csv::StringRecord::new(),
+            kind,
+            cols,
+            optional,
+            len,
+        })
+    }
+
+    /// Whether the points have a `z` column (rays: whether they have `max_t`).
+    pub fn has_optional_column(&self) -> bool {
+        self.optional.is_some()
+    }
+
+    /// The file's length in bytes (0 for a pipe), for progress.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the file is empty as far as its length says (a pipe always says so).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Bytes read so far.
+    pub fn position(&self) -> u64 {
+        self.rdr.position().byte()
+    }
+
+    /// Appends up to `max` rows to `out` (cleared first); returns how many, 0 at the end.
+    pub fn next_chunk(&mut self, out: &mut Vec<Query>, max: usize) -> Result<usize, IoError> {
+        out.clear();
+        while out.len() < max {
+            let more = self
+                .rdr
+                .read_record(&mut self.rec)
+                .map_err(|e| IoError::format(&self.path, format!("malformed CSV: {}", csv_error(&e))))?;
+            if !more {
+                break;
+            }
+            // The reader now stands just past this record's line ending: its line is the one
+            // holding the byte before that.
+            let line = self.line_at(self.rdr.position().byte().saturating_sub(1));
+            let q = self.parse().map_err(|m| IoError::line(&self.path, line as usize, m))?;
+            out.push(q);
+        }
+        Ok(out.len())
+    }
+
+    /// 1-based line of the byte at `byte`.
+    fn line_at(&mut self, byte: u64) -> u64 {
+        let mut nl = self.newlines.borrow_mut();
+        while nl.front().is_some_and(|&o| o < byte) {
+            nl.pop_front();
+            self.passed += 1;
+        }
+        self.passed + 1
+    }
+
+    fn parse(&self) -> Result<Query, String> {
+        let r = &self.rec;
+        match self.kind {
+            Batch::Points => {
+                let z = self.optional.map(|c| field(r, c, "z")).transpose()?;
+                Ok(Query::Point(DVec3::new(field(r, self.cols[0], "x")?, field(r, self.cols[1], "y")?, z.unwrap_or(0.0))))
+            }
+            Batch::Rays => {
+                let mut v = [0.0; 6];
+                for k in 0..6 {
+                    v[k] = field(r, self.cols[k], RAY_COLUMNS[k])?;
+                }
+                let ray = Ray::new(DVec3::new(v[0], v[1], v[2]), DVec3::new(v[3], v[4], v[5]));
+                if ray.dir == DVec3::ZERO {
+                    return Err("fields 'dx','dy','dz': the direction is zero".into());
+                }
+                let max_t = match self.optional {
+                    Some(c) if !r.get(c).unwrap_or("").is_empty() => {
+                        let m = field(r, c, "max_t")?;
+                        if m < 0.0 {
+                            return Err(format!("field 'max_t': {m} is negative"));
+                        }
+                        m
+                    }
+                    _ => f64::INFINITY,
+                };
+                Ok(Query::Ray(ray, max_t))
+            }
+        }
+    }
+}
+
+/// A csv error, cut and escaped like any text from a file.
+fn csv_error(e: &csv::Error) -> String {
+    crate::error::quote_n(&e.to_string(), 200)
+}
+
+/// Index of each required column in the header, and of the optional one.
+fn find_columns(header: &csv::StringRecord, required: &[&str], optional: &str) -> Result<(Vec<usize>, Option<usize>), String> {
+    for (k, h) in header.iter().enumerate() {
+        if header.iter().take(k).any(|g| g.eq_ignore_ascii_case(h)) {
+            return Err(format!("column '{}' appears twice", quote(h)));
+        }
+    }
+    let pos = |n: &str| header.iter().position(|h| h.eq_ignore_ascii_case(n));
+    let mut cols = Vec::new();
+    for n in required {
+        let Some(p) = pos(n) else {
+            let got: Vec<&str> = header.iter().collect();
+            return Err(format!(
+                "missing column '{n}' (header is '{}'; expected {})",
+                quote(&got.join(",")),
+                required.join(",")
+            ));
+        };
+        cols.push(p);
+    }
+    Ok((cols, pos(optional)))
+}
+
+/// The finite number in column `col` (named `name`) of a row.
+fn field(rec: &csv::StringRecord, col: usize, name: &str) -> Result<f64, String> {
+    let text = rec.get(col).ok_or_else(|| format!("field '{name}': missing"))?;
+    if text.is_empty() {
+        return Err(format!("field '{name}': empty"));
+    }
+    let v: f64 = text.parse().map_err(|_| format!("field '{name}': '{}' is not a number", quote(text)))?;
+    if !v.is_finite() {
+        return Err(format!("field '{name}': '{}' is not a finite number", quote(text)));
+    }
+    Ok(v)
+}

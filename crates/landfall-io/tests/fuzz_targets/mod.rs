@@ -1,0 +1,154 @@
+//! What each fuzz target does with its input, shared by the `cargo fuzz` targets (`fuzz/`) and by
+//! the stable-Rust test that replays their corpora (`tests/fuzz_corpus.rs`). Every function must
+//! return (an error is fine) and never panic, hang or allocate without bound.
+
+#![allow(dead_code)]
+
+use landfall::glam::DVec3;
+use landfall::{Heightfield, PolygonTerrain, Ray, Terrain};
+use std::path::{Path, PathBuf};
+
+/// A file named `name` holding `data` in a directory of this process (tmpfs where there is one).
+fn file(name: &str, data: &[u8]) -> PathBuf {
+    let base = if Path::new("/dev/shm").is_dir() { PathBuf::from("/dev/shm") } else { std::env::temp_dir() };
+    let dir = base.join(format!("landfall-fuzz-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let p = dir.join(name);
+    std::fs::write(&p, data).expect("write the fuzz input");
+    p
+}
+
+/// Small limits, so that a declared size cannot make a fuzz run allocate gigabytes.
+fn limits() -> landfall_io::Limits {
+    landfall_io::Limits { max_samples: 1 << 20 }
+}
+
+/// A few queries on whatever loaded: they must answer or miss, never panic.
+fn probe(t: &dyn Terrain, data: &[u8]) {
+    let b = t.bounds();
+    let mid = (b.min + b.max) * 0.5;
+    let seed = data.iter().fold(0u64, |a, &x| a.wrapping_mul(31).wrapping_add(x as u64));
+    let mut rng = landfall::rng::SplitMix64::new(seed);
+    for _ in 0..8 {
+        let lerp = |a: f64, c: f64, f: f64| if a.is_finite() && c.is_finite() { a + (c - a) * f } else { f };
+        let p = DVec3::new(
+            lerp(b.min.x, b.max.x, rng.uniform()),
+            lerp(b.min.y, b.max.y, rng.uniform()),
+            lerp(b.min.z, b.max.z, rng.uniform()),
+        );
+        let _ = t.top_surface(p);
+        let _ = t.floor_below(p);
+        let dir = DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 0.1));
+        let _ = t.raycast(&Ray::new(p, dir), f64::INFINITY);
+        let _ = t.raycast(&Ray::new(p, mid - p), 1.0);
+    }
+}
+
+/// A raster file with extension `ext`.
+pub fn raster(ext: &str, data: &[u8]) {
+    let p = file(&format!("in.{ext}"), data);
+    let opts = landfall_io::LoadOptions { limits: limits(), ..Default::default() };
+    if let Ok(l) = landfall_io::load_heightfield(&p, &opts) {
+        probe(&l.heightfield, data);
+    }
+}
+
+/// A mesh file with extension `ext` (`obj`, `gltf`, `glb`); an external buffer `b.bin` holds the
+/// same bytes.
+pub fn mesh(ext: &str, data: &[u8]) {
+    let p = file(&format!("in.{ext}"), data);
+    file("b.bin", data);
+    if let Ok(soup) = landfall_io::read_mesh(&p) {
+        if soup.len() <= 10_000 {
+            if let Ok(t) = PolygonTerrain::from_soup(&soup, landfall::Frame::z_up(), Default::default()) {
+                probe(&t, data);
+            }
+        }
+    }
+}
+
+/// A polygon index file: checked open, and the unchecked open's queries (wrong answers at worst).
+pub fn index(data: &[u8]) {
+    let p = file("in.lfq", data);
+    if let Ok(t) = landfall_io::open_index_verified(&p) {
+        probe(&t, data);
+    }
+    if let Ok(t) = landfall_io::open_index(&p) {
+        probe(&t, data);
+    }
+}
+
+/// A CSV batch of points (`x,y[,z]`) or rays (`ox,oy,oz,dx,dy,dz[,max_t]`), as `height` and
+/// `raycast` read it; the first byte picks which.
+pub fn csv(data: &[u8]) {
+    let Some((&kind, rest)) = data.split_first() else { return };
+    let p = file("in.csv", rest);
+    let what = if kind & 1 == 0 { landfall_io::Batch::Points } else { landfall_io::Batch::Rays };
+    if let Ok(mut r) = landfall_io::BatchReader::open(&p, what) {
+        let mut rows = Vec::new();
+        while let Ok(n) = r.next_chunk(&mut rows, 64) {
+            if n == 0 {
+                break;
+            }
+        }
+    }
+}
+
+/// f64 values from bytes, 8 at a time (any bit pattern: NaN, infinities, subnormals, 1e308).
+fn numbers(data: &[u8]) -> Vec<f64> {
+    data.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+/// The heightfield builder fed arbitrary numbers: size, spacing, origin, heights, then queries.
+pub fn heightfield(data: &[u8]) {
+    let Some((head, rest)) = data.split_at_checked(6) else { return };
+    let (nx, ny) = (head[0] as usize % 40, head[1] as usize % 40);
+    let v = numbers(rest);
+    let get = |k: usize| v.get(k).copied().unwrap_or(1.0);
+    let heights: Vec<f32> = (0..nx * ny).map(|k| get(4 + k) as f32).collect();
+    let diagonal = [landfall::Diagonal::Alternating, landfall::Diagonal::SouthWestNorthEast][head[2] as usize % 2];
+    let b = Heightfield::builder(nx, ny, heights)
+        .spacing(get(0), get(1))
+        .origin(get(2), get(3))
+        .diagonal(diagonal)
+        .leaf_size(1 + head[3] as usize % 9);
+    if let Ok(hf) = b.build() {
+        probe(&hf, data);
+        let k = 4 + nx * ny;
+        let p = DVec3::new(get(k), get(k + 1), get(k + 2));
+        let d = DVec3::new(get(k + 3), get(k + 4), get(k + 5));
+        let _ = hf.height_at(p.x, p.y);
+        let _ = hf.raycast(&Ray::new(p, d), get(k + 6));
+        let mut n = 0;
+        hf.triangles_in(&landfall::Aabb::new(p, p + d.abs()), &mut |_, _| n += 1);
+    }
+}
+
+/// The polygon builder fed arbitrary numbers: polygons of 3–6 vertices, a gravity, then queries.
+pub fn polygons(data: &[u8]) {
+    let Some((head, rest)) = data.split_at_checked(4) else { return };
+    let v = numbers(rest);
+    let gravity = DVec3::new(
+        v.first().copied().unwrap_or(0.0),
+        v.get(1).copied().unwrap_or(0.0),
+        v.get(2).copied().unwrap_or(-1.0),
+    );
+    let Ok(frame) = landfall::Frame::from_gravity(gravity) else { return };
+    let n = 3 + head[0] as usize % 4;
+    let polys: Vec<Vec<DVec3>> = v
+        .get(3..)
+        .unwrap_or(&[])
+        .chunks_exact(3 * n)
+        .take(200)
+        .map(|c| c.chunks_exact(3).map(|p| DVec3::new(p[0], p[1], p[2])).collect())
+        .collect();
+    let params = landfall::QuadtreeParams { max_polys: 1 + head[1] as usize % 8, max_depth: head[2] as usize % 12, ..Default::default() };
+    if let Ok(mut t) = PolygonTerrain::builder().polygons(&polys).frame(frame).params(params).build() {
+        probe(&t, data);
+        if let Some(p) = polys.first() {
+            if let Ok(id) = t.insert_polygon(p) {
+                let _ = t.remove_polygon(id);
+            }
+        }
+    }
+}
