@@ -85,6 +85,7 @@ pub fn read_obj(path: &Path) -> Result<PolygonSoup, IoError> {
 /// for a file that follows it.
 pub fn read_gltf(path: &Path) -> Result<PolygonSoup, IoError> {
     let bytes = read_regular(path, MAX_WHOLE_FILE_BYTES, "the mesh file limit")?;
+    check_position_accessors(path, &bytes)?;
     let gltf = gltf::Gltf::from_slice(&bytes).map_err(|e| IoError::format(path, format!("not valid glTF: {e}")))?;
     let base = path.parent().unwrap_or(Path::new("."));
     let mut blob = gltf.blob.clone();
@@ -187,6 +188,39 @@ pub fn read_gltf(path: &Path) -> Result<PolygonSoup, IoError> {
         return Err(IoError::format(path, "no triangles in the scene"));
     }
     Ok(soup)
+}
+
+/// Checks that every primitive's POSITION names an existing accessor: the glTF crate's validation
+/// indexes the accessors by it unchecked (a panic inside `gltf-json` 1.4, found by fuzzing). The
+/// rest of the document's references are checked by that validation itself.
+fn check_position_accessors(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
+    let json = if bytes.starts_with(b"glTF") {
+        match gltf::binary::Glb::from_slice(bytes) {
+            Ok(glb) => glb.json.into_owned(),
+            // Not a readable GLB container: the crate's own parse says why.
+            Err(_) => return Ok(()),
+        }
+    } else {
+        bytes.to_vec()
+    };
+    let Ok(root) = serde_json::from_slice::<serde_json::Value>(&json) else { return Ok(()) };
+    let accessors = root.get("accessors").and_then(|a| a.as_array()).map_or(0, |a| a.len());
+    let meshes = root.get("meshes").and_then(|m| m.as_array()).map(Vec::as_slice).unwrap_or(&[]);
+    for (m, mesh) in meshes.iter().enumerate() {
+        let prims = mesh.get("primitives").and_then(|p| p.as_array()).map(Vec::as_slice).unwrap_or(&[]);
+        for (k, prim) in prims.iter().enumerate() {
+            if let Some(pos) = prim.get("attributes").and_then(|a| a.get("POSITION")) {
+                if pos.as_u64().is_none_or(|i| i >= accessors as u64) {
+                    return Err(IoError::field(
+                        path,
+                        format!("meshes[{m}].primitives[{k}] POSITION"),
+                        format!("{} names no accessor (there are {accessors})", crate::quote(&pos.to_string())),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The elements of an accessor, each as its bytes, after checking everything the file declares:

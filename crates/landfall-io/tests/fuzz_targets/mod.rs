@@ -8,10 +8,16 @@ use landfall::glam::DVec3;
 use landfall::{Heightfield, PolygonTerrain, Ray, Terrain};
 use std::path::{Path, PathBuf};
 
-/// A file named `name` holding `data` in a directory of this process (tmpfs where there is one).
-fn file(name: &str, data: &[u8]) -> PathBuf {
+/// The scratch directory of this process and thread (tmpfs where there is one).
+pub fn scratch() -> PathBuf {
     let base = if Path::new("/dev/shm").is_dir() { PathBuf::from("/dev/shm") } else { std::env::temp_dir() };
-    let dir = base.join(format!("landfall-fuzz-{}", std::process::id()));
+    let thread = format!("{:?}", std::thread::current().id()).replace(|c: char| !c.is_ascii_alphanumeric(), "");
+    base.join(format!("landfall-fuzz-{}-{thread}", std::process::id()))
+}
+
+/// A file named `name` holding `data` in the [`scratch`] directory.
+fn file(name: &str, data: &[u8]) -> PathBuf {
+    let dir = scratch();
     let _ = std::fs::create_dir_all(&dir);
     let p = dir.join(name);
     std::fs::write(&p, data).expect("write the fuzz input");

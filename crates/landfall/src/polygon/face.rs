@@ -624,7 +624,13 @@ pub(crate) fn add_polygon(
     // Non-convex, self-overlapping or non-planar: triangulate in the projection along the normal.
     report.note_triangulated(source);
     let (u, v) = plane_axes(unit);
-    let flat: Vec<f64> = scratch.iter().flat_map(|p| [p.dot(u), p.dot(v)]).collect();
+    // Projected relative to the first vertex; a polygon whose projection is not finite (coordinates
+    // near f64::MAX) cannot be triangulated (earcutr panics on it) and is skipped as degenerate.
+    let flat: Vec<f64> = scratch.iter().flat_map(|p| [(*p - scratch[0]).dot(u), (*p - scratch[0]).dot(v)]).collect();
+    if !flat.iter().all(|c| c.is_finite()) {
+        report.note_degenerate(source);
+        return Ok(());
+    }
     let tris = earcutr::earcut(&flat, &[], 2).unwrap_or_default();
     let before = out.faces.len();
     for t in tris.chunks_exact(3) {
