@@ -20,6 +20,7 @@ mod order;
 mod quadtree;
 mod raycast;
 mod seal;
+mod soup;
 mod stats;
 mod terrain;
 mod tolerance;
@@ -27,9 +28,8 @@ mod triangles;
 mod vertical;
 
 pub use curved::{CurvedFrame, CurvedTerrain};
-pub use face::{
-    quick_margin, Face, FaceGeom, PolygonSoup, QuickFace, EDGE_SLACK, MAX_FACE_VERTICES, REMOVED, VERTICAL,
-};
+pub use face::{quick_margin, Face, FaceGeom, QuickFace, EDGE_SLACK, MAX_FACE_VERTICES, REMOVED, VERTICAL};
+pub use soup::PolygonSoup;
 pub use quadtree::{CutRule, Node, QuadtreeParams, INLINE_REFS, INTERNAL, MAX_DEPTH_LIMIT, SINGLE_LAYER};
 pub use stats::QuadtreeStats;
 pub use tolerance::SURFACE_EPS;

@@ -6,7 +6,7 @@
 //! A face keeps its source polygon (`Face::source`), so answers name the same polygons; only the
 //! internal face indices change.
 
-use super::face::PolygonSoup;
+use super::soup::PolygonSoup;
 use crate::geom::Aabb;
 use glam::DVec3;
 use rayon::prelude::*;
