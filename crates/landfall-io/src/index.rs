@@ -37,8 +37,8 @@
 use crate::IoError;
 use bytemuck::{Pod, Zeroable};
 use glam::{DMat3, DVec3};
-use landfall::flat::{Flat, StableBytes};
-use landfall::polygon::{Arrays, Header, QuadtreeParams};
+use landfall::flat::StableBytes;
+use landfall::polygon::{Header, QuadtreeParams, SECTIONS};
 use landfall::{CutRule, Frame, PolygonTerrain};
 use std::path::Path;
 use std::sync::Arc;
@@ -46,10 +46,10 @@ use std::sync::Arc;
 const MAGIC: [u8; 8] = *b"LANDFALL";
 const KIND: [u8; 4] = *b"QOTA";
 /// Index file format version written and read. Version 2 marks single-layer leaves (bit 31 of a
-/// leaf's count, `landfall::polygon::SINGLE_LAYER`) and keeps each face's source polygon in its face
+/// leaf's count) and keeps each face's source polygon in its face
 /// record; version 3 keeps a triangle's edge equations in its face record only (the edge array
 /// holds those of larger faces, from the record's `more_edges`); version 4 adds the quick face
-/// records (`landfall::polygon::QuickFace`) that vertical queries read first; version 5 stores their
+/// records that vertical queries read first; version 5 stores their
 /// edge coefficients by kind (A, B, C) instead of by edge. An older file is
 /// refused with a request to rebuild it (`landfall build`).
 pub const INDEX_VERSION: u32 = 5;
@@ -82,9 +82,6 @@ pub struct RawHeader {
 
 const HEADER_LEN: usize = std::mem::size_of::<RawHeader>();
 const _: () = assert!(HEADER_LEN == 344);
-const SECTIONS: usize = 7;
-const SECTION_NAMES: [&str; SECTIONS] =
-    ["faces", "face geometry", "vertices", "edge equations", "nodes", "references", "quick faces"];
 
 /// Checksum of a byte run (4 lanes of multiply–rotate over 64-bit words): detects corruption, not
 /// tampering — hostile files are caught by the structural checks.
@@ -118,18 +115,10 @@ pub fn write_index(terrain: &PolygonTerrain, path: &Path) -> Result<(), IoError>
     if cfg!(target_endian = "big") {
         return Err(IoError::format(path, "index files are little-endian; this machine is not"));
     }
-    let (h, a) = (terrain.header(), terrain.arrays());
-    let parts: [&[u8]; SECTIONS] = [
-        bytemuck::cast_slice(&a.faces),
-        bytemuck::cast_slice(&a.geoms),
-        bytemuck::cast_slice(&a.verts),
-        bytemuck::cast_slice(&a.edges),
-        bytemuck::cast_slice(&a.nodes),
-        bytemuck::cast_slice(&a.refs),
-        bytemuck::cast_slice(&a.quick),
-    ];
-    let counts =
-        [a.faces.len(), a.geoms.len(), a.verts.len(), a.edges.len(), a.nodes.len(), a.refs.len(), a.quick.len()];
+    let h = terrain.header();
+    let raw = terrain.raw_sections();
+    let parts: [&[u8]; SECTIONS] = raw.map(|(bytes, _)| bytes);
+    let counts: [usize; SECTIONS] = raw.map(|(_, n)| n);
     let mut sections = [[0u64; 2]; SECTIONS];
     let mut at = (HEADER_LEN as u64).next_multiple_of(ALIGN);
     for k in 0..SECTIONS {
@@ -257,28 +246,6 @@ fn open(path: &Path, verify_data: bool) -> Result<PolygonTerrain, IoError> {
     };
     let header = Header { frame, center, root: raw.root, params, polygons: raw.polygons, slack: raw.slack };
     let owner: Arc<dyn StableBytes> = Arc::new(Mapped(map));
-    fn section<T: Pod>(
-        owner: &Arc<dyn StableBytes>,
-        raw: &RawHeader,
-        k: usize,
-        path: &Path,
-    ) -> Result<Flat<T>, IoError> {
-        let [off, len] = raw.sections[k];
-        Flat::from_shared(owner.clone(), off, len).map_err(|e| IoError::field(path, SECTION_NAMES[k], e.to_string()))
-    }
-    let arrays = Arrays {
-        faces: section(&owner, &raw, 0, path)?,
-        geoms: section(&owner, &raw, 1, path)?,
-        verts: section(&owner, &raw, 2, path)?,
-        edges: section(&owner, &raw, 3, path)?,
-        nodes: section(&owner, &raw, 4, path)?,
-        refs: section(&owner, &raw, 5, path)?,
-        quick: section(&owner, &raw, 6, path)?,
-    };
-    let built = if verify_data {
-        PolygonTerrain::from_parts(header, arrays)
-    } else {
-        PolygonTerrain::from_parts_unchecked(header, arrays)
-    };
+    let built = PolygonTerrain::from_raw_sections(header, owner, raw.sections, verify_data);
     built.map_err(|e| IoError::format(path, e.to_string()))
 }

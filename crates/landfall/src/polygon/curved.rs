@@ -14,10 +14,10 @@
 //! the radial line with the face (the watertight ray–polygon test of the ray casts), so the seam
 //! and the poles cost nothing in accuracy.
 
-use super::face::{add_polygon, FaceSet, VERTICAL};
+use super::face::{add_polygon, FaceGeom, FaceSet, VERTICAL};
 use super::quadtree::{self, Node, QuadtreeParams};
 use super::raycast::{hit_polygon, LocalRay};
-use super::{BuildReport, Face, FaceGeom, PolygonError, PolygonSoup};
+use super::{BuildReport, Face, PolygonError, PolygonSoup};
 use crate::frame::Frame;
 use crate::geom::{Aabb, Hit, Ray, SurfacePoint, TriangleId};
 use crate::terrain::Terrain;

@@ -274,7 +274,7 @@ fn triangles_path_matches_the_polygon_path() {
         };
         soup.push(&tri);
     }
-    let duplicate = super::super::duplicates(&soup);
+    let duplicate = crate::polygon::builder::duplicates(&soup);
     let to_local = |p: DVec3| DVec3::new(p.y - 3.0, -p.x + 1.0, p.z);
     let order = super::super::order::spatial_order(&soup, &to_local);
     let (fast, fast_report) = FaceSet::from_triangles(&soup, &order, &duplicate, &to_local, 1e-9);

@@ -1,0 +1,36 @@
+//! Why a polygon terrain cannot be built or loaded.
+
+use super::MAX_DEPTH_LIMIT;
+
+/// Why a polygon terrain cannot be built or loaded.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum PolygonError {
+    /// A vertex coordinate is NaN or infinite.
+    #[error("polygon {polygon}, vertex {vertex}: coordinate is not finite")]
+    NonFinite {
+        /// Input polygon index.
+        polygon: usize,
+        /// Vertex index within the polygon.
+        vertex: usize,
+    },
+    /// No usable polygon (all empty, degenerate or duplicates).
+    #[error("no usable polygon: {0}")]
+    Empty(String),
+    /// More polygons, vertices or references than the 32-bit indices hold.
+    #[error("too many polygons or vertices for 32-bit indices")]
+    TooLarge,
+    /// `max_polys` is 0 or `max_depth` exceeds the limit.
+    #[error("bad quadtree parameters: max_polys must be ≥ 1 and max_depth ≤ {MAX_DEPTH_LIMIT}")]
+    BadParams,
+    /// A stored array does not lie inside its bytes, or is misaligned (a corrupt index file).
+    #[error("section '{section}': {error}")]
+    Section {
+        /// Which array ([`SECTION_NAMES`](super::SECTION_NAMES)).
+        section: &'static str,
+        /// What is wrong with it.
+        error: crate::flat::FlatError,
+    },
+    /// Stored arrays are inconsistent (a corrupt index file).
+    #[error("corrupt polygon terrain: {0}")]
+    Corrupt(String),
+}
