@@ -1,4 +1,4 @@
-"""Embree 4 through its Python binding, one ray per call: the set-up of issue 2's Embree figures.
+"""Embree 4 through its Python binding, one ray per call: how Python users call it (trimesh's ray API).
 
 Reads what `cargo run --release -p landfall-bench --example export_peer_data -- <size>` writes
 (the generated terrain's triangles and the vertical, oblique and line-of-sight ray sets, with

@@ -2,7 +2,7 @@
 //! File formats for landfall: rasters in, [`Heightfield`](landfall::Heightfield)s out.
 //!
 //! Supported rasters (the first row in the file is the northernmost, as in GIS; loaders flip it so
-//! row 0 is south, DESIGN.md's convention):
+//! row 0 is south, the project's convention in `docs/conventions.md`):
 //!
 //! | extension | format | georeferencing |
 //! |---|---|---|

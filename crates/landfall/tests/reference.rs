@@ -1,5 +1,5 @@
 //! Property tests of the heightfield queries against an independent f64 brute force over all
-//! triangles, written from DESIGN.md's definition of the grid and its triangulation.
+//! triangles, written from the definition of the grid and its triangulation in `docs/conventions.md`.
 
 use glam::DVec3;
 use landfall::{Diagonal, Half, Heightfield, Ray, TriangleId};
@@ -38,7 +38,7 @@ impl Case {
         )
     }
 
-    /// Every existing triangle with its identity, straight from DESIGN.md.
+    /// Every existing triangle with its identity, straight from the conventions.
     fn triangles(&self) -> Vec<(TriangleId, [DVec3; 3])> {
         let mut out = Vec::new();
         for j in 0..self.ny - 1 {
