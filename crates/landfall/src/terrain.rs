@@ -7,6 +7,29 @@ use glam::DVec3;
 /// A terrain: vertical queries along its gravity, ray casts, candidate triangles for swept volumes.
 ///
 /// "Vertical" means along the terrain's [`Frame`] gravity; with the default frame that is −Z.
+/// Code written against the trait works on every terrain:
+///
+/// ```
+/// use landfall::glam::DVec3;
+/// use landfall::{Heightfield, PolygonTerrain, Ray, Terrain};
+///
+/// /// Height of the ground under (x, y) and what a camera ray straight down meets.
+/// fn probe(t: &dyn Terrain, x: f64, y: f64) -> (Option<f64>, Option<f64>) {
+///     let top = t.top_surface(DVec3::new(x, y, 0.0)).map(|s| s.point.z);
+///     let hit = t.raycast(&Ray::new(DVec3::new(x, y, 100.0), DVec3::NEG_Z), f64::INFINITY);
+///     (top, hit.map(|h| h.point.z))
+/// }
+///
+/// let hf = Heightfield::builder(2, 2, vec![3.0; 4]).build().unwrap();
+/// let flat = [DVec3::new(0.0, 0.0, 3.0), DVec3::new(1.0, 0.0, 3.0), DVec3::new(1.0, 1.0, 3.0), DVec3::new(0.0, 1.0, 3.0)];
+/// let poly = PolygonTerrain::builder().polygon(&flat).build().unwrap();
+/// for t in [&hf as &dyn Terrain, &poly] {
+///     assert_eq!(probe(t, 0.5, 0.5), (Some(3.0), Some(3.0)));
+///     let mut n = 0;
+///     t.triangles_in(&landfall::Aabb::new(DVec3::ZERO, DVec3::ONE * 5.0), &mut |_, _| n += 1);
+///     assert!(n >= 2); // candidates for a swept shape: a superset of what the box touches
+/// }
+/// ```
 pub trait Terrain: Send + Sync {
     /// The gravity frame of the vertical queries (nominal for curved terrains, whose gravity
     /// varies: see [`Terrain::up_at`]).

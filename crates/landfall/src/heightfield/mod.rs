@@ -140,6 +140,22 @@ pub struct Heightfield {
 }
 
 /// Builder for a [`Heightfield`]: grid, georeferencing, triangulation, holes, pyramid leaf size.
+///
+/// ```
+/// use landfall::{Diagonal, Heightfield};
+///
+/// // 3 × 2 samples, 10 m apart, the south-west sample at (500, 200); a NaN is a hole.
+/// let heights = vec![1.0, 2.0, 3.0, 4.0, 5.0, f32::NAN];
+/// let hf = Heightfield::builder(3, 2, heights)
+///     .origin(500.0, 200.0)
+///     .spacing(10.0, 10.0)
+///     .diagonal(Diagonal::SouthWestNorthEast)
+///     .build()
+///     .unwrap();
+/// assert_eq!(hf.height_at(500.0, 200.0), Some(1.0));
+/// assert_eq!(hf.height_at(515.0, 205.0), None); // every triangle there uses the hole
+/// assert!(Heightfield::builder(1, 1, vec![0.0]).build().is_err()); // at least 2 × 2
+/// ```
 #[derive(Clone, Debug)]
 pub struct HeightfieldBuilder {
     nx: usize,

@@ -10,7 +10,28 @@ use glam::DVec3;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Builder for [`PolygonTerrain`].
+/// Builder for [`PolygonTerrain`]: polygons (any vertex count, any winding; non-convex ones are
+/// triangulated), a gravity frame and the quadtree's parameters.
+///
+/// ```
+/// use landfall::glam::DVec3;
+/// use landfall::{Frame, PolygonTerrain};
+///
+/// // A ground square and a bridge deck above part of it, Y up as in glTF.
+/// let ground = [DVec3::new(0.0, 0.0, 0.0), DVec3::new(10.0, 0.0, 0.0), DVec3::new(10.0, 0.0, 10.0), DVec3::new(0.0, 0.0, 10.0)];
+/// let deck = [DVec3::new(2.0, 5.0, 2.0), DVec3::new(8.0, 5.0, 2.0), DVec3::new(8.0, 5.0, 8.0), DVec3::new(2.0, 5.0, 8.0)];
+/// let t = PolygonTerrain::builder()
+///     .polygon(&ground)
+///     .polygon(&deck)
+///     .frame(Frame::from_gravity(DVec3::NEG_Y).unwrap())
+///     .build()
+///     .unwrap();
+/// let mut heights = Vec::new();
+/// t.surfaces_on_line(DVec3::new(5.0, 9.0, 5.0), |s| heights.push(s.point.y));
+/// // Lowest first; the frame's rotation rounds in the last bits.
+/// assert!(heights.len() == 2 && heights[0].abs() < 1e-9 && (heights[1] - 5.0).abs() < 1e-9);
+/// assert!(t.floor_below(DVec3::new(5.0, 3.0, 5.0)).unwrap().point.y.abs() < 1e-9);
+/// ```
 #[derive(Clone, Debug)]
 pub struct PolygonTerrainBuilder {
     soup: PolygonSoup,
