@@ -38,7 +38,8 @@ fn stream<R: Send>(
         done += queries.len();
         bar.set_position(reader.position());
     }
-    let out = w.into_inner().map_err(|e| e.into_error()).with_context(|| format!("{}: cannot write", output.display()))?;
+    let out =
+        w.into_inner().map_err(|e| e.into_error()).with_context(|| format!("{}: cannot write", output.display()))?;
     out.commit()?;
     bar.finish_and_clear();
     Ok(done)
@@ -142,7 +143,9 @@ mod tests {
     /// Every printed number reads back as the same f64, and none is long.
     #[test]
     fn numbers_print_short_and_round_trip() {
-        for v in [0.0, -0.0, 1.0, -2.5, 0.1, 1e-5, 9.99e-6, 1e16, 1e300, -1e-300, 5e-324, f64::MAX, 123456.789, 1e15 + 0.5] {
+        for v in
+            [0.0, -0.0, 1.0, -2.5, 0.1, 1e-5, 9.99e-6, 1e16, 1e300, -1e-300, 5e-324, f64::MAX, 123456.789, 1e15 + 0.5]
+        {
             let s = nz(v).to_string();
             assert_eq!(s.parse::<f64>().unwrap(), v + 0.0, "{s}");
             assert!(s.len() <= 24, "{s}");

@@ -86,7 +86,9 @@ fn hostile_gltf_accessors_are_errors() {
     let past = gltf(d.path(), r#","byteOffset":24"#, "", "tri.bin");
     assert!(refused(&["info", s(&past)]).contains("run past"));
     let vec2 = gltf(d.path(), "", "", "tri.bin").to_path_buf();
-    let text = std::fs::read_to_string(&vec2).unwrap().replace(r#""type":"VEC3""#, r#""type":"VEC2""#)
+    let text = std::fs::read_to_string(&vec2)
+        .unwrap()
+        .replace(r#""type":"VEC3""#, r#""type":"VEC2""#)
         .replace("[0,0,0]", "[0,0]")
         .replace("[1,1,0]", "[1,1]");
     std::fs::write(&vec2, text).unwrap();

@@ -39,7 +39,9 @@ pub(crate) fn read(path: &Path, limits: &Limits) -> Result<Raster, IoError> {
         }
         let mut it = t.split_whitespace();
         let key = it.next().unwrap_or("").to_ascii_lowercase();
-        let val = it.next().ok_or_else(|| IoError::line(path, n + 1, format!("header key '{}' has no value", crate::quote(&key))))?;
+        let val = it
+            .next()
+            .ok_or_else(|| IoError::line(path, n + 1, format!("header key '{}' has no value", crate::quote(&key))))?;
         let num = |what: &str| -> Result<f64, IoError> {
             val.parse::<f64>()
                 .ok()
@@ -47,10 +49,9 @@ pub(crate) fn read(path: &Path, limits: &Limits) -> Result<Raster, IoError> {
                 .ok_or_else(|| IoError::line(path, n + 1, format!("{what}: '{}' is not a number", crate::quote(val))))
         };
         let count = |what: &str| -> Result<usize, IoError> {
-            val.parse::<usize>()
-                .ok()
-                .filter(|&v| v > 0)
-                .ok_or_else(|| IoError::line(path, n + 1, format!("{what}: '{}' is not a positive whole number", crate::quote(val))))
+            val.parse::<usize>().ok().filter(|&v| v > 0).ok_or_else(|| {
+                IoError::line(path, n + 1, format!("{what}: '{}' is not a positive whole number", crate::quote(val)))
+            })
         };
         match key.as_str() {
             "ncols" => h.ncols = Some(count("ncols")?),
@@ -93,7 +94,11 @@ pub(crate) fn read(path: &Path, limits: &Limits) -> Result<Raster, IoError> {
             let v = if v.is_nan() || nodata == Some(v) { f32::NAN } else { v as f32 };
             if v.is_infinite() {
                 let (row, col) = (values.len() / nx + 1, values.len() % nx + 1);
-                return Err(IoError::line(path, n, format!("row {row}, column {col}: '{}' is not a finite height", crate::quote(tok))));
+                return Err(IoError::line(
+                    path,
+                    n,
+                    format!("row {row}, column {col}: '{}' is not a finite height", crate::quote(tok)),
+                ));
             }
             values.push(v);
         }

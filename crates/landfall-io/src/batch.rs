@@ -176,7 +176,11 @@ impl BatchReader {
         match self.kind {
             Batch::Points => {
                 let z = self.optional.map(|c| field(r, c, "z")).transpose()?;
-                Ok(Query::Point(DVec3::new(field(r, self.cols[0], "x")?, field(r, self.cols[1], "y")?, z.unwrap_or(0.0))))
+                Ok(Query::Point(DVec3::new(
+                    field(r, self.cols[0], "x")?,
+                    field(r, self.cols[1], "y")?,
+                    z.unwrap_or(0.0),
+                )))
             }
             Batch::Rays => {
                 let mut v = [0.0; 6];
@@ -209,7 +213,11 @@ fn csv_error(e: &csv::Error) -> String {
 }
 
 /// Index of each required column in the header, and of the optional one.
-fn find_columns(header: &csv::StringRecord, required: &[&str], optional: &str) -> Result<(Vec<usize>, Option<usize>), String> {
+fn find_columns(
+    header: &csv::StringRecord,
+    required: &[&str],
+    optional: &str,
+) -> Result<(Vec<usize>, Option<usize>), String> {
     for (k, h) in header.iter().enumerate() {
         if header.iter().take(k).any(|g| g.eq_ignore_ascii_case(h)) {
             return Err(format!("column '{}' appears twice", quote(h)));

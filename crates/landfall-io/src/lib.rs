@@ -36,8 +36,8 @@ pub use batch::{Batch, BatchReader, Query};
 pub use error::{quote, IoError};
 pub use input::{Limits, DEFAULT_MAX_SAMPLES};
 pub use load::{load_heightfield, read_raster, read_raster_with, LoadOptions, Loaded};
-pub use output::{refuse_overwriting_inputs, same_file, OutputFile};
 pub(crate) use output::write_atomic;
+pub use output::{refuse_overwriting_inputs, same_file, OutputFile};
 pub use raster::{GeoRef, Raster};
 
 use std::path::Path;

@@ -135,7 +135,11 @@ pub fn read_gltf(path: &Path) -> Result<PolygonSoup, IoError> {
                     if acc.dimensions() != gltf::accessor::Dimensions::Vec3
                         || acc.data_type() != gltf::accessor::DataType::F32
                     {
-                        let msg = format!("is {:?} of {:?}; positions must be VEC3 of f32", acc.dimensions(), acc.data_type());
+                        let msg = format!(
+                            "is {:?} of {:?}; positions must be VEC3 of f32",
+                            acc.dimensions(),
+                            acc.data_type()
+                        );
                         return Err(IoError::field(path, f, msg));
                     }
                     let bytes = accessor_bytes(path, &f, &acc, &buffers)?;
@@ -147,7 +151,11 @@ pub fn read_gltf(path: &Path) -> Result<PolygonSoup, IoError> {
                         .collect()
                 };
                 if let Some(k) = positions.iter().position(|p| !p.is_finite()) {
-                    return Err(IoError::field(path, &field, format!("position {k} is not finite (after the node transforms)")));
+                    return Err(IoError::field(
+                        path,
+                        &field,
+                        format!("position {k} is not finite (after the node transforms)"),
+                    ));
                 }
                 let indices: Vec<u32> = match prim.indices() {
                     Some(acc) => {
@@ -157,10 +165,20 @@ pub fn read_gltf(path: &Path) -> Result<PolygonSoup, IoError> {
                             DataType::U8 => 1,
                             DataType::U16 => 2,
                             DataType::U32 => 4,
-                            t => return Err(IoError::field(path, f, format!("component type {t:?}: indices must be u8, u16 or u32"))),
+                            t => {
+                                return Err(IoError::field(
+                                    path,
+                                    f,
+                                    format!("component type {t:?}: indices must be u8, u16 or u32"),
+                                ))
+                            }
                         };
                         if acc.dimensions() != gltf::accessor::Dimensions::Scalar {
-                            return Err(IoError::field(path, f, format!("is {:?}; indices must be SCALAR", acc.dimensions())));
+                            return Err(IoError::field(
+                                path,
+                                f,
+                                format!("is {:?}; indices must be SCALAR", acc.dimensions()),
+                            ));
                         }
                         accessor_bytes(path, &f, &acc, &buffers)?
                             .map(|e| match size {
@@ -244,7 +262,10 @@ fn accessor_bytes<'b>(
     let elem = acc.size();
     let stride = view.stride().unwrap_or(elem);
     if stride < elem {
-        return Err(err(format!("bufferViews[{}] byteStride {stride} is shorter than one element ({elem} bytes)", view.index())));
+        return Err(err(format!(
+            "bufferViews[{}] byteStride {stride} is shorter than one element ({elem} bytes)",
+            view.index()
+        )));
     }
     let buffer = buffers.get(view.buffer().index()).ok_or_else(|| err("refers to a missing buffer".into()))?;
     let view_end = view.offset().checked_add(view.length()).filter(|&e| e <= buffer.len()).ok_or_else(|| {
@@ -260,11 +281,19 @@ fn accessor_bytes<'b>(
     let start = view.offset().checked_add(acc.offset());
     let end = match count {
         0 => start,
-        n => start.and_then(|s| stride.checked_mul(n - 1).and_then(|d| s.checked_add(d))).and_then(|s| s.checked_add(elem)),
+        n => start
+            .and_then(|s| stride.checked_mul(n - 1).and_then(|d| s.checked_add(d)))
+            .and_then(|s| s.checked_add(elem)),
     };
     let (start, end) = match (start, end) {
         (Some(s), Some(e)) if e <= view_end => (s, e),
-        _ => return Err(err(format!("{count} elements from byte {} run past bufferViews[{}]", acc.offset(), view.index()))),
+        _ => {
+            return Err(err(format!(
+                "{count} elements from byte {} run past bufferViews[{}]",
+                acc.offset(),
+                view.index()
+            )))
+        }
     };
     let data = &buffer[start..end.max(start)];
     Ok((0..count).map(move |k| &data[k * stride..k * stride + elem]))

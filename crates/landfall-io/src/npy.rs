@@ -149,7 +149,8 @@ fn to_raster(path: &Path, name: &str, a: Array) -> Result<Raster, IoError> {
         ));
     }
     let (ny, nx) = (a.shape[0], a.shape[1]);
-    let values = to_heights(path, a.values.iter().copied(), None, |k| format!("{name} element [{}, {}]", k / nx, k % nx))?;
+    let values =
+        to_heights(path, a.values.iter().copied(), None, |k| format!("{name} element [{}, {}]", k / nx, k % nx))?;
     Ok(Raster { nx, ny, values, georef: None, notes: vec![] })
 }
 
@@ -179,7 +180,11 @@ pub(crate) fn read_npy(path: &Path, limits: &Limits) -> Result<Raster, IoError> 
     let total = h.data_start.saturating_add(need);
     if total > len as usize {
         let have = (len as usize).saturating_sub(h.data_start);
-        return Err(IoError::field(path, "", format!("truncated: {have} data bytes, shape {:?} needs {need}", h.shape)));
+        return Err(IoError::field(
+            path,
+            "",
+            format!("truncated: {have} data bytes, shape {:?} needs {need}", h.shape),
+        ));
     }
     bytes.reserve_exact(total.saturating_sub(bytes.len()));
     file.take((total - bytes.len().min(total)) as u64).read_to_end(&mut bytes).map_err(|e| IoError::os(path, e))?;

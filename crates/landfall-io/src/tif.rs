@@ -113,7 +113,8 @@ fn read_georef<R: std::io::Read + std::io::Seek>(
 ) -> Result<Option<GeoRef>, IoError> {
     let is_point = tag_values(path, dec, Tag::GeoKeyDirectoryTag, "GeoKeyDirectoryTag")?
         .and_then(|keys| {
-            keys.get(4..).map(|k| k.chunks_exact(4).any(|e| e[0] == RASTER_TYPE_KEY as f64 && e[1] == 0.0 && e[3] == 2.0))
+            keys.get(4..)
+                .map(|k| k.chunks_exact(4).any(|e| e[0] == RASTER_TYPE_KEY as f64 && e[1] == 0.0 && e[3] == 2.0))
         })
         .unwrap_or(false);
     let scale = tag_values(path, dec, Tag::ModelPixelScaleTag, "ModelPixelScaleTag")?;
@@ -121,8 +122,9 @@ fn read_georef<R: std::io::Read + std::io::Seek>(
     let transform = tag_values(path, dec, Tag::ModelTransformationTag, "ModelTransformationTag")?;
     // (x of column 0's left edge or centre, y of row 0's top edge or centre, sx, sy > 0)
     let (x0, y0, sx, sy) = if let Some(scale) = scale {
-        let tie = tie
-            .ok_or_else(|| IoError::field(path, "ModelTiepointTag", "missing (ModelPixelScaleTag needs a tie point)"))?;
+        let tie = tie.ok_or_else(|| {
+            IoError::field(path, "ModelTiepointTag", "missing (ModelPixelScaleTag needs a tie point)")
+        })?;
         if scale.len() < 2 || tie.len() < 6 {
             return Err(IoError::field(path, "ModelPixelScaleTag/ModelTiepointTag", "too few values"));
         }

@@ -33,11 +33,11 @@
 
 pub mod collide;
 pub mod flat;
-pub mod place;
 pub mod frame;
 pub mod geom;
 pub mod heightfield;
 pub mod pages;
+pub mod place;
 pub mod polygon;
 pub mod rng;
 pub mod terrain;
@@ -45,10 +45,10 @@ pub mod terrain_set;
 pub mod world;
 
 pub use collide::Groups;
-pub use place::{place, place_batch, Contacts, FollowParams, Placement, Refusal};
 pub use frame::{Frame, FrameError};
 pub use geom::{Aabb, Hit, Ray, RayError, SurfacePoint, TriangleId};
 pub use heightfield::{Diagonal, Half, Heightfield, HeightfieldBuilder, HeightfieldError};
+pub use place::{place, place_batch, Contacts, FollowParams, Placement, Refusal};
 pub use polygon::{CurvedFrame, CurvedTerrain, CutRule, PolygonError, PolygonTerrain, QuadtreeParams};
 pub use terrain::Terrain;
 pub use terrain_set::{PoseError, TerrainSet};

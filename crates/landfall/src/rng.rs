@@ -48,4 +48,3 @@ impl SplitMix64 {
         a + (b - a) * self.uniform()
     }
 }
-

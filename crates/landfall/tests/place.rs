@@ -2,8 +2,8 @@
 //! holes, the edge of the world and steep ground, bridges kept, gravity frames respected.
 
 use glam::{DMat3, DQuat, DVec3};
-use landfall::place::pitch_ahead;
 use landfall::heightfield::synth::{generate, SynthParams};
+use landfall::place::pitch_ahead;
 use landfall::{
     place, place_batch, Contacts, FollowParams, Frame, Heightfield, PolygonTerrain, QuadtreeParams, Refusal, Terrain,
 };

@@ -597,7 +597,7 @@ fn extreme_coordinates_are_answered_or_refused() {
     let toward = Ray::new(DVec3::new(edge - 200.0, 0.5, -1e4), DVec3::new(1e300, 0.0, 0.0));
     assert!(lod.raycast(&toward, f64::INFINITY).is_none());
     for v in [DVec3::new(1e300, 0.0, 0.0), DVec3::new(0.0, -1e17, 0.0), DVec3::new(f64::NAN, 0.0, 0.0)] {
-            assert!(World::<Toroidal>::new(WorldParams::default(), CacheParams::default(), v).is_err());
+        assert!(World::<Toroidal>::new(WorldParams::default(), CacheParams::default(), v).is_err());
     }
     for s in [1e-300, 0.0, 1e300, f64::INFINITY] {
         assert!(Generator::new(WorldParams { cell_size: s, ..WorldParams::default() }).is_err(), "{s}");

@@ -148,7 +148,11 @@ pub fn polygons(data: &[u8]) {
         .take(200)
         .map(|c| c.chunks_exact(3).map(|p| DVec3::new(p[0], p[1], p[2])).collect())
         .collect();
-    let params = landfall::QuadtreeParams { max_polys: 1 + head[1] as usize % 8, max_depth: head[2] as usize % 12, ..Default::default() };
+    let params = landfall::QuadtreeParams {
+        max_polys: 1 + head[1] as usize % 8,
+        max_depth: head[2] as usize % 12,
+        ..Default::default()
+    };
     if let Ok(mut t) = PolygonTerrain::builder().polygons(&polys).frame(frame).params(params).build() {
         probe(&t, data);
         if let Some(p) = polys.first() {

@@ -2,9 +2,9 @@
 //! own measurements cast exactly the same points and rays: random points, vertical rays, oblique
 //! rays from above, line-of-sight rays between points 2 m above the ground, the diagonal.
 
-use crate::rng::SplitMix64;
 use super::Heightfield;
 use crate::geom::Ray;
+use crate::rng::SplitMix64;
 use glam::DVec3;
 
 /// A ray with its `max_t`.

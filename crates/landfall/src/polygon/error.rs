@@ -1,6 +1,6 @@
 //! Why a polygon terrain cannot be built or loaded.
 
-use super::MAX_DEPTH_LIMIT;
+use super::limits::MAX_DEPTH_LIMIT;
 
 /// Why a polygon terrain cannot be built or loaded.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]

@@ -15,7 +15,7 @@
 //! needs anyway. Otherwise each pair of faces is tested for a separating edge line.
 
 use super::face::{corner_mask, Face, QuickFace, QuickSet};
-use super::tolerance::SURFACE_EPS;
+use super::limits::SURFACE_EPS;
 
 /// A small direct-mapped memory of face pairs found apart: neighbouring leaves share most of their
 /// faces, so the same pairs come up again and again during a build.

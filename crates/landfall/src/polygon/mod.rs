@@ -18,6 +18,7 @@ mod error;
 mod face;
 mod jump;
 mod layer;
+mod limits;
 mod order;
 mod quadtree;
 mod raw;
@@ -27,7 +28,6 @@ mod seal;
 mod soup;
 mod stats;
 mod terrain;
-mod tolerance;
 mod triangles;
 mod vertical;
 
@@ -35,12 +35,12 @@ pub use builder::PolygonTerrainBuilder;
 pub use curved::{CurvedFrame, CurvedTerrain};
 pub use error::PolygonError;
 pub use face::MAX_FACE_VERTICES;
-pub use quadtree::{CutRule, QuadtreeParams, MAX_DEPTH_LIMIT};
+pub use limits::{MAX_DEPTH_LIMIT, SURFACE_EPS};
+pub use quadtree::{CutRule, QuadtreeParams};
 pub use raw::{Header, SECTIONS, SECTION_NAMES};
 pub use report::BuildReport;
 pub use soup::PolygonSoup;
 pub use stats::QuadtreeStats;
-pub use tolerance::SURFACE_EPS;
 
 pub(crate) use face::{quick_margin, Face, EDGE_SLACK, REMOVED};
 pub(crate) use raw::Arrays;
@@ -172,4 +172,3 @@ impl PolygonTerrain {
         self.header.frame.to_world(l) + self.header.center
     }
 }
-

@@ -12,8 +12,7 @@ use std::ops::Range;
 /// `Node::count` of an internal node.
 pub const INTERNAL: u32 = u32::MAX;
 
-/// Deepest quadtree allowed (keeps traversal stacks fixed-size).
-pub const MAX_DEPTH_LIMIT: usize = 40;
+pub use super::limits::MAX_DEPTH_LIMIT;
 
 /// A quadtree node: 32 bytes, aligned to 32 so that no node straddles two cache lines.
 ///

@@ -171,7 +171,6 @@ impl PolygonTerrain {
         }
         Ok(())
     }
-
 }
 
 /// Checks the header's parameters.

@@ -55,7 +55,6 @@ impl PolygonSoup {
     }
 }
 
-
 impl PolygonSoup {
     /// Every existing triangle of a heightfield (holes left out), one polygon each, cell by cell
     /// (south half first): a raster as a polygon terrain.

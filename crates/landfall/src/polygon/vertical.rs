@@ -4,13 +4,12 @@
 //! face that is not a ground triangle.
 
 use super::face::{contains, QuickFace};
+use super::limits::SURFACE_EPS;
 use super::quadtree::{Node, MAX_DEPTH_LIMIT};
-use super::tolerance::SURFACE_EPS;
 use super::PolygonTerrain;
 use crate::geom::{SurfacePoint, TriangleId};
 use glam::DVec3;
 use rayon::prelude::*;
-
 
 /// Surfaces kept on the stack while sorting; lines crossing more than this many polygons sort in a
 /// heap buffer instead.

@@ -296,7 +296,13 @@ pub(crate) fn push_face(source: u32, local: &[DVec3], slack: f64, out: &mut Face
 /// the vertex count is a constant, so the loops unroll and the `% n` of the next vertex is no
 /// division.
 #[inline(always)]
-pub(super) fn face_records(source: u32, local: &[DVec3], slack: f64, first: u32, edges: &mut Vec<[f64; 3]>) -> (Face, FaceGeom) {
+pub(super) fn face_records(
+    source: u32,
+    local: &[DVec3],
+    slack: f64,
+    first: u32,
+    edges: &mut Vec<[f64; 3]>,
+) -> (Face, FaceGeom) {
     let n = local.len();
     let mut bbox = [f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY];
     let mut z = [f64::INFINITY, f64::NEG_INFINITY];
@@ -387,4 +393,3 @@ pub(super) fn is_convex(p: &[DVec3], n: DVec3) -> bool {
     }
     !(pos && neg) && (turning.abs() - std::f64::consts::TAU).abs() < 1e-6
 }
-

@@ -152,7 +152,14 @@ pub(crate) struct QuickSet<'a> {
 /// The quadrants of `mask` (bit k = child k of `r` cut at `div`) that no edge of `face` has wholly
 /// outside, for a face whose box meets those of `mask` (a vertical face meets them all).
 #[inline]
-pub(super) fn edge_quadrants(face: &Face, edges: &[[f64; 3]], r: [f64; 4], div: [f64; 2], mag: f64, mut mask: u8) -> u8 {
+pub(super) fn edge_quadrants(
+    face: &Face,
+    edges: &[[f64; 3]],
+    r: [f64; 4],
+    div: [f64; 2],
+    mag: f64,
+    mut mask: u8,
+) -> u8 {
     if mask == 0 || face.flags & VERTICAL != 0 {
         return mask;
     }

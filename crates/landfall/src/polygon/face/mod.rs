@@ -8,10 +8,10 @@ mod classify;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use build::{add_polygon, FaceSet};
 #[cfg(test)]
 pub(crate) use build::push_face;
 pub use build::EDGE_SLACK;
+pub(crate) use build::{add_polygon, FaceSet};
 pub(crate) use classify::{corner_mask, overlaps_rect, quadrant_masks, QuickSet};
 
 use bytemuck::{Pod, Zeroable};
@@ -364,4 +364,3 @@ pub(crate) fn contains(f: &Face, edges: &[[f64; 3]], x: f64, y: f64) -> bool {
                 .get(f.more_edges as usize + 3..f.more_edges as usize + f.count as usize)
                 .is_some_and(|e| e.iter().all(inside)))
 }
-

@@ -171,11 +171,7 @@ fn quick_lanes_agree_with_the_exact_tests() {
         let (kept, outside) = quick.quadrants(x, y, margin);
         assert_eq!(kept & outside, 0, "case {case}");
         assert_eq!(kept & !exact, 0, "case {case}: kept {kept:04b}, exact {exact:04b} ({r:?} cut at {div:?})");
-        assert_eq!(
-            outside & exact,
-            0,
-            "case {case}: outside {outside:04b}, exact {exact:04b} ({r:?} cut at {div:?})"
-        );
+        assert_eq!(outside & exact, 0, "case {case}: outside {outside:04b}, exact {exact:04b} ({r:?} cut at {div:?})");
         let (kept0, outside0) = quick.quadrants(x, y, 0.0);
         wrong_without_margin += ((kept0 & !exact) | (outside0 & exact) != 0) as usize;
         decided += (kept | outside).count_ones();
@@ -283,8 +279,7 @@ fn triangles_path_matches_the_polygon_path() {
     assert_eq!((fast_report.duplicates, fast_report.degenerate), (duplicates, degenerate));
     // The examples a user reads are the first skipped polygons of the input, although the
     // polygons are visited in spatial order.
-    let skipped: Vec<usize> =
-        (0..soup.len()).filter(|&k| !fast.faces.iter().any(|f| f.source == k as u32)).collect();
+    let skipped: Vec<usize> = (0..soup.len()).filter(|&k| !fast.faces.iter().any(|f| f.source == k as u32)).collect();
     assert_eq!(fast_report.examples, skipped[..8]);
     assert_eq!(fast.faces.len(), 3000 - duplicates - degenerate);
     assert!(fast.faces == slow.faces && fast.geoms == slow.geoms);
@@ -302,9 +297,10 @@ fn quadrant_masks_equal_four_overlap_tests() {
     let (mut set, mut checked, mut one_line, mut box_only) = (FaceSet::default(), 0, 0, 0);
     let (mut all, mut masks, mut pending) = (FaceSet::default(), Vec::new(), Vec::new());
     let four_tests = |set: &FaceSet, f: usize, r: [f64; 4], div: [f64; 2], mag: f64| {
-        super::super::quadtree::quadrants(r, div).iter().enumerate().fold(0u8, |m, (k, q)| {
-            m | (overlaps_rect(&set.faces[f], &set.geoms[f], &set.edges, *q, mag) as u8) << k
-        })
+        super::super::quadtree::quadrants(r, div)
+            .iter()
+            .enumerate()
+            .fold(0u8, |m, (k, q)| m | (overlaps_rect(&set.faces[f], &set.geoms[f], &set.edges, *q, mag) as u8) << k)
     };
     for case in 0..4000 {
         // A convex polygon of 3–6 vertices on a random ellipse, or a vertical face.
