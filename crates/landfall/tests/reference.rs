@@ -606,6 +606,19 @@ fn builder_rejects_bad_input() {
     assert!(matches!(Heightfield::builder(2, 2, vec![0.0; 4]).spacing(0.0, 1.0).build(), Err(E::BadSpacing { .. })));
     assert!(matches!(Heightfield::builder(2, 2, vec![0.0; 4]).origin(f64::NAN, 1.0).build(), Err(E::BadOrigin { .. })));
     assert!(matches!(Heightfield::builder(2, 2, vec![0.0; 4]).leaf_size(0).build(), Err(E::BadLeafSize)));
+    // Sample positions f64 cannot hold: a far corner past f64::MAX, cells below the coordinates'
+    // precision, a spacing whose inverse overflows. Extreme but representable grids are kept.
+    let grid =
+        |ox: f64, oy: f64, dx: f64| Heightfield::builder(3, 3, vec![0.0; 9]).origin(ox, oy).spacing(dx, dx).build();
+    for (ox, oy, dx) in
+        [(0.0, 0.0, 1e308), (1e308, 1e308, 1.0), (-1e308, 0.0, 1e280), (0.0, 0.0, 1e-320), (5e6, 0.0, 1e-7)]
+    {
+        assert!(matches!(grid(ox, oy, dx), Err(E::Unrepresentable { .. })), "{ox} {oy} {dx}");
+    }
+    for (ox, oy, dx) in [(0.0, 0.0, 5e307), (-1e308, 0.0, 1e296), (5e6, 4e6, 1e-3), (0.0, 0.0, 1e-300)] {
+        let hf = grid(ox, oy, dx).unwrap();
+        assert_eq!(hf.height_at(ox + dx, oy + dx), Some(0.0), "{ox} {oy} {dx}");
+    }
     assert!(matches!(
         Heightfield::builder(3, 2, vec![0.0; 6]).hole_mask(vec![true]).build(),
         Err(E::WrongMaskLength { .. })

@@ -92,6 +92,22 @@ pub enum HeightfieldError {
         /// y of the south-west sample.
         y: f64,
     },
+    /// The sample positions cannot be told apart in f64: the far corner overflows, or the spacing
+    /// is below 2⁻⁴⁰ of the largest coordinate (or its inverse overflows).
+    #[error(
+        "sample positions are not representable in f64: origin ({x}, {y}), spacing ({dx}, {dy}); the far corner \
+         must be finite and the spacing at least 2^-40 (about 1e-12) of the largest coordinate"
+    )]
+    Unrepresentable {
+        /// x of the south-west sample.
+        x: f64,
+        /// y of the south-west sample.
+        y: f64,
+        /// x spacing.
+        dx: f64,
+        /// y spacing.
+        dy: f64,
+    },
     /// Pyramid leaf size of 0.
     #[error("pyramid leaf size must be ≥ 1 cell")]
     BadLeafSize,
@@ -230,6 +246,15 @@ impl HeightfieldBuilder {
         }
         if !self.origin.is_finite() {
             return Err(HeightfieldError::BadOrigin { x: self.origin.x, y: self.origin.y });
+        }
+        // Every sample position distinct and finite, with room to spare: f64 keeps at least 40 bits
+        // of a coordinate for the position inside a cell.
+        let far = self.origin + self.spacing * DVec2::new((nx - 1) as f64, (ny - 1) as f64);
+        let largest = self.origin.abs().max(far.abs());
+        let resolvable = self.spacing.cmpge(largest * (-40f64).exp2()).all() && (DVec2::ONE / self.spacing).is_finite();
+        if !far.is_finite() || !resolvable {
+            let (o, d) = (self.origin, self.spacing);
+            return Err(HeightfieldError::Unrepresentable { x: o.x, y: o.y, dx: d.x, dy: d.y });
         }
         if self.leaf_size == 0 {
             return Err(HeightfieldError::BadLeafSize);
