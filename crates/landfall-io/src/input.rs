@@ -13,8 +13,11 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
-/// Default largest raster a reader accepts, in samples: 2³⁰ (a 32,768² grid, 4 GiB of f32 heights).
-pub const DEFAULT_MAX_SAMPLES: u64 = 1 << 30;
+/// Default largest raster a reader accepts, in samples: 2²⁹ (a 23,170² grid, 2 GiB of f32 heights).
+/// Reading one takes a few times that at its peak (the decoded file, its samples as heights, the
+/// heightfield's own copy): about 6 GiB for a GeoTIFF, 10 GiB for a `.npy`, within this machine
+/// class's 24 GiB.
+pub const DEFAULT_MAX_SAMPLES: u64 = 1 << 29;
 
 /// Bounds on what a file may make a reader allocate.
 ///

@@ -167,28 +167,32 @@ fn check_shape(path: &Path, name: &str, h: &NpyHeader, limits: &Limits) -> Resul
     }
 }
 
-/// Reads a 2-D `.npy` array; the first row is north. The header is read and checked first, then
-/// exactly the bytes its shape needs.
-pub(crate) fn read_npy(path: &Path, limits: &Limits) -> Result<Raster, IoError> {
-    let (file, len) = open_regular(path)?;
+/// Reads one array from `input`: its header first (at most 64 KiB), whose shape is checked against
+/// the sample limit, then exactly the data bytes that shape needs; `len` is what the input holds at
+/// most (its file or member length). Returns the parsed array and its element count.
+fn read_array(path: &Path, name: &str, input: impl Read, len: u64, limits: &Limits) -> Result<Array, IoError> {
+    let mut input = input.take(len);
     let mut bytes = Vec::new();
-    let mut file = file.take(len);
-    (&mut file).take(MAX_HEADER_BYTES as u64).read_to_end(&mut bytes).map_err(|e| IoError::os(path, e))?;
-    let h = parse_header(path, "", &bytes)?;
-    check_shape(path, "", &h, limits)?;
+    let err = |e: std::io::Error| IoError::field(path, name.trim_end(), format!("cannot read: {e}"));
+    (&mut input).take(MAX_HEADER_BYTES as u64).read_to_end(&mut bytes).map_err(err)?;
+    let h = parse_header(path, name, &bytes)?;
+    check_shape(path, name, &h, limits)?;
     let need = h.count().and_then(|c| c.checked_mul(h.size)).unwrap_or(usize::MAX);
     let total = h.data_start.saturating_add(need);
-    if total > len as usize {
+    if total as u64 > len {
         let have = (len as usize).saturating_sub(h.data_start);
-        return Err(IoError::field(
-            path,
-            "",
-            format!("truncated: {have} data bytes, shape {:?} needs {need}", h.shape),
-        ));
+        let msg = format!("truncated: {have} data bytes, shape {:?} needs {need}", h.shape);
+        return Err(IoError::field(path, name.trim_end(), msg));
     }
     bytes.reserve_exact(total.saturating_sub(bytes.len()));
-    file.take((total - bytes.len().min(total)) as u64).read_to_end(&mut bytes).map_err(|e| IoError::os(path, e))?;
-    let mut r = to_raster(path, "", parse(path, "", &bytes, limits)?)?;
+    input.take(total.saturating_sub(bytes.len()) as u64).read_to_end(&mut bytes).map_err(err)?;
+    parse(path, name, &bytes, limits)
+}
+
+/// Reads a 2-D `.npy` array; the first row is north.
+pub(crate) fn read_npy(path: &Path, limits: &Limits) -> Result<Raster, IoError> {
+    let (file, len) = open_regular(path)?;
+    let mut r = to_raster(path, "", read_array(path, "", file, len, limits)?)?;
     r.flip_rows();
     Ok(r)
 }
@@ -206,32 +210,20 @@ pub(crate) fn read_npz(path: &Path, limits: &Limits) -> Result<Raster, IoError> 
     let mut zip = zip::ZipArchive::new(file)
         .map_err(|e| IoError::format(path, format!("not a valid .npz (zip) archive: {e}")))?;
     let mut arrays = Vec::new();
+    let mut samples = 0u64;
     for k in 0..zip.len() {
         let mut f = zip.by_index(k).map_err(|e| IoError::format(path, format!("member {k}: {e}")))?;
         let name = f.name().trim_end_matches(".npy").to_string();
-        // The member's declared size is checked first, and the read is bounded whatever it
-        // declares: a small archive can hold a member that decompresses to gigabytes.
-        let max = limits.max_bytes(8);
-        if f.size() > max {
-            return Err(IoError::field(
-                path,
-                format!("array '{name}'"),
-                format!(
-                    "decompresses to {} bytes, more than the sample limit allows ({max} bytes; raise it with \
-                     --max-samples)",
-                    f.size()
-                ),
-            ));
+        // Read header first: a small archive can hold a member that decompresses to gigabytes,
+        // whatever size it declares, so nothing past its header is read before the shape is checked.
+        let len = f.size();
+        let a = read_array(path, &format!("array '{name}'"), &mut f, len, limits)?;
+        // The members together, too: many arrays each within the limit are not.
+        samples = samples.saturating_add(a.values.len() as u64);
+        if samples > limits.max_samples.saturating_mul(2) {
+            let msg = format!("the arrays hold more than twice the limit of {} samples (--max-samples)", limits.max_samples);
+            return Err(IoError::format(path, msg));
         }
-        let mut bytes = Vec::with_capacity(f.size() as usize);
-        (&mut f)
-            .take(max + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|e| IoError::field(path, format!("array '{name}'"), format!("cannot decompress: {e}")))?;
-        if bytes.len() as u64 > max {
-            return Err(IoError::field(path, format!("array '{name}'"), "decompresses to more than it declares"));
-        }
-        let a = parse(path, &format!("array '{name}'"), &bytes, limits)?;
         arrays.push((name, a));
     }
     let pick = |names: &[&str], dims: usize| -> Option<usize> {
