@@ -224,6 +224,17 @@ fn declared_sizes_beyond_the_limit_are_refused() {
     let e = refused(&["info", s(&npz), "--max-samples", "1000"]);
     assert!(e.contains("--max-samples"), "{e}");
     ok(&["info", s(&npz)]);
+    // Members whose headers claim more than they hold: 1.6·10⁹ samples (refused by its shape,
+    // before inflating), and 4·10⁸ samples in a few bytes (truncated, without reserving 1.6 GB).
+    for (shape, says) in [("(40000, 40000)", "--max-samples"), ("(20000, 20000)", "truncated")] {
+        let f = std::fs::File::create(&npz).unwrap();
+        let mut z = zip::ZipWriter::new(f);
+        z.start_file("topo.npy", zip::write::SimpleFileOptions::default()).unwrap();
+        std::io::Write::write_all(&mut z, &npy("<f4", shape)).unwrap();
+        z.finish().unwrap();
+        let e = refused(&["info", s(&npz)]);
+        assert!(e.contains(says), "{shape}: {e}");
+    }
     // A PNG whose header declares 60000 × 60000 (3.6 · 10⁹ samples): refused before decoding.
     let png = d.path().join("big.png");
     std::fs::write(&png, png_header(60_000, 60_000)).unwrap();

@@ -184,7 +184,9 @@ fn read_array(path: &Path, name: &str, input: impl Read, len: u64, limits: &Limi
         let msg = format!("truncated: {have} data bytes, shape {:?} needs {need}", h.shape);
         return Err(IoError::field(path, name.trim_end(), msg));
     }
-    bytes.reserve_exact(total.saturating_sub(bytes.len()));
+    // Room for what is certainly there only: an archive member's length is what it declares, so
+    // beyond 64 MiB the buffer grows as the bytes actually arrive.
+    bytes.reserve_exact(total.saturating_sub(bytes.len()).min(64 << 20));
     input.take(total.saturating_sub(bytes.len()) as u64).read_to_end(&mut bytes).map_err(err)?;
     parse(path, name, &bytes, limits)
 }
@@ -221,7 +223,8 @@ pub(crate) fn read_npz(path: &Path, limits: &Limits) -> Result<Raster, IoError> 
         // The members together, too: many arrays each within the limit are not.
         samples = samples.saturating_add(a.values.len() as u64);
         if samples > limits.max_samples.saturating_mul(2) {
-            let msg = format!("the arrays hold more than twice the limit of {} samples (--max-samples)", limits.max_samples);
+            let msg =
+                format!("the arrays hold more than twice the limit of {} samples (--max-samples)", limits.max_samples);
             return Err(IoError::format(path, msg));
         }
         arrays.push((name, a));
