@@ -85,8 +85,12 @@ pub fn read_obj(path: &Path) -> Result<PolygonSoup, IoError> {
 /// for a file that follows it.
 pub fn read_gltf(path: &Path) -> Result<PolygonSoup, IoError> {
     let bytes = read_regular(path, MAX_WHOLE_FILE_BYTES, "the mesh file limit")?;
-    check_position_accessors(path, &bytes)?;
-    let gltf = gltf::Gltf::from_slice(&bytes).map_err(|e| IoError::format(path, format!("not valid glTF: {e}")))?;
+    let invalid = |e: gltf::Error| IoError::format(path, format!("not valid glTF: {e}"));
+    let unchecked = gltf::Gltf::from_slice_without_validation(&bytes).map_err(invalid)?;
+    check_position_accessors(path, unchecked.document.as_json())?;
+    let blob = unchecked.blob;
+    let document = gltf::Document::from_json(unchecked.document.into_json()).map_err(invalid)?;
+    let gltf = gltf::Gltf { document, blob };
     let base = path.parent().unwrap_or(Path::new("."));
     let mut blob = gltf.blob.clone();
     let mut buffers = Vec::new();
@@ -211,28 +215,17 @@ pub fn read_gltf(path: &Path) -> Result<PolygonSoup, IoError> {
 /// Checks that every primitive's POSITION names an existing accessor: the glTF crate's validation
 /// indexes the accessors by it unchecked (a panic inside `gltf-json` 1.4, found by fuzzing). The
 /// rest of the document's references are checked by that validation itself.
-fn check_position_accessors(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
-    let json = if bytes.starts_with(b"glTF") {
-        match gltf::binary::Glb::from_slice(bytes) {
-            Ok(glb) => glb.json.into_owned(),
-            // Not a readable GLB container: the crate's own parse says why.
-            Err(_) => return Ok(()),
-        }
-    } else {
-        bytes.to_vec()
-    };
-    let Ok(root) = serde_json::from_slice::<serde_json::Value>(&json) else { return Ok(()) };
-    let accessors = root.get("accessors").and_then(|a| a.as_array()).map_or(0, |a| a.len());
-    let meshes = root.get("meshes").and_then(|m| m.as_array()).map(Vec::as_slice).unwrap_or(&[]);
-    for (m, mesh) in meshes.iter().enumerate() {
-        let prims = mesh.get("primitives").and_then(|p| p.as_array()).map(Vec::as_slice).unwrap_or(&[]);
-        for (k, prim) in prims.iter().enumerate() {
-            if let Some(pos) = prim.get("attributes").and_then(|a| a.get("POSITION")) {
-                if pos.as_u64().is_none_or(|i| i >= accessors as u64) {
+fn check_position_accessors(path: &Path, root: &gltf::json::Root) -> Result<(), IoError> {
+    use gltf::json::validation::Checked;
+    let accessors = root.accessors.len();
+    for (m, mesh) in root.meshes.iter().enumerate() {
+        for (k, prim) in mesh.primitives.iter().enumerate() {
+            if let Some(pos) = prim.attributes.get(&Checked::Valid(gltf::Semantic::Positions)) {
+                if pos.value() >= accessors {
                     return Err(IoError::field(
                         path,
                         format!("meshes[{m}].primitives[{k}] POSITION"),
-                        format!("{} names no accessor (there are {accessors})", crate::quote(&pos.to_string())),
+                        format!("{} names no accessor (there are {accessors})", pos.value()),
                     ));
                 }
             }
