@@ -31,6 +31,7 @@
 //! assert!((hit.t - 8.0).abs() < 1e-12);
 //! ```
 
+pub mod broad;
 pub mod collide;
 pub mod flat;
 pub mod frame;

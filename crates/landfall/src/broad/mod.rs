@@ -1,0 +1,328 @@
+//! Multi-scale proximity: the dual quad-tree of Dollins' thesis (chapter 4), and Mirtich's
+//! hierarchical spatial hash as the baseline it improves upon — one structure, two cell layouts.
+//!
+//! Space (the x-y plane; z only enters the exact tests) is cut into a grid per level, cells of
+//! level ℓ being `unit · 2^ℓ` wide. In **Mirtich's layout** ([`Layout::Primal`]) cell i of a level
+//! spans `[i·w, (i+1)·w)`, so the boundaries of every level meet at the origin and at every
+//! multiple of the coarsest width. In the **dual layout** ([`Layout::Dual`]) cell i spans
+//! `[(i − ½)·w, (i + ½)·w)`: each level is the dual of the quad-tree's (cells and boundaries swapped),
+//! the origin is the centre of one cell at every level, and the boundaries of two levels never
+//! coincide (level ℓ's lie at odd multiples of `unit · 2^(ℓ−1)`). Hence the thesis' theorem (4.3.1):
+//! a region whose projections fit in an interval of width w is properly contained in a dual cell at
+//! most 16 × 2^⌊log₂ w⌋ wide, of level at most `max(⌊log₂ w⌋, 0) + 4` (widths in units; the thesis'
+//! summary says `max(⌊log₂ w⌋, 1) + 3`, one level short of its own proof once w ≥ 2);
+//! [`ProximityGrid::containing_cell`] finds the smallest such cell.
+//!
+//! An object (a sphere) lives on its **base level**, the finest whose cells are at least twice its
+//! diameter, registered in every cell of that level its box meets (at most two per axis). Moving it
+//! updates only the cells it leaves and enters. Queries climb from an object's level through every
+//! coarser level that holds objects, looking only at the cells its box meets there; a pair is
+//! reported in exactly one cell, the one holding the lower corner of the two boxes' overlap, so no
+//! pair is found twice and none is missed (`docs/architecture.md`, "Proximity").
+//!
+//! ```
+//! use landfall::broad::{Layout, ProximityGrid};
+//! use landfall::glam::DVec3;
+//!
+//! let mut grid = ProximityGrid::new(Layout::Dual, 1.0);
+//! grid.insert(1, DVec3::new(0.0, 0.0, 0.0), 0.05).unwrap(); // a flea
+//! grid.insert(2, DVec3::new(0.5, 0.0, 0.3), 0.5).unwrap(); // a dog
+//! grid.insert(3, DVec3::new(900.0, 0.0, 0.0), 40.0).unwrap(); // a house far away
+//! let mut pairs = Vec::new();
+//! grid.pairs(|a, b| pairs.push((a.min(b), a.max(b))));
+//! assert_eq!(pairs, vec![(1, 2)]);
+//! ```
+
+mod cells;
+mod queries;
+
+pub use cells::{Cell, Layout};
+
+use crate::rng::mix;
+use glam::DVec3;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// Why an object cannot be inserted or moved.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ProximityError {
+    /// The centre or radius is not finite, the radius is negative, or the object lies beyond the
+    /// grid's addressable range (±2⁵⁰ base units).
+    #[error("object {id}: {why}")]
+    BadObject {
+        /// The object's id.
+        id: u64,
+        /// What is wrong.
+        why: String,
+    },
+    /// Another object already has this id.
+    #[error("object {0}: the id is taken")]
+    DuplicateId(u64),
+    /// No object has this id.
+    #[error("object {0}: no such object")]
+    Unknown(u64),
+}
+
+/// One object as stored: its sphere, its base level and the cells it is registered in.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    id: u64,
+    center: DVec3,
+    radius: f64,
+    level: i32,
+    /// Cells of its base level its box meets: columns `i0..=i1`, rows `j0..=j1`.
+    range: [i64; 4],
+    /// Its place in its level's object list.
+    in_level: u32,
+}
+
+/// The key of a cell: level and indices, hashed with the SplitMix64 finaliser.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Key {
+    level: i32,
+    i: i64,
+    j: i64,
+}
+
+/// A hasher for [`Key`]s: one multiply-xorshift mix of the words written.
+#[derive(Default)]
+struct MixHasher(u64);
+
+impl Hasher for MixHasher {
+    fn finish(&self) -> u64 {
+        mix(self.0)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 ^ *b as u64).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = mix(self.0 ^ v);
+    }
+    fn write_i64(&mut self, v: i64) {
+        self.write_u64(v as u64);
+    }
+    fn write_i32(&mut self, v: i32) {
+        self.write_u64(v as u64);
+    }
+}
+
+type CellMap = HashMap<Key, Vec<u32>, BuildHasherDefault<MixHasher>>;
+
+/// Largest |coordinate| in base units an object may reach: cell indices and their products stay far
+/// inside i64 and f64's exact integers.
+const MAX_UNITS: f64 = (1u64 << 50) as f64;
+
+/// Objects (spheres) in a multi-level grid, dual or primal: insert, move, remove, and find pairs,
+/// neighbours, rays and the smallest cell around a region. See the [module docs](self).
+#[derive(Clone, Debug)]
+pub struct ProximityGrid {
+    layout: Layout,
+    unit: f64,
+    slots: Vec<Slot>,
+    by_id: HashMap<u64, u32, BuildHasherDefault<MixHasher>>,
+    cells: CellMap,
+    /// Objects per level (slot indices), for queries that are cheaper as scans.
+    levels: std::collections::BTreeMap<i32, Vec<u32>>,
+    /// Cells entered or left by every insert, move and removal so far.
+    cell_changes: u64,
+}
+
+impl ProximityGrid {
+    /// An empty grid of the given layout whose level-0 cells are `unit` wide (any positive width:
+    /// levels run below and above 0 as the objects need). Panics never: a bad unit is replaced by 1.
+    pub fn new(layout: Layout, unit: f64) -> Self {
+        let unit = if unit.is_finite() && unit > 0.0 { unit } else { 1.0 };
+        Self {
+            layout,
+            unit,
+            slots: Vec::new(),
+            by_id: HashMap::default(),
+            cells: CellMap::default(),
+            levels: Default::default(),
+            cell_changes: 0,
+        }
+    }
+
+    /// The layout.
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// Number of objects.
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Whether there is no object.
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// Cells entered or left so far by insertions, moves and removals (one per cell a registration
+    /// was added to or taken from).
+    pub fn cell_changes(&self) -> u64 {
+        self.cell_changes
+    }
+
+    /// Cells that hold at least one object.
+    pub fn occupied_cells(&self) -> usize {
+        self.cells.len()
+    }
+
+    /// The base level of an object of radius `r`: the finest whose cells are at least twice its
+    /// diameter (4r) wide.
+    pub fn base_level(&self, radius: f64) -> i32 {
+        let need = 4.0 * radius / self.unit;
+        if need <= 0.0 {
+            return -64;
+        }
+        (need.log2().ceil() as i32).clamp(-64, 64)
+    }
+
+    fn check(&self, id: u64, center: DVec3, radius: f64) -> Result<(), ProximityError> {
+        let bad = |why: &str| Err(ProximityError::BadObject { id, why: why.into() });
+        if !center.is_finite() || !radius.is_finite() {
+            return bad("centre and radius must be finite");
+        }
+        if radius < 0.0 {
+            return bad("the radius must be ≥ 0");
+        }
+        let reach = center.x.abs().max(center.y.abs()) + radius;
+        if reach / self.unit > MAX_UNITS || radius / self.unit > MAX_UNITS / 4.0 {
+            return bad("lies beyond the grid's addressable range (2^50 base units from the origin)");
+        }
+        Ok(())
+    }
+
+    /// The cells of `level` a box from `lo` to `hi` (x, y) meets.
+    fn range(&self, level: i32, lo: [f64; 2], hi: [f64; 2]) -> [i64; 4] {
+        let c = |x: f64| cells::index(self.layout, self.unit, level, x);
+        [c(lo[0]), c(hi[0]), c(lo[1]), c(hi[1])]
+    }
+
+    fn register(&mut self, slot: u32, level: i32, r: [i64; 4], add: bool) {
+        for i in r[0]..=r[1] {
+            for j in r[2]..=r[3] {
+                let key = Key { level, i, j };
+                if add {
+                    self.cells.entry(key).or_default().push(slot);
+                } else if let Some(v) = self.cells.get_mut(&key) {
+                    if let Some(k) = v.iter().position(|&s| s == slot) {
+                        v.swap_remove(k);
+                    }
+                    if v.is_empty() {
+                        self.cells.remove(&key);
+                    }
+                }
+                self.cell_changes += 1;
+            }
+        }
+    }
+
+    /// Renumbers registrations of slot `from` to `to` (after a swap-remove of the slots).
+    fn renumber(&mut self, from: u32, to: u32) {
+        let s = self.slots[to as usize];
+        for i in s.range[0]..=s.range[1] {
+            for j in s.range[2]..=s.range[3] {
+                if let Some(v) = self.cells.get_mut(&Key { level: s.level, i, j }) {
+                    for x in v.iter_mut().filter(|x| **x == from) {
+                        *x = to;
+                    }
+                }
+            }
+        }
+        if let Some(list) = self.levels.get_mut(&s.level) {
+            list[s.in_level as usize] = to;
+        }
+        self.by_id.insert(s.id, to);
+    }
+
+    fn box_of(center: DVec3, radius: f64) -> ([f64; 2], [f64; 2]) {
+        ([center.x - radius, center.y - radius], [center.x + radius, center.y + radius])
+    }
+
+    /// Adds a sphere with a caller-chosen `id` (distinct from every other object's).
+    pub fn insert(&mut self, id: u64, center: DVec3, radius: f64) -> Result<(), ProximityError> {
+        self.check(id, center, radius)?;
+        if self.by_id.contains_key(&id) {
+            return Err(ProximityError::DuplicateId(id));
+        }
+        let slot = self.slots.len() as u32;
+        let level = self.base_level(radius);
+        let (lo, hi) = Self::box_of(center, radius);
+        let range = self.range(level, lo, hi);
+        let list = self.levels.entry(level).or_default();
+        let in_level = list.len() as u32;
+        list.push(slot);
+        self.slots.push(Slot { id, center, radius, level, range, in_level });
+        self.by_id.insert(id, slot);
+        self.register(slot, level, range, true);
+        Ok(())
+    }
+
+    /// Moves (and resizes) object `id`: only the cells it leaves and enters change.
+    pub fn update(&mut self, id: u64, center: DVec3, radius: f64) -> Result<(), ProximityError> {
+        self.check(id, center, radius)?;
+        let slot = *self.by_id.get(&id).ok_or(ProximityError::Unknown(id))?;
+        let old = self.slots[slot as usize];
+        let level = self.base_level(radius);
+        let (lo, hi) = Self::box_of(center, radius);
+        let range = self.range(level, lo, hi);
+        if level == old.level {
+            if range != old.range {
+                // Leave the cells only the old range has, enter those only the new one has.
+                let inside = |r: [i64; 4], i: i64, j: i64| (r[0]..=r[1]).contains(&i) && (r[2]..=r[3]).contains(&j);
+                for i in old.range[0]..=old.range[1] {
+                    for j in old.range[2]..=old.range[3] {
+                        if !inside(range, i, j) {
+                            self.register(slot, level, [i, i, j, j], false);
+                        }
+                    }
+                }
+                for i in range[0]..=range[1] {
+                    for j in range[2]..=range[3] {
+                        if !inside(old.range, i, j) {
+                            self.register(slot, level, [i, i, j, j], true);
+                        }
+                    }
+                }
+            }
+            let s = &mut self.slots[slot as usize];
+            (s.center, s.radius, s.range) = (center, radius, range);
+            return Ok(());
+        }
+        self.remove(id)?;
+        self.insert(id, center, radius)
+    }
+
+    /// Removes object `id`.
+    pub fn remove(&mut self, id: u64) -> Result<(), ProximityError> {
+        let slot = self.by_id.remove(&id).ok_or(ProximityError::Unknown(id))?;
+        let s = self.slots[slot as usize];
+        self.register(slot, s.level, s.range, false);
+        // Out of its level's list (swap-remove, fixing the moved entry's place).
+        if let Some(list) = self.levels.get_mut(&s.level) {
+            list.swap_remove(s.in_level as usize);
+            if let Some(&moved) = list.get(s.in_level as usize) {
+                self.slots[moved as usize].in_level = s.in_level;
+            }
+            if list.is_empty() {
+                self.levels.remove(&s.level);
+            }
+        }
+        // Out of the slots (swap-remove, renumbering the last slot's registrations).
+        let last = self.slots.len() as u32 - 1;
+        self.slots.swap_remove(slot as usize);
+        if slot != last {
+            self.renumber(last, slot);
+        }
+        Ok(())
+    }
+
+    /// Object `id`'s centre and radius.
+    pub fn get(&self, id: u64) -> Option<(DVec3, f64)> {
+        self.by_id.get(&id).map(|&s| (self.slots[s as usize].center, self.slots[s as usize].radius))
+    }
+}

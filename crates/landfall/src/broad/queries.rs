@@ -1,0 +1,246 @@
+//! Queries on a [`ProximityGrid`]: every overlapping pair, everything in a box or a sphere, the first
+//! object a ray meets, and the smallest cell around a region.
+
+use super::cells::{self, Cell};
+use super::{Key, ProximityGrid, Slot};
+use glam::{DVec2, DVec3};
+
+/// Whether two spheres overlap or touch.
+#[inline]
+fn touch(a: &Slot, b: &Slot) -> bool {
+    let r = a.radius + b.radius;
+    a.center.distance_squared(b.center) <= r * r
+}
+
+impl ProximityGrid {
+    /// The levels that hold objects, from `from` up.
+    fn levels_from(&self, from: i32) -> impl Iterator<Item = (i32, &Vec<u32>)> {
+        self.levels.range(from..).map(|(&l, v)| (l, v))
+    }
+
+    /// Calls `visit(a, b)` once for every pair of objects whose spheres overlap or touch (ids as
+    /// given; which of the two comes first is unspecified).
+    pub fn pairs(&self, mut visit: impl FnMut(u64, u64)) {
+        for (ai, a) in self.slots.iter().enumerate() {
+            let (lo, hi) = Self::box_of(a.center, a.radius);
+            for (level, _) in self.levels_from(a.level) {
+                let r = if level == a.level { a.range } else { self.range(level, lo, hi) };
+                for i in r[0]..=r[1] {
+                    for j in r[2]..=r[3] {
+                        let Some(list) = self.cells.get(&Key { level, i, j }) else { continue };
+                        for &bi in list {
+                            let b = &self.slots[bi as usize];
+                            // On a's own level each pair once (the lower slot asks); above it, the
+                            // finer object always asks.
+                            if (level == a.level && (bi as usize) <= ai) || b.level != level {
+                                continue;
+                            }
+                            // Reported only in the cell holding the lower corner of the boxes' overlap.
+                            let (blo, _) = Self::box_of(b.center, b.radius);
+                            let corner = [lo[0].max(blo[0]), lo[1].max(blo[1])];
+                            let home = self.range(level, corner, corner);
+                            if home[0] == i && home[2] == j && touch(a, b) {
+                                visit(a.id, b.id);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every overlapping pair, brute force over all pairs: the reference the tests compare with.
+    pub fn pairs_brute_force(&self) -> Vec<(u64, u64)> {
+        let mut out = Vec::new();
+        for (k, a) in self.slots.iter().enumerate() {
+            for b in &self.slots[k + 1..] {
+                if touch(a, b) {
+                    out.push((a.id.min(b.id), a.id.max(b.id)));
+                }
+            }
+        }
+        out.sort_unstable();
+        out
+    }
+
+    /// Calls `visit(id)` once for every object whose sphere meets the box from `min` to `max`
+    /// (closed; z included).
+    pub fn within_box(&self, min: DVec3, max: DVec3, mut visit: impl FnMut(u64)) {
+        if !(min.is_finite() && max.is_finite()) || min.cmpgt(max).any() {
+            return;
+        }
+        let meets = |s: &Slot| {
+            let nearest = s.center.clamp(min, max);
+            nearest.distance_squared(s.center) <= s.radius * s.radius
+        };
+        for (level, list) in self.levels_from(i32::MIN) {
+            // An object that meets the box shares a point with it, and that point's cell is in both
+            // the object's range and the box's.
+            let r = self.range(level, [min.x, min.y], [max.x, max.y]);
+            let n_cells = (r[1] as f64 - r[0] as f64 + 1.0) * (r[3] as f64 - r[2] as f64 + 1.0);
+            if n_cells > list.len() as f64 {
+                // Fewer objects on this level than cells under the box: look at each of them.
+                for &s in list {
+                    let s = &self.slots[s as usize];
+                    if meets(s) {
+                        visit(s.id);
+                    }
+                }
+                continue;
+            }
+            for i in r[0]..=r[1] {
+                for j in r[2]..=r[3] {
+                    let Some(list) = self.cells.get(&Key { level, i, j }) else { continue };
+                    for &s in list {
+                        let s = &self.slots[s as usize];
+                        // Once: in the first cell of the object's range inside the box's range.
+                        let first = (s.range[0].max(r[0]), s.range[2].max(r[2]));
+                        if first == (i, j) && meets(s) {
+                            visit(s.id);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Calls `visit(id)` once for every object whose sphere meets the sphere of `radius` around `p`.
+    pub fn within_radius(&self, p: DVec3, radius: f64, mut visit: impl FnMut(u64)) {
+        if !(p.is_finite() && radius.is_finite() && radius >= 0.0) {
+            return;
+        }
+        let r = DVec3::splat(radius);
+        self.within_box(p - r, p + r, |id| {
+            let s = &self.slots[self.by_id[&id] as usize];
+            let reach = radius + s.radius;
+            if s.center.distance_squared(p) <= reach * reach {
+                visit(id);
+            }
+        });
+    }
+
+    /// The first object the ray `origin + t·dir`, t in [0, `max_t`], meets (its id and t), from
+    /// outside or inside a sphere (a ray starting inside meets it at t = 0).
+    pub fn raycast(&self, origin: DVec3, dir: DVec3, max_t: f64) -> Option<(u64, f64)> {
+        if !(origin.is_finite() && dir.is_finite() && dir != DVec3::ZERO) || max_t.is_nan() || max_t < 0.0 {
+            return None;
+        }
+        let mut best: Option<(u64, f64)> = None;
+        let test = |s: &Slot, best: &mut Option<(u64, f64)>| {
+            if let Some(t) = ray_sphere(origin, dir, s.center, s.radius) {
+                if t <= max_t && best.is_none_or(|b| t < b.1 || (t == b.1 && s.id < b.0)) {
+                    *best = Some((s.id, t));
+                }
+            }
+        };
+        for (level, list) in self.levels_from(i32::MIN) {
+            let w = cells::width(self.unit, level);
+            // The part of the ray that can meet this level's objects: within the box of their cells.
+            let (mut lo, mut hi) = (DVec2::splat(f64::INFINITY), DVec2::splat(f64::NEG_INFINITY));
+            for &s in list {
+                let s = &self.slots[s as usize];
+                lo = lo.min(s.center.truncate() - s.radius);
+                hi = hi.max(s.center.truncate() + s.radius);
+            }
+            let limit = best.map_or(max_t, |b| b.1.min(max_t));
+            let Some((t0, t1)) = clip(origin.truncate(), dir.truncate(), lo, hi, limit) else { continue };
+            let (a, b) = (origin.truncate() + dir.truncate() * t0, origin.truncate() + dir.truncate() * t1);
+            let span = ((b - a).abs() / w).element_sum() + 2.0;
+            if span > list.len() as f64 {
+                for &s in list {
+                    test(&self.slots[s as usize], &mut best);
+                }
+                continue;
+            }
+            // Walk the cells under the ray's clipped projection (a 2-D DDA), each object's cells.
+            let idx = |x: f64| cells::index(self.layout, self.unit, level, x);
+            let (mut i, mut j) = (idx(a.x), idx(a.y));
+            let (ie, je) = (idx(b.x), idx(b.y));
+            let d = dir.truncate();
+            let step = |v: f64| if v > 0.0 { 1 } else { -1 };
+            // t at which the ray leaves cell index c along `axis` (cells are square, so the cell
+            // (c, c) gives the bounds of column c and of row c alike).
+            let next_t = |c: i64, axis: usize| -> f64 {
+                let dv = d[axis];
+                if dv == 0.0 {
+                    return f64::INFINITY;
+                }
+                let cell = cells::cell(self.layout, self.unit, level, c, c);
+                let edge = if dv > 0.0 { cell.max.x } else { cell.min.x };
+                (edge - origin.truncate()[axis]) / dv
+            };
+            let visit_cell = |i: i64, j: i64, best: &mut Option<(u64, f64)>| {
+                if let Some(l) = self.cells.get(&Key { level, i, j }) {
+                    for &s in l {
+                        test(&self.slots[s as usize], best);
+                    }
+                }
+            };
+            let steps = (ie - i).abs() + (je - j).abs() + 1;
+            for _ in 0..=steps {
+                visit_cell(i, j, &mut best);
+                if (i, j) == (ie, je) {
+                    break;
+                }
+                let (tx, ty) = (next_t(i, 0), next_t(j, 1));
+                if (tx - ty).abs() <= 1e-12 * tx.abs().max(ty.abs()) {
+                    // Through a corner, or within rounding of one: both side cells too.
+                    visit_cell(i + step(d.x), j, &mut best);
+                    visit_cell(i, j + step(d.y), &mut best);
+                }
+                if tx <= ty {
+                    i += step(d.x);
+                } else {
+                    j += step(d.y);
+                }
+            }
+            visit_cell(ie, je, &mut best);
+        }
+        best
+    }
+
+    /// The smallest cell whose interior holds the box from `min` to `max` (x, y): in the dual layout
+    /// there always is one, of level at most `max(⌊log₂ w⌋, 0) + 4` for a box w units wide, at most
+    /// 16 × 2^⌊log₂ w⌋ wide (the thesis' 4.3.1, whose summary says one level less); in the primal
+    /// layout a box across a boundary of every level has none.
+    pub fn containing_cell(&self, min: DVec2, max: DVec2) -> Option<Cell> {
+        cells::containing(self.layout, self.unit, min, max)
+    }
+}
+
+/// First t ≥ 0 at which the ray meets the closed ball (0 when it starts inside), if any.
+fn ray_sphere(o: DVec3, d: DVec3, c: DVec3, r: f64) -> Option<f64> {
+    let m = o - c;
+    let c0 = m.length_squared() - r * r;
+    if c0 <= 0.0 {
+        return Some(0.0);
+    }
+    let a = d.length_squared();
+    let b = m.dot(d);
+    if b >= 0.0 {
+        return None;
+    }
+    let disc = b * b - a * c0;
+    if disc < 0.0 {
+        return None;
+    }
+    // The nearer root, in the form that does not cancel.
+    Some(c0 / (-b + disc.sqrt()))
+}
+
+/// The ray's t interval inside the closed rectangle `lo`–`hi`, within [0, `limit`].
+fn clip(o: DVec2, d: DVec2, lo: DVec2, hi: DVec2, limit: f64) -> Option<(f64, f64)> {
+    let (mut t0, mut t1) = (0.0f64, limit);
+    for a in 0..2 {
+        if d[a] == 0.0 {
+            if o[a] < lo[a] || o[a] > hi[a] {
+                return None;
+            }
+            continue;
+        }
+        let (ta, tb) = ((lo[a] - o[a]) / d[a], (hi[a] - o[a]) / d[a]);
+        t0 = t0.max(ta.min(tb));
+        t1 = t1.min(ta.max(tb));
+    }
+    (t0 <= t1 && t1.is_finite()).then_some((t0, t1))
+}
