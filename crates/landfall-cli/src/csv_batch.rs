@@ -48,12 +48,12 @@ fn stream<R: Send>(
 /// `v` as CSV prints it: the shortest decimal that reads back as the same f64, without a negative
 /// zero (flat ground prints `0,0,1`, not `-0,-0,1`), in exponent form outside [1e-5, 1e16) so that
 /// no number takes hundreds of digits (`1e300`, not 1 and 300 zeros).
-fn nz(v: f64) -> Num {
+pub(crate) fn nz(v: f64) -> Num {
     Num(v + 0.0)
 }
 
 /// An f64 printed as [`nz`] says.
-struct Num(f64);
+pub(crate) struct Num(f64);
 
 impl std::fmt::Display for Num {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -94,6 +94,7 @@ pub fn height(args: &TerrainArgs, points: &Path, out: &Path, all: bool) -> Resul
     let point = |q: &Query| match *q {
         Query::Point(p) => p,
         Query::Ray(r, _) => r.origin,
+        Query::Sphere { center, .. } => center,
     };
     if all {
         let answer = |q: &Query| {
@@ -124,7 +125,7 @@ pub fn raycast(args: &TerrainArgs, rays: &Path, out: &Path) -> Result<()> {
     let reader = BatchReader::open(rays, Batch::Rays)?;
     let answer = |q: &Query| match q {
         Query::Ray(ray, max_t) => t.raycast(ray, *max_t),
-        Query::Point(_) => None,
+        _ => None,
     };
     stream(reader, out, "hit,t,x,y,z,nx,ny,nz", answer, |w, _, h: &Option<landfall::Hit>| match h {
         Some(h) => {

@@ -15,6 +15,7 @@ mod build;
 mod csv_batch;
 mod demo;
 mod info;
+mod proximity;
 mod render;
 mod terrain_args;
 mod world;
@@ -129,6 +130,24 @@ enum Command {
     /// `landfall-out/world-view.png` (the view from 300 m, ray cast on the drawn mesh), and with
     /// `--export` the mesh as glTF binary or OBJ.
     World(world::WorldArgs),
+    /// Every pair of spheres that overlap or touch, from a CSV with header `id,x,y,z,radius`.
+    ///
+    /// Ids are any distinct integers; radii are ≥ 0. Output header `a,b`: one row per pair of ids
+    /// whose spheres overlap or touch (centre distance ≤ the sum of the radii, in 3-D), a < b, sorted
+    /// by a then b. Found with the dual quad-tree (multi-scale: a flea and a house in one pass).
+    ///
+    /// A bad row (a field that is not a finite number, an id that is not an integer or repeats
+    /// another, a negative radius) stops the run with an error naming the line and field and a
+    /// non-zero exit status; the output is written to a temporary file and renamed into place only
+    /// when complete.
+    Proximity {
+        /// Input CSV of spheres.
+        #[arg(long, value_name = "IN.csv")]
+        objects: PathBuf,
+        /// Output CSV of pairs.
+        #[arg(long, value_name = "PAIRS.csv")]
+        out: PathBuf,
+    },
 }
 
 fn main() {
@@ -140,6 +159,7 @@ fn main() {
         Command::Build { terrain, out } => build::run(&terrain, &out),
         Command::Demo(args) => demo::run(&args),
         Command::World(args) => world::run(&args),
+        Command::Proximity { objects, out } => proximity::run(&objects, &out),
     };
     if let Err(e) = result {
         eprintln!("landfall: error: {e:#}");

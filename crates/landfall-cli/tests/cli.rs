@@ -377,3 +377,76 @@ fn world_flies_draws_and_exports() {
     ])
     .contains(".stl"));
 }
+
+/// `proximity` against brute force over all pairs: 20,000 spheres of radii 1 cm … 100 m, some
+/// touching exactly, ids in any order (negative too); the contract's header and order.
+#[test]
+fn proximity_equals_brute_force() {
+    let d = tempfile::tempdir().unwrap();
+    let (input, out) = (d.path().join("o.csv"), d.path().join("pairs.csv"));
+    let mut state = 12345u64;
+    let mut next = move || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut spheres = Vec::new();
+    for k in 0..20_000i64 {
+        let r = 10f64.powf(next() * 4.0 - 2.0);
+        let (x, y, z) = (next() * 4000.0 - 2000.0, next() * 4000.0 - 2000.0, next() * 20.0);
+        spheres.push((if k % 2 == 0 { k * 3 } else { -k * 7 - 1 }, x, y, z, r));
+    }
+    // Two that touch exactly, across the origin.
+    spheres.push((1_000_001, -0.5, 0.0, 0.0, 0.5));
+    spheres.push((1_000_000, 0.5, 0.0, 0.0, 0.5));
+    let mut text = String::from("id,x,y,z,radius\n");
+    for (id, x, y, z, r) in &spheres {
+        text += &format!("{id},{x},{y},{z},{r}\n");
+    }
+    std::fs::write(&input, text).unwrap();
+    ok(&["proximity", "--objects", s(&input), "--out", s(&out)]);
+    let got = rows(&out);
+    assert_eq!(got[0], "a,b");
+    let mut want = Vec::new();
+    for (k, a) in spheres.iter().enumerate() {
+        for b in &spheres[k + 1..] {
+            let d2 = (a.1 - b.1).powi(2) + (a.2 - b.2).powi(2) + (a.3 - b.3).powi(2);
+            if d2 <= (a.4 + b.4).powi(2) {
+                want.push((a.0.min(b.0), a.0.max(b.0)));
+            }
+        }
+    }
+    want.sort_unstable();
+    assert!(want.len() > 1000, "{} pairs", want.len());
+    assert!(want.contains(&(1_000_000, 1_000_001)));
+    let got: Vec<(i64, i64)> = got[1..]
+        .iter()
+        .map(|l| {
+            let (a, b) = l.split_once(',').unwrap();
+            (a.parse().unwrap(), b.parse().unwrap())
+        })
+        .collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn proximity_bad_input_names_line_and_field() {
+    let d = tempfile::tempdir().unwrap();
+    let (input, out) = (d.path().join("o.csv"), d.path().join("pairs.csv"));
+    for (text, says) in [
+        ("id,x,y,z,radius\n1,0,0,0,1\n2,0,0,0,-1\n", "line 3: field 'radius'"),
+        ("id,x,y,z,radius\n1,0,0,0,1\n\n1,5,0,0,1\n", "line 4: field 'id': 1 is also the id on line 2"),
+        ("id,x,y,z,radius\n1.5,0,0,0,1\n", "line 2: field 'id'"),
+        ("id,x,y,z,radius\n1,nan,0,0,1\n", "line 2: field 'x'"),
+        ("id,x,y,radius\n1,0,0,1\n", "missing column 'z'"),
+        ("id,x,y,z,radius\n1,1e300,0,0,1\n", "line 2: "),
+    ] {
+        std::fs::write(&input, text).unwrap();
+        std::fs::write(&out, "old").unwrap();
+        let e = fails(&["proximity", "--objects", s(&input), "--out", s(&out)]);
+        assert!(e.contains(says), "{text:?}: {e}");
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "old", "the old output stays");
+    }
+}

@@ -1,4 +1,5 @@
-//! CSV batches of queries: points (`x,y` or `x,y,z`) and rays (`ox,oy,oz,dx,dy,dz[,max_t]`), read in
+//! CSV batches of queries: points (`x,y` or `x,y,z`), rays (`ox,oy,oz,dx,dy,dz[,max_t]`) and
+//! spheres (`id,x,y,z,radius`), read in
 //! chunks so that memory stays bounded whatever the file size, every bad row an error that names
 //! the file, the line (the header is line 1) and the field.
 //!
@@ -22,6 +23,8 @@ pub enum Batch {
     Points,
     /// Rays: columns `ox,oy,oz,dx,dy,dz`, optionally `max_t`.
     Rays,
+    /// Spheres: columns `id,x,y,z,radius` (an integer id, a radius ≥ 0).
+    Spheres,
 }
 
 /// One row of a batch.
@@ -31,6 +34,15 @@ pub enum Query {
     Point(DVec3),
     /// A ray and its `max_t` (infinite when absent or empty).
     Ray(Ray, f64),
+    /// A sphere with its id.
+    Sphere {
+        /// The id as written.
+        id: i64,
+        /// Centre.
+        center: DVec3,
+        /// Radius (≥ 0).
+        radius: f64,
+    },
 }
 
 /// A reader that notes where its newlines are, so a record's byte offset maps to its true line
@@ -77,10 +89,13 @@ pub struct BatchReader {
     cols: Vec<usize>,
     optional: Option<usize>,
     len: u64,
+    /// The file line of each row of the last chunk.
+    lines: Vec<u64>,
 }
 
 const POINT_COLUMNS: [&str; 2] = ["x", "y"];
 const RAY_COLUMNS: [&str; 6] = ["ox", "oy", "oz", "dx", "dy", "dz"];
+const SPHERE_COLUMNS: [&str; 5] = ["id", "x", "y", "z", "radius"];
 
 impl BatchReader {
     /// Opens `path` and reads its header. The file may be a pipe (it is read once, in order).
@@ -105,6 +120,7 @@ impl BatchReader {
         let (required, optional): (&[&str], &str) = match kind {
             Batch::Points => (&POINT_COLUMNS, "z"),
             Batch::Rays => (&RAY_COLUMNS, "max_t"),
+            Batch::Spheres => (&SPHERE_COLUMNS, ""),
         };
         let (cols, optional) =
             find_columns(&header, required, optional).map_err(|m| IoError::line(path, 1, format!("header: {m}")))?;
@@ -118,6 +134,7 @@ impl BatchReader {
             cols,
             optional,
             len,
+            lines: Vec::new(),
         })
     }
 
@@ -136,6 +153,11 @@ impl BatchReader {
         self.len == 0
     }
 
+    /// The file line (1-based, the header being line 1) of each row of the last chunk.
+    pub fn lines(&self) -> &[u64] {
+        &self.lines
+    }
+
     /// Bytes read so far.
     pub fn position(&self) -> u64 {
         self.rdr.position().byte()
@@ -144,6 +166,7 @@ impl BatchReader {
     /// Appends up to `max` rows to `out` (cleared first); returns how many, 0 at the end.
     pub fn next_chunk(&mut self, out: &mut Vec<Query>, max: usize) -> Result<usize, IoError> {
         out.clear();
+        self.lines.clear();
         while out.len() < max {
             let more = self
                 .rdr
@@ -157,6 +180,7 @@ impl BatchReader {
             let line = self.line_at(self.rdr.position().byte().saturating_sub(1));
             let q = self.parse().map_err(|m| IoError::line(&self.path, line as usize, m))?;
             out.push(q);
+            self.lines.push(line);
         }
         Ok(out.len())
     }
@@ -203,6 +227,16 @@ impl BatchReader {
                 };
                 Ok(Query::Ray(ray, max_t))
             }
+            Batch::Spheres => {
+                let text = r.get(self.cols[0]).unwrap_or("");
+                let id = text.parse::<i64>().map_err(|_| format!("field 'id': '{}' is not an integer", quote(text)))?;
+                let v: Vec<f64> =
+                    (1..5).map(|k| field(r, self.cols[k], SPHERE_COLUMNS[k])).collect::<Result<_, _>>()?;
+                if v[3] < 0.0 {
+                    return Err(format!("field 'radius': {} is negative", v[3]));
+                }
+                Ok(Query::Sphere { id, center: DVec3::new(v[0], v[1], v[2]), radius: v[3] })
+            }
         }
     }
 }
@@ -236,7 +270,7 @@ fn find_columns(
         };
         cols.push(p);
     }
-    Ok((cols, pos(optional)))
+    Ok((cols, if optional.is_empty() { None } else { pos(optional) }))
 }
 
 /// The finite number in column `col` (named `name`) of a row.

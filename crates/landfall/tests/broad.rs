@@ -61,7 +61,8 @@ fn the_thesis_bound_is_one_level_short() {
 /// happen at every scale.
 fn objects(seed: u64, n: usize, centre: DVec2) -> Vec<(u64, DVec3, f64)> {
     let mut rng = SplitMix64::new(seed);
-    let clusters: Vec<DVec2> = (0..8).map(|_| centre + DVec2::new(rng.range(-3e3, 3e3), rng.range(-3e3, 3e3))).collect();
+    let clusters: Vec<DVec2> =
+        (0..8).map(|_| centre + DVec2::new(rng.range(-3e3, 3e3), rng.range(-3e3, 3e3))).collect();
     (0..n)
         .map(|k| {
             let r = 10f64.powf(rng.range(-2.0, 3.0));
