@@ -84,19 +84,26 @@ pub fn index(data: &[u8]) {
     }
 }
 
-/// A CSV batch of points (`x,y[,z]`) or rays (`ox,oy,oz,dx,dy,dz[,max_t]`), as `height` and
-/// `raycast` read it; the first byte picks which.
+/// A CSV batch of points (`x,y[,z]`), rays (`ox,oy,oz,dx,dy,dz[,max_t]`) or spheres
+/// (`id,x,y,z,radius`), as `height`, `raycast` and `proximity` read it; the first byte picks which.
 pub fn csv(data: &[u8]) {
     let Some((&kind, rest)) = data.split_first() else { return };
     let p = file("in.csv", rest);
-    let what = if kind & 1 == 0 { landfall_io::Batch::Points } else { landfall_io::Batch::Rays };
+    let what = [landfall_io::Batch::Points, landfall_io::Batch::Rays, landfall_io::Batch::Spheres][kind as usize % 3];
     if let Ok(mut r) = landfall_io::BatchReader::open(&p, what) {
         let mut rows = Vec::new();
+        let mut grid = landfall::broad::ProximityGrid::new(landfall::broad::Layout::Dual, 1.0);
         while let Ok(n) = r.next_chunk(&mut rows, 64) {
             if n == 0 {
                 break;
             }
+            for (k, q) in rows.iter().enumerate() {
+                if let landfall_io::Query::Sphere { center, radius, .. } = *q {
+                    let _ = grid.insert(k as u64 + grid.len() as u64 * 64, center, radius);
+                }
+            }
         }
+        grid.pairs(|_, _| {});
     }
 }
 
