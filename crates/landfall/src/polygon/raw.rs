@@ -44,7 +44,7 @@ pub struct Header {
     pub params: QuadtreeParams,
     /// Number of input polygons (ids handed out, including removed ones).
     pub polygons: u32,
-    /// How far edges are pushed outward ([`EDGE_SLACK`] × the input's extent), in local units.
+    /// How far edges are pushed outward (10⁻¹² × the input's extent), in local units.
     pub slack: f64,
 }
 

@@ -199,22 +199,22 @@ impl PolygonTerrain {
         lit
     }
 
-    /// [`PolygonTerrain::top_surface`] for many points, in parallel (see [`BATCH_LANES`]).
+    /// [`PolygonTerrain::top_surface`] for many points, in parallel, 16 queries in flight per thread.
     pub fn top_surfaces(&self, points: &[DVec3]) -> Vec<Option<SurfacePoint>> {
         self.batch(points, None, |leaf, p, l| self.pick_in(leaf, p, l, Pick::Top))
     }
 
-    /// [`PolygonTerrain::floor_below`] for many points, in parallel (see [`BATCH_LANES`]).
+    /// [`PolygonTerrain::floor_below`] for many points, in parallel, 16 queries in flight per thread.
     pub fn floors_below(&self, points: &[DVec3]) -> Vec<Option<SurfacePoint>> {
         self.batch(points, None, |leaf, p, l| self.pick_in(leaf, p, l, Pick::Floor))
     }
 
-    /// [`PolygonTerrain::ceiling_above`] for many points, in parallel (see [`BATCH_LANES`]).
+    /// [`PolygonTerrain::ceiling_above`] for many points, in parallel, 16 queries in flight per thread.
     pub fn ceilings_above(&self, points: &[DVec3]) -> Vec<Option<SurfacePoint>> {
         self.batch(points, None, |leaf, p, l| self.pick_in(leaf, p, l, Pick::Ceiling))
     }
 
-    /// [`PolygonTerrain::contains`] for many points, in parallel (see [`BATCH_LANES`]).
+    /// [`PolygonTerrain::contains`] for many points, in parallel, 16 queries in flight per thread.
     pub fn contains_batch(&self, points: &[DVec3]) -> Vec<bool> {
         self.batch(points, false, |leaf, p, l| {
             self.pick_in(leaf, p, l, Pick::Floor).is_some() && self.pick_in(leaf, p, l, Pick::Ceiling).is_some()
