@@ -43,7 +43,7 @@ fn modules(src: &Path) -> BTreeMap<Module, String> {
 
 /// `a::b::{c, d::{e, f}}` as the paths it names.
 fn expand(path: &str) -> Vec<String> {
-    let Some(open) = path.find('{') else { return vec![path.to_string()] };
+    let Some(open) = path.find('{').filter(|_| path.ends_with('}')) else { return vec![path.to_string()] };
     let (base, inner) = (&path[..open], &path[open + 1..path.len() - 1]);
     let (mut parts, mut depth, mut cur) = (Vec::new(), 0, String::new());
     for ch in inner.chars() {
@@ -65,14 +65,18 @@ fn expand(path: &str) -> Vec<String> {
 /// Paths a module's code names (from `use` items and inline `crate::`/`super::` paths).
 fn paths(code: &str) -> Vec<String> {
     let mut out = Vec::new();
-    let mut rest = code;
-    while let Some(i) = rest.find("use ") {
-        let ok = i == 0 || !rest.as_bytes()[i - 1].is_ascii_alphanumeric() && rest.as_bytes()[i - 1] != b'_';
-        rest = &rest[i + 4..];
-        if let (true, Some(end)) = (ok, rest.find(';')) {
-            let p: String = rest[..end].chars().filter(|c| !c.is_whitespace()).collect();
-            out.extend(expand(&p));
+    let mut offset = 0;
+    for line in code.split_inclusive('\n') {
+        let t = line.trim_start();
+        let t = ["pub(crate) ", "pub(super) ", "pub "].iter().fold(t, |t, p| t.strip_prefix(p).unwrap_or(t));
+        if let Some(rest) = t.strip_prefix("use ") {
+            let start = offset + (line.len() - rest.len());
+            if let Some(end) = code[start..].find(';') {
+                let p: String = code[start..start + end].chars().filter(|c| !c.is_whitespace()).collect();
+                out.extend(expand(&p));
+            }
         }
+        offset += line.len();
     }
     for start in ["crate::", "super::"] {
         let mut rest = code;
