@@ -26,7 +26,7 @@
 //!
 //! let mut grid = ProximityGrid::new(Layout::Dual, 1.0);
 //! grid.insert(1, DVec3::new(0.0, 0.0, 0.0), 0.05).unwrap(); // a flea
-//! grid.insert(2, DVec3::new(0.5, 0.0, 0.3), 0.5).unwrap(); // a dog
+//! grid.insert(2, DVec3::new(0.3, 0.0, 0.2), 0.5).unwrap(); // a dog
 //! grid.insert(3, DVec3::new(900.0, 0.0, 0.0), 40.0).unwrap(); // a house far away
 //! let mut pairs = Vec::new();
 //! grid.pairs(|a, b| pairs.push((a.min(b), a.max(b))));
