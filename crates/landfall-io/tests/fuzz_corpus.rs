@@ -1,21 +1,27 @@
-//! Replays the committed fuzz corpora (`fuzz/corpus/<target>/`) through the fuzz targets' own code
-//! on stable Rust, so every input the fuzzers kept (and every crash they once found) stays a
-//! regression test in `cargo test`.
+//! Replays the committed fuzz corpora (`fuzz/corpus/<target>/`) and findings
+//! (`fuzz/regressions/<target>/`) through the fuzz targets' own code on stable Rust, so every input
+//! the fuzzers kept and every crash they once found stays a regression test in `cargo test`.
 
 #[path = "fuzz_targets/mod.rs"]
 mod fuzz_targets;
 
 use std::path::PathBuf;
 
-/// Every file of one target's corpus, through `run`; at least one must exist.
+/// Every file of one target's corpus, and of its findings kept in `fuzz/regressions/<target>/`
+/// (which a corpus minimisation would drop once they are fixed), through `run`; at least one
+/// corpus file must exist.
 fn replay(target: &str, run: impl Fn(&[u8])) {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus").join(target);
+    let fuzz = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz");
+    let dir = fuzz.join("corpus").join(target);
     let mut n = 0;
     for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
         let path = entry.unwrap().path();
         let data = std::fs::read(&path).unwrap();
         run(&data);
         n += 1;
+    }
+    for entry in std::fs::read_dir(fuzz.join("regressions").join(target)).into_iter().flatten() {
+        run(&std::fs::read(entry.unwrap().path()).unwrap());
     }
     let _ = std::fs::remove_dir_all(fuzz_targets::scratch());
     assert!(n > 0, "{}: empty corpus", dir.display());
