@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Runs every fuzz target for N seconds (default 60), JOBS at a time (default 2), then minimises each
 # corpus in place. Needs the nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`).
-# Findings land in fuzz/artifacts/<target>/; replay one with `cargo +nightly fuzz run <target> <file>`.
+# Findings land in fuzz/artifacts/<target>/; replay one with `cargo +nightly fuzz run <target> <file>`,
+# and once fixed keep it in fuzz/regressions/<target>/ (minimisation drops it from the corpus).
+# `cargo fuzz run` rebuilds when the sources change: run this on a checkout nobody edits meanwhile
+# (a clone whose fuzz/corpus is a link to this one's), or a half-made edit stops every target.
 #   fuzz/run.sh 600          # ten minutes per target
 #   TARGETS="npy csv" fuzz/run.sh 30
 set -euo pipefail
