@@ -1,0 +1,113 @@
+//! Multi-scale proximity: the dual quad-tree (`landfall`) beside Mirtich's hierarchical spatial hash
+//! (`mirtich`, the same structure with the quad-tree's own cells), on the same objects in the same
+//! run. Peers still missing: a uniform grid and rapier3d's broad phase.
+//!
+//! - `broad_frame/.../random100k`: 100,000 spheres of diameters 0.01–1,000 m (log-uniform) over a
+//!   100 km square, each moving a random 0–2 % of its size per frame; one frame = every move, then
+//!   every overlapping pair.
+//! - `broad_frame/.../crowd10k`: 10,000 walkers of 0.5 m crossing the origin back and forth at 1.5 m/s
+//!   (60 frames per second), the layouts' worst boundary for Mirtich's; the cells entered and left
+//!   per frame are printed.
+//!
+//! `cargo bench -p landfall-bench --bench broad`
+
+use criterion::{criterion_group, BenchmarkId, Criterion};
+use glam::DVec3;
+use landfall::broad::{Layout, ProximityGrid};
+use landfall::rng::SplitMix64;
+use landfall_bench::report::print_ratios;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// A scene: objects (id, centre, radius) and how far each may move per frame.
+struct Scene {
+    objects: Vec<(u64, DVec3, f64)>,
+    step: Vec<DVec3>,
+    /// Crowd: walkers turn back at ±this x.
+    turn: Option<f64>,
+}
+
+fn random100k() -> Scene {
+    let mut rng = SplitMix64::new(55);
+    let objects: Vec<(u64, DVec3, f64)> = (0..100_000u64)
+        .map(|k| {
+            let r = 10f64.powf(rng.range(-2.0, 3.0)) / 2.0;
+            (k, DVec3::new(rng.range(-5e4, 5e4), rng.range(-5e4, 5e4), rng.range(0.0, 10.0)), r)
+        })
+        .collect();
+    let step = objects
+        .iter()
+        .map(|&(_, _, r)| DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), 0.0) * (0.04 * r * rng.uniform()))
+        .collect();
+    Scene { objects, step, turn: None }
+}
+
+fn crowd10k() -> Scene {
+    let mut rng = SplitMix64::new(56);
+    let objects: Vec<(u64, DVec3, f64)> =
+        (0..10_000u64).map(|k| (k, DVec3::new(rng.range(-30.0, 30.0), rng.range(-200.0, 200.0), 0.9), 0.25)).collect();
+    let step =
+        objects.iter().map(|_| DVec3::new(if rng.uniform() < 0.5 { 1.5 } else { -1.5 } / 60.0, 0.0, 0.0)).collect();
+    Scene { objects, step, turn: Some(30.0) }
+}
+
+/// Runs `frames` frames of `scene` on `grid`, returns the time and the pairs found in the last.
+fn run(grid: &mut ProximityGrid, scene: &mut Scene, frames: u64) -> (Duration, usize) {
+    let mut pairs = 0;
+    let start = Instant::now();
+    for _ in 0..frames {
+        for (k, o) in scene.objects.iter_mut().enumerate() {
+            let mut p = o.1 + scene.step[k];
+            if let Some(turn) = scene.turn {
+                if p.x.abs() > turn {
+                    scene.step[k].x = -scene.step[k].x;
+                    p = o.1 + scene.step[k];
+                }
+            }
+            o.1 = p;
+            grid.update(o.0, p, o.2).expect("inside the grid");
+        }
+        pairs = 0;
+        grid.pairs(|_, _| pairs += 1);
+    }
+    (start.elapsed(), black_box(pairs))
+}
+
+fn layouts() -> [(&'static str, Layout); 2] {
+    [("landfall", Layout::Dual), ("mirtich", Layout::Primal)]
+}
+
+fn frames(c: &mut Criterion) {
+    let mut g = c.benchmark_group("broad_frame");
+    for (name, make) in [("random100k", random100k as fn() -> Scene), ("crowd10k", crowd10k)] {
+        for (label, layout) in layouts() {
+            let mut scene = make();
+            let mut grid = ProximityGrid::new(layout, 1.0);
+            for &(id, c, r) in &scene.objects {
+                grid.insert(id, c, r).unwrap();
+            }
+            // Cells entered and left per frame, over 600 frames (10 s), after one frame to settle.
+            run(&mut grid, &mut scene, 1);
+            let before = grid.cell_changes();
+            let (_, pairs) = run(&mut grid, &mut scene, if name == "crowd10k" { 600 } else { 20 });
+            let per = (grid.cell_changes() - before) as f64 / if name == "crowd10k" { 600.0 } else { 20.0 };
+            println!("{name}/{label}: {per:.1} cell changes per frame, {pairs} pairs, {} cells", grid.occupied_cells());
+            g.bench_function(BenchmarkId::new(label, name), |b| {
+                b.iter_custom(|iters| run(&mut grid, &mut scene, iters).0)
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = landfall_bench::report::criterion().sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(5));
+    targets = frames
+}
+
+fn main() {
+    benches();
+    landfall_bench::report::criterion().configure_from_args().final_summary();
+    print_ratios("broad_frame", &["mirtich"], &["random100k".to_string(), "crowd10k".to_string()]);
+}
