@@ -50,10 +50,12 @@ fn main() -> anyhow::Result<()> {
         .collect();
     std::fs::create_dir_all("landfall-out")?;
     let path = Path::new("landfall-out/shadows.png");
-    let mut enc = png::Encoder::new(std::io::BufWriter::new(std::fs::File::create(path)?), w, h);
+    let mut file = landfall_io::OutputFile::create(path)?;
+    let mut enc = png::Encoder::new(std::io::BufWriter::new(&mut file), w, h);
     enc.set_color(png::ColorType::Rgb);
     enc.set_depth(png::BitDepth::Eight);
     enc.write_header()?.write_image_data(pixels.as_flattened())?;
+    file.commit()?;
     println!("wrote {} ({w}×{h} pixels, {} faces, sun travelling along {sun:.2})", path.display(), ground.face_count());
     Ok(())
 }
