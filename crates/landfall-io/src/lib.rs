@@ -16,7 +16,12 @@
 //! transforms applied) through [`read_mesh`]; built QOTA quadtrees go to and come from index files
 //! ([`write_index`], [`open_index`]), which load zero-copy by memory-mapping.
 //!
-//! Every error names the file, and the line or field that is wrong.
+//! CSV batches of points, rays and spheres are read in bounded chunks by [`BatchReader`].
+//!
+//! Every error names the file, and the line or field that is wrong. Readers open regular files only
+//! and check every size a file declares against [`Limits`] before allocating; writers go through
+//! [`OutputFile`] (a temporary file renamed into place when complete), so a failed or interrupted
+//! write leaves the old file whole (`docs/robustness.md`).
 
 mod asc;
 mod batch;
