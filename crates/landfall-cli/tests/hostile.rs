@@ -205,6 +205,24 @@ fn non_regular_terrain_files_are_refused_at_once() {
     }
 }
 
+/// A CSV batch from a device is refused, and one line longer than 1 MiB stops the read (a stream
+/// without newlines would otherwise be buffered whole by the csv reader).
+#[cfg(unix)]
+#[test]
+fn unbounded_csv_streams_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let t = terrain(d.path());
+    let out = d.path().join("o.csv");
+    let e = refused(&["height", s(&t), "--points", "/dev/zero", "--out", s(&out)]);
+    assert!(e.contains("device"), "{e}");
+    let long = d.path().join("long.csv");
+    std::fs::write(&long, format!("x,y\n{}\n", "1".repeat(3 << 20))).unwrap();
+    let e = refused(&["height", s(&t), "--points", s(&long), "--out", s(&out)]);
+    assert!(e.contains("longer than"), "{e}");
+    let e = refused(&["proximity", "--objects", s(&long), "--out", s(&out)]);
+    assert!(e.contains("longer than") || e.contains("missing column"), "{e}");
+}
+
 /// Sizes a file declares are checked against --max-samples before anything is allocated.
 #[test]
 fn declared_sizes_beyond_the_limit_are_refused() {

@@ -51,7 +51,13 @@ struct LineIndex<R> {
     inner: R,
     offset: u64,
     newlines: Rc<RefCell<VecDeque<u64>>>,
+    /// Offset of the last newline seen (or the start).
+    line_start: u64,
 }
+
+/// Longest line a batch may hold: a row of numbers is far shorter, and the csv reader buffers a
+/// whole record, so a stream without newlines (`/dev/zero`, a binary file) must stop here.
+pub const MAX_LINE_BYTES: u64 = 1 << 20;
 
 impl<R: Read> Read for LineIndex<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
@@ -59,8 +65,15 @@ impl<R: Read> Read for LineIndex<R> {
         let mut nl = self.newlines.borrow_mut();
         for (k, _) in buf[..n].iter().enumerate().filter(|(_, &b)| b == b'\n') {
             nl.push_back(self.offset + k as u64);
+            self.line_start = self.offset + k as u64;
         }
         self.offset += n as u64;
+        if self.offset - self.line_start > MAX_LINE_BYTES {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("a line longer than {MAX_LINE_BYTES} bytes (not a CSV batch?)"),
+            ));
+        }
         Ok(n)
     }
 }
@@ -105,13 +118,21 @@ impl BatchReader {
         if meta.is_dir() {
             return Err(IoError::format(path, "is a directory, not a CSV file"));
         }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileTypeExt;
+            let t = meta.file_type();
+            if t.is_char_device() || t.is_block_device() || t.is_socket() {
+                return Err(IoError::format(path, "is a device or a socket; a CSV batch is a regular file or a pipe"));
+            }
+        }
         let len = if meta.is_file() { meta.len() } else { 0 };
         Self::from_reader(path, Box::new(file), len, kind)
     }
 
     fn from_reader(path: &Path, input: Box<dyn Read + Send>, len: u64, kind: Batch) -> Result<Self, IoError> {
         let newlines = Rc::new(RefCell::new(VecDeque::new()));
-        let counted = LineIndex { inner: BufReader::new(input), offset: 0, newlines: newlines.clone() };
+        let counted = LineIndex { inner: BufReader::new(input), offset: 0, newlines: newlines.clone(), line_start: 0 };
         let mut rdr = csv::ReaderBuilder::new().flexible(true).trim(csv::Trim::All).from_reader(counted);
         let header = rdr
             .headers()

@@ -37,7 +37,7 @@ mod png_raster;
 mod raster;
 mod tif;
 
-pub use batch::{Batch, BatchReader, Query};
+pub use batch::{Batch, BatchReader, Query, MAX_LINE_BYTES};
 pub use error::{quote, IoError};
 pub use input::{Limits, DEFAULT_MAX_SAMPLES};
 pub use load::{load_heightfield, read_raster, read_raster_with, LoadOptions, Loaded};
