@@ -90,12 +90,7 @@ fn main() -> anyhow::Result<()> {
     }
     std::fs::create_dir_all("landfall-out")?;
     let path = Path::new("landfall-out/dual-quadtree.png");
-    let mut file = landfall_io::OutputFile::create(path)?;
-    let mut enc = png::Encoder::new(std::io::BufWriter::new(&mut file), w, h);
-    enc.set_color(png::ColorType::Rgb);
-    enc.set_depth(png::BitDepth::Eight);
-    enc.write_header()?.write_image_data(&px)?;
-    file.commit()?;
+    landfall_io::write_png_rgb(path, w, h, &px)?;
     let _ = std::io::stdout().flush();
     println!("wrote {}", path.display());
     Ok(())

@@ -50,12 +50,7 @@ fn main() -> anyhow::Result<()> {
         .collect();
     std::fs::create_dir_all("landfall-out")?;
     let path = Path::new("landfall-out/shadows.png");
-    let mut file = landfall_io::OutputFile::create(path)?;
-    let mut enc = png::Encoder::new(std::io::BufWriter::new(&mut file), w, h);
-    enc.set_color(png::ColorType::Rgb);
-    enc.set_depth(png::BitDepth::Eight);
-    enc.write_header()?.write_image_data(pixels.as_flattened())?;
-    file.commit()?;
+    landfall_io::write_png_rgb(path, w, h, pixels.as_flattened())?;
     println!("wrote {} ({w}×{h} pixels, {} faces, sun travelling along {sun:.2})", path.display(), ground.face_count());
     Ok(())
 }

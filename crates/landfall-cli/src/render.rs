@@ -161,18 +161,10 @@ pub fn render(hf: &dyn Terrain, cam: &Camera, w: u32, h: u32, haze: f64) -> (Vec
     (px, n_hit, n_shadow)
 }
 
-/// Writes an RGB8 PNG.
+/// Writes an RGB8 PNG, creating its directory.
 pub fn write_png(path: &Path, w: u32, h: u32, rgb: &[u8]) -> Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
     }
-    let mut file = landfall_io::OutputFile::create(path)?;
-    let mut enc = png::Encoder::new(std::io::BufWriter::new(&mut file), w, h);
-    enc.set_color(png::ColorType::Rgb);
-    enc.set_depth(png::BitDepth::Eight);
-    let mut wr = enc.write_header().with_context(|| format!("{}: cannot write", path.display()))?;
-    wr.write_image_data(rgb).with_context(|| format!("{}: cannot write", path.display()))?;
-    wr.finish().with_context(|| format!("{}: cannot write", path.display()))?;
-    file.commit()?;
-    Ok(())
+    Ok(landfall_io::write_png_rgb(path, w, h, rgb)?)
 }

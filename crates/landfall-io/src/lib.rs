@@ -58,3 +58,4 @@ pub fn extension(path: &Path) -> String {
 }
 
 pub use npy::{write_npy, write_npy_matrix, NpyElement};
+pub use png_raster::write_png_rgb;
