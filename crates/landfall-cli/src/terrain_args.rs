@@ -177,12 +177,7 @@ impl TerrainArgs {
         if meta.is_dir() {
             bail!("{}: is a directory, not a terrain file", self.path.display());
         }
-        if !meta.is_file() {
-            bail!(
-                "{}: is not a regular file (a FIFO, a device or a socket); terrain files must be regular files",
-                self.path.display()
-            );
-        }
+
         if is_index(&self.path) {
             for (given, name) in [
                 (self.spacing.is_some(), "--spacing"),

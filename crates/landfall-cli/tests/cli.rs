@@ -1,23 +1,9 @@
 //! The CLI contract: CSV headers and rows, placement options, errors naming line and field.
 
+mod common;
+
+use common::{fails, ok, rows, s};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn landfall(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_landfall")).args(args).output().expect("runs")
-}
-
-fn ok(args: &[&str]) -> String {
-    let o = landfall(args);
-    assert!(o.status.success(), "landfall {args:?} failed: {}", String::from_utf8_lossy(&o.stderr));
-    String::from_utf8(o.stdout).unwrap()
-}
-
-fn fails(args: &[&str]) -> String {
-    let o = landfall(args);
-    assert!(!o.status.success(), "landfall {args:?} should fail");
-    String::from_utf8(o.stderr).unwrap()
-}
 
 /// A 4×3 ESRI grid, 10 m cells, lower-left sample centre at (1000, 2000), a hole at the north-east.
 fn terrain(dir: &Path) -> PathBuf {
@@ -29,14 +15,6 @@ fn terrain(dir: &Path) -> PathBuf {
     )
     .unwrap();
     p
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-fn rows(path: &Path) -> Vec<String> {
-    std::fs::read_to_string(path).unwrap().lines().map(str::to_string).collect()
 }
 
 #[test]

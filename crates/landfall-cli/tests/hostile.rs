@@ -1,13 +1,12 @@
 //! Hostile input and interruptions, each case as a user met it: a clear error (exit status 1, never a
 //! panic's 101 or a signal), no hang, no memory bomb, and the user's files intact.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+mod common;
 
-fn landfall(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_landfall")).args(args).output().expect("runs")
-}
+use common::{entries, landfall, ok, s};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 /// Runs `landfall` and expects a clean error: exit status 1 and a message on standard error.
 fn refused(args: &[&str]) -> String {
@@ -17,16 +16,6 @@ fn refused(args: &[&str]) -> String {
     assert!(err.starts_with("landfall: error:"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
     err
-}
-
-fn ok(args: &[&str]) -> String {
-    let o = landfall(args);
-    assert!(o.status.success(), "landfall {args:?} failed: {}", String::from_utf8_lossy(&o.stderr));
-    String::from_utf8(o.stdout).unwrap()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 fn terrain(dir: &Path) -> PathBuf {
@@ -145,7 +134,7 @@ fn a_failed_run_keeps_the_old_output() {
     std::fs::write(&pts, "x,y\n0.5,0.5\nnan,1\n").unwrap();
     assert!(refused(&["height", s(&t), "--points", s(&pts), "--out", s(&out)]).contains("line 3"));
     assert_eq!(std::fs::read_to_string(&out).unwrap(), good);
-    let names: Vec<_> = std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    let names = entries(d.path());
     assert_eq!(names.len(), 3, "{names:?}");
 }
 
@@ -179,7 +168,7 @@ fn an_interrupted_run_keeps_the_old_output() {
         } else {
             assert_eq!(std::fs::read_to_string(&out).unwrap(), "old,complete\n", "after SIG{signal}");
         }
-        let names: Vec<_> = std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let names = entries(d.path());
         assert_eq!(names.len(), 3, "after SIG{signal}: {names:?}");
     }
 }

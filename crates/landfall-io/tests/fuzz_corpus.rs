@@ -27,62 +27,29 @@ fn replay(target: &str, run: impl Fn(&[u8])) {
     assert!(n > 0, "{}: empty corpus", dir.display());
 }
 
-#[test]
-fn npy() {
-    replay("npy", |d| fuzz_targets::raster("npy", d));
+/// One test per target: `name => what the target does with an input`.
+macro_rules! replay_tests {
+    ($($name:ident => $run:expr),* $(,)?) => {
+        $(
+            #[test]
+            fn $name() {
+                replay(stringify!($name), $run);
+            }
+        )*
+    };
 }
 
-#[test]
-fn npz() {
-    replay("npz", |d| fuzz_targets::raster("npz", d));
-}
-
-#[test]
-fn asc() {
-    replay("asc", |d| fuzz_targets::raster("asc", d));
-}
-
-#[test]
-fn png() {
-    replay("png", |d| fuzz_targets::raster("png", d));
-}
-
-#[test]
-fn tiff() {
-    replay("tiff", |d| fuzz_targets::raster("tif", d));
-}
-
-#[test]
-fn obj() {
-    replay("obj", |d| fuzz_targets::mesh("obj", d));
-}
-
-#[test]
-fn gltf() {
-    replay("gltf", |d| fuzz_targets::mesh("gltf", d));
-}
-
-#[test]
-fn glb() {
-    replay("glb", |d| fuzz_targets::mesh("glb", d));
-}
-
-#[test]
-fn index() {
-    replay("index", fuzz_targets::index);
-}
-
-#[test]
-fn csv() {
-    replay("csv", fuzz_targets::csv);
-}
-
-#[test]
-fn heightfield() {
-    replay("heightfield", fuzz_targets::heightfield);
-}
-
-#[test]
-fn polygons() {
-    replay("polygons", fuzz_targets::polygons);
+replay_tests! {
+    npy => |d| fuzz_targets::raster("npy", d),
+    npz => |d| fuzz_targets::raster("npz", d),
+    asc => |d| fuzz_targets::raster("asc", d),
+    png => |d| fuzz_targets::raster("png", d),
+    tiff => |d| fuzz_targets::raster("tif", d),
+    obj => |d| fuzz_targets::mesh("obj", d),
+    gltf => |d| fuzz_targets::mesh("gltf", d),
+    glb => |d| fuzz_targets::mesh("glb", d),
+    index => fuzz_targets::index,
+    csv => fuzz_targets::csv,
+    heightfield => fuzz_targets::heightfield,
+    polygons => fuzz_targets::polygons,
 }
