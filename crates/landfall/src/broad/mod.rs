@@ -131,7 +131,8 @@ pub struct ProximityGrid {
 
 impl ProximityGrid {
     /// An empty grid of the given layout whose level-0 cells are `unit` wide (any positive width:
-    /// levels run below and above 0 as the objects need). Panics never: a bad unit is replaced by 1.
+    /// levels run below and above 0 as the objects need); a unit that is not finite and positive is
+    /// taken as 1.
     pub fn new(layout: Layout, unit: f64) -> Self {
         let unit = if unit.is_finite() && unit > 0.0 { unit } else { 1.0 };
         Self {
