@@ -14,6 +14,7 @@ macro_rules! say {
 mod build;
 mod csv_batch;
 mod demo;
+mod events;
 mod info;
 mod proximity;
 mod render;
@@ -148,6 +149,9 @@ enum Command {
         #[arg(long, value_name = "PAIRS.csv")]
         out: PathBuf,
     },
+    /// Event-driven simulations: behaviours exact between events, events in time order.
+    #[command(subcommand)]
+    Events(events::EventsCommand),
 }
 
 fn main() {
@@ -160,6 +164,7 @@ fn main() {
         Command::Demo(args) => demo::run(&args),
         Command::World(args) => world::run(&args),
         Command::Proximity { objects, out } => proximity::run(&objects, &out),
+        Command::Events(cmd) => events::run(&cmd),
     };
     if let Err(e) = result {
         eprintln!("landfall: error: {e:#}");

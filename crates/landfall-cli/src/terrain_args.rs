@@ -122,7 +122,7 @@ impl LoadedTerrain {
     }
 }
 
-fn numbers<const N: usize>(opt: &str, text: &str) -> Result<[f64; N]> {
+pub(crate) fn numbers<const N: usize>(opt: &str, text: &str) -> Result<[f64; N]> {
     let v: Vec<f64> = text
         .split(',')
         .map(|s| s.trim().parse::<f64>().ok().filter(|v| v.is_finite()))

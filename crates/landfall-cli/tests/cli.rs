@@ -428,3 +428,95 @@ fn proximity_bad_input_names_line_and_field() {
         assert_eq!(std::fs::read_to_string(&out).unwrap(), "old", "the old output stays");
     }
 }
+
+/// `events line`: the collisions of a small case worked by hand, wall codes, the final state, and
+/// events at exactly T.
+#[test]
+fn events_line_lists_collisions_in_time_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let (input, out, fin) = (dir.path().join("b.csv"), dir.path().join("e.csv"), dir.path().join("f.csv"));
+    // Row 0 at 1 moving right meets row 1 (mass 2) at t = 0.5; row 2 sits still on the left.
+    std::fs::write(&input, "x,v,r,m\n1,1,0.5,1\n3,-1,0.5,2\n-2,0,0.25,1\n").unwrap();
+    ok(&[
+        "events",
+        "line",
+        "--balls",
+        s(&input),
+        "--walls",
+        "-5,5",
+        "--until",
+        "8",
+        "--out",
+        s(&out),
+        "--final",
+        s(&fin),
+    ]);
+    let r = rows(&out);
+    assert_eq!(r[0], "t,a,b");
+    let ev: Vec<(f64, i64, i64)> = r[1..]
+        .iter()
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[0].parse().unwrap(), f[1].parse().unwrap(), f[2].parse().unwrap())
+        })
+        .collect();
+    // After 0.5: v0 = −5/3, v1 = 1/3. Row 0 meets row 2 (at −2, r 0.25) when its left edge, at
+    // 1 − (5/3)(t − 0.5), reaches −1.75: t = 0.5 + 2.75·3/5 = 2.15.
+    let want = [(0.5, 0, 1), (2.15, 0, 2)];
+    for (g, w) in ev.iter().zip(&want) {
+        assert!((g.0 - w.0).abs() < 1e-12 && (g.1, g.2) == (w.1, w.2), "{g:?} vs {w:?}");
+    }
+    assert!(ev.windows(2).all(|w| w[0].0 <= w[1].0), "time order");
+    assert!(ev.iter().all(|e| e.0 <= 8.0 && (e.2 == -1 || e.2 == -2 || e.1 < e.2)));
+    assert!(ev.iter().any(|e| e.2 == -1) && ev.iter().any(|e| e.2 == -2), "both walls are hit");
+    let f = rows(&fin);
+    assert_eq!(f[0], "x,v");
+    assert_eq!(f.len(), 4);
+    // Momentum changes only at the walls, energy never.
+    let st: Vec<(f64, f64)> = f[1..]
+        .iter()
+        .map(|l| {
+            let (x, v) = l.split_once(',').unwrap();
+            (x.parse().unwrap(), v.parse().unwrap())
+        })
+        .collect();
+    let m = [1.0, 2.0, 1.0];
+    let energy: f64 = st.iter().zip(m).map(|((_, v), m)| 0.5 * m * v * v).sum();
+    assert!((energy - 1.5).abs() < 1e-12, "energy {energy}");
+    assert!(st.iter().all(|(x, _)| (-5.0..=5.0).contains(x)));
+
+    // A ball reaching a wall at exactly T is listed.
+    std::fs::write(&input, "x,v,r,m\n0,1,1,1\n").unwrap();
+    ok(&["events", "line", "--balls", s(&input), "--walls", "-5,5", "--until", "4", "--out", s(&out)]);
+    assert_eq!(rows(&out), ["t,a,b", "4,0,-2"]);
+    // Touching balls at rest: nothing happens.
+    std::fs::write(&input, "x,v,r,m\n0,0,1,1\n2,0,1,1\n").unwrap();
+    ok(&["events", "line", "--balls", s(&input), "--walls", "-1,3", "--until", "100", "--out", s(&out)]);
+    assert_eq!(rows(&out), ["t,a,b"]);
+}
+
+#[test]
+fn events_line_bad_input_names_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let (input, out) = (dir.path().join("b.csv"), dir.path().join("e.csv"));
+    std::fs::write(&out, "keep me").unwrap();
+    let cases: [(&str, &str); 6] = [
+        ("x,v,r,m\n0,0,1,1\n1.5,0,1,1\n", "lines 2 and 3"),
+        ("x,v,r,m\n0,0,1,1\n4.5,0,1,1\n", "line 3"),
+        ("x,v,r,m\n0,0,1,1\n2,0,-1,1\n", "line 3: field 'r'"),
+        ("x,v,r,m\n0,0,1,1\n\n3,x,0.5,1\n", "line 4: field 'v'"),
+        ("x,v,r,m\n0,0,1,0\n", "line 2: field 'm'"),
+        ("x,v,r\n0,0,1\n", "missing column 'm'"),
+    ];
+    for (text, named) in cases {
+        std::fs::write(&input, text).unwrap();
+        let e = fails(&["events", "line", "--balls", s(&input), "--walls", "-5,5", "--until", "1", "--out", s(&out)]);
+        assert!(e.contains(named), "{text:?}: {e}");
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "keep me");
+    }
+    std::fs::write(&input, "x,v,r,m\n0,0,1,1\n").unwrap();
+    for (walls, until) in [("5,-5", "1"), ("1", "1"), ("-5,5", "-1"), ("-5,5", "nan")] {
+        fails(&["events", "line", "--balls", s(&input), "--walls", walls, "--until", until, "--out", s(&out)]);
+    }
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "keep me");
+}

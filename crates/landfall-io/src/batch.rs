@@ -1,5 +1,5 @@
-//! CSV batches of queries: points (`x,y` or `x,y,z`), rays (`ox,oy,oz,dx,dy,dz[,max_t]`) and
-//! spheres (`id,x,y,z,radius`), read in
+//! CSV batches of queries: points (`x,y` or `x,y,z`), rays (`ox,oy,oz,dx,dy,dz[,max_t]`),
+//! spheres (`id,x,y,z,radius`) and balls on a line (`x,v,r,m`), read in
 //! chunks so that memory stays bounded whatever the file size, every bad row an error that names
 //! the file, the line (the header is line 1) and the field.
 //!
@@ -25,6 +25,8 @@ pub enum Batch {
     Rays,
     /// Spheres: columns `id,x,y,z,radius` (an integer id, a radius ≥ 0).
     Spheres,
+    /// Balls on a line: columns `x,v,r,m` (centre, velocity, radius ≥ 0, mass > 0).
+    LineBalls,
 }
 
 /// One row of a batch.
@@ -42,6 +44,17 @@ pub enum Query {
         center: DVec3,
         /// Radius (≥ 0).
         radius: f64,
+    },
+    /// A ball on a line.
+    LineBall {
+        /// Centre.
+        x: f64,
+        /// Velocity.
+        v: f64,
+        /// Radius (≥ 0).
+        r: f64,
+        /// Mass (> 0).
+        m: f64,
     },
 }
 
@@ -109,6 +122,7 @@ pub struct BatchReader {
 const POINT_COLUMNS: [&str; 2] = ["x", "y"];
 const RAY_COLUMNS: [&str; 6] = ["ox", "oy", "oz", "dx", "dy", "dz"];
 const SPHERE_COLUMNS: [&str; 5] = ["id", "x", "y", "z", "radius"];
+const LINE_BALL_COLUMNS: [&str; 4] = ["x", "v", "r", "m"];
 
 impl BatchReader {
     /// Opens `path` and reads its header. The file may be a pipe (it is read once, in order).
@@ -142,6 +156,7 @@ impl BatchReader {
             Batch::Points => (&POINT_COLUMNS, "z"),
             Batch::Rays => (&RAY_COLUMNS, "max_t"),
             Batch::Spheres => (&SPHERE_COLUMNS, ""),
+            Batch::LineBalls => (&LINE_BALL_COLUMNS, ""),
         };
         let (cols, optional) =
             find_columns(&header, required, optional).map_err(|m| IoError::line(path, 1, format!("header: {m}")))?;
@@ -257,6 +272,19 @@ impl BatchReader {
                     return Err(format!("field 'radius': {} is negative", v[3]));
                 }
                 Ok(Query::Sphere { id, center: DVec3::new(v[0], v[1], v[2]), radius: v[3] })
+            }
+            Batch::LineBalls => {
+                let mut v = [0.0; 4];
+                for k in 0..4 {
+                    v[k] = field(r, self.cols[k], LINE_BALL_COLUMNS[k])?;
+                }
+                if v[2] < 0.0 {
+                    return Err(format!("field 'r': {} is negative", v[2]));
+                }
+                if v[3] <= 0.0 {
+                    return Err(format!("field 'm': {} is not positive", v[3]));
+                }
+                Ok(Query::LineBall { x: v[0], v: v[1], r: v[2], m: v[3] })
             }
         }
     }

@@ -33,6 +33,7 @@
 
 pub mod broad;
 pub mod collide;
+pub mod events;
 pub mod flat;
 pub mod frame;
 pub mod geom;
