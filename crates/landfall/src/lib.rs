@@ -44,6 +44,7 @@ pub mod polygon;
 pub mod rng;
 pub mod terrain;
 pub mod terrain_set;
+pub mod viewshed;
 pub mod world;
 
 pub use collide::Groups;

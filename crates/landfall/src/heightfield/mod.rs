@@ -12,7 +12,7 @@
 
 #[cfg(any(test, feature = "bench-support"))]
 mod baseline;
-mod cell;
+pub(crate) mod cell;
 mod edit;
 mod pyramid;
 mod raycast;

@@ -1,0 +1,339 @@
+//! Viewsheds against brute force: each target's segment tested against every triangle in f64.
+
+use landfall::rng::SplitMix64;
+use landfall::viewshed::{ViewshedParams, EARTH_RADIUS, HIDDEN, NODATA, VISIBLE};
+use landfall::{Diagonal, Heightfield};
+use proptest::prelude::*;
+
+/// Brute force: `Some(true)` visible, `Some(false)` hidden, `None` when some triangle comes within
+/// rounding of the segment (a graze no f64 test can settle).
+fn brute(hf: &Heightfield, low: &dyn Fn(usize, usize) -> f64, o: [f64; 3], p: [f64; 3]) -> Option<bool> {
+    let (nx, ny) = (hf.nx(), hf.ny());
+    let (org, sp) = (hf.origin(), hf.spacing());
+    let pos = |i: usize, j: usize| [org.x + i as f64 * sp.x, org.y + j as f64 * sp.y, low(i, j)];
+    let mut unsure = false;
+    for j in 0..ny - 1 {
+        for i in 0..nx - 1 {
+            if hf.is_cell_masked(i, j) {
+                continue;
+            }
+            let anti = hf.diagonal().is_anti(i, j);
+            let tris = if anti {
+                [[(0, 0), (1, 0), (0, 1)], [(1, 1), (0, 1), (1, 0)]]
+            } else {
+                [[(0, 0), (1, 0), (1, 1)], [(0, 0), (1, 1), (0, 1)]]
+            };
+            for t in tris {
+                let v = t.map(|(a, b)| pos(i + a, j + b));
+                if v.iter().any(|q| q[2].is_nan()) {
+                    continue;
+                }
+                match segment_triangle(o, p, v) {
+                    Cross::Hit => return Some(false),
+                    Cross::Near => unsure = true,
+                    Cross::Miss => {}
+                }
+            }
+        }
+    }
+    if unsure {
+        None
+    } else {
+        Some(true)
+    }
+}
+
+enum Cross {
+    Hit,
+    Near,
+    Miss,
+}
+
+fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+}
+fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+/// Segment O→P against a triangle, t ∈ (0, 1) from O; crossings within 1e-7 of P are P's own.
+fn segment_triangle(o: [f64; 3], p: [f64; 3], v: [[f64; 3]; 3]) -> Cross {
+    const E: f64 = 1e-9;
+    let n = cross(sub(v[1], v[0]), sub(v[2], v[0]));
+    let nn = dot(n, n).sqrt();
+    let (d_o, d_p) = (dot(n, sub(o, v[0])) / nn, dot(n, sub(p, v[0])) / nn);
+    if (d_o > E && d_p > E) || (d_o < -E && d_p < -E) {
+        return Cross::Miss;
+    }
+    if (d_o - d_p).abs() < E {
+        return Cross::Near; // (nearly) parallel and touching the plane
+    }
+    let t = d_o / (d_o - d_p);
+    if t > 1.0 - 1e-7 {
+        return Cross::Miss; // at P
+    }
+    if t < E {
+        return if t < -E { Cross::Miss } else { Cross::Near };
+    }
+    let x = [o[0] + t * (p[0] - o[0]), o[1] + t * (p[1] - o[1]), o[2] + t * (p[2] - o[2])];
+    // Barycentric signs by the normal.
+    let mut least = f64::INFINITY;
+    for k in 0..3 {
+        let (a, b) = (v[k], v[(k + 1) % 3]);
+        let e = sub(b, a);
+        let s = dot(cross(e, sub(x, a)), n) / (nn * dot(e, e).sqrt());
+        least = least.min(s);
+    }
+    // A crossing on a triangle's edge (e.g. along a grid line from an observer on a vertex)
+    // touches the closed triangle: a hit.
+    if least >= -E * 10.0 {
+        Cross::Hit
+    } else {
+        Cross::Miss
+    }
+}
+
+/// A random terrain: rough heights, a random diagonal pattern, optional holes.
+fn terrain(rng: &mut SplitMix64, nx: usize, ny: usize, holes: bool) -> Heightfield {
+    let mut h: Vec<f32> = (0..nx * ny).map(|_| (rng.range(0.0, 10.0)) as f32).collect();
+    let mut mask = vec![false; (nx - 1) * (ny - 1)];
+    if holes {
+        for _ in 0..3 {
+            let k = (rng.next_u64() % h.len() as u64) as usize;
+            h[k] = f32::NAN;
+            let c = (rng.next_u64() % mask.len() as u64) as usize;
+            mask[c] = true;
+        }
+    }
+    let diagonal = [Diagonal::Alternating, Diagonal::SouthWestNorthEast, Diagonal::SouthEastNorthWest]
+        [(rng.next_u64() % 3) as usize];
+    let mut b = Heightfield::builder(nx, ny, h).spacing(2.0, 3.0).origin(-5.0, 7.0).diagonal(diagonal).leaf_size(2);
+    if holes {
+        b = b.hole_mask(mask);
+    }
+    b.build().unwrap()
+}
+
+/// Compares a viewshed with brute force; returns (agreeing cells, unsure cells).
+fn compare(hf: &Heightfield, obs: [f64; 2], params: &ViewshedParams) -> (usize, usize) {
+    let Ok(vis) = hf.viewshed(obs, params) else { return (0, 0) };
+    let curv = if params.curvature { (1.0 - params.refraction) / (2.0 * EARTH_RADIUS) } else { 0.0 };
+    let (org, sp) = (hf.origin(), hf.spacing());
+    let low = |i: usize, j: usize| {
+        let (x, y) = (org.x + i as f64 * sp.x - obs[0], org.y + j as f64 * sp.y - obs[1]);
+        hf.sample(i, j) as f64 - curv * (x * x + y * y)
+    };
+    // The observer's ground on the lowered triangles: the heightfield's own at (x, y), lowered at
+    // its corners (a curvature of ~1e-7 over one cell); from the library's answer on the lowered
+    // copy would be circular, so only curvature-free ground is compared exactly.
+    let g = hf.height_at(obs[0], obs[1]).unwrap() - if curv > 0.0 { lowered_ground_offset(hf, obs, curv) } else { 0.0 };
+    let o = [obs[0], obs[1], g + params.observer_height];
+    let (mut agree, mut unsure) = (0, 0);
+    for j in 0..hf.ny() {
+        for i in 0..hf.nx() {
+            let got = vis.get(i, j);
+            let h = low(i, j);
+            if h.is_nan() {
+                assert_eq!(got, NODATA, "hole ({i}, {j}) must be nodata");
+                continue;
+            }
+            let p = [org.x + i as f64 * sp.x, org.y + j as f64 * sp.y, h + params.target_height];
+            match brute(hf, &low, o, p) {
+                None => unsure += 1,
+                Some(v) => {
+                    assert_eq!(got, if v { VISIBLE } else { HIDDEN }, "sample ({i}, {j}) from {obs:?}, {params:?}");
+                    agree += 1;
+                }
+            }
+        }
+    }
+    (agree, unsure)
+}
+
+/// The curvature lowering under the observer, interpolated like the surface (tiny; for the
+/// reference's ground).
+fn lowered_ground_offset(hf: &Heightfield, obs: [f64; 2], curv: f64) -> f64 {
+    // Lowering is smooth and ≤ curv·(cell diagonal)² under the observer: interpolate it by the same
+    // triangle weights as the heights, through a heightfield of the lowering alone.
+    let (nx, ny) = (hf.nx(), hf.ny());
+    let (org, sp) = (hf.origin(), hf.spacing());
+    let drop: Vec<f32> = (0..nx * ny)
+        .map(|k| {
+            let (i, j) = (k % nx, k / nx);
+            let (x, y) = (org.x + i as f64 * sp.x - obs[0], org.y + j as f64 * sp.y - obs[1]);
+            (curv * (x * x + y * y)) as f32
+        })
+        .collect();
+    let d = Heightfield::builder(nx, ny, drop).spacing(sp.x, sp.y).origin(org.x, org.y).diagonal(hf.diagonal());
+    d.build().unwrap().height_at(obs[0], obs[1]).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(150))]
+    #[test]
+    fn equals_brute_force(seed in any::<u64>(), holes in any::<bool>(), on_vertex in any::<bool>(),
+                          target in prop_oneof![Just(0.0), 0.0..5.0f64], eye in prop_oneof![Just(1.75), 0.0..8.0f64]) {
+        let mut rng = SplitMix64::new(seed);
+        let (nx, ny) = (5 + (rng.next_u64() % 9) as usize, 5 + (rng.next_u64() % 9) as usize);
+        let hf = terrain(&mut rng, nx, ny, holes);
+        let (org, sp) = (hf.origin(), hf.spacing());
+        // Observers anywhere, or exactly on a vertex or on an edge.
+        let (u, v) = if on_vertex {
+            ((rng.next_u64() % nx as u64) as f64, (rng.next_u64() % ny as u64) as f64 + if rng.uniform() < 0.5 { 0.5 } else { 0.0 })
+        } else {
+            (rng.range(0.0, (nx - 1) as f64), rng.range(0.0, (ny - 1) as f64))
+        };
+        let v = v.min((ny - 1) as f64);
+        let obs = [org.x + u * sp.x, org.y + v * sp.y];
+        let params = ViewshedParams { observer_height: eye, target_height: target, ..Default::default() };
+        let (agree, unsure) = compare(&hf, obs, &params);
+        prop_assert!(unsure <= agree / 10 + 2, "{unsure} unsure cells of {}", agree + unsure);
+    }
+}
+
+#[test]
+fn curvature_equals_brute_force_on_lowered_heights() {
+    // 1 km spacing: curvature lowers far samples by tens of metres.
+    let mut rng = SplitMix64::new(9);
+    let mut changed = 0;
+    for _ in 0..20 {
+        let h: Vec<f32> = (0..30 * 20).map(|_| rng.range(0.0, 60.0) as f32).collect();
+        let hf = Heightfield::builder(30, 20, h).spacing(1000.0, 1000.0).leaf_size(4).build().unwrap();
+        let obs = [rng.range(0.0, 29_000.0), rng.range(0.0, 19_000.0)];
+        let params = ViewshedParams { curvature: true, observer_height: 20.0, ..Default::default() };
+        let (agree, unsure) = compare(&hf, obs, &params);
+        assert!(unsure < 5 && agree > 500);
+        let flat = hf.viewshed(obs, &ViewshedParams { observer_height: 20.0, ..Default::default() }).unwrap();
+        let curved = hf.viewshed(obs, &params).unwrap();
+        changed += flat.values.iter().zip(&curved.values).filter(|(a, b)| a != b).count();
+    }
+    assert!(changed > 0, "curvature changed no sample");
+}
+
+#[test]
+fn a_graze_blocks_and_the_targets_own_triangles_do_not() {
+    // A profile along x: observer at x = 0 on ground 0, eye 10; a ridge vertex at x = 5 of height 5
+    // lies exactly on the line to the target at x = 10 (height 0): a touch, so hidden. Raise the
+    // target by any amount and it is seen.
+    let nx = 11;
+    let mut h = vec![0.0f32; nx * 3];
+    for j in 0..3 {
+        h[j * nx + 5] = 5.0;
+    }
+    let hf = Heightfield::builder(nx, 3, h).build().unwrap();
+    let p = ViewshedParams { observer_height: 10.0, ..Default::default() };
+    let vis = hf.viewshed([0.0, 1.0], &p).unwrap();
+    assert_eq!(vis.get(10, 1), HIDDEN, "grazing the ridge vertex blocks");
+    assert_eq!(vis.get(5, 1), VISIBLE, "the ridge itself is seen");
+    assert_eq!(vis.get(4, 1), VISIBLE, "the slope facing the observer is seen");
+    assert_eq!(vis.get(6, 1), HIDDEN, "behind the ridge");
+    let vis = hf.viewshed([0.0, 1.0], &ViewshedParams { target_height: 1e-6, ..p.clone() }).unwrap();
+    assert_eq!(vis.get(10, 1), VISIBLE);
+    // Needed heights: the target at x = 10 needs more than 0 (it touches at 0): exactly 0 above ground
+    // with a touch, so the least height is 0 and anything above is visible.
+    let need = hf.viewshed_heights([0.0, 1.0], &p).unwrap();
+    assert_eq!(need.get(10, 1), 0.0);
+    // Behind the ridge at x = 6: the line over the ridge vertex reaches 10 − 6 = 4 there.
+    assert!((need.get(6, 1) - 4.0).abs() < 1e-12, "{}", need.get(6, 1));
+    assert_eq!(need.get(3, 1), 0.0);
+}
+
+#[test]
+fn needed_heights_make_targets_visible() {
+    let mut rng = SplitMix64::new(4);
+    for _ in 0..10 {
+        let hf = terrain(&mut rng, 14, 11, false);
+        let obs = [rng.range(-5.0, 21.0), rng.range(7.0, 37.0)];
+        let p = ViewshedParams::default();
+        let need = hf.viewshed_heights(obs, &p).unwrap();
+        let vis = hf.viewshed(obs, &p).unwrap();
+        for j in 0..11 {
+            for i in 0..14 {
+                let n = need.get(i, j);
+                assert_eq!(n == 0.0, vis.get(i, j) == VISIBLE || n == 0.0);
+                if vis.get(i, j) == VISIBLE {
+                    assert_eq!(n, 0.0);
+                }
+            }
+        }
+        // A target raised just above its needed height is seen; just below is not.
+        for (i, j) in [(13, 10), (0, 0), (7, 5), (13, 0)] {
+            let n = need.get(i, j);
+            if n > 0.01 {
+                let above = ViewshedParams { target_height: n * 1.001 + 1e-9, ..p.clone() };
+                let below = ViewshedParams { target_height: n * 0.999, ..p.clone() };
+                assert_eq!(hf.viewshed(obs, &above).unwrap().get(i, j), VISIBLE);
+                assert_eq!(hf.viewshed(obs, &below).unwrap().get(i, j), HIDDEN);
+            }
+        }
+    }
+}
+
+#[test]
+fn cumulative_is_the_sum_of_singles() {
+    let mut rng = SplitMix64::new(5);
+    let hf = terrain(&mut rng, 20, 16, true);
+    let observers: Vec<[f64; 3]> = (0..7)
+        .filter_map(|_| {
+            let o = [rng.range(-5.0, 33.0), rng.range(7.0, 52.0), rng.range(0.0, 5.0)];
+            hf.height_at(o[0], o[1]).map(|_| o)
+        })
+        .collect();
+    let p = ViewshedParams { max_distance: 25.0, ..Default::default() };
+    let cum = hf.cumulative_viewshed(&observers, &p).unwrap();
+    let singles: Vec<_> = observers
+        .iter()
+        .map(|o| hf.viewshed([o[0], o[1]], &ViewshedParams { observer_height: o[2], ..p.clone() }).unwrap())
+        .collect();
+    for k in 0..20 * 16 {
+        let count = singles.iter().filter(|v| v.values[k] == VISIBLE).count() as u32;
+        let target = singles.iter().any(|v| v.values[k] != NODATA);
+        assert_eq!(cum.values[k], target.then_some(count));
+    }
+}
+
+#[test]
+fn distance_angles_and_pitch_limit_the_targets() {
+    let hf = Heightfield::builder(21, 21, vec![0.0; 441]).build().unwrap();
+    let o = [10.0, 10.0];
+    let v = hf.viewshed(o, &ViewshedParams { max_distance: 5.0, ..Default::default() }).unwrap();
+    assert_eq!(v.get(15, 10), VISIBLE);
+    assert_eq!(v.get(16, 10), NODATA);
+    assert_eq!(v.get(14, 14), NODATA); // 5.66 away
+                                       // North-east quadrant only: azimuth 0 (north, +y) to 90 (east, +x), clockwise.
+    let v = hf.viewshed(o, &ViewshedParams { azimuths: Some((0.0, 90.0)), ..Default::default() }).unwrap();
+    assert_eq!(v.get(15, 15), VISIBLE);
+    assert_eq!(v.get(5, 15), NODATA);
+    assert_eq!(v.get(15, 5), NODATA);
+    // Wrapping through north: 270 → 90.
+    let v = hf.viewshed(o, &ViewshedParams { azimuths: Some((270.0, 90.0)), ..Default::default() }).unwrap();
+    assert_eq!(v.get(5, 15), VISIBLE);
+    assert_eq!(v.get(10, 3), NODATA);
+    // Pitch: from 1.75 m up, near samples are steeply below the eye.
+    let v = hf.viewshed(o, &ViewshedParams { pitch: Some((-10.0, 0.0)), ..Default::default() }).unwrap();
+    assert_eq!(v.get(11, 10), NODATA); // −60°
+    assert_eq!(v.get(20, 10), VISIBLE); // −10° is at 9.9 m
+}
+
+#[test]
+fn bad_observers_and_parameters_are_errors() {
+    let mut h = vec![0.0f32; 25];
+    h[12] = f32::NAN;
+    let hf = Heightfield::builder(5, 5, h).build().unwrap();
+    let p = ViewshedParams::default();
+    assert!(hf.viewshed([9.0, 1.0], &p).unwrap_err().to_string().contains("outside"));
+    assert!(hf.viewshed([2.0, 2.0], &p).unwrap_err().to_string().contains("hole"));
+    assert!(hf.viewshed([f64::NAN, 1.0], &p).is_err());
+    for bad in [
+        ViewshedParams { observer_height: -1.0, ..p.clone() },
+        ViewshedParams { target_height: f64::NAN, ..p.clone() },
+        ViewshedParams { max_distance: 0.0, ..p.clone() },
+        ViewshedParams { refraction: 2.0, ..p.clone() },
+        ViewshedParams { pitch: Some((10.0, -10.0)), ..p.clone() },
+    ] {
+        assert!(hf.viewshed([0.0, 0.0], &bad).is_err(), "{bad:?}");
+    }
+}
