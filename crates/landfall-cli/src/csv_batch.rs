@@ -96,6 +96,7 @@ pub fn height(args: &TerrainArgs, points: &Path, out: &Path, all: bool) -> Resul
         Query::Ray(r, _) => r.origin,
         Query::Sphere { center, .. } => center,
         Query::LineBall { x, .. } => landfall::glam::DVec3::new(x, 0.0, 0.0),
+        Query::Observer { x, y, .. } => landfall::glam::DVec3::new(x, y, 0.0),
     };
     if all {
         let answer = |q: &Query| {

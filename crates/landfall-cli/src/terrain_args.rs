@@ -262,6 +262,12 @@ impl TerrainArgs {
 
     /// Loads a raster as a heightfield, with its loader notes.
     pub fn load_raster(&self) -> Result<(Heightfield, Vec<String>)> {
+        let loaded = self.load_raster_with_georef()?;
+        Ok((loaded.heightfield, loaded.notes))
+    }
+
+    /// Loads a raster as a heightfield, with what the file said (notes, placement, CRS).
+    pub fn load_raster_with_georef(&self) -> Result<landfall_io::Loaded> {
         let spacing = match &self.spacing {
             None => None,
             Some(s) if s.contains(',') => Some(numbers::<2>("spacing", s)?.into()),
@@ -291,6 +297,6 @@ impl TerrainArgs {
         let frame = self.frame()?;
         let mut loaded = load_heightfield(&self.path, &opts)?;
         loaded.heightfield.set_frame(frame);
-        Ok((loaded.heightfield, loaded.notes))
+        Ok(loaded)
     }
 }

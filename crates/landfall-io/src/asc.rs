@@ -122,7 +122,14 @@ pub(crate) fn read(path: &Path, limits: &Limits) -> Result<Raster, IoError> {
     }
     let ox = if xc { xll } else { xll + 0.5 * dx };
     let oy = if yc { yll } else { yll + 0.5 * dy };
-    let mut r = Raster { nx, ny, values, georef: Some(GeoRef { origin: (ox, oy), spacing: (dx, dy) }), notes: vec![] };
+    let mut r = Raster {
+        nx,
+        ny,
+        values,
+        georef: Some(GeoRef { origin: (ox, oy), spacing: (dx, dy) }),
+        notes: vec![],
+        geokeys: None,
+    };
     r.flip_rows();
     Ok(r)
 }

@@ -1,5 +1,5 @@
 //! CSV batches of queries: points (`x,y` or `x,y,z`), rays (`ox,oy,oz,dx,dy,dz[,max_t]`),
-//! spheres (`id,x,y,z,radius`) and balls on a line (`x,v,r,m`), read in
+//! spheres (`id,x,y,z,radius`), balls on a line (`x,v,r,m`) and observers (`x,y[,h]`), read in
 //! chunks so that memory stays bounded whatever the file size, every bad row an error that names
 //! the file, the line (the header is line 1) and the field.
 //!
@@ -27,6 +27,8 @@ pub enum Batch {
     Spheres,
     /// Balls on a line: columns `x,v,r,m` (centre, velocity, radius ≥ 0, mass > 0).
     LineBalls,
+    /// Viewshed observers: columns `x,y`, optionally `h` (the eye's height above the ground, ≥ 0).
+    Observers,
 }
 
 /// One row of a batch.
@@ -44,6 +46,15 @@ pub enum Query {
         center: DVec3,
         /// Radius (≥ 0).
         radius: f64,
+    },
+    /// A viewshed observer.
+    Observer {
+        /// World x.
+        x: f64,
+        /// World y.
+        y: f64,
+        /// Eye height above the ground, when the batch has an `h` column.
+        h: Option<f64>,
     },
     /// A ball on a line.
     LineBall {
@@ -157,6 +168,7 @@ impl BatchReader {
             Batch::Rays => (&RAY_COLUMNS, "max_t"),
             Batch::Spheres => (&SPHERE_COLUMNS, ""),
             Batch::LineBalls => (&LINE_BALL_COLUMNS, ""),
+            Batch::Observers => (&POINT_COLUMNS, "h"),
         };
         let (cols, optional) =
             find_columns(&header, required, optional).map_err(|m| IoError::line(path, 1, format!("header: {m}")))?;
@@ -272,6 +284,13 @@ impl BatchReader {
                     return Err(format!("field 'radius': {} is negative", v[3]));
                 }
                 Ok(Query::Sphere { id, center: DVec3::new(v[0], v[1], v[2]), radius: v[3] })
+            }
+            Batch::Observers => {
+                let h = self.optional.map(|c| field(r, c, "h")).transpose()?;
+                if let Some(h) = h.filter(|&h| h < 0.0) {
+                    return Err(format!("field 'h': {h} is negative"));
+                }
+                Ok(Query::Observer { x: field(r, self.cols[0], "x")?, y: field(r, self.cols[1], "y")?, h })
             }
             Batch::LineBalls => {
                 let mut v = [0.0; 4];

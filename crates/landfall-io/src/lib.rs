@@ -36,6 +36,7 @@ mod output;
 mod png_raster;
 mod raster;
 mod tif;
+mod tif_out;
 
 pub use batch::{Batch, BatchReader, Query, MAX_LINE_BYTES};
 pub use error::{quote, IoError};
@@ -43,7 +44,8 @@ pub use input::{Limits, DEFAULT_MAX_SAMPLES};
 pub use load::{load_heightfield, read_raster, read_raster_with, LoadOptions, Loaded};
 pub(crate) use output::write_atomic;
 pub use output::{refuse_overwriting_inputs, same_file, OutputFile};
-pub use raster::{GeoRef, Raster};
+pub use raster::{GeoKeys, GeoRef, Raster};
+pub use tif_out::{write_geotiff, Band};
 
 use std::path::Path;
 

@@ -1,7 +1,7 @@
 //! Format dispatch by extension, and the step from raster to heightfield.
 
 use crate::input::Limits;
-use crate::raster::{GeoRef, Raster};
+use crate::raster::{GeoKeys, GeoRef, Raster};
 use crate::{asc, npy, png_raster, tif, IoError};
 use landfall::{Diagonal, Heightfield};
 use std::path::Path;
@@ -78,6 +78,8 @@ pub struct Loaded {
     pub georef: Option<GeoRef>,
     /// Remarks a user should see (approximations made while reading).
     pub notes: Vec<String>,
+    /// The file's GeoTIFF CRS, if any.
+    pub geokeys: Option<GeoKeys>,
 }
 
 /// Reads a raster and builds a heightfield: z = value · z_scale + z_offset, placement from the
@@ -108,5 +110,5 @@ pub fn load_heightfield(path: &Path, opts: &LoadOptions) -> Result<Loaded, IoErr
         .leaf_size(opts.leaf_size)
         .build()
         .map_err(|error| IoError::Heightfield { path: path.to_owned(), error })?;
-    Ok(Loaded { heightfield: hf, georef: r.georef, notes: r.notes })
+    Ok(Loaded { heightfield: hf, georef: r.georef, notes: r.notes, geokeys: r.geokeys })
 }

@@ -151,7 +151,7 @@ fn to_raster(path: &Path, name: &str, a: Array) -> Result<Raster, IoError> {
     let (ny, nx) = (a.shape[0], a.shape[1]);
     let values =
         to_heights(path, a.values.iter().copied(), None, |k| format!("{name} element [{}, {}]", k / nx, k % nx))?;
-    Ok(Raster { nx, ny, values, georef: None, notes: vec![] })
+    Ok(Raster { nx, ny, values, georef: None, notes: vec![], geokeys: None })
 }
 
 /// Checks an array's element count against the sample limit before its data is read.

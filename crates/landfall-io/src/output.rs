@@ -126,6 +126,14 @@ impl Write for OutputFile {
     }
 }
 
+impl std::io::Seek for OutputFile {
+    /// Seeks within the temporary file (formats such as TIFF write their directory last); fails on
+    /// a pipe or a device.
+    fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
+        self.file.seek(to)
+    }
+}
+
 /// The permission bits of an existing file.
 fn permissions_of(m: &std::fs::Metadata) -> u32 {
     #[cfg(unix)]

@@ -40,7 +40,7 @@ pub(crate) fn read(path: &Path, limits: &Limits) -> Result<Raster, IoError> {
             }
         }
     }
-    let mut r = Raster { nx, ny, values, georef: None, notes: vec![] };
+    let mut r = Raster { nx, ny, values, georef: None, notes: vec![], geokeys: None };
     r.flip_rows();
     Ok(r)
 }

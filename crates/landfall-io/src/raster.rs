@@ -26,6 +26,27 @@ pub struct Raster {
     pub georef: Option<GeoRef>,
     /// Remarks a user should see (approximations made while reading).
     pub notes: Vec<String>,
+    /// The GeoTIFF coordinate reference system, when the file had one (copied into outputs).
+    pub geokeys: Option<GeoKeys>,
+}
+
+/// A GeoTIFF's coordinate reference system as its three GeoKey tags hold it, kept verbatim so that
+/// an output raster carries the input's CRS.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GeoKeys {
+    /// GeoKeyDirectoryTag (34735).
+    pub directory: Vec<u16>,
+    /// GeoDoubleParamsTag (34736).
+    pub doubles: Vec<f64>,
+    /// GeoAsciiParamsTag (34737).
+    pub ascii: String,
+}
+
+impl GeoKeys {
+    /// Whether the raster type key (1025) says PixelIsPoint.
+    pub fn is_pixel_is_point(&self) -> bool {
+        self.directory.get(4..).is_some_and(|k| k.chunks_exact(4).any(|e| e[0] == 1025 && e[1] == 0 && e[3] == 2))
+    }
 }
 
 impl Raster {

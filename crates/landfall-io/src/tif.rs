@@ -2,7 +2,7 @@
 //! ModelTransformation, nodata from the GDAL_NODATA tag.
 
 use crate::input::{open_regular, Limits};
-use crate::raster::{to_heights, GeoRef, Raster};
+use crate::raster::{to_heights, GeoKeys, GeoRef, Raster};
 use crate::IoError;
 use std::path::Path;
 use tiff::decoder::{Decoder, DecodingResult};
@@ -100,9 +100,25 @@ pub(crate) fn read(path: &Path, limits: &Limits) -> Result<Raster, IoError> {
             ))
         }
     };
-    let mut r = Raster { nx, ny, values, georef, notes: vec![] };
+    let geokeys = read_geokeys(&mut dec);
+    let mut r = Raster { nx, ny, values, georef, notes: vec![], geokeys };
     r.flip_rows();
     Ok(r)
+}
+
+/// The CRS tags, verbatim, when the directory is present and readable (a CRS that cannot be read
+/// is not carried into outputs; the placement, read separately, is what queries use).
+fn read_geokeys<R: std::io::Read + std::io::Seek>(dec: &mut Decoder<R>) -> Option<GeoKeys> {
+    let directory = dec.find_tag(Tag::GeoKeyDirectoryTag).ok()??.into_u16_vec().ok()?;
+    let doubles = match dec.find_tag(Tag::GeoDoubleParamsTag) {
+        Ok(Some(v)) => v.into_f64_vec().ok()?,
+        _ => Vec::new(),
+    };
+    let ascii = match dec.find_tag(Tag::GeoAsciiParamsTag) {
+        Ok(Some(v)) => v.into_string().ok()?,
+        _ => String::new(),
+    };
+    Some(GeoKeys { directory, doubles, ascii })
 }
 
 /// Placement of the south-west sample from the GeoTIFF tags, if present.

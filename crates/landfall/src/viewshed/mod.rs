@@ -80,15 +80,35 @@ impl Heightfield {
     /// exact definition).
     pub fn viewshed(&self, observer: [f64; 2], params: &ViewshedParams) -> Result<Visibility, ViewshedError> {
         let run = Run::new(self, observer, params)?;
+        // Without holes, and with the eye above the ground, the terrain is continuous between any
+        // target and the eye, which is above it: the segment meets the terrain exactly when the
+        // terrain reaches the segment anywhere in (0, 1). That test can stop at the first such
+        // point and can be proven by a single height (a witness).
+        let continuous = !self.has_holes() && params.observer_height > 0.0;
         Ok(run.grid(
-            |sight, i, j, zp| {
+            |sight, i, j, zp, witness: &mut Option<f64>| {
                 let eps = TOUCH * (1.0 + sight.zo.abs() + zp.abs());
-                let mut probe = Blocked { zo: sight.zo, zp, eps, blocked: false };
+                let mut probe = Blocked { zo: sight.zo, zp, eps, continuous, at: f64::NAN };
+                let length = sight.dist2(i as f64, j as f64).sqrt();
+                // The previous target of the row is a neighbour in angle: try its blocker's
+                // distance from the eye first.
+                if let (true, Some(d)) = (continuous, *witness) {
+                    let s = 1.0 - d / length;
+                    if s > 0.0 && s < 1.0 {
+                        if let Some(h) = sight.terrain_at(i, j, s) {
+                            if h >= probe.line(s) - eps {
+                                return HIDDEN;
+                            }
+                        }
+                    }
+                }
                 sight.walk(i, j, &mut probe);
-                if probe.blocked {
-                    HIDDEN
-                } else {
+                if probe.at.is_nan() {
+                    *witness = None;
                     VISIBLE
+                } else {
+                    *witness = Some((1.0 - probe.at) * length);
+                    HIDDEN
                 }
             },
             NODATA,
@@ -105,13 +125,19 @@ impl Heightfield {
         let params = ViewshedParams { target_height: 0.0, ..params.clone() };
         let run = Run::new(self, observer, &params)?;
         Ok(run.grid(
-            |sight, i, j, zp| {
+            |sight, i, j, zp, _: &mut ()| {
                 let mut probe = Needed { zo: sight.zo, best: f64::NEG_INFINITY };
                 sight.walk(i, j, &mut probe);
                 (probe.best - zp).max(0.0)
             },
             f64::NAN,
         ))
+    }
+
+    /// The elevation of the eye of an observer at world (x, y) (its ground, lowered for curvature,
+    /// plus the observer height), or why no observer can stand there.
+    pub fn observer_eye(&self, observer: [f64; 2], params: &ViewshedParams) -> Result<f64, ViewshedError> {
+        Ok(Run::new(self, observer, params)?.sight.zo)
     }
 
     /// How many of the observers see each sample: `counts[k] ≤ observers.len()`, `None` for a
@@ -129,7 +155,7 @@ impl Heightfield {
         };
         // Validate every observer before the long work.
         for (k, o) in observers.iter().enumerate() {
-            Run::new(self, [o[0], o[1]], &ViewshedParams { observer_height: o[2], ..params.clone() })
+            self.observer_eye([o[0], o[1]], &ViewshedParams { observer_height: o[2], ..params.clone() })
                 .map_err(|e| ViewshedError::Observer { index: k, why: e.to_string() })?;
         }
         let sum = observers
@@ -223,16 +249,23 @@ impl<'a> Run<'a> {
         true
     }
 
-    /// Every sample: `nodata` where it is not a target, else `f(sight, i, j, target elevation)`.
-    fn grid<T: Copy + Send + Sync>(&self, f: impl Fn(&Sight, usize, usize, f64) -> T + Sync, nodata: T) -> Grid<T> {
+    /// Every sample: `nodata` where it is not a target, else `f(sight, i, j, target elevation,
+    /// row state)`. Rows run in parallel; each row in order, with a state that `f` carries from one
+    /// target to the next.
+    fn grid<T: Copy + Send + Sync, S: Default>(
+        &self,
+        f: impl Fn(&Sight, usize, usize, f64, &mut S) -> T + Sync,
+        nodata: T,
+    ) -> Grid<T> {
         let hf = self.sight.hf;
         let (nx, ny) = (hf.nx(), hf.ny());
         let mut values = vec![nodata; nx * ny];
         values.par_chunks_mut(nx).enumerate().for_each(|(j, row)| {
+            let mut state = S::default();
             for (i, v) in row.iter_mut().enumerate() {
                 let zp = self.sight.lowered(i, j) + self.params.target_height;
                 if self.is_target(i, j, zp) {
-                    *v = f(&self.sight, i, j, zp);
+                    *v = f(&self.sight, i, j, zp, &mut state);
                 }
             }
         });
@@ -240,12 +273,15 @@ impl<'a> Run<'a> {
     }
 }
 
-/// Visibility probe: blocked when the segment meets a triangle at some s ∈ (0, 1).
+/// Visibility probe: blocked when the segment meets a triangle at some s ∈ (0, 1) (`at` is then
+/// where, else NaN). `continuous`: the terrain has no holes and the eye is above it, so the terrain
+/// reaching the segment anywhere is a meeting.
 struct Blocked {
     zo: f64,
     zp: f64,
     eps: f64,
-    blocked: bool,
+    continuous: bool,
+    at: f64,
 }
 
 impl Blocked {
@@ -264,6 +300,15 @@ impl Probe for Blocked {
 
     #[inline(always)]
     fn piece(&mut self, s1: f64, h1: f64, s2: f64, h2: f64) -> ControlFlow<()> {
+        if self.continuous {
+            for (s, h) in [(s1, h1), (s2, h2)] {
+                if s > 0.0 && s < 1.0 && h >= self.line(s) - self.eps {
+                    self.at = s;
+                    return ControlFlow::Break(());
+                }
+            }
+            return ControlFlow::Continue(());
+        }
         // Terrain minus line at both ends, a touch within eps counting as zero.
         let snap = |d: f64| if d.abs() <= self.eps { 0.0 } else { d };
         let (d1, d2) = (snap(h1 - self.line(s1)), snap(h2 - self.line(s2)));
@@ -278,7 +323,7 @@ impl Probe for Blocked {
             (d1 < 0.0) != (d2 < 0.0)
         };
         if meets {
-            self.blocked = true;
+            self.at = if d1 == 0.0 && s1 > 0.0 { s1 } else { s2.min(0.5 * (s1 + s2)) };
             return ControlFlow::Break(());
         }
         ControlFlow::Continue(())

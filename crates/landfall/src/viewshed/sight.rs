@@ -71,6 +71,20 @@ impl Sight<'_> {
         }
     }
 
+    /// The lowered terrain height at parameter `s` of the segment from target sample (pi, pj) to
+    /// the eye, or `None` over a hole.
+    pub fn terrain_at(&self, pi: usize, pj: usize, s: f64) -> Option<f64> {
+        let (pu, pv) = (pi as f64, pj as f64);
+        let (u, v) = (pu + s * (self.ou - pu), pv + s * (self.ov - pv));
+        let i = cell::cell_index(u, 0, self.hf.nx() - 2);
+        let j = cell::cell_index(v, 0, self.hf.ny() - 2);
+        let anti = self.hf.diagonal().is_anti(i, j);
+        let (fu, fv) = (u - i as f64, v - j as f64);
+        let half = if cell::diagonal_side(anti, fu, fv) > 0.0 { Half::North } else { Half::South };
+        let p = cell::plane(anti, half, &self.corners(i, j));
+        (!p.is_hole()).then(|| p.eval(fu, fv))
+    }
+
     /// Walks the breakpoints of the segment from target sample (pi, pj) to the observer in
     /// increasing s, skipping pyramid nodes the probe says cannot matter.
     pub fn walk(&self, pi: usize, pj: usize, probe: &mut impl Probe) {

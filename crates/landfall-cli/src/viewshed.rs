@@ -1,0 +1,289 @@
+//! `landfall viewshed`: what an observer sees, exactly, written as a GeoTIFF.
+
+use crate::terrain_args::{numbers, TerrainArgs};
+use anyhow::{bail, Context, Result};
+use clap::{Args, ValueEnum};
+use landfall::viewshed::{Grid, ViewshedParams, NODATA, VISIBLE};
+use landfall::Heightfield;
+use landfall_io::{write_geotiff, Band, Batch, BatchReader, GeoRef, Query};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// What each output sample holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Mode {
+    /// 1 visible, 0 not visible, 255 nodata (u8).
+    Visible,
+    /// The least target height above the ground at which the sample would be seen (f32, NaN
+    /// nodata; GDAL's GROUND mode).
+    Ground,
+    /// The least target elevation at which the sample would be seen: ground + the GROUND value
+    /// (f32, NaN nodata; GDAL's DEM mode).
+    Dem,
+}
+
+/// Options of `landfall viewshed`.
+#[derive(Args, Debug)]
+pub struct ViewshedArgs {
+    #[command(flatten)]
+    terrain: TerrainArgs,
+    /// Observer position X,Y (world units, like the raster's georeferencing).
+    #[arg(long, value_name = "X,Y", allow_hyphen_values = true, required_unless_present = "observers")]
+    observer: Option<String>,
+    /// Many observers instead: a CSV with header `x,y` or `x,y,h` (h: that observer's height);
+    /// the output counts, per sample, the observers that see it (u16, nodata 65535).
+    #[arg(long, value_name = "OBS.csv", conflicts_with = "observer")]
+    observers: Option<PathBuf>,
+    /// Height of the eye above the ground under the observer.
+    #[arg(long, value_name = "H", default_value_t = 1.75)]
+    observer_height: f64,
+    /// Height of each target above its sample.
+    #[arg(long, value_name = "T", default_value_t = 0.0)]
+    target_height: f64,
+    /// Samples farther than this (horizontally) are nodata.
+    #[arg(long, value_name = "D")]
+    max_distance: Option<f64>,
+    /// Lower every sample by (1 − K)·d²/(2R) for the Earth's curvature (R = 6,371,008.8 m).
+    #[arg(long)]
+    curvature: bool,
+    /// Refraction coefficient K for --curvature.
+    #[arg(long, value_name = "K", default_value_t = 1.0 / 7.0)]
+    refraction: f64,
+    /// Only targets clockwise from this azimuth (degrees from north)…
+    #[arg(long, value_name = "A", requires = "end_angle", allow_hyphen_values = true)]
+    start_angle: Option<f64>,
+    /// …to this one.
+    #[arg(long, value_name = "B", requires = "start_angle", allow_hyphen_values = true)]
+    end_angle: Option<f64>,
+    /// Targets seen above this elevation angle from the eye (degrees) are nodata.
+    #[arg(long, value_name = "DEG", allow_hyphen_values = true)]
+    high_pitch: Option<f64>,
+    /// Targets seen below this elevation angle from the eye (degrees) are nodata.
+    #[arg(long, value_name = "DEG", allow_hyphen_values = true)]
+    low_pitch: Option<f64>,
+    /// What each sample holds (one observer only).
+    #[arg(long, value_enum, default_value_t = Mode::Visible)]
+    mode: Mode,
+    /// Output GeoTIFF.
+    #[arg(long, value_name = "VIS.tif")]
+    out: PathBuf,
+    /// Also a picture: the viewshed over the shaded terrain.
+    #[arg(long, value_name = "PREVIEW.png")]
+    png: Option<PathBuf>,
+}
+
+/// `landfall viewshed`.
+pub fn run(a: &ViewshedArgs) -> Result<()> {
+    let mut inputs: Vec<&Path> = vec![&a.terrain.path];
+    inputs.extend(a.observers.as_deref());
+    landfall_io::refuse_overwriting_inputs(&a.out, &inputs)?;
+    if let Some(p) = &a.png {
+        landfall_io::refuse_overwriting_inputs(p, &inputs)?;
+        if landfall_io::same_file(p, &a.out) || p == &a.out {
+            bail!("--png and --out name the same file {}", p.display());
+        }
+    }
+    let params = params(a)?;
+    if a.observers.is_some() && a.mode != Mode::Visible {
+        bail!("--mode {:?}: with --observers the output is a count; use --mode visible", a.mode);
+    }
+    if landfall_io::is_index(&a.terrain.path) || landfall_io::is_mesh(&a.terrain.path) {
+        bail!(
+            "{}: viewsheds are computed on rasters (a grid of samples); this is a polygon terrain",
+            a.terrain.path.display()
+        );
+    }
+    let loaded = a.terrain.load_raster_with_georef()?;
+    for n in &loaded.notes {
+        eprintln!("landfall: note: {}: {n}", a.terrain.path.display());
+    }
+    let hf = &loaded.heightfield;
+    let geo = GeoRef { origin: (hf.origin().x, hf.origin().y), spacing: (hf.spacing().x, hf.spacing().y) };
+    let keys = loaded.geokeys.as_ref();
+    let (nx, ny) = (hf.nx(), hf.ny());
+    let start = Instant::now();
+    let overlay: Vec<u8>;
+    let mut marks = Vec::new();
+    if let Some(obs_path) = &a.observers {
+        let observers = read_observers(obs_path, hf, &params, a.observer_height)?;
+        marks.extend(observers.iter().map(|o| [o[0], o[1]]));
+        let cum = hf.cumulative_viewshed(&observers, &params)?;
+        let counts: Vec<u16> =
+            cum.values.iter().map(|c| c.map_or(u16::MAX, |c| c.min(u32::from(u16::MAX) - 1) as u16)).collect();
+        let elapsed = start.elapsed();
+        write_geotiff(&a.out, nx, ny, Band::U16(&counts), &geo, Some(65535.0), keys)?;
+        let most = counts.iter().filter(|&&c| c != u16::MAX).max().copied().unwrap_or(0);
+        overlay = counts
+            .iter()
+            .map(|&c| {
+                if c == u16::MAX {
+                    NODATA
+                } else if c == 0 {
+                    0
+                } else {
+                    (1 + 253 * c as u32 / most.max(1) as u32) as u8
+                }
+            })
+            .collect();
+        say!(
+            "{} observers over {nx}×{ny} samples in {:.3} s; most seen: {most} observers → {}",
+            observers.len(),
+            elapsed.as_secs_f64(),
+            a.out.display()
+        );
+    } else {
+        let o = a.observer.as_deref().expect("clap requires --observer without --observers");
+        let [x, y] = numbers::<2>("observer", o)?;
+        marks.push([x, y]);
+        match a.mode {
+            Mode::Visible => {
+                let vis = hf.viewshed([x, y], &params).map_err(|e| anyhow::anyhow!("--observer {o}: {e}"))?;
+                let elapsed = start.elapsed();
+                write_geotiff(&a.out, nx, ny, Band::U8(&vis.values), &geo, Some(255.0), keys)?;
+                let seen = vis.values.iter().filter(|&&v| v == VISIBLE).count();
+                let targets = vis.values.iter().filter(|&&v| v != NODATA).count();
+                say!(
+                    "{seen} of {targets} target samples visible ({:.2} %) in {:.3} s ({:.1} M samples/s) → {}",
+                    100.0 * seen as f64 / targets.max(1) as f64,
+                    elapsed.as_secs_f64(),
+                    (nx * ny) as f64 / elapsed.as_secs_f64() / 1e6,
+                    a.out.display()
+                );
+                overlay = vis.values.iter().map(|&v| if v == VISIBLE { 254 } else { v }).collect();
+            }
+            Mode::Ground | Mode::Dem => {
+                let need = hf.viewshed_heights([x, y], &params).map_err(|e| anyhow::anyhow!("--observer {o}: {e}"))?;
+                let elapsed = start.elapsed();
+                let values: Vec<f32> = need
+                    .values
+                    .iter()
+                    .zip(hf.heights())
+                    .map(|(&n, &g)| if a.mode == Mode::Dem { (n + g as f64) as f32 } else { n as f32 })
+                    .collect();
+                write_geotiff(&a.out, nx, ny, Band::F32(&values), &geo, Some(f64::NAN), keys)?;
+                say!(
+                    "least visible {} heights in {:.3} s → {}",
+                    if a.mode == Mode::Dem { "target" } else { "above-ground" },
+                    elapsed.as_secs_f64(),
+                    a.out.display()
+                );
+                overlay = need
+                    .values
+                    .iter()
+                    .map(|&n| {
+                        if n.is_nan() {
+                            NODATA
+                        } else if n == 0.0 {
+                            254
+                        } else {
+                            0
+                        }
+                    })
+                    .collect();
+            }
+        }
+    }
+    if let Some(png) = &a.png {
+        preview(png, hf, &Grid { nx, ny, values: overlay }, &marks)?;
+        say!("preview → {}", png.display());
+    }
+    Ok(())
+}
+
+/// The library's parameters from the options.
+fn params(a: &ViewshedArgs) -> Result<ViewshedParams> {
+    let p = ViewshedParams {
+        observer_height: a.observer_height,
+        target_height: a.target_height,
+        max_distance: a.max_distance.unwrap_or(f64::INFINITY),
+        curvature: a.curvature,
+        refraction: a.refraction,
+        azimuths: a.start_angle.zip(a.end_angle),
+        pitch: match (a.low_pitch, a.high_pitch) {
+            (None, None) => None,
+            (lo, hi) => Some((lo.unwrap_or(-90.0), hi.unwrap_or(90.0))),
+        },
+    };
+    if let Err(landfall::viewshed::ViewshedError::Param { name, why }) = p.validate() {
+        let option = match name {
+            "angles" => "--start-angle/--end-angle".to_string(),
+            "pitch" => "--low-pitch/--high-pitch".to_string(),
+            n => format!("--{}", n.replace(' ', "-")),
+        };
+        bail!("{option}: {why}");
+    }
+    Ok(p)
+}
+
+/// The observers of a CSV, each `[x, y, eye height]`, checked against the terrain.
+fn read_observers(path: &Path, hf: &Heightfield, params: &ViewshedParams, default_h: f64) -> Result<Vec<[f64; 3]>> {
+    let mut reader = BatchReader::open(path, Batch::Observers)?;
+    let (mut out, mut rows) = (Vec::new(), Vec::new());
+    while reader.next_chunk(&mut rows, 1 << 16)? > 0 {
+        for (q, &line) in rows.iter().zip(reader.lines()) {
+            if let Query::Observer { x, y, h } = *q {
+                let o = [x, y, h.unwrap_or(default_h)];
+                let one = ViewshedParams { observer_height: o[2], max_distance: 1.0, ..params.clone() };
+                // A one-sample check of the observer's ground, before the long work.
+                if let Err(e) = hf.observer_eye([x, y], &one) {
+                    bail!("{}: line {line}: {e}", path.display());
+                }
+                out.push(o);
+            }
+        }
+    }
+    if out.is_empty() {
+        bail!("{}: no observers", path.display());
+    }
+    Ok(out)
+}
+
+/// The viewshed over the hill-shaded terrain: visible samples green, hidden ones dimmed red,
+/// nodata grey; observers as white crosses. Cumulative counts shade from dark to bright green.
+fn preview(path: &Path, hf: &Heightfield, overlay: &Grid<u8>, observers: &[[f64; 2]]) -> Result<()> {
+    let (nx, ny) = (hf.nx(), hf.ny());
+    let step = nx.max(ny).div_ceil(1200).max(1);
+    let (w, h) = (nx.div_ceil(step), ny.div_ceil(step));
+    let sp = hf.spacing();
+    let mut rgb = vec![0u8; w * h * 3];
+    for py in 0..h {
+        let j = (ny - 1).saturating_sub(py * step);
+        for px in 0..w {
+            let i = (px * step).min(nx - 1);
+            let z = |i: usize, j: usize| hf.sample(i.min(nx - 1), j.min(ny - 1)) as f64;
+            let (i0, j0) = (i.saturating_sub(1), j.saturating_sub(1));
+            let gx = (z(i + 1, j) - z(i0, j)) / (sp.x * (i + 1 - i0).min(nx - 1 - i0).max(1) as f64);
+            let gy = (z(i, j + 1) - z(i, j0)) / (sp.y * (j + 1 - j0).min(ny - 1 - j0).max(1) as f64);
+            // Sun from the north-west, 45° up.
+            let n = landfall::glam::DVec3::new(-gx, -gy, 1.0).normalize();
+            let shade = n.dot(landfall::glam::DVec3::new(-0.5, 0.5, 0.7071)).clamp(0.0, 1.0);
+            let shade = if shade.is_nan() { 0.0 } else { 0.35 + 0.65 * shade };
+            let c = match overlay.get(i, j) {
+                NODATA => [150.0, 150.0, 150.0],
+                0 => [120.0, 40.0, 40.0],
+                254 => [60.0, 230.0, 70.0],
+                v => {
+                    let f = v as f64 / 253.0;
+                    [30.0 + 40.0 * f, 80.0 + 170.0 * f, 40.0 + 30.0 * f]
+                }
+            };
+            let k = 3 * (py * w + px);
+            for c2 in 0..3 {
+                rgb[k + c2] = (c[c2] * shade).clamp(0.0, 255.0) as u8;
+            }
+        }
+    }
+    for o in observers {
+        let (u, v) = ((o[0] - hf.origin().x) / sp.x, (o[1] - hf.origin().y) / sp.y);
+        let (px, py) = ((u / step as f64).round() as i64, ((ny as f64 - 1.0 - v) / step as f64).round() as i64);
+        for d in -6i64..=6 {
+            for (x, y) in [(px + d, py), (px, py + d)] {
+                if x >= 0 && y >= 0 && (x as usize) < w && (y as usize) < h {
+                    let k = 3 * (y as usize * w + x as usize);
+                    rgb[k..k + 3].copy_from_slice(&[255, 255, 255]);
+                }
+            }
+        }
+    }
+    landfall_io::write_png_rgb(path, w as u32, h as u32, &rgb).with_context(|| format!("{}", path.display()))
+}
