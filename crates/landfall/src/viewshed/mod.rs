@@ -29,6 +29,7 @@
 //! assert_eq!(vis.get(4, 1), HIDDEN);
 //! ```
 
+mod horizon;
 mod params;
 mod sight;
 
@@ -85,29 +86,50 @@ impl Heightfield {
         // terrain reaches the segment anywhere in (0, 1). That test can stop at the first such
         // point and can be proven by a single height (a witness).
         let continuous = !self.has_holes() && params.observer_height > 0.0;
+        let horizon = continuous.then(|| horizon::Horizon::new(&run.sight));
+        let reach = 1.000001 * self.spacing().x.hypot(self.spacing().y);
+        let cell = self.spacing().x.min(self.spacing().y);
         Ok(run.grid(
-            |sight, i, j, zp, witness: &mut Option<f64>| {
+            |sight, i, j, zp, witness: &mut Option<(f64, f64)>| {
                 let eps = TOUCH * (1.0 + sight.zo.abs() + zp.abs());
                 let mut probe = Blocked { zo: sight.zo, zp, eps, continuous, at: f64::NAN };
                 let length = sight.dist2(i as f64, j as f64).sqrt();
-                // The previous target of the row is a neighbour in angle: try its blocker's
-                // distance from the eye first.
-                if let (true, Some(d)) = (continuous, *witness) {
-                    let s = 1.0 - d / length;
-                    if s > 0.0 && s < 1.0 {
-                        if let Some(h) = sight.terrain_at(i, j, s) {
-                            if h >= probe.line(s) - eps {
-                                return HIDDEN;
+                // The previous target of the row is a neighbour in angle: its blocker, at the same
+                // distance from the eye (a ridge both lines cross) or from the target (the slope
+                // just in front of both), likely blocks this line too. One height each to try.
+                if let (true, Some((from_eye, from_target))) = (continuous, *witness) {
+                    for s in [1.0 - from_eye / length, from_target / length] {
+                        // Not at the target itself, where the line and the ground meet by definition.
+                        if s * length >= 0.5 * cell && s < 1.0 {
+                            if let Some(h) = sight.terrain_at(i, j, s) {
+                                if h >= probe.line(s) - eps {
+                                    return HIDDEN;
+                                }
                             }
                         }
                     }
                 }
-                sight.walk(i, j, &mut probe);
+                // The sector bound may prove the stretch between the eye's and the target's
+                // neighbourhoods clear; then only those two are walked.
+                let proven = horizon.as_ref().and_then(|hz| {
+                    let (bound, cut) = hz.bound(sight, i, j, length, reach)?;
+                    let slope = (zp - sight.zo) / length;
+                    ((slope - bound) * hz.near > eps).then_some((cut, hz.near))
+                });
+                match proven {
+                    Some((cut, near)) => {
+                        sight.walk_part(i, j, 0.0, 1.0 - cut / length, &mut probe);
+                        if probe.at.is_nan() {
+                            sight.walk_part(i, j, 1.0 - near / length, 1.0, &mut probe);
+                        }
+                    }
+                    None => sight.walk(i, j, &mut probe),
+                }
                 if probe.at.is_nan() {
                     *witness = None;
                     VISIBLE
                 } else {
-                    *witness = Some((1.0 - probe.at) * length);
+                    *witness = Some(((1.0 - probe.at) * length, probe.at * length));
                     HIDDEN
                 }
             },

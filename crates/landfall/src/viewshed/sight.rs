@@ -88,12 +88,25 @@ impl Sight<'_> {
     /// Walks the breakpoints of the segment from target sample (pi, pj) to the observer in
     /// increasing s, skipping pyramid nodes the probe says cannot matter.
     pub fn walk(&self, pi: usize, pj: usize, probe: &mut impl Probe) {
+        self.walk_part(pi, pj, 0.0, 1.0, probe);
+    }
+
+    /// [`walk`](Self::walk) over s ∈ [lo, hi] only.
+    pub fn walk_part(&self, pi: usize, pj: usize, lo: f64, hi: f64, probe: &mut impl Probe) {
         let (pu, pv) = (pi as f64, pj as f64);
-        let seg = Seg { pu, pv, du: self.ou - pu, dv: self.ov - pv };
+        let seg = Seg { pu, pv, du: self.ou - pu, dv: self.ov - pv, lo, hi };
         if seg.du == 0.0 && seg.dv == 0.0 {
             return;
         }
+        // A short part is walked cell by cell: the pyramid's descent would cost more than it saves.
         let pyr = self.hf.pyramid();
+        if (hi - lo) * seg.du.abs().max(seg.dv.abs()) <= pyr.leaf_size() as f64 {
+            let (ncx, ncy) = (self.hf.nx() - 1, self.hf.ny() - 1);
+            if let Some((sa, sb)) = seg.clip(0.0, ncx as f64, 0.0, ncy as f64) {
+                let _ = self.leaf(&seg, 0, ncx, 0, ncy, sa, sb, probe);
+            }
+            return;
+        }
         let top = pyr.depth() - 1;
         let _ = self.node(&seg, top, 0, 0, probe);
     }
@@ -222,10 +235,10 @@ impl Sight<'_> {
         let (ncx, ncy) = (self.hf.nx() - 1, self.hf.ny() - 1);
         let (u, v) = (seg.pu + sm * seg.du, seg.pv + sm * seg.dv);
         // Cells holding the part: one, or both sides of a grid line the piece runs along.
-        let along_u = seg.du == 0.0 && um == um.floor();
-        let along_v = seg.dv == 0.0 && vm == vm.floor();
-        let fi = u.floor() as i64;
-        let fj = v.floor() as i64;
+        let along_u = seg.du == 0.0 && um == floor(um) as f64;
+        let along_v = seg.dv == 0.0 && vm == floor(vm) as f64;
+        let fi = floor(u);
+        let fj = floor(v);
         let is = if along_u { [fi - 1, fi] } else { [fi, fi] };
         let js = if along_v { [fj - 1, fj] } else { [fj, fj] };
         for ci in is {
@@ -251,18 +264,20 @@ impl Sight<'_> {
     }
 }
 
-/// The segment in grid coordinates: (pu, pv) + s·(du, dv).
+/// The segment in grid coordinates: (pu, pv) + s·(du, dv), for s ∈ [lo, hi] ⊂ [0, 1].
 struct Seg {
     pu: f64,
     pv: f64,
     du: f64,
     dv: f64,
+    lo: f64,
+    hi: f64,
 }
 
 impl Seg {
-    /// The s-interval within [0, 1] where the projection lies in [x0, x1] × [y0, y1].
+    /// The s-interval within [lo, hi] where the projection lies in [x0, x1] × [y0, y1].
     fn clip(&self, x0: f64, x1: f64, y0: f64, y1: f64) -> Option<(f64, f64)> {
-        let (mut a, mut b) = (0.0f64, 1.0f64);
+        let (mut a, mut b) = (self.lo, self.hi);
         for (p, d, lo, hi) in [(self.pu, self.du, x0, x1), (self.pv, self.dv, y0, y1)] {
             if d == 0.0 {
                 if p < lo || p > hi {
@@ -298,9 +313,9 @@ impl Crossings {
         // The first line past the position at sa, in the direction of travel.
         let at = p + sa * d;
         let (m, step, end) = if d > 0.0 {
-            ((at.floor() as i64 + 1).max(lo as i64), 1, hi as i64)
+            ((floor(at) + 1).max(lo as i64), 1, hi as i64)
         } else {
-            ((at.ceil() as i64 - 1).min(hi as i64), -1, lo as i64)
+            ((-floor(-at) - 1).min(hi as i64), -1, lo as i64)
         };
         let mut c = Self { p, d, m, step, end, sb };
         // Rounding of `at` may put the first line at or before sa: skip such lines.
@@ -331,4 +346,12 @@ impl Crossings {
         self.m += self.step;
         s
     }
+}
+
+/// ⌊x⌋ for grid coordinates (|x| < 2⁶²), without the library call `f64::floor` is on baseline
+/// x86-64.
+#[inline(always)]
+pub(crate) fn floor(x: f64) -> i64 {
+    let t = x as i64;
+    t - i64::from((t as f64) > x)
 }
