@@ -35,19 +35,19 @@ pub struct ViewshedArgs {
     #[arg(long, value_name = "OBS.csv", conflicts_with = "observer")]
     observers: Option<PathBuf>,
     /// Height of the eye above the ground under the observer.
-    #[arg(long, value_name = "H", default_value_t = 1.75)]
+    #[arg(long, value_name = "H", default_value_t = 1.75, allow_hyphen_values = true)]
     observer_height: f64,
     /// Height of each target above its sample.
-    #[arg(long, value_name = "T", default_value_t = 0.0)]
+    #[arg(long, value_name = "T", default_value_t = 0.0, allow_hyphen_values = true)]
     target_height: f64,
     /// Samples farther than this (horizontally) are nodata.
-    #[arg(long, value_name = "D")]
+    #[arg(long, value_name = "D", allow_hyphen_values = true)]
     max_distance: Option<f64>,
     /// Lower every sample by (1 − K)·d²/(2R) for the Earth's curvature (R = 6,371,008.8 m).
     #[arg(long)]
     curvature: bool,
     /// Refraction coefficient K for --curvature.
-    #[arg(long, value_name = "K", default_value_t = 1.0 / 7.0)]
+    #[arg(long, value_name = "K", default_value_t = 1.0 / 7.0, allow_hyphen_values = true)]
     refraction: f64,
     /// Only targets clockwise from this azimuth (degrees from north)…
     #[arg(long, value_name = "A", requires = "end_angle", allow_hyphen_values = true)]

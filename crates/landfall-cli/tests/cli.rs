@@ -520,3 +520,67 @@ fn events_line_bad_input_names_the_line() {
     }
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "keep me");
 }
+
+/// `viewshed`: a GeoTIFF of the raster's size and placement, 1/0/255 with the nodata tag, that
+/// landfall (and GDAL, when installed) reads back; cumulative counts; bad input named.
+#[test]
+fn viewshed_writes_a_georeferenced_geotiff() {
+    let dir = tempfile::tempdir().unwrap();
+    // A 5×3 grid with a wall in column 2, 10 m cells, south-west sample at (1000, 2000).
+    let dem = dir.path().join("dem.asc");
+    std::fs::write(
+        &dem,
+        "ncols 5\nnrows 3\nxllcenter 1000\nyllcenter 2000\ncellsize 10\nNODATA_value -9999\n\
+         0 0 50 0 -9999\n0 0 50 0 0\n0 0 50 0 0\n",
+    )
+    .unwrap();
+    let out = dir.path().join("v.tif");
+    let png = dir.path().join("v.png");
+    ok(&["viewshed", s(&dem), "--observer", "1000,2010", "--out", s(&out), "--png", s(&png)]);
+    let r = landfall_io::read_raster(&out).unwrap();
+    assert_eq!((r.nx, r.ny), (5, 3));
+    assert_eq!(r.georef, Some(landfall_io::GeoRef { origin: (1000.0, 2000.0), spacing: (10.0, 10.0) }));
+    // Row 0 south. The wall (column 2) is seen, the ground behind it not; the hole is nodata.
+    let v = |i: usize, j: usize| r.values[j * 5 + i];
+    assert_eq!([v(0, 1), v(1, 1), v(2, 1), v(3, 1), v(4, 1)], [1.0, 1.0, 1.0, 0.0, 0.0]);
+    assert!(v(4, 2).is_nan(), "the hole is nodata (255)");
+    assert!(png.exists());
+    // Beyond --max-distance: nodata.
+    ok(&["viewshed", s(&dem), "--observer", "1000,2010", "--max-distance", "15", "--out", s(&out)]);
+    let r = landfall_io::read_raster(&out).unwrap();
+    assert!(r.values[5 + 2].is_nan() && r.values[5 + 1] == 1.0);
+    if std::process::Command::new("gdalinfo").arg("--version").output().is_ok() {
+        let info = std::process::Command::new("gdalinfo").arg(&out).output().unwrap();
+        let text = String::from_utf8_lossy(&info.stdout);
+        assert!(text.contains("Size is 5, 3"), "{text}");
+        assert!(text.contains("Origin = (995.000000000000000,2025.000000000000000)"), "{text}");
+        assert!(text.contains("NoData Value=255"), "{text}");
+    } else {
+        eprintln!("gdalinfo not installed: GDAL's reading of the GeoTIFF is not checked");
+    }
+    // Cumulative: two observers; the east one sees the east side.
+    let obs = dir.path().join("obs.csv");
+    std::fs::write(&obs, "x,y,h\n1000,2010,1.75\n1030,2010,1.75\n").unwrap();
+    ok(&["viewshed", s(&dem), "--observers", s(&obs), "--out", s(&out)]);
+    let r = landfall_io::read_raster(&out).unwrap();
+    assert_eq!(r.values[5 + 2], 2.0, "both see the wall");
+    assert_eq!(r.values[5], 1.0);
+    assert_eq!(r.values[5 + 3], 1.0);
+    // Bad input.
+    for (args, named) in [
+        (vec!["--observer", "5000,5000"], "outside"),
+        (vec!["--observer", "1040,2020"], "hole"),
+        (vec!["--observer", "1000"], "--observer"),
+        (vec!["--observer", "1000,2010", "--observer-height", "-1"], "--observer-height"),
+        (vec!["--observer", "1000,2010", "--low-pitch", "10", "--high-pitch", "-10"], "--low-pitch/--high-pitch"),
+    ] {
+        let mut a = vec!["viewshed", s(&dem)];
+        a.extend(args);
+        a.extend(["--out", s(&out)]);
+        let e = fails(&a);
+        assert!(e.contains(named), "{a:?}: {e}");
+    }
+    std::fs::write(&obs, "x,y\n1000,2010\n9000,2010\n").unwrap();
+    let e = fails(&["viewshed", s(&dem), "--observers", s(&obs), "--out", s(&out)]);
+    assert!(e.contains("line 3"), "{e}");
+}

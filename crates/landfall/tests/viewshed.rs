@@ -377,3 +377,23 @@ fn larger_terrains_equal_brute_force_on_sampled_targets() {
         assert!(checked > 140 && seen > 5 && seen < checked, "round {round}: {seen} of {checked} visible");
     }
 }
+
+/// The fast paths (row witnesses, sector bounds) against the plain walk of every target, on a
+/// large terrain with curvature, from several observers.
+#[test]
+fn fast_paths_equal_the_plain_walk() {
+    use landfall::heightfield::synth::{generate, SynthParams};
+    let n = 257;
+    let h = generate(n, n, &SynthParams { seed: 3, relief: 300.0, feature: 60.0, octaves: 6 });
+    let hf = Heightfield::builder(n, n, h).spacing(10.0, 10.0).build().unwrap();
+    let mut rng = SplitMix64::new(8);
+    for k in 0..4 {
+        let obs = [rng.range(0.0, 2560.0), rng.range(0.0, 2560.0)];
+        let p = ViewshedParams { observer_height: [1.75, 30.0][k % 2], curvature: k >= 2, ..Default::default() };
+        let fast = hf.viewshed(obs, &p).unwrap();
+        let plain = hf.viewshed_one_ray_per_cell(obs, &p).unwrap();
+        let differ = fast.values.iter().zip(&plain.values).filter(|(a, b)| a != b).count();
+        assert_eq!(differ, 0, "observer {obs:?}");
+        assert!(fast.values.iter().any(|&v| v == VISIBLE) && fast.values.iter().any(|&v| v == HIDDEN));
+    }
+}

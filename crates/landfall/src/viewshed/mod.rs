@@ -156,6 +156,31 @@ impl Heightfield {
         ))
     }
 
+    /// [`viewshed`](Self::viewshed) by the plain method: every target's segment walked in full,
+    /// no witnesses, no sector bounds. The same answers, slower: the baseline the benchmarks
+    /// compare with, and an oracle for the fast paths in tests.
+    pub fn viewshed_one_ray_per_cell(
+        &self,
+        observer: [f64; 2],
+        params: &ViewshedParams,
+    ) -> Result<Visibility, ViewshedError> {
+        let run = Run::new(self, observer, params)?;
+        let continuous = !self.has_holes() && params.observer_height > 0.0;
+        Ok(run.grid(
+            |sight, i, j, zp, _: &mut ()| {
+                let eps = TOUCH * (1.0 + sight.zo.abs() + zp.abs());
+                let mut probe = Blocked { zo: sight.zo, zp, eps, continuous, at: f64::NAN };
+                sight.walk(i, j, &mut probe);
+                if probe.at.is_nan() {
+                    VISIBLE
+                } else {
+                    HIDDEN
+                }
+            },
+            NODATA,
+        ))
+    }
+
     /// The elevation of the eye of an observer at world (x, y) (its ground, lowered for curvature,
     /// plus the observer height), or why no observer can stand there.
     pub fn observer_eye(&self, observer: [f64; 2], params: &ViewshedParams) -> Result<f64, ViewshedError> {
