@@ -1,0 +1,204 @@
+"""The Python package against the CLI on the same files, and its own contract."""
+
+import csv
+import pickle
+import threading
+
+import numpy as np
+import pytest
+
+import landfall
+
+
+def read_csv(path):
+    with open(path) as f:
+        rows = list(csv.reader(f))
+    return rows[0], rows[1:]
+
+
+def num(s):
+    return float(s) if s != "" else np.nan
+
+
+@pytest.fixture(scope="module")
+def dem(dem_path):
+    return landfall.open(dem_path)
+
+
+def random_points(t, n, seed=1):
+    (x0, y0, _), (x1, y1, _) = t.info()["bounds"]
+    rng = np.random.default_rng(seed)
+    # A few outside, to see NaN.
+    x = rng.uniform(x0 - 0.1 * (x1 - x0), x1 + 0.1 * (x1 - x0), n)
+    y = rng.uniform(y0 - 0.1 * (y1 - y0), y1 + 0.1 * (y1 - y0), n)
+    return x, y
+
+
+def test_height_equals_the_cli(tmp_path, cli, dem, dem_path):
+    x, y = random_points(dem, 2000)
+    pts = tmp_path / "p.csv"
+    np.savetxt(pts, np.c_[x, y], delimiter=",", header="x,y", comments="", fmt="%.17g")
+    out = tmp_path / "h.csv"
+    cli("height", dem_path, "--points", pts, "--out", out)
+    header, rows = read_csv(out)
+    assert header == ["x", "y", "z", "nx", "ny", "nz"]
+    z_cli = np.array([num(r[2]) for r in rows])
+    z = dem.height(x, y)
+    assert z.shape == (2000,)
+    assert np.array_equal(z, z_cli, equal_nan=True)
+    assert np.isnan(z).any() and (~np.isnan(z)).any()
+    p, n = dem.surface(x, y)
+    assert np.array_equal(p[:, 2], z, equal_nan=True)
+    n_cli = np.array([[num(v) for v in r[3:6]] for r in rows])
+    assert np.array_equal(n, n_cli, equal_nan=True)
+
+
+def test_raycast_equals_the_cli(tmp_path, cli, dem, dem_path):
+    x, y = random_points(dem, 500, seed=2)
+    rng = np.random.default_rng(3)
+    o = np.c_[x, y, np.full(500, 4000.0)]
+    d = np.c_[rng.normal(size=(500, 2)) * 1e-5, -np.ones(500)]  # the DEM is in degrees
+    max_t = rng.uniform(1000, 9000, 500)
+    rays = tmp_path / "r.csv"
+    np.savetxt(rays, np.c_[o, d, max_t], delimiter=",", header="ox,oy,oz,dx,dy,dz,max_t", comments="", fmt="%.17g")
+    out = tmp_path / "hits.csv"
+    cli("raycast", dem_path, "--rays", rays, "--out", out)
+    _, rows = read_csv(out)
+    r = dem.raycast(o, d, max_t)
+    assert np.array_equal(r.hit, np.array([row[0] == "1" for row in rows]))
+    assert np.array_equal(r.t, np.array([num(row[1]) for row in rows]), equal_nan=True)
+    assert np.array_equal(r.point, np.array([[num(v) for v in row[2:5]] for row in rows]), equal_nan=True)
+    assert r.hit.any() and not r.hit.all()
+    # float32 input is converted; a scalar max_t applies to every ray.
+    r32 = dem.raycast(o.astype(np.float32), d.astype(np.float32), 1e9)
+    assert r32.hit.shape == (500,)
+
+
+def test_visible_matches_raycast(dem):
+    x, y = random_points(dem, 300, seed=4)
+    z = dem.height(x, y)
+    ok = ~np.isnan(z)
+    a = np.c_[x[ok], y[ok], z[ok] + 10.0]
+    b = a[::-1].copy()
+    vis = dem.visible(a, b)
+    hits = dem.raycast(a, b - a, 1.0)
+    # Blocked lines hit the terrain before b; clear ones do not, short of touching at the ends.
+    assert not np.any(vis & hits.hit & (hits.t < 1 - 1e-6))
+    assert np.all(vis | hits.hit)
+    assert vis.any() and (~vis).any()
+
+
+def test_from_array_layout_holes_and_diagonals():
+    h = np.array([[10.0, 11.0, 12.0], [0.0, np.nan, 2.0], [0.0, 1.0, 2.0]])  # first row north
+    t = landfall.Heightfield.from_array(h, spacing=(2.0, 5.0), origin=(100.0, 200.0))
+    # South-west sample is h[-1, 0]; north-east is h[0, -1] at (104, 210).
+    assert t.height(100.0, 200.0) == 0.0
+    assert t.height(104.0, 210.0) == 12.0
+    assert np.isnan(t.height(102.0, 205.0))  # the hole
+    assert np.isnan(t.height(99.0, 200.0))  # outside
+    assert t.info()["nodata_samples"] == 1
+    assert np.array_equal(t.heights(), h, equal_nan=True)
+    for d in ("alternating", "sw-ne", "se-nw"):
+        landfall.Heightfield.from_array(h, diagonal=d)
+    # Shapes broadcast; results keep them.
+    assert t.height([[100.0, 102.0]], 200.0).shape == (1, 2)
+
+
+def test_bad_inputs_are_value_errors(tmp_path, dem):
+    with pytest.raises(ValueError, match="diagonal"):
+        landfall.Heightfield.from_array(np.zeros((3, 3)), diagonal="zigzag")
+    with pytest.raises(ValueError, match="heights"):
+        landfall.Heightfield.from_array(np.zeros(9))
+    with pytest.raises(ValueError, match="spacing"):
+        landfall.Heightfield.from_array(np.zeros((3, 3)), spacing=0.0)
+    with pytest.raises(ValueError, match="heights"):
+        landfall.Heightfield.from_array(np.zeros((1, 3)))
+    with pytest.raises(ValueError, match="not a finite height"):
+        landfall.Heightfield.from_array(np.array([[0.0, np.inf], [0.0, 0.0]]))
+    with pytest.raises(ValueError, match="shapes"):
+        dem.height(np.zeros(3), np.zeros(4))
+    with pytest.raises(ValueError, match="origins"):
+        dem.raycast(np.zeros((3, 2)), np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="ray 1"):
+        dem.raycast([[0, 0, 0], [0, 0, 0]], [[0, 0, -1], [0, 0, 0]])
+    with pytest.raises(ValueError, match="max_t"):
+        dem.raycast([[0, 0, 0]], [[0, 0, -1]], -1.0)
+    missing = tmp_path / "nope.tif"
+    with pytest.raises(ValueError, match="nope.tif"):
+        landfall.open(missing)
+    bad = tmp_path / "bad.asc"
+    bad.write_text("ncols 2\nnrows 2\ncellsize 1\nxllcorner 0\nyllcorner 0\n1 2\n3 x\n")
+    with pytest.raises(ValueError, match="bad.asc"):
+        landfall.open(bad)
+    with pytest.raises(ValueError, match="gravity"):
+        landfall.open(bad, gravity=(0, 0, 0))
+
+
+def test_threads_release_the_gil_and_agree(dem):
+    x, y = random_points(dem, 200_000, seed=5)
+    want = dem.height(x, y)
+    got = [None] * 4
+
+    def work(k):
+        got[k] = dem.height(x, y)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    for g in got:
+        assert np.array_equal(g, want, equal_nan=True)
+
+
+def test_pickling(dem):
+    t = pickle.loads(pickle.dumps(dem))
+    assert t.path == dem.path
+    x, y = random_points(dem, 100, seed=6)
+    assert np.array_equal(t.height(x, y), dem.height(x, y), equal_nan=True)
+    a = landfall.Heightfield.from_array(np.arange(12.0).reshape(3, 4), spacing=2.0)
+    b = pickle.loads(pickle.dumps(a))
+    assert np.array_equal(b.heights(), a.heights())
+
+
+def test_polygon_mesh(tmp_path, cli):
+    obj = tmp_path / "two.obj"
+    # A bridge over a floor: two squares.
+    obj.write_text("v 0 0 0\nv 10 0 0\nv 10 10 0\nv 0 10 0\nv 2 2 5\nv 8 2 5\nv 8 8 5\nv 2 8 5\nf 1 2 3 4\nf 5 6 7 8\n")
+    t = landfall.open(obj)
+    assert isinstance(t, landfall.Terrain) and not isinstance(t, landfall.Heightfield)
+    assert t.height(5, 5) == 5.0 and t.height(1, 1) == 0.0
+    p, n = t.surface([5.0], [5.0], [4.0])  # the floor below (5, 5, 4)
+    assert p[0, 2] == 0.0 and n[0, 2] == 1.0
+    assert t.info()["kind"] == "polygons"
+
+
+def test_viewshed_equals_the_cli(tmp_path, cli, dem, dem_path):
+    info = dem.info()
+    h = dem.heights()
+    j, i = np.unravel_index(np.nanargmax(h), h.shape)
+    ox = info["origin"][0] + i * info["spacing"][0]
+    oy = info["origin"][1] + (info["ny"] - 1 - j) * info["spacing"][1]
+    v = dem.viewshed(ox, oy, observer_height=10.0)
+    assert v.dtype == np.uint8 and v.shape == h.shape
+    out = tmp_path / "v.tif"
+    cli("viewshed", dem_path, "--observer", f"{float(ox)!r},{float(oy)!r}", "--observer-height", 10, "--out", out)
+    r = landfall.open(out).heights()  # 255 is nodata → NaN
+    assert np.array_equal(np.where(np.isnan(r), 255, r).astype(np.uint8), v)
+    need = dem.viewshed(ox, oy, observer_height=10.0, mode="ground")
+    assert np.all((need == 0) == (v == 1))
+
+
+def test_from_xarray():
+    xr = pytest.importorskip("xarray")
+    h = np.array([[5.0, 6.0, -9999.0], [1.0, 2.0, 3.0], [0.0, 0.0, 0.0]])
+    da = xr.DataArray(h, dims=("y", "x"), coords={"y": [30.0, 20.0, 10.0], "x": [0.0, 1.0, 2.0]}, attrs={"_FillValue": -9999.0})
+    t = landfall.Heightfield.from_xarray(da)
+    assert t.height(0.0, 30.0) == 5.0 and t.height(2.0, 20.0) == 3.0
+    assert np.isnan(t.height(2.0, 30.0))
+    # y ascending gives the same terrain.
+    t2 = landfall.Heightfield.from_xarray(da.isel(y=slice(None, None, -1)))
+    assert np.array_equal(t2.heights(), t.heights(), equal_nan=True)
+    v = t.viewshed(0.0, 30.0)
+    assert isinstance(v, xr.DataArray) and v.dims == ("y", "x") and v.sel(x=0.0, y=30.0) == 1
+    assert v.sel(x=2.0, y=30.0) == 255
