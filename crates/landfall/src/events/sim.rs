@@ -22,6 +22,11 @@ pub trait Model {
     /// Carries out `event` at `event.time` and pushes every object whose behaviour it changed onto
     /// `changed` (their outstanding predictions are dropped and redone).
     fn fire(&mut self, event: &Event<Self::Kind>, changed: &mut Vec<ObjectId>);
+
+    /// Called after `event` was fired and the changed objects predicted again: for predictions of
+    /// *other* objects that the change makes necessary (a ball that came to rest becomes an
+    /// obstacle for every flying one). Nothing by default.
+    fn after_fire(&mut self, _event: &Event<Self::Kind>, _queue: &mut EventQueue<Self::Kind>) {}
 }
 
 /// A discrete event simulation of a [`Model`].
@@ -96,6 +101,7 @@ impl<M: Model> Simulation<M> {
         for &o in &changed {
             self.model.predict(o, self.now, &mut self.queue);
         }
+        self.model.after_fire(&e, &mut self.queue);
         self.changed = changed;
         Some(e)
     }

