@@ -50,7 +50,16 @@ fn main() {
     }
     println!(
         "{:<18} {:>10} {:>10} {:>9} {:>11} {:>11} {:>9} {:>11} {:>9} {:>10}",
-        "DEM", "1 thread", "2 threads", "Msmp/s", "per-cell 2t", "gdal", "gdal dis.", "r.viewshed", "grass dis.", "visible"
+        "DEM",
+        "1 thread",
+        "2 threads",
+        "Msmp/s",
+        "per-cell 2t",
+        "gdal",
+        "gdal dis.",
+        "r.viewshed",
+        "grass dis.",
+        "visible"
     );
     for (name, hf) in &dems {
         bench(name, hf, dir.path(), gdal, grass);
@@ -59,7 +68,10 @@ fn main() {
 
 fn bench(name: &str, hf: &Heightfield, dir: &Path, gdal: bool, grass: bool) {
     let (nx, ny) = (hf.nx(), hf.ny());
-    let top = (0..nx * ny).filter(|&k| !hf.heights()[k].is_nan()).max_by(|&a, &b| hf.heights()[a].total_cmp(&hf.heights()[b])).unwrap();
+    let top = (0..nx * ny)
+        .filter(|&k| !hf.heights()[k].is_nan())
+        .max_by(|&a, &b| hf.heights()[a].total_cmp(&hf.heights()[b]))
+        .unwrap();
     let (i, j) = (top % nx, top / nx);
     let o = hf.sample_position(i, j);
     let params = ViewshedParams { observer_height: 10.0, ..Default::default() };

@@ -3,7 +3,7 @@
 
 use anyhow::{Context, Result};
 use landfall::glam::DVec3;
-use landfall::{Heightfield, Hit, Ray, Terrain};
+use landfall::{Hit, Ray, Terrain};
 use rayon::prelude::*;
 use std::path::Path;
 
@@ -17,12 +17,12 @@ pub struct Camera {
 
 impl Camera {
     /// A view across the terrain from above its south-west quarter, toward the north-east.
-    pub fn overview(hf: &Heightfield) -> Self {
+    pub fn overview(hf: &dyn Terrain) -> Self {
         let b = hf.bounds();
         let size = b.max - b.min;
         let relief = size.z.max(1e-9);
         let (ex, ey) = (b.min.x + 0.12 * size.x, b.min.y + 0.08 * size.y);
-        let ground = hf.height_at(ex, ey).unwrap_or(b.min.z);
+        let ground = hf.top_surface(DVec3::new(ex, ey, 0.0)).map_or(b.min.z, |s| s.point.z);
         Camera {
             eye: DVec3::new(ex, ey, ground.max(b.min.z + 0.3 * relief) + 0.45 * relief),
             target: DVec3::new(b.min.x + 0.62 * size.x, b.min.y + 0.7 * size.y, b.min.z + 0.25 * relief),

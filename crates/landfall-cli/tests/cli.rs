@@ -584,3 +584,45 @@ fn viewshed_writes_a_georeferenced_geotiff() {
     let e = fails(&["viewshed", s(&dem), "--observers", s(&obs), "--out", s(&out)]);
     assert!(e.contains("line 3"), "{e}");
 }
+
+/// `events terrain`: balls thrown over a raster bounce and rest; the table and the picture.
+#[test]
+fn events_terrain_runs_and_draws() {
+    let dir = tempfile::tempdir().unwrap();
+    let dem = dir.path().join("hill.asc");
+    let n = 40;
+    let mut text = format!("ncols {n}\nnrows {n}\nxllcorner 0\nyllcorner 0\ncellsize 10\n");
+    for j in 0..n {
+        let row: Vec<String> = (0..n)
+            .map(|i| {
+                let (x, y) = (i as f64 - 20.0, j as f64 - 20.0);
+                format!("{:.3}", 30.0 * (-(x * x + y * y) / 200.0).exp())
+            })
+            .collect();
+        text += &row.join(" ");
+        text += "\n";
+    }
+    std::fs::write(&dem, text).unwrap();
+    let png = dir.path().join("e.png");
+    let out = ok(&["events", "terrain", s(&dem), "--balls", "60", "--until", "8", "--png", s(&png)]);
+    assert!(out.contains("60 balls"), "{out}");
+    for row in ["ground", "ball–ball", "at rest", "energy"] {
+        assert!(out.contains(row), "{row}: {out}");
+    }
+    let ground: u64 = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("ground"))
+        .unwrap()
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(ground > 60, "{out}");
+    assert!(png.exists());
+    for bad in [vec!["--until", "0"], vec!["--restitution", "2"], vec!["--balls", "0"]] {
+        let mut a = vec!["events", "terrain", s(&dem)];
+        a.extend(bad.iter().copied());
+        fails(&a);
+    }
+}

@@ -28,8 +28,9 @@ pub struct BallParams {
     pub gravity: DVec3,
     /// Coefficient of restitution of every bounce (1 = elastic).
     pub restitution: f64,
-    /// The Zeno threshold (5.1.7): a ball whose speed off the ground after a bounce is below this
-    /// comes to rest there (0: never).
+    /// The Zeno threshold (5.1.7): a ball whose speed off the ground or a fixed sphere after a
+    /// bounce is below this comes to rest there, and a ball touching a resting one this slowly comes to rest on it
+    /// (0: never).
     pub rest_speed: f64,
     /// Balls collide with each other (off: each sees only the terrain and the fixed spheres).
     pub ball_collisions: bool,
@@ -328,7 +329,7 @@ impl Model for TerrainBalls<'_> {
                 let vn = self.v[k].dot(n);
                 if vn < 0.0 {
                     let out = -vn * params.restitution;
-                    if matches!(e.kind, BallEvent::Ground(_)) && out < params.rest_speed {
+                    if out < params.rest_speed {
                         self.resting[k] = true;
                         self.v[k] = DVec3::ZERO;
                         self.counts.rested += 1;
@@ -350,7 +351,16 @@ impl Model for TerrainBalls<'_> {
                 self.rebase(j, e.time);
                 let n = (self.p[j] - self.p[k]).normalize_or_zero();
                 let rel = (self.v[j] - self.v[k]).dot(n);
-                if rel < 0.0 {
+                let (rk, rj) = (self.resting[k], self.resting[j]);
+                if rel < 0.0 && (rk || rj) && -rel * params.restitution < params.rest_speed {
+                    // The Zeno threshold between balls: a slow touch on a resting ball does not
+                    // wake it, and the other comes to rest on it.
+                    let moving = if rk { j } else { k };
+                    self.resting[moving] = true;
+                    self.v[moving] = DVec3::ZERO;
+                    self.counts.rested += 1;
+                    self.just_rested = Some(moving);
+                } else if rel < 0.0 {
                     // Along the line of centres, with restitution; a resting ball wakes.
                     let (mk, mj) = (self.m[k], self.m[j]);
                     let impulse = (1.0 + params.restitution) * rel / (1.0 / mk + 1.0 / mj);
