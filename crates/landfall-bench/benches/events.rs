@@ -78,11 +78,18 @@ fn throw(t: &dyn landfall::Terrain, n: usize) -> Vec<landfall::events::Ball> {
 }
 
 /// The usual game loop: fixed steps, push-out and reflection. Returns (tunnelled balls, energy).
-fn fixed_step(hf: &landfall::Heightfield, balls: &[landfall::events::Ball], hz: f64, until: f64, e: f64) -> (usize, f64) {
+fn fixed_step(
+    hf: &landfall::Heightfield,
+    balls: &[landfall::events::Ball],
+    hz: f64,
+    until: f64,
+    e: f64,
+) -> (usize, f64) {
     use landfall::broad::{Layout, ProximityGrid};
     use landfall::glam::DVec3;
     let g = DVec3::new(0.0, 0.0, -9.81);
-    let (mut p, mut v): (Vec<DVec3>, Vec<DVec3>) = (balls.iter().map(|b| b.p).collect(), balls.iter().map(|b| b.v).collect());
+    let (mut p, mut v): (Vec<DVec3>, Vec<DVec3>) =
+        (balls.iter().map(|b| b.p).collect(), balls.iter().map(|b| b.v).collect());
     let mut tunnelled = vec![false; balls.len()];
     let mut grid = ProximityGrid::new(Layout::Dual, 1.0);
     for (k, b) in balls.iter().enumerate() {
@@ -99,7 +106,11 @@ fn fixed_step(hf: &landfall::Heightfield, balls: &[landfall::events::Ball], hz: 
                 Some(s) if p[k].z - r < s.point.z => {
                     // Tunnelled: the ball's path crossed a ridge it never touched in a step, or its
                     // centre went below the ground.
-                    if p[k].z < s.point.z || hf.raycast(&landfall::Ray::new(before, p[k] - before), 1.0).is_some_and(|h| h.t < 1.0 && (h.point - before).length() > r) {
+                    if p[k].z < s.point.z
+                        || hf
+                            .raycast(&landfall::Ray::new(before, p[k] - before), 1.0)
+                            .is_some_and(|h| h.t < 1.0 && (h.point - before).length() > r)
+                    {
                         tunnelled[k] = true;
                     }
                     let n = s.normal;
@@ -162,7 +173,14 @@ fn terrain_vs_fixed_step() {
         let drift = (sim.model().energy(until) - e0) / e0;
         // Below the ground at the end (brute force on every ball).
         let m = sim.model();
-        let under = (0..balls.len() as u32).filter(|&k| m.is_alive(k) && hf.height_at(m.position(k, until).x, m.position(k, until).y).is_some_and(|g| m.position(k, until).z < g)).count();
+        let under = (0..balls.len() as u32)
+            .filter(|&k| {
+                m.is_alive(k)
+                    && hf
+                        .height_at(m.position(k, until).x, m.position(k, until).y)
+                        .is_some_and(|g| m.position(k, until).z < g)
+            })
+            .count();
         if elastic {
             println!("{:<28} {:>9.3} {:>10} {:>14} {:>18.2e}", "events (e = 1)", t_events, events, under, drift);
         } else {
@@ -174,7 +192,14 @@ fn terrain_vs_fixed_step() {
             let t = start.elapsed().as_secs_f64();
             let label = format!("fixed step {hz} Hz (e = {e})");
             if elastic {
-                println!("{:<28} {:>9.3} {:>10} {:>14} {:>18.2e}", label, t, (hz * until) as u64, tunnelled, (energy - e0) / e0);
+                println!(
+                    "{:<28} {:>9.3} {:>10} {:>14} {:>18.2e}",
+                    label,
+                    t,
+                    (hz * until) as u64,
+                    tunnelled,
+                    (energy - e0) / e0
+                );
             } else {
                 println!("{:<28} {:>9.3} {:>10} {:>14} {:>18}", label, t, (hz * until) as u64, tunnelled, "-");
             }

@@ -153,7 +153,7 @@ fn line(args: &LineArgs) -> Result<()> {
         };
         writeln!(w, "{},{p},{q}", nz(e.time)).with_context(cannot)?;
         events += 1;
-        if events % 65536 == 0 && args.until > 0.0 {
+        if events.is_multiple_of(65536) && args.until > 0.0 {
             bar.set_position((1000.0 * e.time / args.until) as u64);
         }
     }
@@ -292,10 +292,10 @@ fn terrain(a: &TerrainBallsArgs) -> Result<()> {
         events += sim.advance_to(ft, |_, _| {});
         let m = sim.model();
         for (k, path) in paths.iter_mut().enumerate() {
-            if m.is_alive(k as u32) && !m.is_resting(k as u32) {
-                path.push(m.position(k as u32, ft));
-            } else if m.is_resting(k as u32) && path.last() != Some(&m.position(k as u32, ft)) {
-                path.push(m.position(k as u32, ft));
+            // Flying balls every frame; a resting one once where it rests.
+            let p = m.position(k as u32, ft);
+            if m.is_alive(k as u32) && (!m.is_resting(k as u32) || path.last() != Some(&p)) {
+                path.push(p);
             }
         }
         bar.set_position((1000 * f / frames) as u64);

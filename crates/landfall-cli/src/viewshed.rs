@@ -256,7 +256,7 @@ fn preview(path: &Path, hf: &Heightfield, overlay: &Grid<u8>, observers: &[[f64;
             let gy = (z(i, j + 1) - z(i, j0)) / (sp.y * (j + 1 - j0).min(ny - 1 - j0).max(1) as f64);
             // Sun from the north-west, 45° up.
             let n = landfall::glam::DVec3::new(-gx, -gy, 1.0).normalize();
-            let shade = n.dot(landfall::glam::DVec3::new(-0.5, 0.5, 0.7071)).clamp(0.0, 1.0);
+            let shade = n.dot(landfall::glam::DVec3::new(-0.5, 0.5, std::f64::consts::FRAC_1_SQRT_2)).clamp(0.0, 1.0);
             let shade = if shade.is_nan() { 0.0 } else { 0.35 + 0.65 * shade };
             let c = match overlay.get(i, j) {
                 NODATA => [150.0, 150.0, 150.0],

@@ -27,7 +27,7 @@ fn brute_force(balls: &[LineBall], left: f64, right: f64, until: f64, max_events
     while out.len() < max_events {
         let mut best: Option<(f64, usize, i64)> = None;
         let mut take = |t: f64, i: usize, j: i64| {
-            if best.map_or(true, |(bt, _, _)| t < bt) {
+            if best.is_none_or(|(bt, _, _)| t < bt) {
                 best = Some((t, i, j));
             }
         };

@@ -109,7 +109,7 @@ fn run_and_check(
             assert!(e.time >= last, "events out of order");
             last = e.time;
             events += 1;
-            if events % 7 == 0 {
+            if events.is_multiple_of(7) {
                 check_apart(t, sim.model(), &spheres, n, e.time, &format!("event {events} ({:?})", e.kind));
             }
         }
