@@ -10,12 +10,13 @@
 //! (1 − K)·d²/(2R), d its horizontal distance from the observer, R = 6,371,008.8 m, K the
 //! refraction coefficient; visibility is then decided exactly on the lowered triangles.
 //!
-//! **Algorithm.** Each target's segment is tested exactly (see `sight.rs`: the terrain along a
-//! segment is piecewise linear, so checking its breakpoints decides it), walking the min/max
-//! pyramid from the target towards the observer and skipping every node that lies wholly below the
-//! segment; targets are processed in rings around the observer, and a target whose inner
-//! neighbour was blocked first tries that blocker's distance as a witness — one height lookup that
-//! proves most hidden targets hidden without a walk. Rows of targets run in parallel.
+//! **Algorithm.** Each target's segment is tested exactly (see `sight.rs`: over each triangle the
+//! terrain and the segment are both linear, so the ends of the pieces decide it), walking the
+//! min/max pyramid from the target towards the observer and skipping every node that lies wholly
+//! below the segment. Rows run in parallel, each in order: a target first tries where the previous
+//! target of its row was blocked as a witness (one height lookup proves most hidden targets
+//! hidden), and per-sector bounds of the terrain's slope seen from the eye (`horizon.rs`) prove
+//! most visible targets visible with two short walks near the target and the eye.
 //!
 //! ```
 //! use landfall::viewshed::{ViewshedParams, HIDDEN, VISIBLE};
