@@ -127,7 +127,7 @@ impl ProximityGrid {
         }
         let mut best: Option<(u64, f64)> = None;
         let test = |s: &Slot, best: &mut Option<(u64, f64)>| {
-            if let Some(t) = ray_sphere(origin, dir, s.center, s.radius) {
+            if let Some(t) = crate::geom::ray_ball(origin, dir, s.center, s.radius) {
                 if t <= max_t && best.is_none_or(|b| t < b.1 || (t == b.1 && s.id < b.0)) {
                     *best = Some((s.id, t));
                 }
@@ -206,26 +206,6 @@ impl ProximityGrid {
     pub fn containing_cell(&self, min: DVec2, max: DVec2) -> Option<Cell> {
         cells::containing(self.layout, self.unit, min, max)
     }
-}
-
-/// First t ≥ 0 at which the ray meets the closed ball (0 when it starts inside), if any.
-fn ray_sphere(o: DVec3, d: DVec3, c: DVec3, r: f64) -> Option<f64> {
-    let m = o - c;
-    let c0 = m.length_squared() - r * r;
-    if c0 <= 0.0 {
-        return Some(0.0);
-    }
-    let a = d.length_squared();
-    let b = m.dot(d);
-    if b >= 0.0 {
-        return None;
-    }
-    let disc = b * b - a * c0;
-    if disc < 0.0 {
-        return None;
-    }
-    // The nearer root, in the form that does not cancel.
-    Some(c0 / (-b + disc.sqrt()))
 }
 
 /// The ray's t interval inside the closed rectangle `lo`–`hi`, within [0, `limit`].

@@ -109,7 +109,7 @@ fn earliest(
 ) -> Option<(f64, DVec3, Option<usize>)> {
     let mut best = target.sweep(c, r, v).map(|tc| (tc.contact.t, tc.contact.normal, None));
     for (k, &(s, rs)) in spheres.iter().enumerate() {
-        if let Some(f) = segment_sphere(c, v, s, r + rs) {
+        if let Some(f) = crate::geom::ray_ball(c, v, s, r + rs).filter(|&f| f <= 1.0) {
             if best.is_none_or(|b| f < b.0) {
                 let n = (c + v * f - s).normalize_or_zero();
                 best = Some((f, n, Some(k)));
@@ -117,25 +117,4 @@ fn earliest(
         }
     }
     best
-}
-
-/// First fraction f ∈ [0, 1] with |c + v·f − s| ≤ rr (0 when already inside).
-pub(crate) fn segment_sphere(c: DVec3, v: DVec3, s: DVec3, rr: f64) -> Option<f64> {
-    let d = c - s;
-    let cc = d.length_squared() - rr * rr;
-    if cc <= 0.0 {
-        return Some(0.0);
-    }
-    let aa = v.length_squared();
-    let bb = d.dot(v);
-    if bb >= 0.0 || aa == 0.0 {
-        return None;
-    }
-    let disc = bb * bb - aa * cc;
-    if disc < 0.0 {
-        return None;
-    }
-    // The smaller root, in the cancellation-free form.
-    let f = cc / (-bb + disc.sqrt());
-    (f <= 1.0).then_some(f)
 }

@@ -243,20 +243,10 @@ fn arc_box(arc: &Arc, end: f64, r: f64) -> (DVec3, DVec3) {
 /// The first τ ≥ 0 at which two balls on arcs under the same gravity touch, approaching: their
 /// relative motion is a straight line.
 fn balls_meet(dp: DVec3, dv: DVec3, rr: f64) -> Option<f64> {
-    let c = dp.length_squared() - rr * rr;
-    let b = dp.dot(dv);
-    if b >= 0.0 {
+    if dp.dot(dv) >= 0.0 {
         return None;
     }
-    if c <= 0.0 {
-        return Some(0.0);
-    }
-    let a = dv.length_squared();
-    let disc = b * b - a * c;
-    if disc < 0.0 {
-        return None;
-    }
-    Some(c / (-b + disc.sqrt()))
+    crate::geom::ray_ball(dp, dv, DVec3::ZERO, rr)
 }
 
 impl Model for TerrainBalls<'_> {

@@ -1,9 +1,11 @@
 //! Geometry shared by every terrain: rays, boxes, hits, triangle identities.
 
 mod aabb;
+mod ball;
 mod ray;
 
 pub use aabb::Aabb;
+pub use ball::ray_ball;
 pub use ray::{Ray, RayError};
 
 use glam::DVec3;
