@@ -4,8 +4,8 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use landfall::glam::DVec3;
 use landfall::polygon::{PolygonSoup, QuadtreeParams};
-use landfall::{CutRule, Diagonal, Frame, Heightfield, PolygonTerrain, Terrain};
-use landfall_io::{is_index, is_mesh, load_heightfield, open_index_verified, read_mesh, Limits, LoadOptions};
+use landfall::{CutRule, Diagonal, Frame, PolygonTerrain};
+use landfall_io::{load_heightfield, Limits, LoadOptions};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -76,24 +76,7 @@ fn parse_cuts(s: &str) -> Result<CutRule, String> {
     }
 }
 
-/// The terrain a command works on (one per run: the size difference of the variants is moot).
-#[allow(clippy::large_enum_variant)]
-pub enum AnyTerrain {
-    /// A raster.
-    Heightfield(Heightfield),
-    /// Polygons (a mesh file, or an index file).
-    Polygons(PolygonTerrain),
-}
-
-impl AnyTerrain {
-    /// The terrain behind the common trait.
-    pub fn as_dyn(&self) -> &dyn Terrain {
-        match self {
-            AnyTerrain::Heightfield(h) => h,
-            AnyTerrain::Polygons(p) => p,
-        }
-    }
-}
+pub use landfall_io::{AnyTerrain, Source};
 
 /// A loaded terrain and what loading it cost.
 pub struct LoadedTerrain {
@@ -103,14 +86,6 @@ pub struct LoadedTerrain {
     pub load_time: Duration,
     /// Where it came from.
     pub source: Source,
-}
-
-/// The kind of file a terrain came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Source {
-    Raster,
-    Mesh,
-    Index,
 }
 
 impl LoadedTerrain {
@@ -171,63 +146,32 @@ impl TerrainArgs {
     /// Loads the terrain (raster, mesh or index file) with the placement options applied.
     pub fn load(&self) -> Result<LoadedTerrain> {
         let start = Instant::now();
+        let opened = self.open()?;
+        Ok(LoadedTerrain {
+            terrain: opened.terrain,
+            notes: opened.notes,
+            load_time: start.elapsed(),
+            source: opened.source,
+        })
+    }
+
+    /// Opens the terrain through landfall-io's `open_terrain`, option errors named as options.
+    fn open(&self) -> Result<landfall_io::OpenedTerrain> {
         // Before the kind is guessed from the name or the content: a missing file is reported as
         // missing, not as an unknown kind of file.
         let meta = std::fs::metadata(&self.path).with_context(|| format!("{}", self.path.display()))?;
         if meta.is_dir() {
             bail!("{}: is a directory, not a terrain file", self.path.display());
         }
-
-        if is_index(&self.path) {
-            for (given, name) in [
-                (self.spacing.is_some(), "--spacing"),
-                (self.origin.is_some(), "--origin"),
-                (self.z_scale != 1.0 || self.z_offset != 0.0, "--z-scale/--z-offset"),
-            ] {
-                if given {
-                    bail!(
-                        "{name} cannot change a prebuilt index file {}; rebuild it with `landfall build`",
-                        self.path.display()
-                    );
-                }
-            }
-            let t = open_index_verified(&self.path)?;
-            if let Some(g) = &self.gravity {
-                let want = self.frame()?.down();
-                if (want - t.frame().down()).length() > 1e-12 {
-                    bail!("--gravity {g}: {} was built for gravity {}", self.path.display(), t.frame().down());
-                }
-            }
-            let load_time = start.elapsed();
-            return Ok(LoadedTerrain {
-                terrain: AnyTerrain::Polygons(t),
-                notes: Vec::new(),
-                load_time,
-                source: Source::Index,
-            });
-        }
-        if is_mesh(&self.path) {
-            for (given, name) in [(self.spacing.is_some(), "--spacing"), (self.origin.is_some(), "--origin")] {
-                if given {
-                    bail!("{name} applies to rasters only; {} is a polygon mesh", self.path.display());
-                }
-            }
-            let mut soup = read_mesh(&self.path)?;
-            let t = self.polygons_from(&mut soup)?;
-            let notes = t.report().warnings();
-            let mut notes = notes;
-            if matches!(landfall_io::extension(&self.path).as_str(), "gltf" | "glb") && self.gravity.is_none() {
-                notes.push("glTF is Y-up by convention: pass --gravity 0,-1,0 if this file follows it".into());
-            }
-            let load_time = start.elapsed();
-            return Ok(LoadedTerrain { terrain: AnyTerrain::Polygons(t), notes, load_time, source: Source::Mesh });
-        }
-        let hf = self.load_raster()?;
-        Ok(LoadedTerrain {
-            terrain: AnyTerrain::Heightfield(hf.0),
-            notes: hf.1,
-            load_time: start.elapsed(),
-            source: Source::Raster,
+        let opts = landfall_io::TerrainOptions {
+            raster: self.load_options()?,
+            frame: if self.gravity.is_some() { Some(self.frame()?) } else { None },
+            quadtree: self.quadtree_params()?,
+            max_polygons: self.max_polygons,
+        };
+        landfall_io::open_terrain(&self.path, &opts).map_err(|e| match e {
+            landfall_io::OpenError::Option { option, msg } => anyhow::anyhow!("--{option} {msg}"),
+            e => anyhow::anyhow!(e),
         })
     }
 
@@ -260,14 +204,8 @@ impl TerrainArgs {
             .with_context(|| format!("{}", self.path.display()))
     }
 
-    /// Loads a raster as a heightfield, with its loader notes.
-    pub fn load_raster(&self) -> Result<(Heightfield, Vec<String>)> {
-        let loaded = self.load_raster_with_georef()?;
-        Ok((loaded.heightfield, loaded.notes))
-    }
-
-    /// Loads a raster as a heightfield, with what the file said (notes, placement, CRS).
-    pub fn load_raster_with_georef(&self) -> Result<landfall_io::Loaded> {
+    /// The raster options (placement, heights, triangulation, limits) the arguments ask for.
+    fn load_options(&self) -> Result<LoadOptions> {
         let spacing = match &self.spacing {
             None => None,
             Some(s) if s.contains(',') => Some(numbers::<2>("spacing", s)?.into()),
@@ -285,7 +223,7 @@ impl TerrainArgs {
         if self.leaf_size == 0 {
             bail!("--leaf-size: must be ≥ 1");
         }
-        let opts = LoadOptions {
+        Ok(LoadOptions {
             spacing,
             origin,
             z_scale: self.z_scale,
@@ -293,7 +231,12 @@ impl TerrainArgs {
             diagonal: self.diagonal,
             leaf_size: self.leaf_size,
             limits: self.limits(),
-        };
+        })
+    }
+
+    /// Loads a raster as a heightfield, with what the file said (notes, placement, CRS).
+    pub fn load_raster_with_georef(&self) -> Result<landfall_io::Loaded> {
+        let opts = self.load_options()?;
         let frame = self.frame()?;
         let mut loaded = load_heightfield(&self.path, &opts)?;
         loaded.heightfield.set_frame(frame);

@@ -35,6 +35,7 @@ mod npy;
 mod output;
 mod png_raster;
 mod raster;
+mod terrain;
 mod tif;
 mod tif_out;
 
@@ -45,6 +46,7 @@ pub use load::{load_heightfield, read_raster, read_raster_with, LoadOptions, Loa
 pub(crate) use output::write_atomic;
 pub use output::{refuse_overwriting_inputs, same_file, OutputFile};
 pub use raster::{GeoKeys, GeoRef, Raster};
+pub use terrain::{open_terrain, AnyTerrain, OpenError, OpenedTerrain, Source, TerrainOptions};
 pub use tif_out::{write_geotiff, Band};
 
 use std::path::Path;

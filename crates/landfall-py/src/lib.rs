@@ -3,8 +3,6 @@
 //! results (broadcasting, dtypes, xarray, Dask); every query here releases the GIL and runs in
 //! parallel.
 
-mod open;
-
 use landfall::glam::DVec3;
 use landfall::viewshed::ViewshedParams;
 use landfall::{Diagonal, Frame, Ray};
@@ -15,7 +13,7 @@ use pyo3::types::PyDict;
 use rayon::prelude::*;
 use std::sync::Arc;
 
-pub use open::{AnyTerrain, Opened};
+use landfall_io::AnyTerrain;
 
 /// A terrain: a heightfield or a polygon terrain.
 #[pyclass(module = "landfall._landfall", frozen, subclass)]
@@ -391,13 +389,17 @@ fn _open(
 ) -> PyResult<Py<PyAny>> {
     let diagonal: Diagonal = diagonal.parse().map_err(|e: String| PyValueError::new_err(format!("diagonal: {e}")))?;
     let frame = match gravity {
-        None => Frame::z_up(),
+        None => None,
         Some((x, y, z)) => {
-            Frame::from_gravity(DVec3::new(x, y, z)).map_err(|e| PyValueError::new_err(format!("gravity: {e}")))?
+            Some(Frame::from_gravity(DVec3::new(x, y, z)).map_err(|e| PyValueError::new_err(format!("gravity: {e}")))?)
         }
     };
-    let opts = open::Options { spacing, origin, z_scale, z_offset, diagonal, frame };
-    let opened = py.detach(|| open::open(&path, &opts)).map_err(err)?;
+    let opts = landfall_io::TerrainOptions {
+        raster: landfall_io::LoadOptions { spacing, origin, z_scale, z_offset, diagonal, ..Default::default() },
+        frame,
+        ..Default::default()
+    };
+    let opened = py.detach(|| landfall_io::open_terrain(&path, &opts)).map_err(err)?;
     let t = Terrain { inner: Arc::new(opened.terrain), path: Some(path.display().to_string()) };
     let is_hf = matches!(&*t.inner, AnyTerrain::Heightfield(_));
     if is_hf {

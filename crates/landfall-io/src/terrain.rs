@@ -1,0 +1,178 @@
+//! Any terrain file in one call: an index file (memory-mapped), a polygon mesh or a raster, with
+//! the placement options every front end (the CLI, the Python package) shares.
+
+use crate::load::{load_heightfield, LoadOptions};
+use crate::raster::{GeoKeys, GeoRef};
+use crate::{is_index, is_mesh, open_index_verified, read_mesh, IoError};
+use landfall::{Frame, Heightfield, PolygonTerrain, QuadtreeParams, Terrain};
+use std::path::{Path, PathBuf};
+
+/// A loaded terrain.
+#[allow(clippy::large_enum_variant)] // one per program: the size difference is moot
+pub enum AnyTerrain {
+    /// A raster.
+    Heightfield(Heightfield),
+    /// Polygons (a mesh file, or an index file).
+    Polygons(PolygonTerrain),
+}
+
+impl AnyTerrain {
+    /// The terrain behind the common trait.
+    pub fn as_dyn(&self) -> &dyn Terrain {
+        match self {
+            AnyTerrain::Heightfield(h) => h,
+            AnyTerrain::Polygons(p) => p,
+        }
+    }
+}
+
+/// The kind of file a terrain came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// A raster (GeoTIFF, ASCII grid, PNG, NumPy).
+    Raster,
+    /// A polygon mesh (OBJ, glTF).
+    Mesh,
+    /// A polygon index file from `landfall build`.
+    Index,
+}
+
+/// How to open a terrain file.
+#[derive(Clone, Debug)]
+pub struct TerrainOptions {
+    /// Rasters: placement, height scale and offset, triangulation, limits. Meshes use the height
+    /// scale and offset; index files refuse every placement option.
+    pub raster: LoadOptions,
+    /// The gravity frame; `None` is the default (0, 0, −1), and an index file keeps its own.
+    pub frame: Option<Frame>,
+    /// The quadtree built for a mesh.
+    pub quadtree: QuadtreeParams,
+    /// Largest mesh built, in polygons.
+    pub max_polygons: u64,
+}
+
+impl Default for TerrainOptions {
+    fn default() -> Self {
+        Self {
+            raster: LoadOptions::default(),
+            frame: None,
+            quadtree: QuadtreeParams::default(),
+            max_polygons: u64::MAX,
+        }
+    }
+}
+
+/// An opened terrain and what its file said.
+pub struct OpenedTerrain {
+    /// The terrain.
+    pub terrain: AnyTerrain,
+    /// Remarks a user should see (approximations, polygons skipped).
+    pub notes: Vec<String>,
+    /// What kind of file it was.
+    pub source: Source,
+    /// A raster's own placement, if it had one.
+    pub georef: Option<GeoRef>,
+    /// A GeoTIFF's coordinate reference system, if any.
+    pub geokeys: Option<GeoKeys>,
+}
+
+/// Why a terrain could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// The file (reading or decoding it).
+    #[error(transparent)]
+    Io(#[from] IoError),
+    /// An option that does not apply to this file, or is out of range for it; `option` is its
+    /// name without dashes (`spacing`, `origin`, `z-scale/z-offset`, `gravity`, `max-polygons`),
+    /// and the message continues after it.
+    #[error("{option} {msg}")]
+    Option {
+        /// The option.
+        option: &'static str,
+        /// What is wrong, continuing after the option's name.
+        msg: String,
+    },
+    /// The mesh's polygons do not make a terrain.
+    #[error("{}: {error}", path.display())]
+    Polygons {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        error: landfall::PolygonError,
+    },
+}
+
+/// Opens `path`: an index file (by its magic or `.lfq`, memory-mapped), a mesh (`.obj`, `.gltf`,
+/// `.glb`) or a raster (anything else).
+pub fn open_terrain(path: &Path, o: &TerrainOptions) -> Result<OpenedTerrain, OpenError> {
+    let r = &o.raster;
+    let refuse = |option: &'static str, msg: String| Err(OpenError::Option { option, msg });
+    if is_index(path) {
+        for (given, option) in [
+            (r.spacing.is_some(), "spacing"),
+            (r.origin.is_some(), "origin"),
+            (r.z_scale != 1.0 || r.z_offset != 0.0, "z-scale/z-offset"),
+        ] {
+            if given {
+                return refuse(
+                    option,
+                    format!("cannot change a prebuilt index file {}; rebuild it with `landfall build`", path.display()),
+                );
+            }
+        }
+        let t = open_index_verified(path)?;
+        if let Some(f) = o.frame {
+            if (f.down() - t.frame().down()).length() > 1e-12 {
+                return refuse(
+                    "gravity",
+                    format!("{}: {} was built for gravity {}", f.down(), path.display(), t.frame().down()),
+                );
+            }
+        }
+        let terrain = AnyTerrain::Polygons(t);
+        return Ok(OpenedTerrain { terrain, notes: Vec::new(), source: Source::Index, georef: None, geokeys: None });
+    }
+    if is_mesh(path) {
+        for (given, option) in [(r.spacing.is_some(), "spacing"), (r.origin.is_some(), "origin")] {
+            if given {
+                return refuse(option, format!("applies to rasters only; {} is a polygon mesh", path.display()));
+            }
+        }
+        let mut soup = read_mesh(path)?;
+        if soup.len() as u64 > o.max_polygons {
+            return refuse(
+                "max-polygons",
+                format!(
+                    "{}: {}: the mesh makes {} polygons, more than allowed (building their quadtree takes up to \
+                     about 1.5 KB a polygon, {:.1} GB here)",
+                    o.max_polygons,
+                    path.display(),
+                    soup.len(),
+                    soup.len() as f64 * 1.5e3 / 1e9
+                ),
+            );
+        }
+        if r.z_scale != 1.0 || r.z_offset != 0.0 {
+            for p in &mut soup.points {
+                p.z = p.z * r.z_scale + r.z_offset;
+            }
+        }
+        let t = PolygonTerrain::from_soup(&soup, o.frame.unwrap_or_else(Frame::z_up), o.quadtree)
+            .map_err(|error| OpenError::Polygons { path: path.to_owned(), error })?;
+        let mut notes = t.report().warnings();
+        if matches!(crate::extension(path).as_str(), "gltf" | "glb") && o.frame.is_none() {
+            notes.push("glTF is Y-up by convention: give gravity 0,-1,0 if this file follows it".into());
+        }
+        let terrain = AnyTerrain::Polygons(t);
+        return Ok(OpenedTerrain { terrain, notes, source: Source::Mesh, georef: None, geokeys: None });
+    }
+    let mut loaded = load_heightfield(path, r)?;
+    loaded.heightfield.set_frame(o.frame.unwrap_or_else(Frame::z_up));
+    Ok(OpenedTerrain {
+        terrain: AnyTerrain::Heightfield(loaded.heightfield),
+        notes: loaded.notes,
+        source: Source::Raster,
+        georef: loaded.georef,
+        geokeys: loaded.geokeys,
+    })
+}
