@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 /// A loaded terrain.
 #[allow(clippy::large_enum_variant)] // one per program: the size difference is moot
+#[derive(Clone)]
 pub enum AnyTerrain {
     /// A raster.
     Heightfield(Heightfield),

@@ -1,24 +1,36 @@
 //! The `landfall` Python package's native module (`landfall._landfall`): terrains and their batch
 //! queries on flat float64 arrays. The Python layer (`python/landfall/`) shapes arguments and
 //! results (broadcasting, dtypes, xarray, Dask); every query here releases the GIL and runs in
-//! parallel.
+//! parallel. The work is done in one module per concept: [`queries`] (heights, floors, ceilings,
+//! rays, sight, light), [`motion`] (swept spheres, placement, character controllers), [`edit`]
+//! and [`viewshed`].
 
+mod args;
+mod edit;
+mod motion;
+mod queries;
+mod viewshed;
+
+use args::{all_finite, columns, err, pyarray, same_len, same_points, slice};
 use landfall::glam::DVec3;
 use landfall::viewshed::ViewshedParams;
-use landfall::{Diagonal, Frame, Ray};
+use landfall::{Diagonal, FollowParams, Frame, Ray};
+use landfall_io::AnyTerrain;
 use numpy::{PyArray1, PyReadonlyArray1};
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use rayon::prelude::*;
-use std::sync::Arc;
+use queries::Pick;
+use std::sync::{Arc, RwLock};
 
-use landfall_io::AnyTerrain;
+type Array<'py> = Bound<'py, PyArray1<f64>>;
+type In<'py> = PyReadonlyArray1<'py, f64>;
 
 /// A terrain: a heightfield or a polygon terrain.
 #[pyclass(module = "landfall._landfall", frozen, subclass)]
 pub struct Terrain {
-    inner: Arc<AnyTerrain>,
+    /// The terrain; queries take a clone of the `Arc` and run without the lock, edits copy it
+    /// first when a query still holds it.
+    inner: RwLock<Arc<AnyTerrain>>,
     /// Where it came from (for `info` and pickling): a file path, if any.
     #[pyo3(get)]
     path: Option<String>,
@@ -28,176 +40,281 @@ pub struct Terrain {
 #[pyclass(module = "landfall._landfall", frozen, extends = Terrain)]
 pub struct Heightfield {}
 
-fn err(e: impl std::fmt::Display) -> PyErr {
-    PyValueError::new_err(e.to_string())
-}
-
-/// A flat array's slice, or an error naming the argument.
-fn slice<'a>(a: &'a PyReadonlyArray1<'_, f64>, name: &str) -> PyResult<&'a [f64]> {
-    a.as_slice().map_err(|_| PyValueError::new_err(format!("{name}: expected a contiguous float64 array")))
-}
-
-/// Three flat arrays of equal length, or an error naming the one that differs.
-fn same_len(parts: &[(&[f64], &str)]) -> PyResult<usize> {
-    let n = parts[0].0.len();
-    for (p, name) in parts {
-        if p.len() != n {
-            return Err(PyValueError::new_err(format!("{name}: {} values, expected {n} like {}", p.len(), parts[0].1)));
-        }
+impl Terrain {
+    fn new(t: AnyTerrain, path: Option<String>) -> Self {
+        Self { inner: RwLock::new(Arc::new(t)), path }
     }
-    Ok(n)
+
+    /// The terrain as it is now.
+    fn get(&self) -> Arc<AnyTerrain> {
+        self.inner.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Changes the terrain (copying it first if a query is still running on it).
+    fn edit<R: Send>(&self, py: Python<'_>, f: impl FnOnce(&mut AnyTerrain) -> R + Send) -> R {
+        py.detach(|| {
+            let mut guard = self.inner.write().unwrap_or_else(|e| e.into_inner());
+            f(Arc::make_mut(&mut guard))
+        })
+    }
+
+    /// `f` on the terrain with the GIL released.
+    fn run<R: Send>(&self, py: Python<'_>, f: impl FnOnce(&dyn landfall::Terrain) -> R + Send) -> R {
+        let t = self.get();
+        py.detach(|| f(t.as_dyn()))
+    }
 }
 
-fn vec3(flat: &[f64], k: usize) -> DVec3 {
-    DVec3::new(flat[3 * k], flat[3 * k + 1], flat[3 * k + 2])
-}
-
-/// Two flat arrays returned together (points and normals).
-type Pair<'py> = (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>);
-
-fn pyarray<'py>(py: Python<'py>, v: Vec<f64>) -> Bound<'py, PyArray1<f64>> {
-    PyArray1::from_vec(py, v)
+fn surface_pair<'py>(py: Python<'py>, rows: &[[f64; 6]]) -> PyResult<(Array<'py>, Array<'py>)> {
+    let d = columns(py, rows, &[("p", 3), ("n", 3)])?;
+    Ok((d.get_item("p")?.unwrap().cast_into()?, d.get_item("n")?.unwrap().cast_into()?))
 }
 
 #[pymethods]
 impl Terrain {
     /// Topmost surface height at each (x, y); NaN where there is none.
-    fn _height<'py>(
-        &self,
-        py: Python<'py>,
-        x: PyReadonlyArray1<'py, f64>,
-        y: PyReadonlyArray1<'py, f64>,
-    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    fn _height<'py>(&self, py: Python<'py>, x: In<'py>, y: In<'py>) -> PyResult<Array<'py>> {
         let (x, y) = (slice(&x, "x")?, slice(&y, "y")?);
-        let n = same_len(&[(x, "x"), (y, "y")])?;
-        let t = self.inner.clone();
-        let out = py.detach(|| {
-            let t = t.as_dyn();
-            (0..n)
-                .into_par_iter()
-                .with_min_len(4096)
-                .map(|k| t.top_surface(DVec3::new(x[k], y[k], 0.0)).map_or(f64::NAN, |s| s.point.z))
-                .collect()
-        });
-        Ok(pyarray(py, out))
+        same_len(&[(x, "x"), (y, "y")])?;
+        Ok(pyarray(py, self.run(py, |t| queries::heights(t, x, y))))
     }
 
-    /// Surface points and normals, flat (n·3 each): the topmost at (x, y), or with z the nearest
-    /// at or below (x, y, z) along gravity; NaN rows where there is none.
-    #[pyo3(signature = (x, y, z=None))]
+    /// Surface points and normals, flat (n·3 each): `pick` "top" at (x, y), "floor" the nearest at
+    /// or below (x, y, z) along gravity, "ceiling" the nearest at or above; NaN rows where there is
+    /// none.
+    #[pyo3(signature = (x, y, z, pick))]
     fn _surface<'py>(
         &self,
         py: Python<'py>,
-        x: PyReadonlyArray1<'py, f64>,
-        y: PyReadonlyArray1<'py, f64>,
-        z: Option<PyReadonlyArray1<'py, f64>>,
-    ) -> PyResult<Pair<'py>> {
+        x: In<'py>,
+        y: In<'py>,
+        z: Option<In<'py>>,
+        pick: &str,
+    ) -> PyResult<(Array<'py>, Array<'py>)> {
         let (x, y) = (slice(&x, "x")?, slice(&y, "y")?);
         let z = z.as_ref().map(|z| slice(z, "z")).transpose()?;
         let mut parts = vec![(x, "x"), (y, "y")];
         parts.extend(z.map(|z| (z, "z")));
-        let n = same_len(&parts)?;
-        if z.is_none() && !self.inner.as_dyn().frame().is_z_up() {
-            return Err(PyValueError::new_err("z: with a gravity other than (0, 0, -1) the points need z"));
+        same_len(&parts)?;
+        let pick = match (pick, z.is_some()) {
+            ("top", _) => Pick::Top,
+            ("floor", true) => Pick::Floor,
+            ("ceiling", true) => Pick::Ceiling,
+            (p, _) => return Err(err(format!("z: the {p} query needs z"))),
+        };
+        if matches!(pick, Pick::Top) && !self.get().as_dyn().frame().is_z_up() {
+            return Err(err("z: with a gravity other than (0, 0, -1) the points need z"));
         }
-        let t = self.inner.clone();
-        let (p, nrm) = py.detach(|| {
-            let t = t.as_dyn();
-            let rows: Vec<[f64; 6]> = (0..n)
-                .into_par_iter()
-                .with_min_len(4096)
-                .map(|k| {
-                    let s = match z {
-                        Some(z) => t.floor_below(DVec3::new(x[k], y[k], z[k])),
-                        None => t.top_surface(DVec3::new(x[k], y[k], 0.0)),
-                    };
-                    s.map_or([f64::NAN; 6], |s| [s.point.x, s.point.y, s.point.z, s.normal.x, s.normal.y, s.normal.z])
-                })
-                .collect();
-            let p: Vec<f64> = rows.iter().flat_map(|r| r[..3].to_vec()).collect();
-            let nrm: Vec<f64> = rows.iter().flat_map(|r| r[3..].to_vec()).collect();
-            (p, nrm)
-        });
-        Ok((pyarray(py, p), pyarray(py, nrm)))
+        let rows = self.run(py, |t| queries::surfaces(t, x, y, z, pick));
+        surface_pair(py, &rows)
     }
 
-    /// First hits of rays (origins and directions flat n·3, max_t n): (hit as 0/1, t, point n·3,
-    /// normal n·3), NaN where missed.
+    /// 1.0 where a point has a floor at or below it and a ceiling at or above it (QOTA's locale
+    /// test), else 0.0.
+    fn _contains<'py>(&self, py: Python<'py>, x: In<'py>, y: In<'py>, z: In<'py>) -> PyResult<Array<'py>> {
+        let (x, y, z) = (slice(&x, "x")?, slice(&y, "y")?, slice(&z, "z")?);
+        same_len(&[(x, "x"), (y, "y"), (z, "z")])?;
+        Ok(pyarray(py, self.run(py, |t| queries::contains(t, x, y, z))))
+    }
+
+    /// First hits of rays (origins and directions flat n·3, max_t n): dict of hit (0/1), t, point
+    /// n·3, normal n·3, NaN where missed.
     fn _raycast<'py>(
         &self,
         py: Python<'py>,
-        origins: PyReadonlyArray1<'py, f64>,
-        dirs: PyReadonlyArray1<'py, f64>,
-        max_t: PyReadonlyArray1<'py, f64>,
+        origins: In<'py>,
+        dirs: In<'py>,
+        max_t: In<'py>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let (o, d, m) = (slice(&origins, "origins")?, slice(&dirs, "dirs")?, slice(&max_t, "max_t")?);
-        let n = m.len();
-        same_len(&[(o, "origins"), (d, "dirs")])?;
-        if o.len() != 3 * n {
-            return Err(PyValueError::new_err(format!("max_t: {n} values for {} rays", o.len() / 3)));
+        let n = same_points(&[(o, "origins"), (d, "dirs")])?;
+        if n != m.len() {
+            return Err(err(format!("max_t: {} values for {n} rays", m.len())));
         }
         for (k, &mk) in m.iter().enumerate() {
-            let ray = Ray::new(vec3(o, k), vec3(d, k));
-            if let Err(e) = ray.validate(mk) {
-                return Err(PyValueError::new_err(format!("ray {k}: {e}")));
-            }
+            let ray = Ray::new(args::vec3(o, k), args::vec3(d, k));
+            ray.validate(mk).map_err(|e| err(format!("ray {k}: {e}")))?;
         }
-        let t = self.inner.clone();
-        let rows: Vec<[f64; 8]> = py.detach(|| {
-            let t = t.as_dyn();
-            (0..n)
-                .into_par_iter()
-                .with_min_len(1024)
-                .map(|k| match t.raycast(&Ray::new(vec3(o, k), vec3(d, k)), m[k]) {
-                    Some(h) => [1.0, h.t, h.point.x, h.point.y, h.point.z, h.normal.x, h.normal.y, h.normal.z],
-                    None => [0.0, f64::NAN, f64::NAN, f64::NAN, f64::NAN, f64::NAN, f64::NAN, f64::NAN],
-                })
-                .collect()
-        });
-        let out = PyDict::new(py);
-        out.set_item("hit", pyarray(py, rows.iter().map(|r| r[0]).collect()))?;
-        out.set_item("t", pyarray(py, rows.iter().map(|r| r[1]).collect()))?;
-        out.set_item("point", pyarray(py, rows.iter().flat_map(|r| r[2..5].to_vec()).collect()))?;
-        out.set_item("normal", pyarray(py, rows.iter().flat_map(|r| r[5..8].to_vec()).collect()))?;
-        Ok(out)
+        let rows = self.run(py, |t| queries::raycast(t, o, d, m));
+        columns(py, &rows, &[("hit", 1), ("t", 1), ("point", 3), ("normal", 3)])
     }
 
     /// Line of sight between point pairs (flat n·3 each): 1.0 where the segment a→b crosses no
     /// terrain strictly between its ends, else 0.0.
-    fn _visible<'py>(
+    fn _visible<'py>(&self, py: Python<'py>, a: In<'py>, b: In<'py>) -> PyResult<Array<'py>> {
+        let (a, b) = (slice(&a, "a")?, slice(&b, "b")?);
+        same_points(&[(a, "a"), (b, "b")])?;
+        all_finite(a, 3, "point pair")?;
+        all_finite(b, 3, "point pair")?;
+        Ok(pyarray(py, self.run(py, |t| queries::visible(t, a, b))))
+    }
+
+    /// Shadows: 1.0 where the ray from each point (flat n·3) toward the light (`to_light` flat n·3)
+    /// meets no terrain farther than `bias` along it.
+    fn _is_lit<'py>(&self, py: Python<'py>, points: In<'py>, to_light: In<'py>, bias: f64) -> PyResult<Array<'py>> {
+        let (p, l) = (slice(&points, "points")?, slice(&to_light, "to_light")?);
+        same_points(&[(p, "points"), (l, "to_light")])?;
+        all_finite(p, 3, "point")?;
+        all_finite(l, 3, "light direction")?;
+        if let Some(k) = l.chunks_exact(3).position(|d| d == [0.0; 3]) {
+            return Err(err(format!("to_light {k}: a zero direction")));
+        }
+        if !(bias.is_finite() && bias >= 0.0) {
+            return Err(err(format!("bias: {bias} is not a finite distance ≥ 0")));
+        }
+        Ok(pyarray(py, self.run(py, |t| queries::lit(t, p, l, bias))))
+    }
+
+    /// Swept spheres (centres and motions flat n·3, radii n): dict of hit, t (fraction of the
+    /// motion), point, normal, center at contact.
+    fn _sweep<'py>(
         &self,
         py: Python<'py>,
-        a: PyReadonlyArray1<'py, f64>,
-        b: PyReadonlyArray1<'py, f64>,
-    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let (a, b) = (slice(&a, "a")?, slice(&b, "b")?);
-        same_len(&[(a, "a"), (b, "b")])?;
-        let n = a.len() / 3;
-        if let Some(k) = (0..3 * n).find(|&k| !(a[k].is_finite() && b[k].is_finite())) {
-            return Err(PyValueError::new_err(format!("point pair {}: not finite", k / 3)));
+        centers: In<'py>,
+        radii: In<'py>,
+        motions: In<'py>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let (c, r, v) = (slice(&centers, "centers")?, slice(&radii, "radius")?, slice(&motions, "motions")?);
+        let n = same_points(&[(c, "centers"), (v, "motions")])?;
+        if r.len() != n {
+            return Err(err(format!("radius: {} values for {n} spheres", r.len())));
         }
-        let t = self.inner.clone();
-        let out = py.detach(|| {
-            let t = t.as_dyn();
-            (0..n)
-                .into_par_iter()
-                .with_min_len(1024)
-                .map(|k| f64::from(u8::from(line_of_sight(t, vec3(a, k), vec3(b, k)))))
-                .collect()
-        });
-        Ok(pyarray(py, out))
+        all_finite(c, 3, "center")?;
+        all_finite(v, 3, "motion")?;
+        if let Some(k) = r.iter().position(|&r| !(r.is_finite() && r > 0.0)) {
+            return Err(err(format!("radius {k}: {} is not a finite radius > 0", r[k])));
+        }
+        let rows = self.run(py, |t| motion::sweep(t, c, r, v));
+        columns(py, &rows, &[("hit", 1), ("t", 1), ("point", 3), ("normal", 3), ("center", 3)])
+    }
+
+    /// Bodies placed on the ground (positions flat n·3, headings n): dict of refusal code, position,
+    /// up, forward, rotation (x, y, z, w), pitch, roll, slope.
+    #[pyo3(signature = (positions, headings, length, width, contacts, max_slope, probe_up))]
+    #[allow(clippy::too_many_arguments)]
+    fn _place<'py>(
+        &self,
+        py: Python<'py>,
+        positions: In<'py>,
+        headings: In<'py>,
+        length: f64,
+        width: f64,
+        contacts: &str,
+        max_slope: f64,
+        probe_up: f64,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let (p, h) = (slice(&positions, "positions")?, slice(&headings, "heading")?);
+        if p.len() != 3 * h.len() {
+            return Err(err(format!("heading: {} values for {} positions", h.len(), p.len() / 3)));
+        }
+        all_finite(p, 3, "position")?;
+        all_finite(h, 1, "heading")?;
+        for (name, v) in [("length", length), ("width", width), ("probe_up", probe_up)] {
+            if !(v.is_finite() && v >= 0.0) || (name != "probe_up" && v == 0.0) {
+                return Err(err(format!("{name}: {v} is not a finite length > 0")));
+            }
+        }
+        if !(max_slope.is_finite() && (0.0..=std::f64::consts::FRAC_PI_2).contains(&max_slope)) {
+            return Err(err(format!("max_slope: {max_slope} is not an angle in [0, π/2] radians")));
+        }
+        let params =
+            FollowParams { length, width, contacts: motion::contacts(contacts).map_err(err)?, max_slope, probe_up };
+        let rows = self.run(py, |t| motion::place_all(t, p, h, &params));
+        let out = columns(
+            py,
+            &rows,
+            &[
+                ("code", 1),
+                ("position", 3),
+                ("up", 3),
+                ("forward", 3),
+                ("rotation", 4),
+                ("pitch", 1),
+                ("roll", 1),
+                ("slope", 1),
+            ],
+        )?;
+        out.set_item("reasons", motion::REFUSALS.to_vec())?;
+        Ok(out)
+    }
+
+    /// One move of each character controller (positions and desired motions flat n·3, grounded n
+    /// as 0/1): dict of position, grounded, ground_normal, stepped, contacts.
+    #[pyo3(signature = (positions, desired, grounded, shape, radius, half_height, radii, skin, max_climb, min_slide, step_height, snap, max_iterations))]
+    #[allow(clippy::too_many_arguments)]
+    fn _move<'py>(
+        &self,
+        py: Python<'py>,
+        positions: In<'py>,
+        desired: In<'py>,
+        grounded: In<'py>,
+        shape: &str,
+        radius: f64,
+        half_height: f64,
+        radii: (f64, f64, f64),
+        skin: f64,
+        max_climb: f64,
+        min_slide: f64,
+        step_height: f64,
+        snap: f64,
+        max_iterations: usize,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let (p, d, g) = (slice(&positions, "positions")?, slice(&desired, "motions")?, slice(&grounded, "grounded")?);
+        let n = same_points(&[(p, "positions"), (d, "motions")])?;
+        if g.len() != n {
+            return Err(err(format!("grounded: {} values for {n} characters", g.len())));
+        }
+        all_finite(p, 3, "position")?;
+        all_finite(d, 3, "motion")?;
+        let t = self.get();
+        let ctl = motion::controller(
+            t.as_dyn(),
+            shape,
+            radius,
+            half_height,
+            [radii.0, radii.1, radii.2],
+            skin,
+            max_climb,
+            min_slide,
+            step_height,
+            snap,
+            max_iterations,
+        )
+        .map_err(err)?;
+        let rows = self.run(py, |t| motion::move_all(t, &ctl, p, d, g));
+        columns(py, &rows, &[("position", 3), ("grounded", 1), ("ground_normal", 3), ("stepped", 1), ("contacts", 1)])
+    }
+
+    /// Adds a polygon (vertices flat k·3) to a polygon terrain; its id.
+    fn _insert_polygon(&self, py: Python<'_>, vertices: In<'_>) -> PyResult<u32> {
+        let v = slice(&vertices, "vertices")?;
+        self.edit(py, |t| match t {
+            AnyTerrain::Polygons(p) => edit::insert_polygon(p, v),
+            AnyTerrain::Heightfield(_) => Err("a heightfield is edited with set_heights".into()),
+        })
+        .map_err(err)
+    }
+
+    /// Removes polygon `id` from a polygon terrain; how many faces it had.
+    fn _remove_polygon(&self, py: Python<'_>, id: u32) -> PyResult<usize> {
+        self.edit(py, |t| match t {
+            AnyTerrain::Polygons(p) => p.remove_polygon(id).map_err(|e| e.to_string()),
+            AnyTerrain::Heightfield(_) => Err("a heightfield is edited with set_heights".into()),
+        })
+        .map_err(err)
     }
 
     /// What `landfall info` says, as a dict.
     fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         d.set_item("path", self.path.clone())?;
-        let t = self.inner.as_dyn();
+        let inner = self.get();
+        let t = inner.as_dyn();
         let b = t.bounds();
         d.set_item("bounds", ((b.min.x, b.min.y, b.min.z), (b.max.x, b.max.y, b.max.z)))?;
         let g = t.frame().down();
         d.set_item("gravity", (g.x, g.y, g.z))?;
-        match &*self.inner {
+        match &*inner {
             AnyTerrain::Heightfield(hf) => {
                 d.set_item("kind", "heightfield")?;
                 d.set_item("diagonal", hf.diagonal().name())?;
@@ -223,30 +340,12 @@ impl Terrain {
     }
 }
 
-/// Whether the segment a→b crosses no terrain strictly between its ends (a touch at either end,
-/// within 10⁻⁹ of the segment's length, does not block).
-fn line_of_sight(t: &dyn landfall::Terrain, a: DVec3, b: DVec3) -> bool {
-    let d = b - a;
-    if d == DVec3::ZERO {
-        return true;
+/// The heightfield behind a `Heightfield`.
+fn heightfield_of(t: &AnyTerrain) -> &landfall::Heightfield {
+    match t {
+        AnyTerrain::Heightfield(hf) => hf,
+        AnyTerrain::Polygons(_) => unreachable!("a Heightfield holds a heightfield"),
     }
-    const END: f64 = 1e-9;
-    let ray = Ray::new(a, d);
-    let mut clear = true;
-    // The first crossing past the start.
-    let mut from = 0.0;
-    while let Some(h) = t.raycast(&Ray::new(ray.at(from), d), 1.0 - from) {
-        let tt = from + h.t;
-        if tt >= 1.0 - END {
-            break;
-        }
-        if tt > END {
-            clear = false;
-            break;
-        }
-        from = tt + END;
-    }
-    clear
 }
 
 #[pymethods]
@@ -263,11 +362,10 @@ impl Heightfield {
     ) -> PyResult<Py<Heightfield>> {
         let a = heights.as_array();
         let (ny, nx) = a.dim();
-        let diagonal: Diagonal =
-            diagonal.parse().map_err(|e: String| PyValueError::new_err(format!("diagonal: {e}")))?;
-        for (v, name) in [(spacing.0, "spacing"), (spacing.1, "spacing")] {
+        let diagonal: Diagonal = diagonal.parse().map_err(|e: String| err(format!("diagonal: {e}")))?;
+        for v in [spacing.0, spacing.1] {
             if !(v.is_finite() && v > 0.0) {
-                return Err(PyValueError::new_err(format!("{name}: {v} is not a finite spacing > 0")));
+                return Err(err(format!("spacing: {v} is not a finite spacing > 0")));
             }
         }
         let mut values = Vec::with_capacity(nx * ny);
@@ -276,10 +374,7 @@ impl Heightfield {
             for i in 0..nx {
                 let v = a[[ny - 1 - j, i]];
                 if v.is_infinite() || (v.is_finite() && (v as f32).is_infinite()) {
-                    return Err(PyValueError::new_err(format!(
-                        "heights: row {}, column {i}: {v} is not a finite height",
-                        ny - 1 - j
-                    )));
+                    return Err(err(format!("heights: row {}, column {i}: {v} is not a finite height", ny - 1 - j)));
                 }
                 values.push(v as f32);
             }
@@ -292,9 +387,9 @@ impl Heightfield {
                     .diagonal(diagonal)
                     .build()
             })
-            .map_err(|e| PyValueError::new_err(format!("heights: {e}")))?;
-        let init = PyClassInitializer::from(Terrain { inner: Arc::new(AnyTerrain::Heightfield(hf)), path: None })
-            .add_subclass(Heightfield {});
+            .map_err(|e| err(format!("heights: {e}")))?;
+        let init =
+            PyClassInitializer::from(Terrain::new(AnyTerrain::Heightfield(hf), None)).add_subclass(Heightfield {});
         Py::new(py, init)
     }
 
@@ -318,11 +413,10 @@ impl Heightfield {
         low_pitch: Option<f64>,
         high_pitch: Option<f64>,
         mode: &str,
-    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let inner = slf.as_super().inner.clone();
-        let AnyTerrain::Heightfield(_) = &*inner else { unreachable!("a Heightfield holds a heightfield") };
+    ) -> PyResult<Array<'py>> {
+        let inner = slf.as_super().get();
         if start_angle.is_some() != end_angle.is_some() {
-            return Err(PyValueError::new_err("start_angle and end_angle go together"));
+            return Err(err("start_angle and end_angle go together"));
         }
         let params = ViewshedParams {
             observer_height,
@@ -338,38 +432,38 @@ impl Heightfield {
         };
         let mode = mode.to_ascii_lowercase();
         if !matches!(mode.as_str(), "visible" | "ground" | "dem") {
-            return Err(PyValueError::new_err(format!("mode: '{mode}' (expected visible, ground or dem)")));
+            return Err(err(format!("mode: '{mode}' (expected visible, ground or dem)")));
         }
-        let values = py.detach(|| -> Result<Vec<f64>, landfall::viewshed::ViewshedError> {
-            let AnyTerrain::Heightfield(hf) = &*inner else { unreachable!() };
-            let (nx, ny) = (hf.nx(), hf.ny());
-            let south_first: Vec<f64> = match mode.as_str() {
-                "visible" => hf.viewshed([x, y], &params)?.values.into_iter().map(f64::from).collect(),
-                m => {
-                    let need = hf.viewshed_heights([x, y], &params)?;
-                    need.values
-                        .iter()
-                        .zip(hf.heights())
-                        .map(|(&n, &g)| if m == "dem" { n + g as f64 } else { n })
-                        .collect()
-                }
-            };
-            let mut out = Vec::with_capacity(nx * ny);
-            for j in (0..ny).rev() {
-                out.extend_from_slice(&south_first[j * nx..(j + 1) * nx]);
-            }
-            Ok(out)
-        });
+        let values = py.detach(|| viewshed::viewshed(heightfield_of(&inner), [x, y], &params, &mode));
         Ok(pyarray(py, values.map_err(err)?))
     }
 
     /// The samples as a 2-D array in raster order (first row north), NaN = hole.
     fn _heights<'py>(slf: PyRef<'py, Self>, py: Python<'py>) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
-        let inner = slf.as_super().inner.clone();
-        let AnyTerrain::Heightfield(hf) = &*inner else { unreachable!() };
+        let inner = slf.as_super().get();
+        let hf = heightfield_of(&inner);
         let (nx, ny) = (hf.nx(), hf.ny());
         let rows: Vec<Vec<f64>> = (0..ny).rev().map(|j| (0..nx).map(|i| hf.sample(i, j) as f64).collect()).collect();
         numpy::PyArray2::from_vec2(py, &rows).map_err(err)
+    }
+
+    /// Overwrites the block of samples (2-D, raster order) whose north-west corner is raster row
+    /// `row`, column `col`; NaN makes a hole.
+    fn _set_heights(
+        slf: PyRef<'_, Self>,
+        py: Python<'_>,
+        values: numpy::PyReadonlyArray2<'_, f64>,
+        row: usize,
+        col: usize,
+    ) -> PyResult<()> {
+        let (h, w) = values.as_array().dim();
+        let flat: Vec<f64> = values.as_array().iter().copied().collect();
+        slf.as_super()
+            .edit(py, |t| match t {
+                AnyTerrain::Heightfield(hf) => edit::set_block(hf, row, col, h, w, &flat),
+                AnyTerrain::Polygons(_) => unreachable!("a Heightfield holds a heightfield"),
+            })
+            .map_err(err)
     }
 }
 
@@ -387,12 +481,10 @@ fn _open(
     diagonal: &str,
     gravity: Option<(f64, f64, f64)>,
 ) -> PyResult<Py<PyAny>> {
-    let diagonal: Diagonal = diagonal.parse().map_err(|e: String| PyValueError::new_err(format!("diagonal: {e}")))?;
+    let diagonal: Diagonal = diagonal.parse().map_err(|e: String| err(format!("diagonal: {e}")))?;
     let frame = match gravity {
         None => None,
-        Some((x, y, z)) => {
-            Some(Frame::from_gravity(DVec3::new(x, y, z)).map_err(|e| PyValueError::new_err(format!("gravity: {e}")))?)
-        }
+        Some((x, y, z)) => Some(Frame::from_gravity(DVec3::new(x, y, z)).map_err(|e| err(format!("gravity: {e}")))?),
     };
     let opts = landfall_io::TerrainOptions {
         raster: landfall_io::LoadOptions { spacing, origin, z_scale, z_offset, diagonal, ..Default::default() },
@@ -400,8 +492,8 @@ fn _open(
         ..Default::default()
     };
     let opened = py.detach(|| landfall_io::open_terrain(&path, &opts)).map_err(err)?;
-    let t = Terrain { inner: Arc::new(opened.terrain), path: Some(path.display().to_string()) };
-    let is_hf = matches!(&*t.inner, AnyTerrain::Heightfield(_));
+    let is_hf = matches!(opened.terrain, AnyTerrain::Heightfield(_));
+    let t = Terrain::new(opened.terrain, Some(path.display().to_string()));
     if is_hf {
         Ok(Py::new(py, PyClassInitializer::from(t).add_subclass(Heightfield {}))?.into_any())
     } else {

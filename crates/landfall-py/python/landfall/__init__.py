@@ -19,7 +19,16 @@ import numpy as _np
 from ._landfall import Heightfield as _NativeHeightfield
 from ._landfall import _open
 
-__all__ = ["open", "Terrain", "Heightfield", "RaycastResult"]
+__all__ = [
+    "open",
+    "Terrain",
+    "Heightfield",
+    "CharacterController",
+    "RaycastResult",
+    "SweepResult",
+    "Placement",
+    "MoveResult",
+]
 
 _DIAGONALS = ("alternating", "sw-ne", "se-nw")
 
@@ -43,17 +52,66 @@ def _points3(name, a):
     return _np.ascontiguousarray(a).reshape(-1), a.shape[0]
 
 
-class RaycastResult:
+class _Result:
+    """Columns of a batch answer, one array per field (first axis: the batch)."""
+
+    __slots__ = ()
+
+    def __init__(self, **fields):
+        for k in self.__slots__:
+            setattr(self, k, fields[k])
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self._summary()})"
+
+
+class RaycastResult(_Result):
     """First hits of a batch of rays: ``hit`` (bool, n), ``t`` (n), ``point`` and ``normal`` (n, 3);
     NaN where the ray missed."""
 
     __slots__ = ("hit", "t", "point", "normal")
 
     def __init__(self, hit, t, point, normal):
-        self.hit, self.t, self.point, self.normal = hit, t, point, normal
+        _Result.__init__(self, hit=hit, t=t, point=point, normal=normal)
 
-    def __repr__(self):
-        return f"RaycastResult({int(self.hit.sum())} of {self.hit.size} rays hit)"
+    def _summary(self):
+        return f"{int(self.hit.sum())} of {self.hit.size} rays hit"
+
+
+class SweepResult(_Result):
+    """First contacts of a batch of swept spheres: ``hit`` (bool, n); ``t`` (n), the fraction of the
+    motion travelled when the sphere touches; ``point`` (n, 3) the contact on the terrain;
+    ``normal`` (n, 3) from the contact toward the sphere's centre; ``center`` (n, 3) the centre at
+    contact. NaN where the sphere moves its whole way freely."""
+
+    __slots__ = ("hit", "t", "point", "normal", "center")
+
+    def _summary(self):
+        return f"{int(self.hit.sum())} of {self.hit.size} spheres touch"
+
+
+class Placement(_Result):
+    """Bodies set on the ground: ``ok`` (bool, n); ``reason`` (str, n: "" where placed, else "no
+    ground", "blocked", "edge of world", "too steep" or "bad input"); ``position`` (n, 3) on the
+    ground plane; ``up``, ``forward`` (n, 3) unit axes; ``rotation`` (n, 4) the quaternion (x, y, z,
+    w) from body axes (x forward, y left, z up) to world; ``pitch`` (nose up), ``roll`` (right side
+    down) and ``slope`` (n), radians. NaN where refused."""
+
+    __slots__ = ("ok", "reason", "position", "up", "forward", "rotation", "pitch", "roll", "slope")
+
+    def _summary(self):
+        return f"{int(self.ok.sum())} of {self.ok.size} placed"
+
+
+class MoveResult(_Result):
+    """One move of a batch of characters: ``position`` (n, 3) the new centres; ``grounded`` (bool,
+    n) on walkable ground after the move; ``ground_normal`` (n, 3), NaN where not grounded;
+    ``stepped`` (bool, n) climbed a step; ``contacts`` (int, n) touches during the move."""
+
+    __slots__ = ("position", "grounded", "ground_normal", "stepped", "contacts")
+
+    def _summary(self):
+        return f"{int(self.grounded.sum())} of {self.grounded.size} grounded"
 
 
 class Terrain:
@@ -64,6 +122,7 @@ class Terrain:
         self._native = native
         self.path = path
         self._options = options or {}
+        self.edited = False
 
     def height(self, x, y):
         """Topmost surface height at each (x, y): float64 array of the broadcast shape, NaN where
@@ -75,12 +134,30 @@ class Terrain:
         """Surface points and upward unit normals: ``(points (..., 3), normals (..., 3))``, NaN rows
         where there is none. Without ``z`` the topmost surface on the vertical line through (x, y);
         with ``z`` the nearest surface at or below (x, y, z) along gravity (a floor query)."""
+        return self._surface("top" if z is None else "floor", x, y, z)
+
+    def floor(self, x, y, z):
+        """The nearest surface at or below each point (x, y, z) along gravity: ``(points, normals)``
+        (..., 3), NaN rows where there is none (QOTA's floor query)."""
+        return self._surface("floor", x, y, z)
+
+    def ceiling(self, x, y, z):
+        """The nearest surface at or above each point (x, y, z) against gravity: ``(points,
+        normals)`` (..., 3), NaN rows where there is none (a roof, an overhang, a cave's top)."""
+        return self._surface("ceiling", x, y, z)
+
+    def contains(self, x, y, z):
+        """QOTA's locale test: True where the point has a floor below it and a ceiling above it (it
+        is inside the terrain's enclosed space: a cave, a building, under an overhang)."""
+        shape, (x, y, z) = _flat("contains", x, y, z)
+        return (self._native._contains(x, y, z) == 1.0).reshape(shape)
+
+    def _surface(self, pick, x, y, z):
         if z is None:
             shape, (x, y) = _flat("surface", x, y)
-            p, n = self._native._surface(x, y)
         else:
             shape, (x, y, z) = _flat("surface", x, y, z)
-            p, n = self._native._surface(x, y, z)
+        p, n = self._native._surface(x, y, z, pick)
         return p.reshape(shape + (3,)), n.reshape(shape + (3,))
 
     def raycast(self, origins, dirs, max_t=None):
@@ -91,14 +168,8 @@ class Terrain:
         d, m = _points3("dirs", dirs)
         if m != n:
             raise ValueError(f"dirs: {m} rays, expected {n} like origins")
-        if max_t is None:
-            mt = _np.full(n, _np.inf)
-        else:
-            try:
-                mt = _np.broadcast_to(_np.asarray(max_t, dtype=_np.float64), (n,))
-            except ValueError:
-                raise ValueError(f"max_t: expected a number or {n} values") from None
-        r = self._native._raycast(o, d, _np.ascontiguousarray(mt))
+        mt = _per_row("max_t", _np.inf if max_t is None else max_t, n)
+        r = self._native._raycast(o, d, mt)
         return RaycastResult(r["hit"] == 1.0, r["t"], r["point"].reshape(n, 3), r["normal"].reshape(n, 3))
 
     def visible(self, a, b):
@@ -110,13 +181,75 @@ class Terrain:
             raise ValueError(f"b: {m} points, expected {n} like a")
         return self._native._visible(a, b) == 1.0
 
+    def is_lit(self, points, to_light, bias=1e-6):
+        """Shadows by shadow rays: True where the ray from each point (n, 3) toward the light
+        (``to_light``: one direction (3,) for a sun, or one per point (n, 3)) meets no terrain
+        farther than ``bias`` (world units) along it. Points on the ground need a small bias (the
+        default suits metres)."""
+        p, n = _points3("points", points)
+        d = _np.broadcast_to(_np.asarray(to_light, dtype=_np.float64), (n, 3)) if n else _np.zeros((0, 3))
+        return self._native._is_lit(p, _np.ascontiguousarray(d).reshape(-1), float(bias)) == 1.0
+
+    def sweep(self, centers, radius, motions):
+        """Spheres of ``radius`` (a number or (n)) moving from ``centers`` by ``motions`` (n, 3):
+        where each first touches the terrain (the exact swept sphere against the triangles, faces,
+        edges and corners). Returns a :class:`SweepResult`."""
+        c, n = _points3("centers", centers)
+        v, m = _points3("motions", motions)
+        if m != n:
+            raise ValueError(f"motions: {m} rows, expected {n} like centers")
+        r = _per_row("radius", radius, n)
+        d = self._native._sweep(c, r, v)
+        return SweepResult(hit=d["hit"] == 1.0, t=d["t"], point=d["point"].reshape(n, 3),
+                           normal=d["normal"].reshape(n, 3), center=d["center"].reshape(n, 3))
+
+    def place(self, x, y, heading=0.0, z=None, length=4.0, width=2.0, contacts="three", max_slope=0.6108652381980153,
+              probe_up=1.0):
+        """Sets bodies on the ground (QOTA's terrain following): a ``length`` × ``width`` footprint
+        at (x, y) facing ``heading`` (radians from +x toward +y), its ground plane through three
+        contacts (front centre, rear corners; ``contacts="three"``) or four wheels (``"four"``).
+        The ground is looked for below ``z + probe_up`` (``z`` defaults to above the whole terrain:
+        the topmost ground); a contact over a hole, ground rising more than ``probe_up`` or steeper
+        than ``max_slope`` (radians, default 35°) refuses the body. Arguments broadcast together.
+        Returns a :class:`Placement`."""
+        if z is None:
+            if self.info()["gravity"] != (0.0, 0.0, -1.0):
+                raise ValueError("z: with a gravity other than (0, 0, -1) the positions need z")
+            z = self.info()["bounds"][1][2]
+        shape, (x, y, z, h) = _flat("place", x, y, z, heading)
+        p = _np.ascontiguousarray(_np.stack([x, y, z], axis=1)).reshape(-1)
+        d = self._native._place(p, h, float(length), float(width), str(contacts), float(max_slope), float(probe_up))
+        code = d["code"].astype(_np.int64)
+        reasons = _np.array(d["reasons"], dtype=object)
+        v = lambda k, w: d[k].reshape(shape + (w,))
+        return Placement(ok=(code == 0).reshape(shape), reason=reasons[code].reshape(shape), position=v("position", 3),
+                         up=v("up", 3), forward=v("forward", 3), rotation=v("rotation", 4),
+                         pitch=d["pitch"].reshape(shape), roll=d["roll"].reshape(shape), slope=d["slope"].reshape(shape))
+
+    def insert_polygon(self, vertices):
+        """Adds a planar polygon (vertices (k, 3), world coordinates, in order) to a polygon
+        terrain; returns its id. Only the quadtree leaves it overlaps change."""
+        v, _ = _points3("vertices", vertices)
+        pid = self._native._insert_polygon(v)
+        self.edited = True
+        return pid
+
+    def remove_polygon(self, polygon_id):
+        """Removes polygon ``polygon_id`` (from the file's order, or from :meth:`insert_polygon`)
+        from a polygon terrain; returns how many faces it had (0 for an unknown id)."""
+        faces = self._native._remove_polygon(int(polygon_id))
+        self.edited = True
+        return faces
+
     def info(self):
         """What ``landfall info`` says, as a dict (kind, size, bounds, height range, holes, memory)."""
         return self._native.info()
 
     def __reduce__(self):
-        if self.path is not None:
+        if self.path is not None and not self.edited:
             return (_reopen, (self.path, self._options))
+        if self.edited:
+            raise TypeError("an edited polygon terrain cannot be pickled (its file no longer describes it)")
         raise TypeError("this terrain did not come from a file and cannot be pickled")
 
     def __repr__(self):
@@ -148,9 +281,7 @@ class Heightfield(Terrain):
         if str(diagonal) not in _DIAGONALS:
             raise ValueError(f"diagonal: {diagonal!r} (expected one of {', '.join(_DIAGONALS)})")
         native = _NativeHeightfield._from_array(_np.ascontiguousarray(h), spacing, origin, str(diagonal))
-        t = Heightfield(native)
-        t._by_value = {"heights": h, "spacing": spacing, "origin": origin, "diagonal": str(diagonal)}
-        return t
+        return Heightfield(native)
 
     @staticmethod
     def from_xarray(da, diagonal="alternating"):
@@ -220,15 +351,85 @@ class Heightfield(Terrain):
             v = v[:, ::-1]
         return xr.DataArray(v, coords={"y": da["y"], "x": da["x"]}, dims=("y", "x"), name="viewshed")
 
+    def set_heights(self, values, row=0, col=0):
+        """Overwrites a block of samples: ``values`` a 2-D array in raster order (first row north)
+        whose north-west sample goes to raster row ``row``, column ``col`` (the indices of
+        :meth:`heights`); NaN makes a hole. Only the pyramid branches over the block are
+        recomputed."""
+        v = _np.asarray(values, dtype=_np.float64)
+        if v.ndim != 2:
+            raise ValueError(f"values: expected a 2-D array, got {v.ndim} dimensions")
+        if int(row) < 0 or int(col) < 0:
+            raise ValueError(f"row, col: ({row}, {col}) must be ≥ 0")
+        self._native._set_heights(_np.ascontiguousarray(v), int(row), int(col))
+        self.edited = True
+
     def __reduce__(self):
-        by_value = getattr(self, "_by_value", None)
-        if by_value is not None and self.path is None:
-            return (_from_value, (by_value,))
+        if self.edited or self.path is None:
+            i = self.info()
+            if i["gravity"] != (0.0, 0.0, -1.0):
+                raise TypeError("an edited heightfield with a gravity other than (0, 0, -1) cannot be pickled")
+            value = {"heights": self.heights(), "spacing": i["spacing"], "origin": i["origin"], "diagonal": i["diagonal"]}
+            return (_from_value, (value,))
         return Terrain.__reduce__(self)
+
+
+class CharacterController:
+    """A kinematic character controller on the exact swept shape (rapier's and Jolt's option set):
+    ``shape`` ``"sphere"`` (of ``radius``), ``"capsule"`` (upright, its axis ``2·half_height``
+    long, swept by ``radius``) or ``"ellipsoid"`` (semi-axes ``radii`` along x, y, z); ``skin`` the
+    gap kept to the ground; it walks up slopes up to ``max_climb`` and slides down those steeper
+    than ``min_slide`` (radians); climbs steps up to ``step_height``; snaps down to the ground by
+    up to ``snap`` when walking downhill.
+
+    >>> import numpy as np, landfall
+    >>> t = landfall.Heightfield.from_array(np.zeros((3, 3)))
+    >>> c = landfall.CharacterController(radius=0.5)
+    >>> m = c.move(t, [[1.0, 1.0, 0.6]], [[0.5, 0.0, -0.2]])
+    >>> bool(m.grounded[0]), round(float(m.position[0, 2]), 2)
+    (True, 0.51)
+    """
+
+    def __init__(self, shape="sphere", radius=0.5, half_height=0.0, radii=None, skin=0.01,
+                 max_climb=0.7853981633974483, min_slide=0.5235987755982988, step_height=0.3, snap=0.3,
+                 max_iterations=6):
+        self.shape, self.radius, self.half_height = str(shape), float(radius), float(half_height)
+        self.radii = (self.radius,) * 3 if radii is None else tuple(float(r) for r in radii)
+        if len(self.radii) != 3:
+            raise ValueError(f"radii: expected (rx, ry, rz), got {radii!r}")
+        self.skin, self.max_climb, self.min_slide = float(skin), float(max_climb), float(min_slide)
+        self.step_height, self.snap, self.max_iterations = float(step_height), float(snap), int(max_iterations)
+
+    def move(self, terrain, positions, motions, grounded=False):
+        """One frame for a crowd: each character at ``positions`` (n, 3, the shape's centre) tries
+        to move by ``motions`` (n, 3: walking plus gravity); ``grounded`` (a bool or (n)) whether it
+        stood on the ground before (from the last :class:`MoveResult`). Returns a
+        :class:`MoveResult`."""
+        p, n = _points3("positions", positions)
+        d, m = _points3("motions", motions)
+        if m != n:
+            raise ValueError(f"motions: {m} rows, expected {n} like positions")
+        g = _per_row("grounded", _np.asarray(grounded, dtype=_np.float64), n)
+        r = terrain._native._move(p, d, g, self.shape, self.radius, self.half_height, self.radii, self.skin,
+                                  self.max_climb, self.min_slide, self.step_height, self.snap, self.max_iterations)
+        return MoveResult(position=r["position"].reshape(n, 3), grounded=r["grounded"] == 1.0,
+                          ground_normal=r["ground_normal"].reshape(n, 3), stepped=r["stepped"] == 1.0,
+                          contacts=r["contacts"].astype(_np.int64))
+
+    def __repr__(self):
+        return f"CharacterController(shape={self.shape!r}, radius={self.radius})"
 
 
 def _from_value(v):
     return Heightfield.from_array(v["heights"], spacing=v["spacing"], origin=v["origin"], diagonal=v["diagonal"])
+
+
+def _per_row(name, v, n):
+    """A number or n numbers as a contiguous float64 array (n)."""
+    try:
+        return _np.ascontiguousarray(_np.broadcast_to(_np.asarray(v, dtype=_np.float64), (n,)))
+    except ValueError:
+        raise ValueError(f"{name}: expected a number or {n} values") from None
 
 
 def _pair(name, v):

@@ -19,10 +19,42 @@ class RaycastResult:
     normal: npt.NDArray[np.float64]
     def __init__(self, hit: Any, t: Any, point: Any, normal: Any) -> None: ...
 
+class SweepResult:
+    """First contacts of swept spheres; NaN where a sphere moves freely."""
+
+    hit: npt.NDArray[np.bool_]
+    t: npt.NDArray[np.float64]
+    point: npt.NDArray[np.float64]
+    normal: npt.NDArray[np.float64]
+    center: npt.NDArray[np.float64]
+
+class Placement:
+    """Bodies set on the ground; NaN where refused (``reason`` says why)."""
+
+    ok: npt.NDArray[np.bool_]
+    reason: npt.NDArray[np.object_]
+    position: npt.NDArray[np.float64]
+    up: npt.NDArray[np.float64]
+    forward: npt.NDArray[np.float64]
+    rotation: npt.NDArray[np.float64]
+    pitch: npt.NDArray[np.float64]
+    roll: npt.NDArray[np.float64]
+    slope: npt.NDArray[np.float64]
+
+class MoveResult:
+    """One move of a batch of characters."""
+
+    position: npt.NDArray[np.float64]
+    grounded: npt.NDArray[np.bool_]
+    ground_normal: npt.NDArray[np.float64]
+    stepped: npt.NDArray[np.bool_]
+    contacts: npt.NDArray[np.int64]
+
 class Terrain:
     """A terrain; its queries take and return numpy arrays."""
 
     path: Optional[str]
+    edited: bool
     def height(self, x: ArrayLike, y: ArrayLike) -> npt.NDArray[np.float64]:
         """Topmost surface height at each (x, y), NaN where there is none."""
     def surface(
@@ -35,6 +67,37 @@ class Terrain:
         """First crossing of each ray with the terrain, from either side."""
     def visible(self, a: ArrayLike, b: ArrayLike) -> npt.NDArray[np.bool_]:
         """True where the segment a→b crosses no terrain strictly between its ends."""
+    def floor(
+        self, x: ArrayLike, y: ArrayLike, z: ArrayLike
+    ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """The nearest surface at or below each point along gravity (points, normals)."""
+    def ceiling(
+        self, x: ArrayLike, y: ArrayLike, z: ArrayLike
+    ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """The nearest surface at or above each point against gravity (points, normals)."""
+    def contains(self, x: ArrayLike, y: ArrayLike, z: ArrayLike) -> npt.NDArray[np.bool_]:
+        """True where a point has a floor below and a ceiling above (QOTA's locale test)."""
+    def is_lit(self, points: ArrayLike, to_light: ArrayLike, bias: float = 1e-6) -> npt.NDArray[np.bool_]:
+        """True where the ray from each point toward the light meets no terrain past `bias`."""
+    def sweep(self, centers: ArrayLike, radius: Union[float, ArrayLike], motions: ArrayLike) -> SweepResult:
+        """Where spheres moving from `centers` by `motions` first touch the terrain."""
+    def place(
+        self,
+        x: ArrayLike,
+        y: ArrayLike,
+        heading: ArrayLike = 0.0,
+        z: Optional[ArrayLike] = None,
+        length: float = 4.0,
+        width: float = 2.0,
+        contacts: Literal["three", "four"] = "three",
+        max_slope: float = 0.6108652381980153,
+        probe_up: float = 1.0,
+    ) -> Placement:
+        """Sets bodies of a footprint on the ground (terrain following)."""
+    def insert_polygon(self, vertices: ArrayLike) -> int:
+        """Adds a polygon to a polygon terrain; its id."""
+    def remove_polygon(self, polygon_id: int) -> int:
+        """Removes a polygon from a polygon terrain; how many faces it had."""
     def info(self) -> dict:
         """What `landfall info` says, as a dict."""
 
@@ -67,6 +130,29 @@ class Heightfield(Terrain):
         mode: Literal["visible", "ground", "dem"] = "visible",
     ) -> Any:
         """The exact viewshed from (x, y): uint8 1/0/255, or least visible heights (NaN nodata)."""
+    def set_heights(self, values: ArrayLike, row: int = 0, col: int = 0) -> None:
+        """Overwrites a block of samples (raster order) at raster row `row`, column `col`."""
+
+class CharacterController:
+    """A kinematic character controller on the exact swept shape."""
+
+    def __init__(
+        self,
+        shape: Literal["sphere", "capsule", "ellipsoid"] = "sphere",
+        radius: float = 0.5,
+        half_height: float = 0.0,
+        radii: Optional[Tuple[float, float, float]] = None,
+        skin: float = 0.01,
+        max_climb: float = 0.7853981633974483,
+        min_slide: float = 0.5235987755982988,
+        step_height: float = 0.3,
+        snap: float = 0.3,
+        max_iterations: int = 6,
+    ) -> None: ...
+    def move(
+        self, terrain: Terrain, positions: ArrayLike, motions: ArrayLike, grounded: Union[bool, ArrayLike] = False
+    ) -> MoveResult:
+        """One frame for a crowd of characters."""
 
 def open(
     path: Union[str, PathLike],

@@ -41,7 +41,7 @@ def _spec(path_or_terrain, open_options):
         if open_options:
             raise ValueError("open options apply to a path, not to an opened terrain")
         t = path_or_terrain
-        if t.path is not None:
+        if t.path is not None and not t.edited:
             return ("path", t.path, tuple(sorted(t._options.items())))
         return ("value", dask.delayed(t, pure=True))
     import os

@@ -1,0 +1,76 @@
+//! Arguments in, results out: flat float64 arrays checked and named, rows of results turned into
+//! the dict of arrays the Python layer reshapes.
+
+use landfall::glam::DVec3;
+use numpy::{PyArray1, PyReadonlyArray1};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+/// A `ValueError` with `e`'s message.
+pub fn err(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// A flat array's slice, or an error naming the argument.
+pub fn slice<'a>(a: &'a PyReadonlyArray1<'_, f64>, name: &str) -> PyResult<&'a [f64]> {
+    a.as_slice().map_err(|_| PyValueError::new_err(format!("{name}: expected a contiguous float64 array")))
+}
+
+/// Flat arrays of equal length, or an error naming the one that differs.
+pub fn same_len(parts: &[(&[f64], &str)]) -> PyResult<usize> {
+    let n = parts[0].0.len();
+    for (p, name) in parts {
+        if p.len() != n {
+            return Err(PyValueError::new_err(format!("{name}: {} values, expected {n} like {}", p.len(), parts[0].1)));
+        }
+    }
+    Ok(n)
+}
+
+/// Flat n·3 arrays of equal length: n, or an error naming the argument.
+pub fn same_points(parts: &[(&[f64], &str)]) -> PyResult<usize> {
+    same_len(parts)?;
+    Ok(parts[0].0.len() / 3)
+}
+
+/// The k-th point of a flat n·3 array.
+pub fn vec3(flat: &[f64], k: usize) -> DVec3 {
+    DVec3::new(flat[3 * k], flat[3 * k + 1], flat[3 * k + 2])
+}
+
+/// The first point of a flat array whose fields are not all finite, named `what` in the error.
+pub fn all_finite(flat: &[f64], width: usize, what: &str) -> PyResult<()> {
+    match flat.iter().position(|v| !v.is_finite()) {
+        Some(k) => Err(PyValueError::new_err(format!("{what} {}: not finite", k / width))),
+        None => Ok(()),
+    }
+}
+
+/// A numpy array owning `v`.
+pub fn pyarray<'py>(py: Python<'py>, v: Vec<f64>) -> Bound<'py, PyArray1<f64>> {
+    PyArray1::from_vec(py, v)
+}
+
+/// The columns of `rows` as a dict of flat arrays: `fields` names each run of columns, in order
+/// (a field of width 3 gives n·3 values, row by row).
+pub fn columns<'py, const K: usize>(
+    py: Python<'py>,
+    rows: &[[f64; K]],
+    fields: &[(&str, usize)],
+) -> PyResult<Bound<'py, PyDict>> {
+    debug_assert_eq!(fields.iter().map(|f| f.1).sum::<usize>(), K);
+    let out = PyDict::new(py);
+    let mut at = 0;
+    for &(name, width) in fields {
+        let v: Vec<f64> = rows.iter().flat_map(|r| r[at..at + width].iter().copied()).collect();
+        out.set_item(name, pyarray(py, v))?;
+        at += width;
+    }
+    Ok(out)
+}
+
+/// 1.0 or 0.0.
+pub fn flag(b: bool) -> f64 {
+    f64::from(u8::from(b))
+}
