@@ -41,6 +41,15 @@ pub enum EventsCommand {
     /// ground after a bounce is below --rest-speed comes to rest (the Zeno threshold). Sizes scale
     /// with the terrain: radii 0.2–0.6 % of its smaller side, thrown from 0.5–3 % of it above the
     /// ground; gravity 9.81 world units per second².
+    ///
+    /// TERRAIN `world` (when no file of that name is there) is the endless procedural world of
+    /// `landfall world`: the balls are thrown over a 400 m square around its origin, on the drawn
+    /// mesh the nested level-of-detail cache keeps around a viewer standing there.
+    ///
+    /// With --viewer and --range, the level of detail of behaviour (thesis 5.2): balls whose
+    /// flight comes no nearer the viewer than the range ignore each other; a ball coming back into
+    /// range is lifted out of any ball it overlaps. The full simulation is run too, and the events
+    /// and predictions saved are printed.
     Terrain(TerrainBallsArgs),
 }
 
@@ -49,6 +58,14 @@ pub enum EventsCommand {
 pub struct TerrainBallsArgs {
     #[command(flatten)]
     terrain: crate::terrain_args::TerrainArgs,
+    /// Level of detail of behaviour: balls farther than --range from the viewer at X,Y (2 m above
+    /// the ground) ignore each other (they still meet the terrain and the spheres). The full
+    /// simulation is run as well, to report the events saved.
+    #[arg(long, value_name = "X,Y", allow_hyphen_values = true, requires = "range")]
+    viewer: Option<String>,
+    /// The level-of-detail range (world units), with --viewer.
+    #[arg(long, value_name = "R", requires = "viewer")]
+    range: Option<f64>,
     /// Number of balls.
     #[arg(long, value_name = "N", default_value_t = 1000)]
     balls: usize,
@@ -70,6 +87,9 @@ pub struct TerrainBallsArgs {
     /// The picture of the paths.
     #[arg(long, value_name = "PNG", default_value = "landfall-out/events.png")]
     png: PathBuf,
+    /// The picture's size in pixels.
+    #[arg(long, value_name = "W,H", default_value = "1280,800")]
+    png_size: String,
 }
 
 /// Options of `landfall events line`.
@@ -211,9 +231,8 @@ fn write_final(path: &Path, m: &LineBalls, t: f64, n: usize) -> Result<OutputFil
 }
 
 fn terrain(a: &TerrainBallsArgs) -> Result<()> {
-    use landfall::events::{Ball, BallParams, TerrainBalls};
+    use landfall::events::{BallParams, BehaviourLod};
     use landfall::glam::DVec3;
-    use landfall::rng::SplitMix64;
     if !(a.until.is_finite() && a.until > 0.0) {
         bail!("--until: {} is not a finite time > 0", a.until);
     }
@@ -229,16 +248,140 @@ fn terrain(a: &TerrainBallsArgs) -> Result<()> {
     if a.spheres > 1000 {
         bail!("--spheres: at most 1,000");
     }
-    landfall_io::refuse_overwriting_inputs(&a.png, &[&a.terrain.path])?;
-    let loaded = a.terrain.load()?;
-    loaded.warn_notes(&a.terrain.path);
-    let t = loaded.terrain.as_dyn();
+    let [w, h] = crate::terrain_args::numbers::<2>("png-size", &a.png_size)?;
+    if !((16.0..=8192.0).contains(&w) && (16.0..=8192.0).contains(&h) && w.fract() == 0.0 && h.fract() == 0.0) {
+        bail!("--png-size: {},{} (expected whole numbers of pixels from 16 to 8192)", w, h);
+    }
+    let (w, h) = (w as u32, h as u32);
+    let lod_at = match (&a.viewer, a.range) {
+        (Some(v), Some(r)) => {
+            if !(r.is_finite() && r >= 0.0) {
+                bail!("--range: {r} is not a finite distance ≥ 0");
+            }
+            Some((crate::terrain_args::numbers::<2>("viewer", v)?, r))
+        }
+        _ => None,
+    };
+    let world;
+    let loaded;
+    let path = &a.terrain.path;
+    let (t, area): (&dyn landfall::Terrain, landfall::Aabb) = if path.as_os_str() == "world" && !path.exists() {
+        world = procedural_world()?;
+        let t: &dyn landfall::Terrain = &world;
+        (t, square_around_origin(t, 200.0))
+    } else {
+        landfall_io::refuse_overwriting_inputs(&a.png, &[path])?;
+        loaded = a.terrain.load()?;
+        loaded.warn_notes(path);
+        let t = loaded.terrain.as_dyn();
+        (t, t.bounds())
+    };
     if !t.frame().is_z_up() {
         bail!("events terrain: the terrain must have the default gravity (0, 0, -1)");
     }
-    let b = t.bounds();
+    let (spheres, balls) = throw(t, &area, a.seed, a.spheres, a.balls);
+    if balls.len() < a.balls {
+        eprintln!("landfall: note: room for {} balls of {} asked", balls.len(), a.balls);
+    }
+    let full = BallParams { restitution: a.restitution, rest_speed: a.rest_speed, ..Default::default() };
+    let params = match lod_at {
+        None => full,
+        Some(([x, y], range)) => {
+            let ground = t.top_surface(DVec3::new(x, y, 0.0)).map_or(area.max.z, |s| s.point.z);
+            BallParams { lod: Some(BehaviourLod { viewer: DVec3::new(x, y, ground + 2.0), range }), ..full }
+        }
+    };
+    let run = simulate(t, &spheres, &balls, params, a.until, true);
+    let n = balls.len();
+    let c = run.counts;
+    say!("{n} balls, {} fixed spheres, {:.1} simulated seconds in {:.2} s", spheres.len(), a.until, run.wall);
+    say!("events        {} ({:.0} per second of wall time)", run.events, run.events as f64 / run.wall.max(1e-9));
+    say!("  ground      {}", c.ground);
+    say!("  spheres     {}", c.spheres);
+    say!("  ball–ball   {}", c.balls);
+    say!("  came to rest {}", c.rested);
+    say!("  left        {}", c.left);
+    say!("predictions   {} scheduled, {} dropped as stale", run.stats.scheduled, run.stats.invalidated);
+    say!("at rest       {} of {} still on the terrain", run.resting, n - c.left as usize);
+    say!("energy        {:.6e} → {:.6e} (restitution {})", run.energy.0, run.energy.1, a.restitution);
+    if let Some(lod) = params.lod {
+        let all = simulate(t, &spheres, &balls, full, a.until, false);
+        let saved = |x: u64, y: u64| if y == 0 { 0.0 } else { 100.0 * (1.0 - x as f64 / y as f64) };
+        say!(
+            "level of detail: range {} around ({:.1}, {:.1}, {:.1}); {} balls re-initialized on coming into range",
+            lod.range,
+            lod.viewer.x,
+            lod.viewer.y,
+            lod.viewer.z,
+            c.reinitialized
+        );
+        say!(
+            "  events      {} vs {} in the full simulation ({:.1} % saved); ball–ball {} vs {}; predictions {} vs {} ({:.1} % saved); {:.2} s vs {:.2} s",
+            run.events,
+            all.events,
+            saved(run.events, all.events),
+            c.balls,
+            all.counts.balls,
+            run.stats.scheduled,
+            all.stats.scheduled,
+            saved(run.stats.scheduled, all.stats.scheduled),
+            run.wall,
+            all.wall
+        );
+    }
+    let paths = run.paths;
+    // The picture: the terrain from above its south-west, the paths as dots.
+    let cam = crate::render::Camera::over(t, area);
+    let (mut px, _, _) = crate::render::render(t, &cam, w, h, 0.0);
+    crate::render::draw_paths(t, &cam, &paths, w, h, &mut px);
+    crate::render::write_png(&a.png, w, h, &px)?;
+    say!("picture       {}", a.png.display());
+    Ok(())
+}
+
+/// The procedural world of `landfall world` (its default generator) around a viewer standing at the
+/// origin, the cache cut to the 10 finest layers and the mesh drawn from layer 1 to 7 (5 km across).
+fn procedural_world() -> Result<landfall::World> {
+    use landfall::glam::DVec3;
+    use landfall::world::{CacheParams, LodTerrain, WorldParams};
+    let params = WorldParams::default();
+    let far = LodTerrain::new(landfall::world::Generator::new(params.clone())?, 4, 64);
+    let ground = far.height_at(0.0, 0.0).unwrap_or(0.0);
+    let cache = CacheParams { layers: 10, mesh_coarsest: 7, far_distance: 0.0, ..CacheParams::default() };
+    Ok(landfall::World::new(params, cache, DVec3::new(0.0, 0.0, ground + 2.0))?)
+}
+
+/// The square of half-width `half` around the origin, with the terrain's height range over it.
+fn square_around_origin(t: &dyn landfall::Terrain, half: f64) -> landfall::Aabb {
+    use landfall::glam::DVec3;
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for i in 0..=64 {
+        for j in 0..=64 {
+            let (x, y) = (-half + i as f64 * half / 32.0, -half + j as f64 * half / 32.0);
+            if let Some(s) = t.top_surface(DVec3::new(x, y, 0.0)) {
+                lo = lo.min(s.point.z);
+                hi = hi.max(s.point.z);
+            }
+        }
+    }
+    landfall::Aabb::new(DVec3::new(-half, -half, lo), DVec3::new(half, half, hi))
+}
+
+/// `balls` balls and `spheres` boulders over `area` of the terrain, none overlapping. Sizes scale
+/// with the area: radii 0.2–0.6 % of its smaller side, thrown from 0.5–3 % of it above the ground.
+fn throw(
+    t: &dyn landfall::Terrain,
+    area: &landfall::Aabb,
+    seed: u64,
+    spheres: usize,
+    balls: usize,
+) -> (Vec<(landfall::glam::DVec3, f64)>, Vec<landfall::events::Ball>) {
+    use landfall::events::Ball;
+    use landfall::glam::DVec3;
+    use landfall::rng::SplitMix64;
+    let b = area;
     let size = (b.max.x - b.min.x).min(b.max.y - b.min.y);
-    let mut rng = SplitMix64::new(a.seed);
+    let mut rng = SplitMix64::new(seed);
     let ground = |x: f64, y: f64| t.top_surface(DVec3::new(x, y, 0.0)).map(|s| s.point.z);
     let inner = |rng: &mut SplitMix64| {
         (
@@ -246,52 +389,82 @@ fn terrain(a: &TerrainBallsArgs) -> Result<()> {
             rng.range(b.min.y + 0.1 * (b.max.y - b.min.y), b.max.y - 0.1 * (b.max.y - b.min.y)),
         )
     };
-    // Boulders on the ground, then balls above it, none overlapping.
-    let mut spheres: Vec<(DVec3, f64)> = Vec::new();
+    let mut fixed: Vec<(DVec3, f64)> = Vec::new();
     let mut tries = 0;
-    while spheres.len() < a.spheres && tries < 100 * (a.spheres + 1) {
+    while fixed.len() < spheres && tries < 100 * (spheres + 1) {
         tries += 1;
         let (x, y) = inner(&mut rng);
         if let Some(z) = ground(x, y) {
-            spheres.push((DVec3::new(x, y, z), rng.range(0.02, 0.05) * size));
+            fixed.push((DVec3::new(x, y, z), rng.range(0.02, 0.05) * size));
         }
     }
-    let mut balls: Vec<Ball> = Vec::new();
+    let mut out: Vec<Ball> = Vec::new();
+    // Neighbours for the overlap test, by cell of the largest ball's diameter.
+    let cell = 0.012 * size;
+    let key = |p: DVec3| ((p.x / cell).floor() as i64, (p.y / cell).floor() as i64);
+    let mut near: std::collections::HashMap<(i64, i64), Vec<usize>> = Default::default();
     let speed = (9.81 * size).sqrt() * 0.05;
     tries = 0;
-    while balls.len() < a.balls && tries < 100 * a.balls {
+    while out.len() < balls && tries < 100 * balls {
         tries += 1;
         let (x, y) = inner(&mut rng);
         let Some(z) = ground(x, y) else { continue };
         let r = rng.range(0.002, 0.006) * size;
         let p = DVec3::new(x, y, z + r + rng.range(0.005, 0.03) * size);
-        let clear = spheres.iter().all(|&(s, rs)| (s - p).length() > rs + r)
-            && balls.iter().all(|o| (o.p - p).length() > o.r + r)
+        let (ki, kj) = key(p);
+        let clear_of_balls = (ki - 1..=ki + 1).all(|i| {
+            (kj - 1..=kj + 1)
+                .all(|j| near.get(&(i, j)).is_none_or(|l| l.iter().all(|&o| (out[o].p - p).length() > out[o].r + r)))
+        });
+        let clear = clear_of_balls
+            && fixed.iter().all(|&(s, rs)| (s - p).length() > rs + r)
             && t.floor_below(p).is_some_and(|s| (p - s.point).length() > r);
         if clear {
             let v = DVec3::new(rng.range(-speed, speed), rng.range(-speed, speed), rng.range(0.0, 2.0 * speed));
-            balls.push(Ball { p, v, r, m: r * r * r });
+            near.entry((ki, kj)).or_default().push(out.len());
+            out.push(Ball { p, v, r, m: r * r * r });
         }
     }
-    if balls.len() < a.balls {
-        eprintln!("landfall: note: room for {} balls of {} asked", balls.len(), a.balls);
-    }
-    let params = BallParams { restitution: a.restitution, rest_speed: a.rest_speed, ..Default::default() };
-    let model = TerrainBalls::new(t, spheres.clone(), &balls, params);
+    (fixed, out)
+}
+
+/// What one run of the balls gives.
+struct BallRun {
+    events: u64,
+    counts: landfall::events::BallCounts,
+    stats: landfall::events::QueueStats,
+    wall: f64,
+    resting: usize,
+    energy: (f64, f64),
+    paths: Vec<Vec<landfall::glam::DVec3>>,
+}
+
+/// Runs the balls to `until`, frame by frame at 30 Hz (recording each ball's path when `paths`),
+/// with a progress bar.
+fn simulate(
+    t: &dyn landfall::Terrain,
+    spheres: &[(landfall::glam::DVec3, f64)],
+    balls: &[landfall::events::Ball],
+    params: landfall::events::BallParams,
+    until: f64,
+    paths: bool,
+) -> BallRun {
+    use landfall::events::TerrainBalls;
+    let start = std::time::Instant::now();
+    let model = TerrainBalls::new(t, spheres.to_vec(), balls, params);
     let mut sim = Simulation::new(model, 0.0);
     let e0 = sim.model().energy(0.0);
     let n = balls.len();
-    let mut paths: Vec<Vec<DVec3>> = (0..n).map(|k| vec![balls[k].p]).collect();
+    let mut tracks: Vec<Vec<_>> = if paths { balls.iter().map(|b| vec![b.p]).collect() } else { Vec::new() };
     let bar = ProgressBar::new(1000)
         .with_style(ProgressStyle::with_template("{spinner} simulated {percent}% {wide_bar} {eta}").expect("template"));
-    let frames = (a.until * 30.0).ceil() as usize;
-    let start = std::time::Instant::now();
+    let frames = (until * 30.0).ceil() as usize;
     let mut events = 0u64;
     for f in 1..=frames {
-        let ft = (f as f64 / 30.0).min(a.until);
+        let ft = (f as f64 / 30.0).min(until);
         events += sim.advance_to(ft, |_, _| {});
         let m = sim.model();
-        for (k, path) in paths.iter_mut().enumerate() {
+        for (k, path) in tracks.iter_mut().enumerate() {
             // Flying balls every frame; a resting one once where it rests.
             let p = m.position(k as u32, ft);
             if m.is_alive(k as u32) && (!m.is_resting(k as u32) || path.last() != Some(&p)) {
@@ -301,28 +474,14 @@ fn terrain(a: &TerrainBallsArgs) -> Result<()> {
         bar.set_position((1000 * f / frames) as u64);
     }
     bar.finish_and_clear();
-    let wall = start.elapsed().as_secs_f64();
     let m = sim.model();
-    let c = m.counts();
-    let resting = (0..n as u32).filter(|&k| m.is_alive(k) && m.is_resting(k)).count();
-    let e1 = m.energy(a.until);
-    let s = sim.stats();
-    say!("{n} balls, {} fixed spheres, {:.1} simulated seconds in {wall:.2} s", spheres.len(), a.until);
-    say!("events        {events} ({:.0} per second of wall time)", events as f64 / wall.max(1e-9));
-    say!("  ground      {}", c.ground);
-    say!("  spheres     {}", c.spheres);
-    say!("  ball–ball   {}", c.balls);
-    say!("  came to rest {}", c.rested);
-    say!("  left        {}", c.left);
-    say!("predictions   {} scheduled, {} dropped as stale", s.scheduled, s.invalidated);
-    say!("at rest       {resting} of {} still on the terrain", n - c.left as usize);
-    say!("energy        {e0:.6e} → {e1:.6e} (restitution {})", a.restitution);
-    // The picture: the terrain from above its south-west, the paths as dots.
-    let (w, h) = (1280u32, 800u32);
-    let cam = crate::render::Camera::overview(t);
-    let (mut px, _, _) = crate::render::render(t, &cam, w, h, 0.0);
-    crate::render::draw_paths(t, &cam, &paths, w, h, &mut px);
-    crate::render::write_png(&a.png, w, h, &px)?;
-    say!("picture       {}", a.png.display());
-    Ok(())
+    BallRun {
+        events,
+        counts: m.counts(),
+        stats: sim.stats(),
+        wall: start.elapsed().as_secs_f64(),
+        resting: (0..n as u32).filter(|&k| m.is_alive(k) && m.is_resting(k)).count(),
+        energy: (e0, m.energy(until)),
+        paths: tracks,
+    }
 }

@@ -18,7 +18,11 @@ pub struct Camera {
 impl Camera {
     /// A view across the terrain from above its south-west quarter, toward the north-east.
     pub fn overview(hf: &dyn Terrain) -> Self {
-        let b = hf.bounds();
+        Self::over(hf, hf.bounds())
+    }
+
+    /// [`overview`](Self::overview) of the part of the terrain inside `b`.
+    pub fn over(hf: &dyn Terrain, b: landfall::Aabb) -> Self {
         let size = b.max - b.min;
         let relief = size.z.max(1e-9);
         let (ex, ey) = (b.min.x + 0.12 * size.x, b.min.y + 0.08 * size.y);

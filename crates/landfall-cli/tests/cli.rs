@@ -620,7 +620,53 @@ fn events_terrain_runs_and_draws() {
         .unwrap();
     assert!(ground > 60, "{out}");
     assert!(png.exists());
-    for bad in [vec!["--until", "0"], vec!["--restitution", "2"], vec!["--balls", "0"]] {
+    // The level of detail of behaviour beside the full simulation.
+    let out =
+        ok(&["events", "terrain", s(&dem), "--balls", "60", "--until", "4", "--png", s(&png), "--png-size", "64,40"]);
+    let out_lod = ok(&[
+        "events",
+        "terrain",
+        s(&dem),
+        "--balls",
+        "60",
+        "--until",
+        "4",
+        "--png",
+        s(&png),
+        "--png-size",
+        "64,40",
+        "--viewer",
+        "100,100",
+        "--range",
+        "50",
+    ]);
+    assert!(out_lod.contains("level of detail") && out_lod.contains("% saved"), "{out_lod}");
+    let events = |o: &str| -> u64 {
+        o.lines().find(|l| l.starts_with("events")).unwrap().split_whitespace().nth(1).unwrap().parse().unwrap()
+    };
+    let full: u64 = out_lod
+        .lines()
+        .find(|l| l.contains("in the full simulation"))
+        .unwrap()
+        .split_whitespace()
+        .nth(3)
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(full, events(&out), "{out_lod}");
+    assert!(events(&out_lod) <= full, "{out_lod}");
+    // The procedural world as the terrain.
+    let out =
+        ok(&["events", "terrain", "world", "--balls", "30", "--until", "3", "--png", s(&png), "--png-size", "64,40"]);
+    assert!(out.contains("30 balls") && events(&out) > 0, "{out}");
+    for bad in [
+        vec!["--until", "0"],
+        vec!["--restitution", "2"],
+        vec!["--balls", "0"],
+        vec!["--viewer", "1,1"],
+        vec!["--viewer", "1,1", "--range", "-1"],
+        vec!["--png-size", "10,10000"],
+    ] {
         let mut a = vec!["events", "terrain", s(&dem)];
         a.extend(bad.iter().copied());
         fails(&a);

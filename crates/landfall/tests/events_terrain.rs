@@ -5,12 +5,12 @@
 use glam::DVec3;
 use landfall::collide::{closest_point, sweep_sphere_triangle, Contact, SweepTarget, TerrainContact};
 use landfall::events::ballistic::{first_contact, Arc, TOLERANCE};
-use landfall::events::{Ball, BallEvent, BallParams, Simulation, TerrainBalls};
+use landfall::events::{Ball, BallEvent, BallParams, BehaviourLod, Simulation, TerrainBalls};
 use landfall::geom::{Aabb, TriangleId};
 use landfall::heightfield::synth::{generate, SynthParams};
 use landfall::polygon::PolygonSoup;
 use landfall::rng::SplitMix64;
-use landfall::{Frame, Heightfield, PolygonTerrain, QuadtreeParams, Terrain};
+use landfall::{CacheParams, Frame, Heightfield, PolygonTerrain, QuadtreeParams, Terrain, World, WorldParams};
 
 fn hills(n: usize) -> Heightfield {
     let h = generate(n, n, &SynthParams { seed: 4, relief: 8.0, feature: 20.0, octaves: 4 });
@@ -78,8 +78,10 @@ fn check_apart(t: &dyn Terrain, m: &TerrainBalls, spheres: &[(DVec3, f64)], n: u
             assert!((p - s).length() >= r + rs - slack, "{when}: ball {k} inside a fixed sphere");
         }
     }
-    for (x, &a) in alive.iter().enumerate() {
-        for &b in &alive[x + 1..] {
+    // Balls meet each other where their behaviour is detailed (everywhere without a level of detail).
+    let near: Vec<u32> = alive.iter().copied().filter(|&k| m.is_near(k)).collect();
+    for (x, &a) in near.iter().enumerate() {
+        for &b in &near[x + 1..] {
             let d = (m.position(a, time) - m.position(b, time)).length();
             assert!(
                 d >= m.radius(a) + m.radius(b) - slack,
@@ -155,6 +157,73 @@ fn balls_on_a_polygon_tin_too() {
         6.0,
     );
     assert!(events > 50);
+}
+
+#[test]
+fn balls_on_the_procedural_world_too() {
+    let cache = CacheParams {
+        layers: 7,
+        inner_radius: 4,
+        mesh_finest: 1,
+        mesh_coarsest: 5,
+        lod_height: 4.0,
+        ..CacheParams::default()
+    };
+    let params = WorldParams { seed: 5, levels: 9, relief: 60.0, ..WorldParams::default() };
+    let w: World = World::new(params, cache, DVec3::new(0.0, 0.0, 3.0)).unwrap();
+    let balls = throw(&w, 30, 6, 12.0, &[]);
+    let (events, _) =
+        run_and_check(&w, vec![], &balls, BallParams { restitution: 0.7, rest_speed: 0.3, ..Default::default() }, 6.0);
+    assert!(events > 50, "{events} events");
+}
+
+/// Every event of a run, to compare runs.
+fn event_log(t: &dyn Terrain, balls: &[Ball], params: BallParams, until: f64) -> (Vec<(f64, u32, u32)>, u64) {
+    let mut sim = Simulation::new(TerrainBalls::new(t, vec![], balls, params), 0.0);
+    let mut log = Vec::new();
+    while let Some(e) = sim.step(until) {
+        log.push((e.time, e.a, e.b));
+    }
+    (log, sim.model().counts().reinitialized)
+}
+
+#[test]
+fn level_of_detail_of_behaviour_cuts_events_and_keeps_near_balls_apart() {
+    let hf = bowl(61);
+    let balls = throw(&hf, 150, 7, 20.0, &[]);
+    let base = BallParams { restitution: 0.8, rest_speed: 0.3, ..Default::default() };
+    let (full, _) = event_log(&hf, &balls, base, 8.0);
+    // An unbounded range is the full simulation, event for event.
+    let everywhere = BallParams { lod: Some(BehaviourLod { viewer: DVec3::ZERO, range: f64::INFINITY }), ..base };
+    assert_eq!(event_log(&hf, &balls, everywhere, 8.0).0, full);
+    // A viewer at one side: fewer events; near balls never overlap, no ball is ever in the ground.
+    let lod = BallParams { lod: Some(BehaviourLod { viewer: DVec3::new(-15.0, 0.0, 0.0), range: 8.0 }), ..base };
+    let (cut, _) = event_log(&hf, &balls, lod, 8.0);
+    let pairs = |log: &[(f64, u32, u32)]| log.iter().filter(|e| e.2 != u32::MAX).count();
+    assert!(
+        pairs(&cut) < pairs(&full),
+        "ball collisions: {} with a level of detail, {} without",
+        pairs(&cut),
+        pairs(&full)
+    );
+    run_and_check(&hf, vec![], &balls, lod, 8.0);
+}
+
+#[test]
+fn a_ball_coming_into_range_inside_another_is_lifted_out() {
+    // Two balls that overlap (as far balls may, having ignored each other) enter the range at the
+    // start: one is lifted out of the other, and the run goes on with them apart.
+    let hf = Heightfield::builder(21, 21, vec![0.0; 441]).origin(-10.0, -10.0).build().unwrap();
+    let balls = [
+        Ball { p: DVec3::new(0.0, 0.0, 0.6), v: DVec3::ZERO, r: 0.5, m: 1.0 },
+        Ball { p: DVec3::new(0.3, 0.0, 0.7), v: DVec3::new(0.0, 0.0, 1.0), r: 0.4, m: 1.0 },
+    ];
+    let lod = BehaviourLod { viewer: DVec3::ZERO, range: 5.0 };
+    let params = BallParams { restitution: 0.5, rest_speed: 0.3, lod: Some(lod), ..Default::default() };
+    let sim = Simulation::new(TerrainBalls::new(&hf, vec![], &balls, params), 0.0);
+    assert!(sim.model().counts().reinitialized >= 1);
+    check_apart(&hf, sim.model(), &[], 2, 0.0, "after re-initialization");
+    run_and_check(&hf, vec![], &balls, params, 3.0);
 }
 
 #[test]

@@ -20,4 +20,4 @@ mod terrain_balls;
 pub use line::{LineBall, LineBalls, LineError, LineEvent};
 pub use queue::{Event, EventQueue, ObjectId, QueueStats, NO_OBJECT};
 pub use sim::{Model, Simulation};
-pub use terrain_balls::{Ball, BallCounts, BallEvent, BallParams, TerrainBalls};
+pub use terrain_balls::{Ball, BallCounts, BallEvent, BallParams, BehaviourLod, TerrainBalls};

@@ -1,10 +1,24 @@
 //! Balls thrown over a terrain (thesis figure 5.1, on ground instead of in a box): ballistic between
 //! events, bouncing off the exact triangles, off each other and off fixed spheres, until they rest.
+//!
+//! **Neighbours only** (5.1.5). Each ball's prediction covers a *window*: from its last change to
+//! its next contact with the terrain or a fixed sphere (or its leaving). The box it sweeps over that
+//! window is kept in a dual quad-tree ([`ProximityGrid`]); a ball predicts collisions only with the
+//! balls whose boxes meet its own. Nothing is missed: two balls that touch at time t are both inside
+//! their current windows at t, and when the later of those two windows began, its ball found the
+//! other's box (which already covered t) meeting its own.
+//!
+//! **Level of detail of behaviour** (5.2, [`BallParams::lod`]): a ball whose window box lies
+//! farther than the range from the viewer ignores the other balls (it still meets the terrain and the
+//! fixed spheres), cutting the ball–ball predictions and events out there. A ball whose window comes
+//! back into range is re-initialized to a plausible state (4.5): lifted out of any near ball it
+//! overlaps, since far balls may have passed through each other.
 
 use super::ballistic::{first_contact, Arc};
 use super::queue::{Event, EventQueue, ObjectId, NO_OBJECT};
 use super::sim::Model;
-use crate::collide::TerrainSweep;
+use crate::broad::{Layout, ProximityGrid};
+use crate::collide::{SweepTarget, TerrainSweep};
 use crate::terrain::Terrain;
 use glam::DVec3;
 
@@ -34,11 +48,29 @@ pub struct BallParams {
     pub rest_speed: f64,
     /// Balls collide with each other (off: each sees only the terrain and the fixed spheres).
     pub ball_collisions: bool,
+    /// Level of detail of behaviour (5.2): balls out of range of the viewer ignore each other.
+    pub lod: Option<BehaviourLod>,
+}
+
+/// Where detailed behaviour is kept: balls whose window boxes come within `range` of `viewer`
+/// collide with each other, the rest see only the terrain and the fixed spheres.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BehaviourLod {
+    /// The viewer.
+    pub viewer: DVec3,
+    /// Distance from the viewer within which balls meet each other.
+    pub range: f64,
 }
 
 impl Default for BallParams {
     fn default() -> Self {
-        Self { gravity: DVec3::new(0.0, 0.0, -9.81), restitution: 0.8, rest_speed: 0.05, ball_collisions: true }
+        Self {
+            gravity: DVec3::new(0.0, 0.0, -9.81),
+            restitution: 0.8,
+            rest_speed: 0.05,
+            ball_collisions: true,
+            lod: None,
+        }
     }
 }
 
@@ -68,6 +100,8 @@ pub struct BallCounts {
     pub rested: u64,
     /// Balls that left the terrain.
     pub left: u64,
+    /// Balls re-initialized on coming back into the viewer's range (level of detail).
+    pub reinitialized: u64,
 }
 
 /// Balls over a terrain, as a [`Model`].
@@ -90,13 +124,30 @@ pub struct TerrainBalls<'a> {
     counts: BallCounts,
     /// A ball that came to rest in the event just fired.
     just_rested: Option<usize>,
+    /// Each ball's window: the box it sweeps (radius included) and when the window ends.
+    boxes: Vec<(DVec3, DVec3)>,
+    ends: Vec<f64>,
+    /// The window boxes of the balls that meet others (a resting ball's is itself), by ball index.
+    grid: ProximityGrid,
+    /// Whether each ball is within the level-of-detail range (all are without one).
+    near: Vec<bool>,
+    /// Scratch list of neighbours.
+    found: Vec<u64>,
 }
 
 impl<'a> TerrainBalls<'a> {
     /// Balls at time 0 over `terrain`, with fixed spheres `(centre, radius)`.
     pub fn new(terrain: &'a dyn Terrain, spheres: Vec<(DVec3, f64)>, balls: &[Ball], params: BallParams) -> Self {
         let b = terrain.bounds();
+        let n = balls.len();
+        let smallest = balls.iter().map(|b| b.r).fold(f64::INFINITY, f64::min);
+        let unit = if smallest.is_finite() && smallest > 0.0 { smallest } else { 1.0 };
         Self {
+            boxes: vec![(DVec3::ZERO, DVec3::ZERO); n],
+            ends: vec![0.0; n],
+            grid: ProximityGrid::new(Layout::Dual, unit),
+            near: vec![params.lod.is_none(); n],
+            found: Vec::new(),
             terrain,
             spheres,
             params,
@@ -141,6 +192,11 @@ impl<'a> TerrainBalls<'a> {
     /// Whether ball `k` rests.
     pub fn is_resting(&self, k: ObjectId) -> bool {
         self.resting[k as usize]
+    }
+
+    /// Whether ball `k` meets other balls: within the level-of-detail range (always without one).
+    pub fn is_near(&self, k: ObjectId) -> bool {
+        self.near[k as usize]
     }
 
     /// Whether ball `k` is still over the terrain.
@@ -203,6 +259,85 @@ impl<'a> TerrainBalls<'a> {
         }
         t
     }
+
+    /// Whether a window box comes within the level-of-detail range (always without one).
+    fn in_range(&self, (lo, hi): (DVec3, DVec3)) -> bool {
+        self.params.lod.is_none_or(|l| l.viewer.clamp(lo, hi).distance(l.viewer) <= l.range)
+    }
+
+    /// Keeps ball k's window box (clipped to where balls can meet: over the terrain's extent) in
+    /// the grid, or takes it out.
+    fn register(&mut self, k: usize, window: Option<(DVec3, DVec3)>) {
+        let id = k as u64;
+        let Some((lo, hi)) = window else {
+            if self.grid.get(id).is_some() {
+                let _ = self.grid.remove(id);
+            }
+            return;
+        };
+        let margin = DVec3::new(self.r[k], self.r[k], f64::INFINITY) + DVec3::ONE;
+        let (lo, hi) = (lo.max(self.lo - margin), hi.min(self.hi + margin));
+        self.boxes[k] = (lo, hi);
+        let (c, r) = ((lo + hi) * 0.5, (hi - lo).length() * 0.5);
+        let ok = if self.grid.get(id).is_some() { self.grid.update(id, c, r) } else { self.grid.insert(id, c, r) };
+        debug_assert!(ok.is_ok(), "window box of ball {k}: {ok:?}");
+    }
+
+    /// The balls whose window boxes meet `(lo, hi)`, other than `k`, into `self.found`.
+    fn neighbours(&mut self, k: usize, (lo, hi): (DVec3, DVec3)) {
+        let mut found = std::mem::take(&mut self.found);
+        found.clear();
+        let boxes = &self.boxes;
+        self.grid.within_box(lo, hi, |j| {
+            let (a, b) = boxes[j as usize];
+            if j as usize != k && a.cmple(hi).all() && lo.cmple(b).all() {
+                found.push(j);
+            }
+        });
+        found.sort_unstable();
+        self.found = found;
+    }
+
+    /// A ball coming back into range (4.5): far balls ignore each other, so it may be inside a near
+    /// one; lift it (against gravity, which keeps it off the ground) until it overlaps none, as far as
+    /// the terrain above lets it.
+    fn reinitialize(&mut self, k: usize, now: f64) {
+        self.rebase(k, now);
+        let up = -self.params.gravity.normalize_or(DVec3::Z);
+        let mut moved = false;
+        for _ in 0..8 {
+            let (p, r) = (self.p[k], self.r[k]);
+            let mut lift: f64 = 0.0;
+            let mut found = std::mem::take(&mut self.found);
+            found.clear();
+            self.grid.within_radius(p, r, |j| found.push(j));
+            for &j in &found {
+                let j = j as usize;
+                if j == k || !self.alive[j] || !self.near[j] {
+                    continue;
+                }
+                let (d, rr) = (p - self.position(j as ObjectId, now), r + self.r[j]);
+                if d.length_squared() < rr * rr {
+                    let (along, across) = (d.dot(up), (d - up * d.dot(up)).length());
+                    lift = lift.max((rr * rr - across * across).max(0.0).sqrt() - along + 1e-9);
+                }
+            }
+            self.found = found;
+            if lift <= 0.0 {
+                break;
+            }
+            let step = up * lift;
+            let blocked = TerrainSweep(self.terrain).sweep(p, r, step).map(|c| c.contact.t);
+            self.p[k] = p + step * blocked.map_or(1.0, |t| (t * 0.99).max(0.0));
+            moved = true;
+            if blocked.is_some() {
+                break;
+            }
+        }
+        if moved {
+            self.counts.reinitialized += 1;
+        }
+    }
 }
 
 /// A target with no terrain (for contacts with spheres alone).
@@ -258,8 +393,17 @@ impl Model for TerrainBalls<'_> {
 
     fn predict(&mut self, obj: ObjectId, now: f64, queue: &mut EventQueue<BallEvent>) {
         let k = obj as usize;
-        if !self.alive[k] || self.resting[k] {
+        if !self.alive[k] {
+            self.register(k, None);
+            return;
+        }
+        if self.resting[k] {
             // A resting ball waits: flying balls predict their contacts with it.
+            let window = (self.p[k] - DVec3::splat(self.r[k]), self.p[k] + DVec3::splat(self.r[k]));
+            self.near[k] = self.in_range(window);
+            let keep = self.params.ball_collisions && self.near[k];
+            self.ends[k] = f64::INFINITY;
+            self.register(k, keep.then_some(window));
             return;
         }
         self.rebase(k, now);
@@ -268,36 +412,42 @@ impl Model for TerrainBalls<'_> {
         // ball alone.
         let until = self.horizon(k);
         let target = TerrainSweep(self.terrain);
-        let end = match first_contact(&target, &self.spheres, &arc, self.r[k], until) {
+        let (end, event) = match first_contact(&target, &self.spheres, &arc, self.r[k], until) {
             Some(c) => {
                 let n = c.normal.to_array();
                 let kind = match c.sphere {
                     None => BallEvent::Ground(n),
                     Some(s) => BallEvent::Sphere(s, n),
                 };
-                queue.schedule(now + c.tau, kind, obj, NO_OBJECT);
-                c.tau
+                (c.tau, kind)
             }
-            None => {
-                queue.schedule(now + until, BallEvent::Leave, obj, NO_OBJECT);
-                until
-            }
+            None => (until, BallEvent::Leave),
         };
-        if !self.params.ball_collisions {
+        let window = arc_box(&arc, end, self.r[k]);
+        let near = self.params.ball_collisions && self.in_range(window);
+        if near && !self.near[k] {
+            self.near[k] = true;
+            let before = self.p[k];
+            self.reinitialize(k, now);
+            if self.p[k] != before {
+                // Predict again from where it now is.
+                return self.predict(obj, now, queue);
+            }
+        }
+        self.near[k] = near;
+        queue.schedule(now + end, event, obj, NO_OBJECT);
+        self.ends[k] = now + end;
+        self.register(k, near.then_some(window));
+        if !near {
             return;
         }
-        // Other balls, until that event (after it this ball is predicted again).
-        let (lo, hi) = arc_box(&arc, end, self.r[k]);
-        for j in 0..self.p.len() {
-            if j == k || !self.alive[j] {
-                continue;
-            }
+        // The other balls whose windows meet this one's, until its window ends (after it this
+        // ball is predicted again).
+        self.neighbours(k, self.boxes[k]);
+        for fi in 0..self.found.len() {
+            let j = self.found[fi] as usize;
             let tau = if self.resting[j] {
-                let (pj, rj) = (self.p[j], self.r[j]);
-                if (pj - lo).min_element() < -rj || (hi - pj).min_element() < -rj {
-                    continue;
-                }
-                first_contact(&NoTerrain, &[(pj, rj)], &arc, self.r[k], end).map(|c| c.tau)
+                first_contact(&NoTerrain, &[(self.p[j], self.r[j])], &arc, self.r[k], end).map(|c| c.tau)
             } else {
                 let (pj, vj) = (self.position(j as ObjectId, now), self.velocity(j as ObjectId, now));
                 balls_meet(pj - arc.p, vj - arc.v, self.r[k] + self.r[j]).filter(|&t| t <= end)
@@ -372,23 +522,21 @@ impl Model for TerrainBalls<'_> {
 
     fn after_fire(&mut self, e: &Event<BallEvent>, queue: &mut EventQueue<BallEvent>) {
         let Some(k) = self.just_rested.take() else { return };
-        if !self.params.ball_collisions {
+        if !(self.params.ball_collisions && self.near[k]) {
             return;
         }
-        // Every flying ball's contact with the ball now resting, up to where the ball could fly.
+        // The flying balls whose windows meet the ball now resting: their contact with it, up to the
+        // end of their windows (later ones they find when they predict again).
         let (pk, rk) = (self.p[k], self.r[k]);
-        for j in 0..self.p.len() {
-            if j == k || !self.alive[j] || self.resting[j] {
+        self.neighbours(k, (pk - DVec3::splat(rk), pk + DVec3::splat(rk)));
+        for fi in 0..self.found.len() {
+            let j = self.found[fi] as usize;
+            if self.resting[j] {
                 continue;
             }
             self.rebase(j, e.time);
-            let until = self.horizon(j);
             let arc = self.arc(j);
-            let (lo, hi) = arc_box(&arc, until, self.r[j]);
-            if (pk - lo).min_element() < -rk || (hi - pk).min_element() < -rk {
-                continue;
-            }
-            if let Some(c) = first_contact(&NoTerrain, &[(pk, rk)], &arc, self.r[j], until) {
+            if let Some(c) = first_contact(&NoTerrain, &[(pk, rk)], &arc, self.r[j], self.ends[j] - e.time) {
                 let (a, b) = ((j as ObjectId).min(k as ObjectId), (j as ObjectId).max(k as ObjectId));
                 queue.schedule(e.time + c.tau, BallEvent::Balls, a, b);
             }
