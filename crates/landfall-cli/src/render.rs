@@ -120,6 +120,19 @@ fn sky(dir: DVec3) -> DVec3 {
 /// Renders terrain `hf` from `cam` into an RGB8 buffer, haze thickening over `haze` metres (0: from
 /// the terrain's size); returns (pixels, primary hits, shadowed pixels).
 pub fn render(hf: &dyn Terrain, cam: &Camera, w: u32, h: u32, haze: f64) -> (Vec<u8>, usize, usize) {
+    render_tinted(hf, cam, w, h, haze, &|_| None)
+}
+
+/// [`render`] with `tint` choosing the colour of what a ray hit (the ground's colour map where it
+/// says `None`).
+pub fn render_tinted(
+    hf: &dyn Terrain,
+    cam: &Camera,
+    w: u32,
+    h: u32,
+    haze: f64,
+    tint: &(dyn Fn(&Hit) -> Option<DVec3> + Sync),
+) -> (Vec<u8>, usize, usize) {
     let sun = DVec3::new(-0.8, 0.5, 0.33).normalize();
     let rays: Vec<(Ray, f64)> =
         (0..h).flat_map(|y| (0..w).map(move |x| (x, y))).map(|(x, y)| (cam.ray(x, y, w, h), f64::INFINITY)).collect();
@@ -149,7 +162,7 @@ pub fn render(hf: &dyn Terrain, cam: &Camera, w: u32, h: u32, haze: f64) -> (Vec
                 let lit = shadow_iter.next().is_some_and(|s| s.is_none());
                 n_shadow += usize::from(!lit);
                 let n = hit.normal;
-                let base = albedo((hit.point.z - b.min.z) / relief, n);
+                let base = tint(hit).unwrap_or_else(|| albedo((hit.point.z - b.min.z) / relief, n));
                 let diffuse = if lit { n.dot(sun).max(0.0) } else { 0.0 };
                 let ambient = 0.22 + 0.12 * n.z;
                 let col = base * (ambient + 1.1 * diffuse);

@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use landfall::glam::DVec3;
 use landfall::rng::SplitMix64;
-use landfall::world::{CacheParams, LodTerrain, World, WorldParams};
+use landfall::world::{CacheParams, LodTerrain, ObjectParams, Objects, World, WorldParams};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -66,6 +66,25 @@ pub struct WorldArgs {
     /// Height of the rendered view, pixels.
     #[arg(long, default_value_t = 540)]
     height: u32,
+    /// Fill the world: objects generated per cell as cells enter the cache and dropped as they
+    /// leave, pairs found by the dual quad-tree every frame, roaming entities; prints their costs and
+    /// draws them in both pictures.
+    #[arg(long)]
+    objects: bool,
+}
+
+/// Per-path figures of the objects.
+#[derive(Default)]
+struct ObjectRun {
+    times_us: Vec<f64>,
+    generated: usize,
+    dropped: usize,
+    pairs: usize,
+    alive: usize,
+    alive_max: usize,
+    spawned: usize,
+    duplicates: usize,
+    held: usize,
 }
 
 /// Per-path figures.
@@ -77,6 +96,7 @@ struct Run {
     regions: usize,
     incremental: usize,
     memory: usize,
+    objects: Option<ObjectRun>,
 }
 
 pub fn run(args: &WorldArgs) -> Result<()> {
@@ -133,6 +153,20 @@ pub fn run(args: &WorldArgs) -> Result<()> {
         Path::All => vec![Path::Walk, Path::Drive, Path::Fly, Path::Teleport],
         p => vec![p],
     };
+    let mut objects = args.objects.then(|| Objects::new(&world, ObjectParams::default()));
+    if let Some(o) = &objects {
+        say!(
+            "  objects: {} kinds ({}), {} held, {} roaming entities alive",
+            o.kinds().len(),
+            o.kinds()
+                .iter()
+                .map(|k| format!("{} {}–{} m on level {}", k.name, k.size.0, k.size.1, k.level(args.cell_size)))
+                .collect::<Vec<_>>()
+                .join(", "),
+            o.len(),
+            o.entities().count()
+        );
+    }
     let mut runs = Vec::new();
     let mut rng = SplitMix64::new(args.seed ^ 0x77);
     // Drawn on a terminal only (standard error).
@@ -140,7 +174,7 @@ pub fn run(args: &WorldArgs) -> Result<()> {
         ProgressStyle::with_template("{spinner} {msg} {pos}/{len} frames {wide_bar}").expect("valid template"),
     );
     for p in paths {
-        runs.push(fly(&mut world, p, args.frames, &mut rng, &ground, &bar)?);
+        runs.push(fly(&mut world, objects.as_mut(), p, args.frames, &mut rng, &ground, &bar)?);
     }
     bar.finish_and_clear();
     say!();
@@ -184,20 +218,72 @@ pub fn run(args: &WorldArgs) -> Result<()> {
         "(update = cache shift + cell generation + mesh regions, one thread; increm. = frames placed by the lowest-set-bit rule, which needs --hysteresis 0; {:.1} M cells generated per second of update)",
         all_cells as f64 / all_secs.max(1e-12) / 1e6
     );
+    if objects.is_some() {
+        say!();
+        say!(
+            "{:<9} {:>9} {:>9} {:>9} {:>11} {:>10} {:>11} {:>9} {:>8} {:>10}",
+            "objects",
+            "mean µs",
+            "% update",
+            "held",
+            "made/frame",
+            "gone/frame",
+            "pairs/frame",
+            "roaming",
+            "born",
+            "duplicates"
+        );
+        say!("{}", "-".repeat(104));
+        for r in &runs {
+            let Some(o) = &r.objects else { continue };
+            let n = o.times_us.len().max(1) as f64;
+            let mean = o.times_us.iter().sum::<f64>() / n;
+            let world_mean = r.times_us.iter().sum::<f64>() / r.times_us.len().max(1) as f64;
+            say!(
+                "{:<9} {:>9.1} {:>8.0}% {:>9} {:>11.1} {:>10.1} {:>11.1} {:>9} {:>8} {:>10}",
+                r.name,
+                mean,
+                100.0 * mean / world_mean.max(1e-9),
+                o.held,
+                o.generated as f64 / n,
+                o.dropped as f64 / n,
+                o.pairs as f64 / n,
+                format!("{:.1}/{}", o.alive as f64 / n, o.alive_max),
+                o.spawned,
+                o.duplicates
+            );
+        }
+        say!("(objects = generating the cells that entered, dropping those that left, moving the roaming entities, and every pair of bounding spheres from the dual quad-tree; roaming = mean/max alive; duplicates: an entity alive twice in a frame, must be 0)");
+    }
 
     // Pictures from a viewer 300 m up, looking along the walk.
     let here = world.viewer();
     let eye_ground = world.height_at(here.x, here.y).unwrap_or_else(|| ground(here));
     world.update(DVec3::new(here.x, here.y, eye_ground + 300.0))?;
+    if let Some(o) = &mut objects {
+        o.sync(&world);
+    }
     let layers_png = args.out.join("world-layers.png");
-    let (w, h, px) = crate::world_map::draw(&world, 1024);
+    let (w, h, px) = crate::world_map::draw(&world, 1024, objects.as_ref());
     write_png(&layers_png, w, h, &px)?;
     let eye = world.viewer();
     let cam = Camera { eye, target: eye + DVec3::new(0.8, 0.6, 0.0) * 4000.0 - DVec3::Z * 700.0, fov_deg: 60.0 };
     let spinner = ProgressBar::new_spinner().with_message("rendering the view with landfall's ray casts…");
     spinner.enable_steady_tick(std::time::Duration::from_millis(120));
     let t0 = Instant::now();
-    let (px, n_hit, n_shadow) = render(&world, &cam, args.width, args.height, 25_000.0);
+    let (px, n_hit, n_shadow) = match &objects {
+        None => render(&world, &cam, args.width, args.height, 25_000.0),
+        Some(o) => {
+            let solids = o.solids(&world);
+            let tint = |h: &landfall::Hit| match h.triangle {
+                landfall::TriangleId::Object { object, .. } => {
+                    o.get(object).map(|ob| crate::world_map::kind_colour(ob.kind as usize))
+                }
+                _ => None,
+            };
+            crate::render::render_tinted(&solids, &cam, args.width, args.height, 25_000.0, &tint)
+        }
+    };
     let secs = t0.elapsed().as_secs_f64();
     spinner.finish_and_clear();
     let view_png = args.out.join("world-view.png");
@@ -230,9 +316,11 @@ pub fn run(args: &WorldArgs) -> Result<()> {
     Ok(())
 }
 
-/// Moves the viewer along `path` for `frames` frames at 60 fps, timing each update.
+/// Moves the viewer along `path` for `frames` frames at 60 fps, timing each update (and the
+/// objects' when there are objects).
 fn fly(
     world: &mut World,
+    mut objects: Option<&mut Objects>,
     path: Path,
     frames: usize,
     rng: &mut SplitMix64,
@@ -250,8 +338,19 @@ fn fly(
     // Start on the ground at this path's height.
     let g = world.height_at(p.x, p.y).unwrap_or_else(|| far_ground(p));
     world.teleport(DVec3::new(p.x, p.y, g + above))?;
-    let mut run =
-        Run { name, speed, times_us: Vec::with_capacity(frames), cells: 0, regions: 0, incremental: 0, memory: 0 };
+    if let Some(o) = objects.as_deref_mut() {
+        o.sync(world);
+    }
+    let mut run = Run {
+        name,
+        speed,
+        times_us: Vec::with_capacity(frames),
+        cells: 0,
+        regions: 0,
+        incremental: 0,
+        memory: 0,
+        objects: objects.is_some().then(ObjectRun::default),
+    };
     bar.set_message(name);
     for _ in 0..frames {
         let next = if path == Path::Teleport {
@@ -270,6 +369,22 @@ fn fly(
         run.cells += s.cells_generated;
         run.regions += s.regions_rebuilt;
         run.incremental += usize::from(s.incremental);
+        if let (Some(o), Some(or)) = (objects.as_deref_mut(), run.objects.as_mut()) {
+            let t = Instant::now();
+            let s = o.sync(world);
+            o.step(world, 1.0 / 60.0);
+            let mut pairs = 0;
+            o.pairs(|_, _| pairs += 1);
+            or.times_us.push(t.elapsed().as_secs_f64() * 1e6);
+            or.generated += s.generated;
+            or.dropped += s.dropped;
+            or.pairs += pairs;
+            or.alive += s.roaming.alive;
+            or.alive_max = or.alive_max.max(s.roaming.alive);
+            or.spawned += s.roaming.spawned;
+            or.duplicates += o.duplicates();
+            or.held = o.len();
+        }
         p = next;
         bar.inc(1);
     }

@@ -3,11 +3,13 @@
 //! where they are large enough to see, shaded by height; the viewer as a red dot.
 
 use landfall::glam::{DVec2, DVec3};
-use landfall::world::World;
+use landfall::world::objects::Shape;
+use landfall::world::{Objects, World};
 
 /// Draws a `size × size` picture centred on the viewer, wide enough for the five finest drawn
-/// layers; returns (width, height, RGB8 pixels).
-pub fn draw(world: &World, size: u32) -> (u32, u32, Vec<u8>) {
+/// layers, with the objects' footprints (each kind its colour, [`kind_colour`]) and the roaming
+/// entities (red rings) when given; returns (width, height, RGB8 pixels).
+pub fn draw(world: &World, size: u32, objects: Option<&Objects>) -> (u32, u32, Vec<u8>) {
     let first = *world.drawn_layers().start();
     let last = *world.drawn_layers().end();
     let span_layer = (first + 4).min(last);
@@ -46,6 +48,23 @@ pub fn draw(world: &World, size: u32) -> (u32, u32, Vec<u8>) {
             line(&mut px, size, p[e], p[(e + 1) % 3], [40, 40, 40]);
         }
     }
+    if let Some(o) = objects {
+        for (_, ob) in o.iter() {
+            let (c, r) = match ob.shape {
+                Shape::Sphere { c, r } => (c, r),
+                Shape::Column { a, r, .. } => (a, r.max(0.15 * o.kinds()[ob.kind as usize].size.0)),
+                Shape::Box { c, half, .. } => (c, half.truncate().length()),
+            };
+            let (p, rp) = (to_px(c), (r * scale).max(0.8));
+            let col = (kind_colour(ob.kind as usize) * 255.0).to_array().map(|v| v as u8);
+            disc(&mut px, size, p, rp, col);
+        }
+        for e in o.entities() {
+            let p = to_px(e.position);
+            disc(&mut px, size, p, 4.0, [200, 30, 30]);
+            disc(&mut px, size, p, 2.0, [255, 240, 200]);
+        }
+    }
     let c = to_px(world.viewer());
     for dy in -4..=4 {
         for dx in -4..=4 {
@@ -55,6 +74,30 @@ pub fn draw(world: &World, size: u32) -> (u32, u32, Vec<u8>) {
         }
     }
     (size, size, px)
+}
+
+/// The colour of object kind `k` (stones, trees, boulders, houses, halls, then by hue).
+pub fn kind_colour(k: usize) -> DVec3 {
+    match k {
+        0 => DVec3::new(0.45, 0.42, 0.40),
+        1 => DVec3::new(0.10, 0.35, 0.12),
+        2 => DVec3::new(0.35, 0.33, 0.31),
+        3 => DVec3::new(0.75, 0.35, 0.25),
+        4 => DVec3::new(0.55, 0.50, 0.70),
+        _ => hsv((k as f64 * 0.618_034).fract(), 0.6, 0.7),
+    }
+}
+
+/// A filled disc of radius `r` pixels at `c`.
+fn disc(px: &mut [u8], size: u32, c: DVec2, r: f64, col: [u8; 3]) {
+    let n = r.ceil() as i64;
+    for dy in -n..=n {
+        for dx in -n..=n {
+            if ((dx * dx + dy * dy) as f64) <= r * r + 0.5 {
+                put(px, size, c.x as i64 + dx, c.y as i64 + dy, col);
+            }
+        }
+    }
 }
 
 fn hsv(h: f64, s: f64, v: f64) -> DVec3 {

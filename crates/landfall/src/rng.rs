@@ -23,7 +23,7 @@ pub fn mix(mut z: u64) -> u64 {
 /// let x = a.range(-1.0, 1.0);
 /// assert!((-1.0..1.0).contains(&x));
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SplitMix64(u64);
 
 impl SplitMix64 {

@@ -122,14 +122,33 @@ impl ProximityGrid {
     /// The first object the ray `origin + t·dir`, t in [0, `max_t`], meets (its id and t), from
     /// outside or inside a sphere (a ray starting inside meets it at t = 0).
     pub fn raycast(&self, origin: DVec3, dir: DVec3, max_t: f64) -> Option<(u64, f64)> {
+        self.raycast_with(origin, dir, max_t, |_, t, _| Some(t))
+    }
+
+    /// The first hit of the ray among the objects' own shapes: `exact(id, t, limit)` is asked for
+    /// each object whose sphere the ray enters at `t` no later than the best hit so far (`limit`),
+    /// and answers where the ray meets the object itself, if it does before `limit`. The spheres
+    /// must hold the shapes. Returns the id and t of the first hit.
+    pub fn raycast_with(
+        &self,
+        origin: DVec3,
+        dir: DVec3,
+        max_t: f64,
+        mut exact: impl FnMut(u64, f64, f64) -> Option<f64>,
+    ) -> Option<(u64, f64)> {
         if !(origin.is_finite() && dir.is_finite() && dir != DVec3::ZERO) || max_t.is_nan() || max_t < 0.0 {
             return None;
         }
         let mut best: Option<(u64, f64)> = None;
-        let test = |s: &Slot, best: &mut Option<(u64, f64)>| {
+        let mut test = |s: &Slot, best: &mut Option<(u64, f64)>| {
             if let Some(t) = crate::geom::ray_ball(origin, dir, s.center, s.radius) {
-                if t <= max_t && best.is_none_or(|b| t < b.1 || (t == b.1 && s.id < b.0)) {
-                    *best = Some((s.id, t));
+                let limit = best.map_or(max_t, |b| b.1);
+                if t <= limit {
+                    if let Some(t) = exact(s.id, t, limit).filter(|&t| t <= max_t) {
+                        if best.is_none_or(|b| t < b.1 || (t == b.1 && s.id < b.0)) {
+                            *best = Some((s.id, t));
+                        }
+                    }
                 }
             }
         };
@@ -169,7 +188,7 @@ impl ProximityGrid {
                 let edge = if dv > 0.0 { cell.max.x } else { cell.min.x };
                 (edge - origin.truncate()[axis]) / dv
             };
-            let visit_cell = |i: i64, j: i64, best: &mut Option<(u64, f64)>| {
+            let mut visit_cell = |i: i64, j: i64, best: &mut Option<(u64, f64)>| {
                 if let Some(l) = self.cells.get(&Key { level, i, j }) {
                     for &s in l {
                         test(&self.slots[s as usize], best);

@@ -113,6 +113,14 @@ pub enum TriangleId {
         /// Cell row at that level.
         j: i32,
     },
+    /// Triangle `tri` of the collision shape of object `object` (a slot of
+    /// [`world::Objects`](crate::world::Objects)).
+    Object {
+        /// The object's slot.
+        object: u32,
+        /// Which triangle of its shape.
+        tri: u16,
+    },
 }
 
 /// A point on the terrain surface with its upward unit normal (oriented against gravity).

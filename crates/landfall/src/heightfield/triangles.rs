@@ -25,7 +25,7 @@ impl Heightfield {
     pub fn triangle(&self, id: TriangleId) -> Option<[DVec3; 3]> {
         match id {
             TriangleId::Cell { i, j, half } => self.cell_triangle(i as usize, j as usize, half),
-            TriangleId::Polygon(_) | TriangleId::Lod { .. } => None,
+            TriangleId::Polygon(_) | TriangleId::Lod { .. } | TriangleId::Object { .. } => None,
         }
     }
 

@@ -30,12 +30,14 @@
 pub mod gen;
 mod lod;
 pub mod mesh;
+pub mod objects;
 mod query;
 pub mod store;
 
 pub use gen::{Cell, Generator, WorldParams, WorldParamsError};
 pub use lod::LodTerrain;
 pub use mesh::{LayerMesh, MeshVertex, Region};
+pub use objects::{ObjectParams, Objects};
 pub use store::{CellStore, Hashed, Toroidal};
 
 use crate::frame::Frame;

@@ -1,0 +1,304 @@
+//! Things in the endless world (the thesis' 2.4.2–2.4.3 and chapter 4): objects generated per cell
+//! from the cell's own random stream, kept exactly while their cell is in the nested cache, found
+//! near each other by the dual quad-tree, and solid to the character controller and to rays; and
+//! roaming entities that exist once whatever the path ([`roam`]).
+//!
+//! **Per cell.** Each [`Kind`] lives on the level whose cells are at least four times its size
+//! (stones on 2 m cells, halls on 512 m ones with 1 m finest cells). A cell's objects come from a
+//! stream hashed from (seed, level, i, j, kind) — never from a sequence, so the same cell yields the
+//! same objects however the viewer got there — and stand on the landscape of the finest drawn level
+//! ([`LodTerrain`] at `CacheParams::mesh_finest`: the drawn mesh itself around the viewer, where
+//! that layer is drawn; within the finer levels' small offsets of it farther out), placed by
+//! [`place`](crate::place) so no footprint stands on ground steeper than its kind allows. The
+//! cell's height and roughness set the density (no trees above the tree line, more boulders on rough
+//! ground).
+//!
+//! **With the cache.** [`Objects::sync`] follows the world after each update: a level's objects
+//! are those of the cells in its layer's window while the layer is active; the cells a window
+//! gained generate theirs, the cells it lost drop theirs (two rows per shifted layer, like the
+//! terrain).
+//!
+//! **Near each other.** Every object and entity is a sphere in a [`ProximityGrid`] (the dual
+//! quad-tree): pairs, neighbours within a radius or box, rays.
+//!
+//! **Solid.** An object's collision shape is a sphere, an upright column or an upright box, made of
+//! the triangles that stand for it ([`Shape`]); [`Solids`] is the world's terrain with them, a
+//! [`Terrain`](crate::Terrain) like any other, so the character controller stops at a tree and a
+//! ray from the camera hits a house.
+
+mod kinds;
+pub mod roam;
+mod shape;
+mod solids;
+
+pub use kinds::{cell_stream, default_kinds, Form, Kind};
+pub use roam::{Entity, Roaming, RoamingStats};
+pub use shape::Shape;
+pub use solids::Solids;
+
+use crate::broad::{Layout, ProximityGrid};
+use crate::world::{CellStore, LodTerrain, World};
+use std::collections::HashMap;
+
+/// What fills the world.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ObjectParams {
+    /// The kinds of objects (default [`default_kinds`]).
+    pub kinds: Vec<Kind>,
+    /// Roaming entities (default [`Roaming::default`]); `None` for none.
+    pub roaming: Option<Roaming>,
+}
+
+impl Default for ObjectParams {
+    fn default() -> Self {
+        Self { kinds: default_kinds(), roaming: Some(Roaming::default()) }
+    }
+}
+
+/// One object.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Object {
+    /// Index of its kind.
+    pub kind: u16,
+    /// The level and cell it belongs to.
+    pub level: u8,
+    /// The cell (i, j) at that level.
+    pub cell: (i64, i64),
+    /// Its collision shape.
+    pub shape: Shape,
+}
+
+/// What one [`Objects::sync`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SyncStats {
+    /// Cells whose objects were generated.
+    pub cells_entered: usize,
+    /// Cells whose objects were dropped.
+    pub cells_left: usize,
+    /// Objects generated.
+    pub generated: usize,
+    /// Objects dropped.
+    pub dropped: usize,
+    /// Roaming entities.
+    pub roaming: RoamingStats,
+}
+
+/// Ids at and above this in the grid are roaming entities.
+pub(crate) const ENTITY_IDS: u64 = 1 << 40;
+
+/// The objects of the cells in a world's cache.
+pub struct Objects {
+    kinds: Vec<Kind>,
+    /// Each kind's level.
+    levels: Vec<u8>,
+    seed: u64,
+    max_height: f64,
+    /// The ground objects stand on: the landscape of the finest drawn level.
+    ground: LodTerrain,
+    slots: Vec<Option<Object>>,
+    free: Vec<u32>,
+    by_cell: HashMap<(u8, i64, i64), Vec<u32>>,
+    /// The window (origin) of each tracked level held now, `None` when the layer is inactive.
+    held: HashMap<u8, Option<[i64; 2]>>,
+    pub(crate) grid: ProximityGrid,
+    roam: Option<roam::Roamers>,
+    scratch: Vec<Shape>,
+}
+
+impl Objects {
+    /// The objects of `world`'s cache now.
+    pub fn new<S: CellStore>(world: &World<S>, params: ObjectParams) -> Self {
+        let gen = world.generator();
+        let cell_size = gen.params().cell_size;
+        let levels: Vec<u8> = params.kinds.iter().map(|k| k.level(cell_size)).collect();
+        let mut held = HashMap::new();
+        for &l in &levels {
+            held.insert(l, None);
+        }
+        let ground = LodTerrain::new(gen.clone(), world.cache_params().mesh_finest, 256);
+        let roam = params.roaming.map(|r| roam::Roamers::new(r, gen.params().seed, cell_size));
+        if let Some(r) = &roam {
+            held.insert(r.cell_level(), None);
+        }
+        let mut o = Self {
+            kinds: params.kinds,
+            levels,
+            seed: gen.params().seed,
+            max_height: gen.max_abs_height(),
+            ground,
+            slots: Vec::new(),
+            free: Vec::new(),
+            by_cell: HashMap::new(),
+            held,
+            grid: ProximityGrid::new(Layout::Dual, cell_size / 16.0),
+            roam,
+            scratch: Vec::new(),
+        };
+        o.sync(world);
+        o
+    }
+
+    /// The kinds.
+    pub fn kinds(&self) -> &[Kind] {
+        &self.kinds
+    }
+
+    /// Number of objects held.
+    pub fn len(&self) -> usize {
+        self.slots.len() - self.free.len()
+    }
+
+    /// Whether none are held.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every object held, with its slot.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, &Object)> {
+        self.slots.iter().enumerate().filter_map(|(k, o)| o.as_ref().map(|o| (k as u32, o)))
+    }
+
+    /// The object in `slot`, if any.
+    pub fn get(&self, slot: u32) -> Option<&Object> {
+        self.slots.get(slot as usize)?.as_ref()
+    }
+
+    /// The roaming entities alive now.
+    pub fn entities(&self) -> impl Iterator<Item = &Entity> {
+        self.roam.iter().flat_map(|r| r.alive())
+    }
+
+    /// Roaming entities alive more than once (must be 0).
+    pub fn duplicates(&self) -> usize {
+        self.roam.as_ref().map_or(0, |r| r.duplicates())
+    }
+
+    /// The dual quad-tree of the objects and entities (ids: object slots, entities from 2⁴⁰).
+    pub fn grid(&self) -> &ProximityGrid {
+        &self.grid
+    }
+
+    /// Every pair of objects or entities whose bounding spheres overlap or touch, each once.
+    pub fn pairs(&self, visit: impl FnMut(u64, u64)) {
+        self.grid.pairs(visit)
+    }
+
+    /// The world's terrain with these objects standing on it.
+    pub fn solids<'a>(&'a self, terrain: &'a dyn crate::Terrain) -> Solids<'a> {
+        Solids::new(terrain, self)
+    }
+
+    /// Follows `world`'s cache after an update: the cells that entered generate their objects, the
+    /// cells that left drop theirs; roaming entities appear and vanish with their cells.
+    pub fn sync<S: CellStore>(&mut self, world: &World<S>) -> SyncStats {
+        let mut stats = SyncStats::default();
+        let w = world.width() as i64;
+        let levels: Vec<u8> = self.held.keys().copied().collect();
+        let mut entered_roam: Vec<(i64, i64)> = Vec::new();
+        for level in levels {
+            let now = window(world, level);
+            let before = self.held[&level];
+            if now == before {
+                continue;
+            }
+            for_cells_in(before, now, w, |i, j| {
+                stats.cells_left += 1;
+                stats.dropped += self.drop_cell(level, i, j);
+            });
+            for_cells_in(now, before, w, |i, j| {
+                stats.cells_entered += 1;
+                stats.generated += self.generate_cell(world, level, i, j);
+                if self.roam.as_ref().is_some_and(|r| r.cell_level() == level) {
+                    entered_roam.push((i, j));
+                }
+            });
+            self.held.insert(level, now);
+        }
+        if let Some(mut r) = self.roam.take() {
+            stats.roaming = r.sync(world, &entered_roam, &mut self.grid);
+            self.roam = Some(r);
+        }
+        stats
+    }
+
+    /// Moves the roaming entities by `dt` seconds (walking on the terrain and around the objects,
+    /// within their ranges).
+    pub fn step<S: CellStore>(&mut self, world: &World<S>, dt: f64) {
+        if let Some(mut r) = self.roam.take() {
+            let moves = {
+                let solids = Solids::new(world, self);
+                r.plan(&solids, dt)
+            };
+            r.apply(moves, &mut self.grid);
+            self.roam = Some(r);
+        }
+    }
+
+    fn drop_cell(&mut self, level: u8, i: i64, j: i64) -> usize {
+        let Some(list) = self.by_cell.remove(&(level, i, j)) else { return 0 };
+        for &s in &list {
+            self.slots[s as usize] = None;
+            self.free.push(s);
+            let _ = self.grid.remove(s as u64);
+        }
+        list.len()
+    }
+
+    fn generate_cell<S: CellStore>(&mut self, world: &World<S>, level: u8, i: i64, j: i64) -> usize {
+        let Some(cell) = world.cell(level, i, j) else { return 0 };
+        let s = world.generator().cell_width(level);
+        let mut list = Vec::new();
+        for (kind, spec) in self.kinds.iter().enumerate() {
+            if self.levels[kind] != level {
+                continue;
+            }
+            let mut shapes = std::mem::take(&mut self.scratch);
+            shapes.clear();
+            let ground = &self.ground;
+            kinds::place_in_cell(spec, kind, self.seed, level, (i, j), s, cell, ground, self.max_height, &mut shapes);
+            for &shape in &shapes {
+                let slot = match self.free.pop() {
+                    Some(s) => s,
+                    None => {
+                        self.slots.push(None);
+                        (self.slots.len() - 1) as u32
+                    }
+                };
+                self.slots[slot as usize] = Some(Object { kind: kind as u16, level, cell: (i, j), shape });
+                let (c, r) = shape.bounding_sphere();
+                if self.grid.insert(slot as u64, c, r).is_err() {
+                    // Beyond the grid's range (2⁵⁰ units from the origin): kept, not in the grid.
+                }
+                list.push(slot);
+            }
+            self.scratch = shapes;
+        }
+        let n = list.len();
+        if n > 0 {
+            self.by_cell.insert((level, i, j), list);
+        }
+        n
+    }
+}
+
+/// The window origin of layer `level` now, `None` when it is inactive or beyond the cache.
+fn window<S: CellStore>(world: &World<S>, level: u8) -> Option<[i64; 2]> {
+    if level as usize >= world.cache_params().layers as usize {
+        return None;
+    }
+    let o = world.window_origin(level);
+    world.cell(level, o[0], o[1]).map(|_| o)
+}
+
+/// Calls `f(i, j)` for every cell of window `a` that is not in window `b` (windows `w` wide).
+fn for_cells_in(a: Option<[i64; 2]>, b: Option<[i64; 2]>, w: i64, mut f: impl FnMut(i64, i64)) {
+    let Some(a) = a else { return };
+    let inside_b = |i: i64, j: i64| b.is_some_and(|b| (b[0]..b[0] + w).contains(&i) && (b[1]..b[1] + w).contains(&j));
+    for j in a[1]..a[1] + w {
+        for i in a[0]..a[0] + w {
+            if !inside_b(i, j) {
+                f(i, j);
+            }
+        }
+    }
+}

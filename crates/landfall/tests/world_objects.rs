@@ -1,0 +1,328 @@
+//! Objects in the endless world: the same cells give the same objects whatever the path, objects
+//! exist exactly for the cells in the cache, they stand on their ground, the dual quad-tree's pairs
+//! equal brute force, they are solid to walkers and rays, and roaming entities never exist twice.
+
+use glam::{DVec2, DVec3};
+use landfall::collide::{CharacterController, ControllerParams, TerrainSweep};
+use landfall::rng::SplitMix64;
+use landfall::world::objects::{Form, ObjectParams, Roaming, Shape};
+use landfall::world::{CacheParams, LodTerrain, Objects, World, WorldParams};
+use landfall::{Ray, Terrain, TriangleId};
+use std::collections::BTreeSet;
+
+fn cache() -> CacheParams {
+    CacheParams {
+        layers: 10,
+        inner_radius: 4,
+        mesh_finest: 1,
+        mesh_coarsest: 8,
+        lod_height: 4.0,
+        ..CacheParams::default()
+    }
+}
+
+fn params(seed: u64) -> WorldParams {
+    WorldParams { seed, levels: 12, relief: 80.0, ..WorldParams::default() }
+}
+
+fn world_at(seed: u64, p: DVec3) -> World {
+    World::new(params(seed), cache(), p).unwrap()
+}
+
+/// A viewer just above the ground at (x, y).
+fn low(w: &World, x: f64, y: f64) -> DVec3 {
+    let g = w.far().height_at(x, y).unwrap_or(0.0);
+    DVec3::new(x, y, g + 2.0)
+}
+
+/// An object as a comparable record: kind, level, cell, the bits of its shape.
+type Record = (u16, u8, (i64, i64), Vec<u64>);
+
+/// The objects as comparable records.
+fn records(o: &Objects) -> BTreeSet<Record> {
+    o.iter()
+        .map(|(_, o)| {
+            let bits: Vec<u64> = match o.shape {
+                Shape::Sphere { c, r } => [c.x, c.y, c.z, r].iter().map(|v| v.to_bits()).collect(),
+                Shape::Column { a, b, r } => [a.x, a.y, a.z, b.z, r].iter().map(|v| v.to_bits()).collect(),
+                Shape::Box { c, half, yaw } => {
+                    [c.x, c.y, c.z, half.x, half.y, half.z, yaw].iter().map(|v| v.to_bits()).collect()
+                }
+            };
+            (o.kind, o.level, o.cell, bits)
+        })
+        .collect()
+}
+
+#[test]
+fn the_same_cells_give_the_same_objects_whatever_the_path() {
+    let start = world_at(3, DVec3::new(0.0, 0.0, 100.0));
+    let v0 = low(&start, 0.3, 0.2);
+    let mut w = world_at(3, v0);
+    let mut o = Objects::new(&w, ObjectParams::default());
+    assert!(o.len() > 100, "{} objects", o.len());
+    // Walk a loop out and teleport back and forth, syncing each frame.
+    let mut rng = SplitMix64::new(9);
+    let mut p = v0;
+    for f in 0..400 {
+        let step = if f % 100 == 99 {
+            DVec3::new(rng.range(-3e3, 3e3), rng.range(-3e3, 3e3), 0.0)
+        } else {
+            DVec3::new(1.7, 0.9, 0.0)
+        };
+        p = low(&w, p.x + step.x, p.y + step.y);
+        w.update(p).unwrap();
+        o.sync(&w);
+        // Exactly the cells in the cache hold objects.
+        for (_, ob) in o.iter() {
+            assert!(w.cell(ob.level, ob.cell.0, ob.cell.1).is_some(), "object of a cell not in the cache");
+        }
+    }
+    // A fresh world and fresh objects at the final place agree, bit for bit.
+    let fresh_world = world_at(3, p);
+    let fresh = Objects::new(&fresh_world, ObjectParams::default());
+    // The two caches may differ by hysteresis-free equal windows only: compare cell by cell for the
+    // windows both hold.
+    let both = |r: &Record| w.cell(r.1, r.2 .0, r.2 .1).is_some() && fresh_world.cell(r.1, r.2 .0, r.2 .1).is_some();
+    let a: BTreeSet<_> = records(&o).into_iter().filter(|r| both(r)).collect();
+    let b: BTreeSet<_> = records(&fresh).into_iter().filter(|r| both(r)).collect();
+    assert!(!a.is_empty());
+    assert_eq!(a, b);
+}
+
+#[test]
+fn kinds_live_on_their_levels_and_stand_on_their_ground() {
+    let w0 = world_at(5, DVec3::new(0.0, 0.0, 100.0));
+    let w = world_at(5, low(&w0, 0.0, 0.0));
+    let o = Objects::new(&w, ObjectParams::default());
+    let kinds = o.kinds().to_vec();
+    let (smallest, largest) = kinds.iter().fold((f64::INFINITY, 0.0f64), |a, k| (a.0.min(k.size.0), a.1.max(k.size.1)));
+    assert!(smallest <= 0.1 && largest >= 100.0);
+    let mut seen = vec![0usize; kinds.len()];
+    for (_, ob) in o.iter() {
+        let k = &kinds[ob.kind as usize];
+        seen[ob.kind as usize] += 1;
+        assert_eq!(ob.level, k.level(1.0));
+        let s = (ob.level as f64).exp2();
+        let ground = LodTerrain::new(w.generator().clone(), w.cache_params().mesh_finest, 4);
+        match (k.form, ob.shape) {
+            (Form::Ball, Shape::Sphere { c, r }) => {
+                assert!(2.0 * r >= k.size.0 - 1e-12 && 2.0 * r <= k.size.1 + 1e-12);
+                let g = ground.height_at(c.x, c.y).unwrap();
+                assert!((c.z - 0.6 * r - g).abs() < 1e-9, "a ball not on its ground");
+            }
+            (Form::Trunk, Shape::Column { a, b, .. }) => {
+                let g = ground.height_at(a.x, a.y).unwrap();
+                assert!(a.z <= g && b.z > g + k.height.0 - 1e-9, "a trunk not standing on its ground");
+            }
+            (Form::Building, Shape::Box { c, half, yaw }) => {
+                // Its base is below the ground at every corner of its footprint, its top above.
+                let (sn, cs) = yaw.sin_cos();
+                for (dx, dy) in [(-1.0, -1.0), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)] {
+                    let (lx, ly) = (dx * half.x, dy * half.y);
+                    let (x, y) = (c.x + lx * cs - ly * sn, c.y + lx * sn + ly * cs);
+                    if let Some(g) = ground.height_at(x, y) {
+                        assert!(c.z - half.z <= g + 1e-6, "a building floats above its ground");
+                        assert!(c.z + half.z > g);
+                    }
+                }
+            }
+            (f, s) => panic!("{f:?} with shape {s:?}"),
+        }
+        // Inside its own cell.
+        let (x, y) = match ob.shape {
+            Shape::Sphere { c, .. } | Shape::Box { c, .. } => (c.x, c.y),
+            Shape::Column { a, .. } => (a.x, a.y),
+        };
+        assert_eq!(((x / s).floor() as i64, (y / s).floor() as i64), ob.cell);
+    }
+    assert!(seen.iter().filter(|&&n| n > 0).count() >= 4, "kinds seen: {seen:?}");
+}
+
+#[test]
+fn pairs_equal_brute_force() {
+    let w0 = world_at(7, DVec3::new(0.0, 0.0, 100.0));
+    let w = world_at(7, low(&w0, 10.0, -20.0));
+    let o = Objects::new(&w, ObjectParams { roaming: None, ..ObjectParams::default() });
+    let mut got = BTreeSet::new();
+    o.pairs(|a, b| {
+        got.insert((a.min(b), a.max(b)));
+    });
+    // Brute force over every pair of bounding spheres.
+    let spheres: Vec<(u64, DVec3, f64)> = o
+        .iter()
+        .map(|(slot, ob)| {
+            let (c, r) = ob.shape.bounding_sphere();
+            (slot as u64, c, r)
+        })
+        .collect();
+    let mut want = BTreeSet::new();
+    for (k, a) in spheres.iter().enumerate() {
+        for b in &spheres[k + 1..] {
+            if (a.1 - b.1).length() <= a.2 + b.2 {
+                want.insert((a.0.min(b.0), a.0.max(b.0)));
+            }
+        }
+    }
+    // Entities are in the grid too; none is alive in a fresh world's first frame with no roaming.
+    assert!(spheres.len() > 100 && !want.is_empty(), "{} objects, {} pairs", spheres.len(), want.len());
+    assert_eq!(got, want);
+}
+
+#[test]
+fn walkers_stop_at_trees_and_rays_hit_houses() {
+    let w0 = world_at(11, DVec3::new(0.0, 0.0, 100.0));
+    let w = world_at(11, low(&w0, 0.0, 0.0));
+    let o = Objects::new(&w, ObjectParams::default());
+    let solids = o.solids(&w);
+    let target = TerrainSweep(&solids);
+    // Trees near the viewer (in the drawn mesh): walk at each from 6 m away.
+    let ctl = CharacterController::new(ControllerParams { radius: 0.4, ..ControllerParams::default() }, DVec3::Z);
+    let mut tried = 0;
+    for (_, ob) in o.iter() {
+        let Shape::Column { a, b, r } = ob.shape else { continue };
+        if a.truncate().length() > 40.0 || tried >= 10 {
+            continue;
+        }
+        let Some(g) = solids.top_surface(DVec3::new(a.x - 6.0, a.y, 0.0)) else { continue };
+        if g.point.z > b.z - 2.0 {
+            continue;
+        }
+        tried += 1;
+        let mut p = g.point + DVec3::Z * 0.42;
+        let mut grounded = false;
+        for _ in 0..120 {
+            let m = ctl.move_by(&target, p, DVec3::new(0.1, 0.0, -0.05), grounded);
+            p = m.position;
+            grounded = m.grounded;
+            let d = (p.truncate() - a.truncate()).length();
+            assert!(
+                d >= r * (std::f64::consts::PI / 8.0).cos() + 0.4 - 1e-6 || p.z > b.z + 0.4,
+                "the walker went into the trunk: {d} from its axis"
+            );
+        }
+    }
+    assert!(tried > 0, "no tree near the viewer");
+    // Rays from above at the centre of every house near the viewer hit it, on an object triangle.
+    let mut houses = 0;
+    for (slot, ob) in o.iter() {
+        let Shape::Box { c, half, .. } = ob.shape else { continue };
+        if c.truncate().length() > 300.0 {
+            continue;
+        }
+        houses += 1;
+        let ray = Ray::new(c + DVec3::Z * (half.z + 50.0), DVec3::new(0.0, 0.0, -1.0));
+        let h = solids.raycast(&ray, 1e4).expect("a ray down at a house hits something");
+        let TriangleId::Object { object, .. } = h.triangle else {
+            panic!("the ray hit {:?}, not the house", h.triangle)
+        };
+        // The roof of this house or of one standing over it.
+        assert!(object == slot || o.get(object).is_some());
+        assert!((h.point.z - (c.z + half.z)).abs() < 1e-6 || object != slot);
+        // The vertical query sees the roof too.
+        let top = solids.top_surface(c).unwrap();
+        assert!(top.point.z >= c.z + half.z - 1e-6);
+    }
+    assert!(houses > 0, "no house near the viewer");
+}
+
+#[test]
+fn roaming_entities_never_exist_twice_and_come_back_the_same() {
+    let roaming = Roaming { chance: 1.0, spawn_chance: 0.7, ..Roaming::default() };
+    let params = ObjectParams { roaming: Some(roaming), ..ObjectParams::default() };
+    let run = |seed: u64| {
+        let w0 = world_at(13, DVec3::new(0.0, 0.0, 100.0));
+        let mut w = world_at(13, low(&w0, 0.0, 0.0));
+        let mut o = Objects::new(&w, params.clone());
+        let mut rng = SplitMix64::new(seed);
+        let mut p = w.viewer();
+        let mut alive_max = 0;
+        let mut total = landfall::world::objects::RoamingStats::default();
+        let mut log = Vec::new();
+        for f in 0..300 {
+            let step = match f % 60 {
+                59 => {
+                    DVec2::new(rng.range(-400.0, 400.0), rng.range(-400.0, 400.0)) * if f == 179 { 20.0 } else { 1.0 }
+                }
+                _ => DVec2::new(rng.range(-1.0, 3.0), rng.range(-1.0, 3.0)),
+            };
+            p = low(&w, p.x + step.x, p.y + step.y);
+            w.update(p).unwrap();
+            let s = o.sync(&w);
+            o.step(&w, 1.0 / 10.0);
+            assert_eq!(o.duplicates(), 0, "frame {f}: an entity alive twice");
+            alive_max = alive_max.max(s.roaming.alive);
+            total.spawned += s.roaming.spawned;
+            total.resumed += s.roaming.resumed;
+            total.vanished += s.roaming.vanished;
+            total.forgotten += s.roaming.forgotten;
+            for e in o.entities() {
+                assert!(e.position.is_finite());
+                log.push((f, e.owner));
+            }
+        }
+        (alive_max, log, total)
+    };
+    let (alive, log, total) = run(21);
+    assert!(alive > 0, "no entity ever alive");
+    // Every part of the life cycle happened: born, gone with the cell, back from the owner's
+    // state, forgotten with the owner.
+    assert!(total.spawned > 0 && total.vanished > 0 && total.resumed > 0 && total.forgotten > 0, "{total:?}");
+    // The same path gives the same entities.
+    assert_eq!(run(21).1, log);
+}
+
+#[test]
+fn rays_through_the_objects_equal_brute_force() {
+    let w0 = world_at(17, DVec3::new(0.0, 0.0, 100.0));
+    let w = world_at(17, low(&w0, 0.0, 0.0));
+    let o = Objects::new(&w, ObjectParams { roaming: None, ..ObjectParams::default() });
+    let solids = o.solids(&w);
+    let mut rng = SplitMix64::new(3);
+    let mut objects_hit = 0;
+    let near: Vec<DVec3> = o
+        .iter()
+        .map(|(_, ob)| ob.shape.bounding_sphere())
+        .filter(|(c, _)| c.truncate().length() < 250.0)
+        .map(|(c, r)| c + DVec3::Z * (0.3 * r))
+        .collect();
+    assert!(!near.is_empty());
+    for k in 0..400 {
+        let origin =
+            DVec3::new(rng.range(-200.0, 200.0), rng.range(-200.0, 200.0), w.viewer().z + rng.range(5.0, 60.0));
+        let dir = if k % 2 == 0 {
+            DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-0.6, -0.05))
+        } else {
+            // Aimed at an object, from anywhere.
+            near[(rng.uniform() * near.len() as f64) as usize % near.len()] - origin
+        };
+        let ray = Ray::new(origin, dir);
+        let got = solids.raycast(&ray, 1e4);
+        // Brute force: the terrain, then every triangle of every object.
+        let mut want = w.raycast(&ray, 1e4).map(|h| (h.t, None));
+        for (slot, ob) in o.iter() {
+            for k in 0..ob.shape.triangle_count() {
+                let t = ob.shape.triangle(k);
+                if let Some(tt) = landfall::geom::moller_trumbore_grown(origin, dir, &t, 1e-9) {
+                    if (0.0..=1e4).contains(&tt) && want.is_none_or(|w: (f64, Option<u32>)| tt < w.0) {
+                        want = Some((tt, Some(slot)));
+                    }
+                }
+            }
+        }
+        match (got, want) {
+            (None, None) => {}
+            (Some(h), Some((t, slot))) => {
+                assert!((h.t - t).abs() <= 1e-9 * t.max(1.0), "t {} vs {t}", h.t);
+                if let Some(s) = slot {
+                    objects_hit += 1;
+                    let TriangleId::Object { object, .. } = h.triangle else { panic!("missed object {s}") };
+                    // The same object, or another touching it at the same t.
+                    assert!(object == s || (h.t - t).abs() <= 1e-12 * t);
+                }
+            }
+            (g, w) => panic!("{g:?} vs {w:?}"),
+        }
+    }
+    assert!(objects_hit > 5, "only {objects_hit} rays hit objects");
+}
