@@ -1,6 +1,9 @@
 //! Multi-scale proximity: the dual quad-tree (`landfall`) beside Mirtich's hierarchical spatial hash
 //! (`mirtich`, the same structure with the quad-tree's own cells), on the same objects in the same
-//! run. Peers still missing: a uniform grid and rapier3d's broad phase.
+//! run, and beside a uniform grid rebuilt every frame (cells of 100 m for `random100k`, 1 m for the
+//! crowd) and parry3d's `Bvh` (the tree of rapier3d's `BroadPhaseBvh`, updated in place and
+//! refitted, its pairs by self-traversal, as rapier does each step). Every peer reports the same
+//! pairs (checked on the first frame).
 //!
 //! - `broad_frame/.../random100k`: 100,000 spheres of diameters 0.01–1,000 m (log-uniform) over a
 //!   100 km square, each moving a random 0–2 % of its size per frame; one frame = every move, then
@@ -15,6 +18,7 @@ use criterion::{criterion_group, BenchmarkId, Criterion};
 use glam::DVec3;
 use landfall::broad::{Layout, ProximityGrid};
 use landfall::rng::SplitMix64;
+use landfall_bench::broad_peers::{ParryBvh, UniformGrid};
 use landfall_bench::report::print_ratios;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -56,21 +60,43 @@ fn run(grid: &mut ProximityGrid, scene: &mut Scene, frames: u64) -> (Duration, u
     let mut pairs = 0;
     let start = Instant::now();
     for _ in 0..frames {
-        for (k, o) in scene.objects.iter_mut().enumerate() {
-            let mut p = o.1 + scene.step[k];
-            if let Some(turn) = scene.turn {
-                if p.x.abs() > turn {
-                    scene.step[k].x = -scene.step[k].x;
-                    p = o.1 + scene.step[k];
-                }
-            }
-            o.1 = p;
-            grid.update(o.0, p, o.2).expect("inside the grid");
+        step(scene);
+        for o in &scene.objects {
+            grid.update(o.0, o.1, o.2).expect("inside the grid");
         }
         pairs = 0;
         grid.pairs(|_, _| pairs += 1);
     }
     (start.elapsed(), black_box(pairs))
+}
+
+/// Moves every object of `scene` one frame (turning the crowd back at its edge).
+fn step(scene: &mut Scene) {
+    for (k, o) in scene.objects.iter_mut().enumerate() {
+        let mut p = o.1 + scene.step[k];
+        if let Some(turn) = scene.turn {
+            if p.x.abs() > turn {
+                scene.step[k].x = -scene.step[k].x;
+                p = o.1 + scene.step[k];
+            }
+        }
+        o.1 = p;
+    }
+}
+
+/// Runs `frames` frames of `scene` with a peer (`pairs` gets the spheres and counts the pairs).
+fn run_peer(scene: &mut Scene, frames: u64, mut pairs: impl FnMut(&[(DVec3, f64)]) -> usize) -> (Duration, usize) {
+    let mut n = 0;
+    let mut spheres: Vec<(DVec3, f64)> = scene.objects.iter().map(|o| (o.1, o.2)).collect();
+    let start = Instant::now();
+    for _ in 0..frames {
+        step(scene);
+        for (s, o) in spheres.iter_mut().zip(&scene.objects) {
+            s.0 = o.1;
+        }
+        n = pairs(&spheres);
+    }
+    (start.elapsed(), black_box(n))
 }
 
 fn layouts() -> [(&'static str, Layout); 2] {
@@ -96,6 +122,53 @@ fn frames(c: &mut Criterion) {
                 b.iter_custom(|iters| run(&mut grid, &mut scene, iters).0)
             });
         }
+        // The peers, on the same scene from the same start; the same pairs on the first frame.
+        let cell = if name == "crowd10k" { 1.0 } else { 100.0 };
+        let mut want = 0;
+        {
+            let mut scene = make();
+            let mut grid = ProximityGrid::new(Layout::Dual, 1.0);
+            for &(id, c, r) in &scene.objects {
+                grid.insert(id, c, r).unwrap();
+            }
+            want = want.max(run(&mut grid, &mut scene, 1).1);
+        }
+        let mut uniform = UniformGrid::new(cell);
+        let mut scene = make();
+        let (_, got) = run_peer(&mut scene, 1, |s| {
+            let mut n = 0;
+            uniform.pairs(s, |_, _| n += 1);
+            n
+        });
+        assert_eq!(got, want, "{name}: the uniform grid's pairs");
+        g.bench_function(BenchmarkId::new("uniform-grid", name), |b| {
+            b.iter_custom(|iters| {
+                run_peer(&mut scene, iters, |s| {
+                    let mut n = 0;
+                    uniform.pairs(s, |_, _| n += 1);
+                    n
+                })
+                .0
+            })
+        });
+        let mut bvh = ParryBvh::default();
+        let mut scene = make();
+        let (_, got) = run_peer(&mut scene, 1, |s| {
+            let mut n = 0;
+            bvh.pairs(s, |_, _| n += 1);
+            n
+        });
+        assert_eq!(got, want, "{name}: parry's BVH pairs");
+        g.bench_function(BenchmarkId::new("parry-bvh", name), |b| {
+            b.iter_custom(|iters| {
+                run_peer(&mut scene, iters, |s| {
+                    let mut n = 0;
+                    bvh.pairs(s, |_, _| n += 1);
+                    n
+                })
+                .0
+            })
+        });
     }
     g.finish();
 }
@@ -109,5 +182,9 @@ criterion_group! {
 fn main() {
     benches();
     landfall_bench::report::criterion().configure_from_args().final_summary();
-    print_ratios("broad_frame", &["mirtich"], &["random100k".to_string(), "crowd10k".to_string()]);
+    print_ratios(
+        "broad_frame",
+        &["mirtich", "uniform-grid", "parry-bvh"],
+        &["random100k".to_string(), "crowd10k".to_string()],
+    );
 }

@@ -3,6 +3,7 @@
 //! report printed after criterion has measured. The ray sets are `landfall::heightfield::workload`,
 //! the same the demo casts.
 
+pub mod broad_peers;
 #[cfg(feature = "embree")]
 pub mod embree;
 pub mod grid;

@@ -77,6 +77,10 @@ pub struct WorldArgs {
 #[derive(Default)]
 struct ObjectRun {
     times_us: Vec<f64>,
+    /// Of which generating and dropping (sync), moving the entities, finding the pairs.
+    sync_us: f64,
+    step_us: f64,
+    pairs_us: f64,
     generated: usize,
     dropped: usize,
     pairs: usize,
@@ -221,10 +225,10 @@ pub fn run(args: &WorldArgs) -> Result<()> {
     if objects.is_some() {
         say!();
         say!(
-            "{:<9} {:>9} {:>9} {:>9} {:>11} {:>10} {:>11} {:>9} {:>8} {:>10}",
+            "{:<9} {:>9} {:>22} {:>9} {:>11} {:>10} {:>11} {:>9} {:>8} {:>10}",
             "objects",
             "mean µs",
-            "% update",
+            "(make/move/pairs µs)",
             "held",
             "made/frame",
             "gone/frame",
@@ -233,17 +237,18 @@ pub fn run(args: &WorldArgs) -> Result<()> {
             "born",
             "duplicates"
         );
-        say!("{}", "-".repeat(104));
+        say!("{}", "-".repeat(117));
         for r in &runs {
             let Some(o) = &r.objects else { continue };
             let n = o.times_us.len().max(1) as f64;
             let mean = o.times_us.iter().sum::<f64>() / n;
             let world_mean = r.times_us.iter().sum::<f64>() / r.times_us.len().max(1) as f64;
+            let _ = world_mean;
             say!(
-                "{:<9} {:>9.1} {:>8.0}% {:>9} {:>11.1} {:>10.1} {:>11.1} {:>9} {:>8} {:>10}",
+                "{:<9} {:>9.1} {:>22} {:>9} {:>11.1} {:>10.1} {:>11.1} {:>9} {:>8} {:>10}",
                 r.name,
                 mean,
-                100.0 * mean / world_mean.max(1e-9),
+                format!("{:.1} / {:.1} / {:.1}", o.sync_us / n, o.step_us / n, o.pairs_us / n),
                 o.held,
                 o.generated as f64 / n,
                 o.dropped as f64 / n,
@@ -253,7 +258,7 @@ pub fn run(args: &WorldArgs) -> Result<()> {
                 o.duplicates
             );
         }
-        say!("(objects = generating the cells that entered, dropping those that left, moving the roaming entities, and every pair of bounding spheres from the dual quad-tree; roaming = mean/max alive; duplicates: an entity alive twice in a frame, must be 0)");
+        say!("(objects per frame = make: generating the cells that entered and dropping those that left; move: the roaming entities' character controllers; pairs: every pair of bounding spheres from the dual quad-tree. roaming = mean/max alive; duplicates: an entity alive twice in a frame, must be 0)");
     }
 
     // Pictures from a viewer 300 m up, looking along the walk.
@@ -372,10 +377,16 @@ fn fly(
         if let (Some(o), Some(or)) = (objects.as_deref_mut(), run.objects.as_mut()) {
             let t = Instant::now();
             let s = o.sync(world);
+            let t1 = Instant::now();
             o.step(world, 1.0 / 60.0);
+            let t2 = Instant::now();
             let mut pairs = 0;
             o.pairs(|_, _| pairs += 1);
-            or.times_us.push(t.elapsed().as_secs_f64() * 1e6);
+            let t3 = Instant::now();
+            or.times_us.push((t3 - t).as_secs_f64() * 1e6);
+            or.sync_us += (t1 - t).as_secs_f64() * 1e6;
+            or.step_us += (t2 - t1).as_secs_f64() * 1e6;
+            or.pairs_us += (t3 - t2).as_secs_f64() * 1e6;
             or.generated += s.generated;
             or.dropped += s.dropped;
             or.pairs += pairs;

@@ -289,6 +289,37 @@ fn polygon_terrains_and_their_index_files_follow_the_csv_contract() {
     assert!(fails(&["info", s(&idx)]).contains("checksum"));
 }
 
+/// `world --objects`: the objects' table, no entity ever alive twice, both pictures.
+#[test]
+fn world_with_objects_reports_and_never_duplicates() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("out");
+    let text = ok(&[
+        "world",
+        "--objects",
+        "--frames",
+        "15",
+        "--layers",
+        "10",
+        "--inner-radius",
+        "4",
+        "--width",
+        "48",
+        "--height",
+        "27",
+        "--out",
+        s(&out),
+    ]);
+    let rows: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("objects")).skip(2).take(4).collect();
+    assert_eq!(rows.len(), 4, "{text}");
+    for r in rows {
+        let duplicates: u64 = r.split_whitespace().last().unwrap().parse().unwrap();
+        assert_eq!(duplicates, 0, "{r}");
+    }
+    assert!(text.contains("hall 40–100 m"), "{text}");
+    assert!(out.join("world-layers.png").exists() && out.join("world-view.png").exists());
+}
+
 #[test]
 fn world_flies_draws_and_exports() {
     let d = tempfile::tempdir().unwrap();

@@ -35,11 +35,15 @@ impl ProximityGrid {
                             if (level == a.level && (bi as usize) <= ai) || b.level != level {
                                 continue;
                             }
-                            // Reported only in the cell holding the lower corner of the boxes' overlap.
+                            // Reported only in the cell holding the lower corner of the boxes'
+                            // overlap (the cheap sphere test first: most candidates fail it).
+                            if !touch(a, b) {
+                                continue;
+                            }
                             let (blo, _) = Self::box_of(b.center, b.radius);
                             let corner = [lo[0].max(blo[0]), lo[1].max(blo[1])];
                             let home = self.range(level, corner, corner);
-                            if home[0] == i && home[2] == j && touch(a, b) {
+                            if home[0] == i && home[2] == j {
                                 visit(a.id, b.id);
                             }
                         }

@@ -38,7 +38,7 @@ pub struct Kind {
     /// `follow`).
     pub max_slope: f64,
     /// The ground heights it lives between, as fractions of the world's largest height (none
-    /// elsewhere: trees below the tree line, houses off the peaks, nothing under the sea for 0).
+    /// elsewhere: trees below the tree line, houses off the peaks).
     pub heights: (f64, f64),
     /// How its density follows the cell's roughness r (log2 of the terrain's offset scale): a
     /// factor `1 + rough·r`, kept within [0.1, 3].
@@ -62,8 +62,9 @@ impl Kind {
     }
 }
 
-/// The default kinds, from 0.1 m stones to 100 m halls: stones on rough ground, trees below the
-/// tree line, boulders more on rough ground, houses and halls on gentle low ground.
+/// The default kinds, from 0.1 m stones to 100 m halls: stones and boulders everywhere, more on
+/// rough ground; trees below the tree line (45 % of the largest height); houses and halls on gentle
+/// ground below 30 % and 20 % of it.
 pub fn default_kinds() -> Vec<Kind> {
     let deg = |d: f64| d.to_radians();
     vec![
@@ -86,7 +87,7 @@ pub fn default_kinds() -> Vec<Kind> {
             trunk: 0.08,
             per_cell: 0.8,
             max_slope: deg(30.0),
-            heights: (0.0, 0.45),
+            heights: (f64::NEG_INFINITY, 0.45),
             rough: 0.0,
         },
         Kind {
@@ -108,7 +109,7 @@ pub fn default_kinds() -> Vec<Kind> {
             trunk: 0.0,
             per_cell: 0.15,
             max_slope: deg(12.0),
-            heights: (0.0, 0.3),
+            heights: (f64::NEG_INFINITY, 0.3),
             rough: 0.0,
         },
         Kind {
@@ -119,7 +120,7 @@ pub fn default_kinds() -> Vec<Kind> {
             trunk: 0.0,
             per_cell: 0.08,
             max_slope: deg(8.0),
-            heights: (0.0, 0.2),
+            heights: (f64::NEG_INFINITY, 0.2),
             rough: 0.0,
         },
     ]

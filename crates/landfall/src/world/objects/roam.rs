@@ -35,15 +35,15 @@ pub struct Roaming {
     pub range: f64,
     /// Walking speed, m/s.
     pub speed: f64,
-    /// Radius of its capsule, m.
+    /// Radius of its capsule (or sphere), m.
     pub radius: f64,
-    /// Half the length of its capsule's axis, m.
+    /// Half the length of its capsule's axis, m (0: a sphere, cheaper to sweep).
     pub half_height: f64,
 }
 
 impl Default for Roaming {
     /// Stags: owners of 128 m (1 m finest cells), a range of 32 m around a home, brought to life by
-    /// the 16 m cells, walking at 1.5 m/s.
+    /// the 16 m cells, walking at 1.5 m/s as a sphere of 0.8 m.
     fn default() -> Self {
         Self {
             owner_level: 7,
@@ -52,8 +52,8 @@ impl Default for Roaming {
             spawn_chance: 0.5,
             range: 0.25,
             speed: 1.5,
-            radius: 0.5,
-            half_height: 0.5,
+            radius: 0.8,
+            half_height: 0.0,
         }
     }
 }
@@ -114,12 +114,13 @@ pub(crate) struct Roamers {
 
 impl Roamers {
     pub(crate) fn new(params: Roaming, seed: u64, cell_size: f64) -> Self {
+        let shape = if params.half_height > 0.0 {
+            ControllerShape::Capsule { half_height: params.half_height }
+        } else {
+            ControllerShape::Sphere
+        };
         let controller = CharacterController::new(
-            ControllerParams {
-                shape: ControllerShape::Capsule { half_height: params.half_height },
-                radius: params.radius,
-                ..ControllerParams::default()
-            },
+            ControllerParams { shape, radius: params.radius, ..ControllerParams::default() },
             DVec3::Z,
         );
         Self {
