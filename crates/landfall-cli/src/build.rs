@@ -1,4 +1,5 @@
-//! `landfall build`: preprocess a terrain into a polygon index file.
+//! `landfall build`: preprocess a terrain into a polygon index file (`.lfq`, or any other name), or
+//! a raster into a heightfield index file (`.lfh`, streamed: any size).
 
 use crate::terrain_args::{AnyTerrain, TerrainArgs};
 use anyhow::{bail, Result};
@@ -7,10 +8,13 @@ use std::path::Path;
 use std::time::Instant;
 
 pub fn run(args: &TerrainArgs, out: &Path) -> Result<()> {
-    if landfall_io::is_index(&args.path) {
+    if landfall_io::is_index(&args.path) || landfall_io::is_heightfield_index(&args.path) {
         bail!("{} is already an index file", args.path.display());
     }
     landfall_io::refuse_overwriting_inputs(out, &[&args.path])?;
+    if landfall_io::extension(out) == landfall_io::HEIGHTFIELD_INDEX_EXTENSION {
+        return heightfield_index(args, out);
+    }
     let start = Instant::now();
     let loaded = args.load()?;
     loaded.warn_notes(&args.path);
@@ -38,6 +42,37 @@ pub fn run(args: &TerrainArgs, out: &Path) -> Result<()> {
         std::fs::metadata(out).map(|m| m.len()).unwrap_or(0) as f64 / (1024.0 * 1024.0),
         built.as_secs_f64() * 1e3,
         written.as_secs_f64() * 1e3
+    );
+    Ok(())
+}
+
+/// A raster into a heightfield index, streamed (see `landfall_io::build_heightfield_index`).
+fn heightfield_index(args: &TerrainArgs, out: &Path) -> Result<()> {
+    let opts = args.raster_options()?;
+    let frame = args.frame()?;
+    let bar = indicatif::ProgressBar::new(0).with_style(
+        indicatif::ProgressStyle::with_template("{spinner} rows {pos}/{len} {wide_bar} {eta}").expect("template"),
+    );
+    let start = Instant::now();
+    let report = landfall_io::build_heightfield_index(&args.path, out, &opts, frame, &mut |done, all| {
+        bar.set_length(all);
+        bar.set_position(done);
+    })?;
+    bar.finish_and_clear();
+    let secs = start.elapsed().as_secs_f64();
+    let samples = (report.nx * report.ny) as f64;
+    say!(
+        "wrote {}: {} × {} samples ({} nodata), {:.2} MiB, {:.3} bytes/sample, {} in {:.2} s ({:.1} M samples/s), peak memory {}",
+        out.display(),
+        report.nx,
+        report.ny,
+        report.nodata,
+        report.bytes as f64 / (1024.0 * 1024.0),
+        report.bytes as f64 / samples,
+        if report.streamed { "streamed" } else { "read whole" },
+        secs,
+        samples / secs.max(1e-9) / 1e6,
+        crate::memory::peak().map_or("unknown".into(), |p| format!("{:.1} MiB", p as f64 / (1024.0 * 1024.0)))
     );
     Ok(())
 }

@@ -18,15 +18,14 @@ fn mb(n: usize) -> f64 {
 }
 
 fn heightfield(args: &TerrainArgs, t: &LoadedTerrain, hf: &landfall::Heightfield) -> Result<()> {
-    // Time the acceleration structure on its own: rebuild it once more.
-    let mut copy = hf.clone();
-    let start = Instant::now();
-    copy.rebuild_pyramid(hf.pyramid().leaf_size())?;
-    let build = start.elapsed();
     let b = hf.bounds();
     let (nx, ny) = (hf.nx(), hf.ny());
     say!("terrain      {}", args.path.display());
-    say!("kind         heightfield, {} triangulation", hf.diagonal().name());
+    if t.source == Source::HeightfieldIndex {
+        say!("kind         heightfield index file, {} triangulation (memory-mapped, zero-copy)", hf.diagonal().name());
+    } else {
+        say!("kind         heightfield, {} triangulation", hf.diagonal().name());
+    }
     say!("size         {nx} × {ny} samples, {} × {} cells, {} triangles", nx - 1, ny - 1, hf.triangle_count());
     say!("spacing      {} × {}", hf.spacing().x, hf.spacing().y);
     say!("bounds x     {} … {}", b.min.x, b.max.x);
@@ -51,8 +50,24 @@ fn heightfield(args: &TerrainArgs, t: &LoadedTerrain, hf: &landfall::Heightfield
         hf.pyramid().depth(),
         hf.pyramid().node_count()
     );
-    say!("load time    {:.1} ms (read + pyramid)", t.load_time.as_secs_f64() * 1e3);
-    say!("build time   {:.2} ms (min/max pyramid)", build.as_secs_f64() * 1e3);
+    if t.source == Source::HeightfieldIndex {
+        let file = std::fs::metadata(&args.path).map(|m| m.len()).unwrap_or(0);
+        say!(
+            "mapped       {:.2} MiB ({:.3} bytes/sample); resident now {}",
+            file as f64 / (1024.0 * 1024.0),
+            file as f64 / (nx * ny) as f64,
+            crate::memory::resident().map_or("unknown".into(), |r| format!("{:.1} MiB", mb(r as usize)))
+        );
+        say!("load time    {:.1} ms (checked: checksum, samples, pyramid)", t.load_time.as_secs_f64() * 1e3);
+    } else {
+        // Time the acceleration structure on its own: rebuild it once more.
+        let mut copy = hf.clone();
+        let start = Instant::now();
+        copy.rebuild_pyramid(hf.pyramid().leaf_size())?;
+        let build = start.elapsed();
+        say!("load time    {:.1} ms (read + pyramid)", t.load_time.as_secs_f64() * 1e3);
+        say!("build time   {:.2} ms (min/max pyramid)", build.as_secs_f64() * 1e3);
+    }
     for n in &t.notes {
         say!("note         {n}");
     }

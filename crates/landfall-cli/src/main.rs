@@ -16,6 +16,7 @@ mod csv_batch;
 mod demo;
 mod events;
 mod info;
+mod memory;
 mod proximity;
 mod render;
 mod terrain_args;
@@ -97,12 +98,19 @@ enum Command {
         #[arg(long, value_name = "OUT.csv")]
         out: PathBuf,
     },
-    /// Preprocess a terrain into a polygon index file that later commands load without rebuilding.
+    /// Preprocess a terrain into an index file that later commands load without rebuilding.
     ///
-    /// The QOTA quadtree of the terrain's polygons (a raster's triangles, a mesh's faces) is written
-    /// with its gravity; every command accepts the index file in place of the terrain, memory-mapping
-    /// it (zero-copy). The file is written to a temporary name and renamed, so a crash never leaves
-    /// half a file.
+    /// With an output named `*.lfh`: a heightfield index of a raster of any size — the samples and
+    /// their min/max pyramid, written in one streaming pass (a GeoTIFF is read a band of tiles or a
+    /// strip at a time: memory is a band of rows, not the raster; tiled and Cloud-Optimized GeoTIFFs
+    /// with LZW or Deflate and the floating-point predictor as GDAL writes them). Every command then
+    /// memory-maps it and answers exactly as on the raster itself (bit for bit), touching only the
+    /// pages the queries use; opening checks it whole (checksum, samples, pyramid).
+    ///
+    /// Any other output name: the QOTA quadtree of the terrain's polygons (a raster's triangles, a
+    /// mesh's faces) with its gravity, memory-mapped (zero-copy) by every command.
+    ///
+    /// The file is written to a temporary name and renamed, so a crash never leaves half a file.
     Build {
         #[command(flatten)]
         terrain: TerrainArgs,

@@ -205,6 +205,11 @@ impl TerrainArgs {
     }
 
     /// The raster options (placement, heights, triangulation, limits) the arguments ask for.
+    /// The raster options (placement, heights, triangulation, limits) the arguments ask for.
+    pub fn raster_options(&self) -> Result<LoadOptions> {
+        self.load_options()
+    }
+
     fn load_options(&self) -> Result<LoadOptions> {
         let spacing = match &self.spacing {
             None => None,

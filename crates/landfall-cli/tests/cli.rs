@@ -703,3 +703,49 @@ fn events_terrain_runs_and_draws() {
         fails(&a);
     }
 }
+
+/// `build -o X.lfh` streams a GeoTIFF into a heightfield index: memory stays far below the
+/// raster's size, every command reads the index, and the answers are the raster's, byte for byte.
+#[test]
+fn build_streams_a_heightfield_index_that_every_command_reads() {
+    use tiff::encoder::colortype::Gray32Float;
+    use tiff::tags::Tag;
+    let d = tempfile::tempdir().unwrap();
+    let tif = d.path().join("big.tif");
+    // 4096 × 3000 samples, 47 MiB of f32, in strips of 16 rows.
+    let (nx, ny) = (4096u32, 3000u32);
+    let v: Vec<f32> = (0..nx * ny)
+        .map(|k| {
+            let (i, j) = ((k % nx) as f32, (k / nx) as f32);
+            50.0 * (i / 97.0).sin() * (j / 61.0).cos() + 0.01 * ((k as u64 * 7919) % 1000) as f32
+        })
+        .collect();
+    let mut enc = tiff::encoder::TiffEncoder::new(std::fs::File::create(&tif).unwrap()).unwrap();
+    let mut img = enc.new_image::<Gray32Float>(nx, ny).unwrap();
+    img.rows_per_strip(16).unwrap();
+    img.encoder().write_tag(Tag::ModelPixelScaleTag, &[2.0f64, 2.0, 0.0][..]).unwrap();
+    img.encoder().write_tag(Tag::ModelTiepointTag, &[0.0f64, 0.0, 0.0, 1000.0, 9000.0, 0.0][..]).unwrap();
+    img.write_data(&v).unwrap();
+    drop(v);
+    let lfh = d.path().join("big.lfh");
+    let out = ok(&["build", s(&tif), "-o", s(&lfh)]);
+    assert!(out.contains("streamed") && out.contains("4096 × 3000"), "{out}");
+    let peak: f64 = out.split("peak memory ").nth(1).unwrap().split_whitespace().next().unwrap().parse().unwrap();
+    assert!(peak < 40.0, "peak memory {peak} MiB for a 47 MiB raster: {out}");
+    let info = ok(&["info", s(&lfh)]);
+    assert!(info.contains("heightfield index file") && info.contains("mapped"), "{info}");
+    // The same answers from the index as from the raster.
+    let pts = d.path().join("p.csv");
+    let mut text = String::from("x,y\n");
+    for k in 0..500 {
+        text += &format!("{},{}\n", 1000.0 + (k as f64 * 16.37) % 8192.0, 3000.0 + (k as f64 * 11.93) % 6000.0);
+    }
+    std::fs::write(&pts, text).unwrap();
+    let (a, b) = (d.path().join("a.csv"), d.path().join("b.csv"));
+    ok(&["height", s(&tif), "--points", s(&pts), "--out", s(&a)]);
+    ok(&["height", s(&lfh), "--points", s(&pts), "--out", s(&b)]);
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    // Placement options cannot change a built index; an index is not rebuilt.
+    assert!(fails(&["height", s(&lfh), "--z-scale", "2", "--points", s(&pts), "--out", s(&b)]).contains("z-scale"));
+    assert!(fails(&["build", s(&lfh), "-o", s(&d.path().join("c.lfh"))]).contains("already an index"));
+}

@@ -85,7 +85,7 @@ const _: () = assert!(HEADER_LEN == 344);
 
 /// Checksum of a byte run (4 lanes of multiply–rotate over 64-bit words): detects corruption, not
 /// tampering — hostile files are caught by the structural checks.
-fn checksum(bytes: &[u8]) -> u64 {
+pub(crate) fn checksum(bytes: &[u8]) -> u64 {
     const P: u64 = 0x9E37_79B9_7F4A_7C15;
     let mut h = [P, P ^ 1, P ^ 2, P ^ 3];
     let mut words = bytes.chunks_exact(32);

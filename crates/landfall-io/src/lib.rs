@@ -26,6 +26,7 @@
 mod asc;
 mod batch;
 mod error;
+mod hf_index;
 mod index;
 mod input;
 mod load;
@@ -52,6 +53,10 @@ pub use tif_out::{write_geotiff, Band};
 use std::path::Path;
 
 pub use asc::write_asc;
+pub use hf_index::{
+    build_heightfield_index, is_heightfield_index, open_heightfield_index, IndexReport, HEIGHTFIELD_INDEX_EXTENSION,
+    HEIGHTFIELD_INDEX_VERSION,
+};
 pub use index::{is_index, open_index, open_index_verified, write_index, RawHeader, INDEX_EXTENSION, INDEX_VERSION};
 pub use mesh::{is_mesh, read_gltf, read_mesh, read_obj};
 pub use mesh_out::{world_parts, write_glb, write_mesh, write_obj, MeshPart};

@@ -96,6 +96,23 @@ impl OutputFile {
         &self.target
     }
 
+    /// Writes `buf` at byte `offset` (positioned writes, for files filled out of order); the file
+    /// grows as needed.
+    pub fn write_all_at(&self, buf: &[u8], offset: u64) -> std::io::Result<()> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileExt;
+            self.file.write_all_at(buf, offset)
+        }
+        #[cfg(not(unix))]
+        {
+            use std::io::Seek;
+            let mut f = &self.file;
+            f.seek(std::io::SeekFrom::Start(offset))?;
+            f.write_all(buf)
+        }
+    }
+
     /// Syncs the file and puts it at the target, replacing what was there.
     pub fn commit(mut self) -> Result<(), IoError> {
         let path = self.target.clone();

@@ -36,6 +36,8 @@ pub enum Source {
     Mesh,
     /// A polygon index file from `landfall build`.
     Index,
+    /// A heightfield index file (`.lfh`) from `landfall build`, memory-mapped.
+    HeightfieldIndex,
 }
 
 /// How to open a terrain file.
@@ -103,11 +105,49 @@ pub enum OpenError {
     },
 }
 
-/// Opens `path`: an index file (by its magic or `.lfq`, memory-mapped), a mesh (`.obj`, `.gltf`,
-/// `.glb`) or a raster (anything else).
+/// Opens `path`: a heightfield index (by its magic, memory-mapped after a full check), a polygon
+/// index file (by its magic or `.lfq`, memory-mapped), a mesh (`.obj`, `.gltf`, `.glb`) or a
+/// raster (anything else).
 pub fn open_terrain(path: &Path, o: &TerrainOptions) -> Result<OpenedTerrain, OpenError> {
     let r = &o.raster;
     let refuse = |option: &'static str, msg: String| Err(OpenError::Option { option, msg });
+    if crate::is_heightfield_index(path) {
+        for (given, option) in [
+            (r.spacing.is_some(), "spacing"),
+            (r.origin.is_some(), "origin"),
+            (r.z_scale != 1.0 || r.z_offset != 0.0, "z-scale/z-offset"),
+        ] {
+            if given {
+                return refuse(
+                    option,
+                    format!("cannot change a prebuilt index file {}; rebuild it with `landfall build`", path.display()),
+                );
+            }
+        }
+        let hf = crate::open_heightfield_index(path)?;
+        if r.diagonal != hf.diagonal() && r.diagonal != landfall::Diagonal::default() {
+            return refuse(
+                "diagonal",
+                format!("{}: {} was built with {}", r.diagonal.name(), path.display(), hf.diagonal().name()),
+            );
+        }
+        if let Some(f) = o.frame {
+            if (f.down() - hf.frame().down()).length() > 1e-12 {
+                return refuse(
+                    "gravity",
+                    format!("{}: {} was built for gravity {}", f.down(), path.display(), hf.frame().down()),
+                );
+            }
+        }
+        let terrain = AnyTerrain::Heightfield(hf);
+        return Ok(OpenedTerrain {
+            terrain,
+            notes: Vec::new(),
+            source: Source::HeightfieldIndex,
+            georef: None,
+            geokeys: None,
+        });
+    }
     if is_index(path) {
         for (given, option) in [
             (r.spacing.is_some(), "spacing"),

@@ -40,13 +40,33 @@ fn tag_values<R: std::io::Read + std::io::Seek>(
     }
 }
 
-pub(crate) fn read(path: &Path, limits: &Limits) -> Result<Raster, IoError> {
+/// A TIFF's decoder after its header: size, nodata, placement and CRS read, the image not yet.
+pub(crate) struct Opened {
+    dec: Decoder<std::io::BufReader<SeekTake<std::fs::File>>>,
+    /// Columns and rows.
+    pub nx: usize,
+    pub ny: usize,
+    /// The GDAL_NODATA value.
+    pub nodata: Option<f64>,
+    /// Placement of the south-west sample.
+    pub georef: Option<GeoRef>,
+    /// The CRS tags.
+    pub geokeys: Option<GeoKeys>,
+}
+
+/// Opens a one-band TIFF and reads its tags. `samples` checks the declared size (a whole-image read
+/// against the sample limit; a streamed one against its own).
+pub(crate) fn open(
+    path: &Path,
+    limits: &Limits,
+    samples: impl Fn(u64, u64) -> Result<(), IoError>,
+) -> Result<Opened, IoError> {
     let (file, len) = open_regular(path)?;
     let bad = |e: tiff::TiffError| IoError::format(path, format!("not a readable TIFF: {e}"));
     let reader = std::io::BufReader::new(SeekTake::new(file, len));
     let mut dec = Decoder::new(reader).map_err(bad)?.with_limits(decoder_limits(limits));
     let (w, h) = dec.dimensions().map_err(bad)?;
-    limits.check_samples(path, "ImageWidth × ImageLength", w as u64, h as u64)?;
+    samples(w as u64, h as u64)?;
     let (nx, ny) = (w as usize, h as usize);
     match dec.colortype().map_err(bad)? {
         ColorType::Gray(_) => {}
@@ -69,6 +89,13 @@ pub(crate) fn read(path: &Path, limits: &Limits) -> Result<Raster, IoError> {
         Err(e) => return Err(IoError::field(path, "GDAL_NODATA", format!("present but unreadable: {e}"))),
     };
     let georef = read_georef(path, &mut dec, ny)?;
+    let geokeys = read_geokeys(&mut dec);
+    Ok(Opened { dec, nx, ny, nodata, georef, geokeys })
+}
+
+pub(crate) fn read(path: &Path, limits: &Limits) -> Result<Raster, IoError> {
+    let o = open(path, limits, |w, h| limits.check_samples(path, "ImageWidth × ImageLength", w, h))?;
+    let Opened { mut dec, nx, ny, nodata, georef, geokeys } = o;
     let data = dec.read_image().map_err(|e| IoError::format(path, format!("corrupt or truncated image data: {e}")))?;
     let n = nx * ny;
     let name = |k: usize| format!("pixel (row {}, column {})", k / nx, k % nx);
@@ -100,7 +127,6 @@ pub(crate) fn read(path: &Path, limits: &Limits) -> Result<Raster, IoError> {
             ))
         }
     };
-    let geokeys = read_geokeys(&mut dec);
     let mut r = Raster { nx, ny, values, georef, notes: vec![], geokeys };
     r.flip_rows();
     Ok(r)
@@ -199,4 +225,94 @@ impl<R: std::io::Seek> std::io::Seek for SeekTake<R> {
         self.pos = self.inner.seek(to)?;
         Ok(self.pos)
     }
+}
+
+/// Largest chunk (strip or tile) decoded at once when streaming, in samples: an image stored as
+/// one strip of gigabytes must be re-tiled first (`gdal_translate -co TILED=YES`).
+const MAX_CHUNK_SAMPLES: u64 = 1 << 26;
+
+/// Reads the image band of rows by band of rows — a row of tiles, or a strip, at a time — and calls
+/// `each(row, values)` for every image row in file order (row 0 north), values as f64. Memory: one
+/// band of rows, never the image.
+pub(crate) fn stream_rows(
+    path: &Path,
+    o: &mut Opened,
+    mut each: impl FnMut(usize, &[f64]) -> Result<(), IoError>,
+) -> Result<(), IoError> {
+    let (nx, ny) = (o.nx, o.ny);
+    let dec = &mut o.dec;
+    let bad = |e: tiff::TiffError| IoError::format(path, format!("corrupt or truncated image data: {e}"));
+    let tag = |dec: &mut Decoder<_>, t: Tag| -> Result<Option<u64>, IoError> {
+        match dec.find_tag(t) {
+            Ok(None) => Ok(None),
+            Ok(Some(v)) => v.into_u64().map(Some).map_err(|e| IoError::field(path, format!("{t:?}"), e.to_string())),
+            Err(e) => Err(IoError::field(path, format!("{t:?}"), e.to_string())),
+        }
+    };
+    let tiled = tag(dec, Tag::TileWidth)?;
+    let (cw, ch) = match tiled {
+        Some(tw) => (tw, tag(dec, Tag::TileLength)?.unwrap_or(0)),
+        None => (nx as u64, tag(dec, Tag::RowsPerStrip)?.unwrap_or(ny as u64).min(ny as u64)),
+    };
+    if cw == 0 || ch == 0 {
+        return Err(IoError::field(path, "TileWidth/TileLength/RowsPerStrip", "zero"));
+    }
+    if cw.saturating_mul(ch) > MAX_CHUNK_SAMPLES {
+        return Err(IoError::field(
+            path,
+            "RowsPerStrip/TileWidth × TileLength",
+            format!("chunks of {cw} × {ch} samples are too large to stream; re-tile it (gdal_translate -co TILED=YES)"),
+        ));
+    }
+    let across = (nx as u64).div_ceil(cw);
+    let downs = (ny as u64).div_ceil(ch);
+    let mut band = vec![0f64; nx * ch as usize];
+    for ty in 0..downs {
+        let rows = (ch.min(ny as u64 - ty * ch)) as usize;
+        for tx in 0..across {
+            let index = u32::try_from(ty * across + tx).map_err(|_| IoError::format(path, "too many chunks"))?;
+            let cols = (cw.min(nx as u64 - tx * cw)) as usize;
+            let data = dec.read_chunk(index).map_err(bad)?;
+            macro_rules! copy {
+                ($v:expr) => {{
+                    let v = $v;
+                    if v.len() < cols * rows {
+                        return Err(IoError::format(
+                            path,
+                            format!("chunk {index}: {} samples, {cols}×{rows} expected", v.len()),
+                        ));
+                    }
+                    // A tile's data may be padded to the full tile width.
+                    let stride = if v.len() >= cw as usize * rows && tiled.is_some() { cw as usize } else { cols };
+                    for r in 0..rows {
+                        let dst = &mut band[r * nx + (tx * cw) as usize..][..cols];
+                        for (d, &x) in dst.iter_mut().zip(&v[r * stride..r * stride + cols]) {
+                            *d = f64::from(x);
+                        }
+                    }
+                }};
+            }
+            match data {
+                DecodingResult::F32(v) => copy!(v),
+                DecodingResult::F64(v) => copy!(v),
+                DecodingResult::I16(v) => copy!(v),
+                DecodingResult::U16(v) => copy!(v),
+                DecodingResult::I32(v) => copy!(v),
+                DecodingResult::U32(v) => copy!(v),
+                DecodingResult::U8(v) => copy!(v),
+                DecodingResult::I8(v) => copy!(v),
+                _ => {
+                    return Err(IoError::field(
+                        path,
+                        "SampleFormat/BitsPerSample",
+                        "unsupported sample type (expected f32, f64, i16, u16, i32, u32, u8, i8)",
+                    ))
+                }
+            }
+        }
+        for r in 0..rows {
+            each((ty * ch) as usize + r, &band[r * nx..(r + 1) * nx])?;
+        }
+    }
+    Ok(())
 }

@@ -135,6 +135,12 @@ impl<T: Pod> Deref for Flat<T> {
     }
 }
 
+impl<T: Pod + PartialEq> PartialEq for Flat<T> {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
 impl<T: Pod + std::fmt::Debug> std::fmt::Debug for Flat<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Flat[{}; shared: {}]", self.len(), self.is_shared())

@@ -28,7 +28,7 @@ impl Heightfield {
         let (mut old_range, new_range) = ([f32::INFINITY, f32::NEG_INFINITY], range(values));
         for (r, row) in values.chunks_exact(w.max(1)).enumerate() {
             let start = (j0 + r) * self.nx + i0;
-            let old = &mut self.heights[start..start + w];
+            let old = &mut self.heights.make_mut()[start..start + w];
             let nan = |v: &[f32]| v.iter().filter(|x| x.is_nan()).count();
             self.nodata = self.nodata + nan(row) - nan(old);
             let o = range(old);

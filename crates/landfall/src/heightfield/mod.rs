@@ -14,6 +14,7 @@
 mod baseline;
 pub(crate) mod cell;
 mod edit;
+mod parts;
 mod pyramid;
 mod raycast;
 mod stack_walk;
@@ -28,12 +29,14 @@ pub mod workload;
 #[cfg(any(test, feature = "bench-support"))]
 pub use baseline::Baseline;
 pub use cell::{Diagonal, Half};
-pub use pyramid::Pyramid;
+pub use parts::HeightfieldParts;
+pub use pyramid::{LeafRanges, Pyramid};
 #[cfg(feature = "stats")]
 pub use raycast::take_stats;
 pub use raycast::TOUCH_EPS;
 pub use vertical::BORDER_EPS;
 
+use crate::flat::Flat;
 use crate::frame::Frame;
 use crate::geom::Aabb;
 use glam::{DVec2, DVec3};
@@ -111,6 +114,9 @@ pub enum HeightfieldError {
     /// Pyramid leaf size of 0.
     #[error("pyramid leaf size must be ≥ 1 cell")]
     BadLeafSize,
+    /// A stored pyramid that does not fit its grid.
+    #[error("stored pyramid: {0}")]
+    BadPyramid(String),
     /// Hole mask of the wrong length.
     #[error("hole mask must have (nx−1)·(ny−1) = {expected} entries, got {got}")]
     WrongMaskLength {
@@ -145,10 +151,11 @@ pub struct Heightfield {
     origin: DVec2,
     spacing: DVec2,
     inv_spacing: DVec2,
-    heights: Vec<f32>,
+    /// The samples: owned, or in a memory-mapped index file (`landfall build … -o X.lfh`).
+    heights: Flat<f32>,
     diagonal: Diagonal,
     /// One bit per cell, set = hole. Empty when the heightfield has no masked cells.
-    hole_mask: Vec<u64>,
+    hole_mask: Flat<u64>,
     /// Number of NaN samples (kept up to date by edits); with an empty mask, 0 means no holes.
     nodata: usize,
     pyramid: Pyramid,
@@ -240,27 +247,9 @@ impl HeightfieldBuilder {
         if let Some(k) = self.heights.iter().position(|h| h.is_infinite()) {
             return Err(HeightfieldError::InfiniteSample { i: k % nx, j: k / nx });
         }
-        let DVec2 { x: dx, y: dy } = self.spacing;
-        if !(dx.is_finite() && dy.is_finite() && dx > 0.0 && dy > 0.0) {
-            return Err(HeightfieldError::BadSpacing { dx, dy });
-        }
-        if !self.origin.is_finite() {
-            return Err(HeightfieldError::BadOrigin { x: self.origin.x, y: self.origin.y });
-        }
-        // Every sample position distinct and finite, with room to spare: f64 keeps at least 40 bits
-        // of a coordinate for the position inside a cell.
-        let far = self.origin + self.spacing * DVec2::new((nx - 1) as f64, (ny - 1) as f64);
-        let largest = self.origin.abs().max(far.abs());
-        let resolvable = self.spacing.cmpge(largest * (-40f64).exp2()).all() && (DVec2::ONE / self.spacing).is_finite();
-        if !far.is_finite() || !resolvable {
-            let (o, d) = (self.origin, self.spacing);
-            return Err(HeightfieldError::Unrepresentable { x: o.x, y: o.y, dx: d.x, dy: d.y });
-        }
-        if self.leaf_size == 0 {
-            return Err(HeightfieldError::BadLeafSize);
-        }
+        check_geometry(nx, ny, self.origin, self.spacing, self.leaf_size)?;
         let cells = (nx - 1) * (ny - 1);
-        let hole_mask = match self.hole_mask {
+        let hole_mask: Vec<u64> = match self.hole_mask {
             None => Vec::new(),
             Some(m) if m.len() != cells => {
                 return Err(HeightfieldError::WrongMaskLength { expected: cells, got: m.len() })
@@ -283,13 +272,49 @@ impl HeightfieldBuilder {
             origin: self.origin,
             spacing: self.spacing,
             inv_spacing: DVec2::ONE / self.spacing,
-            heights: self.heights,
+            heights: self.heights.into(),
             diagonal: self.diagonal,
-            hole_mask,
+            hole_mask: hole_mask.into(),
             pyramid,
             frame: self.frame,
         })
     }
+}
+
+/// Checks a grid's size, spacing, origin and leaf size (what every heightfield needs, built or
+/// loaded).
+fn check_geometry(
+    nx: usize,
+    ny: usize,
+    origin: DVec2,
+    spacing: DVec2,
+    leaf_size: usize,
+) -> Result<(), HeightfieldError> {
+    if nx < 2 || ny < 2 {
+        return Err(HeightfieldError::TooSmall { nx, ny });
+    }
+    if nx.checked_mul(ny).filter(|&n| n <= u32::MAX as usize / 2).is_none() {
+        return Err(HeightfieldError::TooLarge { nx, ny });
+    }
+    let DVec2 { x: dx, y: dy } = spacing;
+    if !(dx.is_finite() && dy.is_finite() && dx > 0.0 && dy > 0.0) {
+        return Err(HeightfieldError::BadSpacing { dx, dy });
+    }
+    if !origin.is_finite() {
+        return Err(HeightfieldError::BadOrigin { x: origin.x, y: origin.y });
+    }
+    // Every sample position distinct and finite, with room to spare: f64 keeps at least 40 bits
+    // of a coordinate for the position inside a cell.
+    let far = origin + spacing * DVec2::new((nx - 1) as f64, (ny - 1) as f64);
+    let largest = origin.abs().max(far.abs());
+    let resolvable = spacing.cmpge(largest * (-40f64).exp2()).all() && (DVec2::ONE / spacing).is_finite();
+    if !far.is_finite() || !resolvable {
+        return Err(HeightfieldError::Unrepresentable { x: origin.x, y: origin.y, dx, dy });
+    }
+    if leaf_size == 0 {
+        return Err(HeightfieldError::BadLeafSize);
+    }
+    Ok(())
 }
 
 impl Heightfield {

@@ -16,6 +16,7 @@
 //! children's codes. Four bytes per node halve the pyramid's cache footprint, which is what the ray
 //! walk waits on for large grids. The exact height range of the whole grid is kept beside it.
 
+use crate::flat::Flat;
 use rayon::prelude::*;
 
 /// Exact height range of a block: `[min, max]`; an all-NaN block is `[+∞, −∞]`.
@@ -51,7 +52,7 @@ pub struct Pyramid {
     ncx: usize,
     ncy: usize,
     levels: Vec<Level>,
-    nodes: Vec<Code>,
+    nodes: Flat<Code>,
     /// Height of code 0.
     base: f64,
     /// Height of one code step (> 0).
@@ -75,19 +76,7 @@ impl Pyramid {
     /// Builds the pyramid for an `nx × ny` grid with leaves of `leaf × leaf` cells.
     pub(crate) fn build(heights: &[f32], nx: usize, ny: usize, leaf: usize) -> Self {
         let (ncx, ncy) = (nx - 1, ny - 1);
-        let mut levels = Vec::new();
-        let (mut nbx, mut nby, mut span, mut offset) = (ncx.div_ceil(leaf), ncy.div_ceil(leaf), leaf, 0);
-        loop {
-            let stride = padded(nbx);
-            levels.push(Level { nbx, nby, offset, span, stride });
-            offset += stride * padded(nby);
-            if nbx == 1 && nby == 1 {
-                break;
-            }
-            nbx = nbx.div_ceil(2);
-            nby = nby.div_ceil(2);
-            span *= 2;
-        }
+        let (levels, _) = layout(ncx, ncy, leaf);
         // Exact leaf ranges first (one pass over the samples, in parallel); the grid's exact range
         // and the quantum follow from them, then the leaves are encoded.
         let l0 = levels[0];
@@ -96,6 +85,14 @@ impl Pyramid {
             .par_chunks_mut(l0.nbx)
             .enumerate()
             .for_each(|(bj, row)| exact_leaf_row(heights, nx, leaf, ncx, ncy, bj, 0, row));
+        Self::from_exact_leaves(&exact_leaves, ncx, ncy, leaf)
+    }
+
+    /// The pyramid of a grid of `ncx × ncy` cells whose leaves' exact ranges are `exact_leaves`
+    /// (row-major, as [`LeafRanges`] accumulates them).
+    pub(crate) fn from_exact_leaves(exact_leaves: &[Range], ncx: usize, ncy: usize, leaf: usize) -> Self {
+        let (levels, offset) = layout(ncx, ncy, leaf);
+        let l0 = levels[0];
         let exact = exact_leaves.iter().fold(EMPTY_RANGE, |a, b| [a[0].min(b[0]), a[1].max(b[1])]);
         let (base, step) = quantum(exact);
         let mut nodes = vec![EMPTY; offset];
@@ -104,25 +101,54 @@ impl Pyramid {
                 row.iter_mut().zip(exact).for_each(|(n, &r)| *n = encode(r, (base, step)));
             },
         );
-        let mut p = Pyramid { leaf, ncx, ncy, levels, nodes, base, step, exact };
+        let mut p = Pyramid { leaf, ncx, ncy, levels, nodes: nodes.into(), base, step, exact };
         for k in 1..p.levels.len() {
             p.update_level(k, 0..p.levels[k].nbx, 0..p.levels[k].nby);
         }
         p
     }
 
+    /// A pyramid from its stored nodes and quantisation (an index file): the layout follows from the
+    /// grid and the leaf size, and the nodes must fill it.
+    pub(crate) fn from_stored(
+        ncx: usize,
+        ncy: usize,
+        leaf: usize,
+        nodes: Flat<Code>,
+        (base, step): (f64, f64),
+        exact: Range,
+    ) -> Result<Self, String> {
+        if leaf == 0 || ncx == 0 || ncy == 0 {
+            return Err("empty grid or leaf size".into());
+        }
+        let (levels, offset) = layout(ncx, ncy, leaf);
+        if nodes.len() != offset {
+            return Err(format!("{} pyramid nodes, the layout has {offset}", nodes.len()));
+        }
+        if !(base.is_finite() && step.is_finite() && step > 0.0) || exact[0].is_infinite() || exact[1].is_infinite() {
+            return Err(format!("quantisation base {base}, step {step}, range {exact:?}"));
+        }
+        Ok(Pyramid { leaf, ncx, ncy, levels, nodes, base, step, exact })
+    }
+
+    /// The stored form: nodes, (base, step) of the codes, the exact range of the samples.
+    pub(crate) fn stored(&self) -> (&[Code], (f64, f64), Range) {
+        (&self.nodes, (self.base, self.step), self.exact)
+    }
+
     /// Recomputes nodes `bi_range × bj_range` of level `k ≥ 1` from their children.
     fn update_level(&mut self, k: usize, bi: std::ops::Range<usize>, bj: std::ops::Range<usize>) {
         let (c, l) = (self.levels[k - 1], self.levels[k]);
+        let nodes = self.nodes.make_mut();
         for j in bj {
             for i in bi.clone() {
                 let mut r = EMPTY;
                 for (ci, cj) in [(2 * i, 2 * j), (2 * i + 1, 2 * j), (2 * i, 2 * j + 1), (2 * i + 1, 2 * j + 1)] {
                     if ci < c.nbx && cj < c.nby {
-                        r = merge(r, self.nodes[c.offset + cj * c.stride + ci]);
+                        r = merge(r, nodes[c.offset + cj * c.stride + ci]);
                     }
                 }
-                self.nodes[l.offset + j * l.stride + i] = r;
+                nodes[l.offset + j * l.stride + i] = r;
             }
         }
     }
@@ -167,7 +193,7 @@ impl Pyramid {
         let mut exact = vec![EMPTY_RANGE; bi1 - bi0];
         for bj in bj0..bj1 {
             exact_leaf_row(heights, nx, leaf, self.ncx, self.ncy, bj, bi0, &mut exact);
-            for (n, &r) in self.nodes[bj * l0.stride + bi0..bj * l0.stride + bi1].iter_mut().zip(&exact) {
+            for (n, &r) in self.nodes.make_mut()[bj * l0.stride + bi0..bj * l0.stride + bi1].iter_mut().zip(&exact) {
                 *n = encode(r, q);
             }
         }
@@ -290,6 +316,81 @@ impl Pyramid {
     #[inline(always)]
     pub(crate) fn cells(&self) -> (usize, usize) {
         (self.ncx, self.ncy)
+    }
+}
+
+/// The levels of a pyramid over `ncx × ncy` cells with leaves of `leaf` cells, and the number of
+/// nodes they take (padding included).
+fn layout(ncx: usize, ncy: usize, leaf: usize) -> (Vec<Level>, usize) {
+    let mut levels = Vec::new();
+    let (mut nbx, mut nby, mut span, mut offset) = (ncx.div_ceil(leaf), ncy.div_ceil(leaf), leaf, 0);
+    loop {
+        let stride = padded(nbx);
+        levels.push(Level { nbx, nby, offset, span, stride });
+        offset += stride * padded(nby);
+        if nbx == 1 && nby == 1 {
+            break;
+        }
+        nbx = nbx.div_ceil(2);
+        nby = nby.div_ceil(2);
+        span *= 2;
+    }
+    (levels, offset)
+}
+
+/// The exact ranges of a grid's pyramid leaves, accumulated from its rows in any order — for
+/// building a pyramid while the samples stream past (`landfall build` of a raster larger than
+/// memory) — giving exactly the pyramid [`Heightfield::builder`](super::Heightfield::builder)
+/// would build.
+#[derive(Clone, Debug)]
+pub struct LeafRanges {
+    nx: usize,
+    ny: usize,
+    leaf: usize,
+    nbx: usize,
+    ranges: Vec<Range>,
+}
+
+impl LeafRanges {
+    /// For a grid of `nx × ny` samples and leaves of `leaf` cells (`nx, ny ≥ 2`, `leaf ≥ 1`).
+    pub fn new(nx: usize, ny: usize, leaf: usize) -> Self {
+        let (ncx, ncy, leaf) = (nx.max(2) - 1, ny.max(2) - 1, leaf.max(1));
+        let (nbx, nby) = (ncx.div_ceil(leaf), ncy.div_ceil(leaf));
+        Self { nx: nx.max(2), ny: ny.max(2), leaf, nbx, ranges: vec![EMPTY_RANGE; nbx * nby] }
+    }
+
+    /// Takes in sample row `j` (row 0 south, `nx` samples). Rows outside the grid or of the wrong
+    /// length are ignored.
+    pub fn add_row(&mut self, j: usize, row: &[f32]) {
+        if j >= self.ny || row.len() != self.nx {
+            return;
+        }
+        let (leaf, ncx) = (self.leaf, self.nx - 1);
+        let nby = self.ranges.len() / self.nbx.max(1);
+        // Leaf row b holds sample rows b·leaf ..= (b + 1)·leaf.
+        let mut rows = vec![j / leaf];
+        if j.is_multiple_of(leaf) && j > 0 {
+            rows.push(j / leaf - 1);
+        }
+        for bj in rows.into_iter().filter(|&b| b < nby) {
+            let out = &mut self.ranges[bj * self.nbx..(bj + 1) * self.nbx];
+            for (bi, r) in out.iter_mut().enumerate() {
+                let i_end = ((bi + 1) * leaf).min(ncx);
+                let (mut lo, mut hi) = (r[0], r[1]);
+                for &h in &row[bi * leaf..=i_end] {
+                    lo = lo.min(h);
+                    hi = hi.max(h);
+                }
+                *r = [lo, hi];
+            }
+        }
+    }
+
+    /// The pyramid's stored form: nodes, (base, step) of the codes, the exact range of the samples.
+    pub fn finish(self) -> (Vec<[u16; 2]>, (f64, f64), [f32; 2]) {
+        let p = Pyramid::from_exact_leaves(&self.ranges, self.nx - 1, self.ny - 1, self.leaf);
+        let (nodes, q, exact) = p.stored();
+        (nodes.to_vec(), q, exact)
     }
 }
 

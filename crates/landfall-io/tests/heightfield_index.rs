@@ -1,0 +1,210 @@
+//! The heightfield index (`.lfh`): built by streaming a GeoTIFF a strip or a row of tiles at a
+//! time, it answers exactly as the raster loaded whole, on odd sizes, holes and every tile seam;
+//! hostile files are errors, never panics.
+
+use glam::DVec3;
+use landfall::rng::SplitMix64;
+use landfall::{Heightfield, Ray, Terrain};
+use landfall_io::{build_heightfield_index, load_heightfield, open_heightfield_index, LoadOptions};
+use std::path::Path;
+
+/// A `nx × ny` GeoTIFF of f32 in strips of `rows` rows, with nodata −9999 in a block and a few
+/// scattered samples; georeferenced at (500000, 4000000), 10 m pixels.
+fn write_strips(p: &Path, nx: u32, ny: u32, rows: u32, seed: u64) -> Vec<f32> {
+    use tiff::encoder::colortype::Gray32Float;
+    use tiff::tags::Tag;
+    let mut rng = SplitMix64::new(seed);
+    let v: Vec<f32> = (0..nx * ny)
+        .map(|k| {
+            let (i, j) = (k % nx, k / nx);
+            let hole = (i > nx / 3 && i < nx / 3 + 9 && j > ny / 2 && j < ny / 2 + 5) || rng.uniform() < 0.002;
+            if hole {
+                -9999.0
+            } else {
+                (100.0 * ((i as f64 / 17.0).sin() + (j as f64 / 23.0).cos()) + rng.range(-3.0, 3.0)) as f32
+            }
+        })
+        .collect();
+    let mut enc = tiff::encoder::TiffEncoder::new(std::fs::File::create(p).unwrap()).unwrap();
+    let mut img = enc.new_image::<Gray32Float>(nx, ny).unwrap();
+    img.rows_per_strip(rows).unwrap();
+    img.encoder().write_tag(Tag::ModelPixelScaleTag, &[10.0f64, 10.0, 0.0][..]).unwrap();
+    img.encoder().write_tag(Tag::ModelTiepointTag, &[0.0f64, 0.0, 0.0, 500000.0, 4000000.0, 0.0][..]).unwrap();
+    img.encoder().write_tag(Tag::GdalNodata, "-9999").unwrap();
+    img.write_data(&v).unwrap();
+    v
+}
+
+/// Queries on both terrains agree bit for bit: heights, normals and triangles at random points and
+/// exactly on sample rows and columns (every tile and strip seam), rays in every direction and rays
+/// aimed at samples.
+fn same_answers(a: &Heightfield, b: &Heightfield, seed: u64) {
+    assert_eq!((a.nx(), a.ny(), a.origin(), a.spacing()), (b.nx(), b.ny(), b.origin(), b.spacing()));
+    assert_eq!(a.nodata_count(), b.nodata_count());
+    let bb = a.bounds();
+    let mut rng = SplitMix64::new(seed);
+    let (o, s) = (a.origin(), a.spacing());
+    for k in 0..6000 {
+        let (x, y) = if k % 3 == 0 {
+            // On a sample row or column: the seams of strips and tiles.
+            let i = (rng.uniform() * a.nx() as f64) as usize;
+            let j = (rng.uniform() * a.ny() as f64) as usize;
+            if k % 2 == 0 {
+                (o.x + i as f64 * s.x, rng.range(bb.min.y, bb.max.y))
+            } else {
+                (rng.range(bb.min.x, bb.max.x), o.y + j as f64 * s.y)
+            }
+        } else {
+            (rng.range(bb.min.x - 20.0, bb.max.x + 20.0), rng.range(bb.min.y - 20.0, bb.max.y + 20.0))
+        };
+        let p = DVec3::new(x, y, 0.0);
+        assert_eq!(a.top_surface(p), b.top_surface(p), "at ({x}, {y})");
+        let dir = if k % 4 == 0 {
+            // Aimed at a sample.
+            let (i, j) = ((rng.uniform() * a.nx() as f64) as usize, (rng.uniform() * a.ny() as f64) as usize);
+            let t = DVec3::new(o.x + i as f64 * s.x, o.y + j as f64 * s.y, a.sample(i, j) as f64);
+            t - DVec3::new(x, y, 500.0)
+        } else {
+            DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-0.6, 0.1))
+        };
+        let ray = Ray::new(DVec3::new(x, y, 500.0), dir);
+        assert_eq!(a.raycast(&ray, 1e7), b.raycast(&ray, 1e7), "ray {k}");
+    }
+}
+
+#[test]
+fn streamed_index_answers_as_the_raster_on_odd_sizes_and_holes() {
+    let d = tempfile::tempdir().unwrap();
+    for (nx, ny, rows) in [(131, 97, 7), (64, 65, 64), (2, 3, 1), (257, 33, 5)] {
+        let tif = d.path().join(format!("s{nx}.tif"));
+        let lfh = d.path().join(format!("s{nx}.lfh"));
+        write_strips(&tif, nx, ny, rows, nx as u64);
+        let opts = LoadOptions::default();
+        let mut rows_seen = 0;
+        let r = build_heightfield_index(&tif, &lfh, &opts, landfall::Frame::z_up(), &mut |done, _| rows_seen = done)
+            .unwrap();
+        assert!(r.streamed && rows_seen == ny as u64 && r.nx == nx as usize);
+        let whole = load_heightfield(&tif, &opts).unwrap().heightfield;
+        let mapped = open_heightfield_index(&lfh).unwrap();
+        assert!(mapped.is_mapped());
+        same_answers(&whole, &mapped, nx as u64);
+        // At most 4.3 bytes a sample (for grids big enough that the header does not dominate).
+        if nx * ny > 10_000 {
+            let bytes = std::fs::metadata(&lfh).unwrap().len() as f64;
+            assert!(bytes / ((nx * ny) as f64) < 4.3, "{} bytes a sample", bytes / (nx * ny) as f64);
+        }
+    }
+}
+
+#[test]
+fn options_and_other_formats_build_the_same() {
+    let d = tempfile::tempdir().unwrap();
+    let tif = d.path().join("a.tif");
+    write_strips(&tif, 40, 30, 3, 5);
+    let opts = LoadOptions {
+        z_scale: 0.5,
+        z_offset: -12.25,
+        spacing: Some((2.0, 3.0)),
+        origin: Some((-7.0, 11.0)),
+        diagonal: landfall::Diagonal::SouthEastNorthWest,
+        leaf_size: 4,
+        ..LoadOptions::default()
+    };
+    let lfh = d.path().join("a.lfh");
+    build_heightfield_index(&tif, &lfh, &opts, landfall::Frame::z_up(), &mut |_, _| {}).unwrap();
+    let whole = load_heightfield(&tif, &opts).unwrap().heightfield;
+    let mapped = open_heightfield_index(&lfh).unwrap();
+    assert_eq!(mapped.diagonal(), landfall::Diagonal::SouthEastNorthWest);
+    same_answers(&whole, &mapped, 1);
+    // An ASCII grid is read whole, then written the same way.
+    let asc = d.path().join("b.asc");
+    let geo = landfall_io::GeoRef { origin: (5.0, -3.0), spacing: (2.0, 2.0) };
+    landfall_io::write_asc(&asc, whole.nx(), whole.ny(), whole.heights(), geo).unwrap();
+    let lfh2 = d.path().join("b.lfh");
+    let r =
+        build_heightfield_index(&asc, &lfh2, &LoadOptions::default(), landfall::Frame::z_up(), &mut |_, _| {}).unwrap();
+    assert!(!r.streamed);
+    let from_asc = load_heightfield(&asc, &LoadOptions::default()).unwrap().heightfield;
+    same_answers(&from_asc, &open_heightfield_index(&lfh2).unwrap(), 2);
+}
+
+#[test]
+fn cloud_optimized_geotiffs_from_gdal() {
+    let Ok(st) = std::process::Command::new("gdal_translate").arg("--version").output() else {
+        eprintln!("skipped: gdal_translate is not installed (apt-get install gdal-bin)");
+        return;
+    };
+    assert!(st.status.success());
+    let d = tempfile::tempdir().unwrap();
+    let src = d.path().join("src.tif");
+    write_strips(&src, 301, 203, 301, 9);
+    for (name, args) in [
+        ("cog", vec!["-of", "COG", "-co", "COMPRESS=DEFLATE", "-co", "PREDICTOR=YES", "-co", "BLOCKSIZE=64"]),
+        ("lzw", vec!["-co", "TILED=YES", "-co", "COMPRESS=LZW", "-co", "BLOCKXSIZE=128", "-co", "BLOCKYSIZE=48"]),
+    ] {
+        let out = d.path().join(format!("{name}.tif"));
+        let ok =
+            std::process::Command::new("gdal_translate").arg("-q").args(&args).arg(&src).arg(&out).status().unwrap();
+        assert!(ok.success());
+        let lfh = d.path().join(format!("{name}.lfh"));
+        let opts = LoadOptions::default();
+        build_heightfield_index(&out, &lfh, &opts, landfall::Frame::z_up(), &mut |_, _| {}).unwrap();
+        let whole = load_heightfield(&src, &opts).unwrap().heightfield;
+        same_answers(&whole, &open_heightfield_index(&lfh).unwrap(), 3);
+    }
+}
+
+#[test]
+fn hostile_index_files_are_errors_not_panics() {
+    let d = tempfile::tempdir().unwrap();
+    let tif = d.path().join("h.tif");
+    write_strips(&tif, 50, 41, 4, 7);
+    let lfh = d.path().join("h.lfh");
+    build_heightfield_index(&tif, &lfh, &LoadOptions::default(), landfall::Frame::z_up(), &mut |_, _| {}).unwrap();
+    let good = std::fs::read(&lfh).unwrap();
+    let bad = d.path().join("bad.lfh");
+    // Truncated anywhere.
+    for cut in [0, 10, 255, 256, 300, good.len() / 2, good.len() - 1] {
+        std::fs::write(&bad, &good[..cut]).unwrap();
+        assert!(open_heightfield_index(&bad).is_err(), "truncated at {cut}");
+    }
+    // Any byte changed: an error, or (in padding) the same terrain.
+    let mut rng = SplitMix64::new(4);
+    let whole = open_heightfield_index(&lfh).unwrap();
+    for _ in 0..300 {
+        let mut b = good.clone();
+        let k = (rng.uniform() * b.len() as f64) as usize;
+        b[k] ^= 1 << (rng.uniform() * 8.0) as u32;
+        std::fs::write(&bad, &b).unwrap();
+        if let Ok(h) = open_heightfield_index(&bad) {
+            assert_eq!(h.heights(), whole.heights(), "byte {k} changed the samples unnoticed");
+        }
+    }
+    // A header whose fields lie, with its checksum made right again: still refused.
+    let mut b = good.clone();
+    b[32..40].copy_from_slice(&u64::MAX.to_le_bytes()); // nx
+    let sum = checksum_of(&b[..248]);
+    b[248..256].copy_from_slice(&sum.to_le_bytes());
+    std::fs::write(&bad, &b).unwrap();
+    let e = open_heightfield_index(&bad).unwrap_err().to_string();
+    assert!(e.contains("nx/ny"), "{e}");
+}
+
+/// The index's checksum (the polygon index's, re-implemented here to forge headers).
+fn checksum_of(bytes: &[u8]) -> u64 {
+    const P: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut h = [P, P ^ 1, P ^ 2, P ^ 3];
+    let mut words = bytes.chunks_exact(32);
+    for c in &mut words {
+        for (k, lane) in h.iter_mut().enumerate() {
+            let w = u64::from_le_bytes(c[8 * k..8 * k + 8].try_into().unwrap());
+            *lane = (*lane ^ w).wrapping_mul(P).rotate_left(29);
+        }
+    }
+    let mut tail = [0u8; 32];
+    tail[..words.remainder().len()].copy_from_slice(words.remainder());
+    for (k, lane) in h.iter_mut().enumerate() {
+        *lane = (*lane ^ u64::from_le_bytes(tail[8 * k..8 * k + 8].try_into().unwrap())).wrapping_mul(P);
+    }
+    h.iter().fold(bytes.len() as u64, |a, &b| (a ^ b).wrapping_mul(P).rotate_left(31))
+}
