@@ -212,6 +212,18 @@ pub fn build_heightfield_index(
     Ok(IndexReport { nx, ny, nodata, bytes, streamed: true })
 }
 
+/// Decodes a GeoTIFF row by row, a band of tiles or a strip at a time, calling `each(row, values)`
+/// for every row in file order (row 0 north) — what `build_heightfield_index` reads, without the
+/// writing (the decoder's own speed, for comparison). Returns (columns, rows).
+pub fn stream_geotiff_rows(
+    path: &Path,
+    mut each: impl FnMut(usize, &[f64]) -> Result<(), IoError>,
+) -> Result<(usize, usize), IoError> {
+    let mut o = crate::tif::open(path, &crate::Limits::default(), |_, _| Ok(()))?;
+    crate::tif::stream_rows(path, &mut o, &mut each)?;
+    Ok((o.nx, o.ny))
+}
+
 /// The file being written: rows go to their places as they come, the pyramid's leaf ranges and the
 /// checksum accumulate; the pyramid and the header go last.
 struct Writer {

@@ -54,7 +54,8 @@ use std::path::Path;
 
 pub use asc::write_asc;
 pub use hf_index::{
-    build_heightfield_index, is_heightfield_index, open_heightfield_index, IndexReport, HEIGHTFIELD_INDEX_EXTENSION,
+    build_heightfield_index, is_heightfield_index, open_heightfield_index, stream_geotiff_rows, IndexReport,
+    HEIGHTFIELD_INDEX_EXTENSION,
     HEIGHTFIELD_INDEX_VERSION,
 };
 pub use index::{is_index, open_index, open_index_verified, write_index, RawHeader, INDEX_EXTENSION, INDEX_VERSION};

@@ -202,3 +202,15 @@ def test_from_xarray():
     v = t.viewshed(0.0, 30.0)
     assert isinstance(v, xr.DataArray) and v.dims == ("y", "x") and v.sel(x=0.0, y=30.0) == 1
     assert v.sel(x=2.0, y=30.0) == 255
+
+
+def test_heightfield_index_equals_the_raster(tmp_path, cli, dem, dem_path):
+    lfh = tmp_path / "dem.lfh"
+    cli("build", dem_path, "-o", lfh)
+    t = landfall.open(lfh)
+    assert isinstance(t, landfall.Heightfield) and t.info()["kind"] == "heightfield"
+    x, y = random_points(dem, 5000, seed=9)
+    assert np.array_equal(t.height(x, y), dem.height(x, y), equal_nan=True)
+    assert np.array_equal(t.heights(), dem.heights(), equal_nan=True)
+    u = pickle.loads(pickle.dumps(t))  # by path: the index is mapped again
+    assert np.array_equal(u.height(x, y), t.height(x, y), equal_nan=True)
