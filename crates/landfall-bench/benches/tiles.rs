@@ -62,7 +62,10 @@ fn evict(hf: &Heightfield, path: &Path) {
 }
 
 /// Writes the `n × n` DEM in strips of 16 rows, georeferenced with 10 m pixels.
-fn write_dem<W: std::io::Write + std::io::Seek, K: tiff::encoder::TiffKind>(mut enc: tiff::encoder::TiffEncoder<W, K>, n: usize) {
+fn write_dem<W: std::io::Write + std::io::Seek, K: tiff::encoder::TiffKind>(
+    mut enc: tiff::encoder::TiffEncoder<W, K>,
+    n: usize,
+) {
     use tiff::tags::Tag;
     let mut img = enc.new_image::<tiff::encoder::colortype::Gray32Float>(n as u32, n as u32).unwrap();
     img.rows_per_strip(16).unwrap();

@@ -76,3 +76,31 @@ fn heightfield_index(args: &TerrainArgs, out: &Path) -> Result<()> {
     );
     Ok(())
 }
+
+/// `landfall mesh`: a terrain's triangles with normals and colours, as glTF or OBJ.
+pub fn mesh(args: &TerrainArgs, out: &Path) -> Result<()> {
+    let ext = landfall_io::extension(out);
+    if ext != "glb" && ext != "obj" {
+        bail!("{}: cannot write `.{ext}`: use .glb or .obj", out.display());
+    }
+    landfall_io::refuse_overwriting_inputs(out, &[&args.path])?;
+    let loaded = args.load()?;
+    loaded.warn_notes(&args.path);
+    let t = loaded.terrain.as_dyn();
+    let name = args.path.file_stem().map_or("terrain".into(), |s| s.to_string_lossy().into_owned());
+    let Some(part) = landfall_io::terrain_part(t, &name) else {
+        bail!(
+            "{}: more than {} triangles: too large to export as one mesh",
+            args.path.display(),
+            landfall_io::MAX_EXPORT_TRIANGLES
+        );
+    };
+    landfall_io::write_mesh(out, std::slice::from_ref(&part))?;
+    say!(
+        "wrote {}: {} triangles, {} vertices with normals and colours",
+        out.display(),
+        part.indices.len() / 3,
+        part.positions.len()
+    );
+    Ok(())
+}

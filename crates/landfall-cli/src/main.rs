@@ -118,6 +118,21 @@ enum Command {
         #[arg(short, long, value_name = "FILE")]
         out: PathBuf,
     },
+    /// Write a terrain's triangles as a mesh (`.glb` glTF binary or `.obj`), with per-vertex normals
+    /// and the height-and-tilt colour map's colours (water below 0, sand, grass, rock, snow), so
+    /// Blender or any glTF viewer shows it coloured and shaded.
+    ///
+    /// Any terrain: a raster (two triangles a cell, holes left out), a polygon mesh, an index file
+    /// (`.lfq`, `.lfh`). Vertices are shared where triangles meet; glTF is Y-up (landfall's (x, y, z)
+    /// is written (x, z, −y)), OBJ keeps landfall's coordinates with `v x y z r g b` colours. At most
+    /// 50 million triangles. Written to a temporary file and renamed.
+    Mesh {
+        #[command(flatten)]
+        terrain: TerrainArgs,
+        /// Output mesh (.glb or .obj).
+        #[arg(short, long, value_name = "FILE")]
+        out: PathBuf,
+    },
     /// Run the main workloads on a generated terrain, print throughput, render a picture.
     ///
     /// Without arguments: a deterministic 2049×2049 piece of the procedural world of `landfall world`
@@ -190,6 +205,7 @@ fn main() {
         Command::Height { terrain, points, out, all } => csv_batch::height(&terrain, &points, &out, all),
         Command::Raycast { terrain, rays, out } => csv_batch::raycast(&terrain, &rays, &out),
         Command::Build { terrain, out } => build::run(&terrain, &out),
+        Command::Mesh { terrain, out } => build::mesh(&terrain, &out),
         Command::Demo(args) => demo::run(&args),
         Command::World(args) => world::run(&args),
         Command::Proximity { objects, out } => proximity::run(&objects, &out),

@@ -94,24 +94,6 @@ pub fn draw_paths(hf: &dyn Terrain, cam: &Camera, paths: &[Vec<DVec3>], w: u32, 
     drawn
 }
 
-/// Colour of the ground at relative height `r` ∈ [0, 1] with upward normal `n`.
-fn albedo(r: f64, n: DVec3) -> DVec3 {
-    let grass = DVec3::new(0.30, 0.46, 0.20);
-    let soil = DVec3::new(0.50, 0.43, 0.30);
-    let rock = DVec3::new(0.47, 0.45, 0.43);
-    let snow = DVec3::new(0.93, 0.94, 0.97);
-    let base = if r < 0.45 {
-        grass.lerp(soil, r / 0.45)
-    } else if r < 0.75 {
-        soil.lerp(rock, (r - 0.45) / 0.3)
-    } else {
-        rock.lerp(snow, ((r - 0.75) / 0.1).min(1.0))
-    };
-    // Steep faces show rock whatever the height.
-    let steep = ((0.85 - n.z) / 0.25).clamp(0.0, 1.0);
-    base.lerp(rock * 0.9, steep)
-}
-
 fn sky(dir: DVec3) -> DVec3 {
     let d = dir.normalize();
     DVec3::new(0.70, 0.80, 0.95).lerp(DVec3::new(0.32, 0.50, 0.85), d.z.clamp(0.0, 1.0).sqrt())
@@ -138,6 +120,14 @@ pub fn render_tinted(
         (0..h).flat_map(|y| (0..w).map(move |x| (x, y))).map(|(x, y)| (cam.ray(x, y, w, h), f64::INFINITY)).collect();
     let hits = cast_all(hf, &rays);
     let b = hf.bounds();
+    // The landscape's colour map (the meshes' and the viewer's), over the heights in view.
+    let (zlo, zhi) =
+        hits.iter().flatten().fold((f64::INFINITY, f64::NEG_INFINITY), |a, h| (a.0.min(h.point.z), a.1.max(h.point.z)));
+    let colours = if zlo <= zhi {
+        landfall::paint::ColourMap::for_range(zlo, zhi)
+    } else {
+        landfall::paint::ColourMap::for_range(b.min.z, b.max.z)
+    };
     let relief = (b.max.z - b.min.z).max(1e-9);
     let span = (b.max - b.min).truncate().length();
     let haze = if haze > 0.0 { haze } else { 2.5 * span };
@@ -162,7 +152,10 @@ pub fn render_tinted(
                 let lit = shadow_iter.next().is_some_and(|s| s.is_none());
                 n_shadow += usize::from(!lit);
                 let n = hit.normal;
-                let base = tint(hit).unwrap_or_else(|| albedo((hit.point.z - b.min.z) / relief, n));
+                let base = tint(hit).unwrap_or_else(|| {
+                    let [r, g, bl] = colours.colour(hit.point.z, n.z);
+                    DVec3::new(r as f64, g as f64, bl as f64)
+                });
                 let diffuse = if lit { n.dot(sun).max(0.0) } else { 0.0 };
                 let ambient = 0.22 + 0.12 * n.z;
                 let col = base * (ambient + 1.1 * diffuse);

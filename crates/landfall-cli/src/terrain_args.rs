@@ -241,6 +241,16 @@ impl TerrainArgs {
 
     /// Loads a raster as a heightfield, with what the file said (notes, placement, CRS).
     pub fn load_raster_with_georef(&self) -> Result<landfall_io::Loaded> {
+        if landfall_io::is_heightfield_index(&self.path) {
+            // A heightfield index: the mapped heightfield, placed as it was built.
+            let opened = self.open()?;
+            let AnyTerrain::Heightfield(heightfield) = opened.terrain else {
+                bail!("{}: not a heightfield", self.path.display())
+            };
+            let (o, s) = (heightfield.origin(), heightfield.spacing());
+            let georef = Some(landfall_io::GeoRef { origin: (o.x, o.y), spacing: (s.x, s.y) });
+            return Ok(landfall_io::Loaded { heightfield, georef, notes: opened.notes, geokeys: None });
+        }
         let opts = self.load_options()?;
         let frame = self.frame()?;
         let mut loaded = load_heightfield(&self.path, &opts)?;

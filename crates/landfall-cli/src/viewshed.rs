@@ -246,6 +246,10 @@ fn preview(path: &Path, hf: &Heightfield, overlay: &Grid<u8>, observers: &[[f64;
     let (w, h) = (nx.div_ceil(step), ny.div_ceil(step));
     let sp = hf.spacing();
     let mut rgb = vec![0u8; w * h * 3];
+    let colours = match hf.height_range() {
+        Some((lo, hi)) => landfall::paint::ColourMap::for_range(lo as f64, hi as f64),
+        None => landfall::paint::ColourMap::for_range(0.0, 1.0),
+    };
     for py in 0..h {
         let j = (ny - 1).saturating_sub(py * step);
         for px in 0..w {
@@ -258,18 +262,21 @@ fn preview(path: &Path, hf: &Heightfield, overlay: &Grid<u8>, observers: &[[f64;
             let n = landfall::glam::DVec3::new(-gx, -gy, 1.0).normalize();
             let shade = n.dot(landfall::glam::DVec3::new(-0.5, 0.5, std::f64::consts::FRAC_1_SQRT_2)).clamp(0.0, 1.0);
             let shade = if shade.is_nan() { 0.0 } else { 0.35 + 0.65 * shade };
-            let c = match overlay.get(i, j) {
-                NODATA => [150.0, 150.0, 150.0],
-                0 => [120.0, 40.0, 40.0],
-                254 => [60.0, 230.0, 70.0],
+            // The landscape's colour map under a tint: green seen, red hidden, none for nodata.
+            let ground = colours.colour(z(i, j), n.z).map(|v| v as f64 * 255.0);
+            let (tint, amount) = match overlay.get(i, j) {
+                NODATA => ([0.0; 3], 0.0),
+                0 => ([150.0, 30.0, 30.0], 0.45),
+                254 => ([60.0, 235.0, 70.0], 0.6),
                 v => {
                     let f = v as f64 / 253.0;
-                    [30.0 + 40.0 * f, 80.0 + 170.0 * f, 40.0 + 30.0 * f]
+                    ([30.0 + 40.0 * f, 80.0 + 170.0 * f, 40.0 + 30.0 * f], 0.6)
                 }
             };
             let k = 3 * (py * w + px);
             for c2 in 0..3 {
-                rgb[k + c2] = (c[c2] * shade).clamp(0.0, 255.0) as u8;
+                let c = ground[c2] * (1.0 - amount) + tint[c2] * amount;
+                rgb[k + c2] = (c * shade).clamp(0.0, 255.0) as u8;
             }
         }
     }

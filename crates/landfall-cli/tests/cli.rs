@@ -745,6 +745,18 @@ fn build_streams_a_heightfield_index_that_every_command_reads() {
     ok(&["height", s(&tif), "--points", s(&pts), "--out", s(&a)]);
     ok(&["height", s(&lfh), "--points", s(&pts), "--out", s(&b)]);
     assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    // The viewshed of the index is the raster's, byte for byte.
+    let (va, vb) = (d.path().join("va.tif"), d.path().join("vb.tif"));
+    ok(&["viewshed", s(&tif), "--observer", "5000,5000", "--max-distance", "1500", "--out", s(&va)]);
+    ok(&["viewshed", s(&lfh), "--observer", "5000,5000", "--max-distance", "1500", "--out", s(&vb)]);
+    assert_eq!(std::fs::read(&va).unwrap(), std::fs::read(&vb).unwrap());
+    // A coloured mesh of the index.
+    let glb = d.path().join("m.glb");
+    let crop = d.path().join("crop.asc");
+    std::fs::write(&crop, "ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2 3\n4 5 6\n").unwrap();
+    let m = ok(&["mesh", s(&crop), "-o", s(&glb)]);
+    assert!(m.contains("4 triangles") && m.contains("normals and colours"), "{m}");
+    assert!(fails(&["mesh", s(&crop), "-o", s(&d.path().join("m.stl"))]).contains("use .glb or .obj"));
     // Placement options cannot change a built index; an index is not rebuilt.
     assert!(fails(&["height", s(&lfh), "--z-scale", "2", "--points", s(&pts), "--out", s(&b)]).contains("z-scale"));
     assert!(fails(&["build", s(&lfh), "-o", s(&d.path().join("c.lfh"))]).contains("already an index"));

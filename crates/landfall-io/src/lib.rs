@@ -55,12 +55,11 @@ use std::path::Path;
 pub use asc::write_asc;
 pub use hf_index::{
     build_heightfield_index, is_heightfield_index, open_heightfield_index, stream_geotiff_rows, IndexReport,
-    HEIGHTFIELD_INDEX_EXTENSION,
-    HEIGHTFIELD_INDEX_VERSION,
+    HEIGHTFIELD_INDEX_EXTENSION, HEIGHTFIELD_INDEX_VERSION,
 };
 pub use index::{is_index, open_index, open_index_verified, write_index, RawHeader, INDEX_EXTENSION, INDEX_VERSION};
 pub use mesh::{is_mesh, read_gltf, read_mesh, read_obj};
-pub use mesh_out::{world_parts, write_glb, write_mesh, write_obj, MeshPart};
+pub use mesh_out::{terrain_part, world_parts, write_glb, write_mesh, write_obj, MeshPart, MAX_EXPORT_TRIANGLES};
 
 /// Lower-case extension of `path` ("" when none).
 pub fn extension(path: &Path) -> String {

@@ -19,12 +19,33 @@ pub struct MeshPart {
     pub positions: Vec<[f32; 3]>,
     /// Three indices per triangle.
     pub indices: Vec<u32>,
+    /// Unit normals per vertex (written as glTF `NORMAL`, OBJ `vn`); empty for none.
+    pub normals: Vec<[f32; 3]>,
+    /// Linear RGB colours per vertex (glTF `COLOR_0`, OBJ `v x y z r g b`); empty for none.
+    pub colors: Vec<[f32; 3]>,
+}
+
+impl MeshPart {
+    /// Sets the part's normals (from its triangles) and colours (from `map` by each vertex's world
+    /// height and normal).
+    pub fn paint(&mut self, map: &landfall::paint::ColourMap) {
+        self.normals = landfall::paint::vertex_normals(&self.positions, &self.indices);
+        self.colors = self
+            .positions
+            .iter()
+            .zip(&self.normals)
+            .map(|(p, n)| map.colour(self.origin[2] + p[2] as f64, n[2] as f64))
+            .collect();
+    }
 }
 
 /// The drawn mesh of a world, one part per layer (its regions merged), at the drawn (morphed)
-/// heights, each relative to its layer's origin.
+/// heights, each relative to its layer's origin, with normals and the colours of one map for every
+/// layer (the generator's height range), so the layers meet in the same colours.
 pub fn world_parts<S: CellStore>(world: &World<S>) -> Vec<MeshPart> {
-    world
+    let top = world.generator().max_abs_height();
+    let map = landfall::paint::ColourMap::for_range(-top, top);
+    let mut parts: Vec<MeshPart> = world
         .meshes()
         .map(|m| {
             let mut part = MeshPart {
@@ -39,7 +60,46 @@ pub fn world_parts<S: CellStore>(world: &World<S>) -> Vec<MeshPart> {
             }
             part
         })
-        .collect()
+        .collect();
+    for p in &mut parts {
+        p.paint(&map);
+    }
+    parts
+}
+
+/// Most triangles a terrain's mesh export takes (about 100 bytes a triangle in memory).
+pub const MAX_EXPORT_TRIANGLES: usize = 50_000_000;
+
+/// The mesh of any terrain (a heightfield, a polygon terrain, an index file): every triangle its
+/// [`Terrain::triangles_in`](landfall::Terrain::triangles_in) gives over its bounds, vertices shared
+/// where triangles meet at the same position, relative to the bounds' south-west corner, painted
+/// with the terrain's height range. `None` when it has more than [`MAX_EXPORT_TRIANGLES`].
+pub fn terrain_part(terrain: &dyn landfall::Terrain, name: &str) -> Option<MeshPart> {
+    let b = terrain.bounds();
+    let origin = [b.min.x, b.min.y, 0.0];
+    let mut part = MeshPart { name: name.to_string(), origin, ..MeshPart::default() };
+    let mut at: std::collections::HashMap<[u64; 3], u32> = std::collections::HashMap::new();
+    let mut too_many = false;
+    terrain.triangles_in(&b, &mut |_, tri| {
+        if too_many || part.indices.len() / 3 >= MAX_EXPORT_TRIANGLES {
+            too_many = true;
+            return;
+        }
+        for v in tri {
+            let key = [v.x.to_bits(), v.y.to_bits(), v.z.to_bits()];
+            let next = part.positions.len() as u32;
+            let i = *at.entry(key).or_insert_with(|| {
+                part.positions.push([(v.x - origin[0]) as f32, (v.y - origin[1]) as f32, v.z as f32]);
+                next
+            });
+            part.indices.push(i);
+        }
+    });
+    if too_many {
+        return None;
+    }
+    part.paint(&landfall::paint::ColourMap::for_range(b.min.z, b.max.z));
+    Some(part)
 }
 
 /// Checks that every index points at a vertex and that every position is finite.
@@ -55,6 +115,15 @@ fn check(path: &Path, parts: &[MeshPart]) -> Result<(), IoError> {
                 format!("index {i} beyond {} vertices", p.positions.len()),
             ));
         }
+        for (what, len) in [("normals", p.normals.len()), ("colors", p.colors.len())] {
+            if len != 0 && len != p.positions.len() {
+                return Err(IoError::field(
+                    path,
+                    format!("parts[{n}].{what}"),
+                    format!("{len} for {} vertices", p.positions.len()),
+                ));
+            }
+        }
         if p.positions.iter().flatten().chain(&p.origin.map(|v| v as f32)).any(|v| !v.is_finite()) {
             return Err(IoError::field(path, format!("parts[{n}].positions"), "not finite"));
         }
@@ -62,8 +131,9 @@ fn check(path: &Path, parts: &[MeshPart]) -> Result<(), IoError> {
     Ok(())
 }
 
-/// Writes `parts` as a binary glTF 2.0 file: one node per part, translated to its origin. glTF is
-/// Y-up, so landfall's (x, y, z) is written as (x, z, −y); read it back with gravity (0, −1, 0).
+/// Writes `parts` as a binary glTF 2.0 file: one node per part, translated to its origin, with
+/// `NORMAL` and `COLOR_0` when the parts have them. glTF is Y-up, so landfall's (x, y, z) is written
+/// as (x, z, −y); read it back with gravity (0, −1, 0).
 /// Crash-safe (temporary file, then rename).
 pub fn write_glb(path: &Path, parts: &[MeshPart]) -> Result<(), IoError> {
     check(path, parts)?;
@@ -94,7 +164,27 @@ pub fn write_glb(path: &Path, parts: &[MeshPart]) -> Result<(), IoError> {
         accessors.push(
             json!({"bufferView": views.len() - 1, "componentType": 5125, "count": p.indices.len(), "type": "SCALAR"}),
         );
-        meshes.push(json!({"name": p.name, "primitives": [{"attributes": {"POSITION": accessors.len() - 2}, "indices": accessors.len() - 1, "mode": 4}]}));
+        let indices = accessors.len() - 1;
+        let mut attributes = json!({"POSITION": accessors.len() - 2});
+        for (key, values) in [("NORMAL", &p.normals), ("COLOR_0", &p.colors)] {
+            if values.is_empty() {
+                continue;
+            }
+            let start = bin.len();
+            for v in values {
+                // Normals turn with the axes; colours do not.
+                let v = if key == "NORMAL" { yup(*v) } else { *v };
+                for c in v {
+                    bin.extend_from_slice(&c.to_le_bytes());
+                }
+            }
+            views.push(json!({"buffer": 0, "byteOffset": start, "byteLength": bin.len() - start, "target": 34962}));
+            accessors.push(
+                json!({"bufferView": views.len() - 1, "componentType": 5126, "count": values.len(), "type": "VEC3"}),
+            );
+            attributes[key] = json!(accessors.len() - 1);
+        }
+        meshes.push(json!({"name": p.name, "primitives": [{"attributes": attributes, "indices": indices, "mode": 4}]}));
         nodes.push(
             json!({"name": p.name, "mesh": meshes.len() - 1, "translation": [p.origin[0], p.origin[2], -p.origin[1]]}),
         );
@@ -131,7 +221,8 @@ pub fn write_glb(path: &Path, parts: &[MeshPart]) -> Result<(), IoError> {
 }
 
 /// Writes `parts` as a Wavefront OBJ file in landfall's coordinates (Z up), one object per part,
-/// vertices in world coordinates printed exactly (shortest round-trip decimal of the f64 sum).
+/// vertices in world coordinates printed exactly (shortest round-trip decimal of the f64 sum), with
+/// vertex colours and normals when the parts have them.
 /// Crash-safe (temporary file, then rename).
 pub fn write_obj(path: &Path, parts: &[MeshPart]) -> Result<(), IoError> {
     check(path, parts)?;
@@ -139,12 +230,24 @@ pub fn write_obj(path: &Path, parts: &[MeshPart]) -> Result<(), IoError> {
     let mut base = 1usize;
     for p in parts {
         let _ = writeln!(out, "o {}", p.name.replace(char::is_whitespace, "_"));
-        for v in &p.positions {
+        for (k, v) in p.positions.iter().enumerate() {
             let w = [p.origin[0] + v[0] as f64, p.origin[1] + v[1] as f64, p.origin[2] + v[2] as f64];
-            let _ = writeln!(out, "v {} {} {}", w[0], w[1], w[2]);
+            match p.colors.get(k) {
+                // Vertex colours after the position: read by Blender, MeshLab and most tools.
+                Some(c) => _ = writeln!(out, "v {} {} {} {} {} {}", w[0], w[1], w[2], c[0], c[1], c[2]),
+                None => _ = writeln!(out, "v {} {} {}", w[0], w[1], w[2]),
+            }
+        }
+        for n in &p.normals {
+            let _ = writeln!(out, "vn {} {} {}", n[0], n[1], n[2]);
         }
         for t in p.indices.chunks_exact(3) {
-            let _ = writeln!(out, "f {} {} {}", base + t[0] as usize, base + t[1] as usize, base + t[2] as usize);
+            let [a, b, c] = [0, 1, 2].map(|k| base + t[k] as usize);
+            if p.normals.is_empty() {
+                let _ = writeln!(out, "f {a} {b} {c}");
+            } else {
+                let _ = writeln!(out, "f {a}//{a} {b}//{b} {c}//{c}");
+            }
         }
         base += p.positions.len();
     }

@@ -59,9 +59,78 @@ fn glb_and_obj_round_trip() {
 #[test]
 fn bad_meshes_are_refused_with_the_field() {
     let dir = tempfile::tempdir().unwrap();
-    let bad = MeshPart { name: "x".into(), origin: [0.0; 3], positions: vec![[0.0; 3]; 2], indices: vec![0, 1, 2] };
+    let bad = MeshPart {
+        name: "x".into(),
+        origin: [0.0; 3],
+        positions: vec![[0.0; 3]; 2],
+        indices: vec![0, 1, 2],
+        ..MeshPart::default()
+    };
     let e = write_mesh(&dir.path().join("a.glb"), &[bad]).unwrap_err().to_string();
     assert!(e.contains("parts[0].indices"), "{e}");
     let e = write_mesh(&dir.path().join("a.stl"), &[]).unwrap_err().to_string();
     assert!(e.contains(".stl"), "{e}");
+}
+
+/// A terrain's exported mesh carries unit upward normals and the colour map's colours, which
+/// glTF viewers read as NORMAL and COLOR_0 (checked with the `gltf` crate), and reads back as the
+/// same terrain.
+#[test]
+fn terrain_meshes_carry_normals_and_colours() {
+    use landfall::{Heightfield, Terrain};
+    let dir = tempfile::tempdir().unwrap();
+    let (nx, ny) = (30, 20);
+    let h: Vec<f32> = (0..nx * ny)
+        .map(|k| {
+            let (i, j) = ((k % nx) as f32, (k / nx) as f32);
+            if k == 77 {
+                f32::NAN
+            } else {
+                40.0 * (i / 5.0).sin() + 3.0 * j - 20.0
+            }
+        })
+        .collect();
+    let hf = Heightfield::builder(nx, ny, h).origin(500.0, -300.0).spacing(2.0, 3.0).build().unwrap();
+    let part = landfall_io::terrain_part(&hf, "hf").unwrap();
+    let triangles = part.indices.len() / 3;
+    assert_eq!(triangles, hf.triangle_count(), "every triangle (the hole has none)");
+    assert!(part.positions.len() < 3 * triangles, "vertices are shared");
+    assert_eq!(part.normals.len(), part.positions.len());
+    assert_eq!(part.colors.len(), part.positions.len());
+    for n in &part.normals {
+        let l = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+        assert!((l - 1.0).abs() < 1e-5 && n[2] > 0.0);
+    }
+    // Below the sea (z < 0) the colour is water: more blue than red.
+    for (p, c) in part.positions.iter().zip(&part.colors) {
+        if p[2] < -1.0 {
+            assert!(c[2] > c[0], "{p:?} {c:?}");
+        }
+        assert!(c.iter().all(|v| (0.0..=1.0).contains(v)));
+    }
+    let glb = dir.path().join("t.glb");
+    write_mesh(&glb, std::slice::from_ref(&part)).unwrap();
+    let g = gltf::Gltf::open(&glb).unwrap();
+    let blob = g.blob.clone();
+    let prim = g.document.meshes().next().unwrap().primitives().next().unwrap();
+    let reader = prim.reader(|_| blob.as_deref());
+    let normals: Vec<[f32; 3]> = reader.read_normals().unwrap().collect();
+    let colors: Vec<[f32; 3]> = reader.read_colors(0).unwrap().into_rgb_f32().collect();
+    assert_eq!(normals.len(), part.positions.len());
+    // Normals turned to glTF's Y up; colours as they were.
+    assert_eq!(normals[5], [part.normals[5][0], part.normals[5][2], -part.normals[5][1]]);
+    assert_eq!(colors, part.colors);
+    // The OBJ (with colours and normals) reads back as the same triangles.
+    let obj = dir.path().join("t.obj");
+    write_mesh(&obj, &[part]).unwrap();
+    let soup = read_obj(&obj).unwrap();
+    assert_eq!(soup.len(), triangles);
+    let mut n = 0;
+    Terrain::triangles_in(&hf, &hf.bounds(), &mut |_, t: [DVec3; 3]| {
+        let got = soup.polygon(n);
+        for k in 0..3 {
+            assert!((got[k] - t[k]).length() < 1e-4, "{got:?} vs {t:?}");
+        }
+        n += 1;
+    });
 }

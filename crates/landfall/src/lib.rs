@@ -39,6 +39,7 @@ pub mod frame;
 pub mod geom;
 pub mod heightfield;
 pub mod pages;
+pub mod paint;
 pub mod place;
 pub mod polygon;
 pub mod rng;
