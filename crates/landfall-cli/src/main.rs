@@ -19,6 +19,7 @@ mod info;
 mod memory;
 mod proximity;
 mod render;
+mod serve;
 mod terrain_args;
 mod viewshed;
 mod world;
@@ -133,6 +134,15 @@ enum Command {
         #[arg(short, long, value_name = "FILE")]
         out: PathBuf,
     },
+    /// Show a terrain in the browser: a local web server and a page (three.js, offline) to fly over
+    /// it, coloured and lit; click for the exact height and normal under the cursor (the server's ray
+    /// cast), shift-click two points for a line of sight, V for the viewshed from the last point.
+    ///
+    /// `--world`: the endless procedural world, the nested cache following the camera (only changed
+    /// layers are sent again) and a walker moved by the keyboard (W A S D) with the character
+    /// controller. Listens on 127.0.0.1 (this machine only) unless --host says otherwise; prints the
+    /// address. Serves nothing but its own page and the terrain's answers.
+    Serve(serve::ServeArgs),
     /// Run the main workloads on a generated terrain, print throughput, render a picture.
     ///
     /// Without arguments: a deterministic 2049×2049 piece of the procedural world of `landfall world`
@@ -206,6 +216,7 @@ fn main() {
         Command::Raycast { terrain, rays, out } => csv_batch::raycast(&terrain, &rays, &out),
         Command::Build { terrain, out } => build::run(&terrain, &out),
         Command::Mesh { terrain, out } => build::mesh(&terrain, &out),
+        Command::Serve(args) => serve::run(&args),
         Command::Demo(args) => demo::run(&args),
         Command::World(args) => world::run(&args),
         Command::Proximity { objects, out } => proximity::run(&objects, &out),

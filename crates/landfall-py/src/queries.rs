@@ -76,7 +76,7 @@ pub fn visible(t: &dyn Terrain, a: &[f64], b: &[f64]) -> Vec<f64> {
     (0..a.len() / 3)
         .into_par_iter()
         .with_min_len(1024)
-        .map(|k| flag(first_crossing(t, vec3(a, k), vec3(b, k) - vec3(a, k), 1.0).is_none()))
+        .map(|k| flag(landfall::terrain::segment_crossing(t, vec3(a, k), vec3(b, k)).is_none()))
         .collect()
 }
 
@@ -92,25 +92,4 @@ pub fn lit(t: &dyn Terrain, p: &[f64], to_light: &[f64], bias: f64) -> Vec<f64> 
             flag(t.raycast(&Ray::new(start, d), f64::INFINITY).is_none())
         })
         .collect()
-}
-
-/// The first crossing of `a + s·d` with the terrain strictly inside (0, `end`): touches within
-/// 10⁻⁹·`end` of either end do not count (a target on the ground, an eye on a wall).
-pub fn first_crossing(t: &dyn Terrain, a: DVec3, d: DVec3, end: f64) -> Option<f64> {
-    if d == DVec3::ZERO {
-        return None;
-    }
-    let eps = 1e-9 * end;
-    let mut from = 0.0;
-    while let Some(h) = t.raycast(&Ray::new(a + d * from, d), end - from) {
-        let s = from + h.t;
-        if s >= end - eps {
-            return None;
-        }
-        if s > eps {
-            return Some(s);
-        }
-        from = s + eps;
-    }
-    None
 }

@@ -93,3 +93,36 @@ pub trait Terrain: Send + Sync {
         best
     }
 }
+
+/// Line of sight: the first crossing of the segment `a`→`b` with the terrain strictly between its
+/// ends, as the fraction of the way from `a` (`None`: the segment is clear). Touches within 10⁻⁹ of
+/// the way at either end do not count (a target on the ground, an eye against a wall).
+///
+/// ```
+/// use landfall::{terrain::segment_crossing, Heightfield};
+/// use landfall::glam::DVec3;
+/// // A ridge of height 10 along x = 1.
+/// let hf = Heightfield::builder(3, 2, vec![0.0, 10.0, 0.0, 0.0, 10.0, 0.0]).build().unwrap();
+/// let (a, b) = (DVec3::new(0.0, 0.5, 2.0), DVec3::new(2.0, 0.5, 2.0));
+/// assert!(segment_crossing(&hf, a, b).is_some()); // the ridge is in the way
+/// assert!(segment_crossing(&hf, a + DVec3::Z * 20.0, b + DVec3::Z * 20.0).is_none());
+/// ```
+pub fn segment_crossing(t: &dyn Terrain, a: DVec3, b: DVec3) -> Option<f64> {
+    let d = b - a;
+    if d == DVec3::ZERO {
+        return None;
+    }
+    const END: f64 = 1e-9;
+    let mut from = 0.0;
+    while let Some(h) = t.raycast(&crate::Ray::new(a + d * from, d), 1.0 - from) {
+        let s = from + h.t;
+        if s >= 1.0 - END {
+            return None;
+        }
+        if s > END {
+            return Some(s);
+        }
+        from = s + END;
+    }
+    None
+}

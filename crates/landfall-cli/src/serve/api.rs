@@ -1,0 +1,344 @@
+//! The server's state and its endpoints. Every query parameter is checked and a bad one is a 400
+//! whose message names it; nothing a request sends can make the server panic or read a file.
+
+use super::mesh;
+use axum::body::Body;
+use axum::extract::{Query, State as Extract};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use landfall::collide::controller::Shape;
+use landfall::collide::{CharacterController, ControllerParams, TerrainSweep};
+use landfall::glam::DVec3;
+use landfall::viewshed::ViewshedParams;
+use landfall::world::{CacheParams, LodTerrain, World, WorldParams};
+use landfall::{Ray, Terrain};
+use landfall_io::AnyTerrain;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// What the server shows.
+pub struct State {
+    kind: Kind,
+}
+
+#[allow(clippy::large_enum_variant)] // one per server
+enum Kind {
+    /// A terrain file, its display mesh made on first request.
+    Terrain { t: AnyTerrain, name: String, mesh: OnceLock<Vec<u8>> },
+    /// The procedural world around the camera.
+    World(Mutex<WorldView>),
+}
+
+/// The world, the version of each layer's mesh, and the walker.
+struct WorldView {
+    world: World,
+    version: u64,
+    layer_version: Vec<u64>,
+    walker: DVec3,
+    grounded: bool,
+}
+
+impl State {
+    /// A terrain file, opened as every command opens it.
+    pub fn terrain(path: &Path) -> anyhow::Result<Arc<Self>> {
+        let opened = landfall_io::open_terrain(path, &landfall_io::TerrainOptions::default())
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        for n in &opened.notes {
+            eprintln!("landfall: note: {}: {n}", path.display());
+        }
+        let name = path.file_name().map_or("terrain".into(), |n| n.to_string_lossy().into_owned());
+        Ok(Arc::new(Self { kind: Kind::Terrain { t: opened.terrain, name, mesh: OnceLock::new() } }))
+    }
+
+    /// The procedural world (the thesis' configuration), a walker standing at the origin.
+    pub fn world() -> anyhow::Result<Arc<Self>> {
+        let params = WorldParams::default();
+        let far = LodTerrain::new(landfall::world::Generator::new(params.clone())?, 4, 16);
+        let ground = far.height_at(0.3, 0.7).unwrap_or(0.0);
+        let walker = DVec3::new(0.3, 0.7, ground + 1.0);
+        let world = World::new(params, CacheParams::default(), walker + DVec3::Z * 1.0)?;
+        let layers = world.cache_params().layers as usize;
+        let view = WorldView { world, version: 1, layer_version: vec![1; layers], walker, grounded: false };
+        Ok(Arc::new(Self { kind: Kind::World(Mutex::new(view)) }))
+    }
+
+    /// A few words on what is served.
+    pub fn describe(&self) -> String {
+        match &self.kind {
+            Kind::Terrain { name, .. } => name.clone(),
+            Kind::World(_) => "the procedural world".into(),
+        }
+    }
+}
+
+/// A failed request: its status and message.
+pub struct ApiError(StatusCode, String);
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.0, Json(json!({ "error": self.1 }))).into_response()
+    }
+}
+
+fn bad(msg: impl Into<String>) -> ApiError {
+    ApiError(StatusCode::BAD_REQUEST, msg.into())
+}
+
+type Params = Query<HashMap<String, String>>;
+type Shared = Extract<Arc<State>>;
+
+/// Query parameter `name` as a finite number.
+fn num(q: &HashMap<String, String>, name: &str) -> Result<f64, ApiError> {
+    let v = q.get(name).ok_or_else(|| bad(format!("{name}: missing")))?;
+    v.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite())
+        .ok_or_else(|| bad(format!("{name}: '{v}' is not a finite number")))
+}
+
+fn point(q: &HashMap<String, String>, p: &str) -> Result<DVec3, ApiError> {
+    Ok(DVec3::new(num(q, &format!("{p}x"))?, num(q, &format!("{p}y"))?, num(q, &format!("{p}z"))?))
+}
+
+/// Runs `f` off the async threads.
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(f).await.map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))
+}
+
+fn binary(bytes: Vec<u8>) -> Response {
+    ([(header::CONTENT_TYPE, "application/octet-stream")], Body::from(bytes)).into_response()
+}
+
+fn asset(kind: &'static str, body: &'static [u8]) -> Response {
+    ([(header::CONTENT_TYPE, kind), (header::CACHE_CONTROL, "no-cache")], body).into_response()
+}
+
+/// The routes.
+pub fn router(state: Arc<State>) -> Router {
+    const JS: &str = "text/javascript; charset=utf-8";
+    Router::new()
+        .route(
+            "/",
+            get(|| async { asset("text/html; charset=utf-8", include_bytes!("../../assets/viewer/index.html")) }),
+        )
+        .route("/viewer.js", get(|| async { asset(JS, include_bytes!("../../assets/viewer/viewer.js")) }))
+        .route(
+            "/vendor/three.module.min.js",
+            get(|| async { asset(JS, include_bytes!("../../assets/viewer/vendor/three.module.min.js")) }),
+        )
+        .route(
+            "/vendor/OrbitControls.js",
+            get(|| async { asset(JS, include_bytes!("../../assets/viewer/vendor/OrbitControls.js")) }),
+        )
+        .route("/api/info", get(info))
+        .route("/api/mesh", get(terrain_mesh))
+        .route("/api/height", get(height))
+        .route("/api/raycast", get(raycast))
+        .route("/api/visible", get(visible))
+        .route("/api/viewshed", get(viewshed))
+        .route("/api/world/update", get(world_update))
+        .route("/api/world/layer", get(world_layer))
+        .route("/api/world/walk", get(world_walk))
+        .fallback(|| async { ApiError(StatusCode::NOT_FOUND, "no such page".into()) })
+        .with_state(state)
+}
+
+async fn info(Extract(s): Shared) -> Result<Json<Value>, ApiError> {
+    blocking(move || match &s.kind {
+        Kind::Terrain { t, name, .. } => {
+            let b = t.as_dyn().bounds();
+            let hf = match t {
+                AnyTerrain::Heightfield(h) => Some(json!({ "nx": h.nx(), "ny": h.ny() })),
+                AnyTerrain::Polygons(_) => None,
+            };
+            json!({
+                "kind": "terrain", "name": name, "heightfield": hf,
+                "bounds": [b.min.to_array(), b.max.to_array()],
+            })
+        }
+        Kind::World(w) => {
+            let w = w.lock().unwrap_or_else(|e| e.into_inner());
+            let b = w.world.mesh_bounds();
+            json!({
+                "kind": "world", "bounds": [b.min.to_array(), b.max.to_array()],
+                "walker": w.walker.to_array(), "layers": w.world.cache_params().layers,
+            })
+        }
+    })
+    .await
+    .map(Json)
+}
+
+async fn terrain_mesh(Extract(s): Shared) -> Result<Response, ApiError> {
+    let bytes = blocking(move || match &s.kind {
+        Kind::Terrain { t, mesh: m, .. } => {
+            let hf = match t {
+                AnyTerrain::Heightfield(h) => Some(h),
+                AnyTerrain::Polygons(_) => None,
+            };
+            let bytes =
+                m.get_or_init(|| mesh::terrain_mesh(t.as_dyn(), hf).map(|p| mesh::encode(&p)).unwrap_or_default());
+            if bytes.is_empty() {
+                Err(ApiError(StatusCode::UNPROCESSABLE_ENTITY, "the terrain is too large to draw as one mesh".into()))
+            } else {
+                Ok(bytes.clone())
+            }
+        }
+        Kind::World(_) => Err(bad("the world is sent by layers: /api/world/layer")),
+    })
+    .await??;
+    Ok(binary(bytes))
+}
+
+/// The terrain a query runs on: the file's, or the world's drawn mesh.
+fn with_terrain<T>(s: &State, f: impl FnOnce(&dyn Terrain) -> T) -> T {
+    match &s.kind {
+        Kind::Terrain { t, .. } => f(t.as_dyn()),
+        Kind::World(w) => f(&w.lock().unwrap_or_else(|e| e.into_inner()).world),
+    }
+}
+
+async fn height(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>, ApiError> {
+    let (x, y) = (num(&q, "x")?, num(&q, "y")?);
+    blocking(move || {
+        with_terrain(&s, |t| match t.top_surface(DVec3::new(x, y, 0.0)) {
+            Some(sp) => json!({ "height": sp.point.z, "normal": sp.normal.to_array() }),
+            None => json!({ "height": null }),
+        })
+    })
+    .await
+    .map(Json)
+}
+
+async fn raycast(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>, ApiError> {
+    let (o, d) = (point(&q, "o")?, point(&q, "d")?);
+    let max_t = if q.contains_key("max") { num(&q, "max")? } else { f64::INFINITY };
+    let ray = Ray::new(o, d);
+    ray.validate(max_t).map_err(|e| bad(format!("ray: {e}")))?;
+    blocking(move || {
+        with_terrain(&s, |t| match t.raycast(&ray, max_t) {
+            Some(h) => json!({ "hit": true, "t": h.t, "point": h.point.to_array(), "normal": h.normal.to_array() }),
+            None => json!({ "hit": false }),
+        })
+    })
+    .await
+    .map(Json)
+}
+
+async fn visible(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>, ApiError> {
+    let (a, b) = (point(&q, "a")?, point(&q, "b")?);
+    blocking(move || {
+        with_terrain(&s, |t| {
+            let blocked = landfall::terrain::segment_crossing(t, a, b).map(|s| a + (b - a) * s);
+            json!({ "visible": blocked.is_none(), "blocked_at": blocked.map(|p| p.to_array()) })
+        })
+    })
+    .await
+    .map(Json)
+}
+
+async fn viewshed(Extract(s): Shared, Query(q): Params) -> Result<Response, ApiError> {
+    let (x, y) = (num(&q, "x")?, num(&q, "y")?);
+    let h = if q.contains_key("h") { num(&q, "h")? } else { 1.75 };
+    let bytes = blocking(move || {
+        let Some(AnyTerrain::Heightfield(hf)) = (match &s.kind {
+            Kind::Terrain { t, .. } => Some(t),
+            Kind::World(_) => None,
+        }) else {
+            return Err(bad("viewsheds are computed on rasters (heightfields)"));
+        };
+        let params = ViewshedParams { observer_height: h, ..ViewshedParams::default() };
+        let v = hf.viewshed([x, y], &params).map_err(|e| bad(e.to_string()))?;
+        let mut out = b"LFV1".to_vec();
+        out.extend_from_slice(&(hf.nx() as u32).to_le_bytes());
+        out.extend_from_slice(&(hf.ny() as u32).to_le_bytes());
+        for v in [hf.origin().x, hf.origin().y, hf.spacing().x, hf.spacing().y] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out.extend_from_slice(&v.values);
+        Ok(out)
+    })
+    .await??;
+    Ok(binary(bytes))
+}
+
+fn world_of(s: &State) -> Result<std::sync::MutexGuard<'_, WorldView>, ApiError> {
+    match &s.kind {
+        Kind::World(w) => Ok(w.lock().unwrap_or_else(|e| e.into_inner())),
+        Kind::Terrain { .. } => Err(bad("not serving the procedural world (landfall serve --world)")),
+    }
+}
+
+/// The drawn layers and their versions (a layer's version changes when its mesh does).
+fn layers(w: &WorldView) -> Value {
+    let drawn: Vec<Value> =
+        w.world.drawn_layers().map(|k| json!({ "level": k, "version": w.layer_version[k as usize] })).collect();
+    json!({ "version": w.version, "layers": drawn, "walker": w.walker.to_array(), "viewer": w.world.viewer().to_array() })
+}
+
+async fn world_update(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>, ApiError> {
+    let p = point(&q, "")?;
+    blocking(move || {
+        let mut w = world_of(&s)?;
+        let limit = 1e9;
+        if p.x.abs() > limit || p.y.abs() > limit {
+            return Err(bad("x, y: beyond ±10⁹ m"));
+        }
+        let before = w.world.drawn_layers();
+        let far = (p - w.world.viewer()).truncate().length() > 1000.0;
+        let stats = if far { w.world.teleport(p) } else { w.world.update(p) }.map_err(|e| bad(e.to_string()))?;
+        if stats.layers_changed != 0 || w.world.drawn_layers() != before {
+            w.version += 1;
+            let v = w.version;
+            for k in 0..w.layer_version.len() {
+                if stats.layers_changed & (1 << k) != 0 || !before.contains(&(k as u8)) {
+                    w.layer_version[k] = v;
+                }
+            }
+        }
+        Ok(layers(&w))
+    })
+    .await?
+    .map(Json)
+}
+
+async fn world_layer(Extract(s): Shared, Query(q): Params) -> Result<Response, ApiError> {
+    let level = num(&q, "level")?;
+    let bytes = blocking(move || {
+        let w = world_of(&s)?;
+        if level.fract() != 0.0 || !w.world.drawn_layers().contains(&(level as u8)) || level < 0.0 {
+            return Err(bad(format!("level: {level} is not a drawn layer ({:?})", w.world.drawn_layers())));
+        }
+        let parts = landfall_io::world_parts(&w.world);
+        let part =
+            parts.into_iter().find(|p| p.name == format!("layer {level}")).ok_or_else(|| bad("level: no mesh"))?;
+        Ok(mesh::encode(&part))
+    })
+    .await??;
+    Ok(binary(bytes))
+}
+
+async fn world_walk(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>, ApiError> {
+    let (dx, dy) = (num(&q, "dx")?, num(&q, "dy")?);
+    if dx.hypot(dy) > 10.0 {
+        return Err(bad("dx, dy: at most 10 m a step"));
+    }
+    blocking(move || {
+        let mut w = world_of(&s)?;
+        let ctl = CharacterController::new(
+            ControllerParams { shape: Shape::Capsule { half_height: 0.5 }, radius: 0.4, ..ControllerParams::default() },
+            DVec3::Z,
+        );
+        let m = ctl.move_by(&TerrainSweep(&w.world), w.walker, DVec3::new(dx, dy, -0.5), w.grounded);
+        w.walker = m.position;
+        w.grounded = m.grounded;
+        Ok(json!({ "walker": m.position.to_array(), "grounded": m.grounded }))
+    })
+    .await?
+    .map(Json)
+}

@@ -1,0 +1,266 @@
+//! `landfall serve`: its endpoints (answers equal to the library's, bad parameters a 400 with a
+//! message, requests outside the terrain, many clients at once) and the page in headless Chromium
+//! (the first frame shows terrain; a click shows the exact height under it). The browser part is
+//! skipped with a message when `chromium` is not installed (`apt-get install chromium`).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_landfall")
+}
+
+fn dem() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/topobathy.npz")
+}
+
+/// A server on a free port; killed when dropped.
+struct Server {
+    child: Child,
+    addr: String,
+}
+
+impl Server {
+    fn start(args: &[&str]) -> Self {
+        let mut child = Command::new(bin())
+            .arg("serve")
+            .args(args)
+            .args(["--port", "0"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let addr = line.split("http://").nth(1).unwrap().split('/').next().unwrap().to_string();
+        Self { child, addr }
+    }
+
+    /// GET `path`: (status, body).
+    fn get(&self, path: &str) -> (u16, Vec<u8>) {
+        let mut s = TcpStream::connect(&self.addr).unwrap();
+        write!(s, "GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n", self.addr).unwrap();
+        let mut raw = Vec::new();
+        s.read_to_end(&mut raw).unwrap();
+        let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+        let head = String::from_utf8_lossy(&raw[..split]).to_string();
+        let status = head.split_whitespace().nth(1).unwrap().parse().unwrap();
+        let mut body = raw[split + 4..].to_vec();
+        if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+            body = unchunk(&body);
+        }
+        (status, body)
+    }
+
+    fn json(&self, path: &str) -> (u16, serde_json::Value) {
+        let (s, b) = self.get(path);
+        (s, serde_json::from_slice(&b).unwrap_or(serde_json::Value::Null))
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn unchunk(mut b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let end = b.windows(2).position(|w| w == b"\r\n").unwrap();
+        let n = usize::from_str_radix(std::str::from_utf8(&b[..end]).unwrap().trim(), 16).unwrap();
+        if n == 0 {
+            return out;
+        }
+        out.extend_from_slice(&b[end + 2..end + 2 + n]);
+        b = &b[end + 2 + n + 2..];
+    }
+}
+
+#[test]
+fn endpoints_answer_as_the_library_and_refuse_bad_requests() {
+    let server = Server::start(&[dem().to_str().unwrap()]);
+    let t = landfall_io::open_terrain(&dem(), &landfall_io::TerrainOptions::default()).unwrap().terrain;
+    let t = t.as_dyn();
+    // Heights from many clients at once equal the library's, bit for bit.
+    let answers: Vec<(f64, f64, serde_json::Value)> = std::thread::scope(|sc| {
+        let handles: Vec<_> = (0..16)
+            .map(|c| {
+                let server = &server;
+                sc.spawn(move || {
+                    (0..15)
+                        .map(|k| {
+                            let (x, y) = (234.1 + (c * 15 + k) as f64 * 0.0157, 48.05 + (k as f64) * 0.121);
+                            let (status, v) = server.json(&format!("/api/height?x={x}&y={y}"));
+                            assert_eq!(status, 200);
+                            (x, y, v)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(answers.len(), 240);
+    for (x, y, v) in answers {
+        let want = t.top_surface(landfall::glam::DVec3::new(x, y, 0.0)).map(|s| s.point.z);
+        assert_eq!(v["height"].as_f64(), want, "at ({x}, {y})");
+    }
+    // A ray's hit is the library's.
+    let (s, v) = server.json("/api/raycast?ox=236&oy=49&oz=3000&dx=0.0001&dy=0.0002&dz=-1");
+    assert_eq!(s, 200);
+    let ray = landfall::Ray::new(
+        landfall::glam::DVec3::new(236.0, 49.0, 3000.0),
+        landfall::glam::DVec3::new(0.0001, 0.0002, -1.0),
+    );
+    let h = t.raycast(&ray, f64::INFINITY).expect("the ray hits");
+    assert_eq!(v["t"].as_f64(), Some(h.t));
+    // Outside the terrain: no ground, no hit.
+    assert!(server.json("/api/height?x=100&y=0").1["height"].is_null());
+    assert_eq!(server.json("/api/raycast?ox=100&oy=0&oz=10&dx=1&dy=0&dz=0").1["hit"], false);
+    // Line of sight over the strait, blocked through the mountains.
+    let (s, v) = server.json("/api/visible?ax=234.5&ay=49.8&az=3000&bx=237.5&by=48.2&bz=3000");
+    assert_eq!(s, 200);
+    assert!(v["visible"].is_boolean());
+    // Bad parameters: 400 with a message naming the parameter; unknown pages: 404.
+    for (path, word) in [
+        ("/api/height?x=1", "y: missing"),
+        ("/api/height?x=abc&y=1", "x: 'abc'"),
+        ("/api/height?x=nan&y=1", "x: 'nan'"),
+        ("/api/raycast?ox=0&oy=0&oz=0&dx=0&dy=0&dz=0", "direction"),
+        ("/api/raycast?ox=0&oy=0&oz=0&dx=1&dy=0&dz=0&max=-1", "max"),
+        ("/api/viewshed?x=1", "y: missing"),
+        ("/api/world/update?x=0&y=0&z=0", "procedural world"),
+    ] {
+        let (s, v) = server.json(path);
+        assert_eq!(s, 400, "{path}");
+        assert!(v["error"].as_str().unwrap().contains(word), "{path}: {v}");
+    }
+    assert_eq!(server.get("/../../etc/passwd").0, 404);
+    assert_eq!(server.get("/data/topobathy.npz").0, 404);
+    // The mesh and the viewshed come as binary.
+    let (s, mesh) = server.get("/api/mesh");
+    assert_eq!((s, &mesh[..4]), (200, &b"LFM1"[..]));
+    let (s, vs) = server.get("/api/viewshed?x=236.5&y=49.5&h=50");
+    assert_eq!((s, &vs[..4]), (200, &b"LFV1"[..]));
+    assert_eq!(vs.len(), 44 + 120 * 91);
+}
+
+#[test]
+fn the_world_follows_the_camera_and_the_walker_walks() {
+    let server = Server::start(&["--world"]);
+    let (s, info) = server.json("/api/info");
+    assert_eq!((s, info["kind"].as_str()), (200, Some("world")));
+    let w = info["walker"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect::<Vec<_>>();
+    let (s, first) = server.json(&format!("/api/world/update?x={}&y={}&z={}", w[0], w[1], w[2] + 2.0));
+    assert_eq!(s, 200);
+    let layers = first["layers"].as_array().unwrap();
+    assert!(layers.len() >= 5);
+    let level = layers[0]["level"].as_u64().unwrap();
+    let (s, bytes) = server.get(&format!("/api/world/layer?level={level}"));
+    assert_eq!((s, &bytes[..4]), (200, &b"LFM1"[..]));
+    // A small step changes few layers: the others keep their versions.
+    let (_, after) = server.json(&format!("/api/world/update?x={}&y={}&z={}", w[0] + 3.0, w[1], w[2] + 2.0));
+    let same = layers.iter().zip(after["layers"].as_array().unwrap()).filter(|(a, b)| a == b).count();
+    assert!(same >= layers.len() - 3, "{first} → {after}");
+    // The walker moves with the character controller and stays on the ground.
+    let mut p = w.clone();
+    for _ in 0..20 {
+        let (s, v) = server.json("/api/world/walk?dx=0.5&dy=0.2");
+        assert_eq!(s, 200);
+        p = v["walker"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+    }
+    assert!((p[0] - w[0]).hypot(p[1] - w[1]) > 3.0, "{p:?} from {w:?}");
+    assert_eq!(server.json("/api/world/walk?dx=50&dy=0").0, 400);
+    assert_eq!(server.json("/api/world/layer?level=99").0, 400);
+    assert_eq!(server.json("/api/mesh").0, 400);
+}
+
+/// Headless Chromium, or `None` (with a message) when it is not installed.
+fn chromium() -> Option<&'static str> {
+    for c in ["chromium", "chromium-browser", "google-chrome"] {
+        if Command::new(c)
+            .arg("--version")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+        {
+            return Some(c);
+        }
+    }
+    eprintln!("skipped: no chromium (apt-get install chromium) for the browser test");
+    None
+}
+
+fn headless(browser: &str, url: &str, extra: &[&str]) -> Vec<u8> {
+    let out = Command::new(browser)
+        .args(["--headless", "--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader"])
+        .args(["--window-size=1000,650", "--virtual-time-budget=10000", "--hide-scrollbars"])
+        .args(extra)
+        .arg(url)
+        .stderr(Stdio::null())
+        .output()
+        .unwrap();
+    out.stdout
+}
+
+#[test]
+fn the_page_shows_terrain_and_a_click_shows_the_exact_height() {
+    let Some(browser) = chromium() else { return };
+    let server = Server::start(&[dem().to_str().unwrap()]);
+    let dir = tempfile::tempdir().unwrap();
+    let shot = dir.path().join("view.png");
+    let url = format!("http://{}/?click=500,380", server.addr);
+    // Headless Chromium takes its picture after a budget of virtual time, which does not always
+    // wait for the page's fetches: a few tries, each judged on its own.
+    let mut last = String::new();
+    let mut seen = false;
+    for _ in 0..5 {
+        headless(browser, &url, &[&format!("--screenshot={}", shot.display())]);
+        let Ok(f) = std::fs::File::open(&shot) else { continue };
+        let mut reader = png::Decoder::new(std::io::BufReader::new(f)).read_info().unwrap();
+        let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+        let frame = reader.next_frame(&mut buf).unwrap();
+        let px = &buf[..frame.buffer_size()];
+        let ch = frame.color_type.samples();
+        let sky = [0xb9u8, 0xcd, 0xe8];
+        let (mut terrain, mut colours) = (0usize, std::collections::HashSet::new());
+        for p in px.chunks_exact(ch) {
+            let d: i32 = (0..3).map(|k| (p[k] as i32 - sky[k] as i32).abs()).sum();
+            terrain += usize::from(d > 40);
+            colours.insert([p[0] / 8, p[1] / 8, p[2] / 8]);
+        }
+        let n = px.len() / ch;
+        // The first frame shows terrain: many colours, a good part of the pixels not the sky.
+        last = format!("{terrain} of {n} pixels differ from the sky, {} colours", colours.len());
+        if terrain * 5 > n && colours.len() > 100 {
+            seen = true;
+            break;
+        }
+    }
+    assert!(seen, "no terrain in the screenshot (a blank canvas?): {last}");
+    // The click's readout: the exact surface under the pixel, as the library answers at that x, y.
+    let mut dom = String::new();
+    for _ in 0..5 {
+        dom = String::from_utf8_lossy(&headless(browser, &url, &["--dump-dom"])).to_string();
+        if dom.contains("data-clicked") {
+            break;
+        }
+    }
+    let div = dom.split("id=\"readout\"").nth(1).expect("readout");
+    let attr = |name: &str| -> f64 {
+        div.split(&format!("data-{name}=\"")).nth(1).unwrap().split('"').next().unwrap().parse().unwrap()
+    };
+    let (x, y, z) = (attr("x"), attr("y"), attr("z"));
+    let t = landfall_io::open_terrain(&dem(), &landfall_io::TerrainOptions::default()).unwrap().terrain;
+    let want = t.as_dyn().top_surface(landfall::glam::DVec3::new(x, y, 0.0)).unwrap().point.z;
+    assert!((z - want).abs() <= 1e-6 * (1.0 + want.abs()), "page says {z}, the library {want}");
+    // Keep the screenshot for the docs when asked.
+    if let Ok(to) = std::env::var("LANDFALL_VIEWER_SHOT") {
+        std::fs::copy(&shot, to).unwrap();
+    }
+}
