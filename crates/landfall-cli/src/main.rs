@@ -139,7 +139,7 @@ enum Command {
     /// cast), shift-click two points for a line of sight, V for the viewshed from the last point.
     ///
     /// `--world`: the endless procedural world, the nested cache following the camera (only changed
-    /// layers are sent again) and a walker moved by the keyboard (W A S D) with the character
+    /// regions of its mesh are sent again) and a walker moved by the keyboard (W A S D) with the character
     /// controller. Listens on 127.0.0.1 (this machine only) unless --host says otherwise; prints the
     /// address. Serves nothing but its own page and the terrain's answers.
     Serve(serve::ServeArgs),

@@ -157,15 +157,17 @@ fn the_world_follows_the_camera_and_the_walker_walks() {
     let w = info["walker"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect::<Vec<_>>();
     let (s, first) = server.json(&format!("/api/world/update?x={}&y={}&z={}", w[0], w[1], w[2] + 2.0));
     assert_eq!(s, 200);
-    let layers = first["layers"].as_array().unwrap();
-    assert!(layers.len() >= 5);
-    let level = layers[0]["level"].as_u64().unwrap();
-    let (s, bytes) = server.get(&format!("/api/world/layer?level={level}"));
+    let regions = first["regions"].as_array().unwrap().clone();
+    assert!(regions.len() >= 15, "{first}");
+    let (level, region) = (regions[0]["level"].as_u64().unwrap(), regions[0]["region"].as_u64().unwrap());
+    let (s, bytes) = server.get(&format!("/api/world/region?level={level}&region={region}"));
     assert_eq!((s, &bytes[..4]), (200, &b"LFM1"[..]));
-    // A small step changes few layers: the others keep their versions.
+    // A small step changes few regions: the others keep their versions (and are not sent again).
     let (_, after) = server.json(&format!("/api/world/update?x={}&y={}&z={}", w[0] + 3.0, w[1], w[2] + 2.0));
-    let same = layers.iter().zip(after["layers"].as_array().unwrap()).filter(|(a, b)| a == b).count();
-    assert!(same >= layers.len() - 3, "{first} → {after}");
+    let after = after["regions"].as_array().unwrap().clone();
+    let kept = regions.iter().filter(|r| after.contains(r)).count();
+    assert!(kept * 2 > regions.len(), "{kept} of {} regions kept", regions.len());
+    assert!(kept < regions.len() || after.len() != regions.len(), "a 3 m step changed nothing");
     // The walker moves with the character controller and stays on the ground.
     let mut p = w.clone();
     for _ in 0..20 {
@@ -175,7 +177,8 @@ fn the_world_follows_the_camera_and_the_walker_walks() {
     }
     assert!((p[0] - w[0]).hypot(p[1] - w[1]) > 3.0, "{p:?} from {w:?}");
     assert_eq!(server.json("/api/world/walk?dx=50&dy=0").0, 400);
-    assert_eq!(server.json("/api/world/layer?level=99").0, 400);
+    assert_eq!(server.json("/api/world/region?level=99&region=0").0, 400);
+    assert_eq!(server.json("/api/world/region?level=5&region=3").0, 400);
     assert_eq!(server.json("/api/mesh").0, 400);
 }
 
@@ -199,7 +202,7 @@ fn chromium() -> Option<&'static str> {
 fn headless(browser: &str, url: &str, extra: &[&str]) -> Vec<u8> {
     let out = Command::new(browser)
         .args(["--headless", "--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader"])
-        .args(["--window-size=1000,650", "--virtual-time-budget=10000", "--hide-scrollbars"])
+        .args(["--window-size=1000,650", "--virtual-time-budget=30000", "--hide-scrollbars"])
         .args(extra)
         .arg(url)
         .stderr(Stdio::null())
@@ -215,13 +218,47 @@ fn the_page_shows_terrain_and_a_click_shows_the_exact_height() {
     let dir = tempfile::tempdir().unwrap();
     let shot = dir.path().join("view.png");
     let url = format!("http://{}/?click=500,380", server.addr);
+    shows_terrain(browser, &url, &shot);
+    // The click's readout: the exact surface under the pixel, as the library answers at that x, y.
+    let mut dom = String::new();
+    for _ in 0..5 {
+        dom = String::from_utf8_lossy(&headless(browser, &url, &["--dump-dom"])).to_string();
+        if dom.contains("data-clicked") {
+            break;
+        }
+    }
+    let div = dom.split("id=\"readout\"").nth(1).expect("readout");
+    let attr = |name: &str| -> f64 {
+        div.split(&format!("data-{name}=\"")).nth(1).unwrap().split('"').next().unwrap().parse().unwrap()
+    };
+    let (x, y, z) = (attr("x"), attr("y"), attr("z"));
+    let t = landfall_io::open_terrain(&dem(), &landfall_io::TerrainOptions::default()).unwrap().terrain;
+    let want = t.as_dyn().top_surface(landfall::glam::DVec3::new(x, y, 0.0)).unwrap().point.z;
+    assert!((z - want).abs() <= 1e-6 * (1.0 + want.abs()), "page says {z}, the library {want}");
+    // Keep the screenshot for the docs when asked.
+    if let Ok(to) = std::env::var("LANDFALL_VIEWER_SHOT") {
+        std::fs::copy(&shot, to).unwrap();
+    }
+}
+
+#[test]
+fn the_world_page_shows_the_world() {
+    let Some(browser) = chromium() else { return };
+    let server = Server::start(&["--world"]);
+    let dir = tempfile::tempdir().unwrap();
+    shows_terrain(browser, &format!("http://{}/", server.addr), &dir.path().join("world.png"));
+}
+
+/// The page's first frames show terrain: a screenshot where a good part of the pixels is not the
+/// sky and there are many colours (lit, coloured ground, not a blank canvas).
+fn shows_terrain(browser: &str, url: &str, shot: &Path) {
     // Headless Chromium takes its picture after a budget of virtual time, which does not always
     // wait for the page's fetches: a few tries, each judged on its own.
     let mut last = String::new();
     let mut seen = false;
     for _ in 0..5 {
-        headless(browser, &url, &[&format!("--screenshot={}", shot.display())]);
-        let Ok(f) = std::fs::File::open(&shot) else { continue };
+        headless(browser, url, &[&format!("--screenshot={}", shot.display())]);
+        let Ok(f) = std::fs::File::open(shot) else { continue };
         let mut reader = png::Decoder::new(std::io::BufReader::new(f)).read_info().unwrap();
         let mut buf = vec![0; reader.output_buffer_size().unwrap()];
         let frame = reader.next_frame(&mut buf).unwrap();
@@ -243,24 +280,4 @@ fn the_page_shows_terrain_and_a_click_shows_the_exact_height() {
         }
     }
     assert!(seen, "no terrain in the screenshot (a blank canvas?): {last}");
-    // The click's readout: the exact surface under the pixel, as the library answers at that x, y.
-    let mut dom = String::new();
-    for _ in 0..5 {
-        dom = String::from_utf8_lossy(&headless(browser, &url, &["--dump-dom"])).to_string();
-        if dom.contains("data-clicked") {
-            break;
-        }
-    }
-    let div = dom.split("id=\"readout\"").nth(1).expect("readout");
-    let attr = |name: &str| -> f64 {
-        div.split(&format!("data-{name}=\"")).nth(1).unwrap().split('"').next().unwrap().parse().unwrap()
-    };
-    let (x, y, z) = (attr("x"), attr("y"), attr("z"));
-    let t = landfall_io::open_terrain(&dem(), &landfall_io::TerrainOptions::default()).unwrap().terrain;
-    let want = t.as_dyn().top_surface(landfall::glam::DVec3::new(x, y, 0.0)).unwrap().point.z;
-    assert!((z - want).abs() <= 1e-6 * (1.0 + want.abs()), "page says {z}, the library {want}");
-    // Keep the screenshot for the docs when asked.
-    if let Ok(to) = std::env::var("LANDFALL_VIEWER_SHOT") {
-        std::fs::copy(&shot, to).unwrap();
-    }
 }

@@ -69,7 +69,7 @@ function show(text, data = {}) {
 const fmt = (v) => v.toFixed(3);
 
 let terrainMesh = null;
-const layers = new Map(); // world: level → { version, mesh }
+const layers = new Map(); // world: 'level:region' → { version, mesh }
 let walker = world ? new THREE.Vector3(...info.walker) : null;
 
 if (world) {
@@ -90,26 +90,34 @@ if (world) {
 }
 controls.update();
 
-// World: the cache follows the camera; only layers whose version changed are fetched again.
+// World: the cache follows the camera; only the regions whose version changed are fetched again.
 let updating = false;
 async function followCamera() {
   if (!world || updating) return;
   updating = true;
   try {
-    const p = camera.position.clone().add(O);
+    const p = camera.position.clone();
+    p.set(p.x + O.x, p.y + O.y, p.z / zs + O.z);
     const r = await (await fetch(`/api/world/update?x=${p.x}&y=${p.y}&z=${p.z}`)).json();
     const drawn = new Set();
-    for (const { level, version } of r.layers) {
-      drawn.add(level);
-      const have = layers.get(level);
-      if (have && have.version === version) continue;
-      const buf = await (await fetch(`/api/world/layer?level=${level}`)).arrayBuffer();
-      const m = meshFrom(buf);
+    const wanted = r.regions.filter(({ level, region, version }) => {
+      const key = `${level}:${region}`;
+      drawn.add(key);
+      const have = layers.get(key);
+      return !(have && have.version === version);
+    });
+    // The changed regions, fetched together.
+    const bufs = await Promise.all(wanted.map(({ level, region }) =>
+      fetch(`/api/world/region?level=${level}&region=${region}`).then((x) => x.arrayBuffer())));
+    wanted.forEach(({ level, region, version }, k) => {
+      const key = `${level}:${region}`;
+      const have = layers.get(key);
       if (have) scene.remove(have.mesh);
+      const m = meshFrom(bufs[k]);
       scene.add(m);
-      layers.set(level, { version, mesh: m });
-    }
-    for (const [level, l] of layers) if (!drawn.has(level)) { scene.remove(l.mesh); layers.delete(level); }
+      layers.set(key, { version, mesh: m });
+    });
+    for (const [key, l] of layers) if (!drawn.has(key)) { scene.remove(l.mesh); layers.delete(key); }
   } finally { updating = false; }
 }
 

@@ -33,13 +33,47 @@ enum Kind {
     World(Mutex<WorldView>),
 }
 
-/// The world, the version of each layer's mesh, and the walker.
+/// The world, the version of each region of its drawn mesh, and the walker.
 struct WorldView {
     world: World,
     version: u64,
-    layer_version: Vec<u64>,
+    /// (layer, region) → (hash of its mesh, the version it last changed in).
+    regions: HashMap<(u8, usize), (u64, u64)>,
     walker: DVec3,
     grounded: bool,
+}
+
+impl WorldView {
+    /// Brings the regions' versions up to date: a region whose mesh (vertices at their drawn
+    /// heights, triangles, origin) hashes differently from before changed in this version.
+    fn track(&mut self) {
+        self.version += 1;
+        let v = self.version;
+        let mut now = HashMap::new();
+        for m in self.world.meshes() {
+            for (r, region) in m.regions().iter().enumerate() {
+                let h = region_hash(m.origin.to_array(), region);
+                let version = match self.regions.get(&(m.level, r)) {
+                    Some(&(old, ver)) if old == h => ver,
+                    _ => v,
+                };
+                now.insert((m.level, r), (h, version));
+            }
+        }
+        self.regions = now;
+    }
+}
+
+/// A hash of a region's drawn mesh.
+fn region_hash(origin: [f64; 2], r: &landfall::world::Region) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    origin.map(f64::to_bits).hash(&mut h);
+    for v in &r.vertices {
+        [v.pos[0], v.pos[1], v.drawn_z()].map(f32::to_bits).hash(&mut h);
+    }
+    r.indices.hash(&mut h);
+    h.finish()
 }
 
 impl State {
@@ -61,8 +95,8 @@ impl State {
         let ground = far.height_at(0.3, 0.7).unwrap_or(0.0);
         let walker = DVec3::new(0.3, 0.7, ground + 1.0);
         let world = World::new(params, CacheParams::default(), walker + DVec3::Z * 1.0)?;
-        let layers = world.cache_params().layers as usize;
-        let view = WorldView { world, version: 1, layer_version: vec![1; layers], walker, grounded: false };
+        let mut view = WorldView { world, version: 0, regions: HashMap::new(), walker, grounded: false };
+        view.track();
         Ok(Arc::new(Self { kind: Kind::World(Mutex::new(view)) }))
     }
 
@@ -142,7 +176,7 @@ pub fn router(state: Arc<State>) -> Router {
         .route("/api/visible", get(visible))
         .route("/api/viewshed", get(viewshed))
         .route("/api/world/update", get(world_update))
-        .route("/api/world/layer", get(world_layer))
+        .route("/api/world/region", get(world_region))
         .route("/api/world/walk", get(world_walk))
         .fallback(|| async { ApiError(StatusCode::NOT_FOUND, "no such page".into()) })
         .with_state(state)
@@ -274,11 +308,15 @@ fn world_of(s: &State) -> Result<std::sync::MutexGuard<'_, WorldView>, ApiError>
     }
 }
 
-/// The drawn layers and their versions (a layer's version changes when its mesh does).
-fn layers(w: &WorldView) -> Value {
-    let drawn: Vec<Value> =
-        w.world.drawn_layers().map(|k| json!({ "level": k, "version": w.layer_version[k as usize] })).collect();
-    json!({ "version": w.version, "layers": drawn, "walker": w.walker.to_array(), "viewer": w.world.viewer().to_array() })
+/// The drawn mesh's regions and their versions (a region's version changes when its mesh does).
+fn regions(w: &WorldView) -> Value {
+    let mut list: Vec<(&(u8, usize), &(u64, u64))> = w.regions.iter().collect();
+    list.sort();
+    let drawn: Vec<Value> = list
+        .into_iter()
+        .map(|(&(level, region), &(_, version))| json!({ "level": level, "region": region, "version": version }))
+        .collect();
+    json!({ "version": w.version, "regions": drawn, "walker": w.walker.to_array(), "viewer": w.world.viewer().to_array() })
 }
 
 async fn world_update(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>, ApiError> {
@@ -289,34 +327,38 @@ async fn world_update(Extract(s): Shared, Query(q): Params) -> Result<Json<Value
         if p.x.abs() > limit || p.y.abs() > limit {
             return Err(bad("x, y: beyond ±10⁹ m"));
         }
-        let before = w.world.drawn_layers();
         let far = (p - w.world.viewer()).truncate().length() > 1000.0;
         let stats = if far { w.world.teleport(p) } else { w.world.update(p) }.map_err(|e| bad(e.to_string()))?;
-        if stats.layers_changed != 0 || w.world.drawn_layers() != before {
-            w.version += 1;
-            let v = w.version;
-            for k in 0..w.layer_version.len() {
-                if stats.layers_changed & (1 << k) != 0 || !before.contains(&(k as u8)) {
-                    w.layer_version[k] = v;
-                }
-            }
+        if stats.regions_rebuilt > 0 || stats.layers_changed != 0 {
+            w.track();
         }
-        Ok(layers(&w))
+        Ok(regions(&w))
     })
     .await?
     .map(Json)
 }
 
-async fn world_layer(Extract(s): Shared, Query(q): Params) -> Result<Response, ApiError> {
-    let level = num(&q, "level")?;
+async fn world_region(Extract(s): Shared, Query(q): Params) -> Result<Response, ApiError> {
+    let (level, region) = (num(&q, "level")?, num(&q, "region")?);
     let bytes = blocking(move || {
         let w = world_of(&s)?;
-        if level.fract() != 0.0 || !w.world.drawn_layers().contains(&(level as u8)) || level < 0.0 {
-            return Err(bad(format!("level: {level} is not a drawn layer ({:?})", w.world.drawn_layers())));
-        }
-        let parts = landfall_io::world_parts(&w.world);
-        let part =
-            parts.into_iter().find(|p| p.name == format!("layer {level}")).ok_or_else(|| bad("level: no mesh"))?;
+        let m = w
+            .world
+            .meshes()
+            .find(|m| m.level as f64 == level)
+            .ok_or_else(|| bad(format!("level: {level} is not a drawn layer ({:?})", w.world.drawn_layers())))?;
+        let r = (region.fract() == 0.0 && (0.0..3.0).contains(&region))
+            .then(|| m.regions()[region as usize])
+            .ok_or_else(|| bad(format!("region: {region} (0 outer ring, 1 inner, 2 seam)")))?;
+        let mut part = landfall_io::MeshPart {
+            name: format!("layer {level} region {region}"),
+            origin: [m.origin.x, m.origin.y, 0.0],
+            positions: r.vertices.iter().map(|v| [v.pos[0], v.pos[1], v.drawn_z()]).collect(),
+            indices: r.indices.clone(),
+            ..landfall_io::MeshPart::default()
+        };
+        let top = w.world.generator().max_abs_height();
+        part.paint(&landfall::paint::ColourMap::for_range(-top, top));
         Ok(mesh::encode(&part))
     })
     .await??;

@@ -2,7 +2,7 @@
 //! vendored: it works offline), the terrain's mesh with the colour map's colours and normals, and
 //! answers the page's questions with landfall's own queries: the exact height and normal under the
 //! cursor (a ray cast on the server, so what is seen and what is queried agree), line of sight, the
-//! viewshed; for the procedural world, the nested cache follows the camera (only the layers that
+//! viewshed; for the procedural world, the nested cache follows the camera (only the regions that
 //! changed are sent again) and a walker moves with the character controller. No file is served but
 //! the page's own assets, compiled in.
 
