@@ -310,11 +310,11 @@ fn world_of(s: &State) -> Result<std::sync::MutexGuard<'_, WorldView>, ApiError>
 
 /// The drawn mesh's regions and their versions (a region's version changes when its mesh does).
 fn regions(w: &WorldView) -> Value {
-    let mut list: Vec<(&(u8, usize), &(u64, u64))> = w.regions.iter().collect();
-    list.sort();
+    let mut list: Vec<(u8, usize, u64)> = w.regions.iter().map(|(&(l, r), &(_, v))| (l, r, v)).collect();
+    list.sort_unstable();
     let drawn: Vec<Value> = list
         .into_iter()
-        .map(|(&(level, region), &(_, version))| json!({ "level": level, "region": region, "version": version }))
+        .map(|(level, region, version)| json!({ "level": level, "region": region, "version": version }))
         .collect();
     json!({ "version": w.version, "regions": drawn, "walker": w.walker.to_array(), "viewer": w.world.viewer().to_array() })
 }
