@@ -239,40 +239,99 @@ pub(crate) fn stream_rows(
     o: &mut Opened,
     mut each: impl FnMut(usize, &[f64]) -> Result<(), IoError>,
 ) -> Result<(), IoError> {
-    let (nx, ny) = (o.nx, o.ny);
-    let dec = &mut o.dec;
-    let bad = |e: tiff::TiffError| IoError::format(path, format!("corrupt or truncated image data: {e}"));
-    let tag = |dec: &mut Decoder<_>, t: Tag| -> Result<Option<u64>, IoError> {
-        match dec.find_tag(t) {
-            Ok(None) => Ok(None),
-            Ok(Some(v)) => v.into_u64().map(Some).map_err(|e| IoError::field(path, format!("{t:?}"), e.to_string())),
-            Err(e) => Err(IoError::field(path, format!("{t:?}"), e.to_string())),
+    let mut rows = RowReader::new(path, o)?;
+    let mut r = 0;
+    while let Some(row) = rows.next_row(o)? {
+        each(r, row)?;
+        r += 1;
+    }
+    Ok(())
+}
+
+/// An image's rows one at a time, in file order (north first), decoding a band of chunks when the
+/// last band is used up.
+pub(crate) struct RowReader {
+    path: std::path::PathBuf,
+    cw: u64,
+    ch: u64,
+    tiled: bool,
+    across: u64,
+    band: Vec<f64>,
+    /// The band decoded now (its index) and the next row to hand out overall.
+    band_index: Option<u64>,
+    next: usize,
+}
+
+impl RowReader {
+    pub(crate) fn new(path: &Path, o: &mut Opened) -> Result<Self, IoError> {
+        let (nx, ny) = (o.nx, o.ny);
+        let dec = &mut o.dec;
+        let tag = |dec: &mut Decoder<_>, t: Tag| -> Result<Option<u64>, IoError> {
+            match dec.find_tag(t) {
+                Ok(None) => Ok(None),
+                Ok(Some(v)) => {
+                    v.into_u64().map(Some).map_err(|e| IoError::field(path, format!("{t:?}"), e.to_string()))
+                }
+                Err(e) => Err(IoError::field(path, format!("{t:?}"), e.to_string())),
+            }
+        };
+        let tiled = tag(dec, Tag::TileWidth)?;
+        let (cw, ch) = match tiled {
+            Some(tw) => (tw, tag(dec, Tag::TileLength)?.unwrap_or(0)),
+            None => (nx as u64, tag(dec, Tag::RowsPerStrip)?.unwrap_or(ny as u64).min(ny as u64)),
+        };
+        if cw == 0 || ch == 0 {
+            return Err(IoError::field(path, "TileWidth/TileLength/RowsPerStrip", "zero"));
         }
-    };
-    let tiled = tag(dec, Tag::TileWidth)?;
-    let (cw, ch) = match tiled {
-        Some(tw) => (tw, tag(dec, Tag::TileLength)?.unwrap_or(0)),
-        None => (nx as u64, tag(dec, Tag::RowsPerStrip)?.unwrap_or(ny as u64).min(ny as u64)),
-    };
-    if cw == 0 || ch == 0 {
-        return Err(IoError::field(path, "TileWidth/TileLength/RowsPerStrip", "zero"));
+        if cw.saturating_mul(ch) > MAX_CHUNK_SAMPLES {
+            return Err(IoError::field(
+                path,
+                "RowsPerStrip/TileWidth × TileLength",
+                format!(
+                    "chunks of {cw} × {ch} samples are too large to stream; re-tile it (gdal_translate -co TILED=YES)"
+                ),
+            ));
+        }
+        Ok(Self {
+            path: path.to_owned(),
+            cw,
+            ch,
+            tiled: tiled.is_some(),
+            across: (nx as u64).div_ceil(cw),
+            band: vec![0f64; nx * ch as usize],
+            band_index: None,
+            next: 0,
+        })
     }
-    if cw.saturating_mul(ch) > MAX_CHUNK_SAMPLES {
-        return Err(IoError::field(
-            path,
-            "RowsPerStrip/TileWidth × TileLength",
-            format!("chunks of {cw} × {ch} samples are too large to stream; re-tile it (gdal_translate -co TILED=YES)"),
-        ));
+
+    /// The next row (north first), or `None` after the last.
+    pub(crate) fn next_row(&mut self, o: &mut Opened) -> Result<Option<&[f64]>, IoError> {
+        let (nx, ny) = (o.nx, o.ny);
+        if self.next >= ny {
+            return Ok(None);
+        }
+        let ty = self.next as u64 / self.ch;
+        if self.band_index != Some(ty) {
+            self.decode_band(o, ty)?;
+            self.band_index = Some(ty);
+        }
+        let r = self.next - (ty * self.ch) as usize;
+        self.next += 1;
+        Ok(Some(&self.band[r * nx..(r + 1) * nx]))
     }
-    let across = (nx as u64).div_ceil(cw);
-    let downs = (ny as u64).div_ceil(ch);
-    let mut band = vec![0f64; nx * ch as usize];
-    for ty in 0..downs {
+
+    fn decode_band(&mut self, o: &mut Opened, ty: u64) -> Result<(), IoError> {
+        let (nx, ny) = (o.nx, o.ny);
+        let path = self.path.as_path();
+        let (cw, ch) = (self.cw, self.ch);
+        let bad = |e: tiff::TiffError| IoError::format(path, format!("corrupt or truncated image data: {e}"));
         let rows = (ch.min(ny as u64 - ty * ch)) as usize;
-        for tx in 0..across {
-            let index = u32::try_from(ty * across + tx).map_err(|_| IoError::format(path, "too many chunks"))?;
+        for tx in 0..self.across {
+            let index = u32::try_from(ty * self.across + tx).map_err(|_| IoError::format(path, "too many chunks"))?;
             let cols = (cw.min(nx as u64 - tx * cw)) as usize;
-            let data = dec.read_chunk(index).map_err(bad)?;
+            let data = o.dec.read_chunk(index).map_err(bad)?;
+            let band = &mut self.band;
+            let tiled = self.tiled;
             macro_rules! copy {
                 ($v:expr) => {{
                     let v = $v;
@@ -283,7 +342,7 @@ pub(crate) fn stream_rows(
                         ));
                     }
                     // A tile's data may be padded to the full tile width.
-                    let stride = if v.len() >= cw as usize * rows && tiled.is_some() { cw as usize } else { cols };
+                    let stride = if v.len() >= cw as usize * rows && tiled { cw as usize } else { cols };
                     for r in 0..rows {
                         let dst = &mut band[r * nx + (tx * cw) as usize..][..cols];
                         for (d, &x) in dst.iter_mut().zip(&v[r * stride..r * stride + cols]) {
@@ -310,9 +369,6 @@ pub(crate) fn stream_rows(
                 }
             }
         }
-        for r in 0..rows {
-            each((ty * ch) as usize + r, &band[r * nx..(r + 1) * nx])?;
-        }
+        Ok(())
     }
-    Ok(())
 }

@@ -208,3 +208,73 @@ fn checksum_of(bytes: &[u8]) -> u64 {
     }
     h.iter().fold(bytes.len() as u64, |a, &b| (a ^ b).wrapping_mul(P).rotate_left(31))
 }
+
+/// A GeoTIFF of `v` (north row first), its north-west pixel centred at (x0 + 5, y0 − 5): 10 m
+/// pixels, strips of 3 rows, nodata −9999.
+fn write_tile(p: &Path, v: &[f32], nx: u32, ny: u32, x0: f64, y0: f64) {
+    use tiff::encoder::colortype::Gray32Float;
+    use tiff::tags::Tag;
+    let mut enc = tiff::encoder::TiffEncoder::new(std::fs::File::create(p).unwrap()).unwrap();
+    let mut img = enc.new_image::<Gray32Float>(nx, ny).unwrap();
+    img.rows_per_strip(3).unwrap();
+    img.encoder().write_tag(Tag::ModelPixelScaleTag, &[10.0f64, 10.0, 0.0][..]).unwrap();
+    img.encoder().write_tag(Tag::ModelTiepointTag, &[0.0f64, 0.0, 0.0, x0, y0, 0.0][..]).unwrap();
+    img.encoder().write_tag(Tag::GdalNodata, "-9999").unwrap();
+    img.write_data(v).unwrap();
+}
+
+#[test]
+fn a_directory_of_tiles_is_one_mosaic() {
+    let d = tempfile::tempdir().unwrap();
+    let (nx, ny) = (61usize, 41usize);
+    let mut rng = SplitMix64::new(12);
+    // The whole grid, north row first.
+    let whole: Vec<f32> = (0..nx * ny).map(|_| rng.range(0.0, 50.0) as f32).collect();
+    let cut = |c0: usize, c1: usize, r0: usize, r1: usize| -> Vec<f32> {
+        (r0..r1).flat_map(|r| whole[r * nx + c0..r * nx + c1].iter().copied()).collect()
+    };
+    let tiles = d.path().join("tiles");
+    std::fs::create_dir(&tiles).unwrap();
+    // Three of four tiles sharing their edge row and column (north rows 0..=20, 20..41; columns
+    // 0..=30, 30..61); the north-east one is missing: a gap.
+    for (name, c0, c1, r0, r1) in [("a_nw", 0, 31, 0, 21), ("b_sw", 0, 31, 20, 41), ("c_se", 30, 61, 20, 41)] {
+        let (x0, y0) = (1000.0 + 10.0 * c0 as f64, 9000.0 - 10.0 * r0 as f64);
+        write_tile(
+            &tiles.join(format!("{name}.tif")),
+            &cut(c0, c1, r0, r1),
+            (c1 - c0) as u32,
+            (r1 - r0) as u32,
+            x0,
+            y0,
+        );
+    }
+    let lfh = d.path().join("m.lfh");
+    let r = build_heightfield_index(&tiles, &lfh, &LoadOptions::default(), landfall::Frame::z_up(), &mut |_, _| {})
+        .unwrap();
+    assert_eq!((r.nx, r.ny), (nx, ny));
+    // The same grid as one raster, the gap made holes.
+    let mut expect = whole.clone();
+    for row in 0..20 {
+        for col in 31..nx {
+            expect[row * nx + col] = -9999.0;
+        }
+    }
+    let one = d.path().join("one.tif");
+    write_tile(&one, &expect, nx as u32, ny as u32, 1000.0, 9000.0);
+    let whole_hf = load_heightfield(&one, &LoadOptions::default()).unwrap().heightfield;
+    let mosaic = open_heightfield_index(&lfh).unwrap();
+    assert_eq!(mosaic.nodata_count(), 20 * 30);
+    same_answers(&whole_hf, &mosaic, 4);
+    // Tiles off the grid or of another pixel size are refused, naming the tile.
+    write_tile(&tiles.join("d_off.tif"), &cut(30, 61, 0, 21), 31, 21, 1000.0 + 303.0, 9000.0);
+    let e = build_heightfield_index(
+        &tiles,
+        &d.path().join("x.lfh"),
+        &LoadOptions::default(),
+        landfall::Frame::z_up(),
+        &mut |_, _| {},
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("d_off.tif") && e.contains("grid"), "{e}");
+}
