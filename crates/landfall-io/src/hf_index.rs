@@ -391,7 +391,7 @@ impl Writer {
 
     /// Writes the pyramid and the header and puts the file in place; its length and NaN count.
     fn finish(
-        self,
+        mut self,
         origin: [f64; 2],
         spacing: [f64; 2],
         diagonal: Diagonal,
@@ -400,7 +400,8 @@ impl Writer {
         if self.rows_seen != self.ny {
             return Err(IoError::format(self.out.path(), format!("{} rows of {} written", self.rows_seen, self.ny)));
         }
-        let (nodes, quantum, exact) = self.leaves.clone().finish();
+        let leaves = std::mem::replace(&mut self.leaves, LeafRanges::new(2, 2, 1));
+        let (nodes, quantum, exact) = leaves.finish();
         let heights_at = aligned(HEADER_LEN as u64);
         let nodes_at = aligned(heights_at + (self.nx * self.ny * 4) as u64);
         let mask_at = aligned(nodes_at + (nodes.len() * 4) as u64);

@@ -86,6 +86,14 @@ impl<T: Pod> Flat<T> {
         matches!(self.repr, Repr::Shared { .. })
     }
 
+    /// The elements as an owned vector (copied only when they are shared).
+    pub fn into_vec(self) -> Vec<T> {
+        match self.repr {
+            Repr::Owned(v) => v,
+            Repr::Shared { .. } => self.to_vec(),
+        }
+    }
+
     /// Mutable access, copying shared elements into an owned vector first.
     pub fn make_mut(&mut self) -> &mut Vec<T> {
         if let Repr::Shared { .. } = self.repr {

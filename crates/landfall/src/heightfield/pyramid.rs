@@ -389,8 +389,9 @@ impl LeafRanges {
     /// The pyramid's stored form: nodes, (base, step) of the codes, the exact range of the samples.
     pub fn finish(self) -> (Vec<[u16; 2]>, (f64, f64), [f32; 2]) {
         let p = Pyramid::from_exact_leaves(&self.ranges, self.nx - 1, self.ny - 1, self.leaf);
-        let (nodes, q, exact) = p.stored();
-        (nodes.to_vec(), q, exact)
+        drop(self.ranges);
+        let (q, exact) = ((p.base, p.step), p.exact);
+        (p.nodes.into_vec(), q, exact)
     }
 }
 
