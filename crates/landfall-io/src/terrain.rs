@@ -105,6 +105,22 @@ pub enum OpenError {
     },
 }
 
+/// An index file keeps the placement it was built with: an option that would change it is refused.
+fn refuse_placement(path: &Path, r: &LoadOptions) -> Result<(), OpenError> {
+    for (given, option) in [
+        (r.spacing.is_some(), "spacing"),
+        (r.origin.is_some(), "origin"),
+        (r.z_scale != 1.0 || r.z_offset != 0.0, "z-scale/z-offset"),
+    ] {
+        if given {
+            let msg =
+                format!("cannot change a prebuilt index file {}; rebuild it with `landfall build`", path.display());
+            return Err(OpenError::Option { option, msg });
+        }
+    }
+    Ok(())
+}
+
 /// Opens `path`: a heightfield index (by its magic, memory-mapped after a full check), a polygon
 /// index file (by its magic or `.lfq`, memory-mapped), a mesh (`.obj`, `.gltf`, `.glb`) or a
 /// raster (anything else).
@@ -112,18 +128,7 @@ pub fn open_terrain(path: &Path, o: &TerrainOptions) -> Result<OpenedTerrain, Op
     let r = &o.raster;
     let refuse = |option: &'static str, msg: String| Err(OpenError::Option { option, msg });
     if crate::is_heightfield_index(path) {
-        for (given, option) in [
-            (r.spacing.is_some(), "spacing"),
-            (r.origin.is_some(), "origin"),
-            (r.z_scale != 1.0 || r.z_offset != 0.0, "z-scale/z-offset"),
-        ] {
-            if given {
-                return refuse(
-                    option,
-                    format!("cannot change a prebuilt index file {}; rebuild it with `landfall build`", path.display()),
-                );
-            }
-        }
+        refuse_placement(path, r)?;
         let hf = crate::open_heightfield_index(path)?;
         if r.diagonal != hf.diagonal() && r.diagonal != landfall::Diagonal::default() {
             return refuse(
@@ -149,18 +154,7 @@ pub fn open_terrain(path: &Path, o: &TerrainOptions) -> Result<OpenedTerrain, Op
         });
     }
     if is_index(path) {
-        for (given, option) in [
-            (r.spacing.is_some(), "spacing"),
-            (r.origin.is_some(), "origin"),
-            (r.z_scale != 1.0 || r.z_offset != 0.0, "z-scale/z-offset"),
-        ] {
-            if given {
-                return refuse(
-                    option,
-                    format!("cannot change a prebuilt index file {}; rebuild it with `landfall build`", path.display()),
-                );
-            }
-        }
+        refuse_placement(path, r)?;
         let t = open_index_verified(path)?;
         if let Some(f) = o.frame {
             if (f.down() - t.frame().down()).length() > 1e-12 {

@@ -2,6 +2,7 @@
 //! time, it answers exactly as the raster loaded whole, on odd sizes, holes and every tile seam;
 //! hostile files are errors, never panics.
 
+mod common;
 use glam::DVec3;
 use landfall::rng::SplitMix64;
 use landfall::{Heightfield, Ray, Terrain};
@@ -183,30 +184,11 @@ fn hostile_index_files_are_errors_not_panics() {
     // A header whose fields lie, with its checksum made right again: still refused.
     let mut b = good.clone();
     b[32..40].copy_from_slice(&u64::MAX.to_le_bytes()); // nx
-    let sum = checksum_of(&b[..248]);
+    let sum = common::index_checksum(&b[..248]);
     b[248..256].copy_from_slice(&sum.to_le_bytes());
     std::fs::write(&bad, &b).unwrap();
     let e = open_heightfield_index(&bad).unwrap_err().to_string();
     assert!(e.contains("nx/ny"), "{e}");
-}
-
-/// The index's checksum (the polygon index's, re-implemented here to forge headers).
-fn checksum_of(bytes: &[u8]) -> u64 {
-    const P: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut h = [P, P ^ 1, P ^ 2, P ^ 3];
-    let mut words = bytes.chunks_exact(32);
-    for c in &mut words {
-        for (k, lane) in h.iter_mut().enumerate() {
-            let w = u64::from_le_bytes(c[8 * k..8 * k + 8].try_into().unwrap());
-            *lane = (*lane ^ w).wrapping_mul(P).rotate_left(29);
-        }
-    }
-    let mut tail = [0u8; 32];
-    tail[..words.remainder().len()].copy_from_slice(words.remainder());
-    for (k, lane) in h.iter_mut().enumerate() {
-        *lane = (*lane ^ u64::from_le_bytes(tail[8 * k..8 * k + 8].try_into().unwrap())).wrapping_mul(P);
-    }
-    h.iter().fold(bytes.len() as u64, |a, &b| (a ^ b).wrapping_mul(P).rotate_left(31))
 }
 
 /// A GeoTIFF of `v` (north row first), its north-west pixel centred at (x0 + 5, y0 − 5): 10 m

@@ -1,5 +1,6 @@
 //! Mesh loaders (OBJ, glTF, GLB) and the polygon index file: round trips, bad input, corruption.
 
+mod common;
 use glam::DVec3;
 use landfall::polygon::PolygonSoup;
 use landfall::{Frame, PolygonTerrain, QuadtreeParams, Ray};
@@ -226,27 +227,8 @@ fn index_round_trip_is_zero_copy_and_answers_the_same() {
 
 fn fix_header_sum(bytes: &mut [u8]) {
     // Recompute the header checksum the way a hostile writer would (re-write a valid header).
-    let sum = header_checksum(&bytes[..336]);
+    let sum = common::index_checksum(&bytes[..336]);
     bytes[336..344].copy_from_slice(&sum.to_le_bytes());
-}
-
-/// The format's checksum, restated from the documentation (4 lanes of multiply–rotate).
-fn header_checksum(bytes: &[u8]) -> u64 {
-    const P: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut h = [P, P ^ 1, P ^ 2, P ^ 3];
-    let mut words = bytes.chunks_exact(32);
-    for c in &mut words {
-        for (k, lane) in h.iter_mut().enumerate() {
-            let w = u64::from_le_bytes(c[8 * k..8 * k + 8].try_into().unwrap());
-            *lane = (*lane ^ w).wrapping_mul(P).rotate_left(29);
-        }
-    }
-    let mut tail = [0u8; 32];
-    tail[..words.remainder().len()].copy_from_slice(words.remainder());
-    for (k, lane) in h.iter_mut().enumerate() {
-        *lane = (*lane ^ u64::from_le_bytes(tail[8 * k..8 * k + 8].try_into().unwrap())).wrapping_mul(P);
-    }
-    h.iter().fold(bytes.len() as u64, |a, &b| (a ^ b).wrapping_mul(P).rotate_left(31))
 }
 
 #[test]

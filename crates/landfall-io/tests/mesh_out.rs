@@ -86,7 +86,7 @@ fn terrain_meshes_carry_normals_and_colours() {
             if k == 77 {
                 f32::NAN
             } else {
-                40.0 * (i / 5.0).sin() + 3.0 * j - 20.0
+                40.0 * (i / 5.0).sin() + 3.0 * j + 20.0
             }
         })
         .collect();
@@ -101,7 +101,7 @@ fn terrain_meshes_carry_normals_and_colours() {
         let l = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
         assert!((l - 1.0).abs() < 1e-5 && n[2] > 0.0);
     }
-    // Below the sea (z < 0) the colour is water: more blue than red.
+    // Mostly land with some sea: below it (z < 0) the colour is water, more blue than red.
     for (p, c) in part.positions.iter().zip(&part.colors) {
         if p[2] < -1.0 {
             assert!(c[2] > c[0], "{p:?} {c:?}");
