@@ -4,6 +4,11 @@
 //! toroidal arrays (`landfall`), with a hash table of cells (`hashed`, the alternative the thesis
 //! mentions) and rebuilding the whole cache and mesh every frame (`rebuild`).
 //!
+//! Printed after them, `objects`: the same motions (600 frames) with the world filled
+//! (`world::Objects`, default kinds and roaming entities): per frame the world's update, the objects'
+//! (cells that entered generate theirs, those that left drop theirs), the roaming entities' moves and
+//! every pair from the dual quad-tree; pairs per second and grid cells entered or left per frame.
+//!
 //! `cargo bench -p landfall-bench --bench world`
 
 use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
@@ -120,8 +125,52 @@ criterion_group! {
     targets = generation, updates
 }
 
+/// The objects' costs beside the world's update, per motion (printed).
+fn objects() {
+    use landfall::world::{ObjectParams, Objects};
+    println!("\nobjects (thesis configuration, 600 frames at 60 fps; µs per frame, one thread)");
+    println!(
+        "{:<10} {:>10} {:>10} {:>9} {:>9} {:>10} {:>12} {:>12} {:>9}",
+        "motion", "world", "objects", "entities", "pairs", "objects/%", "pairs/s", "cells/frame", "held"
+    );
+    for m in MOTIONS {
+        let mut rng = SplitMix64::new(9);
+        let mut w = world_at::<Toroidal>(m);
+        let mut o = Objects::new(&w, ObjectParams::default());
+        let (mut tw, mut to, mut te, mut tp, mut pairs) = (0.0, 0.0, 0.0, 0.0, 0usize);
+        let changes0 = o.grid().cell_changes();
+        let frames_n = 600;
+        for _ in 0..frames_n {
+            tw += frames(&mut w, m, 1, &mut rng, false).as_secs_f64();
+            let t = Instant::now();
+            black_box(o.sync(&w));
+            to += t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            o.step(&w, 1.0 / 60.0);
+            te += t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            o.pairs(|_, _| pairs += 1);
+            tp += t.elapsed().as_secs_f64();
+        }
+        let n = frames_n as f64;
+        println!(
+            "{:<10} {:>10.1} {:>10.1} {:>9.1} {:>9.1} {:>9.0}% {:>12.0} {:>12.1} {:>9}",
+            m.name,
+            tw / n * 1e6,
+            to / n * 1e6,
+            te / n * 1e6,
+            tp / n * 1e6,
+            100.0 * to / tw.max(1e-12),
+            pairs as f64 / tp.max(1e-12),
+            (o.grid().cell_changes() - changes0) as f64 / n,
+            o.len()
+        );
+    }
+}
+
 fn main() {
     benches();
+    objects();
     landfall_bench::report::criterion().configure_from_args().final_summary();
     let params: Vec<String> = MOTIONS.iter().map(|m| m.name.to_string()).collect();
     print_ratios("world_frame", &["hashed", "rebuild"], &params);
