@@ -1,0 +1,136 @@
+//! Building an index: a raster (a GeoTIFF streamed, other formats read whole) or a mosaic of tiles.
+
+use super::mosaic::build_mosaic;
+use super::write::Writer;
+use crate::load::LoadOptions;
+use crate::raster::GeoRef;
+use crate::IoError;
+use glam::DVec2;
+use landfall::{Frame, Heightfield};
+use std::path::Path;
+
+/// What [`build_heightfield_index`] did.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct IndexReport {
+    /// Samples, columns × rows.
+    pub nx: usize,
+    /// Rows.
+    pub ny: usize,
+    /// NaN samples.
+    pub nodata: usize,
+    /// Bytes written.
+    pub bytes: u64,
+    /// Whether the raster was streamed (a GeoTIFF) or loaded whole (other formats).
+    pub streamed: bool,
+}
+
+/// Writes the index of the raster at `src` to `out`: z = value · z_scale + z_offset, placement from
+/// the options, else the file's, else origin (0, 0) and spacing 1 — exactly as [`load_heightfield`]
+/// (crate::load_heightfield) would build it. A GeoTIFF is streamed (any size; memory is a band of
+/// rows); other formats are read whole; a directory of GeoTIFF tiles on one grid (a national DEM's
+/// 1° tiles) is streamed as one mosaic. `progress(rows done, rows)` is called as rows are written.
+pub fn build_heightfield_index(
+    src: &Path,
+    out: &Path,
+    opts: &LoadOptions,
+    frame: Frame,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<IndexReport, IoError> {
+    if cfg!(target_endian = "big") {
+        return Err(IoError::format(out, "index files are little-endian; this machine is not"));
+    }
+    if !(opts.z_scale.is_finite() && opts.z_offset.is_finite()) {
+        return Err(IoError::field(src, "z-scale/z-offset", "must be finite numbers"));
+    }
+    if src.is_dir() {
+        return build_mosaic(src, out, opts, frame, progress);
+    }
+    let ext = crate::extension(src);
+    if ext != "tif" && ext != "tiff" {
+        // Small formats: load whole, write the heightfield's parts.
+        let loaded = crate::load_heightfield(src, opts)?;
+        let mut hf = loaded.heightfield;
+        hf.set_frame(frame);
+        let (nx, ny) = (hf.nx(), hf.ny());
+        let p = hf.to_parts();
+        let mut w = Writer::start(out, nx, ny, p.leaf_size)?;
+        for j in 0..ny {
+            w.row(j, &p.heights[j * nx..(j + 1) * nx])?;
+        }
+        progress(ny as u64, ny as u64);
+        let origin = p.origin.to_array();
+        let spacing = p.spacing.to_array();
+        let (bytes, nodata) = w.finish(origin, spacing, p.diagonal, p.frame)?;
+        return Ok(IndexReport { nx, ny, nodata, bytes, streamed: false });
+    }
+    // GeoTIFF: its header, then its rows as they decode.
+    let limits = &opts.limits;
+    let mut o = crate::tif::open(src, limits, |w, h| {
+        if w < 2 || h < 2 {
+            return Err(IoError::format(src, format!("raster is {w}×{h}; a terrain needs at least 2×2 samples")));
+        }
+        if w.checked_mul(h).is_none_or(|n| n > u32::MAX as u64 / 2) {
+            return Err(IoError::field(src, "ImageWidth × ImageLength", format!("{w} × {h}: at most 2³¹ samples")));
+        }
+        Ok(())
+    })?;
+    let (nx, ny, nodata) = (o.nx, o.ny, o.nodata);
+    let geo = o.georef.unwrap_or(GeoRef { origin: (0.0, 0.0), spacing: (1.0, 1.0) });
+    let (dx, dy) = opts.spacing.unwrap_or(geo.spacing);
+    let (ox, oy) = opts.origin.unwrap_or(geo.origin);
+    // The same checks a heightfield makes, before anything is written.
+    Heightfield::builder(2, 2, vec![0.0; 4])
+        .origin(ox, oy)
+        .spacing(dx, dy)
+        .leaf_size(opts.leaf_size)
+        .build()
+        .map_err(|error| IoError::Heightfield { path: src.to_owned(), error })?;
+    let far = DVec2::new(ox, oy) + DVec2::new(dx, dy) * DVec2::new((nx - 1) as f64, (ny - 1) as f64);
+    if !far.is_finite() {
+        return Err(IoError::field(src, "origin/spacing", "the far corner is not finite"));
+    }
+    let mut w = Writer::start(out, nx, ny, opts.leaf_size)?;
+    let mut heights = vec![0f32; nx];
+    let mut done = 0u64;
+    crate::tif::stream_rows(src, &mut o, |r, values| {
+        let name = |k: usize| format!("pixel (row {r}, column {k})");
+        for (k, (h, &v)) in heights.iter_mut().zip(values).enumerate() {
+            let f = v as f32;
+            *h = if v.is_nan() || nodata.is_some_and(|n| n == v || n as f32 == f) {
+                f32::NAN
+            } else if f.is_infinite() {
+                return Err(IoError::field(src, name(k), format!("{v} is not a finite height")));
+            } else {
+                // As `load_heightfield`: the f32 sample, then the scale and offset in f64.
+                (f as f64 * opts.z_scale + opts.z_offset) as f32
+            };
+            if h.is_infinite() {
+                return Err(IoError::field(
+                    src,
+                    format!("sample (column {k}, row {} from the south)", ny - 1 - r),
+                    "value overflows f32 after z-scale/z-offset",
+                ));
+            }
+        }
+        w.row(ny - 1 - r, &heights)?;
+        done += 1;
+        if done.is_multiple_of(256) || done == ny as u64 {
+            progress(done, ny as u64);
+        }
+        Ok(())
+    })?;
+    let (bytes, nodata) = w.finish([ox, oy], [dx, dy], opts.diagonal, frame)?;
+    Ok(IndexReport { nx, ny, nodata, bytes, streamed: true })
+}
+
+/// Decodes a GeoTIFF row by row, a band of tiles or a strip at a time, calling `each(row, values)`
+/// for every row in file order (row 0 north) — what `build_heightfield_index` reads, without the
+/// writing (the decoder's own speed, for comparison). Returns (columns, rows).
+pub fn stream_geotiff_rows(
+    path: &Path,
+    mut each: impl FnMut(usize, &[f64]) -> Result<(), IoError>,
+) -> Result<(usize, usize), IoError> {
+    let mut o = crate::tif::open(path, &crate::Limits::default(), |_, _| Ok(()))?;
+    crate::tif::stream_rows(path, &mut o, &mut each)?;
+    Ok((o.nx, o.ny))
+}

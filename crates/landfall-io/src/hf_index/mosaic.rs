@@ -1,0 +1,134 @@
+//! A directory of GeoTIFF tiles on one grid, streamed as one index.
+
+use super::build::IndexReport;
+use super::write::Writer;
+use crate::load::LoadOptions;
+use crate::IoError;
+use landfall::Frame;
+use std::path::Path;
+
+/// One GeoTIFF of a mosaic: where it goes in the whole grid, and its rows while they are read.
+struct MosaicTile {
+    path: std::path::PathBuf,
+    opened: crate::tif::Opened,
+    rows: Option<crate::tif::RowReader>,
+    /// Column of its west column and row (from the south) of its south row in the whole grid.
+    col: usize,
+    row0: usize,
+}
+
+/// A directory of GeoTIFF tiles on one grid (same spacing, origins on the grid; they may share
+/// edge rows and columns, and leave gaps, which become holes) as one heightfield index, streamed
+/// row by row across the tiles: memory is one band of rows of the tiles in the current row.
+pub(super) fn build_mosaic(
+    dir: &Path,
+    out: &Path,
+    opts: &LoadOptions,
+    frame: Frame,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<IndexReport, IoError> {
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| IoError::os(dir, e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| matches!(crate::extension(p).as_str(), "tif" | "tiff") && p.is_file())
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(IoError::format(dir, "no GeoTIFF tiles (.tif, .tiff) in the directory"));
+    }
+    let mut tiles = Vec::new();
+    let mut grid: Option<(f64, f64)> = None;
+    for path in &files {
+        let o = crate::tif::open(path, &opts.limits, |w, h| {
+            if w < 1 || h < 1 || w.checked_mul(h).is_none_or(|n| n > u32::MAX as u64 / 2) {
+                return Err(IoError::field(path, "ImageWidth × ImageLength", format!("{w} × {h}")));
+            }
+            Ok(())
+        })?;
+        let geo =
+            o.georef.ok_or_else(|| IoError::format(path, "no georeferencing: a mosaic needs every tile placed"))?;
+        let (dx, dy) = *grid.get_or_insert(geo.spacing);
+        let same = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(b.abs());
+        if !(same(geo.spacing.0, dx) && same(geo.spacing.1, dy)) {
+            return Err(IoError::field(
+                path,
+                "pixel size",
+                format!("{} × {}, the mosaic's first tile has {dx} × {dy}", geo.spacing.0, geo.spacing.1),
+            ));
+        }
+        tiles.push((path.clone(), o, geo));
+    }
+    let (dx, dy) = grid.expect("at least one tile");
+    let west = tiles.iter().map(|t| t.2.origin.0).fold(f64::INFINITY, f64::min);
+    let south = tiles.iter().map(|t| t.2.origin.1).fold(f64::INFINITY, f64::min);
+    let mut placed = Vec::new();
+    let (mut nx, mut ny) = (0usize, 0usize);
+    for (path, o, geo) in tiles {
+        let (c, r) = ((geo.origin.0 - west) / dx, (geo.origin.1 - south) / dy);
+        if (c - c.round()).abs() > 1e-6 || (r - r.round()).abs() > 1e-6 {
+            return Err(IoError::field(
+                &path,
+                "origin",
+                format!(
+                    "({}, {}) is not on the mosaic's grid ({dx} × {dy} from ({west}, {south}))",
+                    geo.origin.0, geo.origin.1
+                ),
+            ));
+        }
+        let (col, row0) = (c.round() as usize, r.round() as usize);
+        nx = nx.max(col + o.nx);
+        ny = ny.max(row0 + o.ny);
+        placed.push(MosaicTile { path, opened: o, rows: None, col, row0 });
+    }
+    if nx < 2 || ny < 2 || nx.checked_mul(ny).is_none_or(|n| n > u32::MAX as usize / 2) {
+        return Err(IoError::format(dir, format!("the mosaic is {nx} × {ny} samples (2 × 2 to 2³¹)")));
+    }
+    let (dx, dy) = opts.spacing.unwrap_or((dx, dy));
+    let (ox, oy) = opts.origin.unwrap_or((west, south));
+    let mut w = Writer::start(out, nx, ny, opts.leaf_size)?;
+    let mut row = vec![f32::NAN; nx];
+    for j in (0..ny).rev() {
+        row.fill(f32::NAN);
+        for t in placed.iter_mut().filter(|t| (t.row0..t.row0 + t.opened.ny).contains(&j)) {
+            if t.rows.is_none() {
+                t.rows = Some(crate::tif::RowReader::new(&t.path, &mut t.opened)?);
+            }
+            let reader = t.rows.as_mut().expect("just made");
+            let values =
+                reader.next_row(&mut t.opened)?.ok_or_else(|| IoError::format(&t.path, "fewer rows than declared"))?;
+            let nodata = t.opened.nodata;
+            for (k, &v) in values.iter().enumerate() {
+                let f = v as f32;
+                if v.is_nan() || nodata.is_some_and(|n| n == v || n as f32 == f) {
+                    continue; // a hole here; a neighbour sharing the edge may fill it
+                }
+                if f.is_infinite() {
+                    return Err(IoError::field(
+                        &t.path,
+                        format!("pixel (row {}, column {k})", t.row0 + t.opened.ny - 1 - j),
+                        format!("{v} is not a finite height"),
+                    ));
+                }
+                let h = (f as f64 * opts.z_scale + opts.z_offset) as f32;
+                if h.is_infinite() {
+                    return Err(IoError::field(
+                        &t.path,
+                        format!("column {k}"),
+                        "value overflows f32 after z-scale/z-offset",
+                    ));
+                }
+                row[t.col + k] = h;
+            }
+            if j == t.row0 {
+                t.rows = None; // its last row: free its band
+            }
+        }
+        w.row(j, &row)?;
+        if j % 256 == 0 {
+            progress((ny - j) as u64, ny as u64);
+        }
+    }
+    progress(ny as u64, ny as u64);
+    let (bytes, nodata) = w.finish([ox, oy], [dx, dy], opts.diagonal, frame)?;
+    Ok(IndexReport { nx, ny, nodata, bytes, streamed: true })
+}

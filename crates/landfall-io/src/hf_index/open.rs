@@ -1,0 +1,147 @@
+//! Opening an index: every check, then the map.
+
+use super::{checksum, data_sum, row_sum, Header, ALIGN, HEADER_LEN, HEIGHTFIELD_INDEX_VERSION, KIND, MAGIC};
+use crate::input::open_regular;
+use crate::IoError;
+use glam::{DVec2, DVec3};
+use landfall::flat::{Flat, StableBytes};
+use landfall::heightfield::{HeightfieldParts, LeafRanges};
+use landfall::{Diagonal, Frame, Heightfield};
+use std::path::Path;
+use std::sync::Arc;
+
+/// A read-only map of an index file (see `index.rs`'s `Mapped`).
+struct Mapped(memmap2::Mmap);
+
+// SAFETY: a read-only private map keeps its address and length until dropped; index files are
+// replaced by rename, never rewritten in place, so their pages do not change under the map.
+unsafe impl StableBytes for Mapped {
+    fn stable_bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// Opens a heightfield index: checks everything (see the module's documentation), then maps the
+/// file and returns the heightfield using it in place.
+pub fn open_heightfield_index(path: &Path) -> Result<Heightfield, IoError> {
+    use std::io::Read;
+    let (mut file, len) = open_regular(path)?;
+    let bad = |field: &str, msg: String| IoError::field(path, field, msg);
+    if len < HEADER_LEN as u64 {
+        return Err(IoError::format(path, format!("truncated: {len} bytes, the header alone is {HEADER_LEN}")));
+    }
+    let mut head = [0u8; HEADER_LEN];
+    file.read_exact(&mut head).map_err(|e| IoError::os(path, e))?;
+    let h: Header = bytemuck::pod_read_unaligned(&head);
+    if h.magic != MAGIC || h.kind != KIND {
+        return Err(IoError::format(path, "not a landfall heightfield index file (bad magic)"));
+    }
+    if h.version != HEIGHTFIELD_INDEX_VERSION {
+        return Err(bad(
+            "version",
+            format!(
+                "{} (this landfall reads version {HEIGHTFIELD_INDEX_VERSION}); rebuild it with `landfall build`",
+                h.version
+            ),
+        ));
+    }
+    if h.header_sum != checksum(&head[..HEADER_LEN - 8]) {
+        return Err(bad("header checksum", "mismatch: the header is corrupt".into()));
+    }
+    if h.header_len != HEADER_LEN as u64 {
+        return Err(bad("header length", format!("{} (expected {HEADER_LEN})", h.header_len)));
+    }
+    if h.file_len != len {
+        return Err(bad("file length", format!("header says {} bytes, the file has {len}", h.file_len)));
+    }
+    let (nx, ny) = (h.nx, h.ny);
+    if nx < 2 || ny < 2 || nx.checked_mul(ny).is_none_or(|n| n > u32::MAX as u64 / 2) {
+        return Err(bad("nx/ny", format!("{nx} × {ny}")));
+    }
+    let (nx, ny) = (nx as usize, ny as usize);
+    let diagonal = match h.diagonal {
+        0 => Diagonal::Alternating,
+        1 => Diagonal::SouthWestNorthEast,
+        2 => Diagonal::SouthEastNorthWest,
+        d => return Err(bad("diagonal", format!("unknown code {d}"))),
+    };
+    let frame = Frame::from_gravity(DVec3::from_array(h.gravity)).map_err(|e| bad("gravity", e.to_string()))?;
+    let leaf = usize::try_from(h.leaf)
+        .ok()
+        .filter(|&l| (1..=1 << 24).contains(&l))
+        .ok_or_else(|| bad("leaf size", h.leaf.to_string()))?;
+    let [heights, nodes, mask] = h.sections;
+    for (name, [at, count], size) in [("samples", heights, 4u64), ("pyramid", nodes, 4), ("hole mask", mask, 8)] {
+        let end = count.checked_mul(size).and_then(|b| b.checked_add(at));
+        if at % ALIGN != 0 || at < HEADER_LEN as u64 || end.is_none_or(|e| e > len) {
+            return Err(bad(name, format!("section at byte {at} with {count} elements does not fit the file")));
+        }
+    }
+    if heights[1] != (nx * ny) as u64 {
+        return Err(bad("samples", format!("{} samples for {nx} × {ny}", heights[1])));
+    }
+    if mask[1] != 0 {
+        return Err(bad("hole mask", "not supported in version 1".into()));
+    }
+    // Read the samples once through a buffer: checksum, finite, NaN count, pyramid.
+    let mut leaves = LeafRanges::new(nx, ny, leaf);
+    let (mut rows_sum, mut nan) = (0u64, 0u64);
+    let rows_per_read = (8 << 20) / (nx * 4).max(1) + 1;
+    let mut buf = vec![0f32; rows_per_read.min(ny) * nx];
+    use std::io::{Seek, SeekFrom};
+    file.seek(SeekFrom::Start(heights[0])).map_err(|e| IoError::os(path, e))?;
+    let mut j = 0;
+    while j < ny {
+        let rows = rows_per_read.min(ny - j);
+        let chunk = &mut buf[..rows * nx];
+        file.read_exact(bytemuck::cast_slice_mut(chunk)).map_err(|e| IoError::os(path, e))?;
+        for (r, row) in chunk.chunks_exact(nx).enumerate() {
+            if let Some(i) = row.iter().position(|v| v.is_infinite()) {
+                return Err(bad("samples", format!("sample (column {i}, row {} from the south) is infinite", j + r)));
+            }
+            nan += row.iter().filter(|v| v.is_nan()).count() as u64;
+            rows_sum = rows_sum.wrapping_add(row_sum(j + r, row));
+            leaves.add_row(j + r, row);
+        }
+        j += rows;
+    }
+    let mut node_bytes = vec![0u8; (nodes[1] * 4) as usize];
+    file.seek(SeekFrom::Start(nodes[0])).map_err(|e| IoError::os(path, e))?;
+    file.read_exact(&mut node_bytes).map_err(|e| IoError::os(path, e))?;
+    if h.data_sum != data_sum(rows_sum, &node_bytes) {
+        return Err(bad("data checksum", "mismatch: the file is corrupt".into()));
+    }
+    if nan != h.nodata {
+        return Err(bad("NaN samples", format!("header says {}, the samples have {nan}", h.nodata)));
+    }
+    let (want_nodes, quantum, exact) = leaves.finish();
+    if bytemuck::cast_slice::<[u16; 2], u8>(&want_nodes) != &node_bytes[..]
+        || quantum != (h.quantum[0], h.quantum[1])
+        || exact.map(f32::to_bits) != h.exact.map(f32::to_bits)
+    {
+        return Err(bad("pyramid", "does not match the samples".into()));
+    }
+    // SAFETY: see `Mapped`.
+    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| IoError::os(path, e))?;
+    if map.len() as u64 != len {
+        return Err(IoError::format(path, "changed while being opened"));
+    }
+    let owner: Arc<dyn StableBytes> = Arc::new(Mapped(map));
+    let flat_err = |e: landfall::flat::FlatError| IoError::format(path, e.to_string());
+    let parts = HeightfieldParts {
+        nx,
+        ny,
+        origin: DVec2::from_array(h.origin),
+        spacing: DVec2::from_array(h.spacing),
+        diagonal,
+        frame,
+        heights: Flat::from_shared(owner.clone(), heights[0], heights[1]).map_err(flat_err)?,
+        nodata: nan as usize,
+        hole_mask: Flat::default(),
+        leaf_size: leaf,
+        nodes: Flat::from_shared(owner, nodes[0], nodes[1]).map_err(flat_err)?,
+        quantum,
+        exact,
+    };
+    Heightfield::from_parts(parts).map_err(|error| IoError::Heightfield { path: path.to_owned(), error })
+}
