@@ -156,8 +156,8 @@ pub fn write_index(terrain: &PolygonTerrain, path: &Path) -> Result<(), IoError>
     crate::write_atomic(path, &[bytemuck::bytes_of(&raw), &body])
 }
 
-/// A read-only memory map of an index file.
-struct Mapped(memmap2::Mmap);
+/// A read-only memory map of an index file (polygon or heightfield).
+pub(crate) struct Mapped(pub(crate) memmap2::Mmap);
 
 // SAFETY: a read-only private map keeps its address and length until dropped; index files are
 // replaced by rename, never rewritten in place, so their pages do not change under the map.

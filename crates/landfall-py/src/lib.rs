@@ -240,24 +240,13 @@ impl Terrain {
 
     /// One move of each character controller (positions and desired motions flat n·3, grounded n
     /// as 0/1): dict of position, grounded, ground_normal, stepped, contacts.
-    #[pyo3(signature = (positions, desired, grounded, shape, radius, half_height, radii, skin, max_climb, min_slide, step_height, snap, max_iterations))]
-    #[allow(clippy::too_many_arguments)]
     fn _move<'py>(
         &self,
         py: Python<'py>,
         positions: In<'py>,
         desired: In<'py>,
         grounded: In<'py>,
-        shape: &str,
-        radius: f64,
-        half_height: f64,
-        radii: (f64, f64, f64),
-        skin: f64,
-        max_climb: f64,
-        min_slide: f64,
-        step_height: f64,
-        snap: f64,
-        max_iterations: usize,
+        options: motion::ControllerOptions,
     ) -> PyResult<Bound<'py, PyDict>> {
         let (p, d, g) = (slice(&positions, "positions")?, slice(&desired, "motions")?, slice(&grounded, "grounded")?);
         let n = same_points(&[(p, "positions"), (d, "motions")])?;
@@ -267,20 +256,7 @@ impl Terrain {
         all_finite(p, 3, "position")?;
         all_finite(d, 3, "motion")?;
         let t = self.get();
-        let ctl = motion::controller(
-            t.as_dyn(),
-            shape,
-            radius,
-            half_height,
-            [radii.0, radii.1, radii.2],
-            skin,
-            max_climb,
-            min_slide,
-            step_height,
-            snap,
-            max_iterations,
-        )
-        .map_err(err)?;
+        let ctl = motion::controller(t.as_dyn(), &options).map_err(err)?;
         let rows = self.run(py, |t| motion::move_all(t, &ctl, p, d, g));
         columns(py, &rows, &[("position", 3), ("grounded", 1), ("ground_normal", 3), ("stepped", 1), ("contacts", 1)])
     }

@@ -7,6 +7,7 @@ use landfall::collide::{CharacterController, ControllerParams};
 use landfall::collide::{SweepTarget, TerrainSweep};
 use landfall::glam::DVec3;
 use landfall::{place, Contacts, FollowParams, Refusal, Terrain};
+use pyo3::FromPyObject;
 use rayon::prelude::*;
 
 const NAN3: [f64; 3] = [f64::NAN; 3];
@@ -95,12 +96,11 @@ pub fn place_all(t: &dyn Terrain, p: &[f64], heading: &[f64], params: &FollowPar
         .collect()
 }
 
-/// A controller from the Python options: `shape` "sphere", "capsule" (with `half_height`) or
-/// "ellipsoid" (with `radii`).
-#[allow(clippy::too_many_arguments)]
-pub fn controller(
-    t: &dyn Terrain,
-    shape: &str,
+/// A character controller's options as the Python `CharacterController` holds them (read from its
+/// attributes).
+#[derive(FromPyObject)]
+pub struct ControllerOptions {
+    shape: String,
     radius: f64,
     half_height: f64,
     radii: [f64; 3],
@@ -110,8 +110,24 @@ pub fn controller(
     step_height: f64,
     snap: f64,
     max_iterations: usize,
-) -> Result<CharacterController, String> {
-    let shape = match shape {
+}
+
+/// A controller from the Python options: `shape` "sphere", "capsule" (with `half_height`) or
+/// "ellipsoid" (with `radii`); every option checked, the first bad one named.
+pub fn controller(t: &dyn Terrain, o: &ControllerOptions) -> Result<CharacterController, String> {
+    let ControllerOptions {
+        ref shape,
+        radius,
+        half_height,
+        radii,
+        skin,
+        max_climb,
+        min_slide,
+        step_height,
+        snap,
+        max_iterations,
+    } = *o;
+    let shape = match shape.as_str() {
         "sphere" => Shape::Sphere,
         "capsule" => Shape::Capsule { half_height },
         "ellipsoid" => Shape::Ellipsoid { radii: DVec3::from_array(radii) },

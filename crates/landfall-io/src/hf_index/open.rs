@@ -1,6 +1,7 @@
 //! Opening an index: every check, then the map.
 
 use super::{checksum, data_sum, row_sum, Header, ALIGN, HEADER_LEN, HEIGHTFIELD_INDEX_VERSION, KIND, MAGIC};
+use crate::index::Mapped;
 use crate::input::open_regular;
 use crate::IoError;
 use glam::{DVec2, DVec3};
@@ -9,17 +10,6 @@ use landfall::heightfield::{HeightfieldParts, LeafRanges};
 use landfall::{Diagonal, Frame, Heightfield};
 use std::path::Path;
 use std::sync::Arc;
-
-/// A read-only map of an index file (see `index.rs`'s `Mapped`).
-struct Mapped(memmap2::Mmap);
-
-// SAFETY: a read-only private map keeps its address and length until dropped; index files are
-// replaced by rename, never rewritten in place, so their pages do not change under the map.
-unsafe impl StableBytes for Mapped {
-    fn stable_bytes(&self) -> &[u8] {
-        &self.0
-    }
-}
 
 /// Opens a heightfield index: checks everything (see the module's documentation), then maps the
 /// file and returns the heightfield using it in place.
@@ -121,7 +111,7 @@ pub fn open_heightfield_index(path: &Path) -> Result<Heightfield, IoError> {
     {
         return Err(bad("pyramid", "does not match the samples".into()));
     }
-    // SAFETY: see `Mapped`.
+    // SAFETY: see `index::Mapped`: the map is read-only and the file is not modified in place.
     let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| IoError::os(path, e))?;
     if map.len() as u64 != len {
         return Err(IoError::format(path, "changed while being opened"));

@@ -410,8 +410,7 @@ class CharacterController:
         if m != n:
             raise ValueError(f"motions: {m} rows, expected {n} like positions")
         g = _per_row("grounded", _np.asarray(grounded, dtype=_np.float64), n)
-        r = terrain._native._move(p, d, g, self.shape, self.radius, self.half_height, self.radii, self.skin,
-                                  self.max_climb, self.min_slide, self.step_height, self.snap, self.max_iterations)
+        r = terrain._native._move(p, d, g, self)  # the options are read from this object's attributes
         return MoveResult(position=r["position"].reshape(n, 3), grounded=r["grounded"] == 1.0,
                           ground_normal=r["ground_normal"].reshape(n, 3), stepped=r["stepped"] == 1.0,
                           contacts=r["contacts"].astype(_np.int64))
