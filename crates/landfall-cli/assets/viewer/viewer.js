@@ -220,7 +220,9 @@ const walkerMark = new THREE.Mesh(new THREE.CapsuleGeometry(0.4, 1.0, 4, 12), ne
 walkerMark.rotation.x = Math.PI / 2;
 if (world) scene.add(walkerMark);
 
-let frames = 0, then = performance.now(), lastFollow = 0;
+// The world's first regions are in the scene before the first frame (as the heightfield's mesh).
+if (world) await followCamera();
+let frames = 0, then = performance.now(), lastFollow = performance.now();
 renderer.setAnimationLoop(() => {
   const now = performance.now(), dt = Math.min((now - then) / 1000, 0.1);
   then = now;
