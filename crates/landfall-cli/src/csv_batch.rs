@@ -15,9 +15,74 @@ use std::path::Path;
 /// Rows answered per parallel chunk.
 const CHUNK: usize = 1 << 16;
 
+/// `--cache-mb`: how much of a mapped heightfield index may stay in the process's memory.
+struct MapBudget<'a> {
+    hf: &'a landfall::Heightfield,
+    bytes: u64,
+    /// Resident file maps before the queries (the program's code; the index's checks read it
+    /// through a buffer, not the map).
+    baseline: u64,
+    releases: usize,
+}
+
+impl<'a> MapBudget<'a> {
+    /// The budget for `terrain`, or `None` (with a note when the option cannot apply).
+    fn new(terrain: &'a crate::terrain_args::LoadedTerrain, cache_mb: Option<u64>) -> Result<Option<Self>> {
+        let Some(mb) = cache_mb else { return Ok(None) };
+        if mb == 0 {
+            bail!("--cache-mb: must be at least 1");
+        }
+        match &terrain.terrain {
+            landfall_io::AnyTerrain::Heightfield(hf) if hf.is_mapped() => Ok(Some(Self {
+                hf,
+                bytes: mb.saturating_mul(1 << 20),
+                baseline: crate::memory::resident_file().unwrap_or(0),
+                releases: 0,
+            })),
+            _ => {
+                eprintln!(
+                    "landfall: note: --cache-mb applies to heightfield index files (.lfh); this terrain is in memory"
+                );
+                Ok(None)
+            }
+        }
+    }
+
+    /// Queries per chunk: a query touches a few pages, and the kernel maps up to 64 KiB around
+    /// each page it faults in (fault-around): 256 KiB a query.
+    fn chunk(&self) -> usize {
+        (self.bytes / (256 << 10)).clamp(16, CHUNK as u64) as usize
+    }
+
+    /// After a chunk: lets go of the map when more than the budget of it is resident.
+    fn after_chunk(&mut self) {
+        if crate::memory::resident_file().is_some_and(|r| r.saturating_sub(self.baseline) > self.bytes) {
+            self.hf.release_all();
+            self.releases += 1;
+            // What stays resident after letting go of the map is not the map (the program's code
+            // pages that the queries brought in): the budget counts from there.
+            self.baseline = self.baseline.max(crate::memory::resident_file().unwrap_or(0));
+        }
+    }
+}
+
+impl Drop for MapBudget<'_> {
+    fn drop(&mut self) {
+        let mb = |b: u64| b as f64 / (1 << 20) as f64;
+        eprintln!(
+            "landfall: --cache-mb {:.0}: peak resident memory {:.1} MiB, of which file maps now {:.1} MiB; the map let go {} times",
+            mb(self.bytes),
+            mb(crate::memory::peak().unwrap_or(0)),
+            mb(crate::memory::resident_file().unwrap_or(0)),
+            self.releases
+        );
+    }
+}
+
 /// Reads `reader` in chunks, answers each row with `answer`, writes with `write`, in order, to a
 /// temporary file that becomes `output` only when every row is written.
 fn stream<R: Send>(
+    mut budget: Option<MapBudget>,
     mut reader: BatchReader,
     output: &Path,
     out_header: &str,
@@ -29,13 +94,17 @@ fn stream<R: Send>(
     let bar = ProgressBar::new(reader.len()).with_style(
         ProgressStyle::with_template("{spinner} {bytes}/{total_bytes} {wide_bar} {eta}").expect("valid template"),
     );
-    let (mut done, mut queries) = (0usize, Vec::with_capacity(CHUNK));
-    while reader.next_chunk(&mut queries, CHUNK)? > 0 {
-        let answers: Vec<R> = queries.par_iter().with_min_len(1024).map(&answer).collect();
+    let chunk = budget.as_ref().map_or(CHUNK, MapBudget::chunk);
+    let (mut done, mut queries) = (0usize, Vec::with_capacity(chunk));
+    while reader.next_chunk(&mut queries, chunk)? > 0 {
+        let answers: Vec<R> = queries.par_iter().with_min_len((chunk / 8).clamp(8, 1024)).map(&answer).collect();
         for (k, a) in answers.iter().enumerate() {
             write(&mut w, done + k, a).with_context(|| format!("{}: cannot write", output.display()))?;
         }
         done += queries.len();
+        if let Some(b) = &mut budget {
+            b.after_chunk();
+        }
         bar.set_position(reader.position());
     }
     let out =
@@ -77,11 +146,12 @@ fn fmt_opt(w: &mut dyn Write, s: Option<&SurfacePoint>) -> std::io::Result<()> {
 }
 
 /// `landfall height`.
-pub fn height(args: &TerrainArgs, points: &Path, out: &Path, all: bool) -> Result<()> {
+pub fn height(args: &TerrainArgs, points: &Path, out: &Path, all: bool, cache_mb: Option<u64>) -> Result<()> {
     landfall_io::refuse_overwriting_inputs(out, &[points, &args.path])?;
     let terrain = args.load()?;
     terrain.warn_notes(&args.path);
     let t = terrain.terrain.as_dyn();
+    let budget = MapBudget::new(&terrain, cache_mb)?;
     let reader = BatchReader::open(points, Batch::Points)?;
     let has_z = reader.has_optional_column();
     if !has_z && !t.frame().is_z_up() {
@@ -104,7 +174,7 @@ pub fn height(args: &TerrainArgs, points: &Path, out: &Path, all: bool) -> Resul
             t.surfaces_on_line(point(q), &mut |s| v.push(s));
             v
         };
-        stream(reader, out, "index,x,y,z,nx,ny,nz", answer, |w, k, v: &Vec<SurfacePoint>| {
+        stream(budget, reader, out, "index,x,y,z,nx,ny,nz", answer, |w, k, v: &Vec<SurfacePoint>| {
             for s in v {
                 write!(w, "{k},")?;
                 fmt_opt(w, Some(s))?;
@@ -113,23 +183,24 @@ pub fn height(args: &TerrainArgs, points: &Path, out: &Path, all: bool) -> Resul
         })?;
     } else {
         let answer = |q: &Query| if has_z { t.floor_below(point(q)) } else { t.top_surface(point(q)) };
-        stream(reader, out, "x,y,z,nx,ny,nz", answer, |w, _, s: &Option<SurfacePoint>| fmt_opt(w, s.as_ref()))?;
+        stream(budget, reader, out, "x,y,z,nx,ny,nz", answer, |w, _, s: &Option<SurfacePoint>| fmt_opt(w, s.as_ref()))?;
     }
     Ok(())
 }
 
 /// `landfall raycast`.
-pub fn raycast(args: &TerrainArgs, rays: &Path, out: &Path) -> Result<()> {
+pub fn raycast(args: &TerrainArgs, rays: &Path, out: &Path, cache_mb: Option<u64>) -> Result<()> {
     landfall_io::refuse_overwriting_inputs(out, &[rays, &args.path])?;
     let terrain = args.load()?;
     terrain.warn_notes(&args.path);
     let t = terrain.terrain.as_dyn();
+    let budget = MapBudget::new(&terrain, cache_mb)?;
     let reader = BatchReader::open(rays, Batch::Rays)?;
     let answer = |q: &Query| match q {
         Query::Ray(ray, max_t) => t.raycast(ray, *max_t),
         _ => None,
     };
-    stream(reader, out, "hit,t,x,y,z,nx,ny,nz", answer, |w, _, h: &Option<landfall::Hit>| match h {
+    stream(budget, reader, out, "hit,t,x,y,z,nx,ny,nz", answer, |w, _, h: &Option<landfall::Hit>| match h {
         Some(h) => {
             let (p, n) = (h.point, h.normal);
             writeln!(w, "1,{},{},{},{},{},{},{}", nz(h.t), nz(p.x), nz(p.y), nz(p.z), nz(n.x), nz(n.y), nz(n.z))

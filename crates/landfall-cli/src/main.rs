@@ -76,6 +76,13 @@ enum Command {
         /// List every surface on each vertical line instead of one.
         #[arg(long)]
         all: bool,
+        /// For a heightfield index (`.lfh`): keep at most about this many MiB of the mapped file in
+        /// the process's memory — the queries go in smaller chunks, and after a chunk that leaves
+        /// more of the map resident, its pages are let go (the kernel reads them again when used).
+        /// Prints the peak resident memory at the end. Without it the map's pages are the kernel's
+        /// to keep or evict.
+        #[arg(long, value_name = "MIB")]
+        cache_mb: Option<u64>,
     },
     /// First ray–terrain hits, from a CSV with header `ox,oy,oz,dx,dy,dz[,max_t]`.
     ///
@@ -98,6 +105,13 @@ enum Command {
         /// Output CSV.
         #[arg(long, value_name = "OUT.csv")]
         out: PathBuf,
+        /// For a heightfield index (`.lfh`): keep at most about this many MiB of the mapped file in
+        /// the process's memory — the queries go in smaller chunks, and after a chunk that leaves
+        /// more of the map resident, its pages are let go (the kernel reads them again when used).
+        /// Prints the peak resident memory at the end. Without it the map's pages are the kernel's
+        /// to keep or evict.
+        #[arg(long, value_name = "MIB")]
+        cache_mb: Option<u64>,
     },
     /// Preprocess a terrain into an index file that later commands load without rebuilding.
     ///
@@ -213,8 +227,10 @@ fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info { terrain } => info::run(&terrain),
-        Command::Height { terrain, points, out, all } => csv_batch::height(&terrain, &points, &out, all),
-        Command::Raycast { terrain, rays, out } => csv_batch::raycast(&terrain, &rays, &out),
+        Command::Height { terrain, points, out, all, cache_mb } => {
+            csv_batch::height(&terrain, &points, &out, all, cache_mb)
+        }
+        Command::Raycast { terrain, rays, out, cache_mb } => csv_batch::raycast(&terrain, &rays, &out, cache_mb),
         Command::Build { terrain, out } => build::run(&terrain, &out),
         Command::Mesh { terrain, out } => build::mesh(&terrain, &out),
         Command::Serve(args) => serve::run(&args),

@@ -13,6 +13,11 @@ pub fn resident() -> Option<u64> {
     status("VmRSS:")
 }
 
+/// Resident memory of file maps now (an index file's pages, the program's own code), bytes.
+pub fn resident_file() -> Option<u64> {
+    status("RssFile:")
+}
+
 /// Peak resident memory so far, bytes.
 pub fn peak() -> Option<u64> {
     status("VmHWM:")

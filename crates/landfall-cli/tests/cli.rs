@@ -745,6 +745,32 @@ fn build_streams_a_heightfield_index_that_every_command_reads() {
     ok(&["height", s(&tif), "--points", s(&pts), "--out", s(&a)]);
     ok(&["height", s(&lfh), "--points", s(&pts), "--out", s(&b)]);
     assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    // --cache-mb: the same answers, with little of the 47 MiB map kept in the process. The peak
+    // each run prints, against one run with a single point (the program alone) and one whose
+    // budget never binds (the whole map touched).
+    let many = d.path().join("many.csv");
+    let mut text = String::from("x,y\n");
+    for k in 0..30000 {
+        text += &format!("{},{}\n", 1000.0 + (k as f64 * 7.37) % 8190.0, 3000.0 + (k as f64 * 0.1993) % 5998.0);
+    }
+    std::fs::write(&many, text).unwrap();
+    let one = d.path().join("one.csv");
+    std::fs::write(&one, "x,y\n5000,5000\n").unwrap();
+    let peak = |pts: &Path, mb: &str, out: &Path| -> f64 {
+        let o = common::landfall(&["height", s(&lfh), "--points", s(pts), "--out", s(out), "--cache-mb", mb]);
+        let err = String::from_utf8_lossy(&o.stderr).to_string();
+        assert!(o.status.success(), "{err}");
+        err.split("peak resident memory ").nth(1).unwrap().split_whitespace().next().unwrap().parse().unwrap()
+    };
+    let (c1, c2, c3) = (d.path().join("c1.csv"), d.path().join("c2.csv"), d.path().join("c3.csv"));
+    let alone = peak(&one, "2", &c1);
+    let bounded = peak(&many, "4", &c2);
+    let unbounded = peak(&many, "100000", &c3);
+    eprintln!("--cache-mb peaks: alone {alone}, bounded {bounded}, unbounded {unbounded} MiB");
+    assert_eq!(std::fs::read(&c2).unwrap(), std::fs::read(&c3).unwrap());
+    assert!(unbounded - alone > 30.0, "the queries touch the whole map: {alone} → {unbounded} MiB");
+    assert!(bounded - alone < 12.0, "--cache-mb 4: {alone} → {bounded} MiB");
+    assert!(fails(&["height", s(&lfh), "--points", s(&one), "--out", s(&c1), "--cache-mb", "0"]).contains("--cache-mb"));
     // The viewshed of the index is the raster's, byte for byte.
     let (va, vb) = (d.path().join("va.tif"), d.path().join("vb.tif"));
     ok(&["viewshed", s(&tif), "--observer", "5000,5000", "--max-distance", "1500", "--out", s(&va)]);

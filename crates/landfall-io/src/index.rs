@@ -165,6 +165,38 @@ unsafe impl StableBytes for Mapped {
     fn stable_bytes(&self) -> &[u8] {
         &self.0
     }
+
+    fn release(&self, range: std::ops::Range<usize>) {
+        // Only the pages wholly inside the range: a page shared with bytes outside it stays.
+        let page = page_size();
+        let base = self.0.as_ptr() as usize;
+        let start = (base + range.start).next_multiple_of(page) - base;
+        let end = ((base + range.end.min(self.0.len())) / page * page).saturating_sub(base);
+        if end > start {
+            // SAFETY: the map is a read-only private map of a file nobody writes in place: its pages
+            // were never written, so dropping them only makes the next read fault them in again
+            // from the file, with the same contents (other threads reading meanwhile included).
+            let _ = unsafe { self.0.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start) };
+        }
+    }
+
+    fn prefetch(&self, range: std::ops::Range<usize>) {
+        let end = range.end.min(self.0.len());
+        if end > range.start {
+            let _ = self.0.advise_range(memmap2::Advice::WillNeed, range.start, end - range.start);
+        }
+    }
+}
+
+/// The memory page size (4 KiB where the system does not say).
+pub(crate) fn page_size() -> usize {
+    // SAFETY: sysconf only reads a system value.
+    let n = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    if n > 0 {
+        n as usize
+    } else {
+        4096
+    }
 }
 
 /// True when the file starts with the index magic.

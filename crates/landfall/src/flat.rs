@@ -14,6 +14,14 @@ use std::sync::Arc;
 pub unsafe trait StableBytes: Send + Sync {
     /// The bytes.
     fn stable_bytes(&self) -> &[u8];
+
+    /// Tells the owner that the memory pages lying wholly inside bytes `range` will not be needed
+    /// soon. A memory-mapped file drops them from the process (they are read from the file again
+    /// when touched, unchanged); other owners ignore it. The bytes stay valid either way.
+    fn release(&self, _range: std::ops::Range<usize>) {}
+
+    /// Tells the owner that bytes `range` will be needed soon (a file map starts reading them).
+    fn prefetch(&self, _range: std::ops::Range<usize>) {}
 }
 
 // SAFETY: an immutable boxed slice never moves its heap buffer.
@@ -84,6 +92,30 @@ impl<T: Pod> Flat<T> {
     /// True when the elements live in shared bytes (not copied).
     pub fn is_shared(&self) -> bool {
         matches!(self.repr, Repr::Shared { .. })
+    }
+
+    /// The byte range of elements `elems` inside the owner's bytes, when shared.
+    fn owner_range(&self, elems: std::ops::Range<usize>) -> Option<(&dyn StableBytes, std::ops::Range<usize>)> {
+        let Repr::Shared { ptr, len, _owner } = &self.repr else { return None };
+        let (start, end) = (elems.start.min(*len), elems.end.min(*len));
+        let base = *ptr as usize - _owner.stable_bytes().as_ptr() as usize;
+        let size = std::mem::size_of::<T>();
+        Some((&**_owner, base + start * size..base + end * size))
+    }
+
+    /// [`StableBytes::release`] for the pages wholly inside elements `elems` (clipped to the
+    /// array): a mapped file's pages leave the process's memory; owned elements are untouched.
+    pub fn release(&self, elems: std::ops::Range<usize>) {
+        if let Some((owner, bytes)) = self.owner_range(elems) {
+            owner.release(bytes);
+        }
+    }
+
+    /// [`StableBytes::prefetch`] for elements `elems` (clipped to the array).
+    pub fn prefetch(&self, elems: std::ops::Range<usize>) {
+        if let Some((owner, bytes)) = self.owner_range(elems) {
+            owner.prefetch(bytes);
+        }
     }
 
     /// The elements as an owned vector (copied only when they are shared).

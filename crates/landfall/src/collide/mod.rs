@@ -8,6 +8,7 @@ pub mod slide;
 pub mod sphere_tree;
 pub mod sweep;
 pub mod target;
+pub mod tile_view;
 
 pub use controller::{CharacterController, CharacterMove, ControllerParams};
 pub use groups::{check, colliding_pairs, obb_overlap, segment_closest, segment_distance, Body, Groups, Proxy, Stage};
@@ -15,3 +16,4 @@ pub use slide::{slide, SlideParams, SlideResult};
 pub use sphere_tree::{SphereNode, SphereTree};
 pub use sweep::{closest_point, segment_triangle_distance, sweep_capsule_triangle, sweep_sphere_triangle, Contact};
 pub use target::{Nearby, SweepTarget, TerrainContact, TerrainSweep, NEARBY_CAPACITY};
+pub use tile_view::{Tile, TileNode, TileView, TileViewError, TileViewParams, ViewChange};

@@ -99,4 +99,24 @@ impl Heightfield {
     pub fn is_mapped(&self) -> bool {
         self.heights.is_shared()
     }
+
+    /// For a mapped heightfield, lets go of the memory pages lying wholly inside samples `samples`
+    /// (indices `j·nx + i`): they leave the process and are read from the file again, unchanged,
+    /// when a query touches them. Does nothing to samples of their own.
+    pub fn release_samples(&self, samples: std::ops::Range<usize>) {
+        self.heights.release(samples);
+    }
+
+    /// For a mapped heightfield, starts reading samples `samples` from the file ahead of use.
+    pub fn prefetch_samples(&self, samples: std::ops::Range<usize>) {
+        self.heights.prefetch(samples);
+    }
+
+    /// For a mapped heightfield, lets go of every page of the map (samples, pyramid, mask) — what
+    /// `--cache-mb` does when the resident share of a map outgrows its budget.
+    pub fn release_all(&self) {
+        self.heights.release(0..usize::MAX);
+        self.pyramid.release_nodes();
+        self.hole_mask.release(0..usize::MAX);
+    }
 }

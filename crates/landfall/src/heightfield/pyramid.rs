@@ -241,6 +241,11 @@ impl Pyramid {
         self.levels.iter().map(|l| l.nbx * l.nby).sum()
     }
 
+    /// For nodes in a memory-mapped file: lets go of their pages (read again when used).
+    pub(crate) fn release_nodes(&self) {
+        self.nodes.release(0..usize::MAX);
+    }
+
     /// Bytes used by the nodes, padding included.
     pub fn memory_bytes(&self) -> usize {
         self.nodes.len() * std::mem::size_of::<Code>()
