@@ -10,7 +10,10 @@
 //!   every overlapping pair.
 //! - `broad_frame/.../crowd10k`: 10,000 walkers of 0.5 m crossing the origin back and forth at 1.5 m/s
 //!   (60 frames per second), the layouts' worst boundary for Mirtich's; the cells entered and left
-//!   per frame are printed.
+//!   per frame are printed; `crowd10k-narrow`: the same walkers pacing ±2 m around the origin.
+//!
+//! Each layout runs twice: objects registered on their base level only (`landfall`, `mirtich`), and
+//! registered as Mirtich does, in every level above too, up to 2,048 m cells (`-upward`).
 //!
 //! `cargo bench -p landfall-bench --bench broad`
 
@@ -46,13 +49,25 @@ fn random100k() -> Scene {
     Scene { objects, step, turn: None }
 }
 
-fn crowd10k() -> Scene {
+/// 10,000 walkers of 0.5 m walking east or west at 1.5 m/s between x = ±`turn`, over `depth` m of y.
+fn crowd(turn: f64, depth: f64) -> Scene {
     let mut rng = SplitMix64::new(56);
-    let objects: Vec<(u64, DVec3, f64)> =
-        (0..10_000u64).map(|k| (k, DVec3::new(rng.range(-30.0, 30.0), rng.range(-200.0, 200.0), 0.9), 0.25)).collect();
+    let objects: Vec<(u64, DVec3, f64)> = (0..10_000u64)
+        .map(|k| (k, DVec3::new(rng.range(-turn, turn), rng.range(-depth / 2.0, depth / 2.0), 0.9), 0.25))
+        .collect();
     let step =
         objects.iter().map(|_| DVec3::new(if rng.uniform() < 0.5 { 1.5 } else { -1.5 } / 60.0, 0.0, 0.0)).collect();
-    Scene { objects, step, turn: Some(30.0) }
+    Scene { objects, step, turn: Some(turn) }
+}
+
+fn crowd10k() -> Scene {
+    crowd(30.0, 400.0)
+}
+
+/// The same crowd pacing 2 m either side of the origin (over 4 km of y): nearly every cell change
+/// is a crossing of the origin.
+fn crowd10k_narrow() -> Scene {
+    crowd(2.0, 4000.0)
 }
 
 /// Runs `frames` frames of `scene` on `grid`, returns the time and the pairs found in the last.
@@ -99,31 +114,47 @@ fn run_peer(scene: &mut Scene, frames: u64, mut pairs: impl FnMut(&[(DVec3, f64)
     (start.elapsed(), black_box(n))
 }
 
-fn layouts() -> [(&'static str, Layout); 2] {
-    [("landfall", Layout::Dual), ("mirtich", Layout::Primal)]
+/// Mirtich's registration (every level above an object's own) up to cells of 2,048 m, the level of
+/// the largest objects of `random100k`: one hash configuration for both scenes.
+const TOP: i32 = 11;
+
+/// The grids compared: each layout registering objects on their base level only (pairs found by
+/// climbing the levels), and registering them as Mirtich does (pairs found on each object's level).
+type NewGrid = fn() -> ProximityGrid;
+
+fn layouts() -> [(&'static str, NewGrid); 4] {
+    [
+        ("landfall", || ProximityGrid::new(Layout::Dual, 1.0)),
+        ("mirtich", || ProximityGrid::new(Layout::Primal, 1.0)),
+        ("landfall-upward", || ProximityGrid::hierarchical(Layout::Dual, 1.0, TOP)),
+        ("mirtich-upward", || ProximityGrid::hierarchical(Layout::Primal, 1.0, TOP)),
+    ]
 }
 
 fn frames(c: &mut Criterion) {
     let mut g = c.benchmark_group("broad_frame");
-    for (name, make) in [("random100k", random100k as fn() -> Scene), ("crowd10k", crowd10k)] {
-        for (label, layout) in layouts() {
+    for (name, make) in
+        [("random100k", random100k as fn() -> Scene), ("crowd10k", crowd10k), ("crowd10k-narrow", crowd10k_narrow)]
+    {
+        for (label, new_grid) in layouts() {
             let mut scene = make();
-            let mut grid = ProximityGrid::new(layout, 1.0);
+            let mut grid = new_grid();
             for &(id, c, r) in &scene.objects {
                 grid.insert(id, c, r).unwrap();
             }
             // Cells entered and left per frame, over 600 frames (10 s), after one frame to settle.
             run(&mut grid, &mut scene, 1);
             let before = grid.cell_changes();
-            let (_, pairs) = run(&mut grid, &mut scene, if name == "crowd10k" { 600 } else { 20 });
-            let per = (grid.cell_changes() - before) as f64 / if name == "crowd10k" { 600.0 } else { 20.0 };
+            let frames = if name.starts_with("crowd") { 600 } else { 20 };
+            let (_, pairs) = run(&mut grid, &mut scene, frames);
+            let per = (grid.cell_changes() - before) as f64 / frames as f64;
             println!("{name}/{label}: {per:.1} cell changes per frame, {pairs} pairs, {} cells", grid.occupied_cells());
             g.bench_function(BenchmarkId::new(label, name), |b| {
                 b.iter_custom(|iters| run(&mut grid, &mut scene, iters).0)
             });
         }
         // The peers, on the same scene from the same start; the same pairs on the first frame.
-        let cell = if name == "crowd10k" { 1.0 } else { 100.0 };
+        let cell = if name.starts_with("crowd") { 1.0 } else { 100.0 };
         let mut want = 0;
         {
             let mut scene = make();
@@ -184,7 +215,7 @@ fn main() {
     landfall_bench::report::criterion().configure_from_args().final_summary();
     print_ratios(
         "broad_frame",
-        &["mirtich", "uniform-grid", "parry-bvh"],
-        &["random100k".to_string(), "crowd10k".to_string()],
+        &["mirtich", "landfall-upward", "mirtich-upward", "uniform-grid", "parry-bvh"],
+        &["random100k".to_string(), "crowd10k".to_string(), "crowd10k-narrow".to_string()],
     );
 }

@@ -176,6 +176,25 @@ fn the_world_follows_the_camera_and_the_walker_walks() {
         p = v["walker"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
     }
     assert!((p[0] - w[0]).hypot(p[1] - w[1]) > 3.0, "{p:?} from {w:?}");
+    // The objects of the cached cells come as one mesh; a ray down onto the top of one lands on it
+    // (clicks and rays see objects), not on the ground under it.
+    let (_, now) = server.json(&format!("/api/world/update?x={}&y={}&z={}", p[0], p[1], p[2] + 2.0));
+    assert!(now["objects"]["count"].as_u64().unwrap() > 100, "{}", now["objects"]);
+    let (s, mesh) = server.get("/api/world/objects");
+    assert_eq!((s, &mesh[..4]), (200, &b"LFM1"[..]));
+    let u32_at = |k: usize| u32::from_le_bytes(mesh[k..k + 4].try_into().unwrap()) as usize;
+    let f64_at = |k: usize| f64::from_le_bytes(mesh[k..k + 8].try_into().unwrap());
+    let f32_at = |k: usize| f32::from_le_bytes(mesh[k..k + 4].try_into().unwrap()) as f64;
+    let (n, ni) = (u32_at(4), u32_at(8));
+    assert!(n > 1000 && ni == n && mesh.len() == 36 + n * 36 + ni * 4, "{n} vertices, {ni} indices");
+    let origin = [f64_at(12), f64_at(20), f64_at(28)];
+    let vertex = |v: usize| -> [f64; 3] { [0, 1, 2].map(|c| origin[c] + f32_at(36 + (3 * v + c) * 4)) };
+    let normal_z = |v: usize| f32_at(36 + n * 12 + (3 * v + 2) * 4);
+    let roof = (0..n / 3).find(|&t| normal_z(3 * t) > 0.9).expect("an object with a flat top");
+    let c: Vec<f64> = (0..3).map(|k| (0..3).map(|v| vertex(3 * roof + v)[k]).sum::<f64>() / 3.0).collect();
+    let (_, hit) = server.json(&format!("/api/raycast?ox={}&oy={}&oz={}&dx=0&dy=0&dz=-1", c[0], c[1], c[2] + 300.0));
+    let z = hit["point"][2].as_f64().expect("the ray hits");
+    assert!(z >= c[2] - 1e-3, "the ray went through the object's top at {} to {z}", c[2]);
     assert_eq!(server.json("/api/world/walk?dx=50&dy=0").0, 400);
     assert_eq!(server.json("/api/world/region?level=99&region=0").0, 400);
     assert_eq!(server.json("/api/world/region?level=5&region=3").0, 400);

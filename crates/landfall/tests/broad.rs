@@ -84,11 +84,19 @@ fn sorted_pairs(g: &ProximityGrid) -> Vec<(u64, u64)> {
     v
 }
 
+/// Both registrations: base level only, and Mirtich's (every level up to the top; objects here are
+/// of radius at most 1,000 m, resized up to 5,000 m: base level 15).
+fn grids(layout: Layout) -> [ProximityGrid; 2] {
+    [ProximityGrid::new(layout, 1.0), ProximityGrid::hierarchical(layout, 1.0, 15)]
+}
+
 #[test]
 fn pairs_equal_brute_force_at_every_scale_near_and_far() {
     for layout in [Layout::Dual, Layout::Primal] {
-        for (seed, centre) in [(1, DVec2::ZERO), (2, DVec2::new(1e7, -1e7)), (3, DVec2::new(-3.3, 7.1))] {
-            let mut g = ProximityGrid::new(layout, 1.0);
+        for ((seed, centre), mut g) in [(1, DVec2::ZERO), (2, DVec2::new(1e7, -1e7)), (3, DVec2::new(-3.3, 7.1))]
+            .into_iter()
+            .flat_map(|sc| grids(layout).map(|g| (sc, g)))
+        {
             let objs = objects(seed, 1500, centre);
             for &(id, c, r) in &objs {
                 g.insert(id, c, r).unwrap();
@@ -116,8 +124,8 @@ fn pairs_equal_brute_force_at_every_scale_near_and_far() {
 
 #[test]
 fn touching_spheres_on_cell_boundaries_pair() {
-    for layout in [Layout::Dual, Layout::Primal] {
-        let mut g = ProximityGrid::new(layout, 1.0);
+    for mut g in [Layout::Dual, Layout::Primal].into_iter().flat_map(grids) {
+        let layout = g.layout();
         // Spheres touching exactly, their contact on boundaries of several levels.
         g.insert(1, DVec3::new(-0.5, 0.0, 0.0), 0.5).unwrap();
         g.insert(2, DVec3::new(0.5, 0.0, 0.0), 0.5).unwrap();
@@ -210,4 +218,26 @@ fn bad_objects_are_refused() {
     g.within_box(DVec3::splat(-1e300), DVec3::splat(1e300), |_| n += 1);
     assert_eq!(n, 1);
     assert!(g.raycast(DVec3::new(1e300, 0.0, 0.0), DVec3::NEG_X, f64::INFINITY).is_none() || n == 1);
+}
+
+/// Mirtich's registration (every level up to the top): a walker crossing the origin leaves and
+/// enters cells of every level in the primal layout, of at most two in the dual (4.3); a hierarchical
+/// grid refuses an object above its top level and leaves it out.
+#[test]
+fn crossing_the_origin_changes_every_primal_level_and_few_dual_ones() {
+    let mut changes = Vec::new();
+    for layout in [Layout::Dual, Layout::Primal] {
+        let mut g = ProximityGrid::hierarchical(layout, 1.0, 10);
+        g.insert(1, DVec3::new(-0.3, 0.77, 0.0), 0.1).unwrap();
+        let before = g.cell_changes();
+        g.update(1, DVec3::new(0.3, 0.77, 0.0), 0.1).unwrap();
+        changes.push(g.cell_changes() - before);
+        assert!(g.insert(2, DVec3::ZERO, 400.0).is_err(), "base level 11 > top 10");
+        assert!(g.update(1, DVec3::ZERO, 400.0).is_err());
+        assert_eq!(g.get(1), Some((DVec3::new(0.3, 0.77, 0.0), 0.1)));
+        assert_eq!(g.len(), 1);
+    }
+    // Base level −1 (0.5 m cells) up to 10: 12 levels, each a cell left and one entered.
+    assert_eq!(changes[1], 24, "primal");
+    assert!(changes[0] <= 4, "dual: {}", changes[0]);
 }

@@ -70,11 +70,12 @@ const fmt = (v) => v.toFixed(3);
 
 let terrainMesh = null;
 const layers = new Map(); // world: 'level:region' → { version, mesh }
+let objectsMesh = null, objectsVersion = -1;
 let walker = world ? new THREE.Vector3(...info.walker) : null;
 
 if (world) {
   $('title').textContent = 'landfall — the procedural world';
-  $('help').textContent = 'W A S D walk (the character controller) · mouse orbits · click: exact height and normal · shift-click twice: line of sight';
+  $('help').textContent = 'W A S D walk (the character controller; trees and houses stop you) · mouse orbits · click: exact height and normal, roofs included · shift-click twice: line of sight';
   camera.position.set(-40, -60, 45);
   controls.target.set(0, 0, 0);
 } else {
@@ -118,6 +119,15 @@ async function followCamera() {
       layers.set(key, { version, mesh: m });
     });
     for (const [key, l] of layers) if (!drawn.has(key)) { scene.remove(l.mesh); layers.delete(key); }
+    // The objects (and roaming entities) as one mesh, fetched again when they changed.
+    if (r.objects.version !== objectsVersion) {
+      const m = meshFrom(await (await fetch('/api/world/objects')).arrayBuffer());
+      if (objectsMesh) scene.remove(objectsMesh);
+      scene.add(m);
+      objectsMesh = m;
+      objectsVersion = r.objects.version;
+      document.body.dataset.objects = String(r.objects.count);
+    }
   } finally { updating = false; }
 }
 

@@ -12,7 +12,7 @@ use landfall::collide::controller::Shape;
 use landfall::collide::{CharacterController, ControllerParams, TerrainSweep};
 use landfall::glam::DVec3;
 use landfall::viewshed::ViewshedParams;
-use landfall::world::{CacheParams, LodTerrain, World, WorldParams};
+use landfall::world::{CacheParams, LodTerrain, ObjectParams, Objects, World, WorldParams};
 use landfall::{Ray, Terrain};
 use landfall_io::AnyTerrain;
 use serde_json::{json, Value};
@@ -33,12 +33,16 @@ enum Kind {
     World(Mutex<WorldView>),
 }
 
-/// The world, the version of each region of its drawn mesh, and the walker.
+/// The world, the version of each region of its drawn mesh, the objects, and the walker.
 struct WorldView {
     world: World,
     version: u64,
     /// (layer, region) → (hash of its mesh, the version it last changed in).
     regions: HashMap<(u8, usize), (u64, u64)>,
+    /// The objects of the cached cells and the roaming entities (`landfall world --objects`).
+    objects: Objects,
+    /// Bumped whenever an object appears, goes or moves.
+    objects_version: u64,
     walker: DVec3,
     grounded: bool,
 }
@@ -95,7 +99,16 @@ impl State {
         let ground = far.height_at(0.3, 0.7).unwrap_or(0.0);
         let walker = DVec3::new(0.3, 0.7, ground + 1.0);
         let world = World::new(params, CacheParams::default(), walker + DVec3::Z * 1.0)?;
-        let mut view = WorldView { world, version: 0, regions: HashMap::new(), walker, grounded: false };
+        let objects = Objects::new(&world, ObjectParams::default());
+        let mut view = WorldView {
+            world,
+            version: 0,
+            regions: HashMap::new(),
+            objects,
+            objects_version: 1,
+            walker,
+            grounded: false,
+        };
         view.track();
         Ok(Arc::new(Self { kind: Kind::World(Mutex::new(view)) }))
     }
@@ -178,6 +191,7 @@ pub fn router(state: Arc<State>) -> Router {
         .route("/api/world/update", get(world_update))
         .route("/api/world/region", get(world_region))
         .route("/api/world/walk", get(world_walk))
+        .route("/api/world/objects", get(world_objects))
         .fallback(|| async { ApiError(StatusCode::NOT_FOUND, "no such page".into()) })
         .with_state(state)
 }
@@ -229,11 +243,15 @@ async fn terrain_mesh(Extract(s): Shared) -> Result<Response, ApiError> {
     Ok(binary(bytes))
 }
 
-/// The terrain a query runs on: the file's, or the world's drawn mesh.
+/// The terrain a query runs on: the file's, or the world's drawn mesh with its objects standing on
+/// it (a click lands on a roof, a line of sight is blocked by a trunk).
 fn with_terrain<T>(s: &State, f: impl FnOnce(&dyn Terrain) -> T) -> T {
     match &s.kind {
         Kind::Terrain { t, .. } => f(t.as_dyn()),
-        Kind::World(w) => f(&w.lock().unwrap_or_else(|e| e.into_inner()).world),
+        Kind::World(w) => {
+            let w = w.lock().unwrap_or_else(|e| e.into_inner());
+            f(&w.objects.solids(&w.world))
+        }
     }
 }
 
@@ -316,7 +334,10 @@ fn regions(w: &WorldView) -> Value {
         .into_iter()
         .map(|(level, region, version)| json!({ "level": level, "region": region, "version": version }))
         .collect();
-    json!({ "version": w.version, "regions": drawn, "walker": w.walker.to_array(), "viewer": w.world.viewer().to_array() })
+    json!({
+        "version": w.version, "regions": drawn, "walker": w.walker.to_array(), "viewer": w.world.viewer().to_array(),
+        "objects": { "version": w.objects_version, "count": w.objects.len(), "entities": w.objects.entities().count() },
+    })
 }
 
 async fn world_update(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>, ApiError> {
@@ -332,7 +353,15 @@ async fn world_update(Extract(s): Shared, Query(q): Params) -> Result<Json<Value
         if stats.regions_rebuilt > 0 || stats.layers_changed != 0 {
             w.track();
         }
-        Ok(regions(&w))
+        // The objects follow the cache; the roaming entities walk a step (the page asks about four
+        // times a second).
+        let w = &mut *w;
+        let sync = w.objects.sync(&w.world);
+        w.objects.step(&w.world, 0.25);
+        if sync.generated + sync.dropped > 0 || w.objects.entities().next().is_some() {
+            w.objects_version += 1;
+        }
+        Ok(regions(w))
     })
     .await?
     .map(Json)
@@ -365,6 +394,44 @@ async fn world_region(Extract(s): Shared, Query(q): Params) -> Result<Response, 
     Ok(binary(bytes))
 }
 
+/// The objects and roaming entities as one mesh: each triangle of their collision shapes (what
+/// rays and the walker collide with) flat-shaded in its kind's colour, entities in red.
+async fn world_objects(Extract(s): Shared) -> Result<Response, ApiError> {
+    let bytes = blocking(move || {
+        let w = world_of(&s)?;
+        let origin = w.world.viewer();
+        let mut part = landfall_io::MeshPart {
+            name: "objects".into(),
+            origin: origin.to_array(),
+            ..landfall_io::MeshPart::default()
+        };
+        let mut add = |tri: [DVec3; 3], colour: DVec3| {
+            let n = (tri[1] - tri[0]).cross(tri[2] - tri[0]).normalize_or_zero().as_vec3().to_array();
+            for p in tri {
+                part.indices.push(part.positions.len() as u32);
+                part.positions.push((p - origin).as_vec3().to_array());
+                part.normals.push(n);
+                part.colors.push(colour.as_vec3().to_array());
+            }
+        };
+        for (_, o) in w.objects.iter() {
+            let colour = crate::world_map::kind_colour(o.kind as usize);
+            for k in 0..o.shape.triangle_count() {
+                add(o.shape.triangle(k), colour);
+            }
+        }
+        for e in w.objects.entities() {
+            let ball = landfall::world::objects::Shape::Sphere { c: e.position, r: 0.5 };
+            for k in 0..ball.triangle_count() {
+                add(ball.triangle(k), DVec3::new(0.85, 0.1, 0.1));
+            }
+        }
+        Ok(mesh::encode(&part))
+    })
+    .await??;
+    Ok(binary(bytes))
+}
+
 async fn world_walk(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>, ApiError> {
     let (dx, dy) = (num(&q, "dx")?, num(&q, "dy")?);
     if dx.hypot(dy) > 10.0 {
@@ -376,7 +443,7 @@ async fn world_walk(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>,
             ControllerParams { shape: Shape::Capsule { half_height: 0.5 }, radius: 0.4, ..ControllerParams::default() },
             DVec3::Z,
         );
-        let m = ctl.move_by(&TerrainSweep(&w.world), w.walker, DVec3::new(dx, dy, -0.5), w.grounded);
+        let m = ctl.move_by(&TerrainSweep(&w.objects.solids(&w.world)), w.walker, DVec3::new(dx, dy, -0.5), w.grounded);
         w.walker = m.position;
         w.grounded = m.grounded;
         Ok(json!({ "walker": m.position.to_array(), "grounded": m.grounded }))

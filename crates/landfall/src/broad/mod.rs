@@ -20,6 +20,12 @@
 //! reported in exactly one cell, the one holding the lower corner of the two boxes' overlap, so no
 //! pair is found twice and none is missed (`docs/architecture.md`, "Proximity").
 //!
+//! [`ProximityGrid::hierarchical`] registers each object as Mirtich does — on its base level *and
+//! in all higher levels* up to a top level — and finds pairs his way: an object looks only at the
+//! cells of its own level, which hold every smaller object that overlaps them. This is where the
+//! layouts differ most: a small object crossing the origin leaves and enters cells of every level in
+//! the primal layout, of one level in the dual (the thesis' 4.3: "objects lie in fewer cells").
+//!
 //! ```
 //! use landfall::broad::{Layout, ProximityGrid};
 //! use landfall::glam::DVec3;
@@ -125,6 +131,11 @@ pub struct ProximityGrid {
     cells: CellMap,
     /// Objects per level (slot indices), for queries that are cheaper as scans.
     levels: std::collections::BTreeMap<i32, Vec<u32>>,
+    /// Mirtich's registration: each object also in the cells of every level above its base up to
+    /// this one (`None`: base level only).
+    top: Option<i32>,
+    /// Those registrations above the base levels (kept apart: the other queries use base levels).
+    upper: CellMap,
     /// Cells entered or left by every insert, move and removal so far.
     cell_changes: u64,
 }
@@ -142,8 +153,34 @@ impl ProximityGrid {
             by_id: HashMap::default(),
             cells: CellMap::default(),
             levels: Default::default(),
+            top: None,
+            upper: CellMap::default(),
             cell_changes: 0,
         }
+    }
+
+    /// A grid that registers each object as Mirtich's hierarchical hash does: on its base level and
+    /// in every higher level up to `top` (cells `unit · 2^top` wide), and finds pairs by looking
+    /// only at the cells of each object's own level. An object whose base level is above `top` is
+    /// refused.
+    ///
+    /// ```
+    /// use landfall::broad::{Layout, ProximityGrid};
+    /// use landfall::glam::DVec3;
+    ///
+    /// let mut changes = Vec::new();
+    /// for layout in [Layout::Dual, Layout::Primal] {
+    ///     let mut g = ProximityGrid::hierarchical(layout, 1.0, 8);
+    ///     g.insert(1, DVec3::new(-0.2, 5.3, 0.0), 0.1).unwrap();
+    ///     let before = g.cell_changes();
+    ///     g.update(1, DVec3::new(0.2, 5.3, 0.0), 0.1).unwrap(); // across x = 0
+    ///     changes.push(g.cell_changes() - before);
+    /// }
+    /// // Every level of the primal layout has a boundary at x = 0; the dual ones do not.
+    /// assert_eq!(changes, [4, 20]);
+    /// ```
+    pub fn hierarchical(layout: Layout, unit: f64, top: i32) -> Self {
+        Self { top: Some(top.clamp(-64, 64)), ..Self::new(layout, unit) }
     }
 
     /// The layout.
@@ -197,6 +234,17 @@ impl ProximityGrid {
         Ok(())
     }
 
+    /// A hierarchical grid refuses objects too big for its top level.
+    fn check_level(&self, id: u64, radius: f64, level: i32) -> Result<(), ProximityError> {
+        match self.top {
+            Some(top) if level > top => Err(ProximityError::BadObject {
+                id,
+                why: format!("radius {radius}: its base level {level} is above the grid's top level {top}"),
+            }),
+            _ => Ok(()),
+        }
+    }
+
     /// The cells of `level` a box from `lo` to `hi` (x, y) meets.
     fn range(&self, level: i32, lo: [f64; 2], hi: [f64; 2]) -> [i64; 4] {
         let c = |x: f64| cells::index(self.layout, self.unit, level, x);
@@ -204,20 +252,67 @@ impl ProximityGrid {
     }
 
     fn register(&mut self, slot: u32, level: i32, r: [i64; 4], add: bool) {
+        Self::register_in(&mut self.cells, &mut self.cell_changes, slot, level, r, add);
+    }
+
+    fn register_in(map: &mut CellMap, changes: &mut u64, slot: u32, level: i32, r: [i64; 4], add: bool) {
         for i in r[0]..=r[1] {
             for j in r[2]..=r[3] {
                 let key = Key { level, i, j };
                 if add {
-                    self.cells.entry(key).or_default().push(slot);
-                } else if let Some(v) = self.cells.get_mut(&key) {
+                    map.entry(key).or_default().push(slot);
+                } else if let Some(v) = map.get_mut(&key) {
                     if let Some(k) = v.iter().position(|&s| s == slot) {
                         v.swap_remove(k);
                     }
                     if v.is_empty() {
-                        self.cells.remove(&key);
+                        map.remove(&key);
                     }
                 }
-                self.cell_changes += 1;
+                *changes += 1;
+            }
+        }
+    }
+
+    /// The levels above `level` an object is registered in ([`Self::hierarchical`]; none otherwise).
+    fn upper_levels(&self, level: i32) -> std::ops::RangeInclusive<i32> {
+        // No top: an empty range (from above the level down to it).
+        level + 1..=self.top.unwrap_or(level)
+    }
+
+    /// Moves slot `slot`'s registrations above its base level (`level`) from the box `old` to `new`
+    /// (either `None`: only add or only take away), cell by cell.
+    fn move_upper(
+        &mut self,
+        slot: u32,
+        level: i32,
+        old: Option<([f64; 2], [f64; 2])>,
+        new: Option<([f64; 2], [f64; 2])>,
+    ) {
+        let inside = |r: [i64; 4], i: i64, j: i64| (r[0]..=r[1]).contains(&i) && (r[2]..=r[3]).contains(&j);
+        for l in self.upper_levels(level) {
+            let ro = old.map(|(lo, hi)| self.range(l, lo, hi));
+            let rn = new.map(|(lo, hi)| self.range(l, lo, hi));
+            if ro == rn {
+                continue;
+            }
+            if let Some(ro) = ro {
+                for i in ro[0]..=ro[1] {
+                    for j in ro[2]..=ro[3] {
+                        if rn.is_none_or(|rn| !inside(rn, i, j)) {
+                            Self::register_in(&mut self.upper, &mut self.cell_changes, slot, l, [i, i, j, j], false);
+                        }
+                    }
+                }
+            }
+            if let Some(rn) = rn {
+                for i in rn[0]..=rn[1] {
+                    for j in rn[2]..=rn[3] {
+                        if ro.is_none_or(|ro| !inside(ro, i, j)) {
+                            Self::register_in(&mut self.upper, &mut self.cell_changes, slot, l, [i, i, j, j], true);
+                        }
+                    }
+                }
             }
         }
     }
@@ -230,6 +325,19 @@ impl ProximityGrid {
                 if let Some(v) = self.cells.get_mut(&Key { level: s.level, i, j }) {
                     for x in v.iter_mut().filter(|x| **x == from) {
                         *x = to;
+                    }
+                }
+            }
+        }
+        let (lo, hi) = Self::box_of(s.center, s.radius);
+        for level in self.upper_levels(s.level) {
+            let r = self.range(level, lo, hi);
+            for i in r[0]..=r[1] {
+                for j in r[2]..=r[3] {
+                    if let Some(v) = self.upper.get_mut(&Key { level, i, j }) {
+                        for x in v.iter_mut().filter(|x| **x == from) {
+                            *x = to;
+                        }
                     }
                 }
             }
@@ -252,6 +360,7 @@ impl ProximityGrid {
         }
         let slot = self.slots.len() as u32;
         let level = self.base_level(radius);
+        self.check_level(id, radius, level)?;
         let (lo, hi) = Self::box_of(center, radius);
         let range = self.range(level, lo, hi);
         let list = self.levels.entry(level).or_default();
@@ -260,6 +369,7 @@ impl ProximityGrid {
         self.slots.push(Slot { id, center, radius, level, range, in_level });
         self.by_id.insert(id, slot);
         self.register(slot, level, range, true);
+        self.move_upper(slot, level, None, Some((lo, hi)));
         Ok(())
     }
 
@@ -290,10 +400,13 @@ impl ProximityGrid {
                     }
                 }
             }
+            self.move_upper(slot, level, Some(Self::box_of(old.center, old.radius)), Some((lo, hi)));
             let s = &mut self.slots[slot as usize];
             (s.center, s.radius, s.range) = (center, radius, range);
             return Ok(());
         }
+        // Refused before anything changes.
+        self.check_level(id, radius, level)?;
         self.remove(id)?;
         self.insert(id, center, radius)
     }
@@ -303,6 +416,7 @@ impl ProximityGrid {
         let slot = self.by_id.remove(&id).ok_or(ProximityError::Unknown(id))?;
         let s = self.slots[slot as usize];
         self.register(slot, s.level, s.range, false);
+        self.move_upper(slot, s.level, Some(Self::box_of(s.center, s.radius)), None);
         // Out of its level's list (swap-remove, fixing the moved entry's place).
         if let Some(list) = self.levels.get_mut(&s.level) {
             list.swap_remove(s.in_level as usize);

@@ -20,7 +20,48 @@ impl ProximityGrid {
 
     /// Calls `visit(a, b)` once for every pair of objects whose spheres overlap or touch (ids as
     /// given; which of the two comes first is unspecified).
-    pub fn pairs(&self, mut visit: impl FnMut(u64, u64)) {
+    pub fn pairs(&self, visit: impl FnMut(u64, u64)) {
+        if self.top.is_some() {
+            self.pairs_on_own_level(visit)
+        } else {
+            self.pairs_climbing(visit)
+        }
+    }
+
+    /// Mirtich's pair search for a [hierarchical](ProximityGrid::hierarchical) grid: each object
+    /// looks only at the cells of its own level — the objects of that level there, and the smaller
+    /// ones registered up into them; each pair reported in the cell of the larger object's level
+    /// that holds the lower corner of the two boxes' overlap.
+    fn pairs_on_own_level(&self, mut visit: impl FnMut(u64, u64)) {
+        for (ai, a) in self.slots.iter().enumerate() {
+            let (lo, _) = Self::box_of(a.center, a.radius);
+            let level = a.level;
+            let r = a.range;
+            for i in r[0]..=r[1] {
+                for j in r[2]..=r[3] {
+                    let key = Key { level, i, j };
+                    let same = self.cells.get(&key).into_iter().flatten().filter(|&&bi| bi as usize > ai);
+                    let smaller = self.upper.get(&key).into_iter().flatten();
+                    for &bi in same.chain(smaller) {
+                        let b = &self.slots[bi as usize];
+                        if !touch(a, b) {
+                            continue;
+                        }
+                        let (blo, _) = Self::box_of(b.center, b.radius);
+                        let corner = [lo[0].max(blo[0]), lo[1].max(blo[1])];
+                        let home = self.range(level, corner, corner);
+                        if home[0] == i && home[2] == j {
+                            visit(a.id, b.id);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The pair search of a grid that registers objects on their base level only: each object
+    /// climbs through every coarser level that holds objects.
+    fn pairs_climbing(&self, mut visit: impl FnMut(u64, u64)) {
         for (ai, a) in self.slots.iter().enumerate() {
             let (lo, hi) = Self::box_of(a.center, a.radius);
             for (level, _) in self.levels_from(a.level) {
