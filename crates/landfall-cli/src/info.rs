@@ -28,6 +28,12 @@ fn heightfield(args: &TerrainArgs, t: &LoadedTerrain, hf: &landfall::Heightfield
     }
     say!("size         {nx} × {ny} samples, {} × {} cells, {} triangles", nx - 1, ny - 1, hf.triangle_count());
     say!("spacing      {} × {}", hf.spacing().x, hf.spacing().y);
+    if let Some(k) = &t.geokeys {
+        match k.epsg() {
+            Some(code) => say!("crs          EPSG:{code} (the GeoTIFF's GeoKeys, carried into outputs)"),
+            None => say!("crs          GeoKeys without an EPSG code (carried into outputs as they are)"),
+        }
+    }
     say!("bounds x     {} … {}", b.min.x, b.max.x);
     say!("bounds y     {} … {}", b.min.y, b.max.y);
     match hf.height_range() {

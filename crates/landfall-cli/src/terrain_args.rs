@@ -86,6 +86,8 @@ pub struct LoadedTerrain {
     pub load_time: Duration,
     /// Where it came from.
     pub source: Source,
+    /// The coordinate reference system of a GeoTIFF (or of the GeoTIFF an index was built from).
+    pub geokeys: Option<landfall_io::GeoKeys>,
 }
 
 impl LoadedTerrain {
@@ -152,6 +154,7 @@ impl TerrainArgs {
             notes: opened.notes,
             load_time: start.elapsed(),
             source: opened.source,
+            geokeys: opened.geokeys,
         })
     }
 
@@ -249,7 +252,7 @@ impl TerrainArgs {
             };
             let (o, s) = (heightfield.origin(), heightfield.spacing());
             let georef = Some(landfall_io::GeoRef { origin: (o.x, o.y), spacing: (s.x, s.y) });
-            return Ok(landfall_io::Loaded { heightfield, georef, notes: opened.notes, geokeys: None });
+            return Ok(landfall_io::Loaded { heightfield, georef, notes: opened.notes, geokeys: opened.geokeys });
         }
         let opts = self.load_options()?;
         let frame = self.frame()?;

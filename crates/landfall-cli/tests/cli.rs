@@ -787,3 +787,26 @@ fn build_streams_a_heightfield_index_that_every_command_reads() {
     assert!(fails(&["height", s(&lfh), "--z-scale", "2", "--points", s(&pts), "--out", s(&b)]).contains("z-scale"));
     assert!(fails(&["build", s(&lfh), "-o", s(&d.path().join("c.lfh"))]).contains("already an index"));
 }
+
+/// A heightfield index keeps its GeoTIFF's CRS: `info` names it, and a viewshed of the index is the
+/// same GeoTIFF, CRS included, as the viewshed of the raster.
+#[test]
+fn an_index_keeps_the_crs_of_its_geotiff() {
+    use landfall_io::{write_geotiff, Band, GeoKeys, GeoRef};
+    let d = tempfile::tempdir().unwrap();
+    let tif = d.path().join("utm.tif");
+    let keys = GeoKeys { directory: vec![1, 1, 0, 2, 1024, 0, 1, 1, 3072, 0, 1, 32610], ..GeoKeys::default() };
+    let v: Vec<f32> = (0..60 * 50).map(|k| ((k % 60) as f32 * 0.3).sin() * 20.0 + (k / 60) as f32).collect();
+    let geo = GeoRef { origin: (500000.0, 4000000.0), spacing: (10.0, 10.0) };
+    write_geotiff(&tif, 60, 50, Band::F32(&v), &geo, None, Some(&keys)).unwrap();
+    let lfh = d.path().join("utm.lfh");
+    ok(&["build", s(&tif), "-o", s(&lfh)]);
+    for t in [&tif, &lfh] {
+        let info = ok(&["info", s(t)]);
+        assert!(info.contains("EPSG:32610"), "{info}");
+    }
+    let (a, b) = (d.path().join("a.tif"), d.path().join("b.tif"));
+    ok(&["viewshed", s(&tif), "--observer", "500200,4000150", "--out", s(&a)]);
+    ok(&["viewshed", s(&lfh), "--observer", "500200,4000150", "--out", s(&b)]);
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+}

@@ -43,6 +43,21 @@ pub struct GeoKeys {
 }
 
 impl GeoKeys {
+    /// The EPSG code of the projected (key 3072) or else geographic (key 2048) CRS, when the keys
+    /// give one directly.
+    ///
+    /// ```
+    /// use landfall_io::GeoKeys;
+    /// // Version 1.1.0, 1 key: ProjectedCSTypeGeoKey = 32610 (UTM zone 10N).
+    /// let keys = GeoKeys { directory: vec![1, 1, 0, 1, 3072, 0, 1, 32610], ..GeoKeys::default() };
+    /// assert_eq!(keys.epsg(), Some(32610));
+    /// ```
+    pub fn epsg(&self) -> Option<u16> {
+        let entries = self.directory.get(4..)?;
+        let key = |id: u16| entries.chunks_exact(4).find(|e| e[0] == id && e[1] == 0).map(|e| e[3]);
+        key(3072).or_else(|| key(2048)).filter(|&c| c != 0 && c != 32767)
+    }
+
     /// Whether the raster type key (1025) says PixelIsPoint.
     pub fn is_pixel_is_point(&self) -> bool {
         self.directory.get(4..).is_some_and(|k| k.chunks_exact(4).any(|e| e[0] == 1025 && e[1] == 0 && e[3] == 2))

@@ -129,7 +129,7 @@ pub fn open_terrain(path: &Path, o: &TerrainOptions) -> Result<OpenedTerrain, Op
     let refuse = |option: &'static str, msg: String| Err(OpenError::Option { option, msg });
     if crate::is_heightfield_index(path) {
         refuse_placement(path, r)?;
-        let hf = crate::open_heightfield_index(path)?;
+        let (hf, geokeys) = crate::open_heightfield_index_with_crs(path)?;
         if r.diagonal != hf.diagonal() && r.diagonal != landfall::Diagonal::default() {
             return refuse(
                 "diagonal",
@@ -150,7 +150,7 @@ pub fn open_terrain(path: &Path, o: &TerrainOptions) -> Result<OpenedTerrain, Op
             notes: Vec::new(),
             source: Source::HeightfieldIndex,
             georef: None,
-            geokeys: None,
+            geokeys,
         });
     }
     if is_index(path) {

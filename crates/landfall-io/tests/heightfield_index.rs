@@ -260,3 +260,54 @@ fn a_directory_of_tiles_is_one_mosaic() {
     .to_string();
     assert!(e.contains("d_off.tif") && e.contains("grid"), "{e}");
 }
+
+/// The input GeoTIFF's CRS is kept in the index (its GeoKeys verbatim), read back by every command
+/// (a viewshed GeoTIFF of the index carries it); a CRS section that lies about its size or bytes is
+/// an error, never a big allocation.
+#[test]
+fn the_crs_is_kept_and_checked() {
+    use landfall_io::{open_heightfield_index_with_crs, write_geotiff, Band, GeoKeys, GeoRef};
+    let d = tempfile::tempdir().unwrap();
+    let tif = d.path().join("utm.tif");
+    let keys = GeoKeys {
+        // GTModelType projected, GTRasterType PixelIsArea, ProjectedCSType EPSG:32610, citation.
+        directory: vec![1, 1, 0, 4, 1024, 0, 1, 1, 1025, 0, 1, 1, 3072, 0, 1, 32610, 1026, 34737, 21, 0],
+        doubles: vec![],
+        ascii: "WGS 84 / UTM zone 10N|".into(),
+    };
+    let v: Vec<f32> = (0..40 * 30).map(|k| (k % 40) as f32 * 0.5 + (k / 40) as f32).collect();
+    let geo = GeoRef { origin: (500000.0, 4000000.0), spacing: (10.0, 10.0) };
+    write_geotiff(&tif, 40, 30, Band::F32(&v), &geo, None, Some(&keys)).unwrap();
+    let lfh = d.path().join("utm.lfh");
+    build_heightfield_index(&tif, &lfh, &LoadOptions::default(), landfall::Frame::z_up(), &mut |_, _| {}).unwrap();
+    let (hf, crs) = open_heightfield_index_with_crs(&lfh).unwrap();
+    assert_eq!(crs.as_ref(), Some(&keys));
+    assert_eq!(crs.unwrap().epsg(), Some(32610));
+    same_answers(&load_heightfield(&tif, &LoadOptions::default()).unwrap().heightfield, &hf, 3);
+    // Without GeoKeys (an .npy, say) the section is absent.
+    let plain = d.path().join("plain.tif");
+    write_strips(&plain, 20, 20, 4, 1);
+    let plain_lfh = d.path().join("plain.lfh");
+    build_heightfield_index(&plain, &plain_lfh, &LoadOptions::default(), landfall::Frame::z_up(), &mut |_, _| {})
+        .unwrap();
+    assert_eq!(open_heightfield_index_with_crs(&plain_lfh).unwrap().1, None);
+    // Lying CRS fields, the header checksum made right again: refused, naming the CRS.
+    let good = std::fs::read(&lfh).unwrap();
+    let bad = d.path().join("bad.lfh");
+    for (field, value) in [(1usize, 1u64 << 40), (1, 3), (0, 3), (2, 1 << 30), (0, good.len() as u64)] {
+        let mut b = good.clone();
+        let at = 208 + 8 * field;
+        b[at..at + 8].copy_from_slice(&value.to_le_bytes());
+        let sum = common::index_checksum(&b[..248]);
+        b[248..256].copy_from_slice(&sum.to_le_bytes());
+        std::fs::write(&bad, &b).unwrap();
+        let e = open_heightfield_index(&bad).unwrap_err().to_string();
+        assert!(e.contains("CRS"), "field {field} = {value}: {e}");
+    }
+    // A changed byte of the CRS text: the data checksum catches it.
+    let mut b = good.clone();
+    let crs_at = u64::from_le_bytes(good[208..216].try_into().unwrap()) as usize;
+    b[crs_at + 40] ^= 1;
+    std::fs::write(&bad, &b).unwrap();
+    assert!(open_heightfield_index(&bad).unwrap_err().to_string().contains("checksum"));
+}

@@ -60,7 +60,7 @@ pub fn build_heightfield_index(
         progress(ny as u64, ny as u64);
         let origin = p.origin.to_array();
         let spacing = p.spacing.to_array();
-        let (bytes, nodata) = w.finish(origin, spacing, p.diagonal, p.frame)?;
+        let (bytes, nodata) = w.finish(origin, spacing, p.diagonal, p.frame, loaded.geokeys.as_ref())?;
         return Ok(IndexReport { nx, ny, nodata, bytes, streamed: false });
     }
     // GeoTIFF: its header, then its rows as they decode.
@@ -119,7 +119,7 @@ pub fn build_heightfield_index(
         }
         Ok(())
     })?;
-    let (bytes, nodata) = w.finish([ox, oy], [dx, dy], opts.diagonal, frame)?;
+    let (bytes, nodata) = w.finish([ox, oy], [dx, dy], opts.diagonal, frame, o.geokeys.as_ref())?;
     Ok(IndexReport { nx, ny, nodata, bytes, streamed: true })
 }
 

@@ -18,9 +18,13 @@
 //! | 120..136, 136..144 | code base and step, exact sample range (2 × f32) |
 //! | 144..152 | NaN samples |
 //! | 152..200 | sections: (byte offset, element count) × 3 |
-//! | 200..208 | data checksum (rows of samples, then nodes and mask) |
-//! | 208..248 | reserved (0) |
+//! | 200..208 | data checksum (rows of samples, then nodes, then the CRS section when there is one) |
+//! | 208..248 | CRS section (all 0 when none): byte offset, byte length, then the counts of GeoKey directory entries (u16), double parameters (f64) and ASCII bytes |
 //! | 248..256 | header checksum (bytes 0..248) |
+//!
+//! The CRS section keeps the input GeoTIFF's three GeoKey tags verbatim (the doubles, then the
+//! directory, then the ASCII parameters), so that outputs made from the index (a viewshed GeoTIFF)
+//! carry the input's coordinate reference system.
 //!
 //! Writing streams the raster's rows (a GeoTIFF a band of tiles or a strip at a time) into the
 //! samples section at their places — memory is one band of rows plus the pyramid's leaf ranges, never
@@ -37,8 +41,9 @@ mod open;
 mod write;
 
 pub use build::{build_heightfield_index, stream_geotiff_rows, IndexReport};
-pub use open::open_heightfield_index;
+pub use open::{open_heightfield_index, open_heightfield_index_with_crs};
 
+use crate::raster::GeoKeys;
 use bytemuck::{Pod, Zeroable};
 use landfall::Diagonal;
 use std::path::Path;
@@ -72,7 +77,7 @@ struct Header {
     nodata: u64,
     sections: [[u64; 2]; 3],
     data_sum: u64,
-    reserved: [u64; 5],
+    crs: [u64; 5],
     header_sum: u64,
 }
 
@@ -102,9 +107,41 @@ fn aligned(n: u64) -> u64 {
     n.div_ceil(ALIGN) * ALIGN
 }
 
-/// The data checksum: the rows' sum, then the nodes.
-fn data_sum(rows_sum: u64, node_bytes: &[u8]) -> u64 {
-    landfall::rng::mix(rows_sum ^ checksum(node_bytes).rotate_left(17))
+/// The data checksum: the rows' sum, then the nodes, then the CRS section's bytes (if any).
+fn data_sum(rows_sum: u64, node_bytes: &[u8], crs_bytes: &[u8]) -> u64 {
+    let sum = landfall::rng::mix(rows_sum ^ checksum(node_bytes).rotate_left(17));
+    if crs_bytes.is_empty() {
+        sum
+    } else {
+        landfall::rng::mix(sum ^ checksum(crs_bytes).rotate_left(31))
+    }
+}
+
+/// Largest CRS section read: GeoKeys are a few hundred bytes; a file claiming more is refused
+/// before anything is allocated.
+const MAX_CRS_BYTES: u64 = 1 << 20;
+
+/// The CRS section of `keys`: its bytes and the counts (directory entries, doubles, ASCII bytes).
+fn encode_crs(keys: &GeoKeys) -> (Vec<u8>, [u64; 3]) {
+    let mut b = Vec::new();
+    for d in &keys.doubles {
+        b.extend_from_slice(&d.to_le_bytes());
+    }
+    for k in &keys.directory {
+        b.extend_from_slice(&k.to_le_bytes());
+    }
+    b.extend_from_slice(keys.ascii.as_bytes());
+    (b, [keys.directory.len() as u64, keys.doubles.len() as u64, keys.ascii.len() as u64])
+}
+
+/// GeoKeys back from a CRS section's bytes and counts (the lengths checked by the caller).
+fn decode_crs(b: &[u8], [dirs, doubles, _]: [u64; 3]) -> Result<GeoKeys, String> {
+    let (nd, nk) = (doubles as usize * 8, dirs as usize * 2);
+    let doubles = b[..nd].chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
+    let directory = b[nd..nd + nk].chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
+    let ascii =
+        String::from_utf8(b[nd + nk..].to_vec()).map_err(|_| "the ASCII parameters are not text".to_string())?;
+    Ok(GeoKeys { directory, doubles, ascii })
 }
 
 /// True when the file starts with the heightfield index's magic and kind.

@@ -59,6 +59,15 @@ pub(super) fn build_mosaic(
         tiles.push((path.clone(), o, geo));
     }
     let (dx, dy) = grid.expect("at least one tile");
+    // One coordinate reference system: the first tile's, and every other tile's the same.
+    let crs = tiles[0].1.geokeys.clone();
+    if let Some(t) = tiles.iter().find(|t| t.1.geokeys != crs) {
+        return Err(IoError::field(
+            &t.0,
+            "GeoKeys",
+            format!("another coordinate reference system than {}", tiles[0].0.display()),
+        ));
+    }
     let west = tiles.iter().map(|t| t.2.origin.0).fold(f64::INFINITY, f64::min);
     let south = tiles.iter().map(|t| t.2.origin.1).fold(f64::INFINITY, f64::min);
     let mut placed = Vec::new();
@@ -129,6 +138,6 @@ pub(super) fn build_mosaic(
         }
     }
     progress(ny as u64, ny as u64);
-    let (bytes, nodata) = w.finish([ox, oy], [dx, dy], opts.diagonal, frame)?;
+    let (bytes, nodata) = w.finish([ox, oy], [dx, dy], opts.diagonal, frame, crs.as_ref())?;
     Ok(IndexReport { nx, ny, nodata, bytes, streamed: true })
 }

@@ -1,8 +1,12 @@
 //! Opening an index: every check, then the map.
 
-use super::{checksum, data_sum, row_sum, Header, ALIGN, HEADER_LEN, HEIGHTFIELD_INDEX_VERSION, KIND, MAGIC};
+use super::{
+    checksum, data_sum, decode_crs, row_sum, Header, ALIGN, HEADER_LEN, HEIGHTFIELD_INDEX_VERSION, KIND, MAGIC,
+    MAX_CRS_BYTES,
+};
 use crate::index::Mapped;
 use crate::input::open_regular;
+use crate::raster::GeoKeys;
 use crate::IoError;
 use glam::{DVec2, DVec3};
 use landfall::flat::{Flat, StableBytes};
@@ -14,6 +18,12 @@ use std::sync::Arc;
 /// Opens a heightfield index: checks everything (see the module's documentation), then maps the
 /// file and returns the heightfield using it in place.
 pub fn open_heightfield_index(path: &Path) -> Result<Heightfield, IoError> {
+    open_heightfield_index_with_crs(path).map(|(hf, _)| hf)
+}
+
+/// [`open_heightfield_index`], and the coordinate reference system of the raster it was built
+/// from (its GeoTIFF's GeoKeys), if it had one.
+pub fn open_heightfield_index_with_crs(path: &Path) -> Result<(Heightfield, Option<GeoKeys>), IoError> {
     use std::io::Read;
     let (mut file, len) = open_regular(path)?;
     let bad = |field: &str, msg: String| IoError::field(path, field, msg);
@@ -73,6 +83,25 @@ pub fn open_heightfield_index(path: &Path) -> Result<Heightfield, IoError> {
     if mask[1] != 0 {
         return Err(bad("hole mask", "not supported in version 1".into()));
     }
+    // The CRS section: all zero, or inside the file with lengths that add up (and small).
+    let [crs_at, crs_len, dirs, doubles, ascii] = h.crs;
+    let has_crs = h.crs != [0; 5];
+    if has_crs {
+        let parts =
+            dirs.checked_mul(2).zip(doubles.checked_mul(8)).and_then(|(a, b)| a.checked_add(b)?.checked_add(ascii));
+        let end = crs_at.checked_add(crs_len);
+        if crs_at % ALIGN != 0
+            || crs_at < HEADER_LEN as u64
+            || crs_len > MAX_CRS_BYTES
+            || end.is_none_or(|e| e > len)
+            || parts != Some(crs_len)
+        {
+            return Err(bad(
+                "CRS",
+                format!("section at byte {crs_at} of {crs_len} bytes does not fit the file or its counts"),
+            ));
+        }
+    }
     // Read the samples once through a buffer: checksum, finite, NaN count, pyramid.
     let mut leaves = LeafRanges::new(nx, ny, leaf);
     let (mut rows_sum, mut nan) = (0u64, 0u64);
@@ -98,7 +127,12 @@ pub fn open_heightfield_index(path: &Path) -> Result<Heightfield, IoError> {
     let mut node_bytes = vec![0u8; (nodes[1] * 4) as usize];
     file.seek(SeekFrom::Start(nodes[0])).map_err(|e| IoError::os(path, e))?;
     file.read_exact(&mut node_bytes).map_err(|e| IoError::os(path, e))?;
-    if h.data_sum != data_sum(rows_sum, &node_bytes) {
+    let mut crs_bytes = vec![0u8; if has_crs { crs_len as usize } else { 0 }];
+    if has_crs {
+        file.seek(SeekFrom::Start(crs_at)).map_err(|e| IoError::os(path, e))?;
+        file.read_exact(&mut crs_bytes).map_err(|e| IoError::os(path, e))?;
+    }
+    if h.data_sum != data_sum(rows_sum, &node_bytes, &crs_bytes) {
         return Err(bad("data checksum", "mismatch: the file is corrupt".into()));
     }
     if nan != h.nodata {
@@ -133,5 +167,8 @@ pub fn open_heightfield_index(path: &Path) -> Result<Heightfield, IoError> {
         quantum,
         exact,
     };
-    Heightfield::from_parts(parts).map_err(|error| IoError::Heightfield { path: path.to_owned(), error })
+    let crs =
+        if has_crs { Some(decode_crs(&crs_bytes, [dirs, doubles, ascii]).map_err(|e| bad("CRS", e))?) } else { None };
+    let hf = Heightfield::from_parts(parts).map_err(|error| IoError::Heightfield { path: path.to_owned(), error })?;
+    Ok((hf, crs))
 }

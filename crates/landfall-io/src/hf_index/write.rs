@@ -1,8 +1,10 @@
 //! The file being written: rows at their places, then the pyramid and the header.
 
 use super::{
-    aligned, checksum, data_sum, diagonal_code, row_sum, Header, HEADER_LEN, HEIGHTFIELD_INDEX_VERSION, KIND, MAGIC,
+    aligned, checksum, data_sum, diagonal_code, encode_crs, row_sum, Header, HEADER_LEN, HEIGHTFIELD_INDEX_VERSION,
+    KIND, MAGIC,
 };
+use crate::raster::GeoKeys;
 use crate::{IoError, OutputFile};
 use landfall::heightfield::LeafRanges;
 use landfall::{Diagonal, Frame};
@@ -50,6 +52,7 @@ impl Writer {
         spacing: [f64; 2],
         diagonal: Diagonal,
         frame: Frame,
+        crs: Option<&GeoKeys>,
     ) -> Result<(u64, usize), IoError> {
         if self.rows_seen != self.ny {
             return Err(IoError::format(self.out.path(), format!("{} rows of {} written", self.rows_seen, self.ny)));
@@ -59,14 +62,21 @@ impl Writer {
         let heights_at = aligned(HEADER_LEN as u64);
         let nodes_at = aligned(heights_at + (self.nx * self.ny * 4) as u64);
         let mask_at = aligned(nodes_at + (nodes.len() * 4) as u64);
-        let file_len = mask_at;
+        // The CRS section after the (empty) mask.
+        let (crs_bytes, counts) = crs.map(encode_crs).unwrap_or_default();
+        let crs_field = if crs_bytes.is_empty() {
+            [0; 5]
+        } else {
+            [mask_at, crs_bytes.len() as u64, counts[0], counts[1], counts[2]]
+        };
+        let file_len = aligned(mask_at + crs_bytes.len() as u64);
         let node_bytes: &[u8] = bytemuck::cast_slice(&nodes);
         self.out.write_all_at(node_bytes, nodes_at).map_err(|e| self.os(e))?;
-        // Pad to the full length (the mask is empty).
-        if file_len > nodes_at + node_bytes.len() as u64 {
-            let pad = vec![0u8; (file_len - nodes_at - node_bytes.len() as u64) as usize];
-            self.out.write_all_at(&pad, nodes_at + node_bytes.len() as u64).map_err(|e| self.os(e))?;
-        }
+        // Pad to the mask (empty), then the CRS section padded to the full length.
+        let mut tail = vec![0u8; (mask_at - nodes_at - node_bytes.len() as u64) as usize];
+        tail.extend_from_slice(&crs_bytes);
+        tail.resize((file_len - nodes_at - node_bytes.len() as u64) as usize, 0);
+        self.out.write_all_at(&tail, nodes_at + node_bytes.len() as u64).map_err(|e| self.os(e))?;
         let mut h = Header {
             magic: MAGIC,
             kind: KIND,
@@ -84,8 +94,8 @@ impl Writer {
             exact,
             nodata: self.nodata as u64,
             sections: [[heights_at, (self.nx * self.ny) as u64], [nodes_at, nodes.len() as u64], [mask_at, 0]],
-            data_sum: data_sum(self.rows_sum, node_bytes),
-            reserved: [0; 5],
+            data_sum: data_sum(self.rows_sum, node_bytes, &crs_bytes),
+            crs: crs_field,
             header_sum: 0,
         };
         h.header_sum = checksum(&bytemuck::bytes_of(&h)[..HEADER_LEN - 8]);
