@@ -44,17 +44,11 @@ fn memory() -> (u64, u64) {
     (field("VmRSS:"), field("VmHWM:"))
 }
 
-/// Drops the index's pages: from this process's map of the samples (they fault in again from the
-/// file), then from the page cache.
+/// Drops the index's pages: from this process's map (`Heightfield::release_all`: they fault in
+/// again from the file), then from the page cache.
 fn evict(hf: &Heightfield, path: &Path) {
     use std::os::unix::io::AsRawFd;
-    let h = hf.heights();
-    let page = 4096usize;
-    let start = (h.as_ptr() as usize) & !(page - 1);
-    let end = h.as_ptr() as usize + std::mem::size_of_val(h);
-    // SAFETY: the range covers pages of a private read-only file map that the heightfield holds;
-    // MADV_DONTNEED on such a map only drops the pages, which read back unchanged from the file.
-    unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_DONTNEED) };
+    hf.release_all();
     if let Ok(f) = std::fs::File::open(path) {
         // SAFETY: a valid open descriptor; the call only advises the kernel.
         unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };

@@ -33,11 +33,15 @@ impl<'a> MapBudget<'a> {
             bail!("--cache-mb: must be at least 1");
         }
         match &terrain.terrain {
-            landfall_io::AnyTerrain::Heightfield(hf) if hf.is_mapped() => Ok(Some(Self {
-                hf,
-                bytes: mb.saturating_mul(1 << 20),
-                baseline: crate::memory::resident_file().unwrap_or(0),
-                releases: 0,
+            landfall_io::AnyTerrain::Heightfield(hf) if hf.is_mapped() => Ok(Some({
+                // A query's touch maps one small page, not 2 MiB.
+                hf.set_huge_pages(false);
+                Self {
+                    hf,
+                    bytes: mb.saturating_mul(1 << 20),
+                    baseline: crate::memory::resident_file().unwrap_or(0),
+                    releases: 0,
+                }
             })),
             _ => {
                 eprintln!(

@@ -180,6 +180,10 @@ unsafe impl StableBytes for Mapped {
         }
     }
 
+    fn huge_pages(&self, on: bool) {
+        let _ = self.0.advise(if on { memmap2::Advice::HugePage } else { memmap2::Advice::NoHugePage });
+    }
+
     fn prefetch(&self, range: std::ops::Range<usize>) {
         let end = range.end.min(self.0.len());
         if end > range.start {

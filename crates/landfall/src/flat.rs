@@ -22,6 +22,10 @@ pub unsafe trait StableBytes: Send + Sync {
 
     /// Tells the owner that bytes `range` will be needed soon (a file map starts reading them).
     fn prefetch(&self, _range: std::ops::Range<usize>) {}
+
+    /// Asks a file map for huge pages (fewer TLB misses over large data) or for small ones (pages
+    /// let go of one by one, [`Self::release`]); other owners ignore it.
+    fn huge_pages(&self, _on: bool) {}
 }
 
 // SAFETY: an immutable boxed slice never moves its heap buffer.
@@ -108,6 +112,13 @@ impl<T: Pod> Flat<T> {
     pub fn release(&self, elems: std::ops::Range<usize>) {
         if let Some((owner, bytes)) = self.owner_range(elems) {
             owner.release(bytes);
+        }
+    }
+
+    /// [`StableBytes::huge_pages`] for the owner of shared elements.
+    pub fn huge_pages(&self, on: bool) {
+        if let Repr::Shared { _owner, .. } = &self.repr {
+            _owner.huge_pages(on);
         }
     }
 

@@ -151,6 +151,10 @@ pub fn open_heightfield_index_with_crs(path: &Path) -> Result<(Heightfield, Opti
         return Err(IoError::format(path, "changed while being opened"));
     }
     let owner: Arc<dyn StableBytes> = Arc::new(Mapped(map));
+    // Huge pages where the kernel can map the file's page cache with them: fewer TLB misses for
+    // queries spread over a large raster (measured: `docs/benchmarks.md`, terrains larger than
+    // memory).
+    owner.huge_pages(true);
     let flat_err = |e: landfall::flat::FlatError| IoError::format(path, e.to_string());
     let parts = HeightfieldParts {
         nx,

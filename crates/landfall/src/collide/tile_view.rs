@@ -127,6 +127,8 @@ impl TileView {
         if tile_cells == 0 || tile_cells > 1 << 16 || leaf_cells == 0 || max_levels == 0 {
             return Err(TileViewError::BadParams { tile_cells, leaf_cells, max_levels });
         }
+        // Pages are let go of one by one: small ones.
+        hf.set_huge_pages(false);
         let ntx = (hf.nx() - 1).div_ceil(tile_cells) as u32;
         let nty = (hf.ny() - 1).div_ceil(tile_cells) as u32;
         Ok(Self { hf, params, ntx, nty, tiles: BTreeMap::new(), built: 0 })

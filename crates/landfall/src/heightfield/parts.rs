@@ -112,6 +112,14 @@ impl Heightfield {
         self.heights.prefetch(samples);
     }
 
+    /// For a mapped heightfield, asks for the map in huge pages (`true`, the default of an index
+    /// file: queries spread over a large raster miss the TLB less) or in small ones (`false`: for
+    /// letting go of pages one by one, as [`TileView`](crate::collide::TileView) and `--cache-mb`
+    /// do). The answers do not change.
+    pub fn set_huge_pages(&self, on: bool) {
+        self.heights.huge_pages(on);
+    }
+
     /// For a mapped heightfield, lets go of every page of the map (samples, pyramid, mask) — what
     /// `--cache-mb` does when the resident share of a map outgrows its budget.
     pub fn release_all(&self) {
