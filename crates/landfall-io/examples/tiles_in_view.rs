@@ -31,16 +31,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 })
                 .collect();
             let npy = dir.path().join("dem.npy");
-            let mut bytes = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': ({n}, {n}), }}");
-            while !(10 + bytes.len() + 1).is_multiple_of(64) {
-                bytes.push(' ');
-            }
-            bytes.push('\n');
-            let mut file = b"\x93NUMPY\x01\x00".to_vec();
-            file.extend((bytes.len() as u16).to_le_bytes());
-            file.extend(bytes.as_bytes());
-            file.extend(bytemuck::cast_slice(&v));
-            std::fs::write(&npy, file)?;
+            landfall_io::write_npy(&npy, n, n, &v)?;
             let lfh = dir.path().join("dem.lfh");
             let opts = LoadOptions { spacing: Some((10.0, 10.0)), ..LoadOptions::default() };
             build_heightfield_index(&npy, &lfh, &opts, landfall::Frame::z_up(), &mut |_, _| {})?;

@@ -44,13 +44,7 @@ impl ProximityGrid {
                     let smaller = self.upper.get(&key).into_iter().flatten();
                     for &bi in same.chain(smaller) {
                         let b = &self.slots[bi as usize];
-                        if !touch(a, b) {
-                            continue;
-                        }
-                        let (blo, _) = Self::box_of(b.center, b.radius);
-                        let corner = [lo[0].max(blo[0]), lo[1].max(blo[1])];
-                        let home = self.range(level, corner, corner);
-                        if home[0] == i && home[2] == j {
+                        if self.pair_is_here(a, lo, b, level, i, j) {
                             visit(a.id, b.id);
                         }
                     }
@@ -76,15 +70,7 @@ impl ProximityGrid {
                             if (level == a.level && (bi as usize) <= ai) || b.level != level {
                                 continue;
                             }
-                            // Reported only in the cell holding the lower corner of the boxes'
-                            // overlap (the cheap sphere test first: most candidates fail it).
-                            if !touch(a, b) {
-                                continue;
-                            }
-                            let (blo, _) = Self::box_of(b.center, b.radius);
-                            let corner = [lo[0].max(blo[0]), lo[1].max(blo[1])];
-                            let home = self.range(level, corner, corner);
-                            if home[0] == i && home[2] == j {
+                            if self.pair_is_here(a, lo, b, level, i, j) {
                                 visit(a.id, b.id);
                             }
                         }
@@ -92,6 +78,20 @@ impl ProximityGrid {
                 }
             }
         }
+    }
+
+    /// Whether `a` (its box's lower corner `lo`) and `b` touch and their pair is reported in cell
+    /// (i, j) of `level`: the cell holding the lower corner of the two boxes' overlap (the cheap
+    /// sphere test first: most candidates fail it).
+    #[inline]
+    fn pair_is_here(&self, a: &Slot, lo: [f64; 2], b: &Slot, level: i32, i: i64, j: i64) -> bool {
+        if !touch(a, b) {
+            return false;
+        }
+        let (blo, _) = Self::box_of(b.center, b.radius);
+        let corner = [lo[0].max(blo[0]), lo[1].max(blo[1])];
+        let home = self.range(level, corner, corner);
+        home[0] == i && home[2] == j
     }
 
     /// Every overlapping pair, brute force over all pairs: the reference the tests compare with.
