@@ -206,7 +206,7 @@ fn write_tile(p: &Path, v: &[f32], nx: u32, ny: u32, x0: f64, y0: f64) {
 }
 
 #[test]
-fn a_directory_of_tiles_is_one_mosaic() {
+fn a_directory_or_a_list_of_tiles_is_one_mosaic() {
     let d = tempfile::tempdir().unwrap();
     let (nx, ny) = (61usize, 41usize);
     let mut rng = SplitMix64::new(12);
@@ -247,6 +247,24 @@ fn a_directory_of_tiles_is_one_mosaic() {
     let mosaic = open_heightfield_index(&lfh).unwrap();
     assert_eq!(mosaic.nodata_count(), 20 * 30);
     same_answers(&whole_hf, &mosaic, 4);
+    // The same tiles named in a list file (relative paths, comments, blank lines): the same index.
+    let names: Vec<String> = std::fs::read_dir(&tiles)
+        .unwrap()
+        .map(|e| format!("tiles/{}", e.unwrap().file_name().to_string_lossy()))
+        .collect();
+    let list = d.path().join("tiles.txt");
+    std::fs::write(&list, format!("# the mosaic\n\n{}\n", names.join("\n"))).unwrap();
+    let from_list = d.path().join("list.lfh");
+    build_heightfield_index(&list, &from_list, &LoadOptions::default(), landfall::Frame::z_up(), &mut |_, _| {})
+        .unwrap();
+    assert_eq!(std::fs::read(&from_list).unwrap(), std::fs::read(&lfh).unwrap());
+    // A line naming no file is an error naming the line.
+    std::fs::write(&list, format!("{}\ntiles/missing.tif\n", names[0])).unwrap();
+    let e =
+        build_heightfield_index(&list, &from_list, &LoadOptions::default(), landfall::Frame::z_up(), &mut |_, _| {})
+            .unwrap_err()
+            .to_string();
+    assert!(e.contains("line 2") && e.contains("missing.tif"), "{e}");
     // Tiles off the grid or of another pixel size are refused, naming the tile.
     write_tile(&tiles.join("d_off.tif"), &cut(30, 61, 0, 21), 31, 21, 1000.0 + 303.0, 9000.0);
     let e = build_heightfield_index(

@@ -1,6 +1,6 @@
 //! Building an index: a raster (a GeoTIFF streamed, other formats read whole) or a mosaic of tiles.
 
-use super::mosaic::build_mosaic;
+use super::mosaic::{build_mosaic, tiles_in_dir, tiles_in_list};
 use super::write::Writer;
 use crate::load::LoadOptions;
 use crate::raster::GeoRef;
@@ -28,7 +28,8 @@ pub struct IndexReport {
 /// the options, else the file's, else origin (0, 0) and spacing 1 — exactly as [`load_heightfield`]
 /// (crate::load_heightfield) would build it. A GeoTIFF is streamed (any size; memory is a band of
 /// rows); other formats are read whole; a directory of GeoTIFF tiles on one grid (a national DEM's
-/// 1° tiles) is streamed as one mosaic. `progress(rows done, rows)` is called as rows are written.
+/// 1° tiles), or a list of them (a `.txt` or `.lst` file, one path a line, relative to the list's
+/// directory), is streamed as one mosaic. `progress(rows done, rows)` is called as rows are written.
 pub fn build_heightfield_index(
     src: &Path,
     out: &Path,
@@ -43,9 +44,12 @@ pub fn build_heightfield_index(
         return Err(IoError::field(src, "z-scale/z-offset", "must be finite numbers"));
     }
     if src.is_dir() {
-        return build_mosaic(src, out, opts, frame, progress);
+        return build_mosaic(src, tiles_in_dir(src)?, out, opts, frame, progress);
     }
     let ext = crate::extension(src);
+    if ext == "txt" || ext == "lst" {
+        return build_mosaic(src, tiles_in_list(src)?, out, opts, frame, progress);
+    }
     if ext != "tif" && ext != "tiff" {
         // Small formats: load whole, write the heightfield's parts.
         let loaded = crate::load_heightfield(src, opts)?;

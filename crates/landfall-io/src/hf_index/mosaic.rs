@@ -1,11 +1,11 @@
-//! A directory of GeoTIFF tiles on one grid, streamed as one index.
+//! GeoTIFF tiles on one grid (a directory of them, or a list), streamed as one index.
 
 use super::build::IndexReport;
 use super::write::Writer;
 use crate::load::LoadOptions;
 use crate::IoError;
 use landfall::Frame;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// One GeoTIFF of a mosaic: where it goes in the whole grid, and its rows while they are read.
 struct MosaicTile {
@@ -17,17 +17,9 @@ struct MosaicTile {
     row0: usize,
 }
 
-/// A directory of GeoTIFF tiles on one grid (same spacing, origins on the grid; they may share
-/// edge rows and columns, and leave gaps, which become holes) as one heightfield index, streamed
-/// row by row across the tiles: memory is one band of rows of the tiles in the current row.
-pub(super) fn build_mosaic(
-    dir: &Path,
-    out: &Path,
-    opts: &LoadOptions,
-    frame: Frame,
-    progress: &mut dyn FnMut(u64, u64),
-) -> Result<IndexReport, IoError> {
-    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+/// The GeoTIFF tiles (`.tif`, `.tiff`) of a directory, sorted by name.
+pub(super) fn tiles_in_dir(dir: &Path) -> Result<Vec<PathBuf>, IoError> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| IoError::os(dir, e))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| matches!(crate::extension(p).as_str(), "tif" | "tiff") && p.is_file())
@@ -36,6 +28,53 @@ pub(super) fn build_mosaic(
     if files.is_empty() {
         return Err(IoError::format(dir, "no GeoTIFF tiles (.tif, .tiff) in the directory"));
     }
+    Ok(files)
+}
+
+/// Largest tile list read (`gdalbuildvrt -input_file_list` style): a text file of paths.
+const MAX_LIST_BYTES: u64 = 64 << 20;
+
+/// The tiles named by a list file: one path a line (relative ones from the list's directory),
+/// blank lines and lines starting with `#` skipped. A line naming no file is an error naming it.
+pub(super) fn tiles_in_list(list: &Path) -> Result<Vec<PathBuf>, IoError> {
+    use std::io::Read;
+    let (file, len) = crate::input::open_regular(list)?;
+    if len > MAX_LIST_BYTES {
+        return Err(IoError::format(list, format!("{len} bytes: a list of tiles is at most {MAX_LIST_BYTES}")));
+    }
+    let mut text = String::new();
+    file.take(MAX_LIST_BYTES).read_to_string(&mut text).map_err(|e| IoError::os(list, e))?;
+    let base = list.parent().unwrap_or(Path::new("."));
+    let mut files = Vec::new();
+    for (k, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let p = base.join(line);
+        if !p.is_file() {
+            return Err(IoError::field(list, format!("line {}", k + 1), format!("'{line}' is not a file")));
+        }
+        files.push(p);
+    }
+    if files.is_empty() {
+        return Err(IoError::format(list, "names no tile"));
+    }
+    Ok(files)
+}
+
+/// GeoTIFF tiles on one grid (same spacing, origins on the grid; they may share edge rows and
+/// columns, and leave gaps, which become holes) as one heightfield index, streamed row by row
+/// across the tiles: memory is one band of rows of the tiles in the current row. `files` come from
+/// `source` (a directory or a list), named in errors.
+pub(super) fn build_mosaic(
+    source: &Path,
+    files: Vec<PathBuf>,
+    out: &Path,
+    opts: &LoadOptions,
+    frame: Frame,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<IndexReport, IoError> {
     let mut tiles = Vec::new();
     let mut grid: Option<(f64, f64)> = None;
     for path in &files {
@@ -90,7 +129,7 @@ pub(super) fn build_mosaic(
         placed.push(MosaicTile { path, opened: o, rows: None, col, row0 });
     }
     if nx < 2 || ny < 2 || nx.checked_mul(ny).is_none_or(|n| n > u32::MAX as usize / 2) {
-        return Err(IoError::format(dir, format!("the mosaic is {nx} × {ny} samples (2 × 2 to 2³¹)")));
+        return Err(IoError::format(source, format!("the mosaic is {nx} × {ny} samples (2 × 2 to 2³¹)")));
     }
     let (dx, dy) = opts.spacing.unwrap_or((dx, dy));
     let (ox, oy) = opts.origin.unwrap_or((west, south));
