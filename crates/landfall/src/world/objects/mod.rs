@@ -120,6 +120,13 @@ impl Objects {
         if let Some(r) = &roam {
             held.insert(r.cell_level(), None);
         }
+        // Mirtich's registration (each object on every level above its own too, pairs found on
+        // its own level): the kinds span three orders of magnitude. Up to the level of the largest
+        // bounding sphere any kind can have (its size and height, skirt included, with room).
+        let unit = cell_size / 16.0;
+        let largest = params.kinds.iter().map(|k| k.size.1 + k.height.1).fold(4.0 * cell_size, f64::max);
+        let top = ProximityGrid::new(Layout::Dual, unit).base_level(2.0 * largest);
+        let grid = ProximityGrid::hierarchical(Layout::Dual, unit, top);
         let mut o = Self {
             kinds: params.kinds,
             levels,
@@ -130,7 +137,7 @@ impl Objects {
             free: Vec::new(),
             by_cell: HashMap::new(),
             held,
-            grid: ProximityGrid::new(Layout::Dual, cell_size / 16.0),
+            grid,
             roam,
             scratch: Vec::new(),
         };
