@@ -265,7 +265,12 @@ fn the_world_page_shows_the_world() {
     let Some(browser) = chromium() else { return };
     let server = Server::start(&["--world"]);
     let dir = tempfile::tempdir().unwrap();
-    shows_terrain(browser, &format!("http://{}/", server.addr), &dir.path().join("world.png"));
+    let shot = dir.path().join("world.png");
+    shows_terrain(browser, &format!("http://{}/", server.addr), &shot);
+    // Keep the screenshot for the docs when asked.
+    if let Ok(to) = std::env::var("LANDFALL_VIEWER_WORLD_SHOT") {
+        std::fs::copy(&shot, to).unwrap();
+    }
 }
 
 /// The page's first frames show terrain: a screenshot where a good part of the pixels is not the
