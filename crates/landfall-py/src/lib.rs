@@ -34,6 +34,8 @@ pub struct Terrain {
     /// Where it came from (for `info` and pickling): a file path, if any.
     #[pyo3(get)]
     path: Option<String>,
+    /// The EPSG code of the file's CRS (a GeoTIFF's, or the GeoTIFF's an index was built from).
+    epsg: Option<u16>,
 }
 
 /// A heightfield (a raster's grid of samples, two triangles a cell).
@@ -42,7 +44,7 @@ pub struct Heightfield {}
 
 impl Terrain {
     fn new(t: AnyTerrain, path: Option<String>) -> Self {
-        Self { inner: RwLock::new(Arc::new(t)), path }
+        Self { inner: RwLock::new(Arc::new(t)), path, epsg: None }
     }
 
     /// The terrain as it is now.
@@ -303,6 +305,8 @@ impl Terrain {
                 d.set_item("nodata_samples", hf.nodata_count())?;
                 d.set_item("masked_cells", hf.masked_cell_count())?;
                 d.set_item("memory_bytes", hf.memory_bytes())?;
+                d.set_item("mapped", hf.is_mapped())?;
+                d.set_item("crs", self.epsg.map(|c| format!("EPSG:{c}")))?;
             }
             AnyTerrain::Polygons(p) => {
                 d.set_item("kind", "polygons")?;
@@ -469,7 +473,8 @@ fn _open(
     };
     let opened = py.detach(|| landfall_io::open_terrain(&path, &opts)).map_err(err)?;
     let is_hf = matches!(opened.terrain, AnyTerrain::Heightfield(_));
-    let t = Terrain::new(opened.terrain, Some(path.display().to_string()));
+    let epsg = opened.geokeys.as_ref().and_then(landfall_io::GeoKeys::epsg);
+    let t = Terrain { epsg, ..Terrain::new(opened.terrain, Some(path.display().to_string())) };
     if is_hf {
         Ok(Py::new(py, PyClassInitializer::from(t).add_subclass(Heightfield {}))?.into_any())
     } else {

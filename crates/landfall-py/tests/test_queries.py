@@ -209,8 +209,25 @@ def test_heightfield_index_equals_the_raster(tmp_path, cli, dem, dem_path):
     cli("build", dem_path, "-o", lfh)
     t = landfall.open(lfh)
     assert isinstance(t, landfall.Heightfield) and t.info()["kind"] == "heightfield"
+    assert t.info()["mapped"] and not dem.info()["mapped"]
+    assert t.info()["crs"] is None  # the .npz has no CRS
     x, y = random_points(dem, 5000, seed=9)
     assert np.array_equal(t.height(x, y), dem.height(x, y), equal_nan=True)
     assert np.array_equal(t.heights(), dem.heights(), equal_nan=True)
     u = pickle.loads(pickle.dumps(t))  # by path: the index is mapped again
     assert np.array_equal(u.height(x, y), t.height(x, y), equal_nan=True)
+
+
+def test_info_names_the_crs_of_a_geotiff_and_of_its_index(tmp_path, cli, dem_path):
+    import shutil
+    import subprocess
+
+    if shutil.which("gdal_translate") is None:
+        pytest.skip("gdal_translate is not installed (apt-get install gdal-bin)")
+    plain, tagged = tmp_path / "v.tif", tmp_path / "utm.tif"
+    cli("viewshed", dem_path, "--observer", "236,49", "--out", plain)
+    subprocess.run(["gdal_translate", "-q", "-a_srs", "EPSG:32610", plain, tagged], check=True)
+    assert landfall.open(tagged).info()["crs"] == "EPSG:32610"
+    lfh = tmp_path / "utm.lfh"
+    cli("build", tagged, "-o", lfh)
+    assert landfall.open(lfh).info()["crs"] == "EPSG:32610"

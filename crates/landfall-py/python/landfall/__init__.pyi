@@ -99,7 +99,9 @@ class Terrain:
     def remove_polygon(self, polygon_id: int) -> int:
         """Removes a polygon from a polygon terrain; how many faces it had."""
     def info(self) -> dict:
-        """What `landfall info` says, as a dict."""
+        """What `landfall info` says, as a dict. Heightfields also say whether they are `mapped`
+        (an index file, used in place) and their `crs` ("EPSG:n" from the file's GeoKeys, else
+        None)."""
 
 class Heightfield(Terrain):
     """A heightfield: a raster's samples, two triangles a cell."""
