@@ -96,6 +96,31 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
+
+    /// Far from the origin (5,000 km east, 3,000 km south) and around the terrain's edges (motions
+    /// that start or end outside it): the same contacts as the whole grid, none where it has none.
+    #[test]
+    fn far_away_and_at_the_edges(
+        fx in -0.2f64..1.2, fy in -0.2f64..1.2, z in -5.0f64..25.0,
+        vx in -30.0f64..30.0, vy in -30.0f64..30.0, vz in -30.0f64..10.0, r in 0.05f64..3.0,
+    ) {
+        let (nx, ny) = (45, 37);
+        let p = SynthParams { relief: 12.0, feature: 9.0, seed: 8, ..SynthParams::default() };
+        let hf = Arc::new(
+            Heightfield::builder(nx, ny, generate(nx, ny, &p)).origin(5.0e6, -3.0e6).spacing(2.0, 2.0).build().unwrap(),
+        );
+        let view = full_view(&hf);
+        let whole = TerrainSweep(&*hf);
+        let c = DVec3::new(5.0e6 + fx * 88.0, -3.0e6 + fy * 72.0, z);
+        let v = DVec3::new(vx, vy, vz);
+        same(view.sweep(c, r, v), whole.sweep(c, r, v)).map_err(TestCaseError::fail)?;
+        let b = c + DVec3::new(0.0, 0.0, 1.5);
+        same(view.sweep_capsule(c, b, r, v), whole.sweep_capsule(c, b, r, v)).map_err(TestCaseError::fail)?;
+    }
+}
+
 #[test]
 fn only_the_tiles_in_the_view_collide() {
     let hf = terrain();
