@@ -1,12 +1,16 @@
 //! Swept spheres and controller moves: the 2004 paper's sphere tree (id `landfall`), the terrain's own candidate
-//! triangles (no extra structure), and the naive all-triangles sweep, on the same terrain and motions.
+//! triangles (no extra structure), the paper's tiles in the view on the heightfield (`tile_view`: a
+//! tree of spheres over cells per 256² tile, every tile in view), and the naive all-triangles sweep,
+//! on the same terrain and motions.
 //!
 //! `cargo bench -p landfall-bench --bench collide`
 
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, BenchmarkGroup, BenchmarkId, Criterion};
 use glam::DVec3;
-use landfall::collide::{closest_point, CharacterController, ControllerParams, SphereTree, SweepTarget, TerrainSweep};
+use landfall::collide::{
+    closest_point, CharacterController, ControllerParams, SphereTree, SweepTarget, TerrainSweep, TileView, TileViewParams,
+};
 use landfall::{place, Aabb, FollowParams, PolygonTerrain, QuadtreeParams, Terrain};
 use landfall_bench::harness::cycle;
 use landfall_bench::motions::{
@@ -37,6 +41,15 @@ fn sweeps(c: &mut Criterion) {
         "gen1025: sphere tree over {} triangles built in {:.0} ms",
         hf_tree.triangle_count(),
         start.elapsed().as_secs_f64() * 1e3
+    );
+    let start = Instant::now();
+    let mut view = TileView::new(std::sync::Arc::new(hf.clone()), TileViewParams::default()).unwrap();
+    view.update(glam::DVec2::ZERO, f64::INFINITY);
+    eprintln!(
+        "gen1025: {} tiles in view, their trees built in {:.0} ms ({:.1} MiB)",
+        view.tiles().count(),
+        start.elapsed().as_secs_f64() * 1e3,
+        view.memory_bytes() as f64 / (1 << 20) as f64
     );
     let poly = tin_terrain();
     let poly_tree = SphereTree::from_terrain(&poly);
@@ -122,6 +135,13 @@ fn sweeps(c: &mut Criterion) {
                 black_box(TerrainSweep(t).sweep(*c0, 1.0, *v));
             })
         });
+        if name == "gen1025" {
+            g.bench_function(BenchmarkId::new("tile_view", name), |b| {
+                cycle(b, &set, |(c0, v)| {
+                    black_box(view.sweep(*c0, 1.0, *v));
+                })
+            });
+        }
         // Controller-sized motions: 10 cm.
         let short: Vec<(DVec3, DVec3)> =
             set.iter().map(|(c0, v)| (*c0 - DVec3::Z * 0.99, v.normalize_or_zero() * 0.1)).collect();
@@ -166,6 +186,13 @@ fn sweeps(c: &mut Criterion) {
                     black_box(controller.move_by(&TerrainSweep(t), *p, *d, true));
                 })
             });
+            if name == "gen1025" {
+                g.bench_function(BenchmarkId::new("tile_view", name), |b| {
+                    cycle(b, &walk, |(p, d)| {
+                        black_box(controller.move_by(&view, *p, *d, true));
+                    })
+                });
+            }
             g.bench_function(BenchmarkId::new("rapier_kcc", name), |b| {
                 cycle(b, &walk, |(p, d)| {
                     black_box(scene.move_ball(&kcc, *p, 0.5, *d));
@@ -264,9 +291,9 @@ fn crowds(c: &mut Criterion) {
 
 fn report(_: &mut Criterion) {
     let names = ["gen1025".to_string(), "tin13k".to_string()];
-    print_ratios("swept_sphere", &["terrain_candidates", "rapier_trimesh", "naive"], &names);
-    print_ratios("controller_move", &["terrain_candidates", "rapier_kcc"], &names);
-    print_ratios("controller_move_fresh", &["terrain_candidates", "rapier_kcc"], &names);
+    print_ratios("swept_sphere", &["terrain_candidates", "tile_view", "rapier_trimesh", "naive"], &names);
+    print_ratios("controller_move", &["terrain_candidates", "tile_view", "rapier_kcc"], &names);
+    print_ratios("controller_move_fresh", &["terrain_candidates", "tile_view", "rapier_kcc"], &names);
     for n in &names {
         for (group, f) in [
             ("swept_sphere", "terrain_candidates_10cm"),
