@@ -9,7 +9,8 @@ use criterion::measurement::WallTime;
 use criterion::{criterion_group, BenchmarkGroup, BenchmarkId, Criterion};
 use glam::DVec3;
 use landfall::collide::{
-    closest_point, CharacterController, ControllerParams, SphereTree, SweepTarget, TerrainSweep, TileView, TileViewParams,
+    closest_point, CharacterController, ControllerParams, SphereTree, SweepTarget, TerrainSweep, TileView,
+    TileViewParams,
 };
 use landfall::{place, Aabb, FollowParams, PolygonTerrain, QuadtreeParams, Terrain};
 use landfall_bench::harness::cycle;
