@@ -289,28 +289,27 @@ impl ProximityGrid {
         old: Option<([f64; 2], [f64; 2])>,
         new: Option<([f64; 2], [f64; 2])>,
     ) {
-        let inside = |r: [i64; 4], i: i64, j: i64| (r[0]..=r[1]).contains(&i) && (r[2]..=r[3]).contains(&j);
         for l in self.upper_levels(level) {
             let ro = old.map(|(lo, hi)| self.range(l, lo, hi));
             let rn = new.map(|(lo, hi)| self.range(l, lo, hi));
-            if ro == rn {
-                continue;
-            }
-            if let Some(ro) = ro {
-                for i in ro[0]..=ro[1] {
-                    for j in ro[2]..=ro[3] {
-                        if rn.is_none_or(|rn| !inside(rn, i, j)) {
-                            Self::register_in(&mut self.upper, &mut self.cell_changes, slot, l, [i, i, j, j], false);
-                        }
-                    }
-                }
-            }
-            if let Some(rn) = rn {
-                for i in rn[0]..=rn[1] {
-                    for j in rn[2]..=rn[3] {
-                        if ro.is_none_or(|ro| !inside(ro, i, j)) {
-                            Self::register_in(&mut self.upper, &mut self.cell_changes, slot, l, [i, i, j, j], true);
-                        }
+            Self::shift(&mut self.upper, &mut self.cell_changes, slot, l, ro, rn);
+        }
+    }
+
+    /// Moves slot `slot`'s registrations on `level` of `map` from the cells of range `ro` to those
+    /// of `rn` (either `None`: only add or only take away): it leaves only the cells `rn` lacks and
+    /// enters only those `ro` lacks.
+    fn shift(map: &mut CellMap, changes: &mut u64, slot: u32, level: i32, ro: Option<[i64; 4]>, rn: Option<[i64; 4]>) {
+        if ro == rn {
+            return;
+        }
+        let inside = |r: [i64; 4], i: i64, j: i64| (r[0]..=r[1]).contains(&i) && (r[2]..=r[3]).contains(&j);
+        for (from, to, add) in [(ro, rn, false), (rn, ro, true)] {
+            let Some(from) = from else { continue };
+            for i in from[0]..=from[1] {
+                for j in from[2]..=from[3] {
+                    if to.is_none_or(|to| !inside(to, i, j)) {
+                        Self::register_in(map, changes, slot, level, [i, i, j, j], add);
                     }
                 }
             }
@@ -382,24 +381,7 @@ impl ProximityGrid {
         let (lo, hi) = Self::box_of(center, radius);
         let range = self.range(level, lo, hi);
         if level == old.level {
-            if range != old.range {
-                // Leave the cells only the old range has, enter those only the new one has.
-                let inside = |r: [i64; 4], i: i64, j: i64| (r[0]..=r[1]).contains(&i) && (r[2]..=r[3]).contains(&j);
-                for i in old.range[0]..=old.range[1] {
-                    for j in old.range[2]..=old.range[3] {
-                        if !inside(range, i, j) {
-                            self.register(slot, level, [i, i, j, j], false);
-                        }
-                    }
-                }
-                for i in range[0]..=range[1] {
-                    for j in range[2]..=range[3] {
-                        if !inside(old.range, i, j) {
-                            self.register(slot, level, [i, i, j, j], true);
-                        }
-                    }
-                }
-            }
+            Self::shift(&mut self.cells, &mut self.cell_changes, slot, level, Some(old.range), Some(range));
             self.move_upper(slot, level, Some(Self::box_of(old.center, old.radius)), Some((lo, hi)));
             let s = &mut self.slots[slot as usize];
             (s.center, s.radius, s.range) = (center, radius, range);
