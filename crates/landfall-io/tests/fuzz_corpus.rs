@@ -49,6 +49,7 @@ replay_tests! {
     gltf => |d| fuzz_targets::mesh("gltf", d),
     glb => |d| fuzz_targets::mesh("glb", d),
     index => fuzz_targets::index,
+    hf_index => fuzz_targets::hf_index,
     csv => fuzz_targets::csv,
     heightfield => fuzz_targets::heightfield,
     polygons => fuzz_targets::polygons,

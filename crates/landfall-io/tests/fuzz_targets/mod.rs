@@ -84,6 +84,23 @@ pub fn index(data: &[u8]) {
     }
 }
 
+/// A heightfield index file (`.lfh`): the checked open (CRS included), then queries, and a tile
+/// view's sweeps over it.
+pub fn hf_index(data: &[u8]) {
+    let p = file("in.lfh", data);
+    if let Ok((hf, _crs)) = landfall_io::open_heightfield_index_with_crs(&p) {
+        probe(&hf, data);
+        let hf = std::sync::Arc::new(hf);
+        let params = landfall::collide::TileViewParams { tile_cells: 16, ..Default::default() };
+        if let Ok(mut view) = landfall::collide::TileView::new(hf.clone(), params) {
+            let b = hf.bounds();
+            let mid = (b.min + b.max) * 0.5;
+            view.update(mid.truncate(), 40.0);
+            let _ = landfall::collide::SweepTarget::sweep(&view, mid + DVec3::Z * 10.0, 0.5, DVec3::NEG_Z * 100.0);
+        }
+    }
+}
+
 /// A CSV batch of points (`x,y[,z]`), rays (`ox,oy,oz,dx,dy,dz[,max_t]`) or spheres
 /// (`id,x,y,z,radius`), as `height`, `raycast` and `proximity` read it; the first byte picks which.
 pub fn csv(data: &[u8]) {
