@@ -241,3 +241,39 @@ fn crossing_the_origin_changes_every_primal_level_and_few_dual_ones() {
     assert_eq!(changes[1], 24, "primal");
     assert!(changes[0] <= 4, "dual: {}", changes[0]);
 }
+
+/// Many small moves (most stay inside every cell they were in, some cross boundaries of a level or
+/// several): pairs and sphere queries equal brute force throughout, in both layouts and both
+/// registrations, near the origin and 10,000 km from it.
+#[test]
+fn small_moves_keep_the_registrations_right() {
+    for layout in [Layout::Dual, Layout::Primal] {
+        for (seed, centre) in [(21, DVec2::ZERO), (22, DVec2::new(-1e7, 3e6))] {
+            for mut g in grids(layout) {
+                let mut objs = objects(seed, 600, centre);
+                for &(id, c, r) in &objs {
+                    g.insert(id, c, r).unwrap();
+                }
+                let mut rng = SplitMix64::new(seed + 100);
+                for round in 0..200 {
+                    for o in objs.iter_mut() {
+                        let step = o.2 * 10f64.powf(rng.range(-3.0, -0.5));
+                        o.1 += DVec3::new(rng.range(-step, step), rng.range(-step, step), 0.0);
+                        g.update(o.0, o.1, o.2).unwrap();
+                    }
+                    if round % 40 == 39 {
+                        assert_eq!(sorted_pairs(&g), g.pairs_brute_force(), "{layout:?} seed {seed} round {round}");
+                        let (_, p, _) = objs[round % objs.len()];
+                        let mut got = Vec::new();
+                        g.within_radius(p, 50.0, |id| got.push(id));
+                        got.sort_unstable();
+                        let mut want: Vec<u64> =
+                            objs.iter().filter(|(_, c, r)| c.distance(p) <= 50.0 + r).map(|o| o.0).collect();
+                        want.sort_unstable();
+                        assert_eq!(got, want, "{layout:?} seed {seed} round {round}: sphere query");
+                    }
+                }
+            }
+        }
+    }
+}

@@ -80,6 +80,8 @@ struct Slot {
     range: [i64; 4],
     /// Its place in its level's object list.
     in_level: u32,
+    /// Where its box may move without entering or leaving any cell ([`ProximityGrid::safe_region`]).
+    safe: [f64; 8],
 }
 
 /// The key of a cell: level and indices, hashed with the SplitMix64 finaliser.
@@ -245,6 +247,35 @@ impl ProximityGrid {
         }
     }
 
+    /// Where the box from `lo` to `hi` may move without changing the cells it meets on any level
+    /// it is registered on (its base `level`, and those above up to the top): the lower corner's x
+    /// in `[s[0], s[1])` and y in `[s[2], s[3])`, the upper corner's in `[s[4], s[5])` and
+    /// `[s[6], s[7])` — each the intersection of the cells holding that corner, narrowed by far more
+    /// than the rounding of the cell index, so that a corner inside it has the same cell.
+    fn safe_region(&self, level: i32, lo: [f64; 2], hi: [f64; 2]) -> [f64; 8] {
+        let mut s = [
+            f64::NEG_INFINITY,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::INFINITY,
+        ];
+        for l in level..=self.top.unwrap_or(level).max(level) {
+            let w = cells::width(self.unit, l);
+            for (k, v) in [lo[0], lo[1], hi[0], hi[1]].into_iter().enumerate() {
+                let c = cells::index(self.layout, self.unit, l, v);
+                let cell = cells::cell(self.layout, self.unit, l, c, c);
+                let margin = 1e-12 * (v.abs() + w);
+                s[2 * k] = s[2 * k].max(cell.min.x + margin);
+                s[2 * k + 1] = s[2 * k + 1].min(cell.max.x - margin);
+            }
+        }
+        s
+    }
+
     /// The cells of `level` a box from `lo` to `hi` (x, y) meets.
     fn range(&self, level: i32, lo: [f64; 2], hi: [f64; 2]) -> [i64; 4] {
         let c = |x: f64| cells::index(self.layout, self.unit, level, x);
@@ -365,7 +396,8 @@ impl ProximityGrid {
         let list = self.levels.entry(level).or_default();
         let in_level = list.len() as u32;
         list.push(slot);
-        self.slots.push(Slot { id, center, radius, level, range, in_level });
+        let safe = self.safe_region(level, lo, hi);
+        self.slots.push(Slot { id, center, radius, level, range, in_level, safe });
         self.by_id.insert(id, slot);
         self.register(slot, level, range, true);
         self.move_upper(slot, level, None, Some((lo, hi)));
@@ -379,12 +411,19 @@ impl ProximityGrid {
         let old = self.slots[slot as usize];
         let level = self.base_level(radius);
         let (lo, hi) = Self::box_of(center, radius);
+        if level == old.level && inside_safe(&old.safe, lo, hi) {
+            // Still in every cell it was in, and in no other: nothing to register.
+            let s = &mut self.slots[slot as usize];
+            (s.center, s.radius) = (center, radius);
+            return Ok(());
+        }
         let range = self.range(level, lo, hi);
         if level == old.level {
             Self::shift(&mut self.cells, &mut self.cell_changes, slot, level, Some(old.range), Some(range));
             self.move_upper(slot, level, Some(Self::box_of(old.center, old.radius)), Some((lo, hi)));
+            let safe = self.safe_region(level, lo, hi);
             let s = &mut self.slots[slot as usize];
-            (s.center, s.radius, s.range) = (center, radius, range);
+            (s.center, s.radius, s.range, s.safe) = (center, radius, range, safe);
             return Ok(());
         }
         // Refused before anything changes.
@@ -422,4 +461,11 @@ impl ProximityGrid {
     pub fn get(&self, id: u64) -> Option<(DVec3, f64)> {
         self.by_id.get(&id).map(|&s| (self.slots[s as usize].center, self.slots[s as usize].radius))
     }
+}
+
+/// Whether the box from `lo` to `hi` lies in a [`ProximityGrid::safe_region`].
+#[inline]
+fn inside_safe(s: &[f64; 8], lo: [f64; 2], hi: [f64; 2]) -> bool {
+    let within = |v: f64, a: f64, b: f64| v >= a && v < b;
+    within(lo[0], s[0], s[1]) && within(lo[1], s[2], s[3]) && within(hi[0], s[4], s[5]) && within(hi[1], s[6], s[7])
 }
