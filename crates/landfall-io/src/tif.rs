@@ -9,6 +9,31 @@ use tiff::decoder::{Decoder, DecodingResult};
 use tiff::tags::Tag;
 use tiff::ColorType;
 
+/// `$each!(v)` with `v` the decoded samples of whichever numeric type the TIFF holds (each type
+/// converted where it is read: no f64 copy of a whole chunk); any other type returns an error naming
+/// the field.
+macro_rules! with_samples {
+    ($path:expr, $data:expr, $each:ident) => {
+        match $data {
+            DecodingResult::F32(v) => $each!(v),
+            DecodingResult::F64(v) => $each!(v),
+            DecodingResult::I16(v) => $each!(v),
+            DecodingResult::U16(v) => $each!(v),
+            DecodingResult::I32(v) => $each!(v),
+            DecodingResult::U32(v) => $each!(v),
+            DecodingResult::U8(v) => $each!(v),
+            DecodingResult::I8(v) => $each!(v),
+            _ => {
+                return Err(IoError::field(
+                    $path,
+                    "SampleFormat/BitsPerSample",
+                    "unsupported sample type (expected f32, f64, i16, u16, i32, u32, u8, i8)",
+                ))
+            }
+        }
+    };
+}
+
 /// GeoKey 1025 (GTRasterTypeGeoKey): 1 = PixelIsArea (default), 2 = PixelIsPoint.
 const RASTER_TYPE_KEY: u16 = 1025;
 
@@ -110,23 +135,7 @@ pub(crate) fn read(path: &Path, limits: &Limits) -> Result<Raster, IoError> {
             to_heights(path, v[..n].iter().map(|&x| f64::from(x)), nodata, name)?
         }};
     }
-    let values = match data {
-        DecodingResult::F32(v) => heights!(v),
-        DecodingResult::F64(v) => heights!(v),
-        DecodingResult::I16(v) => heights!(v),
-        DecodingResult::U16(v) => heights!(v),
-        DecodingResult::I32(v) => heights!(v),
-        DecodingResult::U32(v) => heights!(v),
-        DecodingResult::U8(v) => heights!(v),
-        DecodingResult::I8(v) => heights!(v),
-        _ => {
-            return Err(IoError::field(
-                path,
-                "SampleFormat/BitsPerSample",
-                "unsupported sample type (expected f32, f64, i16, u16, i32, u32, u8, i8)",
-            ))
-        }
-    };
+    let values = with_samples!(path, data, heights);
     let mut r = Raster { nx, ny, values, georef, notes: vec![], geokeys };
     r.flip_rows();
     Ok(r)
@@ -351,23 +360,7 @@ impl RowReader {
                     }
                 }};
             }
-            match data {
-                DecodingResult::F32(v) => copy!(v),
-                DecodingResult::F64(v) => copy!(v),
-                DecodingResult::I16(v) => copy!(v),
-                DecodingResult::U16(v) => copy!(v),
-                DecodingResult::I32(v) => copy!(v),
-                DecodingResult::U32(v) => copy!(v),
-                DecodingResult::U8(v) => copy!(v),
-                DecodingResult::I8(v) => copy!(v),
-                _ => {
-                    return Err(IoError::field(
-                        path,
-                        "SampleFormat/BitsPerSample",
-                        "unsupported sample type (expected f32, f64, i16, u16, i32, u32, u8, i8)",
-                    ))
-                }
-            }
+            with_samples!(path, data, copy)
         }
         Ok(())
     }
