@@ -122,6 +122,24 @@ const TOP: i32 = 11;
 /// climbing the levels), and registering them as Mirtich does (pairs found on each object's level).
 type NewGrid = fn() -> ProximityGrid;
 
+/// A peer on a fresh copy of `make`'s scene: the same pairs as `want` on the first frame, then
+/// timed (`count` gets the spheres and counts their pairs).
+fn bench_peer(
+    g: &mut criterion::BenchmarkGroup<criterion::measurement::WallTime>,
+    label: &str,
+    name: &str,
+    make: fn() -> Scene,
+    want: usize,
+    mut count: impl FnMut(&[(DVec3, f64)]) -> usize,
+) {
+    let mut scene = make();
+    let (_, got) = run_peer(&mut scene, 1, &mut count);
+    assert_eq!(got, want, "{name}: {label}'s pairs");
+    g.bench_function(BenchmarkId::new(label, name), |b| {
+        b.iter_custom(|iters| run_peer(&mut scene, iters, &mut count).0)
+    });
+}
+
 fn layouts() -> [(&'static str, NewGrid); 4] {
     [
         ("landfall", || ProximityGrid::new(Layout::Dual, 1.0)),
@@ -155,50 +173,25 @@ fn frames(c: &mut Criterion) {
         }
         // The peers, on the same scene from the same start; the same pairs on the first frame.
         let cell = if name.starts_with("crowd") { 1.0 } else { 100.0 };
-        let mut want = 0;
-        {
+        let want = {
             let mut scene = make();
             let mut grid = ProximityGrid::new(Layout::Dual, 1.0);
             for &(id, c, r) in &scene.objects {
                 grid.insert(id, c, r).unwrap();
             }
-            want = want.max(run(&mut grid, &mut scene, 1).1);
-        }
+            run(&mut grid, &mut scene, 1).1
+        };
         let mut uniform = UniformGrid::new(cell);
-        let mut scene = make();
-        let (_, got) = run_peer(&mut scene, 1, |s| {
+        bench_peer(&mut g, "uniform-grid", name, make, want, |s| {
             let mut n = 0;
             uniform.pairs(s, |_, _| n += 1);
             n
         });
-        assert_eq!(got, want, "{name}: the uniform grid's pairs");
-        g.bench_function(BenchmarkId::new("uniform-grid", name), |b| {
-            b.iter_custom(|iters| {
-                run_peer(&mut scene, iters, |s| {
-                    let mut n = 0;
-                    uniform.pairs(s, |_, _| n += 1);
-                    n
-                })
-                .0
-            })
-        });
         let mut bvh = ParryBvh::default();
-        let mut scene = make();
-        let (_, got) = run_peer(&mut scene, 1, |s| {
+        bench_peer(&mut g, "parry-bvh", name, make, want, |s| {
             let mut n = 0;
             bvh.pairs(s, |_, _| n += 1);
             n
-        });
-        assert_eq!(got, want, "{name}: parry's BVH pairs");
-        g.bench_function(BenchmarkId::new("parry-bvh", name), |b| {
-            b.iter_custom(|iters| {
-                run_peer(&mut scene, iters, |s| {
-                    let mut n = 0;
-                    bvh.pairs(s, |_, _| n += 1);
-                    n
-                })
-                .0
-            })
         });
     }
     g.finish();

@@ -289,27 +289,20 @@ fn polygon_terrains_and_their_index_files_follow_the_csv_contract() {
     assert!(fails(&["info", s(&idx)]).contains("checksum"));
 }
 
+/// `landfall world` on a small cache (inner radius 4) with small pictures written to `out`, and
+/// `args`; its standard output.
+fn small_world(out: &Path, args: &[&str]) -> String {
+    let mut a = vec!["world", "--inner-radius", "4", "--width", "48", "--height", "27", "--out", s(out)];
+    a.extend_from_slice(args);
+    ok(&a)
+}
+
 /// `world --objects`: the objects' table, no entity ever alive twice, both pictures.
 #[test]
 fn world_with_objects_reports_and_never_duplicates() {
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("out");
-    let text = ok(&[
-        "world",
-        "--objects",
-        "--frames",
-        "15",
-        "--layers",
-        "10",
-        "--inner-radius",
-        "4",
-        "--width",
-        "48",
-        "--height",
-        "27",
-        "--out",
-        s(&out),
-    ]);
+    let text = small_world(&out, &["--objects", "--frames", "15", "--layers", "10"]);
     let rows: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("objects")).skip(2).take(4).collect();
     assert_eq!(rows.len(), 4, "{text}");
     for r in rows {
@@ -325,23 +318,7 @@ fn world_flies_draws_and_exports() {
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("out");
     let mesh = d.path().join("w.obj");
-    let text = ok(&[
-        "world",
-        "--frames",
-        "20",
-        "--layers",
-        "9",
-        "--inner-radius",
-        "4",
-        "--width",
-        "48",
-        "--height",
-        "27",
-        "--out",
-        s(&out),
-        "--export",
-        s(&mesh),
-    ]);
+    let text = small_world(&out, &["--frames", "20", "--layers", "9", "--export", s(&mesh)]);
     for want in ["walk", "drive", "fly", "teleport", "cells/frame", "M cells generated per second"] {
         assert!(text.contains(want), "world output lacks {want:?}:\n{text}");
     }

@@ -34,6 +34,15 @@ pub fn same_points(parts: &[(&[f64], &str)]) -> PyResult<usize> {
     Ok(parts[0].0.len() / 3)
 }
 
+/// One value of `values` (argument `name`) for each of `n` items (`what`), or an error saying so.
+pub fn one_each(values: &[f64], n: usize, name: &str, what: &str) -> PyResult<()> {
+    if values.len() == n {
+        Ok(())
+    } else {
+        Err(PyValueError::new_err(format!("{name}: {} values for {n} {what}", values.len())))
+    }
+}
+
 /// The k-th point of a flat n·3 array.
 pub fn vec3(flat: &[f64], k: usize) -> DVec3 {
     DVec3::new(flat[3 * k], flat[3 * k + 1], flat[3 * k + 2])

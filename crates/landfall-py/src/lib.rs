@@ -130,9 +130,7 @@ impl Terrain {
     ) -> PyResult<Bound<'py, PyDict>> {
         let (o, d, m) = (slice(&origins, "origins")?, slice(&dirs, "dirs")?, slice(&max_t, "max_t")?);
         let n = same_points(&[(o, "origins"), (d, "dirs")])?;
-        if n != m.len() {
-            return Err(err(format!("max_t: {} values for {n} rays", m.len())));
-        }
+        args::one_each(m, n, "max_t", "rays")?;
         for (k, &mk) in m.iter().enumerate() {
             let ray = Ray::new(args::vec3(o, k), args::vec3(d, k));
             ray.validate(mk).map_err(|e| err(format!("ray {k}: {e}")))?;
@@ -178,9 +176,7 @@ impl Terrain {
     ) -> PyResult<Bound<'py, PyDict>> {
         let (c, r, v) = (slice(&centers, "centers")?, slice(&radii, "radius")?, slice(&motions, "motions")?);
         let n = same_points(&[(c, "centers"), (v, "motions")])?;
-        if r.len() != n {
-            return Err(err(format!("radius: {} values for {n} spheres", r.len())));
-        }
+        args::one_each(r, n, "radius", "spheres")?;
         all_finite(c, 3, "center")?;
         all_finite(v, 3, "motion")?;
         if let Some(k) = r.iter().position(|&r| !(r.is_finite() && r > 0.0)) {
@@ -252,9 +248,7 @@ impl Terrain {
     ) -> PyResult<Bound<'py, PyDict>> {
         let (p, d, g) = (slice(&positions, "positions")?, slice(&desired, "motions")?, slice(&grounded, "grounded")?);
         let n = same_points(&[(p, "positions"), (d, "motions")])?;
-        if g.len() != n {
-            return Err(err(format!("grounded: {} values for {n} characters", g.len())));
-        }
+        args::one_each(g, n, "grounded", "characters")?;
         all_finite(p, 3, "position")?;
         all_finite(d, 3, "motion")?;
         let t = self.get();

@@ -35,6 +35,13 @@ fn low(w: &World, x: f64, y: f64) -> DVec3 {
     DVec3::new(x, y, g + 2.0)
 }
 
+/// A world whose viewer stands just above the ground at (x, y) (found from a world seen from high
+/// up, whose far landscape is the same).
+fn world_on_ground(seed: u64, x: f64, y: f64) -> World {
+    let above = world_at(seed, DVec3::new(0.0, 0.0, 100.0));
+    world_at(seed, low(&above, x, y))
+}
+
 /// An object as a comparable record: kind, level, cell, the bits of its shape.
 type Record = (u16, u8, (i64, i64), Vec<u64>);
 
@@ -92,8 +99,7 @@ fn the_same_cells_give_the_same_objects_whatever_the_path() {
 
 #[test]
 fn kinds_live_on_their_levels_and_stand_on_their_ground() {
-    let w0 = world_at(5, DVec3::new(0.0, 0.0, 100.0));
-    let w = world_at(5, low(&w0, 0.0, 0.0));
+    let w = world_on_ground(5, 0.0, 0.0);
     let o = Objects::new(&w, ObjectParams::default());
     let kinds = o.kinds().to_vec();
     let (smallest, largest) = kinds.iter().fold((f64::INFINITY, 0.0f64), |a, k| (a.0.min(k.size.0), a.1.max(k.size.1)));
@@ -141,8 +147,7 @@ fn kinds_live_on_their_levels_and_stand_on_their_ground() {
 
 #[test]
 fn pairs_equal_brute_force() {
-    let w0 = world_at(7, DVec3::new(0.0, 0.0, 100.0));
-    let w = world_at(7, low(&w0, 10.0, -20.0));
+    let w = world_on_ground(7, 10.0, -20.0);
     let o = Objects::new(&w, ObjectParams { roaming: None, ..ObjectParams::default() });
     let mut got = BTreeSet::new();
     o.pairs(|a, b| {
@@ -171,8 +176,7 @@ fn pairs_equal_brute_force() {
 
 #[test]
 fn walkers_stop_at_trees_and_rays_hit_houses() {
-    let w0 = world_at(11, DVec3::new(0.0, 0.0, 100.0));
-    let w = world_at(11, low(&w0, 0.0, 0.0));
+    let w = world_on_ground(11, 0.0, 0.0);
     let o = Objects::new(&w, ObjectParams::default());
     let solids = o.solids(&w);
     let target = TerrainSweep(&solids);
@@ -231,8 +235,7 @@ fn roaming_entities_never_exist_twice_and_come_back_the_same() {
     let roaming = Roaming { chance: 1.0, spawn_chance: 0.7, ..Roaming::default() };
     let params = ObjectParams { roaming: Some(roaming), ..ObjectParams::default() };
     let run = |seed: u64| {
-        let w0 = world_at(13, DVec3::new(0.0, 0.0, 100.0));
-        let mut w = world_at(13, low(&w0, 0.0, 0.0));
+        let mut w = world_on_ground(13, 0.0, 0.0);
         let mut o = Objects::new(&w, params.clone());
         let mut rng = SplitMix64::new(seed);
         let mut p = w.viewer();
@@ -274,8 +277,7 @@ fn roaming_entities_never_exist_twice_and_come_back_the_same() {
 
 #[test]
 fn rays_through_the_objects_equal_brute_force() {
-    let w0 = world_at(17, DVec3::new(0.0, 0.0, 100.0));
-    let w = world_at(17, low(&w0, 0.0, 0.0));
+    let w = world_on_ground(17, 0.0, 0.0);
     let o = Objects::new(&w, ObjectParams { roaming: None, ..ObjectParams::default() });
     let solids = o.solids(&w);
     let mut rng = SplitMix64::new(3);
