@@ -6,6 +6,7 @@ pub mod controller;
 pub mod groups;
 pub mod slide;
 pub mod sphere_tree;
+mod sphere_walk;
 pub mod sweep;
 pub mod target;
 pub mod tile_view;

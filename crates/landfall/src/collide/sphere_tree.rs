@@ -5,8 +5,9 @@
 //! the start and end positions against node spheres, squared distances) picks the leaves; the swept
 //! sphere against each of their triangles gives the earliest contact.
 
-use super::sweep::{sweep_capsule_triangle, sweep_sphere_triangle, Contact, SweptBox};
-use super::target::{sphere_against_corners, sweep_scaled, Earliest, SweepTarget, TerrainContact};
+use super::sphere_walk::{self, SphereWalk};
+use super::sweep::sweep_sphere_triangle;
+use super::target::{Earliest, SweepTarget, TerrainContact};
 use crate::geom::{Aabb, TriangleId};
 use crate::terrain::Terrain;
 use glam::DVec3;
@@ -109,25 +110,6 @@ impl SphereTree {
         self.tris.len()
     }
 
-    /// The paper's walk: the global motion test (the sphere at `mc` of radius `mr` around the whole
-    /// motion against node spheres, squared distances) picks the leaves; `test(triangle, limit)`
-    /// sweeps each of their triangles, the earliest contact so far limiting the rest. The walk only
-    /// moves forward in the array.
-    fn earliest(
-        &self,
-        mc: DVec3,
-        mr: f64,
-        v: DVec3,
-        test: impl Fn(&[DVec3; 3], &Earliest) -> Option<Contact>,
-    ) -> Option<TerrainContact> {
-        let mut found = Earliest::new(v);
-        self.near(mc, mr, |i| {
-            let contact = test(&self.tris[i], &found);
-            found.offer(contact, self.ids[i])
-        });
-        found.best
-    }
-
     /// Calls `visit` with the index of every triangle in the leaves whose spheres meet the sphere
     /// at `mc` of radius `mr` (squared distances; the walk only moves forward in the array).
     fn near(&self, mc: DVec3, mr: f64, mut visit: impl FnMut(usize)) {
@@ -149,24 +131,17 @@ impl SphereTree {
     /// Earliest contact of a sphere of radius `r` whose center moves from `c` along `v` (t in
     /// [0, 1]), by the paper's walk over the tree.
     pub fn sweep(&self, c: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
-        let whole = SweptBox::new(c, r, v, 1.0);
-        self.earliest(c + v * 0.5, v.length() * 0.5 + r, v, |tri, found| {
-            sphere_against_corners(c, r, v, *tri, &whole, found)
-        })
-        .map(|b| b.sphere_finished(c, v))
+        sphere_walk::sweep(self, c, r, v)
     }
 
     /// [`SweepTarget::sweep_ellipsoid`] on the tree.
     pub fn sweep_ellipsoid(&self, c: DVec3, radii: DVec3, v: DVec3) -> Option<TerrainContact> {
-        self.earliest(c + v * 0.5, v.length() * 0.5 + radii.max_element(), v, |tri, found| {
-            sweep_scaled(c, radii, v, tri, found.limit())
-        })
+        sphere_walk::sweep_ellipsoid(self, c, radii, v)
     }
 
     /// [`SweepTarget::sweep_capsule`] on the tree.
     pub fn sweep_capsule(&self, a: DVec3, b: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
-        let (mc, mr) = ((a + b) * 0.5 + v * 0.5, a.distance(b) * 0.5 + v.length() * 0.5 + r);
-        self.earliest(mc, mr, v, |tri, found| sweep_capsule_triangle(a, b, r, v, tri, found.limit()))
+        sphere_walk::sweep_capsule(self, a, b, r, v)
     }
 
     /// The naive sweep: every triangle (the benchmark's and the tests' reference).
@@ -193,14 +168,12 @@ impl SweepTarget for SphereTree {
     }
 
     fn gather(&self, region: &Aabb, visit: &mut dyn FnMut(TriangleId, [DVec3; 3])) {
-        // The tree's walk with the sphere around the box, then the box itself.
-        let (mc, mr) = ((region.min + region.max) * 0.5, (region.max - region.min).length() * 0.5);
-        self.near(mc, mr, |i| {
-            let t = &self.tris[i];
-            let (lo, hi) = (t[0].min(t[1]).min(t[2]), t[0].max(t[1]).max(t[2]));
-            if lo.cmple(region.max).all() && hi.cmpge(region.min).all() {
-                visit(self.ids[i], *t);
-            }
-        });
+        sphere_walk::gather(self, region, visit)
+    }
+}
+
+impl SphereWalk for SphereTree {
+    fn walk(&self, mc: DVec3, mr: f64, mut visit: impl FnMut(TriangleId, &[DVec3; 3])) {
+        self.near(mc, mr, |i| visit(self.ids[i], &self.tris[i]))
     }
 }

@@ -12,8 +12,8 @@
 //! own, read when a sweep reaches the leaf (with 4 × 4-cell leaves, about 5 bytes a cell for the
 //! tree, against about 150 for a [`SphereTree`](super::SphereTree), which copies its triangles).
 
-use super::sweep::{sweep_capsule_triangle, SweptBox};
-use super::target::{sphere_against_corners, sweep_scaled, Earliest, SweepTarget, TerrainContact};
+use super::sphere_walk::{self, SphereWalk};
+use super::target::{SweepTarget, TerrainContact};
 use crate::geom::{Aabb, Half, TriangleId};
 use crate::heightfield::Heightfield;
 use glam::{DVec2, DVec3};
@@ -304,27 +304,12 @@ impl TileView {
         }
         false
     }
+}
 
-    /// The paper's access algorithm over the tiles in the view: the motion's sphere (center `mc`,
-    /// radius `mr`) against each node's sphere (squared distances), down to the leaves, whose
-    /// cells' triangles `test` sweeps, the earliest contact so far limiting the rest.
-    fn earliest(
-        &self,
-        mc: DVec3,
-        mr: f64,
-        v: DVec3,
-        test: impl Fn(&[DVec3; 3], &Earliest) -> Option<super::Contact>,
-    ) -> Option<TerrainContact> {
-        let mut found = Earliest::new(v);
-        self.near(mc, mr, |id, tri| {
-            let contact = test(&tri, &found);
-            found.offer(contact, id)
-        });
-        found.best
-    }
-
-    /// Every triangle of the leaves whose spheres meet the sphere at `mc` of radius `mr`.
-    fn near(&self, mc: DVec3, mr: f64, mut visit: impl FnMut(TriangleId, [DVec3; 3])) {
+/// The paper's access algorithm over the tiles in the view: the motion's sphere against each
+/// tile's nodes (squared distances), down to the leaves, whose cells' triangles are the candidates.
+impl SphereWalk for TileView {
+    fn walk(&self, mc: DVec3, mr: f64, mut visit: impl FnMut(TriangleId, &[DVec3; 3])) {
         for tile in self.tiles.values() {
             let nodes = &tile.nodes;
             let mut k = 0;
@@ -340,7 +325,7 @@ impl TileView {
                         for i in n.cells[0]..n.cells[2] {
                             for half in [Half::South, Half::North] {
                                 if let Some(tri) = self.hf.cell_triangle(i as usize, j as usize, half) {
-                                    visit(TriangleId::Cell { i, j, half }, tri);
+                                    visit(TriangleId::Cell { i, j, half }, &tri);
                                 }
                             }
                         }
@@ -419,32 +404,19 @@ fn leaf_box(hf: &Heightfield, c: [u32; 4]) -> Option<Aabb> {
 
 impl SweepTarget for TileView {
     fn sweep(&self, c: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
-        let whole = SweptBox::new(c, r, v, 1.0);
-        self.earliest(c + v * 0.5, v.length() * 0.5 + r, v, |tri, found| {
-            sphere_against_corners(c, r, v, *tri, &whole, found)
-        })
-        .map(|b| b.sphere_finished(c, v))
+        sphere_walk::sweep(self, c, r, v)
     }
 
     fn sweep_ellipsoid(&self, c: DVec3, radii: DVec3, v: DVec3) -> Option<TerrainContact> {
-        self.earliest(c + v * 0.5, v.length() * 0.5 + radii.max_element(), v, |tri, found| {
-            sweep_scaled(c, radii, v, tri, found.limit())
-        })
+        sphere_walk::sweep_ellipsoid(self, c, radii, v)
     }
 
     fn sweep_capsule(&self, a: DVec3, b: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
-        let (mc, mr) = ((a + b) * 0.5 + v * 0.5, a.distance(b) * 0.5 + v.length() * 0.5 + r);
-        self.earliest(mc, mr, v, |tri, found| sweep_capsule_triangle(a, b, r, v, tri, found.limit()))
+        sphere_walk::sweep_capsule(self, a, b, r, v)
     }
 
     fn gather(&self, region: &Aabb, visit: &mut dyn FnMut(TriangleId, [DVec3; 3])) {
-        let (mc, mr) = ((region.min + region.max) * 0.5, (region.max - region.min).length() * 0.5);
-        self.near(mc, mr, |id, t| {
-            let (lo, hi) = (t[0].min(t[1]).min(t[2]), t[0].max(t[1]).max(t[2]));
-            if lo.cmple(region.max).all() && hi.cmpge(region.min).all() {
-                visit(id, t);
-            }
-        });
+        sphere_walk::gather(self, region, visit)
     }
 }
 
