@@ -67,7 +67,7 @@ pub struct Flat<T: Pod> {
 
 enum Repr<T> {
     Owned(Vec<T>),
-    Shared { ptr: *const T, len: usize, _owner: Arc<dyn StableBytes> },
+    Shared { ptr: *const T, len: usize, owner: Arc<dyn StableBytes> },
 }
 
 // SAFETY: the shared variant only reads immutable memory kept alive by the `Arc`; `T: Pod` values are
@@ -90,7 +90,7 @@ impl<T: Pod> Flat<T> {
         let typed: &[T] = bytemuck::try_cast_slice(section)
             .map_err(|_| FlatError::Misaligned { offset, align: std::mem::align_of::<T>() as u64 })?;
         let (ptr, len) = (typed.as_ptr(), typed.len());
-        Ok(Self { repr: Repr::Shared { ptr, len, _owner: owner } })
+        Ok(Self { repr: Repr::Shared { ptr, len, owner } })
     }
 
     /// True when the elements live in shared bytes (not copied).
@@ -100,11 +100,11 @@ impl<T: Pod> Flat<T> {
 
     /// The byte range of elements `elems` inside the owner's bytes, when shared.
     fn owner_range(&self, elems: std::ops::Range<usize>) -> Option<(&dyn StableBytes, std::ops::Range<usize>)> {
-        let Repr::Shared { ptr, len, _owner } = &self.repr else { return None };
+        let Repr::Shared { ptr, len, owner } = &self.repr else { return None };
         let (start, end) = (elems.start.min(*len), elems.end.min(*len));
-        let base = *ptr as usize - _owner.stable_bytes().as_ptr() as usize;
+        let base = *ptr as usize - owner.stable_bytes().as_ptr() as usize;
         let size = std::mem::size_of::<T>();
-        Some((&**_owner, base + start * size..base + end * size))
+        Some((&**owner, base + start * size..base + end * size))
     }
 
     /// [`StableBytes::release`] for the pages wholly inside elements `elems` (clipped to the
@@ -117,8 +117,8 @@ impl<T: Pod> Flat<T> {
 
     /// [`StableBytes::huge_pages`] for the owner of shared elements.
     pub fn huge_pages(&self, on: bool) {
-        if let Repr::Shared { _owner, .. } = &self.repr {
-            _owner.huge_pages(on);
+        if let Repr::Shared { owner, .. } = &self.repr {
+            owner.huge_pages(on);
         }
     }
 
@@ -165,8 +165,8 @@ impl<T: Pod> Clone for Flat<T> {
     fn clone(&self) -> Self {
         match &self.repr {
             Repr::Owned(v) => v.clone().into(),
-            Repr::Shared { ptr, len, _owner } => {
-                Self { repr: Repr::Shared { ptr: *ptr, len: *len, _owner: _owner.clone() } }
+            Repr::Shared { ptr, len, owner } => {
+                Self { repr: Repr::Shared { ptr: *ptr, len: *len, owner: owner.clone() } }
             }
         }
     }
@@ -179,7 +179,7 @@ impl<T: Pod> Deref for Flat<T> {
     fn deref(&self) -> &[T] {
         match &self.repr {
             Repr::Owned(v) => v,
-            // SAFETY: `ptr`/`len` came from a checked cast of bytes that `_owner` keeps alive and
+            // SAFETY: `ptr`/`len` came from a checked cast of bytes that `owner` keeps alive and
             // unchanged (the `StableBytes` contract).
             Repr::Shared { ptr, len, .. } => unsafe { std::slice::from_raw_parts(*ptr, *len) },
         }
