@@ -1,9 +1,9 @@
 //! The `landfall` Python package's native module (`landfall._landfall`): terrains and their batch
 //! queries on flat float64 arrays. The Python layer (`python/landfall/`) shapes arguments and
 //! results (broadcasting, dtypes, xarray, Dask); every query here releases the GIL and runs in
-//! parallel. The work is done in one module per concept: [`queries`] (heights, floors, ceilings,
-//! rays, sight, light), [`motion`] (swept spheres, placement, character controllers), [`edit`]
-//! and [`viewshed`].
+//! parallel. The work is done in one module per concept: `queries` (heights, floors, ceilings,
+//! rays, sight, light), `motion` (swept spheres, placement, character controllers), `edit` and
+//! `viewshed`.
 
 mod args;
 mod edit;

@@ -25,8 +25,8 @@ pub struct IndexReport {
 }
 
 /// Writes the index of the raster at `src` to `out`: z = value · z_scale + z_offset, placement from
-/// the options, else the file's, else origin (0, 0) and spacing 1 — exactly as [`load_heightfield`]
-/// (crate::load_heightfield) would build it. A GeoTIFF is streamed (any size; memory is a band of
+/// the options, else the file's, else origin (0, 0) and spacing 1 — exactly as
+/// [`load_heightfield`](crate::load_heightfield) would build it. A GeoTIFF is streamed (any size; memory is a band of
 /// rows); other formats are read whole; a directory of GeoTIFF tiles on one grid (a national DEM's
 /// 1° tiles), or a list of them (a `.txt` or `.lst` file, one path a line, relative to the list's
 /// directory), is streamed as one mosaic. `progress(rows done, rows)` is called as rows are written.

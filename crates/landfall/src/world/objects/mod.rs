@@ -9,7 +9,7 @@
 //! same objects however the viewer got there — and stand on the landscape of the finest drawn level
 //! ([`LodTerrain`] at `CacheParams::mesh_finest`: the drawn mesh itself around the viewer, where
 //! that layer is drawn; within the finer levels' small offsets of it farther out), placed by
-//! [`place`](crate::place) so no footprint stands on ground steeper than its kind allows. The
+//! [`place`](crate::place()) so no footprint stands on ground steeper than its kind allows. The
 //! cell's height and roughness set the density (no trees above the tree line, more boulders on rough
 //! ground).
 //!
