@@ -203,7 +203,52 @@ criterion_group! {
     targets = frames
 }
 
+/// Cell changes per frame of the crowd as the walkers pace farther from the origin: how much of the
+/// dual layout's saving is the origin's (every level's boundary in Mirtich's layout), printed for
+/// both registrations (counts only, no timing).
+fn cell_changes_by_pacing() {
+    println!("crowd10k pacing ±a m around the origin (a walker is 0.5 m across), cell changes per frame:");
+    println!(
+        "{:>6} {:>14} {:>14} {:>7} {:>14} {:>14} {:>7}",
+        "a", "dual", "mirtich", "ratio", "dual-upward", "mirtich-upward", "ratio"
+    );
+    for turn in [1.0, 2.0, 4.0, 8.0, 30.0] {
+        let mut per = [0.0; 4];
+        for (k, (_, new_grid)) in layouts().iter().enumerate() {
+            let mut scene = crowd(turn, 4000.0);
+            let mut grid = new_grid();
+            for &(id, c, r) in &scene.objects {
+                grid.insert(id, c, r).unwrap();
+            }
+            run(&mut grid, &mut scene, 1);
+            let before = grid.cell_changes();
+            step_all(&mut grid, &mut scene, 600);
+            per[k] = (grid.cell_changes() - before) as f64 / 600.0;
+        }
+        println!(
+            "{turn:>6} {:>14.0} {:>14.0} {:>6.2}× {:>14.0} {:>14.0} {:>6.2}×",
+            per[0],
+            per[1],
+            per[1] / per[0],
+            per[2],
+            per[3],
+            per[3] / per[2]
+        );
+    }
+}
+
+/// Moves every object `frames` times (no pair search).
+fn step_all(grid: &mut ProximityGrid, scene: &mut Scene, frames: u64) {
+    for _ in 0..frames {
+        step(scene);
+        for o in &scene.objects {
+            grid.update(o.0, o.1, o.2).expect("inside the grid");
+        }
+    }
+}
+
 fn main() {
+    cell_changes_by_pacing();
     benches();
     landfall_bench::report::criterion().configure_from_args().final_summary();
     print_ratios(

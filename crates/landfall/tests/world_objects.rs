@@ -276,6 +276,39 @@ fn roaming_entities_never_exist_twice_and_come_back_the_same() {
 }
 
 #[test]
+fn owners_go_with_the_quad_cells_they_hang_off() {
+    // Small owners (16 m) in a narrow window (16 cells): the viewer's walk moves the owner level's
+    // window often, past owners that keep the state of entities left behind.
+    let roaming = Roaming { owner_level: 4, cell_level: 1, chance: 1.0, spawn_chance: 1.0, ..Roaming::default() };
+    let params = ObjectParams { roaming: Some(roaming), ..ObjectParams::default() };
+    let mut w = world_on_ground(5, 0.0, 0.0);
+    let mut o = Objects::new(&w, params);
+    let mut rng = SplitMix64::new(8);
+    let (mut p, mut forgotten, mut kept_max) = (w.viewer(), 0, 0);
+    for f in 0..600 {
+        let heading = if (f / 150) % 2 == 0 { DVec2::new(1.0, 0.4) } else { DVec2::new(-0.3, 1.0) };
+        let step = heading * 3.0 + DVec2::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0));
+        p = low(&w, p.x + step.x, p.y + step.y);
+        w.update(p).unwrap();
+        let s = o.sync(&w);
+        forgotten += s.roaming.forgotten;
+        let alive: BTreeSet<(i64, i64)> = o.entities().map(|e| e.owner).collect();
+        let mut known = 0;
+        for (oi, oj) in o.owners() {
+            known += 1;
+            let quads = [(oi - 1, oj - 1), (oi, oj - 1), (oi - 1, oj), (oi, oj)];
+            assert!(
+                quads.iter().all(|&(i, j)| w.cell(4, i, j).is_some()),
+                "frame {f}: owner ({oi}, {oj}) outlived its cells"
+            );
+        }
+        assert!(alive.iter().all(|a| o.owners().any(|k| k == *a)), "frame {f}: an entity without its owner");
+        kept_max = kept_max.max(known - alive.len());
+    }
+    assert!(forgotten > 0 && kept_max > 0, "forgotten {forgotten}, kept at most {kept_max}");
+}
+
+#[test]
 fn rays_through_the_objects_equal_brute_force() {
     let w = world_on_ground(17, 0.0, 0.0);
     let o = Objects::new(&w, ObjectParams { roaming: None, ..ObjectParams::default() });

@@ -37,8 +37,8 @@ pub use shape::Shape;
 pub use solids::Solids;
 
 use crate::broad::{Layout, ProximityGrid};
+use crate::world::store::Attached;
 use crate::world::{CellStore, LodTerrain, World};
-use std::collections::HashMap;
 
 /// What fills the world.
 #[derive(Clone, Debug, PartialEq)]
@@ -97,9 +97,8 @@ pub struct Objects {
     ground: LodTerrain,
     slots: Vec<Option<Object>>,
     free: Vec<u32>,
-    by_cell: HashMap<(u8, i64, i64), Vec<u32>>,
-    /// The window (origin) of each tracked level held now, `None` when the layer is inactive.
-    held: HashMap<u8, Option<[i64; 2]>>,
+    /// The levels followed (the kinds', the entities' instantiation and owner levels), finest first.
+    tracked: Vec<Tracked>,
     pub(crate) grid: ProximityGrid,
     roam: Option<roam::Roamers>,
     scratch: Vec<Shape>,
@@ -111,15 +110,18 @@ impl Objects {
         let gen = world.generator();
         let cell_size = gen.params().cell_size;
         let levels: Vec<u8> = params.kinds.iter().map(|k| k.level(cell_size)).collect();
-        let mut held = HashMap::new();
-        for &l in &levels {
-            held.insert(l, None);
-        }
         let ground = LodTerrain::new(gen.clone(), world.cache_params().mesh_finest, 256);
-        let roam = params.roaming.map(|r| roam::Roamers::new(r, gen.params().seed, cell_size));
+        let roam = params.roaming.map(|r| roam::Roamers::new(r, gen.params().seed, cell_size, world.width()));
+        let mut followed = levels.clone();
         if let Some(r) = &roam {
-            held.insert(r.cell_level(), None);
+            followed.extend([r.cell_level(), r.owner_level()]);
         }
+        followed.sort_unstable();
+        followed.dedup();
+        let tracked = followed
+            .into_iter()
+            .map(|level| Tracked { level, window: None, objects: Attached::new(world.width()) })
+            .collect();
         // Mirtich's registration (each object on every level above its own too, pairs found on
         // its own level): the kinds span three orders of magnitude. Up to the level of the largest
         // bounding sphere any kind can have (its size and height, skirt included, with room).
@@ -135,8 +137,7 @@ impl Objects {
             ground,
             slots: Vec::new(),
             free: Vec::new(),
-            by_cell: HashMap::new(),
-            held,
+            tracked,
             grid,
             roam,
             scratch: Vec::new(),
@@ -175,6 +176,14 @@ impl Objects {
         self.roam.iter().flat_map(|r| r.alive())
     }
 
+    /// The owner cells (dual cells (I, J) of [`Roaming::owner_level`], centred on the quad-cell corner
+    /// (I, J)) that know an entity now, alive or kept: each exists while the four quad cells around
+    /// its centre are in the cache, and its knowledge is kept in the slot of the quad cell to its
+    /// upper right.
+    pub fn owners(&self) -> impl Iterator<Item = (i64, i64)> + '_ {
+        self.roam.iter().flat_map(|r| r.owners())
+    }
+
     /// Roaming entities alive more than once (must be 0).
     pub fn duplicates(&self) -> usize {
         self.roam.as_ref().map_or(0, |r| r.duplicates())
@@ -196,33 +205,43 @@ impl Objects {
     }
 
     /// Follows `world`'s cache after an update: the cells that entered generate their objects, the
-    /// cells that left drop theirs; roaming entities appear and vanish with their cells.
+    /// cells that left drop theirs; roaming entities appear and vanish with their cells, and their
+    /// owners (dual cells hung off the cache's cells) go with the cells they need.
     pub fn sync<S: CellStore>(&mut self, world: &World<S>) -> SyncStats {
         let mut stats = SyncStats::default();
         let w = world.width() as i64;
-        let levels: Vec<u8> = self.held.keys().copied().collect();
         let mut entered_roam: Vec<(i64, i64)> = Vec::new();
-        for level in levels {
+        let mut forgotten = 0;
+        for t in 0..self.tracked.len() {
+            let level = self.tracked[t].level;
             let now = window(world, level);
-            let before = self.held[&level];
+            let before = self.tracked[t].window;
             if now == before {
                 continue;
             }
+            let owners = self.roam.as_ref().is_some_and(|r| r.owner_level() == level);
             for_cells_in(before, now, w, |i, j| {
                 stats.cells_left += 1;
-                stats.dropped += self.drop_cell(level, i, j);
+                stats.dropped += self.drop_cell(t, i, j);
+                if owners {
+                    if let Some(r) = &mut self.roam {
+                        forgotten += r.owner_cell_left(i, j, &mut self.grid);
+                    }
+                }
             });
+            let spawns = self.roam.as_ref().is_some_and(|r| r.cell_level() == level);
             for_cells_in(now, before, w, |i, j| {
                 stats.cells_entered += 1;
-                stats.generated += self.generate_cell(world, level, i, j);
-                if self.roam.as_ref().is_some_and(|r| r.cell_level() == level) {
+                stats.generated += self.generate_cell(world, t, i, j);
+                if spawns {
                     entered_roam.push((i, j));
                 }
             });
-            self.held.insert(level, now);
+            self.tracked[t].window = now;
         }
         if let Some(mut r) = self.roam.take() {
             stats.roaming = r.sync(world, &entered_roam, &mut self.grid);
+            stats.roaming.forgotten += forgotten;
             self.roam = Some(r);
         }
         stats
@@ -241,8 +260,8 @@ impl Objects {
         }
     }
 
-    fn drop_cell(&mut self, level: u8, i: i64, j: i64) -> usize {
-        let Some(list) = self.by_cell.remove(&(level, i, j)) else { return 0 };
+    fn drop_cell(&mut self, t: usize, i: i64, j: i64) -> usize {
+        let Some(list) = self.tracked[t].objects.take(i, j) else { return 0 };
         for &s in &list {
             self.slots[s as usize] = None;
             self.free.push(s);
@@ -251,7 +270,8 @@ impl Objects {
         list.len()
     }
 
-    fn generate_cell<S: CellStore>(&mut self, world: &World<S>, level: u8, i: i64, j: i64) -> usize {
+    fn generate_cell<S: CellStore>(&mut self, world: &World<S>, t: usize, i: i64, j: i64) -> usize {
+        let level = self.tracked[t].level;
         let Some(cell) = world.cell(level, i, j) else { return 0 };
         let s = world.generator().cell_width(level);
         let mut list = Vec::new();
@@ -282,10 +302,20 @@ impl Objects {
         }
         let n = list.len();
         if n > 0 {
-            self.by_cell.insert((level, i, j), list);
+            let stale = self.tracked[t].objects.insert(i, j, list);
+            debug_assert!(stale.is_none(), "a cell's objects outlived it");
         }
         n
     }
+}
+
+/// A level whose cells the objects follow: its window now and the objects of each of its cells,
+/// kept in the slot of the cell (addressed as the cache's own cells).
+struct Tracked {
+    level: u8,
+    /// The window's origin, `None` while the layer is inactive.
+    window: Option<[i64; 2]>,
+    objects: Attached<Vec<u32>>,
 }
 
 /// The window origin of layer `level` now, `None` when it is inactive or beyond the cache.

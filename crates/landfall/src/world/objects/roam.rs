@@ -7,6 +7,11 @@
 //! cache, the entity vanishes and the owner keeps its state; when the owner leaves, the state is
 //! forgotten, and the entity comes back later from the owner's stream (a plausible state,
 //! deterministically).
+//!
+//! **In the cache** (4.4): what an owner knows is kept in the slot of the owner level's quad cell to
+//! its upper right (the cell whose lower-left corner is the dual cell's centre), addressed as the
+//! cache's own cells; when a quad cell leaves the cache, the dual cells at its four corners go with
+//! it. No walk over the owners: they follow the windows.
 
 use super::solids::Solids;
 use super::ENTITY_IDS;
@@ -15,6 +20,7 @@ use crate::collide::controller::Shape as ControllerShape;
 use crate::collide::{CharacterController, ControllerParams, TerrainSweep};
 use crate::rng::{mix, SplitMix64};
 use crate::terrain::Terrain;
+use crate::world::store::Attached;
 use crate::world::{CellStore, World};
 use glam::{DVec2, DVec3};
 use std::collections::HashMap;
@@ -108,12 +114,14 @@ pub(crate) struct Roamers {
     /// Dual cells of the owner level, for the smallest containing cell.
     dual: ProximityGrid,
     slots: Vec<Option<Entity>>,
-    owners: HashMap<(i64, i64), Owned>,
+    /// What each owner (dual cell of the owner level) knows, hung off its upper-right quad cell.
+    owners: Attached<Owned>,
     controller: CharacterController,
 }
 
 impl Roamers {
-    pub(crate) fn new(params: Roaming, seed: u64, cell_size: f64) -> Self {
+    /// Entities of a world whose cache windows are `width` cells wide.
+    pub(crate) fn new(params: Roaming, seed: u64, cell_size: f64, width: usize) -> Self {
         let shape = if params.half_height > 0.0 {
             ControllerShape::Capsule { half_height: params.half_height }
         } else {
@@ -129,13 +137,41 @@ impl Roamers {
             seed,
             cell_size,
             slots: Vec::new(),
-            owners: HashMap::new(),
+            owners: Attached::new(width),
             controller,
         }
     }
 
     pub(crate) fn cell_level(&self) -> u8 {
         self.params.cell_level
+    }
+
+    pub(crate) fn owner_level(&self) -> u8 {
+        self.params.owner_level
+    }
+
+    /// Quad cell (i, j) of the owner level left the cache: the dual cells at its four corners (each
+    /// needs all four quad cells around its centre) go, and their owners forget their entities.
+    /// Returns how many were forgotten.
+    pub(crate) fn owner_cell_left(&mut self, i: i64, j: i64, grid: &mut ProximityGrid) -> usize {
+        let mut forgotten = 0;
+        for (oi, oj) in [(i, j), (i + 1, j), (i, j + 1), (i + 1, j + 1)] {
+            match self.owners.take(oi, oj) {
+                Some(Owned::Alive(slot)) => {
+                    self.slots[slot] = None;
+                    let _ = grid.remove(ENTITY_IDS + slot as u64);
+                    forgotten += 1;
+                }
+                Some(Owned::Kept(_)) => forgotten += 1,
+                None => {}
+            }
+        }
+        forgotten
+    }
+
+    /// The owners that know an entity now (alive or kept).
+    pub(crate) fn owners(&self) -> impl Iterator<Item = (i64, i64)> + '_ {
+        self.owners.iter().map(|(o, _)| o)
     }
 
     pub(crate) fn alive(&self) -> impl Iterator<Item = &Entity> {
@@ -190,8 +226,11 @@ impl Roamers {
         ((p.x / s).floor() as i64, (p.y / s).floor() as i64)
     }
 
-    /// After the cache moved: entities whose cell left vanish (their owner keeps them), owners that
-    /// left forget, and the cells that entered may bring entities to life.
+    /// After the cache moved (and the owners that left have forgotten, [`owner_cell_left`]):
+    /// entities whose cell left vanish (their owner keeps them), and the cells that entered may bring
+    /// entities to life.
+    ///
+    /// [`owner_cell_left`]: Self::owner_cell_left
     pub(crate) fn sync<S: CellStore>(
         &mut self,
         world: &World<S>,
@@ -207,18 +246,10 @@ impl Roamers {
             if world.cell(lc, i, j).is_none() {
                 let e = self.slots[slot].take().expect("alive");
                 let _ = grid.remove(ENTITY_IDS + slot as u64);
-                self.owners.insert(e.owner, Owned::Kept(e));
+                debug_assert!(self.owner_cached(world, e.owner), "an entity outlived its owner");
+                self.keep(e.owner, Owned::Kept(e));
                 stats.vanished += 1;
             }
-        }
-        // Forget with the owner.
-        let gone: Vec<(i64, i64)> = self.owners.keys().copied().filter(|&o| !self.owner_cached(world, o)).collect();
-        for o in gone {
-            if let Some(Owned::Alive(slot)) = self.owners.remove(&o) {
-                self.slots[slot] = None;
-                let _ = grid.remove(ENTITY_IDS + slot as u64);
-            }
-            stats.forgotten += 1;
         }
         // Come to life in the cells that entered.
         let s = self.cell_size * (lc as f64).exp2();
@@ -235,6 +266,10 @@ impl Roamers {
             }
         }
         stats.alive = self.alive().count();
+        debug_assert!(
+            self.owners.iter().all(|(o, _)| self.owner_cached(world, o)),
+            "an owner outlived one of its four quad cells"
+        );
         stats
     }
 
@@ -248,7 +283,7 @@ impl Roamers {
         grid: &mut ProximityGrid,
         stats: &mut RoamingStats,
     ) {
-        if matches!(self.owners.get(&owner), Some(Owned::Alive(_))) || !self.owner_cached(world, owner) {
+        if matches!(self.owners.get(owner.0, owner.1), Some(Owned::Alive(_))) || !self.owner_cached(world, owner) {
             return;
         }
         let Some(fresh) = self.fresh(owner) else { return };
@@ -268,7 +303,7 @@ impl Roamers {
         if u >= self.params.spawn_chance {
             return;
         }
-        let mut e = match self.owners.remove(&owner) {
+        let mut e = match self.owners.take(owner.0, owner.1) {
             Some(Owned::Kept(e)) => {
                 stats.resumed += 1;
                 e
@@ -288,7 +323,7 @@ impl Roamers {
         // Its cell must be in the cache (a kept state may lie in a cell that is not).
         let (ci, cj) = self.cell_of(e.position);
         if world.cell(self.params.cell_level, ci, cj).is_none() {
-            self.owners.insert(owner, Owned::Kept(e));
+            self.keep(owner, Owned::Kept(e));
             return;
         }
         e.grounded = false;
@@ -301,7 +336,13 @@ impl Roamers {
         };
         let _ = grid.insert(ENTITY_IDS + slot as u64, e.position, self.bounding_radius());
         self.slots[slot] = Some(e);
-        self.owners.insert(owner, Owned::Alive(slot));
+        self.keep(owner, Owned::Alive(slot));
+    }
+
+    /// Owner (I, J), in the cache, knows `what`.
+    fn keep(&mut self, (oi, oj): (i64, i64), what: Owned) {
+        let stale = self.owners.insert(oi, oj, what);
+        debug_assert!(stale.is_none_or(|(at, _)| at == (oi, oj)), "an owner outlived its cells");
     }
 
     fn bounding_radius(&self) -> f64 {
