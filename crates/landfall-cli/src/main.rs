@@ -184,7 +184,7 @@ enum Command {
     World(world::WorldArgs),
     /// Every pair of spheres that overlap or touch, from a CSV with header `id,x,y,z,radius`.
     ///
-    /// Ids are any distinct integers; radii are ≥ 0. Output header `a,b`: one row per pair of ids
+    /// Ids are any distinct integers (from −2¹²⁷ to 2¹²⁷ − 1: every i64 and u64); radii are ≥ 0. Output header `a,b`: one row per pair of ids
     /// whose spheres overlap or touch (centre distance ≤ the sum of the radii, in 3-D), a < b, sorted
     /// by a then b. Found with the dual quad-tree (multi-scale: a flea and a house in one pass).
     ///

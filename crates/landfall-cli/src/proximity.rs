@@ -16,8 +16,8 @@ pub fn run(objects: &Path, out: &Path) -> Result<()> {
     let mut reader = BatchReader::open(objects, Batch::Spheres)?;
     let mut grid = ProximityGrid::new(Layout::Dual, 1.0);
     // Row k's id, and the line each id came from (for the error on a repeated id).
-    let mut ids: Vec<i64> = Vec::new();
-    let mut line_of: HashMap<i64, u64> = HashMap::new();
+    let mut ids: Vec<i128> = Vec::new();
+    let mut line_of: HashMap<i128, u64> = HashMap::new();
     let mut rows = Vec::with_capacity(CHUNK);
     while reader.next_chunk(&mut rows, CHUNK)? > 0 {
         for (q, &line) in rows.iter().zip(reader.lines()) {
@@ -37,7 +37,7 @@ pub fn run(objects: &Path, out: &Path) -> Result<()> {
             ids.push(id);
         }
     }
-    let mut pairs: Vec<(i64, i64)> = Vec::new();
+    let mut pairs: Vec<(i128, i128)> = Vec::new();
     grid.pairs(|a, b| {
         let (a, b) = (ids[a as usize], ids[b as usize]);
         pairs.push((a.min(b), a.max(b)));

@@ -417,6 +417,23 @@ fn proximity_equals_brute_force() {
     assert_eq!(got, want);
 }
 
+/// Ids beyond i64: every u64 (hashes) and i64 id, ordered by value.
+#[test]
+fn proximity_takes_ids_of_every_64_bit_integer() {
+    let d = tempfile::tempdir().unwrap();
+    let (input, out) = (d.path().join("o.csv"), d.path().join("pairs.csv"));
+    let text = "id,x,y,z,radius\n18446744073709551615,0,0,0,1\n-9223372036854775808,1.5,0,0,1\n\
+                +0007,3,0,0,1\n9223372036854775808,50,0,0,1\n";
+    std::fs::write(&input, text).unwrap();
+    ok(&["proximity", "--objects", s(&input), "--out", s(&out)]);
+    assert_eq!(
+        rows(&out),
+        ["a,b", "-9223372036854775808,7", "-9223372036854775808,18446744073709551615"].map(String::from)
+    );
+    std::fs::write(&input, "id,x,y,z,radius\n1,0,0,0,1\n340282366920938463463374607431768211456,0,0,0,1\n").unwrap();
+    assert!(fails(&["proximity", "--objects", s(&input), "--out", s(&out)]).contains("line 3: field 'id'"));
+}
+
 #[test]
 fn proximity_bad_input_names_line_and_field() {
     let d = tempfile::tempdir().unwrap();

@@ -40,8 +40,8 @@ pub enum Query {
     Ray(Ray, f64),
     /// A sphere with its id.
     Sphere {
-        /// The id as written.
-        id: i64,
+        /// The id as written: any integer that fits in 128 bits (every i64 and every u64).
+        id: i128,
         /// Centre.
         center: DVec3,
         /// Radius (≥ 0).
@@ -277,7 +277,7 @@ impl BatchReader {
             }
             Batch::Spheres => {
                 let text = r.get(self.cols[0]).unwrap_or("");
-                let id = text.parse::<i64>().map_err(|_| format!("field 'id': '{}' is not an integer", quote(text)))?;
+                let id = text.parse::<i128>().map_err(|_| format!("field 'id': '{}' is not an integer", quote(text)))?;
                 let v: Vec<f64> =
                     (1..5).map(|k| field(r, self.cols[k], SPHERE_COLUMNS[k])).collect::<Result<_, _>>()?;
                 if v[3] < 0.0 {
