@@ -118,6 +118,30 @@ fn pairs_equal_brute_force_at_every_scale_near_and_far() {
                 }
             }
             assert_eq!(sorted_pairs(&g), g.pairs_brute_force(), "{layout:?} seed {seed} after edits");
+            // The removed ones back, elsewhere (into the slots the removals freed), checked against
+            // the test's own record of every sphere.
+            for (k, &(id, c, r)) in objs.iter().enumerate().filter(|(k, _)| k % 5 == 0) {
+                let d = DVec3::new(rng.range(-2.0, 2.0), rng.range(-2.0, 2.0), 0.0) * r * (k % 7) as f64;
+                g.insert(id, c + d, r).unwrap();
+            }
+            assert_eq!(g.len(), objs.len());
+            let all: Vec<(u64, DVec3, f64)> = objs
+                .iter()
+                .map(|&(id, _, _)| {
+                    let (c, r) = g.get(id).unwrap();
+                    (id, c, r)
+                })
+                .collect();
+            let mut want = Vec::new();
+            for (k, a) in all.iter().enumerate() {
+                for b in &all[k + 1..] {
+                    if a.1.distance_squared(b.1) <= (a.2 + b.2).powi(2) {
+                        want.push((a.0.min(b.0), a.0.max(b.0)));
+                    }
+                }
+            }
+            want.sort_unstable();
+            assert_eq!(sorted_pairs(&g), want, "{layout:?} seed {seed} after reinsertions");
         }
     }
 }

@@ -84,6 +84,17 @@ struct Slot {
     safe: [f64; 8],
 }
 
+impl Slot {
+    /// The level of a free slot (below every level an object can have).
+    const FREE: i32 = i32::MIN;
+
+    /// Whether no object holds this slot.
+    #[inline]
+    fn is_free(&self) -> bool {
+        self.level == Self::FREE
+    }
+}
+
 /// The key of a cell: level and indices, hashed with the SplitMix64 finaliser.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct Key {
@@ -128,7 +139,10 @@ const MAX_UNITS: f64 = (1u64 << 50) as f64;
 pub struct ProximityGrid {
     layout: Layout,
     unit: f64,
+    /// Objects by slot; a removed object's slot is [free](Slot::is_free) until an insertion takes it.
     slots: Vec<Slot>,
+    /// Free slots, taken last-in first-out.
+    free: Vec<u32>,
     by_id: HashMap<u64, u32, BuildHasherDefault<MixHasher>>,
     cells: CellMap,
     /// Objects per level (slot indices), for queries that are cheaper as scans.
@@ -152,6 +166,7 @@ impl ProximityGrid {
             layout,
             unit,
             slots: Vec::new(),
+            free: Vec::new(),
             by_id: HashMap::default(),
             cells: CellMap::default(),
             levels: Default::default(),
@@ -192,12 +207,12 @@ impl ProximityGrid {
 
     /// Number of objects.
     pub fn len(&self) -> usize {
-        self.slots.len()
+        self.by_id.len()
     }
 
     /// Whether there is no object.
     pub fn is_empty(&self) -> bool {
-        self.slots.is_empty()
+        self.by_id.is_empty()
     }
 
     /// Cells entered or left so far by insertions, moves and removals (one per cell a registration
@@ -347,37 +362,6 @@ impl ProximityGrid {
         }
     }
 
-    /// Renumbers registrations of slot `from` to `to` (after a swap-remove of the slots).
-    fn renumber(&mut self, from: u32, to: u32) {
-        let s = self.slots[to as usize];
-        for i in s.range[0]..=s.range[1] {
-            for j in s.range[2]..=s.range[3] {
-                if let Some(v) = self.cells.get_mut(&Key { level: s.level, i, j }) {
-                    for x in v.iter_mut().filter(|x| **x == from) {
-                        *x = to;
-                    }
-                }
-            }
-        }
-        let (lo, hi) = Self::box_of(s.center, s.radius);
-        for level in self.upper_levels(s.level) {
-            let r = self.range(level, lo, hi);
-            for i in r[0]..=r[1] {
-                for j in r[2]..=r[3] {
-                    if let Some(v) = self.upper.get_mut(&Key { level, i, j }) {
-                        for x in v.iter_mut().filter(|x| **x == from) {
-                            *x = to;
-                        }
-                    }
-                }
-            }
-        }
-        if let Some(list) = self.levels.get_mut(&s.level) {
-            list[s.in_level as usize] = to;
-        }
-        self.by_id.insert(s.id, to);
-    }
-
     fn box_of(center: DVec3, radius: f64) -> ([f64; 2], [f64; 2]) {
         ([center.x - radius, center.y - radius], [center.x + radius, center.y + radius])
     }
@@ -388,16 +372,26 @@ impl ProximityGrid {
         if self.by_id.contains_key(&id) {
             return Err(ProximityError::DuplicateId(id));
         }
-        let slot = self.slots.len() as u32;
         let level = self.base_level(radius);
         self.check_level(id, radius, level)?;
         let (lo, hi) = Self::box_of(center, radius);
         let range = self.range(level, lo, hi);
         let list = self.levels.entry(level).or_default();
         let in_level = list.len() as u32;
-        list.push(slot);
+        list.push(u32::MAX);
         let safe = self.safe_region(level, lo, hi);
-        self.slots.push(Slot { id, center, radius, level, range, in_level, safe });
+        let new = Slot { id, center, radius, level, range, in_level, safe };
+        let slot = match self.free.pop() {
+            Some(k) => {
+                self.slots[k as usize] = new;
+                k
+            }
+            None => {
+                self.slots.push(new);
+                self.slots.len() as u32 - 1
+            }
+        };
+        self.levels.get_mut(&level).expect("just pushed")[in_level as usize] = slot;
         self.by_id.insert(id, slot);
         self.register(slot, level, range, true);
         self.move_upper(slot, level, None, Some((lo, hi)));
@@ -448,11 +442,12 @@ impl ProximityGrid {
                 self.levels.remove(&s.level);
             }
         }
-        // Out of the slots (swap-remove, renumbering the last slot's registrations).
-        let last = self.slots.len() as u32 - 1;
-        self.slots.swap_remove(slot as usize);
-        if slot != last {
-            self.renumber(last, slot);
+        // The slot is free for the next insertion (no registration names it any more).
+        self.slots[slot as usize].level = Slot::FREE;
+        self.free.push(slot);
+        if self.by_id.is_empty() {
+            self.slots.clear();
+            self.free.clear();
         }
         Ok(())
     }

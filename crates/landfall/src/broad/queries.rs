@@ -13,6 +13,11 @@ fn touch(a: &Slot, b: &Slot) -> bool {
 }
 
 impl ProximityGrid {
+    /// The objects with their slots.
+    fn live(&self) -> impl Iterator<Item = (usize, &Slot)> {
+        self.slots.iter().enumerate().filter(|(_, s)| !s.is_free())
+    }
+
     /// The levels that hold objects, from `from` up.
     fn levels_from(&self, from: i32) -> impl Iterator<Item = (i32, &Vec<u32>)> {
         self.levels.range(from..).map(|(&l, v)| (l, v))
@@ -33,7 +38,7 @@ impl ProximityGrid {
     /// ones registered up into them; each pair reported in the cell of the larger object's level
     /// that holds the lower corner of the two boxes' overlap.
     fn pairs_on_own_level(&self, mut visit: impl FnMut(u64, u64)) {
-        for (ai, a) in self.slots.iter().enumerate() {
+        for (ai, a) in self.live() {
             let (lo, _) = Self::box_of(a.center, a.radius);
             let level = a.level;
             let r = a.range;
@@ -56,7 +61,7 @@ impl ProximityGrid {
     /// The pair search of a grid that registers objects on their base level only: each object
     /// climbs through every coarser level that holds objects.
     fn pairs_climbing(&self, mut visit: impl FnMut(u64, u64)) {
-        for (ai, a) in self.slots.iter().enumerate() {
+        for (ai, a) in self.live() {
             let (lo, hi) = Self::box_of(a.center, a.radius);
             for (level, _) in self.levels_from(a.level) {
                 let r = if level == a.level { a.range } else { self.range(level, lo, hi) };
@@ -97,8 +102,8 @@ impl ProximityGrid {
     /// Every overlapping pair, brute force over all pairs: the reference the tests compare with.
     pub fn pairs_brute_force(&self) -> Vec<(u64, u64)> {
         let mut out = Vec::new();
-        for (k, a) in self.slots.iter().enumerate() {
-            for b in &self.slots[k + 1..] {
+        for (k, a) in self.live() {
+            for b in self.slots[k + 1..].iter().filter(|b| !b.is_free()) {
                 if touch(a, b) {
                     out.push((a.id.min(b.id), a.id.max(b.id)));
                 }
