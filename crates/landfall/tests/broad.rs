@@ -86,8 +86,15 @@ fn sorted_pairs(g: &ProximityGrid) -> Vec<(u64, u64)> {
 
 /// Both registrations: base level only, and Mirtich's (every level up to the top; objects here are
 /// of radius at most 1,000 m, resized up to 5,000 m: base level 15).
-fn grids(layout: Layout) -> [ProximityGrid; 2] {
-    [ProximityGrid::new(layout, 1.0), ProximityGrid::hierarchical(layout, 1.0, 15)]
+/// Both registrations, each with its cells in a hash and in small toroidal windows (most cells then
+/// share their slot with others and go to the hash).
+fn grids(layout: Layout) -> [ProximityGrid; 4] {
+    [
+        ProximityGrid::new(layout, 1.0),
+        ProximityGrid::hierarchical(layout, 1.0, 15),
+        ProximityGrid::new(layout, 1.0).windowed(8),
+        ProximityGrid::hierarchical(layout, 1.0, 15).windowed(16),
+    ]
 }
 
 #[test]
@@ -163,8 +170,8 @@ fn touching_spheres_on_cell_boundaries_pair() {
 
 #[test]
 fn box_sphere_and_ray_queries_equal_brute_force() {
-    for layout in [Layout::Dual, Layout::Primal] {
-        let mut g = ProximityGrid::new(layout, 1.0);
+    for mut g in [Layout::Dual, Layout::Primal].into_iter().flat_map(grids) {
+        let layout = g.layout();
         let objs = objects(7, 2000, DVec2::new(5e6, 0.0));
         for &(id, c, r) in &objs {
             g.insert(id, c, r).unwrap();

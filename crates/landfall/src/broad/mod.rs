@@ -26,6 +26,10 @@
 //! layouts differ most: a small object crossing the origin leaves and enters cells of every level in
 //! the primal layout, of one level in the dual (the thesis' 4.3: "objects lie in fewer cells").
 //!
+//! Cells live in a hash keyed by (level, i, j); [`ProximityGrid::windowed`] puts those around a
+//! viewer in toroidal arrays addressed as the nested LOD cache addresses its layers (the thesis'
+//! 4.4), found by indexing.
+//!
 //! ```
 //! use landfall::broad::{Layout, ProximityGrid};
 //! use landfall::glam::DVec3;
@@ -40,6 +44,7 @@
 //! ```
 
 mod cells;
+mod lists;
 mod queries;
 
 pub use cells::{Cell, Layout};
@@ -95,14 +100,6 @@ impl Slot {
     }
 }
 
-/// The key of a cell: level and indices, hashed with the SplitMix64 finaliser.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-struct Key {
-    level: i32,
-    i: i64,
-    j: i64,
-}
-
 /// A hasher for [`Key`]s: one multiply-xorshift mix of the words written.
 #[derive(Default)]
 struct MixHasher(u64);
@@ -127,7 +124,7 @@ impl Hasher for MixHasher {
     }
 }
 
-type CellMap = HashMap<Key, Vec<u32>, BuildHasherDefault<MixHasher>>;
+use lists::{CellLists, Key};
 
 /// Largest |coordinate| in base units an object may reach: cell indices and their products stay far
 /// inside i64 and f64's exact integers.
@@ -144,14 +141,14 @@ pub struct ProximityGrid {
     /// Free slots, taken last-in first-out.
     free: Vec<u32>,
     by_id: HashMap<u64, u32, BuildHasherDefault<MixHasher>>,
-    cells: CellMap,
+    cells: CellLists,
     /// Objects per level (slot indices), for queries that are cheaper as scans.
     levels: std::collections::BTreeMap<i32, Vec<u32>>,
     /// Mirtich's registration: each object also in the cells of every level above its base up to
     /// this one (`None`: base level only).
     top: Option<i32>,
     /// Those registrations above the base levels (kept apart: the other queries use base levels).
-    upper: CellMap,
+    upper: CellLists,
     /// Cells entered or left by every insert, move and removal so far.
     cell_changes: u64,
 }
@@ -168,10 +165,10 @@ impl ProximityGrid {
             slots: Vec::new(),
             free: Vec::new(),
             by_id: HashMap::default(),
-            cells: CellMap::default(),
+            cells: CellLists::hashed(),
             levels: Default::default(),
             top: None,
-            upper: CellMap::default(),
+            upper: CellLists::hashed(),
             cell_changes: 0,
         }
     }
@@ -198,6 +195,39 @@ impl ProximityGrid {
     /// ```
     pub fn hierarchical(layout: Layout, unit: f64, top: i32) -> Self {
         Self { top: Some(top.clamp(-64, 64)), ..Self::new(layout, unit) }
+    }
+
+    /// The same grid (empty) keeping the cells of each level that lie within a window `width` cells
+    /// wide in a toroidal array — cell (i, j) in slot (i mod side, j mod side), side the next power
+    /// of two, as the nested LOD cache addresses its layers — found by indexing rather than hashing;
+    /// a cell whose slot another cell holds is kept in the hash. For objects that follow a viewer
+    /// (those of a [`World`](crate::world::World)'s cache); any positions stay correct.
+    ///
+    /// ```
+    /// use landfall::broad::{Layout, ProximityGrid};
+    /// use landfall::glam::DVec3;
+    ///
+    /// let mut g = ProximityGrid::hierarchical(Layout::Dual, 1.0, 10).windowed(40);
+    /// g.insert(1, DVec3::new(0.0, 0.0, 0.0), 0.5).unwrap();
+    /// g.insert(2, DVec3::new(0.9, 0.0, 0.0), 0.5).unwrap();
+    /// g.insert(3, DVec3::new(1e6, 0.0, 0.0), 0.5).unwrap(); // far away: in the hash
+    /// let mut pairs = Vec::new();
+    /// g.pairs(|a, b| pairs.push((a.min(b), a.max(b))));
+    /// assert_eq!(pairs, vec![(1, 2)]);
+    /// ```
+    pub fn windowed(self, width: usize) -> Self {
+        let mut g = Self {
+            top: self.top,
+            cells: CellLists::windowed(width),
+            upper: CellLists::windowed(width),
+            ..Self::new(self.layout, self.unit)
+        };
+        // The objects it already holds, registered again (the same cells, so no cell changes).
+        for s in self.slots.iter().filter(|s| !s.is_free()) {
+            g.insert(s.id, s.center, s.radius).expect("an object the grid held");
+        }
+        g.cell_changes = self.cell_changes;
+        g
     }
 
     /// The layout.
@@ -301,19 +331,14 @@ impl ProximityGrid {
         Self::register_in(&mut self.cells, &mut self.cell_changes, slot, level, r, add);
     }
 
-    fn register_in(map: &mut CellMap, changes: &mut u64, slot: u32, level: i32, r: [i64; 4], add: bool) {
+    fn register_in(map: &mut CellLists, changes: &mut u64, slot: u32, level: i32, r: [i64; 4], add: bool) {
         for i in r[0]..=r[1] {
             for j in r[2]..=r[3] {
                 let key = Key { level, i, j };
                 if add {
-                    map.entry(key).or_default().push(slot);
-                } else if let Some(v) = map.get_mut(&key) {
-                    if let Some(k) = v.iter().position(|&s| s == slot) {
-                        v.swap_remove(k);
-                    }
-                    if v.is_empty() {
-                        map.remove(&key);
-                    }
+                    map.push(key, slot);
+                } else {
+                    map.take_out(key, slot);
                 }
                 *changes += 1;
             }
@@ -345,7 +370,14 @@ impl ProximityGrid {
     /// Moves slot `slot`'s registrations on `level` of `map` from the cells of range `ro` to those
     /// of `rn` (either `None`: only add or only take away): it leaves only the cells `rn` lacks and
     /// enters only those `ro` lacks.
-    fn shift(map: &mut CellMap, changes: &mut u64, slot: u32, level: i32, ro: Option<[i64; 4]>, rn: Option<[i64; 4]>) {
+    fn shift(
+        map: &mut CellLists,
+        changes: &mut u64,
+        slot: u32,
+        level: i32,
+        ro: Option<[i64; 4]>,
+        rn: Option<[i64; 4]>,
+    ) {
         if ro == rn {
             return;
         }

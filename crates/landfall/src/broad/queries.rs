@@ -2,7 +2,8 @@
 //! object a ray meets, and the smallest cell around a region.
 
 use super::cells::{self, Cell};
-use super::{Key, ProximityGrid, Slot};
+use super::lists::Key;
+use super::{ProximityGrid, Slot};
 use glam::{DVec2, DVec3};
 
 /// Whether two spheres overlap or touch.
