@@ -277,7 +277,8 @@ impl BatchReader {
             }
             Batch::Spheres => {
                 let text = r.get(self.cols[0]).unwrap_or("");
-                let id = text.parse::<i128>().map_err(|_| format!("field 'id': '{}' is not an integer", quote(text)))?;
+                let id =
+                    text.parse::<i128>().map_err(|_| format!("field 'id': '{}' is not an integer", quote(text)))?;
                 let v: Vec<f64> =
                     (1..5).map(|k| field(r, self.cols[k], SPHERE_COLUMNS[k])).collect::<Result<_, _>>()?;
                 if v[3] < 0.0 {
