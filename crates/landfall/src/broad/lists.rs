@@ -54,9 +54,14 @@ impl CellLists {
         (((j & mask) << shift) | (i & mask)) as usize
     }
 
+    /// The index of `level`'s array (any level outside −64 ..= 64 lives in the hash alone).
     #[inline]
     fn level_index(level: i32) -> usize {
-        (level + 64).clamp(0, LEVELS as i32 - 1) as usize
+        if (-64..=64).contains(&level) {
+            (level + 64) as usize
+        } else {
+            usize::MAX
+        }
     }
 
     /// The objects registered in cell `key`, if any.
@@ -78,8 +83,10 @@ impl CellLists {
     pub fn push(&mut self, key: Key, slot: u32) {
         if let Some(shift) = self.shift {
             let at = Self::slot(shift, key.i, key.j);
-            let slots = self.direct[Self::level_index(key.level)]
-                .get_or_insert_with(|| std::iter::repeat_with(|| None).take(1 << (2 * shift)).collect());
+            let Some(level) = self.direct.get_mut(Self::level_index(key.level)) else {
+                return self.spill.entry(key).or_default().push(slot);
+            };
+            let slots = level.get_or_insert_with(|| std::iter::repeat_with(|| None).take(1 << (2 * shift)).collect());
             match &mut slots[at] {
                 Some((i, j, list)) if (*i, *j) == (key.i, key.j) => return list.push(slot),
                 // Free, and the cell not already in the hash: it takes the slot.
@@ -179,5 +186,12 @@ mod tests {
             }
         }
         assert!(lists.in_direct > 0 && !lists.spill.is_empty(), "both places used");
+        // Levels beyond the arrays' range live in the hash.
+        let far = Key { level: 100, i: 1, j: 2 };
+        lists.push(far, 9);
+        assert_eq!(lists.get(&far), Some(&vec![9]));
+        assert_eq!(lists.get(&Key { level: 64, i: 1, j: 2 }), None);
+        lists.take_out(far, 9);
+        assert_eq!(lists.get(&far), None);
     }
 }
