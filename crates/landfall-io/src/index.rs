@@ -34,6 +34,7 @@
 //! check first. Writing goes to a temporary file in the same directory, then renames it over the
 //! target: a crash leaves the old file or the new one, never half of one.
 
+use crate::preamble::{Format, Preamble};
 use crate::IoError;
 use bytemuck::{Pod, Zeroable};
 use glam::{DMat3, DVec3};
@@ -43,8 +44,6 @@ use landfall::{CutRule, Frame, PolygonTerrain};
 use std::path::Path;
 use std::sync::Arc;
 
-const MAGIC: [u8; 8] = *b"LANDFALL";
-const KIND: [u8; 4] = *b"QOTA";
 /// Index file format version written and read. Version 2 marks single-layer leaves (bit 31 of a
 /// leaf's count) and keeps each face's source polygon in its face
 /// record; version 3 keeps a triangle's edge equations in its face record only (the edge array
@@ -53,17 +52,15 @@ const KIND: [u8; 4] = *b"QOTA";
 /// edge coefficients by kind (A, B, C) instead of by edge. An older file is
 /// refused with a request to rebuild it (`landfall build`).
 pub const INDEX_VERSION: u32 = 5;
+/// The format's preamble and the checks of it.
+const FORMAT: Format = Format { kind: *b"QOTA", version: INDEX_VERSION, header_len: HEADER_LEN, name: "polygon index" };
 const ALIGN: u64 = 64;
 
 /// The fixed header of an index file.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
 pub struct RawHeader {
-    magic: [u8; 8],
-    kind: [u8; 4],
-    version: u32,
-    header_len: u64,
-    file_len: u64,
+    preamble: Preamble,
     gravity: [f64; 3],
     rotation: [f64; 9],
     center: [f64; 3],
@@ -133,11 +130,7 @@ pub fn write_index(terrain: &PolygonTerrain, path: &Path) -> Result<(), IoError>
         body[off..off + parts[k].len()].copy_from_slice(parts[k]);
     }
     let mut raw = RawHeader {
-        magic: MAGIC,
-        kind: KIND,
-        version: INDEX_VERSION,
-        header_len: HEADER_LEN as u64,
-        file_len,
+        preamble: FORMAT.preamble(file_len),
         gravity: h.frame.down().to_array(),
         rotation: h.frame.rotation().to_cols_array(),
         center: h.center.to_array(),
@@ -208,11 +201,7 @@ pub fn is_index(path: &Path) -> bool {
     if crate::extension(path) == INDEX_EXTENSION {
         return true;
     }
-    // Only a regular file is opened to look: opening a FIFO would block.
-    let mut head = [0u8; 12];
-    crate::input::open_regular(path).is_ok_and(|(mut f, _)| std::io::Read::read_exact(&mut f, &mut head).is_ok())
-        && head[..8] == MAGIC
-        && head[8..12] == KIND
+    FORMAT.is_file(path)
 }
 
 /// The extension of index files (`landfall build` writes any name; a file with this extension is
@@ -236,26 +225,9 @@ fn open(path: &Path, verify_data: bool) -> Result<PolygonTerrain, IoError> {
     // SAFETY: see `Mapped`: the map is read-only and the file is not modified in place.
     let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| IoError::os(path, e))?;
     let bad = |field: &str, msg: String| IoError::field(path, field, msg);
-    if map.len() < HEADER_LEN {
-        return Err(IoError::format(path, format!("truncated: {} bytes, the header alone is {HEADER_LEN}", map.len())));
-    }
+    FORMAT.check_length(path, map.len() as u64)?;
+    FORMAT.check(path, &map[..HEADER_LEN], map.len() as u64)?;
     let raw: RawHeader = bytemuck::pod_read_unaligned(&map[..HEADER_LEN]);
-    if raw.magic != MAGIC || raw.kind != KIND {
-        return Err(IoError::format(path, "not a landfall polygon index file (bad magic)"));
-    }
-    if raw.version != INDEX_VERSION {
-        let hint = if raw.version < INDEX_VERSION { "; rebuild it from the terrain with `landfall build`" } else { "" };
-        return Err(bad("version", format!("{} (this landfall reads version {INDEX_VERSION}){hint}", raw.version)));
-    }
-    if raw.header_sum != checksum(&map[..HEADER_LEN - 8]) {
-        return Err(bad("header checksum", "mismatch: the header is corrupt".into()));
-    }
-    if raw.header_len != HEADER_LEN as u64 {
-        return Err(bad("header length", format!("{} (expected {HEADER_LEN})", raw.header_len)));
-    }
-    if raw.file_len != map.len() as u64 {
-        return Err(bad("file length", format!("header says {} bytes, the file has {}", raw.file_len, map.len())));
-    }
     if verify_data && raw.data_sum != checksum(&map[HEADER_LEN..]) {
         return Err(bad("data checksum", "mismatch: the file is corrupt".into()));
     }

@@ -35,6 +35,7 @@ mod mesh_out;
 mod npy;
 mod output;
 mod png_raster;
+mod preamble;
 mod raster;
 mod terrain;
 mod tif;

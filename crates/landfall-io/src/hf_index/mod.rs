@@ -43,15 +43,17 @@ mod write;
 pub use build::{build_heightfield_index, stream_geotiff_rows, IndexReport};
 pub use open::{open_heightfield_index, open_heightfield_index_with_crs};
 
+use crate::preamble::{Format, Preamble};
 use crate::raster::GeoKeys;
 use bytemuck::{Pod, Zeroable};
 use landfall::Diagonal;
 use std::path::Path;
 
-const MAGIC: [u8; 8] = *b"LANDFALL";
-const KIND: [u8; 4] = *b"HFLD";
 /// Heightfield index version written and read.
 pub const HEIGHTFIELD_INDEX_VERSION: u32 = 1;
+/// The format's preamble and the checks of it.
+const FORMAT: Format =
+    Format { kind: *b"HFLD", version: HEIGHTFIELD_INDEX_VERSION, header_len: HEADER_LEN, name: "heightfield index" };
 /// The extension `landfall build` recognises for a heightfield index.
 pub const HEIGHTFIELD_INDEX_EXTENSION: &str = "lfh";
 const ALIGN: u64 = 64;
@@ -60,11 +62,7 @@ const ALIGN: u64 = 64;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
 struct Header {
-    magic: [u8; 8],
-    kind: [u8; 4],
-    version: u32,
-    header_len: u64,
-    file_len: u64,
+    preamble: Preamble,
     nx: u64,
     ny: u64,
     origin: [f64; 2],
@@ -146,8 +144,5 @@ fn decode_crs(b: &[u8], [dirs, doubles, _]: [u64; 3]) -> Result<GeoKeys, String>
 
 /// True when the file starts with the heightfield index's magic and kind.
 pub fn is_heightfield_index(path: &Path) -> bool {
-    let mut head = [0u8; 12];
-    crate::input::open_regular(path).is_ok_and(|(mut f, _)| std::io::Read::read_exact(&mut f, &mut head).is_ok())
-        && head[..8] == MAGIC
-        && head[8..12] == KIND
+    FORMAT.is_file(path)
 }

@@ -1,9 +1,6 @@
 //! Opening an index: every check, then the map.
 
-use super::{
-    checksum, data_sum, decode_crs, row_sum, Header, ALIGN, HEADER_LEN, HEIGHTFIELD_INDEX_VERSION, KIND, MAGIC,
-    MAX_CRS_BYTES,
-};
+use super::{data_sum, decode_crs, row_sum, Header, ALIGN, FORMAT, HEADER_LEN, MAX_CRS_BYTES};
 use crate::index::Mapped;
 use crate::input::open_regular;
 use crate::raster::GeoKeys;
@@ -27,33 +24,11 @@ pub fn open_heightfield_index_with_crs(path: &Path) -> Result<(Heightfield, Opti
     use std::io::Read;
     let (mut file, len) = open_regular(path)?;
     let bad = |field: &str, msg: String| IoError::field(path, field, msg);
-    if len < HEADER_LEN as u64 {
-        return Err(IoError::format(path, format!("truncated: {len} bytes, the header alone is {HEADER_LEN}")));
-    }
+    FORMAT.check_length(path, len)?;
     let mut head = [0u8; HEADER_LEN];
     file.read_exact(&mut head).map_err(|e| IoError::os(path, e))?;
+    FORMAT.check(path, &head, len)?;
     let h: Header = bytemuck::pod_read_unaligned(&head);
-    if h.magic != MAGIC || h.kind != KIND {
-        return Err(IoError::format(path, "not a landfall heightfield index file (bad magic)"));
-    }
-    if h.version != HEIGHTFIELD_INDEX_VERSION {
-        return Err(bad(
-            "version",
-            format!(
-                "{} (this landfall reads version {HEIGHTFIELD_INDEX_VERSION}); rebuild it with `landfall build`",
-                h.version
-            ),
-        ));
-    }
-    if h.header_sum != checksum(&head[..HEADER_LEN - 8]) {
-        return Err(bad("header checksum", "mismatch: the header is corrupt".into()));
-    }
-    if h.header_len != HEADER_LEN as u64 {
-        return Err(bad("header length", format!("{} (expected {HEADER_LEN})", h.header_len)));
-    }
-    if h.file_len != len {
-        return Err(bad("file length", format!("header says {} bytes, the file has {len}", h.file_len)));
-    }
     let (nx, ny) = (h.nx, h.ny);
     if nx < 2 || ny < 2 || nx.checked_mul(ny).is_none_or(|n| n > u32::MAX as u64 / 2) {
         return Err(bad("nx/ny", format!("{nx} × {ny}")));

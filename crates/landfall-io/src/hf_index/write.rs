@@ -1,9 +1,6 @@
 //! The file being written: rows at their places, then the pyramid and the header.
 
-use super::{
-    aligned, checksum, data_sum, diagonal_code, encode_crs, row_sum, Header, HEADER_LEN, HEIGHTFIELD_INDEX_VERSION,
-    KIND, MAGIC,
-};
+use super::{aligned, checksum, data_sum, diagonal_code, encode_crs, row_sum, Header, FORMAT, HEADER_LEN};
 use crate::raster::GeoKeys;
 use crate::{IoError, OutputFile};
 use landfall::heightfield::LeafRanges;
@@ -78,11 +75,7 @@ impl Writer {
         tail.resize((file_len - nodes_at - node_bytes.len() as u64) as usize, 0);
         self.out.write_all_at(&tail, nodes_at + node_bytes.len() as u64).map_err(|e| self.os(e))?;
         let mut h = Header {
-            magic: MAGIC,
-            kind: KIND,
-            version: HEIGHTFIELD_INDEX_VERSION,
-            header_len: HEADER_LEN as u64,
-            file_len,
+            preamble: FORMAT.preamble(file_len),
             nx: self.nx as u64,
             ny: self.ny as u64,
             origin,

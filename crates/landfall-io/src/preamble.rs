@@ -1,0 +1,86 @@
+//! What every landfall index file starts with — magic, kind, version, header length, file length —
+//! and the checks of it that the polygon index (`.lfq`) and the heightfield index (`.lfh`) share:
+//! the length, the magic and kind, the version, the header's checksum (its last 8 bytes, over the
+//! rest) and the lengths it states.
+
+use crate::error::IoError;
+use bytemuck::{Pod, Zeroable};
+use std::path::Path;
+
+const MAGIC: [u8; 8] = *b"LANDFALL";
+
+/// The first 32 bytes of an index file's header.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub(crate) struct Preamble {
+    magic: [u8; 8],
+    kind: [u8; 4],
+    version: u32,
+    header_len: u64,
+    file_len: u64,
+}
+
+/// One index format.
+pub(crate) struct Format {
+    /// Its kind tag (bytes 8..12).
+    pub kind: [u8; 4],
+    /// The version written and read.
+    pub version: u32,
+    /// Bytes of its fixed header (the preamble first, the header checksum last).
+    pub header_len: usize,
+    /// What errors call it ("polygon index").
+    pub name: &'static str,
+}
+
+impl Format {
+    /// The preamble of a file of this format `file_len` bytes long.
+    pub fn preamble(&self, file_len: u64) -> Preamble {
+        Preamble { magic: MAGIC, kind: self.kind, version: self.version, header_len: self.header_len as u64, file_len }
+    }
+
+    /// Whether the file at `path` starts with this format's magic and kind (only a regular file is
+    /// opened to look: opening a FIFO would block).
+    pub fn is_file(&self, path: &Path) -> bool {
+        let mut head = [0u8; 12];
+        crate::input::open_regular(path).is_ok_and(|(mut f, _)| std::io::Read::read_exact(&mut f, &mut head).is_ok())
+            && head[..8] == MAGIC
+            && head[8..12] == self.kind
+    }
+
+    /// Refuses a file of `len` bytes too short for the header.
+    pub fn check_length(&self, path: &Path, len: u64) -> Result<(), IoError> {
+        let need = self.header_len;
+        if len < need as u64 {
+            return Err(IoError::format(path, format!("truncated: {len} bytes, the header alone is {need}")));
+        }
+        Ok(())
+    }
+
+    /// Checks `head` (the header's `header_len` bytes) of a file `len` bytes long: magic and kind,
+    /// version (an older file is asked to be rebuilt), the header checksum, and the header and
+    /// file lengths it states.
+    pub fn check(&self, path: &Path, head: &[u8], len: u64) -> Result<(), IoError> {
+        let bad = |field: &str, msg: String| IoError::field(path, field, msg);
+        let n = self.header_len;
+        let p: Preamble = bytemuck::pod_read_unaligned(&head[..std::mem::size_of::<Preamble>()]);
+        if p.magic != MAGIC || p.kind != self.kind {
+            return Err(IoError::format(path, format!("not a landfall {} file (bad magic)", self.name)));
+        }
+        if p.version != self.version {
+            let hint =
+                if p.version < self.version { "; rebuild it from the terrain with `landfall build`" } else { "" };
+            return Err(bad("version", format!("{} (this landfall reads version {}){hint}", p.version, self.version)));
+        }
+        let stored = u64::from_ne_bytes(head[n - 8..n].try_into().expect("8 bytes"));
+        if stored != crate::index::checksum(&head[..n - 8]) {
+            return Err(bad("header checksum", "mismatch: the header is corrupt".into()));
+        }
+        if p.header_len != n as u64 {
+            return Err(bad("header length", format!("{} (expected {n})", p.header_len)));
+        }
+        if p.file_len != len {
+            return Err(bad("file length", format!("header says {} bytes, the file has {len}", p.file_len)));
+        }
+        Ok(())
+    }
+}
