@@ -7,7 +7,7 @@
 
 use super::sphere_walk::{self, SphereWalk};
 use super::sweep::sweep_sphere_triangle;
-use super::target::{Earliest, SweepTarget, TerrainContact};
+use super::target::{Earliest, TerrainContact};
 use crate::geom::{Aabb, TriangleId};
 use crate::terrain::Terrain;
 use glam::DVec3;
@@ -134,12 +134,12 @@ impl SphereTree {
         sphere_walk::sweep(self, c, r, v)
     }
 
-    /// [`SweepTarget::sweep_ellipsoid`] on the tree.
+    /// [`SweepTarget::sweep_ellipsoid`](crate::collide::SweepTarget::sweep_ellipsoid) on the tree.
     pub fn sweep_ellipsoid(&self, c: DVec3, radii: DVec3, v: DVec3) -> Option<TerrainContact> {
         sphere_walk::sweep_ellipsoid(self, c, radii, v)
     }
 
-    /// [`SweepTarget::sweep_capsule`] on the tree.
+    /// [`SweepTarget::sweep_capsule`](crate::collide::SweepTarget::sweep_capsule) on the tree.
     pub fn sweep_capsule(&self, a: DVec3, b: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
         sphere_walk::sweep_capsule(self, a, b, r, v)
     }
@@ -151,24 +151,6 @@ impl SphereTree {
             found.offer(sweep_sphere_triangle(c, r, v, tri, 1.0), id);
         }
         found.best
-    }
-}
-
-impl SweepTarget for SphereTree {
-    fn sweep(&self, c: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
-        SphereTree::sweep(self, c, r, v)
-    }
-
-    fn sweep_ellipsoid(&self, c: DVec3, radii: DVec3, v: DVec3) -> Option<TerrainContact> {
-        SphereTree::sweep_ellipsoid(self, c, radii, v)
-    }
-
-    fn sweep_capsule(&self, a: DVec3, b: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
-        SphereTree::sweep_capsule(self, a, b, r, v)
-    }
-
-    fn gather(&self, region: &Aabb, visit: &mut dyn FnMut(TriangleId, [DVec3; 3])) {
-        sphere_walk::gather(self, region, visit)
     }
 }
 

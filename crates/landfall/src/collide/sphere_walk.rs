@@ -4,9 +4,28 @@
 //! sphere tree and the tiles in the view differ only in how they walk their spheres.
 
 use super::sweep::{sweep_capsule_triangle, Contact, SweptBox};
-use super::target::{sphere_against_corners, sweep_scaled, Earliest, TerrainContact};
+use super::target::{sphere_against_corners, sweep_scaled, Earliest, SweepTarget, TerrainContact};
 use crate::geom::{Aabb, TriangleId};
 use glam::DVec3;
+
+/// Every structure of bounding spheres is a sweep target through the functions below.
+impl<W: SphereWalk + Send + Sync> SweepTarget for W {
+    fn sweep(&self, c: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
+        sweep(self, c, r, v)
+    }
+
+    fn sweep_ellipsoid(&self, c: DVec3, radii: DVec3, v: DVec3) -> Option<TerrainContact> {
+        sweep_ellipsoid(self, c, radii, v)
+    }
+
+    fn sweep_capsule(&self, a: DVec3, b: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
+        sweep_capsule(self, a, b, r, v)
+    }
+
+    fn gather(&self, region: &Aabb, visit: &mut dyn FnMut(TriangleId, [DVec3; 3])) {
+        gather(self, region, visit)
+    }
+}
 
 /// A structure of bounding spheres over triangles.
 pub(super) trait SphereWalk {

@@ -12,8 +12,7 @@
 //! own, read when a sweep reaches the leaf (with 4 × 4-cell leaves, about 5 bytes a cell for the
 //! tree, against about 150 for a [`SphereTree`](super::SphereTree), which copies its triangles).
 
-use super::sphere_walk::{self, SphereWalk};
-use super::target::{SweepTarget, TerrainContact};
+use super::sphere_walk::SphereWalk;
 use crate::geom::{Aabb, Half, TriangleId};
 use crate::heightfield::Heightfield;
 use glam::{DVec2, DVec3};
@@ -92,7 +91,7 @@ pub struct ViewChange {
     pub dropped: Vec<(u32, u32)>,
 }
 
-/// The tiles of a heightfield around a viewer, each with its sphere tree; a [`SweepTarget`] over
+/// The tiles of a heightfield around a viewer, each with its sphere tree; a [`SweepTarget`](crate::collide::SweepTarget) over
 /// the tiles in the view.
 ///
 /// ```
@@ -400,24 +399,6 @@ fn leaf_box(hf: &Heightfield, c: [u32; 4]) -> Option<Aabb> {
     }
     let (a, b) = (hf.sample_position(c[0] as usize, c[1] as usize), hf.sample_position(c[2] as usize, c[3] as usize));
     Some(Aabb::new(DVec3::new(a.x, a.y, lo as f64), DVec3::new(b.x, b.y, hi as f64)))
-}
-
-impl SweepTarget for TileView {
-    fn sweep(&self, c: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
-        sphere_walk::sweep(self, c, r, v)
-    }
-
-    fn sweep_ellipsoid(&self, c: DVec3, radii: DVec3, v: DVec3) -> Option<TerrainContact> {
-        sphere_walk::sweep_ellipsoid(self, c, radii, v)
-    }
-
-    fn sweep_capsule(&self, a: DVec3, b: DVec3, r: f64, v: DVec3) -> Option<TerrainContact> {
-        sphere_walk::sweep_capsule(self, a, b, r, v)
-    }
-
-    fn gather(&self, region: &Aabb, visit: &mut dyn FnMut(TriangleId, [DVec3; 3])) {
-        sphere_walk::gather(self, region, visit)
-    }
 }
 
 #[cfg(test)]
