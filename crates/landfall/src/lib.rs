@@ -45,6 +45,7 @@ pub mod polygon;
 pub mod rng;
 pub mod terrain;
 pub mod terrain_set;
+mod torus;
 pub mod viewshed;
 pub mod world;
 

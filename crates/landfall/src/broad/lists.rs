@@ -5,6 +5,7 @@
 //! the hash; a cell's list lives in exactly one of the two places.
 
 use super::MixHasher;
+use crate::torus::Attached;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
@@ -19,16 +20,13 @@ pub(super) struct Key {
 /// Levels a grid can have: −64 ..= 64.
 const LEVELS: usize = 129;
 
-/// One level's toroidal slots: each empty, or a cell's indices and its (non-empty) list.
-type Slots = Box<[Option<(i64, i64, Vec<u32>)>]>;
-
 /// The lists of slots registered in each cell.
 #[derive(Clone, Debug, Default)]
 pub(super) struct CellLists {
-    /// log2 of the toroidal arrays' side; `None`: the hash alone.
-    shift: Option<u32>,
+    /// The window width of the toroidal arrays; 0: the hash alone.
+    width: usize,
     /// Per level (index level + 64), allocated when the level first holds a cell.
-    direct: Vec<Option<Slots>>,
+    direct: Vec<Option<Attached<Vec<u32>>>>,
     spill: HashMap<Key, Vec<u32>, BuildHasherDefault<MixHasher>>,
     /// Cells held in the toroidal arrays.
     in_direct: usize,
@@ -43,15 +41,7 @@ impl CellLists {
     /// Lists in toroidal arrays `width` cells wide (rounded up to a power of two) per level, in
     /// front of the hash.
     pub fn windowed(width: usize) -> Self {
-        let side = width.clamp(1, 1 << 12).next_power_of_two();
-        Self { shift: Some(side.trailing_zeros()), direct: vec![None; LEVELS], ..Self::default() }
-    }
-
-    /// The slot index of cell (i, j) in its level's array.
-    #[inline]
-    fn slot(shift: u32, i: i64, j: i64) -> usize {
-        let mask = (1i64 << shift) - 1;
-        (((j & mask) << shift) | (i & mask)) as usize
+        Self { width: width.clamp(1, 1 << 12), direct: vec![None; LEVELS], ..Self::default() }
     }
 
     /// The index of `level`'s array (any level outside −64 ..= 64 lives in the hash alone).
@@ -67,35 +57,25 @@ impl CellLists {
     /// The objects registered in cell `key`, if any.
     #[inline]
     pub fn get(&self, key: &Key) -> Option<&Vec<u32>> {
-        if let Some(shift) = self.shift {
-            if let Some(Some(slots)) = self.direct.get(Self::level_index(key.level)) {
-                if let Some((i, j, list)) = &slots[Self::slot(shift, key.i, key.j)] {
-                    if (*i, *j) == (key.i, key.j) {
-                        return Some(list);
-                    }
-                }
-            }
+        match self.direct.get(Self::level_index(key.level)) {
+            Some(Some(cells)) => cells.get(key.i, key.j).or_else(|| self.spill.get(key)),
+            _ => self.spill.get(key),
         }
-        self.spill.get(key)
     }
 
     /// Registers `slot` in cell `key`.
     pub fn push(&mut self, key: Key, slot: u32) {
-        if let Some(shift) = self.shift {
-            let at = Self::slot(shift, key.i, key.j);
-            let Some(level) = self.direct.get_mut(Self::level_index(key.level)) else {
-                return self.spill.entry(key).or_default().push(slot);
-            };
-            let slots = level.get_or_insert_with(|| std::iter::repeat_with(|| None).take(1 << (2 * shift)).collect());
-            match &mut slots[at] {
-                Some((i, j, list)) if (*i, *j) == (key.i, key.j) => return list.push(slot),
-                // Free, and the cell not already in the hash: it takes the slot.
-                free @ None if !self.spill.contains_key(&key) => {
-                    *free = Some((key.i, key.j, vec![slot]));
-                    self.in_direct += 1;
-                    return;
-                }
-                _ => {}
+        let width = self.width;
+        if let Some(level) = self.direct.get_mut(Self::level_index(key.level)) {
+            let cells = level.get_or_insert_with(|| Attached::new(width));
+            if let Some(list) = cells.get_mut(key.i, key.j) {
+                return list.push(slot);
+            }
+            // A free slot, and the cell not already in the hash: the cell takes the slot.
+            if cells.is_free(key.i, key.j) && !self.spill.contains_key(&key) {
+                cells.insert(key.i, key.j, vec![slot]);
+                self.in_direct += 1;
+                return;
             }
         }
         self.spill.entry(key).or_default().push(slot);
@@ -109,18 +89,13 @@ impl CellLists {
             }
             list.is_empty()
         };
-        if let Some(shift) = self.shift {
-            if let Some(Some(slots)) = self.direct.get_mut(Self::level_index(key.level)) {
-                let entry = &mut slots[Self::slot(shift, key.i, key.j)];
-                if let Some((i, j, list)) = entry {
-                    if (*i, *j) == (key.i, key.j) {
-                        if remove(list) {
-                            *entry = None;
-                            self.in_direct -= 1;
-                        }
-                        return;
-                    }
+        if let Some(Some(cells)) = self.direct.get_mut(Self::level_index(key.level)) {
+            if let Some(list) = cells.get_mut(key.i, key.j) {
+                if remove(list) {
+                    cells.take(key.i, key.j);
+                    self.in_direct -= 1;
                 }
+                return;
             }
         }
         if let Some(list) = self.spill.get_mut(&key) {

@@ -2,6 +2,7 @@
 //! 3.3.3) or a hash table keyed by cell index (the alternative it mentions, kept to measure against).
 
 use super::gen::Cell;
+use crate::torus::Torus;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -26,25 +27,24 @@ pub trait CellStore: Send + Sync + Sized {
 /// (i mod side, j mod side): any window of `width` consecutive cells maps to distinct slots, so a
 /// shifting window overwrites only the slots of the cells it left, and a lookup is a mask and an add.
 pub struct Toroidal {
-    shift: u32,
-    mask: i64,
+    at: Torus,
     cells: Vec<Cell>,
 }
 
 impl CellStore for Toroidal {
     fn with_width(width: usize) -> Self {
-        let side = width.next_power_of_two();
-        Self { shift: side.trailing_zeros(), mask: side as i64 - 1, cells: vec![Cell::default(); side * side] }
+        let at = Torus::new(width);
+        Self { at, cells: vec![Cell::default(); at.slots()] }
     }
 
     #[inline]
     fn get(&self, i: i64, j: i64) -> Cell {
-        self.cells[(((j & self.mask) << self.shift) | (i & self.mask)) as usize]
+        self.cells[self.at.slot(i, j)]
     }
 
     #[inline]
     fn put(&mut self, i: i64, j: i64, c: Cell) {
-        self.cells[(((j & self.mask) << self.shift) | (i & self.mask)) as usize] = c;
+        self.cells[self.at.slot(i, j)] = c;
     }
 
     #[inline]
@@ -60,92 +60,29 @@ impl CellStore for Toroidal {
 /// A toroidally addressed grid of f32 values (corner heights, drawn heights), like [`Toroidal`].
 #[derive(Clone, Debug)]
 pub(crate) struct Grid {
-    shift: u32,
-    mask: i64,
+    at: Torus,
     z: Vec<f32>,
 }
 
 impl Grid {
     pub(crate) fn new(width: usize) -> Self {
-        let side = width.next_power_of_two();
-        Self { shift: side.trailing_zeros(), mask: side as i64 - 1, z: vec![0.0; side * side] }
-    }
-
-    #[inline]
-    fn slot(&self, i: i64, j: i64) -> usize {
-        (((j & self.mask) << self.shift) | (i & self.mask)) as usize
+        let at = Torus::new(width);
+        Self { at, z: vec![0.0; at.slots()] }
     }
 
     #[inline]
     pub(crate) fn get(&self, i: i64, j: i64) -> f32 {
-        self.z[self.slot(i, j)]
+        self.z[self.at.slot(i, j)]
     }
 
     #[inline]
     pub(crate) fn set(&mut self, i: i64, j: i64, v: f32) {
-        let s = self.slot(i, j);
+        let s = self.at.slot(i, j);
         self.z[s] = v;
     }
 
     pub(crate) fn bytes(&self) -> usize {
         self.z.len() * 4
-    }
-}
-
-/// Values attached to the cells of one cache layer, in a toroidal array addressed as the layer's cells
-/// ([`Toroidal`]): each slot holds the value of at most one cell, tagged with the cell's index. The
-/// owner removes a cell's value when the cell leaves the window; a value whose cell is gone is never
-/// answered for another cell that maps to the same slot.
-#[derive(Clone, Debug)]
-pub(crate) struct Attached<T> {
-    shift: u32,
-    mask: i64,
-    slots: Vec<Option<((i64, i64), T)>>,
-}
-
-impl<T> Attached<T> {
-    /// Slots for a window `width` cells wide.
-    pub(crate) fn new(width: usize) -> Self {
-        let side = width.next_power_of_two();
-        Self {
-            shift: side.trailing_zeros(),
-            mask: side as i64 - 1,
-            slots: std::iter::repeat_with(|| None).take(side * side).collect(),
-        }
-    }
-
-    #[inline]
-    fn slot(&self, i: i64, j: i64) -> usize {
-        (((j & self.mask) << self.shift) | (i & self.mask)) as usize
-    }
-
-    /// The value of cell (i, j), if it has one.
-    pub(crate) fn get(&self, i: i64, j: i64) -> Option<&T> {
-        match &self.slots[self.slot(i, j)] {
-            Some((at, v)) if *at == (i, j) => Some(v),
-            _ => None,
-        }
-    }
-
-    /// Sets the value of cell (i, j); returns what its slot held before (the value of this cell, or
-    /// of a cell its owner failed to remove).
-    pub(crate) fn insert(&mut self, i: i64, j: i64, v: T) -> Option<((i64, i64), T)> {
-        let s = self.slot(i, j);
-        self.slots[s].replace(((i, j), v))
-    }
-
-    /// Removes and returns the value of cell (i, j), if it has one.
-    pub(crate) fn take(&mut self, i: i64, j: i64) -> Option<T> {
-        let s = self.slot(i, j);
-        match &self.slots[s] {
-            Some((at, _)) if *at == (i, j) => self.slots[s].take().map(|(_, v)| v),
-            _ => None,
-        }
-    }
-
-    /// Every cell with a value.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = ((i64, i64), &T)> {
-        self.slots.iter().flatten().map(|(at, v)| (*at, v))
     }
 }
 
@@ -233,19 +170,5 @@ mod tests {
     #[test]
     fn hashed_round_trip() {
         window_round_trip::<Hashed>();
-    }
-
-    #[test]
-    fn attached_values_answer_only_their_own_cell() {
-        let mut a = Attached::<u32>::new(40);
-        assert!(a.insert(3, -5, 7).is_none());
-        assert_eq!(a.get(3, -5), Some(&7));
-        // Same slot (64 apart), another cell: not answered, not taken.
-        assert_eq!(a.get(67, -5), None);
-        assert_eq!(a.take(3, 59), None);
-        assert_eq!(a.iter().collect::<Vec<_>>(), vec![((3, -5), &7)]);
-        assert_eq!(a.take(3, -5), Some(7));
-        assert_eq!(a.get(3, -5), None);
-        assert_eq!(a.iter().count(), 0);
     }
 }

@@ -37,7 +37,7 @@ pub use shape::Shape;
 pub use solids::Solids;
 
 use crate::broad::{Layout, ProximityGrid};
-use crate::world::store::Attached;
+use crate::torus::Attached;
 use crate::world::{CellStore, LodTerrain, World};
 
 /// What fills the world.

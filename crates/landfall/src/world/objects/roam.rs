@@ -20,7 +20,7 @@ use crate::collide::controller::Shape as ControllerShape;
 use crate::collide::{CharacterController, ControllerParams, TerrainSweep};
 use crate::rng::{mix, SplitMix64};
 use crate::terrain::Terrain;
-use crate::world::store::Attached;
+use crate::torus::Attached;
 use crate::world::{CellStore, World};
 use glam::{DVec2, DVec3};
 use std::collections::HashMap;
