@@ -247,7 +247,47 @@ impl Sight<'_> {
                 }
             }
         }
+        // Over a hole: an end of the part may still be a vertex of an existing triangle (a line
+        // through a vertex between holes touches the surface there).
+        for s in [s1, s2] {
+            let (x, y) = (seg.pu + s * seg.du, seg.pv + s * seg.dv);
+            let (i, j) = (x.round(), y.round());
+            if (x - i).abs() <= 1e-9 && (y - j).abs() <= 1e-9 {
+                if let Some(h) = self.vertex(i as usize, j as usize) {
+                    probe.piece(s, h, s, h)?;
+                }
+            }
+        }
         ControlFlow::Continue(())
+    }
+
+    /// The lowered height of sample (i, j) when some existing triangle has it as a vertex.
+    fn vertex(&self, i: usize, j: usize) -> Option<f64> {
+        let (nx, ny) = (self.hf.nx(), self.hf.ny());
+        let h = self.lowered(i, j);
+        if h.is_nan() {
+            return None;
+        }
+        for (ci, cj) in [(i.wrapping_sub(1), j.wrapping_sub(1)), (i, j.wrapping_sub(1)), (i.wrapping_sub(1), j), (i, j)]
+        {
+            if ci >= nx - 1 || cj >= ny - 1 {
+                continue;
+            }
+            let anti = self.hf.diagonal().is_anti(ci, cj);
+            let k = self.corners(ci, cj);
+            // The corner (i, j) is in the cell's half on its side of the diagonal, or in both.
+            let (fu, fv) = ((i - ci) as f64, (j - cj) as f64);
+            let side = cell::diagonal_side(anti, fu, fv);
+            for half in [Half::South, Half::North] {
+                if (half == Half::South && side > 0.0) || (half == Half::North && side < 0.0) {
+                    continue;
+                }
+                if !cell::plane(anti, half, &k).is_hole() {
+                    return Some(h);
+                }
+            }
+        }
+        None
     }
 }
 

@@ -32,7 +32,7 @@
 //! targets cross only terrain in that range. Sectors run in parallel; a target belongs to the
 //! sector whose [u_lo, u_hi) holds its u (the last sector's range is closed).
 
-use super::envelope::Horizon;
+use super::envelope::{Cursor, Envelope, Merge};
 use super::run::Run;
 use super::sight::floor;
 use crate::heightfield::Diagonal;
@@ -155,7 +155,8 @@ pub(crate) trait Sink: Sync {
     fn target(&self, run: &Run, i: usize, j: usize, zp: f64, d: f64, vp: f64, h: Option<f64>);
 }
 
-/// One column of a sector: lateral samples q0..q0 + w.len() as heights above the eye (NaN holes).
+/// One column of a sector: lateral samples q0..q0 + z.len(), lowered (NaN holes), with their
+/// projections.
 #[derive(Default)]
 struct Column {
     p: i64,
@@ -163,51 +164,50 @@ struct Column {
     d: f64,
     inv_d: f64,
     q0: i64,
-    w: Vec<f64>,
+    /// Lowered heights.
+    z: Vec<f64>,
+    /// Projected (u, v) of each sample.
+    uv: Vec<(f64, f64)>,
+    /// Whether the column exists (inside the grid).
+    exists: bool,
 }
 
 impl Column {
+    /// Lowered height of lateral q.
     #[inline(always)]
-    fn w(&self, q: i64) -> f64 {
-        self.w[(q - self.q0) as usize]
+    fn z(&self, q: i64) -> f64 {
+        self.z[(q - self.q0) as usize]
+    }
+
+    /// Height above the eye of lateral q.
+    #[inline(always)]
+    fn w(&self, q: i64, zo: f64) -> f64 {
+        self.z(q) - zo
+    }
+
+    #[inline(always)]
+    fn uv(&self, q: i64) -> (f64, f64) {
+        self.uv[(q - self.q0) as usize]
     }
 
     fn q1(&self) -> i64 {
-        self.q0 + self.w.len() as i64 - 1
+        self.q0 + self.z.len() as i64 - 1
+    }
+
+    /// Whether lateral q is loaded.
+    #[inline(always)]
+    fn has(&self, q: i64) -> bool {
+        self.exists && q >= self.q0 && q <= self.q1()
     }
 }
 
 /// Reusable buffers of one sweep.
 #[derive(Default)]
 pub(crate) struct Scratch {
-    near: Column,
-    far: Column,
-    horizon: Horizon,
-    right: Right,
-}
-
-/// Per lateral q of the last merged strip: whether its triangle along the far column exists (the
-/// edges there count if it does, whatever the next strip holds).
-#[derive(Default)]
-struct Right {
-    q0: i64,
-    exists: Vec<bool>,
-    next: Vec<bool>,
-}
-
-impl Right {
-    #[inline(always)]
-    fn at(&self, q: i64) -> bool {
-        let k = q - self.q0;
-        k >= 0 && (k as usize) < self.exists.len() && self.exists[k as usize]
-    }
-
-    /// Makes the flags pushed to `next` the current ones, from lateral `q0`.
-    fn advance(&mut self, q0: i64) {
-        std::mem::swap(&mut self.exists, &mut self.next);
-        self.next.clear();
-        self.q0 = q0;
-    }
+    cols: [Column; 3],
+    horizon: Envelope,
+    /// The envelope of the strip being merged.
+    strip: Envelope,
 }
 
 /// The sweep of one sector for one observer.
@@ -216,12 +216,16 @@ struct SectorSweep<'a, S: Sink> {
     sink: &'a S,
     sector: Sector,
     quad: Quadrant,
-    /// The eye in local coordinates.
+    /// The eye in local coordinates, and its elevation.
     op: f64,
     oq: f64,
+    zo: f64,
+    pmax: i64,
     qmin: i64,
     qmax: i64,
     holes: bool,
+    /// Target filter needed (distance, angles or pitch limits).
+    limits: bool,
 }
 
 /// Sweeps one sector, reporting every target in it to `sink`. `column` is called after each column
@@ -236,20 +240,23 @@ pub(crate) fn sweep<S: Sink>(
     let Some((s, p_first, p_last)) = SectorSweep::new(run, sector, sink) else {
         return ControlFlow::Continue(());
     };
-    let Scratch { near, far, horizon, right } = scratch;
+    let Scratch { cols, horizon, strip } = scratch;
     horizon.clear();
+    let [near, far, next] = cols;
     s.load(near, p_first - 1);
     s.load(far, p_first);
+    s.load(next, p_first + 1);
     s.first_column(far);
-    column(far.w.len())?;
-    s.merge_first(near, far, horizon, right);
+    column(far.z.len())?;
+    s.merge(near, far, next, horizon, strip, true);
     for p in p_first + 1..=p_last {
         std::mem::swap(near, far);
-        s.load(far, p);
+        std::mem::swap(far, next);
+        s.load(next, p + 1);
         s.column(near, far, horizon);
-        column(far.w.len())?;
+        column(far.z.len())?;
         if p < p_last {
-            s.merge(near, far, horizon, right);
+            s.merge(near, far, next, horizon, strip, false);
         }
     }
     ControlFlow::Continue(())
@@ -260,7 +267,7 @@ pub(crate) fn work(run: &Run, sector: Sector) -> u64 {
     let Some((s, p_first, p_last)) = SectorSweep::new(run, sector, &()) else {
         return 0;
     };
-    (p_first - 1..=p_last)
+    (p_first - 1..=p_last + 1)
         .map(|p| {
             let (lo, hi) = s.range(p as f64 + 1.0 - s.op);
             (hi - lo + 1).max(0) as u64
@@ -285,10 +292,14 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
             let sp = hf.spacing();
             quad.step(sp.x, sp.y)
         };
-        let reach = run.params.max_distance / step;
+        let params = run.params;
+        let reach = params.max_distance / step;
         let p_last = if reach.is_finite() { pmax.min(floor(op + reach) + 1) } else { pmax };
+        let limits = params.max_distance.is_finite() || params.azimuths.is_some() || params.pitch.is_some();
+        let zo = run.sight.zo;
         (p_first <= p_last).then(|| {
-            (SectorSweep { run, sink, sector, quad, op, oq, qmin, qmax, holes: hf.has_holes() }, p_first, p_last)
+            let holes = hf.has_holes();
+            (SectorSweep { run, sink, sector, quad, op, oq, zo, pmax, qmin, qmax, holes, limits }, p_first, p_last)
         })
     }
 
@@ -300,20 +311,26 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
         (lo.max(self.qmin), hi.min(self.qmax))
     }
 
-    /// Loads column p: the lateral range of the strip after it.
+    /// Loads column p (none beyond the grid): the lateral range of the strip after it.
     fn load(&self, c: &mut Column, p: i64) {
         let sight = &self.run.sight;
         c.p = p;
         c.d = p as f64 - self.op;
         c.inv_d = 1.0 / c.d;
+        c.z.clear();
+        c.uv.clear();
+        c.exists = p <= self.pmax;
         let (q0, q1) = self.range(c.d + 1.0);
         c.q0 = q0;
-        c.w.clear();
-        let zo = sight.zo;
-        c.w.extend((q0..=q1).map(|q| {
+        if !c.exists {
+            return;
+        }
+        c.z.extend((q0..=q1).map(|q| {
             let (i, j) = self.quad.sample(p, q);
-            sight.lowered(i, j) - zo
+            sight.lowered(i, j)
         }));
+        let (inv, oq, zo) = (c.inv_d, self.oq, self.zo);
+        c.uv.extend(c.z.iter().enumerate().map(|(k, &z)| (((q0 + k as i64) as f64 - oq) * inv, (z - zo) * inv)));
     }
 
     /// The targets of column `c` with their lateral range: (first q, last q).
@@ -343,73 +360,61 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
         }
     }
 
-    /// A target of column `far` with what the sweep found, if it is a target at all.
+    /// A target of column `c` with what the sweep found, if it is a target at all.
     #[inline(always)]
     fn report(&self, c: &Column, q: i64, h: Option<f64>) {
-        let w = c.w(q);
-        if w.is_nan() {
+        let run = self.run;
+        let zp = c.z(q) + run.params.target_height;
+        if zp.is_nan() {
             return;
         }
         let (i, j) = self.quad.sample(c.p, q);
-        let run = self.run;
-        let zp = run.sight.lowered(i, j) + run.params.target_height;
-        if !run.is_target(i, j, zp) {
+        if self.limits && !run.is_target(i, j, zp) {
             return;
         }
-        let vp = (zp - run.sight.zo) * c.inv_d;
+        let vp = (zp - self.zo) * c.inv_d;
         self.sink.target(run, i, j, zp, c.d, vp, h);
     }
 
-    /// The targets of column `far`, against the horizon (strips before `near`) and the last strip.
-    fn column(&self, near: &Column, far: &Column, horizon: &Horizon) {
+    /// The targets of column `far` against the horizon (everything up to `near`, its edges
+    /// included) and the cell diagonal of the last strip.
+    fn column(&self, near: &Column, far: &Column, horizon: &Envelope) {
         let (qa, qb) = self.targets(far);
         let mut cursor = horizon.cursor();
         let diag = self.run.sight.hf.diagonal();
-        let inv_a = near.inv_d;
+        let zo = self.zo;
         for q in qa..=qb {
+            let (u, _) = far.uv(q);
             let l = q as f64 - self.oq;
-            let u = l * far.inv_d;
             if !self.owns(far.d, l, u) {
                 continue;
             }
-            let mut h = cursor.at(u);
-            // The last strip, cell (near.p, q − 1) above the sight line's end or (near.p, q) below:
-            // where the line enters it (on column near.p, between lateral q − 1 and q, or q and
-            // q + 1) and where it crosses the cell's diagonal.
-            let (wa, wd, dd) = if u > 0.0 {
-                let (a0, a1) = (near.w(q - 1), near.w(q));
-                let wa = a0 * u + a1 * (1.0 - u);
-                if self.quad.anti(diag, near.p, q - 1) {
-                    // Diagonal (far, q − 1)–(near, q): crossed at t = 1/(1 + u) steps back from P.
-                    let t = 1.0 / (1.0 + u);
-                    (wa, far.w(q - 1) * (1.0 - t) + a1 * t, far.d - t)
-                } else {
-                    (wa, f64::NEG_INFINITY, 1.0)
-                }
-            } else if u < 0.0 {
-                let (a0, a1) = (near.w(q), near.w(q + 1));
-                let wa = a0 * (1.0 + u) - a1 * u;
-                if !self.quad.anti(diag, near.p, q) {
-                    // Diagonal (near, q)–(far, q + 1).
-                    let t = 1.0 / (1.0 - u);
-                    (wa, far.w(q + 1) * (1.0 - t) + a0 * t, far.d - t)
-                } else {
-                    (wa, f64::NEG_INFINITY, 1.0)
-                }
+            let h = cursor.at(u);
+            // The last strip: the sight line crosses one cell, (near, q − 1) when it comes from
+            // below (u > 0), (near, q) from above; and that cell's diagonal when it does not end
+            // at the target. (Where it enters the strip, on the near column, is in the horizon.)
+            let d = if u > 0.0 && self.quad.anti(diag, near.p, q - 1) {
+                // Diagonal (far, q − 1)–(near, q): crossed t = 1/(1 + u) steps back from the target.
+                let t = 1.0 / (1.0 + u);
+                (far.w(q - 1, zo) * (1.0 - t) + near.w(q, zo) * t) / (far.d - t)
+            } else if u < 0.0 && !self.quad.anti(diag, near.p, q) {
+                // Diagonal (near, q)–(far, q + 1).
+                let t = 1.0 / (1.0 - u);
+                (far.w(q + 1, zo) * (1.0 - t) + near.w(q, zo) * t) / (far.d - t)
             } else {
-                (near.w(q), f64::NEG_INFINITY, 1.0)
+                f64::NEG_INFINITY
             };
-            if self.holes && (wa.is_nan() || wd.is_nan() || self.masked_near(near, far, q, u)) {
+            if self.holes && (d.is_nan() || self.hole_near(near, far, q, u)) {
                 self.report(far, q, None);
-                continue;
+            } else {
+                self.report(far, q, Some(h.max(d)));
             }
-            h = h.max(wa * inv_a).max(wd / dd);
-            self.report(far, q, Some(h));
         }
     }
 
-    /// Whether a cell of the last strip next to lateral q (or a sample at its corners) is a hole.
-    fn masked_near(&self, near: &Column, far: &Column, q: i64, u: f64) -> bool {
+    /// Whether a cell of the last strip next to lateral q of `far` (or a sample at its corners) is
+    /// a hole.
+    fn hole_near(&self, near: &Column, far: &Column, q: i64, u: f64) -> bool {
         let hf = self.run.sight.hf;
         let (lo, hi) = if u > 0.0 {
             (q - 1, q)
@@ -420,133 +425,186 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
         };
         for k in lo.max(self.qmin)..hi.min(self.qmax) {
             let (i, j) = self.quad.cell(near.p, k);
-            if hf.is_cell_masked(i, j) || near.w(k).is_nan() || near.w(k + 1).is_nan() {
-                return true;
-            }
-            if far.w(k).is_nan() || far.w(k + 1).is_nan() {
+            if hf.is_cell_masked(i, j) || [near.z(k), near.z(k + 1), far.z(k), far.z(k + 1)].iter().any(|z| z.is_nan())
+            {
                 return true;
             }
         }
         false
     }
 
-    /// Triangle existence of the strip's cell at lateral q: (T1, T2), T1 holding the cell's row
-    /// edge at q, T2 the one at q + 1 (see `merge`).
+    /// Triangle existence of the cell of the strip from `a` to `b` at lateral q: (T1, T2), T1
+    /// holding the cell's row edge at q, T2 the one at q + 1 (see `merge`).
     #[inline(always)]
-    fn triangles(&self, near: &Column, far: &Column, q: i64, anti: bool) -> (bool, bool) {
+    fn triangles(&self, a: &Column, b: &Column, q: i64, anti: bool) -> (bool, bool) {
         if !self.holes {
             return (true, true);
         }
-        let (i, j) = self.quad.cell(near.p, q);
+        if !(a.has(q) && a.has(q + 1) && b.has(q) && b.has(q + 1)) {
+            return (false, false);
+        }
+        let (i, j) = self.quad.cell(a.p, q);
         if self.run.sight.hf.is_cell_masked(i, j) {
             return (false, false);
         }
-        let (a0, a1, b0, b1) = (near.w(q), near.w(q + 1), far.w(q), far.w(q + 1));
-        let ok = |x: f64| !x.is_nan();
+        let ok = |c: &Column, q: i64| !c.z(q).is_nan();
+        let (a0, a1, b0, b1) = (ok(a, q), ok(a, q + 1), ok(b, q), ok(b, q + 1));
         if anti {
-            (ok(a0) && ok(b0) && ok(a1), ok(b0) && ok(b1) && ok(a1))
+            (a0 && b0 && a1, b0 && b1 && a1)
         } else {
-            (ok(a0) && ok(b0) && ok(b1), ok(a0) && ok(b1) && ok(a1))
+            (a0 && b0 && b1, a0 && b1 && a1)
         }
     }
 
-    /// Merges the strip between `near` and `far` (both at d > 0) into the horizon: its row edges,
-    /// diagonals and the edges along `near`.
+    /// Whether the far column's edge at lateral q exists: one of its triangles does, in this strip
+    /// (`this`, the cell's triangles) or the next (that cell's near triangle).
+    #[inline(always)]
+    fn far_edge(&self, far: &Column, next: &Column, q: i64, this: (bool, bool), anti: bool) -> bool {
+        if !self.holes || if anti { this.1 } else { this.0 } {
+            return true;
+        }
+        if !(next.has(q) && next.has(q + 1)) {
+            return false;
+        }
+        let after = self.quad.anti(self.run.sight.hf.diagonal(), far.p, q);
+        let (t1, t2) = self.triangles(far, next, q, after);
+        if after {
+            t1
+        } else {
+            t2
+        }
+    }
+
+    /// Merges the strip between `near` and `far` into the horizon: its row edges, diagonals and
+    /// the edges along `far`. The strip holding the eye (`first`) is clipped to the wedge |l| ≤ d
+    /// (the edges along `near`, at d ≤ 0, are outside it).
     ///
     /// In the cell's local frame (x along the sweep, y lateral) a main-diagonal cell is split into
     /// T1 = (0,0)(1,0)(1,1) and T2 = (0,0)(1,1)(0,1); an anti-diagonal one into T1 = (0,0)(1,0)(0,1)
-    /// and T2 = (1,0)(1,1)(0,1). An edge counts while one of its triangles exists.
-    fn merge(&self, near: &Column, far: &Column, horizon: &mut Horizon, right: &mut Right) {
+    /// and T2 = (1,0)(1,1)(0,1). An edge counts while one of its triangles exists. Two kinds of
+    /// edges are skipped, being below the horizon all along: an edge with one of its triangles on
+    /// its upper side in the projection (that triangle's other edges cover it), and one under a
+    /// single piece of the horizon at both ends. The rest are gathered into the strip's envelope,
+    /// and the horizon is raised to it.
+    fn merge(
+        &self,
+        near: &Column,
+        far: &Column,
+        next: &Column,
+        horizon: &mut Envelope,
+        strip: &mut Envelope,
+        first: bool,
+    ) {
         let diag = self.run.sight.hf.diagonal();
-        let (ia, ib) = (near.inv_d, far.inv_d);
         let qa = near.q0.max(far.q0);
         let qb = near.q1().min(far.q1()) - 1;
-        let mut m = horizon.merge();
         if qa > qb {
-            right.advance(qa);
             return;
         }
-        let proj = |l: f64, w: f64, inv: f64| (l * inv, w * inv);
-        let mut la = qa as f64 - self.oq;
-        let (mut a0u, mut a0v) = proj(la, near.w(qa), ia);
-        let (mut b0u, mut b0v) = proj(la, far.w(qa), ib);
-        // T2 of the cell below qa (the row edge at qa's other triangle): unknown there, so the
-        // row edge at qa counts by its own cell alone.
-        let mut below_t2 = false;
+        strip.clear();
+        let mut g = Gather { m: strip.merge(), cursor: horizon.cursor() };
+        let zo = self.zo;
+        let point = |c: &Column, q: i64| [c.d, q as f64 - self.oq, c.w(q, zo)];
+        // Cell q − 1's triangle T2 (holding the row edge at q) with its third vertex.
+        let mut prev: Option<(f64, f64)> = None;
         for q in qa..=qb {
-            let l1 = la + 1.0;
-            let (a1u, a1v) = proj(l1, near.w(q + 1), ia);
-            let (b1u, b1v) = proj(l1, far.w(q + 1), ib);
             let anti = self.quad.anti(diag, near.p, q);
             let (t1, t2) = self.triangles(near, far, q, anti);
-            // Row edge at q.
-            if t1 || below_t2 {
-                m.insert(a0u, a0v, b0u, b0v);
-            }
-            // The edge along `near`: this cell's left triangle or the previous strip's right one.
-            let left = if anti { t1 } else { t2 };
-            if left || (self.holes && right.at(q)) {
-                m.insert(a0u, a0v, a1u, a1v);
-            }
-            // Diagonal.
-            if t1 || t2 {
-                if anti {
-                    m.insert(b0u, b0v, a1u, a1v);
-                } else {
-                    m.insert(a0u, a0v, b1u, b1v);
+            let far_edge = self.far_edge(far, next, q, (t1, t2), anti);
+            if first {
+                let mut edge = |e0: [f64; 3], e1: [f64; 3]| {
+                    if let Some((ua, va, ub, vb)) = clip_project(e0, e1) {
+                        g.m.insert(ua, va, ub, vb);
+                    }
+                };
+                let (a0, a1, b0, b1) = (point(near, q), point(near, q + 1), point(far, q), point(far, q + 1));
+                if t1 || prev.is_some() {
+                    edge(a0, b0);
                 }
+                if t1 || t2 {
+                    if anti {
+                        edge(b0, a1);
+                    } else {
+                        edge(a0, b1);
+                    }
+                }
+                if far_edge {
+                    edge(b0, b1);
+                }
+                if q == qb && t2 {
+                    edge(a1, b1);
+                }
+                prev = t2.then_some((0.0, 0.0));
+                continue;
             }
-            if self.holes {
-                right.next.push(if anti { t2 } else { t1 });
+            let (a0, a1, b0, b1) = (near.uv(q), near.uv(q + 1), far.uv(q), far.uv(q + 1));
+            // Each edge with the vertex opposite it in each of its (existing) triangles.
+            if anti {
+                // T1 = (a0, b0, a1), T2 = (b0, b1, a1).
+                if t1 || prev.is_some() {
+                    g.edge(a0, b0, t1.then_some(a1), prev);
+                }
+                if t1 || t2 {
+                    g.edge(b0, a1, t1.then_some(a0), t2.then_some(b1));
+                }
+                if far_edge {
+                    g.edge(b0, b1, t2.then_some(a1), None);
+                }
+                prev = t2.then_some(b0);
+            } else {
+                // T1 = (a0, b0, b1), T2 = (a0, b1, a1).
+                if t1 || prev.is_some() {
+                    g.edge(a0, b0, t1.then_some(b1), prev);
+                }
+                if t1 || t2 {
+                    g.edge(a0, b1, t1.then_some(b0), t2.then_some(a1));
+                }
+                if far_edge {
+                    g.edge(b0, b1, t1.then_some(a0), None);
+                }
+                prev = t2.then_some(a0);
             }
-            below_t2 = t2;
-            (a0u, a0v, b0u, b0v, la) = (a1u, a1v, b1u, b1v, l1);
         }
         // The row edge at qb + 1 (top of the last cell).
-        if below_t2 {
-            m.insert(a0u, a0v, b0u, b0v);
+        if !first && prev.is_some() {
+            g.edge(near.uv(qb + 1), far.uv(qb + 1), prev, None);
         }
-        right.advance(qa);
+        drop(g);
+        horizon.raise(strip);
     }
+}
 
-    /// Merges the strip holding the eye, clipped to the wedge |l| ≤ d (the edges along `near`,
-    /// at d ≤ 0, are outside it).
-    fn merge_first(&self, near: &Column, far: &Column, horizon: &mut Horizon, right: &mut Right) {
-        let diag = self.run.sight.hf.diagonal();
-        let qa = near.q0.max(far.q0);
-        let qb = near.q1().min(far.q1()) - 1;
-        right.next.clear();
-        let mut m = horizon.merge();
-        let pt = |c: &Column, q: i64| [c.d, q as f64 - self.oq, c.w(q)];
-        let mut below_t2 = false;
-        for q in qa..=qb {
-            let anti = self.quad.anti(diag, near.p, q);
-            let (t1, t2) = self.triangles(near, far, q, anti);
-            let (a0, a1, b0, b1) = (pt(near, q), pt(near, q + 1), pt(far, q), pt(far, q + 1));
-            let mut edge = |e0: [f64; 3], e1: [f64; 3]| {
-                if let Some((ua, va, ub, vb)) = clip_project(e0, e1) {
-                    m.insert(ua, va, ub, vb);
-                }
-            };
-            if t1 || below_t2 {
-                edge(a0, b0);
-            }
-            if t1 || t2 {
-                if anti {
-                    edge(b0, a1);
-                } else {
-                    edge(a0, b1);
-                }
-            }
-            if q == qb && t2 {
-                edge(a1, b1);
-            }
-            right.next.push(if anti { t2 } else { t1 });
-            below_t2 = t2;
+/// The edges of a strip that may show above the horizon, gathered into the strip's envelope.
+struct Gather<'a> {
+    m: Merge<'a>,
+    cursor: Cursor<'a>,
+}
+
+impl Gather<'_> {
+    /// The edge from p0 to p1, with the third vertex of each of its triangles. Skipped when a
+    /// triangle lies on its upper side in the projection (that triangle's other edges cover it)
+    /// or when one piece of the horizon is above it at both ends (so all along).
+    #[inline(always)]
+    fn edge(&mut self, p0: (f64, f64), p1: (f64, f64), c0: Option<(f64, f64)>, c1: Option<(f64, f64)>) {
+        if c0.is_some_and(|c| above(p0, p1, c)) || c1.is_some_and(|c| above(p0, p1, c)) {
+            return;
         }
-        drop(m);
-        right.advance(qa);
+        if self.cursor.covers(p0.0, p0.1, p1.0, p1.1) {
+            return;
+        }
+        self.m.insert(p0.0, p0.1, p1.0, p1.1);
     }
+}
+
+/// Whether projected point c is strictly above the line through p0 and p1 (not a vertical line).
+/// Strictly: the three edges of a triangle that projects to a segment would each be "covered" by
+/// the other two.
+#[inline(always)]
+fn above(p0: (f64, f64), p1: (f64, f64), c: (f64, f64)) -> bool {
+    let du = p1.0 - p0.0;
+    // c left of p0 → p1 when the cross product is positive: above when p1 is to the right.
+    let cross = du * (c.1 - p0.1) - (p1.1 - p0.1) * (c.0 - p0.0);
+    (du > 0.0 && cross > 0.0) || (du < 0.0 && cross < 0.0)
 }
 
 /// The part of the edge from e0 to e1 (each (d, l, w)) inside the wedge |l| ≤ d, projected to
