@@ -1,6 +1,7 @@
 //! The server's state and its endpoints. Every query parameter is checked and a bad one is a 400
 //! whose message names it; nothing a request sends can make the server panic or read a file.
 
+use super::jobs::{held, Jobs, RETRY_AFTER_SECONDS};
 use super::mesh;
 use axum::body::Body;
 use axum::extract::{Query, State as Extract};
@@ -20,9 +21,10 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// What the server shows.
+/// What the server shows, and the pool its heavy work goes through.
 pub struct State {
     kind: Kind,
+    jobs: Jobs,
 }
 
 #[allow(clippy::large_enum_variant)] // one per server
@@ -82,18 +84,18 @@ fn region_hash(origin: [f64; 2], r: &landfall::world::Region) -> u64 {
 
 impl State {
     /// A terrain file, opened as every command opens it.
-    pub fn terrain(path: &Path) -> anyhow::Result<Arc<Self>> {
+    pub fn terrain(path: &Path, jobs: Jobs) -> anyhow::Result<Arc<Self>> {
         let opened = landfall_io::open_terrain(path, &landfall_io::TerrainOptions::default())
             .map_err(|e| anyhow::anyhow!("{e}"))?;
         for n in &opened.notes {
             eprintln!("landfall: note: {}: {n}", path.display());
         }
         let name = path.file_name().map_or("terrain".into(), |n| n.to_string_lossy().into_owned());
-        Ok(Arc::new(Self { kind: Kind::Terrain { t: opened.terrain, name, mesh: OnceLock::new() } }))
+        Ok(Arc::new(Self { kind: Kind::Terrain { t: opened.terrain, name, mesh: OnceLock::new() }, jobs }))
     }
 
     /// The procedural world (the thesis' configuration), a walker standing at the origin.
-    pub fn world() -> anyhow::Result<Arc<Self>> {
+    pub fn world(jobs: Jobs) -> anyhow::Result<Arc<Self>> {
         let params = WorldParams::default();
         let far = LodTerrain::new(landfall::world::Generator::new(params.clone())?, 4, 16);
         let ground = far.height_at(0.3, 0.7).unwrap_or(0.0);
@@ -110,7 +112,7 @@ impl State {
             grounded: false,
         };
         view.track();
-        Ok(Arc::new(Self { kind: Kind::World(Mutex::new(view)) }))
+        Ok(Arc::new(Self { kind: Kind::World(Mutex::new(view)), jobs }))
     }
 
     /// A few words on what is served.
@@ -125,9 +127,33 @@ impl State {
 /// A failed request: its status and message.
 pub struct ApiError(StatusCode, String);
 
+impl ApiError {
+    /// The heavy-work queue is full: 503, try again after `Retry-After` seconds.
+    pub fn busy() -> Self {
+        Self(StatusCode::SERVICE_UNAVAILABLE, "the server is busy: too many heavy requests; retry later".into())
+    }
+
+    /// The client went away before its job started (nobody sees this answer).
+    pub fn gone() -> Self {
+        Self(StatusCode::SERVICE_UNAVAILABLE, "cancelled: the client went away".into())
+    }
+
+    /// A failure of the server itself.
+    pub fn internal(msg: String) -> Self {
+        Self(StatusCode::INTERNAL_SERVER_ERROR, msg)
+    }
+
+    /// The status.
+    #[cfg(test)]
+    pub fn status(&self) -> StatusCode {
+        self.0
+    }
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (self.0, Json(json!({ "error": self.1 }))).into_response()
+        let retry = (self.0 == StatusCode::SERVICE_UNAVAILABLE).then(|| [(header::RETRY_AFTER, RETRY_AFTER_SECONDS)]);
+        (self.0, retry, Json(json!({ "error": self.1 }))).into_response()
     }
 }
 
@@ -157,8 +183,8 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> 
     tokio::task::spawn_blocking(f).await.map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))
 }
 
-fn binary(bytes: Vec<u8>) -> Response {
-    ([(header::CONTENT_TYPE, "application/octet-stream")], Body::from(bytes)).into_response()
+fn binary(body: Body) -> Response {
+    ([(header::CONTENT_TYPE, "application/octet-stream")], body).into_response()
 }
 
 fn asset(kind: &'static str, body: &'static [u8]) -> Response {
@@ -223,7 +249,8 @@ async fn info(Extract(s): Shared) -> Result<Json<Value>, ApiError> {
 }
 
 async fn terrain_mesh(Extract(s): Shared) -> Result<Response, ApiError> {
-    let bytes = blocking(move || match &s.kind {
+    let st = s.clone();
+    let (bytes, worker) = st.jobs.run(move |_| match &s.kind {
         Kind::Terrain { t, mesh: m, .. } => {
             let hf = match t {
                 AnyTerrain::Heightfield(h) => Some(h),
@@ -239,8 +266,8 @@ async fn terrain_mesh(Extract(s): Shared) -> Result<Response, ApiError> {
         }
         Kind::World(_) => Err(bad("the world is sent by layers: /api/world/layer")),
     })
-    .await??;
-    Ok(binary(bytes))
+    .await?;
+    Ok(binary(held(bytes, worker)))
 }
 
 /// The terrain a query runs on: the file's, or the world's drawn mesh with its objects standing on
@@ -297,7 +324,8 @@ async fn visible(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>, Ap
 async fn viewshed(Extract(s): Shared, Query(q): Params) -> Result<Response, ApiError> {
     let (x, y) = (num(&q, "x")?, num(&q, "y")?);
     let h = if q.contains_key("h") { num(&q, "h")? } else { 1.75 };
-    let bytes = blocking(move || {
+    let st = s.clone();
+    let (bytes, worker) = st.jobs.run(move |cancel| {
         let Some(AnyTerrain::Heightfield(hf)) = (match &s.kind {
             Kind::Terrain { t, .. } => Some(t),
             Kind::World(_) => None,
@@ -305,7 +333,13 @@ async fn viewshed(Extract(s): Shared, Query(q): Params) -> Result<Response, ApiE
             return Err(bad("viewsheds are computed on rasters (heightfields)"));
         };
         let params = ViewshedParams { observer_height: h, ..ViewshedParams::default() };
+        // TODO(lead): pass `cancel` to `Heightfield::viewshed` once it takes a cancel hook, so
+        // that a viewshed whose client went away stops between its parts; until then it is
+        // checked before it starts (a queued one never runs) and after it ends.
         let v = hf.viewshed([x, y], &params).map_err(|e| bad(e.to_string()))?;
+        if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(ApiError::gone());
+        }
         let mut out = b"LFV1".to_vec();
         out.extend_from_slice(&(hf.nx() as u32).to_le_bytes());
         out.extend_from_slice(&(hf.ny() as u32).to_le_bytes());
@@ -315,8 +349,8 @@ async fn viewshed(Extract(s): Shared, Query(q): Params) -> Result<Response, ApiE
         out.extend_from_slice(&v.values);
         Ok(out)
     })
-    .await??;
-    Ok(binary(bytes))
+    .await?;
+    Ok(binary(held(bytes, worker)))
 }
 
 fn world_of(s: &State) -> Result<std::sync::MutexGuard<'_, WorldView>, ApiError> {
@@ -342,7 +376,8 @@ fn regions(w: &WorldView) -> Value {
 
 async fn world_update(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>, ApiError> {
     let p = point(&q, "")?;
-    blocking(move || {
+    let st = s.clone();
+    st.jobs.run(move |_| {
         let mut w = world_of(&s)?;
         let limit = 1e9;
         if p.x.abs() > limit || p.y.abs() > limit {
@@ -363,13 +398,14 @@ async fn world_update(Extract(s): Shared, Query(q): Params) -> Result<Json<Value
         }
         Ok(regions(w))
     })
-    .await?
-    .map(Json)
+    .await
+    .map(|(v, _)| Json(v))
 }
 
 async fn world_region(Extract(s): Shared, Query(q): Params) -> Result<Response, ApiError> {
     let (level, region) = (num(&q, "level")?, num(&q, "region")?);
-    let bytes = blocking(move || {
+    let st = s.clone();
+    let (bytes, worker) = st.jobs.run(move |_| {
         let w = world_of(&s)?;
         let m = w
             .world
@@ -390,14 +426,15 @@ async fn world_region(Extract(s): Shared, Query(q): Params) -> Result<Response, 
         part.paint(&landfall::paint::ColourMap::for_range(-top, top));
         Ok(mesh::encode(&part))
     })
-    .await??;
-    Ok(binary(bytes))
+    .await?;
+    Ok(binary(held(bytes, worker)))
 }
 
 /// The objects and roaming entities as one mesh: each triangle of their collision shapes (what
 /// rays and the walker collide with) flat-shaded in its kind's colour, entities in red.
 async fn world_objects(Extract(s): Shared) -> Result<Response, ApiError> {
-    let bytes = blocking(move || {
+    let st = s.clone();
+    let (bytes, worker) = st.jobs.run(move |_| {
         let w = world_of(&s)?;
         let origin = w.world.viewer();
         let mut part = landfall_io::MeshPart {
@@ -428,8 +465,8 @@ async fn world_objects(Extract(s): Shared) -> Result<Response, ApiError> {
         }
         Ok(mesh::encode(&part))
     })
-    .await??;
-    Ok(binary(bytes))
+    .await?;
+    Ok(binary(held(bytes, worker)))
 }
 
 async fn world_walk(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>, ApiError> {
