@@ -163,8 +163,10 @@ fn the_server_answers_heights_while_flooded() {
 
     // The half-sent requests were closed by the header timeout (2 s) or to make room.
     for mut s in half_open {
-        s.set_read_timeout(Some(Duration::from_secs(5).saturating_sub(half_sent_at.elapsed()).max(Duration::from_millis(1))))
-            .unwrap();
+        s.set_read_timeout(Some(
+            Duration::from_secs(5).saturating_sub(half_sent_at.elapsed()).max(Duration::from_millis(1)),
+        ))
+        .unwrap();
         let mut buf = [0u8; 256];
         match s.read(&mut buf) {
             Ok(_) => {}

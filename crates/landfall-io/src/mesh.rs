@@ -314,7 +314,9 @@ fn buffer_file(base: &Path, uri: &str) -> Result<PathBuf, String> {
             && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
     });
     if scheme {
-        return Err(format!("URI '{shown}' is not a file in the model's folder (only relative paths and data: URIs are read)"));
+        return Err(format!(
+            "URI '{shown}' is not a file in the model's folder (only relative paths and data: URIs are read)"
+        ));
     }
     let name = percent_decode(uri);
     let parts: Vec<&str> = name.split(['/', '\\']).collect();
@@ -436,9 +438,19 @@ mod tests {
         std::fs::write(d.path().join("sub/a.bin"), b"x").unwrap();
         assert_eq!(buffer_file(d.path(), "sub/a.bin").unwrap(), d.path().join("sub/a.bin"));
         assert_eq!(buffer_file(d.path(), "./sub/%61.bin").unwrap(), d.path().join("sub/a.bin"));
-        for bad in ["/etc/passwd", "../../../../etc/passwd", "sub/../../x", "%2Fetc%2Fpasswd", "..%2Fx", "file:/etc/passwd",
-            "file:///etc/passwd", "http://example.com/a.bin", "C:/x", "\\\\server\\x", ""]
-        {
+        for bad in [
+            "/etc/passwd",
+            "../../../../etc/passwd",
+            "sub/../../x",
+            "%2Fetc%2Fpasswd",
+            "..%2Fx",
+            "file:/etc/passwd",
+            "file:///etc/passwd",
+            "http://example.com/a.bin",
+            "C:/x",
+            "\\\\server\\x",
+            "",
+        ] {
             assert!(buffer_file(d.path(), bad).is_err(), "{bad}");
         }
         #[cfg(unix)]

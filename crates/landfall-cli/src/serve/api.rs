@@ -250,23 +250,28 @@ async fn info(Extract(s): Shared) -> Result<Json<Value>, ApiError> {
 
 async fn terrain_mesh(Extract(s): Shared) -> Result<Response, ApiError> {
     let st = s.clone();
-    let (bytes, worker) = st.jobs.run(move |_| match &s.kind {
-        Kind::Terrain { t, mesh: m, .. } => {
-            let hf = match t {
-                AnyTerrain::Heightfield(h) => Some(h),
-                AnyTerrain::Polygons(_) => None,
-            };
-            let bytes =
-                m.get_or_init(|| mesh::terrain_mesh(t.as_dyn(), hf).map(|p| mesh::encode(&p)).unwrap_or_default());
-            if bytes.is_empty() {
-                Err(ApiError(StatusCode::UNPROCESSABLE_ENTITY, "the terrain is too large to draw as one mesh".into()))
-            } else {
-                Ok(bytes.clone())
+    let (bytes, worker) = st
+        .jobs
+        .run(move |_| match &s.kind {
+            Kind::Terrain { t, mesh: m, .. } => {
+                let hf = match t {
+                    AnyTerrain::Heightfield(h) => Some(h),
+                    AnyTerrain::Polygons(_) => None,
+                };
+                let bytes =
+                    m.get_or_init(|| mesh::terrain_mesh(t.as_dyn(), hf).map(|p| mesh::encode(&p)).unwrap_or_default());
+                if bytes.is_empty() {
+                    Err(ApiError(
+                        StatusCode::UNPROCESSABLE_ENTITY,
+                        "the terrain is too large to draw as one mesh".into(),
+                    ))
+                } else {
+                    Ok(bytes.clone())
+                }
             }
-        }
-        Kind::World(_) => Err(bad("the world is sent by layers: /api/world/layer")),
-    })
-    .await?;
+            Kind::World(_) => Err(bad("the world is sent by layers: /api/world/layer")),
+        })
+        .await?;
     Ok(binary(held(bytes, worker)))
 }
 
@@ -325,31 +330,33 @@ async fn viewshed(Extract(s): Shared, Query(q): Params) -> Result<Response, ApiE
     let (x, y) = (num(&q, "x")?, num(&q, "y")?);
     let h = if q.contains_key("h") { num(&q, "h")? } else { 1.75 };
     let st = s.clone();
-    let (bytes, worker) = st.jobs.run(move |cancel| {
-        let Some(AnyTerrain::Heightfield(hf)) = (match &s.kind {
-            Kind::Terrain { t, .. } => Some(t),
-            Kind::World(_) => None,
-        }) else {
-            return Err(bad("viewsheds are computed on rasters (heightfields)"));
-        };
-        let params = ViewshedParams { observer_height: h, ..ViewshedParams::default() };
-        // TODO(lead): pass `cancel` to `Heightfield::viewshed` once it takes a cancel hook, so
-        // that a viewshed whose client went away stops between its parts; until then it is
-        // checked before it starts (a queued one never runs) and after it ends.
-        let v = hf.viewshed([x, y], &params).map_err(|e| bad(e.to_string()))?;
-        if cancel.load(std::sync::atomic::Ordering::Relaxed) {
-            return Err(ApiError::gone());
-        }
-        let mut out = b"LFV1".to_vec();
-        out.extend_from_slice(&(hf.nx() as u32).to_le_bytes());
-        out.extend_from_slice(&(hf.ny() as u32).to_le_bytes());
-        for v in [hf.origin().x, hf.origin().y, hf.spacing().x, hf.spacing().y] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        out.extend_from_slice(&v.values);
-        Ok(out)
-    })
-    .await?;
+    let (bytes, worker) = st
+        .jobs
+        .run(move |cancel| {
+            let Some(AnyTerrain::Heightfield(hf)) = (match &s.kind {
+                Kind::Terrain { t, .. } => Some(t),
+                Kind::World(_) => None,
+            }) else {
+                return Err(bad("viewsheds are computed on rasters (heightfields)"));
+            };
+            let params = ViewshedParams { observer_height: h, ..ViewshedParams::default() };
+            // TODO(lead): pass `cancel` to `Heightfield::viewshed` once it takes a cancel hook, so
+            // that a viewshed whose client went away stops between its parts; until then it is
+            // checked before it starts (a queued one never runs) and after it ends.
+            let v = hf.viewshed([x, y], &params).map_err(|e| bad(e.to_string()))?;
+            if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+                return Err(ApiError::gone());
+            }
+            let mut out = b"LFV1".to_vec();
+            out.extend_from_slice(&(hf.nx() as u32).to_le_bytes());
+            out.extend_from_slice(&(hf.ny() as u32).to_le_bytes());
+            for v in [hf.origin().x, hf.origin().y, hf.spacing().x, hf.spacing().y] {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+            out.extend_from_slice(&v.values);
+            Ok(out)
+        })
+        .await?;
     Ok(binary(held(bytes, worker)))
 }
 
@@ -377,56 +384,57 @@ fn regions(w: &WorldView) -> Value {
 async fn world_update(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>, ApiError> {
     let p = point(&q, "")?;
     let st = s.clone();
-    st.jobs.run(move |_| {
-        let mut w = world_of(&s)?;
-        let limit = 1e9;
-        if p.x.abs() > limit || p.y.abs() > limit {
-            return Err(bad("x, y: beyond ±10⁹ m"));
-        }
-        let far = (p - w.world.viewer()).truncate().length() > 1000.0;
-        let stats = if far { w.world.teleport(p) } else { w.world.update(p) }.map_err(|e| bad(e.to_string()))?;
-        if stats.regions_rebuilt > 0 || stats.layers_changed != 0 {
-            w.track();
-        }
-        // The objects follow the cache; the roaming entities walk a step (the page asks about four
-        // times a second).
-        let w = &mut *w;
-        let sync = w.objects.sync(&w.world);
-        w.objects.step(&w.world, 0.25);
-        if sync.generated + sync.dropped > 0 || w.objects.entities().next().is_some() {
-            w.objects_version += 1;
-        }
-        Ok(regions(w))
-    })
-    .await
-    .map(|(v, _)| Json(v))
+    st.jobs
+        .run(move |_| {
+            let mut w = world_of(&s)?;
+            let limit = 1e9;
+            if p.x.abs() > limit || p.y.abs() > limit {
+                return Err(bad("x, y: beyond ±10⁹ m"));
+            }
+            let far = (p - w.world.viewer()).truncate().length() > 1000.0;
+            let stats = if far { w.world.teleport(p) } else { w.world.update(p) }.map_err(|e| bad(e.to_string()))?;
+            if stats.regions_rebuilt > 0 || stats.layers_changed != 0 {
+                w.track();
+            }
+            // The objects follow the cache; the roaming entities walk a step (the page asks about four
+            // times a second).
+            let w = &mut *w;
+            let sync = w.objects.sync(&w.world);
+            w.objects.step(&w.world, 0.25);
+            if sync.generated + sync.dropped > 0 || w.objects.entities().next().is_some() {
+                w.objects_version += 1;
+            }
+            Ok(regions(w))
+        })
+        .await
+        .map(|(v, _)| Json(v))
 }
 
 async fn world_region(Extract(s): Shared, Query(q): Params) -> Result<Response, ApiError> {
     let (level, region) = (num(&q, "level")?, num(&q, "region")?);
     let st = s.clone();
-    let (bytes, worker) = st.jobs.run(move |_| {
-        let w = world_of(&s)?;
-        let m = w
-            .world
-            .meshes()
-            .find(|m| m.level as f64 == level)
-            .ok_or_else(|| bad(format!("level: {level} is not a drawn layer ({:?})", w.world.drawn_layers())))?;
-        let r = (region.fract() == 0.0 && (0.0..3.0).contains(&region))
-            .then(|| m.regions()[region as usize])
-            .ok_or_else(|| bad(format!("region: {region} (0 outer ring, 1 inner, 2 seam)")))?;
-        let mut part = landfall_io::MeshPart {
-            name: format!("layer {level} region {region}"),
-            origin: [m.origin.x, m.origin.y, 0.0],
-            positions: r.vertices.iter().map(|v| [v.pos[0], v.pos[1], v.drawn_z()]).collect(),
-            indices: r.indices.clone(),
-            ..landfall_io::MeshPart::default()
-        };
-        let top = w.world.generator().max_abs_height();
-        part.paint(&landfall::paint::ColourMap::for_range(-top, top));
-        Ok(mesh::encode(&part))
-    })
-    .await?;
+    let (bytes, worker) =
+        st.jobs
+            .run(move |_| {
+                let w = world_of(&s)?;
+                let m = w.world.meshes().find(|m| m.level as f64 == level).ok_or_else(|| {
+                    bad(format!("level: {level} is not a drawn layer ({:?})", w.world.drawn_layers()))
+                })?;
+                let r = (region.fract() == 0.0 && (0.0..3.0).contains(&region))
+                    .then(|| m.regions()[region as usize])
+                    .ok_or_else(|| bad(format!("region: {region} (0 outer ring, 1 inner, 2 seam)")))?;
+                let mut part = landfall_io::MeshPart {
+                    name: format!("layer {level} region {region}"),
+                    origin: [m.origin.x, m.origin.y, 0.0],
+                    positions: r.vertices.iter().map(|v| [v.pos[0], v.pos[1], v.drawn_z()]).collect(),
+                    indices: r.indices.clone(),
+                    ..landfall_io::MeshPart::default()
+                };
+                let top = w.world.generator().max_abs_height();
+                part.paint(&landfall::paint::ColourMap::for_range(-top, top));
+                Ok(mesh::encode(&part))
+            })
+            .await?;
     Ok(binary(held(bytes, worker)))
 }
 
@@ -434,38 +442,40 @@ async fn world_region(Extract(s): Shared, Query(q): Params) -> Result<Response, 
 /// rays and the walker collide with) flat-shaded in its kind's colour, entities in red.
 async fn world_objects(Extract(s): Shared) -> Result<Response, ApiError> {
     let st = s.clone();
-    let (bytes, worker) = st.jobs.run(move |_| {
-        let w = world_of(&s)?;
-        let origin = w.world.viewer();
-        let mut part = landfall_io::MeshPart {
-            name: "objects".into(),
-            origin: origin.to_array(),
-            ..landfall_io::MeshPart::default()
-        };
-        let mut add = |tri: [DVec3; 3], colour: DVec3| {
-            let n = (tri[1] - tri[0]).cross(tri[2] - tri[0]).normalize_or_zero().as_vec3().to_array();
-            for p in tri {
-                part.indices.push(part.positions.len() as u32);
-                part.positions.push((p - origin).as_vec3().to_array());
-                part.normals.push(n);
-                part.colors.push(colour.as_vec3().to_array());
+    let (bytes, worker) = st
+        .jobs
+        .run(move |_| {
+            let w = world_of(&s)?;
+            let origin = w.world.viewer();
+            let mut part = landfall_io::MeshPart {
+                name: "objects".into(),
+                origin: origin.to_array(),
+                ..landfall_io::MeshPart::default()
+            };
+            let mut add = |tri: [DVec3; 3], colour: DVec3| {
+                let n = (tri[1] - tri[0]).cross(tri[2] - tri[0]).normalize_or_zero().as_vec3().to_array();
+                for p in tri {
+                    part.indices.push(part.positions.len() as u32);
+                    part.positions.push((p - origin).as_vec3().to_array());
+                    part.normals.push(n);
+                    part.colors.push(colour.as_vec3().to_array());
+                }
+            };
+            for (_, o) in w.objects.iter() {
+                let colour = crate::world_map::kind_colour(o.kind as usize);
+                for k in 0..o.shape.triangle_count() {
+                    add(o.shape.triangle(k), colour);
+                }
             }
-        };
-        for (_, o) in w.objects.iter() {
-            let colour = crate::world_map::kind_colour(o.kind as usize);
-            for k in 0..o.shape.triangle_count() {
-                add(o.shape.triangle(k), colour);
+            for e in w.objects.entities() {
+                let ball = landfall::world::objects::Shape::Sphere { c: e.position, r: 0.5 };
+                for k in 0..ball.triangle_count() {
+                    add(ball.triangle(k), DVec3::new(0.85, 0.1, 0.1));
+                }
             }
-        }
-        for e in w.objects.entities() {
-            let ball = landfall::world::objects::Shape::Sphere { c: e.position, r: 0.5 };
-            for k in 0..ball.triangle_count() {
-                add(ball.triangle(k), DVec3::new(0.85, 0.1, 0.1));
-            }
-        }
-        Ok(mesh::encode(&part))
-    })
-    .await?;
+            Ok(mesh::encode(&part))
+        })
+        .await?;
     Ok(binary(held(bytes, worker)))
 }
 

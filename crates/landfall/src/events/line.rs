@@ -112,7 +112,9 @@ impl LineBalls {
                 return bad("the mass is not positive");
             }
             if [b.x, b.v, b.r, b.m, 1.0 / b.m].iter().any(|v| v.abs() > MAX_LINE_VALUE) {
-                return bad("a field is beyond ±1e300 (or a mass below 1e-300): no room left for the collisions' arithmetic");
+                return bad(
+                    "a field is beyond ±1e300 (or a mass below 1e-300): no room left for the collisions' arithmetic",
+                );
             }
             if b.x - b.r < left {
                 return Err(LineError::OutsideWalls { ball: k, side: "left" });
