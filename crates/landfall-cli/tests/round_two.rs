@@ -285,3 +285,57 @@ fn proximity_streams_its_pairs() {
     assert!(o.status.success() && err.contains("stopped at --max-pairs 1000: 4202550 more pairs"), "{err}");
     assert_eq!(std::fs::read_to_string(&pairs).unwrap().lines().count(), 1001);
 }
+
+/// A smooth `n`² raster as `.npy`.
+fn npy(path: &Path, n: usize) {
+    let dict = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': ({n}, {n}), }}");
+    let mut b = b"\x93NUMPY\x01\x00".to_vec();
+    let pad = 118 - dict.len();
+    b.extend_from_slice(&((dict.len() + pad + 1) as u16).to_le_bytes());
+    b.extend_from_slice(dict.as_bytes());
+    b.extend(std::iter::repeat_n(b' ', pad));
+    b.push(b'\n');
+    for j in 0..n * n {
+        b.extend_from_slice(&(((j % n) as f32 * 0.1).sin() * 10.0 + (j / n) as f32 * 0.01).to_le_bytes());
+    }
+    std::fs::write(path, b).unwrap();
+}
+
+/// An index replaced in place (`cp small.lfh big.lfh`) while `height` has it mapped: a clear error
+/// naming the file, not a death by SIGBUS. The points come through a FIFO, so the file is replaced
+/// exactly between the open and the queries.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_index_replaced_in_place_while_mapped_is_an_error_not_sigbus() {
+    use std::io::Write;
+    let d = tempfile::tempdir().unwrap();
+    let (big, small) = (d.path().join("big.npy"), d.path().join("small.npy"));
+    npy(&big, 700);
+    npy(&small, 20);
+    let (big_lfh, small_lfh) = (d.path().join("big.lfh"), d.path().join("small.lfh"));
+    ok(&["build", s(&big), "-o", s(&big_lfh)]);
+    ok(&["build", s(&small), "-o", s(&small_lfh)]);
+    let fifo = d.path().join("points.fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success(), "mkfifo");
+    let out = d.path().join("h.csv");
+    let child = Command::new(env!("CARGO_BIN_EXE_landfall"))
+        .args(["height", s(&big_lfh), "--points", s(&fifo), "--out", s(&out)])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Opening the FIFO waits for the command to open it: after it has mapped the index.
+    let mut points = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+    std::fs::write(&big_lfh, std::fs::read(&small_lfh).unwrap()).unwrap(); // cp small.lfh big.lfh
+    let mut text = String::from("x,y\n");
+    for k in 0..20_000 {
+        text += &format!("{},{}\n", (k * 7) % 699, (k * 13) % 699);
+    }
+    points.write_all(text.as_bytes()).unwrap();
+    drop(points);
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("big.lfh") && (err.contains("truncated") || err.contains("changed")), "{err}");
+    assert!(!out.exists());
+}
