@@ -137,8 +137,8 @@ impl Terrain {
         if matches!(pick, Pick::Top) && !self.get().as_dyn().frame().is_z_up() {
             return Err(err("z: with a gravity other than (0, 0, -1) the points need z"));
         }
-        let rows = self
-            .batch(py, x.len(), |t, r| queries::surfaces(t, &x[r.clone()], &y[r.clone()], z.map(|z| &z[r]), pick))?;
+        let rows =
+            self.batch(py, x.len(), |t, r| queries::surfaces(t, &x[r.clone()], &y[r.clone()], z.map(|z| &z[r]), pick))?;
         surface_pair(py, &rows)
     }
 

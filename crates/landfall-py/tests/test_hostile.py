@@ -122,3 +122,20 @@ def test_a_pickle_names_the_file_absolutely_and_refuses_another(cli, tmp_path, m
     os.replace(b, a)
     with pytest.raises(ValueError, match="not the file that was pickled"):
         pickle.loads(blob)
+
+
+def test_polygons_at_extreme_scales_answer_or_refuse(tmp_path):
+    obj = tmp_path / "t.obj"
+    obj.write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 3\nf 2 4 3\n")
+    t = landfall.open(obj)
+    # A flat triangle at 1e100 is ground, not a wall (once NaN).
+    t.insert_polygon(np.array([[0, 0, 1], [1e100, 0, 1], [0, 1e100, 1]], float))
+    assert t.height(0.25, 0.25) == 1.0
+    assert t.height(1e99, 1e99) == 1.0
+    # Beyond ±1e150: refused, naming why.
+    with pytest.raises(ValueError, match="1e150"):
+        t.insert_polygon(np.array([[0, 0, 2], [1e300, 0, 2], [0, 1e300, 2]], float))
+    # A 1e-160 triangle is degenerate, as the CLI says when building: refused, nothing added.
+    with pytest.raises(ValueError, match="degenerate"):
+        t.insert_polygon(np.array([[0, 0, 3], [1e-160, 0, 3], [0, 1e-160, 3]], float))
+    assert t.height(0.0, 0.0) == 1.0

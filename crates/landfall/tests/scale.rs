@@ -19,7 +19,12 @@ fn polygons() -> Vec<Vec<DVec3>> {
             out.push(vec![v(i, j), v(i + 1, j + 1), v(i, j + 1)]);
         }
     }
-    out.push(vec![DVec3::new(1.0, 1.0, 9.0), DVec3::new(3.0, 1.0, 9.0), DVec3::new(3.0, 3.0, 9.0), DVec3::new(1.0, 3.0, 9.0)]);
+    out.push(vec![
+        DVec3::new(1.0, 1.0, 9.0),
+        DVec3::new(3.0, 1.0, 9.0),
+        DVec3::new(3.0, 3.0, 9.0),
+        DVec3::new(1.0, 3.0, 9.0),
+    ]);
     out
 }
 

@@ -13,7 +13,7 @@ pub enum PolygonError {
         /// Vertex index within the polygon.
         vertex: usize,
     },
-    /// A vertex coordinate is beyond ±[`MAX_COORDINATE`](super::MAX_COORDINATE).
+    /// A vertex coordinate is beyond ±1e150 (`MAX_COORDINATE`).
     #[error("polygon {polygon}, vertex {vertex}: a coordinate is beyond ±1e150 (products of coordinates would overflow; scale the model down)")]
     OutOfRange {
         /// Input polygon index.

@@ -16,8 +16,12 @@ pub(crate) fn surface_eps(unit: f64, z: f64) -> f64 {
 /// 1 wide does).
 #[inline(always)]
 pub(crate) fn eps_unit(slack: f64) -> f64 {
-    (slack / super::face::EDGE_SLACK).min(1.0)
+    (slack / EDGE_SLACK).min(1.0)
 }
+
+/// Relative distance (of the terrain's extent) by which edges are pushed outward, so points on a
+/// polygon's boundary count as inside despite rounding of the local transform.
+pub const EDGE_SLACK: f64 = 1e-12;
 
 /// Deepest quadtree allowed (keeps traversal stacks fixed-size).
 pub const MAX_DEPTH_LIMIT: usize = 40;

@@ -174,9 +174,8 @@ pub(super) fn concat_parallel<T: Pod + Send + Sync>(
 /// How many polygons ahead [`FaceSet::from_triangles`] fetches the corners of.
 pub(super) const PREFETCH_AHEAD: usize = 12;
 
-/// Relative distance (of the terrain's extent) by which edges are pushed outward, so points on a
-/// polygon's boundary count as inside despite rounding of the local transform.
-pub const EDGE_SLACK: f64 = 1e-12;
+pub use crate::polygon::limits::EDGE_SLACK;
+use crate::polygon::limits::{MAX_COORDINATE, MIN_EXTENT};
 
 /// Turns input polygon `source` (world vertices) into convex faces appended to `out`.
 pub(crate) fn add_polygon(
@@ -191,7 +190,7 @@ pub(crate) fn add_polygon(
     if let Some(v) = world.iter().position(|v| !v.is_finite()) {
         return Err(PolygonError::NonFinite { polygon: source as usize, vertex: v });
     }
-    if let Some(v) = world.iter().position(|v| v.abs().max_element() > crate::polygon::MAX_COORDINATE) {
+    if let Some(v) = world.iter().position(|v| v.abs().max_element() > MAX_COORDINATE) {
         return Err(PolygonError::OutOfRange { polygon: source as usize, vertex: v });
     }
     // Distinct consecutive vertices, closing vertex dropped.
@@ -246,7 +245,7 @@ pub(crate) fn add_polygon(
 
 /// Newell's normal and the extent of polygon `p` (distinct consecutive vertices, world
 /// coordinates), or `None` when it is degenerate: fewer than three vertices, an extent below
-/// [`MIN_EXTENT`](crate::polygon::MIN_EXTENT), or no area relative to its extent squared. The
+/// [`MIN_EXTENT`], or no area relative to its extent squared. The
 /// test is scale-free (the same polygon scaled by 1e±150 gives the same answer). Always inlined: a
 /// triangle's test then runs with a known vertex count (unrolled loops, no `% n`).
 #[inline(always)]
@@ -254,7 +253,7 @@ pub(super) fn area_normal(p: &[DVec3]) -> Option<(DVec3, f64)> {
     let normal = newell(p);
     let extent = p.iter().fold(0.0f64, |m, v| m.max((*v - p[0]).abs().max_element()));
     let area = scaled_length(normal);
-    (p.len() >= 3 && extent >= crate::polygon::MIN_EXTENT && area > 1e-12 * extent * extent).then_some((normal, extent))
+    (p.len() >= 3 && extent >= MIN_EXTENT && area > 1e-12 * extent * extent).then_some((normal, extent))
 }
 
 /// |v| without its square's overflow or underflow (components up to f64::MAX, down to subnormals).
