@@ -91,7 +91,12 @@ impl State {
             eprintln!("landfall: note: {}: {n}", path.display());
         }
         let name = path.file_name().map_or("terrain".into(), |n| n.to_string_lossy().into_owned());
-        Ok(Arc::new(Self { kind: Kind::Terrain { t: opened.terrain, name, mesh: OnceLock::new() }, jobs }))
+        Ok(Self::of(opened.terrain, name, jobs))
+    }
+
+    /// A terrain already loaded, shown as `name`.
+    pub fn of(t: AnyTerrain, name: String, jobs: Jobs) -> Arc<Self> {
+        Arc::new(Self { kind: Kind::Terrain { t, name, mesh: OnceLock::new() }, jobs })
     }
 
     /// The procedural world (the thesis' configuration), a walker standing at the origin.
@@ -125,6 +130,7 @@ impl State {
 }
 
 /// A failed request: its status and message.
+#[derive(Debug)]
 pub struct ApiError(StatusCode, String);
 
 impl ApiError {

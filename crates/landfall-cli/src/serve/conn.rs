@@ -123,27 +123,7 @@ pub async fn serve(listener: TcpListener, router: Router, limits: Limits, stop: 
         let mut open = table.open.lock().unwrap_or_else(|e| e.into_inner());
         let task = tokio::spawn(async move {
             let _leave = leave;
-            let io = TokioIo::new(TimedIo::new(stream, limits.send_timeout));
-            let service = hyper::service::service_fn(move |req: Request<hyper::body::Incoming>| {
-                let _busy = Busy::new(&b);
-                let mut router = router.clone();
-                async move {
-                    let _busy = _busy;
-                    if has_body(&req) {
-                        return Ok::<_, std::convert::Infallible>(status(
-                            StatusCode::PAYLOAD_TOO_LARGE,
-                            "requests carry no body here",
-                        ));
-                    }
-                    router.call(req).await
-                }
-            });
-            let _ = hyper::server::conn::http1::Builder::new()
-                .timer(TokioTimer::new())
-                .header_read_timeout(limits.header_timeout)
-                .max_buf_size(MAX_HEAD_BYTES)
-                .serve_connection(io, service)
-                .await;
+            connection(stream, router, limits, b).await;
         });
         open.push(Open { id, since: Instant::now(), busy, abort: task.abort_handle() });
     }
@@ -151,6 +131,35 @@ pub async fn serve(listener: TcpListener, router: Router, limits: Limits, stop: 
     for o in table.open.lock().unwrap_or_else(|e| e.into_inner()).drain(..) {
         o.abort.abort();
     }
+}
+
+/// Serves one connection's requests until it closes, fails or times out; `busy` counts the
+/// requests in progress.
+pub async fn connection<I>(io: I, router: Router, limits: Limits, busy: Arc<AtomicUsize>)
+where
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let io = TokioIo::new(TimedIo::new(io, limits.send_timeout));
+    let service = hyper::service::service_fn(move |req: Request<hyper::body::Incoming>| {
+        let _busy = Busy::new(&busy);
+        let mut router = router.clone();
+        async move {
+            let _busy = _busy;
+            if has_body(&req) {
+                return Ok::<_, std::convert::Infallible>(status(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "requests carry no body here",
+                ));
+            }
+            router.call(req).await
+        }
+    });
+    let _ = hyper::server::conn::http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout)
+        .max_buf_size(MAX_HEAD_BYTES)
+        .serve_connection(io, service)
+        .await;
 }
 
 /// Whether a request declares a body.
@@ -180,19 +189,19 @@ async fn refuse(stream: TcpStream) {
 
 /// A stream whose writes fail when the client takes nothing for `timeout` (a client that stops
 /// reading cannot hold an answer, and the worker behind it, forever).
-struct TimedIo {
-    inner: TcpStream,
+struct TimedIo<T> {
+    inner: T,
     timeout: Duration,
     stalled: Option<Pin<Box<tokio::time::Sleep>>>,
 }
 
-impl TimedIo {
-    fn new(inner: TcpStream, timeout: Duration) -> Self {
+impl<T> TimedIo<T> {
+    fn new(inner: T, timeout: Duration) -> Self {
         Self { inner, timeout, stalled: None }
     }
 
     /// `Pending` from a write: arms the timer, fails once it has run out.
-    fn pending<T>(&mut self, cx: &mut Context<'_>) -> Poll<std::io::Result<T>> {
+    fn pending<R>(&mut self, cx: &mut Context<'_>) -> Poll<std::io::Result<R>> {
         let timeout = self.timeout;
         let sleep = self.stalled.get_or_insert_with(|| Box::pin(tokio::time::sleep(timeout)));
         match sleep.as_mut().poll(cx) {
@@ -205,13 +214,13 @@ impl TimedIo {
     }
 }
 
-impl AsyncRead for TimedIo {
+impl<T: AsyncRead + Unpin> AsyncRead for TimedIo<T> {
     fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
         Pin::new(&mut self.inner).poll_read(cx, buf)
     }
 }
 
-impl AsyncWrite for TimedIo {
+impl<T: AsyncWrite + Unpin> AsyncWrite for TimedIo<T> {
     fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
         match Pin::new(&mut self.inner).poll_write(cx, buf) {
             Poll::Pending => self.pending(cx),

@@ -12,6 +12,8 @@
 
 mod api;
 mod conn;
+#[cfg_attr(not(test), allow(dead_code))] // used by the `request` fuzz target and its replay test
+pub mod fuzz;
 mod jobs;
 mod mesh;
 
