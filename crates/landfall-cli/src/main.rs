@@ -16,6 +16,7 @@ mod csv_batch;
 mod demo;
 mod events;
 mod info;
+mod interrupt;
 mod map_budget;
 mod memory;
 mod proximity;

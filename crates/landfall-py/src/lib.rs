@@ -13,7 +13,7 @@ mod viewshed;
 
 use args::{all_finite, columns, err, pyarray, same_len, same_points, slice};
 use landfall::glam::DVec3;
-use landfall::viewshed::ViewshedParams;
+use landfall::viewshed::{ViewshedMode, ViewshedParams};
 use landfall::{Diagonal, FollowParams, Frame, Ray};
 use landfall_io::AnyTerrain;
 use numpy::{PyArray1, PyReadonlyArray1};
@@ -400,7 +400,7 @@ impl Heightfield {
 
     /// The viewshed from (x, y): flat values in raster order (first row north), u8 as float
     /// (1 visible, 0 hidden, 255 nodata) for mode "visible", else least target heights (NaN
-    /// nodata).
+    /// nodata). Ctrl-C stops it (KeyboardInterrupt).
     #[pyo3(signature = (x, y, observer_height, target_height, max_distance, curvature, refraction, start_angle, end_angle, low_pitch, high_pitch, mode))]
     #[allow(clippy::too_many_arguments)]
     fn _viewshed<'py>(
@@ -420,27 +420,70 @@ impl Heightfield {
         mode: &str,
     ) -> PyResult<Array<'py>> {
         let inner = slf.as_super().get();
-        if start_angle.is_some() != end_angle.is_some() {
-            return Err(err("start_angle and end_angle go together"));
-        }
-        let params = ViewshedParams {
+        let params = viewshed_params(
             observer_height,
             target_height,
-            max_distance: max_distance.unwrap_or(f64::INFINITY),
+            max_distance,
             curvature,
             refraction,
-            azimuths: start_angle.zip(end_angle),
-            pitch: match (low_pitch, high_pitch) {
-                (None, None) => None,
-                (lo, hi) => Some((lo.unwrap_or(-90.0), hi.unwrap_or(90.0))),
-            },
-        };
-        let mode = mode.to_ascii_lowercase();
-        if !matches!(mode.as_str(), "visible" | "ground" | "dem") {
-            return Err(err(format!("mode: '{mode}' (expected visible, ground or dem)")));
+            start_angle,
+            end_angle,
+            low_pitch,
+            high_pitch,
+        )?;
+        let mode = ViewshedMode::from_name(mode).map_err(err)?;
+        if mode == ViewshedMode::Count {
+            return Err(err("mode: 'count' takes many observers: use cumulative_viewshed"));
         }
-        let values = py.detach(|| viewshed::viewshed(heightfield_of(&inner), [x, y], &params, &mode));
+        let hf = heightfield_of(&inner);
+        let values = viewshed::interruptible(py, |cancel| viewshed::single(hf, [x, y], &params, mode, cancel))?;
         Ok(pyarray(py, values.map_err(err)?))
+    }
+
+    /// How many of the observers (flat x, y, eye heights; NaN for `observer_height`) see each
+    /// sample, in raster order: (counts as float, 1.0 where the sample is some observer's target).
+    #[pyo3(signature = (x, y, heights, observer_height, target_height, max_distance, curvature, refraction, start_angle, end_angle, low_pitch, high_pitch))]
+    #[allow(clippy::too_many_arguments)]
+    fn _cumulative_viewshed<'py>(
+        slf: PyRef<'py, Self>,
+        py: Python<'py>,
+        x: In<'py>,
+        y: In<'py>,
+        heights: In<'py>,
+        observer_height: f64,
+        target_height: f64,
+        max_distance: Option<f64>,
+        curvature: bool,
+        refraction: f64,
+        start_angle: Option<f64>,
+        end_angle: Option<f64>,
+        low_pitch: Option<f64>,
+        high_pitch: Option<f64>,
+    ) -> PyResult<(Array<'py>, Array<'py>)> {
+        let inner = slf.as_super().get();
+        let params = viewshed_params(
+            observer_height,
+            target_height,
+            max_distance,
+            curvature,
+            refraction,
+            start_angle,
+            end_angle,
+            low_pitch,
+            high_pitch,
+        )?;
+        let (x, y, h) = (slice(&x, "x")?, slice(&y, "y")?, slice(&heights, "heights")?);
+        if x.len() != y.len() || x.len() != h.len() {
+            return Err(err(format!("x, y, heights: lengths {}, {}, {} differ", x.len(), y.len(), h.len())));
+        }
+        let observers: Vec<[f64; 3]> = (0..x.len()).map(|k| [x[k], y[k], h[k]]).collect();
+        let hf = heightfield_of(&inner);
+        let (counts, targets) =
+            viewshed::interruptible(py, |cancel| viewshed::counts(hf, &observers, &params, cancel))?.map_err(err)?;
+        Ok((
+            pyarray(py, counts.into_iter().map(f64::from).collect()),
+            pyarray(py, targets.into_iter().map(|t| f64::from(u8::from(t))).collect()),
+        ))
     }
 
     /// The samples as a 2-D array in raster order (first row north), NaN = hole.
@@ -517,4 +560,36 @@ fn _landfall(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Heightfield>()?;
     m.add_function(wrap_pyfunction!(_open, m)?)?;
     Ok(())
+}
+
+/// The viewshed's parameters from Python's keyword arguments, checked by the library.
+#[allow(clippy::too_many_arguments)]
+fn viewshed_params(
+    observer_height: f64,
+    target_height: f64,
+    max_distance: Option<f64>,
+    curvature: bool,
+    refraction: f64,
+    start_angle: Option<f64>,
+    end_angle: Option<f64>,
+    low_pitch: Option<f64>,
+    high_pitch: Option<f64>,
+) -> PyResult<ViewshedParams> {
+    if start_angle.is_some() != end_angle.is_some() {
+        return Err(err("start_angle and end_angle go together"));
+    }
+    let params = ViewshedParams {
+        observer_height,
+        target_height,
+        max_distance: max_distance.unwrap_or(f64::INFINITY),
+        curvature,
+        refraction,
+        azimuths: start_angle.zip(end_angle),
+        pitch: match (low_pitch, high_pitch) {
+            (None, None) => None,
+            (lo, hi) => Some((lo.unwrap_or(-90.0), hi.unwrap_or(90.0))),
+        },
+    };
+    params.validate().map_err(err)?;
+    Ok(params)
 }

@@ -12,7 +12,7 @@ use axum::{Json, Router};
 use landfall::collide::controller::Shape;
 use landfall::collide::{CharacterController, ControllerParams, TerrainSweep};
 use landfall::glam::DVec3;
-use landfall::viewshed::ViewshedParams;
+use landfall::viewshed::{Hooks, Observer, ViewshedError, ViewshedMode, ViewshedOutput, ViewshedParams};
 use landfall::world::{CacheParams, LodTerrain, ObjectParams, Objects, World, WorldParams};
 use landfall::{Ray, Terrain};
 use landfall_io::AnyTerrain;
@@ -346,13 +346,15 @@ async fn viewshed(Extract(s): Shared, Query(q): Params) -> Result<Response, ApiE
                 return Err(bad("viewsheds are computed on rasters (heightfields)"));
             };
             let params = ViewshedParams { observer_height: h, ..ViewshedParams::default() };
-            // TODO(lead): pass `cancel` to `Heightfield::viewshed` once it takes a cancel hook, so
-            // that a viewshed whose client went away stops between its parts; until then it is
-            // checked before it starts (a queued one never runs) and after it ends.
-            let v = hf.viewshed([x, y], &params).map_err(|e| bad(e.to_string()))?;
-            if cancel.load(std::sync::atomic::Ordering::Relaxed) {
-                return Err(ApiError::gone());
-            }
+            // The cancel flag is raised when the client goes: the sweep stops between its parts.
+            let hooks = Hooks { progress: None, cancel: Some(cancel) };
+            let observer = [Observer::at(x, y)];
+            let v = match landfall::viewshed::viewshed(hf, &observer, &params, ViewshedMode::Visibility, &hooks) {
+                Ok(ViewshedOutput::Visibility(v, _)) => v,
+                Ok(_) => return Err(ApiError::internal("a visibility run answered something else".into())),
+                Err(ViewshedError::Cancelled) => return Err(ApiError::gone()),
+                Err(e) => return Err(bad(e.to_string())),
+            };
             let mut out = b"LFV1".to_vec();
             out.extend_from_slice(&(hf.nx() as u32).to_le_bytes());
             out.extend_from_slice(&(hf.ny() as u32).to_le_bytes());

@@ -10,7 +10,8 @@
 //! is the exact test. (Over a hole the segment may pass under the surface without meeting it, as
 //! through a tunnel; the bracket test, unlike "terrain above the line somewhere", gets that right.)
 //! Breakpoints are computed from the target's end (s = 0 at P exactly), so the target's own
-//! triangles, which the segment reaches at P, never block by rounding.
+//! triangles, which the segment reaches at P, never block by rounding. Only pieces over existing
+//! triangles are reported: over a hole there is no surface.
 
 use crate::heightfield::cell::{self, Corners, Half};
 use crate::heightfield::Heightfield;
@@ -69,20 +70,6 @@ impl Sight<'_> {
             h01: self.lowered(i, j + 1),
             h11: self.lowered(i + 1, j + 1),
         }
-    }
-
-    /// The lowered terrain height at parameter `s` of the segment from target sample (pi, pj) to
-    /// the eye, or `None` over a hole.
-    pub fn terrain_at(&self, pi: usize, pj: usize, s: f64) -> Option<f64> {
-        let (pu, pv) = (pi as f64, pj as f64);
-        let (u, v) = (pu + s * (self.ou - pu), pv + s * (self.ov - pv));
-        let i = cell::cell_index(u, 0, self.hf.nx() - 2);
-        let j = cell::cell_index(v, 0, self.hf.ny() - 2);
-        let anti = self.hf.diagonal().is_anti(i, j);
-        let (fu, fv) = (u - i as f64, v - j as f64);
-        let half = if cell::diagonal_side(anti, fu, fv) > 0.0 { Half::North } else { Half::South };
-        let p = cell::plane(anti, half, &self.corners(i, j));
-        (!p.is_hole()).then(|| p.eval(fu, fv))
     }
 
     /// Walks the breakpoints of the segment from target sample (pi, pj) to the observer in
