@@ -158,7 +158,7 @@ impl ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let retry = (self.0 == StatusCode::SERVICE_UNAVAILABLE).then(|| [(header::RETRY_AFTER, RETRY_AFTER_SECONDS)]);
+        let retry = (self.0 == StatusCode::SERVICE_UNAVAILABLE).then_some([(header::RETRY_AFTER, RETRY_AFTER_SECONDS)]);
         (self.0, retry, Json(json!({ "error": self.1 }))).into_response()
     }
 }

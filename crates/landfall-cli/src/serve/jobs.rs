@@ -150,7 +150,7 @@ mod tests {
             tx.send(()).unwrap();
             first.await.unwrap().unwrap();
             // The place is free again, and the aborted job never ran.
-            jobs.run(|_| Ok(())).await.unwrap();
+            let _ = jobs.run(|_| Ok(())).await.unwrap();
             assert_eq!(ran.load(Ordering::SeqCst), 0);
         });
     }
