@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{landfall, ok, s};
+use common::{gltf, landfall, npy_raster, ok, s};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -58,25 +58,6 @@ fn a_row_with_more_fields_than_its_header_is_refused() {
     assert_eq!(std::fs::read_to_string(&out).unwrap().lines().nth(1).unwrap(), "0,,,,,,,");
 }
 
-/// A one-triangle glTF whose buffer has `uri`.
-fn gltf(dir: &Path, uri: &str) -> PathBuf {
-    let mut bin = Vec::new();
-    for v in [0f32, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0] {
-        bin.extend_from_slice(&v.to_le_bytes());
-    }
-    std::fs::write(dir.join("tri.bin"), &bin).unwrap();
-    let json = format!(
-        r#"{{"asset":{{"version":"2.0"}},"scene":0,"scenes":[{{"nodes":[0]}}],"nodes":[{{"mesh":0}}],
-        "meshes":[{{"primitives":[{{"attributes":{{"POSITION":0}}}}]}}],
-        "buffers":[{{"uri":"{uri}","byteLength":36}}],
-        "bufferViews":[{{"buffer":0,"byteOffset":0,"byteLength":36}}],
-        "accessors":[{{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3","min":[0,0,0],"max":[1,1,0]}}]}}"#
-    );
-    let p = dir.join("m.gltf");
-    std::fs::write(&p, json).unwrap();
-    p
-}
-
 #[test]
 fn a_model_reads_only_its_own_folder() {
     let d = tempfile::tempdir().unwrap();
@@ -84,12 +65,12 @@ fn a_model_reads_only_its_own_folder() {
     std::fs::create_dir(&models).unwrap();
     // A secret beside the folder, 36 bytes like the buffer.
     let secret = d.path().join("secret.bin");
-    std::fs::copy(gltf(d.path(), "tri.bin").with_file_name("tri.bin"), &secret).unwrap();
+    std::fs::copy(gltf(d.path(), "", "", "tri.bin").with_file_name("tri.bin"), &secret).unwrap();
     let out = d.path().join("o.glb");
     for uri in
         [secret.to_str().unwrap(), "../secret.bin", "..%2Fsecret.bin", "file:///etc/passwd", "sub/../../secret.bin"]
     {
-        let m = gltf(&models, uri);
+        let m = gltf(&models, "", "", uri);
         let e = refused(&["mesh", s(&m), "-o", s(&out)]);
         assert!(e.contains("buffers[0]") && e.contains("model's folder"), "{uri}: {e}");
         // The server opens it the same way: it refuses to start.
@@ -99,10 +80,10 @@ fn a_model_reads_only_its_own_folder() {
     #[cfg(unix)]
     {
         std::os::unix::fs::symlink(&secret, models.join("link.bin")).unwrap();
-        let m = gltf(&models, "link.bin");
+        let m = gltf(&models, "", "", "link.bin");
         assert!(refused(&["mesh", s(&m), "-o", s(&out)]).contains("outside the model's folder"));
     }
-    let m = gltf(&models, "tri.bin");
+    let m = gltf(&models, "", "", "tri.bin");
     ok(&["mesh", s(&m), "-o", s(&out)]);
     // The model's buffer is one of its inputs: no output may replace it.
     let buffer = models.join("tri.bin");
@@ -286,21 +267,6 @@ fn proximity_streams_its_pairs() {
     assert_eq!(std::fs::read_to_string(&pairs).unwrap().lines().count(), 1001);
 }
 
-/// A smooth `n`² raster as `.npy`.
-fn npy(path: &Path, n: usize) {
-    let dict = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': ({n}, {n}), }}");
-    let mut b = b"\x93NUMPY\x01\x00".to_vec();
-    let pad = 118 - dict.len();
-    b.extend_from_slice(&((dict.len() + pad + 1) as u16).to_le_bytes());
-    b.extend_from_slice(dict.as_bytes());
-    b.extend(std::iter::repeat_n(b' ', pad));
-    b.push(b'\n');
-    for j in 0..n * n {
-        b.extend_from_slice(&(((j % n) as f32 * 0.1).sin() * 10.0 + (j / n) as f32 * 0.01).to_le_bytes());
-    }
-    std::fs::write(path, b).unwrap();
-}
-
 /// An index replaced in place (`cp small.lfh big.lfh`) while `height` has it mapped: a clear error
 /// naming the file, not a death by SIGBUS. The points come through a FIFO, so the file is replaced
 /// exactly between the open and the queries.
@@ -310,8 +276,9 @@ fn an_index_replaced_in_place_while_mapped_is_an_error_not_sigbus() {
     use std::io::Write;
     let d = tempfile::tempdir().unwrap();
     let (big, small) = (d.path().join("big.npy"), d.path().join("small.npy"));
-    npy(&big, 700);
-    npy(&small, 20);
+    let smooth = |i: usize, j: usize| (i as f32 * 0.1).sin() * 10.0 + j as f32 * 0.01;
+    npy_raster(&big, 700, smooth);
+    npy_raster(&small, 20, smooth);
     let (big_lfh, small_lfh) = (d.path().join("big.lfh"), d.path().join("small.lfh"));
     ok(&["build", s(&big), "-o", s(&big_lfh)]);
     ok(&["build", s(&small), "-o", s(&small_lfh)]);

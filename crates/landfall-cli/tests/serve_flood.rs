@@ -4,6 +4,8 @@
 //! the queue get 503 with Retry-After; abandoned work does not run; half-sent requests are closed
 //! after the header timeout; Ctrl-C stops the server even with connections open.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
@@ -12,21 +14,11 @@ use std::time::{Duration, Instant};
 
 /// A smooth 1025² raster (a viewshed on it takes a good fraction of a second).
 fn raster(path: &Path) {
-    let n = 1025usize;
-    let dict = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': ({n}, {n}), }}");
-    let mut b = b"\x93NUMPY\x01\x00".to_vec();
-    let pad = 118 - dict.len();
-    b.extend_from_slice(&((dict.len() + pad + 1) as u16).to_le_bytes());
-    b.extend_from_slice(dict.as_bytes());
-    b.extend(std::iter::repeat_n(b' ', pad));
-    b.push(b'\n');
-    for j in 0..n {
-        for i in 0..n {
-            let (x, y) = (i as f32 * 20.0 / n as f32, j as f32 * 26.0 / n as f32);
-            b.extend_from_slice(&(x.sin() * y.cos() * 50.0 + x * 3.0).to_le_bytes());
-        }
-    }
-    std::fs::write(path, b).unwrap();
+    let n = 1025;
+    common::npy_raster(path, n, |i, j| {
+        let (x, y) = (i as f32 * 20.0 / n as f32, j as f32 * 26.0 / n as f32);
+        x.sin() * y.cos() * 50.0 + x * 3.0
+    });
 }
 
 struct Server {
