@@ -19,6 +19,7 @@ pub(crate) const CHUNK: usize = 1 << 16;
 /// Reads `reader` in chunks, answers each row with `answer`, writes with `write`, in order, to a
 /// temporary file that becomes `output` only when every row is written.
 fn stream<R: Send>(
+    terrain: &Path,
     mut budget: Option<MapBudget>,
     mut reader: BatchReader,
     output: &Path,
@@ -35,6 +36,8 @@ fn stream<R: Send>(
     let (mut done, mut queries) = (0usize, Vec::with_capacity(chunk));
     while reader.next_chunk(&mut queries, chunk)? > 0 {
         let answers: Vec<R> = queries.par_iter().with_min_len((chunk / 8).clamp(8, 1024)).map(&answer).collect();
+        // A mapped index changed under the queries: their answers are void (docs/robustness.md).
+        landfall_io::check_mapped(terrain)?;
         for (k, a) in answers.iter().enumerate() {
             write(&mut w, done + k, a).with_context(|| format!("{}: cannot write", output.display()))?;
         }
@@ -111,7 +114,7 @@ pub fn height(args: &TerrainArgs, points: &Path, out: &Path, all: bool, cache_mb
             t.surfaces_on_line(point(q), &mut |s| v.push(s));
             v
         };
-        stream(budget, reader, out, "index,x,y,z,nx,ny,nz", answer, |w, k, v: &Vec<SurfacePoint>| {
+        stream(&args.path, budget, reader, out, "index,x,y,z,nx,ny,nz", answer, |w, k, v: &Vec<SurfacePoint>| {
             for s in v {
                 write!(w, "{k},")?;
                 fmt_opt(w, Some(s))?;
@@ -120,7 +123,9 @@ pub fn height(args: &TerrainArgs, points: &Path, out: &Path, all: bool, cache_mb
         })?;
     } else {
         let answer = |q: &Query| if has_z { t.floor_below(point(q)) } else { t.top_surface(point(q)) };
-        stream(budget, reader, out, "x,y,z,nx,ny,nz", answer, |w, _, s: &Option<SurfacePoint>| fmt_opt(w, s.as_ref()))?;
+        stream(&args.path, budget, reader, out, "x,y,z,nx,ny,nz", answer, |w, _, s: &Option<SurfacePoint>| {
+            fmt_opt(w, s.as_ref())
+        })?;
     }
     Ok(())
 }
@@ -137,13 +142,21 @@ pub fn raycast(args: &TerrainArgs, rays: &Path, out: &Path, cache_mb: Option<u64
         Query::Ray(ray, max_t) => t.raycast(ray, *max_t),
         _ => None,
     };
-    stream(budget, reader, out, "hit,t,x,y,z,nx,ny,nz", answer, |w, _, h: &Option<landfall::Hit>| match h {
-        Some(h) => {
-            let (p, n) = (h.point, h.normal);
-            writeln!(w, "1,{},{},{},{},{},{},{}", nz(h.t), nz(p.x), nz(p.y), nz(p.z), nz(n.x), nz(n.y), nz(n.z))
-        }
-        None => writeln!(w, "0,,,,,,,"),
-    })?;
+    stream(
+        &args.path,
+        budget,
+        reader,
+        out,
+        "hit,t,x,y,z,nx,ny,nz",
+        answer,
+        |w, _, h: &Option<landfall::Hit>| match h {
+            Some(h) => {
+                let (p, n) = (h.point, h.normal);
+                writeln!(w, "1,{},{},{},{},{},{},{}", nz(h.t), nz(p.x), nz(p.y), nz(p.z), nz(n.x), nz(n.y), nz(n.z))
+            }
+            None => writeln!(w, "0,,,,,,,"),
+        },
+    )?;
     Ok(())
 }
 

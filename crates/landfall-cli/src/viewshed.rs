@@ -1,14 +1,14 @@
 //! `landfall viewshed`: what an observer sees, exactly, written as a GeoTIFF.
 
 use crate::terrain_args::{numbers, TerrainArgs};
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use landfall::viewshed::{
     Grid, Hooks, Observer, ViewshedError, ViewshedMode, ViewshedOutput, ViewshedParams, NODATA, VISIBLE,
 };
 use landfall::Heightfield;
-use landfall_io::{write_geotiff, Band, Batch, BatchReader, GeoRef, Query};
+use landfall_io::{write_geotiff_into, Band, Batch, BatchReader, GeoRef, OutputFile, Outputs, Query};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -77,13 +77,6 @@ pub struct ViewshedArgs {
 pub fn run(a: &ViewshedArgs) -> Result<()> {
     let mut inputs: Vec<&Path> = vec![&a.terrain.path];
     inputs.extend(a.observers.as_deref());
-    landfall_io::refuse_overwriting_inputs(&a.out, &inputs)?;
-    if let Some(p) = &a.png {
-        landfall_io::refuse_overwriting_inputs(p, &inputs)?;
-        if landfall_io::same_file(p, &a.out) || p == &a.out {
-            bail!("--png and --out name the same file {}", p.display());
-        }
-    }
     let params = params(a)?;
     if a.observers.is_some() && a.mode != ViewshedMode::Visibility {
         bail!("--mode {:?}: with --observers the output is a count; use --mode visible", a.mode);
@@ -94,6 +87,10 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
             a.terrain.path.display()
         );
     }
+    // Both outputs are checked and started now, and committed together at the end.
+    let mut outs = Outputs::new(&inputs);
+    let tif = outs.add(&a.out, "--out")?;
+    let png = a.png.as_deref().map(|p| outs.add(p, "--png")).transpose()?;
     let loaded = a.terrain.load_raster_with_georef()?;
     for n in &loaded.notes {
         eprintln!("landfall: note: {}: {n}", a.terrain.path.display());
@@ -114,7 +111,7 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
         let counts: Vec<u16> =
             cum.values.iter().map(|c| c.map_or(u16::MAX, |c| c.min(u32::from(u16::MAX) - 1) as u16)).collect();
         let elapsed = start.elapsed();
-        write_geotiff(&a.out, nx, ny, Band::U16(&counts), &geo, Some(65535.0), keys)?;
+        write_geotiff_into(outs.file(tif), nx, ny, Band::U16(&counts), &geo, Some(65535.0), keys)?;
         let most = counts.iter().filter(|&&c| c != u16::MAX).max().copied().unwrap_or(0);
         overlay = counts
             .iter()
@@ -143,7 +140,7 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
         let elapsed = start.elapsed();
         match out {
             ViewshedOutput::Visibility(vis, stats) => {
-                write_geotiff(&a.out, nx, ny, Band::U8(&vis.values), &geo, Some(255.0), keys)?;
+                write_geotiff_into(outs.file(tif), nx, ny, Band::U8(&vis.values), &geo, Some(255.0), keys)?;
                 let seen = vis.values.iter().filter(|&&v| v == VISIBLE).count();
                 let targets = vis.values.iter().filter(|&&v| v != NODATA).count();
                 say!(
@@ -158,7 +155,7 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
             }
             ViewshedOutput::Heights(need) => {
                 let values: Vec<f32> = need.values.iter().map(|&n| n as f32).collect();
-                write_geotiff(&a.out, nx, ny, Band::F32(&values), &geo, Some(f64::NAN), keys)?;
+                write_geotiff_into(outs.file(tif), nx, ny, Band::F32(&values), &geo, Some(f64::NAN), keys)?;
                 say!(
                     "least visible {} heights in {:.3} s → {}",
                     if a.mode == ViewshedMode::HeightFromDem { "target" } else { "above-ground" },
@@ -185,8 +182,11 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
             _ => unreachable!("one observer answers visibility or heights"),
         }
     }
+    if let Some(png) = png {
+        preview(outs.file(png), hf, &Grid { nx, ny, values: overlay }, &marks)?;
+    }
+    outs.commit()?;
     if let Some(png) = &a.png {
-        preview(png, hf, &Grid { nx, ny, values: overlay }, &marks)?;
         say!("preview → {}", png.display());
     }
     Ok(())
@@ -263,7 +263,7 @@ fn read_observers(path: &Path, hf: &Heightfield, params: &ViewshedParams, defaul
 
 /// The viewshed over the hill-shaded terrain: visible samples green, hidden ones dimmed red,
 /// nodata grey; observers as white crosses. Cumulative counts shade from dark to bright green.
-fn preview(path: &Path, hf: &Heightfield, overlay: &Grid<u8>, observers: &[[f64; 2]]) -> Result<()> {
+fn preview(out: &mut OutputFile, hf: &Heightfield, overlay: &Grid<u8>, observers: &[[f64; 2]]) -> Result<()> {
     let (nx, ny) = (hf.nx(), hf.ny());
     let step = nx.max(ny).div_ceil(1200).max(1);
     let (w, h) = (nx.div_ceil(step), ny.div_ceil(step));
@@ -315,5 +315,5 @@ fn preview(path: &Path, hf: &Heightfield, overlay: &Grid<u8>, observers: &[[f64;
             }
         }
     }
-    landfall_io::write_png_rgb(path, w as u32, h as u32, &rgb).with_context(|| format!("{}", path.display()))
+    Ok(landfall_io::write_png_rgb_into(out, w as u32, h as u32, &rgb)?)
 }

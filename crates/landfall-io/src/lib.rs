@@ -30,6 +30,7 @@ mod hf_index;
 mod index;
 mod input;
 mod load;
+mod mapped;
 mod mesh;
 mod mesh_out;
 mod npy;
@@ -45,11 +46,12 @@ pub use batch::{Batch, BatchReader, Query, MAX_LINE_BYTES};
 pub use error::{quote, IoError};
 pub use input::{Limits, DEFAULT_MAX_SAMPLES};
 pub use load::{load_heightfield, read_raster, read_raster_with, LoadOptions, Loaded};
+pub use mapped::check_mapped;
 pub(crate) use output::write_atomic;
-pub use output::{refuse_overwriting_inputs, same_file, OutputFile};
+pub use output::{refuse_overwriting_inputs, same_file, OutputFile, OutputId, Outputs};
 pub use raster::{GeoKeys, GeoRef, Raster};
 pub use terrain::{open_terrain, AnyTerrain, OpenError, OpenedTerrain, Source, TerrainOptions};
-pub use tif_out::{write_geotiff, Band};
+pub use tif_out::{write_geotiff, write_geotiff_into, Band};
 
 use std::path::Path;
 
@@ -68,4 +70,4 @@ pub fn extension(path: &Path) -> String {
 }
 
 pub use npy::{write_npy, write_npy_matrix, NpyElement};
-pub use png_raster::write_png_rgb;
+pub use png_raster::{write_png_rgb, write_png_rgb_into};

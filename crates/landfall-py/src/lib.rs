@@ -60,11 +60,41 @@ impl Terrain {
         })
     }
 
-    /// `f` on the terrain with the GIL released.
-    fn run<R: Send>(&self, py: Python<'_>, f: impl FnOnce(&dyn landfall::Terrain) -> R + Send) -> R {
+    /// The answers for items `0..n`: `f(terrain, range)` answers a range of them, run with the
+    /// GIL released on chunks of about 50 ms, between which Python's signal handlers run (Ctrl-C
+    /// raises `KeyboardInterrupt` within a chunk's time) and a mapped index is checked for a change
+    /// under it. The answers are allocated up front, fallibly (`MemoryError`).
+    fn batch<T: Send>(
+        &self,
+        py: Python<'_>,
+        n: usize,
+        f: impl Fn(&dyn landfall::Terrain, std::ops::Range<usize>) -> Vec<T> + Sync,
+    ) -> PyResult<Vec<T>> {
         let t = self.get();
-        py.detach(|| f(t.as_dyn()))
+        let mut out = args::fallible(n)?;
+        let (mut at, mut chunk) = (0, 1024);
+        while at < n {
+            let end = (at + chunk).min(n);
+            let start = std::time::Instant::now();
+            let part = py.detach(|| f(t.as_dyn(), at..end));
+            out.extend(part);
+            py.check_signals()?;
+            if let Some(path) = &self.path {
+                landfall_io::check_mapped(std::path::Path::new(path))
+                    .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))?;
+            }
+            if start.elapsed() < std::time::Duration::from_millis(25) {
+                chunk = (chunk * 2).min(1 << 22);
+            }
+            at = end;
+        }
+        Ok(out)
     }
+}
+
+/// Points `r` of a flat n·3 array.
+fn r3(r: &std::ops::Range<usize>) -> std::ops::Range<usize> {
+    3 * r.start..3 * r.end
 }
 
 fn surface_pair<'py>(py: Python<'py>, rows: &[[f64; 6]]) -> PyResult<(Array<'py>, Array<'py>)> {
@@ -78,7 +108,7 @@ impl Terrain {
     fn _height<'py>(&self, py: Python<'py>, x: In<'py>, y: In<'py>) -> PyResult<Array<'py>> {
         let (x, y) = (slice(&x, "x")?, slice(&y, "y")?);
         same_len(&[(x, "x"), (y, "y")])?;
-        Ok(pyarray(py, self.run(py, |t| queries::heights(t, x, y))))
+        Ok(pyarray(py, self.batch(py, x.len(), |t, r| queries::heights(t, &x[r.clone()], &y[r]))?))
     }
 
     /// Surface points and normals, flat (n·3 each): `pick` "top" at (x, y), "floor" the nearest at
@@ -107,7 +137,8 @@ impl Terrain {
         if matches!(pick, Pick::Top) && !self.get().as_dyn().frame().is_z_up() {
             return Err(err("z: with a gravity other than (0, 0, -1) the points need z"));
         }
-        let rows = self.run(py, |t| queries::surfaces(t, x, y, z, pick));
+        let rows =
+            self.batch(py, x.len(), |t, r| queries::surfaces(t, &x[r.clone()], &y[r.clone()], z.map(|z| &z[r]), pick))?;
         surface_pair(py, &rows)
     }
 
@@ -116,7 +147,7 @@ impl Terrain {
     fn _contains<'py>(&self, py: Python<'py>, x: In<'py>, y: In<'py>, z: In<'py>) -> PyResult<Array<'py>> {
         let (x, y, z) = (slice(&x, "x")?, slice(&y, "y")?, slice(&z, "z")?);
         same_len(&[(x, "x"), (y, "y"), (z, "z")])?;
-        Ok(pyarray(py, self.run(py, |t| queries::contains(t, x, y, z))))
+        Ok(pyarray(py, self.batch(py, x.len(), |t, r| queries::contains(t, &x[r.clone()], &y[r.clone()], &z[r]))?))
     }
 
     /// First hits of rays (origins and directions flat n·3, max_t n): dict of hit (0/1), t, point
@@ -135,7 +166,7 @@ impl Terrain {
             let ray = Ray::new(args::vec3(o, k), args::vec3(d, k));
             ray.validate(mk).map_err(|e| err(format!("ray {k}: {e}")))?;
         }
-        let rows = self.run(py, |t| queries::raycast(t, o, d, m));
+        let rows = self.batch(py, n, |t, r| queries::raycast(t, &o[r3(&r)], &d[r3(&r)], &m[r]))?;
         columns(py, &rows, &[("hit", 1), ("t", 1), ("point", 3), ("normal", 3)])
     }
 
@@ -143,17 +174,17 @@ impl Terrain {
     /// terrain strictly between its ends, else 0.0.
     fn _visible<'py>(&self, py: Python<'py>, a: In<'py>, b: In<'py>) -> PyResult<Array<'py>> {
         let (a, b) = (slice(&a, "a")?, slice(&b, "b")?);
-        same_points(&[(a, "a"), (b, "b")])?;
+        let n = same_points(&[(a, "a"), (b, "b")])?;
         all_finite(a, 3, "point pair")?;
         all_finite(b, 3, "point pair")?;
-        Ok(pyarray(py, self.run(py, |t| queries::visible(t, a, b))))
+        Ok(pyarray(py, self.batch(py, n, |t, r| queries::visible(t, &a[r3(&r)], &b[r3(&r)]))?))
     }
 
     /// Shadows: 1.0 where the ray from each point (flat n·3) toward the light (`to_light` flat n·3)
     /// meets no terrain farther than `bias` along it.
     fn _is_lit<'py>(&self, py: Python<'py>, points: In<'py>, to_light: In<'py>, bias: f64) -> PyResult<Array<'py>> {
         let (p, l) = (slice(&points, "points")?, slice(&to_light, "to_light")?);
-        same_points(&[(p, "points"), (l, "to_light")])?;
+        let n = same_points(&[(p, "points"), (l, "to_light")])?;
         all_finite(p, 3, "point")?;
         all_finite(l, 3, "light direction")?;
         if let Some(k) = l.chunks_exact(3).position(|d| d == [0.0; 3]) {
@@ -162,7 +193,7 @@ impl Terrain {
         if !(bias.is_finite() && bias >= 0.0) {
             return Err(err(format!("bias: {bias} is not a finite distance ≥ 0")));
         }
-        Ok(pyarray(py, self.run(py, |t| queries::lit(t, p, l, bias))))
+        Ok(pyarray(py, self.batch(py, n, |t, r| queries::lit(t, &p[r3(&r)], &l[r3(&r)], bias))?))
     }
 
     /// Swept spheres (centres and motions flat n·3, radii n): dict of hit, t (fraction of the
@@ -182,7 +213,7 @@ impl Terrain {
         if let Some(k) = r.iter().position(|&r| !(r.is_finite() && r > 0.0)) {
             return Err(err(format!("radius {k}: {} is not a finite radius > 0", r[k])));
         }
-        let rows = self.run(py, |t| motion::sweep(t, c, r, v));
+        let rows = self.batch(py, n, |t, k| motion::sweep(t, &c[r3(&k)], &r[k.clone()], &v[r3(&k)]))?;
         columns(py, &rows, &[("hit", 1), ("t", 1), ("point", 3), ("normal", 3), ("center", 3)])
     }
 
@@ -217,7 +248,7 @@ impl Terrain {
         }
         let params =
             FollowParams { length, width, contacts: motion::contacts(contacts).map_err(err)?, max_slope, probe_up };
-        let rows = self.run(py, |t| motion::place_all(t, p, h, &params));
+        let rows = self.batch(py, h.len(), |t, r| motion::place_all(t, &p[r3(&r)], &h[r], &params))?;
         let out = columns(
             py,
             &rows,
@@ -253,7 +284,7 @@ impl Terrain {
         all_finite(d, 3, "motion")?;
         let t = self.get();
         let ctl = motion::controller(t.as_dyn(), &options).map_err(err)?;
-        let rows = self.run(py, |t| motion::move_all(t, &ctl, p, d, g));
+        let rows = self.batch(py, n, |t, r| motion::move_all(t, &ctl, &p[r3(&r)], &d[r3(&r)], &g[r]))?;
         columns(py, &rows, &[("position", 3), ("grounded", 1), ("ground_normal", 3), ("stepped", 1), ("contacts", 1)])
     }
 
@@ -522,6 +553,9 @@ fn _open(
 /// The native module.
 #[pymodule]
 fn _landfall(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // NumPy's C API now, at import: fetched lazily by the first array made, an import that a
+    // pending Ctrl-C interrupts, which the numpy crate turned into a PanicException.
+    let _ = PyArray1::<f64>::zeros(m.py(), [0], false);
     m.add_class::<Terrain>()?;
     m.add_class::<Heightfield>()?;
     m.add_function(wrap_pyfunction!(_open, m)?)?;

@@ -125,7 +125,7 @@ pub fn open_heightfield_index_with_crs(path: &Path) -> Result<(Heightfield, Opti
     if map.len() as u64 != len {
         return Err(IoError::format(path, "changed while being opened"));
     }
-    let owner: Arc<dyn StableBytes> = Arc::new(Mapped(map));
+    let owner: Arc<dyn StableBytes> = Arc::new(Mapped::new(map, &file, path));
     // Huge pages where the kernel can map the file's page cache with them: fewer TLB misses for
     // queries spread over a large raster (measured: `docs/benchmarks.md`, terrains larger than
     // memory).

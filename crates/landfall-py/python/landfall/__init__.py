@@ -14,6 +14,9 @@ bit for bit.
 
 from __future__ import annotations
 
+import builtins as _builtins
+import os as _os
+
 import numpy as _np
 
 from ._landfall import Heightfield as _NativeHeightfield
@@ -123,6 +126,8 @@ class Terrain:
         self.path = path
         self._options = options or {}
         self.edited = False
+        # Pickles name the file absolutely (unpickled elsewhere, a relative path names another).
+        self._abspath = None if path is None else _os.path.abspath(path)
 
     def height(self, x, y):
         """Topmost surface height at each (x, y): float64 array of the broadcast shape, NaN where
@@ -247,7 +252,7 @@ class Terrain:
 
     def __reduce__(self):
         if self.path is not None and not self.edited:
-            return (_reopen, (self.path, self._options))
+            return (_reopen, (self._abspath, self._options, _checksum(self._abspath)))
         if self.edited:
             raise TypeError("an edited polygon terrain cannot be pickled (its file no longer describes it)")
         raise TypeError("this terrain did not come from a file and cannot be pickled")
@@ -260,8 +265,30 @@ class Terrain:
         return f"<landfall.Terrain {i['polygons']} polygons{where}>"
 
 
-def _reopen(path, options):
+def _reopen(path, options, checksum=None):
+    """Unpickles a terrain: the file at ``path`` (absolute), refused unless it is the one pickled."""
+    if checksum is not None and _checksum(path) != checksum:
+        raise ValueError(f"{path}: is not the file that was pickled (its checksum differs): it was changed or replaced")
     return open(path, **options)
+
+
+_CHECKSUMS = {}
+
+
+def _checksum(path):
+    """BLAKE2b of a file's bytes, remembered per (device, inode, size, modification time) so that a
+    terrain pickled or unpickled many times (Dask) is read once per process."""
+    st = _os.stat(path)
+    key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    if key not in _CHECKSUMS:
+        import hashlib
+
+        h = hashlib.blake2b(digest_size=16)
+        with _builtins.open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+        _CHECKSUMS[key] = h.hexdigest()
+    return _CHECKSUMS[key]
 
 
 class Heightfield(Terrain):
