@@ -76,8 +76,8 @@ fn main() {
 fn bench(name: &str, hf: &Heightfield, dir: &Path, gdal: bool, grass: bool) {
     let (nx, ny) = (hf.nx(), hf.ny());
     let top = (0..nx * ny)
-        .filter(|&k| !hf.heights()[k].is_nan())
-        .max_by(|&a, &b| hf.heights()[a].total_cmp(&hf.heights()[b]))
+        .filter(|&k| !hf.heights().unwrap()[k].is_nan())
+        .max_by(|&a, &b| hf.heights().unwrap()[a].total_cmp(&hf.heights().unwrap()[b]))
         .unwrap();
     let (i, j) = (top % nx, top / nx);
     let o = hf.sample_position(i, j);
@@ -103,7 +103,7 @@ fn bench(name: &str, hf: &Heightfield, dir: &Path, gdal: bool, grass: bool) {
 
     let tif = dir.join("dem.tif");
     let geo = GeoRef { origin: (hf.origin().x, hf.origin().y), spacing: (hf.spacing().x, hf.spacing().y) };
-    write_geotiff(&tif, nx, ny, Band::F32(hf.heights()), &geo, Some(f64::NAN), None).expect("writes the DEM");
+    write_geotiff(&tif, nx, ny, Band::F32(hf.heights().unwrap()), &geo, Some(f64::NAN), None).expect("writes the DEM");
     let disagree = |path: &Path, visible_value: f32| -> f64 {
         let r = landfall_io::read_raster(path).expect("reads the peer's output");
         let mut d = 0usize;

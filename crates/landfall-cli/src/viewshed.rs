@@ -157,8 +157,8 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
                 let values: Vec<f32> = need
                     .values
                     .iter()
-                    .zip(hf.heights())
-                    .map(|(&n, &g)| if a.mode == Mode::Dem { (n + g as f64) as f32 } else { n as f32 })
+                    .zip(hf.samples())
+                    .map(|(&n, g)| if a.mode == Mode::Dem { (n + g as f64) as f32 } else { n as f32 })
                     .collect();
                 write_geotiff(&a.out, nx, ny, Band::F32(&values), &geo, Some(f64::NAN), keys)?;
                 say!(

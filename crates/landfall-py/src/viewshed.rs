@@ -17,7 +17,7 @@ pub fn viewshed(
         "visible" => hf.viewshed(xy, params)?.values.into_iter().map(f64::from).collect(),
         m => {
             let need = hf.viewshed_heights(xy, params)?;
-            need.values.iter().zip(hf.heights()).map(|(&n, &g)| if m == "dem" { n + g as f64 } else { n }).collect()
+            need.values.iter().zip(hf.samples()).map(|(&n, g)| if m == "dem" { n + g as f64 } else { n }).collect()
         }
     };
     let mut out = Vec::with_capacity(nx * ny);
