@@ -162,51 +162,63 @@ impl Writer {
     fn flush_above(&mut self, j: usize) -> Result<(), IoError> {
         let t = self.tiling.cells;
         let done: Vec<usize> = self.live.keys().copied().filter(|k| (k / self.tiling.ntx) * t > j).collect();
-        for key in done {
-            let block = self.live.remove(&key).expect("listed");
-            self.store(key, &block)?;
+        let blocks: Vec<(usize, Vec<f32>)> =
+            done.into_iter().map(|k| (k, self.live.remove(&k).expect("listed"))).collect();
+        self.store(blocks)
+    }
+
+    /// Writes the blocks of tiles `(key, block)` in their slots with their trees (built in parallel,
+    /// 64 at a time: their trees are held until written).
+    fn store(&mut self, blocks: Vec<(usize, Vec<f32>)>) -> Result<(), IoError> {
+        for chunk in blocks.chunks(64) {
+            self.store_chunk(chunk)?;
         }
         Ok(())
     }
 
-    /// Writes the block of tile `key` in its slot with its tree.
-    fn store(&mut self, key: usize, block: &[f32]) -> Result<(), IoError> {
-        let Ok(k) = self.covered.binary_search(&(key as u64)) else {
-            return Err(IoError::format(self.out.path(), format!("tile {key} has data but no slot")));
-        };
-        let slot = k + 1;
-        let (tx, ty) = (key % self.tiling.ntx, key / self.tiling.ntx);
-        let (side, t) = (self.tiling.side(), self.tiling.cells);
-        // Its own samples: all but its east column and north row, unless it is the grid's last.
-        let own_w = if tx + 1 == self.tiling.ntx { self.grid.nx - tx * t } else { t };
-        let own_h = if ty + 1 == self.tiling.nty { self.grid.ny - ty * t } else { t };
-        let mut valid = 0;
-        for r in 0..own_h {
-            valid += block[r * side..r * side + own_w].iter().filter(|v| !v.is_nan()).count() as u64;
+    /// [`store`](Self::store) for one chunk.
+    fn store_chunk(&mut self, blocks: &[(usize, Vec<f32>)]) -> Result<(), IoError> {
+        let (side, t, ntx) = (self.tiling.side(), self.tiling.cells, self.tiling.ntx);
+        let made: Vec<(usize, u64, Vec<TileNode>)> = blocks
+            .par_iter()
+            .map(|(key, block)| {
+                let (tx, ty) = (key % ntx, key / ntx);
+                // Its own samples: all but its east column and north row, unless it is the grid's last.
+                let own_w = if tx + 1 == ntx { self.grid.nx - tx * t } else { t };
+                let own_h = if ty + 1 == self.tiling.nty { self.grid.ny - ty * t } else { t };
+                let valid: usize =
+                    (0..own_h).map(|r| block[r * side..r * side + own_w].iter().filter(|v| !v.is_nan()).count()).sum();
+                let samples = TileSamples {
+                    block,
+                    tiling: self.tiling,
+                    key: (tx as u32, ty as u32),
+                    nx: self.grid.nx,
+                    ny: self.grid.ny,
+                    origin: self.grid.origin,
+                    spacing: self.grid.spacing,
+                };
+                (*key, valid as u64, tile_tree(&samples, &self.params))
+            })
+            .collect();
+        for ((key, valid, tree), (_, block)) in made.into_iter().zip(blocks) {
+            let Ok(k) = self.covered.binary_search(&(key as u64)) else {
+                return Err(IoError::format(self.out.path(), format!("tile {key} has data but no slot")));
+            };
+            let slot = k + 1;
+            for &v in block.iter().filter(|v| !v.is_nan()) {
+                self.exact = [self.exact[0].min(v), self.exact[1].max(v)];
+            }
+            let bytes: &[u8] = bytemuck::cast_slice(block);
+            let at = self.sections[SAMPLES][0] + (slot * self.tiling.block_len() * 4) as u64;
+            self.out.write_all_at(bytes, at).map_err(|e| self.os(e))?;
+            let first = slot as u64 * self.tree_slot;
+            let at = self.sections[TREES][0] + first * std::mem::size_of::<TileNode>() as u64;
+            self.out.write_all_at(bytemuck::cast_slice(&tree), at).map_err(|e| self.os(e))?;
+            self.tree_index[slot] = [first, tree.len() as u64];
+            self.records[slot] = [valid, checksum(bytes)];
+            self.directory[key] = slot as u32;
+            self.valid += valid;
         }
-        for &v in block.iter().filter(|v| !v.is_nan()) {
-            self.exact = [self.exact[0].min(v), self.exact[1].max(v)];
-        }
-        let bytes: &[u8] = bytemuck::cast_slice(block);
-        let at = self.sections[SAMPLES][0] + (slot * self.tiling.block_len() * 4) as u64;
-        self.out.write_all_at(bytes, at).map_err(|e| self.os(e))?;
-        let samples = TileSamples {
-            block,
-            tiling: self.tiling,
-            key: (tx as u32, ty as u32),
-            nx: self.grid.nx,
-            ny: self.grid.ny,
-            origin: self.grid.origin,
-            spacing: self.grid.spacing,
-        };
-        let tree = tile_tree(&samples, &self.params);
-        let first = slot as u64 * self.tree_slot;
-        let at = self.sections[TREES][0] + first * std::mem::size_of::<TileNode>() as u64;
-        self.out.write_all_at(bytemuck::cast_slice(&tree), at).map_err(|e| self.os(e))?;
-        self.tree_index[slot] = [first, tree.len() as u64];
-        self.records[slot] = [valid, checksum(bytes)];
-        self.directory[key] = slot as u32;
-        self.valid += valid;
         Ok(())
     }
 
@@ -220,9 +232,7 @@ impl Writer {
         crs: Option<&GeoKeys>,
     ) -> Result<(u64, usize, usize), IoError> {
         let live = std::mem::take(&mut self.live);
-        for (key, block) in live {
-            self.store(key, &block)?;
-        }
+        self.store(live.into_iter().collect())?;
         let quantum = Pyramid::quantum_for(self.exact);
         // Slot 0: all NaN, empty pyramid, no tree.
         let nan = vec![f32::NAN; self.tiling.block_len()];

@@ -247,7 +247,7 @@ impl TileView {
 
     /// Bytes held by the trees of the tiles in the view (built or mapped).
     pub fn memory_bytes(&self) -> usize {
-        self.tiles.values().map(|t| t.nodes(self).len() * std::mem::size_of::<TileNode>()).sum()
+        self.tiles.values().map(|t| std::mem::size_of_val(t.nodes(self))).sum()
     }
 
     /// Cells of tile `key`: columns and rows (end exclusive).

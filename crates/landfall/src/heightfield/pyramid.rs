@@ -50,11 +50,10 @@ pub(crate) struct Level {
 }
 
 /// The lower levels of a tiled heightfield's pyramid, stored per tile (beside its samples): each
-/// block holds levels `0..levels` of its tile, level k as `2^(levels − k)` rows of as many nodes.
+/// block holds levels `0..k` of its tile, level j as `2^(k − j)` rows of as many nodes ([`Level`]s
+/// with `tiled` say which; none for a pyramid of rows).
 #[derive(Clone, Debug, Default, PartialEq)]
 struct TileNodes {
-    /// Levels stored per tile (0: none, a pyramid of rows).
-    levels: usize,
     /// Tiles along x.
     ntx: usize,
     /// Block of each tile (the samples' directory).
@@ -164,7 +163,7 @@ impl Pyramid {
             ncy,
             levels,
             nodes: vec![EMPTY; offset].into(),
-            tiles: TileNodes { levels: tl, ntx: tiling.ntx, dir, nodes, per_block },
+            tiles: TileNodes { ntx: tiling.ntx, dir, nodes, per_block },
             base,
             step,
             exact,
