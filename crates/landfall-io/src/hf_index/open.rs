@@ -254,12 +254,12 @@ pub fn open_heightfield_index_with_trees(path: &Path) -> Result<OpenedIndex, IoE
         exact,
         tiles: Some(tiles),
     };
-    let trees = TileTrees::new(
-        params,
-        Flat::from_shared(owner.clone(), t_at, t_n).map_err(flat_err)?,
-        Flat::from_shared(owner, i_at, i_n).map_err(flat_err)?,
-    )
-    .map_err(|e| bad("trees", e))?;
+    let tree_nodes: Flat<TileNode> = Flat::from_shared(owner.clone(), t_at, t_n).map_err(flat_err)?;
+    let trees = TileTrees::new(params, tree_nodes.clone(), Flat::from_shared(owner, i_at, i_n).map_err(flat_err)?)
+        .map_err(|e| bad("trees", e))?;
+    // The check read every tree through the map: let go of those pages (a tree is read again when
+    // its tile enters a view).
+    tree_nodes.release(0..usize::MAX);
     let crs =
         if has_crs { Some(decode_crs(&crs_bytes, [dirs, doubles, ascii]).map_err(|e| bad("CRS", e))?) } else { None };
     let heightfield =
