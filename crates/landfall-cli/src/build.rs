@@ -61,14 +61,21 @@ fn heightfield_index(args: &TerrainArgs, out: &Path) -> Result<()> {
     bar.finish_and_clear();
     let secs = start.elapsed().as_secs_f64();
     let samples = (report.nx * report.ny) as f64;
+    let disk = {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(out).map(|m| m.blocks() * 512).unwrap_or(0)
+    };
     say!(
-        "wrote {}: {} × {} samples ({} nodata), {:.2} MiB, {:.3} bytes/sample, {} in {:.2} s ({:.1} M samples/s), peak memory {}",
+        "wrote {}: {} × {} samples ({} nodata), {} tiles with data ({} samples stored), {:.2} MiB on disk \
+         ({:.3} bytes/sample), {} in {:.2} s ({:.1} M samples/s), peak memory {}",
         out.display(),
         report.nx,
         report.ny,
         report.nodata,
-        report.bytes as f64 / (1024.0 * 1024.0),
-        report.bytes as f64 / samples,
+        report.tiles_stored,
+        report.samples_stored,
+        disk as f64 / (1024.0 * 1024.0),
+        disk as f64 / samples,
         if report.streamed { "streamed" } else { "read whole" },
         secs,
         samples / secs.max(1e-9) / 1e6,

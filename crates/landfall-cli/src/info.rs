@@ -64,14 +64,20 @@ fn heightfield(args: &TerrainArgs, t: &LoadedTerrain, hf: &landfall::Heightfield
             file as f64 / (nx * ny) as f64,
             crate::memory::resident().map_or("unknown".into(), |r| format!("{:.1} MiB", mb(r as usize)))
         );
-        let tile = landfall::collide::TileViewParams::default().tile_cells;
-        say!(
-            "tiles        {} × {} of {tile} × {tile} cells for a moving view (landfall::collide::TileView: each \
-             tile's sphere tree built as it enters, its pages let go as it leaves)",
-            (nx - 1).div_ceil(tile),
-            (ny - 1).div_ceil(tile)
-        );
-        say!("load time    {:.1} ms (checked: checksum, samples, pyramid)", t.load_time.as_secs_f64() * 1e3);
+        if let Some(t) = hf.tiling() {
+            let with_data = (0..t.nty)
+                .flat_map(|ty| (0..t.ntx).map(move |tx| (tx, ty)))
+                .filter(|&(x, y)| hf.tile_has_data(x, y))
+                .count();
+            say!(
+                "tiles        {} × {} of {c} × {c} cells, {with_data} with data (their samples, pyramid levels and \
+                 sphere trees stored: landfall::collide::TileView::with_trees maps a tile's tree as it enters)",
+                t.ntx,
+                t.nty,
+                c = t.cells
+            );
+        }
+        say!("load time    {:.1} ms (checked: checksums, samples, pyramid, trees)", t.load_time.as_secs_f64() * 1e3);
     } else {
         // Time the acceleration structure on its own: rebuild it once more.
         let mut copy = hf.clone();

@@ -54,7 +54,9 @@ pub struct TerrainArgs {
     #[arg(long, value_name = "RULE", default_value = "halves", value_parser = parse_cuts)]
     pub cuts: CutRule,
     /// Largest raster accepted, in samples (columns × rows); a file that declares more is refused
-    /// before anything is read, since its heights alone would take 4 bytes a sample.
+    /// before anything is read, since its heights alone would take 4 bytes a sample. For `build`
+    /// to a heightfield index (`.lfh`): the most samples the index stores (each of its 256-cell
+    /// tiles with data stores 257², tiles without data nothing), checked before anything is written.
     #[arg(long, value_name = "N", default_value_t = landfall_io::DEFAULT_MAX_SAMPLES)]
     pub max_samples: u64,
     /// Largest polygon terrain built, in polygons (a mesh's faces, or a raster's triangles for

@@ -166,8 +166,8 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
                 overlay = need
                     .values
                     .iter()
-                    .zip(hf.heights())
-                    .map(|(&n, &g)| {
+                    .zip(hf.samples())
+                    .map(|(&n, g)| {
                         let above = if a.mode == ViewshedMode::HeightFromDem { n - g as f64 } else { n };
                         if n.is_nan() {
                             NODATA

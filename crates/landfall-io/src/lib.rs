@@ -58,7 +58,8 @@ use std::path::Path;
 pub use asc::write_asc;
 pub use hf_index::{
     build_heightfield_index, is_heightfield_index, open_heightfield_index, open_heightfield_index_with_crs,
-    stream_geotiff_rows, IndexReport, HEIGHTFIELD_INDEX_EXTENSION, HEIGHTFIELD_INDEX_VERSION,
+    open_heightfield_index_with_trees, stream_geotiff_rows, IndexReport, OpenedIndex, HEIGHTFIELD_INDEX_EXTENSION,
+    HEIGHTFIELD_INDEX_VERSION,
 };
 pub use index::{is_index, open_index, open_index_verified, write_index, RawHeader, INDEX_EXTENSION, INDEX_VERSION};
 pub use mesh::{is_mesh, read_gltf, read_mesh, read_obj};

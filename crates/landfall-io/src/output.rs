@@ -113,6 +113,28 @@ impl OutputFile {
         }
     }
 
+    /// Sets the file's length (a file whose end was never written: the rest reads as zeros and, where
+    /// the file system allows, takes no disk blocks).
+    pub fn set_len(&self, len: u64) -> std::io::Result<()> {
+        self.file.set_len(len)
+    }
+
+    /// Reads `buf.len()` bytes at byte `offset` of what was written (a file filled in passes).
+    pub fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileExt;
+            self.file.read_exact_at(buf, offset)
+        }
+        #[cfg(not(unix))]
+        {
+            use std::io::{Read, Seek};
+            let mut f = &self.file;
+            f.seek(std::io::SeekFrom::Start(offset))?;
+            f.read_exact(buf)
+        }
+    }
+
     /// Syncs the file and puts it at the target, replacing what was there.
     pub fn commit(self) -> Result<(), IoError> {
         self.stage()?.finish()
@@ -297,6 +319,7 @@ fn permissions_of(m: &std::fs::Metadata) -> u32 {
 fn anonymous(dir: &Path, mode: Option<u32>) -> Option<File> {
     use std::os::unix::fs::OpenOptionsExt;
     let file = std::fs::OpenOptions::new()
+        .read(true)
         .write(true)
         .custom_flags(libc::O_TMPFILE)
         .mode(mode.unwrap_or(0o666))

@@ -154,7 +154,7 @@ proptest! {
             3 => {
                 // Curvature made visible: kilometre cells.
                 let s = hf.spacing();
-                let h: Vec<f32> = hf.heights().iter().map(|&z| z * 10.0).collect();
+                let h: Vec<f32> = hf.samples().map(|z| z * 10.0).collect();
                 let hf = Heightfield::builder(nx, ny, h).spacing(s.x * 1000.0, s.y * 700.0).diagonal(hf.diagonal()).build().unwrap();
                 let obs = [hf.origin().x + (obs[0] - -7.0) * 1000.0, hf.origin().y + (obs[1] - 11.0) * 700.0];
                 if hf.height_at(obs[0], obs[1]).is_some() {

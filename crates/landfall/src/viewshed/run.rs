@@ -323,7 +323,7 @@ pub(crate) fn compute(
                 }
             }
             if mode == ViewshedMode::HeightFromDem {
-                for (v, &g) in values.iter_mut().zip(hf.heights()) {
+                for (v, g) in values.iter_mut().zip(hf.samples()) {
                     *v += g as f64;
                 }
             }
