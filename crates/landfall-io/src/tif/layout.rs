@@ -155,13 +155,15 @@ impl Layout {
             (2, 32) => SampleType::I32,
             (3, 32) => SampleType::F32,
             (3, 64) => SampleType::F64,
-            _ => return Err(IoError::field(
-                path,
-                "SampleFormat/BitsPerSample",
-                format!(
+            _ => {
+                return Err(IoError::field(
+                    path,
+                    "SampleFormat/BitsPerSample",
+                    format!(
                     "format {format} with {bits} bits is not supported (expected f32, f64, i16, u16, i32, u32, u8, i8)"
                 ),
-            )),
+                ))
+            }
         };
         let compression = first(u64s(dec, Tag::Compression)?, 1);
         let codec = match compression {

@@ -59,7 +59,8 @@ pub(crate) fn open(
     let (file, len) = open_regular(path)?;
     let bad = |e: tiff::TiffError| IoError::format(path, format!("not a readable TIFF: {e}"));
     let reader = std::io::BufReader::new(SeekTake::new(file, len));
-    let mut dec = Decoder::new(reader).map_err(bad)?.with_limits(decoder_limits(limits));
+    // The crate's default limits while the chunks' offsets are read (as `Decoder::new` read them).
+    let mut dec = Decoder::new(reader).map_err(bad)?;
     let (w, h) = dec.dimensions().map_err(bad)?;
     samples(w as u64, h as u64)?;
     let (nx, ny) = (w as usize, h as usize);
@@ -84,6 +85,7 @@ pub(crate) fn open(
         Err(e) => return Err(IoError::field(path, "GDAL_NODATA", format!("present but unreadable: {e}"))),
     };
     let layout = Layout::read(path, &mut dec, nx, ny, len)?;
+    let mut dec = dec.with_limits(decoder_limits(limits));
     let georef = read_georef(path, &mut dec, ny)?;
     let geokeys = read_geokeys(&mut dec);
     Ok(Opened { dec, nx, ny, nodata, georef, geokeys, layout })
