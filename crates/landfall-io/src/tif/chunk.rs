@@ -52,66 +52,73 @@ impl ChunkDecoder {
         fill: f64,
         band: &mut [f64],
     ) -> Result<(), IoError> {
-        let fail = |msg: String| IoError::format(path, format!("{}: {msg}", layout.name(c)));
-        let (offset, count) = (layout.offsets[c.index], layout.counts[c.index]);
-        if count == 0 {
+        if layout.counts[c.index] == 0 {
             for r in 0..c.rows {
                 band[r * layout.nx + c.x0..][..c.cols].fill(fill);
             }
             return Ok(());
         }
-        let width = layout.sample.width();
-        let samples = c.row_len * c.stored_rows;
-        let n = samples * width;
+        let n = c.row_len * c.stored_rows * layout.sample.width();
         self.words.resize(n.div_ceil(8), 0);
         let mask = match layout.codec {
-            Codec::Tiff(_) => self.through_tiff(layout, dec, c).map_err(fail)?,
-            codec => {
-                if count > max_stored(n) {
-                    return Err(fail(format!("{count} bytes stored, more than a chunk of {n} bytes can need")));
-                }
-                if offset.checked_add(count).is_none_or(|end| end > layout.file_len) {
-                    return Err(fail(format!(
-                        "{count} bytes at offset {offset} run past the end of the file ({} bytes)",
-                        layout.file_len
-                    )));
-                }
-                self.raw.resize(count as usize, 0);
-                let file = dec.inner();
-                file.seek(SeekFrom::Start(offset))
-                    .and_then(|_| file.read_exact(&mut self.raw))
-                    .map_err(|e| fail(format!("cannot read its {count} bytes at offset {offset}: {e}")))?;
-                let out = &mut bytemuck::cast_slice_mut::<u64, u8>(&mut self.words)[..n];
-                let short = |got: usize| format!("decodes to {got} bytes, {n} expected");
-                let got = match codec {
-                    Codec::None => {
-                        let k = out.len().min(self.raw.len());
-                        out[..k].copy_from_slice(&self.raw[..k]);
-                        k
-                    }
-                    Codec::Lzw => lzw::decode(&self.raw, out).map_err(fail)?,
-                    Codec::Deflate => deflate::inflate(&self.raw, out).map_err(fail)?,
-                    Codec::Zstd => zstd(&mut self.zstd).and_then(|z| z.decompress(&self.raw, out)).map_err(fail)?,
-                    Codec::Lerc(outer) => {
-                        return self.lerc(layout, c, outer, band).map_err(fail);
-                    }
-                    Codec::Tiff(_) => unreachable!("decoded above"),
-                };
-                if got < n {
-                    return Err(fail(short(got)));
-                }
-                predictor::undo(out, c.row_len, width, layout.big_endian, layout.predictor, &mut self.scratch);
-                None
-            }
-        };
+            Codec::Tiff(_) => self.through_tiff(layout, dec, c),
+            Codec::Lerc(outer) => self.read(layout, c, dec, n).and_then(|()| self.lerc(layout, c, outer, n)),
+            codec => self.read(layout, c, dec, n).and_then(|()| self.decompress(layout, c, codec, n)),
+        }
+        .map_err(|msg| IoError::format(path, format!("{}: {msg}", layout.name(c))))?;
         self.to_band(layout, c, mask.as_ref(), band);
         Ok(())
     }
 
-    /// A LERC chunk: the blob unwrapped from its outer compression, decoded, written to the band.
-    fn lerc(&mut self, layout: &Layout, c: &Chunk, outer: Outer, band: &mut [f64]) -> Result<(), String> {
-        let n = c.row_len * c.stored_rows * layout.sample.width();
-        // libtiff's room for a blob: the samples, a third more, 256 bytes (or ZSTD's bound).
+    /// The chunk's stored bytes into `raw`, once its byte count is known to fit in the file and in
+    /// what a chunk of `n` decoded bytes can need.
+    fn read<R: Read + Seek>(
+        &mut self,
+        layout: &Layout,
+        c: &Chunk,
+        dec: &mut Decoder<R>,
+        n: usize,
+    ) -> Result<(), String> {
+        let (offset, count) = (layout.offsets[c.index], layout.counts[c.index]);
+        if count > max_stored(n) {
+            return Err(format!("{count} bytes stored, more than a chunk of {n} bytes can need"));
+        }
+        if offset.checked_add(count).is_none_or(|end| end > layout.file_len) {
+            let len = layout.file_len;
+            return Err(format!("{count} bytes at offset {offset} run past the end of the file ({len} bytes)"));
+        }
+        self.raw.resize(count as usize, 0);
+        let file = dec.inner();
+        file.seek(SeekFrom::Start(offset))
+            .and_then(|_| file.read_exact(&mut self.raw))
+            .map_err(|e| format!("cannot read its {count} bytes at offset {offset}: {e}"))
+    }
+
+    /// `raw` decompressed into the chunk's `n` bytes of `words`, its predictor undone.
+    fn decompress(&mut self, layout: &Layout, c: &Chunk, codec: Codec, n: usize) -> Result<Option<BitMask>, String> {
+        let out = &mut bytemuck::cast_slice_mut::<u64, u8>(&mut self.words)[..n];
+        let got = match codec {
+            Codec::Lzw => lzw::decode(&self.raw, out)?,
+            Codec::Deflate => deflate::inflate(&self.raw, out)?,
+            Codec::Zstd => zstd(&mut self.zstd)?.decompress(&self.raw, out)?,
+            // NONE (LERC and the tiff crate's codecs are decoded elsewhere): the bytes as stored.
+            _ => {
+                let k = out.len().min(self.raw.len());
+                out[..k].copy_from_slice(&self.raw[..k]);
+                k
+            }
+        };
+        if got < n {
+            return Err(format!("decodes to {got} bytes, {n} expected"));
+        }
+        predictor::undo(out, c.row_len, layout.sample.width(), layout.big_endian, layout.predictor, &mut self.scratch);
+        Ok(None)
+    }
+
+    /// `raw` as a LERC chunk: the blob unwrapped from its outer compression, decoded into `words`
+    /// (`n` bytes); the mask of an integer blob's invalid pixels.
+    fn lerc(&mut self, layout: &Layout, c: &Chunk, outer: Outer, n: usize) -> Result<Option<BitMask>, String> {
+        // libtiff's room for a blob: the samples, a third more, 256 bytes.
         let room = n + n / 3 + 256;
         let blob: &[u8] = match outer {
             Outer::None => &self.raw,
@@ -144,8 +151,7 @@ impl ChunkDecoder {
         // libtiff swaps a big-endian file's samples after LERC as after any codec.
         let bytes = &mut bytemuck::cast_slice_mut::<u64, u8>(&mut self.words)[..n];
         predictor::undo(bytes, cols, layout.sample.width(), layout.big_endian, Predictor::None, &mut self.scratch);
-        self.to_band(layout, c, mask.as_ref(), band);
-        Ok(())
+        Ok(mask)
     }
 
     /// A chunk of a compression the `tiff` crate decodes (its predictor undone there), copied into
