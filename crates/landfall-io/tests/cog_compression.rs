@@ -114,6 +114,13 @@ const CASES: &[Case] = &[
     },
     Case { name: "f32-strips-zstd-p3", ty: Ty::F32, args: gtiff!("BLOCKYSIZE=10", "COMPRESS=ZSTD", "PREDICTOR=3") },
     Case { name: "i16-strips-lzw-p2", ty: Ty::I16, args: gtiff!("BLOCKYSIZE=10", "COMPRESS=LZW", "PREDICTOR=2") },
+    // PACKBITS (GTiff only), decoded by the tiff crate: strips, and tiles with partial edges.
+    Case { name: "i16-strips-packbits", ty: Ty::I16, args: gtiff!("BLOCKYSIZE=10", "COMPRESS=PACKBITS") },
+    Case {
+        name: "f32-packbits",
+        ty: Ty::F32,
+        args: gtiff!("TILED=YES", "BLOCKXSIZE=16", "BLOCKYSIZE=16", "COMPRESS=PACKBITS"),
+    },
     // Big-endian files: the byte order under each predictor.
     Case {
         name: "f32-be-deflate-p3",
