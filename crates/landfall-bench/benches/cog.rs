@@ -40,36 +40,6 @@ fn sample(i: u64, j: u64) -> f32 {
     }
 }
 
-/// Writes the `n × n` DEM as an uncompressed GeoTIFF in strips of 16 rows (BigTIFF past 4 GB).
-fn write_source(path: &Path, n: usize) {
-    fn write<W: std::io::Write + std::io::Seek, K: tiff::encoder::TiffKind>(
-        mut enc: tiff::encoder::TiffEncoder<W, K>,
-        n: usize,
-    ) {
-        use tiff::tags::Tag;
-        let mut img = enc.new_image::<tiff::encoder::colortype::Gray32Float>(n as u32, n as u32).unwrap();
-        img.rows_per_strip(16).unwrap();
-        img.encoder().write_tag(Tag::ModelPixelScaleTag, &[1.0f64, 1.0, 0.0][..]).unwrap();
-        img.encoder().write_tag(Tag::ModelTiepointTag, &[0.0f64, 0.0, 0.0, 500000.0, 4400000.0, 0.0][..]).unwrap();
-        img.encoder().write_tag(Tag::GdalNodata, "-9999").unwrap();
-        let mut strip = Vec::with_capacity(16 * n);
-        for r0 in (0..n).step_by(16) {
-            strip.clear();
-            for r in r0..(r0 + 16).min(n) {
-                strip.extend((0..n).map(|i| sample(i as u64, r as u64)));
-            }
-            img.write_strip(&strip).unwrap();
-        }
-        img.finish().unwrap();
-    }
-    let file = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
-    if n * n * 4 > 4_000_000_000 {
-        write(tiff::encoder::TiffEncoder::new_big(file).unwrap(), n);
-    } else {
-        write(tiff::encoder::TiffEncoder::new(file).unwrap(), n);
-    }
-}
-
 fn gdal_translate(args: &[&str], from: &Path, to: &Path) {
     let out = Command::new("gdal_translate").arg("-q").args(args).arg(from).arg(to).output();
     let out = out.expect("gdal_translate is needed (apt-get install gdal-bin)");
@@ -98,7 +68,7 @@ fn setup() -> &'static Setup {
                 if !src.exists() {
                     let start = Instant::now();
                     let tmp = dir.join("writing.tif");
-                    write_source(&tmp, n);
+                    landfall_bench::geotiff::write_strips(&tmp, n, 1.0, Some("-9999"), sample);
                     std::fs::rename(&tmp, &src).unwrap();
                     println!("cog: wrote {} in {:.1} s", src.display(), start.elapsed().as_secs_f64());
                 }
