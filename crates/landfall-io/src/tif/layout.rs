@@ -49,7 +49,7 @@ pub(crate) enum Codec {
     Zstd,
     /// LERC blobs, each inside this outer compression (`None`, `Deflate` or `Zstd`).
     Lerc(Outer),
-    /// Another compression the `tiff` crate decodes itself (PackBits, JPEG, CCITT, WebP): its code.
+    /// Another compression the `tiff` crate decodes itself (PackBits, JPEG, CCITT): its code.
     Tiff(u16),
 }
 
@@ -186,8 +186,8 @@ impl Layout {
                     }
                 })
             }
-            // What the tiff crate decodes: PackBits, CCITT, JPEG, WebP.
-            2..=4 | 7 | 32773 | 50001 => Codec::Tiff(compression as u16),
+            // What the tiff crate decodes: PackBits, CCITT, JPEG.
+            2..=4 | 7 | 32773 => Codec::Tiff(compression as u16),
             c => {
                 return Err(IoError::field(
                     path,
@@ -251,6 +251,7 @@ fn known_name(code: u64) -> Option<&'static str> {
         34712 => "JPEG 2000",
         34925 => "LZMA",
         34926 => "ZSTD (old code)",
+        50001 => "WebP",
         50002 => "JPEG XL",
         _ => return None,
     })
