@@ -120,7 +120,8 @@ enum Command {
     /// With an output named `*.lfh`: a heightfield index of a raster of any size — the samples and
     /// their min/max pyramid, written in one streaming pass (a GeoTIFF is read a band of tiles or a
     /// strip at a time: memory is a band of rows, not the raster; tiled and Cloud-Optimized GeoTIFFs
-    /// with LZW or Deflate and the floating-point predictor as GDAL writes them; a directory of
+    /// with every compression GDAL writes for elevation — LZW, DEFLATE, ZSTD, LERC, LERC_DEFLATE,
+    /// LERC_ZSTD — and predictors 2 and 3; a directory of
     /// GeoTIFF tiles on one grid, or a `.txt` list of them (one path a line), is streamed as one
     /// mosaic, gaps as holes). Every command then
     /// memory-maps it and answers exactly as on the raster itself (bit for bit), touching only the

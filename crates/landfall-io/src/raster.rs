@@ -83,17 +83,22 @@ pub(crate) fn to_heights(
     nodata: Option<f64>,
     name: impl Fn(usize) -> String,
 ) -> Result<Vec<f32>, IoError> {
-    raw.into_iter()
-        .enumerate()
-        .map(|(k, v)| {
-            let f = v as f32;
-            if v.is_nan() || nodata.is_some_and(|n| n == v || n as f32 == f) {
-                Ok(f32::NAN)
-            } else if f.is_infinite() {
-                Err(IoError::field(path, name(k), format!("{v} is not a finite height")))
-            } else {
-                Ok(f)
-            }
-        })
-        .collect()
+    raw.into_iter().enumerate().map(|(k, v)| to_height(path, v, nodata, || name(k))).collect()
+}
+
+/// One sample read as f64 → its height, as [`to_heights`] converts each.
+pub(crate) fn to_height(
+    path: &Path,
+    v: f64,
+    nodata: Option<f64>,
+    name: impl FnOnce() -> String,
+) -> Result<f32, IoError> {
+    let f = v as f32;
+    if v.is_nan() || nodata.is_some_and(|n| n == v || n as f32 == f) {
+        Ok(f32::NAN)
+    } else if f.is_infinite() {
+        Err(IoError::field(path, name(), format!("{v} is not a finite height")))
+    } else {
+        Ok(f)
+    }
 }
