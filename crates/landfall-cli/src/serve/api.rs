@@ -202,10 +202,19 @@ async fn info(Extract(s): Shared) -> Result<Json<Value>, ApiError> {
             let b = t.as_dyn().bounds();
             let hf = match t {
                 AnyTerrain::Heightfield(h) => Some(json!({ "nx": h.nx(), "ny": h.ny() })),
-                AnyTerrain::Polygons(_) => None,
+                // In degrees: drawn and queried in metres in its east-north-up frame (the page's
+                // viewshed, in grid coordinates, does not apply).
+                AnyTerrain::Polygons(_) | AnyTerrain::Geographic(_) => None,
+            };
+            let geographic = match t {
+                AnyTerrain::Geographic(g) => {
+                    let o = g.frame().origin();
+                    json!({ "enu_origin": { "lon": o.lon, "lat": o.lat, "h": o.h } })
+                }
+                _ => Value::Null,
             };
             json!({
-                "kind": "terrain", "name": name, "heightfield": hf,
+                "kind": "terrain", "name": name, "heightfield": hf, "geographic": geographic,
                 "bounds": [b.min.to_array(), b.max.to_array()],
             })
         }
@@ -225,12 +234,12 @@ async fn info(Extract(s): Shared) -> Result<Json<Value>, ApiError> {
 async fn terrain_mesh(Extract(s): Shared) -> Result<Response, ApiError> {
     let bytes = blocking(move || match &s.kind {
         Kind::Terrain { t, mesh: m, .. } => {
-            let hf = match t {
-                AnyTerrain::Heightfield(h) => Some(h),
-                AnyTerrain::Polygons(_) => None,
+            let part = || match t {
+                AnyTerrain::Heightfield(h) => mesh::terrain_mesh(t.as_dyn(), Some(h)),
+                AnyTerrain::Polygons(_) => mesh::terrain_mesh(t.as_dyn(), None),
+                AnyTerrain::Geographic(g) => mesh::geo_mesh(g),
             };
-            let bytes =
-                m.get_or_init(|| mesh::terrain_mesh(t.as_dyn(), hf).map(|p| mesh::encode(&p)).unwrap_or_default());
+            let bytes = m.get_or_init(|| part().map(|p| mesh::encode(&p)).unwrap_or_default());
             if bytes.is_empty() {
                 Err(ApiError(StatusCode::UNPROCESSABLE_ENTITY, "the terrain is too large to draw as one mesh".into()))
             } else {

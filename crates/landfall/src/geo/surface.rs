@@ -132,6 +132,11 @@ impl GeoSurface {
         &self.hf
     }
 
+    /// The heightfield back (its x, y are longitude and latitude).
+    pub fn into_heightfield(self) -> Heightfield {
+        self.hf
+    }
+
     /// The ENU frame every position of this surface is given in: at the grid's centre, h = 0.
     pub fn frame(&self) -> &EnuFrame {
         &self.frame
@@ -160,6 +165,12 @@ impl GeoSurface {
         }
         let v = corner_offsets(self.hf.diagonal().is_anti(i, j), half).map(|(di, dj)| self.sample_enu(i + di, j + dj));
         (!v.iter().any(|p| p.is_nan())).then_some(v)
+    }
+
+    /// The samples (i, j) at the corners of triangle `half` of cell (i, j), counter-clockwise seen
+    /// from above (the heightfield's diagonal pattern).
+    pub fn triangle_samples(&self, i: usize, j: usize, half: Half) -> [(usize, usize); 3] {
+        corner_offsets(self.hf.diagonal().is_anti(i, j), half).map(|(di, dj)| (i + di, j + dj))
     }
 
     /// The longitude `lon` moved by whole turns to the turn of the grid's centre.
