@@ -7,6 +7,7 @@
 
 mod args;
 mod edit;
+mod geo;
 mod motion;
 mod queries;
 mod viewshed;
@@ -78,6 +79,9 @@ impl Terrain {
     fn _height<'py>(&self, py: Python<'py>, x: In<'py>, y: In<'py>) -> PyResult<Array<'py>> {
         let (x, y) = (slice(&x, "x")?, slice(&y, "y")?);
         same_len(&[(x, "x"), (y, "y")])?;
+        if let AnyTerrain::Geographic(g) = &*self.get() {
+            return Ok(pyarray(py, py.detach(|| geo::heights(g, x, y))));
+        }
         Ok(pyarray(py, self.run(py, |t| queries::heights(t, x, y))))
     }
 
@@ -104,6 +108,13 @@ impl Terrain {
             ("ceiling", true) => Pick::Ceiling,
             (p, _) => return Err(err(format!("z: the {p} query needs z"))),
         };
+        if let AnyTerrain::Geographic(g) = &*self.get() {
+            if matches!(pick, Pick::Ceiling) {
+                return Err(err("ceiling: a terrain in degrees has one surface on each ellipsoid normal"));
+            }
+            let rows = py.detach(|| geo::surfaces(g, x, y, z));
+            return surface_pair(py, &rows);
+        }
         if matches!(pick, Pick::Top) && !self.get().as_dyn().frame().is_z_up() {
             return Err(err("z: with a gravity other than (0, 0, -1) the points need z"));
         }
@@ -135,7 +146,10 @@ impl Terrain {
             let ray = Ray::new(args::vec3(o, k), args::vec3(d, k));
             ray.validate(mk).map_err(|e| err(format!("ray {k}: {e}")))?;
         }
-        let rows = self.run(py, |t| queries::raycast(t, o, d, m));
+        let rows = match &*self.get() {
+            AnyTerrain::Geographic(g) => py.detach(|| geo::raycast(g, o, d, m)),
+            _ => self.run(py, |t| queries::raycast(t, o, d, m)),
+        };
         columns(py, &rows, &[("hit", 1), ("t", 1), ("point", 3), ("normal", 3)])
     }
 
@@ -146,7 +160,20 @@ impl Terrain {
         same_points(&[(a, "a"), (b, "b")])?;
         all_finite(a, 3, "point pair")?;
         all_finite(b, 3, "point pair")?;
+        if let AnyTerrain::Geographic(g) = &*self.get() {
+            return Ok(pyarray(py, py.detach(|| geo::visible(g, a, b))));
+        }
         Ok(pyarray(py, self.run(py, |t| queries::visible(t, a, b))))
+    }
+
+    /// A terrain in degrees: (lon, lat, h) points (flat n·3) → its east-north-up frame (metres), or
+    /// back with `to_enu` false.
+    fn _convert<'py>(&self, py: Python<'py>, points: In<'py>, to_enu: bool) -> PyResult<Array<'py>> {
+        let p = slice(&points, "points")?;
+        let AnyTerrain::Geographic(g) = &*self.get() else {
+            return Err(err("the terrain is not in degrees (no geographic CRS): it has no east-north-up frame"));
+        };
+        Ok(pyarray(py, py.detach(|| geo::convert(g, p, to_enu))))
     }
 
     /// Shadows: 1.0 where the ray from each point (flat n·3) toward the light (`to_light` flat n·3)
@@ -262,7 +289,7 @@ impl Terrain {
         let v = slice(&vertices, "vertices")?;
         self.edit(py, |t| match t {
             AnyTerrain::Polygons(p) => edit::insert_polygon(p, v),
-            AnyTerrain::Heightfield(_) => Err("a heightfield is edited with set_heights".into()),
+            AnyTerrain::Heightfield(_) | AnyTerrain::Geographic(_) => Err("a heightfield is edited with set_heights".into()),
         })
         .map_err(err)
     }
@@ -271,7 +298,7 @@ impl Terrain {
     fn _remove_polygon(&self, py: Python<'_>, id: u32) -> PyResult<usize> {
         self.edit(py, |t| match t {
             AnyTerrain::Polygons(p) => p.remove_polygon(id).map_err(|e| e.to_string()),
-            AnyTerrain::Heightfield(_) => Err("a heightfield is edited with set_heights".into()),
+            AnyTerrain::Heightfield(_) | AnyTerrain::Geographic(_) => Err("a heightfield is edited with set_heights".into()),
         })
         .map_err(err)
     }
@@ -286,9 +313,20 @@ impl Terrain {
         d.set_item("bounds", ((b.min.x, b.min.y, b.min.z), (b.max.x, b.max.y, b.max.z)))?;
         let g = t.frame().down();
         d.set_item("gravity", (g.x, g.y, g.z))?;
+        if let AnyTerrain::Geographic(g) = &*inner {
+            let (o, e) = (g.frame().origin(), g.frame().origin_ecef());
+            let origin = PyDict::new(py);
+            origin.set_item("lon", o.lon)?;
+            origin.set_item("lat", o.lat)?;
+            origin.set_item("h", o.h)?;
+            origin.set_item("ecef", (e.x, e.y, e.z))?;
+            d.set_item("enu_origin", origin)?;
+            d.set_item("geographic", true)?;
+        }
         match &*inner {
-            AnyTerrain::Heightfield(hf) => {
-                d.set_item("kind", "heightfield")?;
+            AnyTerrain::Heightfield(_) | AnyTerrain::Geographic(_) => {
+                let hf = inner.heightfield().expect("a raster");
+                d.set_item("kind", if matches!(&*inner, AnyTerrain::Geographic(_)) { "geographic" } else { "heightfield" })?;
                 d.set_item("diagonal", hf.diagonal().name())?;
                 d.set_item("nx", hf.nx())?;
                 d.set_item("ny", hf.ny())?;
@@ -316,10 +354,7 @@ impl Terrain {
 
 /// The heightfield behind a `Heightfield`.
 fn heightfield_of(t: &AnyTerrain) -> &landfall::Heightfield {
-    match t {
-        AnyTerrain::Heightfield(hf) => hf,
-        AnyTerrain::Polygons(_) => unreachable!("a Heightfield holds a heightfield"),
-    }
+    t.heightfield().expect("a Heightfield holds a heightfield")
 }
 
 #[pymethods]
@@ -435,6 +470,13 @@ impl Heightfield {
         slf.as_super()
             .edit(py, |t| match t {
                 AnyTerrain::Heightfield(hf) => edit::set_block(hf, row, col, h, w, &flat),
+                // In degrees: the grid edited, then its surface (positions and box tree) rebuilt.
+                AnyTerrain::Geographic(g) => {
+                    let mut hf = g.heightfield().clone();
+                    edit::set_block(&mut hf, row, col, h, w, &flat)?;
+                    *g = landfall::geo::GeoSurface::new(hf).map_err(|e| e.to_string())?;
+                    Ok(())
+                }
                 AnyTerrain::Polygons(_) => unreachable!("a Heightfield holds a heightfield"),
             })
             .map_err(err)
@@ -466,7 +508,7 @@ fn _open(
         ..Default::default()
     };
     let opened = py.detach(|| landfall_io::open_terrain(&path, &opts)).map_err(err)?;
-    let is_hf = matches!(opened.terrain, AnyTerrain::Heightfield(_));
+    let is_hf = opened.terrain.heightfield().is_some();
     let epsg = opened.geokeys.as_ref().and_then(landfall_io::GeoKeys::epsg);
     let t = Terrain { epsg, ..Terrain::new(opened.terrain, Some(path.display().to_string())) };
     if is_hf {

@@ -175,7 +175,7 @@ impl GeoSurface {
 
     /// The longitude `lon` moved by whole turns to the turn of the grid's centre.
     #[inline(always)]
-    pub(crate) fn wrap_lon(&self, lon: f64) -> f64 {
+    pub fn wrap_lon(&self, lon: f64) -> f64 {
         let k = ((lon - self.lon_mid) / 360.0).round();
         if k == 0.0 {
             lon
