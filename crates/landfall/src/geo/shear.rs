@@ -37,7 +37,8 @@ impl Shear {
     /// `p` in the sheared space.
     #[inline(always)]
     pub fn map(&self, p: DVec3) -> Mapped {
-        let a = p - self.o;
+        // An array, not the vector's `Index` (a match per component).
+        let a = (p - self.o).to_array();
         let z = a[self.kz];
         [a[self.kx] - self.sx * z, a[self.ky] - self.sy * z, self.sz * z]
     }
