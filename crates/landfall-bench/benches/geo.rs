@@ -41,16 +41,20 @@ fn tiles() -> &'static Vec<Tile> {
             .iter()
             .map(|&n| {
                 eprintln!("setting up a 1° tile of {n}² samples…");
-                let h = generate(n, n, &SynthParams { relief: 1500.0, feature: n as f64 / 16.0, ..SynthParams::default() });
+                let h =
+                    generate(n, n, &SynthParams { relief: 1500.0, feature: n as f64 / 16.0, ..SynthParams::default() });
                 let step = 1.0 / (n - 1) as f64;
                 let hf = Heightfield::builder(n, n, h.clone()).origin(LON0, LAT0).spacing(step, step).build().unwrap();
                 // LANDFALL_GEO_LEAF=n: another box-tree leaf (the measurement behind the default).
-                let leaf = std::env::var("LANDFALL_GEO_LEAF").ok().and_then(|v| v.parse().ok()).unwrap_or(DEFAULT_GEO_LEAF);
+                let leaf =
+                    std::env::var("LANDFALL_GEO_LEAF").ok().and_then(|v| v.parse().ok()).unwrap_or(DEFAULT_GEO_LEAF);
                 let geo = GeoSurface::with_leaf(hf, leaf).unwrap();
                 let f = geo.frame();
                 let c = (LON0 + 0.5, LAT0 + 0.5);
-                let mx = (f.geodetic_to_enu(c.0 + 0.001, c.1, 0.0).x - f.geodetic_to_enu(c.0 - 0.001, c.1, 0.0).x) / 0.002;
-                let my = (f.geodetic_to_enu(c.0, c.1 + 0.001, 0.0).y - f.geodetic_to_enu(c.0, c.1 - 0.001, 0.0).y) / 0.002;
+                let mx =
+                    (f.geodetic_to_enu(c.0 + 0.001, c.1, 0.0).x - f.geodetic_to_enu(c.0 - 0.001, c.1, 0.0).x) / 0.002;
+                let my =
+                    (f.geodetic_to_enu(c.0, c.1 + 0.001, 0.0).y - f.geodetic_to_enu(c.0, c.1 - 0.001, 0.0).y) / 0.002;
                 let projected = Heightfield::builder(n, n, h).spacing(step * mx, step * my).build().unwrap();
                 Tile { name: format!("tile{n}"), geo, projected, m: (mx, my) }
             })

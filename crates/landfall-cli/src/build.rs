@@ -104,7 +104,11 @@ pub fn mesh(args: &TerrainArgs, out: &Path) -> Result<()> {
     let part = match &loaded.terrain {
         // In degrees: in metres, in the east-north-up frame whose origin the file records.
         AnyTerrain::Geographic(g) => {
-            say!("{}: in degrees; the mesh is in metres, east-north-up at {}", args.path.display(), crate::info::frame_origin(g.frame()));
+            say!(
+                "{}: in degrees; the mesh is in metres, east-north-up at {}",
+                args.path.display(),
+                crate::info::frame_origin(g.frame())
+            );
             landfall_io::geo_part(g, &name, 1)
         }
         _ => landfall_io::terrain_part(t, &name),

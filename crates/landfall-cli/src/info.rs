@@ -29,9 +29,12 @@ fn geographic(g: &landfall::geo::GeoSurface) {
     use landfall::Terrain;
     let hf = g.heightfield();
     let (i, j) = (hf.nx() / 2, hf.ny() / 2);
-    let (ns, ew) = (g.sample_enu(i, hf.ny() - 1) - g.sample_enu(i, 0), g.sample_enu(hf.nx() - 1, j) - g.sample_enu(0, j));
+    let (ns, ew) =
+        (g.sample_enu(i, hf.ny() - 1) - g.sample_enu(i, 0), g.sample_enu(hf.nx() - 1, j) - g.sample_enu(0, j));
     say!("model        geographic CRS (degrees): a surface on the WGS84 ellipsoid. Each sample (lon, lat, h) is a");
-    say!("             point on the ellipsoid normal, h metres above it; two triangles a cell, planar in Earth-centred");
+    say!(
+        "             point on the ellipsoid normal, h metres above it; two triangles a cell, planar in Earth-centred"
+    );
     say!("             coordinates. Heights are asked at lon,lat; distances, rays, meshes and walkers are in metres");
     say!("enu frame    {} (x east, y north, z up; meshes, the viewer and walkers use it)", frame_origin(g.frame()));
     say!(
@@ -40,7 +43,15 @@ fn geographic(g: &landfall::geo::GeoSurface) {
         ew.length() / 1e3
     );
     let b = g.bounds();
-    say!("bounds enu   x {:.1} … {:.1}, y {:.1} … {:.1}, z {:.1} … {:.1} m", b.min.x, b.max.x, b.min.y, b.max.y, b.min.z, b.max.z);
+    say!(
+        "bounds enu   x {:.1} … {:.1}, y {:.1} … {:.1}, z {:.1} … {:.1} m",
+        b.min.x,
+        b.max.x,
+        b.min.y,
+        b.max.y,
+        b.min.z,
+        b.max.z
+    );
     say!("geo memory   {:.2} MiB (heights, pyramid, position tables, box tree)", mb(g.memory_bytes()));
 }
 

@@ -94,7 +94,8 @@ fn endpoints_answer_as_the_library_and_refuse_bad_requests() {
                     (0..15)
                         .map(|k| {
                             // The DEM is in degrees: the viewer works in metres in its east-north-up frame.
-                            let (x, y) = (-140_000.0 + (c * 15 + k) as f64 * 1170.0, -100_000.0 + (k as f64) * 13_000.0);
+                            let (x, y) =
+                                (-140_000.0 + (c * 15 + k) as f64 * 1170.0, -100_000.0 + (k as f64) * 13_000.0);
                             let (status, v) = server.json(&format!("/api/height?x={x}&y={y}"));
                             assert_eq!(status, 200);
                             (x, y, v)
@@ -113,8 +114,10 @@ fn endpoints_answer_as_the_library_and_refuse_bad_requests() {
     // A ray's hit is the library's.
     let (s, v) = server.json("/api/raycast?ox=1000&oy=2000&oz=3000&dx=0.1&dy=0.2&dz=-1");
     assert_eq!(s, 200);
-    let ray =
-        landfall::Ray::new(landfall::glam::DVec3::new(1000.0, 2000.0, 3000.0), landfall::glam::DVec3::new(0.1, 0.2, -1.0));
+    let ray = landfall::Ray::new(
+        landfall::glam::DVec3::new(1000.0, 2000.0, 3000.0),
+        landfall::glam::DVec3::new(0.1, 0.2, -1.0),
+    );
     let h = t.raycast(&ray, f64::INFINITY).expect("the ray hits");
     assert_eq!(v["t"].as_f64(), Some(h.t));
     // Outside the terrain: no ground, no hit.

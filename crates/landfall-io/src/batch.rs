@@ -340,7 +340,9 @@ fn find_columns(
         }
     };
     let pos = |n: &str| {
-        std::iter::once(n).chain(aliases(n).iter().copied()).find_map(|m| header.iter().position(|h| h.eq_ignore_ascii_case(m)))
+        std::iter::once(n)
+            .chain(aliases(n).iter().copied())
+            .find_map(|m| header.iter().position(|h| h.eq_ignore_ascii_case(m)))
     };
     let mut cols = Vec::new();
     for n in required {

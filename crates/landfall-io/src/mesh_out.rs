@@ -251,7 +251,8 @@ pub fn write_glb(path: &Path, parts: &[MeshPart]) -> Result<(), IoError> {
             attributes[key] = json!(accessors.len() - 1);
         }
         meshes.push(json!({"name": p.name, "primitives": [{"attributes": attributes, "indices": indices, "mode": 4}]}));
-        let mut node = json!({"name": p.name, "mesh": meshes.len() - 1, "translation": [p.origin[0], p.origin[2], -p.origin[1]]});
+        let mut node =
+            json!({"name": p.name, "mesh": meshes.len() - 1, "translation": [p.origin[0], p.origin[2], -p.origin[1]]});
         if !p.extras.is_null() {
             node["extras"] = p.extras.clone();
         }

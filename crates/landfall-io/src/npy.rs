@@ -282,7 +282,8 @@ pub(crate) fn read_npz(path: &Path, limits: &Limits) -> Result<Raster, IoError> 
         // Arrays named for longitude and latitude, within their ranges: degrees on WGS 84.
         let named = |n: &str, names: &[&str]| names.iter().any(|m| n.eq_ignore_ascii_case(m));
         let within = |v: &[f64], lim: f64| v.iter().all(|c| c.abs() <= lim);
-        if named(&xn, &["longitude", "lon"]) && named(&yn, &["latitude", "lat"]) && within(y, 90.0) && within(x, 540.0) {
+        if named(&xn, &["longitude", "lon"]) && named(&yn, &["latitude", "lat"]) && within(y, 90.0) && within(x, 540.0)
+        {
             geokeys = Some(GeoKeys::wgs84());
         }
     }

@@ -38,7 +38,9 @@ fn heights_on_the_real_dem_are_the_triangles() {
     for j in 0..hf.ny() - 1 {
         for i in 0..hf.nx() - 1 {
             for half in [Half::South, Half::North] {
-                let v = g.triangle_samples(i, j, half).map(|(a, b)| geodetic_to_ecef(lon(a), lat(b), hf.sample(a, b) as f64));
+                let v = g
+                    .triangle_samples(i, j, half)
+                    .map(|(a, b)| geodetic_to_ecef(lon(a), lat(b), hf.sample(a, b) as f64));
                 tris.push(v);
             }
         }
@@ -107,8 +109,11 @@ fn a_one_degree_tile_is_metres() {
 fn projected_rasters_and_the_units_note() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("small.asc");
-    std::fs::write(&path, "ncols 3\nnrows 3\nxllcenter 10\nyllcenter 45\ncellsize 0.01\n0 500 900\n100 2000 300\n0 0 0\n")
-        .unwrap();
+    std::fs::write(
+        &path,
+        "ncols 3\nnrows 3\nxllcenter 10\nyllcenter 45\ncellsize 0.01\n0 500 900\n100 2000 300\n0 0 0\n",
+    )
+    .unwrap();
     let t = open_terrain(&path, &TerrainOptions::default()).unwrap();
     assert!(matches!(t.terrain, AnyTerrain::Heightfield(_)));
     assert!(t.notes.iter().any(|n| n.contains("units disagree") && n.contains("EPSG:4326")), "{:?}", t.notes);

@@ -52,7 +52,11 @@ pub fn raycast(g: &GeoSurface, o: &[f64], d: &[f64], max_t: &[f64]) -> Vec<[f64;
 /// Line of sight between (lon, lat, h) pairs: 1.0 where clear.
 pub fn visible(g: &GeoSurface, a: &[f64], b: &[f64]) -> Vec<f64> {
     let at = |v: &[f64], k: usize| Geodetic::new(v[3 * k], v[3 * k + 1], v[3 * k + 2]);
-    (0..a.len() / 3).into_par_iter().with_min_len(64).map(|k| f64::from(u8::from(g.visible(at(a, k), at(b, k))))).collect()
+    (0..a.len() / 3)
+        .into_par_iter()
+        .with_min_len(64)
+        .map(|k| f64::from(u8::from(g.visible(at(a, k), at(b, k)))))
+        .collect()
 }
 
 /// (lon, lat, h) → the surface's ENU frame (flat n·3), or back (`to_enu` false).

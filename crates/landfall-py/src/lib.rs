@@ -289,7 +289,9 @@ impl Terrain {
         let v = slice(&vertices, "vertices")?;
         self.edit(py, |t| match t {
             AnyTerrain::Polygons(p) => edit::insert_polygon(p, v),
-            AnyTerrain::Heightfield(_) | AnyTerrain::Geographic(_) => Err("a heightfield is edited with set_heights".into()),
+            AnyTerrain::Heightfield(_) | AnyTerrain::Geographic(_) => {
+                Err("a heightfield is edited with set_heights".into())
+            }
         })
         .map_err(err)
     }
@@ -298,7 +300,9 @@ impl Terrain {
     fn _remove_polygon(&self, py: Python<'_>, id: u32) -> PyResult<usize> {
         self.edit(py, |t| match t {
             AnyTerrain::Polygons(p) => p.remove_polygon(id).map_err(|e| e.to_string()),
-            AnyTerrain::Heightfield(_) | AnyTerrain::Geographic(_) => Err("a heightfield is edited with set_heights".into()),
+            AnyTerrain::Heightfield(_) | AnyTerrain::Geographic(_) => {
+                Err("a heightfield is edited with set_heights".into())
+            }
         })
         .map_err(err)
     }
@@ -326,7 +330,10 @@ impl Terrain {
         match &*inner {
             AnyTerrain::Heightfield(_) | AnyTerrain::Geographic(_) => {
                 let hf = inner.heightfield().expect("a raster");
-                d.set_item("kind", if matches!(&*inner, AnyTerrain::Geographic(_)) { "geographic" } else { "heightfield" })?;
+                d.set_item(
+                    "kind",
+                    if matches!(&*inner, AnyTerrain::Geographic(_)) { "geographic" } else { "heightfield" },
+                )?;
                 d.set_item("diagonal", hf.diagonal().name())?;
                 d.set_item("nx", hf.nx())?;
                 d.set_item("ny", hf.ny())?;

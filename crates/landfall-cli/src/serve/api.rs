@@ -311,7 +311,9 @@ async fn viewshed(Extract(s): Shared, Query(q): Params) -> Result<Response, ApiE
             Kind::Terrain { t, .. } => Some(t),
             Kind::World(_) => None,
         }) else {
-            return Err(bad("viewsheds are computed on rasters in metres (heightfields; not yet on a raster in degrees)"));
+            return Err(bad(
+                "viewsheds are computed on rasters in metres (heightfields; not yet on a raster in degrees)",
+            ));
         };
         let params = ViewshedParams { observer_height: h, ..ViewshedParams::default() };
         let v = hf.viewshed([x, y], &params).map_err(|e| bad(e.to_string()))?;

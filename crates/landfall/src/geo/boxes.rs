@@ -11,7 +11,8 @@ use rayon::prelude::*;
 /// One box: min x, y, z then max x, y, z. Empty boxes have min > max.
 pub(crate) type Bx = [f32; 6];
 
-const EMPTY: Bx = [f32::INFINITY, f32::INFINITY, f32::INFINITY, f32::NEG_INFINITY, f32::NEG_INFINITY, f32::NEG_INFINITY];
+const EMPTY: Bx =
+    [f32::INFINITY, f32::INFINITY, f32::INFINITY, f32::NEG_INFINITY, f32::NEG_INFINITY, f32::NEG_INFINITY];
 
 /// The box tree: level 0 has one box per leaf block, each next level merges 2 × 2.
 #[derive(Clone, Debug)]
@@ -47,7 +48,13 @@ fn union(a: &Bx, b: &Bx) -> Bx {
 impl Boxes {
     /// Builds the tree for `ncx × ncy` cells whose vertex (i, j) is `tables.position(i, j, h(i, j))`
     /// (NaN heights skipped).
-    pub fn build(tables: &GridTables, ncx: usize, ncy: usize, leaf: usize, h: impl Fn(usize, usize) -> f32 + Sync) -> Self {
+    pub fn build(
+        tables: &GridTables,
+        ncx: usize,
+        ncy: usize,
+        leaf: usize,
+        h: impl Fn(usize, usize) -> f32 + Sync,
+    ) -> Self {
         let (lx, ly) = (ncx.div_ceil(leaf), ncy.div_ceil(leaf));
         let mut boxes: Vec<Bx> = (0..lx * ly)
             .into_par_iter()
@@ -81,7 +88,9 @@ impl Boxes {
             for pj in 0..ph {
                 for pi in 0..pw {
                     let mut b = EMPTY;
-                    for (ci, cj) in [(2 * pi, 2 * pj), (2 * pi + 1, 2 * pj), (2 * pi, 2 * pj + 1), (2 * pi + 1, 2 * pj + 1)] {
+                    for (ci, cj) in
+                        [(2 * pi, 2 * pj), (2 * pi + 1, 2 * pj), (2 * pi, 2 * pj + 1), (2 * pi + 1, 2 * pj + 1)]
+                    {
                         if ci < w && cj < hgt {
                             b = union(&b, &boxes[off + cj * w + ci]);
                         }

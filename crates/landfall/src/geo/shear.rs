@@ -26,7 +26,17 @@ impl Shear {
     #[inline(always)]
     pub fn new(o: DVec3, d: DVec3) -> Self {
         let a = d.abs();
-        let kz = if a.x > a.y { if a.x > a.z { 0 } else { 2 } } else if a.y > a.z { 1 } else { 2 };
+        let kz = if a.x > a.y {
+            if a.x > a.z {
+                0
+            } else {
+                2
+            }
+        } else if a.y > a.z {
+            1
+        } else {
+            2
+        };
         let (mut kx, mut ky) = ((kz + 1) % 3, (kz + 2) % 3);
         if d[kz] < 0.0 {
             std::mem::swap(&mut kx, &mut ky);

@@ -266,7 +266,14 @@ impl GeoSurface {
     /// The line `sh` against the triangles of cell (i, j) (`first` tried first; grown by `eps`, see
     /// [`triangle_hit`]): the half and t.
     #[inline(always)]
-    fn cell_hit(&self, sh: &Shear, i: usize, j: usize, first: Option<Half>, eps: f64) -> Option<(usize, usize, Half, f64)> {
+    fn cell_hit(
+        &self,
+        sh: &Shear,
+        i: usize,
+        j: usize,
+        first: Option<Half>,
+        eps: f64,
+    ) -> Option<(usize, usize, Half, f64)> {
         if self.hf.is_cell_masked(i, j) {
             return None;
         }

@@ -21,10 +21,7 @@ impl Terrain for GeoSurface {
 
     fn bounds(&self) -> Aabb {
         let b = self.boxes.root();
-        Aabb::new(
-            DVec3::new(b[0] as f64, b[1] as f64, b[2] as f64),
-            DVec3::new(b[3] as f64, b[4] as f64, b[5] as f64),
-        )
+        Aabb::new(DVec3::new(b[0] as f64, b[1] as f64, b[2] as f64), DVec3::new(b[3] as f64, b[4] as f64, b[5] as f64))
     }
 
     fn surfaces_on_line(&self, p: DVec3, visit: &mut dyn FnMut(SurfacePoint)) {

@@ -38,7 +38,16 @@ fn brute(tris: &[(TriangleId, [DVec3; 3])], o: DVec3, d: DVec3, eps: f64) -> Vec
     tris.iter().filter_map(|(_, v)| moller_trumbore_grown(o, d, v, eps)).collect()
 }
 
-fn surface(lon0: f64, lat0: f64, nx: usize, ny: usize, step: f64, relief: f32, seed: u64, holes: bool) -> GeoSurface {
+/// A generated grid of (nx, ny) samples, its south-west one at (lon0, lat0), `step` degrees apart
+/// (0.8 of it in latitude); with `holes`, every 23rd sample is nodata.
+fn surface(
+    (lon0, lat0): (f64, f64),
+    (nx, ny): (usize, usize),
+    step: f64,
+    relief: f32,
+    seed: u64,
+    holes: bool,
+) -> GeoSurface {
     let mut h = generate(nx, ny, &SynthParams { seed, relief, feature: 6.0, ..SynthParams::default() });
     if holes {
         for k in (0..h.len()).step_by(23) {
@@ -94,7 +103,7 @@ fn grid_with(holes: impl Strategy<Value = bool>) -> impl Strategy<Value = GeoSur
     )
         .prop_map(|(lon0, lat0, nx, ny, step, relief, seed, holes)| {
             let lat0 = lat0.min(90.0 - (ny - 1) as f64 * step * 0.8);
-            surface(lon0, lat0, nx, ny, step, relief, seed, holes)
+            surface((lon0, lat0), (nx, ny), step, relief, seed, holes)
         })
 }
 
@@ -229,7 +238,7 @@ proptest! {
 /// candidate triangles.
 #[test]
 fn terrain_in_enu_agrees() {
-    let s = surface(6.0, 45.0, 40, 30, 0.01, 800.0, 7, true);
+    let s = surface((6.0, 45.0), (40, 30), 0.01, 800.0, 7, true);
     let mut n = 0;
     for k in 0..300 {
         let (lon, lat) = (6.0 + (k % 20) as f64 * 0.0193, 45.0 + (k / 20) as f64 * 0.0151);
@@ -249,7 +258,11 @@ fn terrain_in_enu_agrees() {
 /// A 1° × 1° tile is about 111 km north–south and 78.8 km east–west at 45° N in its ENU frame.
 #[test]
 fn a_one_degree_tile_has_its_true_size() {
-    let hf = Heightfield::builder(121, 121, vec![0.0; 121 * 121]).origin(10.0, 44.5).spacing(1.0 / 120.0, 1.0 / 120.0).build().unwrap();
+    let hf = Heightfield::builder(121, 121, vec![0.0; 121 * 121])
+        .origin(10.0, 44.5)
+        .spacing(1.0 / 120.0, 1.0 / 120.0)
+        .build()
+        .unwrap();
     let s = GeoSurface::new(hf).unwrap();
     let ns = (s.sample_enu(60, 120) - s.sample_enu(60, 0)).length();
     let ew = (s.sample_enu(120, 60) - s.sample_enu(0, 60)).length();
@@ -262,7 +275,11 @@ fn a_one_degree_tile_has_its_true_size() {
 /// (the chord between them sags d²/8R: 7.8 m at 20 km, 17.7 m at 30 km).
 #[test]
 fn flat_sea_horizon_geometry() {
-    let hf = Heightfield::builder(121, 121, vec![0.0; 121 * 121]).origin(-3.5, 50.0).spacing(1.0 / 120.0, 1.0 / 120.0).build().unwrap();
+    let hf = Heightfield::builder(121, 121, vec![0.0; 121 * 121])
+        .origin(-3.5, 50.0)
+        .spacing(1.0 / 120.0, 1.0 / 120.0)
+        .build()
+        .unwrap();
     let s = GeoSurface::new(hf).unwrap();
     for (dist, clear) in [(20_000.0, true), (30_000.0, false)] {
         let half = dist / 2.0 / 111_250.0;
@@ -282,12 +299,12 @@ fn flat_sea_horizon_geometry() {
 /// the pole answers up to 90° N.
 #[test]
 fn antimeridian_and_pole() {
-    let s = surface(179.5, -17.0, 61, 41, 1.0 / 60.0, 300.0, 3, false);
+    let s = surface((179.5, -17.0), (61, 41), 1.0 / 60.0, 300.0, 3, false);
     let a = s.height_at(-179.8, -16.7).unwrap();
     assert_eq!(Some(a), s.height_at(180.2, -16.7));
     let hit = s.raycast_geodetic(Geodetic::new(-179.8, -16.7, 5000.0), DVec3::NEG_Z, f64::INFINITY).unwrap();
     assert!((hit.point.geodetic.h - a).abs() < 1e-6 && (hit.point.geodetic.lon - 180.2).abs() < 1e-9);
-    let p = surface(10.0, 89.5, 31, 31, 0.5 / 30.0 / 0.8, 100.0, 4, false);
+    let p = surface((10.0, 89.5), (31, 31), 0.5 / 30.0 / 0.8, 100.0, 4, false);
     assert!(p.height_at(123.0, 90.0).is_some());
     assert!(p.height_at(10.2, 89.9).is_some());
 }
@@ -295,7 +312,9 @@ fn antimeridian_and_pole() {
 /// Grids that are not in degrees are refused with the reason.
 #[test]
 fn refuses_grids_not_in_degrees() {
-    let hf = |ox: f64, oy: f64, d: f64| Heightfield::builder(3, 3, vec![0.0; 9]).origin(ox, oy).spacing(d, d).build().unwrap();
+    let hf = |ox: f64, oy: f64, d: f64| {
+        Heightfield::builder(3, 3, vec![0.0; 9]).origin(ox, oy).spacing(d, d).build().unwrap()
+    };
     assert!(matches!(GeoSurface::new(hf(500_000.0, 4_000_000.0, 30.0)), Err(GeoError::Latitude { .. })));
     assert!(matches!(GeoSurface::new(hf(0.0, 0.0, 2.0)), Err(GeoError::CellTooLarge { .. })));
     assert!(GeoSurface::with_leaf(hf(0.0, 0.0, 0.1), 9).is_err());

@@ -140,7 +140,12 @@ impl GeoSurface {
             if let Some(v) = self.cell_triangle(i, j, half) {
                 let n = (v[1] - v[0]).cross(v[2] - v[0]).normalize();
                 let normal = if n.z < 0.0 { -n } else { n };
-                visit(Hit { t, point: ray.at(t), normal, triangle: TriangleId::Cell { i: i as u32, j: j as u32, half } });
+                visit(Hit {
+                    t,
+                    point: ray.at(t),
+                    normal,
+                    triangle: TriangleId::Cell { i: i as u32, j: j as u32, half },
+                });
             }
         }
     }
@@ -238,7 +243,8 @@ impl GeoSurface {
         while let Some((level, bi, bj)) = stack.pop() {
             if level > 0 {
                 let (w, h, _) = self.boxes.levels[level - 1];
-                for (ci, cj) in [(2 * bi, 2 * bj), (2 * bi + 1, 2 * bj), (2 * bi, 2 * bj + 1), (2 * bi + 1, 2 * bj + 1)] {
+                for (ci, cj) in [(2 * bi, 2 * bj), (2 * bi + 1, 2 * bj), (2 * bi, 2 * bj + 1), (2 * bi + 1, 2 * bj + 1)]
+                {
                     if ci < w && cj < h && overlaps(self.boxes.get(level - 1, ci, cj), lo, hi) {
                         stack.push((level - 1, ci, cj));
                     }
