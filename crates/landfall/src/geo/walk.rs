@@ -80,7 +80,11 @@ impl GeoSurface {
         let mut sink = First { best: max_t, found: None };
         self.walk(ray, t_lo, &mut sink);
         let (t, i, j, half) = sink.found?;
-        let t = t.max(0.0);
+        self.enu_hit(ray, t.max(0.0), i, j, half)
+    }
+
+    /// The hit at `t` on triangle `half` of cell (i, j), its normal oriented to the frame's up.
+    fn enu_hit(&self, ray: &Ray, t: f64, i: usize, j: usize, half: Half) -> Option<Hit> {
         let v = self.cell_triangle(i, j, half)?;
         let n = (v[1] - v[0]).cross(v[2] - v[0]).normalize();
         let normal = if n.z < 0.0 { -n } else { n };
@@ -137,15 +141,8 @@ impl GeoSurface {
                 continue;
             }
             last = t;
-            if let Some(v) = self.cell_triangle(i, j, half) {
-                let n = (v[1] - v[0]).cross(v[2] - v[0]).normalize();
-                let normal = if n.z < 0.0 { -n } else { n };
-                visit(Hit {
-                    t,
-                    point: ray.at(t),
-                    normal,
-                    triangle: TriangleId::Cell { i: i as u32, j: j as u32, half },
-                });
+            if let Some(h) = self.enu_hit(ray, t, i, j, half) {
+                visit(h);
             }
         }
     }
