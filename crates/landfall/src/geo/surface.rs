@@ -73,13 +73,13 @@ pub struct GeoPoint {
 ///
 /// ```
 /// use landfall::{geo::GeoSurface, Heightfield};
-/// // 1° × 1° at 0.25° spacing, heights 100 m, south-west sample at (10° E, 45° N).
-/// let hf = Heightfield::builder(5, 5, vec![100.0; 25]).origin(10.0, 45.0).spacing(0.25, 0.25).build().unwrap();
+/// // 0.04° × 0.04° at 0.01° spacing (≈1.1 km), heights 100 m, south-west sample at (10° E, 45° N).
+/// let hf = Heightfield::builder(5, 5, vec![100.0; 25]).origin(10.0, 45.0).spacing(0.01, 0.01).build().unwrap();
 /// let s = GeoSurface::new(hf).unwrap();
-/// // At a sample the height is the sample; between samples the chord sags below 100 m.
-/// assert!((s.height_at(10.25, 45.5).unwrap() - 100.0).abs() < 1e-6);
-/// let mid = s.height_at(10.125, 45.125).unwrap();
-/// assert!(mid < 100.0 && mid > 98.0);
+/// // At a sample the height is the sample; between samples the chord sags below 100 m (s²/8R: ≈2 cm).
+/// assert!((s.height_at(10.02, 45.03).unwrap() - 100.0).abs() < 1e-6);
+/// let mid = s.height_at(10.015, 45.015).unwrap();
+/// assert!(mid < 100.0 && mid > 99.95, "{mid}");
 /// ```
 #[derive(Clone, Debug)]
 pub struct GeoSurface {
