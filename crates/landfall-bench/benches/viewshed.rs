@@ -96,10 +96,13 @@ fn bench(name: &str, hf: &Heightfield, dir: &Path, gdal: bool, grass: bool) {
     let exact = || hf.viewshed([o.x, o.y], &params).unwrap();
     let (vis, t1) = best(1, &exact, 2);
     let (_, t2) = best(2, &exact, 3);
-    let plain_walk = || match landfall::viewshed::reference(hf, [o.x, o.y], &params, landfall::viewshed::ViewshedMode::Visibility).unwrap() {
-        landfall::viewshed::ViewshedOutput::Visibility(v, _) => v,
-        _ => unreachable!(),
-    };
+    let plain_walk =
+        || match landfall::viewshed::reference(hf, [o.x, o.y], &params, landfall::viewshed::ViewshedMode::Visibility)
+            .unwrap()
+        {
+            landfall::viewshed::ViewshedOutput::Visibility(v, _) => v,
+            _ => unreachable!(),
+        };
     let (plain, tp) = best(2, &plain_walk, 1);
     assert_eq!(plain.values, vis.values, "{name}: the baseline and the fast paths disagree");
     let targets = vis.values.iter().filter(|&&v| v != NODATA).count();

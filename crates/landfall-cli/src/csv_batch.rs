@@ -4,9 +4,10 @@
 //! memory stays bounded whatever the file size. A progress bar (bytes read) shows on a terminal.
 
 use crate::map_budget::MapBudget;
-use crate::terrain_args::TerrainArgs;
+use crate::terrain_args::{AnyTerrain, TerrainArgs};
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
+use landfall::geo::{GeoHit, GeoPoint, GeoSurface, Geodetic};
 use landfall::SurfacePoint;
 use landfall_io::{Batch, BatchReader, OutputFile, Query};
 use rayon::prelude::*;
@@ -93,6 +94,9 @@ pub fn height(args: &TerrainArgs, points: &Path, out: &Path, all: bool, cache_mb
     let t = terrain.terrain.as_dyn();
     let budget = MapBudget::new(&terrain, cache_mb)?;
     let reader = BatchReader::open(points, Batch::Points)?;
+    if let AnyTerrain::Geographic(g) = &terrain.terrain {
+        return geo_height(g, &args.path, budget, reader, out, all);
+    }
     let has_z = reader.has_optional_column();
     if !has_z && !t.frame().is_z_up() {
         bail!(
@@ -138,6 +142,9 @@ pub fn raycast(args: &TerrainArgs, rays: &Path, out: &Path, cache_mb: Option<u64
     let t = terrain.terrain.as_dyn();
     let budget = MapBudget::new(&terrain, cache_mb)?;
     let reader = BatchReader::open(rays, Batch::Rays)?;
+    if let AnyTerrain::Geographic(g) = &terrain.terrain {
+        return geo_raycast(g, &args.path, budget, reader, out);
+    }
     let answer = |q: &Query| match q {
         Query::Ray(ray, max_t) => t.raycast(ray, *max_t),
         _ => None,
@@ -157,6 +164,75 @@ pub fn raycast(args: &TerrainArgs, rays: &Path, out: &Path, cache_mb: Option<u64
             None => writeln!(w, "0,,,,,,,"),
         },
     )?;
+    Ok(())
+}
+
+/// Heights header for a terrain in degrees.
+const GEO_POINT: &str = "lon,lat,h,ecef_x,ecef_y,ecef_z,nx,ny,nz";
+
+/// A point on a surface in degrees as a CSV row: geodetic, ECEF, the normal in ECEF.
+fn geo_row(w: &mut dyn Write, g: &GeoSurface, p: &GeoPoint) -> std::io::Result<()> {
+    let f = g.frame();
+    let (e, n) = (f.to_ecef(p.enu), f.dir_to_ecef(p.normal));
+    let q = p.geodetic;
+    write!(w, "{},{},{},{},{},{},", nz(q.lon), nz(q.lat), nz(q.h), nz(e.x), nz(e.y), nz(e.z))?;
+    writeln!(w, "{},{},{}", nz(n.x), nz(n.y), nz(n.z))
+}
+
+/// `landfall height` on a raster in degrees: rows `lon,lat[,h]`; the surface on the ellipsoid
+/// normal through (lon, lat) (with `h`: only when at or below it).
+fn geo_height(
+    g: &GeoSurface,
+    terrain: &Path,
+    budget: Option<MapBudget>,
+    reader: BatchReader,
+    out: &Path,
+    all: bool,
+) -> Result<()> {
+    let has_h = reader.has_optional_column();
+    let answer = |q: &Query| match *q {
+        Query::Point(p) => g.surface_at(p.x, p.y).filter(|s| !has_h || s.geodetic.h <= p.z),
+        _ => None,
+    };
+    if all {
+        let header = format!("index,{GEO_POINT}");
+        stream(terrain, budget, reader, out, &header, answer, |w, k, s: &Option<GeoPoint>| match s {
+            Some(s) => {
+                write!(w, "{k},")?;
+                geo_row(w, g, s)
+            }
+            None => Ok(()),
+        })?;
+    } else {
+        stream(terrain, budget, reader, out, GEO_POINT, answer, |w, _, s: &Option<GeoPoint>| match s {
+            Some(s) => geo_row(w, g, s),
+            None => writeln!(w, ",,,,,,,,"),
+        })?;
+    }
+    Ok(())
+}
+
+/// `landfall raycast` on a raster in degrees: rows `lon,lat,h,de,dn,du[,max_t]` (the direction in
+/// the east-north-up frame at the origin; t in units of its length, metres for a unit vector).
+fn geo_raycast(
+    g: &GeoSurface,
+    terrain: &Path,
+    budget: Option<MapBudget>,
+    reader: BatchReader,
+    out: &Path,
+) -> Result<()> {
+    let answer = |q: &Query| match q {
+        Query::Ray(r, max_t) => g.raycast_geodetic(Geodetic::new(r.origin.x, r.origin.y, r.origin.z), r.dir, *max_t),
+        _ => None,
+    };
+    let header = format!("hit,t,{GEO_POINT}");
+    stream(terrain, budget, reader, out, &header, answer, |w, _, h: &Option<GeoHit>| match h {
+        Some(h) => {
+            write!(w, "1,{},", nz(h.t))?;
+            geo_row(w, g, &h.point)
+        }
+        None => writeln!(w, "0,,,,,,,,,,"),
+    })?;
     Ok(())
 }
 

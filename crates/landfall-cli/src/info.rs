@@ -10,7 +10,49 @@ pub fn run(args: &TerrainArgs) -> Result<()> {
     match &t.terrain {
         AnyTerrain::Heightfield(hf) => heightfield(args, &t, hf),
         AnyTerrain::Polygons(p) => polygons(args, &t, p),
+        AnyTerrain::Geographic(g) => {
+            heightfield(args, &t, g.heightfield())?;
+            geographic(g);
+            Ok(())
+        }
     }
+}
+
+/// The geodetic and ECEF origin of an east-north-up frame, as printed.
+pub(crate) fn frame_origin(f: &landfall::geo::EnuFrame) -> String {
+    let (o, e) = (f.origin(), f.origin_ecef());
+    format!("lon {}, lat {}, h {} (ECEF {:.3}, {:.3}, {:.3} m)", o.lon, o.lat, o.h, e.x, e.y, e.z)
+}
+
+/// What a raster in degrees is taken to be.
+fn geographic(g: &landfall::geo::GeoSurface) {
+    use landfall::Terrain;
+    let hf = g.heightfield();
+    let (i, j) = (hf.nx() / 2, hf.ny() / 2);
+    let (ns, ew) =
+        (g.sample_enu(i, hf.ny() - 1) - g.sample_enu(i, 0), g.sample_enu(hf.nx() - 1, j) - g.sample_enu(0, j));
+    say!("model        geographic CRS (degrees): a surface on the WGS84 ellipsoid. Each sample (lon, lat, h) is a");
+    say!(
+        "             point on the ellipsoid normal, h metres above it; two triangles a cell, planar in Earth-centred"
+    );
+    say!("             coordinates. Heights are asked at lon,lat; distances, rays, meshes and walkers are in metres");
+    say!("enu frame    {} (x east, y north, z up; meshes, the viewer and walkers use it)", frame_origin(g.frame()));
+    say!(
+        "extent       {:.1} km north–south, {:.1} km east–west (through the middle sample)",
+        ns.length() / 1e3,
+        ew.length() / 1e3
+    );
+    let b = g.bounds();
+    say!(
+        "bounds enu   x {:.1} … {:.1}, y {:.1} … {:.1}, z {:.1} … {:.1} m",
+        b.min.x,
+        b.max.x,
+        b.min.y,
+        b.max.y,
+        b.min.z,
+        b.max.z
+    );
+    say!("geo memory   {:.2} MiB (heights, pyramid, position tables, box tree)", mb(g.memory_bytes()));
 }
 
 fn mb(n: usize) -> f64 {
@@ -29,9 +71,10 @@ fn heightfield(args: &TerrainArgs, t: &LoadedTerrain, hf: &landfall::Heightfield
     say!("size         {nx} × {ny} samples, {} × {} cells, {} triangles", nx - 1, ny - 1, hf.triangle_count());
     say!("spacing      {} × {}", hf.spacing().x, hf.spacing().y);
     if let Some(k) = &t.geokeys {
+        let kind = if k.is_geographic() { "geographic (degrees), " } else { "" };
         match k.epsg() {
-            Some(code) => say!("crs          EPSG:{code} (the GeoTIFF's GeoKeys, carried into outputs)"),
-            None => say!("crs          GeoKeys without an EPSG code (carried into outputs as they are)"),
+            Some(code) => say!("crs          {kind}EPSG:{code} (carried into outputs)"),
+            None => say!("crs          {kind}GeoKeys without an EPSG code (carried into outputs as they are)"),
         }
     }
     say!("bounds x     {} … {}", b.min.x, b.max.x);

@@ -249,8 +249,10 @@ impl TerrainArgs {
         if landfall_io::is_heightfield_index(&self.path) {
             // A heightfield index: the mapped heightfield, placed as it was built.
             let opened = self.open()?;
-            let AnyTerrain::Heightfield(heightfield) = opened.terrain else {
-                bail!("{}: not a heightfield", self.path.display())
+            let heightfield = match opened.terrain {
+                AnyTerrain::Heightfield(hf) => hf,
+                AnyTerrain::Geographic(g) => g.into_heightfield(),
+                AnyTerrain::Polygons(_) => bail!("{}: not a heightfield", self.path.display()),
             };
             let (o, s) = (heightfield.origin(), heightfield.spacing());
             let georef = Some(landfall_io::GeoRef { origin: (o.x, o.y), spacing: (s.x, s.y) });

@@ -338,7 +338,24 @@ fn find_columns(
             return Err(format!("column '{}' appears twice", quote(h)));
         }
     }
-    let pos = |n: &str| header.iter().position(|h| h.eq_ignore_ascii_case(n));
+    // Each column by its name or, for terrains in degrees, its geographic name (`lon,lat,h`; rays
+    // `lon,lat,h,de,dn,du`: the direction in the east-north-up frame at the origin).
+    let aliases = |n: &str| -> &[&str] {
+        match n {
+            "x" | "ox" => &["lon", "longitude"],
+            "y" | "oy" => &["lat", "latitude"],
+            "z" | "oz" => &["h"],
+            "dx" => &["de"],
+            "dy" => &["dn"],
+            "dz" => &["du"],
+            _ => &[],
+        }
+    };
+    let pos = |n: &str| {
+        std::iter::once(n)
+            .chain(aliases(n).iter().copied())
+            .find_map(|m| header.iter().position(|h| h.eq_ignore_ascii_case(m)))
+    };
     let mut cols = Vec::new();
     for n in required {
         let Some(p) = pos(n) else {

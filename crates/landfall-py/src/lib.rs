@@ -7,6 +7,7 @@
 
 mod args;
 mod edit;
+mod geo;
 mod motion;
 mod queries;
 mod viewshed;
@@ -70,13 +71,23 @@ impl Terrain {
         n: usize,
         f: impl Fn(&dyn landfall::Terrain, std::ops::Range<usize>) -> Vec<T> + Sync,
     ) -> PyResult<Vec<T>> {
+        self.batch_any(py, n, |t, r| f(t.as_dyn(), r))
+    }
+
+    /// [`batch`](Self::batch) on the terrain itself (for what depends on its kind).
+    fn batch_any<T: Send>(
+        &self,
+        py: Python<'_>,
+        n: usize,
+        f: impl Fn(&AnyTerrain, std::ops::Range<usize>) -> Vec<T> + Sync,
+    ) -> PyResult<Vec<T>> {
         let t = self.get();
         let mut out = args::fallible(n)?;
         let (mut at, mut chunk) = (0, 1024);
         while at < n {
             let end = (at + chunk).min(n);
             let start = std::time::Instant::now();
-            let part = py.detach(|| f(t.as_dyn(), at..end));
+            let part = py.detach(|| f(&t, at..end));
             out.extend(part);
             py.check_signals()?;
             if let Some(path) = &self.path {
@@ -108,7 +119,13 @@ impl Terrain {
     fn _height<'py>(&self, py: Python<'py>, x: In<'py>, y: In<'py>) -> PyResult<Array<'py>> {
         let (x, y) = (slice(&x, "x")?, slice(&y, "y")?);
         same_len(&[(x, "x"), (y, "y")])?;
-        Ok(pyarray(py, self.batch(py, x.len(), |t, r| queries::heights(t, &x[r.clone()], &y[r]))?))
+        Ok(pyarray(
+            py,
+            self.batch_any(py, x.len(), |t, r| match t {
+                AnyTerrain::Geographic(g) => geo::heights(g, &x[r.clone()], &y[r]),
+                t => queries::heights(t.as_dyn(), &x[r.clone()], &y[r]),
+            })?,
+        ))
     }
 
     /// Surface points and normals, flat (n·3 each): `pick` "top" at (x, y), "floor" the nearest at
@@ -134,6 +151,13 @@ impl Terrain {
             ("ceiling", true) => Pick::Ceiling,
             (p, _) => return Err(err(format!("z: the {p} query needs z"))),
         };
+        if let AnyTerrain::Geographic(g) = &*self.get() {
+            if matches!(pick, Pick::Ceiling) {
+                return Err(err("ceiling: a terrain in degrees has one surface on each ellipsoid normal"));
+            }
+            let rows = py.detach(|| geo::surfaces(g, x, y, z));
+            return surface_pair(py, &rows);
+        }
         if matches!(pick, Pick::Top) && !self.get().as_dyn().frame().is_z_up() {
             return Err(err("z: with a gravity other than (0, 0, -1) the points need z"));
         }
@@ -166,7 +190,10 @@ impl Terrain {
             let ray = Ray::new(args::vec3(o, k), args::vec3(d, k));
             ray.validate(mk).map_err(|e| err(format!("ray {k}: {e}")))?;
         }
-        let rows = self.batch(py, n, |t, r| queries::raycast(t, &o[r3(&r)], &d[r3(&r)], &m[r]))?;
+        let rows = self.batch_any(py, n, |t, r| match t {
+            AnyTerrain::Geographic(g) => geo::raycast(g, &o[r3(&r)], &d[r3(&r)], &m[r]),
+            t => queries::raycast(t.as_dyn(), &o[r3(&r)], &d[r3(&r)], &m[r]),
+        })?;
         columns(py, &rows, &[("hit", 1), ("t", 1), ("point", 3), ("normal", 3)])
     }
 
@@ -177,7 +204,23 @@ impl Terrain {
         let n = same_points(&[(a, "a"), (b, "b")])?;
         all_finite(a, 3, "point pair")?;
         all_finite(b, 3, "point pair")?;
-        Ok(pyarray(py, self.batch(py, n, |t, r| queries::visible(t, &a[r3(&r)], &b[r3(&r)]))?))
+        Ok(pyarray(
+            py,
+            self.batch_any(py, n, |t, r| match t {
+                AnyTerrain::Geographic(g) => geo::visible(g, &a[r3(&r)], &b[r3(&r)]),
+                t => queries::visible(t.as_dyn(), &a[r3(&r)], &b[r3(&r)]),
+            })?,
+        ))
+    }
+
+    /// A terrain in degrees: (lon, lat, h) points (flat n·3) → its east-north-up frame (metres), or
+    /// back with `to_enu` false.
+    fn _convert<'py>(&self, py: Python<'py>, points: In<'py>, to_enu: bool) -> PyResult<Array<'py>> {
+        let p = slice(&points, "points")?;
+        let AnyTerrain::Geographic(g) = &*self.get() else {
+            return Err(err("the terrain is not in degrees (no geographic CRS): it has no east-north-up frame"));
+        };
+        Ok(pyarray(py, py.detach(|| geo::convert(g, p, to_enu))))
     }
 
     /// Shadows: 1.0 where the ray from each point (flat n·3) toward the light (`to_light` flat n·3)
@@ -293,7 +336,9 @@ impl Terrain {
         let v = slice(&vertices, "vertices")?;
         self.edit(py, |t| match t {
             AnyTerrain::Polygons(p) => edit::insert_polygon(p, v),
-            AnyTerrain::Heightfield(_) => Err("a heightfield is edited with set_heights".into()),
+            AnyTerrain::Heightfield(_) | AnyTerrain::Geographic(_) => {
+                Err("a heightfield is edited with set_heights".into())
+            }
         })
         .map_err(err)
     }
@@ -302,7 +347,9 @@ impl Terrain {
     fn _remove_polygon(&self, py: Python<'_>, id: u32) -> PyResult<usize> {
         self.edit(py, |t| match t {
             AnyTerrain::Polygons(p) => p.remove_polygon(id).map_err(|e| e.to_string()),
-            AnyTerrain::Heightfield(_) => Err("a heightfield is edited with set_heights".into()),
+            AnyTerrain::Heightfield(_) | AnyTerrain::Geographic(_) => {
+                Err("a heightfield is edited with set_heights".into())
+            }
         })
         .map_err(err)
     }
@@ -317,9 +364,23 @@ impl Terrain {
         d.set_item("bounds", ((b.min.x, b.min.y, b.min.z), (b.max.x, b.max.y, b.max.z)))?;
         let g = t.frame().down();
         d.set_item("gravity", (g.x, g.y, g.z))?;
+        if let AnyTerrain::Geographic(g) = &*inner {
+            let (o, e) = (g.frame().origin(), g.frame().origin_ecef());
+            let origin = PyDict::new(py);
+            origin.set_item("lon", o.lon)?;
+            origin.set_item("lat", o.lat)?;
+            origin.set_item("h", o.h)?;
+            origin.set_item("ecef", (e.x, e.y, e.z))?;
+            d.set_item("enu_origin", origin)?;
+            d.set_item("geographic", true)?;
+        }
         match &*inner {
-            AnyTerrain::Heightfield(hf) => {
-                d.set_item("kind", "heightfield")?;
+            AnyTerrain::Heightfield(_) | AnyTerrain::Geographic(_) => {
+                let hf = inner.heightfield().expect("a raster");
+                d.set_item(
+                    "kind",
+                    if matches!(&*inner, AnyTerrain::Geographic(_)) { "geographic" } else { "heightfield" },
+                )?;
                 d.set_item("diagonal", hf.diagonal().name())?;
                 d.set_item("nx", hf.nx())?;
                 d.set_item("ny", hf.ny())?;
@@ -347,10 +408,7 @@ impl Terrain {
 
 /// The heightfield behind a `Heightfield`.
 fn heightfield_of(t: &AnyTerrain) -> &landfall::Heightfield {
-    match t {
-        AnyTerrain::Heightfield(hf) => hf,
-        AnyTerrain::Polygons(_) => unreachable!("a Heightfield holds a heightfield"),
-    }
+    t.heightfield().expect("a Heightfield holds a heightfield")
 }
 
 #[pymethods]
@@ -509,6 +567,13 @@ impl Heightfield {
         slf.as_super()
             .edit(py, |t| match t {
                 AnyTerrain::Heightfield(hf) => edit::set_block(hf, row, col, h, w, &flat),
+                // In degrees: the grid edited, then its surface (positions and box tree) rebuilt.
+                AnyTerrain::Geographic(g) => {
+                    let mut hf = g.heightfield().clone();
+                    edit::set_block(&mut hf, row, col, h, w, &flat)?;
+                    *g = landfall::geo::GeoSurface::new(hf).map_err(|e| e.to_string())?;
+                    Ok(())
+                }
                 AnyTerrain::Polygons(_) => unreachable!("a Heightfield holds a heightfield"),
             })
             .map_err(err)
@@ -540,7 +605,7 @@ fn _open(
         ..Default::default()
     };
     let opened = py.detach(|| landfall_io::open_terrain(&path, &opts)).map_err(err)?;
-    let is_hf = matches!(opened.terrain, AnyTerrain::Heightfield(_));
+    let is_hf = opened.terrain.heightfield().is_some();
     let epsg = opened.geokeys.as_ref().and_then(landfall_io::GeoKeys::epsg);
     let t = Terrain { epsg, ..Terrain::new(opened.terrain, Some(path.display().to_string())) };
     if is_hf {

@@ -234,10 +234,19 @@ async fn info(Extract(s): Shared) -> Result<Json<Value>, ApiError> {
             let b = t.as_dyn().bounds();
             let hf = match t {
                 AnyTerrain::Heightfield(h) => Some(json!({ "nx": h.nx(), "ny": h.ny() })),
-                AnyTerrain::Polygons(_) => None,
+                // In degrees: drawn and queried in metres in its east-north-up frame (the page's
+                // viewshed, in grid coordinates, does not apply).
+                AnyTerrain::Polygons(_) | AnyTerrain::Geographic(_) => None,
+            };
+            let geographic = match t {
+                AnyTerrain::Geographic(g) => {
+                    let o = g.frame().origin();
+                    json!({ "enu_origin": { "lon": o.lon, "lat": o.lat, "h": o.h } })
+                }
+                _ => Value::Null,
             };
             json!({
-                "kind": "terrain", "name": name, "heightfield": hf,
+                "kind": "terrain", "name": name, "heightfield": hf, "geographic": geographic,
                 "bounds": [b.min.to_array(), b.max.to_array()],
             })
         }
@@ -260,12 +269,12 @@ async fn terrain_mesh(Extract(s): Shared) -> Result<Response, ApiError> {
         .jobs
         .run(move |_| match &s.kind {
             Kind::Terrain { t, mesh: m, .. } => {
-                let hf = match t {
-                    AnyTerrain::Heightfield(h) => Some(h),
-                    AnyTerrain::Polygons(_) => None,
+                let part = || match t {
+                    AnyTerrain::Heightfield(h) => mesh::terrain_mesh(t.as_dyn(), Some(h)),
+                    AnyTerrain::Polygons(_) => mesh::terrain_mesh(t.as_dyn(), None),
+                    AnyTerrain::Geographic(g) => mesh::geo_mesh(g),
                 };
-                let bytes =
-                    m.get_or_init(|| mesh::terrain_mesh(t.as_dyn(), hf).map(|p| mesh::encode(&p)).unwrap_or_default());
+                let bytes = m.get_or_init(|| part().map(|p| mesh::encode(&p)).unwrap_or_default());
                 if bytes.is_empty() {
                     Err(ApiError(
                         StatusCode::UNPROCESSABLE_ENTITY,
@@ -343,7 +352,9 @@ async fn viewshed(Extract(s): Shared, Query(q): Params) -> Result<Response, ApiE
                 Kind::Terrain { t, .. } => Some(t),
                 Kind::World(_) => None,
             }) else {
-                return Err(bad("viewsheds are computed on rasters (heightfields)"));
+                return Err(bad(
+                    "viewsheds are computed on rasters in metres (heightfields; not yet on a raster in degrees)",
+                ));
             };
             let params = ViewshedParams { observer_height: h, ..ViewshedParams::default() };
             // The cancel flag is raised when the client goes: the sweep stops between its parts.

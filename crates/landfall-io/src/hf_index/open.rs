@@ -160,6 +160,8 @@ pub fn open_heightfield_index_with_trees(path: &Path) -> Result<OpenedIndex, IoE
         }
         let mut tree = vec![0u8; (count * node_size) as usize];
         read(&file, h.sections[TREES][0] + first * node_size, &mut tree)?;
+        let tree_nodes: Vec<TileNode> = bytemuck::pod_collect_to_vec(&tree);
+        TileTrees::check_tree(&tree_nodes).map_err(|e| bad(&name, format!("tree: {e}")))?;
         let samples_sum = checksum(bytemuck::cast_slice(&block));
         if samples_sum != records[slot][1] {
             return Err(bad(&name, "samples checksum mismatch: the file is corrupt".into()));
@@ -233,10 +235,11 @@ pub fn open_heightfield_index_with_trees(path: &Path) -> Result<OpenedIndex, IoE
     let (p_at, p_n) = section(PYRAMID);
     let (t_at, t_n) = section(TREES);
     let (i_at, i_n) = section(TREE_INDEX);
+    let tile_nodes: Flat<[u16; 2]> = Flat::from_shared(owner.clone(), p_at, p_n).map_err(flat_err)?;
     let tiles = TileParts {
         tiling,
         directory: Flat::from_shared(owner.clone(), dir_at, dir_n).map_err(flat_err)?,
-        nodes: Flat::from_shared(owner.clone(), p_at, p_n).map_err(flat_err)?,
+        nodes: tile_nodes.clone(),
     };
     let parts = HeightfieldParts {
         nx,
@@ -255,15 +258,17 @@ pub fn open_heightfield_index_with_trees(path: &Path) -> Result<OpenedIndex, IoE
         tiles: Some(tiles),
     };
     let tree_nodes: Flat<TileNode> = Flat::from_shared(owner.clone(), t_at, t_n).map_err(flat_err)?;
-    let trees = TileTrees::new(params, tree_nodes.clone(), Flat::from_shared(owner, i_at, i_n).map_err(flat_err)?)
-        .map_err(|e| bad("trees", e))?;
-    // The check read every tree through the map: let go of those pages (a tree is read again when
-    // its tile enters a view).
-    tree_nodes.release(0..usize::MAX);
+    let trees =
+        TileTrees::with_checked_trees(params, tree_nodes, Flat::from_shared(owner, i_at, i_n).map_err(flat_err)?)
+            .map_err(|e| bad("trees", e))?;
     let crs =
         if has_crs { Some(decode_crs(&crs_bytes, [dirs, doubles, ascii]).map_err(|e| bad("CRS", e))?) } else { None };
     let heightfield =
         Heightfield::from_parts(parts).map_err(|error| IoError::Heightfield { path: path.to_owned(), error })?;
+    // The pyramid's upper levels were computed from every tile's nodes, read through the map (in
+    // huge pages where the kernel maps them so): let go of those pages too, or one query on a large
+    // index would start with most of its pyramid resident.
+    tile_nodes.release(0..usize::MAX);
     Ok(OpenedIndex { heightfield, crs, trees })
 }
 

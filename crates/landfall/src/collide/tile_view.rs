@@ -115,17 +115,36 @@ pub struct TileTrees {
 impl TileTrees {
     /// Trees built with `params`: `trees[b]` = (first node, count) of block `b`'s tree in `nodes`.
     pub fn new(params: TileViewParams, nodes: Flat<TileNode>, trees: Flat<[u64; 2]>) -> Result<Self, String> {
+        let t = Self::with_checked_trees(params, nodes, trees)?;
+        for b in 0..t.trees.len() {
+            Self::check_tree(&t.nodes[t.range(b)]).map_err(|e| format!("block {b}: {e}"))?;
+        }
+        Ok(t)
+    }
+
+    /// [`new`](Self::new) for trees each already passed to [`check_tree`](Self::check_tree): only
+    /// their ranges are checked here (an index's open reads the trees through small buffers, not
+    /// the map, so that they do not all become resident).
+    pub fn with_checked_trees(
+        params: TileViewParams,
+        nodes: Flat<TileNode>,
+        trees: Flat<[u64; 2]>,
+    ) -> Result<Self, String> {
         for (b, &[first, count]) in trees.iter().enumerate() {
             let end = first.checked_add(count).filter(|&e| e <= nodes.len() as u64 && count <= u32::MAX as u64);
-            let Some(end) = end else {
+            if end.is_none() {
                 return Err(format!("block {b}: tree of {count} nodes from {first} past the {} nodes", nodes.len()));
-            };
-            let tree = &nodes[first as usize..end as usize];
-            if let Some(k) = tree.iter().enumerate().position(|(k, n)| n.next as usize <= k || n.next as u64 > count) {
-                return Err(format!("block {b}: node {k}'s next ({}) does not move forward in its tree", tree[k].next));
             }
         }
         Ok(Self { params, nodes, trees })
+    }
+
+    /// Checks one serialized tree: every node's next offset moves forward and stays in the tree.
+    pub fn check_tree(tree: &[TileNode]) -> Result<(), String> {
+        match tree.iter().enumerate().position(|(k, n)| n.next as usize <= k || n.next as usize > tree.len()) {
+            Some(k) => Err(format!("node {k}'s next ({}) does not move forward in its tree", tree[k].next)),
+            None => Ok(()),
+        }
     }
 
     /// The parameters the trees were built with.

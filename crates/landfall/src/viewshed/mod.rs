@@ -43,6 +43,7 @@
 //! ```
 
 mod envelope;
+mod eye;
 mod params;
 mod run;
 mod sight;
@@ -169,6 +170,6 @@ impl Heightfield {
     /// The elevation of the eye of an observer at world (x, y) (its ground, lowered for curvature,
     /// plus the observer height), or why no observer can stand there.
     pub fn observer_eye(&self, observer: [f64; 2], params: &ViewshedParams) -> Result<f64, ViewshedError> {
-        Ok(run::Run::new(self, observer, params)?.sight.zo)
+        Ok(eye::Eye::new(self, observer, params)?.sight.zo)
     }
 }

@@ -1,108 +1,14 @@
-//! One observer's run (the eye, the target filter), what each mode makes of a target, and the
-//! driver that sweeps every sector in parallel with progress and cancellation.
+//! What each mode makes of a target, and the driver that sweeps every sector in parallel with
+//! progress and cancellation.
 
+use super::eye::{Eye, TOUCH};
 use super::params::{Hooks, ViewshedError, ViewshedMode, ViewshedParams};
-use super::sight::{Probe, Sight};
 use super::sweep::{self, Scratch, Sector, Sink};
-use super::{Grid, Observer, ViewshedOutput, EARTH_RADIUS, HIDDEN, NODATA, VISIBLE};
-use crate::heightfield::cell;
+use super::{Grid, Observer, ViewshedOutput, HIDDEN, NODATA, VISIBLE};
 use crate::heightfield::Heightfield;
 use rayon::prelude::*;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-
-/// Relative tolerance within which the sight line touching the terrain counts as a touch: at a
-/// terrain point a fraction f of the way from the eye to the target, a touch is within
-/// `TOUCH·(1 + |eye| + |target|)·f` of the line (a constant angle seen from the eye).
-pub(crate) const TOUCH: f64 = 1e-13;
-
-/// One observer's run: the sight and the target filter.
-pub(crate) struct Run<'a> {
-    pub sight: Sight<'a>,
-    pub params: &'a ViewshedParams,
-}
-
-impl<'a> Run<'a> {
-    pub fn new(hf: &'a Heightfield, observer: [f64; 2], params: &'a ViewshedParams) -> Result<Self, ViewshedError> {
-        params.validate()?;
-        if !hf.frame().is_z_up() {
-            return Err(ViewshedError::NotZUp);
-        }
-        let [x, y] = observer;
-        if !(x.is_finite() && y.is_finite()) {
-            return Err(ViewshedError::ObserverOutside { x, y });
-        }
-        let (ou, ov) = hf.to_grid(x, y);
-        let curv = if params.curvature { (1.0 - params.refraction) / (2.0 * EARTH_RADIUS) } else { 0.0 };
-        let mut sight = Sight { hf, curv, ou, ov, zo: 0.0 };
-        let inside = (0.0..=(hf.nx() - 1) as f64).contains(&ou) && (0.0..=(hf.ny() - 1) as f64).contains(&ov);
-        let l = hf.locate(ou, ov).ok_or(if inside {
-            ViewshedError::ObserverOverHole { x, y }
-        } else {
-            ViewshedError::ObserverOutside { x, y }
-        })?;
-        let k = sight.corners(l.i, l.j);
-        let g = cell::plane(hf.diagonal().is_anti(l.i, l.j), l.half, &k).eval(l.fu, l.fv);
-        sight.zo = g + params.observer_height;
-        Ok(Self { sight, params })
-    }
-
-    /// Whether sample (i, j) at elevation `zp` (lowered, with the target height) is a target.
-    pub fn is_target(&self, i: usize, j: usize, zp: f64) -> bool {
-        if zp.is_nan() {
-            return false;
-        }
-        let s = &self.sight;
-        let sp = s.hf.spacing();
-        let (ex, ny) = ((i as f64 - s.ou) * sp.x, (j as f64 - s.ov) * sp.y);
-        let d2 = ex * ex + ny * ny;
-        let p = self.params;
-        if p.max_distance.is_finite() && d2 > p.max_distance * p.max_distance {
-            return false;
-        }
-        if let Some((a, b)) = p.azimuths {
-            if d2 > 0.0 {
-                // Clockwise from north.
-                let az = ex.atan2(ny).to_degrees().rem_euclid(360.0);
-                let span = (b - a).rem_euclid(360.0);
-                let from_a = (az - a).rem_euclid(360.0);
-                if span != 0.0 && from_a > span {
-                    return false;
-                }
-            }
-        }
-        if let Some((lo, hi)) = p.pitch {
-            let pitch = (zp - s.zo).atan2(d2.sqrt()).to_degrees();
-            if pitch < lo || pitch > hi {
-                return false;
-            }
-        }
-        true
-    }
-
-    /// The exact walk's verdict on target (i, j) at elevation `zp`.
-    pub fn visible_by_walk(&self, i: usize, j: usize, zp: f64) -> bool {
-        let mut probe =
-            Blocked { zo: self.sight.zo, zp, eps: TOUCH * (1.0 + self.sight.zo.abs() + zp.abs()), at: false };
-        self.sight.walk(i, j, &mut probe);
-        !probe.at
-    }
-
-    /// The exact walk's least target elevation (lowered) at which (i, j) is seen; −∞ when nothing
-    /// stands between.
-    pub fn needed_by_walk(&self, i: usize, j: usize) -> f64 {
-        let mut probe = Needed { zo: self.sight.zo, best: f64::NEG_INFINITY };
-        self.sight.walk(i, j, &mut probe);
-        probe.best
-    }
-
-    /// The eye's own sample, when the eye stands exactly on one: (i, j).
-    fn own_sample(&self) -> Option<(usize, usize)> {
-        let s = &self.sight;
-        let (i, j) = (s.ou as usize, s.ov as usize);
-        (i as f64 == s.ou && j as f64 == s.ov).then_some((i, j))
-    }
-}
 
 /// Output cells that sectors running on several threads write, each to its own targets.
 struct Cells<T> {
@@ -150,7 +56,7 @@ struct VisibilitySink {
 /// The sweep's verdict when it is certain: `Some(visible)`, `None` inside the band where rounding
 /// could decide (the exact walk does).
 #[inline(always)]
-fn verdict(run: &Run, zp: f64, d: f64, vp: f64, h: f64) -> Option<bool> {
+fn verdict(run: &Eye, zp: f64, d: f64, vp: f64, h: f64) -> Option<bool> {
     let tol = TOUCH * (1.0 + run.sight.zo.abs() + zp.abs()) / d;
     if h < vp - 3.0 * tol {
         Some(true)
@@ -163,7 +69,7 @@ fn verdict(run: &Run, zp: f64, d: f64, vp: f64, h: f64) -> Option<bool> {
 
 impl Sink for VisibilitySink {
     #[inline(always)]
-    fn target(&self, run: &Run, i: usize, j: usize, zp: f64, d: f64, vp: f64, h: Option<f64>) {
+    fn target(&self, run: &Eye, i: usize, j: usize, zp: f64, d: f64, vp: f64, h: Option<f64>) {
         let visible = h.and_then(|h| verdict(run, zp, d, vp, h)).unwrap_or_else(|| {
             self.band.fetch_add(1, Ordering::Relaxed);
             run.visible_by_walk(i, j, zp)
@@ -180,7 +86,7 @@ struct HeightSink {
 
 impl Sink for HeightSink {
     #[inline(always)]
-    fn target(&self, run: &Run, i: usize, j: usize, zp: f64, d: f64, _vp: f64, h: Option<f64>) {
+    fn target(&self, run: &Eye, i: usize, j: usize, zp: f64, d: f64, _vp: f64, h: Option<f64>) {
         let need = match h {
             Some(h) => run.sight.zo + h * d,
             None => run.needed_by_walk(i, j),
@@ -199,7 +105,7 @@ const TARGETED: u32 = 1 << 31;
 
 impl Sink for CountSink {
     #[inline(always)]
-    fn target(&self, run: &Run, i: usize, j: usize, zp: f64, d: f64, vp: f64, h: Option<f64>) {
+    fn target(&self, run: &Eye, i: usize, j: usize, zp: f64, d: f64, vp: f64, h: Option<f64>) {
         let visible = h.and_then(|h| verdict(run, zp, d, vp, h)).unwrap_or_else(|| run.visible_by_walk(i, j, zp));
         self.out.update(j * self.nx + i, |c| ((c & !TARGETED) + u32::from(visible)) | TARGETED);
     }
@@ -239,7 +145,7 @@ impl Progress<'_> {
 const SECTORS: usize = 8;
 
 /// Sweeps every sector of one observer, in parallel.
-fn sweep_all<S: Sink>(run: &Run, sink: &S, progress: &Progress) -> Result<(), ViewshedError> {
+fn sweep_all<S: Sink>(run: &Eye, sink: &S, progress: &Progress) -> Result<(), ViewshedError> {
     let sectors = Sector::split(SECTORS);
     let stopped = AtomicBool::new(false);
     sectors.par_iter().for_each_init(Scratch::default, |scratch, &sector| {
@@ -272,7 +178,7 @@ pub(crate) fn compute(
     let per: Vec<ViewshedParams> = observers.iter().map(with_height).collect();
     // Every observer checked before the long work.
     for (k, (o, p)) in observers.iter().zip(&per).enumerate() {
-        if let Err(e) = Run::new(hf, [o.x, o.y], p) {
+        if let Err(e) = Eye::new(hf, [o.x, o.y], p) {
             return Err(if mode == ViewshedMode::Count {
                 ViewshedError::Observer { index: k, why: e.to_string() }
             } else {
@@ -287,7 +193,7 @@ pub(crate) fn compute(
             .iter()
             .zip(&per)
             .map(|(o, p)| {
-                let run = Run::new(hf, [o.x, o.y], p).expect("checked above");
+                let run = Eye::new(hf, [o.x, o.y], p).expect("checked above");
                 sectors.iter().map(|&s| sweep::work(&run, s)).sum::<u64>()
             })
             .sum()
@@ -298,7 +204,7 @@ pub(crate) fn compute(
     let progress = Progress { hooks, done: AtomicU64::new(0), reported: AtomicU64::new(0), total };
     match mode {
         ViewshedMode::Visibility => {
-            let run = Run::new(hf, [observers[0].x, observers[0].y], &per[0])?;
+            let run = Eye::new(hf, [observers[0].x, observers[0].y], &per[0])?;
             let mut values = vec![NODATA; n];
             let sink = VisibilitySink { out: Cells::new(&mut values), nx, band: AtomicU64::new(0) };
             sweep_all(&run, &sink, &progress)?;
@@ -313,7 +219,7 @@ pub(crate) fn compute(
         }
         ViewshedMode::HeightFromGround | ViewshedMode::HeightFromDem => {
             let p = ViewshedParams { target_height: 0.0, ..per[0].clone() };
-            let run = Run::new(hf, [observers[0].x, observers[0].y], &p)?;
+            let run = Eye::new(hf, [observers[0].x, observers[0].y], &p)?;
             let mut values = vec![f64::NAN; n];
             let sink = HeightSink { out: Cells::new(&mut values), nx };
             sweep_all(&run, &sink, &progress)?;
@@ -345,7 +251,7 @@ fn count(
     let n = nx * ny;
     let sectors = Sector::split(1);
     let one = |acc: &mut Vec<u32>, scratch: &mut Scratch, k: usize| -> ControlFlow<()> {
-        let run = Run::new(hf, [observers[k].x, observers[k].y], &per[k]).expect("checked before");
+        let run = Eye::new(hf, [observers[k].x, observers[k].y], &per[k]).expect("checked before");
         let sink = CountSink { out: Cells::new(acc), nx };
         for &sector in &sectors {
             sweep::sweep(&run, sector, &sink, scratch, &mut |c| progress.column(c))?;
@@ -403,7 +309,7 @@ pub(crate) fn reference(
     let (nx, ny) = (hf.nx(), hf.ny());
     let heights = matches!(mode, ViewshedMode::HeightFromGround | ViewshedMode::HeightFromDem);
     let p = if heights { ViewshedParams { target_height: 0.0, ..params.clone() } } else { params.clone() };
-    let run = Run::new(hf, observer, &p)?;
+    let run = Eye::new(hf, observer, &p)?;
     let each = |i: usize, j: usize| -> Option<f64> {
         let zp = run.sight.lowered(i, j) + p.target_height;
         if !run.is_target(i, j, zp) {
@@ -427,76 +333,4 @@ pub(crate) fn reference(
         }
         _ => ViewshedOutput::Heights(Grid { nx, ny, values: values.iter().map(|v| v.unwrap_or(f64::NAN)).collect() }),
     })
-}
-
-/// Visibility probe: hidden when the terrain at some breakpoint strictly between the eye and the
-/// target (s ∈ (0, 1), s = 0 at the target) is on or above the line, within the touch tolerance
-/// scaled by the breakpoint's distance from the eye. The walk reports pieces only over existing
-/// triangles, so holes block nothing.
-struct Blocked {
-    zo: f64,
-    zp: f64,
-    eps: f64,
-    at: bool,
-}
-
-impl Blocked {
-    /// Height of the segment at s, less the touch tolerance there.
-    #[inline(always)]
-    fn line(&self, s: f64) -> f64 {
-        self.zp + s * (self.zo - self.zp) - self.eps * (1.0 - s)
-    }
-}
-
-impl Probe for Blocked {
-    #[inline(always)]
-    fn matters(&self, hi: f64, sa: f64, sb: f64) -> bool {
-        hi >= self.line(sa).min(self.line(sb))
-    }
-
-    #[inline(always)]
-    fn piece(&mut self, s1: f64, h1: f64, s2: f64, h2: f64) -> ControlFlow<()> {
-        // Over one triangle the terrain and the line are both linear in s: the highest difference
-        // is at an end.
-        for (s, h) in [(s1, h1), (s2, h2)] {
-            if s > 0.0 && s < 1.0 && h >= self.line(s) {
-                self.at = true;
-                return ControlFlow::Break(());
-            }
-        }
-        ControlFlow::Continue(())
-    }
-}
-
-/// Needed-height probe: the least target elevation E with E·(1 − s) + s·zo above every breakpoint.
-struct Needed {
-    zo: f64,
-    best: f64,
-}
-
-impl Needed {
-    /// The target elevation at which the segment just touches height `h` at s.
-    #[inline(always)]
-    fn needed(&self, s: f64, h: f64) -> f64 {
-        (h - s * self.zo) / (1.0 - s)
-    }
-}
-
-impl Probe for Needed {
-    #[inline(always)]
-    fn matters(&self, hi: f64, sa: f64, sb: f64) -> bool {
-        // `needed` grows with s when hi > zo, else shrinks: its largest value is at one end.
-        let bound = if hi > self.zo { self.needed(sb, hi) } else { self.needed(sa, hi) };
-        bound > self.best
-    }
-
-    #[inline(always)]
-    fn piece(&mut self, s1: f64, h1: f64, s2: f64, h2: f64) -> ControlFlow<()> {
-        for (s, h) in [(s1, h1), (s2, h2)] {
-            if s > 0.0 && s < 1.0 {
-                self.best = self.best.max(self.needed(s, h));
-            }
-        }
-        ControlFlow::Continue(())
-    }
 }

@@ -33,7 +33,7 @@
 //! sector whose [u_lo, u_hi) holds its u (the last sector's range is closed).
 
 use super::envelope::{Cursor, Envelope, Merge};
-use super::run::Run;
+use super::eye::Eye;
 use super::sight::floor;
 use crate::heightfield::Diagonal;
 use std::ops::ControlFlow;
@@ -152,7 +152,7 @@ pub(crate) trait Sink: Sync {
     /// distance `d` (grid steps along the sweep axis), seen from the eye at slope `vp` (height per
     /// step of d). `h`: the highest slope of any terrain point strictly between the eye and the
     /// target, −∞ when none; `None` when the sweep leaves the target to the exact walk.
-    fn target(&self, run: &Run, i: usize, j: usize, zp: f64, d: f64, vp: f64, h: Option<f64>);
+    fn target(&self, run: &Eye, i: usize, j: usize, zp: f64, d: f64, vp: f64, h: Option<f64>);
 }
 
 /// One column of a sector: lateral samples q0..q0 + z.len(), lowered (NaN holes), with their
@@ -212,7 +212,7 @@ pub(crate) struct Scratch {
 
 /// The sweep of one sector for one observer.
 struct SectorSweep<'a, S: Sink> {
-    run: &'a Run<'a>,
+    run: &'a Eye<'a>,
     sink: &'a S,
     sector: Sector,
     quad: Quadrant,
@@ -231,7 +231,7 @@ struct SectorSweep<'a, S: Sink> {
 /// Sweeps one sector, reporting every target in it to `sink`. `column` is called after each column
 /// with the number of samples it held; `Break` stops the sweep.
 pub(crate) fn sweep<S: Sink>(
-    run: &Run,
+    run: &Eye,
     sector: Sector,
     sink: &S,
     scratch: &mut Scratch,
@@ -263,7 +263,7 @@ pub(crate) fn sweep<S: Sink>(
 }
 
 /// The samples a sweep of `sector` loads: the work it does, for progress.
-pub(crate) fn work(run: &Run, sector: Sector) -> u64 {
+pub(crate) fn work(run: &Eye, sector: Sector) -> u64 {
     let Some((s, p_first, p_last)) = SectorSweep::new(run, sector, &()) else {
         return 0;
     };
@@ -276,12 +276,12 @@ pub(crate) fn work(run: &Run, sector: Sector) -> u64 {
 }
 
 impl Sink for () {
-    fn target(&self, _: &Run, _: usize, _: usize, _: f64, _: f64, _: f64, _: Option<f64>) {}
+    fn target(&self, _: &Eye, _: usize, _: usize, _: f64, _: f64, _: f64, _: Option<f64>) {}
 }
 
 impl<'a, S: Sink> SectorSweep<'a, S> {
     /// The sweep of `sector` with its first and last column, if it has any.
-    fn new(run: &'a Run<'a>, sector: Sector, sink: &'a S) -> Option<(Self, i64, i64)> {
+    fn new(run: &'a Eye<'a>, sector: Sector, sink: &'a S) -> Option<(Self, i64, i64)> {
         let hf = run.sight.hf;
         let quad = sector.quad;
         let (op, oq) = quad.local(run.sight.ou, run.sight.ov);
