@@ -483,9 +483,9 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
     /// T1 = (0,0)(1,0)(1,1) and T2 = (0,0)(1,1)(0,1); an anti-diagonal one into T1 = (0,0)(1,0)(0,1)
     /// and T2 = (1,0)(1,1)(0,1). An edge counts while one of its triangles exists. Two kinds of
     /// edges are skipped, being below the horizon all along: an edge with one of its triangles on
-    /// its upper side in the projection (that triangle's other edges cover it), and one under a
-    /// single piece of the horizon at both ends. The rest are gathered into the strip's envelope,
-    /// and the horizon is raised to it.
+    /// its upper side in the projection (that triangle's other edges cover it), and one under the
+    /// horizon all along (checked at its ends and the horizon's breaks between). The rest are
+    /// gathered into the strip's envelope, and the horizon is raised to it.
     fn merge(
         &self,
         near: &Column,
@@ -583,7 +583,7 @@ struct Gather<'a> {
 impl Gather<'_> {
     /// The edge from p0 to p1, with the third vertex of each of its triangles. Skipped when a
     /// triangle lies on its upper side in the projection (that triangle's other edges cover it)
-    /// or when one piece of the horizon is above it at both ends (so all along).
+    /// or when the horizon is at or above it all along.
     #[inline(always)]
     fn edge(&mut self, p0: (f64, f64), p1: (f64, f64), c0: Option<(f64, f64)>, c1: Option<(f64, f64)>) {
         if c0.is_some_and(|c| above(p0, p1, c)) || c1.is_some_and(|c| above(p0, p1, c)) {
