@@ -29,7 +29,7 @@ pub struct DemoArgs {
     #[arg(long, default_value_t = 1_000_000)]
     queries: usize,
     /// Directory for the picture.
-    #[arg(long, default_value = "landfall-out")]
+    #[arg(short, long, value_name = "DIR", default_value = "landfall-out")]
     out: PathBuf,
     /// Picture width in pixels.
     #[arg(long, default_value_t = 1280)]

@@ -30,6 +30,7 @@ pub enum EventsCommand {
     /// reaching past a wall or overlapping another) stops the run with an error naming the line(s)
     /// and a non-zero exit status; outputs are written to temporary files and renamed into place
     /// only when complete.
+    #[command(after_help = crate::examples::EVENTS_LINE)]
     Line(LineArgs),
     /// Balls thrown over a terrain, bouncing off its exact triangles, off each other and off a few
     /// fixed spheres until they rest; prints the events by kind and writes a picture of their
@@ -50,6 +51,7 @@ pub enum EventsCommand {
     /// flight comes no nearer the viewer than the range ignore each other; a ball coming back into
     /// range is lifted out of any ball it overlaps. The full simulation is run too, and the events
     /// and predictions saved are printed.
+    #[command(after_help = crate::examples::EVENTS_TERRAIN)]
     Terrain(TerrainBallsArgs),
 }
 
@@ -85,7 +87,13 @@ pub struct TerrainBallsArgs {
     #[arg(long, value_name = "V", default_value_t = 0.5)]
     rest_speed: f64,
     /// The picture of the paths.
-    #[arg(long, value_name = "PNG", default_value = "landfall-out/events.png")]
+    #[arg(
+        short = 'o',
+        long = "out",
+        visible_alias = "png",
+        value_name = "PNG",
+        default_value = "landfall-out/events.png"
+    )]
     png: PathBuf,
     /// The picture's size in pixels.
     #[arg(long, value_name = "W,H", default_value = "1280,800")]
@@ -105,7 +113,7 @@ pub struct LineArgs {
     #[arg(long, value_name = "T", allow_hyphen_values = true)]
     until: f64,
     /// Output CSV of collisions (header `t,a,b`).
-    #[arg(long, value_name = "EVENTS.csv")]
+    #[arg(short, long, value_name = "EVENTS.csv")]
     out: PathBuf,
     /// Also write each ball's position and velocity at time T (header `x,v`).
     #[arg(long = "final", value_name = "FINAL.csv")]

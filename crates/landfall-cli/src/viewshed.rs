@@ -65,7 +65,7 @@ pub struct ViewshedArgs {
     #[arg(long, value_enum, default_value_t = Mode::Visible)]
     mode: Mode,
     /// Output GeoTIFF.
-    #[arg(long, value_name = "VIS.tif")]
+    #[arg(short, long, value_name = "VIS.tif")]
     out: PathBuf,
     /// Also a picture: the viewshed over the shaded terrain.
     #[arg(long, value_name = "PREVIEW.png")]

@@ -55,7 +55,7 @@ pub struct WorldArgs {
     #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
     east: f64,
     /// Directory for the pictures.
-    #[arg(long, default_value = "landfall-out")]
+    #[arg(short, long, value_name = "DIR", default_value = "landfall-out")]
     out: PathBuf,
     /// Also write the final mesh to this file (.glb or .obj).
     #[arg(long, value_name = "FILE")]
