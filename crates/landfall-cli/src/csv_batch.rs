@@ -105,24 +105,44 @@ pub fn height(args: &TerrainArgs, points: &Path, out: &Path, all: bool, cache_mb
         Query::LineBall { x, .. } => landfall::glam::DVec3::new(x, 0.0, 0.0),
         Query::Observer { x, y, .. } => landfall::glam::DVec3::new(x, y, 0.0),
     };
-    if all {
+    let mut found = 0usize;
+    let rows = if all {
         let answer = |q: &Query| {
             let mut v = Vec::new();
             t.surfaces_on_line(point(q), &mut |s| v.push(s));
             v
         };
         stream(budget, reader, out, "index,x,y,z,nx,ny,nz", answer, |w, k, v: &Vec<SurfacePoint>| {
+            found += usize::from(!v.is_empty());
             for s in v {
                 write!(w, "{k},")?;
                 fmt_opt(w, Some(s))?;
             }
             Ok(())
-        })?;
+        })?
     } else {
         let answer = |q: &Query| if has_z { t.floor_below(point(q)) } else { t.top_surface(point(q)) };
-        stream(budget, reader, out, "x,y,z,nx,ny,nz", answer, |w, _, s: &Option<SurfacePoint>| fmt_opt(w, s.as_ref()))?;
-    }
+        stream(budget, reader, out, "x,y,z,nx,ny,nz", answer, |w, _, s: &Option<SurfacePoint>| {
+            found += usize::from(s.is_some());
+            fmt_opt(w, s.as_ref())
+        })?
+    };
+    summary(t, rows, found, ("points", "on the ground", "without ground"), points, out);
     Ok(())
+}
+
+/// The one line a finished batch prints, and a warning (with the terrain's extent) when no row
+/// found anything: coordinates in another unit or CRS than the terrain's are the usual cause.
+fn summary(t: &dyn landfall::Terrain, rows: usize, found: usize, words: (&str, &str, &str), input: &Path, out: &Path) {
+    say!("{rows} {}: {found} {}, {} {} → {}", words.0, words.1, rows - found, words.2, out.display());
+    if rows > 0 && found == 0 {
+        eprintln!(
+            "landfall: warning: {}: none of the {rows} {} found the terrain, which covers {}",
+            input.display(),
+            words.0,
+            t.bounds().xy_extent()
+        );
+    }
 }
 
 /// `landfall raycast`.
@@ -137,13 +157,17 @@ pub fn raycast(args: &TerrainArgs, rays: &Path, out: &Path, cache_mb: Option<u64
         Query::Ray(ray, max_t) => t.raycast(ray, *max_t),
         _ => None,
     };
-    stream(budget, reader, out, "hit,t,x,y,z,nx,ny,nz", answer, |w, _, h: &Option<landfall::Hit>| match h {
-        Some(h) => {
-            let (p, n) = (h.point, h.normal);
-            writeln!(w, "1,{},{},{},{},{},{},{}", nz(h.t), nz(p.x), nz(p.y), nz(p.z), nz(n.x), nz(n.y), nz(n.z))
-        }
-        None => writeln!(w, "0,,,,,,,"),
-    })?;
+    let mut found = 0usize;
+    let rows =
+        stream(budget, reader, out, "hit,t,x,y,z,nx,ny,nz", answer, |w, _, h: &Option<landfall::Hit>| match h {
+            Some(h) => {
+                found += 1;
+                let (p, n) = (h.point, h.normal);
+                writeln!(w, "1,{},{},{},{},{},{},{}", nz(h.t), nz(p.x), nz(p.y), nz(p.z), nz(n.x), nz(n.y), nz(n.z))
+            }
+            None => writeln!(w, "0,,,,,,,"),
+        })?;
+    summary(t, rows, found, ("rays", "hit", "missed"), rays, out);
     Ok(())
 }
 

@@ -19,6 +19,7 @@ mod examples;
 mod info;
 mod map_budget;
 mod memory;
+mod preview;
 mod proximity;
 mod render;
 mod serve;

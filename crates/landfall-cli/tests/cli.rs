@@ -49,6 +49,29 @@ fn height_topmost_floor_and_all() {
     assert_eq!(r.len(), 3);
 }
 
+/// A batch that finds nothing (coordinates in another unit or CRS) still succeeds, but warns with
+/// the terrain's extent; every batch ends with a one-line summary.
+#[test]
+fn a_batch_entirely_off_the_terrain_warns_with_its_extent() {
+    let d = tempfile::tempdir().unwrap();
+    let t = terrain(d.path());
+    let (input, out) = (d.path().join("p.csv"), d.path().join("o.csv"));
+    std::fs::write(&input, "x,y\n10.5,20.25\n11,21\n").unwrap();
+    let o = common::landfall(&["height", s(&t), "--points", s(&input), "-o", s(&out)]);
+    assert!(o.status.success());
+    let (stdout, stderr) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(stdout.contains("2 points: 0 on the ground, 2 without ground"), "{stdout}");
+    assert!(stderr.contains("warning") && stderr.contains("x 1000 … 1030, y 2000 … 2020"), "{stderr}");
+    std::fs::write(&input, "ox,oy,oz,dx,dy,dz\n0,0,10,0,0,-1\n").unwrap();
+    let o = common::landfall(&["raycast", s(&t), "--rays", s(&input), "-o", s(&out)]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("none of the 1 rays"));
+    // One point on the ground: no warning.
+    std::fs::write(&input, "x,y\n1000,2000\n11,21\n").unwrap();
+    let o = common::landfall(&["height", s(&t), "--points", s(&input), "-o", s(&out)]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("2 points: 1 on the ground, 1 without ground"));
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("warning"));
+}
+
 #[test]
 fn placement_options_and_negative_origin() {
     let d = tempfile::tempdir().unwrap();
@@ -573,19 +596,21 @@ fn viewshed_writes_a_georeferenced_geotiff() {
     let v = |i: usize, j: usize| r.values[j * 5 + i];
     assert_eq!([v(0, 1), v(1, 1), v(2, 1), v(3, 1), v(4, 1)], [1.0, 1.0, 1.0, 0.0, 0.0]);
     assert!(v(4, 2).is_nan(), "the hole is nodata (255)");
-    assert!(png.exists());
+    // The preview: at least 1024 pixels on its long side, whatever the raster's size.
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&png).unwrap()));
+    let info = decoder.read_info().unwrap();
+    let (w, h) = (info.info().width, info.info().height);
+    assert!(w.max(h) >= 1024, "{w} × {h}");
     // Beyond --max-distance: nodata.
     ok(&["viewshed", s(&dem), "--observer", "1000,2010", "--max-distance", "15", "--out", s(&out)]);
     let r = landfall_io::read_raster(&out).unwrap();
     assert!(r.values[5 + 2].is_nan() && r.values[5 + 1] == 1.0);
-    if std::process::Command::new("gdalinfo").arg("--version").output().is_ok() {
+    if common::skip::tool(&["gdalinfo"], "apt-get install gdal-bin").is_some() {
         let info = std::process::Command::new("gdalinfo").arg(&out).output().unwrap();
         let text = String::from_utf8_lossy(&info.stdout);
         assert!(text.contains("Size is 5, 3"), "{text}");
         assert!(text.contains("Origin = (995.000000000000000,2025.000000000000000)"), "{text}");
         assert!(text.contains("NoData Value=255"), "{text}");
-    } else {
-        eprintln!("gdalinfo not installed: GDAL's reading of the GeoTIFF is not checked");
     }
     // Cumulative: two observers; the east one sees the east side.
     let obs = dir.path().join("obs.csv");
@@ -608,10 +633,13 @@ fn viewshed_writes_a_georeferenced_geotiff() {
         a.extend(["--out", s(&out)]);
         let e = fails(&a);
         assert!(e.contains(named), "{a:?}: {e}");
+        if named == "outside" || named == "hole" {
+            assert!(e.contains("the terrain covers x 1000 … 1040, y 2000 … 2020"), "{e}");
+        }
     }
     std::fs::write(&obs, "x,y\n1000,2010\n9000,2010\n").unwrap();
     let e = fails(&["viewshed", s(&dem), "--observers", s(&obs), "--out", s(&out)]);
-    assert!(e.contains("line 3"), "{e}");
+    assert!(e.contains("line 3") && e.contains("x 1000 … 1040"), "{e}");
 }
 
 /// `events terrain`: balls thrown over a raster bounce and rest; the table and the picture.

@@ -13,7 +13,7 @@ mod viewshed;
 
 use args::{all_finite, columns, err, pyarray, same_len, same_points, slice};
 use landfall::glam::DVec3;
-use landfall::viewshed::ViewshedParams;
+use landfall::viewshed::{ViewshedError, ViewshedParams};
 use landfall::{Diagonal, FollowParams, Frame, Ray};
 use landfall_io::AnyTerrain;
 use numpy::{PyArray1, PyReadonlyArray1};
@@ -408,8 +408,15 @@ impl Heightfield {
         if !matches!(mode.as_str(), "visible" | "ground" | "dem") {
             return Err(err(format!("mode: '{mode}' (expected visible, ground or dem)")));
         }
-        let values = py.detach(|| viewshed::viewshed(heightfield_of(&inner), [x, y], &params, &mode));
-        Ok(pyarray(py, values.map_err(err)?))
+        let hf = heightfield_of(&inner);
+        let values = py.detach(|| viewshed::viewshed(hf, [x, y], &params, &mode));
+        let values = values.map_err(|e| match e {
+            ViewshedError::ObserverOutside { .. } | ViewshedError::ObserverOverHole { .. } => {
+                err(format!("{e} (the terrain covers {})", hf.bounds().xy_extent()))
+            }
+            e => err(e),
+        })?;
+        Ok(pyarray(py, values))
     }
 
     /// The samples as a 2-D array in raster order (first row north), NaN = hole.

@@ -305,7 +305,9 @@ async fn viewshed(Extract(s): Shared, Query(q): Params) -> Result<Response, ApiE
             return Err(bad("viewsheds are computed on rasters (heightfields)"));
         };
         let params = ViewshedParams { observer_height: h, ..ViewshedParams::default() };
-        let v = hf.viewshed([x, y], &params).map_err(|e| bad(e.to_string()))?;
+        let v = hf
+            .viewshed([x, y], &params)
+            .map_err(|e| bad(format!("{e} (the terrain covers {})", hf.bounds().xy_extent())))?;
         let mut out = b"LFV1".to_vec();
         out.extend_from_slice(&(hf.nx() as u32).to_le_bytes());
         out.extend_from_slice(&(hf.ny() as u32).to_le_bytes());

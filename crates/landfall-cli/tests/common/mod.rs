@@ -38,3 +38,8 @@ pub fn rows(path: &Path) -> Vec<String> {
 pub fn entries(dir: &Path) -> Vec<std::ffi::OsString> {
     std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name()).collect()
 }
+
+/// Tools from outside the workspace: a failure in CI, a visible skip elsewhere (shared with
+/// landfall-io's tests).
+#[path = "../../../landfall-io/tests/common/skip.rs"]
+pub mod skip;
