@@ -6,7 +6,6 @@
 use crate::map_budget::MapBudget;
 use crate::terrain_args::TerrainArgs;
 use anyhow::{bail, Context, Result};
-use indicatif::{ProgressBar, ProgressStyle};
 use landfall::SurfacePoint;
 use landfall_io::{Batch, BatchReader, OutputFile, Query};
 use rayon::prelude::*;
@@ -28,9 +27,7 @@ fn stream<R: Send>(
 ) -> Result<usize> {
     let mut w = BufWriter::new(OutputFile::create(output)?);
     writeln!(w, "{out_header}")?;
-    let bar = ProgressBar::new(reader.len()).with_style(
-        ProgressStyle::with_template("{spinner} {bytes}/{total_bytes} {wide_bar} {eta}").expect("valid template"),
-    );
+    let bar = crate::progress::Step::bar("rows", reader.len(), "{bytes}/{total_bytes} {wide_bar} {eta}");
     let chunk = budget.as_ref().map_or(CHUNK, MapBudget::chunk);
     let (mut done, mut queries) = (0usize, Vec::with_capacity(chunk));
     while reader.next_chunk(&mut queries, chunk)? > 0 {
@@ -47,7 +44,7 @@ fn stream<R: Send>(
     let out =
         w.into_inner().map_err(|e| e.into_error()).with_context(|| format!("{}: cannot write", output.display()))?;
     out.commit()?;
-    bar.finish_and_clear();
+    bar.done(format!("{done} rows"));
     Ok(done)
 }
 

@@ -1,9 +1,9 @@
 //! `landfall events`: event-driven simulations.
 
 use crate::csv_batch::nz;
+use crate::progress::Step;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
-use indicatif::{ProgressBar, ProgressStyle};
 use landfall::events::{LineBall, LineBalls, LineError, LineEvent, Simulation};
 use landfall_io::{Batch, BatchReader, OutputFile, Query};
 use std::io::{BufWriter, Write};
@@ -165,8 +165,7 @@ fn line(args: &LineArgs) -> Result<()> {
     let mut w = BufWriter::new(OutputFile::create(&args.out)?);
     let cannot = || format!("{}: cannot write", args.out.display());
     writeln!(w, "t,a,b").with_context(cannot)?;
-    let bar = ProgressBar::new(1000)
-        .with_style(ProgressStyle::with_template("{spinner} simulated {percent}% {wide_bar} {eta}").expect("template"));
+    let bar = Step::bar("events line", 1000, "simulated {percent}% {wide_bar} {eta}");
     let mut events = 0u64;
     while let Some(e) = sim.step(args.until) {
         let m = sim.model();
@@ -185,7 +184,7 @@ fn line(args: &LineArgs) -> Result<()> {
             bar.set_position((1000.0 * e.time / args.until) as u64);
         }
     }
-    bar.finish_and_clear();
+    bar.done(format!("{events} collisions"));
     let file = w.into_inner().map_err(|e| e.into_error()).with_context(cannot)?;
     // Write the final state before committing either file, so that an error leaves both as they were.
     let final_file = match &args.final_state {
@@ -464,8 +463,11 @@ fn simulate(
     let e0 = sim.model().energy(0.0);
     let n = balls.len();
     let mut tracks: Vec<Vec<_>> = if paths { balls.iter().map(|b| vec![b.p]).collect() } else { Vec::new() };
-    let bar = ProgressBar::new(1000)
-        .with_style(ProgressStyle::with_template("{spinner} simulated {percent}% {wide_bar} {eta}").expect("template"));
+    let bar = Step::bar(
+        if params.lod.is_some() { "balls with level of detail" } else { "balls" },
+        1000,
+        "simulated {percent}% {wide_bar} {eta}",
+    );
     let frames = (until * 30.0).ceil() as usize;
     let mut events = 0u64;
     for f in 1..=frames {
@@ -481,7 +483,7 @@ fn simulate(
         }
         bar.set_position((1000 * f / frames) as u64);
     }
-    bar.finish_and_clear();
+    bar.done(format!("{events} events"));
     let m = sim.model();
     BallRun {
         events,

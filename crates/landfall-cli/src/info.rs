@@ -6,7 +6,9 @@ use landfall::PolygonTerrain;
 use std::time::Instant;
 
 pub fn run(args: &TerrainArgs) -> Result<()> {
+    let step = crate::progress::Step::spinner("loading");
     let t = args.load()?;
+    step.done("loaded");
     match &t.terrain {
         AnyTerrain::Heightfield(hf) => heightfield(args, &t, hf),
         AnyTerrain::Polygons(p) => polygons(args, &t, p),

@@ -20,6 +20,7 @@ mod info;
 mod map_budget;
 mod memory;
 mod preview;
+mod progress;
 mod proximity;
 mod render;
 mod serve;

@@ -14,6 +14,7 @@ const CHUNK: usize = 1 << 16;
 pub fn run(objects: &Path, out: &Path) -> Result<()> {
     landfall_io::refuse_overwriting_inputs(out, &[objects])?;
     let mut reader = BatchReader::open(objects, Batch::Spheres)?;
+    let step = crate::progress::Step::bar("objects", reader.len(), "{bytes}/{total_bytes} {wide_bar} {eta}");
     let mut grid = ProximityGrid::new(Layout::Dual, 1.0);
     // Row k's id, and the line each id came from (for the error on a repeated id).
     let mut ids: Vec<i128> = Vec::new();
@@ -36,6 +37,7 @@ pub fn run(objects: &Path, out: &Path) -> Result<()> {
             }
             ids.push(id);
         }
+        step.set_position(reader.position());
     }
     let mut pairs: Vec<(i128, i128)> = Vec::new();
     grid.pairs(|a, b| {
@@ -43,6 +45,7 @@ pub fn run(objects: &Path, out: &Path) -> Result<()> {
         pairs.push((a.min(b), a.max(b)));
     });
     pairs.sort_unstable();
+    step.done(format!("{} objects, {} pairs", ids.len(), pairs.len()));
     let mut w = BufWriter::new(OutputFile::create(out)?);
     writeln!(w, "a,b")?;
     for (a, b) in &pairs {

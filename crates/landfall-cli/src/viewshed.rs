@@ -103,6 +103,7 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
     let keys = loaded.geokeys.as_ref();
     let (nx, ny) = (hf.nx(), hf.ny());
     let start = Instant::now();
+    let step = crate::progress::Step::spinner("viewshed");
     let overlay: Vec<u8>;
     let mut marks = Vec::new();
     let mut legend = Legend::Visibility;
@@ -190,6 +191,7 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
             }
         }
     }
+    step.done(format!("{nx}×{ny} samples"));
     if let Some(png) = &a.png {
         let grid = Grid { nx, ny, values: overlay };
         crate::preview::viewshed::write(png, hf, keys, &grid, &marks, &legend)?;

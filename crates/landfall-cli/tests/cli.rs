@@ -230,6 +230,41 @@ fn info_and_demo() {
     assert!(out.join("demo.png").exists());
 }
 
+/// Off a terminal, each step of a long run ends with one line on standard error (every step when
+/// `LANDFALL_PROGRESS_AFTER=0`; none of a short run by default: no noise).
+#[test]
+fn long_runs_report_each_step_off_a_terminal() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("out");
+    let run = |after: Option<&str>, args: &[&str]| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_landfall"));
+        c.args(args);
+        if let Some(a) = after {
+            c.env("LANDFALL_PROGRESS_AFTER", a);
+        }
+        let o = c.output().unwrap();
+        assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stderr).unwrap()
+    };
+    let world = ["world", "--inner-radius", "4", "--layers", "8", "--frames", "3", "--width", "32", "--height", "18"];
+    let mut args = world.to_vec();
+    args.extend(["--objects", "-o", s(&out)]);
+    let e = run(Some("0"), &args);
+    for step in
+        ["placing the objects", "walk: 3 frames", "drive: 3 frames", "fly: 3 frames", "teleport: 3 frames", "rendering"]
+    {
+        assert!(e.contains(&format!("landfall: {step}")), "no line for {step}:\n{e}");
+    }
+    let demo = ["demo", "--size", "33", "--queries", "100", "--width", "16", "--height", "9", "--walkers", "2"];
+    let mut args = demo.to_vec();
+    args.extend(["--walk-moves", "2", "-o", s(&out)]);
+    let e = run(Some("0"), &args);
+    for step in ["generating the terrain", "vertical queries", "picking rays", "a crowd of walkers", "rendering"] {
+        assert!(e.contains(&format!("landfall: {step}")), "no line for {step}:\n{e}");
+    }
+    assert!(!run(None, &args).contains("landfall: "), "a short run printed steps");
+}
+
 /// A polygon terrain as OBJ: a 2×1 floor of two quads at z = 0 with a hole (nothing at x > 20),
 /// and a bridge deck at z = 10 over x in 5..15.
 fn polygon_terrain(dir: &Path) -> PathBuf {
