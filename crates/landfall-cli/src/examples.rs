@@ -63,7 +63,7 @@ Examples:
 /// `landfall viewshed`.
 pub const VIEWSHED: &str = "\
 Examples:
-  landfall viewshed data/topobathy.npz --spacing 2430 --origin 0,0 --observer 190000,135000 \
+  landfall viewshed data/topobathy.npz --spacing 2430 --origin 0,0 --observer 102060,131220 \
 --observer-height 10 -o vis.tif --png vis.png
   landfall viewshed dem.tif --observers towers.csv -o count.tif --png count.png   # how many see each
   landfall viewshed dem.tif --observer 514430,4020260 --mode ground -o need.tif --max-distance 20000";

@@ -20,6 +20,7 @@ use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use queries::Pick;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 type Array<'py> = Bound<'py, PyArray1<f64>>;
@@ -36,6 +37,14 @@ pub struct Terrain {
     path: Option<String>,
     /// The EPSG code of the file's CRS (a GeoTIFF's, or the GeoTIFF's an index was built from).
     epsg: Option<u16>,
+    /// The largest change float64 heights given from Python (`from_array`, `set_heights`) took
+    /// on becoming the stored float32 samples, as f64 bits; NaN when none were given.
+    rounding: AtomicU64,
+}
+
+/// The largest |v − f32(v)| over the finite values of `values`.
+fn f32_rounding(values: impl Iterator<Item = f64>) -> f64 {
+    values.filter(|v| v.is_finite()).map(|v| (v - v as f32 as f64).abs()).fold(0.0, f64::max)
 }
 
 /// A heightfield (a raster's grid of samples, two triangles a cell).
@@ -44,7 +53,7 @@ pub struct Heightfield {}
 
 impl Terrain {
     fn new(t: AnyTerrain, path: Option<String>) -> Self {
-        Self { inner: RwLock::new(Arc::new(t)), path, epsg: None }
+        Self { inner: RwLock::new(Arc::new(t)), path, epsg: None, rounding: AtomicU64::new(f64::NAN.to_bits()) }
     }
 
     /// The terrain as it is now.
@@ -301,6 +310,12 @@ impl Terrain {
                 d.set_item("memory_bytes", hf.memory_bytes())?;
                 d.set_item("mapped", hf.is_mapped())?;
                 d.set_item("crs", self.epsg.map(|c| format!("EPSG:{c}")))?;
+                // Samples are float32: a height h is kept to within |h|·2⁻²⁴.
+                d.set_item("dtype", "float32")?;
+                let top = hf.height_range().map_or(0.0, |(a, b)| a.abs().max(b.abs()) as f64);
+                d.set_item("rounding_bound", top * 2f64.powi(-24))?;
+                let measured = f64::from_bits(self.rounding.load(Ordering::Relaxed));
+                d.set_item("rounding_error", (!measured.is_nan()).then_some(measured))?;
             }
             AnyTerrain::Polygons(p) => {
                 d.set_item("kind", "polygons")?;
@@ -362,8 +377,9 @@ impl Heightfield {
                     .build()
             })
             .map_err(|e| err(format!("heights: {e}")))?;
-        let init =
-            PyClassInitializer::from(Terrain::new(AnyTerrain::Heightfield(hf), None)).add_subclass(Heightfield {});
+        let t = Terrain::new(AnyTerrain::Heightfield(hf), None);
+        t.rounding.store(f32_rounding(a.iter().copied()).to_bits(), Ordering::Relaxed);
+        let init = PyClassInitializer::from(t).add_subclass(Heightfield {});
         Py::new(py, init)
     }
 
@@ -439,12 +455,16 @@ impl Heightfield {
     ) -> PyResult<()> {
         let (h, w) = values.as_array().dim();
         let flat: Vec<f64> = values.as_array().iter().copied().collect();
-        slf.as_super()
-            .edit(py, |t| match t {
-                AnyTerrain::Heightfield(hf) => edit::set_block(hf, row, col, h, w, &flat),
-                AnyTerrain::Polygons(_) => unreachable!("a Heightfield holds a heightfield"),
-            })
-            .map_err(err)
+        let base = slf.as_super();
+        base.edit(py, |t| match t {
+            AnyTerrain::Heightfield(hf) => edit::set_block(hf, row, col, h, w, &flat),
+            AnyTerrain::Polygons(_) => unreachable!("a Heightfield holds a heightfield"),
+        })
+        .map_err(err)?;
+        let this = f32_rounding(flat.iter().copied());
+        let before = f64::from_bits(base.rounding.load(Ordering::Relaxed));
+        base.rounding.store((if before.is_nan() { this } else { before.max(this) }).to_bits(), Ordering::Relaxed);
+        Ok(())
     }
 }
 
@@ -489,5 +509,6 @@ fn _landfall(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Terrain>()?;
     m.add_class::<Heightfield>()?;
     m.add_function(wrap_pyfunction!(_open, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
