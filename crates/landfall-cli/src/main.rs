@@ -16,6 +16,7 @@ mod csv_batch;
 mod demo;
 mod events;
 mod examples;
+mod geo;
 mod info;
 mod map_budget;
 mod memory;

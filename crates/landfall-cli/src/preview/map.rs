@@ -4,10 +4,6 @@
 use super::canvas::{Canvas, Rgb};
 use landfall::glam::DVec3;
 use landfall::{Heightfield, Terrain};
-use landfall_io::GeoKeys;
-
-/// Metres in a degree of latitude (and of longitude at the equator), for a raster in degrees.
-const METRES_PER_DEGREE: f64 = 111_320.0;
 
 /// How a heightfield's x, y map to pixels of a map `w × h` whose top-left corner is at `(x0, y0)`
 /// on the canvas, and how long a world unit is on the ground.
@@ -22,37 +18,12 @@ pub struct MapFrame {
     pub metres: [f64; 2],
 }
 
-/// Whether the heightfield's x, y are longitude and latitude in degrees: its GeoTIFF says so
-/// (GTModelTypeGeoKey 2), or, without a CRS, its extent fits the globe and its relief dwarfs its
-/// extent (heights in metres over a grid in degrees).
-pub fn is_geographic(hf: &Heightfield, keys: Option<&GeoKeys>) -> bool {
-    if let Some(k) = keys {
-        let entries = k.directory.get(4..).unwrap_or(&[]);
-        if let Some(e) = entries.chunks_exact(4).find(|e| e[0] == 1024 && e[1] == 0) {
-            return e[3] == 2;
-        }
-    }
-    let b = hf.bounds();
-    let extent = (b.max.x - b.min.x).max(b.max.y - b.min.y);
-    b.min.x >= -180.0
-        && b.max.x <= 360.0
-        && b.min.y >= -90.0
-        && b.max.y <= 90.0
-        && extent > 0.0
-        && b.max.z - b.min.z > 5.0 * extent
-}
-
 impl MapFrame {
     /// The frame of `hf` with its long side `long` pixels, ground proportions kept (a raster in
     /// degrees is drawn with its longitude shrunk by the cosine of its mid latitude).
     pub fn new(hf: &Heightfield, geographic: bool, long: usize, x0: i64, y0: i64) -> Self {
         let b = hf.bounds();
-        let metres = if geographic {
-            let lat = (0.5 * (b.min.y + b.max.y)).to_radians();
-            [METRES_PER_DEGREE * lat.cos().max(1e-3), METRES_PER_DEGREE]
-        } else {
-            [1.0, 1.0]
-        };
+        let metres = crate::geo::metres_per_unit(&b, geographic);
         let (gw, gh) = ((b.max.x - b.min.x) * metres[0], (b.max.y - b.min.y) * metres[1]);
         let (w, h) = if gw >= gh {
             (long, ((long as f64 * gh / gw.max(1e-300)).round() as usize).max(1))
@@ -206,7 +177,7 @@ mod tests {
             .spacing(4.0 / 120.0, 2.0 / 90.0)
             .build()
             .unwrap();
-        assert!(is_geographic(&hf, None));
+        assert!(crate::geo::is_geographic(&hf.bounds(), None));
         let f = MapFrame::new(&hf, true, 1024, 0, 0);
         assert_eq!(f.w, 1024);
         let want = 1024.0 * 2.0 / (4.0 * 49f64.to_radians().cos());
@@ -216,6 +187,6 @@ mod tests {
         assert!(x.abs() < 1e-9 && y.abs() < 1e-9);
         // The same numbers in metres are not degrees.
         let hf = Heightfield::builder(121, 91, vec![0.0; 121 * 91]).spacing(2430.0, 2430.0).build().unwrap();
-        assert!(!is_geographic(&hf, None));
+        assert!(!crate::geo::is_geographic(&hf.bounds(), None));
     }
 }

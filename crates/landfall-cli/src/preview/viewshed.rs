@@ -78,7 +78,7 @@ pub fn draw(
     observers: &[[f64; 2]],
     legend: &Legend,
 ) -> Canvas {
-    let geographic = map::is_geographic(hf, keys);
+    let geographic = crate::geo::is_geographic(&hf.bounds(), keys);
     let long = hf.nx().max(hf.ny()).clamp(MAP_LONG.0, MAP_LONG.1);
     let line = Canvas::text_height(TEXT);
     let top = MARGIN + line + MARGIN;

@@ -7,7 +7,9 @@
 //! the page's own assets, compiled in.
 
 mod api;
+mod instances;
 mod mesh;
+mod tiles;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
