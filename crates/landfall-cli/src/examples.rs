@@ -99,14 +99,20 @@ mod tests {
         }
     }
 
-    /// `--help` of every command: its own options first, then the terrain's placement and tuning
-    /// options under their headings, then two or three examples, each of which parses.
-    #[test]
-    fn every_help_puts_own_options_first_and_ends_with_examples_that_parse() {
+    /// Every command's long help, built as `landfall` builds it.
+    fn all_helps() -> Vec<(String, String)> {
         let mut cli = Cli::command();
         cli.build();
         let mut all = Vec::new();
         commands(&mut cli, "landfall", &mut all);
+        all
+    }
+
+    /// `--help` of every command: its own options first, then the terrain's placement and tuning
+    /// options under their headings, then two or three examples, each of which parses.
+    #[test]
+    fn every_help_puts_own_options_first_and_ends_with_examples_that_parse() {
+        let all = all_helps();
         assert!(all.len() >= 12, "{} commands", all.len());
         for (name, help) in all {
             let at = |h: &str| help.find(&format!("\n{h}:\n"));
@@ -138,11 +144,7 @@ mod tests {
     /// Every command that writes a file takes `-o` and `--out` for it.
     #[test]
     fn every_output_is_spelled_o_and_out() {
-        let mut cli = Cli::command();
-        cli.build();
-        let mut all = Vec::new();
-        commands(&mut cli, "landfall", &mut all);
-        for (name, help) in all {
+        for (name, help) in all_helps() {
             if name == "landfall info" || name == "landfall serve" {
                 continue;
             }

@@ -1,6 +1,7 @@
 //! `landfall serve`: its endpoints (answers equal to the library's, bad parameters a 400 with a
 //! message, requests outside the terrain, many clients at once) and the page in headless Chromium
-//! (the first frame shows terrain; a click shows the exact height under it). The browser part is
+//! (the first frame shows terrain; a click shows the exact height under it; each control and
+//! overlay does what it says; a large DEM comes in tiles of several levels). The browser part is
 //! skipped with a visible line when `chromium` is not installed (`apt-get install chromium`), and
 //! fails in CI.
 
@@ -228,7 +229,7 @@ fn the_page_shows_terrain_and_a_click_shows_the_exact_height() {
     let dir = tempfile::tempdir().unwrap();
     let shot = dir.path().join("view.png");
     let url = format!("http://{}/?click=500,380", server.addr);
-    shows_terrain(browser, &url, &shot);
+    screenshot(browser, &url, &shot);
     // The click's readout: the exact surface under the pixel, as the library answers at that x, y.
     let mut dom = String::new();
     for _ in 0..5 {
@@ -257,7 +258,7 @@ fn the_world_page_shows_the_world() {
     let server = Server::start(&["--world"]);
     let dir = tempfile::tempdir().unwrap();
     let shot = dir.path().join("world.png");
-    shows_terrain(browser, &format!("http://{}/", server.addr), &shot);
+    screenshot(browser, &format!("http://{}/", server.addr), &shot);
     // The objects come as trees, buildings and rocks to draw, not as triangles.
     let body = attributes(browser, &format!("http://{}/", server.addr), "body", "trees");
     assert!(num(&body, "trees") > 10.0 && num(&body, "rocks") > 10.0, "{body:?}");
@@ -270,8 +271,12 @@ fn the_world_page_shows_the_world() {
     }
 }
 
-/// A screenshot's pixels (RGB, rows from the top) and width, taken after the page has drawn.
+/// A screenshot's pixels (RGB, rows from the top) and width, once it shows terrain: a good part of
+/// the pixels not the sky and over a hundred colours (lit, coloured ground, not a blank canvas).
+/// Headless Chromium takes its picture after a budget of virtual time, which does not always wait
+/// for the page's fetches: a few tries, each judged on its own.
 fn screenshot(browser: &str, url: &str, shot: &Path) -> (Vec<[u8; 3]>, usize) {
+    let mut last = String::new();
     for _ in 0..5 {
         let _ = std::fs::remove_file(shot);
         headless(browser, url, &[&format!("--screenshot={}", shot.display())]);
@@ -281,12 +286,15 @@ fn screenshot(browser: &str, url: &str, shot: &Path) -> (Vec<[u8; 3]>, usize) {
         let frame = reader.next_frame(&mut buf).unwrap();
         let ch = frame.color_type.samples();
         let px: Vec<[u8; 3]> = buf[..frame.buffer_size()].chunks_exact(ch).map(|p| [p[0], p[1], p[2]]).collect();
-        let sky = px.iter().filter(|p| **p == [0xb9, 0xcd, 0xe8]).count();
-        if sky < px.len() * 9 / 10 {
+        let sky = [0xb9, 0xcd, 0xe8];
+        let terrain = px.iter().filter(|p| (0..3).map(|k| (p[k] as i32 - sky[k]).abs()).sum::<i32>() > 40).count();
+        let colours: std::collections::HashSet<[u8; 3]> = px.iter().map(|p| p.map(|c| c / 8)).collect();
+        last = format!("{terrain} of {} pixels differ from the sky, {} colours", px.len(), colours.len());
+        if terrain * 5 > px.len() && colours.len() > 100 {
             return (px, frame.width as usize);
         }
     }
-    panic!("{url}: no picture with terrain after five tries");
+    panic!("{url}: no terrain in the screenshot after five tries (a blank canvas?): {last}");
 }
 
 /// The `data-` attributes of the element with `id` once the page has drawn (the body's for
@@ -425,37 +433,4 @@ fn a_large_dem_streams_tiles_by_distance() {
     assert!(levels.len() >= 2 && levels[0] < top, "one level drawn: {body:?}");
     assert!(num(&body, "loaded") <= 400.0, "{body:?}");
     assert!(!body.contains_key("error"), "{body:?}");
-}
-
-/// The page's first frames show terrain: a screenshot where a good part of the pixels is not the
-/// sky and there are many colours (lit, coloured ground, not a blank canvas).
-fn shows_terrain(browser: &str, url: &str, shot: &Path) {
-    // Headless Chromium takes its picture after a budget of virtual time, which does not always
-    // wait for the page's fetches: a few tries, each judged on its own.
-    let mut last = String::new();
-    let mut seen = false;
-    for _ in 0..5 {
-        headless(browser, url, &[&format!("--screenshot={}", shot.display())]);
-        let Ok(f) = std::fs::File::open(shot) else { continue };
-        let mut reader = png::Decoder::new(std::io::BufReader::new(f)).read_info().unwrap();
-        let mut buf = vec![0; reader.output_buffer_size().unwrap()];
-        let frame = reader.next_frame(&mut buf).unwrap();
-        let px = &buf[..frame.buffer_size()];
-        let ch = frame.color_type.samples();
-        let sky = [0xb9u8, 0xcd, 0xe8];
-        let (mut terrain, mut colours) = (0usize, std::collections::HashSet::new());
-        for p in px.chunks_exact(ch) {
-            let d: i32 = (0..3).map(|k| (p[k] as i32 - sky[k] as i32).abs()).sum();
-            terrain += usize::from(d > 40);
-            colours.insert([p[0] / 8, p[1] / 8, p[2] / 8]);
-        }
-        let n = px.len() / ch;
-        // The first frame shows terrain: many colours, a good part of the pixels not the sky.
-        last = format!("{terrain} of {n} pixels differ from the sky, {} colours", colours.len());
-        if terrain * 5 > n && colours.len() > 100 {
-            seen = true;
-            break;
-        }
-    }
-    assert!(seen, "no terrain in the screenshot (a blank canvas?): {last}");
 }
