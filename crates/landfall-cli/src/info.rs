@@ -20,7 +20,7 @@ fn mb(n: usize) -> f64 {
 }
 
 /// Decimal places that show a ten-thousandth of `step` (a coordinate to the raster's precision).
-fn places(step: f64) -> usize {
+pub(crate) fn places(step: f64) -> usize {
     if step.is_finite() && step > 0.0 {
         (4.0 - step.log10().floor()).clamp(0.0, 15.0) as usize
     } else {
@@ -29,7 +29,7 @@ fn places(step: f64) -> usize {
 }
 
 /// `v` with `places` decimals, trailing zeros (and a negative zero's sign) dropped.
-fn fixed(v: f64, places: usize) -> String {
+pub(crate) fn fixed(v: f64, places: usize) -> String {
     let s = format!("{:.*}", places, v);
     let s = if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.') } else { &s };
     if s == "-0" {
@@ -41,7 +41,7 @@ fn fixed(v: f64, places: usize) -> String {
 
 /// The largest error of storing a height in `lo ..= hi` as an f32: half a unit in the last place,
 /// at most |h|·2⁻²⁴.
-pub fn rounding_bound(lo: f32, hi: f32) -> f64 {
+fn rounding_bound(lo: f32, hi: f32) -> f64 {
     lo.abs().max(hi.abs()) as f64 * 2f64.powi(-24)
 }
 

@@ -4,6 +4,7 @@
 
 use super::canvas::{Canvas, Rgb};
 use super::map::{self, MapFrame, BLACK};
+use crate::info::{fixed, places};
 use anyhow::{Context, Result};
 use landfall::viewshed::{Grid, NODATA};
 use landfall::Heightfield;
@@ -54,7 +55,8 @@ fn swatch((t, k): ([f64; 3], f64)) -> Rgb {
 }
 
 /// The line above the map: who looks, and how much of the targets they see.
-fn title(overlay: &Grid<u8>, observers: &[[f64; 2]], legend: &Legend) -> String {
+fn title(hf: &Heightfield, overlay: &Grid<u8>, observers: &[[f64; 2]], legend: &Legend) -> String {
+    let short = |v: f64| fixed(v, places(hf.spacing().min_element()));
     let targets = overlay.values.iter().filter(|&&v| v != NODATA).count();
     let seen = overlay.values.iter().filter(|&&v| v != NODATA && v != 0).count();
     let share = 100.0 * seen as f64 / targets.max(1) as f64;
@@ -88,7 +90,7 @@ pub fn draw(
     let legend_h = 3 * line + 4 * MARGIN;
     let height = top + f.h as i64 + legend_h;
     let mut c = Canvas::new(width as usize, height as usize, BACKGROUND);
-    c.text(MARGIN, MARGIN, &title(overlay, observers, legend), TEXT, BLACK);
+    c.text(MARGIN, MARGIN, &title(hf, overlay, observers, legend), TEXT, BLACK);
 
     let (o, s) = (hf.origin(), hf.spacing());
     let (nx, ny) = (hf.nx(), hf.ny());
@@ -148,6 +150,7 @@ pub fn draw(
     item(&mut c, &mut x, Some(swatch(NO_DATA)), "no data");
     item(&mut c, &mut x, None, if observers.len() == 1 { "observer" } else { "observers" });
     let b = hf.bounds();
+    let short = |v: f64| fixed(v, places(hf.spacing().min_element()));
     let note = format!(
         "x {} … {}, y {} … {}{}; north up, shaded from the north-west",
         short(b.min.x),
@@ -158,17 +161,6 @@ pub fn draw(
     );
     c.text(MARGIN, y + line + MARGIN, &note, TEXT, [70, 70, 70]);
     c
-}
-
-/// A coordinate in a few significant digits.
-fn short(v: f64) -> String {
-    let s = format!("{v:.6}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    if s.len() > 12 {
-        format!("{v:.0}")
-    } else {
-        s.to_string()
-    }
 }
 
 /// Draws the picture and writes it as a PNG (temporary file and rename).
