@@ -338,10 +338,12 @@ fn terrain(a: &TerrainBallsArgs) -> Result<()> {
     }
     let paths = run.paths;
     // The picture: the terrain from above its south-west, the paths as dots.
+    let step = Step::spinner("drawing the paths with landfall's ray casts");
     let cam = crate::render::Camera::over(t, area);
     let (mut px, _, _) = crate::render::render(t, &cam, w, h, 0.0);
     crate::render::draw_paths(t, &cam, &paths, w, h, &mut px);
     crate::render::write_png(&a.png, w, h, &px)?;
+    step.done(format!("{w}×{h} pixels"));
     say!("picture       {}", a.png.display());
     Ok(())
 }
