@@ -7,7 +7,8 @@
 //! the peak resident memory of the process during the build, and the index's bytes per sample; the
 //! time of a batch of queries on a cold cache (the index's pages evicted with `posix_fadvise`).
 //! Measured by criterion: a million vertical queries and 100,000 oblique rays, warm, on the index
-//! and in memory.
+//! and in memory; a tile entering a view (`TileView`) with its sphere tree from the index
+//! (`with_trees`: a page-in) beside one whose tree is built as it enters (`new`), both on the index.
 //!
 //! `cargo bench -p landfall-bench --bench tiles` (4097²; `LANDFALL_BENCH_TILES=32769` for the 4 GiB
 //! raster of the docs: 8 GiB of disk in the target directory).
@@ -19,7 +20,7 @@ use landfall::{Heightfield, Ray, Terrain};
 use landfall_bench::report::print_ratios;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 /// A deterministic landscape sample at (i, j): ridges and valleys over ~1,500 m plus detail.
@@ -77,7 +78,8 @@ fn write_dem<W: std::io::Write + std::io::Seek, K: tiff::encoder::TiffKind>(
 }
 
 struct Setup {
-    index: Heightfield,
+    index: Arc<Heightfield>,
+    trees: landfall::collide::TileTrees,
     memory: Heightfield,
     index_path: PathBuf,
     piece: usize,
@@ -142,16 +144,17 @@ fn setup() -> &'static Setup {
             r.bytes as f64 / samples
         );
         let start = Instant::now();
-        let index = landfall_io::open_heightfield_index(&lfh).unwrap();
+        let opened = landfall_io::open_heightfield_index_with_trees(&lfh).unwrap();
+        let (index, trees) = (Arc::new(opened.heightfield), opened.trees);
         println!("tiles: open (checked) {:.1} s, resident after {:.0} MiB", start.elapsed().as_secs_f64(), memory().0 as f64 / (1 << 20) as f64);
         // The in-memory heightfield of the south-west piece.
         let piece = n.min(16385);
         let mut h = landfall::pages::sample_buffer(piece * piece);
         for j in 0..piece {
-            h[j * piece..(j + 1) * piece].copy_from_slice(&index.heights()[j * n..j * n + piece]);
+            for i in 0..piece { h[j * piece + i] = index.sample(i, j); }
         }
         let memory = Heightfield::builder(piece, piece, h).origin(index.origin().x, index.origin().y).spacing(10.0, 10.0).build().unwrap();
-        Setup { index, memory, index_path: lfh, piece }
+        Setup { index, trees, memory, index_path: lfh, piece }
     })
 }
 
@@ -223,10 +226,59 @@ fn queries(c: &mut Criterion) {
     g.finish();
 }
 
+/// A tile entering the view and leaving it again, tile after tile along the grid's tiles: with the
+/// trees stored in the index against trees built as the tiles enter.
+fn entering(c: &mut Criterion) {
+    use landfall::collide::{TileView, TileViewParams};
+    let s = setup();
+    let tiling = s.index.tiling().expect("an index is tiled");
+    let keys: Vec<(u32, u32)> =
+        (0..tiling.nty.min(8)).flat_map(|ty| (0..tiling.ntx.min(8)).map(move |tx| (tx as u32, ty as u32))).collect();
+    let mut stored = TileView::with_trees(s.index.clone(), s.trees.clone()).unwrap();
+    let params = TileViewParams { tile_cells: tiling.cells, ..TileViewParams::default() };
+    let mut built = TileView::new(s.index.clone(), params).unwrap();
+    // The same trees either way.
+    for &k in &keys[..4] {
+        stored.add(k);
+        built.add(k);
+    }
+    for (a, b) in stored.tiles().zip(built.tiles()) {
+        assert_eq!(a.nodes(&stored), b.nodes(&built));
+    }
+    let n = tiling.cells.to_string();
+    let mut g = c.benchmark_group("tiles_enter");
+    g.throughput(Throughput::Elements(keys.len() as u64));
+    let mut cycle = |view: &mut TileView| {
+        for &k in &keys {
+            view.add(k);
+            view.remove(k);
+        }
+    };
+    g.bench_function(BenchmarkId::new("landfall", &n), |b| b.iter(|| cycle(&mut stored)));
+    g.bench_function(BenchmarkId::new("built", &n), |b| b.iter(|| cycle(&mut built)));
+    g.finish();
+    // Cold: the index's pages dropped first, one pass each.
+    evict(&s.index, &s.index_path);
+    let t0 = Instant::now();
+    cycle(&mut stored);
+    let cold_stored = t0.elapsed().as_secs_f64();
+    evict(&s.index, &s.index_path);
+    let t0 = Instant::now();
+    cycle(&mut built);
+    let cold_built = t0.elapsed().as_secs_f64();
+    println!(
+        "tiles: {} tiles entering, cold cache: stored trees {:.1} ms, built {:.1} ms ({:.1}×)",
+        keys.len(),
+        cold_stored * 1e3,
+        cold_built * 1e3,
+        cold_built / cold_stored
+    );
+}
+
 criterion_group! {
     name = benches;
     config = landfall_bench::report::criterion().sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(4));
-    targets = queries
+    targets = queries, entering
 }
 
 fn main() {
@@ -235,4 +287,6 @@ fn main() {
     let n = setup().piece.to_string();
     print_ratios("tiles_vertical", &["in-memory"], std::slice::from_ref(&n));
     print_ratios("tiles_rays", &["in-memory"], &[n]);
+    let cells = setup().index.tiling().map_or(0, |t| t.cells).to_string();
+    print_ratios("tiles_enter", &["built"], &[cells]);
 }

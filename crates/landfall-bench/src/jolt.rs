@@ -64,7 +64,7 @@ impl Jolt {
         }
         let c = center(hf);
         // Row y of Jolt's samples runs along its x at z = y: landfall's row j (south first).
-        let samples: Vec<f32> = hf.heights().iter().map(|&h| if h.is_nan() { f32::MAX } else { h }).collect();
+        let samples: Vec<f32> = hf.heights().unwrap().iter().map(|&h| if h.is_nan() { f32::MAX } else { h }).collect();
         let (o, s) = (hf.origin(), hf.spacing());
         let offset = y_up(DVec3::new(o.x, o.y, 0.0), c);
         let scale = [s.x as f32, 1.0, s.y as f32];
@@ -132,7 +132,7 @@ mod tests {
     #[test]
     fn jolt_hits_what_landfall_hits() {
         let g = terrains::generated(257).hf;
-        let hf = Heightfield::builder(g.nx(), g.ny(), g.heights().to_vec())
+        let hf = Heightfield::builder(g.nx(), g.ny(), g.heights().unwrap().to_vec())
             .origin(g.origin().x, g.origin().y)
             .spacing(g.spacing().x, g.spacing().y)
             .diagonal(Diagonal::SouthWestNorthEast)

@@ -28,6 +28,19 @@ pub fn run(args: &TerrainArgs, out: &Path) -> Result<()> {
             args.check_polygons(2 * cells, &what)?;
             args.polygons_from(&mut PolygonSoup::from_heightfield(&hf))?
         }
+        // A raster in degrees: its triangles in metres, in its east-north-up frame.
+        AnyTerrain::Geographic(g) => {
+            let cells = (g.heightfield().nx() as u64 - 1) * (g.heightfield().ny() as u64 - 1);
+            args.check_polygons(2 * cells, "the geographic raster")?;
+            let mut soup = PolygonSoup::new();
+            landfall::Terrain::triangles_in(&g, &landfall::Terrain::bounds(&g), &mut |_, t| soup.push(&t));
+            say!(
+                "note: {} is in degrees: the index holds its triangles in metres, in the east-north-up frame at {}",
+                args.path.display(),
+                crate::info::frame_origin(g.frame())
+            );
+            args.polygons_from(&mut soup)?
+        }
     };
     let built = start.elapsed();
     let start = Instant::now();
@@ -61,14 +74,21 @@ fn heightfield_index(args: &TerrainArgs, out: &Path) -> Result<()> {
     bar.done(format!("{} rows", report.ny));
     let secs = start.elapsed().as_secs_f64();
     let samples = (report.nx * report.ny) as f64;
+    let disk = {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(out).map(|m| m.blocks() * 512).unwrap_or(0)
+    };
     say!(
-        "wrote {}: {} × {} samples ({} nodata), {:.2} MiB, {:.3} bytes/sample, {} in {:.2} s ({:.1} M samples/s), peak memory {}",
+        "wrote {}: {} × {} samples ({} nodata), {} tiles with data ({} samples stored), {:.2} MiB on disk \
+         ({:.3} bytes/sample), {} in {:.2} s ({:.1} M samples/s), peak memory {}",
         out.display(),
         report.nx,
         report.ny,
         report.nodata,
-        report.bytes as f64 / (1024.0 * 1024.0),
-        report.bytes as f64 / samples,
+        report.tiles_stored,
+        report.samples_stored,
+        disk as f64 / (1024.0 * 1024.0),
+        disk as f64 / samples,
         if report.streamed { "streamed" } else { "read whole" },
         secs,
         samples / secs.max(1e-9) / 1e6,
@@ -89,7 +109,19 @@ pub fn mesh(args: &TerrainArgs, out: &Path) -> Result<()> {
     loaded.warn_notes(&args.path);
     let t = loaded.terrain.as_dyn();
     let name = args.path.file_stem().map_or("terrain".into(), |s| s.to_string_lossy().into_owned());
-    let Some(part) = landfall_io::terrain_part(t, &name) else {
+    let part = match &loaded.terrain {
+        // In degrees: in metres, in the east-north-up frame whose origin the file records.
+        AnyTerrain::Geographic(g) => {
+            say!(
+                "{}: in degrees; the mesh is in metres, east-north-up at {}",
+                args.path.display(),
+                crate::info::frame_origin(g.frame())
+            );
+            landfall_io::geo_part(g, &name, 1)
+        }
+        _ => landfall_io::terrain_part(t, &name),
+    };
+    let Some(part) = part else {
         bail!(
             "{}: more than {} triangles: too large to export as one mesh",
             args.path.display(),

@@ -4,8 +4,9 @@
 //! memory stays bounded whatever the file size. A progress bar (bytes read) shows on a terminal.
 
 use crate::map_budget::MapBudget;
-use crate::terrain_args::TerrainArgs;
+use crate::terrain_args::{AnyTerrain, TerrainArgs};
 use anyhow::{bail, Context, Result};
+use landfall::geo::{GeoHit, GeoPoint, GeoSurface, Geodetic};
 use landfall::SurfacePoint;
 use landfall_io::{Batch, BatchReader, OutputFile, Query};
 use rayon::prelude::*;
@@ -18,6 +19,7 @@ pub(crate) const CHUNK: usize = 1 << 16;
 /// Reads `reader` in chunks, answers each row with `answer`, writes with `write`, in order, to a
 /// temporary file that becomes `output` only when every row is written.
 fn stream<R: Send>(
+    terrain: &Path,
     mut budget: Option<MapBudget>,
     mut reader: BatchReader,
     output: &Path,
@@ -32,6 +34,8 @@ fn stream<R: Send>(
     let (mut done, mut queries) = (0usize, Vec::with_capacity(chunk));
     while reader.next_chunk(&mut queries, chunk)? > 0 {
         let answers: Vec<R> = queries.par_iter().with_min_len((chunk / 8).clamp(8, 1024)).map(&answer).collect();
+        // A mapped index changed under the queries: their answers are void (docs/robustness.md).
+        landfall_io::check_mapped(terrain)?;
         for (k, a) in answers.iter().enumerate() {
             write(&mut w, done + k, a).with_context(|| format!("{}: cannot write", output.display()))?;
         }
@@ -87,6 +91,9 @@ pub fn height(args: &TerrainArgs, points: &Path, out: &Path, all: bool, cache_mb
     let t = terrain.terrain.as_dyn();
     let budget = MapBudget::new(&terrain, cache_mb)?;
     let reader = BatchReader::open(points, Batch::Points)?;
+    if let AnyTerrain::Geographic(g) = &terrain.terrain {
+        return geo_height(g, &args.path, budget, (reader, points), out, all);
+    }
     let has_z = reader.has_optional_column();
     if !has_z && !t.frame().is_z_up() {
         bail!(
@@ -109,7 +116,7 @@ pub fn height(args: &TerrainArgs, points: &Path, out: &Path, all: bool, cache_mb
             t.surfaces_on_line(point(q), &mut |s| v.push(s));
             v
         };
-        stream(budget, reader, out, "index,x,y,z,nx,ny,nz", answer, |w, k, v: &Vec<SurfacePoint>| {
+        stream(&args.path, budget, reader, out, "index,x,y,z,nx,ny,nz", answer, |w, k, v: &Vec<SurfacePoint>| {
             found += usize::from(!v.is_empty());
             for s in v {
                 write!(w, "{k},")?;
@@ -119,25 +126,25 @@ pub fn height(args: &TerrainArgs, points: &Path, out: &Path, all: bool, cache_mb
         })?
     } else {
         let answer = |q: &Query| if has_z { t.floor_below(point(q)) } else { t.top_surface(point(q)) };
-        stream(budget, reader, out, "x,y,z,nx,ny,nz", answer, |w, _, s: &Option<SurfacePoint>| {
+        stream(&args.path, budget, reader, out, "x,y,z,nx,ny,nz", answer, |w, _, s: &Option<SurfacePoint>| {
             found += usize::from(s.is_some());
             fmt_opt(w, s.as_ref())
         })?
     };
-    summary(t, rows, found, ("points", "on the ground", "without ground"), points, out);
+    summary(&t.bounds().xy_extent(), rows, found, ("points", "on the ground", "without ground"), points, out);
     Ok(())
 }
 
 /// The one line a finished batch prints, and a warning (with the terrain's extent) when no row
 /// found anything: coordinates in another unit or CRS than the terrain's are the usual cause.
-fn summary(t: &dyn landfall::Terrain, rows: usize, found: usize, words: (&str, &str, &str), input: &Path, out: &Path) {
+fn summary(extent: &str, rows: usize, found: usize, words: (&str, &str, &str), input: &Path, out: &Path) {
     say!("{rows} {}: {found} {}, {} {} → {}", words.0, words.1, rows - found, words.2, out.display());
     if rows > 0 && found == 0 {
         eprintln!(
             "landfall: warning: {}: none of the {rows} {} found the terrain, which covers {}",
             input.display(),
             words.0,
-            t.bounds().xy_extent()
+            extent
         );
     }
 }
@@ -150,13 +157,16 @@ pub fn raycast(args: &TerrainArgs, rays: &Path, out: &Path, cache_mb: Option<u64
     let t = terrain.terrain.as_dyn();
     let budget = MapBudget::new(&terrain, cache_mb)?;
     let reader = BatchReader::open(rays, Batch::Rays)?;
+    if let AnyTerrain::Geographic(g) = &terrain.terrain {
+        return geo_raycast(g, &args.path, budget, (reader, rays), out);
+    }
     let answer = |q: &Query| match q {
         Query::Ray(ray, max_t) => t.raycast(ray, *max_t),
         _ => None,
     };
     let mut found = 0usize;
     let rows =
-        stream(budget, reader, out, "hit,t,x,y,z,nx,ny,nz", answer, |w, _, h: &Option<landfall::Hit>| match h {
+        stream(&args.path, budget, reader, out, "hit,t,x,y,z,nx,ny,nz", answer, |w, _, h: &Option<landfall::Hit>| match h {
             Some(h) => {
                 found += 1;
                 let (p, n) = (h.point, h.normal);
@@ -164,7 +174,91 @@ pub fn raycast(args: &TerrainArgs, rays: &Path, out: &Path, cache_mb: Option<u64
             }
             None => writeln!(w, "0,,,,,,,"),
         })?;
-    summary(t, rows, found, ("rays", "hit", "missed"), rays, out);
+    summary(&t.bounds().xy_extent(), rows, found, ("rays", "hit", "missed"), rays, out);
+    Ok(())
+}
+
+/// The extent of a terrain in degrees, as a warning prints it.
+fn geo_extent(g: &GeoSurface) -> String {
+    let xy = g.heightfield().bounds().xy_extent();
+    format!("{} (degrees)", xy.replacen("x ", "lon ", 1).replacen(", y ", ", lat ", 1))
+}
+
+/// Heights header for a terrain in degrees.
+const GEO_POINT: &str = "lon,lat,h,ecef_x,ecef_y,ecef_z,nx,ny,nz";
+
+/// A point on a surface in degrees as a CSV row: geodetic, ECEF, the normal in ECEF.
+fn geo_row(w: &mut dyn Write, g: &GeoSurface, p: &GeoPoint) -> std::io::Result<()> {
+    let f = g.frame();
+    let (e, n) = (f.to_ecef(p.enu), f.dir_to_ecef(p.normal));
+    let q = p.geodetic;
+    write!(w, "{},{},{},{},{},{},", nz(q.lon), nz(q.lat), nz(q.h), nz(e.x), nz(e.y), nz(e.z))?;
+    writeln!(w, "{},{},{}", nz(n.x), nz(n.y), nz(n.z))
+}
+
+/// `landfall height` on a raster in degrees: rows `lon,lat[,h]`; the surface on the ellipsoid
+/// normal through (lon, lat) (with `h`: only when at or below it).
+fn geo_height(
+    g: &GeoSurface,
+    terrain: &Path,
+    budget: Option<MapBudget>,
+    (reader, points): (BatchReader, &Path),
+    out: &Path,
+    all: bool,
+) -> Result<()> {
+    let has_h = reader.has_optional_column();
+    let mut found = 0usize;
+    let answer = |q: &Query| match *q {
+        Query::Point(p) => g.surface_at(p.x, p.y).filter(|s| !has_h || s.geodetic.h <= p.z),
+        _ => None,
+    };
+    let rows = if all {
+        let header = format!("index,{GEO_POINT}");
+        stream(terrain, budget, reader, out, &header, answer, |w, k, s: &Option<GeoPoint>| match s {
+            Some(s) => {
+                found += 1;
+                write!(w, "{k},")?;
+                geo_row(w, g, s)
+            }
+            None => Ok(()),
+        })?
+    } else {
+        stream(terrain, budget, reader, out, GEO_POINT, answer, |w, _, s: &Option<GeoPoint>| match s {
+            Some(s) => {
+                found += 1;
+                geo_row(w, g, s)
+            }
+            None => writeln!(w, ",,,,,,,,"),
+        })?
+    };
+    summary(&geo_extent(g), rows, found, ("points", "on the ground", "without ground"), points, out);
+    Ok(())
+}
+
+/// `landfall raycast` on a raster in degrees: rows `lon,lat,h,de,dn,du[,max_t]` (the direction in
+/// the east-north-up frame at the origin; t in units of its length, metres for a unit vector).
+fn geo_raycast(
+    g: &GeoSurface,
+    terrain: &Path,
+    budget: Option<MapBudget>,
+    (reader, rays): (BatchReader, &Path),
+    out: &Path,
+) -> Result<()> {
+    let answer = |q: &Query| match q {
+        Query::Ray(r, max_t) => g.raycast_geodetic(Geodetic::new(r.origin.x, r.origin.y, r.origin.z), r.dir, *max_t),
+        _ => None,
+    };
+    let header = format!("hit,t,{GEO_POINT}");
+    let mut found = 0usize;
+    let rows = stream(terrain, budget, reader, out, &header, answer, |w, _, h: &Option<GeoHit>| match h {
+        Some(h) => {
+            found += 1;
+            write!(w, "1,{},", nz(h.t))?;
+            geo_row(w, g, &h.point)
+        }
+        None => writeln!(w, "0,,,,,,,,,,"),
+    })?;
+    summary(&geo_extent(g), rows, found, ("rays", "hit", "missed"), rays, out);
     Ok(())
 }
 

@@ -5,7 +5,7 @@ use crate::progress::Step;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use landfall::events::{LineBall, LineBalls, LineError, LineEvent, Simulation};
-use landfall_io::{Batch, BatchReader, OutputFile, Query};
+use landfall_io::{Batch, BatchReader, OutputFile, Outputs, Query};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
@@ -26,10 +26,20 @@ pub enum EventsCommand {
     /// centre-of-mass velocity, a wall reverses the velocity. Simultaneous contacts (a Newton's
     /// cradle) are resolved one pair at a time, in the order they were predicted.
     ///
-    /// A bad row (a field that is not a finite number, a negative radius, a mass ≤ 0, a ball
-    /// reaching past a wall or overlapping another) stops the run with an error naming the line(s)
-    /// and a non-zero exit status; outputs are written to temporary files and renamed into place
-    /// only when complete.
+    /// Resting contact (thesis 5.1.7): a ball in a burst of 8 collisions each less than 10⁻¹² of the
+    /// fastest ball's wall-to-wall time after the one before (wedged between the walls, or squeezed
+    /// between a wall and a far heavier ball) is joined to what it
+    /// last hit: to a wall it stops there; to a ball, the two move on as one body (momentum kept,
+    /// energy lost). The summary says how many were joined.
+    ///
+    /// A run is bounded: after --max-events collisions (default 10,000,000) it stops, says so on
+    /// standard error, and writes what it has — every collision up to the time it reached, and with
+    /// --final the state at that time — so a huge --until cannot run forever.
+    ///
+    /// A bad row (a field that is not a finite number or beyond ±1e300, a negative radius, a mass
+    /// ≤ 0, a ball reaching past a wall or overlapping another) stops the run with an error naming
+    /// the line(s) and a non-zero exit status; outputs are written to temporary files and renamed
+    /// into place together, only when all are complete (--out and --final must be two files).
     #[command(after_help = crate::examples::EVENTS_LINE)]
     Line(LineArgs),
     /// Balls thrown over a terrain, bouncing off its exact triangles, off each other and off a few
@@ -39,7 +49,11 @@ pub enum EventsCommand {
     /// Each contact is predicted on the ballistic arc against the terrain's own triangles (a
     /// sphere swept along chords of the arc, fattened by the arc's proven distance from its chord,
     /// |g|·L²/8): no time step, and no ball ever inside the ground. A ball whose speed off the
-    /// ground after a bounce is below --rest-speed comes to rest (the Zeno threshold). Sizes scale
+    /// ground after a bounce is below --rest-speed comes to rest (the Zeno threshold), and so does a
+    /// ball with 8 events in a row each less than a microsecond (simulated) apart, whatever its
+    /// speed (the minimum-interval rule, thesis 5.1.7). After --max-events events (default
+    /// 10,000,000) the run stops and says so; the picture follows the first 2 simulated minutes,
+    /// then the balls go on to --until without frames (a huge --until cannot hang). Sizes scale
     /// with the terrain: radii 0.2–0.6 % of its smaller side, thrown from 0.5–3 % of it above the
     /// ground; gravity 9.81 world units per second².
     ///
@@ -98,6 +112,9 @@ pub struct TerrainBallsArgs {
     /// The picture's size in pixels.
     #[arg(long, value_name = "W,H", default_value = "1280,800")]
     png_size: String,
+    /// Stop after this many events (the full simulation run for --range has its own).
+    #[arg(long, value_name = "N", default_value_t = landfall::events::DEFAULT_MAX_EVENTS)]
+    max_events: u64,
 }
 
 /// Options of `landfall events line`.
@@ -118,6 +135,9 @@ pub struct LineArgs {
     /// Also write each ball's position and velocity at time T (header `x,v`).
     #[arg(long = "final", value_name = "FINAL.csv")]
     final_state: Option<PathBuf>,
+    /// Stop after this many collisions (writing everything up to the time reached).
+    #[arg(long, value_name = "N", default_value_t = landfall::events::DEFAULT_MAX_EVENTS)]
+    max_events: u64,
 }
 
 /// `landfall events …`.
@@ -136,14 +156,10 @@ fn line(args: &LineArgs) -> Result<()> {
     if !(args.until.is_finite() && args.until >= 0.0) {
         bail!("--until: {} is not a finite time ≥ 0", args.until);
     }
-    let mut outputs = vec![args.out.as_path()];
-    outputs.extend(args.final_state.as_deref());
-    for o in &outputs {
-        landfall_io::refuse_overwriting_inputs(o, &[&args.balls])?;
-    }
-    if args.final_state.as_deref() == Some(args.out.as_path()) {
-        bail!("--final and --out name the same file {}", args.out.display());
-    }
+    // Both outputs checked and started now, committed together at the end.
+    let mut outs = Outputs::new(&[&args.balls]);
+    let events_out = outs.add(&args.out, "--out")?;
+    let final_out = args.final_state.as_deref().map(|p| outs.add(p, "--final")).transpose()?;
     let (balls, lines) = read_balls(&args.balls)?;
     let model = LineBalls::new(&balls, a, b).map_err(|e| match e {
         LineError::Ball { ball, why } => anyhow::anyhow!("{}: line {}: {why}", args.balls.display(), lines[ball]),
@@ -161,14 +177,17 @@ fn line(args: &LineArgs) -> Result<()> {
         e => anyhow::anyhow!("{e}"),
     })?;
 
-    let mut sim = Simulation::new(model, 0.0);
-    let mut w = BufWriter::new(OutputFile::create(&args.out)?);
+    let mut sim = Simulation::new(model, 0.0).with_max_events(args.max_events);
     let cannot = || format!("{}: cannot write", args.out.display());
+    let mut w = BufWriter::new(outs.file(events_out));
     writeln!(w, "t,a,b").with_context(cannot)?;
     let bar = Step::bar("events line", 1000, "simulated {percent}% {wide_bar} {eta}");
     let mut events = 0u64;
     while let Some(e) = sim.step(args.until) {
         let m = sim.model();
+        if m.overflowed() {
+            bail!("t = {}: a collision gave a speed beyond the range of f64; nothing was written", e.time);
+        }
         let i = m.input_index(e.a) as i64;
         let (p, q) = match e.kind {
             LineEvent::Balls => {
@@ -185,24 +204,35 @@ fn line(args: &LineArgs) -> Result<()> {
         }
     }
     bar.done(format!("{events} collisions"));
-    let file = w.into_inner().map_err(|e| e.into_error()).with_context(cannot)?;
-    // Write the final state before committing either file, so that an error leaves both as they were.
-    let final_file = match &args.final_state {
-        Some(path) => Some(write_final(path, sim.model(), args.until, balls.len())?),
-        None => None,
+    w.flush().with_context(cannot)?;
+    drop(w);
+    // Stopped at --max-events: everything up to the time reached, the final state at that time.
+    let end = if sim.is_exhausted() && sim.next_time().is_none_or(|t| t <= args.until) {
+        let now = sim.now();
+        eprintln!(
+            "landfall: note: stopped after --max-events {} collisions at t = {now}, before --until {}; the outputs \
+             hold the run up to t = {now} (raise --max-events to go further)",
+            args.max_events,
+            nz(args.until),
+            now = nz(now)
+        );
+        now
+    } else {
+        args.until
     };
-    file.commit()?;
-    if let Some(f) = final_file {
-        f.commit()?;
+    if let Some(id) = final_out {
+        write_final(outs.file(id), sim.model(), end, balls.len())?;
     }
+    outs.commit()?;
     let m = sim.model();
     say!(
-        "{} balls, {events} collisions until t = {} → {}; energy {} (momentum {})",
+        "{} balls, {events} collisions until t = {} → {}; energy {} (momentum {}); {} put in resting contact",
         balls.len(),
-        args.until,
+        nz(end),
         args.out.display(),
-        m.energy(),
-        m.momentum()
+        nz(m.energy()),
+        nz(m.momentum()),
+        sim.settled()
     );
     Ok(())
 }
@@ -222,19 +252,19 @@ fn read_balls(path: &Path) -> Result<(Vec<LineBall>, Vec<u64>)> {
     Ok((balls, lines))
 }
 
-/// Each ball's centre and velocity at time `t`, in input order, to a file not yet committed.
-fn write_final(path: &Path, m: &LineBalls, t: f64, n: usize) -> Result<OutputFile> {
+/// Each ball's centre and velocity at time `t`, in input order, to an output not yet committed.
+fn write_final(out: &mut OutputFile, m: &LineBalls, t: f64, n: usize) -> Result<()> {
     let mut state = vec![(0.0, 0.0); n];
     for obj in 0..n as u32 {
         state[m.input_index(obj)] = (m.position(obj, t), m.velocity(obj));
     }
-    let mut w = BufWriter::new(OutputFile::create(path)?);
-    let cannot = || format!("{}: cannot write", path.display());
-    writeln!(w, "x,v").with_context(cannot)?;
+    let cannot = format!("{}: cannot write", out.path().display());
+    let mut w = BufWriter::new(out);
+    writeln!(w, "x,v").context(cannot.clone())?;
     for (x, v) in state {
-        writeln!(w, "{},{}", nz(x), nz(v)).with_context(cannot)?;
+        writeln!(w, "{},{}", nz(x), nz(v)).context(cannot.clone())?;
     }
-    w.into_inner().map_err(|e| e.into_error()).with_context(cannot)
+    w.flush().context(cannot)
 }
 
 fn terrain(a: &TerrainBallsArgs) -> Result<()> {
@@ -298,7 +328,16 @@ fn terrain(a: &TerrainBallsArgs) -> Result<()> {
             BallParams { lod: Some(BehaviourLod { viewer: DVec3::new(x, y, ground + 2.0), range }), ..full }
         }
     };
-    let run = simulate(t, &spheres, &balls, params, a.until, true);
+    let run = simulate(t, &spheres, &balls, params, a.until, true, a.max_events);
+    if let Some(at) = run.stopped_at {
+        eprintln!(
+            "landfall: note: stopped after --max-events {} events at t = {at}, before --until {} (raise --max-events \
+             to go further)",
+            a.max_events,
+            nz(a.until),
+            at = nz(at)
+        );
+    }
     let n = balls.len();
     let c = run.counts;
     say!("{n} balls, {} fixed spheres, {:.1} simulated seconds in {:.2} s", spheres.len(), a.until, run.wall);
@@ -306,13 +345,13 @@ fn terrain(a: &TerrainBallsArgs) -> Result<()> {
     say!("  ground      {}", c.ground);
     say!("  spheres     {}", c.spheres);
     say!("  ball–ball   {}", c.balls);
-    say!("  came to rest {}", c.rested);
+    say!("  came to rest {} ({} by the minimum-interval rule)", c.rested, run.settled);
     say!("  left        {}", c.left);
     say!("predictions   {} scheduled, {} dropped as stale", run.stats.scheduled, run.stats.invalidated);
     say!("at rest       {} of {} still on the terrain", run.resting, n - c.left as usize);
     say!("energy        {:.6e} → {:.6e} (restitution {})", run.energy.0, run.energy.1, a.restitution);
     if let Some(lod) = params.lod {
-        let all = simulate(t, &spheres, &balls, full, a.until, false);
+        let all = simulate(t, &spheres, &balls, full, a.until, false, a.max_events);
         let saved = |x: u64, y: u64| if y == 0 { 0.0 } else { 100.0 * (1.0 - x as f64 / y as f64) };
         say!(
             "level of detail: range {} around ({:.1}, {:.1}, {:.1}); {} balls re-initialized on coming into range",
@@ -446,6 +485,10 @@ struct BallRun {
     resting: usize,
     energy: (f64, f64),
     paths: Vec<Vec<landfall::glam::DVec3>>,
+    /// The time reached when the run stopped at its --max-events.
+    stopped_at: Option<f64>,
+    /// Balls put to rest by the minimum-interval rule.
+    settled: u64,
 }
 
 /// Runs the balls to `until`, frame by frame at 30 Hz (recording each ball's path when `paths`),
@@ -457,11 +500,12 @@ fn simulate(
     params: landfall::events::BallParams,
     until: f64,
     paths: bool,
+    max_events: u64,
 ) -> BallRun {
     use landfall::events::TerrainBalls;
     let start = std::time::Instant::now();
     let model = TerrainBalls::new(t, spheres.to_vec(), balls, params);
-    let mut sim = Simulation::new(model, 0.0);
+    let mut sim = Simulation::new(model, 0.0).with_max_events(max_events);
     let e0 = sim.model().energy(0.0);
     let n = balls.len();
     let mut tracks: Vec<Vec<_>> = if paths { balls.iter().map(|b| vec![b.p]).collect() } else { Vec::new() };
@@ -470,13 +514,19 @@ fn simulate(
         1000,
         "simulated {percent}% {wide_bar} {eta}",
     );
-    let frames = (until * 30.0).ceil() as usize;
+    // Frames for the picture over the first ten minutes at most; then on to `until` in one go.
+    let framed = until.min(FRAMED_SECONDS);
+    let frames = (framed * 30.0).ceil() as usize;
     let mut events = 0u64;
     for f in 1..=frames {
-        let ft = (f as f64 / 30.0).min(until);
+        if sim.next_time().is_none() {
+            break; // everything rests or has gone (or the run is exhausted): nothing moves
+        }
+        let ft = (f as f64 / 30.0).min(framed);
         events += sim.advance_to(ft, |_, _| {});
         let m = sim.model();
-        for (k, path) in tracks.iter_mut().enumerate() {
+        let recorded = f <= (MAX_PATH_POINTS / n.max(1)).max(1);
+        for (k, path) in tracks.iter_mut().enumerate().filter(|_| recorded) {
             // Flying balls every frame; a resting one once where it rests.
             let p = m.position(k as u32, ft);
             if m.is_alive(k as u32) && (!m.is_resting(k as u32) || path.last() != Some(&p)) {
@@ -485,7 +535,11 @@ fn simulate(
         }
         bar.set_position((1000 * f / frames) as u64);
     }
+    events += sim.advance_to(until, |_, _| {});
     bar.done(format!("{events} events"));
+    // Stopped at the bound: the state is the one at the last event.
+    let exhausted = sim.is_exhausted() && sim.next_time().is_none();
+    let end = if exhausted { sim.now().min(until) } else { until };
     let m = sim.model();
     BallRun {
         events,
@@ -493,7 +547,15 @@ fn simulate(
         stats: sim.stats(),
         wall: start.elapsed().as_secs_f64(),
         resting: (0..n as u32).filter(|&k| m.is_alive(k) && m.is_resting(k)).count(),
-        energy: (e0, m.energy(until)),
+        energy: (e0, m.energy(end)),
         paths: tracks,
+        stopped_at: exhausted.then_some(end),
+        settled: sim.settled(),
     }
 }
+
+/// Simulated seconds drawn frame by frame in the picture of `events terrain`.
+const FRAMED_SECONDS: f64 = 120.0;
+
+/// Most points of the paths kept for the picture (24 bytes each), all balls together.
+const MAX_PATH_POINTS: usize = 20_000_000;

@@ -11,8 +11,8 @@ Examples:
 pub const HEIGHT: &str = "\
 Examples:
   landfall height data/topobathy.npz --points data/points.csv -o heights.csv
-  landfall height city.obj --points pts.csv -o all.csv --all      # every surface on each line
-  landfall height national.lfh --points pts.csv -o h.csv --cache-mb 256";
+  landfall height data/volcano.asc --points data/volcano_points.csv -o h.csv   # a DEM in metres
+  landfall height city.lfq --points pts.csv -o all.csv --all      # every surface on each line";
 
 /// `landfall raycast`.
 pub const RAYCAST: &str = "\
@@ -63,10 +63,9 @@ Examples:
 /// `landfall viewshed`.
 pub const VIEWSHED: &str = "\
 Examples:
-  landfall viewshed data/topobathy.npz --spacing 2430 --origin 0,0 --observer 102060,131220 \
---observer-height 10 -o vis.tif --png vis.png
+  landfall viewshed data/volcano.asc --observer 195,305 --observer-height 2 -o vis.tif --png vis.png
   landfall viewshed dem.tif --observers towers.csv -o count.tif --png count.png   # how many see each
-  landfall viewshed dem.tif --observer 514430,4020260 --mode ground -o need.tif --max-distance 20000";
+  landfall viewshed data/volcano.asc --observer 195,305 --mode ground -o need.tif --max-distance 500";
 
 /// `landfall events line`.
 pub const EVENTS_LINE: &str = "\

@@ -12,7 +12,49 @@ pub fn run(args: &TerrainArgs) -> Result<()> {
     match &t.terrain {
         AnyTerrain::Heightfield(hf) => heightfield(args, &t, hf),
         AnyTerrain::Polygons(p) => polygons(args, &t, p),
+        AnyTerrain::Geographic(g) => {
+            heightfield(args, &t, g.heightfield())?;
+            geographic(g);
+            Ok(())
+        }
     }
+}
+
+/// The geodetic and ECEF origin of an east-north-up frame, as printed.
+pub(crate) fn frame_origin(f: &landfall::geo::EnuFrame) -> String {
+    let (o, e) = (f.origin(), f.origin_ecef());
+    format!("lon {}, lat {}, h {} (ECEF {:.3}, {:.3}, {:.3} m)", o.lon, o.lat, o.h, e.x, e.y, e.z)
+}
+
+/// What a raster in degrees is taken to be.
+fn geographic(g: &landfall::geo::GeoSurface) {
+    use landfall::Terrain;
+    let hf = g.heightfield();
+    let (i, j) = (hf.nx() / 2, hf.ny() / 2);
+    let (ns, ew) =
+        (g.sample_enu(i, hf.ny() - 1) - g.sample_enu(i, 0), g.sample_enu(hf.nx() - 1, j) - g.sample_enu(0, j));
+    say!("model        geographic CRS (degrees): a surface on the WGS84 ellipsoid. Each sample (lon, lat, h) is a");
+    say!(
+        "             point on the ellipsoid normal, h metres above it; two triangles a cell, planar in Earth-centred"
+    );
+    say!("             coordinates. Heights are asked at lon,lat; distances, rays, meshes and walkers are in metres");
+    say!("enu frame    {} (x east, y north, z up; meshes, the viewer and walkers use it)", frame_origin(g.frame()));
+    say!(
+        "extent       {:.1} km north–south, {:.1} km east–west (through the middle sample)",
+        ns.length() / 1e3,
+        ew.length() / 1e3
+    );
+    let b = g.bounds();
+    say!(
+        "bounds enu   x {:.1} … {:.1}, y {:.1} … {:.1}, z {:.1} … {:.1} m",
+        b.min.x,
+        b.max.x,
+        b.min.y,
+        b.max.y,
+        b.min.z,
+        b.max.z
+    );
+    say!("geo memory   {:.2} MiB (heights, pyramid, position tables, box tree)", mb(g.memory_bytes()));
 }
 
 fn mb(n: usize) -> f64 {
@@ -60,9 +102,10 @@ fn heightfield(args: &TerrainArgs, t: &LoadedTerrain, hf: &landfall::Heightfield
     let (px, py) = (places(sx), places(sy));
     say!("spacing      {} × {}", fixed(sx, px), fixed(sy, py));
     if let Some(k) = &t.geokeys {
+        let kind = if k.is_geographic() { "geographic (degrees), " } else { "" };
         match k.epsg() {
-            Some(code) => say!("crs          EPSG:{code} (the GeoTIFF's GeoKeys, carried into outputs)"),
-            None => say!("crs          GeoKeys without an EPSG code (carried into outputs as they are)"),
+            Some(code) => say!("crs          {kind}EPSG:{code} (carried into outputs)"),
+            None => say!("crs          {kind}GeoKeys without an EPSG code (carried into outputs as they are)"),
         }
     }
     say!("bounds x     {} … {}", fixed(b.min.x, px), fixed(b.max.x, px));
@@ -101,14 +144,20 @@ fn heightfield(args: &TerrainArgs, t: &LoadedTerrain, hf: &landfall::Heightfield
             file as f64 / (nx * ny) as f64,
             crate::memory::resident().map_or("unknown".into(), |r| format!("{:.1} MiB", mb(r as usize)))
         );
-        let tile = landfall::collide::TileViewParams::default().tile_cells;
-        say!(
-            "tiles        {} × {} of {tile} × {tile} cells for a moving view (landfall::collide::TileView: each \
-             tile's sphere tree built as it enters, its pages let go as it leaves)",
-            (nx - 1).div_ceil(tile),
-            (ny - 1).div_ceil(tile)
-        );
-        say!("load time    {:.1} ms (checked: checksum, samples, pyramid)", t.load_time.as_secs_f64() * 1e3);
+        if let Some(t) = hf.tiling() {
+            let with_data = (0..t.nty)
+                .flat_map(|ty| (0..t.ntx).map(move |tx| (tx, ty)))
+                .filter(|&(x, y)| hf.tile_has_data(x, y))
+                .count();
+            say!(
+                "tiles        {} × {} of {c} × {c} cells, {with_data} with data (their samples, pyramid levels and \
+                 sphere trees stored: landfall::collide::TileView::with_trees maps a tile's tree as it enters)",
+                t.ntx,
+                t.nty,
+                c = t.cells
+            );
+        }
+        say!("load time    {:.1} ms (checked: checksums, samples, pyramid, trees)", t.load_time.as_secs_f64() * 1e3);
     } else {
         // Time the acceleration structure on its own: rebuild it once more.
         let mut copy = hf.clone();

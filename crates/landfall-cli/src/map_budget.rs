@@ -22,8 +22,8 @@ impl<'a> MapBudget<'a> {
         if mb == 0 {
             bail!("--cache-mb: must be at least 1");
         }
-        match &terrain.terrain {
-            landfall_io::AnyTerrain::Heightfield(hf) if hf.is_mapped() => Ok(Some({
+        match terrain.terrain.heightfield() {
+            Some(hf) if hf.is_mapped() => Ok(Some({
                 // A query's touch maps one small page, not 2 MiB.
                 hf.set_huge_pages(false);
                 Self {

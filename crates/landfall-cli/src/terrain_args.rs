@@ -59,7 +59,9 @@ pub struct TerrainArgs {
     #[arg(help_heading = TERRAIN_TUNING, long, value_name = "RULE", default_value = "halves", value_parser = parse_cuts)]
     pub cuts: CutRule,
     /// Largest raster accepted, in samples (columns × rows); a file that declares more is refused
-    /// before anything is read, since its heights alone would take 4 bytes a sample.
+    /// before anything is read, since its heights alone would take 4 bytes a sample. For `build`
+    /// to a heightfield index (`.lfh`): the most samples the index stores (each of its 256-cell
+    /// tiles with data stores 257², tiles without data nothing), checked before anything is written.
     #[arg(help_heading = TERRAIN_TUNING, long, value_name = "N", default_value_t = landfall_io::DEFAULT_MAX_SAMPLES)]
     pub max_samples: u64,
     /// Largest polygon terrain built, in polygons (a mesh's faces, or a raster's triangles for
@@ -252,8 +254,10 @@ impl TerrainArgs {
         if landfall_io::is_heightfield_index(&self.path) {
             // A heightfield index: the mapped heightfield, placed as it was built.
             let opened = self.open()?;
-            let AnyTerrain::Heightfield(heightfield) = opened.terrain else {
-                bail!("{}: not a heightfield", self.path.display())
+            let heightfield = match opened.terrain {
+                AnyTerrain::Heightfield(hf) => hf,
+                AnyTerrain::Geographic(g) => g.into_heightfield(),
+                AnyTerrain::Polygons(_) => bail!("{}: not a heightfield", self.path.display()),
             };
             let (o, s) = (heightfield.origin(), heightfield.spacing());
             let georef = Some(landfall_io::GeoRef { origin: (o.x, o.y), spacing: (s.x, s.y) });

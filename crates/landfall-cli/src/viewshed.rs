@@ -3,24 +3,22 @@
 use crate::preview::viewshed::Legend;
 use crate::terrain_args::{numbers, TerrainArgs};
 use anyhow::{bail, Result};
-use clap::{Args, ValueEnum};
-use landfall::viewshed::{Grid, ViewshedParams, NODATA, VISIBLE};
+use clap::Args;
+use landfall::viewshed::{
+    Grid, Hooks, Observer, ViewshedError, ViewshedMode, ViewshedOutput, ViewshedParams, NODATA, VISIBLE,
+};
 use landfall::Heightfield;
-use landfall_io::{write_geotiff, Band, Batch, BatchReader, GeoRef, Query};
+use landfall_io::{write_geotiff_into, Band, Batch, BatchReader, GeoRef, Outputs, Query};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// What each output sample holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Mode {
-    /// 1 visible, 0 not visible, 255 nodata (u8).
-    Visible,
-    /// The least target height above the ground at which the sample would be seen (f32, NaN
-    /// nodata; GDAL's GROUND mode).
-    Ground,
-    /// The least target elevation at which the sample would be seen: ground + the GROUND value
-    /// (f32, NaN nodata; GDAL's DEM mode).
-    Dem,
+/// The library's modes by the names the command line takes.
+fn parse_mode(s: &str) -> Result<ViewshedMode, String> {
+    match ViewshedMode::from_name(s) {
+        Ok(ViewshedMode::Count) => Err("count is what --observers gives; use --observers".into()),
+        Ok(m) => Ok(m),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// Options of `landfall viewshed`.
@@ -62,9 +60,11 @@ pub struct ViewshedArgs {
     /// Targets seen below this elevation angle from the eye (degrees) are nodata.
     #[arg(long, value_name = "DEG", allow_hyphen_values = true)]
     low_pitch: Option<f64>,
-    /// What each sample holds (one observer only).
-    #[arg(long, value_enum, default_value_t = Mode::Visible)]
-    mode: Mode,
+    /// What each sample holds (one observer only): `visible` 1 visible, 0 not visible, 255 nodata
+    /// (u8); `ground` the least target height above the ground at which the sample would be seen
+    /// (f32, NaN nodata; GDAL's GROUND mode); `dem` that height plus the ground (GDAL's DEM mode).
+    #[arg(long, value_name = "MODE", default_value = "visible", value_parser = parse_mode)]
+    mode: ViewshedMode,
     /// Output GeoTIFF.
     #[arg(short, long, value_name = "VIS.tif")]
     out: PathBuf,
@@ -77,15 +77,8 @@ pub struct ViewshedArgs {
 pub fn run(a: &ViewshedArgs) -> Result<()> {
     let mut inputs: Vec<&Path> = vec![&a.terrain.path];
     inputs.extend(a.observers.as_deref());
-    landfall_io::refuse_overwriting_inputs(&a.out, &inputs)?;
-    if let Some(p) = &a.png {
-        landfall_io::refuse_overwriting_inputs(p, &inputs)?;
-        if landfall_io::same_file(p, &a.out) || p == &a.out {
-            bail!("--png and --out name the same file {}", p.display());
-        }
-    }
     let params = params(a)?;
-    if a.observers.is_some() && a.mode != Mode::Visible {
+    if a.observers.is_some() && a.mode != ViewshedMode::Visibility {
         bail!("--mode {:?}: with --observers the output is a count; use --mode visible", a.mode);
     }
     if landfall_io::is_index(&a.terrain.path) || landfall_io::is_mesh(&a.terrain.path) {
@@ -94,6 +87,10 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
             a.terrain.path.display()
         );
     }
+    // Both outputs are checked and started now, and committed together at the end.
+    let mut outs = Outputs::new(&inputs);
+    let tif = outs.add(&a.out, "--out")?;
+    let png = a.png.as_deref().map(|p| outs.add(p, "--png")).transpose()?;
     let loaded = a.terrain.load_raster_with_georef()?;
     for n in &loaded.notes {
         eprintln!("landfall: note: {}: {n}", a.terrain.path.display());
@@ -103,18 +100,19 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
     let keys = loaded.geokeys.as_ref();
     let (nx, ny) = (hf.nx(), hf.ny());
     let start = Instant::now();
-    let step = crate::progress::Step::spinner("viewshed");
     let overlay: Vec<u8>;
     let mut marks = Vec::new();
     let mut legend = Legend::Visibility;
     if let Some(obs_path) = &a.observers {
         let observers = read_observers(obs_path, hf, &params, a.observer_height)?;
-        marks.extend(observers.iter().map(|o| [o[0], o[1]]));
-        let cum = hf.cumulative_viewshed(&observers, &params)?;
+        marks.extend(observers.iter().map(|o| [o.x, o.y]));
+        let ViewshedOutput::Counts(cum) = compute(hf, &observers, &params, ViewshedMode::Count)? else {
+            unreachable!("counts answer counts")
+        };
         let counts: Vec<u16> =
             cum.values.iter().map(|c| c.map_or(u16::MAX, |c| c.min(u32::from(u16::MAX) - 1) as u16)).collect();
         let elapsed = start.elapsed();
-        write_geotiff(&a.out, nx, ny, Band::U16(&counts), &geo, Some(65535.0), keys)?;
+        write_geotiff_into(outs.file(tif), nx, ny, Band::U16(&counts), &geo, Some(65535.0), keys)?;
         let most = counts.iter().filter(|&&c| c != u16::MAX).max().copied().unwrap_or(0);
         legend = Legend::Count { most };
         overlay = counts
@@ -139,49 +137,45 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
         let o = a.observer.as_deref().expect("clap requires --observer without --observers");
         let [x, y] = numbers::<2>("observer", o)?;
         marks.push([x, y]);
-        match a.mode {
-            Mode::Visible => {
-                let vis = hf.viewshed([x, y], &params).map_err(|e| {
-                    anyhow::anyhow!("--observer {o}: {e} (the terrain covers {})", hf.bounds().xy_extent())
-                })?;
-                let elapsed = start.elapsed();
-                write_geotiff(&a.out, nx, ny, Band::U8(&vis.values), &geo, Some(255.0), keys)?;
+        let out =
+            compute(hf, &[Observer::at(x, y)], &params, a.mode).map_err(|e| {
+            anyhow::anyhow!("--observer {o}: {e} (the terrain covers {})", hf.bounds().xy_extent())
+        })?;
+        let elapsed = start.elapsed();
+        match out {
+            ViewshedOutput::Visibility(vis, stats) => {
+                write_geotiff_into(outs.file(tif), nx, ny, Band::U8(&vis.values), &geo, Some(255.0), keys)?;
                 let seen = vis.values.iter().filter(|&&v| v == VISIBLE).count();
                 let targets = vis.values.iter().filter(|&&v| v != NODATA).count();
                 say!(
-                    "{seen} of {targets} target samples visible ({:.2} %) in {:.3} s ({:.1} M samples/s) → {}",
+                    "{seen} of {targets} target samples visible ({:.2} %) in {:.3} s ({:.1} M samples/s; {} decided by the exact segment test) → {}",
                     100.0 * seen as f64 / targets.max(1) as f64,
                     elapsed.as_secs_f64(),
                     (nx * ny) as f64 / elapsed.as_secs_f64() / 1e6,
+                    stats.band,
                     a.out.display()
                 );
                 overlay = vis.values.iter().map(|&v| if v == VISIBLE { 254 } else { v }).collect();
             }
-            Mode::Ground | Mode::Dem => {
-                let need = hf.viewshed_heights([x, y], &params).map_err(|e| {
-                    anyhow::anyhow!("--observer {o}: {e} (the terrain covers {})", hf.bounds().xy_extent())
-                })?;
-                let elapsed = start.elapsed();
-                let values: Vec<f32> = need
-                    .values
-                    .iter()
-                    .zip(hf.heights())
-                    .map(|(&n, &g)| if a.mode == Mode::Dem { (n + g as f64) as f32 } else { n as f32 })
-                    .collect();
-                write_geotiff(&a.out, nx, ny, Band::F32(&values), &geo, Some(f64::NAN), keys)?;
+            ViewshedOutput::Heights(need) => {
+                let values: Vec<f32> = need.values.iter().map(|&n| n as f32).collect();
+                write_geotiff_into(outs.file(tif), nx, ny, Band::F32(&values), &geo, Some(f64::NAN), keys)?;
                 say!(
                     "least visible {} heights in {:.3} s → {}",
-                    if a.mode == Mode::Dem { "target" } else { "above-ground" },
+                    if a.mode == ViewshedMode::HeightFromDem { "target" } else { "above-ground" },
                     elapsed.as_secs_f64(),
                     a.out.display()
                 );
+                // Seen at ground level where the least height above the ground is 0.
                 overlay = need
                     .values
                     .iter()
-                    .map(|&n| {
+                    .zip(hf.samples())
+                    .map(|(&n, g)| {
+                        let above = if a.mode == ViewshedMode::HeightFromDem { n - g as f64 } else { n };
                         if n.is_nan() {
                             NODATA
-                        } else if n == 0.0 {
+                        } else if above <= 0.0 {
                             254
                         } else {
                             0
@@ -189,15 +183,39 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
                     })
                     .collect();
             }
+            _ => unreachable!("one observer answers visibility or heights"),
         }
     }
-    step.done(format!("{nx}×{ny} samples"));
-    if let Some(png) = &a.png {
+    if let Some(png) = png {
         let grid = Grid { nx, ny, values: overlay };
-        crate::preview::viewshed::write(png, hf, keys, &grid, &marks, &legend)?;
+        crate::preview::viewshed::write(outs.file(png), hf, keys, &grid, &marks, &legend)?;
+    }
+    outs.commit()?;
+    if let Some(png) = &a.png {
         say!("preview → {}", png.display());
     }
     Ok(())
+}
+
+/// The viewshed with a progress bar on a terminal; Ctrl-C stops it (nothing is written).
+fn compute(
+    hf: &Heightfield,
+    observers: &[Observer],
+    params: &ViewshedParams,
+    mode: ViewshedMode,
+) -> Result<ViewshedOutput> {
+    let bar = crate::progress::Step::bar("viewshed", 1000, "{percent}% {wide_bar} {eta}");
+    let report = |f: f64| bar.set_position((f * 1000.0) as u64);
+    let stop = crate::interrupt::Stop::on_ctrl_c();
+    let hooks = Hooks { progress: Some(&report), cancel: Some(stop.flag()) };
+    let out = landfall::viewshed::viewshed(hf, observers, params, mode, &hooks);
+    if out.is_ok() {
+        bar.done(format!("{}×{} samples", hf.nx(), hf.ny()));
+    }
+    match out {
+        Err(ViewshedError::Cancelled) => bail!("stopped (Ctrl-C): nothing written"),
+        r => Ok(r?),
+    }
 }
 
 /// The library's parameters from the options.
@@ -225,15 +243,16 @@ fn params(a: &ViewshedArgs) -> Result<ViewshedParams> {
     Ok(p)
 }
 
-/// The observers of a CSV, each `[x, y, eye height]`, checked against the terrain.
-fn read_observers(path: &Path, hf: &Heightfield, params: &ViewshedParams, default_h: f64) -> Result<Vec<[f64; 3]>> {
+/// The observers of a CSV, each with its eye height, checked against the terrain.
+fn read_observers(path: &Path, hf: &Heightfield, params: &ViewshedParams, default_h: f64) -> Result<Vec<Observer>> {
     let mut reader = BatchReader::open(path, Batch::Observers)?;
     let (mut out, mut rows) = (Vec::new(), Vec::new());
     while reader.next_chunk(&mut rows, 1 << 16)? > 0 {
         for (q, &line) in rows.iter().zip(reader.lines()) {
             if let Query::Observer { x, y, h } = *q {
-                let o = [x, y, h.unwrap_or(default_h)];
-                let one = ViewshedParams { observer_height: o[2], max_distance: 1.0, ..params.clone() };
+                let o = Observer::at(x, y).with_height(h.unwrap_or(default_h));
+                let one =
+                    ViewshedParams { observer_height: h.unwrap_or(default_h), max_distance: 1.0, ..params.clone() };
                 // A one-sample check of the observer's ground, before the long work.
                 if let Err(e) = hf.observer_eye([x, y], &one) {
                     bail!("{}: line {line}: {e} (the terrain covers {})", path.display(), hf.bounds().xy_extent());

@@ -97,7 +97,9 @@ fn endpoints_answer_as_the_library_and_refuse_bad_requests() {
                 sc.spawn(move || {
                     (0..15)
                         .map(|k| {
-                            let (x, y) = (234.1 + (c * 15 + k) as f64 * 0.0157, 48.05 + (k as f64) * 0.121);
+                            // The DEM is in degrees: the viewer works in metres in its east-north-up frame.
+                            let (x, y) =
+                                (-140_000.0 + (c * 15 + k) as f64 * 1170.0, -100_000.0 + (k as f64) * 13_000.0);
                             let (status, v) = server.json(&format!("/api/height?x={x}&y={y}"));
                             assert_eq!(status, 200);
                             (x, y, v)
@@ -114,19 +116,19 @@ fn endpoints_answer_as_the_library_and_refuse_bad_requests() {
         assert_eq!(v["height"].as_f64(), want, "at ({x}, {y})");
     }
     // A ray's hit is the library's.
-    let (s, v) = server.json("/api/raycast?ox=236&oy=49&oz=3000&dx=0.0001&dy=0.0002&dz=-1");
+    let (s, v) = server.json("/api/raycast?ox=1000&oy=2000&oz=3000&dx=0.1&dy=0.2&dz=-1");
     assert_eq!(s, 200);
     let ray = landfall::Ray::new(
-        landfall::glam::DVec3::new(236.0, 49.0, 3000.0),
-        landfall::glam::DVec3::new(0.0001, 0.0002, -1.0),
+        landfall::glam::DVec3::new(1000.0, 2000.0, 3000.0),
+        landfall::glam::DVec3::new(0.1, 0.2, -1.0),
     );
     let h = t.raycast(&ray, f64::INFINITY).expect("the ray hits");
     assert_eq!(v["t"].as_f64(), Some(h.t));
     // Outside the terrain: no ground, no hit.
-    assert!(server.json("/api/height?x=100&y=0").1["height"].is_null());
-    assert_eq!(server.json("/api/raycast?ox=100&oy=0&oz=10&dx=1&dy=0&dz=0").1["hit"], false);
+    assert!(server.json("/api/height?x=1e7&y=0").1["height"].is_null());
+    assert_eq!(server.json("/api/raycast?ox=1e7&oy=0&oz=10&dx=1&dy=0&dz=0").1["hit"], false);
     // Line of sight over the strait, blocked through the mountains.
-    let (s, v) = server.json("/api/visible?ax=234.5&ay=49.8&az=3000&bx=237.5&by=48.2&bz=3000");
+    let (s, v) = server.json("/api/visible?ax=-110000&ay=90000&az=3000&bx=110000&by=-90000&bz=3000");
     assert_eq!(s, 200);
     assert!(v["visible"].is_boolean());
     // Bad parameters: 400 with a message naming the parameter; unknown pages: 404.
@@ -148,9 +150,12 @@ fn endpoints_answer_as_the_library_and_refuse_bad_requests() {
     // The mesh and the viewshed come as binary.
     let (s, mesh) = server.get("/api/mesh");
     assert_eq!((s, &mesh[..4]), (200, &b"LFM1"[..]));
-    let (s, vs) = server.get("/api/viewshed?x=236.5&y=49.5&h=50");
-    assert_eq!((s, &vs[..4]), (200, &b"LFV1"[..]));
-    assert_eq!(vs.len(), 44 + 120 * 91);
+    // The page's viewshed is in grid coordinates: a raster in degrees has none yet (refused).
+    let (s, _) = server.get("/api/viewshed?x=1000&y=2000&h=50");
+    assert_eq!(s, 400);
+    let (s, info) = server.json("/api/info");
+    assert_eq!((s, info["heightfield"].is_null()), (200, true));
+    assert!(info["geographic"]["enu_origin"]["lat"].as_f64().is_some_and(|l| (l - 49.0).abs() < 0.01));
 }
 
 #[test]

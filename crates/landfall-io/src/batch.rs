@@ -4,7 +4,8 @@
 //! the file, the line (the header is line 1) and the field.
 //!
 //! Columns are found by name in any order (case-insensitive; a name twice is an error); other
-//! columns are ignored. Every field must be a finite number; a ray's direction must not be zero
+//! columns are ignored. A row with more fields than the header is an error (a field meant for a
+//! column the header lacks, such as a ray's `max_t`, must not be dropped silently). Every field must be a finite number; a ray's direction must not be zero
 //! and its `max_t` (optional, empty = unbounded) not negative.
 
 use crate::{quote, IoError};
@@ -122,6 +123,8 @@ pub struct BatchReader {
     passed: u64,
     rec: csv::StringRecord,
     kind: Batch,
+    /// Fields in the header: no row may have more.
+    columns: usize,
     /// Column of each required field, then of the optional one.
     cols: Vec<usize>,
     optional: Option<usize>,
@@ -179,6 +182,7 @@ impl BatchReader {
             passed: 0,
             rec: csv::StringRecord::new(),
             kind,
+            columns: header.len(),
             cols,
             optional,
             len,
@@ -226,6 +230,14 @@ impl BatchReader {
             // The reader now stands just past this record's line ending: its line is the one
             // holding the byte before that.
             let line = self.line_at(self.rdr.position().byte().saturating_sub(1));
+            if self.rec.len() > self.columns {
+                let msg = format!(
+                    "{} fields, but the header names {} columns (a field without a column would be ignored)",
+                    self.rec.len(),
+                    self.columns
+                );
+                return Err(IoError::line(&self.path, line as usize, msg));
+            }
             let q = self.parse().map_err(|m| IoError::line(&self.path, line as usize, m))?;
             out.push(q);
             self.lines.push(line);
@@ -326,7 +338,24 @@ fn find_columns(
             return Err(format!("column '{}' appears twice", quote(h)));
         }
     }
-    let pos = |n: &str| header.iter().position(|h| h.eq_ignore_ascii_case(n));
+    // Each column by its name or, for terrains in degrees, its geographic name (`lon,lat,h`; rays
+    // `lon,lat,h,de,dn,du`: the direction in the east-north-up frame at the origin).
+    let aliases = |n: &str| -> &[&str] {
+        match n {
+            "x" | "ox" => &["lon", "longitude"],
+            "y" | "oy" => &["lat", "latitude"],
+            "z" | "oz" => &["h"],
+            "dx" => &["de"],
+            "dy" => &["dn"],
+            "dz" => &["du"],
+            _ => &[],
+        }
+    };
+    let pos = |n: &str| {
+        std::iter::once(n)
+            .chain(aliases(n).iter().copied())
+            .find_map(|m| header.iter().position(|h| h.eq_ignore_ascii_case(m)))
+    };
     let mut cols = Vec::new();
     for n in required {
         let Some(p) = pos(n) else {

@@ -149,41 +149,7 @@ pub fn write_index(terrain: &PolygonTerrain, path: &Path) -> Result<(), IoError>
     crate::write_atomic(path, &[bytemuck::bytes_of(&raw), &body])
 }
 
-/// A read-only memory map of an index file (polygon or heightfield).
-pub(crate) struct Mapped(pub(crate) memmap2::Mmap);
-
-// SAFETY: a read-only private map keeps its address and length until dropped; index files are
-// replaced by rename, never rewritten in place, so their pages do not change under the map.
-unsafe impl StableBytes for Mapped {
-    fn stable_bytes(&self) -> &[u8] {
-        &self.0
-    }
-
-    fn release(&self, range: std::ops::Range<usize>) {
-        // Only the pages wholly inside the range: a page shared with bytes outside it stays.
-        let page = page_size();
-        let base = self.0.as_ptr() as usize;
-        let start = (base + range.start).next_multiple_of(page) - base;
-        let end = ((base + range.end.min(self.0.len())) / page * page).saturating_sub(base);
-        if end > start {
-            // SAFETY: the map is a read-only private map of a file nobody writes in place: its pages
-            // were never written, so dropping them only makes the next read fault them in again
-            // from the file, with the same contents (other threads reading meanwhile included).
-            let _ = unsafe { self.0.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start) };
-        }
-    }
-
-    fn huge_pages(&self, on: bool) {
-        let _ = self.0.advise(if on { memmap2::Advice::HugePage } else { memmap2::Advice::NoHugePage });
-    }
-
-    fn prefetch(&self, range: std::ops::Range<usize>) {
-        let end = range.end.min(self.0.len());
-        if end > range.start {
-            let _ = self.0.advise_range(memmap2::Advice::WillNeed, range.start, end - range.start);
-        }
-    }
-}
+pub(crate) use crate::mapped::Mapped;
 
 /// The memory page size (4 KiB where the system does not say).
 pub(crate) fn page_size() -> usize {
@@ -253,7 +219,7 @@ fn open(path: &Path, verify_data: bool) -> Result<PolygonTerrain, IoError> {
         min_gain: raw.min_gain,
     };
     let header = Header { frame, center, root: raw.root, params, polygons: raw.polygons, slack: raw.slack };
-    let owner: Arc<dyn StableBytes> = Arc::new(Mapped(map));
+    let owner: Arc<dyn StableBytes> = Arc::new(Mapped::new(map, &file, path));
     let built = PolygonTerrain::from_raw_sections(header, owner, raw.sections, verify_data);
     built.map_err(|e| IoError::format(path, e.to_string()))
 }

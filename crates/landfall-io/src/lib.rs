@@ -8,7 +8,7 @@
 //! |---|---|---|
 //! | `.asc` | ESRI ASCII grid | `xllcorner`/`yllcorner` or `xllcenter`/`yllcenter`, `cellsize` (or `dx`/`dy`), `NODATA_value` → holes |
 //! | `.png` | 8- or 16-bit greyscale | none (spacing 1, origin 0) |
-//! | `.tif`, `.tiff` | (Geo)TIFF, one band of f32, f64, i16, u16, i32, u32, u8 | ModelPixelScale + ModelTiepoint (or ModelTransformation), PixelIsArea/PixelIsPoint, `GDAL_NODATA` |
+//! | `.tif`, `.tiff` | (Geo)TIFF and Cloud-Optimized GeoTIFF, one band of f32, f64, i16, u16, i32, u32, u8, i8; strips or tiles; NONE, LZW, DEFLATE, ZSTD, LERC, LERC_DEFLATE, LERC_ZSTD (and PACKBITS), predictors 1–3 | ModelPixelScale + ModelTiepoint (or ModelTransformation), PixelIsArea/PixelIsPoint, `GDAL_NODATA` |
 //! | `.npy` | NumPy 2-D array of f32, f64, i16, u16 (also i8, u8, i32, u32) | none |
 //! | `.npz` | NumPy archive: the 2-D array, with optional 1-D coordinate arrays | `latitude`/`longitude` (or `lat`/`lon`, `y`/`x`) arrays: origin, mean spacing and row order |
 //!
@@ -30,6 +30,7 @@ mod hf_index;
 mod index;
 mod input;
 mod load;
+mod mapped;
 mod mesh;
 mod mesh_out;
 mod npy;
@@ -45,22 +46,26 @@ pub use batch::{Batch, BatchReader, Query, MAX_LINE_BYTES};
 pub use error::{quote, IoError};
 pub use input::{Limits, DEFAULT_MAX_SAMPLES};
 pub use load::{load_heightfield, read_raster, read_raster_with, LoadOptions, Loaded};
+pub use mapped::check_mapped;
 pub(crate) use output::write_atomic;
-pub use output::{refuse_overwriting_inputs, same_file, OutputFile};
+pub use output::{refuse_overwriting_inputs, same_file, OutputFile, OutputId, Outputs};
 pub use raster::{GeoKeys, GeoRef, Raster};
 pub use terrain::{open_terrain, AnyTerrain, OpenError, OpenedTerrain, Source, TerrainOptions};
-pub use tif_out::{write_geotiff, Band};
+pub use tif_out::{write_geotiff, write_geotiff_into, Band};
 
 use std::path::Path;
 
 pub use asc::write_asc;
 pub use hf_index::{
     build_heightfield_index, is_heightfield_index, open_heightfield_index, open_heightfield_index_with_crs,
-    stream_geotiff_rows, IndexReport, HEIGHTFIELD_INDEX_EXTENSION, HEIGHTFIELD_INDEX_VERSION,
+    open_heightfield_index_with_trees, stream_geotiff_rows, IndexReport, OpenedIndex, HEIGHTFIELD_INDEX_EXTENSION,
+    HEIGHTFIELD_INDEX_VERSION,
 };
 pub use index::{is_index, open_index, open_index_verified, write_index, RawHeader, INDEX_EXTENSION, INDEX_VERSION};
 pub use mesh::{is_mesh, read_gltf, read_mesh, read_obj};
-pub use mesh_out::{terrain_part, world_parts, write_glb, write_mesh, write_obj, MeshPart, MAX_EXPORT_TRIANGLES};
+pub use mesh_out::{
+    geo_part, terrain_part, world_parts, write_glb, write_mesh, write_obj, MeshPart, MAX_EXPORT_TRIANGLES,
+};
 
 /// Lower-case extension of `path` ("" when none).
 pub fn extension(path: &Path) -> String {
@@ -68,4 +73,4 @@ pub fn extension(path: &Path) -> String {
 }
 
 pub use npy::{write_npy, write_npy_matrix, NpyElement};
-pub use png_raster::write_png_rgb;
+pub use png_raster::{write_png_rgb, write_png_rgb_into};

@@ -9,7 +9,7 @@ use crate::input::{read_regular, MAX_WHOLE_FILE_BYTES};
 use crate::IoError;
 use glam::{DMat4, DVec3};
 use landfall::polygon::PolygonSoup;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Reads a polygon mesh by extension: `.obj`, `.gltf`, `.glb`.
 pub fn read_mesh(path: &Path) -> Result<PolygonSoup, IoError> {
@@ -292,19 +292,79 @@ fn accessor_bytes<'b>(
     Ok((0..count).map(move |k| &data[k * stride..k * stride + elem]))
 }
 
-/// Bytes of a buffer URI: `data:…;base64,…` or a file next to the glTF.
+/// Bytes of a buffer URI: `data:…;base64,…` or a file inside the model's folder ([`buffer_file`]).
 fn load_uri(path: &Path, base: &Path, uri: &str, field: &str) -> Result<Vec<u8>, IoError> {
     if let Some(rest) = uri.strip_prefix("data:") {
         let (_, data) =
             rest.split_once(";base64,").ok_or_else(|| IoError::field(path, field, "data URI is not base64"))?;
         return base64_decode(data).ok_or_else(|| IoError::field(path, field, "data URI holds invalid base64"));
     }
-    if uri.contains("://") {
-        return Err(IoError::field(path, field, format!("URI '{uri}' is not a local file")));
-    }
-    let file = base.join(percent_decode(uri));
+    let file = buffer_file(base, uri).map_err(|why| IoError::field(path, field, why))?;
     read_regular(&file, MAX_WHOLE_FILE_BYTES, "the mesh file limit")
         .map_err(|e| IoError::field(path, field, e.to_string()))
+}
+
+/// The file an external buffer `uri` names, resolved inside the model's folder `base`: a model is
+/// data, not a set of paths, so a URI with a scheme (`file:`, `http://`), an absolute path, a `..`
+/// component, or a name whose real path (symbolic links followed) leaves the folder is refused.
+fn buffer_file(base: &Path, uri: &str) -> Result<PathBuf, String> {
+    let shown = crate::quote(uri);
+    let scheme = uri.split_once(':').is_some_and(|(s, _)| {
+        s.starts_with(|c: char| c.is_ascii_alphabetic())
+            && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    });
+    if scheme {
+        return Err(format!(
+            "URI '{shown}' is not a file in the model's folder (only relative paths and data: URIs are read)"
+        ));
+    }
+    let name = percent_decode(uri);
+    let parts: Vec<&str> = name.split(['/', '\\']).collect();
+    if name.is_empty() || name.contains('\0') || name.starts_with(['/', '\\']) || parts.contains(&"..") {
+        return Err(format!(
+            "URI '{shown}' leaves the model's folder (absolute paths and '..' are refused; put the buffer beside the model)"
+        ));
+    }
+    let file = base.join(parts.iter().filter(|p| !p.is_empty() && **p != ".").collect::<PathBuf>());
+    let folder = std::fs::canonicalize(if base.as_os_str().is_empty() { Path::new(".") } else { base })
+        .map_err(|e| format!("the model's folder: {e}"))?;
+    match std::fs::canonicalize(&file) {
+        Ok(real) if !real.starts_with(&folder) => Err(format!(
+            "URI '{shown}' is a link to {} outside the model's folder",
+            crate::quote(&real.display().to_string())
+        )),
+        _ => Ok(file),
+    }
+}
+
+/// The files a model at `path` reads besides itself: its external glTF buffers (those that resolve
+/// inside its folder). Empty for other files, and for a model that cannot be parsed (reading it
+/// reports why).
+pub fn model_buffers(path: &Path) -> Vec<PathBuf> {
+    let ext = crate::extension(path);
+    if ext != "gltf" && ext != "glb" {
+        return Vec::new();
+    }
+    let Ok((file, len)) = crate::input::open_regular(path) else { return Vec::new() };
+    // The JSON alone: all of a .gltf, the first chunk of a .glb (bounded, whatever it declares).
+    let mut head = Vec::new();
+    if std::io::Read::read_to_end(&mut std::io::Read::take(file, len.min(64 << 20)), &mut head).is_err() {
+        return Vec::new();
+    }
+    let json = if head.starts_with(b"glTF") && head.len() >= 20 {
+        let n = u32::from_le_bytes([head[12], head[13], head[14], head[15]]) as usize;
+        &head[20..(20 + n).min(head.len())]
+    } else {
+        &head[..]
+    };
+    let Ok(root) = gltf::json::deserialize::from_slice::<gltf::json::Root>(json) else { return Vec::new() };
+    let base = path.parent().unwrap_or(Path::new(""));
+    root.buffers
+        .iter()
+        .filter_map(|b| b.uri.as_deref())
+        .filter(|u| !u.starts_with("data:"))
+        .filter_map(|u| buffer_file(base, u).ok())
+        .collect()
 }
 
 fn percent_decode(s: &str) -> String {
@@ -368,5 +428,35 @@ mod tests {
         assert!(base64_decode("T!==").is_none());
         assert_eq!(percent_decode("a%20b.bin"), "a b.bin");
         assert_eq!(percent_decode("a%2"), "a%2");
+    }
+
+    /// Buffer URIs stay inside the model's folder: no scheme, no absolute path, no `..`, no link out.
+    #[test]
+    fn buffer_uris_stay_in_the_models_folder() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir(d.path().join("sub")).unwrap();
+        std::fs::write(d.path().join("sub/a.bin"), b"x").unwrap();
+        assert_eq!(buffer_file(d.path(), "sub/a.bin").unwrap(), d.path().join("sub/a.bin"));
+        assert_eq!(buffer_file(d.path(), "./sub/%61.bin").unwrap(), d.path().join("sub/a.bin"));
+        for bad in [
+            "/etc/passwd",
+            "../../../../etc/passwd",
+            "sub/../../x",
+            "%2Fetc%2Fpasswd",
+            "..%2Fx",
+            "file:/etc/passwd",
+            "file:///etc/passwd",
+            "http://example.com/a.bin",
+            "C:/x",
+            "\\\\server\\x",
+            "",
+        ] {
+            assert!(buffer_file(d.path(), bad).is_err(), "{bad}");
+        }
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink("/etc/passwd", d.path().join("link.bin")).unwrap();
+            assert!(buffer_file(d.path(), "link.bin").unwrap_err().contains("outside"));
+        }
     }
 }

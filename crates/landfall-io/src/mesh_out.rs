@@ -23,6 +23,9 @@ pub struct MeshPart {
     pub normals: Vec<[f32; 3]>,
     /// Linear RGB colours per vertex (glTF `COLOR_0`, OBJ `v x y z r g b`); empty for none.
     pub colors: Vec<[f32; 3]>,
+    /// Written as the glTF node's `extras` (and an OBJ comment) when not null: e.g. the geodetic and
+    /// ECEF origin of a geographic terrain's east-north-up frame ([`geo_part`]).
+    pub extras: serde_json::Value,
 }
 
 impl MeshPart {
@@ -99,6 +102,69 @@ pub fn terrain_part(terrain: &dyn landfall::Terrain, name: &str) -> Option<MeshP
         return None;
     }
     part.paint(&landfall::paint::ColourMap::for_range(b.min.z, b.max.z));
+    Some(part)
+}
+
+/// The mesh of a raster in degrees in its east-north-up frame (metres, Z up; the frame's origin is
+/// the part's origin, so positions are exact to f32 relative to it), every `step`-th sample (1: the
+/// surface's own triangles, its diagonal pattern and holes; more: two triangles per `step × step`
+/// block, blocks touching a hole left out), coloured by geodetic height. `extras` holds the frame:
+/// `{"enu_origin": {"lon", "lat", "h", "ecef": [x, y, z]}, "crs": "EPSG:4326 (WGS 84 ellipsoid)"}`.
+/// `None` beyond [`MAX_EXPORT_TRIANGLES`].
+pub fn geo_part(g: &landfall::geo::GeoSurface, name: &str, step: usize) -> Option<MeshPart> {
+    use landfall::Half;
+    let hf = g.heightfield();
+    let k = step.max(1);
+    let (cols, rows) = ((hf.nx() - 1) / k + 1, (hf.ny() - 1) / k + 1);
+    if 2 * (cols - 1) * (rows - 1) > MAX_EXPORT_TRIANGLES {
+        return None;
+    }
+    let f = g.frame();
+    let (o, e) = (f.origin(), f.origin_ecef());
+    let extras = serde_json::json!({
+        "enu_origin": {"lon": o.lon, "lat": o.lat, "h": o.h, "ecef": [e.x, e.y, e.z]},
+        "crs": "EPSG:4326 (WGS 84 ellipsoid); x east, y north, z up, metres",
+    });
+    let mut part = MeshPart { name: name.to_string(), extras, ..MeshPart::default() };
+    // Vertex of sample (c·k, r·k), made on first use; heights kept for the colours.
+    let mut id = vec![u32::MAX; cols * rows];
+    let mut heights = Vec::new();
+    let mut vertex = |part: &mut MeshPart, c: usize, r: usize| -> u32 {
+        let slot = &mut id[r * cols + c];
+        if *slot == u32::MAX {
+            *slot = part.positions.len() as u32;
+            part.positions.push(g.sample_enu(c * k, r * k).as_vec3().to_array());
+            heights.push(hf.sample(c * k, r * k) as f64);
+        }
+        *slot
+    };
+    for r in 0..rows - 1 {
+        for c in 0..cols - 1 {
+            if k == 1 {
+                for half in [Half::South, Half::North] {
+                    if g.cell_triangle(c, r, half).is_some() {
+                        for (i, j) in g.triangle_samples(c, r, half) {
+                            let v = vertex(&mut part, i, j);
+                            part.indices.push(v);
+                        }
+                    }
+                }
+                continue;
+            }
+            let hole = |c: usize, r: usize| hf.sample(c * k, r * k).is_nan();
+            if hole(c, r) || hole(c + 1, r) || hole(c, r + 1) || hole(c + 1, r + 1) {
+                continue;
+            }
+            for (dc, dr) in [(0, 0), (1, 0), (1, 1), (0, 0), (1, 1), (0, 1)] {
+                let v = vertex(&mut part, c + dc, r + dr);
+                part.indices.push(v);
+            }
+        }
+    }
+    part.normals = landfall::paint::vertex_normals(&part.positions, &part.indices);
+    let (lo, hi) = hf.height_range().map_or((0.0, 1.0), |(a, b)| (a as f64, b as f64));
+    let map = landfall::paint::ColourMap::for_range(lo, hi);
+    part.colors = heights.iter().zip(&part.normals).map(|(&h, n)| map.colour(h, n[2] as f64)).collect();
     Some(part)
 }
 
@@ -185,9 +251,12 @@ pub fn write_glb(path: &Path, parts: &[MeshPart]) -> Result<(), IoError> {
             attributes[key] = json!(accessors.len() - 1);
         }
         meshes.push(json!({"name": p.name, "primitives": [{"attributes": attributes, "indices": indices, "mode": 4}]}));
-        nodes.push(
-            json!({"name": p.name, "mesh": meshes.len() - 1, "translation": [p.origin[0], p.origin[2], -p.origin[1]]}),
-        );
+        let mut node =
+            json!({"name": p.name, "mesh": meshes.len() - 1, "translation": [p.origin[0], p.origin[2], -p.origin[1]]});
+        if !p.extras.is_null() {
+            node["extras"] = p.extras.clone();
+        }
+        nodes.push(node);
     }
     let doc = json!({
         "asset": {"version": "2.0", "generator": "landfall"},
@@ -229,6 +298,9 @@ pub fn write_obj(path: &Path, parts: &[MeshPart]) -> Result<(), IoError> {
     let mut out = String::from("# written by landfall\n");
     let mut base = 1usize;
     for p in parts {
+        if !p.extras.is_null() {
+            let _ = writeln!(out, "# extras {}", p.extras);
+        }
         let _ = writeln!(out, "o {}", p.name.replace(char::is_whitespace, "_"));
         for (k, v) in p.positions.iter().enumerate() {
             let w = [p.origin[0] + v[0] as f64, p.origin[1] + v[1] as f64, p.origin[2] + v[2] as f64];

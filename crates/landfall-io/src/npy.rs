@@ -1,7 +1,7 @@
 //! NumPy `.npy` arrays and `.npz` archives.
 
 use crate::input::{open_regular, Limits};
-use crate::raster::{to_heights, GeoRef, Raster};
+use crate::raster::{to_heights, GeoKeys, GeoRef, Raster};
 use crate::IoError;
 use std::io::{Read, Write};
 use std::path::Path;
@@ -245,6 +245,7 @@ pub(crate) fn read_npz(path: &Path, limits: &Limits) -> Result<Raster, IoError> 
     let xs = pick(&X_NAMES, 1).filter(|&k| arrays[k].1.shape[0] == nx);
     let mut notes = Vec::new();
     let mut georef = None;
+    let mut geokeys = None;
     let mut ascending = false;
     if let (Some(yk), Some(xk)) = (ys, xs) {
         let (y, x) = (&arrays[yk].1.values, &arrays[xk].1.values);
@@ -278,6 +279,13 @@ pub(crate) fn read_npz(path: &Path, limits: &Limits) -> Result<Raster, IoError> 
         let south = if ascending { y[0] } else { y[ny - 1] };
         georef = Some(GeoRef { origin: (x[0], south), spacing: (dx, dy.abs()) });
         notes.push(format!("georeferenced by arrays '{xn}' (x) and '{yn}' (y)"));
+        // Arrays named for longitude and latitude, within their ranges: degrees on WGS 84.
+        let named = |n: &str, names: &[&str]| names.iter().any(|m| n.eq_ignore_ascii_case(m));
+        let within = |v: &[f64], lim: f64| v.iter().all(|c| c.abs() <= lim);
+        if named(&xn, &["longitude", "lon"]) && named(&yn, &["latitude", "lat"]) && within(y, 90.0) && within(x, 540.0)
+        {
+            geokeys = Some(GeoKeys::wgs84());
+        }
     }
     let (name, a) = arrays.swap_remove(hk);
     let mut r = to_raster(path, &format!("array '{name}' "), a)?;
@@ -286,6 +294,7 @@ pub(crate) fn read_npz(path: &Path, limits: &Limits) -> Result<Raster, IoError> 
     }
     r.georef = georef;
     r.notes = notes;
+    r.geokeys = geokeys;
     Ok(r)
 }
 

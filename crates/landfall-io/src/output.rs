@@ -113,22 +113,170 @@ impl OutputFile {
         }
     }
 
-    /// Syncs the file and puts it at the target, replacing what was there.
-    pub fn commit(mut self) -> Result<(), IoError> {
-        let path = self.target.clone();
-        self.file.flush().map_err(|e| IoError::os(&path, e))?;
-        match std::mem::replace(&mut self.temp, Temp::Direct) {
-            Temp::Direct => Ok(()),
-            Temp::Named(temp) => {
-                self.file.sync_all().map_err(|e| IoError::os(&path, e))?;
-                temp.persist(&path).map_err(|e| IoError::os(&path, e.error))
-            }
-            Temp::Anonymous => {
-                self.file.sync_all().map_err(|e| IoError::os(&path, e))?;
-                link_anonymous(&self.file, &path)
-            }
+    /// Sets the file's length (a file whose end was never written: the rest reads as zeros and, where
+    /// the file system allows, takes no disk blocks).
+    pub fn set_len(&self, len: u64) -> std::io::Result<()> {
+        self.file.set_len(len)
+    }
+
+    /// Reads `buf.len()` bytes at byte `offset` of what was written (a file filled in passes).
+    pub fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileExt;
+            self.file.read_exact_at(buf, offset)
+        }
+        #[cfg(not(unix))]
+        {
+            use std::io::{Read, Seek};
+            let mut f = &self.file;
+            f.seek(std::io::SeekFrom::Start(offset))?;
+            f.read_exact(buf)
         }
     }
+
+    /// Syncs the file and puts it at the target, replacing what was there.
+    pub fn commit(self) -> Result<(), IoError> {
+        self.stage()?.finish()
+    }
+
+    /// Syncs the file and gives it a hidden name beside its target (the step of a commit that can
+    /// fail for want of space or permission); [`Staged::finish`] then renames it over the target.
+    fn stage(mut self) -> Result<Staged, IoError> {
+        let target = self.target.clone();
+        self.file.flush().map_err(|e| IoError::os(&target, e))?;
+        let temp = match std::mem::replace(&mut self.temp, Temp::Direct) {
+            Temp::Direct => None,
+            Temp::Named(temp) => {
+                self.file.sync_all().map_err(|e| IoError::os(&target, e))?;
+                Some(StagedName::Named(temp))
+            }
+            Temp::Anonymous => {
+                self.file.sync_all().map_err(|e| IoError::os(&target, e))?;
+                Some(StagedName::Linked(link_anonymous(&self.file, &target)?))
+            }
+        };
+        Ok(Staged { temp, target })
+    }
+}
+
+/// A complete output under a hidden name beside its target, waiting to be renamed over it; dropped
+/// before that, the hidden name is removed.
+struct Staged {
+    temp: Option<StagedName>,
+    target: PathBuf,
+}
+
+enum StagedName {
+    /// A named temporary file (removed when dropped).
+    Named(tempfile::TempPath),
+    /// An anonymous file linked under this name.
+    Linked(PathBuf),
+}
+
+impl Staged {
+    /// Renames the file over its target (atomic: the target is the old file or the new one).
+    fn finish(mut self) -> Result<(), IoError> {
+        match self.temp.take() {
+            None => Ok(()),
+            Some(StagedName::Named(temp)) => temp.persist(&self.target).map_err(|e| IoError::os(&self.target, e.error)),
+            Some(StagedName::Linked(tmp)) => std::fs::rename(&tmp, &self.target).map_err(|e| {
+                let _ = std::fs::remove_file(&tmp);
+                IoError::os(&self.target, e)
+            }),
+        }
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if let Some(StagedName::Linked(tmp)) = &self.temp {
+            let _ = std::fs::remove_file(tmp);
+        }
+    }
+}
+
+/// Which output of an [`Outputs`] group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OutputId(usize);
+
+/// The outputs of one run, checked before any work and committed together at its end: all of them
+/// or none (`docs/robustness.md`).
+///
+/// * Each is refused up front if it is one of the run's inputs (or a file an input reads, such as a
+///   glTF model's buffers), or if two outputs name the same file (`out.tif` and `./out.tif`, or
+///   two links to one file): one would silently replace the other.
+/// * Each is created (as a temporary file) when added, so a missing or read-only directory is an
+///   error before the work starts, not after a first output was already replaced.
+/// * [`commit`](Self::commit) first gives every complete file a hidden name beside its target (the
+///   step that can fail: space, permissions), removing them all if any fails, and only then renames
+///   each over its target. Dropped before that, the group leaves every target as it was.
+///
+/// ```
+/// use std::io::Write;
+/// let dir = tempfile::tempdir().unwrap();
+/// let (a, b) = (dir.path().join("a.csv"), dir.path().join("b.csv"));
+/// let mut outs = landfall_io::Outputs::new(&[]);
+/// let (ida, idb) = (outs.add(&a, "--out").unwrap(), outs.add(&b, "--final").unwrap());
+/// assert!(outs.add(&dir.path().join(".").join("a.csv"), "--png").is_err()); // the same file twice
+/// writeln!(outs.file(ida), "x").unwrap();
+/// writeln!(outs.file(idb), "y").unwrap();
+/// assert!(!a.exists() && !b.exists());
+/// outs.commit().unwrap();
+/// assert!(a.exists() && b.exists());
+/// ```
+#[derive(Debug, Default)]
+pub struct Outputs {
+    files: Vec<(OutputFile, String)>,
+    inputs: Vec<PathBuf>,
+}
+
+impl Outputs {
+    /// A group for a run that reads `inputs` (the files each of them reads are added: a glTF
+    /// model's buffers).
+    pub fn new(inputs: &[&Path]) -> Self {
+        Self { files: Vec::new(), inputs: with_dependencies(inputs) }
+    }
+
+    /// Checks and starts output `path`, given by option `what` (named in errors).
+    pub fn add(&mut self, path: &Path, what: &str) -> Result<OutputId, IoError> {
+        refuse_inputs(path, &self.inputs)?;
+        for (f, other) in &self.files {
+            if same_target(path, f.path()) {
+                return Err(IoError::format(
+                    path,
+                    format!("{what} and {other} name the same file; give each output its own file"),
+                ));
+            }
+        }
+        self.files.push((OutputFile::create(path)?, what.to_string()));
+        Ok(OutputId(self.files.len() - 1))
+    }
+
+    /// The file of output `id`, to write to.
+    pub fn file(&mut self, id: OutputId) -> &mut OutputFile {
+        &mut self.files[id.0].0
+    }
+
+    /// Puts every output in place, or none (see the type's docs).
+    pub fn commit(self) -> Result<(), IoError> {
+        let mut staged = Vec::with_capacity(self.files.len());
+        for (f, _) in self.files {
+            // On an error the outputs staged so far are dropped: their hidden names go.
+            staged.push(f.stage()?);
+        }
+        staged.into_iter().try_for_each(Staged::finish)
+    }
+}
+
+/// Whether two output paths name the same file: the same existing file, or the same name in the
+/// same directory (for files not there yet).
+fn same_target(a: &Path, b: &Path) -> bool {
+    let key = |p: &Path| {
+        let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        std::fs::canonicalize(dir).ok().map(|d| d.join(p.file_name().unwrap_or_default()))
+    };
+    same_file(a, b) || a == b || matches!((key(a), key(b)), (Some(x), Some(y)) if x == y)
 }
 
 impl Write for OutputFile {
@@ -171,6 +319,7 @@ fn permissions_of(m: &std::fs::Metadata) -> u32 {
 fn anonymous(dir: &Path, mode: Option<u32>) -> Option<File> {
     use std::os::unix::fs::OpenOptionsExt;
     let file = std::fs::OpenOptions::new()
+        .read(true)
         .write(true)
         .custom_flags(libc::O_TMPFILE)
         .mode(mode.unwrap_or(0o666))
@@ -189,10 +338,10 @@ fn anonymous(_dir: &Path, _mode: Option<u32>) -> Option<File> {
     None
 }
 
-/// Gives the anonymous `file` the name `target`: linked under a unique hidden name in the same
-/// directory, then renamed over the target (rename replaces atomically; linkat would not).
+/// Gives the anonymous `file` a unique hidden name in `target`'s directory (`linkat`: rename then
+/// replaces the target atomically, which linkat would not) and returns it.
 #[cfg(target_os = "linux")]
-fn link_anonymous(file: &File, target: &Path) -> Result<(), IoError> {
+fn link_anonymous(file: &File, target: &Path) -> Result<PathBuf, IoError> {
     use std::ffi::CString;
     use std::os::unix::ffi::OsStrExt;
     use std::os::unix::io::AsRawFd;
@@ -215,16 +364,13 @@ fn link_anonymous(file: &File, target: &Path) -> Result<(), IoError> {
             }
             return Err(IoError::os(target, e));
         }
-        return std::fs::rename(&tmp, target).map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            IoError::os(target, e)
-        });
+        return Ok(tmp);
     }
     Err(IoError::format(target, "could not find a free temporary name beside it"))
 }
 
 #[cfg(not(target_os = "linux"))]
-fn link_anonymous(_file: &File, target: &Path) -> Result<(), IoError> {
+fn link_anonymous(_file: &File, target: &Path) -> Result<PathBuf, IoError> {
     Err(IoError::format(target, "anonymous temporary files are Linux-only"))
 }
 
@@ -257,9 +403,18 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// Refuses an output that is one of the inputs (writing it would destroy what is being read):
-/// `Err` names both.
+/// Refuses an output that is one of the inputs, or a file an input reads (a glTF model's buffers):
+/// writing it would destroy what is being read. `Err` names both.
 pub fn refuse_overwriting_inputs(output: &Path, inputs: &[&Path]) -> Result<(), IoError> {
+    refuse_inputs(output, &with_dependencies(inputs))
+}
+
+/// `inputs` and the files each reads besides itself.
+fn with_dependencies(inputs: &[&Path]) -> Vec<PathBuf> {
+    inputs.iter().flat_map(|p| std::iter::once(p.to_path_buf()).chain(crate::mesh::model_buffers(p))).collect()
+}
+
+fn refuse_inputs(output: &Path, inputs: &[PathBuf]) -> Result<(), IoError> {
     for input in inputs {
         if same_file(output, input) {
             return Err(IoError::format(

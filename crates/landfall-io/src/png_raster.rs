@@ -48,16 +48,22 @@ pub(crate) fn read(path: &Path, limits: &Limits) -> Result<Raster, IoError> {
 /// Writes an 8-bit RGB picture (`rgb` row after row from the top, 3 bytes a pixel) as a PNG,
 /// through [`OutputFile`](crate::OutputFile): the file appears only when complete.
 pub fn write_png_rgb(path: &Path, width: u32, height: u32, rgb: &[u8]) -> Result<(), IoError> {
+    let mut file = crate::OutputFile::create(path)?;
+    write_png_rgb_into(&mut file, width, height, rgb)?;
+    file.commit()
+}
+
+/// [`write_png_rgb`] into an output not yet committed (one of several [`Outputs`](crate::Outputs)).
+pub fn write_png_rgb_into(file: &mut crate::OutputFile, width: u32, height: u32, rgb: &[u8]) -> Result<(), IoError> {
+    let path = &file.path().to_path_buf();
     if rgb.len() as u64 != width as u64 * height as u64 * 3 {
         return Err(IoError::format(path, format!("{} bytes do not make a {width}×{height} RGB picture", rgb.len())));
     }
-    let mut file = crate::OutputFile::create(path)?;
     let err = |e: png::EncodingError| IoError::format(path, format!("cannot write: {e}"));
-    let mut enc = png::Encoder::new(std::io::BufWriter::new(&mut file), width, height);
+    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), width, height);
     enc.set_color(png::ColorType::Rgb);
     enc.set_depth(png::BitDepth::Eight);
     let mut w = enc.write_header().map_err(err)?;
     w.write_image_data(rgb).map_err(err)?;
-    w.finish().map_err(err)?;
-    file.commit()
+    w.finish().map_err(err)
 }

@@ -56,21 +56,38 @@ impl Format {
         Ok(())
     }
 
-    /// Checks `head` (the header's `header_len` bytes) of a file `len` bytes long: magic and kind,
-    /// version (an older file is asked to be rebuilt), the header checksum, and the header and
-    /// file lengths it states.
-    pub fn check(&self, path: &Path, head: &[u8], len: u64) -> Result<(), IoError> {
-        let bad = |field: &str, msg: String| IoError::field(path, field, msg);
-        let n = self.header_len;
-        let p: Preamble = bytemuck::pod_read_unaligned(&head[..std::mem::size_of::<Preamble>()]);
+    /// Checks the preamble alone (`head`, at least its 32 bytes): magic and kind, and version (an
+    /// older file is asked to be rebuilt) — what a file of another version's header length is
+    /// refused by.
+    pub fn check_preamble(&self, path: &Path, head: &[u8]) -> Result<(), IoError> {
+        let size = std::mem::size_of::<Preamble>();
+        if head.len() < size {
+            return Err(IoError::format(
+                path,
+                format!("truncated: {} bytes, the header alone is {}", head.len(), self.header_len),
+            ));
+        }
+        let p: Preamble = bytemuck::pod_read_unaligned(&head[..size]);
         if p.magic != MAGIC || p.kind != self.kind {
             return Err(IoError::format(path, format!("not a landfall {} file (bad magic)", self.name)));
         }
         if p.version != self.version {
             let hint =
                 if p.version < self.version { "; rebuild it from the terrain with `landfall build`" } else { "" };
-            return Err(bad("version", format!("{} (this landfall reads version {}){hint}", p.version, self.version)));
+            let msg = format!("{} (this landfall reads version {}){hint}", p.version, self.version);
+            return Err(IoError::field(path, "version", msg));
         }
+        Ok(())
+    }
+
+    /// Checks `head` (the header's `header_len` bytes) of a file `len` bytes long: the preamble
+    /// ([`check_preamble`](Self::check_preamble)), the header checksum, and the header and file
+    /// lengths it states.
+    pub fn check(&self, path: &Path, head: &[u8], len: u64) -> Result<(), IoError> {
+        let bad = |field: &str, msg: String| IoError::field(path, field, msg);
+        let n = self.header_len;
+        self.check_preamble(path, head)?;
+        let p: Preamble = bytemuck::pod_read_unaligned(&head[..std::mem::size_of::<Preamble>()]);
         let stored = u64::from_ne_bytes(head[n - 8..n].try_into().expect("8 bytes"));
         if stored != crate::index::checksum(&head[..n - 8]) {
             return Err(bad("header checksum", "mismatch: the header is corrupt".into()));

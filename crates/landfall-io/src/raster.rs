@@ -53,9 +53,40 @@ impl GeoKeys {
     /// assert_eq!(keys.epsg(), Some(32610));
     /// ```
     pub fn epsg(&self) -> Option<u16> {
+        self.key(3072).or_else(|| self.key(2048)).filter(|&c| c != 0 && c != 32767)
+    }
+
+    /// The value of key `id` when it is stored in the directory itself (location 0).
+    fn key(&self, id: u16) -> Option<u16> {
         let entries = self.directory.get(4..)?;
-        let key = |id: u16| entries.chunks_exact(4).find(|e| e[0] == id && e[1] == 0).map(|e| e[3]);
-        key(3072).or_else(|| key(2048)).filter(|&c| c != 0 && c != 32767)
+        entries.chunks_exact(4).find(|e| e[0] == id && e[1] == 0).map(|e| e[3])
+    }
+
+    /// True when the keys describe a geographic CRS in degrees: GTModelTypeGeoKey (1024) = 2
+    /// (ModelTypeGeographic), or no model type and no projected CRS but a geographic one (2048);
+    /// and the angular unit (2054), when given, is the degree (9102).
+    ///
+    /// ```
+    /// use landfall_io::GeoKeys;
+    /// assert!(GeoKeys::wgs84().is_geographic());
+    /// let utm = GeoKeys { directory: vec![1, 1, 0, 2, 1024, 0, 1, 1, 3072, 0, 1, 32610], ..GeoKeys::default() };
+    /// assert!(!utm.is_geographic());
+    /// ```
+    pub fn is_geographic(&self) -> bool {
+        let model = self.key(1024);
+        let degrees = self.key(2054).is_none_or(|u| u == 9102);
+        let geographic = match model {
+            Some(m) => m == 2,
+            None => self.key(3072).is_none() && self.key(2048).is_some(),
+        };
+        geographic && degrees
+    }
+
+    /// The keys of WGS 84 in degrees (EPSG:4326): what a NumPy archive with `latitude` and
+    /// `longitude` arrays is taken to be, and carried into outputs.
+    pub fn wgs84() -> Self {
+        // Version 1.1.0, 3 keys: model type geographic, PixelIsArea, GeographicTypeGeoKey 4326.
+        GeoKeys { directory: vec![1, 1, 0, 3, 1024, 0, 1, 2, 1025, 0, 1, 1, 2048, 0, 1, 4326], ..GeoKeys::default() }
     }
 
     /// Whether the raster type key (1025) says PixelIsPoint.
@@ -83,17 +114,22 @@ pub(crate) fn to_heights(
     nodata: Option<f64>,
     name: impl Fn(usize) -> String,
 ) -> Result<Vec<f32>, IoError> {
-    raw.into_iter()
-        .enumerate()
-        .map(|(k, v)| {
-            let f = v as f32;
-            if v.is_nan() || nodata.is_some_and(|n| n == v || n as f32 == f) {
-                Ok(f32::NAN)
-            } else if f.is_infinite() {
-                Err(IoError::field(path, name(k), format!("{v} is not a finite height")))
-            } else {
-                Ok(f)
-            }
-        })
-        .collect()
+    raw.into_iter().enumerate().map(|(k, v)| to_height(path, v, nodata, || name(k))).collect()
+}
+
+/// One sample read as f64 → its height, as [`to_heights`] converts each.
+pub(crate) fn to_height(
+    path: &Path,
+    v: f64,
+    nodata: Option<f64>,
+    name: impl FnOnce() -> String,
+) -> Result<f32, IoError> {
+    let f = v as f32;
+    if v.is_nan() || nodata.is_some_and(|n| n == v || n as f32 == f) {
+        Ok(f32::NAN)
+    } else if f.is_infinite() {
+        Err(IoError::field(path, name(), format!("{v} is not a finite height")))
+    } else {
+        Ok(f)
+    }
 }

@@ -4,6 +4,7 @@
 use crate::load::{load_heightfield, LoadOptions};
 use crate::raster::{GeoKeys, GeoRef};
 use crate::{is_index, is_mesh, open_index_verified, read_mesh, IoError};
+use landfall::geo::GeoSurface;
 use landfall::{Frame, Heightfield, PolygonTerrain, QuadtreeParams, Terrain};
 use std::path::{Path, PathBuf};
 
@@ -15,6 +16,9 @@ pub enum AnyTerrain {
     Heightfield(Heightfield),
     /// Polygons (a mesh file, or an index file).
     Polygons(PolygonTerrain),
+    /// A raster in degrees (a geographic CRS): a surface on the WGS84 ellipsoid, a [`Terrain`] in
+    /// metres in its east-north-up frame.
+    Geographic(GeoSurface),
 }
 
 impl AnyTerrain {
@@ -23,8 +27,72 @@ impl AnyTerrain {
         match self {
             AnyTerrain::Heightfield(h) => h,
             AnyTerrain::Polygons(p) => p,
+            AnyTerrain::Geographic(g) => g,
         }
     }
+
+    /// The samples' grid, for a raster (in degrees for a geographic one).
+    pub fn heightfield(&self) -> Option<&Heightfield> {
+        match self {
+            AnyTerrain::Heightfield(h) => Some(h),
+            AnyTerrain::Geographic(g) => Some(g.heightfield()),
+            AnyTerrain::Polygons(_) => None,
+        }
+    }
+}
+
+/// A heightfield as the terrain its CRS makes it: in degrees (geographic `geokeys`, placement from
+/// the file) a [`GeoSurface`], otherwise the heightfield itself, with a note when its horizontal
+/// units and its heights obviously disagree. `placed` says the placement options overrode the
+/// file's (the user's coordinates are then taken as they are).
+fn by_crs(
+    path: &Path,
+    hf: Heightfield,
+    geokeys: Option<&GeoKeys>,
+    placed: bool,
+    frame: Option<Frame>,
+    notes: &mut Vec<String>,
+) -> Result<AnyTerrain, OpenError> {
+    if geokeys.is_some_and(GeoKeys::is_geographic) && !placed {
+        if frame.is_some() {
+            let msg = format!(
+                "does not apply to {}: a raster in degrees is a surface on the Earth, queried in metres with                  gravity along its east-north-up frame's down",
+                path.display()
+            );
+            return Err(OpenError::Option { option: "gravity", msg });
+        }
+        let g = GeoSurface::new(hf).map_err(|e| IoError::format(path, format!("geographic CRS: {e}")))?;
+        let o = g.frame().origin();
+        notes.push(format!(
+            "geographic CRS (degrees): a surface on the WGS84 ellipsoid; heights are asked at lon,lat, answers and \
+             meshes are in metres, in the east-north-up frame at lon {}, lat {}, h 0",
+            o.lon, o.lat
+        ));
+        return Ok(AnyTerrain::Geographic(g));
+    }
+    if let Some(n) = units_disagree(&hf) {
+        notes.push(n);
+    }
+    Ok(AnyTerrain::Heightfield(hf))
+}
+
+/// A note when a heightfield's horizontal extent is tiny beside its relief (degrees or kilometres
+/// taken for metres): the extent is a few units while the heights span 50 times more.
+fn units_disagree(hf: &Heightfield) -> Option<String> {
+    let b = hf.bounds();
+    let extent = (b.max.x - b.min.x).max(b.max.y - b.min.y);
+    let relief = b.max.z - b.min.z;
+    (relief > 100.0 && relief > 50.0 * extent).then(|| {
+        let degrees = b.min.x >= -540.0 && b.max.x <= 540.0 && b.min.y >= -90.0 && b.max.y <= 90.0;
+        format!(
+            "the heights span {relief:.0} units over a horizontal extent of only {extent:.3}: the horizontal and              vertical units disagree{}",
+            if degrees {
+                "; if x, y are longitude and latitude, the file lacks its CRS (gdal_edit.py -a_srs EPSG:4326), or                  give --spacing in metres"
+            } else {
+                "; give --spacing (or --z-scale) in the same unit"
+            }
+        )
+    })
 }
 
 /// The kind of file a terrain came from.
@@ -144,14 +212,9 @@ pub fn open_terrain(path: &Path, o: &TerrainOptions) -> Result<OpenedTerrain, Op
                 );
             }
         }
-        let terrain = AnyTerrain::Heightfield(hf);
-        return Ok(OpenedTerrain {
-            terrain,
-            notes: Vec::new(),
-            source: Source::HeightfieldIndex,
-            georef: None,
-            geokeys,
-        });
+        let mut notes = Vec::new();
+        let terrain = by_crs(path, hf, geokeys.as_ref(), false, None, &mut notes)?;
+        return Ok(OpenedTerrain { terrain, notes, source: Source::HeightfieldIndex, georef: None, geokeys });
     }
     if is_index(path) {
         refuse_placement(path, r)?;
@@ -203,8 +266,10 @@ pub fn open_terrain(path: &Path, o: &TerrainOptions) -> Result<OpenedTerrain, Op
     }
     let mut loaded = load_heightfield(path, r)?;
     loaded.heightfield.set_frame(o.frame.unwrap_or_else(Frame::z_up));
+    let placed = r.origin.is_some() || r.spacing.is_some();
+    let terrain = by_crs(path, loaded.heightfield, loaded.geokeys.as_ref(), placed, o.frame, &mut loaded.notes)?;
     Ok(OpenedTerrain {
-        terrain: AnyTerrain::Heightfield(loaded.heightfield),
+        terrain,
         notes: loaded.notes,
         source: Source::Raster,
         georef: loaded.georef,

@@ -55,6 +55,22 @@ pub fn write_geotiff(
     nodata: Option<f64>,
     keys: Option<&GeoKeys>,
 ) -> Result<(), IoError> {
+    let mut out = OutputFile::create(path)?;
+    write_geotiff_into(&mut out, nx, ny, band, georef, nodata, keys)?;
+    out.commit()
+}
+
+/// [`write_geotiff`] into an output not yet committed (one of several [`Outputs`](crate::Outputs)).
+pub fn write_geotiff_into(
+    out: &mut OutputFile,
+    nx: usize,
+    ny: usize,
+    band: Band,
+    georef: &GeoRef,
+    nodata: Option<f64>,
+    keys: Option<&GeoKeys>,
+) -> Result<(), IoError> {
+    let path = &out.path().to_path_buf();
     if band.len() != nx * ny || nx == 0 || ny == 0 {
         return Err(IoError::format(path, format!("{} samples for a {nx}×{ny} raster", band.len())));
     }
@@ -62,10 +78,9 @@ pub fn write_geotiff(
         (Ok(w), Ok(h)) => (w, h),
         _ => return Err(IoError::format(path, format!("{nx}×{ny} is too large for a TIFF"))),
     };
-    let mut out = OutputFile::create(path)?;
     let fail = |e: tiff::TiffError| IoError::format(path, format!("cannot write the TIFF: {e}"));
     {
-        let mut enc = TiffEncoder::new(std::io::BufWriter::new(&mut out)).map_err(fail)?;
+        let mut enc = TiffEncoder::new(std::io::BufWriter::new(out)).map_err(fail)?;
         let (dx, dy) = georef.spacing;
         let point = keys.is_some_and(GeoKeys::is_pixel_is_point);
         let half = if point { 0.0 } else { 0.5 };
@@ -110,5 +125,5 @@ pub fn write_geotiff(
             Band::F32(v) => image!(colortype::Gray32Float, v),
         }
     }
-    out.commit()
+    Ok(())
 }

@@ -53,4 +53,5 @@ replay_tests! {
     csv => fuzz_targets::csv,
     heightfield => fuzz_targets::heightfield,
     polygons => fuzz_targets::polygons,
+    events => fuzz_targets::events,
 }

@@ -56,6 +56,18 @@ pub fn all_finite(flat: &[f64], width: usize, what: &str) -> PyResult<()> {
     }
 }
 
+/// An empty vector with room for `n` items, or `MemoryError` (never an abort).
+pub fn fallible<T>(n: usize) -> PyResult<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| {
+        pyo3::exceptions::PyMemoryError::new_err(format!(
+            "cannot allocate the answers: {n} items of {} bytes",
+            std::mem::size_of::<T>()
+        ))
+    })?;
+    Ok(v)
+}
+
 /// A numpy array owning `v`.
 pub fn pyarray<'py>(py: Python<'py>, v: Vec<f64>) -> Bound<'py, PyArray1<f64>> {
     PyArray1::from_vec(py, v)
@@ -72,7 +84,8 @@ pub fn columns<'py, const K: usize>(
     let out = PyDict::new(py);
     let mut at = 0;
     for &(name, width) in fields {
-        let v: Vec<f64> = rows.iter().flat_map(|r| r[at..at + width].iter().copied()).collect();
+        let mut v = fallible(rows.len() * width)?;
+        v.extend(rows.iter().flat_map(|r| r[at..at + width].iter().copied()));
         out.set_item(name, pyarray(py, v))?;
         at += width;
     }

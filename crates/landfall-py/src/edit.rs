@@ -37,5 +37,15 @@ pub fn insert_polygon(p: &mut PolygonTerrain, flat: &[f64]) -> Result<u32, Strin
         return Err(format!("vertices: vertex {} is not finite", k / 3));
     }
     let verts: Vec<DVec3> = flat.chunks_exact(3).map(|c| DVec3::new(c[0], c[1], c[2])).collect();
-    p.insert_polygon(&verts).map_err(|e| e.to_string())
+    let faces = p.report().faces;
+    let id = p.insert_polygon(&verts).map_err(|e| e.to_string())?;
+    if p.report().faces == faces {
+        // As the CLI reports it when building: a polygon with no area (or smaller than 1e-150
+        // across) is degenerate; it keeps its id but has no faces.
+        return Err(format!(
+            "vertices: polygon {id} is degenerate (fewer than 3 distinct vertices, no area, or less than 1e-150 \
+             across): nothing was added"
+        ));
+    }
+    Ok(id)
 }

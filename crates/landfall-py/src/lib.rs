@@ -7,13 +7,14 @@
 
 mod args;
 mod edit;
+mod geo;
 mod motion;
 mod queries;
 mod viewshed;
 
 use args::{all_finite, columns, err, pyarray, same_len, same_points, slice};
 use landfall::glam::DVec3;
-use landfall::viewshed::{ViewshedError, ViewshedParams};
+use landfall::viewshed::{ViewshedError, ViewshedMode, ViewshedParams};
 use landfall::{Diagonal, FollowParams, Frame, Ray};
 use landfall_io::AnyTerrain;
 use numpy::{PyArray1, PyReadonlyArray1};
@@ -69,11 +70,51 @@ impl Terrain {
         })
     }
 
-    /// `f` on the terrain with the GIL released.
-    fn run<R: Send>(&self, py: Python<'_>, f: impl FnOnce(&dyn landfall::Terrain) -> R + Send) -> R {
-        let t = self.get();
-        py.detach(|| f(t.as_dyn()))
+    /// The answers for items `0..n`: `f(terrain, range)` answers a range of them, run with the
+    /// GIL released on chunks of about 50 ms, between which Python's signal handlers run (Ctrl-C
+    /// raises `KeyboardInterrupt` within a chunk's time) and a mapped index is checked for a change
+    /// under it. The answers are allocated up front, fallibly (`MemoryError`).
+    fn batch<T: Send>(
+        &self,
+        py: Python<'_>,
+        n: usize,
+        f: impl Fn(&dyn landfall::Terrain, std::ops::Range<usize>) -> Vec<T> + Sync,
+    ) -> PyResult<Vec<T>> {
+        self.batch_any(py, n, |t, r| f(t.as_dyn(), r))
     }
+
+    /// [`batch`](Self::batch) on the terrain itself (for what depends on its kind).
+    fn batch_any<T: Send>(
+        &self,
+        py: Python<'_>,
+        n: usize,
+        f: impl Fn(&AnyTerrain, std::ops::Range<usize>) -> Vec<T> + Sync,
+    ) -> PyResult<Vec<T>> {
+        let t = self.get();
+        let mut out = args::fallible(n)?;
+        let (mut at, mut chunk) = (0, 1024);
+        while at < n {
+            let end = (at + chunk).min(n);
+            let start = std::time::Instant::now();
+            let part = py.detach(|| f(&t, at..end));
+            out.extend(part);
+            py.check_signals()?;
+            if let Some(path) = &self.path {
+                landfall_io::check_mapped(std::path::Path::new(path))
+                    .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))?;
+            }
+            if start.elapsed() < std::time::Duration::from_millis(25) {
+                chunk = (chunk * 2).min(1 << 22);
+            }
+            at = end;
+        }
+        Ok(out)
+    }
+}
+
+/// Points `r` of a flat n·3 array.
+fn r3(r: &std::ops::Range<usize>) -> std::ops::Range<usize> {
+    3 * r.start..3 * r.end
 }
 
 fn surface_pair<'py>(py: Python<'py>, rows: &[[f64; 6]]) -> PyResult<(Array<'py>, Array<'py>)> {
@@ -87,7 +128,13 @@ impl Terrain {
     fn _height<'py>(&self, py: Python<'py>, x: In<'py>, y: In<'py>) -> PyResult<Array<'py>> {
         let (x, y) = (slice(&x, "x")?, slice(&y, "y")?);
         same_len(&[(x, "x"), (y, "y")])?;
-        Ok(pyarray(py, self.run(py, |t| queries::heights(t, x, y))))
+        Ok(pyarray(
+            py,
+            self.batch_any(py, x.len(), |t, r| match t {
+                AnyTerrain::Geographic(g) => geo::heights(g, &x[r.clone()], &y[r]),
+                t => queries::heights(t.as_dyn(), &x[r.clone()], &y[r]),
+            })?,
+        ))
     }
 
     /// Surface points and normals, flat (n·3 each): `pick` "top" at (x, y), "floor" the nearest at
@@ -113,10 +160,18 @@ impl Terrain {
             ("ceiling", true) => Pick::Ceiling,
             (p, _) => return Err(err(format!("z: the {p} query needs z"))),
         };
+        if let AnyTerrain::Geographic(g) = &*self.get() {
+            if matches!(pick, Pick::Ceiling) {
+                return Err(err("ceiling: a terrain in degrees has one surface on each ellipsoid normal"));
+            }
+            let rows = py.detach(|| geo::surfaces(g, x, y, z));
+            return surface_pair(py, &rows);
+        }
         if matches!(pick, Pick::Top) && !self.get().as_dyn().frame().is_z_up() {
             return Err(err("z: with a gravity other than (0, 0, -1) the points need z"));
         }
-        let rows = self.run(py, |t| queries::surfaces(t, x, y, z, pick));
+        let rows =
+            self.batch(py, x.len(), |t, r| queries::surfaces(t, &x[r.clone()], &y[r.clone()], z.map(|z| &z[r]), pick))?;
         surface_pair(py, &rows)
     }
 
@@ -125,7 +180,7 @@ impl Terrain {
     fn _contains<'py>(&self, py: Python<'py>, x: In<'py>, y: In<'py>, z: In<'py>) -> PyResult<Array<'py>> {
         let (x, y, z) = (slice(&x, "x")?, slice(&y, "y")?, slice(&z, "z")?);
         same_len(&[(x, "x"), (y, "y"), (z, "z")])?;
-        Ok(pyarray(py, self.run(py, |t| queries::contains(t, x, y, z))))
+        Ok(pyarray(py, self.batch(py, x.len(), |t, r| queries::contains(t, &x[r.clone()], &y[r.clone()], &z[r]))?))
     }
 
     /// First hits of rays (origins and directions flat n·3, max_t n): dict of hit (0/1), t, point
@@ -144,7 +199,10 @@ impl Terrain {
             let ray = Ray::new(args::vec3(o, k), args::vec3(d, k));
             ray.validate(mk).map_err(|e| err(format!("ray {k}: {e}")))?;
         }
-        let rows = self.run(py, |t| queries::raycast(t, o, d, m));
+        let rows = self.batch_any(py, n, |t, r| match t {
+            AnyTerrain::Geographic(g) => geo::raycast(g, &o[r3(&r)], &d[r3(&r)], &m[r]),
+            t => queries::raycast(t.as_dyn(), &o[r3(&r)], &d[r3(&r)], &m[r]),
+        })?;
         columns(py, &rows, &[("hit", 1), ("t", 1), ("point", 3), ("normal", 3)])
     }
 
@@ -152,17 +210,33 @@ impl Terrain {
     /// terrain strictly between its ends, else 0.0.
     fn _visible<'py>(&self, py: Python<'py>, a: In<'py>, b: In<'py>) -> PyResult<Array<'py>> {
         let (a, b) = (slice(&a, "a")?, slice(&b, "b")?);
-        same_points(&[(a, "a"), (b, "b")])?;
+        let n = same_points(&[(a, "a"), (b, "b")])?;
         all_finite(a, 3, "point pair")?;
         all_finite(b, 3, "point pair")?;
-        Ok(pyarray(py, self.run(py, |t| queries::visible(t, a, b))))
+        Ok(pyarray(
+            py,
+            self.batch_any(py, n, |t, r| match t {
+                AnyTerrain::Geographic(g) => geo::visible(g, &a[r3(&r)], &b[r3(&r)]),
+                t => queries::visible(t.as_dyn(), &a[r3(&r)], &b[r3(&r)]),
+            })?,
+        ))
+    }
+
+    /// A terrain in degrees: (lon, lat, h) points (flat n·3) → its east-north-up frame (metres), or
+    /// back with `to_enu` false.
+    fn _convert<'py>(&self, py: Python<'py>, points: In<'py>, to_enu: bool) -> PyResult<Array<'py>> {
+        let p = slice(&points, "points")?;
+        let AnyTerrain::Geographic(g) = &*self.get() else {
+            return Err(err("the terrain is not in degrees (no geographic CRS): it has no east-north-up frame"));
+        };
+        Ok(pyarray(py, py.detach(|| geo::convert(g, p, to_enu))))
     }
 
     /// Shadows: 1.0 where the ray from each point (flat n·3) toward the light (`to_light` flat n·3)
     /// meets no terrain farther than `bias` along it.
     fn _is_lit<'py>(&self, py: Python<'py>, points: In<'py>, to_light: In<'py>, bias: f64) -> PyResult<Array<'py>> {
         let (p, l) = (slice(&points, "points")?, slice(&to_light, "to_light")?);
-        same_points(&[(p, "points"), (l, "to_light")])?;
+        let n = same_points(&[(p, "points"), (l, "to_light")])?;
         all_finite(p, 3, "point")?;
         all_finite(l, 3, "light direction")?;
         if let Some(k) = l.chunks_exact(3).position(|d| d == [0.0; 3]) {
@@ -171,7 +245,7 @@ impl Terrain {
         if !(bias.is_finite() && bias >= 0.0) {
             return Err(err(format!("bias: {bias} is not a finite distance ≥ 0")));
         }
-        Ok(pyarray(py, self.run(py, |t| queries::lit(t, p, l, bias))))
+        Ok(pyarray(py, self.batch(py, n, |t, r| queries::lit(t, &p[r3(&r)], &l[r3(&r)], bias))?))
     }
 
     /// Swept spheres (centres and motions flat n·3, radii n): dict of hit, t (fraction of the
@@ -191,7 +265,7 @@ impl Terrain {
         if let Some(k) = r.iter().position(|&r| !(r.is_finite() && r > 0.0)) {
             return Err(err(format!("radius {k}: {} is not a finite radius > 0", r[k])));
         }
-        let rows = self.run(py, |t| motion::sweep(t, c, r, v));
+        let rows = self.batch(py, n, |t, k| motion::sweep(t, &c[r3(&k)], &r[k.clone()], &v[r3(&k)]))?;
         columns(py, &rows, &[("hit", 1), ("t", 1), ("point", 3), ("normal", 3), ("center", 3)])
     }
 
@@ -226,7 +300,7 @@ impl Terrain {
         }
         let params =
             FollowParams { length, width, contacts: motion::contacts(contacts).map_err(err)?, max_slope, probe_up };
-        let rows = self.run(py, |t| motion::place_all(t, p, h, &params));
+        let rows = self.batch(py, h.len(), |t, r| motion::place_all(t, &p[r3(&r)], &h[r], &params))?;
         let out = columns(
             py,
             &rows,
@@ -262,7 +336,7 @@ impl Terrain {
         all_finite(d, 3, "motion")?;
         let t = self.get();
         let ctl = motion::controller(t.as_dyn(), &options).map_err(err)?;
-        let rows = self.run(py, |t| motion::move_all(t, &ctl, p, d, g));
+        let rows = self.batch(py, n, |t, r| motion::move_all(t, &ctl, &p[r3(&r)], &d[r3(&r)], &g[r]))?;
         columns(py, &rows, &[("position", 3), ("grounded", 1), ("ground_normal", 3), ("stepped", 1), ("contacts", 1)])
     }
 
@@ -271,7 +345,9 @@ impl Terrain {
         let v = slice(&vertices, "vertices")?;
         self.edit(py, |t| match t {
             AnyTerrain::Polygons(p) => edit::insert_polygon(p, v),
-            AnyTerrain::Heightfield(_) => Err("a heightfield is edited with set_heights".into()),
+            AnyTerrain::Heightfield(_) | AnyTerrain::Geographic(_) => {
+                Err("a heightfield is edited with set_heights".into())
+            }
         })
         .map_err(err)
     }
@@ -280,7 +356,9 @@ impl Terrain {
     fn _remove_polygon(&self, py: Python<'_>, id: u32) -> PyResult<usize> {
         self.edit(py, |t| match t {
             AnyTerrain::Polygons(p) => p.remove_polygon(id).map_err(|e| e.to_string()),
-            AnyTerrain::Heightfield(_) => Err("a heightfield is edited with set_heights".into()),
+            AnyTerrain::Heightfield(_) | AnyTerrain::Geographic(_) => {
+                Err("a heightfield is edited with set_heights".into())
+            }
         })
         .map_err(err)
     }
@@ -295,9 +373,23 @@ impl Terrain {
         d.set_item("bounds", ((b.min.x, b.min.y, b.min.z), (b.max.x, b.max.y, b.max.z)))?;
         let g = t.frame().down();
         d.set_item("gravity", (g.x, g.y, g.z))?;
+        if let AnyTerrain::Geographic(g) = &*inner {
+            let (o, e) = (g.frame().origin(), g.frame().origin_ecef());
+            let origin = PyDict::new(py);
+            origin.set_item("lon", o.lon)?;
+            origin.set_item("lat", o.lat)?;
+            origin.set_item("h", o.h)?;
+            origin.set_item("ecef", (e.x, e.y, e.z))?;
+            d.set_item("enu_origin", origin)?;
+            d.set_item("geographic", true)?;
+        }
         match &*inner {
-            AnyTerrain::Heightfield(hf) => {
-                d.set_item("kind", "heightfield")?;
+            AnyTerrain::Heightfield(_) | AnyTerrain::Geographic(_) => {
+                let hf = inner.heightfield().expect("a raster");
+                d.set_item(
+                    "kind",
+                    if matches!(&*inner, AnyTerrain::Geographic(_)) { "geographic" } else { "heightfield" },
+                )?;
                 d.set_item("diagonal", hf.diagonal().name())?;
                 d.set_item("nx", hf.nx())?;
                 d.set_item("ny", hf.ny())?;
@@ -331,10 +423,7 @@ impl Terrain {
 
 /// The heightfield behind a `Heightfield`.
 fn heightfield_of(t: &AnyTerrain) -> &landfall::Heightfield {
-    match t {
-        AnyTerrain::Heightfield(hf) => hf,
-        AnyTerrain::Polygons(_) => unreachable!("a Heightfield holds a heightfield"),
-    }
+    t.heightfield().expect("a Heightfield holds a heightfield")
 }
 
 #[pymethods]
@@ -385,7 +474,7 @@ impl Heightfield {
 
     /// The viewshed from (x, y): flat values in raster order (first row north), u8 as float
     /// (1 visible, 0 hidden, 255 nodata) for mode "visible", else least target heights (NaN
-    /// nodata).
+    /// nodata). Ctrl-C stops it (KeyboardInterrupt).
     #[pyo3(signature = (x, y, observer_height, target_height, max_distance, curvature, refraction, start_angle, end_angle, low_pitch, high_pitch, mode))]
     #[allow(clippy::too_many_arguments)]
     fn _viewshed<'py>(
@@ -405,27 +494,23 @@ impl Heightfield {
         mode: &str,
     ) -> PyResult<Array<'py>> {
         let inner = slf.as_super().get();
-        if start_angle.is_some() != end_angle.is_some() {
-            return Err(err("start_angle and end_angle go together"));
-        }
-        let params = ViewshedParams {
+        let params = viewshed_params(
             observer_height,
             target_height,
-            max_distance: max_distance.unwrap_or(f64::INFINITY),
+            max_distance,
             curvature,
             refraction,
-            azimuths: start_angle.zip(end_angle),
-            pitch: match (low_pitch, high_pitch) {
-                (None, None) => None,
-                (lo, hi) => Some((lo.unwrap_or(-90.0), hi.unwrap_or(90.0))),
-            },
-        };
-        let mode = mode.to_ascii_lowercase();
-        if !matches!(mode.as_str(), "visible" | "ground" | "dem") {
-            return Err(err(format!("mode: '{mode}' (expected visible, ground or dem)")));
+            start_angle,
+            end_angle,
+            low_pitch,
+            high_pitch,
+        )?;
+        let mode = ViewshedMode::from_name(mode).map_err(err)?;
+        if mode == ViewshedMode::Count {
+            return Err(err("mode: 'count' takes many observers: use cumulative_viewshed"));
         }
         let hf = heightfield_of(&inner);
-        let values = py.detach(|| viewshed::viewshed(hf, [x, y], &params, &mode));
+        let values = viewshed::interruptible(py, |cancel| viewshed::single(hf, [x, y], &params, mode, cancel))?;
         let values = values.map_err(|e| match e {
             ViewshedError::ObserverOutside { .. } | ViewshedError::ObserverOverHole { .. } => {
                 err(format!("{e} (the terrain covers {})", hf.bounds().xy_extent()))
@@ -433,6 +518,52 @@ impl Heightfield {
             e => err(e),
         })?;
         Ok(pyarray(py, values))
+    }
+
+    /// How many of the observers (flat x, y, eye heights; NaN for `observer_height`) see each
+    /// sample, in raster order: (counts as float, 1.0 where the sample is some observer's target).
+    #[pyo3(signature = (x, y, heights, observer_height, target_height, max_distance, curvature, refraction, start_angle, end_angle, low_pitch, high_pitch))]
+    #[allow(clippy::too_many_arguments)]
+    fn _cumulative_viewshed<'py>(
+        slf: PyRef<'py, Self>,
+        py: Python<'py>,
+        x: In<'py>,
+        y: In<'py>,
+        heights: In<'py>,
+        observer_height: f64,
+        target_height: f64,
+        max_distance: Option<f64>,
+        curvature: bool,
+        refraction: f64,
+        start_angle: Option<f64>,
+        end_angle: Option<f64>,
+        low_pitch: Option<f64>,
+        high_pitch: Option<f64>,
+    ) -> PyResult<(Array<'py>, Array<'py>)> {
+        let inner = slf.as_super().get();
+        let params = viewshed_params(
+            observer_height,
+            target_height,
+            max_distance,
+            curvature,
+            refraction,
+            start_angle,
+            end_angle,
+            low_pitch,
+            high_pitch,
+        )?;
+        let (x, y, h) = (slice(&x, "x")?, slice(&y, "y")?, slice(&heights, "heights")?);
+        if x.len() != y.len() || x.len() != h.len() {
+            return Err(err(format!("x, y, heights: lengths {}, {}, {} differ", x.len(), y.len(), h.len())));
+        }
+        let observers: Vec<[f64; 3]> = (0..x.len()).map(|k| [x[k], y[k], h[k]]).collect();
+        let hf = heightfield_of(&inner);
+        let (counts, targets) =
+            viewshed::interruptible(py, |cancel| viewshed::counts(hf, &observers, &params, cancel))?.map_err(err)?;
+        Ok((
+            pyarray(py, counts.into_iter().map(f64::from).collect()),
+            pyarray(py, targets.into_iter().map(|t| f64::from(u8::from(t))).collect()),
+        ))
     }
 
     /// The samples as a 2-D array in raster order (first row north), NaN = hole.
@@ -458,6 +589,13 @@ impl Heightfield {
         let base = slf.as_super();
         base.edit(py, |t| match t {
             AnyTerrain::Heightfield(hf) => edit::set_block(hf, row, col, h, w, &flat),
+            // In degrees: the grid edited, then its surface (positions and box tree) rebuilt.
+            AnyTerrain::Geographic(g) => {
+                let mut hf = g.heightfield().clone();
+                edit::set_block(&mut hf, row, col, h, w, &flat)?;
+                *g = landfall::geo::GeoSurface::new(hf).map_err(|e| e.to_string())?;
+                Ok(())
+            }
             AnyTerrain::Polygons(_) => unreachable!("a Heightfield holds a heightfield"),
         })
         .map_err(err)?;
@@ -493,7 +631,7 @@ fn _open(
         ..Default::default()
     };
     let opened = py.detach(|| landfall_io::open_terrain(&path, &opts)).map_err(err)?;
-    let is_hf = matches!(opened.terrain, AnyTerrain::Heightfield(_));
+    let is_hf = opened.terrain.heightfield().is_some();
     let epsg = opened.geokeys.as_ref().and_then(landfall_io::GeoKeys::epsg);
     let t = Terrain { epsg, ..Terrain::new(opened.terrain, Some(path.display().to_string())) };
     if is_hf {
@@ -506,9 +644,44 @@ fn _open(
 /// The native module.
 #[pymodule]
 fn _landfall(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // NumPy's C API now, at import: fetched lazily by the first array made, an import that a
+    // pending Ctrl-C interrupts, which the numpy crate turned into a PanicException.
+    let _ = PyArray1::<f64>::zeros(m.py(), [0], false);
     m.add_class::<Terrain>()?;
     m.add_class::<Heightfield>()?;
     m.add_function(wrap_pyfunction!(_open, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
+}
+
+/// The viewshed's parameters from Python's keyword arguments, checked by the library.
+#[allow(clippy::too_many_arguments)]
+fn viewshed_params(
+    observer_height: f64,
+    target_height: f64,
+    max_distance: Option<f64>,
+    curvature: bool,
+    refraction: f64,
+    start_angle: Option<f64>,
+    end_angle: Option<f64>,
+    low_pitch: Option<f64>,
+    high_pitch: Option<f64>,
+) -> PyResult<ViewshedParams> {
+    if start_angle.is_some() != end_angle.is_some() {
+        return Err(err("start_angle and end_angle go together"));
+    }
+    let params = ViewshedParams {
+        observer_height,
+        target_height,
+        max_distance: max_distance.unwrap_or(f64::INFINITY),
+        curvature,
+        refraction,
+        azimuths: start_angle.zip(end_angle),
+        pitch: match (low_pitch, high_pitch) {
+            (None, None) => None,
+            (lo, hi) => Some((lo.unwrap_or(-90.0), hi.unwrap_or(90.0))),
+        },
+    };
+    params.validate().map_err(err)?;
+    Ok(params)
 }

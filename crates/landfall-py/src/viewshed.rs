@@ -1,28 +1,89 @@
-//! Viewsheds of a heightfield, in raster order.
+//! Viewsheds of a heightfield, in raster order, stoppable with Ctrl-C.
 
-use landfall::viewshed::{ViewshedError, ViewshedParams};
+use landfall::viewshed::{self, Hooks, Observer, ViewshedError, ViewshedMode, ViewshedOutput, ViewshedParams};
 use landfall::Heightfield;
+use pyo3::exceptions::PyKeyboardInterrupt;
+use pyo3::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
-/// The viewshed from world (x, y): flat values in raster order (first row north). `mode`
-/// "visible": 1 visible, 0 hidden, 255 nodata; "ground": the least target height above the ground
-/// that would be seen; "dem": that height plus the ground (NaN nodata).
-pub fn viewshed(
-    hf: &Heightfield,
-    xy: [f64; 2],
-    params: &ViewshedParams,
-    mode: &str,
-) -> Result<Vec<f64>, ViewshedError> {
-    let (nx, ny) = (hf.nx(), hf.ny());
-    let south_first: Vec<f64> = match mode {
-        "visible" => hf.viewshed(xy, params)?.values.into_iter().map(f64::from).collect(),
-        m => {
-            let need = hf.viewshed_heights(xy, params)?;
-            need.values.iter().zip(hf.heights()).map(|(&n, &g)| if m == "dem" { n + g as f64 } else { n }).collect()
-        }
-    };
+/// Runs `f` with the GIL released, on its own thread, checking for Ctrl-C (and any other pending
+/// signal) every 50 ms; a signal sets the cancel flag, and once `f` has stopped the signal's
+/// exception (KeyboardInterrupt for Ctrl-C) is raised.
+pub fn interruptible<T: Send>(py: Python<'_>, f: impl FnOnce(&AtomicBool) -> T + Send) -> PyResult<T> {
+    let cancel = AtomicBool::new(false);
+    let (out, signal) = py.detach(|| {
+        std::thread::scope(|s| {
+            let worker = s.spawn(|| f(&cancel));
+            let mut signal = None;
+            while !worker.is_finished() {
+                std::thread::sleep(Duration::from_millis(50));
+                if signal.is_none() {
+                    if let Err(e) = Python::attach(|py| py.check_signals()) {
+                        cancel.store(true, Ordering::Relaxed);
+                        signal = Some(e);
+                    }
+                }
+            }
+            (worker.join(), signal)
+        })
+    });
+    if let Some(e) = signal {
+        return Err(e);
+    }
+    out.map_err(|_| PyKeyboardInterrupt::new_err("the computation stopped abnormally"))
+}
+
+/// Flips south-first rows to raster order (first row north).
+fn north_first<T: Copy>(nx: usize, ny: usize, south_first: &[T]) -> Vec<T> {
     let mut out = Vec::with_capacity(nx * ny);
     for j in (0..ny).rev() {
         out.extend_from_slice(&south_first[j * nx..(j + 1) * nx]);
     }
-    Ok(out)
+    out
+}
+
+/// The viewshed from world (x, y) in `mode` (`visible`, `ground`, `dem`): flat values in raster
+/// order. Visible: 1 visible, 0 hidden, 255 nodata; heights: NaN nodata.
+pub fn single(
+    hf: &Heightfield,
+    xy: [f64; 2],
+    params: &ViewshedParams,
+    mode: ViewshedMode,
+    cancel: &AtomicBool,
+) -> Result<Vec<f64>, ViewshedError> {
+    let hooks = Hooks { cancel: Some(cancel), ..Default::default() };
+    let values: Vec<f64> = match viewshed::viewshed(hf, &[Observer::at(xy[0], xy[1])], params, mode, &hooks)? {
+        ViewshedOutput::Visibility(v, _) => v.values.into_iter().map(f64::from).collect(),
+        ViewshedOutput::Heights(h) => h.values,
+        _ => return Err(ViewshedError::ObserverCount { mode, count: 1 }),
+    };
+    Ok(north_first(hf.nx(), hf.ny(), &values))
+}
+
+/// How many of the observers (x, y, eye height; NaN height for the parameters') see each sample,
+/// in raster order: the counts, and whether the sample is some observer's target.
+pub fn counts(
+    hf: &Heightfield,
+    observers: &[[f64; 3]],
+    params: &ViewshedParams,
+    cancel: &AtomicBool,
+) -> Result<(Vec<u32>, Vec<bool>), ViewshedError> {
+    let obs: Vec<Observer> = observers
+        .iter()
+        .map(|o| {
+            let at = Observer::at(o[0], o[1]);
+            if o[2].is_nan() {
+                at
+            } else {
+                at.with_height(o[2])
+            }
+        })
+        .collect();
+    let hooks = Hooks { cancel: Some(cancel), ..Default::default() };
+    let ViewshedOutput::Counts(c) = viewshed::viewshed(hf, &obs, params, ViewshedMode::Count, &hooks)? else {
+        return Err(ViewshedError::ObserverCount { mode: ViewshedMode::Count, count: observers.len() });
+    };
+    let c = north_first(hf.nx(), hf.ny(), &c.values);
+    Ok((c.iter().map(|v| v.unwrap_or(0)).collect(), c.iter().map(Option::is_some).collect()))
 }

@@ -36,6 +36,7 @@ pub mod collide;
 pub mod events;
 pub mod flat;
 pub mod frame;
+pub mod geo;
 pub mod geom;
 pub mod heightfield;
 pub mod pages;

@@ -308,3 +308,46 @@ fn small_moves_keep_the_registrations_right() {
         }
     }
 }
+
+/// The same spheres scaled by 2^±530 (about 1e±160, an exact scaling) give the same pairs and the
+/// same sphere and box answers: squared distances there underflow or overflow, so the exact tests
+/// must not compare squares (they once found 4 false pairs of 6 at 1e-160).
+#[test]
+fn pairs_are_the_same_at_1e_minus_160_and_1e160() {
+    let mut rng = SplitMix64::new(70);
+    let spheres: Vec<(DVec3, f64)> = (0..300)
+        .map(|_| {
+            let c = DVec3::new(rng.range(-20.0, 20.0), rng.range(-20.0, 20.0), rng.range(-20.0, 20.0));
+            (c, rng.range(0.01, 3.0))
+        })
+        .collect();
+    let answers = |scale: f64| {
+        let mut g = ProximityGrid::new(Layout::Dual, scale);
+        for (k, &(c, r)) in spheres.iter().enumerate() {
+            g.insert(k as u64, c * scale, r * scale).unwrap();
+        }
+        let mut pairs = Vec::new();
+        g.pairs(|a, b| pairs.push((a.min(b), a.max(b))));
+        pairs.sort_unstable();
+        let mut near = Vec::new();
+        g.within_radius(DVec3::new(1.0, 2.0, 0.5) * scale, 4.0 * scale, |id| near.push(id));
+        g.within_box(DVec3::splat(-3.0) * scale, DVec3::splat(2.0) * scale, |id| near.push(id + 1000));
+        near.sort_unstable();
+        (pairs, near)
+    };
+    let unit = answers(1.0);
+    assert!(unit.0.len() > 50 && !unit.1.is_empty());
+    // The reference: every pair by its distance, computed at unit scale.
+    let mut brute = Vec::new();
+    for a in 0..spheres.len() {
+        for b in a + 1..spheres.len() {
+            if spheres[a].0.distance(spheres[b].0) <= spheres[a].1 + spheres[b].1 {
+                brute.push((a as u64, b as u64));
+            }
+        }
+    }
+    assert_eq!(unit.0, brute);
+    for scale in [2f64.powi(-530), 2f64.powi(530)] {
+        assert_eq!(answers(scale), unit, "scale {scale:e}");
+    }
+}

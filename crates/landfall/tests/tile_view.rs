@@ -187,7 +187,7 @@ fn every_sphere_holds_its_triangles_and_leaves_cover_the_tile() {
     let view = full_view(&hf);
     let mut cells = 0;
     for tile in view.tiles() {
-        let nodes = tile.nodes();
+        let nodes = tile.nodes(&view);
         for (k, n) in nodes.iter().enumerate() {
             assert!(n.next as usize > k && n.next as usize <= nodes.len());
             for j in n.cells[1]..n.cells[3] {
@@ -201,7 +201,7 @@ fn every_sphere_holds_its_triangles_and_leaves_cover_the_tile() {
                     }
                 }
             }
-            if n.leaf {
+            if n.is_leaf() {
                 assert!(n.cells[2] - n.cells[0] <= 4 && n.cells[3] - n.cells[1] <= 4);
                 cells += (n.cells[2] - n.cells[0]) * (n.cells[3] - n.cells[1]);
             }

@@ -1,16 +1,21 @@
 //! Viewsheds against brute force: each target's segment tested against every triangle in f64.
 
 use landfall::rng::SplitMix64;
-use landfall::viewshed::{ViewshedParams, EARTH_RADIUS, HIDDEN, NODATA, VISIBLE};
+use landfall::viewshed::{
+    viewshed, Grid, Hooks, Observer, ViewshedMode, ViewshedOutput, ViewshedParams, EARTH_RADIUS, HIDDEN, NODATA,
+    VISIBLE,
+};
 use landfall::{Diagonal, Heightfield};
 use proptest::prelude::*;
 
-/// Brute force: `Some(true)` visible, `Some(false)` hidden, `None` when some triangle comes within
-/// rounding of the segment (a graze no f64 test can settle).
+/// Brute force, by the definition: P is hidden when some point of the segment strictly between O
+/// and P is on or below an existing triangle. `Some(true)` visible, `Some(false)` hidden, `None`
+/// when the terrain comes within rounding of the segment (a graze no f64 test can settle).
 fn brute(hf: &Heightfield, low: &dyn Fn(usize, usize) -> f64, o: [f64; 3], p: [f64; 3]) -> Option<bool> {
     let (nx, ny) = (hf.nx(), hf.ny());
     let (org, sp) = (hf.origin(), hf.spacing());
     let pos = |i: usize, j: usize| [org.x + i as f64 * sp.x, org.y + j as f64 * sp.y, low(i, j)];
+    let scale = 1.0 + o[2].abs() + p[2].abs();
     let mut unsure = false;
     for j in 0..ny - 1 {
         for i in 0..nx - 1 {
@@ -28,7 +33,7 @@ fn brute(hf: &Heightfield, low: &dyn Fn(usize, usize) -> f64, o: [f64; 3], p: [f
                 if v.iter().any(|q| q[2].is_nan()) {
                     continue;
                 }
-                match segment_triangle(o, p, v) {
+                match segment_triangle(o, p, v, scale) {
                     Cross::Hit => return Some(false),
                     Cross::Near => unsure = true,
                     Cross::Miss => {}
@@ -49,50 +54,84 @@ enum Cross {
     Miss,
 }
 
-fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
-}
-fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-
-/// Segment O→P against a triangle, t ∈ (0, 1) from O; crossings within 1e-7 of P are P's own.
-fn segment_triangle(o: [f64; 3], p: [f64; 3], v: [[f64; 3]; 3]) -> Cross {
-    const E: f64 = 1e-9;
-    let n = cross(sub(v[1], v[0]), sub(v[2], v[0]));
-    let nn = dot(n, n).sqrt();
-    let (d_o, d_p) = (dot(n, sub(o, v[0])) / nn, dot(n, sub(p, v[0])) / nn);
-    if (d_o > E && d_p > E) || (d_o < -E && d_p < -E) {
-        return Cross::Miss;
-    }
-    if (d_o - d_p).abs() < E {
-        return Cross::Near; // (nearly) parallel and touching the plane
-    }
-    let t = d_o / (d_o - d_p);
-    if t > 1.0 - 1e-7 {
-        return Cross::Miss; // at P
-    }
-    if t < E {
-        return if t < -E { Cross::Miss } else { Cross::Near };
-    }
-    let x = [o[0] + t * (p[0] - o[0]), o[1] + t * (p[1] - o[1]), o[2] + t * (p[2] - o[2])];
-    // Barycentric signs by the normal.
-    let mut least = f64::INFINITY;
+/// The segment O→P (t from 0 at O to 1 at P) over one triangle: the part of its plan inside the
+/// triangle's plan is [ta, tb]; the terrain minus the line is linear there, so its ends decide.
+/// Ends within 1e-9 of O or P are theirs (not strictly between), except that a segment lying on
+/// the triangle from O to P is on the surface.
+fn segment_triangle(o: [f64; 3], p: [f64; 3], v: [[f64; 3]; 3], scale: f64) -> Cross {
+    const DT: f64 = 1e-9;
+    let e = 1e-9 * scale;
+    let (dx, dy) = (p[0] - o[0], p[1] - o[1]);
+    // Counter-clockwise vertices.
+    let area = (v[1][0] - v[0][0]) * (v[2][1] - v[0][1]) - (v[1][1] - v[0][1]) * (v[2][0] - v[0][0]);
+    let v = if area < 0.0 { [v[0], v[2], v[1]] } else { v };
+    let (mut ta, mut tb) = (0.0f64, 1.0f64);
     for k in 0..3 {
         let (a, b) = (v[k], v[(k + 1) % 3]);
-        let e = sub(b, a);
-        let s = dot(cross(e, sub(x, a)), n) / (nn * dot(e, e).sqrt());
-        least = least.min(s);
+        // Inside: cross(b − a, X − a) ≥ 0, linear in t: c0 + c1·t.
+        let (ex, ey) = (b[0] - a[0], b[1] - a[1]);
+        let c0 = ex * (o[1] - a[1]) - ey * (o[0] - a[0]);
+        let c1 = ex * dy - ey * dx;
+        if c1 == 0.0 {
+            if c0 < 0.0 {
+                return Cross::Miss;
+            }
+        } else if c1 > 0.0 {
+            ta = ta.max(-c0 / c1);
+        } else {
+            tb = tb.min(-c0 / c1);
+        }
     }
-    // A crossing on a triangle's edge (e.g. along a grid line from an observer on a vertex)
-    // touches the closed triangle: a hit.
-    if least >= -E * 10.0 {
-        Cross::Hit
+    if ta > tb + 1e-12 {
+        return Cross::Miss;
+    }
+    // The triangle's height at plan point (x, y), by its plane.
+    let n = {
+        let (a, b) = (
+            [v[1][0] - v[0][0], v[1][1] - v[0][1], v[1][2] - v[0][2]],
+            [v[2][0] - v[0][0], v[2][1] - v[0][1], v[2][2] - v[0][2]],
+        );
+        [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+    };
+    let diff = |t: f64| {
+        let (x, y) = (o[0] + t * dx, o[1] + t * dy);
+        let h = v[0][2] - (n[0] * (x - v[0][0]) + n[1] * (y - v[0][1])) / n[2];
+        h - (o[2] + t * (p[2] - o[2]))
+    };
+    let mut near = false;
+    for t in [ta, tb] {
+        if t > DT && t < 1.0 - DT {
+            let d = diff(t);
+            if d > e {
+                return Cross::Hit;
+            }
+            near |= d.abs() <= e;
+        }
+    }
+    if ta <= DT && tb >= 1.0 - DT && diff(0.0).min(diff(1.0)) > -e {
+        near = true; // the whole segment on one triangle, touching it at both ends
+    }
+    if near {
+        Cross::Near
     } else {
         Cross::Miss
+    }
+}
+
+/// Least target heights above the ground (GDAL's GROUND mode).
+fn heights(hf: &Heightfield, obs: [f64; 2], p: &ViewshedParams) -> Grid<f64> {
+    match viewshed(hf, &[Observer::at(obs[0], obs[1])], p, ViewshedMode::HeightFromGround, &Hooks::default()).unwrap() {
+        ViewshedOutput::Heights(g) => g,
+        o => panic!("{o:?}"),
+    }
+}
+
+/// Counts over observers (x, y, eye height).
+fn counts(hf: &Heightfield, observers: &[[f64; 3]], p: &ViewshedParams) -> Grid<Option<u32>> {
+    let obs: Vec<Observer> = observers.iter().map(|o| Observer::at(o[0], o[1]).with_height(o[2])).collect();
+    match viewshed(hf, &obs, p, ViewshedMode::Count, &Hooks::default()).unwrap() {
+        ViewshedOutput::Counts(g) => g,
+        o => panic!("{o:?}"),
     }
 }
 
@@ -234,7 +273,7 @@ fn a_graze_blocks_and_the_targets_own_triangles_do_not() {
     assert_eq!(vis.get(10, 1), VISIBLE);
     // Needed heights: the target at x = 10 needs more than 0 (it touches at 0): exactly 0 above ground
     // with a touch, so the least height is 0 and anything above is visible.
-    let need = hf.viewshed_heights([0.0, 1.0], &p).unwrap();
+    let need = heights(&hf, [0.0, 1.0], &p);
     assert_eq!(need.get(10, 1), 0.0);
     // Behind the ridge at x = 6: the line over the ridge vertex reaches 10 − 6 = 4 there.
     assert!((need.get(6, 1) - 4.0).abs() < 1e-12, "{}", need.get(6, 1));
@@ -248,7 +287,7 @@ fn needed_heights_make_targets_visible() {
         let hf = terrain(&mut rng, 14, 11, false);
         let obs = [rng.range(-5.0, 21.0), rng.range(7.0, 37.0)];
         let p = ViewshedParams::default();
-        let need = hf.viewshed_heights(obs, &p).unwrap();
+        let need = heights(&hf, obs, &p);
         let vis = hf.viewshed(obs, &p).unwrap();
         for j in 0..11 {
             for i in 0..14 {
@@ -283,7 +322,7 @@ fn cumulative_is_the_sum_of_singles() {
         })
         .collect();
     let p = ViewshedParams { max_distance: 25.0, ..Default::default() };
-    let cum = hf.cumulative_viewshed(&observers, &p).unwrap();
+    let cum = counts(&hf, &observers, &p);
     let singles: Vec<_> = observers
         .iter()
         .map(|o| hf.viewshed([o[0], o[1]], &ViewshedParams { observer_height: o[2], ..p.clone() }).unwrap())
@@ -391,7 +430,11 @@ fn fast_paths_equal_the_plain_walk() {
         let obs = [rng.range(0.0, 2560.0), rng.range(0.0, 2560.0)];
         let p = ViewshedParams { observer_height: [1.75, 30.0][k % 2], curvature: k >= 2, ..Default::default() };
         let fast = hf.viewshed(obs, &p).unwrap();
-        let plain = hf.viewshed_one_ray_per_cell(obs, &p).unwrap();
+        let ViewshedOutput::Visibility(plain, _) =
+            landfall::viewshed::reference(&hf, obs, &p, ViewshedMode::Visibility).unwrap()
+        else {
+            panic!()
+        };
         let differ = fast.values.iter().zip(&plain.values).filter(|(a, b)| a != b).count();
         assert_eq!(differ, 0, "observer {obs:?}");
         assert!(fast.values.contains(&VISIBLE) && fast.values.contains(&HIDDEN));

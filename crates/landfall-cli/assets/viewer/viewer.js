@@ -15,7 +15,7 @@ const params = new URLSearchParams(location.search);
 const info = await (await fetch('/api/info')).json();
 const world = info.kind === 'world';
 const [lo, hi] = info.bounds;
-const geographic = !!info.geographic;
+const geographic = !!info.degrees;
 
 // Scene coordinates are metres on the ground from an origin O near the terrain (f32 precision): x
 // and y times the metres of a unit (a raster in degrees keeps its true proportions), heights times

@@ -5,11 +5,10 @@
 use super::canvas::{Canvas, Rgb};
 use super::map::{self, MapFrame, BLACK};
 use crate::info::{fixed, places};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use landfall::viewshed::{Grid, NODATA};
 use landfall::Heightfield;
-use landfall_io::GeoKeys;
-use std::path::Path;
+use landfall_io::{GeoKeys, OutputFile};
 
 /// Overlay value of a visible sample (one observer).
 pub const SEEN: u8 = 254;
@@ -163,9 +162,9 @@ pub fn draw(
     c
 }
 
-/// Draws the picture and writes it as a PNG (temporary file and rename).
+/// Draws the picture and writes it as a PNG into `out` (committed with the run's other outputs).
 pub fn write(
-    path: &Path,
+    out: &mut OutputFile,
     hf: &Heightfield,
     keys: Option<&GeoKeys>,
     overlay: &Grid<u8>,
@@ -173,7 +172,7 @@ pub fn write(
     legend: &Legend,
 ) -> Result<()> {
     let c = draw(hf, keys, overlay, observers, legend);
-    landfall_io::write_png_rgb(path, c.w as u32, c.h as u32, &c.px).with_context(|| format!("{}", path.display()))
+    Ok(landfall_io::write_png_rgb_into(out, c.w as u32, c.h as u32, &c.px)?)
 }
 
 #[cfg(test)]

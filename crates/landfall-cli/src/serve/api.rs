@@ -1,6 +1,7 @@
 //! The server's state and its endpoints. Every query parameter is checked and a bad one is a 400
 //! whose message names it; nothing a request sends can make the server panic or read a file.
 
+use super::jobs::{held, Jobs, RETRY_AFTER_SECONDS};
 use super::{instances, mesh, tiles};
 use axum::body::Body;
 use axum::extract::{Query, State as Extract};
@@ -12,7 +13,7 @@ use landfall::collide::controller::Shape;
 use landfall::collide::{CharacterController, ControllerParams, TerrainSweep};
 use landfall::glam::DVec3;
 use landfall::paint::ColourMap;
-use landfall::viewshed::ViewshedParams;
+use landfall::viewshed::{Hooks, Observer, ViewshedError, ViewshedMode, ViewshedOutput, ViewshedParams};
 use landfall::world::{CacheParams, LodTerrain, ObjectParams, Objects, World, WorldParams};
 use landfall::{Ray, Terrain};
 use landfall_io::AnyTerrain;
@@ -21,9 +22,10 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// What the server shows.
+/// What the server shows, and the pool its heavy work goes through.
 pub struct State {
     kind: Kind,
+    jobs: Jobs,
 }
 
 #[allow(clippy::large_enum_variant)] // one per server
@@ -83,18 +85,23 @@ fn region_hash(origin: [f64; 2], r: &landfall::world::Region) -> u64 {
 
 impl State {
     /// A terrain file, opened as every command opens it.
-    pub fn terrain(path: &Path) -> anyhow::Result<Arc<Self>> {
+    pub fn terrain(path: &Path, jobs: Jobs) -> anyhow::Result<Arc<Self>> {
         let opened = landfall_io::open_terrain(path, &landfall_io::TerrainOptions::default())
             .map_err(|e| anyhow::anyhow!("{e}"))?;
         for n in &opened.notes {
             eprintln!("landfall: note: {}: {n}", path.display());
         }
         let name = path.file_name().map_or("terrain".into(), |n| n.to_string_lossy().into_owned());
-        Ok(Arc::new(Self { kind: Kind::Terrain { t: opened.terrain, name, mesh: OnceLock::new() } }))
+        Ok(Self::of(opened.terrain, name, jobs))
+    }
+
+    /// A terrain already loaded, shown as `name`.
+    pub fn of(t: AnyTerrain, name: String, jobs: Jobs) -> Arc<Self> {
+        Arc::new(Self { kind: Kind::Terrain { t, name, mesh: OnceLock::new() }, jobs })
     }
 
     /// The procedural world (the thesis' configuration), a walker standing at the origin.
-    pub fn world() -> anyhow::Result<Arc<Self>> {
+    pub fn world(jobs: Jobs) -> anyhow::Result<Arc<Self>> {
         let params = WorldParams::default();
         let far = LodTerrain::new(landfall::world::Generator::new(params.clone())?, 4, 16);
         let ground = far.height_at(0.3, 0.7).unwrap_or(0.0);
@@ -111,7 +118,7 @@ impl State {
             grounded: false,
         };
         view.track();
-        Ok(Arc::new(Self { kind: Kind::World(Mutex::new(view)) }))
+        Ok(Arc::new(Self { kind: Kind::World(Mutex::new(view)), jobs }))
     }
 
     /// A few words on what is served.
@@ -124,11 +131,36 @@ impl State {
 }
 
 /// A failed request: its status and message.
+#[derive(Debug)]
 pub struct ApiError(StatusCode, String);
+
+impl ApiError {
+    /// The heavy-work queue is full: 503, try again after `Retry-After` seconds.
+    pub fn busy() -> Self {
+        Self(StatusCode::SERVICE_UNAVAILABLE, "the server is busy: too many heavy requests; retry later".into())
+    }
+
+    /// The client went away before its job started (nobody sees this answer).
+    pub fn gone() -> Self {
+        Self(StatusCode::SERVICE_UNAVAILABLE, "cancelled: the client went away".into())
+    }
+
+    /// A failure of the server itself.
+    pub fn internal(msg: String) -> Self {
+        Self(StatusCode::INTERNAL_SERVER_ERROR, msg)
+    }
+
+    /// The status.
+    #[cfg(test)]
+    pub fn status(&self) -> StatusCode {
+        self.0
+    }
+}
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (self.0, Json(json!({ "error": self.1 }))).into_response()
+        let retry = (self.0 == StatusCode::SERVICE_UNAVAILABLE).then_some([(header::RETRY_AFTER, RETRY_AFTER_SECONDS)]);
+        (self.0, retry, Json(json!({ "error": self.1 }))).into_response()
     }
 }
 
@@ -158,8 +190,8 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> 
     tokio::task::spawn_blocking(f).await.map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))
 }
 
-fn binary(bytes: Vec<u8>) -> Response {
-    ([(header::CONTENT_TYPE, "application/octet-stream")], Body::from(bytes)).into_response()
+fn binary(body: Body) -> Response {
+    ([(header::CONTENT_TYPE, "application/octet-stream")], body).into_response()
 }
 
 fn asset(kind: &'static str, body: &'static [u8]) -> Response {
@@ -205,7 +237,16 @@ async fn info(Extract(s): Shared) -> Result<Json<Value>, ApiError> {
             let b = t.as_dyn().bounds();
             let hf = match t {
                 AnyTerrain::Heightfield(h) => Some(json!({ "nx": h.nx(), "ny": h.ny() })),
-                AnyTerrain::Polygons(_) => None,
+                // In degrees: drawn and queried in metres in its east-north-up frame (the page's
+                // viewshed, in grid coordinates, does not apply).
+                AnyTerrain::Polygons(_) | AnyTerrain::Geographic(_) => None,
+            };
+            let geographic = match t {
+                AnyTerrain::Geographic(g) => {
+                    let o = g.frame().origin();
+                    json!({ "enu_origin": { "lon": o.lon, "lat": o.lat, "h": o.h } })
+                }
+                _ => Value::Null,
             };
             // A heightfield comes in level-of-detail tiles (/api/tile), anything else as one mesh.
             let tiles = match t {
@@ -214,13 +255,14 @@ async fn info(Extract(s): Shared) -> Result<Json<Value>, ApiError> {
                     Some(json!({ "size": tiles::TILE, "top": l.top, "counts": (0..=l.top).map(|k| l.count(k)).collect::<Vec<_>>(),
                         "origin": h.origin().to_array(), "spacing": h.spacing().to_array() }))
                 }
-                AnyTerrain::Polygons(_) => None,
+                AnyTerrain::Polygons(_) | AnyTerrain::Geographic(_) => None,
             };
-            let geographic = crate::geo::is_geographic(&b, None);
+            // x, y in degrees on a plain heightfield (no CRS said so): drawn at true proportions.
+            let degrees = matches!(t, AnyTerrain::Heightfield(_)) && crate::geo::is_geographic(&b, None);
             json!({
-                "kind": "terrain", "name": name, "heightfield": hf, "tiles": tiles,
+                "kind": "terrain", "name": name, "heightfield": hf, "tiles": tiles, "geographic": geographic,
                 "bounds": [b.min.to_array(), b.max.to_array()],
-                "geographic": geographic, "metres": crate::geo::metres_per_unit(&b, geographic),
+                "degrees": degrees, "metres": crate::geo::metres_per_unit(&b, degrees),
                 "legend": legend(&ColourMap::for_range(b.min.z, b.max.z), b.min.z, b.max.z),
             })
         }
@@ -231,7 +273,7 @@ async fn info(Extract(s): Shared) -> Result<Json<Value>, ApiError> {
             json!({
                 "kind": "world", "bounds": [b.min.to_array(), b.max.to_array()],
                 "walker": w.walker.to_array(), "layers": w.world.cache_params().layers,
-                "geographic": false, "metres": [1.0, 1.0],
+                "degrees": false, "metres": [1.0, 1.0],
                 // The regions' colour map, over the heights of the drawn mesh.
                 "legend": legend(&ColourMap::for_range(-top, top), b.min.z, b.max.z),
             })
@@ -280,28 +322,34 @@ async fn tile(Extract(s): Shared, Query(q): Params) -> Result<Response, ApiError
         Ok(mesh::encode(&part))
     })
     .await??;
-    Ok(binary(bytes))
+    Ok(binary(Body::from(bytes)))
 }
 
 async fn terrain_mesh(Extract(s): Shared) -> Result<Response, ApiError> {
-    let bytes = blocking(move || match &s.kind {
-        Kind::Terrain { t, mesh: m, .. } => {
-            let hf = match t {
-                AnyTerrain::Heightfield(h) => Some(h),
-                AnyTerrain::Polygons(_) => None,
-            };
-            let bytes =
-                m.get_or_init(|| mesh::terrain_mesh(t.as_dyn(), hf).map(|p| mesh::encode(&p)).unwrap_or_default());
-            if bytes.is_empty() {
-                Err(ApiError(StatusCode::UNPROCESSABLE_ENTITY, "the terrain is too large to draw as one mesh".into()))
-            } else {
-                Ok(bytes.clone())
+    let st = s.clone();
+    let (bytes, worker) = st
+        .jobs
+        .run(move |_| match &s.kind {
+            Kind::Terrain { t, mesh: m, .. } => {
+                let part = || match t {
+                    AnyTerrain::Heightfield(h) => mesh::terrain_mesh(t.as_dyn(), Some(h)),
+                    AnyTerrain::Polygons(_) => mesh::terrain_mesh(t.as_dyn(), None),
+                    AnyTerrain::Geographic(g) => mesh::geo_mesh(g),
+                };
+                let bytes = m.get_or_init(|| part().map(|p| mesh::encode(&p)).unwrap_or_default());
+                if bytes.is_empty() {
+                    Err(ApiError(
+                        StatusCode::UNPROCESSABLE_ENTITY,
+                        "the terrain is too large to draw as one mesh".into(),
+                    ))
+                } else {
+                    Ok(bytes.clone())
+                }
             }
-        }
-        Kind::World(_) => Err(bad("the world is sent by layers: /api/world/layer")),
-    })
-    .await??;
-    Ok(binary(bytes))
+            Kind::World(_) => Err(bad("the world is sent by layers: /api/world/layer")),
+        })
+        .await?;
+    Ok(binary(held(bytes, worker)))
 }
 
 /// The terrain a query runs on: the file's, or the world's drawn mesh with its objects standing on
@@ -358,28 +406,39 @@ async fn visible(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>, Ap
 async fn viewshed(Extract(s): Shared, Query(q): Params) -> Result<Response, ApiError> {
     let (x, y) = (num(&q, "x")?, num(&q, "y")?);
     let h = if q.contains_key("h") { num(&q, "h")? } else { 1.75 };
-    let bytes = blocking(move || {
-        let Some(AnyTerrain::Heightfield(hf)) = (match &s.kind {
-            Kind::Terrain { t, .. } => Some(t),
-            Kind::World(_) => None,
-        }) else {
-            return Err(bad("viewsheds are computed on rasters (heightfields)"));
-        };
-        let params = ViewshedParams { observer_height: h, ..ViewshedParams::default() };
-        let v = hf
-            .viewshed([x, y], &params)
-            .map_err(|e| bad(format!("{e} (the terrain covers {})", hf.bounds().xy_extent())))?;
-        let mut out = b"LFV1".to_vec();
-        out.extend_from_slice(&(hf.nx() as u32).to_le_bytes());
-        out.extend_from_slice(&(hf.ny() as u32).to_le_bytes());
-        for v in [hf.origin().x, hf.origin().y, hf.spacing().x, hf.spacing().y] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        out.extend_from_slice(&v.values);
-        Ok(out)
-    })
-    .await??;
-    Ok(binary(bytes))
+    let st = s.clone();
+    let (bytes, worker) = st
+        .jobs
+        .run(move |cancel| {
+            let Some(AnyTerrain::Heightfield(hf)) = (match &s.kind {
+                Kind::Terrain { t, .. } => Some(t),
+                Kind::World(_) => None,
+            }) else {
+                return Err(bad(
+                    "viewsheds are computed on rasters in metres (heightfields; not yet on a raster in degrees)",
+                ));
+            };
+            let params = ViewshedParams { observer_height: h, ..ViewshedParams::default() };
+            // The cancel flag is raised when the client goes: the sweep stops between its parts.
+            let hooks = Hooks { progress: None, cancel: Some(cancel) };
+            let observer = [Observer::at(x, y)];
+            let v = match landfall::viewshed::viewshed(hf, &observer, &params, ViewshedMode::Visibility, &hooks) {
+                Ok(ViewshedOutput::Visibility(v, _)) => v,
+                Ok(_) => return Err(ApiError::internal("a visibility run answered something else".into())),
+                Err(ViewshedError::Cancelled) => return Err(ApiError::gone()),
+                Err(e) => return Err(bad(format!("{e} (the terrain covers {})", hf.bounds().xy_extent()))),
+            };
+            let mut out = b"LFV1".to_vec();
+            out.extend_from_slice(&(hf.nx() as u32).to_le_bytes());
+            out.extend_from_slice(&(hf.ny() as u32).to_le_bytes());
+            for v in [hf.origin().x, hf.origin().y, hf.spacing().x, hf.spacing().y] {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+            out.extend_from_slice(&v.values);
+            Ok(out)
+        })
+        .await?;
+    Ok(binary(held(bytes, worker)))
 }
 
 fn world_of(s: &State) -> Result<std::sync::MutexGuard<'_, WorldView>, ApiError> {
@@ -405,94 +464,100 @@ fn regions(w: &WorldView) -> Value {
 
 async fn world_update(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>, ApiError> {
     let p = point(&q, "")?;
-    blocking(move || {
-        let mut w = world_of(&s)?;
-        let limit = 1e9;
-        if p.x.abs() > limit || p.y.abs() > limit {
-            return Err(bad("x, y: beyond ±10⁹ m"));
-        }
-        let far = (p - w.world.viewer()).truncate().length() > 1000.0;
-        let stats = if far { w.world.teleport(p) } else { w.world.update(p) }.map_err(|e| bad(e.to_string()))?;
-        if stats.regions_rebuilt > 0 || stats.layers_changed != 0 {
-            w.track();
-        }
-        // The objects follow the cache; the roaming entities walk a step (the page asks about four
-        // times a second).
-        let w = &mut *w;
-        let sync = w.objects.sync(&w.world);
-        w.objects.step(&w.world, 0.25);
-        if sync.generated + sync.dropped > 0 || w.objects.entities().next().is_some() {
-            w.objects_version += 1;
-        }
-        Ok(regions(w))
-    })
-    .await?
-    .map(Json)
+    let st = s.clone();
+    st.jobs
+        .run(move |_| {
+            let mut w = world_of(&s)?;
+            let limit = 1e9;
+            if p.x.abs() > limit || p.y.abs() > limit {
+                return Err(bad("x, y: beyond ±10⁹ m"));
+            }
+            let far = (p - w.world.viewer()).truncate().length() > 1000.0;
+            let stats = if far { w.world.teleport(p) } else { w.world.update(p) }.map_err(|e| bad(e.to_string()))?;
+            if stats.regions_rebuilt > 0 || stats.layers_changed != 0 {
+                w.track();
+            }
+            // The objects follow the cache; the roaming entities walk a step (the page asks about four
+            // times a second).
+            let w = &mut *w;
+            let sync = w.objects.sync(&w.world);
+            w.objects.step(&w.world, 0.25);
+            if sync.generated + sync.dropped > 0 || w.objects.entities().next().is_some() {
+                w.objects_version += 1;
+            }
+            Ok(regions(w))
+        })
+        .await
+        .map(|(v, _)| Json(v))
 }
 
 async fn world_region(Extract(s): Shared, Query(q): Params) -> Result<Response, ApiError> {
     let (level, region) = (num(&q, "level")?, num(&q, "region")?);
-    let bytes = blocking(move || {
-        let w = world_of(&s)?;
-        let m = w
-            .world
-            .meshes()
-            .find(|m| m.level as f64 == level)
-            .ok_or_else(|| bad(format!("level: {level} is not a drawn layer ({:?})", w.world.drawn_layers())))?;
-        let r = (region.fract() == 0.0 && (0.0..3.0).contains(&region))
-            .then(|| m.regions()[region as usize])
-            .ok_or_else(|| bad(format!("region: {region} (0 outer ring, 1 inner, 2 seam)")))?;
-        let mut part = landfall_io::MeshPart {
-            name: format!("layer {level} region {region}"),
-            origin: [m.origin.x, m.origin.y, 0.0],
-            positions: r.vertices.iter().map(|v| [v.pos[0], v.pos[1], v.drawn_z()]).collect(),
-            indices: r.indices.clone(),
-            ..landfall_io::MeshPart::default()
-        };
-        let top = w.world.generator().max_abs_height();
-        part.paint(&landfall::paint::ColourMap::for_range(-top, top));
-        Ok(mesh::encode(&part))
-    })
-    .await??;
-    Ok(binary(bytes))
+    let st = s.clone();
+    let (bytes, worker) =
+        st.jobs
+            .run(move |_| {
+                let w = world_of(&s)?;
+                let m = w.world.meshes().find(|m| m.level as f64 == level).ok_or_else(|| {
+                    bad(format!("level: {level} is not a drawn layer ({:?})", w.world.drawn_layers()))
+                })?;
+                let r = (region.fract() == 0.0 && (0.0..3.0).contains(&region))
+                    .then(|| m.regions()[region as usize])
+                    .ok_or_else(|| bad(format!("region: {region} (0 outer ring, 1 inner, 2 seam)")))?;
+                let mut part = landfall_io::MeshPart {
+                    name: format!("layer {level} region {region}"),
+                    origin: [m.origin.x, m.origin.y, 0.0],
+                    positions: r.vertices.iter().map(|v| [v.pos[0], v.pos[1], v.drawn_z()]).collect(),
+                    indices: r.indices.clone(),
+                    ..landfall_io::MeshPart::default()
+                };
+                let top = w.world.generator().max_abs_height();
+                part.paint(&landfall::paint::ColourMap::for_range(-top, top));
+                Ok(mesh::encode(&part))
+            })
+            .await?;
+    Ok(binary(held(bytes, worker)))
 }
 
 /// The objects and roaming entities as one mesh: each triangle of their collision shapes (what
 /// rays and the walker collide with) flat-shaded in its kind's colour, entities in red.
 async fn world_objects(Extract(s): Shared) -> Result<Response, ApiError> {
-    let bytes = blocking(move || {
-        let w = world_of(&s)?;
-        let origin = w.world.viewer();
-        let mut part = landfall_io::MeshPart {
-            name: "objects".into(),
-            origin: origin.to_array(),
-            ..landfall_io::MeshPart::default()
-        };
-        let mut add = |tri: [DVec3; 3], colour: DVec3| {
-            let n = (tri[1] - tri[0]).cross(tri[2] - tri[0]).normalize_or_zero().as_vec3().to_array();
-            for p in tri {
-                part.indices.push(part.positions.len() as u32);
-                part.positions.push((p - origin).as_vec3().to_array());
-                part.normals.push(n);
-                part.colors.push(colour.as_vec3().to_array());
+    let st = s.clone();
+    let (bytes, worker) = st
+        .jobs
+        .run(move |_| {
+            let w = world_of(&s)?;
+            let origin = w.world.viewer();
+            let mut part = landfall_io::MeshPart {
+                name: "objects".into(),
+                origin: origin.to_array(),
+                ..landfall_io::MeshPart::default()
+            };
+            let mut add = |tri: [DVec3; 3], colour: DVec3| {
+                let n = (tri[1] - tri[0]).cross(tri[2] - tri[0]).normalize_or_zero().as_vec3().to_array();
+                for p in tri {
+                    part.indices.push(part.positions.len() as u32);
+                    part.positions.push((p - origin).as_vec3().to_array());
+                    part.normals.push(n);
+                    part.colors.push(colour.as_vec3().to_array());
+                }
+            };
+            for (_, o) in w.objects.iter() {
+                let colour = crate::world_map::kind_colour(o.kind as usize);
+                for k in 0..o.shape.triangle_count() {
+                    add(o.shape.triangle(k), colour);
+                }
             }
-        };
-        for (_, o) in w.objects.iter() {
-            let colour = crate::world_map::kind_colour(o.kind as usize);
-            for k in 0..o.shape.triangle_count() {
-                add(o.shape.triangle(k), colour);
+            for e in w.objects.entities() {
+                let ball = landfall::world::objects::Shape::Sphere { c: e.position, r: 0.5 };
+                for k in 0..ball.triangle_count() {
+                    add(ball.triangle(k), DVec3::new(0.85, 0.1, 0.1));
+                }
             }
-        }
-        for e in w.objects.entities() {
-            let ball = landfall::world::objects::Shape::Sphere { c: e.position, r: 0.5 };
-            for k in 0..ball.triangle_count() {
-                add(ball.triangle(k), DVec3::new(0.85, 0.1, 0.1));
-            }
-        }
-        Ok(mesh::encode(&part))
-    })
-    .await??;
-    Ok(binary(bytes))
+            Ok(mesh::encode(&part))
+        })
+        .await?;
+    Ok(binary(held(bytes, worker)))
 }
 
 /// The objects and entities as instances for the page to dress as trees, houses and rocks.

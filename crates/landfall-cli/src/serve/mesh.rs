@@ -61,6 +61,14 @@ pub fn terrain_mesh(t: &dyn Terrain, hf: Option<&Heightfield>) -> Option<MeshPar
     Some(part)
 }
 
+/// A raster in degrees for display: in metres in its east-north-up frame (true proportions), every
+/// k-th sample when it has more than [`MAX_VERTICES`] samples.
+pub fn geo_mesh(g: &landfall::geo::GeoSurface) -> Option<MeshPart> {
+    let n = g.heightfield().nx() * g.heightfield().ny();
+    let k = (n as f64 / MAX_VERTICES as f64).sqrt().ceil().max(1.0) as usize;
+    landfall_io::geo_part(g, "terrain", k)
+}
+
 /// Every k-th sample of a large heightfield as a painted grid.
 fn decimated(hf: &Heightfield) -> MeshPart {
     let k = ((hf.nx() * hf.ny()) as f64 / MAX_VERTICES as f64).sqrt().ceil() as usize;

@@ -2,7 +2,7 @@
 
 #![allow(dead_code)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// Runs `landfall` with `args`.
@@ -43,3 +43,40 @@ pub fn entries(dir: &Path) -> Vec<std::ffi::OsString> {
 /// landfall-io's tests).
 #[path = "../../../landfall-io/tests/common/skip.rs"]
 pub mod skip;
+
+/// A minimal glTF: one triangle whose POSITION accessor has the given `accessor` JSON fields and
+/// whose buffer view has `view` fields; the buffer (36 bytes) is in `tri.bin`.
+pub fn gltf(dir: &Path, accessor: &str, view: &str, uri: &str) -> PathBuf {
+    let mut bin = Vec::new();
+    for v in [0f32, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0] {
+        bin.extend_from_slice(&v.to_le_bytes());
+    }
+    std::fs::write(dir.join("tri.bin"), &bin).unwrap();
+    let json = format!(
+        r#"{{"asset":{{"version":"2.0"}},"scene":0,"scenes":[{{"nodes":[0]}}],"nodes":[{{"mesh":0}}],
+        "meshes":[{{"primitives":[{{"attributes":{{"POSITION":0}}}}]}}],
+        "buffers":[{{"uri":"{uri}","byteLength":36}}],
+        "bufferViews":[{{"buffer":0,"byteOffset":0,"byteLength":36{view}}}],
+        "accessors":[{{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3","min":[0,0,0],"max":[1,1,0]{accessor}}}]}}"#
+    );
+    let p = dir.join("m.gltf");
+    std::fs::write(&p, json).unwrap();
+    p
+}
+
+/// A smooth `n`² raster of f32 heights as `.npy` (`height(i, j)`, row j of the file).
+pub fn npy_raster(path: &Path, n: usize, height: impl Fn(usize, usize) -> f32) {
+    let dict = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': ({n}, {n}), }}");
+    let mut b = b"\x93NUMPY\x01\x00".to_vec();
+    let pad = 118 - dict.len();
+    b.extend_from_slice(&((dict.len() + pad + 1) as u16).to_le_bytes());
+    b.extend_from_slice(dict.as_bytes());
+    b.extend(std::iter::repeat_n(b' ', pad));
+    b.push(b'\n');
+    for j in 0..n {
+        for i in 0..n {
+            b.extend_from_slice(&height(i, j).to_le_bytes());
+        }
+    }
+    std::fs::write(path, b).unwrap();
+}

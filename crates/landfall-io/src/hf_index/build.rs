@@ -1,11 +1,13 @@
 //! Building an index: a raster (a GeoTIFF streamed, other formats read whole) or a mosaic of tiles.
 
 use super::mosaic::{build_mosaic, tiles_in_dir, tiles_in_list};
-use super::write::Writer;
+use super::write::{Grid, Writer};
+use super::MAX_INDEX_LEAF;
 use crate::load::LoadOptions;
 use crate::raster::GeoRef;
 use crate::IoError;
 use glam::DVec2;
+use landfall::heightfield::{Tiling, MAX_SAMPLES, MAX_SIDE};
 use landfall::{Frame, Heightfield};
 use std::path::Path;
 
@@ -18,8 +20,13 @@ pub struct IndexReport {
     pub ny: usize,
     /// NaN samples.
     pub nodata: usize,
-    /// Bytes written.
+    /// Bytes of the file (its apparent length: the room of tiles without data takes no disk).
     pub bytes: u64,
+    /// Tiles that store samples (of [`Tiling::new`] of the grid), and the samples they store (each
+    /// its `(cells + 1)²`, what `--max-samples` bounds).
+    pub tiles_stored: usize,
+    /// Samples stored.
+    pub samples_stored: u64,
     /// Whether the raster was streamed (a GeoTIFF) or loaded whole (other formats).
     pub streamed: bool,
 }
@@ -30,6 +37,10 @@ pub struct IndexReport {
 /// rows); other formats are read whole; a directory of GeoTIFF tiles on one grid (a national DEM's
 /// 1° tiles), or a list of them (a `.txt` or `.lst` file, one path a line, relative to the list's
 /// directory), is streamed as one mosaic. `progress(rows done, rows)` is called as rows are written.
+///
+/// The index stores the samples of the tiles that have data (see the format's documentation); before
+/// anything is written, the samples it may store (every tile the input covers) are checked against
+/// `opts.limits.max_samples` (`--max-samples`), and the grid against 2⁴² samples.
 pub fn build_heightfield_index(
     src: &Path,
     out: &Path,
@@ -53,19 +64,21 @@ pub fn build_heightfield_index(
     if ext != "tif" && ext != "tiff" {
         // Small formats: load whole, write the heightfield's parts.
         let loaded = crate::load_heightfield(src, opts)?;
-        let mut hf = loaded.heightfield;
-        hf.set_frame(frame);
+        let hf = loaded.heightfield;
         let (nx, ny) = (hf.nx(), hf.ny());
-        let p = hf.to_parts();
-        let mut w = Writer::start(out, nx, ny, p.leaf_size)?;
-        for j in 0..ny {
-            w.row(j, &p.heights[j * nx..(j + 1) * nx])?;
+        let grid = Grid { nx, ny, leaf: hf.pyramid().leaf_size(), origin: hf.origin(), spacing: hf.spacing() };
+        let covered = check_grid(src, &grid, opts)?;
+        let mut w = Writer::start(out, grid, covered)?;
+        let mut row = vec![0f32; nx];
+        for j in (0..ny).rev() {
+            for (i, h) in row.iter_mut().enumerate() {
+                *h = hf.sample(i, j);
+            }
+            w.put(j, 0, &row)?;
         }
         progress(ny as u64, ny as u64);
-        let origin = p.origin.to_array();
-        let spacing = p.spacing.to_array();
-        let (bytes, nodata) = w.finish(origin, spacing, p.diagonal, p.frame, loaded.geokeys.as_ref())?;
-        return Ok(IndexReport { nx, ny, nodata, bytes, streamed: false });
+        let done = w.finish(hf.diagonal(), frame, loaded.geokeys.as_ref())?;
+        return Ok(report(&grid_of(nx, ny, hf.pyramid().leaf_size()), done, false));
     }
     // GeoTIFF: its header, then its rows as they decode.
     let limits = &opts.limits;
@@ -73,10 +86,7 @@ pub fn build_heightfield_index(
         if w < 2 || h < 2 {
             return Err(IoError::format(src, format!("raster is {w}×{h}; a terrain needs at least 2×2 samples")));
         }
-        if w.checked_mul(h).is_none_or(|n| n > u32::MAX as u64 / 2) {
-            return Err(IoError::field(src, "ImageWidth × ImageLength", format!("{w} × {h}: at most 2³¹ samples")));
-        }
-        Ok(())
+        check_size(src, "ImageWidth × ImageLength", w, h)
     })?;
     let (nx, ny, nodata) = (o.nx, o.ny, o.nodata);
     let geo = o.georef.unwrap_or(GeoRef { origin: (0.0, 0.0), spacing: (1.0, 1.0) });
@@ -93,7 +103,9 @@ pub fn build_heightfield_index(
     if !far.is_finite() {
         return Err(IoError::field(src, "origin/spacing", "the far corner is not finite"));
     }
-    let mut w = Writer::start(out, nx, ny, opts.leaf_size)?;
+    let grid = Grid { nx, ny, leaf: opts.leaf_size, origin: DVec2::new(ox, oy), spacing: DVec2::new(dx, dy) };
+    let covered = check_grid(src, &grid, opts)?;
+    let mut w = Writer::start(out, grid, covered)?;
     let mut heights = vec![0f32; nx];
     let mut done = 0u64;
     crate::tif::stream_rows(src, &mut o, |r, values| {
@@ -116,15 +128,65 @@ pub fn build_heightfield_index(
                 ));
             }
         }
-        w.row(ny - 1 - r, &heights)?;
+        w.put(ny - 1 - r, 0, &heights)?;
         done += 1;
         if done.is_multiple_of(256) || done == ny as u64 {
             progress(done, ny as u64);
         }
         Ok(())
     })?;
-    let (bytes, nodata) = w.finish([ox, oy], [dx, dy], opts.diagonal, frame, o.geokeys.as_ref())?;
-    Ok(IndexReport { nx, ny, nodata, bytes, streamed: true })
+    let done = w.finish(opts.diagonal, frame, o.geokeys.as_ref())?;
+    Ok(report(&grid_of(nx, ny, opts.leaf_size), done, true))
+}
+
+/// A grid's size and leaf size alone (for [`report`]).
+pub(super) fn grid_of(nx: usize, ny: usize, leaf: usize) -> Grid {
+    Grid { nx, ny, leaf, origin: DVec2::ZERO, spacing: DVec2::ONE }
+}
+
+/// The report of a finished index: (bytes, NaN samples, tiles stored) from the writer.
+pub(super) fn report(grid: &Grid, (bytes, nodata, stored): (u64, usize, usize), streamed: bool) -> IndexReport {
+    let side = Tiling::new(grid.nx, grid.ny, grid.leaf).side() as u64;
+    let (nx, ny) = (grid.nx, grid.ny);
+    IndexReport { nx, ny, nodata, bytes, streamed, tiles_stored: stored, samples_stored: stored as u64 * side * side }
+}
+
+/// Refuses a grid of `w × h` samples that no heightfield can hold (2 to 2³¹ − 1 along an axis, at
+/// most 2⁴² samples).
+pub(super) fn check_size(src: &Path, field: &str, w: u64, h: u64) -> Result<(), IoError> {
+    if w < 2 || h < 2 || w > MAX_SIDE as u64 || h > MAX_SIDE as u64 || w.checked_mul(h).is_none_or(|n| n > MAX_SAMPLES)
+    {
+        return Err(IoError::field(src, field, format!("{w} × {h} samples: 2 to 2³¹ − 1 a side, at most 2⁴² samples")));
+    }
+    Ok(())
+}
+
+/// Checks the leaf size of an index and the samples it may store: those of `covered` tiles (the
+/// tiles the input covers), against `--max-samples`.
+pub(super) fn check_stored(src: &Path, grid: &Grid, opts: &LoadOptions, covered: u64) -> Result<(), IoError> {
+    if !(1..=MAX_INDEX_LEAF).contains(&grid.leaf) {
+        return Err(IoError::field(src, "leaf size", format!("{}: an index takes 1 to {MAX_INDEX_LEAF}", grid.leaf)));
+    }
+    let side = Tiling::new(grid.nx, grid.ny, grid.leaf).side() as u64;
+    let stored = covered.saturating_mul(side * side);
+    if stored > opts.limits.max_samples {
+        return Err(IoError::format(
+            src,
+            format!(
+                "the index would store up to {stored} samples ({covered} tiles of {side}² samples), more than the \
+                 limit of {} (--max-samples counts the samples an index stores; raise it)",
+                opts.limits.max_samples
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// [`check_stored`] for a raster that covers its whole grid; its tiles.
+fn check_grid(src: &Path, grid: &Grid, opts: &LoadOptions) -> Result<Vec<u64>, IoError> {
+    let tiles = Tiling::new(grid.nx, grid.ny, grid.leaf.max(1)).count() as u64;
+    check_stored(src, grid, opts, tiles)?;
+    Ok((0..tiles).collect())
 }
 
 /// Decodes a GeoTIFF row by row, a band of tiles or a strip at a time, calling `each(row, values)`

@@ -1,39 +1,65 @@
-//! The heightfield index file (`.lfh`): a raster of any size, preprocessed once by `landfall build`
-//! in one streaming pass, then memory-mapped by every command — the samples and the min/max pyramid
-//! used in place, so queries run the in-memory code on the file's pages and give the same answers
-//! bit for bit.
+//! The heightfield index file (`.lfh`): a raster of any size (up to 2⁴² samples), preprocessed once
+//! by `landfall build` in one streaming pass, then memory-mapped by every command — the samples, the
+//! min/max pyramid and each tile's sphere tree used in place, so queries run the in-memory code on
+//! the file's pages and give the same answers bit for bit.
 //!
-//! Layout (version 1, little-endian): a 256-byte header, then three sections on 64-byte boundaries:
-//! the samples (f32, `nx · ny`, row 0 south, NaN = hole), the pyramid's nodes (two u16 codes each),
-//! the hole mask (u64 words, usually empty).
+//! **Tiles.** The grid is cut into tiles of `tile_cells` × `tile_cells` cells (256 for the default
+//! leaf of 8: [`Tiling`](landfall::heightfield::Tiling)). A tile with a valid sample stores a
+//! *block* in a *slot*: its `(tile_cells + 1)²` samples (its edge rows and columns are its
+//! neighbours' too), row-major from its south-west sample, NaN past the grid, padded to whole
+//! 4 KiB pages; its pyramid levels below the tile; and its sphere tree (the 2004 collision paper's
+//! forward-serialized form, [`TileNode`](landfall::collide::TileNode)s of 56 bytes). A tile without
+//! data stores nothing: its directory entry names slot 0, all NaN, shared. The slots are laid out
+//! for the tiles the input covers (every tile of one raster; the tiles under a mosaic's rasters),
+//! each at a fixed place; a slot whose tile turned out empty, and a tree shorter than its slot, are
+//! never written, so they take no disk blocks (a sparse file: its apparent size is larger than what
+//! it allocates).
 //!
-//! | bytes | field |
+//! Layout (version 2, little-endian): a 384-byte header, then sections on 4 KiB boundaries:
+//!
+//! | section | elements |
 //! |---|---|
-//! | 0..8, 8..12, 12..16 | magic `LANDFALL`, kind `HFLD`, version (1) |
-//! | 16..24, 24..32 | header length (256), file length |
-//! | 32..40, 40..48 | nx, ny |
+//! | directory | u32 slot of each tile, row-major from the south-west tile (0: no data) |
+//! | records | per slot: [valid samples of the tile (its own, not its neighbours'), checksum of its samples] |
+//! | tree index | per slot: [first node, node count] of its tree |
+//! | samples | per slot: the block |
+//! | pyramid | per slot: the tile's lower pyramid levels, two u16 codes a node |
+//! | trees | per slot: room for the largest tree of a tile, nodes from the slot's first |
+//! | CRS | the input GeoTIFF's three GeoKey tags verbatim (the doubles, the directory, the ASCII parameters) |
+//!
+//! | header bytes | field |
+//! |---|---|
+//! | 0..8, 8..12, 12..16 | magic `LANDFALL`, kind `HFLD`, version (2) |
+//! | 16..24, 24..32 | header length (384), file length |
+//! | 32..48 | nx, ny |
 //! | 48..64, 64..80 | origin (x, y), spacing (dx, dy) |
 //! | 80..104 | gravity (unit, 3 × f64) |
 //! | 104..112, 112..120 | diagonal code, pyramid leaf size |
 //! | 120..136, 136..144 | code base and step, exact sample range (2 × f32) |
 //! | 144..152 | NaN samples |
-//! | 152..200 | sections: (byte offset, element count) × 3 |
-//! | 200..208 | data checksum (rows of samples, then nodes, then the CRS section when there is one) |
-//! | 208..248 | CRS section (all 0 when none): byte offset, byte length, then the counts of GeoKey directory entries (u16), double parameters (f64) and ASCII bytes |
-//! | 248..256 | header checksum (bytes 0..248) |
+//! | 152..160, 160..168 | tile cells, slots (slot 0 included) |
+//! | 168..192 | the trees' parameters: tile cells, leaf cells, levels |
+//! | 192..200 | nodes a tree slot holds |
+//! | 200..296 | sections: (byte offset, element count) × 6 (directory … trees) |
+//! | 296..336 | CRS section (all 0 when none): byte offset, byte length, then the counts of GeoKey directory entries (u16), double parameters (f64) and ASCII bytes |
+//! | 336..344 | data checksum (directory, records, tree index, each used slot's samples, pyramid and tree, CRS) |
+//! | 344..376 | reserved (0) |
+//! | 376..384 | header checksum (bytes 0..376) |
 //!
-//! The CRS section keeps the input GeoTIFF's three GeoKey tags verbatim (the doubles, then the
-//! directory, then the ASCII parameters), so that outputs made from the index (a viewshed GeoTIFF)
-//! carry the input's coordinate reference system.
+//! Writing streams the raster's rows (a GeoTIFF a band of tiles or a strip at a time; a mosaic's
+//! tiles side by side) into the blocks of the current band of tiles; a finished tile is written to
+//! its slot with its tree, so memory is about one band of tiles with data plus the decoder's band,
+//! never the raster. The pyramid's codes need the whole grid's height range: a second pass reads each
+//! stored block back and writes its pyramid levels. Then the directory and the header, a sync, and
+//! the file is renamed into place.
 //!
-//! Writing streams the raster's rows (a GeoTIFF a band of tiles or a strip at a time) into the
-//! samples section at their places — memory is one band of rows plus the pyramid's leaf ranges, never
-//! the raster — then writes the pyramid and the header, syncs, and renames the file into place.
-//! Opening checks the header (magic, version, checksum, lengths, every section inside the file and
-//! aligned), then reads the samples once through a small buffer (not the map, so the process's
-//! resident memory stays small): the checksum, that no sample is infinite, the NaN count, and the
-//! pyramid recomputed from them must equal the stored one. A corrupt or hostile file is an error,
-//! never a panic or undefined behaviour. Then the file is mapped and used in place.
+//! Opening checks the header (magic, version — an older index is refused with a request to rebuild
+//! it —, checksum, lengths, every section inside the file and aligned), then reads every used slot
+//! once through a small buffer (not the map, so the process's resident memory stays small): the
+//! checksums, that no sample is infinite, the NaN count, the tile's pyramid levels recomputed from
+//! its samples, the trees' structure (every `next` moves forward inside its tree). A corrupt or
+//! hostile file is an error, never a panic or undefined behaviour. Then the file is mapped and used in
+//! place: a tile's pages are read when a query first touches it.
 
 mod build;
 mod mosaic;
@@ -41,7 +67,9 @@ mod open;
 mod write;
 
 pub use build::{build_heightfield_index, stream_geotiff_rows, IndexReport};
-pub use open::{open_heightfield_index, open_heightfield_index_with_crs};
+pub use open::{
+    open_heightfield_index, open_heightfield_index_with_crs, open_heightfield_index_with_trees, OpenedIndex,
+};
 
 use crate::preamble::{Format, Preamble};
 use crate::raster::GeoKeys;
@@ -49,14 +77,18 @@ use bytemuck::{Pod, Zeroable};
 use landfall::Diagonal;
 use std::path::Path;
 
-/// Heightfield index version written and read.
-pub const HEIGHTFIELD_INDEX_VERSION: u32 = 1;
+/// Heightfield index version written and read (version 1 stored rows; it is refused with a request
+/// to rebuild).
+pub const HEIGHTFIELD_INDEX_VERSION: u32 = 2;
 /// The format's preamble and the checks of it.
 const FORMAT: Format =
     Format { kind: *b"HFLD", version: HEIGHTFIELD_INDEX_VERSION, header_len: HEADER_LEN, name: "heightfield index" };
 /// The extension `landfall build` recognises for a heightfield index.
 pub const HEIGHTFIELD_INDEX_EXTENSION: &str = "lfh";
-const ALIGN: u64 = 64;
+/// Sections start on pages: a block's samples are whole pages of their own.
+const ALIGN: u64 = 4096;
+/// Largest pyramid leaf of an index (its tiles are at least two leaves a side).
+pub(crate) const MAX_INDEX_LEAF: usize = 256;
 
 /// The fixed header of a heightfield index file.
 #[repr(C)]
@@ -73,24 +105,54 @@ struct Header {
     quantum: [f64; 2],
     exact: [f32; 2],
     nodata: u64,
-    sections: [[u64; 2]; 3],
-    data_sum: u64,
+    tile_cells: u64,
+    slots: u64,
+    tree_params: [u64; 3],
+    tree_slot: u64,
+    sections: [[u64; 2]; 6],
     crs: [u64; 5],
+    data_sum: u64,
+    reserved: [u64; 4],
     header_sum: u64,
 }
 
 const HEADER_LEN: usize = std::mem::size_of::<Header>();
-const _: () = assert!(HEADER_LEN == 256);
+const _: () = assert!(HEADER_LEN == 384);
+
+/// The sections' indices, in file order.
+const DIRECTORY: usize = 0;
+const RECORDS: usize = 1;
+const TREE_INDEX: usize = 2;
+const SAMPLES: usize = 3;
+const PYRAMID: usize = 4;
+const TREES: usize = 5;
+
+/// Name and bytes per element of each section.
+const SECTION_SIZES: [(&str, u64); 6] =
+    [("directory", 4), ("records", 16), ("tree index", 16), ("samples", 4), ("pyramid", 4), ("trees", 56)];
+
+/// Where each section goes in a file of `slots` slots: (offset, count) in file order, and the end.
+fn layout(tiles: u64, slots: u64, block_len: u64, pyramid_len: u64, tree_slot: u64) -> ([[u64; 2]; 6], u64) {
+    let counts = [tiles, slots, slots, slots * block_len, slots * pyramid_len, slots * tree_slot];
+    let mut at = aligned(HEADER_LEN as u64);
+    let mut out = [[0; 2]; 6];
+    for (k, &n) in counts.iter().enumerate() {
+        out[k] = [at, n];
+        at = aligned(at + n * SECTION_SIZES[k].1);
+    }
+    (out, at)
+}
 
 /// Checksum of a run of bytes (the polygon index's).
 fn checksum(bytes: &[u8]) -> u64 {
     crate::index::checksum(bytes)
 }
 
-/// The samples' part of the data checksum: row checksums tagged by row and summed, so rows may be
-/// taken in any order (the raster gives them north first, the file holds them south first).
-fn row_sum(j: usize, row: &[f32]) -> u64 {
-    landfall::rng::mix(checksum(bytemuck::cast_slice(row)) ^ (j as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+/// A used slot's part of the data checksum: its samples', pyramid's and tree's checksums tagged by
+/// the slot, so slots may be summed in any order.
+fn slot_sum(slot: u64, samples: u64, pyramid: &[u8], tree: &[u8]) -> u64 {
+    let tag = slot.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    landfall::rng::mix(samples ^ tag ^ checksum(pyramid).rotate_left(17) ^ checksum(tree).rotate_left(41))
 }
 
 fn diagonal_code(d: Diagonal) -> u64 {
@@ -105,9 +167,11 @@ fn aligned(n: u64) -> u64 {
     n.div_ceil(ALIGN) * ALIGN
 }
 
-/// The data checksum: the rows' sum, then the nodes, then the CRS section's bytes (if any).
-fn data_sum(rows_sum: u64, node_bytes: &[u8], crs_bytes: &[u8]) -> u64 {
-    let sum = landfall::rng::mix(rows_sum ^ checksum(node_bytes).rotate_left(17));
+/// The data checksum: the tables (directory, records, tree index), the used slots' sum, then the
+/// CRS section's bytes (if any).
+fn data_sum(tables: [&[u8]; 3], slots_sum: u64, crs_bytes: &[u8]) -> u64 {
+    let t = tables.iter().enumerate().fold(0u64, |a, (k, b)| a ^ checksum(b).rotate_left(7 * k as u32 + 3));
+    let sum = landfall::rng::mix(slots_sum ^ t);
     if crs_bytes.is_empty() {
         sum
     } else {

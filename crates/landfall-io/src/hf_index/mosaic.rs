@@ -1,9 +1,11 @@
 //! GeoTIFF tiles on one grid (a directory of them, or a list), streamed as one index.
 
-use super::build::IndexReport;
-use super::write::Writer;
+use super::build::{check_size, check_stored, grid_of, report, IndexReport};
+use super::write::{Conflict, Grid, Writer};
 use crate::load::LoadOptions;
 use crate::IoError;
+use glam::DVec2;
+use landfall::heightfield::{Tiling, MAX_SIDE};
 use landfall::Frame;
 use std::path::{Path, PathBuf};
 
@@ -65,8 +67,13 @@ pub(super) fn tiles_in_list(list: &Path) -> Result<Vec<PathBuf>, IoError> {
 
 /// GeoTIFF tiles on one grid (same spacing, origins on the grid; they may share edge rows and
 /// columns, and leave gaps, which become holes) as one heightfield index, streamed row by row
-/// across the tiles: memory is one band of rows of the tiles in the current row. `files` come from
-/// `source` (a directory or a list), named in errors.
+/// across the tiles: memory is one band of rows of the tiles in the current row, and one band of the
+/// index's tiles with data. Rows no tile covers are skipped, and the index stores only the tiles
+/// with data, so tiles far apart make a large, sparse grid cheaply. Tiles may overlap where they
+/// agree (equal values, or nodata in one of them); where two overlapping tiles have different
+/// values the mosaic is refused, naming both and the sample (unlike `gdalbuildvrt`, which lets the
+/// last one win silently, an elevation service cannot tell which is right). `files` come from
+/// `source` (a directory or a list), named in errors; the output may not be one of them.
 pub(super) fn build_mosaic(
     source: &Path,
     files: Vec<PathBuf>,
@@ -75,11 +82,13 @@ pub(super) fn build_mosaic(
     frame: Frame,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<IndexReport, IoError> {
+    let inputs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    crate::refuse_overwriting_inputs(out, &inputs)?;
     let mut tiles = Vec::new();
     let mut grid: Option<(f64, f64)> = None;
     for path in &files {
         let o = crate::tif::open(path, &opts.limits, |w, h| {
-            if w < 1 || h < 1 || w.checked_mul(h).is_none_or(|n| n > u32::MAX as u64 / 2) {
+            if w < 1 || h < 1 || w > MAX_SIDE as u64 || h > MAX_SIDE as u64 {
                 return Err(IoError::field(path, "ImageWidth × ImageLength", format!("{w} × {h}")));
             }
             Ok(())
@@ -110,9 +119,22 @@ pub(super) fn build_mosaic(
     let west = tiles.iter().map(|t| t.2.origin.0).fold(f64::INFINITY, f64::min);
     let south = tiles.iter().map(|t| t.2.origin.1).fold(f64::INFINITY, f64::min);
     let mut placed = Vec::new();
-    let (mut nx, mut ny) = (0usize, 0usize);
+    let (mut nx, mut ny) = (0u64, 0u64);
     for (path, o, geo) in tiles {
         let (c, r) = ((geo.origin.0 - west) / dx, (geo.origin.1 - south) / dy);
+        // Far apart tiles (a corrupt or hostile origin) make no grid: refused before any index.
+        let side = MAX_SIDE as f64;
+        if !(c.is_finite() && r.is_finite() && c <= side && r <= side) {
+            return Err(IoError::field(
+                &path,
+                "origin",
+                format!(
+                    "({}, {}) lies {c:.0} columns and {r:.0} rows from the mosaic's south-west corner ({west}, {south}): \
+                     a mosaic spans at most 2³¹ − 1 samples a side",
+                    geo.origin.0, geo.origin.1
+                ),
+            ));
+        }
         if (c - c.round()).abs() > 1e-6 || (r - r.round()).abs() > 1e-6 {
             return Err(IoError::field(
                 &path,
@@ -124,59 +146,131 @@ pub(super) fn build_mosaic(
             ));
         }
         let (col, row0) = (c.round() as usize, r.round() as usize);
-        nx = nx.max(col + o.nx);
-        ny = ny.max(row0 + o.ny);
+        nx = nx.max((col + o.nx) as u64);
+        ny = ny.max((row0 + o.ny) as u64);
         placed.push(MosaicTile { path, opened: o, rows: None, col, row0 });
     }
-    if nx < 2 || ny < 2 || nx.checked_mul(ny).is_none_or(|n| n > u32::MAX as usize / 2) {
-        return Err(IoError::format(source, format!("the mosaic is {nx} × {ny} samples (2 × 2 to 2³¹)")));
-    }
+    check_size(source, "the mosaic", nx, ny)?;
+    let (nx, ny) = (nx as usize, ny as usize);
     let (dx, dy) = opts.spacing.unwrap_or((dx, dy));
     let (ox, oy) = opts.origin.unwrap_or((west, south));
-    let mut w = Writer::start(out, nx, ny, opts.leaf_size)?;
-    let mut row = vec![f32::NAN; nx];
-    for j in (0..ny).rev() {
-        row.fill(f32::NAN);
-        for t in placed.iter_mut().filter(|t| (t.row0..t.row0 + t.opened.ny).contains(&j)) {
-            if t.rows.is_none() {
-                t.rows = Some(crate::tif::RowReader::new(&t.path, &mut t.opened)?);
-            }
-            let reader = t.rows.as_mut().expect("just made");
-            let values =
-                reader.next_row(&mut t.opened)?.ok_or_else(|| IoError::format(&t.path, "fewer rows than declared"))?;
-            let nodata = t.opened.nodata;
-            for (k, &v) in values.iter().enumerate() {
-                let f = v as f32;
-                if v.is_nan() || nodata.is_some_and(|n| n == v || n as f32 == f) {
-                    continue; // a hole here; a neighbour sharing the edge may fill it
-                }
-                if f.is_infinite() {
-                    return Err(IoError::field(
-                        &t.path,
-                        format!("pixel (row {}, column {k})", t.row0 + t.opened.ny - 1 - j),
-                        format!("{v} is not a finite height"),
-                    ));
-                }
-                let h = (f as f64 * opts.z_scale + opts.z_offset) as f32;
-                if h.is_infinite() {
-                    return Err(IoError::field(
-                        &t.path,
-                        format!("column {k}"),
-                        "value overflows f32 after z-scale/z-offset",
-                    ));
-                }
-                row[t.col + k] = h;
-            }
-            if j == t.row0 {
-                t.rows = None; // its last row: free its band
-            }
-        }
-        w.row(j, &row)?;
-        if j % 256 == 0 {
-            progress((ny - j) as u64, ny as u64);
+    let grid = Grid { nx, ny, leaf: opts.leaf_size, origin: DVec2::new(ox, oy), spacing: DVec2::new(dx, dy) };
+    let covered = covered_tiles(source, &grid, opts, &placed)?;
+    let mut w = Writer::start(out, grid, covered)?;
+    // The rows some tile covers, north to south.
+    let mut spans: Vec<(usize, usize)> = placed.iter().map(|t| (t.row0, t.row0 + t.opened.ny)).collect();
+    spans.sort_unstable();
+    let mut merged: Vec<(usize, usize)> = Vec::new();
+    for (a, b) in spans {
+        match merged.last_mut() {
+            Some(m) if a <= m.1 => m.1 = m.1.max(b),
+            _ => merged.push((a, b)),
         }
     }
-    progress(ny as u64, ny as u64);
-    let (bytes, nodata) = w.finish([ox, oy], [dx, dy], opts.diagonal, frame, crs.as_ref())?;
-    Ok(IndexReport { nx, ny, nodata, bytes, streamed: true })
+    let rows: u64 = merged.iter().map(|m| (m.1 - m.0) as u64).sum();
+    let mut done = 0u64;
+    let mut heights = Vec::new();
+    for &(a, b) in merged.iter().rev() {
+        for j in (a..b).rev() {
+            for k in 0..placed.len() {
+                let t = &mut placed[k];
+                if !(t.row0..t.row0 + t.opened.ny).contains(&j) {
+                    continue;
+                }
+                if t.rows.is_none() {
+                    t.rows = Some(crate::tif::RowReader::new(&t.path, &mut t.opened)?);
+                }
+                let reader = t.rows.as_mut().expect("just made");
+                let values = reader
+                    .next_row(&mut t.opened)?
+                    .ok_or_else(|| IoError::format(&t.path, "fewer rows than declared"))?;
+                let nodata = t.opened.nodata;
+                heights.clear();
+                for (c, &v) in values.iter().enumerate() {
+                    let f = v as f32;
+                    if v.is_nan() || nodata.is_some_and(|n| n == v || n as f32 == f) {
+                        heights.push(f32::NAN); // a hole here; a neighbour sharing the edge may fill it
+                        continue;
+                    }
+                    if f.is_infinite() {
+                        return Err(IoError::field(
+                            &t.path,
+                            format!("pixel (row {}, column {c})", t.row0 + t.opened.ny - 1 - j),
+                            format!("{v} is not a finite height"),
+                        ));
+                    }
+                    let h = (f as f64 * opts.z_scale + opts.z_offset) as f32;
+                    if h.is_infinite() {
+                        return Err(IoError::field(
+                            &t.path,
+                            format!("column {c}"),
+                            "value overflows f32 after z-scale/z-offset",
+                        ));
+                    }
+                    heights.push(h);
+                }
+                if j == t.row0 {
+                    t.rows = None; // its last row: free its band
+                }
+                if let Some(c) = w.put(j, t.col, &heights)? {
+                    return Err(overlap(&placed, k, c, &grid));
+                }
+            }
+            done += 1;
+            if done.is_multiple_of(256) {
+                progress(done, rows);
+            }
+        }
+    }
+    progress(rows, rows);
+    let finished = w.finish(opts.diagonal, frame, crs.as_ref())?;
+    Ok(report(&grid_of(nx, ny, opts.leaf_size), finished, true))
+}
+
+/// The index's tiles under the mosaic's tiles (every index tile holding one of their samples),
+/// after the samples they may store are checked against `--max-samples`.
+fn covered_tiles(source: &Path, grid: &Grid, opts: &LoadOptions, placed: &[MosaicTile]) -> Result<Vec<u64>, IoError> {
+    let tiling = Tiling::new(grid.nx, grid.ny, grid.leaf.max(1));
+    let t = tiling.cells;
+    // Index tiles holding samples a..b (end exclusive) along one axis.
+    let span = |a: usize, b: usize, n: usize| (a.saturating_sub(1) / t)..=((b - 1) / t).min(n - 1);
+    let under =
+        |m: &MosaicTile| (span(m.col, m.col + m.opened.nx, tiling.ntx), span(m.row0, m.row0 + m.opened.ny, tiling.nty));
+    // A bit per index tile (at most 2²⁶ tiles: 8 MiB), then the count checked, then the list.
+    let mut bits = vec![0u64; tiling.count().div_ceil(64)];
+    for m in placed {
+        let (x, y) = under(m);
+        for ty in y {
+            for tx in x.clone() {
+                let k = ty * tiling.ntx + tx;
+                bits[k / 64] |= 1 << (k % 64);
+            }
+        }
+    }
+    let count: u64 = bits.iter().map(|w| w.count_ones() as u64).sum();
+    check_stored(source, grid, opts, count)?;
+    Ok((0..tiling.count() as u64).filter(|&k| bits[k as usize / 64] >> (k % 64) & 1 == 1).collect())
+}
+
+/// The error for two overlapping tiles with different values: tile `k` put `c.new` where another
+/// had put `c.old`.
+fn overlap(placed: &[MosaicTile], k: usize, c: Conflict, grid: &Grid) -> IoError {
+    let inside =
+        |m: &MosaicTile| (m.col..m.col + m.opened.nx).contains(&c.i) && (m.row0..m.row0 + m.opened.ny).contains(&c.j);
+    let other = placed
+        .iter()
+        .enumerate()
+        .find(|&(o, m)| o != k && inside(m))
+        .map_or_else(|| "another tile".to_string(), |(_, m)| m.path.display().to_string());
+    let (x, y) = (grid.origin.x + c.i as f64 * grid.spacing.x, grid.origin.y + c.j as f64 * grid.spacing.y);
+    let t = &placed[k];
+    IoError::field(
+        &t.path,
+        format!("pixel (row {}, column {})", t.row0 + t.opened.ny - 1 - c.j, c.i - t.col),
+        format!(
+            "overlaps {other} with another value at ({x}, {y}): {} there, {} here; overlapping tiles must agree \
+             (remove one, or clip them to meet edge to edge)",
+            c.old, c.new
+        ),
+    )
 }

@@ -1,102 +1,319 @@
-//! The file being written: rows at their places, then the pyramid and the header.
+//! The file being written: samples put row by row into the blocks of the band of tiles they belong
+//! to; a finished tile written to its slot with its tree; then the pyramid levels of every stored
+//! block (a second pass, once the grid's height range is known), the tables and the header.
 
-use super::{aligned, checksum, data_sum, diagonal_code, encode_crs, row_sum, Header, FORMAT, HEADER_LEN};
+use super::{
+    aligned, checksum, data_sum, diagonal_code, encode_crs, layout, slot_sum, Header, DIRECTORY, FORMAT, HEADER_LEN,
+    PYRAMID, RECORDS, SAMPLES, TREES, TREE_INDEX,
+};
 use crate::raster::GeoKeys;
 use crate::{IoError, OutputFile};
-use landfall::heightfield::LeafRanges;
+use glam::DVec2;
+use landfall::collide::{tile_tree, TileNode, TileSamples, TileViewParams};
+use landfall::heightfield::{Pyramid, Tiling};
 use landfall::{Diagonal, Frame};
+use rayon::prelude::*;
+use std::collections::BTreeMap;
 use std::path::Path;
 
-/// The file being written: rows go to their places as they come, the pyramid's leaf ranges and the
-/// checksum accumulate; the pyramid and the header go last.
+/// A grid's size, pyramid leaf and place.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Grid {
+    pub nx: usize,
+    pub ny: usize,
+    pub leaf: usize,
+    pub origin: DVec2,
+    pub spacing: DVec2,
+}
+
+/// A sample put twice with two different values (overlapping tiles of a mosaic).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Conflict {
+    /// Column and row (from the south) of the sample.
+    pub i: usize,
+    pub j: usize,
+    /// The value it had and the one put.
+    pub old: f32,
+    pub new: f32,
+}
+
+/// The file being written.
 pub(super) struct Writer {
     out: OutputFile,
-    nx: usize,
-    ny: usize,
-    leaf: usize,
-    leaves: LeafRanges,
-    rows_sum: u64,
-    nodata: usize,
-    rows_seen: usize,
+    grid: Grid,
+    tiling: Tiling,
+    params: TileViewParams,
+    /// The tiles the input covers, sorted: tile `covered[s − 1]` may store a block in slot `s`.
+    covered: Vec<u64>,
+    sections: [[u64; 2]; 6],
+    file_len: u64,
+    tree_slot: u64,
+    /// Blocks of the tiles being filled, by tile (`ty · ntx + tx`).
+    live: BTreeMap<usize, Vec<f32>>,
+    /// The lowest row put so far (rows come north to south).
+    lowest: usize,
+    directory: Vec<u32>,
+    /// Per slot: [valid samples of its own, samples checksum]; [first node, node count] of its tree.
+    records: Vec<[u64; 2]>,
+    tree_index: Vec<[u64; 2]>,
+    exact: [f32; 2],
+    valid: u64,
 }
 
 impl Writer {
-    pub(super) fn start(path: &Path, nx: usize, ny: usize, leaf: usize) -> Result<Self, IoError> {
+    /// Starts `path` for `grid`, with a slot for each tile of `covered` (tile indices, any order).
+    pub(super) fn start(path: &Path, grid: Grid, mut covered: Vec<u64>) -> Result<Self, IoError> {
+        covered.sort_unstable();
+        covered.dedup();
+        let tiling = Tiling::new(grid.nx, grid.ny, grid.leaf);
+        let params = TileViewParams { tile_cells: tiling.cells, ..TileViewParams::default() };
+        // The largest tree: a tile's whole, without holes.
+        let full = vec![0f32; tiling.side() * tiling.side()];
+        let n = tiling.side();
+        let probe =
+            TileSamples { block: &full, tiling, key: (0, 0), nx: n, ny: n, origin: DVec2::ZERO, spacing: DVec2::ONE };
+        let tree_slot = tile_tree(&probe, &params).len() as u64;
+        let slots = covered.len() as u64 + 1;
+        let (sections, file_len) = layout(
+            tiling.count() as u64,
+            slots,
+            tiling.block_len() as u64,
+            tiling.pyramid_len(grid.leaf) as u64,
+            tree_slot,
+        );
         let out = OutputFile::create(path)?;
-        let leaves = LeafRanges::new(nx, ny, leaf);
-        Ok(Self { out, nx, ny, leaf, leaves, rows_sum: 0, nodata: 0, rows_seen: 0 })
+        let records = vec![[0; 2]; slots as usize];
+        Ok(Self {
+            out,
+            directory: vec![0; tiling.count()],
+            lowest: grid.ny,
+            grid,
+            tiling,
+            params,
+            covered,
+            sections,
+            file_len,
+            tree_slot,
+            live: BTreeMap::new(),
+            tree_index: records.clone(),
+            records,
+            exact: [f32::INFINITY, f32::NEG_INFINITY],
+            valid: 0,
+        })
     }
 
     fn os(&self, e: std::io::Error) -> IoError {
         IoError::os(self.out.path(), e)
     }
 
-    /// Row `j` (0 south) of the samples.
-    pub(super) fn row(&mut self, j: usize, row: &[f32]) -> Result<(), IoError> {
-        let at = aligned(HEADER_LEN as u64) + (j * self.nx * 4) as u64;
-        self.out.write_all_at(bytemuck::cast_slice(row), at).map_err(|e| self.os(e))?;
-        self.rows_sum = self.rows_sum.wrapping_add(row_sum(j, row));
-        self.nodata += row.iter().filter(|h| h.is_nan()).count();
-        self.leaves.add_row(j, row);
-        self.rows_seen += 1;
+    /// Puts samples `i0 .. i0 + values.len()` of row `j` (0 south; NaN for none). Rows come north
+    /// to south (non-increasing `j`); a row may be put in pieces, and rows without data skipped.
+    /// A sample already put with another valid value is a [`Conflict`] (nothing is put then).
+    pub(super) fn put(&mut self, j: usize, i0: usize, values: &[f32]) -> Result<Option<Conflict>, IoError> {
+        if values.is_empty() {
+            return Ok(None);
+        }
+        if j > self.lowest || i0 + values.len() > self.grid.nx {
+            return Err(IoError::format(self.out.path(), format!("row {j} put out of order or out of the grid")));
+        }
+        if j < self.lowest {
+            self.lowest = j;
+            self.flush_above(j)?;
+        }
+        let (t, side, ntx) = (self.tiling.cells, self.tiling.side(), self.tiling.ntx);
+        let i1 = i0 + values.len();
+        // The tiles holding this row: the one it starts (or is inside), and the one it ends.
+        for ty in [j / t, (j / t).wrapping_sub(1)] {
+            if ty >= self.tiling.nty || j > ty * t + t {
+                continue;
+            }
+            let r = j - ty * t;
+            for tx in (i0.saturating_sub(1) / t)..=((i1 - 1) / t).min(ntx - 1) {
+                let (a, b) = (i0.max(tx * t), i1.min(tx * t + side));
+                if a >= b {
+                    continue;
+                }
+                let part = &values[a - i0..b - i0];
+                let key = ty * ntx + tx;
+                if !self.live.contains_key(&key) {
+                    if part.iter().all(|v| v.is_nan()) {
+                        continue;
+                    }
+                    self.live.insert(key, vec![f32::NAN; self.tiling.block_len()]);
+                }
+                let block = self.live.get_mut(&key).expect("just made");
+                let row = &mut block[r * side + (a - tx * t)..][..b - a];
+                if let Some(k) = (0..row.len())
+                    .find(|&k| !row[k].is_nan() && !part[k].is_nan() && row[k].to_bits() != part[k].to_bits())
+                {
+                    return Ok(Some(Conflict { i: a + k, j, old: row[k], new: part[k] }));
+                }
+                for (o, &v) in row.iter_mut().zip(part) {
+                    if !v.is_nan() {
+                        *o = v;
+                    }
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Writes the tiles whose rows all lie above row `j` (all of them for `j` = 0 past the end).
+    fn flush_above(&mut self, j: usize) -> Result<(), IoError> {
+        let t = self.tiling.cells;
+        let done: Vec<usize> = self.live.keys().copied().filter(|k| (k / self.tiling.ntx) * t > j).collect();
+        let blocks: Vec<(usize, Vec<f32>)> =
+            done.into_iter().map(|k| (k, self.live.remove(&k).expect("listed"))).collect();
+        self.store(blocks)
+    }
+
+    /// Writes the blocks of tiles `(key, block)` in their slots with their trees (built in parallel,
+    /// 64 at a time: their trees are held until written).
+    fn store(&mut self, blocks: Vec<(usize, Vec<f32>)>) -> Result<(), IoError> {
+        for chunk in blocks.chunks(64) {
+            self.store_chunk(chunk)?;
+        }
         Ok(())
     }
 
-    /// Writes the pyramid and the header and puts the file in place; its length and NaN count.
+    /// [`store`](Self::store) for one chunk.
+    fn store_chunk(&mut self, blocks: &[(usize, Vec<f32>)]) -> Result<(), IoError> {
+        let (side, t, ntx) = (self.tiling.side(), self.tiling.cells, self.tiling.ntx);
+        let made: Vec<(usize, u64, Vec<TileNode>)> = blocks
+            .par_iter()
+            .map(|(key, block)| {
+                let (tx, ty) = (key % ntx, key / ntx);
+                // Its own samples: all but its east column and north row, unless it is the grid's last.
+                let own_w = if tx + 1 == ntx { self.grid.nx - tx * t } else { t };
+                let own_h = if ty + 1 == self.tiling.nty { self.grid.ny - ty * t } else { t };
+                let valid: usize =
+                    (0..own_h).map(|r| block[r * side..r * side + own_w].iter().filter(|v| !v.is_nan()).count()).sum();
+                let samples = TileSamples {
+                    block,
+                    tiling: self.tiling,
+                    key: (tx as u32, ty as u32),
+                    nx: self.grid.nx,
+                    ny: self.grid.ny,
+                    origin: self.grid.origin,
+                    spacing: self.grid.spacing,
+                };
+                (*key, valid as u64, tile_tree(&samples, &self.params))
+            })
+            .collect();
+        for ((key, valid, tree), (_, block)) in made.into_iter().zip(blocks) {
+            let Ok(k) = self.covered.binary_search(&(key as u64)) else {
+                return Err(IoError::format(self.out.path(), format!("tile {key} has data but no slot")));
+            };
+            let slot = k + 1;
+            for &v in block.iter().filter(|v| !v.is_nan()) {
+                self.exact = [self.exact[0].min(v), self.exact[1].max(v)];
+            }
+            let bytes: &[u8] = bytemuck::cast_slice(block);
+            let at = self.sections[SAMPLES][0] + (slot * self.tiling.block_len() * 4) as u64;
+            self.out.write_all_at(bytes, at).map_err(|e| self.os(e))?;
+            let first = slot as u64 * self.tree_slot;
+            let at = self.sections[TREES][0] + first * std::mem::size_of::<TileNode>() as u64;
+            self.out.write_all_at(bytemuck::cast_slice(&tree), at).map_err(|e| self.os(e))?;
+            self.tree_index[slot] = [first, tree.len() as u64];
+            self.records[slot] = [valid, checksum(bytes)];
+            self.directory[key] = slot as u32;
+            self.valid += valid;
+        }
+        Ok(())
+    }
+
+    /// Writes the rest (the last tiles, the pyramid levels, the tables, the header) and puts the file
+    /// in place; its length (apparent: the slots of tiles without data take no disk), its NaN count
+    /// and the blocks stored.
     pub(super) fn finish(
         mut self,
-        origin: [f64; 2],
-        spacing: [f64; 2],
         diagonal: Diagonal,
         frame: Frame,
         crs: Option<&GeoKeys>,
-    ) -> Result<(u64, usize), IoError> {
-        if self.rows_seen != self.ny {
-            return Err(IoError::format(self.out.path(), format!("{} rows of {} written", self.rows_seen, self.ny)));
+    ) -> Result<(u64, usize, usize), IoError> {
+        let live = std::mem::take(&mut self.live);
+        self.store(live.into_iter().collect())?;
+        let quantum = Pyramid::quantum_for(self.exact);
+        // Slot 0: all NaN, empty pyramid, no tree.
+        let nan = vec![f32::NAN; self.tiling.block_len()];
+        let nan_bytes: &[u8] = bytemuck::cast_slice(&nan);
+        self.out.write_all_at(nan_bytes, self.sections[SAMPLES][0]).map_err(|e| self.os(e))?;
+        self.records[0] = [0, checksum(nan_bytes)];
+        // The pyramid levels of every used slot, from its samples read back (in parallel).
+        let used: Vec<(usize, usize)> = std::iter::once((0, 0))
+            .chain(self.directory.iter().enumerate().filter(|(_, &s)| s != 0).map(|(k, &s)| (k, s as usize)))
+            .collect();
+        let per_block = self.tiling.pyramid_len(self.grid.leaf);
+        let sums: Vec<Result<u64, IoError>> = used
+            .par_iter()
+            .map(|&(key, slot)| {
+                let mut block = vec![0f32; self.tiling.block_len()];
+                let at = self.sections[SAMPLES][0] + (slot * self.tiling.block_len() * 4) as u64;
+                self.out.read_exact_at(bytemuck::cast_slice_mut(&mut block), at).map_err(|e| self.os(e))?;
+                let (tx, ty) = (key % self.tiling.ntx, key / self.tiling.ntx);
+                let c = self.tiling.tile_cells(tx, ty, self.grid.nx - 1, self.grid.ny - 1);
+                let cells = if slot == 0 { [0, 0] } else { [c[2] - c[0], c[3] - c[1]] };
+                let nodes = Pyramid::tile_nodes(&block, self.tiling, cells, self.grid.leaf, quantum);
+                let nodes: &[u8] = bytemuck::cast_slice(&nodes);
+                let at = self.sections[PYRAMID][0] + (slot * per_block * 4) as u64;
+                self.out.write_all_at(nodes, at).map_err(|e| self.os(e))?;
+                let [first, count] = self.tree_index[slot];
+                let mut tree = vec![0u8; count as usize * std::mem::size_of::<TileNode>()];
+                let at = self.sections[TREES][0] + first * std::mem::size_of::<TileNode>() as u64;
+                self.out.read_exact_at(&mut tree, at).map_err(|e| self.os(e))?;
+                Ok(slot_sum(slot as u64, self.records[slot][1], nodes, &tree))
+            })
+            .collect();
+        let mut slots_sum = 0u64;
+        for s in sums {
+            slots_sum = slots_sum.wrapping_add(s?);
         }
-        let leaves = std::mem::replace(&mut self.leaves, LeafRanges::new(2, 2, 1));
-        let (nodes, quantum, exact) = leaves.finish();
-        let heights_at = aligned(HEADER_LEN as u64);
-        let nodes_at = aligned(heights_at + (self.nx * self.ny * 4) as u64);
-        let mask_at = aligned(nodes_at + (nodes.len() * 4) as u64);
-        // The CRS section after the (empty) mask.
+        let tables: [&[u8]; 3] = [
+            bytemuck::cast_slice(&self.directory),
+            bytemuck::cast_slice(&self.records),
+            bytemuck::cast_slice(&self.tree_index),
+        ];
+        for (k, bytes) in [DIRECTORY, RECORDS, TREE_INDEX].into_iter().zip(tables) {
+            self.out.write_all_at(bytes, self.sections[k][0]).map_err(|e| self.os(e))?;
+        }
+        // The CRS section last; the file ends on a page.
         let (crs_bytes, counts) = crs.map(encode_crs).unwrap_or_default();
+        let crs_at = self.file_len;
         let crs_field = if crs_bytes.is_empty() {
             [0; 5]
         } else {
-            [mask_at, crs_bytes.len() as u64, counts[0], counts[1], counts[2]]
+            [crs_at, crs_bytes.len() as u64, counts[0], counts[1], counts[2]]
         };
-        let file_len = aligned(mask_at + crs_bytes.len() as u64);
-        let node_bytes: &[u8] = bytemuck::cast_slice(&nodes);
-        self.out.write_all_at(node_bytes, nodes_at).map_err(|e| self.os(e))?;
-        // Pad to the mask (empty), then the CRS section padded to the full length.
-        let mut tail = vec![0u8; (mask_at - nodes_at - node_bytes.len() as u64) as usize];
-        tail.extend_from_slice(&crs_bytes);
-        tail.resize((file_len - nodes_at - node_bytes.len() as u64) as usize, 0);
-        self.out.write_all_at(&tail, nodes_at + node_bytes.len() as u64).map_err(|e| self.os(e))?;
+        let file_len = aligned(crs_at + crs_bytes.len() as u64).max(crs_at);
+        self.out.write_all_at(&crs_bytes, crs_at).map_err(|e| self.os(e))?;
+        self.out.set_len(file_len).map_err(|e| self.os(e))?;
+        let nodata = (self.grid.nx as u64 * self.grid.ny as u64 - self.valid) as usize;
+        let stored = used.len() - 1;
         let mut h = Header {
             preamble: FORMAT.preamble(file_len),
-            nx: self.nx as u64,
-            ny: self.ny as u64,
-            origin,
-            spacing,
+            nx: self.grid.nx as u64,
+            ny: self.grid.ny as u64,
+            origin: self.grid.origin.to_array(),
+            spacing: self.grid.spacing.to_array(),
             gravity: frame.down().to_array(),
             diagonal: diagonal_code(diagonal),
-            leaf: self.leaf as u64,
+            leaf: self.grid.leaf as u64,
             quantum: [quantum.0, quantum.1],
-            exact,
-            nodata: self.nodata as u64,
-            sections: [[heights_at, (self.nx * self.ny) as u64], [nodes_at, nodes.len() as u64], [mask_at, 0]],
-            data_sum: data_sum(self.rows_sum, node_bytes, &crs_bytes),
+            exact: self.exact,
+            nodata: nodata as u64,
+            tile_cells: self.tiling.cells as u64,
+            slots: self.records.len() as u64,
+            tree_params: [self.params.tile_cells as u64, self.params.leaf_cells as u64, self.params.max_levels as u64],
+            tree_slot: self.tree_slot,
+            sections: self.sections,
             crs: crs_field,
+            data_sum: data_sum(tables, slots_sum, &crs_bytes),
+            reserved: [0; 4],
             header_sum: 0,
         };
         h.header_sum = checksum(&bytemuck::bytes_of(&h)[..HEADER_LEN - 8]);
-        let mut head = vec![0u8; heights_at as usize];
-        head[..HEADER_LEN].copy_from_slice(bytemuck::bytes_of(&h));
-        self.out.write_all_at(&head, 0).map_err(|e| self.os(e))?;
-        let nodata = self.nodata;
+        self.out.write_all_at(bytemuck::bytes_of(&h), 0).map_err(|e| self.os(e))?;
         self.out.commit()?;
-        Ok((file_len, nodata))
+        Ok((file_len, nodata, stored))
     }
 }

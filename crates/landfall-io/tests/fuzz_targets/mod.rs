@@ -186,3 +186,65 @@ pub fn polygons(data: &[u8]) {
         }
     }
 }
+
+/// The event simulations fed hostile inputs (issue 70): the first byte picks the model. Balls on a
+/// line: a CSV of balls (`x,v,r,m`) after 16 bytes of walls and end time (any f64 bit patterns);
+/// balls over a small heightfield: heights, restitution, rest speed, end time and the balls' state
+/// from numbers. Each run must end (a bound of events, the minimum-interval rule), never panic.
+pub fn events(data: &[u8]) {
+    use landfall::events::{Ball, BallParams, LineBalls, Simulation, TerrainBalls};
+    let Some((&kind, rest)) = data.split_first() else { return };
+    const MAX_EVENTS: u64 = 20_000;
+    if kind % 2 == 0 {
+        let Some((head, csv)) = rest.split_at_checked(24) else { return };
+        let v = numbers(head);
+        let p = file("balls.csv", csv);
+        let Ok(mut r) = landfall_io::BatchReader::open(&p, landfall_io::Batch::LineBalls) else { return };
+        let (mut balls, mut rows) = (Vec::new(), Vec::new());
+        while let Ok(n) = r.next_chunk(&mut rows, 64) {
+            if n == 0 || balls.len() > 256 {
+                break;
+            }
+            for q in &rows {
+                if let landfall_io::Query::LineBall { x, v, r, m } = *q {
+                    balls.push(landfall::events::LineBall { x, v, r, m });
+                }
+            }
+        }
+        let Ok(model) = LineBalls::new(&balls, v[0], v[1]) else { return };
+        let mut sim = Simulation::new(model, 0.0).with_max_events(MAX_EVENTS);
+        let until = if v[2].is_nan() { 1.0 } else { v[2] };
+        while let Some(e) = sim.step(until) {
+            assert!(e.time.is_finite() || sim.model().overflowed(), "an event at time {}", e.time);
+        }
+        assert!(sim.fired() <= MAX_EVENTS);
+    } else {
+        let v = numbers(rest);
+        if v.len() < 16 + 4 {
+            return;
+        }
+        let heights: Vec<f32> =
+            v[..16].iter().map(|&h| if h.is_finite() { (h % 1e3) as f32 } else { f32::NAN }).collect();
+        let Ok(hf) = Heightfield::builder(4, 4, heights).build() else { return };
+        let clamp = |x: f64, lo: f64, hi: f64| if x.is_finite() { x.clamp(lo, hi) } else { lo };
+        let params = BallParams {
+            restitution: clamp(v[16], 0.0, 1.0),
+            rest_speed: clamp(v[17].abs(), 0.0, 1e3),
+            ..Default::default()
+        };
+        let until = clamp(v[18], 0.0, f64::MAX);
+        let balls: Vec<Ball> = v[19..]
+            .chunks_exact(4)
+            .take(32)
+            .map(|c| Ball {
+                p: DVec3::new(clamp(c[0], 0.0, 3.0), clamp(c[1], 0.0, 3.0), 1e3 + clamp(c[2], 0.0, 10.0)),
+                v: DVec3::new(clamp(c[3], -10.0, 10.0), 0.0, 0.0),
+                r: 0.05,
+                m: 1.0,
+            })
+            .collect();
+        let mut sim = Simulation::new(TerrainBalls::new(&hf, vec![], &balls, params), 0.0).with_max_events(MAX_EVENTS);
+        sim.advance_to(until, |_, _| {});
+        assert!(sim.fired() <= MAX_EVENTS);
+    }
+}

@@ -14,6 +14,9 @@ bit for bit.
 
 from __future__ import annotations
 
+import builtins as _builtins
+import os as _os
+
 import numpy as _np
 
 from ._landfall import Heightfield as _NativeHeightfield
@@ -125,10 +128,14 @@ class Terrain:
         self.path = path
         self._options = options or {}
         self.edited = False
+        # Pickles name the file absolutely (unpickled elsewhere, a relative path names another).
+        self._abspath = None if path is None else _os.path.abspath(path)
 
     def height(self, x, y):
         """Topmost surface height at each (x, y): float64 array of the broadcast shape, NaN where
-        there is no surface (outside, over a hole)."""
+        there is no surface (outside, over a hole). For a raster in degrees (a geographic CRS) x, y
+        are longitude and latitude and the height is metres above the WGS84 ellipsoid, along its
+        normal, on the surface's triangles (``info()["geographic"]``)."""
         shape, (x, y) = _flat("height", x, y)
         return self._native._height(x, y).reshape(shape)
 
@@ -165,7 +172,9 @@ class Terrain:
     def raycast(self, origins, dirs, max_t=None):
         """First crossing of each ray origin + t·dir (t ≥ 0 in units of |dir|, up to ``max_t``: a
         number, an array (n) or None for unbounded) with the terrain, from either side; origins and
-        dirs are arrays (n, 3)."""
+        dirs are arrays (n, 3). For a raster in degrees the origins are (lon, lat, h), the directions
+        (east, north, up) at each origin, t in metres for unit directions, and the points (lon, lat,
+        h)."""
         o, n = _points3("origins", origins)
         d, m = _points3("dirs", dirs)
         if m != n:
@@ -176,12 +185,26 @@ class Terrain:
 
     def visible(self, a, b):
         """Line of sight: True where the segment a→b (arrays (n, 3)) crosses no terrain strictly
-        between its ends (touching the ground at either end does not block)."""
+        between its ends (touching the ground at either end does not block). For a raster in
+        degrees the points are (lon, lat, h) and the segment is straight in space (the Earth's
+        curvature hides what is far)."""
         a, n = _points3("a", a)
         b, m = _points3("b", b)
         if m != n:
             raise ValueError(f"b: {m} points, expected {n} like a")
         return self._native._visible(a, b) == 1.0
+
+    def to_enu(self, points):
+        """A raster in degrees: (lon, lat, h) points (n, 3) → (x east, y north, z up) in metres in
+        the surface's east-north-up frame (``info()["enu_origin"]``), where floors, sweeps,
+        placement and walkers work."""
+        p, n = _points3("points", points)
+        return self._native._convert(p, True).reshape(n, 3)
+
+    def to_geodetic(self, points):
+        """A raster in degrees: points (n, 3) of its east-north-up frame → (lon, lat, h)."""
+        p, n = _points3("points", points)
+        return self._native._convert(p, False).reshape(n, 3)
 
     def is_lit(self, points, to_light, bias=1e-6):
         """Shadows by shadow rays: True where the ray from each point (n, 3) toward the light
@@ -254,7 +277,7 @@ class Terrain:
 
     def __reduce__(self):
         if self.path is not None and not self.edited:
-            return (_reopen, (self.path, self._options))
+            return (_reopen, (self._abspath, self._options, _checksum(self._abspath)))
         if self.edited:
             raise TypeError("an edited polygon terrain cannot be pickled (its file no longer describes it)")
         raise TypeError("this terrain did not come from a file and cannot be pickled")
@@ -267,8 +290,30 @@ class Terrain:
         return f"<landfall.Terrain {i['polygons']} polygons{where}>"
 
 
-def _reopen(path, options):
+def _reopen(path, options, checksum=None):
+    """Unpickles a terrain: the file at ``path`` (absolute), refused unless it is the one pickled."""
+    if checksum is not None and _checksum(path) != checksum:
+        raise ValueError(f"{path}: is not the file that was pickled (its checksum differs): it was changed or replaced")
     return open(path, **options)
+
+
+_CHECKSUMS = {}
+
+
+def _checksum(path):
+    """BLAKE2b of a file's bytes, remembered per (device, inode, size, modification time) so that a
+    terrain pickled or unpickled many times (Dask) is read once per process."""
+    st = _os.stat(path)
+    key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    if key not in _CHECKSUMS:
+        import hashlib
+
+        h = hashlib.blake2b(digest_size=16)
+        with _builtins.open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+        _CHECKSUMS[key] = h.hexdigest()
+    return _CHECKSUMS[key]
 
 
 class Heightfield(Terrain):

@@ -79,6 +79,10 @@ class Terrain:
         """The nearest surface at or above each point against gravity (points, normals)."""
     def contains(self, x: ArrayLike, y: ArrayLike, z: ArrayLike) -> npt.NDArray[np.bool_]:
         """True where a point has a floor below and a ceiling above (QOTA's locale test)."""
+    def to_enu(self, points: ArrayLike) -> npt.NDArray[np.float64]:
+        """A raster in degrees: (lon, lat, h) points → its east-north-up frame, metres."""
+    def to_geodetic(self, points: ArrayLike) -> npt.NDArray[np.float64]:
+        """A raster in degrees: points of its east-north-up frame → (lon, lat, h)."""
     def is_lit(self, points: ArrayLike, to_light: ArrayLike, bias: float = 1e-6) -> npt.NDArray[np.bool_]:
         """True where the ray from each point toward the light meets no terrain past `bias`."""
     def sweep(self, centers: ArrayLike, radius: Union[float, ArrayLike], motions: ArrayLike) -> SweepResult:

@@ -9,8 +9,24 @@ use glam::{DVec2, DVec3};
 /// Whether two spheres overlap or touch.
 #[inline]
 fn touch(a: &Slot, b: &Slot) -> bool {
-    let r = a.radius + b.radius;
-    a.center.distance_squared(b.center) <= r * r
+    within(a.center - b.center, a.radius + b.radius)
+}
+
+/// Whether |d| ≤ r. The squares are compared directly where they are normal numbers; otherwise
+/// (lengths below ~1e-154 or above ~1e154, whose squares underflow or overflow) at the scale of the
+/// largest of them, so that spheres 1e-160 apart answer as they do at unit scale.
+#[inline]
+fn within(d: DVec3, r: f64) -> bool {
+    let (d2, r2) = (d.length_squared(), r * r);
+    if d2.is_normal() && r2.is_normal() && d2 < f64::MAX && r2 < f64::MAX {
+        return d2 <= r2;
+    }
+    let s = d.abs().max_element().max(r);
+    if s == 0.0 {
+        return true;
+    }
+    let (d, r) = (d / s, r / s);
+    d.length_squared() <= r * r
 }
 
 impl ProximityGrid {
@@ -100,7 +116,8 @@ impl ProximityGrid {
         home[0] == i && home[2] == j
     }
 
-    /// Every overlapping pair, brute force over all pairs: the reference the tests compare with.
+    /// Every overlapping pair, brute force over all pairs: the reference the tests compare with
+    /// (the same exact test of a pair as the search).
     pub fn pairs_brute_force(&self) -> Vec<(u64, u64)> {
         let mut out = Vec::new();
         for (k, a) in self.live() {
@@ -120,10 +137,7 @@ impl ProximityGrid {
         if !(min.is_finite() && max.is_finite()) || min.cmpgt(max).any() {
             return;
         }
-        let meets = |s: &Slot| {
-            let nearest = s.center.clamp(min, max);
-            nearest.distance_squared(s.center) <= s.radius * s.radius
-        };
+        let meets = |s: &Slot| within(s.center.clamp(min, max) - s.center, s.radius);
         for (level, list) in self.levels_from(i32::MIN) {
             // An object that meets the box shares a point with it, and that point's cell is in both
             // the object's range and the box's.
@@ -163,8 +177,7 @@ impl ProximityGrid {
         let r = DVec3::splat(radius);
         self.within_box(p - r, p + r, |id| {
             let s = &self.slots[self.by_id[&id] as usize];
-            let reach = radius + s.radius;
-            if s.center.distance_squared(p) <= reach * reach {
+            if within(s.center - p, radius + s.radius) {
                 visit(id);
             }
         });

@@ -9,12 +9,18 @@
 //! character controller walks across tile borders as on the whole grid.
 //!
 //! The trees hold spheres and cell ranges, not triangles: a leaf's triangles are the heightfield's
-//! own, read when a sweep reaches the leaf (with 4 × 4-cell leaves, about 5 bytes a cell for the
+//! own, read when a sweep reaches the leaf (with 4 × 4-cell leaves, about 4.7 bytes a cell for the
 //! tree, against about 150 for a [`SphereTree`](super::SphereTree), which copies its triangles).
+//!
+//! **Stored trees.** An index file (`landfall build … -o X.lfh`) stores its tiles' trees, built once
+//! with the default parameters on its own tiles ([`TileTrees`]); a view made with
+//! [`TileView::with_trees`] takes a tile's tree from there as it enters, so that costs a page-in
+//! instead of a build.
 
 use super::sphere_walk::SphereWalk;
+use crate::flat::Flat;
 use crate::geom::{Aabb, Half, TriangleId};
-use crate::heightfield::Heightfield;
+use crate::heightfield::{Heightfield, Tiling};
 use glam::{DVec2, DVec3};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -40,6 +46,9 @@ impl Default for TileViewParams {
 /// Why a tile view cannot be made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum TileViewError {
+    /// Stored trees for another heightfield or another cut ([`TileView::with_trees`]).
+    #[error("the stored trees do not fit the heightfield's tiles")]
+    TreesDoNotFit,
     /// A size of zero, or tiles too large to count cells in 32 bits.
     #[error("tile_cells ({tile_cells}), leaf_cells ({leaf_cells}) and max_levels ({max_levels}) must be at least 1, tile_cells at most 65536")]
     BadParams {
@@ -52,19 +61,35 @@ pub enum TileViewError {
     },
 }
 
-/// A node of a tile's serialized tree.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// A node of a tile's serialized tree (56 bytes, as an index file stores it).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct TileNode {
     /// Sphere center.
     pub center: DVec3,
     /// Sphere radius: every triangle of the node's cells lies inside.
     pub radius: f64,
-    /// Index of what follows this node's subtree (the next sibling, or further).
+    /// Index of what follows this node's subtree (the next sibling, or further), in its tile's tree.
     pub next: u32,
-    /// True for a leaf: its cells' triangles are tested.
-    pub leaf: bool,
+    /// 1 for a leaf (its cells' triangles are tested), 0 for an inner node.
+    pub leaf: u32,
     /// The node's cells: columns `cells[0]..cells[2]`, rows `cells[1]..cells[3]` (grid indices).
     pub cells: [u32; 4],
+}
+
+impl TileNode {
+    /// True for a leaf.
+    pub fn is_leaf(&self) -> bool {
+        self.leaf != 0
+    }
+}
+
+/// Where a tile's tree is: built for the view, or stored (an index file's, `nodes` of its
+/// [`TileTrees`]).
+#[derive(Clone, Debug)]
+enum TreeOf {
+    Built(Vec<TileNode>),
+    Stored(std::ops::Range<usize>),
 }
 
 /// A tile in the view: its cells and its tree.
@@ -72,20 +97,86 @@ pub struct TileNode {
 pub struct Tile {
     /// The tile's column and row among the tiles.
     pub key: (u32, u32),
-    nodes: Vec<TileNode>,
+    tree: TreeOf,
+}
+
+/// The sphere trees of a tiled heightfield's tiles (an index file's), as `landfall build` stored
+/// them: one per block of samples, built with [`TileViewParams`] whose tiles are the heightfield's.
+/// Checked when made: every tree lies inside the nodes, and every node's `next` moves forward
+/// inside its tree (a walk ends); the spheres are trusted (the file's checksum covers them).
+#[derive(Clone, Debug)]
+pub struct TileTrees {
+    params: TileViewParams,
+    nodes: Flat<TileNode>,
+    /// Per block: first node and node count.
+    trees: Flat<[u64; 2]>,
+}
+
+impl TileTrees {
+    /// Trees built with `params`: `trees[b]` = (first node, count) of block `b`'s tree in `nodes`.
+    pub fn new(params: TileViewParams, nodes: Flat<TileNode>, trees: Flat<[u64; 2]>) -> Result<Self, String> {
+        let t = Self::with_checked_trees(params, nodes, trees)?;
+        for b in 0..t.trees.len() {
+            Self::check_tree(&t.nodes[t.range(b)]).map_err(|e| format!("block {b}: {e}"))?;
+        }
+        Ok(t)
+    }
+
+    /// [`new`](Self::new) for trees each already passed to [`check_tree`](Self::check_tree): only
+    /// their ranges are checked here (an index's open reads the trees through small buffers, not
+    /// the map, so that they do not all become resident).
+    pub fn with_checked_trees(
+        params: TileViewParams,
+        nodes: Flat<TileNode>,
+        trees: Flat<[u64; 2]>,
+    ) -> Result<Self, String> {
+        for (b, &[first, count]) in trees.iter().enumerate() {
+            let end = first.checked_add(count).filter(|&e| e <= nodes.len() as u64 && count <= u32::MAX as u64);
+            if end.is_none() {
+                return Err(format!("block {b}: tree of {count} nodes from {first} past the {} nodes", nodes.len()));
+            }
+        }
+        Ok(Self { params, nodes, trees })
+    }
+
+    /// Checks one serialized tree: every node's next offset moves forward and stays in the tree.
+    pub fn check_tree(tree: &[TileNode]) -> Result<(), String> {
+        match tree.iter().enumerate().position(|(k, n)| n.next as usize <= k || n.next as usize > tree.len()) {
+            Some(k) => Err(format!("node {k}'s next ({}) does not move forward in its tree", tree[k].next)),
+            None => Ok(()),
+        }
+    }
+
+    /// The parameters the trees were built with.
+    pub fn params(&self) -> TileViewParams {
+        self.params
+    }
+
+    /// Number of blocks with a tree (block 0, without data, included).
+    pub fn block_count(&self) -> usize {
+        self.trees.len()
+    }
+
+    /// Node range of block `b`'s tree (empty past the blocks).
+    fn range(&self, b: usize) -> std::ops::Range<usize> {
+        self.trees.get(b).map_or(0..0, |&[first, count]| first as usize..(first + count) as usize)
+    }
 }
 
 impl Tile {
     /// The serialized tree (root first; empty when every cell of the tile is a hole).
-    pub fn nodes(&self) -> &[TileNode] {
-        &self.nodes
+    pub fn nodes<'a>(&'a self, view: &'a TileView) -> &'a [TileNode] {
+        match &self.tree {
+            TreeOf::Built(nodes) => nodes,
+            TreeOf::Stored(r) => view.trees.as_ref().map_or(&[], |t| &t.nodes[r.clone()]),
+        }
     }
 }
 
 /// What one [`TileView::update`] changed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ViewChange {
-    /// Tiles that entered the view (their trees were built).
+    /// Tiles that entered the view (their trees were built or mapped).
     pub added: Vec<(u32, u32)>,
     /// Tiles that left it (trees dropped, pages released).
     pub dropped: Vec<(u32, u32)>,
@@ -117,6 +208,8 @@ pub struct TileView {
     nty: u32,
     tiles: BTreeMap<(u32, u32), Tile>,
     built: u64,
+    /// Stored trees, when the view's tiles are a tiled heightfield's and its trees were stored.
+    trees: Option<TileTrees>,
 }
 
 impl TileView {
@@ -130,7 +223,24 @@ impl TileView {
         hf.set_huge_pages(false);
         let ntx = (hf.nx() - 1).div_ceil(tile_cells) as u32;
         let nty = (hf.ny() - 1).div_ceil(tile_cells) as u32;
-        Ok(Self { hf, params, ntx, nty, tiles: BTreeMap::new(), built: 0 })
+        Ok(Self { hf, params, ntx, nty, tiles: BTreeMap::new(), built: 0, trees: None })
+    }
+
+    /// A view of a tiled heightfield (an index file's) that takes its tiles' trees from `trees` (the
+    /// file's): its parameters are the trees'. Refused when `hf` is not tiled, or when the trees do
+    /// not fit its tiles.
+    pub fn with_trees(hf: Arc<Heightfield>, trees: TileTrees) -> Result<Self, TileViewError> {
+        let params = trees.params;
+        let fits = hf.tiling().is_some_and(|t: Tiling| t.cells == params.tile_cells);
+        let blocks = hf
+            .tiling()
+            .map_or(0, |t| (0..t.count()).filter_map(|k| hf.tile_block(k % t.ntx, k / t.ntx)).max().unwrap_or(0));
+        if !fits || trees.block_count() <= blocks {
+            return Err(TileViewError::TreesDoNotFit);
+        }
+        let mut view = Self::new(hf, params)?;
+        view.trees = Some(trees);
+        Ok(view)
     }
 
     /// The heightfield.
@@ -148,21 +258,23 @@ impl TileView {
         self.tiles.values()
     }
 
-    /// How many trees have been built since the view was made (a tile that stays is never rebuilt).
+    /// How many trees have been built since the view was made (a tile that stays is never rebuilt;
+    /// a stored tree is mapped, not built).
     pub fn trees_built(&self) -> u64 {
         self.built
     }
 
-    /// Bytes held by the trees of the tiles in the view.
+    /// Bytes held by the trees of the tiles in the view (built or mapped).
     pub fn memory_bytes(&self) -> usize {
-        self.tiles.values().map(|t| t.nodes.len() * std::mem::size_of::<TileNode>()).sum()
+        self.tiles.values().map(|t| std::mem::size_of_val(t.nodes(self))).sum()
     }
 
     /// Cells of tile `key`: columns and rows (end exclusive).
     fn tile_cells(&self, (tx, ty): (u32, u32)) -> [u32; 4] {
-        let t = self.params.tile_cells as u32;
-        let (cx, cy) = ((self.hf.nx() - 1) as u32, (self.hf.ny() - 1) as u32);
-        [tx * t, ty * t, ((tx + 1) * t).min(cx), ((ty + 1) * t).min(cy)]
+        let t = self.params.tile_cells as u64;
+        let (cx, cy) = ((self.hf.nx() - 1) as u64, (self.hf.ny() - 1) as u64);
+        let (tx, ty) = (tx as u64, ty as u64);
+        [tx * t, ty * t, ((tx + 1) * t).min(cx), ((ty + 1) * t).min(cy)].map(|c| c as u32)
     }
 
     /// The world rectangle (x, y) of a tile.
@@ -237,15 +349,26 @@ impl TileView {
         if key.0 >= self.ntx || key.1 >= self.nty || self.tiles.contains_key(&key) {
             return;
         }
+        let stored = self.trees.as_ref().zip(self.hf.tile_block(key.0 as usize, key.1 as usize));
+        if let Some((trees, b)) = stored {
+            self.hf.prefetch_tile(key.0 as usize, key.1 as usize);
+            self.tiles.insert(key, Tile { key, tree: TreeOf::Stored(trees.range(b)) });
+            return;
+        }
         let c = self.tile_cells(key);
-        let nx = self.hf.nx();
-        for j in c[1] as usize..=c[3] as usize {
-            self.hf.prefetch_samples(j * nx + c[0] as usize..j * nx + c[2] as usize + 1);
+        if self.hf.tiling().is_some() {
+            // A tiled heightfield whose trees are not stored: the blocks under the view's tile.
+            for_tiles_under(&self.hf, c, |tx, ty| self.hf.prefetch_tile(tx, ty));
+        } else {
+            let nx = self.hf.nx();
+            for j in c[1] as usize..=c[3] as usize {
+                self.hf.prefetch_samples(j * nx + c[0] as usize..j * nx + c[2] as usize + 1);
+            }
         }
         let mut nodes = Vec::new();
-        build(&self.hf, c, 0, &self.params, &mut nodes);
+        build(&*self.hf, c, 0, &self.params, &mut nodes);
         self.built += 1;
-        self.tiles.insert(key, Tile { key, nodes });
+        self.tiles.insert(key, Tile { key, tree: TreeOf::Built(nodes) });
         self.release_rows(key);
     }
 
@@ -265,8 +388,16 @@ impl TileView {
             return;
         }
         let c = self.tile_cells(key);
+        let Some(heights) = self.hf.heights() else {
+            // Tiles: a block is whole pages of its own; let go of those no tile in the view uses.
+            for_tiles_under(&self.hf, c, |tx, ty| {
+                if !self.block_used_in_view(tx, ty) {
+                    self.hf.release_tile(tx, ty);
+                }
+            });
+            return;
+        };
         let nx = self.hf.nx();
-        let heights = self.hf.heights();
         let base = heights.as_ptr() as usize;
         const PAGE: usize = 4096;
         let first = (base + c[1] as usize * nx * 4) / PAGE;
@@ -279,6 +410,18 @@ impl TileView {
                 self.hf.release_samples(s0..s1);
             }
         }
+    }
+
+    /// Whether a tile in the view uses a sample of the heightfield's tile (tx, ty) (its cells, or
+    /// the samples of its border).
+    fn block_used_in_view(&self, tx: usize, ty: usize) -> bool {
+        let Some(t) = self.hf.tiling() else { return true };
+        let (ncx, ncy) = (self.hf.nx() - 1, self.hf.ny() - 1);
+        let c = t.tile_cells(tx, ty, ncx, ncy);
+        self.tiles.keys().any(|&k| {
+            let v = self.tile_cells(k);
+            (v[0] as usize) <= c[2] && c[0] <= v[2] as usize && (v[1] as usize) <= c[3] && c[1] <= v[3] as usize
+        })
     }
 
     /// Whether any tile in the view uses a sample in `s0..s1` (a sample on a tile border belongs
@@ -310,7 +453,7 @@ impl TileView {
 impl SphereWalk for TileView {
     fn walk(&self, mc: DVec3, mr: f64, mut visit: impl FnMut(TriangleId, &[DVec3; 3])) {
         for tile in self.tiles.values() {
-            let nodes = &tile.nodes;
+            let nodes = tile.nodes(self);
             let mut k = 0;
             while k < nodes.len() {
                 let n = &nodes[k];
@@ -319,7 +462,7 @@ impl SphereWalk for TileView {
                     k = n.next as usize;
                     continue;
                 }
-                if n.leaf {
+                if n.is_leaf() {
                     for j in n.cells[1]..n.cells[3] {
                         for i in n.cells[0]..n.cells[2] {
                             for half in [Half::South, Half::North] {
@@ -336,10 +479,81 @@ impl SphereWalk for TileView {
     }
 }
 
+/// Calls `f(tx, ty)` for every tile of the tiled heightfield `hf` holding a sample of cells `c`
+/// (their border included).
+fn for_tiles_under(hf: &Heightfield, c: [u32; 4], mut f: impl FnMut(usize, usize)) {
+    let Some(t) = hf.tiling() else { return };
+    let tile = |s: u32, n: usize| (s as usize / t.cells).min(n - 1);
+    let lo = |s: u32, n: usize| (s.saturating_sub(1) as usize / t.cells).min(n - 1);
+    for ty in lo(c[1], t.nty)..=tile(c[3], t.nty) {
+        for tx in lo(c[0], t.ntx)..=tile(c[2], t.ntx) {
+            f(tx, ty);
+        }
+    }
+}
+
+/// A tile's samples, without a heightfield: what `landfall build` has of a tile when it stores its
+/// tree ([`tile_tree`]).
+#[derive(Clone, Copy, Debug)]
+pub struct TileSamples<'a> {
+    /// The tile's block: `(cells + 1)²` samples row-major from its south-west sample, NaN past the
+    /// grid (see [`Tiling`]).
+    pub block: &'a [f32],
+    /// The heightfield's tiles.
+    pub tiling: Tiling,
+    /// The tile's column and row.
+    pub key: (u32, u32),
+    /// The heightfield's samples along x and y.
+    pub nx: usize,
+    /// Rows.
+    pub ny: usize,
+    /// The heightfield's origin and spacing.
+    pub origin: DVec2,
+    /// Spacing.
+    pub spacing: DVec2,
+}
+
+/// The samples a tree is built from: a heightfield's, or a tile's alone.
+trait Grid {
+    /// Sample (i, j), grid indices.
+    fn z(&self, i: u32, j: u32) -> f32;
+    /// World x, y of sample (i, j), as [`Heightfield::sample_position`] computes them.
+    fn xy(&self, i: u32, j: u32) -> DVec2;
+}
+
+impl Grid for Heightfield {
+    fn z(&self, i: u32, j: u32) -> f32 {
+        self.sample(i as usize, j as usize)
+    }
+    fn xy(&self, i: u32, j: u32) -> DVec2 {
+        self.sample_position(i as usize, j as usize).truncate()
+    }
+}
+
+impl Grid for TileSamples<'_> {
+    fn z(&self, i: u32, j: u32) -> f32 {
+        let (i0, j0) = (self.key.0 as usize * self.tiling.cells, self.key.1 as usize * self.tiling.cells);
+        self.block[(j as usize - j0) * self.tiling.side() + (i as usize - i0)]
+    }
+    fn xy(&self, i: u32, j: u32) -> DVec2 {
+        DVec2::new(self.origin.x + i as f64 * self.spacing.x, self.origin.y + j as f64 * self.spacing.y)
+    }
+}
+
+/// The tree a [`TileView`] with `params` builds for tile `t.key`, from the tile's samples alone
+/// (`params.tile_cells` must be `t.tiling.cells`): what `landfall build` stores per tile.
+pub fn tile_tree(t: &TileSamples, params: &TileViewParams) -> Vec<TileNode> {
+    let (ncx, ncy) = (t.nx - 1, t.ny - 1);
+    let c = t.tiling.tile_cells(t.key.0 as usize, t.key.1 as usize, ncx, ncy).map(|c| c as u32);
+    let mut nodes = Vec::new();
+    build(t, c, 0, params, &mut nodes);
+    nodes
+}
+
 /// Builds the tree over cells `c` (columns c[0]..c[2], rows c[1]..c[3]) depth-first into `nodes`;
 /// returns the node's box, or `None` (and no node) when every sample is a hole.
 fn build(
-    hf: &Heightfield,
+    hf: &(impl Grid + ?Sized),
     c: [u32; 4],
     level: usize,
     params: &TileViewParams,
@@ -348,7 +562,7 @@ fn build(
     let (w, h) = (c[2] - c[0], c[3] - c[1]);
     let leaf = (w.max(h) as usize) <= params.leaf_cells || level + 1 >= params.max_levels;
     let at = nodes.len();
-    nodes.push(TileNode { center: DVec3::ZERO, radius: 0.0, next: 0, leaf, cells: c });
+    nodes.push(TileNode { center: DVec3::ZERO, radius: 0.0, next: 0, leaf: leaf as u32, cells: c });
     let bounds = if leaf {
         leaf_box(hf, c)
     } else {
@@ -372,7 +586,7 @@ fn build(
             // Rounding of the center and of the distances the walk compares: a relative and an
             // absolute margin far above both.
             let radius = (b.max - b.min).length() * 0.5 * (1.0 + 1e-9) + 1e-9 * (1.0 + center.abs().max_element());
-            nodes[at] = TileNode { center, radius, next: nodes.len() as u32, leaf, cells: c };
+            nodes[at] = TileNode { center, radius, next: nodes.len() as u32, leaf: leaf as u32, cells: c };
             Some(b)
         }
         None => {
@@ -383,11 +597,11 @@ fn build(
 }
 
 /// The box of the samples around cells `c` (holes left out), `None` when all are holes.
-fn leaf_box(hf: &Heightfield, c: [u32; 4]) -> Option<Aabb> {
+fn leaf_box(hf: &(impl Grid + ?Sized), c: [u32; 4]) -> Option<Aabb> {
     let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
     for j in c[1]..=c[3] {
         for i in c[0]..=c[2] {
-            let z = hf.sample(i as usize, j as usize);
+            let z = hf.z(i, j);
             if !z.is_nan() {
                 lo = lo.min(z);
                 hi = hi.max(z);
@@ -397,7 +611,7 @@ fn leaf_box(hf: &Heightfield, c: [u32; 4]) -> Option<Aabb> {
     if lo > hi {
         return None;
     }
-    let (a, b) = (hf.sample_position(c[0] as usize, c[1] as usize), hf.sample_position(c[2] as usize, c[3] as usize));
+    let (a, b) = (hf.xy(c[0], c[1]), hf.xy(c[2], c[3]));
     Some(Aabb::new(DVec3::new(a.x, a.y, lo as f64), DVec3::new(b.x, b.y, hi as f64)))
 }
 

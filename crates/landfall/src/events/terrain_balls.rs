@@ -50,6 +50,10 @@ pub struct BallParams {
     pub ball_collisions: bool,
     /// Level of detail of behaviour (5.2): balls out of range of the viewer ignore each other.
     pub lod: Option<BehaviourLod>,
+    /// The minimum-interval rule (5.1.7): a ball whose events come [`ZENO_BURST`](super::ZENO_BURST)
+    /// times in a row this close together (in simulated time) comes to rest where it is, whatever
+    /// its speed (with `rest_speed` 0, or a ball caught in a crease, bounces would never end).
+    pub min_interval: f64,
 }
 
 /// Where detailed behaviour is kept: balls whose window boxes come within `range` of `viewer`
@@ -70,6 +74,7 @@ impl Default for BallParams {
             rest_speed: 0.05,
             ball_collisions: true,
             lod: None,
+            min_interval: 1e-6,
         }
     }
 }
@@ -122,8 +127,8 @@ pub struct TerrainBalls<'a> {
     lo: DVec3,
     hi: DVec3,
     counts: BallCounts,
-    /// A ball that came to rest in the event just fired.
-    just_rested: Option<usize>,
+    /// The balls that came to rest in the event just fired.
+    just_rested: Vec<usize>,
     /// Each ball's window: the box it sweeps (radius included) and when the window ends.
     boxes: Vec<(DVec3, DVec3)>,
     ends: Vec<f64>,
@@ -162,7 +167,7 @@ impl<'a> TerrainBalls<'a> {
             lo: b.min,
             hi: b.max,
             counts: BallCounts::default(),
-            just_rested: None,
+            just_rested: Vec::new(),
         }
     }
 
@@ -474,7 +479,7 @@ impl Model for TerrainBalls<'_> {
                         self.v[k] = DVec3::ZERO;
                         self.counts.rested += 1;
                         // Flying balls see it now (`after_fire`).
-                        self.just_rested = Some(k);
+                        self.just_rested.push(k);
                     } else {
                         self.v[k] += n * (out - vn);
                     }
@@ -499,7 +504,7 @@ impl Model for TerrainBalls<'_> {
                     self.resting[moving] = true;
                     self.v[moving] = DVec3::ZERO;
                     self.counts.rested += 1;
-                    self.just_rested = Some(moving);
+                    self.just_rested.push(moving);
                 } else if rel < 0.0 {
                     // Along the line of centres, with restitution; a resting ball wakes.
                     let (mk, mj) = (self.m[k], self.m[j]);
@@ -521,7 +526,36 @@ impl Model for TerrainBalls<'_> {
     }
 
     fn after_fire(&mut self, e: &Event<BallEvent>, queue: &mut EventQueue<BallEvent>) {
-        let Some(k) = self.just_rested.take() else { return };
+        let rested = std::mem::take(&mut self.just_rested);
+        for &k in &rested {
+            self.after_rest(k, e, queue);
+        }
+        self.just_rested = rested;
+        self.just_rested.clear();
+    }
+
+    fn min_interval(&self) -> f64 {
+        self.params.min_interval
+    }
+
+    fn settle(&mut self, obj: ObjectId, e: &Event<BallEvent>, changed: &mut Vec<ObjectId>) {
+        let k = obj as usize;
+        if !self.alive[k] || self.resting[k] {
+            return;
+        }
+        self.rebase(k, e.time);
+        self.resting[k] = true;
+        self.v[k] = DVec3::ZERO;
+        self.counts.rested += 1;
+        self.just_rested.push(k);
+        changed.push(obj);
+    }
+}
+
+impl TerrainBalls<'_> {
+    /// After ball `k` came to rest in event `e`: the flying balls whose windows meet it predict
+    /// their contact with it.
+    fn after_rest(&mut self, k: usize, e: &Event<BallEvent>, queue: &mut EventQueue<BallEvent>) {
         if !(self.params.ball_collisions && self.near[k]) {
             return;
         }

@@ -21,6 +21,7 @@ mod stack_walk;
 #[cfg(any(test, feature = "bench-support"))]
 pub mod synth;
 mod terrain;
+pub(crate) mod tiles;
 mod triangles;
 mod vertical;
 #[cfg(any(test, feature = "bench-support"))]
@@ -29,11 +30,12 @@ pub mod workload;
 #[cfg(any(test, feature = "bench-support"))]
 pub use baseline::Baseline;
 pub use cell::{Diagonal, Half};
-pub use parts::HeightfieldParts;
+pub use parts::{HeightfieldParts, TileParts};
 pub use pyramid::{LeafRanges, Pyramid};
 #[cfg(feature = "stats")]
 pub use raycast::take_stats;
 pub use raycast::TOUCH_EPS;
+pub use tiles::Tiling;
 pub use vertical::BORDER_EPS;
 
 use crate::flat::Flat;
@@ -43,6 +45,13 @@ use glam::{DVec2, DVec3};
 
 /// Default pyramid leaf size in cells (see `docs/benchmarks.md` for the measurement behind it).
 pub const DEFAULT_LEAF_SIZE: usize = 8;
+
+/// Most samples a heightfield may have (2⁴², about 4.4 · 10¹²); sample and cell indices are 64-bit.
+pub const MAX_SAMPLES: u64 = 1 << 42;
+
+/// Most samples along one axis (2³¹ − 1): a column or row index fits an `i32`, which the walks'
+/// fast conversions and [`TriangleId`](crate::TriangleId)'s `u32` rely on.
+pub const MAX_SIDE: usize = i32::MAX as usize;
 
 /// Why a heightfield cannot be built or edited.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -55,8 +64,8 @@ pub enum HeightfieldError {
         /// Rows given.
         ny: usize,
     },
-    /// The grid has more samples than addressable.
-    #[error("grid of {nx}×{ny} samples is too large")]
+    /// The grid has more samples than [`MAX_SAMPLES`], or more than [`MAX_SIDE`] along an axis.
+    #[error("grid of {nx}×{ny} samples is too large (at most 2^42 samples, 2^31 − 1 along an axis)")]
     TooLarge {
         /// Columns given.
         nx: usize,
@@ -125,6 +134,12 @@ pub enum HeightfieldError {
         /// What was given.
         got: usize,
     },
+    /// A tiled heightfield (an index file's) that does not fit its grid.
+    #[error("stored tiles: {0}")]
+    BadTiles(String),
+    /// An edit of a tiled heightfield (an index file's, which is read-only).
+    #[error("a tiled heightfield (an index file) cannot be edited: load the raster to edit it")]
+    TiledEdit,
     /// An edit rectangle outside the grid, or values of the wrong length.
     #[error("edit of {w}×{h} samples at ({i0}, {j0}) does not fit the {nx}×{ny} grid or its values")]
     BadEdit {
@@ -151,8 +166,9 @@ pub struct Heightfield {
     origin: DVec2,
     spacing: DVec2,
     inv_spacing: DVec2,
-    /// The samples: owned, or in a memory-mapped index file (`landfall build … -o X.lfh`).
-    heights: Flat<f32>,
+    /// The samples: row-major (owned, or mapped), or per tile (a memory-mapped index file,
+    /// `landfall build … -o X.lfh`).
+    samples: Samples,
     diagonal: Diagonal,
     /// One bit per cell, set = hole. Empty when the heightfield has no masked cells.
     hole_mask: Flat<u64>,
@@ -160,6 +176,15 @@ pub struct Heightfield {
     nodata: usize,
     pyramid: Pyramid,
     frame: Frame,
+}
+
+/// Where a heightfield's samples live.
+#[derive(Clone, Debug)]
+pub(crate) enum Samples {
+    /// Row-major, `h[j·nx + i]`: a raster in memory.
+    Rows(Flat<f32>),
+    /// Per tile (see `tiles.rs`): an index file.
+    Tiles(tiles::TiledSamples),
 }
 
 /// Builder for a [`Heightfield`]: grid, georeferencing, triangulation, holes, pyramid leaf size.
@@ -237,8 +262,7 @@ impl HeightfieldBuilder {
         if nx < 2 || ny < 2 {
             return Err(HeightfieldError::TooSmall { nx, ny });
         }
-        let expected = nx.checked_mul(ny).filter(|&n| n <= u32::MAX as usize / 2);
-        let Some(expected) = expected else {
+        let Some(expected) = checked_size(nx, ny) else {
             return Err(HeightfieldError::TooLarge { nx, ny });
         };
         if self.heights.len() != expected {
@@ -272,13 +296,18 @@ impl HeightfieldBuilder {
             origin: self.origin,
             spacing: self.spacing,
             inv_spacing: DVec2::ONE / self.spacing,
-            heights: self.heights.into(),
+            samples: Samples::Rows(self.heights.into()),
             diagonal: self.diagonal,
             hole_mask: hole_mask.into(),
             pyramid,
             frame: self.frame,
         })
     }
+}
+
+/// nx · ny when the grid is within [`MAX_SAMPLES`] and [`MAX_SIDE`].
+fn checked_size(nx: usize, ny: usize) -> Option<usize> {
+    (nx <= MAX_SIDE && ny <= MAX_SIDE).then(|| nx.checked_mul(ny)).flatten().filter(|&n| n as u64 <= MAX_SAMPLES)
 }
 
 /// Checks a grid's size, spacing, origin and leaf size (what every heightfield needs, built or
@@ -293,7 +322,7 @@ fn check_geometry(
     if nx < 2 || ny < 2 {
         return Err(HeightfieldError::TooSmall { nx, ny });
     }
-    if nx.checked_mul(ny).filter(|&n| n <= u32::MAX as usize / 2).is_none() {
+    if checked_size(nx, ny).is_none() {
         return Err(HeightfieldError::TooLarge { nx, ny });
     }
     let DVec2 { x: dx, y: dy } = spacing;
@@ -370,15 +399,54 @@ impl Heightfield {
         self.frame = frame;
     }
 
-    /// The samples, row-major from the south row, NaN for nodata.
-    pub fn heights(&self) -> &[f32] {
-        &self.heights
+    /// The samples, row-major from the south row, NaN for nodata; `None` for a tiled heightfield
+    /// (an index file's: see [`tiling`](Self::tiling)), whose samples are read with
+    /// [`sample`](Self::sample) or [`samples`](Self::samples).
+    pub fn heights(&self) -> Option<&[f32]> {
+        match &self.samples {
+            Samples::Rows(h) => Some(h),
+            Samples::Tiles(_) => None,
+        }
+    }
+
+    /// Every sample, row-major from the south row (NaN for nodata), from either store.
+    pub fn samples(&self) -> impl Iterator<Item = f32> + '_ {
+        (0..self.ny).flat_map(move |j| (0..self.nx).map(move |i| self.sample(i, j)))
+    }
+
+    /// How the samples are cut into tiles, for a tiled heightfield (an index file's); `None` for
+    /// samples in rows.
+    pub fn tiling(&self) -> Option<Tiling> {
+        match &self.samples {
+            Samples::Rows(_) => None,
+            Samples::Tiles(t) => Some(t.tiling),
+        }
+    }
+
+    /// For a tiled heightfield, whether tile (tx, ty) stores samples (a tile without a valid sample
+    /// stores none); `false` out of range or for samples in rows.
+    pub fn tile_has_data(&self, tx: usize, ty: usize) -> bool {
+        self.tile_block(tx, ty).is_some_and(|b| b != 0)
+    }
+
+    /// The block of tile (tx, ty) of a tiled heightfield (0: the tile has no data).
+    pub(crate) fn tile_block(&self, tx: usize, ty: usize) -> Option<usize> {
+        match &self.samples {
+            Samples::Tiles(t) if tx < t.tiling.ntx && ty < t.tiling.nty => Some(t.block(tx, ty)),
+            _ => None,
+        }
     }
 
     /// Sample (i, j) (NaN for nodata). Panics when out of range, like slice indexing.
     #[inline]
     pub fn sample(&self, i: usize, j: usize) -> f32 {
-        self.heights[j * self.nx + i]
+        match &self.samples {
+            Samples::Rows(h) => h[j * self.nx + i],
+            Samples::Tiles(t) => {
+                assert!(i < self.nx && j < self.ny, "sample ({i}, {j}) outside {} × {}", self.nx, self.ny);
+                t.blocks[t.sample_index(i, j, self.nx, self.ny)]
+            }
+        }
     }
 
     /// World position of sample (i, j) (z is NaN for nodata).
@@ -434,9 +502,14 @@ impl Heightfield {
         self.hole_mask[k / 64] >> (k % 64) & 1 == 1
     }
 
-    /// Bytes used by the heights, the pyramid and the hole mask.
+    /// Bytes used by the heights (for tiles: the blocks stored and the directory), the pyramid and
+    /// the hole mask.
     pub fn memory_bytes(&self) -> usize {
-        self.heights.len() * 4 + self.pyramid.memory_bytes() + self.hole_mask.len() * 8
+        let samples = match &self.samples {
+            Samples::Rows(h) => h.len() * 4,
+            Samples::Tiles(t) => t.blocks.len() * 4 + t.dir.len() * 4,
+        };
+        samples + self.pyramid.memory_bytes() + self.hole_mask.len() * 8
     }
 
     /// Corner heights of cell (i, j) as f64.
@@ -448,9 +521,12 @@ impl Heightfield {
     /// Corner heights of cell (i, j): [h00, h10, h01, h11] (one bounds check for the four).
     #[inline(always)]
     pub(crate) fn corners_f32(&self, i: usize, j: usize) -> [f32; 4] {
-        let (k, nx) = (j * self.nx + i, self.nx);
+        let (h, k, nx): (&[f32], usize, usize) = match &self.samples {
+            Samples::Rows(h) => (h, j * self.nx + i, self.nx),
+            Samples::Tiles(t) => (&t.blocks, t.cell_base(i, j), t.side()),
+        };
         // One slice from the first corner to the last.
-        let c = &self.heights[k..k + nx + 2];
+        let c = &h[k..k + nx + 2];
         [c[0], c[1], c[nx], c[nx + 1]]
     }
 
@@ -459,9 +535,16 @@ impl Heightfield {
     #[inline(always)]
     pub(crate) fn prefetch_leaf(&self, bi: usize, bj: usize) {
         let s = self.pyramid.leaf_size();
-        let j0 = bj * s;
+        let (i0, j0) = (bi * s, bj * s);
         let rows = (j0 + s).min(self.pyramid.cells().1).saturating_sub(j0) + 1;
-        crate::geom::prefetch_rows(self.heights.as_ptr().wrapping_add(j0 * self.nx + bi * s), self.nx, rows);
+        let (first, stride) = match &self.samples {
+            Samples::Rows(h) => (h.as_ptr().wrapping_add(j0 * self.nx + i0), self.nx),
+            Samples::Tiles(t) => {
+                let (ncx, ncy) = self.pyramid.cells();
+                (t.blocks.as_ptr().wrapping_add(t.cell_base(i0.min(ncx - 1), j0.min(ncy - 1))), t.side())
+            }
+        };
+        crate::geom::prefetch_rows(first, stride, rows);
     }
 
     /// Hints the CPU to fetch samples `[i0, i1]` of row `j` into cache (both ends of the span, which
@@ -469,7 +552,12 @@ impl Heightfield {
     #[inline(always)]
     pub(crate) fn prefetch_row(&self, i0: usize, i1: usize, j: usize) {
         for i in [i0, i1] {
-            if let Some(h) = self.heights.get(j * self.nx + i) {
+            let h = match &self.samples {
+                Samples::Rows(h) => h.get(j * self.nx + i),
+                Samples::Tiles(t) if i < self.nx && j < self.ny => t.blocks.get(t.sample_index(i, j, self.nx, self.ny)),
+                Samples::Tiles(_) => None,
+            };
+            if let Some(h) = h {
                 crate::geom::prefetch(h);
             }
         }

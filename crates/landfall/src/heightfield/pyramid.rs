@@ -16,6 +16,7 @@
 //! children's codes. Four bytes per node halve the pyramid's cache footprint, which is what the ray
 //! walk waits on for large grids. The exact height range of the whole grid is kept beside it.
 
+use super::tiles::Tiling;
 use crate::flat::Flat;
 use rayon::prelude::*;
 
@@ -43,6 +44,23 @@ pub(crate) struct Level {
     pub stride: usize,
     /// Cells covered by one node along each axis (leaf · 2^level).
     pub span: usize,
+    /// The level's nodes are stored per tile (a tiled heightfield's lower levels): `offset` is then
+    /// the level's place in a tile's nodes and `stride` the tile's nodes along a side (a power of two).
+    pub tiled: bool,
+}
+
+/// The lower levels of a tiled heightfield's pyramid, stored per tile (beside its samples): each
+/// block holds levels `0..k` of its tile, level j as `2^(k − j)` rows of as many nodes ([`Level`]s
+/// with `tiled` say which; none for a pyramid of rows).
+#[derive(Clone, Debug, Default, PartialEq)]
+struct TileNodes {
+    /// Tiles along x.
+    ntx: usize,
+    /// Block of each tile (the samples' directory).
+    dir: Flat<u32>,
+    /// The blocks' nodes, `per_block` each.
+    nodes: Flat<Code>,
+    per_block: usize,
 }
 
 /// Min/max pyramid over a heightfield's samples.
@@ -52,7 +70,9 @@ pub struct Pyramid {
     ncx: usize,
     ncy: usize,
     levels: Vec<Level>,
+    /// The levels stored whole (every level, or a tiled heightfield's levels above its tiles).
     nodes: Flat<Code>,
+    tiles: TileNodes,
     /// Height of code 0.
     base: f64,
     /// Height of one code step (> 0).
@@ -76,7 +96,7 @@ impl Pyramid {
     /// Builds the pyramid for an `nx × ny` grid with leaves of `leaf × leaf` cells.
     pub(crate) fn build(heights: &[f32], nx: usize, ny: usize, leaf: usize) -> Self {
         let (ncx, ncy) = (nx - 1, ny - 1);
-        let (levels, _) = layout(ncx, ncy, leaf);
+        let (levels, _) = layout(ncx, ncy, leaf, 0);
         // Exact leaf ranges first (one pass over the samples, in parallel); the grid's exact range
         // and the quantum follow from them, then the leaves are encoded.
         let l0 = levels[0];
@@ -91,7 +111,7 @@ impl Pyramid {
     /// The pyramid of a grid of `ncx × ncy` cells whose leaves' exact ranges are `exact_leaves`
     /// (row-major, as [`LeafRanges`] accumulates them).
     pub(crate) fn from_exact_leaves(exact_leaves: &[Range], ncx: usize, ncy: usize, leaf: usize) -> Self {
-        let (levels, offset) = layout(ncx, ncy, leaf);
+        let (levels, offset) = layout(ncx, ncy, leaf, 0);
         let l0 = levels[0];
         let exact = exact_leaves.iter().fold(EMPTY_RANGE, |a, b| [a[0].min(b[0]), a[1].max(b[1])]);
         let (base, step) = quantum(exact);
@@ -101,11 +121,116 @@ impl Pyramid {
                 row.iter_mut().zip(exact).for_each(|(n, &r)| *n = encode(r, (base, step)));
             },
         );
-        let mut p = Pyramid { leaf, ncx, ncy, levels, nodes: nodes.into(), base, step, exact };
+        let mut p =
+            Pyramid { leaf, ncx, ncy, levels, nodes: nodes.into(), tiles: TileNodes::default(), base, step, exact };
         for k in 1..p.levels.len() {
             p.update_level(k, 0..p.levels[k].nbx, 0..p.levels[k].nby);
         }
         p
+    }
+
+    /// The pyramid of a tiled grid of `ncx × ncy` cells (see `tiles.rs`): the lower levels stored
+    /// per tile (`nodes`, [`Tiling::pyramid_len`] per block of the directory `dir`), the levels
+    /// above them computed here from the tiles' top nodes. The sizes are checked; the codes trusted.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn from_tiles(
+        ncx: usize,
+        ncy: usize,
+        leaf: usize,
+        tiling: Tiling,
+        dir: Flat<u32>,
+        nodes: Flat<Code>,
+        (base, step): (f64, f64),
+        exact: Range,
+    ) -> Result<Self, String> {
+        check_quantum(base, step, exact)?;
+        let tl = tiling.tile_levels(leaf);
+        if leaf == 0 || tl == 0 || tiling.cells != leaf << tl {
+            return Err(format!("tiles of {} cells for leaves of {leaf}", tiling.cells));
+        }
+        let per_block = tile_layout(tl).1;
+        if !nodes.len().is_multiple_of(per_block) || dir.len() != tiling.count() {
+            return Err(format!("{} tile pyramid nodes, not whole tiles of {per_block}", nodes.len()));
+        }
+        let blocks = nodes.len() / per_block;
+        if dir.iter().any(|&b| b as usize >= blocks) {
+            return Err(format!("a tile names a block past the {blocks} tile pyramids"));
+        }
+        let (levels, offset) = layout(ncx, ncy, leaf, tl);
+        let mut p = Pyramid {
+            leaf,
+            ncx,
+            ncy,
+            levels,
+            nodes: vec![EMPTY; offset].into(),
+            tiles: TileNodes { ntx: tiling.ntx, dir, nodes, per_block },
+            base,
+            step,
+            exact,
+        };
+        if p.levels.len() > tl {
+            // The first level above the tiles: one node per tile, its top level's 2 × 2 nodes merged.
+            let (top, l) = (p.levels[tl - 1], p.levels[tl]);
+            let mut first = vec![EMPTY; l.stride * l.nby];
+            for ty in 0..l.nby {
+                for tx in 0..l.nbx {
+                    let b = p.tiles.dir[ty * tiling.ntx + tx] as usize;
+                    let own = &p.tiles.nodes[b * per_block + top.offset..][..4];
+                    first[ty * l.stride + tx] = own.iter().fold(EMPTY, |a, &c| merge(a, c));
+                }
+            }
+            p.nodes.make_mut()[l.offset..l.offset + first.len()].copy_from_slice(&first);
+            for k in tl + 1..p.levels.len() {
+                p.update_level(k, 0..p.levels[k].nbx, 0..p.levels[k].nby);
+            }
+        }
+        Ok(p)
+    }
+
+    /// The codes for heights in `exact` (a grid's exact range): (base, step).
+    pub fn quantum_for(exact: [f32; 2]) -> (f64, f64) {
+        quantum(exact)
+    }
+
+    /// The nodes a tile stores (levels `0..tiling.tile_levels(leaf)`, see [`Tiling::pyramid_len`])
+    /// from its block of samples (`(cells + 1)²` row-major from its south-west sample, NaN past the
+    /// grid) and its cells along x and y (fewer than `tiling.cells` at the grid's far edges: the
+    /// leaves past them are empty), coded with `quantum` (the whole grid's,
+    /// [`Pyramid::quantum_for`]).
+    pub fn tile_nodes(
+        block: &[f32],
+        tiling: Tiling,
+        [cw, ch]: [usize; 2],
+        leaf: usize,
+        quantum: (f64, f64),
+    ) -> Vec<[u16; 2]> {
+        let tl = tiling.tile_levels(leaf);
+        let (offsets, per_block) = tile_layout(tl);
+        let (side, n0) = (tiling.side(), 1usize << tl);
+        let mut out = vec![EMPTY; per_block];
+        for lj in 0..n0.min(ch.div_ceil(leaf)) {
+            for li in 0..n0.min(cw.div_ceil(leaf)) {
+                let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
+                for j in lj * leaf..=(lj + 1) * leaf {
+                    for &h in &block[j * side + li * leaf..=j * side + (li + 1) * leaf] {
+                        lo = lo.min(h);
+                        hi = hi.max(h);
+                    }
+                }
+                out[lj * n0 + li] = encode([lo, hi], quantum);
+            }
+        }
+        for k in 1..tl {
+            let (n, c) = (n0 >> k, n0 >> (k - 1));
+            for j in 0..n {
+                for i in 0..n {
+                    let child = |di: usize, dj: usize| out[offsets[k - 1] + (2 * j + dj) * c + 2 * i + di];
+                    out[offsets[k] + j * n + i] =
+                        merge(merge(child(0, 0), child(1, 0)), merge(child(0, 1), child(1, 1)));
+                }
+            }
+        }
+        out
     }
 
     /// A pyramid from its stored nodes and quantisation (an index file): the layout follows from the
@@ -121,19 +246,23 @@ impl Pyramid {
         if leaf == 0 || ncx == 0 || ncy == 0 {
             return Err("empty grid or leaf size".into());
         }
-        let (levels, offset) = layout(ncx, ncy, leaf);
+        let (levels, offset) = layout(ncx, ncy, leaf, 0);
         if nodes.len() != offset {
             return Err(format!("{} pyramid nodes, the layout has {offset}", nodes.len()));
         }
-        if !(base.is_finite() && step.is_finite() && step > 0.0) || exact[0].is_infinite() || exact[1].is_infinite() {
-            return Err(format!("quantisation base {base}, step {step}, range {exact:?}"));
-        }
-        Ok(Pyramid { leaf, ncx, ncy, levels, nodes, base, step, exact })
+        check_quantum(base, step, exact)?;
+        Ok(Pyramid { leaf, ncx, ncy, levels, nodes, tiles: TileNodes::default(), base, step, exact })
     }
 
-    /// The stored form: nodes, (base, step) of the codes, the exact range of the samples.
+    /// The stored form: nodes (of the levels stored whole), (base, step) of the codes, the exact
+    /// range of the samples.
     pub(crate) fn stored(&self) -> (&[Code], (f64, f64), Range) {
         (&self.nodes, (self.base, self.step), self.exact)
+    }
+
+    /// A tiled pyramid's per-tile nodes (empty for a pyramid of rows).
+    pub(crate) fn tile_nodes_stored(&self) -> &Flat<Code> {
+        &self.tiles.nodes
     }
 
     /// Recomputes nodes `bi_range × bj_range` of level `k ≥ 1` from their children.
@@ -244,11 +373,18 @@ impl Pyramid {
     /// For nodes in a memory-mapped file: lets go of their pages (read again when used).
     pub(crate) fn release_nodes(&self) {
         self.nodes.release(0..usize::MAX);
+        self.tiles.nodes.release(0..usize::MAX);
+    }
+
+    /// For a tiled pyramid in a memory-mapped file: lets go of the pages of block `b`'s nodes.
+    pub(crate) fn release_block(&self, b: usize) {
+        let n = self.tiles.per_block;
+        self.tiles.nodes.release(b * n..(b + 1) * n);
     }
 
     /// Bytes used by the nodes, padding included.
     pub fn memory_bytes(&self) -> usize {
-        self.nodes.len() * std::mem::size_of::<Code>()
+        (self.nodes.len() + self.tiles.nodes.len()) * std::mem::size_of::<Code>()
     }
 
     /// Exact height range of the whole grid (`(+∞, −∞)` when every sample is NaN).
@@ -281,22 +417,72 @@ impl Pyramid {
         self.levels[k]
     }
 
+    /// Codes of node (bi, bj) of level `l`.
+    #[inline(always)]
+    fn code(&self, l: Level, bi: usize, bj: usize) -> Code {
+        if l.tiled {
+            self.tile_code(l, bi, bj)
+        } else {
+            self.nodes[l.offset + bj * l.stride + bi]
+        }
+    }
+
+    /// Index in the tiles' nodes of node (bi, bj) of tiled level `l`.
+    #[inline(always)]
+    fn tile_index(&self, l: Level, bi: usize, bj: usize) -> usize {
+        let (sh, m) = (l.stride.trailing_zeros(), l.stride - 1);
+        let t = &self.tiles;
+        let b = t.dir[(bj >> sh) * t.ntx + (bi >> sh)] as usize;
+        b * t.per_block + l.offset + (bj & m) * l.stride + (bi & m)
+    }
+
+    #[inline(always)]
+    fn tile_code(&self, l: Level, bi: usize, bj: usize) -> Code {
+        self.tiles.nodes[self.tile_index(l, bi, bj)]
+    }
+
     /// Decoded range of a node (see [`node`](Self::node)).
     #[inline(always)]
     pub(crate) fn range(&self, l: Level, bi: usize, bj: usize) -> (f64, f64) {
-        let [a, b] = self.nodes[l.offset + bj * l.stride + bi];
+        let [a, b] = self.code(l, bi, bj);
         if a > b {
             return (f64::INFINITY, f64::NEG_INFINITY);
         }
         (self.base + a as f64 * self.step, self.base + b as f64 * self.step)
     }
 
-    /// Codes of the 4 × 4 block of nodes of level `l` from node (bi, bj): row r of the block at
-    /// `r · l.stride`. One bounds check for the sixteen.
+    /// Codes of the 4 × 4 block of nodes of level `l` from node (bi, bj), and the stride of its
+    /// rows: row r of the block at `r · stride`, nodes past the level empty. One bounds check for the
+    /// sixteen, unless the block lies across tiles: then they are gathered into `scratch`.
     #[inline(always)]
-    pub(crate) fn block16(&self, l: Level, bi: usize, bj: usize) -> &[Code] {
-        let first = l.offset + bj * l.stride + bi;
-        &self.nodes[first..first + 3 * l.stride + 4]
+    pub(crate) fn block16<'a>(
+        &'a self,
+        l: Level,
+        bi: usize,
+        bj: usize,
+        scratch: &'a mut [Code; 16],
+    ) -> (&'a [Code], usize) {
+        if !l.tiled {
+            let first = l.offset + bj * l.stride + bi;
+            return (&self.nodes[first..first + 3 * l.stride + 4], l.stride);
+        }
+        let m = l.stride - 1;
+        if (bi & m) + 4 <= l.stride && (bj & m) + 4 <= l.stride {
+            let first = self.tile_index(l, bi, bj);
+            return (&self.tiles.nodes[first..first + 3 * l.stride + 4], l.stride);
+        }
+        self.gather16(l, bi, bj, scratch)
+    }
+
+    /// [`block16`](Self::block16) across tiles.
+    #[cold]
+    #[inline(never)]
+    fn gather16<'a>(&'a self, l: Level, bi: usize, bj: usize, scratch: &'a mut [Code; 16]) -> (&'a [Code], usize) {
+        for (n, c) in scratch.iter_mut().enumerate() {
+            let (i, j) = (bi + (n & 3), bj + (n >> 2));
+            *c = if i < l.nbx && j < l.nby { self.tile_code(l, i, j) } else { EMPTY };
+        }
+        (&scratch[..], 4)
     }
 
     /// Hints the CPU to fetch the descendants `d` levels down of the `n` × `n` block of nodes from
@@ -307,7 +493,14 @@ impl Pyramid {
     #[inline(always)]
     pub(crate) fn prefetch_descendants(&self, k: usize, bi: usize, bj: usize, n: usize, d: usize) {
         let c = self.levels[k - d];
-        let first = self.nodes.as_ptr().wrapping_add(c.offset + (bj << d) * c.stride + (bi << d));
+        let (bi, bj) = (bi << d, bj << d);
+        let first = if !c.tiled {
+            self.nodes.as_ptr().wrapping_add(c.offset + bj * c.stride + bi)
+        } else if bi < c.nbx && bj < c.nby {
+            self.tiles.nodes.as_ptr().wrapping_add(self.tile_index(c, bi, bj))
+        } else {
+            return;
+        };
         crate::geom::prefetch_rows(first, c.stride, n << d);
     }
 
@@ -324,15 +517,22 @@ impl Pyramid {
     }
 }
 
-/// The levels of a pyramid over `ncx × ncy` cells with leaves of `leaf` cells, and the number of
-/// nodes they take (padding included).
-fn layout(ncx: usize, ncy: usize, leaf: usize) -> (Vec<Level>, usize) {
+/// The levels of a pyramid over `ncx × ncy` cells with leaves of `leaf` cells, the first `tiled` of
+/// them stored per tile (see [`tile_layout`]), and the number of nodes the others take (padding
+/// included).
+fn layout(ncx: usize, ncy: usize, leaf: usize, tiled: usize) -> (Vec<Level>, usize) {
     let mut levels = Vec::new();
+    let tile_offsets = tile_layout(tiled).0;
     let (mut nbx, mut nby, mut span, mut offset) = (ncx.div_ceil(leaf), ncy.div_ceil(leaf), leaf, 0);
     loop {
-        let stride = padded(nbx);
-        levels.push(Level { nbx, nby, offset, span, stride });
-        offset += stride * padded(nby);
+        let k = levels.len();
+        if k < tiled {
+            levels.push(Level { nbx, nby, offset: tile_offsets[k], span, stride: 1 << (tiled - k), tiled: true });
+        } else {
+            let stride = padded(nbx);
+            levels.push(Level { nbx, nby, offset, span, stride, tiled: false });
+            offset += stride * padded(nby);
+        }
         if nbx == 1 && nby == 1 {
             break;
         }
@@ -398,6 +598,33 @@ impl LeafRanges {
         let (q, exact) = ((p.base, p.step), p.exact);
         (p.nodes.into_vec(), q, exact)
     }
+}
+
+/// A tile's nodes, levels `0..levels`: each level's offset among them, and their number. Level k is
+/// `2^(levels − k)` rows of as many nodes.
+fn tile_layout(levels: usize) -> (Vec<usize>, usize) {
+    let mut offsets = Vec::with_capacity(levels);
+    let mut n = 0;
+    for k in 0..levels {
+        offsets.push(n);
+        n += 1 << (2 * (levels - k));
+    }
+    (offsets, n)
+}
+
+impl Tiling {
+    /// Pyramid nodes a tile stores for leaves of `leaf` cells.
+    pub fn pyramid_len(&self, leaf: usize) -> usize {
+        tile_layout(self.tile_levels(leaf)).1
+    }
+}
+
+/// Checks a stored quantisation and exact range.
+fn check_quantum(base: f64, step: f64, exact: Range) -> Result<(), String> {
+    if !(base.is_finite() && step.is_finite() && step > 0.0) || exact[0].is_infinite() || exact[1].is_infinite() {
+        return Err(format!("quantisation base {base}, step {step}, range {exact:?}"));
+    }
+    Ok(())
 }
 
 /// Rows (or nodes per row) in the flat array of a level `n` rows (or nodes) long: a multiple of
@@ -480,7 +707,8 @@ mod tests {
                 let l = p.level(k);
                 for bj in 0..l.nby {
                     for bi in 0..l.nbx {
-                        assert_eq!(p.block16(l, bi, bj).len(), 3 * l.stride + 4);
+                        let mut scratch = [EMPTY; 16];
+                        assert_eq!(p.block16(l, bi, bj, &mut scratch).0.len(), 3 * l.stride + 4);
                     }
                 }
             }

@@ -292,6 +292,8 @@ impl Heightfield {
         let mut sp = 0usize;
         // The block to expand: the nodes (li, lj) … (li + 3, lj + 3) of level k, over [ta, tb].
         let (mut li, mut lj, mut ta, mut tb) = (ia >> k, ja >> k, t0, t1);
+        // Where a block lying across tiles (a tiled heightfield's lower levels) is gathered.
+        let mut scratch = [[0u16; 2]; 16];
         loop {
             let lv = p.level(k);
             if k >= 2 {
@@ -299,8 +301,8 @@ impl Heightfield {
                 // the walk expands is among them.
                 p.prefetch_descendants(k, li, lj, 4, 2);
             }
-            let codes = p.block16(lv, li, lj);
-            let block = Block { ta, tb, li: to_f(li), lj: to_f(lj), span: to_f(lv.span), codes, stride: lv.stride };
+            let (codes, stride) = p.block16(lv, li, lj, &mut scratch);
+            let block = Block { ta, tb, li: to_f(li), lj: to_f(lj), span: to_f(lv.span), codes, stride };
             // The nodes' intervals are written where they wait, should any of them wait.
             let slot = &mut intervals[sp % STACK];
             #[cfg(target_arch = "x86_64")]

@@ -66,10 +66,8 @@ impl Heightfield {
         let x_of = |i: usize| self.origin.x + (i as u32) as f64 * self.spacing.x;
         let y_of = |j: usize| self.origin.y + (j as u32) as f64 * self.spacing.y;
         let (z_min, z_max) = (region.min.z, region.max.z);
-        let nx = self.nx;
         for j in rj {
             let (y0, y1) = (y_of(j), y_of(j + 1));
-            let (south, north) = (&self.heights[j * nx..(j + 1) * nx], &self.heights[(j + 1) * nx..(j + 2) * nx]);
             let mut x0 = x_of(ri.start);
             for i in ri.clone() {
                 let x1 = x_of(i + 1);
@@ -79,10 +77,10 @@ impl Heightfield {
                 }
                 // The cell's four corners once, shared by its two triangles (as `cell_triangle`
                 // builds them).
-                let (s, n) = (&south[i..i + 2], &north[i..i + 2]);
+                let [s0, s1, n0, n1] = self.corners_f32(i, j);
                 let corner = [
-                    [DVec3::new(x0, y0, s[0] as f64), DVec3::new(x0, y1, n[0] as f64)],
-                    [DVec3::new(x1, y0, s[1] as f64), DVec3::new(x1, y1, n[1] as f64)],
+                    [DVec3::new(x0, y0, s0 as f64), DVec3::new(x0, y1, n0 as f64)],
+                    [DVec3::new(x1, y0, s1 as f64), DVec3::new(x1, y1, n1 as f64)],
                 ];
                 let anti = self.diagonal.is_anti(i, j);
                 for half in [Half::South, Half::North] {
@@ -104,12 +102,25 @@ impl Heightfield {
         }
     }
 
-    /// Number of existing triangles (two per cell, minus holes).
+    /// Number of existing triangles (two per cell, minus holes; a tiled heightfield's tiles without
+    /// data are skipped whole).
     pub fn triangle_count(&self) -> usize {
+        let count = |ci: std::ops::Range<usize>, cj: std::ops::Range<usize>| {
+            let mut n = 0;
+            for j in cj {
+                for i in ci.clone() {
+                    n += [Half::South, Half::North].iter().filter(|&&h| self.cell_triangle(i, j, h).is_some()).count();
+                }
+            }
+            n
+        };
+        let (ncx, ncy) = (self.nx - 1, self.ny - 1);
+        let Some(tiling) = self.tiling() else { return count(0..ncx, 0..ncy) };
         let mut n = 0;
-        for j in 0..self.ny - 1 {
-            for i in 0..self.nx - 1 {
-                n += [Half::South, Half::North].iter().filter(|&&h| self.cell_triangle(i, j, h).is_some()).count();
+        for ty in 0..tiling.nty {
+            for tx in (0..tiling.ntx).filter(|&tx| self.tile_has_data(tx, ty)) {
+                let c = tiling.tile_cells(tx, ty, ncx, ncy);
+                n += count(c[0]..c[2], c[1]..c[3]);
             }
         }
         n

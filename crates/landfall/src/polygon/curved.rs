@@ -310,6 +310,7 @@ impl CurvedTerrain {
     /// once. Allocation-free for up to 32 surfaces on the line.
     pub fn surfaces_on_line(&self, p: DVec3, mut visit: impl FnMut(SurfacePoint)) {
         super::vertical::sorted_unique(
+            1.0,
             |add: &mut dyn FnMut(f64, u32, DVec3)| self.crossings(p - self.origin, add),
             |_, f, h| visit(self.surface(f, h)),
         );

@@ -13,6 +13,14 @@ pub enum PolygonError {
         /// Vertex index within the polygon.
         vertex: usize,
     },
+    /// A vertex coordinate is beyond ±1e150 (`MAX_COORDINATE`).
+    #[error("polygon {polygon}, vertex {vertex}: a coordinate is beyond ±1e150 (products of coordinates would overflow; scale the model down)")]
+    OutOfRange {
+        /// Input polygon index.
+        polygon: usize,
+        /// Vertex index within the polygon.
+        vertex: usize,
+    },
     /// No usable polygon (all empty, degenerate or duplicates).
     #[error("no usable polygon: {0}")]
     Empty(String),

@@ -15,7 +15,7 @@
 //! needs anyway. Otherwise each pair of faces is tested for a separating edge line.
 
 use super::face::{corner_mask, Face, QuickFace, QuickSet};
-use super::limits::SURFACE_EPS;
+use super::limits::{eps_unit, surface_eps};
 
 /// A small direct-mapped memory of face pairs found apart: neighbouring leaves share most of their
 /// faces, so the same pairs come up again and again during a build.
@@ -51,6 +51,8 @@ pub(crate) struct Layering<'a> {
     /// Distance from an edge's line within which a vertex counts as on it: a few times the edges'
     /// outward slack plus rounding at the terrain's magnitude.
     pub tol: f64,
+    /// The absolute part of the surface tolerance ([`eps_unit`]).
+    pub unit: f64,
     /// Which faces are sealed (see `seal.rs`), for a build over all the terrain's faces; empty
     /// when not known (an edit's rebuild of a few leaves), which leaves the pair test alone.
     pub sealed: &'a [bool],
@@ -69,6 +71,7 @@ impl<'a> Layering<'a> {
             verts,
             edges,
             tol: 4.0 * slack + 16.0 * f64::EPSILON * mag,
+            unit: eps_unit(slack),
             sealed: &[],
             quick: QuickSet::default(),
         }
@@ -221,7 +224,7 @@ impl<'a> Layering<'a> {
         let verts = self.verts.get(fb.first as usize..fb.first as usize + fb.count as usize);
         let (Some(edges), Some(verts)) = (fa.edge_equations(self.edges), verts) else { return false };
         // Whether each vertex of `b` lies at `a`'s height, for when it lies on one of `a`'s edges.
-        let level = |v: &[f64; 3]| (fa.height(v[0], v[1]) - v[2]).abs() <= SURFACE_EPS * (1.0 + v[2].abs());
+        let level = |v: &[f64; 3]| (fa.height(v[0], v[1]) - v[2]).abs() <= surface_eps(self.unit, v[2]);
         // Whether vertex `v` (with `level` = its height test) is on the far side of edge `e`, or
         // on its line (|s| ≤ tol·|(A, B)| as s² ≤ tol²·(A² + B²)) at `a`'s height.
         let beyond = |e: &[f64; 3], v: &[f64; 3], level: bool| {
@@ -333,7 +336,7 @@ mod tests {
                 if s * s > l.tol * l.tol * (e[0] * e[0] + e[1] * e[1]) {
                     s < 0.0
                 } else {
-                    (fa.height(v[0], v[1]) - v[2]).abs() <= SURFACE_EPS * (1.0 + v[2].abs())
+                    (fa.height(v[0], v[1]) - v[2]).abs() <= surface_eps(l.unit, v[2])
                 }
             })
         })

@@ -35,7 +35,7 @@ pub use builder::PolygonTerrainBuilder;
 pub use curved::{CurvedFrame, CurvedTerrain};
 pub use error::PolygonError;
 pub use face::MAX_FACE_VERTICES;
-pub use limits::{MAX_DEPTH_LIMIT, SURFACE_EPS};
+pub use limits::{MAX_COORDINATE, MAX_DEPTH_LIMIT, MIN_EXTENT, SURFACE_EPS};
 pub use quadtree::{CutRule, QuadtreeParams};
 pub use raw::{Header, SECTIONS, SECTION_NAMES};
 pub use report::BuildReport;

@@ -4,7 +4,7 @@
 //! face that is not a ground triangle.
 
 use super::face::{contains, QuickFace};
-use super::limits::SURFACE_EPS;
+use super::limits::{eps_unit, surface_eps};
 use super::quadtree::{Node, MAX_DEPTH_LIMIT};
 use super::PolygonTerrain;
 use crate::geom::{SurfacePoint, TriangleId};
@@ -76,7 +76,7 @@ impl PolygonTerrain {
 
     /// Calls `visit(local_z, index, face)` for every face containing the vertical line through
     /// local (x, y), in no particular order; in a single-layer leaf only for the first (any other is
-    /// on a shared edge or vertex, at the same height within [`SURFACE_EPS`]).
+    /// on a shared edge or vertex, at the same height within [`SURFACE_EPS`](super::SURFACE_EPS)).
     #[inline]
     pub(crate) fn for_each_crossing<'a>(&'a self, x: f64, y: f64, visit: impl FnMut(f64, u32, &'a QuickFace)) {
         if let Some(leaf) = self.leaf_node(x, y) {
@@ -113,11 +113,12 @@ impl PolygonTerrain {
     }
 
     /// Every surface on the vertical line (along gravity) through `p`, sorted from lowest to highest,
-    /// coincident ones (within [`SURFACE_EPS`]) reported once. Allocation-free for up to 32
+    /// coincident ones (within [`SURFACE_EPS`](super::SURFACE_EPS)) reported once. Allocation-free for up to 32
     /// surfaces on the line.
     pub fn surfaces_on_line<'t>(&'t self, p: DVec3, mut visit: impl FnMut(SurfacePoint)) {
         let l = self.to_local_point(p);
         sorted_unique(
+            eps_unit(self.header.slack),
             |add: &mut dyn FnMut(f64, u32, Option<&'t QuickFace>)| {
                 self.for_each_crossing(l.x, l.y, |z, r, f| add(z, r, Some(f)))
             },
@@ -135,9 +136,10 @@ impl PolygonTerrain {
     /// [`pick`](Self::pick) in `leaf`, the leaf holding `p` (whose local position is `l`).
     #[inline]
     fn pick_in(&self, leaf: &Node, p: DVec3, l: DVec3, pick: Pick) -> Option<SurfacePoint> {
+        let unit = eps_unit(self.header.slack);
         let mut best: Option<(f64, u32, &QuickFace)> = None;
         self.for_each_crossing_in(leaf, l.x, l.y, |z, r, f| {
-            if pick.accepts(l.z, z) && best.is_none_or(|(bz, br, _)| pick.prefers(z, bz) || (z == bz && r < br)) {
+            if pick.accepts(unit, l.z, z) && best.is_none_or(|(bz, br, _)| pick.prefers(z, bz) || (z == bz && r < br)) {
                 best = Some((z, r, f));
             }
         });
@@ -157,13 +159,13 @@ impl PolygonTerrain {
         self.top_surface(DVec3::new(x, y, 0.0)).map(|s| s.point.z)
     }
 
-    /// The nearest surface at or below `p` along gravity (on the surface within [`SURFACE_EPS`]).
+    /// The nearest surface at or below `p` along gravity (on the surface within [`SURFACE_EPS`](super::SURFACE_EPS)).
     #[inline]
     pub fn floor_below(&self, p: DVec3) -> Option<SurfacePoint> {
         self.pick(p, Pick::Floor)
     }
 
-    /// The nearest surface at or above `p` against gravity (on the surface within [`SURFACE_EPS`]).
+    /// The nearest surface at or above `p` against gravity (on the surface within [`SURFACE_EPS`](super::SURFACE_EPS)).
     #[inline]
     pub fn ceiling_above(&self, p: DVec3) -> Option<SurfacePoint> {
         self.pick(p, Pick::Ceiling)
@@ -190,10 +192,10 @@ impl PolygonTerrain {
 
     /// QOTA's shadow use: with this terrain built with the light's direction as its "gravity", is
     /// `p` lit — no surface on the light line through `p` lies more than `bias` (plus
-    /// [`SURFACE_EPS`]) above it, toward the light?
+    /// [`SURFACE_EPS`](super::SURFACE_EPS)) above it, toward the light?
     pub fn is_lit(&self, p: DVec3, bias: f64) -> bool {
         let l = self.to_local_point(p);
-        let limit = l.z + bias + SURFACE_EPS * (1.0 + l.z.abs());
+        let limit = l.z + bias + surface_eps(eps_unit(self.header.slack), l.z);
         let mut lit = true;
         self.for_each_crossing(l.x, l.y, |z, _, _| lit &= z <= limit);
         lit
@@ -247,17 +249,17 @@ pub const BATCH_LANES: usize = 16;
 enum Pick {
     /// The highest.
     Top,
-    /// The highest at or below the point (within [`SURFACE_EPS`]).
+    /// The highest at or below the point (within [`SURFACE_EPS`](super::SURFACE_EPS)).
     Floor,
-    /// The lowest at or above the point (within [`SURFACE_EPS`]).
+    /// The lowest at or above the point (within [`SURFACE_EPS`](super::SURFACE_EPS)).
     Ceiling,
 }
 
 impl Pick {
     /// Whether a crossing at local height `z` qualifies for a query point at local height `lz`.
     #[inline(always)]
-    fn accepts(self, lz: f64, z: f64) -> bool {
-        let eps = SURFACE_EPS * (1.0 + lz.abs());
+    fn accepts(self, unit: f64, lz: f64, z: f64) -> bool {
+        let eps = surface_eps(unit, lz);
         match self {
             Pick::Top => true,
             Pick::Floor => z <= lz + eps,
@@ -366,8 +368,9 @@ impl<'a> Lanes<'a> {
 }
 
 /// Collects crossings `(elevation, face, extra)` from `fill` and visits them sorted by elevation
-/// (then face), coincident ones (within [`SURFACE_EPS`]) once. The first 32 stay on the stack.
+/// (then face), coincident ones (within [`SURFACE_EPS`](super::SURFACE_EPS)) once. The first 32 stay on the stack.
 pub(crate) fn sorted_unique<T: Copy + Default>(
+    unit: f64,
     fill: impl FnOnce(&mut dyn FnMut(f64, u32, T)),
     mut visit: impl FnMut(f64, u32, T),
 ) {
@@ -389,7 +392,7 @@ pub(crate) fn sorted_unique<T: Copy + Default>(
     all.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     let mut last: Option<f64> = None;
     for &(z, f, x) in all.iter() {
-        if last.is_some_and(|q| z - q <= SURFACE_EPS * (1.0 + q.abs())) {
+        if last.is_some_and(|q| z - q <= surface_eps(unit, q)) {
             continue;
         }
         last = Some(z);

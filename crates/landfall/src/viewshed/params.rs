@@ -75,6 +75,75 @@ pub enum ViewshedError {
     /// The heightfield's gravity is not (0, 0, −1).
     #[error("viewsheds need a heightfield with the default gravity (0, 0, -1)")]
     NotZUp,
+    /// The mode takes exactly one observer.
+    #[error("{mode:?} takes exactly one observer, got {count}")]
+    ObserverCount {
+        /// The mode asked for.
+        mode: ViewshedMode,
+        /// Observers given.
+        count: usize,
+    },
+    /// The run was cancelled through its hooks.
+    #[error("cancelled")]
+    Cancelled,
+}
+
+/// What a viewshed computes: GDAL's output modes, and counts over many observers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ViewshedMode {
+    /// Per sample [`VISIBLE`](super::VISIBLE), [`HIDDEN`](super::HIDDEN) or
+    /// [`NODATA`](super::NODATA) (GDAL's `NORMAL`). One observer.
+    #[default]
+    Visibility,
+    /// The least target height above the ground at which each sample would be seen: 0 where a
+    /// target on the ground is already seen, NaN where the sample is not a target (GDAL's `GROUND`;
+    /// a target exactly at that height touches the line of sight, anything higher is seen). The
+    /// parameters' target height is ignored. One observer.
+    HeightFromGround,
+    /// That height plus the sample's elevation (GDAL's `DEM`). One observer.
+    HeightFromDem,
+    /// How many of the observers see each sample (`None` where it is a target of none).
+    Count,
+}
+
+impl ViewshedMode {
+    /// Every mode, in declaration order.
+    pub const ALL: [ViewshedMode; 4] =
+        [ViewshedMode::Visibility, ViewshedMode::HeightFromGround, ViewshedMode::HeightFromDem, ViewshedMode::Count];
+
+    /// The mode's name as the command line and Python spell it: `visible`, `ground`, `dem`, `count`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ViewshedMode::Visibility => "visible",
+            ViewshedMode::HeightFromGround => "ground",
+            ViewshedMode::HeightFromDem => "dem",
+            ViewshedMode::Count => "count",
+        }
+    }
+
+    /// The mode of a [`name`](Self::name) (ASCII case ignored).
+    pub fn from_name(name: &str) -> Result<Self, ViewshedError> {
+        Self::ALL.into_iter().find(|m| m.name().eq_ignore_ascii_case(name)).ok_or_else(|| ViewshedError::Param {
+            name: "mode",
+            why: format!("'{name}' is not one of visible, ground, dem, count"),
+        })
+    }
+}
+
+/// Progress and cancellation of a long viewshed.
+#[derive(Clone, Copy, Default)]
+pub struct Hooks<'a> {
+    /// Called now and then, from any thread, with the fraction of the work done (0 to 1).
+    pub progress: Option<&'a (dyn Fn(f64) + Sync)>,
+    /// Read now and then: once it is true the run stops and answers [`ViewshedError::Cancelled`].
+    pub cancel: Option<&'a std::sync::atomic::AtomicBool>,
+}
+
+impl std::fmt::Debug for Hooks<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hooks").field("progress", &self.progress.is_some()).field("cancel", &self.cancel).finish()
+    }
 }
 
 impl ViewshedParams {

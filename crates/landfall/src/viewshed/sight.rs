@@ -10,7 +10,8 @@
 //! is the exact test. (Over a hole the segment may pass under the surface without meeting it, as
 //! through a tunnel; the bracket test, unlike "terrain above the line somewhere", gets that right.)
 //! Breakpoints are computed from the target's end (s = 0 at P exactly), so the target's own
-//! triangles, which the segment reaches at P, never block by rounding.
+//! triangles, which the segment reaches at P, never block by rounding. Only pieces over existing
+//! triangles are reported: over a hole there is no surface.
 
 use crate::heightfield::cell::{self, Corners, Half};
 use crate::heightfield::Heightfield;
@@ -69,20 +70,6 @@ impl Sight<'_> {
             h01: self.lowered(i, j + 1),
             h11: self.lowered(i + 1, j + 1),
         }
-    }
-
-    /// The lowered terrain height at parameter `s` of the segment from target sample (pi, pj) to
-    /// the eye, or `None` over a hole.
-    pub fn terrain_at(&self, pi: usize, pj: usize, s: f64) -> Option<f64> {
-        let (pu, pv) = (pi as f64, pj as f64);
-        let (u, v) = (pu + s * (self.ou - pu), pv + s * (self.ov - pv));
-        let i = cell::cell_index(u, 0, self.hf.nx() - 2);
-        let j = cell::cell_index(v, 0, self.hf.ny() - 2);
-        let anti = self.hf.diagonal().is_anti(i, j);
-        let (fu, fv) = (u - i as f64, v - j as f64);
-        let half = if cell::diagonal_side(anti, fu, fv) > 0.0 { Half::North } else { Half::South };
-        let p = cell::plane(anti, half, &self.corners(i, j));
-        (!p.is_hole()).then(|| p.eval(fu, fv))
     }
 
     /// Walks the breakpoints of the segment from target sample (pi, pj) to the observer in
@@ -260,7 +247,47 @@ impl Sight<'_> {
                 }
             }
         }
+        // Over a hole: an end of the part may still be a vertex of an existing triangle (a line
+        // through a vertex between holes touches the surface there).
+        for s in [s1, s2] {
+            let (x, y) = (seg.pu + s * seg.du, seg.pv + s * seg.dv);
+            let (i, j) = (x.round(), y.round());
+            if (x - i).abs() <= 1e-9 && (y - j).abs() <= 1e-9 {
+                if let Some(h) = self.vertex(i as usize, j as usize) {
+                    probe.piece(s, h, s, h)?;
+                }
+            }
+        }
         ControlFlow::Continue(())
+    }
+
+    /// The lowered height of sample (i, j) when some existing triangle has it as a vertex.
+    fn vertex(&self, i: usize, j: usize) -> Option<f64> {
+        let (nx, ny) = (self.hf.nx(), self.hf.ny());
+        let h = self.lowered(i, j);
+        if h.is_nan() {
+            return None;
+        }
+        for (ci, cj) in [(i.wrapping_sub(1), j.wrapping_sub(1)), (i, j.wrapping_sub(1)), (i.wrapping_sub(1), j), (i, j)]
+        {
+            if ci >= nx - 1 || cj >= ny - 1 {
+                continue;
+            }
+            let anti = self.hf.diagonal().is_anti(ci, cj);
+            let k = self.corners(ci, cj);
+            // The corner (i, j) is in the cell's half on its side of the diagonal, or in both.
+            let (fu, fv) = ((i - ci) as f64, (j - cj) as f64);
+            let side = cell::diagonal_side(anti, fu, fv);
+            for half in [Half::South, Half::North] {
+                if (half == Half::South && side > 0.0) || (half == Half::North && side < 0.0) {
+                    continue;
+                }
+                if !cell::plane(anti, half, &k).is_hole() {
+                    return Some(h);
+                }
+            }
+        }
+        None
     }
 }
 

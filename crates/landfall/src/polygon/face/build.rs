@@ -174,9 +174,8 @@ pub(super) fn concat_parallel<T: Pod + Send + Sync>(
 /// How many polygons ahead [`FaceSet::from_triangles`] fetches the corners of.
 pub(super) const PREFETCH_AHEAD: usize = 12;
 
-/// Relative distance (of the terrain's extent) by which edges are pushed outward, so points on a
-/// polygon's boundary count as inside despite rounding of the local transform.
-pub const EDGE_SLACK: f64 = 1e-12;
+pub use crate::polygon::limits::EDGE_SLACK;
+use crate::polygon::limits::{MAX_COORDINATE, MIN_EXTENT};
 
 /// Turns input polygon `source` (world vertices) into convex faces appended to `out`.
 pub(crate) fn add_polygon(
@@ -190,6 +189,9 @@ pub(crate) fn add_polygon(
 ) -> Result<(), PolygonError> {
     if let Some(v) = world.iter().position(|v| !v.is_finite()) {
         return Err(PolygonError::NonFinite { polygon: source as usize, vertex: v });
+    }
+    if let Some(v) = world.iter().position(|v| v.abs().max_element() > MAX_COORDINATE) {
+        return Err(PolygonError::OutOfRange { polygon: source as usize, vertex: v });
     }
     // Distinct consecutive vertices, closing vertex dropped.
     scratch.clear();
@@ -210,7 +212,7 @@ pub(crate) fn add_polygon(
         push_face(source, &[to_local(scratch[0]), to_local(scratch[1]), to_local(scratch[2])], slack, out);
         return Ok(());
     }
-    let unit = normal.normalize();
+    let unit = scaled_normalize(normal);
     let planar = scratch.iter().all(|v| (*v - scratch[0]).dot(unit).abs() <= 1e-9 * extent);
     let local: Vec<DVec3> = scratch.iter().map(|&v| to_local(v)).collect();
     if planar && scratch.len() <= MAX_FACE_VERTICES && is_convex(scratch, unit) {
@@ -231,7 +233,7 @@ pub(crate) fn add_polygon(
     let before = out.faces.len();
     for t in tris.chunks_exact(3) {
         let tri = [local[t[0]], local[t[1]], local[t[2]]];
-        if (tri[1] - tri[0]).cross(tri[2] - tri[0]).length() > 1e-12 * extent * extent {
+        if scaled_length((tri[1] - tri[0]).cross(tri[2] - tri[0])) > 1e-12 * extent * extent {
             push_face(source, &tri, slack, out);
         }
     }
@@ -242,13 +244,32 @@ pub(crate) fn add_polygon(
 }
 
 /// Newell's normal and the extent of polygon `p` (distinct consecutive vertices, world
-/// coordinates), or `None` when it is degenerate: fewer than three vertices, or no area. Always
-/// inlined: a triangle's test then runs with a known vertex count (unrolled loops, no `% n`).
+/// coordinates), or `None` when it is degenerate: fewer than three vertices, an extent below
+/// [`MIN_EXTENT`], or no area relative to its extent squared. The
+/// test is scale-free (the same polygon scaled by 1e±150 gives the same answer). Always inlined: a
+/// triangle's test then runs with a known vertex count (unrolled loops, no `% n`).
 #[inline(always)]
 pub(super) fn area_normal(p: &[DVec3]) -> Option<(DVec3, f64)> {
     let normal = newell(p);
     let extent = p.iter().fold(0.0f64, |m, v| m.max((*v - p[0]).abs().max_element()));
-    (p.len() >= 3 && normal.length() > 1e-12 * extent * extent && extent != 0.0).then_some((normal, extent))
+    let area = scaled_length(normal);
+    (p.len() >= 3 && extent >= MIN_EXTENT && area > 1e-12 * extent * extent).then_some((normal, extent))
+}
+
+/// |v| without its square's overflow or underflow (components up to f64::MAX, down to subnormals).
+#[inline(always)]
+pub(crate) fn scaled_length(v: DVec3) -> f64 {
+    let m = v.abs().max_element();
+    if m == 0.0 || !m.is_finite() {
+        return m;
+    }
+    m * (v / m).length()
+}
+
+/// `v` at unit length without its square's overflow or underflow.
+#[inline(always)]
+pub(crate) fn scaled_normalize(v: DVec3) -> DVec3 {
+    (v / v.abs().max_element()).normalize()
 }
 
 /// A triangle's three vertices.
@@ -313,7 +334,7 @@ pub(super) fn face_records(
         z = [z[0].min(p.z), z[1].max(p.z)];
         area2 += p.x * q.y - q.x * p.y;
     }
-    let mut normal = newell(local).normalize();
+    let mut normal = scaled_normalize(newell(local));
     if normal.z < 0.0 {
         normal = -normal;
     }

@@ -1,0 +1,140 @@
+//! (Geo)TIFF rasters: one band, georeferenced by ModelPixelScale + ModelTiepoint or by
+//! ModelTransformation, nodata from the GDAL_NODATA tag; strips or tiles (Cloud-Optimized GeoTIFFs
+//! included) compressed as GDAL writes elevation: NONE, LZW, DEFLATE, ZSTD, LERC, LERC_DEFLATE,
+//! LERC_ZSTD (and PACKBITS), with predictors 1, 2 and 3.
+//!
+//! The tags are read by the `tiff` crate; the chunks are read and decoded here ([`chunk`]), one
+//! band of chunks at a time ([`rows`]), whether the image is read whole or streamed.
+
+mod chunk;
+mod codec;
+mod georef;
+mod layout;
+mod predictor;
+mod rows;
+
+use crate::input::{open_regular, Limits};
+use crate::raster::{to_height, GeoKeys, GeoRef, Raster};
+use crate::IoError;
+use georef::{read_geokeys, read_georef};
+use layout::Layout;
+pub(crate) use rows::{stream_rows, RowReader};
+use std::path::Path;
+use tiff::decoder::Decoder;
+use tiff::tags::Tag;
+use tiff::ColorType;
+
+/// The decoder's limits for rasters within `limits` (8 bytes a sample at most).
+fn decoder_limits(limits: &Limits) -> tiff::decoder::Limits {
+    let bytes = usize::try_from(limits.max_bytes(8)).unwrap_or(usize::MAX);
+    let mut l = tiff::decoder::Limits::default();
+    l.decoding_buffer_size = bytes;
+    l.intermediate_buffer_size = bytes;
+    l
+}
+
+/// A TIFF's decoder after its header: size, nodata, placement and CRS read, the image not yet.
+pub(crate) struct Opened {
+    dec: Decoder<std::io::BufReader<SeekTake<std::fs::File>>>,
+    /// Columns and rows.
+    pub nx: usize,
+    pub ny: usize,
+    /// The GDAL_NODATA value.
+    pub nodata: Option<f64>,
+    /// Placement of the south-west sample.
+    pub georef: Option<GeoRef>,
+    /// The CRS tags.
+    pub geokeys: Option<GeoKeys>,
+    /// How the image is stored.
+    layout: Layout,
+}
+
+/// Opens a one-band TIFF and reads its tags. `samples` checks the declared size (a whole-image read
+/// against the sample limit; a streamed one against its own).
+pub(crate) fn open(
+    path: &Path,
+    limits: &Limits,
+    samples: impl Fn(u64, u64) -> Result<(), IoError>,
+) -> Result<Opened, IoError> {
+    let (file, len) = open_regular(path)?;
+    let bad = |e: tiff::TiffError| IoError::format(path, format!("not a readable TIFF: {e}"));
+    let reader = std::io::BufReader::new(SeekTake::new(file, len));
+    // The crate's default limits while the chunks' offsets are read (as `Decoder::new` read them).
+    let mut dec = Decoder::new(reader).map_err(bad)?;
+    let (w, h) = dec.dimensions().map_err(bad)?;
+    samples(w as u64, h as u64)?;
+    let (nx, ny) = (w as usize, h as usize);
+    match dec.colortype().map_err(bad)? {
+        ColorType::Gray(_) => {}
+        c => {
+            return Err(IoError::field(
+                path,
+                "SamplesPerPixel/PhotometricInterpretation",
+                format!("{c:?}: expected one band of heights"),
+            ))
+        }
+    }
+    let nodata: Option<f64> = match dec.find_tag(Tag::GdalNodata) {
+        Ok(None) => None,
+        Ok(Some(v)) => {
+            let s = v.into_string().map_err(|e| IoError::field(path, "GDAL_NODATA", format!("not text: {e}")))?;
+            let t = s.trim_matches(|c: char| c.is_whitespace() || c == '\0');
+            let bad = || IoError::field(path, "GDAL_NODATA", format!("'{}' is not a number", crate::quote(t)));
+            Some(t.parse().map_err(|_| bad())?)
+        }
+        Err(e) => return Err(IoError::field(path, "GDAL_NODATA", format!("present but unreadable: {e}"))),
+    };
+    let layout = Layout::read(path, &mut dec, nx, ny, len)?;
+    let mut dec = dec.with_limits(decoder_limits(limits));
+    let georef = read_georef(path, &mut dec, ny)?;
+    let geokeys = read_geokeys(&mut dec);
+    Ok(Opened { dec, nx, ny, nodata, georef, geokeys, layout })
+}
+
+/// Reads the whole image: row by row, as it streams (no copy of the decoded file besides the
+/// heights).
+pub(crate) fn read(path: &Path, limits: &Limits) -> Result<Raster, IoError> {
+    let mut o = open(path, limits, |w, h| limits.check_samples(path, "ImageWidth × ImageLength", w, h))?;
+    let (nx, ny, nodata) = (o.nx, o.ny, o.nodata);
+    let mut values = Vec::with_capacity(nx * ny);
+    stream_rows(path, &mut o, |r, row| {
+        for (k, &v) in row.iter().enumerate() {
+            values.push(to_height(path, v, nodata, || format!("pixel (row {r}, column {k})"))?);
+        }
+        Ok(())
+    })?;
+    let mut r = Raster { nx, ny, values, georef: o.georef, notes: vec![], geokeys: o.geokeys };
+    r.flip_rows();
+    Ok(r)
+}
+
+/// A reader that stops at the length the file had when opened (a file that grows while it is read
+/// cannot make the decoder read more), and seeks within it.
+struct SeekTake<R> {
+    inner: R,
+    len: u64,
+    pos: u64,
+}
+
+impl<R> SeekTake<R> {
+    fn new(inner: R, len: u64) -> Self {
+        Self { inner, len, pos: 0 }
+    }
+}
+
+impl<R: std::io::Read> std::io::Read for SeekTake<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let left = self.len.saturating_sub(self.pos);
+        let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+        let n = self.inner.read(&mut buf[..want])?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+impl<R: std::io::Seek> std::io::Seek for SeekTake<R> {
+    fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
+        self.pos = self.inner.seek(to)?;
+        Ok(self.pos)
+    }
+}

@@ -1,0 +1,321 @@
+//! The surface against brute-force references in ECEF (every triangle, f64, vertices straight from
+//! `geodetic_to_ecef`): heights, rays, rays aimed at shared edges and vertices, holes, tiles at the
+//! poles and across the antimeridian, and the flat-sea horizon geometry.
+
+use super::wgs84::{ecef_to_geodetic, geodetic_to_ecef, up};
+use super::*;
+use crate::geom::{moller_trumbore_grown, Half, TriangleId};
+use crate::heightfield::synth::{generate, SynthParams};
+use crate::{Heightfield, Terrain};
+use glam::DVec3;
+use proptest::prelude::*;
+
+/// ECEF vertices of every existing triangle, straight from the geodetic map.
+fn ecef_triangles(s: &GeoSurface) -> Vec<(TriangleId, [DVec3; 3])> {
+    let hf = s.heightfield();
+    let (o, d) = (hf.origin(), hf.spacing());
+    let mut out = Vec::new();
+    for j in 0..hf.ny() - 1 {
+        for i in 0..hf.nx() - 1 {
+            for half in [Half::South, Half::North] {
+                if s.cell_triangle(i, j, half).is_none() {
+                    continue;
+                }
+                let offs = crate::heightfield::cell::corner_offsets(hf.diagonal().is_anti(i, j), half);
+                let v = offs.map(|(di, dj)| {
+                    let (ii, jj) = (i + di, j + dj);
+                    geodetic_to_ecef(o.x + ii as f64 * d.x, o.y + jj as f64 * d.y, hf.sample(ii, jj) as f64)
+                });
+                out.push((TriangleId::Cell { i: i as u32, j: j as u32, half }, v));
+            }
+        }
+    }
+    out
+}
+
+/// Every t where the line o + t·d meets a triangle grown (eps > 0) or shrunk (eps < 0) by `eps`.
+fn brute(tris: &[(TriangleId, [DVec3; 3])], o: DVec3, d: DVec3, eps: f64) -> Vec<f64> {
+    tris.iter().filter_map(|(_, v)| moller_trumbore_grown(o, d, v, eps)).collect()
+}
+
+/// A generated grid of (nx, ny) samples, its south-west one at (lon0, lat0), `step` degrees apart
+/// (0.8 of it in latitude); with `holes`, every 23rd sample is nodata.
+fn surface(
+    (lon0, lat0): (f64, f64),
+    (nx, ny): (usize, usize),
+    step: f64,
+    relief: f32,
+    seed: u64,
+    holes: bool,
+) -> GeoSurface {
+    let mut h = generate(nx, ny, &SynthParams { seed, relief, feature: 6.0, ..SynthParams::default() });
+    if holes {
+        for k in (0..h.len()).step_by(23) {
+            h[k] = f32::NAN;
+        }
+    }
+    // A row at a pole is one point: one height (as in a real DEM).
+    for j in [0, ny - 1] {
+        if (lat0 + j as f64 * step * 0.8).abs() == 90.0 {
+            let v = h[j * nx];
+            h[j * nx..(j + 1) * nx].fill(v);
+        }
+    }
+    let hf = Heightfield::builder(nx, ny, h).origin(lon0, lat0).spacing(step, step * 0.8).build().unwrap();
+    GeoSurface::new(hf).unwrap()
+}
+
+/// The largest height difference between neighbouring samples over the cell's width (both in
+/// metres), at least 1.
+fn steepness(s: &GeoSurface) -> f64 {
+    let hf = s.heightfield();
+    let mut k: f64 = 1.0;
+    for j in 0..hf.ny() - 1 {
+        for i in 0..hf.nx() - 1 {
+            let (a, b, c) = (s.sample_enu(i, j), s.sample_enu(i + 1, j), s.sample_enu(i, j + 1));
+            for q in [b, c] {
+                let dz = (q.z - a.z).abs();
+                let w = ((q - a).length_squared() - dz * dz).max(0.0).sqrt();
+                if dz.is_finite() && w > 0.0 {
+                    k = k.max(dz / w);
+                }
+            }
+        }
+    }
+    k
+}
+
+fn grid_strategy() -> impl Strategy<Value = GeoSurface> {
+    grid_with(any::<bool>())
+}
+
+/// Grids with holes or not as `holes` draws.
+fn grid_with(holes: impl Strategy<Value = bool>) -> impl Strategy<Value = GeoSurface> {
+    (
+        prop_oneof![-179.0f64..178.0, Just(179.9)],
+        prop_oneof![-80.0f64..80.0, Just(89.8), Just(-90.0)],
+        5usize..24,
+        5usize..20,
+        prop_oneof![0.0005f64..0.02, Just(1.0 / 3600.0)],
+        prop_oneof![1.0f32..50.0, 500.0f32..4000.0],
+        any::<u64>(),
+        holes,
+    )
+        .prop_map(|(lon0, lat0, nx, ny, step, relief, seed, holes)| {
+            let lat0 = lat0.min(90.0 - (ny - 1) as f64 * step * 0.8);
+            surface((lon0, lat0), (nx, ny), step, relief, seed, holes)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, max_global_rejects: 100_000, ..ProptestConfig::default() })]
+
+    /// The height at (lon, lat) is where the ellipsoid normal through (lon, lat) meets a triangle
+    /// of the brute-force ECEF mesh; where that normal clearly crosses the mesh, there is a height.
+    /// Longitudes are also asked a turn away.
+    #[test]
+    fn heights_match_brute_force(s in grid_strategy(), fu in -0.05f64..1.05, fv in -0.05f64..1.05, turn in -1i32..=1) {
+        let hf = s.heightfield();
+        let (o, d) = (hf.origin(), hf.spacing());
+        let lon = o.x + fu * (hf.nx() - 1) as f64 * d.x;
+        let lat = (o.y + fv * (hf.ny() - 1) as f64 * d.y).clamp(-90.0, 90.0);
+        let tris = ecef_triangles(&s);
+        let (lo, dir) = (geodetic_to_ecef(lon, lat, 0.0), up(lon, lat));
+        let grown = brute(&tris, lo, dir, 1e-9);
+        let clear = brute(&tris, lo, dir, -1e-7);
+        // Heights on steep triangles are as sensitive to rounding of the line's position as the slope.
+        let tol = 1e-6 * (1.0 + steepness(&s));
+        match s.height_at(lon + 360.0 * turn as f64, lat) {
+            Some(h) => prop_assert!(grown.iter().any(|&t| (t - h).abs() < tol), "h {h} not in {grown:?}"),
+            None => prop_assert!(clear.is_empty(), "missed {clear:?}"),
+        }
+    }
+
+    /// The first crossing of a ray given in ECEF is the brute force's first crossing (rays from above,
+    /// grazing rays and rays from below, random directions).
+    #[test]
+    fn rays_match_brute_force(s in grid_strategy(), fu in 0.0f64..1.0, fv in 0.0f64..1.0, h0 in -300.0f64..5000.0,
+                              dir in prop::array::uniform3(-1.0f64..1.0), down in 0.0f64..1.5) {
+        let hf = s.heightfield();
+        let (o, d) = (hf.origin(), hf.spacing());
+        let lon = o.x + fu * (hf.nx() - 1) as f64 * d.x;
+        let lat = o.y + fv * (hf.ny() - 1) as f64 * d.y;
+        let from = Geodetic::new(lon, lat, h0);
+        let local = EnuFrame::new(from);
+        let dir_enu = DVec3::from_array(dir) - DVec3::Z * down;
+        prop_assume!(dir_enu.length() > 1e-3);
+        let (oe, de) = (from.to_ecef(), local.dir_to_ecef(dir_enu));
+        let tris = ecef_triangles(&s);
+        let first = |eps: f64| brute(&tris, oe, de, eps).into_iter().filter(|&t| t >= 0.0).min_by(f64::total_cmp);
+        let scale = 1e-6 * (1.0 + 1.0 / dir_enu.length());
+        let got = s.raycast_ecef(oe, de, f64::INFINITY);
+        if let Some(tc) = first(-1e-7) {
+            let g = got.expect("a clear brute-force hit");
+            prop_assert!(g.t <= tc + scale, "walk {} after brute {tc}", g.t);
+        }
+        if let Some(g) = got {
+            let all = brute(&tris, oe, de, 1e-9);
+            prop_assert!(all.iter().any(|&t| (t - g.t).abs() < scale), "walk t {} not in {all:?}", g.t);
+            let tg = first(1e-9).unwrap();
+            prop_assert!(g.t <= tg + scale || (g.t - tg).abs() < scale, "walk {} beyond first grown {tg}", g.t);
+            // The same point in every system.
+            prop_assert!((g.ecef - (oe + de * g.t)).length() < 1e-6);
+            let back = ecef_to_geodetic(g.ecef);
+            prop_assert!((back.h - g.point.geodetic.h).abs() < 1e-9);
+        }
+        // Geodetic input gives the same crossing.
+        let gg = s.raycast_geodetic(from, dir_enu, f64::INFINITY);
+        prop_assert_eq!(got.is_some(), gg.is_some());
+        if let (Some(a), Some(b)) = (got, gg) {
+            prop_assert!((a.t - b.t).abs() < scale);
+        }
+    }
+
+    /// Rays aimed at a sample (a vertex shared by up to six triangles) or at a point of an edge
+    /// chord (shared by two) from any direction above never slip through: they hit at or before it.
+    #[test]
+    fn aimed_at_vertices_and_edges(s in grid_with(Just(false)), pick in any::<u64>(), along in prop_oneof![Just(0.0), 0.0f64..1.0, Just(0.5)],
+                                   dir in prop::array::uniform3(-1.0f64..1.0), edge in 0usize..3) {
+        let hf = s.heightfield();
+        let i = (pick % (hf.nx() as u64 - 1)) as usize;
+        let j = ((pick >> 32) % (hf.ny() as u64 - 1)) as usize;
+        let (di, dj) = [(1, 0), (0, 1), (1, 1)][edge];
+        let a = s.sample_enu(i, j);
+        let b = s.sample_enu(i + di, j + dj);
+        // The (1, 1) edge exists only where it is the cell's diagonal; otherwise aim at the vertex.
+        let along = if edge == 2 && hf.diagonal().is_anti(i, j) { 0.0 } else { along };
+        let target = a + (b - a) * along;
+        let d = (DVec3::from_array(dir) - DVec3::Z * 1.2).normalize();
+        // The ray crosses the surface there rather than grazing a silhouette: every triangle of the
+        // cells around faces it (steep cliffs seen from the side can be touched at a vertex only).
+        for (ci, cj) in [(i.wrapping_sub(1), j.wrapping_sub(1)), (i, j.wrapping_sub(1)), (i.wrapping_sub(1), j), (i, j)] {
+            for half in [Half::South, Half::North] {
+                if let Some(v) = s.cell_triangle(ci, cj, half) {
+                    let n = (v[1] - v[0]).cross(v[2] - v[0]).normalize();
+                    prop_assume!(n.dot(d).abs() > 0.05 && n.dot(d) * n.z < 0.0);
+                }
+            }
+        }
+        let ray = crate::Ray::new(target - d * 1000.0, d);
+        let hit = s.raycast_enu(&ray, f64::INFINITY);
+        prop_assert!(hit.is_some_and(|h| h.t <= 1000.0 + 1e-6), "{hit:?}");
+    }
+
+    /// At every sample the height is the sample (to rounding), and at any point of a triangle
+    /// (taken in ECEF) the height at its (lon, lat) is its geodetic height.
+    #[test]
+    fn heights_at_samples_and_on_triangles(s in grid_strategy(), pick in any::<u64>(), w in prop::array::uniform2(0.0f64..1.0)) {
+        let hf = s.heightfield();
+        let (o, d) = (hf.origin(), hf.spacing());
+        let i = (pick % hf.nx() as u64) as usize;
+        let j = ((pick >> 32) % hf.ny() as u64) as usize;
+        let z = hf.sample(i, j);
+        // Rows at a pole are one point: their triangles there are degenerate.
+        let pole = |lat: f64| lat.abs() == 90.0;
+        // Some existing triangle has the sample as a corner (holes may remove all of them).
+        let used = (i.saturating_sub(1)..=i.min(hf.nx() - 2)).any(|ci| (j.saturating_sub(1)..=j.min(hf.ny() - 2)).any(|cj| {
+            [Half::South, Half::North].into_iter().any(|half| {
+                let offs = crate::heightfield::cell::corner_offsets(hf.diagonal().is_anti(ci, cj), half);
+                s.cell_triangle(ci, cj, half).is_some() && offs.iter().any(|&(di, dj)| (ci + di, cj + dj) == (i, j))
+            })
+        }));
+        if used && !pole(o.y + j as f64 * d.y) {
+            let h = s.height_at(o.x + i as f64 * d.x, o.y + j as f64 * d.y);
+            prop_assert!(h.is_some_and(|h| (h - z as f64).abs() < 1e-6), "{h:?} vs {z}");
+        }
+        let (ci, cj) = (i.min(hf.nx() - 2), j.min(hf.ny() - 2));
+        if let Some(v) = s.cell_triangle(ci, cj, Half::North) {
+            let (a, b) = if w[0] + w[1] > 1.0 { (1.0 - w[0], 1.0 - w[1]) } else { (w[0], w[1]) };
+            let p = s.frame().enu_to_geodetic(v[0] + (v[1] - v[0]) * a + (v[2] - v[0]) * b);
+            prop_assume!(!pole(p.lat) && !pole(o.y + cj as f64 * d.y) && !pole(o.y + (cj + 1) as f64 * d.y));
+            let h = s.height_at(p.lon, p.lat);
+            prop_assert!(h.is_some_and(|h| (h - p.h).abs() < 1e-6), "{h:?} vs {}", p.h);
+        }
+    }
+}
+
+/// The Terrain view (ENU, z up) agrees with the geodetic queries: the vertical line's surface and
+/// candidate triangles.
+#[test]
+fn terrain_in_enu_agrees() {
+    let s = surface((6.0, 45.0), (40, 30), 0.01, 800.0, 7, true);
+    let mut n = 0;
+    for k in 0..300 {
+        let (lon, lat) = (6.0 + (k % 20) as f64 * 0.0193, 45.0 + (k / 20) as f64 * 0.0151);
+        let Some(g) = s.surface_at(lon, lat) else { continue };
+        n += 1;
+        let top = s.top_surface(g.enu + DVec3::Z * 50.0).expect("surface on the ENU vertical");
+        // Not the same point (the frame's vertical is not the ellipsoid normal), but on the surface.
+        let q = s.frame().enu_to_geodetic(top.point);
+        assert!((s.height_at(q.lon, q.lat).unwrap() - q.h).abs() < 1e-6);
+        let mut found = false;
+        s.triangles_in(&crate::Aabb::new(g.enu - 1.0, g.enu + 1.0), &mut |id, _| found |= id == g.triangle);
+        assert!(found, "candidates miss the point's triangle");
+    }
+    assert!(n > 150, "{n}");
+}
+
+/// A 1° × 1° tile is about 111 km north–south and 78.8 km east–west at 45° N in its ENU frame.
+#[test]
+fn a_one_degree_tile_has_its_true_size() {
+    let hf = Heightfield::builder(121, 121, vec![0.0; 121 * 121])
+        .origin(10.0, 44.5)
+        .spacing(1.0 / 120.0, 1.0 / 120.0)
+        .build()
+        .unwrap();
+    let s = GeoSurface::new(hf).unwrap();
+    let ns = (s.sample_enu(60, 120) - s.sample_enu(60, 0)).length();
+    let ew = (s.sample_enu(120, 60) - s.sample_enu(0, 60)).length();
+    assert!((ns - 111_132.0).abs() < 50.0, "{ns}");
+    assert!((ew - 78_847.0).abs() < 50.0, "{ew}");
+}
+
+/// The flat-sea geometry under the viewshed: on a 1° × 1° raster at h = 0, the straight segment
+/// between two points 10 m above it stays clear at 20 km apart and meets the surface at 30 km
+/// (the chord between them sags d²/8R: 7.8 m at 20 km, 17.7 m at 30 km).
+#[test]
+fn flat_sea_horizon_geometry() {
+    let hf = Heightfield::builder(121, 121, vec![0.0; 121 * 121])
+        .origin(-3.5, 50.0)
+        .spacing(1.0 / 120.0, 1.0 / 120.0)
+        .build()
+        .unwrap();
+    let s = GeoSurface::new(hf).unwrap();
+    for (dist, clear) in [(20_000.0, true), (30_000.0, false)] {
+        let half = dist / 2.0 / 111_250.0;
+        let (a, b) = (Geodetic::new(-3.0, 50.5 - half, 10.0), Geodetic::new(-3.0, 50.5 + half, 10.0));
+        let d = (a.to_ecef() - b.to_ecef()).length();
+        assert!((d - dist).abs() < 100.0, "{d}");
+        assert_eq!(s.visible(a, b), clear, "{dist} m");
+        assert_eq!(s.visible(b, a), clear, "{dist} m, reversed");
+        // East–west as well.
+        let dl = half * 2.0 / (50.5f64).to_radians().cos();
+        let (a, b) = (Geodetic::new(-3.0 - dl / 2.0, 50.5, 10.0), Geodetic::new(-3.0 + dl / 2.0, 50.5, 10.0));
+        assert_eq!(s.visible(a, b), clear, "{dist} m east–west");
+    }
+}
+
+/// A tile across the antimeridian answers longitudes on either side of ±180°, and a tile touching
+/// the pole answers up to 90° N.
+#[test]
+fn antimeridian_and_pole() {
+    let s = surface((179.5, -17.0), (61, 41), 1.0 / 60.0, 300.0, 3, false);
+    let a = s.height_at(-179.8, -16.7).unwrap();
+    assert_eq!(Some(a), s.height_at(180.2, -16.7));
+    let hit = s.raycast_geodetic(Geodetic::new(-179.8, -16.7, 5000.0), DVec3::NEG_Z, f64::INFINITY).unwrap();
+    assert!((hit.point.geodetic.h - a).abs() < 1e-6 && (hit.point.geodetic.lon - 180.2).abs() < 1e-9);
+    let p = surface((10.0, 89.5), (31, 31), 0.5 / 30.0 / 0.8, 100.0, 4, false);
+    assert!(p.height_at(123.0, 90.0).is_some());
+    assert!(p.height_at(10.2, 89.9).is_some());
+}
+
+/// Grids that are not in degrees are refused with the reason.
+#[test]
+fn refuses_grids_not_in_degrees() {
+    let hf = |ox: f64, oy: f64, d: f64| {
+        Heightfield::builder(3, 3, vec![0.0; 9]).origin(ox, oy).spacing(d, d).build().unwrap()
+    };
+    assert!(matches!(GeoSurface::new(hf(500_000.0, 4_000_000.0, 30.0)), Err(GeoError::Latitude { .. })));
+    assert!(matches!(GeoSurface::new(hf(0.0, 0.0, 2.0)), Err(GeoError::CellTooLarge { .. })));
+    assert!(GeoSurface::with_leaf(hf(0.0, 0.0, 0.1), 9).is_err());
+}

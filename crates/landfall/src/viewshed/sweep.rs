@@ -1,0 +1,651 @@
+//! The horizon sweep: every target of one quadrant sector decided in one pass outward from the eye.
+//!
+//! **Quadrants.** Around the eye the grid is cut into four quadrants (east, west, north, south),
+//! each swept along its own axis in local coordinates (p, q): p along the sweep, q across it. The
+//! east quadrant is the grid itself; the others are its reflections and transpositions, so one
+//! sweep serves all four. A sample at local distance d = p − p_eye > 0 and lateral offset
+//! l = q − q_eye belongs to east and west when |l| ≤ d (the diagonals included), to north and
+//! south when |l| < d; the eye's own sample to none.
+//!
+//! **Projection.** In a quadrant, the point (d, l, w) (w its height above the eye) maps to
+//! (u, v) = (l/d, w/d). A straight edge maps to a straight segment, and the whole segment from the
+//! eye to a target P maps to the single point (u_P, v_P). Every point strictly between the eye and
+//! P has a smaller d than P. So P is hidden exactly when some terrain point with 0 < d < d_P
+//! projects onto u_P at or above v_P — and the highest terrain point over any u lies on an edge.
+//!
+//! **Sweep.** Columns are visited in increasing d. The horizon H (`envelope.rs`) holds the upper
+//! envelope of the projected edges of every strip of cells already passed. A target in column c is
+//! compared with H built from the strips before column c − 1, and with the two points where its
+//! sight line crosses the last strip: where it enters (on column c − 1) and where it crosses the
+//! strip's cell diagonal (when that diagonal does not end at the target). Inside one strip the
+//! sight line to a target crosses a single cell, because |u| ≤ 1. Then the strip between columns
+//! c − 1 and c (its row edges, diagonals and the edges along column c − 1) is merged into H.
+//!
+//! **First strip.** The strip holding the eye is clipped to the wedge |l| ≤ d before projecting; an
+//! edge through the eye (an eye on a grid line or vertex) projects to a single point, its far
+//! end. The targets of the first column are left to the exact walk.
+//!
+//! **Holes.** An edge is merged while one of its triangles exists. A target whose last strip
+//! touches a hole is left to the exact walk.
+//!
+//! **Sectors.** Any u-range of a quadrant is an independent problem: the sight lines to its
+//! targets cross only terrain in that range. Sectors run in parallel; a target belongs to the
+//! sector whose [u_lo, u_hi) holds its u (the last sector's range is closed).
+
+use super::envelope::{Cursor, Envelope, Merge};
+use super::eye::Eye;
+use super::sight::floor;
+use crate::heightfield::Diagonal;
+use std::ops::ControlFlow;
+
+/// One of the four quadrants around the eye.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Quadrant {
+    East,
+    West,
+    North,
+    South,
+}
+
+impl Quadrant {
+    pub const ALL: [Quadrant; 4] = [Quadrant::East, Quadrant::West, Quadrant::North, Quadrant::South];
+
+    /// Grid sample (i, j) of local (p, q).
+    #[inline(always)]
+    fn sample(self, p: i64, q: i64) -> (usize, usize) {
+        let (i, j) = match self {
+            Quadrant::East => (p, q),
+            Quadrant::West => (-p, q),
+            Quadrant::North => (q, p),
+            Quadrant::South => (q, -p),
+        };
+        (i as usize, j as usize)
+    }
+
+    /// Grid cell of the local cell spanning [p, p + 1] × [q, q + 1].
+    #[inline(always)]
+    fn cell(self, p: i64, q: i64) -> (usize, usize) {
+        let (i, j) = match self {
+            Quadrant::East => (p, q),
+            Quadrant::West => (-p - 1, q),
+            Quadrant::North => (q, p),
+            Quadrant::South => (q, -p - 1),
+        };
+        (i as usize, j as usize)
+    }
+
+    /// Whether the local cell at (p, q) is split by its local anti-diagonal (1, 0)–(0, 1) (else by
+    /// (0, 0)–(1, 1)): reflections swap the two.
+    #[inline(always)]
+    fn anti(self, diagonal: Diagonal, p: i64, q: i64) -> bool {
+        let (i, j) = self.cell(p, q);
+        diagonal.is_anti(i, j) != matches!(self, Quadrant::West | Quadrant::South)
+    }
+
+    /// The eye in local coordinates, from grid coordinates.
+    fn local(self, gu: f64, gv: f64) -> (f64, f64) {
+        match self {
+            Quadrant::East => (gu, gv),
+            Quadrant::West => (-gu, gv),
+            Quadrant::North => (gv, gu),
+            Quadrant::South => (-gv, gu),
+        }
+    }
+
+    /// Ranges of local p and q over an nx × ny grid.
+    fn extent(self, nx: usize, ny: usize) -> ((i64, i64), (i64, i64)) {
+        let (nx, ny) = (nx as i64 - 1, ny as i64 - 1);
+        match self {
+            Quadrant::East => ((0, nx), (0, ny)),
+            Quadrant::West => ((-nx, 0), (0, ny)),
+            Quadrant::North => ((0, ny), (0, nx)),
+            Quadrant::South => ((-ny, 0), (0, nx)),
+        }
+    }
+
+    /// Grid spacing along local p (world units).
+    fn step(self, dx: f64, dy: f64) -> f64 {
+        match self {
+            Quadrant::East | Quadrant::West => dx,
+            Quadrant::North | Quadrant::South => dy,
+        }
+    }
+
+    /// Whether targets with |l| = d (the diagonals) are this quadrant's.
+    fn owns_diagonals(self) -> bool {
+        matches!(self, Quadrant::East | Quadrant::West)
+    }
+}
+
+/// A sector of a quadrant: the targets whose u lies in [u_lo, u_hi) ([u_lo, u_hi] when `last`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Sector {
+    pub quad: Quadrant,
+    pub u_lo: f64,
+    pub u_hi: f64,
+    pub last: bool,
+}
+
+impl Sector {
+    /// `n` equal sectors of each quadrant.
+    pub fn split(n: usize) -> Vec<Sector> {
+        let mut out = Vec::with_capacity(4 * n);
+        for quad in Quadrant::ALL {
+            for k in 0..n {
+                let at = |k: usize| if k == n { 1.0 } else { -1.0 + 2.0 * k as f64 / n as f64 };
+                out.push(Sector { quad, u_lo: at(k), u_hi: at(k + 1), last: k + 1 == n });
+            }
+        }
+        out
+    }
+
+    #[inline(always)]
+    fn holds(&self, u: f64) -> bool {
+        u >= self.u_lo && (u < self.u_hi || (self.last && u <= self.u_hi))
+    }
+}
+
+/// What the sweep learns of a target: its slope from the eye and the highest slope of the terrain
+/// strictly between (or that the exact walk must decide).
+pub(crate) trait Sink: Sync {
+    /// Sample (i, j) is a target at lowered elevation `zp` (with the target height), at local
+    /// distance `d` (grid steps along the sweep axis), seen from the eye at slope `vp` (height per
+    /// step of d). `h`: the highest slope of any terrain point strictly between the eye and the
+    /// target, −∞ when none; `None` when the sweep leaves the target to the exact walk.
+    fn target(&self, run: &Eye, i: usize, j: usize, zp: f64, d: f64, vp: f64, h: Option<f64>);
+}
+
+/// One column of a sector: lateral samples q0..q0 + z.len(), lowered (NaN holes), with their
+/// projections.
+#[derive(Default)]
+struct Column {
+    p: i64,
+    /// Local distance p − p_eye.
+    d: f64,
+    inv_d: f64,
+    q0: i64,
+    /// Lowered heights.
+    z: Vec<f64>,
+    /// Projected (u, v) of each sample.
+    uv: Vec<(f64, f64)>,
+    /// Whether the column exists (inside the grid).
+    exists: bool,
+}
+
+impl Column {
+    /// Lowered height of lateral q.
+    #[inline(always)]
+    fn z(&self, q: i64) -> f64 {
+        self.z[(q - self.q0) as usize]
+    }
+
+    /// Height above the eye of lateral q.
+    #[inline(always)]
+    fn w(&self, q: i64, zo: f64) -> f64 {
+        self.z(q) - zo
+    }
+
+    #[inline(always)]
+    fn uv(&self, q: i64) -> (f64, f64) {
+        self.uv[(q - self.q0) as usize]
+    }
+
+    fn q1(&self) -> i64 {
+        self.q0 + self.z.len() as i64 - 1
+    }
+
+    /// Whether lateral q is loaded.
+    #[inline(always)]
+    fn has(&self, q: i64) -> bool {
+        self.exists && q >= self.q0 && q <= self.q1()
+    }
+}
+
+/// Reusable buffers of one sweep.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    cols: [Column; 3],
+    horizon: Envelope,
+    /// The envelope of the strip being merged.
+    strip: Envelope,
+}
+
+/// The sweep of one sector for one observer.
+struct SectorSweep<'a, S: Sink> {
+    run: &'a Eye<'a>,
+    sink: &'a S,
+    sector: Sector,
+    quad: Quadrant,
+    /// The eye in local coordinates, and its elevation.
+    op: f64,
+    oq: f64,
+    zo: f64,
+    pmax: i64,
+    qmin: i64,
+    qmax: i64,
+    holes: bool,
+    /// Target filter needed (distance, angles or pitch limits).
+    limits: bool,
+}
+
+/// Sweeps one sector, reporting every target in it to `sink`. `column` is called after each column
+/// with the number of samples it held; `Break` stops the sweep.
+pub(crate) fn sweep<S: Sink>(
+    run: &Eye,
+    sector: Sector,
+    sink: &S,
+    scratch: &mut Scratch,
+    column: &mut dyn FnMut(usize) -> ControlFlow<()>,
+) -> ControlFlow<()> {
+    let Some((s, p_first, p_last)) = SectorSweep::new(run, sector, sink) else {
+        return ControlFlow::Continue(());
+    };
+    let Scratch { cols, horizon, strip } = scratch;
+    horizon.clear();
+    let [near, far, next] = cols;
+    s.load(near, p_first - 1);
+    s.load(far, p_first);
+    s.load(next, p_first + 1);
+    s.first_column(far);
+    column(far.z.len())?;
+    s.merge(near, far, next, horizon, strip, true);
+    for p in p_first + 1..=p_last {
+        std::mem::swap(near, far);
+        std::mem::swap(far, next);
+        s.load(next, p + 1);
+        s.column(near, far, horizon);
+        column(far.z.len())?;
+        if p < p_last {
+            s.merge(near, far, next, horizon, strip, false);
+        }
+    }
+    ControlFlow::Continue(())
+}
+
+/// The samples a sweep of `sector` loads: the work it does, for progress.
+pub(crate) fn work(run: &Eye, sector: Sector) -> u64 {
+    let Some((s, p_first, p_last)) = SectorSweep::new(run, sector, &()) else {
+        return 0;
+    };
+    (p_first - 1..=p_last + 1)
+        .map(|p| {
+            let (lo, hi) = s.range(p as f64 + 1.0 - s.op);
+            (hi - lo + 1).max(0) as u64
+        })
+        .sum()
+}
+
+impl Sink for () {
+    fn target(&self, _: &Eye, _: usize, _: usize, _: f64, _: f64, _: f64, _: Option<f64>) {}
+}
+
+impl<'a, S: Sink> SectorSweep<'a, S> {
+    /// The sweep of `sector` with its first and last column, if it has any.
+    fn new(run: &'a Eye<'a>, sector: Sector, sink: &'a S) -> Option<(Self, i64, i64)> {
+        let hf = run.sight.hf;
+        let quad = sector.quad;
+        let (op, oq) = quad.local(run.sight.ou, run.sight.ov);
+        let ((_, pmax), (qmin, qmax)) = quad.extent(hf.nx(), hf.ny());
+        let p_first = floor(op) + 1;
+        // Columns beyond the maximum distance hold no target (the last one is within it).
+        let step = {
+            let sp = hf.spacing();
+            quad.step(sp.x, sp.y)
+        };
+        let params = run.params;
+        let reach = params.max_distance / step;
+        let p_last = if reach.is_finite() { pmax.min(floor(op + reach) + 1) } else { pmax };
+        let limits = params.max_distance.is_finite() || params.azimuths.is_some() || params.pitch.is_some();
+        let zo = run.sight.zo;
+        (p_first <= p_last).then(|| {
+            let holes = hf.has_holes();
+            (SectorSweep { run, sink, sector, quad, op, oq, zo, pmax, qmin, qmax, holes, limits }, p_first, p_last)
+        })
+    }
+
+    /// The lateral range a column at local distance d must hold for the strips on both its sides
+    /// (with a margin of three samples for the strips' slant), clamped to the grid.
+    fn range(&self, d: f64) -> (i64, i64) {
+        let lo = floor(self.oq + self.sector.u_lo * d) - 3;
+        let hi = -floor(-(self.oq + self.sector.u_hi * d)) + 3;
+        (lo.max(self.qmin), hi.min(self.qmax))
+    }
+
+    /// Loads column p (none beyond the grid): the lateral range of the strip after it.
+    fn load(&self, c: &mut Column, p: i64) {
+        let sight = &self.run.sight;
+        c.p = p;
+        c.d = p as f64 - self.op;
+        c.inv_d = 1.0 / c.d;
+        c.z.clear();
+        c.uv.clear();
+        c.exists = p <= self.pmax;
+        let (q0, q1) = self.range(c.d + 1.0);
+        c.q0 = q0;
+        if !c.exists {
+            return;
+        }
+        c.z.extend((q0..=q1).map(|q| {
+            let (i, j) = self.quad.sample(p, q);
+            sight.lowered(i, j)
+        }));
+        let (inv, oq, zo) = (c.inv_d, self.oq, self.zo);
+        c.uv.extend(c.z.iter().enumerate().map(|(k, &z)| (((q0 + k as i64) as f64 - oq) * inv, (z - zo) * inv)));
+    }
+
+    /// The targets of column `c` with their lateral range: (first q, last q).
+    fn targets(&self, c: &Column) -> (i64, i64) {
+        let d = c.d;
+        let lo = -floor(-(self.oq + self.sector.u_lo.max(-1.0) * d));
+        let hi = floor(self.oq + self.sector.u_hi.min(1.0) * d);
+        (lo.max(self.qmin).max(c.q0), hi.min(self.qmax).min(c.q1()))
+    }
+
+    /// Whether lateral q of column c is a target of this sector (u its projection).
+    #[inline(always)]
+    fn owns(&self, d: f64, l: f64, u: f64) -> bool {
+        let inside = if self.quad.owns_diagonals() { l.abs() <= d } else { l.abs() < d };
+        inside && self.sector.holds(u)
+    }
+
+    /// The first column (d ≤ 1): its targets go to the exact walk.
+    fn first_column(&self, c: &Column) {
+        let (qa, qb) = self.targets(c);
+        for q in qa..=qb {
+            let l = q as f64 - self.oq;
+            if !self.owns(c.d, l, l * c.inv_d) {
+                continue;
+            }
+            self.report(c, q, None);
+        }
+    }
+
+    /// A target of column `c` with what the sweep found, if it is a target at all.
+    #[inline(always)]
+    fn report(&self, c: &Column, q: i64, h: Option<f64>) {
+        let run = self.run;
+        let zp = c.z(q) + run.params.target_height;
+        if zp.is_nan() {
+            return;
+        }
+        let (i, j) = self.quad.sample(c.p, q);
+        if self.limits && !run.is_target(i, j, zp) {
+            return;
+        }
+        let vp = (zp - self.zo) * c.inv_d;
+        self.sink.target(run, i, j, zp, c.d, vp, h);
+    }
+
+    /// The targets of column `far` against the horizon (everything up to `near`, its edges
+    /// included) and the cell diagonal of the last strip.
+    fn column(&self, near: &Column, far: &Column, horizon: &Envelope) {
+        let (qa, qb) = self.targets(far);
+        let mut cursor = horizon.cursor();
+        let diag = self.run.sight.hf.diagonal();
+        let zo = self.zo;
+        for q in qa..=qb {
+            let (u, _) = far.uv(q);
+            let l = q as f64 - self.oq;
+            if !self.owns(far.d, l, u) {
+                continue;
+            }
+            let h = cursor.at(u);
+            // The last strip: the sight line crosses one cell, (near, q − 1) when it comes from
+            // below (u > 0), (near, q) from above; and that cell's diagonal when it does not end
+            // at the target. (Where it enters the strip, on the near column, is in the horizon.)
+            let d = if u > 0.0 && self.quad.anti(diag, near.p, q - 1) {
+                // Diagonal (far, q − 1)–(near, q): crossed t = 1/(1 + u) steps back from the target.
+                let t = 1.0 / (1.0 + u);
+                (far.w(q - 1, zo) * (1.0 - t) + near.w(q, zo) * t) / (far.d - t)
+            } else if u < 0.0 && !self.quad.anti(diag, near.p, q) {
+                // Diagonal (near, q)–(far, q + 1).
+                let t = 1.0 / (1.0 - u);
+                (far.w(q + 1, zo) * (1.0 - t) + near.w(q, zo) * t) / (far.d - t)
+            } else {
+                f64::NEG_INFINITY
+            };
+            if self.holes && (d.is_nan() || self.hole_near(near, far, q, u)) {
+                self.report(far, q, None);
+            } else {
+                self.report(far, q, Some(h.max(d)));
+            }
+        }
+    }
+
+    /// Whether a cell of the last strip next to lateral q of `far` (or a sample at its corners) is
+    /// a hole.
+    fn hole_near(&self, near: &Column, far: &Column, q: i64, u: f64) -> bool {
+        let hf = self.run.sight.hf;
+        let (lo, hi) = if u > 0.0 {
+            (q - 1, q)
+        } else if u < 0.0 {
+            (q, q + 1)
+        } else {
+            (q - 1, q + 1)
+        };
+        for k in lo.max(self.qmin)..hi.min(self.qmax) {
+            let (i, j) = self.quad.cell(near.p, k);
+            if hf.is_cell_masked(i, j) || [near.z(k), near.z(k + 1), far.z(k), far.z(k + 1)].iter().any(|z| z.is_nan())
+            {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Triangle existence of the cell of the strip from `a` to `b` at lateral q: (T1, T2), T1
+    /// holding the cell's row edge at q, T2 the one at q + 1 (see `merge`).
+    #[inline(always)]
+    fn triangles(&self, a: &Column, b: &Column, q: i64, anti: bool) -> (bool, bool) {
+        if !self.holes {
+            return (true, true);
+        }
+        if !(a.has(q) && a.has(q + 1) && b.has(q) && b.has(q + 1)) {
+            return (false, false);
+        }
+        let (i, j) = self.quad.cell(a.p, q);
+        if self.run.sight.hf.is_cell_masked(i, j) {
+            return (false, false);
+        }
+        let ok = |c: &Column, q: i64| !c.z(q).is_nan();
+        let (a0, a1, b0, b1) = (ok(a, q), ok(a, q + 1), ok(b, q), ok(b, q + 1));
+        if anti {
+            (a0 && b0 && a1, b0 && b1 && a1)
+        } else {
+            (a0 && b0 && b1, a0 && b1 && a1)
+        }
+    }
+
+    /// Whether the far column's edge at lateral q exists: one of its triangles does, in this strip
+    /// (`this`, the cell's triangles) or the next (that cell's near triangle).
+    #[inline(always)]
+    fn far_edge(&self, far: &Column, next: &Column, q: i64, this: (bool, bool), anti: bool) -> bool {
+        if !self.holes || if anti { this.1 } else { this.0 } {
+            return true;
+        }
+        if !(next.has(q) && next.has(q + 1)) {
+            return false;
+        }
+        let after = self.quad.anti(self.run.sight.hf.diagonal(), far.p, q);
+        let (t1, t2) = self.triangles(far, next, q, after);
+        if after {
+            t1
+        } else {
+            t2
+        }
+    }
+
+    /// Merges the strip between `near` and `far` into the horizon: its row edges, diagonals and
+    /// the edges along `far`. The strip holding the eye (`first`) is clipped to the wedge |l| ≤ d
+    /// (the edges along `near`, at d ≤ 0, are outside it).
+    ///
+    /// In the cell's local frame (x along the sweep, y lateral) a main-diagonal cell is split into
+    /// T1 = (0,0)(1,0)(1,1) and T2 = (0,0)(1,1)(0,1); an anti-diagonal one into T1 = (0,0)(1,0)(0,1)
+    /// and T2 = (1,0)(1,1)(0,1). An edge counts while one of its triangles exists. Two kinds of
+    /// edges are skipped, being below the horizon all along: an edge with one of its triangles on
+    /// its upper side in the projection (that triangle's other edges cover it), and one under a
+    /// single piece of the horizon at both ends. The rest are gathered into the strip's envelope,
+    /// and the horizon is raised to it.
+    fn merge(
+        &self,
+        near: &Column,
+        far: &Column,
+        next: &Column,
+        horizon: &mut Envelope,
+        strip: &mut Envelope,
+        first: bool,
+    ) {
+        let diag = self.run.sight.hf.diagonal();
+        let qa = near.q0.max(far.q0);
+        let qb = near.q1().min(far.q1()) - 1;
+        if qa > qb {
+            return;
+        }
+        strip.clear();
+        let mut g = Gather { m: strip.merge(), cursor: horizon.cursor() };
+        let zo = self.zo;
+        let point = |c: &Column, q: i64| [c.d, q as f64 - self.oq, c.w(q, zo)];
+        // Cell q − 1's triangle T2 (holding the row edge at q) with its third vertex.
+        let mut prev: Option<(f64, f64)> = None;
+        for q in qa..=qb {
+            let anti = self.quad.anti(diag, near.p, q);
+            let (t1, t2) = self.triangles(near, far, q, anti);
+            let far_edge = self.far_edge(far, next, q, (t1, t2), anti);
+            if first {
+                let mut edge = |e0: [f64; 3], e1: [f64; 3]| {
+                    if let Some((ua, va, ub, vb)) = clip_project(e0, e1) {
+                        g.m.insert(ua, va, ub, vb);
+                    }
+                };
+                let (a0, a1, b0, b1) = (point(near, q), point(near, q + 1), point(far, q), point(far, q + 1));
+                if t1 || prev.is_some() {
+                    edge(a0, b0);
+                }
+                if t1 || t2 {
+                    if anti {
+                        edge(b0, a1);
+                    } else {
+                        edge(a0, b1);
+                    }
+                }
+                if far_edge {
+                    edge(b0, b1);
+                }
+                if q == qb && t2 {
+                    edge(a1, b1);
+                }
+                prev = t2.then_some((0.0, 0.0));
+                continue;
+            }
+            let (a0, a1, b0, b1) = (near.uv(q), near.uv(q + 1), far.uv(q), far.uv(q + 1));
+            // Each edge with the vertex opposite it in each of its (existing) triangles.
+            if anti {
+                // T1 = (a0, b0, a1), T2 = (b0, b1, a1).
+                if t1 || prev.is_some() {
+                    g.edge(a0, b0, t1.then_some(a1), prev);
+                }
+                if t1 || t2 {
+                    g.edge(b0, a1, t1.then_some(a0), t2.then_some(b1));
+                }
+                if far_edge {
+                    g.edge(b0, b1, t2.then_some(a1), None);
+                }
+                prev = t2.then_some(b0);
+            } else {
+                // T1 = (a0, b0, b1), T2 = (a0, b1, a1).
+                if t1 || prev.is_some() {
+                    g.edge(a0, b0, t1.then_some(b1), prev);
+                }
+                if t1 || t2 {
+                    g.edge(a0, b1, t1.then_some(b0), t2.then_some(a1));
+                }
+                if far_edge {
+                    g.edge(b0, b1, t1.then_some(a0), None);
+                }
+                prev = t2.then_some(a0);
+            }
+        }
+        // The row edge at qb + 1 (top of the last cell).
+        if !first && prev.is_some() {
+            g.edge(near.uv(qb + 1), far.uv(qb + 1), prev, None);
+        }
+        drop(g);
+        horizon.raise(strip);
+    }
+}
+
+/// The edges of a strip that may show above the horizon, gathered into the strip's envelope.
+struct Gather<'a> {
+    m: Merge<'a>,
+    cursor: Cursor<'a>,
+}
+
+impl Gather<'_> {
+    /// The edge from p0 to p1, with the third vertex of each of its triangles. Skipped when a
+    /// triangle lies on its upper side in the projection (that triangle's other edges cover it)
+    /// or when one piece of the horizon is above it at both ends (so all along).
+    #[inline(always)]
+    fn edge(&mut self, p0: (f64, f64), p1: (f64, f64), c0: Option<(f64, f64)>, c1: Option<(f64, f64)>) {
+        if c0.is_some_and(|c| above(p0, p1, c)) || c1.is_some_and(|c| above(p0, p1, c)) {
+            return;
+        }
+        if self.cursor.covers(p0.0, p0.1, p1.0, p1.1) {
+            return;
+        }
+        self.m.insert(p0.0, p0.1, p1.0, p1.1);
+    }
+}
+
+/// Whether projected point c is strictly above the line through p0 and p1 (not a vertical line).
+/// Strictly: the three edges of a triangle that projects to a segment would each be "covered" by
+/// the other two.
+#[inline(always)]
+fn above(p0: (f64, f64), p1: (f64, f64), c: (f64, f64)) -> bool {
+    let du = p1.0 - p0.0;
+    // c left of p0 → p1 when the cross product is positive: above when p1 is to the right.
+    let cross = du * (c.1 - p0.1) - (p1.1 - p0.1) * (c.0 - p0.0);
+    (du > 0.0 && cross > 0.0) || (du < 0.0 && cross < 0.0)
+}
+
+/// The part of the edge from e0 to e1 (each (d, l, w)) inside the wedge |l| ≤ d, projected to
+/// (u, v) at both ends; `None` when it misses the wedge or meets it only at the eye. An edge
+/// through the eye is radial: it projects to one point, its far end (its slope from the eye grows
+/// towards that end, since the eye is not below the ground).
+fn clip_project(e0: [f64; 3], e1: [f64; 3]) -> Option<(f64, f64, f64, f64)> {
+    let (mut t0, mut t1) = (0.0f64, 1.0f64);
+    for sign in [1.0, -1.0] {
+        // Inside where g(t) = sign·l(t) − d(t) ≤ 0.
+        let (g0, g1) = (sign * e0[1] - e0[0], sign * e1[1] - e1[0]);
+        if g0 > 0.0 && g1 > 0.0 {
+            return None;
+        }
+        if g0 > 0.0 {
+            t0 = t0.max(g0 / (g0 - g1));
+        } else if g1 > 0.0 {
+            t1 = t1.min(g0 / (g0 - g1));
+        }
+    }
+    if t0 > t1 {
+        return None;
+    }
+    let at = |t: f64| {
+        if t <= 0.0 {
+            e0
+        } else if t >= 1.0 {
+            e1
+        } else {
+            [e0[0] + t * (e1[0] - e0[0]), e0[1] + t * (e1[1] - e0[1]), e0[2] + t * (e1[2] - e0[2])]
+        }
+    };
+    let (a, b) = (at(t0), at(t1));
+    let radial = e0[0] * e1[1] - e0[1] * e1[0] == 0.0;
+    if radial || a[0] <= 0.0 || b[0] <= 0.0 {
+        let far = if a[0] >= b[0] { a } else { b };
+        if far[0] <= 0.0 {
+            return None;
+        }
+        let (u, v) = (far[1] / far[0], far[2] / far[0]);
+        return Some((u, v, u, v));
+    }
+    Some((a[1] / a[0], a[2] / a[0], b[1] / b[0], b[2] / b[0]))
+}
