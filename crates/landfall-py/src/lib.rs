@@ -395,6 +395,10 @@ impl Terrain {
                 d.set_item("ny", hf.ny())?;
                 d.set_item("spacing", (hf.spacing().x, hf.spacing().y))?;
                 d.set_item("origin", (hf.origin().x, hf.origin().y))?;
+                // The grid's own coordinates (lon, lat in degrees for a geographic raster, whose
+                // "bounds" are metres in its east-north-up frame).
+                let e = hf.bounds();
+                d.set_item("extent", ((e.min.x, e.min.y), (e.max.x, e.max.y)))?;
                 d.set_item("triangles", hf.triangle_count())?;
                 d.set_item("height_range", hf.height_range().map(|(a, b)| (a as f64, b as f64)))?;
                 d.set_item("nodata_samples", hf.nodata_count())?;

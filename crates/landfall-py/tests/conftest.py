@@ -41,7 +41,7 @@ def pytest_make_collect_report(collector):
     _judge_skip(outcome.get_result(), collector.nodeid)
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
-DEM = ROOT / "data" / "topobathy.npz"
+DEM = ROOT / "data" / "topobathy.npz"  # in degrees (geographic)
 
 
 def _cli():
@@ -74,3 +74,15 @@ def cli():
 @pytest.fixture(scope="session")
 def dem_path():
     return DEM
+
+
+@pytest.fixture(scope="session")
+def metric_path():
+    """The real DEM in metres (a projected grid)."""
+    return ROOT / "data" / "volcano.asc"
+
+
+@pytest.fixture(scope="session", params=["topobathy.npz", "volcano.asc"], ids=["degrees", "metres"])
+def raster_path(request):
+    """Each real DEM: in degrees (geographic, EPSG:4326) and in metres."""
+    return ROOT / "data" / request.param

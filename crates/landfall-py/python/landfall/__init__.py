@@ -269,6 +269,11 @@ class Terrain:
     def info(self):
         """What ``landfall info`` says, as a dict (kind, size, bounds, height range, holes, memory).
 
+        ``"bounds"`` is the box of the terrain as queries answer it: for a raster in degrees
+        (``"kind": "geographic"``) metres in its east-north-up frame (``"enu_origin"``). A raster's
+        ``"extent"`` is ``((x0, y0), (x1, y1))`` in its own coordinates: longitude and latitude for
+        one in degrees, where :meth:`height` and :meth:`raycast` take their positions.
+
         A heightfield's samples are float32 (``"dtype"``): a height h is kept to within
         |h|·2⁻²⁴, at most ``"rounding_bound"`` over its height range. ``"rounding_error"`` is the
         largest change measured on float64 heights given from Python (:meth:`Heightfield.from_array`,
@@ -285,9 +290,10 @@ class Terrain:
     def __repr__(self):
         i = self.info()
         where = f" from {self.path}" if self.path else ""
-        if i["kind"] == "heightfield":
-            return f"<landfall.Heightfield {i['nx']}×{i['ny']}{where}>"
-        return f"<landfall.Terrain {i['polygons']} polygons{where}>"
+        if i["kind"] == "polygons":
+            return f"<landfall.Terrain {i['polygons']} polygons{where}>"
+        degrees = " in degrees (WGS84)" if i["kind"] == "geographic" else ""
+        return f"<landfall.Heightfield {i['nx']}×{i['ny']}{degrees}{where}>"
 
 
 def _reopen(path, options, checksum=None):
