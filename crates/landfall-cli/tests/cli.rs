@@ -70,6 +70,16 @@ fn a_batch_entirely_off_the_terrain_warns_with_its_extent() {
     let o = common::landfall(&["height", s(&t), "--points", s(&input), "-o", s(&out)]);
     assert!(String::from_utf8_lossy(&o.stdout).contains("2 points: 1 on the ground, 1 without ground"));
     assert!(!String::from_utf8_lossy(&o.stderr).contains("warning"));
+    // A DEM in degrees asked in metres: the extent is in its longitude and latitude.
+    let dem = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/topobathy.npz");
+    std::fs::write(&input, "x,y\n-1000,2000\n").unwrap();
+    let o = common::landfall(&["height", s(&dem), "--points", s(&input), "-o", s(&out)]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("which covers lon 234.0167 … 237.9834, lat 48.01637 … 49.98418 (degrees)"), "{stderr}");
+    std::fs::write(&input, "ox,oy,oz,dx,dy,dz\n236,49,3000,0,0,1\n").unwrap();
+    let o = common::landfall(&["raycast", s(&dem), "--rays", s(&input), "-o", s(&out)]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("1 rays: 0 hit, 1 missed"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("none of the 1 rays found the terrain, which covers lon"));
 }
 
 #[test]
