@@ -1,14 +1,14 @@
 //! `landfall viewshed`: what an observer sees, exactly, written as a GeoTIFF.
 
+use crate::preview::viewshed::Legend;
 use crate::terrain_args::{numbers, TerrainArgs};
 use anyhow::{bail, Result};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 use landfall::viewshed::{
     Grid, Hooks, Observer, ViewshedError, ViewshedMode, ViewshedOutput, ViewshedParams, NODATA, VISIBLE,
 };
 use landfall::Heightfield;
-use landfall_io::{write_geotiff_into, Band, Batch, BatchReader, GeoRef, OutputFile, Outputs, Query};
+use landfall_io::{write_geotiff_into, Band, Batch, BatchReader, GeoRef, Outputs, Query};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -66,7 +66,7 @@ pub struct ViewshedArgs {
     #[arg(long, value_name = "MODE", default_value = "visible", value_parser = parse_mode)]
     mode: ViewshedMode,
     /// Output GeoTIFF.
-    #[arg(long, value_name = "VIS.tif")]
+    #[arg(short, long, value_name = "VIS.tif")]
     out: PathBuf,
     /// Also a picture: the viewshed over the shaded terrain.
     #[arg(long, value_name = "PREVIEW.png")]
@@ -102,6 +102,7 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
     let start = Instant::now();
     let overlay: Vec<u8>;
     let mut marks = Vec::new();
+    let mut legend = Legend::Visibility;
     if let Some(obs_path) = &a.observers {
         let observers = read_observers(obs_path, hf, &params, a.observer_height)?;
         marks.extend(observers.iter().map(|o| [o.x, o.y]));
@@ -113,6 +114,7 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
         let elapsed = start.elapsed();
         write_geotiff_into(outs.file(tif), nx, ny, Band::U16(&counts), &geo, Some(65535.0), keys)?;
         let most = counts.iter().filter(|&&c| c != u16::MAX).max().copied().unwrap_or(0);
+        legend = Legend::Count { most };
         overlay = counts
             .iter()
             .map(|&c| {
@@ -136,7 +138,9 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
         let [x, y] = numbers::<2>("observer", o)?;
         marks.push([x, y]);
         let out =
-            compute(hf, &[Observer::at(x, y)], &params, a.mode).map_err(|e| anyhow::anyhow!("--observer {o}: {e}"))?;
+            compute(hf, &[Observer::at(x, y)], &params, a.mode).map_err(|e| {
+            anyhow::anyhow!("--observer {o}: {e} (the terrain covers {})", hf.bounds().xy_extent())
+        })?;
         let elapsed = start.elapsed();
         match out {
             ViewshedOutput::Visibility(vis, stats) => {
@@ -183,7 +187,8 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
         }
     }
     if let Some(png) = png {
-        preview(outs.file(png), hf, &Grid { nx, ny, values: overlay }, &marks)?;
+        let grid = Grid { nx, ny, values: overlay };
+        crate::preview::viewshed::write(outs.file(png), hf, keys, &grid, &marks, &legend)?;
     }
     outs.commit()?;
     if let Some(png) = &a.png {
@@ -199,13 +204,14 @@ fn compute(
     params: &ViewshedParams,
     mode: ViewshedMode,
 ) -> Result<ViewshedOutput> {
-    let bar = ProgressBar::new(1000)
-        .with_style(ProgressStyle::with_template("{spinner} viewshed {percent}% {wide_bar} {eta}").expect("template"));
+    let bar = crate::progress::Step::bar("viewshed", 1000, "{percent}% {wide_bar} {eta}");
     let report = |f: f64| bar.set_position((f * 1000.0) as u64);
     let stop = crate::interrupt::Stop::on_ctrl_c();
     let hooks = Hooks { progress: Some(&report), cancel: Some(stop.flag()) };
     let out = landfall::viewshed::viewshed(hf, observers, params, mode, &hooks);
-    bar.finish_and_clear();
+    if out.is_ok() {
+        bar.done(format!("{}×{} samples", hf.nx(), hf.ny()));
+    }
     match out {
         Err(ViewshedError::Cancelled) => bail!("stopped (Ctrl-C): nothing written"),
         r => Ok(r?),
@@ -249,7 +255,7 @@ fn read_observers(path: &Path, hf: &Heightfield, params: &ViewshedParams, defaul
                     ViewshedParams { observer_height: h.unwrap_or(default_h), max_distance: 1.0, ..params.clone() };
                 // A one-sample check of the observer's ground, before the long work.
                 if let Err(e) = hf.observer_eye([x, y], &one) {
-                    bail!("{}: line {line}: {e}", path.display());
+                    bail!("{}: line {line}: {e} (the terrain covers {})", path.display(), hf.bounds().xy_extent());
                 }
                 out.push(o);
             }
@@ -259,61 +265,4 @@ fn read_observers(path: &Path, hf: &Heightfield, params: &ViewshedParams, defaul
         bail!("{}: no observers", path.display());
     }
     Ok(out)
-}
-
-/// The viewshed over the hill-shaded terrain: visible samples green, hidden ones dimmed red,
-/// nodata grey; observers as white crosses. Cumulative counts shade from dark to bright green.
-fn preview(out: &mut OutputFile, hf: &Heightfield, overlay: &Grid<u8>, observers: &[[f64; 2]]) -> Result<()> {
-    let (nx, ny) = (hf.nx(), hf.ny());
-    let step = nx.max(ny).div_ceil(1200).max(1);
-    let (w, h) = (nx.div_ceil(step), ny.div_ceil(step));
-    let sp = hf.spacing();
-    let mut rgb = vec![0u8; w * h * 3];
-    let colours = match hf.height_range() {
-        Some((lo, hi)) => landfall::paint::ColourMap::for_range(lo as f64, hi as f64),
-        None => landfall::paint::ColourMap::for_range(0.0, 1.0),
-    };
-    for py in 0..h {
-        let j = (ny - 1).saturating_sub(py * step);
-        for px in 0..w {
-            let i = (px * step).min(nx - 1);
-            let z = |i: usize, j: usize| hf.sample(i.min(nx - 1), j.min(ny - 1)) as f64;
-            let (i0, j0) = (i.saturating_sub(1), j.saturating_sub(1));
-            let gx = (z(i + 1, j) - z(i0, j)) / (sp.x * (i + 1 - i0).min(nx - 1 - i0).max(1) as f64);
-            let gy = (z(i, j + 1) - z(i, j0)) / (sp.y * (j + 1 - j0).min(ny - 1 - j0).max(1) as f64);
-            // Sun from the north-west, 45° up.
-            let n = landfall::glam::DVec3::new(-gx, -gy, 1.0).normalize();
-            let shade = n.dot(landfall::glam::DVec3::new(-0.5, 0.5, std::f64::consts::FRAC_1_SQRT_2)).clamp(0.0, 1.0);
-            let shade = if shade.is_nan() { 0.0 } else { 0.35 + 0.65 * shade };
-            // The landscape's colour map under a tint: green seen, red hidden, none for nodata.
-            let ground = colours.colour(z(i, j), n.z).map(|v| v as f64 * 255.0);
-            let (tint, amount) = match overlay.get(i, j) {
-                NODATA => ([0.0; 3], 0.0),
-                0 => ([150.0, 30.0, 30.0], 0.45),
-                254 => ([60.0, 235.0, 70.0], 0.6),
-                v => {
-                    let f = v as f64 / 253.0;
-                    ([30.0 + 40.0 * f, 80.0 + 170.0 * f, 40.0 + 30.0 * f], 0.6)
-                }
-            };
-            let k = 3 * (py * w + px);
-            for c2 in 0..3 {
-                let c = ground[c2] * (1.0 - amount) + tint[c2] * amount;
-                rgb[k + c2] = (c * shade).clamp(0.0, 255.0) as u8;
-            }
-        }
-    }
-    for o in observers {
-        let (u, v) = ((o[0] - hf.origin().x) / sp.x, (o[1] - hf.origin().y) / sp.y);
-        let (px, py) = ((u / step as f64).round() as i64, ((ny as f64 - 1.0 - v) / step as f64).round() as i64);
-        for d in -6i64..=6 {
-            for (x, y) in [(px + d, py), (px, py + d)] {
-                if x >= 0 && y >= 0 && (x as usize) < w && (y as usize) < h {
-                    let k = 3 * (y as usize * w + x as usize);
-                    rgb[k..k + 3].copy_from_slice(&[255, 255, 255]);
-                }
-            }
-        }
-    }
-    Ok(landfall_io::write_png_rgb_into(out, w as u32, h as u32, &rgb)?)
 }

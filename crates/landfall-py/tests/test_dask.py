@@ -22,27 +22,30 @@ def client():
 
 def test_distributed_equals_single_process(client, dem_path):
     t = landfall.open(dem_path)
-    (x0, y0, _), (x1, y1, _) = t.info()["bounds"]
+    (x0, y0), (x1, y1) = t.info()["extent"]  # lon, lat: the DEM is in degrees
     rng = np.random.default_rng(7)
     n = 200_000
     x, y = rng.uniform(x0, x1, n), rng.uniform(y0, y1, n)
     z = ldask.height(str(dem_path), da.from_array(x, chunks=25_000), da.from_array(y, chunks=25_000)).compute()
     assert np.array_equal(z, t.height(x, y), equal_nan=True)
+    assert np.isfinite(z).mean() > 0.99
     # Both workers did some of it.
     assert len(client.scheduler_info()["workers"]) == 2
 
     o = np.c_[x[:20_000], y[:20_000], np.full(20_000, 3000.0)]
-    d = np.c_[rng.normal(size=(20_000, 2)) * 1e-5, -np.ones(20_000)]  # degrees
+    d = np.c_[rng.normal(size=(20_000, 2)) * 0.05, -np.ones(20_000)]  # east, north, up
     r = ldask.raycast(t, da.from_array(o, chunks=(4000, 3)), da.from_array(d, chunks=(4000, 3)), max_t=1e4)
     hit, tt, point = r.hit.compute(), r.t.compute(), r.point.compute()
     want = t.raycast(o, d, 1e4)
     assert np.array_equal(hit, want.hit) and np.array_equal(tt, want.t, equal_nan=True)
     assert np.array_equal(point, want.point, equal_nan=True)
+    assert want.hit.mean() > 0.99
 
     a = o.copy()
     b = np.c_[x[20_000:40_000], y[20_000:40_000], np.full(20_000, 3000.0)]
     vis = ldask.visible(t, da.from_array(a, chunks=(5000, 3)), da.from_array(b, chunks=(5000, 3))).compute()
     assert np.array_equal(vis, t.visible(a, b))
+    assert vis.any() and (~vis).any()
 
 
 def test_a_terrain_without_a_file_goes_to_each_worker_once(client):

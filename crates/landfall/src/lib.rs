@@ -62,3 +62,9 @@ pub use world::{CacheParams, LodTerrain, World, WorldError, WorldParams};
 
 /// Re-export of the math crate used in the public API.
 pub use glam;
+
+/// The README's Rust example, compiled and run as a doctest (`scripts/run_docs.py` runs the
+/// README's other blocks and checks that this one is included).
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;

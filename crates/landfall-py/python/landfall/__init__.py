@@ -20,9 +20,11 @@ import os as _os
 import numpy as _np
 
 from ._landfall import Heightfield as _NativeHeightfield
+from ._landfall import __version__
 from ._landfall import _open
 
 __all__ = [
+    "__version__",
     "open",
     "Terrain",
     "Heightfield",
@@ -265,7 +267,17 @@ class Terrain:
         return faces
 
     def info(self):
-        """What ``landfall info`` says, as a dict (kind, size, bounds, height range, holes, memory)."""
+        """What ``landfall info`` says, as a dict (kind, size, bounds, height range, holes, memory).
+
+        ``"bounds"`` is the box of the terrain as queries answer it: for a raster in degrees
+        (``"kind": "geographic"``) metres in its east-north-up frame (``"enu_origin"``). A raster's
+        ``"extent"`` is ``((x0, y0), (x1, y1))`` in its own coordinates: longitude and latitude for
+        one in degrees, where :meth:`height` and :meth:`raycast` take their positions.
+
+        A heightfield's samples are float32 (``"dtype"``): a height h is kept to within
+        |h|·2⁻²⁴, at most ``"rounding_bound"`` over its height range. ``"rounding_error"`` is the
+        largest change measured on float64 heights given from Python (:meth:`Heightfield.from_array`,
+        :meth:`Heightfield.set_heights`), None for a terrain read from a file."""
         return self._native.info()
 
     def __reduce__(self):
@@ -278,9 +290,10 @@ class Terrain:
     def __repr__(self):
         i = self.info()
         where = f" from {self.path}" if self.path else ""
-        if i["kind"] == "heightfield":
-            return f"<landfall.Heightfield {i['nx']}×{i['ny']}{where}>"
-        return f"<landfall.Terrain {i['polygons']} polygons{where}>"
+        if i["kind"] == "polygons":
+            return f"<landfall.Terrain {i['polygons']} polygons{where}>"
+        degrees = " in degrees (WGS84)" if i["kind"] == "geographic" else ""
+        return f"<landfall.Heightfield {i['nx']}×{i['ny']}{degrees}{where}>"
 
 
 def _reopen(path, options, checksum=None):
@@ -317,7 +330,13 @@ class Heightfield(Terrain):
     def from_array(heights, spacing=(1.0, 1.0), origin=(0.0, 0.0), diagonal="alternating"):
         """A heightfield from a 2-D array laid out as a raster file (first row north); ``origin``
         is the world position of the south-west sample; ``spacing`` a number or ``(dx, dy)``;
-        NaN = hole."""
+        NaN = hole.
+
+        The heights are stored as float32 (4 bytes a sample, as from a file): float64 values are
+        rounded to the nearest float32, each by at most |h|·2⁻²⁴ (about 0.06 mm at 1,000 m, 0.5 m at
+        10⁷). ``info()["rounding_error"]`` is the largest change this array took,
+        ``info()["rounding_bound"]`` the bound over the height range; queries answer on the stored
+        heights, exactly."""
         h = _np.asarray(heights, dtype=_np.float64)
         if h.ndim != 2:
             raise ValueError(f"heights: expected a 2-D array, got {h.ndim} dimensions")

@@ -10,6 +10,8 @@ ArrayLike = npt.ArrayLike
 Pair = Union[float, Tuple[float, float], Sequence[float]]
 Diagonal = Literal["alternating", "sw-ne", "se-nw"]
 
+__version__: str
+
 class RaycastResult:
     """First hits of a batch of rays; NaN where a ray missed."""
 

@@ -21,8 +21,15 @@ from __future__ import annotations
 
 import functools
 
-import dask
-import dask.array as da
+try:
+    import dask
+    import dask.array as da
+except ImportError as e:  # the package installed without its [dask] extra
+    raise ImportError(
+        f"landfall.dask needs Dask ({e.name or 'dask'} is not installed): "
+        'pip install "dask[array]" distributed, or install landfall with its extra: '
+        'pip install "./crates/landfall-py[dask]"'
+    ) from e
 import numpy as np
 
 import landfall
