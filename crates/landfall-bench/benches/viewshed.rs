@@ -1,37 +1,51 @@
-//! Viewsheds: landfall's exact viewshed (the horizon sweep) beside `gdal_viewshed`, GRASS's
-//! `r.viewshed`, xarray-spatial's `viewshed` and landfall's own exact walk (every target's segment
-//! tested in full: the old method), on the same DEMs, the same observer, in one run.
+//! Viewsheds: landfall's exact viewshed (the horizon sweep, `landfall::viewshed::viewshed`)
+//! beside `gdal_viewshed`, GRASS's `r.viewshed`, xarray-spatial's `viewshed` and landfall's own
+//! exact walk (`viewshed::reference`: every target's segment tested in full, the old method), on
+//! the same DEMs, the same observer, in one run.
 //!
-//! DEMs: the real projected DEM `data/volcano.asc` (87 × 61, 10 m), the real DEM
-//! `data/topobathy.npz` placed in metres (its 120 × 91 grid at the 2434 m its degree steps span at
-//! 49° N; loaded plainly it is a surface in degrees on the ellipsoid, which the other tools do not
-//! take), a generated 4097² (10 m cells, 1,500 m relief) and, with `LANDFALL_BENCH_BIG=1`, a
-//! generated 16385² (1 GiB of f32); `LANDFALL_BENCH_SIZES=16385` (comma-separated) runs only those
-//! generated sizes. Observer: 10 m above the highest sample (on that sample), targets on the
-//! ground. Each DEM runs without curvature (`gdal_viewshed -cc 0`) and with it: every tool lowers
-//! samples by (6/7)·d²/(2·6,378,137 m) — GDAL's default `-cc 0.85714` on the WGS84 axis (the
-//! GeoTIFF is written in EPSG:32610 so that GDAL applies it), `r.viewshed -c -r` with refraction
-//! 1/7, landfall with the refraction coefficient that gives the same drop on its 6,371,008.8 m
-//! radius. xarray-spatial has no curvature.
+//! DEMs: the real DEM `data/volcano.asc` (87 × 61 samples 10 m apart: metres on both axes, which
+//! every peer takes as it is; `data/topobathy.npz` is in degrees, a surface on the ellipsoid for
+//! landfall and a flat grid of degrees for the peers, so no like-for-like comparison), a generated
+//! 4097² (10 m cells, 1,500 m relief) and, with `LANDFALL_BENCH_BIG=1`, a generated 16385² (1 GiB
+//! of f32). `LANDFALL_BENCH_SIZES=16385` (comma-separated) runs only those generated sizes.
+//! Observer: on the highest sample, the eye 1.75 m above it; targets on the ground (target height
+//! 0). Each DEM runs without curvature and with it: every tool lowers samples by
+//! (6/7)·d²/(2·6,378,137 m) — GDAL's default `-cc 0.85714` on the WGS84 axis (the GeoTIFF is in
+//! EPSG:32610 so that GDAL applies it), `r.viewshed -c -r` with refraction 1/7, landfall with the
+//! refraction coefficient that gives the same drop on its 6,371,008.8 m radius. xarray-spatial has
+//! no curvature: it runs in the flat case only.
+//!
+//! Sample (i, j) is pixel (i, ny − 1 − j) of the GeoTIFF every peer reads: the geotransform puts
+//! pixel centres on the samples (PixelIsArea, origin half a cell west and north of the corner
+//! sample), and all three peers decide visibility at pixel centres, so each peer's answer is
+//! compared with the exact one pixel for pixel, on every sample that is a target (no DEM here has
+//! holes).
 //!
 //! Printed per DEM and case: landfall's time on 1, 2 and all threads (rayon pools of that size),
-//! samples per second, the share of targets the sweep's band sent to the exact test, the peak
-//! memory of a run beyond the loaded DEM (measured in a child process: this binary re-run with
-//! `LANDFALL_BENCH_VIEWSHED_CHILD` set loads the DEM, resets `VmHWM`, runs the viewshed on all
-//! threads and reads `VmHWM`), the exact walk's time (its answer must equal the sweep's on every
-//! sample, or the benchmark fails), each peer's time and the share of targets on which it
-//! disagrees with the exact answer, the ratios to `gdal_viewshed`, and landfall's command line end
-//! to end on one thread beside GDAL's (both read and write GeoTIFFs). Then a cumulative run: 256
-//! observers on the 4097² DEM, time per observer against one viewshed. A peer that cannot run
+//! samples per second, the share of targets the sweep's band sent to the exact test
+//! (`Stats::band`), the peak memory of a run beyond the loaded DEM (measured in a child process:
+//! this binary re-run with `LANDFALL_BENCH_VIEWSHED_CHILD` set loads the DEM, resets `VmHWM`, runs
+//! the viewshed on all threads and reads `VmHWM`), the exact walk's rate (targets per second on all
+//! threads, on a sample of the targets: all of them on the real DEM; on the generated ones the
+//! targets of a thin sector from the observer towards the DEM's farthest corner — the longest
+//! sight lines — sized to about 50,000 targets, since the walk takes minutes to hours on a whole
+//! generated DEM; its answer must equal the sweep's on every sampled target, or the benchmark
+//! fails), each peer's time, peak memory (GNU `/usr/bin/time -v`,
+//! "Maximum resident set size") and the share of targets on which it disagrees with the exact
+//! answer, the ratios to `gdal_viewshed`, and landfall's command line end to end on one thread
+//! beside GDAL's (both read and write GeoTIFFs). Then a cumulative run: 256 observers on the 4097²
+//! DEM (`ViewshedMode::Count`), time per observer against one viewshed. A peer that cannot run
 //! prints why. Markdown tables of all of it come last.
 //!
-//! Peers: `gdal_viewshed` (GDAL 3.6 is single-threaded; its time is the command's, reading and
-//! writing included); `r.viewshed` (its import and export timed apart and subtracted; only up to
-//! 4097² unless `LANDFALL_BENCH_GRASS_BIG=1`); xarray-spatial in the Python of
-//! `target/bench-venv` (or `$LANDFALL_BENCH_PYTHON`), the call alone timed, after a warm-up that
-//! compiles it; skipped where its event list would not fit in memory.
+//! Peers: `gdal_viewshed` (GDAL 3.6 is single-threaded; its time is the whole process on the
+//! GeoTIFF written beforehand, reading and writing included, nothing subtracted); `r.viewshed` in
+//! a temporary GRASS location (`-c` with curvature; its import and export timed in a session of
+//! their own and subtracted; only up to 4097² unless `LANDFALL_BENCH_GRASS_BIG=1`); xarray-spatial
+//! in the Python of `target/bench-venv` (`python3 -m venv target/bench-venv &&
+//! target/bench-venv/bin/pip install xarray-spatial`, or `$LANDFALL_BENCH_PYTHON`), the call alone
+//! timed, after a warm-up that compiles it; skipped where its event list would not fit in memory.
 //!
-//! `cargo bench -p landfall-bench --bench viewshed`
+//! `cargo bench -p landfall-bench --bench viewshed` (add `LANDFALL_BENCH_BIG=1` for 16385²)
 
 use landfall::heightfield::synth::{generate, SynthParams};
 use landfall::viewshed::{self, Hooks, Observer, Stats, ViewshedMode, ViewshedOutput, ViewshedParams, NODATA};
@@ -44,8 +58,8 @@ use std::time::{Duration, Instant};
 
 /// Set in the child process that measures memory: `tif<TAB>x<TAB>y<TAB>eye height`.
 const CHILD: &str = "LANDFALL_BENCH_VIEWSHED_CHILD";
-/// Eye height above the summit.
-const EYE: f64 = 10.0;
+/// Eye height above the summit (landfall's default observer height).
+const EYE: f64 = 1.75;
 /// GDAL's default curvature coefficient, 1 − 1/7.
 const CC: f64 = 6.0 / 7.0;
 /// Observers of the cumulative run.
@@ -75,7 +89,7 @@ fn main() {
     tables(&rows, cumulative.as_ref());
 }
 
-/// The DEMs: real ones, then generated ones by size.
+/// The DEMs: the real one, then generated ones by size.
 fn dems() -> Vec<(String, Heightfield)> {
     let mut dems = Vec::new();
     let mut sizes = vec![4097];
@@ -92,7 +106,6 @@ fn dems() -> Vec<(String, Heightfield)> {
             Ok(l) => dems.push(("volcano.asc 87×61, 10 m".to_string(), l.heightfield)),
             Err(e) => println!("viewshed: data/volcano.asc is not readable ({e}); skipped"),
         }
-        dems.push(("topobathy.npz 120×91 at 2434 m".to_string(), landfall_bench::terrains::real_dem().hf));
     }
     for n in sizes {
         let h = generate(n, n, &SynthParams { relief: 1500.0, ..Default::default() });
@@ -146,10 +159,12 @@ struct Row {
     band: u64,
     /// Bytes per sample: the loaded DEM, and a run's peak beyond it.
     memory: Option<(f64, f64)>,
-    walk: Duration,
+    /// The exact walk: its time and the targets it walked.
+    walk: (Duration, usize),
+    /// Each peer's cost and disagreement with the exact answer (per cent of the targets).
     gdal: Option<(Cost, f64)>,
-    grass: Option<(Duration, f64)>,
-    xrspatial: Option<(Duration, f64)>,
+    grass: Option<(Cost, f64)>,
+    xrspatial: Option<(Cost, f64)>,
     cli: Option<Cost>,
 }
 
@@ -257,14 +272,7 @@ fn bench(name: &str, hf: &Heightfield, curvature: bool, dir: &Path, tools: &Tool
         100.0 * stats.band as f64 / targets.max(1) as f64
     );
 
-    let (walk, _, reference) = best(all, 1, || match viewshed::reference(hf, o, &params, ViewshedMode::Visibility) {
-        Ok(ViewshedOutput::Visibility(v, _)) => v.values,
-        other => panic!("the exact walk: {other:?}"),
-    });
-    let differ = reference.iter().zip(&vis).filter(|(a, b)| a != b).count();
-    assert_eq!(differ, 0, "{name}, {case}: the sweep and the exact walk differ on {differ} samples");
-    println!("exact walk (every target's segment, the old method), {all} threads: {:.3} s; the same answer on every sample", walk.as_secs_f64());
-    drop(reference);
+    let walk = walk(hf, o, &params, &vis, &format!("{name}, {case}"));
 
     let tif = dir.join("dem.tif");
     write_dem(hf, &tif);
@@ -317,6 +325,44 @@ fn bench(name: &str, hf: &Heightfield, curvature: bool, dir: &Path, tools: &Tool
     }
 }
 
+/// Targets the exact walk is timed on, about (all of them on a smaller DEM).
+const WALK_SAMPLE: usize = 50_000;
+
+/// The exact walk on a sample of the targets (all of them up to [`WALK_SAMPLE`], else those of a
+/// thin sector towards the DEM's farthest corner from `o`), on all threads: its time and the
+/// targets walked. Panics unless its answer equals the sweep's `vis` on every one.
+fn walk(hf: &Heightfield, o: [f64; 2], params: &ViewshedParams, vis: &[u8], case: &str) -> (Duration, usize) {
+    let targets = vis.iter().filter(|&&v| v != NODATA).count();
+    let mut params = params.clone();
+    let mut what = "every target".to_string();
+    if targets > WALK_SAMPLE {
+        let (a, b) = (hf.sample_position(0, 0), hf.sample_position(hf.nx() - 1, hf.ny() - 1));
+        let far_x = if o[0] - a.x > b.x - o[0] { a.x } else { b.x };
+        let far_y = if o[1] - a.y > b.y - o[1] { a.y } else { b.y };
+        // Degrees clockwise from north; the sector's share of a disc, about that of the targets.
+        let azimuth = (far_x - o[0]).atan2(far_y - o[1]).to_degrees().rem_euclid(360.0);
+        let width = 360.0 * WALK_SAMPLE as f64 / targets as f64;
+        params.azimuths = Some((azimuth - width / 2.0, azimuth + width / 2.0));
+        what = format!("the targets within {width:.2}° of azimuth {azimuth:.1}°");
+    }
+    let all = rayon::current_num_threads();
+    let (time, _, reference) = best(all, 1, || match viewshed::reference(hf, o, &params, ViewshedMode::Visibility) {
+        Ok(ViewshedOutput::Visibility(v, _)) => v.values,
+        other => panic!("the exact walk: {other:?}"),
+    });
+    let walked: Vec<usize> = (0..vis.len()).filter(|&k| reference[k] != NODATA).collect();
+    let differ = walked.iter().filter(|&&k| reference[k] != vis[k]).count();
+    assert_eq!(differ, 0, "{case}: the sweep and the exact walk differ on {differ} of the walked targets");
+    assert!(!walked.is_empty(), "{case}: the exact walk's sample holds no target");
+    println!(
+        "exact walk (every target's segment, the old method), {all} threads, {what}: {} targets in {:.3} s = {:.3} M targets/s; the sweep's answer on every one",
+        walked.len(),
+        time.as_secs_f64(),
+        walked.len() as f64 / time.as_secs_f64() / 1e6
+    );
+    (time, walked.len())
+}
+
 /// Bytes per sample of the loaded DEM and of a viewshed's peak beyond it, measured in a child
 /// process (this binary with [`CHILD`] set).
 fn memory(tif: &Path, o: [f64; 2]) -> Option<(f64, f64)> {
@@ -363,7 +409,12 @@ fn gdal(p: &Problem, exact: &[u8], dir: &Path, runs: usize) -> Option<(Cost, f64
             let r = peers::read_back(&out);
             let _ = std::fs::remove_file(&out);
             let d = peers::disagreement(exact, |k| r[k] == 255.0);
-            println!("gdal_viewshed: {:.3} s (CPU {:.3} s), disagrees on {d:.3} % of the targets", cost.wall.as_secs_f64(), cost.cpu.as_secs_f64());
+            println!(
+                "gdal_viewshed: {:.3} s (CPU {:.3} s), peak {}, disagrees on {d:.3} % of the targets",
+                cost.wall.as_secs_f64(),
+                cost.cpu.as_secs_f64(),
+                mib(cost.peak)
+            );
             Some((cost, d))
         }
         Err(e) => {
@@ -373,7 +424,7 @@ fn gdal(p: &Problem, exact: &[u8], dir: &Path, runs: usize) -> Option<(Cost, f64
     }
 }
 
-fn grass(name: &str, p: &Problem, exact: &[u8], dir: &Path) -> Option<(Duration, f64)> {
+fn grass(name: &str, p: &Problem, exact: &[u8], dir: &Path) -> Option<(Cost, f64)> {
     // About 75 s on 4097² here and 20 minutes or more on 16385².
     if p.size.0 * p.size.1 > 4097 * 4097 && std::env::var_os("LANDFALL_BENCH_GRASS_BIG").is_none() {
         println!("r.viewshed: skipped on {name} (20 minutes or more; LANDFALL_BENCH_GRASS_BIG=1 runs it)");
@@ -385,8 +436,12 @@ fn grass(name: &str, p: &Problem, exact: &[u8], dir: &Path) -> Option<(Duration,
             let r = peers::read_back(&out);
             let _ = std::fs::remove_file(&out);
             let d = peers::disagreement(exact, |k| r[k] == 1.0);
-            println!("r.viewshed: {:.3} s (import and export subtracted), disagrees on {d:.3} % of the targets", cost.wall.as_secs_f64());
-            Some((cost.wall, d))
+            println!(
+                "r.viewshed: {:.3} s (import and export subtracted), peak {}, disagrees on {d:.3} % of the targets",
+                cost.wall.as_secs_f64(),
+                mib(cost.peak)
+            );
+            Some((cost, d))
         }
         Err(e) => {
             println!("r.viewshed: could not run: {e}");
@@ -395,7 +450,7 @@ fn grass(name: &str, p: &Problem, exact: &[u8], dir: &Path) -> Option<(Duration,
     }
 }
 
-fn xrspatial(python: &Path, hf: &Heightfield, p: &Problem, exact: &[u8], dir: &Path) -> Option<(Duration, f64)> {
+fn xrspatial(python: &Path, hf: &Heightfield, p: &Problem, exact: &[u8], dir: &Path) -> Option<(Cost, f64)> {
     let need = p.size.0 * p.size.1 * peers::XRSPATIAL_BYTES_PER_SAMPLE;
     let free = process_memory_available();
     if free.is_some_and(|free| need as u64 > free) {
@@ -411,10 +466,14 @@ fn xrspatial(python: &Path, hf: &Heightfield, p: &Problem, exact: &[u8], dir: &P
     let origin = [hf.origin().x, hf.origin().y];
     let spacing = [hf.spacing().x, hf.spacing().y];
     match peers::xrspatial(python, p, &heights, origin, spacing, dir) {
-        Ok((t, vis)) => {
+        Ok((cost, vis)) => {
             let d = peers::disagreement(exact, |k| vis[k] == 1);
-            println!("xarray-spatial: {:.3} s (the call alone, compiled), disagrees on {d:.3} % of the targets", t.as_secs_f64());
-            Some((t, d))
+            println!(
+                "xarray-spatial: {:.3} s (the call alone, compiled), peak {} (the Python process), disagrees on {d:.3} % of the targets",
+                cost.wall.as_secs_f64(),
+                mib(cost.peak)
+            );
+            Some((cost, d))
         }
         Err(e) => {
             println!("xarray-spatial: could not run: {e}");
@@ -439,7 +498,11 @@ fn cli(bin: &Path, p: &Problem, params: &ViewshedParams, exact: &[u8], dir: &Pat
             let _ = std::fs::remove_file(&out);
             let differ = exact.iter().zip(&r).filter(|(&e, &v)| if e == NODATA { !v.is_nan() } else { f32::from(e) != v }).count();
             assert_eq!(differ, 0, "the command line's answer differs from the library's on {differ} samples");
-            println!("landfall viewshed (command line, 1 thread, end to end): {:.3} s; the library's answer", cost.wall.as_secs_f64());
+            println!(
+                "landfall viewshed (command line, 1 thread, end to end): {:.3} s, peak {}; the library's answer",
+                cost.wall.as_secs_f64(),
+                mib(cost.peak)
+            );
             Some(cost)
         }
         Err(e) => {
@@ -490,6 +553,11 @@ fn cumulative_run(hf: &Heightfield, row: &Row) -> Cumulative {
     c
 }
 
+/// A peak memory in MiB, or "–".
+fn mib(bytes: Option<u64>) -> String {
+    bytes.map_or("–".into(), |b| format!("{:.0} MiB", b as f64 / 1048576.0))
+}
+
 fn secs(d: Option<Duration>) -> String {
     d.map_or("–".into(), |d| if d.as_secs_f64() < 10.0 { format!("{:.3} s", d.as_secs_f64()) } else { format!("{:.1} s", d.as_secs_f64()) })
 }
@@ -501,47 +569,49 @@ fn pct(p: Option<f64>) -> String {
 /// The results as the Markdown tables of `docs/benchmarks.md`.
 fn tables(rows: &[Row], cumulative: Option<&Cumulative>) {
     let all = rayon::current_num_threads();
-    println!("\n| DEM | curvature | landfall 1 thread | 2 threads | all ({all}) | M samples/s (1 thread) | `gdal_viewshed` | 1 thread ÷ GDAL | 2 threads ÷ GDAL | CLI end to end, 1 thread | ÷ GDAL | exact walk (old), {all} threads | `r.viewshed` | xarray-spatial |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let case = |r: &Row| format!("{} | {}", r.dem, if r.curvature { "yes" } else { "no" });
+    println!("\nTime, and in brackets its ratio to `gdal_viewshed`'s:\n");
+    println!("| DEM | curvature | landfall 1 thread | 2 threads | all ({all}) | M samples/s (1 thread) | `gdal_viewshed` | CLI end to end, 1 thread | `r.viewshed` | xarray-spatial | exact walk, {all} threads: M targets/s (targets walked) |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     for r in rows {
         let g = r.gdal.map(|g| g.0.wall);
-        let ratio = |t: Option<Duration>| match (t, g) {
-            (Some(t), Some(g)) => format!("{:.2}×", t.as_secs_f64() / g.as_secs_f64()),
-            _ => "–".into(),
+        let vs = |t: Option<Duration>| match (t, g) {
+            (Some(t), Some(g)) => format!("{} ({:.2}×)", secs(Some(t)), t.as_secs_f64() / g.as_secs_f64()),
+            _ => secs(t),
         };
         let t1 = r.on(1);
         println!(
-            "| {} | {} | {} | {} | {} | {:.1} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            r.dem,
-            if r.curvature { "yes" } else { "no" },
-            secs(t1),
-            secs(r.on(2)),
-            secs(r.on(all).or(r.on(2))),
+            "| {} | {} | {} | {} | {:.1} | {} | {} | {} | {} | {} |",
+            case(r),
+            vs(t1),
+            vs(r.on(2)),
+            vs(r.on(all).or(r.on(2))),
             r.samples as f64 / t1.unwrap_or(Duration::MAX).as_secs_f64() / 1e6,
             secs(g),
-            ratio(t1),
-            ratio(r.on(2)),
-            secs(r.cli.map(|c| c.wall)),
-            ratio(r.cli.map(|c| c.wall)),
-            secs(Some(r.walk)),
-            secs(r.grass.map(|g| g.0)),
-            secs(r.xrspatial.map(|x| x.0)),
+            vs(r.cli.map(|c| c.wall)),
+            vs(r.grass.map(|g| g.0.wall)),
+            vs(r.xrspatial.map(|x| x.0.wall)),
+            format!("{:.3} ({})", r.walk.1 as f64 / r.walk.0.as_secs_f64() / 1e6, r.walk.1),
         );
     }
-    println!("\n| DEM | curvature | targets | sent to the exact test | DEM in memory | a run's peak beyond the DEM | GDAL disagrees | `r.viewshed` disagrees | xarray-spatial disagrees |");
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("\nBand share, peak memory and disagreement with the exact answer (share of the targets):\n");
+    println!("| DEM | curvature | targets | sent to the exact test | landfall: DEM in memory | a run's peak beyond the DEM | peak RSS: landfall CLI | `gdal_viewshed` | `r.viewshed` | xarray-spatial | GDAL disagrees | `r.viewshed` disagrees | xarray-spatial disagrees |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for r in rows {
         let (dem, extra) = match r.memory {
             Some((d, e)) => (format!("{d:.2} B/sample"), format!("{e:.2} B/sample")),
             None => ("–".into(), "–".into()),
         };
         println!(
-            "| {} | {} | {} | {:.4} % ({}) | {dem} | {extra} | {} | {} | {} |",
-            r.dem,
-            if r.curvature { "yes" } else { "no" },
+            "| {} | {} | {:.4} % ({}) | {dem} | {extra} | {} | {} | {} | {} | {} | {} | {} |",
+            case(r),
             r.targets,
             100.0 * r.band as f64 / r.targets.max(1) as f64,
             r.band,
+            mib(r.cli.and_then(|c| c.peak)),
+            mib(r.gdal.and_then(|g| g.0.peak)),
+            mib(r.grass.and_then(|g| g.0.peak)),
+            mib(r.xrspatial.and_then(|x| x.0.peak)),
             pct(r.gdal.map(|g| g.1)),
             pct(r.grass.map(|g| g.1)),
             pct(r.xrspatial.map(|x| x.1)),

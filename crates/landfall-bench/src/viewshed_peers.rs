@@ -28,14 +28,41 @@ pub struct Problem<'a> {
     pub curvature: Option<f64>,
 }
 
-/// What a peer's run cost: wall-clock time and CPU time (user + system, its child processes
-/// included).
+/// What a peer's run cost: wall-clock time, CPU time (user + system, its child processes
+/// included) and peak memory.
 #[derive(Clone, Copy, Debug)]
 pub struct Cost {
     /// Wall-clock time.
     pub wall: Duration,
     /// CPU time.
     pub cpu: Duration,
+    /// The largest resident set of the process or of any of its descendants, bytes (GNU time's
+    /// "Maximum resident set size"; `None` without `/usr/bin/time`).
+    pub peak: Option<u64>,
+}
+
+/// Where GNU time writes its report of the command [`run`] runs (one at a time).
+fn time_report() -> PathBuf {
+    std::env::temp_dir().join(format!("landfall-bench-time-{}.txt", std::process::id()))
+}
+
+/// A command for `program` under GNU time (`/usr/bin/time -v`), so that [`run`] reads its peak
+/// memory; the plain command where `/usr/bin/time` is missing.
+pub fn tool(program: impl AsRef<std::ffi::OsStr>) -> Command {
+    if !Path::new("/usr/bin/time").exists() {
+        return Command::new(program);
+    }
+    let mut c = Command::new("/usr/bin/time");
+    c.arg("-v").arg("-o").arg(time_report()).arg(program);
+    c
+}
+
+/// The peak memory in GNU time's report, bytes, if the last command left one (which it removes).
+fn reported_peak() -> Option<u64> {
+    let report = std::fs::read_to_string(time_report()).ok()?;
+    let _ = std::fs::remove_file(time_report());
+    let line = report.lines().find_map(|l| l.trim().strip_prefix("Maximum resident set size (kbytes):"))?;
+    line.trim().parse::<u64>().ok().map(|kib| kib * 1024)
 }
 
 /// CPU time (user + system) of this process (`who` = `RUSAGE_SELF`) or of its waited-for
@@ -57,7 +84,8 @@ pub fn run(cmd: &mut Command) -> Result<(Cost, String), String> {
     let cpu0 = cpu_time(libc::RUSAGE_CHILDREN);
     let start = Instant::now();
     let out = cmd.output().map_err(|e| format!("{:?} did not start: {e}", cmd.get_program()))?;
-    let cost = Cost { wall: start.elapsed(), cpu: cpu_time(libc::RUSAGE_CHILDREN).saturating_sub(cpu0) };
+    let (wall, cpu) = (start.elapsed(), cpu_time(libc::RUSAGE_CHILDREN).saturating_sub(cpu0));
+    let cost = Cost { wall, cpu, peak: reported_peak() };
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
         let tail: String = err.lines().rev().take(3).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join(" | ");
@@ -78,9 +106,10 @@ pub fn best_of(runs: usize, mut cmd: impl FnMut() -> Command) -> Result<(Cost, S
     best.ok_or_else(|| "no run".into())
 }
 
-/// Whether a program runs at all (`program --version`).
+/// Whether a program is there to run (`program --version` starts; `gdal_viewshed` answers it with
+/// its version and a usage error).
 pub fn installed(program: &str) -> bool {
-    Command::new(program).arg("--version").output().is_ok_and(|o| o.status.success())
+    Command::new(program).arg("--version").output().is_ok()
 }
 
 /// The share (per cent) of the exact answer's targets (`exact`: [`VISIBLE`], HIDDEN or
@@ -107,7 +136,7 @@ pub fn gdal(p: &Problem, out: &Path, runs: usize) -> Result<Cost, String> {
     let [x, y] = p.observer;
     let cc = p.curvature.unwrap_or(0.0);
     best_of(runs, || {
-        let mut c = Command::new("gdal_viewshed");
+        let mut c = tool("gdal_viewshed");
         c.args(["-q", "-cc", &format!("{cc:?}"), "-oz", &format!("{:?}", p.height), "-tz", "0"])
             .args(["-ox", &format!("{x:?}"), "-oy", &format!("{y:?}")])
             .arg(p.tif)
@@ -120,13 +149,14 @@ pub fn gdal(p: &Problem, out: &Path, runs: usize) -> Result<Cost, String> {
 
 /// The `grass --exec` command for a script, in a temporary location of the DEM's CRS.
 fn grass(script: &str) -> Command {
-    let mut c = Command::new("grass");
+    let mut c = tool("grass");
     c.args(["--tmp-location", "EPSG:32610", "--exec", "bash", "-c", script]);
     c
 }
 
-/// `r.viewshed` (binary output, 1 visible): its own time — the session with the import, the run
-/// and the export, less a session with the import and an export alone.
+/// `r.viewshed` (binary output, 1 visible) in a temporary location, `-c` with curvature: its own
+/// time — the session with the import, the run and the export, less a session with the import
+/// and an export alone — and the whole session's peak memory (r.viewshed's, the largest process).
 pub fn r_viewshed(p: &Problem, out: &Path, scratch: &Path) -> Result<Cost, String> {
     let [x, y] = p.observer;
     let curv = match p.curvature {
@@ -144,7 +174,7 @@ pub fn r_viewshed(p: &Problem, out: &Path, scratch: &Path) -> Result<Cost, Strin
     let io = format!("{import} && r.out.gdal -c input=dem output={} --quiet -f", scratch.display());
     let (io, _) = run(&mut grass(&io))?;
     let _ = std::fs::remove_file(scratch);
-    Ok(Cost { wall: all.wall.saturating_sub(io.wall), cpu: all.cpu.saturating_sub(io.cpu) })
+    Ok(Cost { wall: all.wall.saturating_sub(io.wall), cpu: all.cpu.saturating_sub(io.cpu), peak: all.peak })
 }
 
 /// Where xarray-spatial is: `$LANDFALL_BENCH_PYTHON`, else the workspace's `target/bench-venv`.
@@ -172,7 +202,8 @@ pub fn xrspatial_missing(python: &Path) -> Option<String> {
 pub const XRSPATIAL_BYTES_PER_SAMPLE: usize = 3 * 7 * 8 * 2 + 3 * 7 * 8 + 96 + 8 + 8;
 
 /// xarray-spatial's `viewshed` in a Python subprocess (see `scripts/xrspatial_viewshed.py`): the
-/// time of the call alone, and per sample whether it is visible (row 0 south).
+/// time of the call alone, the process's peak memory, and per sample whether it is visible (row 0
+/// south).
 pub fn xrspatial(
     python: &Path,
     p: &Problem,
@@ -180,19 +211,19 @@ pub fn xrspatial(
     origin: [f64; 2],
     spacing: [f64; 2],
     dir: &Path,
-) -> Result<(Duration, Vec<u8>), String> {
+) -> Result<(Cost, Vec<u8>), String> {
     let dem = dir.join("dem.f32");
     let out = dir.join("xrs.u8");
     let bytes: Vec<u8> = heights.iter().flat_map(|v| v.to_le_bytes()).collect();
     std::fs::write(&dem, bytes).map_err(|e| format!("{}: {e}", dem.display()))?;
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/xrspatial_viewshed.py");
     let args = [origin[0], origin[1], spacing[0], spacing[1], p.observer[0], p.observer[1], p.height];
-    let mut c = Command::new(python);
+    let mut c = tool(python);
     c.arg(&script).arg(&dem).arg(p.size.0.to_string()).arg(p.size.1.to_string());
     c.args(args.iter().map(|v| format!("{v:?}"))).arg(&out);
     let r = run(&mut c);
     let _ = std::fs::remove_file(&dem);
-    let (_, stdout) = r?;
+    let (cost, stdout) = r?;
     let seconds = stdout
         .lines()
         .last()
@@ -204,7 +235,7 @@ pub fn xrspatial(
     if vis.len() != heights.len() {
         return Err(format!("xarray-spatial wrote {} samples, expected {}", vis.len(), heights.len()));
     }
-    Ok((Duration::from_secs_f64(seconds), vis))
+    Ok((Cost { wall: Duration::from_secs_f64(seconds), ..cost }, vis))
 }
 
 /// The landfall binary: `$LANDFALL_BIN`, else the workspace's release build, built now
@@ -227,7 +258,7 @@ pub fn landfall_cli() -> Result<PathBuf, String> {
 pub fn landfall_cli_run(bin: &Path, p: &Problem, refraction: f64, out: &Path, runs: usize) -> Result<Cost, String> {
     let [x, y] = p.observer;
     best_of(runs, || {
-        let mut c = Command::new(bin);
+        let mut c = tool(bin);
         c.arg("viewshed").arg(p.tif).args(["--observer", &format!("{x:?},{y:?}")]);
         c.args(["--observer-height", &format!("{:?}", p.height), "--out"]).arg(out);
         if p.curvature.is_some() {
