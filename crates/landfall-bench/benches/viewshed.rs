@@ -39,8 +39,9 @@
 //!
 //! Peers: `gdal_viewshed` (GDAL 3.6 is single-threaded; its time is the whole process on the
 //! GeoTIFF written beforehand, reading and writing included, nothing subtracted); `r.viewshed` in
-//! a temporary GRASS location (`-c` with curvature; its import and export timed in a session of
-//! their own and subtracted; only up to 4097² unless `LANDFALL_BENCH_GRASS_BIG=1`); xarray-spatial
+//! a temporary GRASS location (`-c` with curvature; the time of the r.viewshed process alone, read
+//! by the session's shell around it, so the import and export are outside it; only up to 4097²
+//! unless `LANDFALL_BENCH_GRASS_BIG=1`); xarray-spatial
 //! in the Python of `target/bench-venv` (`python3 -m venv target/bench-venv &&
 //! target/bench-venv/bin/pip install xarray-spatial`, or `$LANDFALL_BENCH_PYTHON`), the call alone
 //! timed, after a warm-up that compiles it; skipped where its event list would not fit in memory.
@@ -431,13 +432,13 @@ fn grass(name: &str, p: &Problem, exact: &[u8], dir: &Path) -> Option<(Cost, f64
         return None;
     }
     let out = dir.join("grass.tif");
-    match peers::r_viewshed(p, &out, &dir.join("io.tif")) {
+    match peers::r_viewshed(p, &out) {
         Ok(cost) => {
             let r = peers::read_back(&out);
             let _ = std::fs::remove_file(&out);
             let d = peers::disagreement(exact, |k| r[k] == 1.0);
             println!(
-                "r.viewshed: {:.3} s (import and export subtracted), peak {}, disagrees on {d:.3} % of the targets",
+                "r.viewshed: {:.3} s (the r.viewshed process alone), peak {}, disagrees on {d:.3} % of the targets",
                 cost.wall.as_secs_f64(),
                 mib(cost.peak)
             );
@@ -570,9 +571,9 @@ fn pct(p: Option<f64>) -> String {
 fn tables(rows: &[Row], cumulative: Option<&Cumulative>) {
     let all = rayon::current_num_threads();
     let case = |r: &Row| format!("{} | {}", r.dem, if r.curvature { "yes" } else { "no" });
-    println!("\nTime, and in brackets its ratio to `gdal_viewshed`'s:\n");
-    println!("| DEM | curvature | landfall 1 thread | 2 threads | all ({all}) | M samples/s (1 thread) | `gdal_viewshed` | CLI end to end, 1 thread | `r.viewshed` | xarray-spatial | exact walk, {all} threads: M targets/s (targets walked) |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("\nWall time, and in brackets its ratio to `gdal_viewshed`'s (CPU time: user + system, the ratio that a busy machine blurs least):\n");
+    println!("| DEM | curvature | landfall 1 thread | 2 threads | all ({all}) | M samples/s (1 thread) | 1 thread, CPU time ÷ GDAL's | `gdal_viewshed` | CLI end to end, 1 thread | `r.viewshed` | xarray-spatial | exact walk, {all} threads: M targets/s (targets walked) |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     for r in rows {
         let g = r.gdal.map(|g| g.0.wall);
         let vs = |t: Option<Duration>| match (t, g) {
@@ -581,12 +582,16 @@ fn tables(rows: &[Row], cumulative: Option<&Cumulative>) {
         };
         let t1 = r.on(1);
         println!(
-            "| {} | {} | {} | {} | {:.1} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {:.1} | {} | {} | {} | {} | {} | {} |",
             case(r),
             vs(t1),
             vs(r.on(2)),
             vs(r.on(all).or(r.on(2))),
             r.samples as f64 / t1.unwrap_or(Duration::MAX).as_secs_f64() / 1e6,
+            match (r.landfall.first(), r.gdal) {
+                (Some(l), Some(g)) => format!("{:.2}×", l.2.as_secs_f64() / g.0.cpu.as_secs_f64()),
+                _ => "–".into(),
+            },
             secs(g),
             vs(r.cli.map(|c| c.wall)),
             vs(r.grass.map(|g| g.0.wall)),

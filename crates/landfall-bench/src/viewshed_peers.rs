@@ -154,27 +154,32 @@ fn grass(script: &str) -> Command {
     c
 }
 
-/// `r.viewshed` (binary output, 1 visible) in a temporary location, `-c` with curvature: its own
-/// time — the session with the import, the run and the export, less a session with the import
-/// and an export alone — and the whole session's peak memory (r.viewshed's, the largest process).
-pub fn r_viewshed(p: &Problem, out: &Path, scratch: &Path) -> Result<Cost, String> {
+/// `r.viewshed` (binary output, 1 visible) in a temporary location, `-c` with curvature: the wall
+/// time of the `r.viewshed` process alone (clock read by the session's shell just before and
+/// after it: the import and export are outside), the session's CPU time, and the session's peak
+/// memory (r.viewshed's: its largest process).
+pub fn r_viewshed(p: &Problem, out: &Path) -> Result<Cost, String> {
     let [x, y] = p.observer;
     let curv = match p.curvature {
         Some(c) => format!("-c -r refraction_coeff={:?}", 1.0 - c),
         None => String::new(),
     };
-    let import = format!("r.in.gdal input={} output=dem --quiet && g.region raster=dem", p.tif.display());
     let script = format!(
-        "{import} && r.viewshed -b {curv} input=dem output=vs coordinates={x:?},{y:?} observer_elevation={:?} \
-         target_elevation=0 memory=4000 --quiet && r.out.gdal -c input=vs output={} type=Byte --quiet -f",
+        "r.in.gdal input={} output=dem --quiet && g.region raster=dem && s=$(date +%s%N) && \
+         r.viewshed -b {curv} input=dem output=vs coordinates={x:?},{y:?} observer_elevation={:?} \
+         target_elevation=0 memory=4000 --quiet && e=$(date +%s%N) && echo \"r.viewshed ns $((e - s))\" && \
+         r.out.gdal -c input=vs output={} type=Byte --quiet -f",
+        p.tif.display(),
         p.height,
         out.display()
     );
-    let (all, _) = run(&mut grass(&script))?;
-    let io = format!("{import} && r.out.gdal -c input=dem output={} --quiet -f", scratch.display());
-    let (io, _) = run(&mut grass(&io))?;
-    let _ = std::fs::remove_file(scratch);
-    Ok(Cost { wall: all.wall.saturating_sub(io.wall), cpu: all.cpu.saturating_sub(io.cpu), peak: all.peak })
+    let (session, stdout) = run(&mut grass(&script))?;
+    let ns: u64 = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("r.viewshed ns "))
+        .and_then(|v| v.trim().parse().ok())
+        .ok_or_else(|| format!("the GRASS session printed no r.viewshed time: {stdout}"))?;
+    Ok(Cost { wall: Duration::from_nanos(ns), ..session })
 }
 
 /// Where xarray-spatial is: `$LANDFALL_BENCH_PYTHON`, else the workspace's `target/bench-venv`.
