@@ -16,3 +16,4 @@ pub mod peers;
 pub mod rapier_peer;
 pub mod report;
 pub mod terrains;
+pub mod viewshed_peers;

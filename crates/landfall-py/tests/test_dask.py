@@ -1,6 +1,8 @@
 """landfall.dask on a real Dask cluster of two worker processes: bit-for-bit the single-process
 answers."""
 
+import pathlib
+
 import numpy as np
 import pytest
 
@@ -65,3 +67,45 @@ def test_a_terrain_without_a_file_goes_to_each_worker_once(client):
 def test_bad_path_fails_before_the_cluster(tmp_path):
     with pytest.raises(ValueError, match="missing.tif"):
         ldask.height(tmp_path / "missing.tif", da.zeros(10), da.zeros(10))
+
+
+VOLCANO = pathlib.Path(__file__).resolve().parents[3] / "data" / "volcano.asc"
+
+
+def test_cumulative_viewshed_on_the_cluster_equals_the_single_process_counts(client):
+    t = landfall.open(VOLCANO)
+    (x0, y0, _), (x1, y1, _) = t.info()["bounds"]
+    rng = np.random.default_rng(11)
+    n = 23
+    obs = np.c_[rng.uniform(x0, x1, n), rng.uniform(y0, y1, n)]
+    want = t.cumulative_viewshed(obs, observer_height=1.75)
+    # The counts are the sum of the observers' own viewsheds.
+    singles = sum((t.viewshed(x, y, observer_height=1.75) == 1).astype(np.int64) for x, y in obs)
+    assert np.array_equal(want, singles.astype(np.float64))
+    assert 0 < np.nanmax(want) <= n
+    got = ldask.cumulative_viewshed(str(VOLCANO), obs, observers_per_task=4, observer_height=1.75)
+    assert got.shape == want.shape and got.dtype == np.float64
+    with distributed.get_task_stream(client) as ts:
+        assert np.array_equal(got.compute(), want, equal_nan=True)
+    # Six tasks of observers (4, 4, 4, 4, 4, 3), run by both worker processes.
+    tasks = [t for t in ts.data if "counts_block" in str(t["key"])]
+    assert len(tasks) == 6
+    assert len({t["worker"] for t in tasks}) == 2
+
+    # Per-observer eye heights, curvature, a distance limit, observers as a Dask array.
+    obs3 = np.c_[obs, rng.uniform(0.0, 30.0, n)]
+    obs3[::5, 2] = np.nan  # NaN: the default height
+    kw = dict(observer_height=2.0, curvature=True, refraction=0.13, max_distance=400.0)
+    want = t.cumulative_viewshed(obs3, **kw)
+    assert np.isnan(want).any()  # beyond 400 m of every observer
+    got = ldask.cumulative_viewshed(VOLCANO, da.from_array(obs3, chunks=(5, 3)), **kw).compute()
+    assert np.array_equal(got, want, equal_nan=True)
+
+
+def test_cumulative_viewshed_rejects_bad_observers():
+    with pytest.raises(ValueError, match="observers"):
+        ldask.cumulative_viewshed(VOLCANO, np.zeros((4, 5)))
+    with pytest.raises(ValueError, match="observers"):
+        ldask.cumulative_viewshed(VOLCANO, np.zeros((0, 2)))
+    with pytest.raises(ValueError, match="observers"):
+        landfall.open(VOLCANO).cumulative_viewshed(np.zeros(3))

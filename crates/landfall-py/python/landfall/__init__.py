@@ -415,6 +415,34 @@ class Heightfield(Terrain):
             v = v[:, ::-1]
         return xr.DataArray(v, coords={"y": da["y"], "x": da["x"]}, dims=("y", "x"), name="viewshed")
 
+    def cumulative_viewshed(self, observers, observer_height=1.75, target_height=0.0, max_distance=None,
+                            curvature=False, refraction=1.0 / 7.0, start_angle=None, end_angle=None, low_pitch=None,
+                            high_pitch=None):
+        """How many of the ``observers`` see each sample (the options as :meth:`viewshed`'s): a 2-D
+        float64 array in raster order (first row north), NaN where the sample is no observer's
+        target (a hole, beyond ``max_distance``, outside the angles). ``observers``: an (n, 2)
+        array of (x, y), or (n, 3) with each observer's own eye height (NaN: ``observer_height``).
+        :func:`landfall.dask.cumulative_viewshed` splits the observers over a Dask cluster."""
+        counts, targets = self._cumulative_counts(observers, observer_height, target_height, max_distance, curvature,
+                                                  refraction, start_angle, end_angle, low_pitch, high_pitch)
+        return _np.where(targets, counts.astype(_np.float64), _np.nan)
+
+    def _cumulative_counts(self, observers, observer_height, target_height, max_distance, curvature, refraction,
+                           start_angle, end_angle, low_pitch, high_pitch):
+        """(counts as uint32, whether each sample is some observer's target), 2-D in raster order."""
+        o = _np.asarray(observers, dtype=_np.float64)
+        if o.ndim != 2 or o.shape[1] not in (2, 3):
+            raise ValueError(f"observers: expected an array of shape (n, 2) or (n, 3), got {o.shape}")
+        h = o[:, 2] if o.shape[1] == 3 else _np.full(o.shape[0], _np.nan)
+        opt = lambda v: None if v is None else float(v)
+        c, t = self._native._cumulative_viewshed(
+            _np.ascontiguousarray(o[:, 0]), _np.ascontiguousarray(o[:, 1]), _np.ascontiguousarray(h),
+            float(observer_height), float(target_height), opt(max_distance), bool(curvature), float(refraction),
+            opt(start_angle), opt(end_angle), opt(low_pitch), opt(high_pitch))
+        info = self.info()
+        shape = (info["ny"], info["nx"])
+        return c.astype(_np.uint32).reshape(shape), (t == 1.0).reshape(shape)
+
     def set_heights(self, values, row=0, col=0):
         """Overwrites a block of samples: ``values`` a 2-D array in raster order (first row north)
         whose north-west sample goes to raster row ``row``, column ``col`` (the indices of

@@ -138,6 +138,20 @@ class Heightfield(Terrain):
         mode: Literal["visible", "ground", "dem"] = "visible",
     ) -> Any:
         """The exact viewshed from (x, y): uint8 1/0/255, or least visible heights (NaN nodata)."""
+    def cumulative_viewshed(
+        self,
+        observers: ArrayLike,
+        observer_height: float = 1.75,
+        target_height: float = 0.0,
+        max_distance: Optional[float] = None,
+        curvature: bool = False,
+        refraction: float = 1.0 / 7.0,
+        start_angle: Optional[float] = None,
+        end_angle: Optional[float] = None,
+        low_pitch: Optional[float] = None,
+        high_pitch: Optional[float] = None,
+    ) -> npt.NDArray[np.float64]:
+        """How many observers ((n, 2) or (n, 3)) see each sample (raster order), NaN for no target."""
     def set_heights(self, values: ArrayLike, row: int = 0, col: int = 0) -> None:
         """Overwrites a block of samples (raster order) at raster row `row`, column `col`."""
 
