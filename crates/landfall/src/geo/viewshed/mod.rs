@@ -142,8 +142,12 @@ fn run(
     }
     let hf = s.heightfield();
     let (nx, ny) = (hf.nx(), hf.ny());
-    let progress =
-        Progress { hooks, done: AtomicU64::new(0), reported: AtomicU64::new(0), total: (ny * eyes.len()).max(1) as f64 };
+    let progress = Progress {
+        hooks,
+        done: AtomicU64::new(0),
+        reported: AtomicU64::new(0),
+        total: (ny * eyes.len()).max(1) as f64,
+    };
     let th = params.target_height;
     let visible = |eye: &GeoEye, i: usize, j: usize| -> Option<bool> {
         let t = eye.target(i, j, th)?;

@@ -10,7 +10,8 @@
 //! the part strictly between E and P is at a piece's end: where an edge of an existing triangle
 //! crosses Π (or a vertex lies on it). Those points are the candidates; an edge crossing is
 //! computed from its two vertices in a fixed order, so the two triangles of a shared edge give the
-//! same point.
+//! same point; a vertex within [`ON_PLANE`] of Π counts as on it (the border of the grid or of a
+//! hole, where no neighbouring triangle would catch a line that rounding put a hair outside).
 //!
 //! P is hidden when some candidate needs at least T − [`TOUCH`]; the height a target needs is the
 //! largest `needed`. Candidates are found by a descent of the surface's box tree, each box (grown
@@ -26,6 +27,15 @@ use glam::DVec3;
 /// A target needing at least T − `TOUCH` (metres) to be seen is hidden: a touch of the sight line
 /// within a nanometre counts as a touch.
 pub const TOUCH: f64 = 1e-9;
+
+/// A vertex this close to the sight line's plane (metres) is on it: a sight line along the
+/// border of the grid or of a hole meets the border's vertices whatever the rounding.
+pub const ON_PLANE: f64 = 1e-8;
+
+/// A point of Π within this distance across B (metres) of the eye or of the target is that end of
+/// the segment, not between them: the rounding of the eye's own vertex or edge (an observer on a
+/// sample or grid line) and of the target's vertex never counts as a blocker.
+pub const AT_END: f64 = 1e-6;
 
 /// Slack of the box tests (metres): far above the rounding of a corner's coordinates in Π.
 const SLACK: f64 = 1e-6;
@@ -68,23 +78,26 @@ impl Sight {
         let v = p - eye;
         let across = v - b * v.dot(b);
         let qp = across.length();
-        if !(qp > SLACK) {
+        if !(qp > 2.0 * AT_END) {
             return None;
         }
         let qa = across / qp;
         Some(Self { e: eye, n: qa.cross(b), qa, b, qp, wp0: (p0 - eye).dot(b) })
     }
 
+    /// `v` in Π's coordinates; a vertex within [`ON_PLANE`] of Π is on it.
     #[inline(always)]
     fn pqw(&self, v: DVec3) -> Pqw {
         let r = v - self.e;
-        [r.dot(self.n), r.dot(self.qa), r.dot(self.b)]
+        let s = r.dot(self.n);
+        [if s.abs() <= ON_PLANE { 0.0 } else { s }, r.dot(self.qa), r.dot(self.b)]
     }
 
-    /// The target height above P₀ needed to clear a point at (q, w) of Π (−∞ outside 0 < q < q_P).
+    /// The target height above P₀ needed to clear a point at (q, w) of Π (−∞ unless it lies
+    /// between the eye and the target, farther than [`AT_END`] from both).
     #[inline(always)]
     fn needed(&self, q: f64, w: f64) -> f64 {
-        if q > 0.0 && q < self.qp {
+        if q > AT_END && q < self.qp - AT_END {
             w * self.qp / q - self.wp0
         } else {
             f64::NEG_INFINITY
@@ -208,7 +221,10 @@ impl Sight {
         if bx[0] > bx[3] {
             return false;
         }
-        let (lo, hi) = (DVec3::new(bx[0] as f64, bx[1] as f64, bx[2] as f64), DVec3::new(bx[3] as f64, bx[4] as f64, bx[5] as f64));
+        let (lo, hi) = (
+            DVec3::new(bx[0] as f64, bx[1] as f64, bx[2] as f64),
+            DVec3::new(bx[3] as f64, bx[4] as f64, bx[5] as f64),
+        );
         // Every vertex V = A + h·B in the box has |A − A_o| ≤ |V − A_o| + |h|; its raise moves it
         // by at most |k|·(that)² in any direction: the box grows by that much.
         let grow = if eye.k == 0.0 {
@@ -219,7 +235,11 @@ impl Sight {
         };
         let (lo, hi) = (lo - grow, hi + grow);
         let corners = [0, 1, 2, 3, 4, 5, 6, 7].map(|k| {
-            DVec3::new(if k & 1 == 0 { lo.x } else { hi.x }, if k & 2 == 0 { lo.y } else { hi.y }, if k & 4 == 0 { lo.z } else { hi.z })
+            DVec3::new(
+                if k & 1 == 0 { lo.x } else { hi.x },
+                if k & 2 == 0 { lo.y } else { hi.y },
+                if k & 4 == 0 { lo.z } else { hi.z },
+            )
         });
         let m = SLACK;
         let t = best.floor.max(best.best);
