@@ -23,7 +23,7 @@ pub mod wgs84;
 pub use enu::EnuFrame;
 pub use surface::{GeoError, GeoPoint, GeoSurface, DEFAULT_GEO_LEAF, MAX_CELL_DEGREES};
 pub use tables::GridTables;
-pub use viewshed::geo_viewshed;
+pub use viewshed::{geo_observer_eye, geo_viewshed};
 pub use walk::{GeoHit, GEO_TOUCH};
 pub use wgs84::Geodetic;
 

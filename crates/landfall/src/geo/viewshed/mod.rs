@@ -72,6 +72,14 @@ pub fn geo_viewshed(
     run(s, observers, params, mode, hooks, false)
 }
 
+/// The height above the ellipsoid of the eye of an observer at (`lon`, `lat`) degrees (its
+/// ground plus its observer height), or why no observer can stand there: the check of
+/// [`geo_viewshed`] for one observer, without the work.
+pub fn geo_observer_eye(s: &GeoSurface, lon: f64, lat: f64, params: &ViewshedParams) -> Result<f64, ViewshedError> {
+    let e = GeoEye::new(s, lon, lat, params)?;
+    Ok((e.eye - e.ao).dot(e.up))
+}
+
 /// [`geo_viewshed`] with every target tested against every triangle: the reference (same answers,
 /// far slower).
 #[cfg(any(test, feature = "bench-support"))]
