@@ -162,7 +162,7 @@ fn run(
         Some(match Sight::new(eye.eye, t.p0, t.b, t.p) {
             None => true,
             Some(sight) if brute => !sight.brute_hidden(eye, th),
-            Some(sight) => !sight.hidden(eye, th),
+            Some(sight) => !sight.hidden(eye, th, (i, j)),
         })
     };
     match mode {

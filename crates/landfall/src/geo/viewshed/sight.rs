@@ -22,6 +22,7 @@ use super::eye::GeoEye;
 use crate::geo::boxes::Bx;
 use crate::geom::Half;
 use crate::heightfield::cell::corner_offsets;
+use arrayvec::ArrayVec;
 use glam::DVec3;
 
 /// A target needing at least T − `TOUCH` (metres) to be seen is hidden: a touch of the sight line
@@ -105,11 +106,38 @@ impl Sight {
     }
 
     /// Whether target height `th` is hidden: some candidate needs at least `th` − [`TOUCH`].
-    pub fn hidden(&self, eye: &GeoEye, th: f64) -> bool {
+    /// `at` is the target's sample: its own cells are tried first (a target on a slope facing
+    /// away is hidden by them).
+    pub fn hidden(&self, eye: &GeoEye, th: f64, at: (usize, usize)) -> bool {
         let floor = th - TOUCH;
         let mut best = Best { floor, best: f64::NEG_INFINITY, stop: floor };
-        self.descend(eye, &mut best);
+        if !self.cells_around(eye, at, &mut best) {
+            self.descend(eye, &mut best);
+        }
         best.best >= floor
+    }
+
+    /// The candidates of the (up to) four cells around sample `at`; true once `best` says stop.
+    fn cells_around(&self, eye: &GeoEye, (i, j): (usize, usize), best: &mut Best) -> bool {
+        let hf = eye.s.heightfield();
+        let (i0, j0) = (i.saturating_sub(1), j.saturating_sub(1));
+        let (i1, j1) = ((i + 1).min(hf.nx() - 1), (j + 1).min(hf.ny() - 1));
+        let mut m = [[0.0; 3]; 9];
+        let w = i1 - i0 + 1;
+        for jj in j0..=j1 {
+            for ii in i0..=i1 {
+                m[(jj - j0) * w + (ii - i0)] = self.pqw(eye.vertex(ii, jj));
+            }
+        }
+        for jj in j0..j1 {
+            for ii in i0..i1 {
+                let k = (jj - j0) * w + (ii - i0);
+                if self.cell(eye, ii, jj, &[m[k], m[k + 1], m[k + w], m[k + w + 1]], best) {
+                    return true;
+                }
+            }
+        }
+        false
     }
 
     /// The least target height (≥ 0) above P₀ at which the target is seen (a target at exactly that
@@ -193,8 +221,9 @@ impl Sight {
     fn descend(&self, eye: &GeoEye, best: &mut Best) {
         let boxes = &eye.s.boxes;
         let top = boxes.levels.len() - 1;
-        let mut stack: Vec<(usize, usize, usize)> = Vec::with_capacity(64);
-        if self.may_hold(eye, boxes.root(), best) {
+        // At most 3 waiting per level plus one (the tree has at most 33 levels).
+        let mut stack: ArrayVec<(usize, usize, usize), 112> = ArrayVec::new();
+        if self.may_hold(eye, boxes.root(), best).is_some() {
             stack.push((top, 0, 0));
         }
         while let Some((level, bi, bj)) = stack.pop() {
@@ -205,10 +234,19 @@ impl Sight {
                 continue;
             }
             let (w, h, _) = boxes.levels[level - 1];
+            let mut kids: ArrayVec<(f64, usize, usize), 4> = ArrayVec::new();
             for (ci, cj) in [(2 * bi, 2 * bj), (2 * bi + 1, 2 * bj), (2 * bi, 2 * bj + 1), (2 * bi + 1, 2 * bj + 1)] {
-                if ci < w && cj < h && self.may_hold(eye, boxes.get(level - 1, ci, cj), best) {
-                    stack.push((level - 1, ci, cj));
+                if ci < w && cj < h {
+                    if let Some(near) = self.may_hold(eye, boxes.get(level - 1, ci, cj), best) {
+                        kids.push((near, ci, cj));
+                    }
                 }
+            }
+            // The box reaching nearest the target is popped first: blockers of a hidden target
+            // are most often near it.
+            kids.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+            for (_, ci, cj) in kids {
+                stack.push((level - 1, ci, cj));
             }
         }
     }
@@ -216,10 +254,11 @@ impl Sight {
     /// Whether box `bx`, grown by the largest raise of its vertices, may hold a candidate whose
     /// `needed` reaches `best`'s current floor: it straddles Π, overlaps 0 < q < q_P, and some
     /// corner is not below the segment to a target at that height (each a linear function, so
-    /// its extremes over the box are at corners).
-    fn may_hold(&self, eye: &GeoEye, bx: &Bx, best: &Best) -> bool {
+    /// its extremes over the box are at corners). `Some` with how near to the target the box
+    /// reaches (its largest q, at most q_P) when it may.
+    fn may_hold(&self, eye: &GeoEye, bx: &Bx, best: &Best) -> Option<f64> {
         if bx[0] > bx[3] {
-            return false;
+            return None;
         }
         let (lo, hi) = (
             DVec3::new(bx[0] as f64, bx[1] as f64, bx[2] as f64),
@@ -254,7 +293,8 @@ impl Sight {
             qmax = qmax.max(q);
             amax = amax.max(w - slope * q);
         }
-        smin <= m && smax >= -m && qmax >= -m && qmin <= self.qp + m && amax >= -m - TOUCH
+        (smin <= m && smax >= -m && qmax >= -m && qmin <= self.qp + m && amax >= -m - TOUCH)
+            .then_some(qmax.min(self.qp))
     }
 
     /// The candidates of leaf block (bi, bj); true once `best` says stop.
