@@ -4,10 +4,10 @@ use crate::terrain_args::{numbers, TerrainArgs};
 use anyhow::{bail, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use landfall::geo::GeoSurface;
 use landfall::viewshed::{
     Grid, Hooks, Observer, ViewshedError, ViewshedMode, ViewshedOutput, ViewshedParams, NODATA, VISIBLE,
 };
-use landfall::geo::GeoSurface;
 use landfall::Heightfield;
 use landfall_io::{write_geotiff_into, Band, Batch, BatchReader, GeoRef, OutputFile, Outputs, Query};
 use std::path::{Path, PathBuf};
@@ -111,7 +111,8 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
     if let Some(obs_path) = &a.observers {
         let observers = read_observers(obs_path, hf, surface.as_ref(), &params, a.observer_height)?;
         marks.extend(observers.iter().map(|o| [o.x, o.y]));
-        let ViewshedOutput::Counts(cum) = compute(hf, surface.as_ref(), &observers, &params, ViewshedMode::Count)? else {
+        let ViewshedOutput::Counts(cum) = compute(hf, surface.as_ref(), &observers, &params, ViewshedMode::Count)?
+        else {
             unreachable!("counts answer counts")
         };
         let counts: Vec<u16> =

@@ -535,7 +535,8 @@ impl Heightfield {
         }
         let observers: Vec<[f64; 3]> = (0..x.len()).map(|k| [x[k], y[k], h[k]]).collect();
         let (counts, targets) =
-            viewshed::interruptible(py, |cancel| viewshed::counts(&inner, &observers, &params, cancel))?.map_err(err)?;
+            viewshed::interruptible(py, |cancel| viewshed::counts(&inner, &observers, &params, cancel))?
+                .map_err(err)?;
         Ok((
             pyarray(py, counts.into_iter().map(f64::from).collect()),
             pyarray(py, targets.into_iter().map(|t| f64::from(u8::from(t))).collect()),

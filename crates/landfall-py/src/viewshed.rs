@@ -54,7 +54,13 @@ fn compute(
 ) -> Result<ViewshedOutput, ViewshedError> {
     match t {
         AnyTerrain::Geographic(g) => landfall::geo::geo_viewshed(g, observers, params, mode, hooks),
-        _ => viewshed::viewshed(t.heightfield().expect("a Heightfield holds a heightfield"), observers, params, mode, hooks),
+        _ => viewshed::viewshed(
+            t.heightfield().expect("a Heightfield holds a heightfield"),
+            observers,
+            params,
+            mode,
+            hooks,
+        ),
     }
 }
 

@@ -157,12 +157,13 @@ fn run(
         total: (ny * eyes.len()).max(1) as f64,
     };
     let th = params.target_height;
-    let visible = |eye: &GeoEye, i: usize, j: usize| -> Option<bool> {
+    // `hint`: the blocker of the previous target of the row.
+    let visible = |eye: &GeoEye, i: usize, j: usize, hint: &mut Option<(usize, usize)>| -> Option<bool> {
         let t = eye.target(i, j, th)?;
         Some(match Sight::new(eye.eye, t.p0, t.b, t.p) {
             None => true,
             Some(sight) if brute => !sight.brute_hidden(eye, th),
-            Some(sight) => !sight.hidden(eye, th, (i, j)),
+            Some(sight) => !sight.hidden(eye, th, (i, j), hint),
         })
     };
     match mode {
@@ -170,8 +171,9 @@ fn run(
             let eye = &eyes[0];
             let mut values = vec![NODATA; nx * ny];
             values.par_chunks_mut(nx).enumerate().try_for_each(|(j, row)| {
+                let mut hint = None;
                 for (i, v) in row.iter_mut().enumerate() {
-                    *v = visible(eye, i, j).map_or(NODATA, |seen| if seen { VISIBLE } else { HIDDEN });
+                    *v = visible(eye, i, j, &mut hint).map_or(NODATA, |seen| if seen { VISIBLE } else { HIDDEN });
                 }
                 progress.row()
             })?;
@@ -200,8 +202,9 @@ fn run(
             let mut values: Vec<Option<u32>> = vec![None; nx * ny];
             for eye in &eyes {
                 values.par_chunks_mut(nx).enumerate().try_for_each(|(j, row)| {
+                    let mut hint = None;
                     for (i, v) in row.iter_mut().enumerate() {
-                        if let Some(seen) = visible(eye, i, j) {
+                        if let Some(seen) = visible(eye, i, j, &mut hint) {
                             *v = Some(v.unwrap_or(0) + u32::from(seen));
                         }
                     }

@@ -60,6 +60,8 @@ struct Best {
     floor: f64,
     best: f64,
     stop: f64,
+    /// The cell of the candidate that said stop.
+    at: Option<(usize, usize)>,
 }
 
 impl Best {
@@ -107,14 +109,27 @@ impl Sight {
 
     /// Whether target height `th` is hidden: some candidate needs at least `th` − [`TOUCH`].
     /// `at` is the target's sample: its own cells are tried first (a target on a slope facing
-    /// away is hidden by them).
-    pub fn hidden(&self, eye: &GeoEye, th: f64, at: (usize, usize)) -> bool {
+    /// away is hidden by them), then the cell in `hint` (the blocker of the previous target, which
+    /// often blocks its neighbour too); `hint` becomes the blocker found, if any.
+    pub fn hidden(&self, eye: &GeoEye, th: f64, at: (usize, usize), hint: &mut Option<(usize, usize)>) -> bool {
         let floor = th - TOUCH;
-        let mut best = Best { floor, best: f64::NEG_INFINITY, stop: floor };
-        if !self.cells_around(eye, at, &mut best) {
-            self.descend(eye, &mut best);
+        let mut best = Best { floor, best: f64::NEG_INFINITY, stop: floor, at: None };
+        let done = self.cells_around(eye, at, &mut best)
+            || hint.is_some_and(|(i, j)| self.one_cell(eye, i, j, &mut best))
+            || {
+                self.descend(eye, &mut best);
+                best.best >= floor
+            };
+        if done {
+            *hint = best.at;
         }
         best.best >= floor
+    }
+
+    /// The candidates of cell (i, j); true once `best` says stop.
+    fn one_cell(&self, eye: &GeoEye, i: usize, j: usize, best: &mut Best) -> bool {
+        let c = [(0, 0), (1, 0), (0, 1), (1, 1)].map(|(di, dj)| self.pqw(eye.vertex(i + di, j + dj)));
+        self.cell(eye, i, j, &c, best)
     }
 
     /// The candidates of the (up to) four cells around sample `at`; true once `best` says stop.
@@ -143,7 +158,7 @@ impl Sight {
     /// The least target height (≥ 0) above P₀ at which the target is seen (a target at exactly that
     /// height touches the sight line).
     pub fn needed_height(&self, eye: &GeoEye) -> f64 {
-        let mut best = Best { floor: 0.0, best: 0.0, stop: f64::INFINITY };
+        let mut best = Best { floor: 0.0, best: 0.0, stop: f64::INFINITY, at: None };
         self.descend(eye, &mut best);
         best.best
     }
@@ -151,14 +166,14 @@ impl Sight {
     /// Reference: [`Sight::hidden`] over every triangle of the grid.
     pub fn brute_hidden(&self, eye: &GeoEye, th: f64) -> bool {
         let floor = th - TOUCH;
-        let mut best = Best { floor, best: f64::NEG_INFINITY, stop: f64::INFINITY };
+        let mut best = Best { floor, best: f64::NEG_INFINITY, stop: f64::INFINITY, at: None };
         self.brute(eye, &mut best);
         best.best >= floor
     }
 
     /// Reference: [`Sight::needed_height`] over every triangle of the grid.
     pub fn brute_needed(&self, eye: &GeoEye) -> f64 {
-        let mut best = Best { floor: 0.0, best: 0.0, stop: f64::INFINITY };
+        let mut best = Best { floor: 0.0, best: 0.0, stop: f64::INFINITY, at: None };
         self.brute(eye, &mut best);
         best.best
     }
@@ -168,8 +183,7 @@ impl Sight {
         let (ncx, ncy) = (hf.nx() - 1, hf.ny() - 1);
         for j in 0..ncy {
             for i in 0..ncx {
-                let c = [(0, 0), (1, 0), (0, 1), (1, 1)].map(|(di, dj)| self.pqw(eye.vertex(i + di, j + dj)));
-                self.cell(eye, i, j, &c, best);
+                self.one_cell(eye, i, j, best);
             }
         }
     }
@@ -192,6 +206,7 @@ impl Sight {
                 // A fixed order per edge: the same crossing from both of its triangles.
                 let (a, b) = if a < b { (a, b) } else { (b, a) };
                 if self.edge(&c[a], &c[b], best) {
+                    best.at = Some((i, j));
                     return true;
                 }
             }
