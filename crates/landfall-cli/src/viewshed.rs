@@ -4,6 +4,7 @@ use crate::preview::viewshed::Legend;
 use crate::terrain_args::{numbers, TerrainArgs};
 use anyhow::{bail, Result};
 use clap::Args;
+use landfall::geo::GeoSurface;
 use landfall::viewshed::{
     Grid, Hooks, Observer, ViewshedError, ViewshedMode, ViewshedOutput, ViewshedParams, NODATA, VISIBLE,
 };
@@ -26,7 +27,8 @@ fn parse_mode(s: &str) -> Result<ViewshedMode, String> {
 pub struct ViewshedArgs {
     #[command(flatten)]
     terrain: TerrainArgs,
-    /// Observer position X,Y (world units, like the raster's georeferencing).
+    /// Observer position X,Y (world units, like the raster's georeferencing; longitude,latitude
+    /// for a raster in degrees).
     #[arg(long, value_name = "X,Y", allow_hyphen_values = true, required_unless_present = "observers")]
     observer: Option<String>,
     /// Many observers instead: a CSV with header `x,y` or `x,y,h` (h: that observer's height);
@@ -39,13 +41,16 @@ pub struct ViewshedArgs {
     /// Height of each target above its sample.
     #[arg(long, value_name = "T", default_value_t = 0.0, allow_hyphen_values = true)]
     target_height: f64,
-    /// Samples farther than this (horizontally) are nodata.
+    /// Samples farther than this (horizontally) are nodata (metres for a raster in degrees: the
+    /// straight line between the points on the ellipsoid).
     #[arg(long, value_name = "D", allow_hyphen_values = true)]
     max_distance: Option<f64>,
-    /// Lower every sample by (1 − K)·d²/(2R) for the Earth's curvature (R = 6,371,008.8 m).
+    /// Lower every sample by (1 − K)·d²/(2R) for the Earth's curvature (R = 6,371,008.8 m). A raster
+    /// in degrees always follows the Earth's shape (lines of sight straight in Earth-centred
+    /// coordinates) and raises every sample by K·d²/(2R) for refraction.
     #[arg(long)]
     curvature: bool,
-    /// Refraction coefficient K for --curvature.
+    /// Refraction coefficient K for --curvature (and always for a raster in degrees; 0: none).
     #[arg(long, value_name = "K", default_value_t = 1.0 / 7.0, allow_hyphen_values = true)]
     refraction: f64,
     /// Only targets clockwise from this azimuth (degrees from north)…
@@ -96,6 +101,7 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
         eprintln!("landfall: note: {}: {n}", a.terrain.path.display());
     }
     let hf = &loaded.heightfield;
+    let surface = geographic(a, &loaded)?;
     let geo = GeoRef { origin: (hf.origin().x, hf.origin().y), spacing: (hf.spacing().x, hf.spacing().y) };
     let keys = loaded.geokeys.as_ref();
     let (nx, ny) = (hf.nx(), hf.ny());
@@ -104,9 +110,10 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
     let mut marks = Vec::new();
     let mut legend = Legend::Visibility;
     if let Some(obs_path) = &a.observers {
-        let observers = read_observers(obs_path, hf, &params, a.observer_height)?;
+        let observers = read_observers(obs_path, hf, surface.as_ref(), &params, a.observer_height)?;
         marks.extend(observers.iter().map(|o| [o.x, o.y]));
-        let ViewshedOutput::Counts(cum) = compute(hf, &observers, &params, ViewshedMode::Count)? else {
+        let ViewshedOutput::Counts(cum) = compute(hf, surface.as_ref(), &observers, &params, ViewshedMode::Count)?
+        else {
             unreachable!("counts answer counts")
         };
         let counts: Vec<u16> =
@@ -137,8 +144,7 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
         let o = a.observer.as_deref().expect("clap requires --observer without --observers");
         let [x, y] = numbers::<2>("observer", o)?;
         marks.push([x, y]);
-        let out =
-            compute(hf, &[Observer::at(x, y)], &params, a.mode).map_err(|e| {
+        let out = compute(hf, surface.as_ref(), &[Observer::at(x, y)], &params, a.mode).map_err(|e| {
             anyhow::anyhow!("--observer {o}: {e} (the terrain covers {})", hf.bounds().xy_extent())
         })?;
         let elapsed = start.elapsed();
@@ -197,9 +203,29 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
     Ok(())
 }
 
-/// The viewshed with a progress bar on a terminal; Ctrl-C stops it (nothing is written).
+/// The raster as a surface on the WGS84 ellipsoid when it is in degrees (a geographic CRS, placed
+/// by the file): its viewshed follows the Earth's shape, observers at lon,lat.
+fn geographic(a: &ViewshedArgs, loaded: &landfall_io::Loaded) -> Result<Option<GeoSurface>> {
+    let degrees = loaded.geokeys.as_ref().is_some_and(landfall_io::GeoKeys::is_geographic);
+    if !degrees || a.terrain.origin.is_some() || a.terrain.spacing.is_some() {
+        return Ok(None);
+    }
+    let g = GeoSurface::new(loaded.heightfield.clone())
+        .map_err(|e| anyhow::anyhow!("{}: geographic CRS: {e}", a.terrain.path.display()))?;
+    eprintln!(
+        "landfall: note: {}: in degrees: observers at lon,lat; lines of sight straight on the WGS84 ellipsoid (the \
+         Earth's curvature is in the model), refraction K = {} raises each sample by K·d²/(2R); distances in metres",
+        a.terrain.path.display(),
+        a.refraction
+    );
+    Ok(Some(g))
+}
+
+/// The viewshed (on the ellipsoid when `surface` is given) with a progress bar on a terminal;
+/// Ctrl-C stops it (nothing is written).
 fn compute(
     hf: &Heightfield,
+    surface: Option<&GeoSurface>,
     observers: &[Observer],
     params: &ViewshedParams,
     mode: ViewshedMode,
@@ -208,7 +234,10 @@ fn compute(
     let report = |f: f64| bar.set_position((f * 1000.0) as u64);
     let stop = crate::interrupt::Stop::on_ctrl_c();
     let hooks = Hooks { progress: Some(&report), cancel: Some(stop.flag()) };
-    let out = landfall::viewshed::viewshed(hf, observers, params, mode, &hooks);
+    let out = match surface {
+        Some(g) => landfall::geo::geo_viewshed(g, observers, params, mode, &hooks),
+        None => landfall::viewshed::viewshed(hf, observers, params, mode, &hooks),
+    };
     if out.is_ok() {
         bar.done(format!("{}×{} samples", hf.nx(), hf.ny()));
     }
@@ -244,7 +273,13 @@ fn params(a: &ViewshedArgs) -> Result<ViewshedParams> {
 }
 
 /// The observers of a CSV, each with its eye height, checked against the terrain.
-fn read_observers(path: &Path, hf: &Heightfield, params: &ViewshedParams, default_h: f64) -> Result<Vec<Observer>> {
+fn read_observers(
+    path: &Path,
+    hf: &Heightfield,
+    surface: Option<&GeoSurface>,
+    params: &ViewshedParams,
+    default_h: f64,
+) -> Result<Vec<Observer>> {
     let mut reader = BatchReader::open(path, Batch::Observers)?;
     let (mut out, mut rows) = (Vec::new(), Vec::new());
     while reader.next_chunk(&mut rows, 1 << 16)? > 0 {
@@ -254,7 +289,11 @@ fn read_observers(path: &Path, hf: &Heightfield, params: &ViewshedParams, defaul
                 let one =
                     ViewshedParams { observer_height: h.unwrap_or(default_h), max_distance: 1.0, ..params.clone() };
                 // A one-sample check of the observer's ground, before the long work.
-                if let Err(e) = hf.observer_eye([x, y], &one) {
+                let eye = match surface {
+                    Some(g) => landfall::geo::geo_observer_eye(g, x, y, &one),
+                    None => hf.observer_eye([x, y], &one),
+                };
+                if let Err(e) = eye {
                     bail!("{}: line {line}: {e} (the terrain covers {})", path.display(), hf.bounds().xy_extent());
                 }
                 out.push(o);

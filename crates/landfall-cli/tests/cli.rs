@@ -687,6 +687,48 @@ fn viewshed_writes_a_georeferenced_geotiff() {
     assert!(e.contains("line 3") && e.contains("x 1000 … 1040"), "{e}");
 }
 
+/// `viewshed` on a raster in degrees: the Earth's shape (issue 67's masts at sea: two eyes 10 m
+/// above a sea-level 1° tile see each other at 20 km, not at 30 km), observers at lon,lat, the
+/// output on the input's grid with its CRS; an observer off the tile is named by its line.
+#[test]
+fn viewshed_in_degrees_follows_the_earth() {
+    let dir = tempfile::tempdir().unwrap();
+    let dem = dir.path().join("sea.tif");
+    let geo = landfall_io::GeoRef { origin: (10.0, 45.0), spacing: (0.01, 0.01) };
+    let keys = landfall_io::GeoKeys::wgs84();
+    let flat = vec![0.0f32; 101 * 101];
+    landfall_io::write_geotiff(&dem, 101, 101, landfall_io::Band::F32(&flat), &geo, None, Some(&keys)).unwrap();
+    let out = dir.path().join("v.tif");
+    // 0.01° of longitude at 45.5° N is 781 m: 26 columns ≈ 20.3 km, 38 ≈ 29.7 km.
+    let args = ["--observer", "10.2,45.5", "--observer-height", "10", "--target-height", "10", "--out", s(&out)];
+    let mut a = vec!["viewshed", s(&dem)];
+    a.extend(args);
+    ok(&a);
+    let r = landfall_io::read_raster(&out).unwrap();
+    assert_eq!((r.nx, r.ny, r.georef), (101, 101, Some(geo)));
+    assert!(r.geokeys.is_some_and(|k| k.is_geographic()), "the output keeps the CRS");
+    assert_eq!((r.values[50 * 101 + 46], r.values[50 * 101 + 58]), (1.0, 0.0));
+    // The least target height 29.7 km away: ≈ 17.6 m with refraction 1/7 (the horizon, not zero).
+    ok(&[
+        "viewshed",
+        s(&dem),
+        "--observer",
+        "10.2,45.5",
+        "--observer-height",
+        "10",
+        "--mode",
+        "ground",
+        "--out",
+        s(&out),
+    ]);
+    let need = landfall_io::read_raster(&out).unwrap().values[50 * 101 + 58];
+    assert!((10.0..30.0).contains(&need), "{need}");
+    let obs = dir.path().join("obs.csv");
+    std::fs::write(&obs, "x,y\n10.2,45.5\n12.0,45.5\n").unwrap();
+    let e = fails(&["viewshed", s(&dem), "--observers", s(&obs), "--out", s(&out)]);
+    assert!(e.contains("line 3") && e.contains("outside"), "{e}");
+}
+
 /// `events terrain`: balls thrown over a raster bounce and rest; the table and the picture.
 #[test]
 fn events_terrain_runs_and_draws() {

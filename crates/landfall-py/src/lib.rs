@@ -514,7 +514,7 @@ impl Heightfield {
             return Err(err("mode: 'count' takes many observers: use cumulative_viewshed"));
         }
         let hf = heightfield_of(&inner);
-        let values = viewshed::interruptible(py, |cancel| viewshed::single(hf, [x, y], &params, mode, cancel))?;
+        let values = viewshed::interruptible(py, |cancel| viewshed::single(&inner, [x, y], &params, mode, cancel))?;
         let values = values.map_err(|e| match e {
             ViewshedError::ObserverOutside { .. } | ViewshedError::ObserverOverHole { .. } => {
                 err(format!("{e} (the terrain covers {})", hf.bounds().xy_extent()))
@@ -561,9 +561,9 @@ impl Heightfield {
             return Err(err(format!("x, y, heights: lengths {}, {}, {} differ", x.len(), y.len(), h.len())));
         }
         let observers: Vec<[f64; 3]> = (0..x.len()).map(|k| [x[k], y[k], h[k]]).collect();
-        let hf = heightfield_of(&inner);
         let (counts, targets) =
-            viewshed::interruptible(py, |cancel| viewshed::counts(hf, &observers, &params, cancel))?.map_err(err)?;
+            viewshed::interruptible(py, |cancel| viewshed::counts(&inner, &observers, &params, cancel))?
+                .map_err(err)?;
         Ok((
             pyarray(py, counts.into_iter().map(f64::from).collect()),
             pyarray(py, targets.into_iter().map(|t| f64::from(u8::from(t))).collect()),

@@ -394,7 +394,12 @@ class Heightfield(Terrain):
         raster order (first row north). ``mode="visible"``: uint8, 1 visible, 0 not, 255 nodata
         (holes, beyond ``max_distance``, outside the angles). ``"ground"``: the least target height
         above the ground that would be seen; ``"dem"``: that height plus the ground (float64, NaN
-        nodata). A DataArray on the input's coordinates when the heightfield came from one."""
+        nodata). A DataArray on the input's coordinates when the heightfield came from one.
+
+        A raster in degrees (a geographic CRS) is a surface on the WGS84 ellipsoid: (x, y) are
+        longitude and latitude, ``max_distance`` is in metres, lines of sight are straight in
+        Earth-centred coordinates (the Earth's curvature is always in; ``curvature`` is not read)
+        and ``refraction`` raises every sample by K·d²/(2R) (see ``docs/conventions.md``)."""
         opt = lambda v: None if v is None else float(v)
         v = self._native._viewshed(float(x), float(y), float(observer_height), float(target_height), opt(max_distance),
                                    bool(curvature), float(refraction), opt(start_angle), opt(end_angle),
