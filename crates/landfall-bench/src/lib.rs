@@ -6,6 +6,7 @@
 pub mod broad_peers;
 #[cfg(feature = "embree")]
 pub mod embree;
+pub mod geo_tiles;
 pub mod geotiff;
 pub mod grid;
 pub mod harness;
