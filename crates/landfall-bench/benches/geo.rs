@@ -5,12 +5,13 @@
 //!
 //! `cargo bench -p landfall-bench --bench geo` (`LANDFALL_BENCH_QUICK=1`: a 1025² tile only;
 //! `LANDFALL_GEO_LEAF=n`: another box-tree leaf). Ratios printed: projected time / geographic time
-//! (0.5 = the geographic query takes twice as long).
+//! (0.5 = the geographic query takes twice as long), then geographic / projected (the issue's
+//! figure, target ≤ 2).
 
 use criterion::{criterion_group, BenchmarkId, Criterion};
 use landfall_bench::geo_tiles::GeoTile;
 use landfall_bench::harness::cycle;
-use landfall_bench::report::print_ratios;
+use landfall_bench::report::{median_ns, print_ratios};
 use std::hint::black_box;
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -86,6 +87,18 @@ fn main() {
     let names: Vec<String> = tiles().iter().map(|t| t.name.clone()).collect();
     for group in ["geo_heights", "geo_rays_oblique", "geo_line_of_sight"] {
         print_ratios(group, &["projected"], &names);
+    }
+    // The figure, in its direction: how many times the projected query's time the
+    // geographic one takes (target: at most 2).
+    println!("\ngeographic time / projected time (same raster, same run; target ≤ 2):");
+    for name in &names {
+        let row: Vec<String> = ["geo_heights", "geo_rays_oblique", "geo_line_of_sight"]
+            .iter()
+            .filter_map(|g| {
+                Some(format!("{g} {:.2}×", median_ns(g, "landfall", name)? / median_ns(g, "projected", name)?))
+            })
+            .collect();
+        println!("  {name}: {}", row.join(", "));
     }
     for t in tiles() {
         let n = (t.geo.heightfield().nx() * t.geo.heightfield().ny()) as f64;

@@ -49,7 +49,10 @@ fn main() {
             let (flat, on_geo) = if kind == "los" { t.line_of_sight(SET, 13) } else { t.oblique(SET, 12) };
             run_rays(&t, geo, if geo { &on_geo } else { &flat }, reps)
         }
-        _ => panic!("KIND: heights, oblique or los"),
+        _ => {
+            eprintln!("geoprof: KIND {kind:?}: expected heights, oblique or los");
+            std::process::exit(2);
+        }
     };
     println!("{kind} {} {n}²: digest {sum:.9}", if geo { "geo" } else { "projected" });
 }

@@ -164,14 +164,6 @@ impl SlabRay {
     }
 }
 
-/// The ray `o + t·d` (with `inv` = 1/d componentwise) against box `b`: the t interval inside it,
-/// cut to [t0, t1], or `None`. Components of `d` that are zero test `o` against the slab. (One box;
-/// for many, prepare a [`SlabRay`] once.)
-#[inline(always)]
-pub(crate) fn slab(b: &Bx, o: DVec3, d: DVec3, _inv: DVec3, t0: f64, t1: f64) -> Option<(f64, f64)> {
-    SlabRay::new(o, d).hit(b, t0, t1)
-}
-
 /// True when box `b` overlaps the box [`lo`, `hi`].
 #[inline]
 pub(crate) fn overlaps(b: &Bx, lo: DVec3, hi: DVec3) -> bool {

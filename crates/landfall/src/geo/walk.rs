@@ -1,10 +1,10 @@
 //! Rays on a [`GeoSurface`]: a front-to-back descent of the box tree (children visited nearest
 //! first, anything beyond the best hit so far skipped), then, in each leaf, every cell's four
-//! corners mapped into the ray's sheared space once and each triangle tested watertightly
-//! ([`Shear`]). A vertex is mapped by the same arithmetic from whichever cell or leaf reaches it, so
+//! corners mapped into the ray's sheared space once, cells whose four corners lie on one side of
+//! the line skipped ([`Shear::sides`]), and each triangle tested watertightly ([`Shear`]). A vertex is mapped by the same arithmetic from whichever cell or leaf reaches it, so
 //! a ray through a shared edge or vertex never slips between triangles.
 
-use super::boxes::{overlaps, slab, SlabRay};
+use super::boxes::{overlaps, SlabRay};
 use super::shear::{Mapped, Shear};
 use super::surface::{triangle_hit, GeoPoint, GeoSurface};
 use super::wgs84::Geodetic;
@@ -154,7 +154,7 @@ impl GeoSurface {
         let sh = Shear::new(o, d);
         let top = self.boxes.levels.len() - 1;
         let mut stack = Stack::new();
-        if let Some((t, _)) = slab(self.boxes.root(), o, d, DVec3::ONE / d, t_lo, sink.limit()) {
+        if let Some((t, _)) = sr.hit(self.boxes.root(), t_lo, sink.limit()) {
             stack.push((top as u8, 0, 0, t));
         }
         while let Some((level, bi, bj, tmin)) = stack.pop() {
