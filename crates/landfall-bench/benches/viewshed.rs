@@ -594,22 +594,23 @@ fn tables(rows: &[Row], cumulative: Option<&Cumulative>) {
             _ => secs(t),
         };
         let t1 = r.on(1);
+        let cpu = match (r.landfall.first(), r.gdal) {
+            (Some(l), Some(g)) => format!("{:.2}×", l.2.as_secs_f64() / g.0.cpu.as_secs_f64()),
+            _ => "–".into(),
+        };
+        let walk_rate = r.walk.1 as f64 / r.walk.0.as_secs_f64() / 1e6;
         println!(
-            "| {} | {} | {} | {} | {:.1} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {:.1} | {cpu} | {} | {} | {} | {} | {walk_rate:.3} ({}) |",
             case(r),
             vs(t1),
             vs(r.on(2)),
             vs(r.on(all).or(r.on(2))),
             r.samples as f64 / t1.unwrap_or(Duration::MAX).as_secs_f64() / 1e6,
-            match (r.landfall.first(), r.gdal) {
-                (Some(l), Some(g)) => format!("{:.2}×", l.2.as_secs_f64() / g.0.cpu.as_secs_f64()),
-                _ => "–".into(),
-            },
             secs(g),
             vs(r.cli.map(|c| c.wall)),
             vs(r.grass.map(|g| g.0.wall)),
             vs(r.xrspatial.map(|x| x.0.wall)),
-            format!("{:.3} ({})", r.walk.1 as f64 / r.walk.0.as_secs_f64() / 1e6, r.walk.1),
+            r.walk.1,
         );
     }
     println!("\nBand share, peak memory and disagreement with the exact answer (share of the targets):\n");
