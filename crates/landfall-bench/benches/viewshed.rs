@@ -188,11 +188,13 @@ fn params(curvature: bool) -> ViewshedParams {
 
 /// The highest sample's position.
 fn summit(hf: &Heightfield) -> [f64; 2] {
-    let (k, _) = hf
-        .samples()
-        .enumerate()
-        .filter(|(_, h)| !h.is_nan())
-        .fold((0, f32::NEG_INFINITY), |best, (k, h)| if h > best.1 { (k, h) } else { best });
+    let (k, _) = hf.samples().enumerate().filter(|(_, h)| !h.is_nan()).fold((0, f32::NEG_INFINITY), |best, (k, h)| {
+        if h > best.1 {
+            (k, h)
+        } else {
+            best
+        }
+    });
     let p = hf.sample_position(k % hf.nx(), k / hf.nx());
     [p.x, p.y]
 }
@@ -230,7 +232,8 @@ where
 fn write_dem(hf: &Heightfield, tif: &Path) {
     let geo = GeoRef { origin: (hf.origin().x, hf.origin().y), spacing: (hf.spacing().x, hf.spacing().y) };
     // GTModelType projected, RasterType PixelIsArea, ProjectedCSType 32610.
-    let keys = GeoKeys { directory: vec![1, 1, 0, 3, 1024, 0, 1, 1, 1025, 0, 1, 1, 3072, 0, 1, 32610], ..Default::default() };
+    let keys =
+        GeoKeys { directory: vec![1, 1, 0, 3, 1024, 0, 1, 1, 1025, 0, 1, 1, 3072, 0, 1, 32610], ..Default::default() };
     let h: Vec<f32> = hf.samples().collect();
     write_geotiff(tif, hf.nx(), hf.ny(), Band::F32(&h), &geo, Some(f64::NAN), Some(&keys)).expect("writes the DEM");
 }
@@ -277,13 +280,7 @@ fn bench(name: &str, hf: &Heightfield, curvature: bool, dir: &Path, tools: &Tool
 
     let tif = dir.join("dem.tif");
     write_dem(hf, &tif);
-    let problem = Problem {
-        tif: &tif,
-        size: (nx, ny),
-        observer: o,
-        height: EYE,
-        curvature: curvature.then_some(CC),
-    };
+    let problem = Problem { tif: &tif, size: (nx, ny), observer: o, height: EYE, curvature: curvature.then_some(CC) };
     let memory = (!curvature).then(|| memory(&tif, o)).flatten();
     let gdal = tools.gdal.then(|| gdal(&problem, &vis, dir, runs)).flatten();
     let grass = tools.grass.then(|| grass(name, &problem, &vis, dir)).flatten();
@@ -306,7 +303,12 @@ fn bench(name: &str, hf: &Heightfield, curvature: bool, dir: &Path, tools: &Tool
             ratio(landfall[1].1)
         );
         if let Some(c) = cli {
-            println!("end to end, 1 thread: landfall viewshed {:.3} s, gdal_viewshed {:.3} s: {:.2}×", c.wall.as_secs_f64(), g.wall.as_secs_f64(), ratio(c.wall));
+            println!(
+                "end to end, 1 thread: landfall viewshed {:.3} s, gdal_viewshed {:.3} s: {:.2}×",
+                c.wall.as_secs_f64(),
+                g.wall.as_secs_f64(),
+                ratio(c.wall)
+            );
         }
     }
     let _ = std::fs::remove_file(&tif);
@@ -394,7 +396,8 @@ fn child(spec: &str) {
     let f: Vec<&str> = spec.split('\t').collect();
     let num = |k: usize| -> f64 { f[k].parse().expect("a number in the child's spec") };
     let before = process_memory("VmRSS").expect("VmRSS");
-    let hf = landfall_io::load_heightfield(Path::new(f[0]), &LoadOptions::default()).expect("the DEM loads").heightfield;
+    let hf =
+        landfall_io::load_heightfield(Path::new(f[0]), &LoadOptions::default()).expect("the DEM loads").heightfield;
     assert!(reset_peak_memory(), "/proc/self/clear_refs is not writable: cannot reset VmHWM");
     let dem = process_memory("VmRSS").expect("VmRSS");
     let params = ViewshedParams { observer_height: num(3), ..Default::default() };
@@ -497,7 +500,11 @@ fn cli(bin: &Path, p: &Problem, params: &ViewshedParams, exact: &[u8], dir: &Pat
         Ok(cost) => {
             let r = peers::read_back(&out);
             let _ = std::fs::remove_file(&out);
-            let differ = exact.iter().zip(&r).filter(|(&e, &v)| if e == NODATA { !v.is_nan() } else { f32::from(e) != v }).count();
+            let differ = exact
+                .iter()
+                .zip(&r)
+                .filter(|(&e, &v)| if e == NODATA { !v.is_nan() } else { f32::from(e) != v })
+                .count();
             assert_eq!(differ, 0, "the command line's answer differs from the library's on {differ} samples");
             println!(
                 "landfall viewshed (command line, 1 thread, end to end): {:.3} s, peak {}; the library's answer",
@@ -560,7 +567,13 @@ fn mib(bytes: Option<u64>) -> String {
 }
 
 fn secs(d: Option<Duration>) -> String {
-    d.map_or("–".into(), |d| if d.as_secs_f64() < 10.0 { format!("{:.3} s", d.as_secs_f64()) } else { format!("{:.1} s", d.as_secs_f64()) })
+    d.map_or("–".into(), |d| {
+        if d.as_secs_f64() < 10.0 {
+            format!("{:.3} s", d.as_secs_f64())
+        } else {
+            format!("{:.1} s", d.as_secs_f64())
+        }
+    })
 }
 
 fn pct(p: Option<f64>) -> String {
@@ -581,22 +594,23 @@ fn tables(rows: &[Row], cumulative: Option<&Cumulative>) {
             _ => secs(t),
         };
         let t1 = r.on(1);
+        let cpu = match (r.landfall.first(), r.gdal) {
+            (Some(l), Some(g)) => format!("{:.2}×", l.2.as_secs_f64() / g.0.cpu.as_secs_f64()),
+            _ => "–".into(),
+        };
+        let walk_rate = r.walk.1 as f64 / r.walk.0.as_secs_f64() / 1e6;
         println!(
-            "| {} | {} | {} | {} | {:.1} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {:.1} | {cpu} | {} | {} | {} | {} | {walk_rate:.3} ({}) |",
             case(r),
             vs(t1),
             vs(r.on(2)),
             vs(r.on(all).or(r.on(2))),
             r.samples as f64 / t1.unwrap_or(Duration::MAX).as_secs_f64() / 1e6,
-            match (r.landfall.first(), r.gdal) {
-                (Some(l), Some(g)) => format!("{:.2}×", l.2.as_secs_f64() / g.0.cpu.as_secs_f64()),
-                _ => "–".into(),
-            },
             secs(g),
             vs(r.cli.map(|c| c.wall)),
             vs(r.grass.map(|g| g.0.wall)),
             vs(r.xrspatial.map(|x| x.0.wall)),
-            format!("{:.3} ({})", r.walk.1 as f64 / r.walk.0.as_secs_f64() / 1e6, r.walk.1),
+            r.walk.1,
         );
     }
     println!("\nBand share, peak memory and disagreement with the exact answer (share of the targets):\n");

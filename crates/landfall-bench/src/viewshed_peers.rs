@@ -88,7 +88,8 @@ pub fn run(cmd: &mut Command) -> Result<(Cost, String), String> {
     let cost = Cost { wall, cpu, peak: reported_peak() };
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
-        let tail: String = err.lines().rev().take(3).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join(" | ");
+        let tail: String =
+            err.lines().rev().take(3).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join(" | ");
         return Err(format!("{:?} failed ({}): {tail}", cmd.get_program(), out.status));
     }
     Ok((cost, String::from_utf8_lossy(&out.stdout).into_owned()))
