@@ -344,7 +344,7 @@ class Heightfield(Terrain):
         origin = _pair("origin", origin)
         if str(diagonal) not in _DIAGONALS:
             raise ValueError(f"diagonal: {diagonal!r} (expected one of {', '.join(_DIAGONALS)})")
-        native = _NativeHeightfield._from_array(_np.ascontiguousarray(h), spacing, origin, str(diagonal))
+        native = _NativeHeightfield._from_array(_np.require(h, _np.float64, ("C", "A")), spacing, origin, str(diagonal))
         return Heightfield(native)
 
     @staticmethod
