@@ -81,7 +81,7 @@ impl Sight {
         let v = p - eye;
         let across = v - b * v.dot(b);
         let qp = across.length();
-        if !(qp > 2.0 * AT_END) {
+        if !qp.is_finite() || qp <= 2.0 * AT_END {
             return None;
         }
         let qa = across / qp;
