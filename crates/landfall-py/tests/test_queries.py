@@ -300,3 +300,12 @@ def test_info_names_the_crs_of_a_geotiff_and_of_its_index(tmp_path, cli, metric_
     lfh = tmp_path / "utm.lfh"
     cli("build", tagged, "-o", lfh)
     assert landfall.open(lfh).info()["crs"] == "EPSG:32610"
+
+
+def test_viewshed_in_degrees_is_in_metres(dem):
+    # topobathy.npz is in degrees: (x, y) are lon, lat and max_distance is metres on the ellipsoid.
+    assert dem.info()["geographic"]
+    v = dem.viewshed(236.0, 49.0, max_distance=20000.0)
+    near = v != 255
+    # A 20 km disc on 2.4 km × 2.4 km cells: about π·20²/2.4² ≈ 220 samples, not the whole raster.
+    assert 150 < near.sum() < 300, near.sum()

@@ -47,7 +47,7 @@ mod sight;
 #[cfg(test)]
 mod tests;
 
-pub use sight::TOUCH;
+pub use sight::{AT_END, ON_PLANE, TOUCH};
 
 use super::surface::GeoSurface;
 use crate::viewshed::{

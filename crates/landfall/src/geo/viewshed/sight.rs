@@ -2,10 +2,10 @@
 //!
 //! The eye E, the target's point P₀ on the (raised) surface, its ellipsoid normal B and the target
 //! P = P₀ + T·B span the plane Π through E containing B. In Π, with q the distance from E across B
-//! (towards P) and w the height along B, the segment is w = w_P·q/q_P. A point X of the surface in
-//! Π with 0 < q_X < q_P is on or below... the other way round: the segment is on or below the
-//! surface at q_X when w_X ≥ w_P·q_X/q_P, i.e. when X needs the target raised to at least
-//! `needed(X)` = w_X·q_P/q_X − w_P₀ above its ground to be cleared. The surface meets Π in one
+//! (towards P) and w the height along B, the segment is w = w_P·q/q_P. At a point X of the surface
+//! in Π with 0 < q_X < q_P the segment is on or below the surface when w_X ≥ w_P·q_X/q_P, i.e. when
+//! X needs the target raised to at least `needed(X)` = w_X·q_P/q_X − w_P₀ above its ground to be
+//! cleared. The surface meets Π in one
 //! straight piece per triangle, and along a piece `needed` is monotone, so its largest value over
 //! the part strictly between E and P is at a piece's end: where an edge of an existing triangle
 //! crosses Π (or a vertex lies on it). Those points are the candidates; an edge crossing is
@@ -81,7 +81,7 @@ impl Sight {
         let v = p - eye;
         let across = v - b * v.dot(b);
         let qp = across.length();
-        if !(qp > 2.0 * AT_END) {
+        if !qp.is_finite() || qp <= 2.0 * AT_END {
             return None;
         }
         let qa = across / qp;
