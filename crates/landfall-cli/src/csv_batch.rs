@@ -166,13 +166,15 @@ pub fn raycast(args: &TerrainArgs, rays: &Path, out: &Path, cache_mb: Option<u64
     };
     let mut found = 0usize;
     let rows =
-        stream(&args.path, budget, reader, out, "hit,t,x,y,z,nx,ny,nz", answer, |w, _, h: &Option<landfall::Hit>| match h {
-            Some(h) => {
-                found += 1;
-                let (p, n) = (h.point, h.normal);
-                writeln!(w, "1,{},{},{},{},{},{},{}", nz(h.t), nz(p.x), nz(p.y), nz(p.z), nz(n.x), nz(n.y), nz(n.z))
+        stream(&args.path, budget, reader, out, "hit,t,x,y,z,nx,ny,nz", answer, |w, _, h: &Option<landfall::Hit>| {
+            match h {
+                Some(h) => {
+                    found += 1;
+                    let (p, n) = (h.point, h.normal);
+                    writeln!(w, "1,{},{},{},{},{},{},{}", nz(h.t), nz(p.x), nz(p.y), nz(p.z), nz(n.x), nz(n.y), nz(n.z))
+                }
+                None => writeln!(w, "0,,,,,,,"),
             }
-            None => writeln!(w, "0,,,,,,,"),
         })?;
     summary(&t.bounds().xy_extent(), rows, found, ("rays", "hit", "missed"), rays, out);
     Ok(())

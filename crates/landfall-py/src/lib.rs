@@ -434,13 +434,14 @@ fn heightfield_of(t: &AnyTerrain) -> &landfall::Heightfield {
 impl Heightfield {
     /// A heightfield from a 2-D array laid out as a raster (first row north), NaN = hole.
     #[staticmethod]
-    #[pyo3(signature = (heights, spacing, origin, diagonal))]
+    #[pyo3(signature = (heights, spacing, origin, diagonal, geographic))]
     fn _from_array(
         py: Python<'_>,
         heights: numpy::PyReadonlyArray2<'_, f64>,
         spacing: (f64, f64),
         origin: (f64, f64),
         diagonal: &str,
+        geographic: bool,
     ) -> PyResult<Py<Heightfield>> {
         let a = heights.as_array();
         let (ny, nx) = a.dim();
@@ -470,7 +471,15 @@ impl Heightfield {
                     .build()
             })
             .map_err(|e| err(format!("heights: {e}")))?;
-        let t = Terrain::new(AnyTerrain::Heightfield(hf), None);
+        let t = if geographic {
+            // Longitude and latitude in degrees: the surface on the WGS84 ellipsoid, as a file in
+            // EPSG:4326 opens.
+            let g =
+                py.detach(|| landfall::geo::GeoSurface::new(hf)).map_err(|e| err(format!("origin, spacing: {e}")))?;
+            Terrain { epsg: Some(4326), ..Terrain::new(AnyTerrain::Geographic(g), None) }
+        } else {
+            Terrain::new(AnyTerrain::Heightfield(hf), None)
+        };
         t.rounding.store(f32_rounding(a.iter().copied()).to_bits(), Ordering::Relaxed);
         let init = PyClassInitializer::from(t).add_subclass(Heightfield {});
         Py::new(py, init)

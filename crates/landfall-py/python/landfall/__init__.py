@@ -327,10 +327,12 @@ class Heightfield(Terrain):
     bilinear)."""
 
     @staticmethod
-    def from_array(heights, spacing=(1.0, 1.0), origin=(0.0, 0.0), diagonal="alternating"):
+    def from_array(heights, spacing=(1.0, 1.0), origin=(0.0, 0.0), diagonal="alternating", geographic=False):
         """A heightfield from a 2-D array laid out as a raster file (first row north); ``origin``
         is the world position of the south-west sample; ``spacing`` a number or ``(dx, dy)``;
-        NaN = hole.
+        NaN = hole. With ``geographic=True`` origin and spacing are longitude and latitude in
+        degrees and the heights metres above the WGS84 ellipsoid: the same surface as a raster file
+        in EPSG:4326 opens (``info()["kind"] == "geographic"``).
 
         The heights are stored as float32 (4 bytes a sample, as from a file): float64 values are
         rounded to the nearest float32, each by at most |h|·2⁻²⁴ (about 0.06 mm at 1,000 m, 0.5 m at
@@ -344,14 +346,16 @@ class Heightfield(Terrain):
         origin = _pair("origin", origin)
         if str(diagonal) not in _DIAGONALS:
             raise ValueError(f"diagonal: {diagonal!r} (expected one of {', '.join(_DIAGONALS)})")
-        native = _NativeHeightfield._from_array(_np.require(h, _np.float64, ("C", "A")), spacing, origin, str(diagonal))
+        native = _NativeHeightfield._from_array(_np.require(h, _np.float64, ("C", "A")), spacing, origin, str(diagonal), bool(geographic))
         return Heightfield(native)
 
     @staticmethod
     def from_xarray(da, diagonal="alternating"):
         """A heightfield from an xarray DataArray with ``x`` and ``y`` coordinates (evenly spaced;
         ``y`` ascending or descending), as rioxarray reads a GeoTIFF; nodata (rioxarray's
-        ``rio.nodata``, or a ``_FillValue`` / ``nodata`` attribute) and NaN become holes."""
+        ``rio.nodata``, or a ``_FillValue`` / ``nodata`` attribute) and NaN become holes. A
+        geographic CRS (rioxarray's ``rio.crs``, in degrees) gives the surface on the WGS84
+        ellipsoid, as the file opened directly does."""
         if "x" not in da.dims or "y" not in da.dims:
             raise ValueError(f"da: needs dimensions x and y, has {tuple(da.dims)}")
         da = da.squeeze(drop=True)
@@ -364,9 +368,10 @@ class Heightfield(Terrain):
             raise ValueError("da: needs at least 2 × 2 samples")
         dx, dy = _even("x", x), _even("y", y)
         h = _np.asarray(da.values, dtype=_np.float64).copy()
-        nodata = None
+        nodata, geographic = None, False
         try:
             nodata = da.rio.nodata
+            geographic = bool(da.rio.crs is not None and da.rio.crs.is_geographic)
         except AttributeError:
             pass
         for key in ("_FillValue", "nodata", "nodatavals"):
@@ -379,7 +384,8 @@ class Heightfield(Terrain):
             h = h[::-1]
         if dx < 0:
             h = h[:, ::-1]
-        t = Heightfield.from_array(h, spacing=(abs(dx), abs(dy)), origin=(float(x.min()), float(y.min())), diagonal=diagonal)
+        t = Heightfield.from_array(h, spacing=(abs(dx), abs(dy)), origin=(float(x.min()), float(y.min())), diagonal=diagonal,
+                                   geographic=geographic)
         t._xarray = da
         return t
 
@@ -466,7 +472,8 @@ class Heightfield(Terrain):
             i = self.info()
             if i["gravity"] != (0.0, 0.0, -1.0):
                 raise TypeError("an edited heightfield with a gravity other than (0, 0, -1) cannot be pickled")
-            value = {"heights": self.heights(), "spacing": i["spacing"], "origin": i["origin"], "diagonal": i["diagonal"]}
+            value = {"heights": self.heights(), "spacing": i["spacing"], "origin": i["origin"], "diagonal": i["diagonal"],
+                     "geographic": i["kind"] == "geographic"}
             return (_from_value, (value,))
         return Terrain.__reduce__(self)
 
@@ -517,7 +524,8 @@ class CharacterController:
 
 
 def _from_value(v):
-    return Heightfield.from_array(v["heights"], spacing=v["spacing"], origin=v["origin"], diagonal=v["diagonal"])
+    return Heightfield.from_array(v["heights"], spacing=v["spacing"], origin=v["origin"], diagonal=v["diagonal"],
+                                  geographic=v.get("geographic", False))
 
 
 def _per_row(name, v, n):

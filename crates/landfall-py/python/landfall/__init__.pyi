@@ -114,9 +114,14 @@ class Heightfield(Terrain):
 
     @staticmethod
     def from_array(
-        heights: ArrayLike, spacing: Pair = (1.0, 1.0), origin: Pair = (0.0, 0.0), diagonal: Diagonal = "alternating"
+        heights: ArrayLike,
+        spacing: Pair = (1.0, 1.0),
+        origin: Pair = (0.0, 0.0),
+        diagonal: Diagonal = "alternating",
+        geographic: bool = False,
     ) -> "Heightfield":
-        """From a 2-D array laid out as a raster (first row north); NaN = hole."""
+        """From a 2-D array laid out as a raster (first row north); NaN = hole; geographic: lon, lat
+        in degrees on the WGS84 ellipsoid."""
     @staticmethod
     def from_xarray(da: Any, diagonal: Diagonal = "alternating") -> "Heightfield":
         """From an xarray DataArray with x and y coordinates; nodata becomes holes."""
