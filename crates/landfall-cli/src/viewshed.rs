@@ -144,9 +144,8 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
         let o = a.observer.as_deref().expect("clap requires --observer without --observers");
         let [x, y] = numbers::<2>("observer", o)?;
         marks.push([x, y]);
-        let out = compute(hf, surface.as_ref(), &[Observer::at(x, y)], &params, a.mode).map_err(|e| {
-            anyhow::anyhow!("--observer {o}: {e} (the terrain covers {})", hf.bounds().xy_extent())
-        })?;
+        let out = compute(hf, surface.as_ref(), &[Observer::at(x, y)], &params, a.mode)
+            .map_err(|e| anyhow::anyhow!("--observer {o}: {e} (the terrain covers {})", hf.bounds().xy_extent()))?;
         let elapsed = start.elapsed();
         match out {
             ViewshedOutput::Visibility(vis, stats) => {

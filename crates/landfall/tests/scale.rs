@@ -5,7 +5,7 @@
 use landfall::glam::DVec3;
 use landfall::polygon::{PolygonError, PolygonTerrain};
 use landfall::rng::SplitMix64;
-use landfall::{Ray, Terrain};
+use landfall::Ray;
 
 /// A small terrain: a rough TIN, a flat roof and a quad (triangulated if not planar).
 fn polygons() -> Vec<Vec<DVec3>> {

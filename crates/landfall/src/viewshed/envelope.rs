@@ -451,10 +451,10 @@ mod tests {
     /// of values (ties, shared ends, points) or not.
     fn segments(rng: &mut SplitMix64, round: usize) -> Vec<(f64, f64, f64, f64)> {
         let n = 1 + (rng.next_u64() % 30) as usize;
-        let grid = |x: f64| if round % 3 == 0 { (x * 8.0).round() / 8.0 } else { x };
+        let grid = |x: f64| if round.is_multiple_of(3) { (x * 8.0).round() / 8.0 } else { x };
         (0..n)
             .map(|k| {
-                let a = if round % 2 == 0 {
+                let a = if round.is_multiple_of(2) {
                     grid(-1.0 + 2.0 * k as f64 / n as f64 + rng.range(-0.1, 0.1))
                 } else {
                     grid(rng.range(-1.0, 1.0))

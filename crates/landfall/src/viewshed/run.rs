@@ -3,7 +3,7 @@
 
 use super::eye::{Eye, TOUCH};
 use super::params::{Hooks, ViewshedError, ViewshedMode, ViewshedParams};
-use super::sweep::{self, Scratch, Sector, Sink};
+use super::sweep::{self, Scratch, Sector, Sink, Target};
 use super::{Grid, Observer, ViewshedOutput, HIDDEN, NODATA, VISIBLE};
 use crate::heightfield::Heightfield;
 use rayon::prelude::*;
@@ -69,7 +69,8 @@ fn verdict(run: &Eye, zp: f64, d: f64, vp: f64, h: f64) -> Option<bool> {
 
 impl Sink for VisibilitySink {
     #[inline(always)]
-    fn target(&self, run: &Eye, i: usize, j: usize, zp: f64, d: f64, vp: f64, h: Option<f64>) {
+    fn target(&self, run: &Eye, t: Target, h: Option<f64>) {
+        let Target { i, j, zp, d, vp } = t;
         let visible = h.and_then(|h| verdict(run, zp, d, vp, h)).unwrap_or_else(|| {
             self.band.fetch_add(1, Ordering::Relaxed);
             run.visible_by_walk(i, j, zp)
@@ -86,7 +87,8 @@ struct HeightSink {
 
 impl Sink for HeightSink {
     #[inline(always)]
-    fn target(&self, run: &Eye, i: usize, j: usize, zp: f64, d: f64, _vp: f64, h: Option<f64>) {
+    fn target(&self, run: &Eye, t: Target, h: Option<f64>) {
+        let Target { i, j, zp, d, .. } = t;
         let need = match h {
             Some(h) => run.sight.zo + h * d,
             None => run.needed_by_walk(i, j),
@@ -105,7 +107,8 @@ const TARGETED: u32 = 1 << 31;
 
 impl Sink for CountSink {
     #[inline(always)]
-    fn target(&self, run: &Eye, i: usize, j: usize, zp: f64, d: f64, vp: f64, h: Option<f64>) {
+    fn target(&self, run: &Eye, t: Target, h: Option<f64>) {
+        let Target { i, j, zp, d, vp } = t;
         let visible = h.and_then(|h| verdict(run, zp, d, vp, h)).unwrap_or_else(|| run.visible_by_walk(i, j, zp));
         self.out.update(j * self.nx + i, |c| ((c & !TARGETED) + u32::from(visible)) | TARGETED);
     }

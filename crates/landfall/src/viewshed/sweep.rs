@@ -145,14 +145,24 @@ impl Sector {
     }
 }
 
+/// A target as the sweep meets it: sample (i, j) at lowered elevation `zp` (with the target
+/// height), at local distance `d` (grid steps along the sweep axis), seen from the eye at slope `vp`
+/// (height per step of d).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Target {
+    pub i: usize,
+    pub j: usize,
+    pub zp: f64,
+    pub d: f64,
+    pub vp: f64,
+}
+
 /// What the sweep learns of a target: its slope from the eye and the highest slope of the terrain
 /// strictly between (or that the exact walk must decide).
 pub(crate) trait Sink: Sync {
-    /// Sample (i, j) is a target at lowered elevation `zp` (with the target height), at local
-    /// distance `d` (grid steps along the sweep axis), seen from the eye at slope `vp` (height per
-    /// step of d). `h`: the highest slope of any terrain point strictly between the eye and the
-    /// target, −∞ when none; `None` when the sweep leaves the target to the exact walk.
-    fn target(&self, run: &Eye, i: usize, j: usize, zp: f64, d: f64, vp: f64, h: Option<f64>);
+    /// `h`: the highest slope of any terrain point strictly between the eye and the target, −∞ when
+    /// none; `None` when the sweep leaves the target to the exact walk.
+    fn target(&self, run: &Eye, t: Target, h: Option<f64>);
 }
 
 /// One column of a sector: lateral samples q0..q0 + z.len(), lowered (NaN holes), with their
@@ -276,7 +286,7 @@ pub(crate) fn work(run: &Eye, sector: Sector) -> u64 {
 }
 
 impl Sink for () {
-    fn target(&self, _: &Eye, _: usize, _: usize, _: f64, _: f64, _: f64, _: Option<f64>) {}
+    fn target(&self, _: &Eye, _: Target, _: Option<f64>) {}
 }
 
 impl<'a, S: Sink> SectorSweep<'a, S> {
@@ -373,7 +383,7 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
             return;
         }
         let vp = (zp - self.zo) * c.inv_d;
-        self.sink.target(run, i, j, zp, c.d, vp, h);
+        self.sink.target(run, Target { i, j, zp, d: c.d, vp }, h);
     }
 
     /// The targets of column `far` against the horizon (everything up to `near`, its edges
