@@ -38,6 +38,12 @@ __all__ = [
 _DIAGONALS = ("alternating", "sw-ne", "se-nw")
 
 
+def _contiguous(a):
+    """``a`` C-contiguous and aligned, as the native side reads it (an array unpickled from
+    out-of-band buffers, as Dask sends them, may be unaligned: then it is copied)."""
+    return _np.require(a, requirements=("C", "A"))
+
+
 def _flat(name, *arrays):
     """Broadcast to one shape; return that shape and each array as a contiguous 1-D float64 view."""
     try:
@@ -45,7 +51,7 @@ def _flat(name, *arrays):
     except ValueError as e:
         raise ValueError(f"{name}: shapes do not match: {e}") from None
     shape = arrays[0].shape
-    return shape, [_np.ascontiguousarray(a).reshape(-1) for a in arrays]
+    return shape, [_contiguous(a).reshape(-1) for a in arrays]
 
 
 def _points3(name, a):
@@ -54,7 +60,7 @@ def _points3(name, a):
         a = a[None, :]
     if a.ndim != 2 or a.shape[1] != 3:
         raise ValueError(f"{name}: expected an array of shape (n, 3), got {a.shape}")
-    return _np.ascontiguousarray(a).reshape(-1), a.shape[0]
+    return _contiguous(a).reshape(-1), a.shape[0]
 
 
 class _Result:
@@ -213,7 +219,7 @@ class Terrain:
         default suits metres)."""
         p, n = _points3("points", points)
         d = _np.broadcast_to(_np.asarray(to_light, dtype=_np.float64), (n, 3)) if n else _np.zeros((0, 3))
-        return self._native._is_lit(p, _np.ascontiguousarray(d).reshape(-1), float(bias)) == 1.0
+        return self._native._is_lit(p, _contiguous(d).reshape(-1), float(bias)) == 1.0
 
     def sweep(self, centers, radius, motions):
         """Spheres of ``radius`` (a number or (n)) moving from ``centers`` by ``motions`` (n, 3):
@@ -242,7 +248,7 @@ class Terrain:
                 raise ValueError("z: with a gravity other than (0, 0, -1) the positions need z")
             z = self.info()["bounds"][1][2]
         shape, (x, y, z, h) = _flat("place", x, y, z, heading)
-        p = _np.ascontiguousarray(_np.stack([x, y, z], axis=1)).reshape(-1)
+        p = _contiguous(_np.stack([x, y, z], axis=1)).reshape(-1)
         d = self._native._place(p, h, float(length), float(width), str(contacts), float(max_slope), float(probe_up))
         code = d["code"].astype(_np.int64)
         reasons = _np.array(d["reasons"], dtype=object)
@@ -346,7 +352,7 @@ class Heightfield(Terrain):
         origin = _pair("origin", origin)
         if str(diagonal) not in _DIAGONALS:
             raise ValueError(f"diagonal: {diagonal!r} (expected one of {', '.join(_DIAGONALS)})")
-        native = _NativeHeightfield._from_array(_np.require(h, _np.float64, ("C", "A")), spacing, origin, str(diagonal), bool(geographic))
+        native = _NativeHeightfield._from_array(_contiguous(h), spacing, origin, str(diagonal), bool(geographic))
         return Heightfield(native)
 
     @staticmethod
@@ -464,7 +470,7 @@ class Heightfield(Terrain):
             raise ValueError(f"values: expected a 2-D array, got {v.ndim} dimensions")
         if int(row) < 0 or int(col) < 0:
             raise ValueError(f"row, col: ({row}, {col}) must be ≥ 0")
-        self._native._set_heights(_np.ascontiguousarray(v), int(row), int(col))
+        self._native._set_heights(_contiguous(v), int(row), int(col))
         self.edited = True
 
     def __reduce__(self):
@@ -531,7 +537,7 @@ def _from_value(v):
 def _per_row(name, v, n):
     """A number or n numbers as a contiguous float64 array (n)."""
     try:
-        return _np.ascontiguousarray(_np.broadcast_to(_np.asarray(v, dtype=_np.float64), (n,)))
+        return _contiguous(_np.broadcast_to(_np.asarray(v, dtype=_np.float64), (n,)))
     except ValueError:
         raise ValueError(f"{name}: expected a number or {n} values") from None
 
