@@ -453,7 +453,7 @@ class Heightfield(Terrain):
         h = o[:, 2] if o.shape[1] == 3 else _np.full(o.shape[0], _np.nan)
         opt = lambda v: None if v is None else float(v)
         c, t = self._native._cumulative_viewshed(
-            _np.ascontiguousarray(o[:, 0]), _np.ascontiguousarray(o[:, 1]), _np.ascontiguousarray(h),
+            _contiguous(o[:, 0]), _contiguous(o[:, 1]), _contiguous(h),
             float(observer_height), float(target_height), opt(max_distance), bool(curvature), float(refraction),
             opt(start_angle), opt(end_angle), opt(low_pitch), opt(high_pitch))
         info = self.info()
