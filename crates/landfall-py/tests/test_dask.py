@@ -95,9 +95,9 @@ def test_cumulative_viewshed_on_the_cluster_equals_the_single_process_counts(cli
     # Per-observer eye heights, curvature, a distance limit, observers as a Dask array.
     obs3 = np.c_[obs, rng.uniform(0.0, 30.0, n)]
     obs3[::5, 2] = np.nan  # NaN: the default height
-    kw = dict(observer_height=2.0, curvature=True, refraction=0.13, max_distance=400.0)
+    kw = dict(observer_height=2.0, curvature=True, refraction=0.13, max_distance=100.0)
     want = t.cumulative_viewshed(obs3, **kw)
-    assert np.isnan(want).any()  # beyond 400 m of every observer
+    assert np.isnan(want).any() and (want > 0).any()  # some samples beyond 100 m of every observer
     got = ldask.cumulative_viewshed(VOLCANO, da.from_array(obs3, chunks=(5, 3)), **kw).compute()
     assert np.array_equal(got, want, equal_nan=True)
 
