@@ -2,7 +2,7 @@
 //! progress and cancellation.
 
 use super::eye::{Eye, TOUCH};
-use super::params::{Hooks, ViewshedError, ViewshedMode, ViewshedParams};
+use super::params::{Hooks, Progress, ViewshedError, ViewshedMode, ViewshedParams};
 use super::sweep::{self, Scratch, Sector, Sink, Target};
 use super::{Grid, Observer, ViewshedOutput, HIDDEN, NODATA, VISIBLE};
 use crate::heightfield::Heightfield;
@@ -114,36 +114,6 @@ impl Sink for CountSink {
     }
 }
 
-/// Work done, for the progress hook, and the cancel flag.
-struct Progress<'a> {
-    hooks: &'a Hooks<'a>,
-    done: AtomicU64,
-    reported: AtomicU64,
-    total: f64,
-}
-
-impl Progress<'_> {
-    /// Counts a column of `n` samples; `Break` once cancelled.
-    fn column(&self, n: usize) -> ControlFlow<()> {
-        if self.hooks.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-            return ControlFlow::Break(());
-        }
-        if let Some(report) = self.hooks.progress {
-            let done = self.done.fetch_add(n as u64, Ordering::Relaxed) + n as u64;
-            // Every half per cent.
-            let step = (200.0 * done as f64 / self.total) as u64;
-            if step > self.reported.fetch_max(step, Ordering::Relaxed) {
-                report((done as f64 / self.total).min(1.0));
-            }
-        }
-        ControlFlow::Continue(())
-    }
-
-    fn cancelled(&self) -> bool {
-        self.hooks.cancel.is_some_and(|c: &AtomicBool| c.load(Ordering::Relaxed))
-    }
-}
-
 /// Eight sectors a quadrant balance an eye near a corner over the threads.
 const SECTORS: usize = 8;
 
@@ -152,7 +122,7 @@ fn sweep_all<S: Sink>(run: &Eye, sink: &S, progress: &Progress) -> Result<(), Vi
     let sectors = Sector::split(SECTORS);
     let stopped = AtomicBool::new(false);
     sectors.par_iter().for_each_init(Scratch::default, |scratch, &sector| {
-        if sweep::sweep(run, sector, sink, scratch, &mut |n| progress.column(n)).is_break() {
+        if sweep::sweep(run, sector, sink, scratch, &mut |n| progress.advance(n as u64)).is_break() {
             stopped.store(true, Ordering::Relaxed);
         }
     });
@@ -203,8 +173,7 @@ pub(crate) fn compute(
     } else {
         1
     };
-    let total = (total as f64).max(1.0);
-    let progress = Progress { hooks, done: AtomicU64::new(0), reported: AtomicU64::new(0), total };
+    let progress = Progress::new(hooks, total);
     match mode {
         ViewshedMode::Visibility => {
             let run = Eye::new(hf, [observers[0].x, observers[0].y], &per[0])?;
@@ -257,7 +226,7 @@ fn count(
         let run = Eye::new(hf, [observers[k].x, observers[k].y], &per[k]).expect("checked before");
         let sink = CountSink { out: Cells::new(acc), nx };
         for &sector in &sectors {
-            sweep::sweep(&run, sector, &sink, scratch, &mut |c| progress.column(c))?;
+            sweep::sweep(&run, sector, &sink, scratch, &mut |c| progress.advance(c as u64))?;
         }
         if let Some((i, j)) = run.own_sample() {
             let zp = run.sight.lowered(i, j) + run.params.target_height;

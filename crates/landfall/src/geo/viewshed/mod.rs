@@ -51,12 +51,12 @@ pub use sight::{AT_END, ON_PLANE, TOUCH};
 
 use super::surface::GeoSurface;
 use crate::viewshed::{
-    Grid, Hooks, Observer, Stats, ViewshedError, ViewshedMode, ViewshedOutput, ViewshedParams, HIDDEN, NODATA, VISIBLE,
+    Grid, Hooks, Observer, Progress, Stats, ViewshedError, ViewshedMode, ViewshedOutput, ViewshedParams, HIDDEN,
+    NODATA, VISIBLE,
 };
 use eye::GeoEye;
 use rayon::prelude::*;
 use sight::Sight;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The viewshed of a surface in degrees, every mode of [`crate::viewshed::viewshed`]: observers
 /// at x = longitude, y = latitude (degrees); one observer, or many for [`ViewshedMode::Count`];
@@ -92,31 +92,6 @@ pub fn geo_viewshed_reference(
     run(s, observers, params, mode, &Hooks::default(), true)
 }
 
-/// Rows done, for the progress hook, and the cancel flag.
-struct Progress<'a> {
-    hooks: &'a Hooks<'a>,
-    done: AtomicU64,
-    reported: AtomicU64,
-    total: f64,
-}
-
-impl Progress<'_> {
-    /// Counts a row; `Err` once cancelled.
-    fn row(&self) -> Result<(), ViewshedError> {
-        if self.hooks.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-            return Err(ViewshedError::Cancelled);
-        }
-        if let Some(report) = self.hooks.progress {
-            let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
-            let step = (200.0 * done as f64 / self.total) as u64;
-            if step > self.reported.fetch_max(step, Ordering::Relaxed) {
-                report((done as f64 / self.total).min(1.0));
-            }
-        }
-        Ok(())
-    }
-}
-
 fn run(
     s: &GeoSurface,
     observers: &[Observer],
@@ -150,12 +125,7 @@ fn run(
     }
     let hf = s.heightfield();
     let (nx, ny) = (hf.nx(), hf.ny());
-    let progress = Progress {
-        hooks,
-        done: AtomicU64::new(0),
-        reported: AtomicU64::new(0),
-        total: (ny * eyes.len()).max(1) as f64,
-    };
+    let progress = Progress::new(hooks, (ny * eyes.len()) as u64);
     let th = params.target_height;
     // `hint`: the blocker of the previous target of the row.
     let visible = |eye: &GeoEye, i: usize, j: usize, hint: &mut Option<(usize, usize)>| -> Option<bool> {
@@ -175,7 +145,7 @@ fn run(
                 for (i, v) in row.iter_mut().enumerate() {
                     *v = visible(eye, i, j, &mut hint).map_or(NODATA, |seen| if seen { VISIBLE } else { HIDDEN });
                 }
-                progress.row()
+                progress.step()
             })?;
             let band = values.iter().filter(|&&v| v != NODATA).count() as u64;
             Ok(ViewshedOutput::Visibility(Grid { nx, ny, values }, Stats { band }))
@@ -194,7 +164,7 @@ fn run(
                     };
                     *v = need + if dem { hf.sample(i, j) as f64 } else { 0.0 };
                 }
-                progress.row()
+                progress.step()
             })?;
             Ok(ViewshedOutput::Heights(Grid { nx, ny, values }))
         }
@@ -208,7 +178,7 @@ fn run(
                             *v = Some(v.unwrap_or(0) + u32::from(seen));
                         }
                     }
-                    progress.row()
+                    progress.step()
                 })?;
             }
             Ok(ViewshedOutput::Counts(Grid { nx, ny, values }))
