@@ -349,10 +349,11 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
         if !c.exists {
             return;
         }
-        c.z.extend((q0..=q1).map(|q| {
-            let (i, j) = self.quad.sample(p, q);
-            sight.lowered(i, j)
-        }));
+        if q1 >= q0 {
+            let (i, j) = self.quad.sample(p, q0);
+            let along_i = matches!(self.quad, Quadrant::North | Quadrant::South);
+            sight.lowered_run(i, j, along_i, (q1 - q0 + 1) as usize, &mut c.z);
+        }
         let (inv, oq, zo) = (c.inv_d, self.oq, self.zo);
         c.uv.extend(c.z.iter().enumerate().map(|(k, &z)| (((q0 + k as i64) as f64 - oq) * inv, (z - zo) * inv)));
     }
