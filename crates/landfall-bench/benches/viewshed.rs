@@ -91,7 +91,9 @@ fn main() {
         }
     }
     if cumulative.is_none() {
-        println!("viewshed: no cumulative run (it needs the 4097² DEM, which LANDFALL_BENCH_SIZES without 4097 leaves out)");
+        println!(
+            "viewshed: no cumulative run (it needs the 4097² DEM, which LANDFALL_BENCH_SIZES without 4097 leaves out)"
+        );
     }
     tables(&rows, cumulative.as_ref());
 }
