@@ -20,7 +20,7 @@
 use criterion::{criterion_group, BenchmarkId, Criterion};
 use glam::DVec3;
 use landfall::broad::{Layout, ProximityGrid};
-use landfall::rng::SplitMix64;
+use landfall::support::SplitMix64;
 use landfall_bench::broad_peers::{ParryBvh, UniformGrid};
 use landfall_bench::report::print_ratios;
 use std::hint::black_box;

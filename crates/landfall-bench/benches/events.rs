@@ -23,7 +23,7 @@
 
 use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
 use landfall::events::{LineBall, LineBalls, Simulation};
-use landfall::rng::SplitMix64;
+use landfall::support::SplitMix64;
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -160,8 +160,8 @@ fn fixed_step(
 
 /// Events beside the 60 and 240 Hz loops, on the same balls.
 fn terrain_vs_fixed_step() {
+    use landfall::bench::synth::{generate, SynthParams};
     use landfall::events::{BallParams, TerrainBalls};
-    use landfall::heightfield::synth::{generate, SynthParams};
     use std::time::Instant;
     let n = 513;
     let h = generate(n, n, &SynthParams { relief: 300.0, ..Default::default() });
@@ -221,9 +221,9 @@ fn terrain_vs_fixed_step() {
 /// 100,000 balls over 4097²: events with and without the level of detail of behaviour, and the
 /// 60 Hz loop.
 fn many_balls() {
+    use landfall::bench::synth::{generate, SynthParams};
     use landfall::events::{BallParams, BehaviourLod, TerrainBalls};
     use landfall::glam::DVec3;
-    use landfall::heightfield::synth::{generate, SynthParams};
     use std::time::Instant;
     let n = 4097;
     let h = generate(n, n, &SynthParams { relief: 1500.0, ..Default::default() });

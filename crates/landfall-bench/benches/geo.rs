@@ -8,10 +8,10 @@
 
 use criterion::{criterion_group, BenchmarkId, Criterion};
 use glam::DVec3;
+use landfall::bench::synth::{generate, SynthParams};
+use landfall::bench::workload as sets;
 use landfall::geo::{GeoSurface, DEFAULT_GEO_LEAF};
-use landfall::heightfield::synth::{generate, SynthParams};
-use landfall::heightfield::workload as sets;
-use landfall::rng::SplitMix64;
+use landfall::support::SplitMix64;
 use landfall::{Heightfield, Ray};
 use landfall_bench::harness::cycle;
 use landfall_bench::report::print_ratios;

@@ -13,7 +13,7 @@
 //!
 //! `cargo bench -p landfall-bench --bench viewshed`
 
-use landfall::heightfield::synth::{generate, SynthParams};
+use landfall::bench::synth::{generate, SynthParams};
 use landfall::viewshed::{ViewshedParams, Visibility, NODATA, VISIBLE};
 use landfall::Heightfield;
 use landfall_bench::harness::{pool, timed};

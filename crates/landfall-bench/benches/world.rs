@@ -13,7 +13,7 @@
 
 use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
 use glam::DVec3;
-use landfall::rng::SplitMix64;
+use landfall::support::SplitMix64;
 use landfall::world::{CacheParams, CellStore, Generator, Hashed, Toroidal, World, WorldParams};
 use landfall_bench::report::print_ratios;
 use std::hint::black_box;

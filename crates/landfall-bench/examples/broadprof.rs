@@ -3,7 +3,7 @@
 //! `cargo run --release -p landfall-bench --example broadprof [frames]` (perf record it).
 use glam::DVec3;
 use landfall::broad::{Layout, ProximityGrid};
-use landfall::rng::SplitMix64;
+use landfall::support::SplitMix64;
 use std::time::Instant;
 
 fn main() {

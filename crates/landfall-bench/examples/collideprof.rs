@@ -10,7 +10,7 @@
 //! state settling reported instead of "was grounded" on every move.
 use glam::DVec3;
 use landfall::collide::{CharacterController, ControllerParams, SweepTarget, TerrainSweep};
-use landfall::rng::SplitMix64;
+use landfall::support::SplitMix64;
 use landfall::{place, FollowParams};
 use landfall_bench::motions::{crowd_frame, crowd_walkers, CROWD_AGE_FRAMES};
 use landfall_bench::terrains::generated;

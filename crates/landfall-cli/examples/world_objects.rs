@@ -7,8 +7,8 @@
 //! `cargo run --release -p landfall-cli --example world_objects` → `landfall-out/world-objects.png`
 
 use landfall::glam::{DVec2, DVec3};
-use landfall::world::objects::{Roaming, Shape};
 use landfall::world::{CacheParams, LodTerrain, ObjectParams, Objects, World, WorldParams};
+use landfall::world::{Roaming, Shape};
 use landfall::Terrain;
 use rayon::prelude::*;
 use std::path::Path;

@@ -3,10 +3,10 @@
 use crate::render::{draw_paths, render, write_png, Camera};
 use anyhow::Result;
 use clap::Args;
+use landfall::bench::workload;
 use landfall::collide::{CharacterController, ControllerParams, TerrainSweep};
 use landfall::glam::DVec3;
-use landfall::heightfield::workload;
-use landfall::rng::SplitMix64;
+use landfall::support::SplitMix64;
 use landfall::world::{Generator, WorldParams};
 use landfall::{Heightfield, Ray};
 use rayon::prelude::*;

@@ -380,14 +380,14 @@ fn terrain(a: &TerrainBallsArgs) -> Result<()> {
 
 /// The procedural world of `landfall world` (its default generator) around a viewer standing at the
 /// origin, the cache cut to the 10 finest layers and the mesh drawn from layer 1 to 7 (5 km across).
-fn procedural_world() -> Result<landfall::World> {
+fn procedural_world() -> Result<landfall::world::World> {
     use landfall::glam::DVec3;
     use landfall::world::{CacheParams, LodTerrain, WorldParams};
     let params = WorldParams::default();
     let far = LodTerrain::new(landfall::world::Generator::new(params.clone())?, 4, 64);
     let ground = far.height_at(0.0, 0.0).unwrap_or(0.0);
     let cache = CacheParams { layers: 10, mesh_coarsest: 7, far_distance: 0.0, ..CacheParams::default() };
-    Ok(landfall::World::new(params, cache, DVec3::new(0.0, 0.0, ground + 2.0))?)
+    Ok(landfall::world::World::new(params, cache, DVec3::new(0.0, 0.0, ground + 2.0))?)
 }
 
 /// The square of half-width `half` around the origin, with the terrain's height range over it.
@@ -417,7 +417,7 @@ fn throw(
 ) -> (Vec<(landfall::glam::DVec3, f64)>, Vec<landfall::events::Ball>) {
     use landfall::events::Ball;
     use landfall::glam::DVec3;
-    use landfall::rng::SplitMix64;
+    use landfall::support::SplitMix64;
     let b = area;
     let size = (b.max.x - b.min.x).min(b.max.y - b.min.y);
     let mut rng = SplitMix64::new(seed);

@@ -270,8 +270,8 @@ fn preview(out: &mut OutputFile, hf: &Heightfield, overlay: &Grid<u8>, observers
     let sp = hf.spacing();
     let mut rgb = vec![0u8; w * h * 3];
     let colours = match hf.height_range() {
-        Some((lo, hi)) => landfall::paint::ColourMap::for_range(lo as f64, hi as f64),
-        None => landfall::paint::ColourMap::for_range(0.0, 1.0),
+        Some((lo, hi)) => landfall::support::ColourMap::for_range(lo as f64, hi as f64),
+        None => landfall::support::ColourMap::for_range(0.0, 1.0),
     };
     for py in 0..h {
         let j = (ny - 1).saturating_sub(py * step);

@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use landfall::glam::DVec3;
-use landfall::rng::SplitMix64;
+use landfall::support::SplitMix64;
 use landfall::world::{CacheParams, LodTerrain, ObjectParams, Objects, World, WorldParams};
 use std::path::PathBuf;
 use std::time::Instant;

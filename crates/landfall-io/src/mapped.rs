@@ -18,7 +18,7 @@
 //! structures read from the map.
 
 use crate::IoError;
-use landfall::flat::StableBytes;
+use landfall::support::StableBytes;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};

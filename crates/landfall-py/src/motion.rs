@@ -2,7 +2,7 @@
 //! controllers, in batches.
 
 use crate::args::{flag, vec3};
-use landfall::collide::controller::Shape;
+use landfall::collide::Shape;
 use landfall::collide::{CharacterController, ControllerParams};
 use landfall::collide::{SweepTarget, TerrainSweep};
 use landfall::glam::DVec3;

@@ -5,7 +5,7 @@
 
 use glam::DVec3;
 use landfall::collide::{CharacterController, ControllerParams, TerrainSweep};
-use landfall::{CacheParams, World, WorldParams};
+use landfall::world::{CacheParams, World, WorldParams};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The thesis' configuration: 16 layers of 40 × 40 cells, 1 m finest cells.

@@ -5,9 +5,9 @@
 //! set's up direction, so a vertical line stays a vertical line in the part's own frame (a tilting
 //! platform needs a terrain built with the tilted gravity instead).
 
-use crate::collide::Groups;
 use crate::frame::Frame;
 use crate::geom::{Aabb, Hit, Ray, SurfacePoint, TriangleId};
+use crate::groups::Groups;
 use crate::terrain::Terrain;
 use glam::{DAffine3, DMat3, DVec3};
 use std::sync::Arc;

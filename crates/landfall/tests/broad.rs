@@ -4,7 +4,7 @@
 
 use landfall::broad::{Layout, ProximityGrid};
 use landfall::glam::{DVec2, DVec3};
-use landfall::rng::SplitMix64;
+use landfall::support::SplitMix64;
 use proptest::prelude::*;
 
 proptest! {

@@ -2,7 +2,7 @@
 //! angle refused, no jitter at rest on a walkable slope, snapping downhill, never inside the terrain.
 
 use glam::DVec3;
-use landfall::collide::controller::Shape;
+use landfall::collide::Shape;
 use landfall::collide::{closest_point, segment_triangle_distance, CharacterController, ControllerParams, SphereTree};
 use landfall::PolygonTerrain;
 

@@ -3,14 +3,15 @@
 //! that sweeps every triangle, and everything comes to rest with the Zeno threshold.
 
 use glam::DVec3;
+use landfall::bench::synth::{generate, SynthParams};
 use landfall::collide::{closest_point, sweep_sphere_triangle, Contact, SweepTarget, TerrainContact};
 use landfall::events::ballistic::{first_contact, Arc, TOLERANCE};
 use landfall::events::{Ball, BallEvent, BallParams, BehaviourLod, Simulation, TerrainBalls};
-use landfall::geom::{Aabb, TriangleId};
-use landfall::heightfield::synth::{generate, SynthParams};
-use landfall::polygon::PolygonSoup;
-use landfall::rng::SplitMix64;
-use landfall::{CacheParams, Frame, Heightfield, PolygonTerrain, QuadtreeParams, Terrain, World, WorldParams};
+use landfall::support::SplitMix64;
+use landfall::world::{CacheParams, World, WorldParams};
+use landfall::PolygonSoup;
+use landfall::{Aabb, TriangleId};
+use landfall::{Frame, Heightfield, PolygonTerrain, QuadtreeParams, Terrain};
 
 fn hills(n: usize) -> Heightfield {
     let h = generate(n, n, &SynthParams { seed: 4, relief: 8.0, feature: 20.0, octaves: 4 });

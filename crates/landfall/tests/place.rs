@@ -2,8 +2,8 @@
 //! holes, the edge of the world and steep ground, bridges kept, gravity frames respected.
 
 use glam::{DMat3, DQuat, DVec3};
-use landfall::heightfield::synth::{generate, SynthParams};
-use landfall::place::pitch_ahead;
+use landfall::bench::synth::{generate, SynthParams};
+use landfall::pitch_ahead;
 use landfall::{
     place, place_batch, Contacts, FollowParams, Frame, Heightfield, PolygonTerrain, QuadtreeParams, Refusal, Terrain,
 };
@@ -146,7 +146,7 @@ fn another_gravity_gives_the_same_placement_turned() {
     // The same triangles as polygons, turned with their gravity.
     let q = DQuat::from_euler(glam::EulerRot::XYZ, 0.4, -0.9, 2.1);
     let m = DMat3::from_quat(q);
-    let soup = landfall::polygon::PolygonSoup::from_heightfield(&plain);
+    let soup = landfall::PolygonSoup::from_heightfield(&plain);
     let polys: Vec<Vec<DVec3>> = (0..soup.len()).map(|k| soup.polygon(k).iter().map(|&v| m * v).collect()).collect();
     let originals: Vec<Vec<DVec3>> = (0..soup.len()).map(|k| soup.polygon(k).to_vec()).collect();
     let flat = PolygonTerrain::builder().polygons(&originals).build().unwrap();

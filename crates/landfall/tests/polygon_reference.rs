@@ -7,7 +7,7 @@
 //! polygon, with a tolerance.
 
 use glam::{DMat3, DQuat, DVec2, DVec3};
-use landfall::polygon::QuadtreeParams;
+use landfall::QuadtreeParams;
 use landfall::{CutRule, Frame, PolygonError, PolygonTerrain, Ray, Terrain};
 use proptest::prelude::*;
 

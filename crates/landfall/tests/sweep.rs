@@ -2,12 +2,12 @@
 //! brute-force distance, and paths that never end inside the terrain or cross it, at any speed.
 
 use glam::DVec3;
-use landfall::collide::controller::Shape;
+use landfall::bench::synth::{generate, SynthParams};
+use landfall::collide::Shape;
 use landfall::collide::{
     closest_point, slide, sweep_sphere_triangle, CharacterController, ControllerParams, Nearby, SlideParams,
     SphereTree, SweepTarget, TerrainContact, TerrainSweep,
 };
-use landfall::heightfield::synth::{generate, SynthParams};
 use landfall::{Aabb, Heightfield, PolygonTerrain, TriangleId};
 use proptest::prelude::*;
 
@@ -39,7 +39,7 @@ fn normal_points_to_center(h: &TerrainContact, c: DVec3, v: DVec3) -> bool {
 }
 
 fn all_triangles(hf: &Heightfield) -> Vec<[DVec3; 3]> {
-    let s = landfall::polygon::PolygonSoup::from_heightfield(hf);
+    let s = landfall::PolygonSoup::from_heightfield(hf);
     (0..s.len()).map(|k| [s.polygon(k)[0], s.polygon(k)[1], s.polygon(k)[2]]).collect()
 }
 

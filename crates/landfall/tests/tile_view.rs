@@ -5,8 +5,8 @@
 //! spheres hold their triangles.
 
 use glam::{DVec2, DVec3};
+use landfall::bench::synth::{generate, SynthParams};
 use landfall::collide::{CharacterController, ControllerParams, SweepTarget, TerrainSweep, TileView, TileViewParams};
-use landfall::heightfield::synth::{generate, SynthParams};
 use landfall::{Diagonal, Heightfield, TriangleId};
 use proptest::prelude::*;
 use std::sync::Arc;

@@ -1,6 +1,6 @@
 //! Viewsheds against brute force: each target's segment tested against every triangle in f64.
 
-use landfall::rng::SplitMix64;
+use landfall::support::SplitMix64;
 use landfall::viewshed::{
     viewshed, Grid, Hooks, Observer, ViewshedMode, ViewshedOutput, ViewshedParams, EARTH_RADIUS, HIDDEN, NODATA,
     VISIBLE,
@@ -381,7 +381,7 @@ fn bad_observers_and_parameters_are_errors() {
 /// sampled targets against brute force.
 #[test]
 fn larger_terrains_equal_brute_force_on_sampled_targets() {
-    use landfall::heightfield::synth::{generate, SynthParams};
+    use landfall::bench::synth::{generate, SynthParams};
     let mut rng = SplitMix64::new(21);
     for round in 0..6 {
         let (nx, ny) = (90, 70);
@@ -421,7 +421,7 @@ fn larger_terrains_equal_brute_force_on_sampled_targets() {
 /// large terrain with curvature, from several observers.
 #[test]
 fn fast_paths_equal_the_plain_walk() {
-    use landfall::heightfield::synth::{generate, SynthParams};
+    use landfall::bench::synth::{generate, SynthParams};
     let n = 257;
     let h = generate(n, n, &SynthParams { seed: 3, relief: 300.0, feature: 60.0, octaves: 6 });
     let hf = Heightfield::builder(n, n, h).spacing(10.0, 10.0).build().unwrap();

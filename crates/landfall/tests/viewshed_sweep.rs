@@ -3,8 +3,8 @@
 //! octant borders, plateaus at eye height (every target a tie), eyes on vertices, edges and octant
 //! borders, holes across the sight lines, curvature, every diagonal pattern.
 
-use landfall::heightfield::synth::{generate, SynthParams};
-use landfall::rng::SplitMix64;
+use landfall::bench::synth::{generate, SynthParams};
+use landfall::support::SplitMix64;
 use landfall::viewshed::{
     reference, viewshed, Grid, Hooks, Observer, ViewshedError, ViewshedMode, ViewshedOutput, ViewshedParams, HIDDEN,
     VISIBLE,

@@ -3,7 +3,7 @@
 //! triangles (f64 brute force), precision does not depend on the distance from the origin.
 
 use glam::{DVec2, DVec3};
-use landfall::rng::SplitMix64;
+use landfall::support::SplitMix64;
 use landfall::world::{CacheParams, Generator, Hashed, LodTerrain, Toroidal, World, WorldParams};
 use landfall::{Aabb, Ray, Terrain};
 use proptest::prelude::*;
@@ -398,10 +398,10 @@ fn lod_terrain_matches_the_cache_level() {
         let c = w.generator().patch(2, i - 1, j - 1, 3, 3);
         let at = |a: usize, b: usize| c[b * 3 + a].h;
         let corner = |a: usize, b: usize| {
-            landfall::world::gen::corner_height(at(a - 1, b - 1), at(a, b - 1), at(a - 1, b), at(a, b)) as f64
+            landfall::support::corner_height(at(a - 1, b - 1), at(a, b - 1), at(a - 1, b), at(a, b)) as f64
         };
         let z = [corner(1, 1), corner(2, 1), corner(2, 2), corner(1, 2)];
-        let want = landfall::world::mesh::fan_height(z, at(1, 1) as f64, x / s - i as f64, y / s - j as f64);
+        let want = landfall::support::fan_height(z, at(1, 1) as f64, x / s - i as f64, y / s - j as f64);
         assert!((h - want).abs() < 1e-6, "{h} vs {want}");
     }
     for n in 0..20 {
@@ -557,7 +557,7 @@ fn lod_terrain_rays_match_brute_force() {
         lod.triangles_in(&region, &mut |id, t| tris.push((id, t)));
         let want = tris
             .iter()
-            .filter_map(|(_, t)| landfall::geom::moller_trumbore_grown(o, dir, t, 1e-9))
+            .filter_map(|(_, t)| landfall::support::moller_trumbore_grown(o, dir, t, 1e-9))
             .filter(|&t| t >= 0.0 && t <= max_t)
             .reduce(f64::min);
         let got = lod.raycast(&ray, max_t).map(|h| h.t);

@@ -4,9 +4,9 @@
 
 use glam::{DVec2, DVec3};
 use landfall::collide::{CharacterController, ControllerParams, TerrainSweep};
-use landfall::rng::SplitMix64;
-use landfall::world::objects::{Form, ObjectParams, Roaming, Shape};
+use landfall::support::SplitMix64;
 use landfall::world::{CacheParams, LodTerrain, Objects, World, WorldParams};
+use landfall::world::{Form, ObjectParams, Roaming, Shape};
 use landfall::{Ray, Terrain, TriangleId};
 use std::collections::BTreeSet;
 
@@ -240,7 +240,7 @@ fn roaming_entities_never_exist_twice_and_come_back_the_same() {
         let mut rng = SplitMix64::new(seed);
         let mut p = w.viewer();
         let mut alive_max = 0;
-        let mut total = landfall::world::objects::RoamingStats::default();
+        let mut total = landfall::world::RoamingStats::default();
         let mut log = Vec::new();
         for f in 0..300 {
             let step = match f % 60 {
@@ -338,7 +338,7 @@ fn rays_through_the_objects_equal_brute_force() {
         for (slot, ob) in o.iter() {
             for k in 0..ob.shape.triangle_count() {
                 let t = ob.shape.triangle(k);
-                if let Some(tt) = landfall::geom::moller_trumbore_grown(origin, dir, &t, 1e-9) {
+                if let Some(tt) = landfall::support::moller_trumbore_grown(origin, dir, &t, 1e-9) {
                     if (0.0..=1e4).contains(&tt) && want.is_none_or(|w: (f64, Option<u32>)| tt < w.0) {
                         want = Some((tt, Some(slot)));
                     }

@@ -9,7 +9,7 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
-use landfall::collide::controller::Shape;
+use landfall::collide::Shape;
 use landfall::collide::{CharacterController, ControllerParams, TerrainSweep};
 use landfall::glam::DVec3;
 use landfall::viewshed::{Hooks, Observer, ViewshedError, ViewshedMode, ViewshedOutput, ViewshedParams};
@@ -333,7 +333,7 @@ async fn visible(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>, Ap
     let (a, b) = (point(&q, "a")?, point(&q, "b")?);
     blocking(move || {
         with_terrain(&s, |t| {
-            let blocked = landfall::terrain::segment_crossing(t, a, b).map(|s| a + (b - a) * s);
+            let blocked = landfall::segment_crossing(t, a, b).map(|s| a + (b - a) * s);
             json!({ "visible": blocked.is_none(), "blocked_at": blocked.map(|p| p.to_array()) })
         })
     })
@@ -450,7 +450,7 @@ async fn world_region(Extract(s): Shared, Query(q): Params) -> Result<Response, 
                     ..landfall_io::MeshPart::default()
                 };
                 let top = w.world.generator().max_abs_height();
-                part.paint(&landfall::paint::ColourMap::for_range(-top, top));
+                part.paint(&landfall::support::ColourMap::for_range(-top, top));
                 Ok(mesh::encode(&part))
             })
             .await?;
@@ -487,7 +487,7 @@ async fn world_objects(Extract(s): Shared) -> Result<Response, ApiError> {
                 }
             }
             for e in w.objects.entities() {
-                let ball = landfall::world::objects::Shape::Sphere { c: e.position, r: 0.5 };
+                let ball = landfall::world::Shape::Sphere { c: e.position, r: 0.5 };
                 for k in 0..ball.triangle_count() {
                     add(ball.triangle(k), DVec3::new(0.85, 0.1, 0.1));
                 }

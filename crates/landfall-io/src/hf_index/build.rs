@@ -7,7 +7,7 @@ use crate::load::LoadOptions;
 use crate::raster::GeoRef;
 use crate::IoError;
 use glam::DVec2;
-use landfall::heightfield::{Tiling, MAX_SAMPLES, MAX_SIDE};
+use landfall::support::{Tiling, MAX_SAMPLES, MAX_SIDE};
 use landfall::{Frame, Heightfield};
 use std::path::Path;
 

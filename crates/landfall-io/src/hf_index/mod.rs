@@ -4,7 +4,7 @@
 //! the file's pages and give the same answers bit for bit.
 //!
 //! **Tiles.** The grid is cut into tiles of `tile_cells` × `tile_cells` cells (256 for the default
-//! leaf of 8: [`Tiling`](landfall::heightfield::Tiling)). A tile with a valid sample stores a
+//! leaf of 8: [`Tiling`](landfall::support::Tiling)). A tile with a valid sample stores a
 //! *block* in a *slot*: its `(tile_cells + 1)²` samples (its edge rows and columns are its
 //! neighbours' too), row-major from its south-west sample, NaN past the grid, padded to whole
 //! 4 KiB pages; its pyramid levels below the tile; and its sphere tree (the 2004 collision paper's
@@ -152,7 +152,7 @@ fn checksum(bytes: &[u8]) -> u64 {
 /// the slot, so slots may be summed in any order.
 fn slot_sum(slot: u64, samples: u64, pyramid: &[u8], tree: &[u8]) -> u64 {
     let tag = slot.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    landfall::rng::mix(samples ^ tag ^ checksum(pyramid).rotate_left(17) ^ checksum(tree).rotate_left(41))
+    landfall::support::mix(samples ^ tag ^ checksum(pyramid).rotate_left(17) ^ checksum(tree).rotate_left(41))
 }
 
 fn diagonal_code(d: Diagonal) -> u64 {
@@ -171,11 +171,11 @@ fn aligned(n: u64) -> u64 {
 /// CRS section's bytes (if any).
 fn data_sum(tables: [&[u8]; 3], slots_sum: u64, crs_bytes: &[u8]) -> u64 {
     let t = tables.iter().enumerate().fold(0u64, |a, (k, b)| a ^ checksum(b).rotate_left(7 * k as u32 + 3));
-    let sum = landfall::rng::mix(slots_sum ^ t);
+    let sum = landfall::support::mix(slots_sum ^ t);
     if crs_bytes.is_empty() {
         sum
     } else {
-        landfall::rng::mix(sum ^ checksum(crs_bytes).rotate_left(31))
+        landfall::support::mix(sum ^ checksum(crs_bytes).rotate_left(31))
     }
 }
 

@@ -10,8 +10,8 @@ use crate::raster::GeoKeys;
 use crate::IoError;
 use glam::{DVec2, DVec3};
 use landfall::collide::{TileNode, TileTrees, TileViewParams};
-use landfall::flat::{Flat, StableBytes};
-use landfall::heightfield::{HeightfieldParts, Pyramid, TileParts, Tiling, MAX_SAMPLES, MAX_SIDE};
+use landfall::support::{Flat, StableBytes};
+use landfall::support::{HeightfieldParts, Pyramid, TileParts, Tiling, MAX_SAMPLES, MAX_SIDE};
 use landfall::{Diagonal, Frame, Heightfield};
 use std::io::Read;
 use std::path::Path;
@@ -228,7 +228,7 @@ pub fn open_heightfield_index_with_trees(path: &Path) -> Result<OpenedIndex, IoE
     // queries spread over a large raster (measured: `docs/benchmarks.md`, terrains larger than
     // memory).
     owner.huge_pages(true);
-    let flat_err = |e: landfall::flat::FlatError| IoError::format(path, e.to_string());
+    let flat_err = |e: landfall::support::FlatError| IoError::format(path, e.to_string());
     let section = |k: usize| (h.sections[k][0], h.sections[k][1]);
     let (dir_at, dir_n) = section(DIRECTORY);
     let (s_at, s_n) = section(SAMPLES);

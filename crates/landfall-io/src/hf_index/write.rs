@@ -10,7 +10,7 @@ use crate::raster::GeoKeys;
 use crate::{IoError, OutputFile};
 use glam::DVec2;
 use landfall::collide::{tile_tree, TileNode, TileSamples, TileViewParams};
-use landfall::heightfield::{Pyramid, Tiling};
+use landfall::support::{Pyramid, Tiling};
 use landfall::{Diagonal, Frame};
 use rayon::prelude::*;
 use std::collections::BTreeMap;

@@ -34,7 +34,7 @@ fn probe(t: &dyn Terrain, data: &[u8]) {
     let b = t.bounds();
     let mid = (b.min + b.max) * 0.5;
     let seed = data.iter().fold(0u64, |a, &x| a.wrapping_mul(31).wrapping_add(x as u64));
-    let mut rng = landfall::rng::SplitMix64::new(seed);
+    let mut rng = landfall::support::SplitMix64::new(seed);
     for _ in 0..8 {
         let lerp = |a: f64, c: f64, f: f64| if a.is_finite() && c.is_finite() { a + (c - a) * f } else { f };
         let p = DVec3::new(

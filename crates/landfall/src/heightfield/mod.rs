@@ -29,7 +29,7 @@ pub mod workload;
 
 #[cfg(any(test, feature = "bench-support"))]
 pub use baseline::Baseline;
-pub use cell::{Diagonal, Half};
+pub use cell::Diagonal;
 pub use parts::{HeightfieldParts, TileParts};
 pub use pyramid::{LeafRanges, Pyramid};
 #[cfg(feature = "stats")]

@@ -27,17 +27,24 @@
 //! their layer's window origin (an f64), so precision near the viewer does not depend on the
 //! distance from the world origin.
 
-pub mod gen;
+mod gen;
 mod lod;
-pub mod mesh;
-pub mod objects;
+mod mesh;
+mod objects;
 mod query;
-pub mod store;
+mod store;
 
+#[doc(hidden)]
+pub use gen::corner_height;
 pub use gen::{Cell, Generator, WorldParams, WorldParamsError};
 pub use lod::LodTerrain;
+#[doc(hidden)]
+pub use mesh::fan_height;
 pub use mesh::{LayerMesh, MeshVertex, Region};
-pub use objects::{ObjectParams, Objects};
+pub use objects::{
+    cell_stream, default_kinds, Entity, Form, Kind, Object, ObjectParams, Objects, Roaming, RoamingStats, Shape,
+    Solids, SyncStats,
+};
 pub use store::{CellStore, Hashed, Toroidal};
 
 use crate::frame::Frame;

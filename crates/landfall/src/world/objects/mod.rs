@@ -27,7 +27,7 @@
 //! ray from the camera hits a house.
 
 mod kinds;
-pub mod roam;
+mod roam;
 mod shape;
 mod solids;
 

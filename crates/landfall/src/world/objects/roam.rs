@@ -16,7 +16,7 @@
 use super::solids::Solids;
 use super::ENTITY_IDS;
 use crate::broad::{Layout, ProximityGrid};
-use crate::collide::controller::Shape as ControllerShape;
+use crate::collide::Shape as ControllerShape;
 use crate::collide::{CharacterController, ControllerParams, TerrainSweep};
 use crate::rng::{mix, SplitMix64};
 use crate::terrain::Terrain;
