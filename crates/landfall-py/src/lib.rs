@@ -306,7 +306,7 @@ impl Terrain {
                 ("slope", 1),
             ],
         )?;
-        out.set_item("reasons", motion::REFUSALS.to_vec())?;
+        out.set_item("reasons", landfall::Refusal::NAMES.to_vec())?;
         Ok(out)
     }
 

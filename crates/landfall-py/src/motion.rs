@@ -48,17 +48,8 @@ pub fn sweep(t: &dyn Terrain, c: &[f64], r: &[f64], v: &[f64]) -> Vec<[f64; 11]>
 
 /// Why a body could not be placed, as a short code (0: placed).
 pub fn refusal_code(r: &Refusal) -> f64 {
-    match r {
-        Refusal::NoGround { .. } => 1.0,
-        Refusal::Blocked { .. } => 2.0,
-        Refusal::EdgeOfWorld { .. } => 3.0,
-        Refusal::TooSteep { .. } => 4.0,
-        Refusal::BadInput => 5.0,
-    }
+    r.code() as f64
 }
-
-/// The names of [`refusal_code`]'s codes, in order.
-pub const REFUSALS: [&str; 6] = ["", "no ground", "blocked", "edge of world", "too steep", "bad input"];
 
 /// Parses `"three"` or `"four"`.
 pub fn contacts(s: &str) -> Result<Contacts, String> {

@@ -91,6 +91,7 @@ impl Placement {
 
 /// Why a body cannot be placed (a move there should be refused).
 #[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum Refusal {
     /// A contact is over a hole (a wall's footprint, a lake): no ground on its vertical.
     #[error("no ground under contact {contact} at {at}")]
@@ -130,6 +131,22 @@ pub enum Refusal {
     /// The position, heading or parameters are not finite, or the footprint is not positive.
     #[error("position, heading and footprint must be finite (and the footprint > 0)")]
     BadInput,
+}
+
+impl Refusal {
+    /// Short names of the refusals, indexed by [`Refusal::code`] (index 0, `""`, is "placed").
+    pub const NAMES: [&'static str; 6] = ["", "no ground", "blocked", "edge of world", "too steep", "bad input"];
+
+    /// A stable small code for the refusal (1 to 5; 0 is left for "placed"), for columnar outputs.
+    pub fn code(&self) -> u8 {
+        match self {
+            Refusal::NoGround { .. } => 1,
+            Refusal::Blocked { .. } => 2,
+            Refusal::EdgeOfWorld { .. } => 3,
+            Refusal::TooSteep { .. } => 4,
+            Refusal::BadInput => 5,
+        }
+    }
 }
 
 /// Horizontal unit axes (forward, right, up) for `heading` under `terrain`'s frame at `p`.

@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 /// Why a pose cannot be used.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum PoseError {
     /// Not finite, scales or shears, or tilts the part's up away from the set's up.
     #[error("a pose must be a finite rigid motion that keeps the part's up direction along the set's up")]

@@ -56,6 +56,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 /// Why an object cannot be inserted or moved.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ProximityError {
     /// The centre or radius is not finite, the radius is negative, or the object lies beyond the
     /// grid's addressable range (±2⁵⁰ base units).

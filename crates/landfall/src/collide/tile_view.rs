@@ -45,6 +45,7 @@ impl Default for TileViewParams {
 
 /// Why a tile view cannot be made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum TileViewError {
     /// Stored trees for another heightfield or another cut ([`TileView::with_trees`]).
     #[error("the stored trees do not fit the heightfield's tiles")]

@@ -55,6 +55,7 @@ pub const MAX_SIDE: usize = i32::MAX as usize;
 
 /// Why a heightfield cannot be built or edited.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum HeightfieldError {
     /// Fewer than 2 samples along an axis.
     #[error("a heightfield needs at least 2×2 samples, got {nx}×{ny}")]

@@ -66,6 +66,7 @@ impl Default for WorldParams {
 
 /// A parameter outside its domain.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum WorldParamsError {
     /// A parameter outside its domain; names it and says why.
     #[error("world parameter `{0}`: {1}")]

@@ -98,6 +98,7 @@ impl Default for CacheParams {
 
 /// Why a world could not be made or moved.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum WorldError {
     /// A generator parameter is invalid.
     #[error(transparent)]
