@@ -172,7 +172,7 @@ fn terrain_vs_fixed_step() {
     println!("{:<28} {:>9} {:>10} {:>14} {:>18}", "", "time", "events", "tunnelled", "energy drift (e=1)");
     for elastic in [false, true] {
         let e = if elastic { 1.0 } else { 0.7 };
-        let params = BallParams { restitution: e, rest_speed: if elastic { 0.0 } else { 0.5 }, ..Default::default() };
+        let params = BallParams::default().with_restitution(e).with_rest_speed(if elastic { 0.0 } else { 0.5 });
         let start = Instant::now();
         let mut sim = Simulation::new(TerrainBalls::new(&hf, vec![], &balls, params), 0.0);
         let e0 = sim.model().energy(0.0);
@@ -233,8 +233,8 @@ fn many_balls() {
     let centre = DVec3::new(20_480.0, 20_480.0, hf.height_at(20_480.0, 20_480.0).unwrap() + 2.0);
     println!("100,000 balls over 4097² (10 m cells, 1,500 m relief), e = 0.7, {until} s simulated at 60 frames/s");
     println!("{:<34} {:>9} {:>10} {:>11} {:>12}", "", "time", "events", "ball–ball", "predictions");
-    let base = BallParams { restitution: 0.7, rest_speed: 0.5, ..Default::default() };
-    let lod = BallParams { lod: Some(BehaviourLod { viewer: centre, range: 3000.0 }), ..base };
+    let base = BallParams::default().with_restitution(0.7).with_rest_speed(0.5);
+    let lod = base.with_lod(Some(BehaviourLod { viewer: centre, range: 3000.0 }));
     for (label, params) in [("events, full", base), ("events, LOD (3 km around centre)", lod)] {
         let start = Instant::now();
         let mut sim = Simulation::new(TerrainBalls::new(&hf, vec![], &balls, params), 0.0);

@@ -235,7 +235,7 @@ fn entering(c: &mut Criterion) {
     let keys: Vec<(u32, u32)> =
         (0..tiling.nty.min(8)).flat_map(|ty| (0..tiling.ntx.min(8)).map(move |tx| (tx as u32, ty as u32))).collect();
     let mut stored = TileView::with_trees(s.index.clone(), s.trees.clone()).unwrap();
-    let params = TileViewParams { tile_cells: tiling.cells, ..TileViewParams::default() };
+    let params = TileViewParams::default().with_tile_cells(tiling.cells);
     let mut built = TileView::new(s.index.clone(), params).unwrap();
     // The same trees either way.
     for &k in &keys[..4] {

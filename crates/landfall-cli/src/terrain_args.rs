@@ -139,12 +139,11 @@ impl TerrainArgs {
         if !(self.min_gain >= 0.0 && self.min_gain.is_finite()) {
             bail!("--min-gain: must be a finite number ≥ 0");
         }
-        Ok(QuadtreeParams {
-            max_polys: self.max_polys,
-            max_depth: self.max_depth,
-            cuts: self.cuts,
-            min_gain: self.min_gain,
-        })
+        Ok(QuadtreeParams::default()
+            .with_max_polys(self.max_polys)
+            .with_max_depth(self.max_depth)
+            .with_cuts(self.cuts)
+            .with_min_gain(self.min_gain))
     }
 
     /// Loads the terrain (raster, mesh or index file) with the placement options applied.

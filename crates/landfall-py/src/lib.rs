@@ -289,8 +289,12 @@ impl Terrain {
         if !(max_slope.is_finite() && (0.0..=std::f64::consts::FRAC_PI_2).contains(&max_slope)) {
             return Err(err(format!("max_slope: {max_slope} is not an angle in [0, π/2] radians")));
         }
-        let params =
-            FollowParams { length, width, contacts: motion::contacts(contacts).map_err(err)?, max_slope, probe_up };
+        let params = FollowParams::default()
+            .with_length(length)
+            .with_width(width)
+            .with_contacts(motion::contacts(contacts).map_err(err)?)
+            .with_max_slope(max_slope)
+            .with_probe_up(probe_up);
         let rows = self.batch(py, h.len(), |t, r| motion::place_all(t, &p[r3(&r)], &h[r], &params))?;
         let out = columns(
             py,

@@ -141,7 +141,15 @@ pub fn controller(t: &dyn Terrain, o: &ControllerOptions) -> Result<CharacterCon
     if max_iterations == 0 || max_iterations > 64 {
         return Err(format!("max_iterations: {max_iterations} (expected 1 to 64)"));
     }
-    let params = ControllerParams { shape, radius, skin, max_climb, min_slide, step_height, snap, max_iterations };
+    let params = ControllerParams::default()
+        .with_shape(shape)
+        .with_radius(radius)
+        .with_skin(skin)
+        .with_max_climb(max_climb)
+        .with_min_slide(min_slide)
+        .with_step_height(step_height)
+        .with_snap(snap)
+        .with_max_iterations(max_iterations);
     Ok(CharacterController::new(params, t.frame().up()))
 }
 

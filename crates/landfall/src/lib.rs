@@ -49,6 +49,24 @@
 //! * `bench-support`: the benchmarks' generated terrains, standard ray sets and the papers' slow
 //!   baselines (hidden; not part of the API).
 
+/// `with_<field>` setters for a `#[non_exhaustive]` parameter struct, so users outside the crate
+/// build one in an expression: `Params::default().with_radius(2.0)`.
+macro_rules! with_setters {
+    ($t:ty { $($field:ident: $fty:ty => $setter:ident),* $(,)? }) => {
+        impl $t {
+            $(
+                #[doc = concat!("`self` with [`", stringify!($field), "`](Self::", stringify!($field), ") set to `", stringify!($field), "`.")]
+                #[must_use]
+                pub fn $setter(mut self, $field: $fty) -> Self {
+                    self.$field = $field;
+                    self
+                }
+            )*
+        }
+    };
+}
+pub(crate) use with_setters;
+
 pub mod broad;
 pub mod collide;
 pub mod events;

@@ -25,6 +25,7 @@ pub enum Contacts {
 
 /// A body's footprint and the rules of its placement.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct FollowParams {
     /// Length of the footprint along the heading (wheelbase).
     pub length: f64,
@@ -45,6 +46,14 @@ impl Default for FollowParams {
         Self { length: 4.0, width: 2.0, contacts: Contacts::ThreePoints, max_slope: 35f64.to_radians(), probe_up: 1.0 }
     }
 }
+
+crate::with_setters!(FollowParams {
+    length: f64 => with_length,
+    width: f64 => with_width,
+    contacts: Contacts => with_contacts,
+    max_slope: f64 => with_max_slope,
+    probe_up: f64 => with_probe_up,
+});
 
 /// Where and how a body sits on the ground.
 #[derive(Clone, Copy, Debug, PartialEq)]

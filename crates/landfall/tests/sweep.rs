@@ -166,7 +166,7 @@ proptest! {
             Shape::Capsule { half_height: 0.3 * r },
             Shape::Ellipsoid { radii: DVec3::new(r, 0.8 * r, 1.2 * r) },
         ][shape];
-        let c = CharacterController::new(ControllerParams { shape, radius: r, ..ControllerParams::default() }, DVec3::Z);
+        let c = CharacterController::new(ControllerParams::default().with_shape(shape).with_radius(r), DVec3::Z);
         let end = c.move_by(&tree, start, motion + DVec3::new(0.0, 0.0, -0.1), grounded).position;
         prop_assert!(between(end), "{shape:?} from {start} by {motion}: crossed to {end} (sides {:?})", side(end));
     }
@@ -210,7 +210,7 @@ fn creases_stop_and_walls_slide() {
         DVec3::new(0.0, 15.0, 0.0),
         r,
         DVec3::new(0.3, -50.0, 0.0),
-        &SlideParams { max_iterations: 8, ..SlideParams::default() },
+        &SlideParams::default().with_max_iterations(8),
     );
     let p = res.position;
     // Inside the V (between the walls), at least r from both.

@@ -166,7 +166,7 @@ fn stored_trees_are_the_trees_a_view_builds() {
     for (nx, ny, leaf) in [(700, 530, 8), (300, 260, 5), (258, 600, 16)] {
         let rows = terrain(nx, ny, leaf, nx as u64, true);
         let tiling = landfall::support::Tiling::new(nx, ny, leaf);
-        let params = TileViewParams { tile_cells: tiling.cells, ..TileViewParams::default() };
+        let params = TileViewParams::default().with_tile_cells(tiling.cells);
         let mut view = TileView::new(Arc::new(rows.clone()), params).unwrap();
         view.update(DVec2::ZERO, 1e9);
         let side = tiling.side();

@@ -506,7 +506,7 @@ async fn world_walk(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>,
     blocking(move || {
         let mut w = world_of(&s)?;
         let ctl = CharacterController::new(
-            ControllerParams { shape: Shape::Capsule { half_height: 0.5 }, radius: 0.4, ..ControllerParams::default() },
+            ControllerParams::default().with_shape(Shape::Capsule { half_height: 0.5 }).with_radius(0.4),
             DVec3::Z,
         );
         let m = ctl.move_by(&TerrainSweep(&w.objects.solids(&w.world)), w.walker, DVec3::new(dx, dy, -0.5), w.grounded);

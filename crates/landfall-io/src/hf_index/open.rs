@@ -72,7 +72,7 @@ pub fn open_heightfield_index_with_trees(path: &Path) -> Result<OpenedIndex, IoE
     if h.tile_cells != tiling.cells as u64 {
         return Err(bad("tile cells", format!("{} (the grid and leaf size make {})", h.tile_cells, tiling.cells)));
     }
-    let params = TileViewParams { tile_cells: tiling.cells, ..TileViewParams::default() };
+    let params = TileViewParams::default().with_tile_cells(tiling.cells);
     let want = [params.tile_cells as u64, params.leaf_cells as u64, params.max_levels as u64];
     if h.tree_params != want {
         return Err(bad("tree parameters", format!("{:?} (this landfall builds {want:?})", h.tree_params)));

@@ -66,7 +66,7 @@ impl Writer {
         covered.sort_unstable();
         covered.dedup();
         let tiling = Tiling::new(grid.nx, grid.ny, grid.leaf);
-        let params = TileViewParams { tile_cells: tiling.cells, ..TileViewParams::default() };
+        let params = TileViewParams::default().with_tile_cells(tiling.cells);
         // The largest tree: a tile's whole, without holes.
         let full = vec![0f32; tiling.side() * tiling.side()];
         let n = tiling.side();

@@ -35,6 +35,7 @@ pub enum Shape {
 
 /// Options of a [`CharacterController`].
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ControllerParams {
     /// The shape (default a sphere).
     pub shape: Shape,
@@ -71,6 +72,17 @@ impl Default for ControllerParams {
         }
     }
 }
+
+crate::with_setters!(ControllerParams {
+    shape: Shape => with_shape,
+    radius: f64 => with_radius,
+    skin: f64 => with_skin,
+    max_climb: f64 => with_max_climb,
+    min_slide: f64 => with_min_slide,
+    step_height: f64 => with_step_height,
+    snap: f64 => with_snap,
+    max_iterations: usize => with_max_iterations,
+});
 
 /// The outcome of one move.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -27,6 +27,7 @@ use std::sync::Arc;
 
 /// How tiles and their trees are cut.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct TileViewParams {
     /// Cells on a tile's side.
     pub tile_cells: usize,
@@ -42,6 +43,12 @@ impl Default for TileViewParams {
         Self { tile_cells: 256, leaf_cells: 4, max_levels: 20 }
     }
 }
+
+crate::with_setters!(TileViewParams {
+    tile_cells: usize => with_tile_cells,
+    leaf_cells: usize => with_leaf_cells,
+    max_levels: usize => with_max_levels,
+});
 
 /// Why a tile view cannot be made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]

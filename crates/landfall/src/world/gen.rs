@@ -38,6 +38,7 @@ const STENCIL: [[f32; 3]; 3] = [[25.0, 150.0, -15.0], [150.0, 900.0, -90.0], [-1
 
 /// Parameters of the generated landscape.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct WorldParams {
     /// Seed of every random value.
     pub seed: u64,
@@ -63,6 +64,16 @@ impl Default for WorldParams {
         Self { seed: 1, cell_size: 1.0, levels: 16, relief: 1500.0, hurst: 0.9, roughness: 1.5, anchor: [0, 0] }
     }
 }
+
+crate::with_setters!(WorldParams {
+    seed: u64 => with_seed,
+    cell_size: f64 => with_cell_size,
+    levels: u8 => with_levels,
+    relief: f64 => with_relief,
+    hurst: f64 => with_hurst,
+    roughness: f64 => with_roughness,
+    anchor: [i64; 2] => with_anchor,
+});
 
 /// A parameter outside its domain.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -54,6 +54,7 @@ use glam::DVec3;
 /// layers, inner radius 10 (40 × 40 cells per layer), 1 m finest cells (from [`WorldParams`]), the
 /// mesh drawn from layer 1 to layer 12 (81,920 m to the middle of its edge).
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct CacheParams {
     /// Number of layers (levels 0 .. layers − 1); at most the generator's levels.
     pub layers: u8,
@@ -95,6 +96,18 @@ impl Default for CacheParams {
         }
     }
 }
+
+crate::with_setters!(CacheParams {
+    layers: u8 => with_layers,
+    inner_radius: u32 => with_inner_radius,
+    mesh_finest: u8 => with_mesh_finest,
+    mesh_coarsest: u8 => with_mesh_coarsest,
+    lod_height: f64 => with_lod_height,
+    hysteresis: f64 => with_hysteresis,
+    far_level: u8 => with_far_level,
+    far_tiles: usize => with_far_tiles,
+    far_distance: f64 => with_far_distance,
+});
 
 /// Why a world could not be made or moved.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -42,6 +42,7 @@ use crate::world::{CellStore, LodTerrain, World};
 
 /// What fills the world.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ObjectParams {
     /// The kinds of objects (default [`default_kinds`]).
     pub kinds: Vec<Kind>,
@@ -54,6 +55,11 @@ impl Default for ObjectParams {
         Self { kinds: default_kinds(), roaming: Some(Roaming::default()) }
     }
 }
+
+crate::with_setters!(ObjectParams {
+    kinds: Vec<Kind> => with_kinds,
+    roaming: Option<Roaming> => with_roaming,
+});
 
 /// One object.
 #[derive(Clone, Copy, Debug, PartialEq)]
