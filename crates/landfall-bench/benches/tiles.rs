@@ -248,7 +248,7 @@ fn entering(c: &mut Criterion) {
     let n = tiling.cells.to_string();
     let mut g = c.benchmark_group("tiles_enter");
     g.throughput(Throughput::Elements(keys.len() as u64));
-    let mut cycle = |view: &mut TileView| {
+    let cycle = |view: &mut TileView| {
         for &k in &keys {
             view.add(k);
             view.remove(k);

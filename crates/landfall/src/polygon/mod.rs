@@ -50,7 +50,8 @@ use glam::DVec3;
 use layer::Layering;
 use rayon::prelude::*;
 
-/// A polygon terrain with its QOTA quadtree. See the [module docs](self).
+/// A polygon terrain with its QOTA quadtree: overlapping convex polygons in 3D, any gravity. Build
+/// it with [`PolygonTerrain::builder`].
 #[derive(Clone, Debug)]
 pub struct PolygonTerrain {
     header: Header,
@@ -68,6 +69,13 @@ pub struct PolygonTerrain {
 }
 
 impl PolygonTerrain {
+    /// Surfaces on one vertical line closer than this (relative to their height) are one surface:
+    /// a point on an edge shared by two polygons reports it once.
+    pub const SURFACE_EPS: f64 = SURFACE_EPS;
+    /// Largest magnitude of a vertex coordinate; beyond it a build is refused
+    /// ([`PolygonError::OutOfRange`]).
+    pub const MAX_COORDINATE: f64 = MAX_COORDINATE;
+
     /// Rebuilds the quadtree from the live faces with the same parameters (after many edits, or to
     /// time the build).
     pub fn rebuild(&mut self) -> Result<(), PolygonError> {

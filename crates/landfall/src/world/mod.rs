@@ -1,7 +1,7 @@
 //! An endless procedural world kept around a moving viewer (the thesis `004`, chapters 2–3 and
-//! 6.3): a generator ([`gen`]), a nested level-of-detail cache of cells around the viewer with
+//! 6.3): a generator ([`Generator`]), a nested level-of-detail cache of cells around the viewer with
 //! incremental and absolute updates and hysteresis, a crack-free mesh of the cache rebuilt region
-//! by region ([`mesh`]), and queries on the drawn mesh through the [`Terrain`](crate::Terrain)
+//! by region ([`LayerMesh`]), and queries on the drawn mesh through the [`Terrain`](crate::Terrain)
 //! trait, plus on-demand terrain at any level away from the cache ([`LodTerrain`]).
 //!
 //! **Layers.** Layer k holds a `width × width` window of level-k cells (`width = 4 · inner
