@@ -66,12 +66,12 @@ fn line(c: &mut Criterion) {
 
 /// The balls of the terrain comparisons: radii 2–6 m, 10–60 m above the ground, none overlapping.
 fn throw(t: &dyn landfall::Terrain, n: usize) -> Vec<landfall::events::Ball> {
-    use landfall::broad::{Layout, ProximityGrid};
+    use landfall::broad::ProximityGrid;
     use landfall::glam::DVec3;
     let mut rng = SplitMix64::new(5);
     let b = t.bounds();
     let mut balls: Vec<landfall::events::Ball> = Vec::new();
-    let mut grid = ProximityGrid::new(Layout::Dual, 2.0);
+    let mut grid = ProximityGrid::new(2.0).unwrap();
     while balls.len() < n {
         let (x, y) = (rng.range(b.min.x + 500.0, b.max.x - 500.0), rng.range(b.min.y + 500.0, b.max.y - 500.0));
         let z = t.top_surface(DVec3::new(x, y, 0.0)).unwrap().point.z;
@@ -96,13 +96,13 @@ fn fixed_step(
     until: f64,
     e: f64,
 ) -> (usize, f64) {
-    use landfall::broad::{Layout, ProximityGrid};
+    use landfall::broad::ProximityGrid;
     use landfall::glam::DVec3;
     let g = DVec3::new(0.0, 0.0, -9.81);
     let (mut p, mut v): (Vec<DVec3>, Vec<DVec3>) =
         (balls.iter().map(|b| b.p).collect(), balls.iter().map(|b| b.v).collect());
     let mut tunnelled = vec![false; balls.len()];
-    let mut grid = ProximityGrid::new(Layout::Dual, 1.0);
+    let mut grid = ProximityGrid::new(1.0).unwrap();
     for (k, b) in balls.iter().enumerate() {
         grid.insert(k as u64, b.p, b.r).unwrap();
     }

@@ -28,7 +28,7 @@ fn main() -> anyhow::Result<()> {
     let (w, h) = (2 * SIDE + 20, SIDE);
     let mut px = vec![255u8; (w * h * 3) as usize];
     for (panel, layout) in [Layout::Primal, Layout::Dual].into_iter().enumerate() {
-        let mut grid = ProximityGrid::new(layout, 1.0);
+        let mut grid = ProximityGrid::with_layout(layout, 1.0, None).unwrap();
         for &(id, c, r) in &objects {
             grid.insert(id, DVec3::new(c.x, c.y, 0.0), r)?;
         }

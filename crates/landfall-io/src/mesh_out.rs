@@ -2,7 +2,7 @@
 //! far from the world origin the vertices keep their precision (f32 relative to an f64 origin).
 
 use crate::{extension, write_atomic, IoError};
-use landfall::world::{CellStore, World};
+use landfall::world::World;
 use serde_json::json;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -45,7 +45,7 @@ impl MeshPart {
 /// The drawn mesh of a world, one part per layer (its regions merged), at the drawn (morphed)
 /// heights, each relative to its layer's origin, with normals and the colours of one map for every
 /// layer (the generator's height range), so the layers meet in the same colours.
-pub fn world_parts<S: CellStore>(world: &World<S>) -> Vec<MeshPart> {
+pub fn world_parts(world: &World) -> Vec<MeshPart> {
     let top = world.generator().max_abs_height();
     let map = landfall::support::ColourMap::for_range(-top, top);
     let mut parts: Vec<MeshPart> = world

@@ -132,4 +132,5 @@ pub mod support {
 pub mod bench {
     pub use crate::heightfield::{synth, workload, Baseline};
     pub use crate::viewshed::reference as viewshed_reference;
+    pub use crate::world::{CellStore, Hashed, Toroidal};
 }

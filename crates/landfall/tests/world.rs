@@ -3,8 +3,9 @@
 //! triangles (f64 brute force), precision does not depend on the distance from the origin.
 
 use glam::{DVec2, DVec3};
+use landfall::bench::{Hashed, Toroidal};
 use landfall::support::SplitMix64;
-use landfall::world::{CacheParams, Generator, Hashed, LodTerrain, Toroidal, World, WorldParams};
+use landfall::world::{CacheParams, Generator, LodTerrain, World, WorldParams};
 use landfall::{Aabb, Ray, Terrain};
 use proptest::prelude::*;
 use std::collections::HashMap;

@@ -109,7 +109,7 @@ pub fn csv(data: &[u8]) {
     let what = [landfall_io::Batch::Points, landfall_io::Batch::Rays, landfall_io::Batch::Spheres][kind as usize % 3];
     if let Ok(mut r) = landfall_io::BatchReader::open(&p, what) {
         let mut rows = Vec::new();
-        let mut grid = landfall::broad::ProximityGrid::new(landfall::broad::Layout::Dual, 1.0);
+        let mut grid = landfall::broad::ProximityGrid::new(1.0).unwrap();
         while let Ok(n) = r.next_chunk(&mut rows, 64) {
             if n == 0 {
                 break;

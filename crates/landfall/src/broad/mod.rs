@@ -2,9 +2,9 @@
 //! hierarchical spatial hash as the baseline it improves upon — one structure, two cell layouts.
 //!
 //! Space (the x-y plane; z only enters the exact tests) is cut into a grid per level, cells of
-//! level ℓ being `unit · 2^ℓ` wide. In **Mirtich's layout** ([`Layout::Primal`]) cell i of a level
+//! level ℓ being `unit · 2^ℓ` wide. In **Mirtich's layout** (`Layout::Primal`, kept to compare with) cell i of a level
 //! spans `[i·w, (i+1)·w)`, so the boundaries of every level meet at the origin and at every
-//! multiple of the coarsest width. In the **dual layout** ([`Layout::Dual`]) cell i spans
+//! multiple of the coarsest width. In the **dual layout** (`Layout::Dual`, the one the API builds) cell i spans
 //! `[(i − ½)·w, (i + ½)·w)`: each level is the dual of the quad-tree's (cells and boundaries swapped),
 //! the origin is the centre of one cell at every level, and the boundaries of two levels never
 //! coincide (level ℓ's lie at odd multiples of `unit · 2^(ℓ−1)`). Hence the thesis' theorem (4.3.1):
@@ -31,10 +31,10 @@
 //! 4.4), found by indexing.
 //!
 //! ```
-//! use landfall::broad::{Layout, ProximityGrid};
+//! use landfall::broad::ProximityGrid;
 //! use landfall::glam::DVec3;
 //!
-//! let mut grid = ProximityGrid::new(Layout::Dual, 1.0);
+//! let mut grid = ProximityGrid::new(1.0).unwrap();
 //! grid.insert(1, DVec3::new(0.0, 0.0, 0.0), 0.05).unwrap(); // a flea
 //! grid.insert(2, DVec3::new(0.3, 0.0, 0.2), 0.5).unwrap(); // a dog
 //! grid.insert(3, DVec3::new(900.0, 0.0, 0.0), 40.0).unwrap(); // a house far away
@@ -47,7 +47,9 @@ mod cells;
 mod lists;
 mod queries;
 
-pub use cells::{Cell, Layout};
+pub use cells::Cell;
+#[doc(hidden)]
+pub use cells::Layout;
 
 use crate::rng::mix;
 use glam::DVec3;
@@ -73,6 +75,9 @@ pub enum ProximityError {
     /// No object has this id.
     #[error("object {0}: no such object")]
     Unknown(u64),
+    /// A grid parameter is out of range (what, and why).
+    #[error("proximity grid: {0}")]
+    BadParams(String),
 }
 
 /// One object as stored: its sphere, its base level and the cells it is registered in.
@@ -155,10 +160,50 @@ pub struct ProximityGrid {
 }
 
 impl ProximityGrid {
-    /// An empty grid of the given layout whose level-0 cells are `unit` wide (any positive width:
-    /// levels run below and above 0 as the objects need); a unit that is not finite and positive is
-    /// taken as 1.
-    pub fn new(layout: Layout, unit: f64) -> Self {
+    /// An empty grid (the dual quad-tree) whose level-0 cells are `unit` wide (any finite positive
+    /// width: levels run below and above 0 as the objects need).
+    pub fn new(unit: f64) -> Result<Self, ProximityError> {
+        Self::with_layout(Layout::Dual, unit, None)
+    }
+
+    /// A grid that registers each object as Mirtich's hierarchical hash does: on its base level and
+    /// in every higher level up to `top` (cells `unit · 2^top` wide, `top` in −64..=64), and finds
+    /// pairs by looking only at the cells of each object's own level. An object whose base level is
+    /// above `top` is refused.
+    ///
+    /// ```
+    /// use landfall::broad::ProximityGrid;
+    /// use landfall::glam::DVec3;
+    ///
+    /// let mut g = ProximityGrid::hierarchical(1.0, 8).unwrap();
+    /// g.insert(1, DVec3::new(-0.2, 5.3, 0.0), 0.1).unwrap();
+    /// let before = g.cell_changes();
+    /// g.update(1, DVec3::new(0.2, 5.3, 0.0), 0.1).unwrap(); // across x = 0
+    /// // The dual layout has no boundary at x = 0 above the object's own level (Mirtich's own
+    /// // cells have one at every level: 20 changes).
+    /// assert_eq!(g.cell_changes() - before, 4);
+    /// assert!(ProximityGrid::hierarchical(1.0, 100).is_err());
+    /// ```
+    pub fn hierarchical(unit: f64, top: i32) -> Result<Self, ProximityError> {
+        Self::with_layout(Layout::Dual, unit, Some(top))
+    }
+
+    /// A grid of either layout (the primal one is Mirtich's, kept for the benchmarks and the
+    /// pictures that compare them); `top` as in [`ProximityGrid::hierarchical`].
+    #[doc(hidden)]
+    pub fn with_layout(layout: Layout, unit: f64, top: Option<i32>) -> Result<Self, ProximityError> {
+        if !(unit.is_finite() && unit > 0.0) {
+            return Err(ProximityError::BadParams(format!("unit {unit}: must be finite and > 0")));
+        }
+        if let Some(top) = top.filter(|t| !(-64..=64).contains(t)) {
+            return Err(ProximityError::BadParams(format!("top level {top}: must be in -64..=64")));
+        }
+        Ok(Self::empty(layout, unit, top))
+    }
+
+    /// An empty dual grid for the library's own users (objects, behaviours), whose units are
+    /// derived from checked parameters; a unit that is not finite and positive is taken as 1.
+    pub(crate) fn empty(layout: Layout, unit: f64, top: Option<i32>) -> Self {
         let unit = if unit.is_finite() && unit > 0.0 { unit } else { 1.0 };
         Self {
             layout,
@@ -168,34 +213,10 @@ impl ProximityGrid {
             by_id: HashMap::default(),
             cells: CellLists::hashed(),
             levels: Default::default(),
-            top: None,
+            top: top.map(|t| t.clamp(-64, 64)),
             upper: CellLists::hashed(),
             cell_changes: 0,
         }
-    }
-
-    /// A grid that registers each object as Mirtich's hierarchical hash does: on its base level and
-    /// in every higher level up to `top` (cells `unit · 2^top` wide), and finds pairs by looking
-    /// only at the cells of each object's own level. An object whose base level is above `top` is
-    /// refused.
-    ///
-    /// ```
-    /// use landfall::broad::{Layout, ProximityGrid};
-    /// use landfall::glam::DVec3;
-    ///
-    /// let mut changes = Vec::new();
-    /// for layout in [Layout::Dual, Layout::Primal] {
-    ///     let mut g = ProximityGrid::hierarchical(layout, 1.0, 8);
-    ///     g.insert(1, DVec3::new(-0.2, 5.3, 0.0), 0.1).unwrap();
-    ///     let before = g.cell_changes();
-    ///     g.update(1, DVec3::new(0.2, 5.3, 0.0), 0.1).unwrap(); // across x = 0
-    ///     changes.push(g.cell_changes() - before);
-    /// }
-    /// // Every level of the primal layout has a boundary at x = 0; the dual ones do not.
-    /// assert_eq!(changes, [4, 20]);
-    /// ```
-    pub fn hierarchical(layout: Layout, unit: f64, top: i32) -> Self {
-        Self { top: Some(top.clamp(-64, 64)), ..Self::new(layout, unit) }
     }
 
     /// The same grid (empty) keeping the cells of each level that lie within a window `width` cells
@@ -205,10 +226,10 @@ impl ProximityGrid {
     /// (those of a [`World`](crate::world::World)'s cache); any positions stay correct.
     ///
     /// ```
-    /// use landfall::broad::{Layout, ProximityGrid};
+    /// use landfall::broad::ProximityGrid;
     /// use landfall::glam::DVec3;
     ///
-    /// let mut g = ProximityGrid::hierarchical(Layout::Dual, 1.0, 10).windowed(40);
+    /// let mut g = ProximityGrid::hierarchical(1.0, 10).unwrap().windowed(40);
     /// g.insert(1, DVec3::new(0.0, 0.0, 0.0), 0.5).unwrap();
     /// g.insert(2, DVec3::new(0.9, 0.0, 0.0), 0.5).unwrap();
     /// g.insert(3, DVec3::new(1e6, 0.0, 0.0), 0.5).unwrap(); // far away: in the hash
@@ -221,7 +242,7 @@ impl ProximityGrid {
             top: self.top,
             cells: CellLists::windowed(width),
             upper: CellLists::windowed(width),
-            ..Self::new(self.layout, self.unit)
+            ..Self::empty(self.layout, self.unit, None)
         };
         // The objects it already holds, registered again (the same cells, so no cell changes).
         for s in self.slots.iter().filter(|s| !s.is_free()) {
@@ -232,6 +253,7 @@ impl ProximityGrid {
     }
 
     /// The layout.
+    #[doc(hidden)]
     pub fn layout(&self) -> Layout {
         self.layout
     }

@@ -160,7 +160,7 @@ impl<'a> TerrainBalls<'a> {
         Self {
             boxes: vec![(DVec3::ZERO, DVec3::ZERO); n],
             ends: vec![0.0; n],
-            grid: ProximityGrid::new(Layout::Dual, unit),
+            grid: ProximityGrid::empty(Layout::Dual, unit, None),
             near: vec![params.lod.is_none(); n],
             found: Vec::new(),
             terrain,

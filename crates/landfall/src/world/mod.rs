@@ -45,7 +45,13 @@ pub use objects::{
     cell_stream, default_kinds, Entity, Form, Kind, Object, ObjectParams, Objects, Roaming, RoamingStats, Shape,
     Solids, SyncStats,
 };
-pub use store::{CellStore, Hashed, Toroidal};
+#[cfg(feature = "bench-support")]
+#[doc(hidden)]
+pub use store::Hashed;
+// Cell storage of the cache (`World`'s type parameter): its default, `Toroidal`, is the only one a
+// user needs; the benchmarks compare `Hashed`.
+#[doc(hidden)]
+pub use store::{CellStore, Toroidal};
 
 use crate::frame::Frame;
 use glam::DVec3;
@@ -162,7 +168,7 @@ pub(crate) struct Layer<S> {
 
 /// The viewer's world: the generator, the nested cache around the viewer and its mesh.
 ///
-/// `S` is the cells' storage: [`Toroidal`] (default) or [`Hashed`] (for comparison).
+/// `S` is the cells' storage; leave it at its default (the benchmarks compare another).
 pub struct World<S: CellStore = Toroidal> {
     pub(crate) gen: Generator,
     pub(crate) params: CacheParams,

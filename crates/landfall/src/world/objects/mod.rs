@@ -133,10 +133,10 @@ impl Objects {
         // bounding sphere any kind can have (its size and height, skirt included, with room).
         let unit = cell_size / 16.0;
         let largest = params.kinds.iter().map(|k| k.size.1 + k.height.1).fold(4.0 * cell_size, f64::max);
-        let top = ProximityGrid::new(Layout::Dual, unit).base_level(2.0 * largest);
+        let top = ProximityGrid::empty(Layout::Dual, unit, None).base_level(2.0 * largest);
         // Its cells around the viewer in toroidal arrays addressed as the cache's layers (a dual
         // cell (i, j) of a level in the slot of the quad cell (i, j) to its upper right).
-        let grid = ProximityGrid::hierarchical(Layout::Dual, unit, top).windowed(world.width());
+        let grid = ProximityGrid::empty(Layout::Dual, unit, Some(top)).windowed(world.width());
         let mut o = Self {
             kinds: params.kinds,
             levels,

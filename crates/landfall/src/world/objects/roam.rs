@@ -144,7 +144,7 @@ impl Roamers {
             DVec3::Z,
         );
         Self {
-            dual: ProximityGrid::new(Layout::Dual, cell_size),
+            dual: ProximityGrid::empty(Layout::Dual, cell_size, None),
             params,
             seed,
             cell_size,
