@@ -281,20 +281,13 @@ impl Terrain {
         }
         all_finite(p, 3, "position")?;
         all_finite(h, 1, "heading")?;
-        for (name, v) in [("length", length), ("width", width), ("probe_up", probe_up)] {
-            if !(v.is_finite() && v >= 0.0) || (name != "probe_up" && v == 0.0) {
-                return Err(err(format!("{name}: {v} is not a finite length > 0")));
-            }
-        }
-        if !(max_slope.is_finite() && (0.0..=std::f64::consts::FRAC_PI_2).contains(&max_slope)) {
-            return Err(err(format!("max_slope: {max_slope} is not an angle in [0, π/2] radians")));
-        }
         let params = FollowParams::default()
             .with_length(length)
             .with_width(width)
             .with_contacts(motion::contacts(contacts).map_err(err)?)
             .with_max_slope(max_slope)
             .with_probe_up(probe_up);
+        params.validate().map_err(|e| err(e.to_string()))?;
         let rows = self.batch(py, h.len(), |t, r| motion::place_all(t, &p[r3(&r)], &h[r], &params))?;
         let out = columns(
             py,

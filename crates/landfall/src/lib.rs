@@ -78,6 +78,7 @@ mod groups;
 mod heightfield;
 mod pages;
 mod paint;
+mod params;
 mod place;
 mod polygon;
 mod rng;
@@ -91,6 +92,7 @@ pub use frame::{Frame, FrameError};
 pub use geom::{Aabb, Half, Hit, Ray, RayError, SurfacePoint, TriangleId};
 pub use groups::Groups;
 pub use heightfield::{Diagonal, Heightfield, HeightfieldBuilder, HeightfieldError};
+pub use params::ParamError;
 pub use place::{pitch_ahead, place, place_batch, Contacts, FollowParams, Placement, Refusal};
 pub use polygon::{
     BuildReport, CurvedFrame, CurvedTerrain, CutRule, PolygonError, PolygonSoup, PolygonTerrain, PolygonTerrainBuilder,

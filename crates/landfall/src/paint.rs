@@ -5,7 +5,7 @@
 //! vertex) get neighbouring colours. One map for meshes, pictures and the viewer.
 //!
 //! ```
-//! use landfall::paint::ColourMap;
+//! use landfall::support::ColourMap;
 //! let map = ColourMap::new(0.0, 0.0, 1000.0);
 //! let [r, g, b] = map.colour(-5.0, 1.0); // under the sea
 //! assert!(b > r && b > g);

@@ -8,6 +8,7 @@
 //! positive nose up, roll positive when the right side is lower. Ground is searched below each
 //! contact from `probe_up` above it, so a body under a bridge stays under it.
 
+use crate::params::{length, right_angle, ParamError};
 use crate::terrain::Terrain;
 use glam::{DMat3, DQuat, DVec3};
 use rayon::prelude::*;
@@ -44,6 +45,26 @@ impl Default for FollowParams {
     /// A 4 m × 2 m car, three-point plane, 35° walkable, 1 m probe.
     fn default() -> Self {
         Self { length: 4.0, width: 2.0, contacts: Contacts::ThreePoints, max_slope: 35f64.to_radians(), probe_up: 1.0 }
+    }
+}
+
+impl FollowParams {
+    /// Checks every field: a footprint of finite positive length and width, a finite `probe_up`
+    /// ≥ 0, `max_slope` in [0, π/2]. [`place`] refuses invalid parameters with
+    /// [`Refusal::BadInput`] instead.
+    ///
+    /// ```
+    /// use landfall::FollowParams;
+    ///
+    /// assert!(FollowParams::default().validate().is_ok());
+    /// let e = FollowParams::default().with_width(0.0).validate().unwrap_err();
+    /// assert_eq!(e.field, "width");
+    /// ```
+    pub fn validate(&self) -> Result<(), ParamError> {
+        length("length", self.length, true)?;
+        length("width", self.width, true)?;
+        length("probe_up", self.probe_up, false)?;
+        right_angle("max_slope", self.max_slope)
     }
 }
 

@@ -11,6 +11,7 @@
 use super::slide::stop_short;
 use super::target::{Nearby, SweepTarget, TerrainContact};
 use crate::geom::Aabb;
+use crate::params::{length, right_angle, ParamError};
 use glam::DVec3;
 
 /// The character's shape around its center.
@@ -70,6 +71,45 @@ impl Default for ControllerParams {
             snap: 0.3,
             max_iterations: 6,
         }
+    }
+}
+
+impl ControllerParams {
+    /// The most iterations of the slide loop [`validate`](Self::validate) accepts.
+    pub const MAX_ITERATIONS: usize = 64;
+
+    /// Checks every field: `radius` finite and > 0; `skin`, `step_height`, `snap` and a capsule's
+    /// `half_height` finite and ≥ 0; an ellipsoid's radii finite and > 0; `max_climb` and
+    /// `min_slide` in [0, π/2]; `max_iterations` in 1..=[`MAX_ITERATIONS`](Self::MAX_ITERATIONS).
+    ///
+    /// ```
+    /// use landfall::collide::{ControllerParams, Shape};
+    ///
+    /// assert!(ControllerParams::default().validate().is_ok());
+    /// let p = ControllerParams::default().with_shape(Shape::Capsule { half_height: -1.0 });
+    /// assert_eq!(p.validate().unwrap_err().field, "half_height");
+    /// ```
+    pub fn validate(&self) -> Result<(), ParamError> {
+        length("radius", self.radius, true)?;
+        match self.shape {
+            Shape::Sphere => {}
+            Shape::Capsule { half_height } => length("half_height", half_height, false)?,
+            Shape::Ellipsoid { radii } => {
+                for r in radii.to_array() {
+                    length("radii", r, true)?;
+                }
+            }
+        }
+        length("skin", self.skin, false)?;
+        length("step_height", self.step_height, false)?;
+        length("snap", self.snap, false)?;
+        right_angle("max_climb", self.max_climb)?;
+        right_angle("min_slide", self.min_slide)?;
+        if !(1..=Self::MAX_ITERATIONS).contains(&self.max_iterations) {
+            let why = format!("{} (expected 1 to {})", self.max_iterations, Self::MAX_ITERATIONS);
+            return Err(ParamError::new("max_iterations", why));
+        }
+        Ok(())
     }
 }
 

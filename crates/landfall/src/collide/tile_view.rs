@@ -200,7 +200,7 @@ pub struct ViewChange {
 /// use std::sync::Arc;
 ///
 /// let hf = Arc::new(Heightfield::builder(65, 65, vec![0.0; 65 * 65]).build().unwrap());
-/// let params = TileViewParams { tile_cells: 16, ..Default::default() };
+/// let params = TileViewParams::default().with_tile_cells(16);
 /// let mut view = TileView::new(hf, params).unwrap();
 /// let change = view.update(DVec2::new(8.0, 8.0), 10.0);
 /// assert_eq!(change.added.len(), 3); // the tile under the viewer and the two beside it within 10
