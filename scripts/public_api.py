@@ -79,6 +79,8 @@ def main(path):
         ps = []
         for p in g["params"]:
             k = p["kind"]
+            if "type" in k and k["type"].get("is_synthetic"):
+                continue  # an argument's `impl Trait`, shown in the argument
             if "type" in k:
                 bs = [bound(b) for b in k["type"]["bounds"]]
                 ps.append(p["name"] + (": " + " + ".join(bs) if bs else ""))
