@@ -3,7 +3,7 @@
 //! Rows are read in chunks, each chunk answered in parallel and written before the next is read, so
 //! memory stays bounded whatever the file size. A progress bar (bytes read) shows on a terminal.
 
-use crate::map_budget::MapBudget;
+use crate::map_budget::{MapBudget, CHUNK};
 use crate::terrain_args::{AnyTerrain, TerrainArgs};
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -13,9 +13,6 @@ use landfall_io::{Batch, BatchReader, OutputFile, Query};
 use rayon::prelude::*;
 use std::io::{BufWriter, Write};
 use std::path::Path;
-
-/// Rows answered per parallel chunk.
-pub(crate) const CHUNK: usize = 1 << 16;
 
 /// Reads `reader` in chunks, answers each row with `answer`, writes with `write`, in order, to a
 /// temporary file that becomes `output` only when every row is written.

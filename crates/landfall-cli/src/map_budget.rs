@@ -2,8 +2,10 @@
 //! process's memory. The queries go in smaller chunks; after a chunk that leaves more of the map
 //! resident than the budget, the whole map is let go (its pages are read again when used).
 
-use crate::csv_batch::CHUNK;
 use anyhow::{bail, Result};
+
+/// Rows a batch command answers per parallel chunk (without a budget; a budget makes them smaller).
+pub(crate) const CHUNK: usize = 1 << 16;
 
 /// `--cache-mb`: how much of a mapped heightfield index may stay in the process's memory.
 pub(crate) struct MapBudget<'a> {

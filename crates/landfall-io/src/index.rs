@@ -34,7 +34,7 @@
 //! check first. Writing goes to a temporary file in the same directory, then renames it over the
 //! target: a crash leaves the old file or the new one, never half of one.
 
-use crate::preamble::{Format, Preamble};
+use crate::preamble::{checksum, Format, Preamble};
 use crate::IoError;
 use bytemuck::{Pod, Zeroable};
 use glam::{DMat3, DVec3};
@@ -80,26 +80,6 @@ pub struct RawHeader {
 
 const HEADER_LEN: usize = std::mem::size_of::<RawHeader>();
 const _: () = assert!(HEADER_LEN == 344);
-
-/// Checksum of a byte run (4 lanes of multiply–rotate over 64-bit words): detects corruption, not
-/// tampering — hostile files are caught by the structural checks.
-pub(crate) fn checksum(bytes: &[u8]) -> u64 {
-    const P: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut h = [P, P ^ 1, P ^ 2, P ^ 3];
-    let mut words = bytes.chunks_exact(32);
-    for c in &mut words {
-        for (k, lane) in h.iter_mut().enumerate() {
-            let w = u64::from_le_bytes(c[8 * k..8 * k + 8].try_into().unwrap_or([0; 8]));
-            *lane = (*lane ^ w).wrapping_mul(P).rotate_left(29);
-        }
-    }
-    let mut tail = [0u8; 32];
-    tail[..words.remainder().len()].copy_from_slice(words.remainder());
-    for (k, lane) in h.iter_mut().enumerate() {
-        *lane = (*lane ^ u64::from_le_bytes(tail[8 * k..8 * k + 8].try_into().unwrap_or([0; 8]))).wrapping_mul(P);
-    }
-    h.iter().fold(bytes.len() as u64, |a, &b| (a ^ b).wrapping_mul(P).rotate_left(31))
-}
 
 fn cut_code(c: CutRule) -> u32 {
     match c {
@@ -151,17 +131,6 @@ pub fn write_index(terrain: &PolygonTerrain, path: &Path) -> Result<(), IoError>
 }
 
 pub(crate) use crate::mapped::Mapped;
-
-/// The memory page size (4 KiB where the system does not say).
-pub(crate) fn page_size() -> usize {
-    // SAFETY: sysconf only reads a system value.
-    let n = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    if n > 0 {
-        n as usize
-    } else {
-        4096
-    }
-}
 
 /// True when the file starts with the index magic.
 pub fn is_index(path: &Path) -> bool {

@@ -133,7 +133,7 @@ unsafe impl StableBytes for Mapped {
 
     fn release(&self, range: std::ops::Range<usize>) {
         // Only the pages wholly inside the range: a page shared with bytes outside it stays.
-        let page = crate::index::page_size();
+        let page = page_size();
         let base = self.map.as_ptr() as usize;
         let start = (base + range.start).next_multiple_of(page) - base;
         let end = ((base + range.end.min(self.map.len())) / page * page).saturating_sub(base);
@@ -159,7 +159,7 @@ unsafe impl StableBytes for Mapped {
 
 #[cfg(target_os = "linux")]
 mod handler {
-    use super::{Ordering, RANGES};
+    use super::{page_size, Ordering, RANGES};
     use std::sync::atomic::AtomicPtr;
 
     /// The SIGBUS action there was before ours.
@@ -170,7 +170,7 @@ mod handler {
     pub(super) fn install() {
         static ONCE: std::sync::Once = std::sync::Once::new();
         ONCE.call_once(|| {
-            PAGE.store(crate::index::page_size(), Ordering::Release);
+            PAGE.store(page_size(), Ordering::Release);
             // SAFETY: sigaction with a zeroed, then filled struct; the old action is kept for
             // ever (leaked box) for the handler to hand foreign faults to.
             unsafe {
@@ -238,4 +238,15 @@ mod handler {
 fn install_handler() {
     #[cfg(target_os = "linux")]
     handler::install();
+}
+
+/// The memory page size (4 KiB where the system does not say).
+pub(crate) fn page_size() -> usize {
+    // SAFETY: sysconf only reads a system value.
+    let n = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    if n > 0 {
+        n as usize
+    } else {
+        4096
+    }
 }

@@ -89,7 +89,7 @@ impl Format {
         self.check_preamble(path, head)?;
         let p: Preamble = bytemuck::pod_read_unaligned(&head[..std::mem::size_of::<Preamble>()]);
         let stored = u64::from_ne_bytes(head[n - 8..n].try_into().expect("8 bytes"));
-        if stored != crate::index::checksum(&head[..n - 8]) {
+        if stored != checksum(&head[..n - 8]) {
             return Err(bad("header checksum", "mismatch: the header is corrupt".into()));
         }
         if p.header_len != n as u64 {
@@ -100,4 +100,24 @@ impl Format {
         }
         Ok(())
     }
+}
+
+/// Checksum of a byte run (4 lanes of multiply–rotate over 64-bit words): detects corruption, not
+/// tampering — hostile files are caught by the structural checks.
+pub(crate) fn checksum(bytes: &[u8]) -> u64 {
+    const P: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut h = [P, P ^ 1, P ^ 2, P ^ 3];
+    let mut words = bytes.chunks_exact(32);
+    for c in &mut words {
+        for (k, lane) in h.iter_mut().enumerate() {
+            let w = u64::from_le_bytes(c[8 * k..8 * k + 8].try_into().unwrap_or([0; 8]));
+            *lane = (*lane ^ w).wrapping_mul(P).rotate_left(29);
+        }
+    }
+    let mut tail = [0u8; 32];
+    tail[..words.remainder().len()].copy_from_slice(words.remainder());
+    for (k, lane) in h.iter_mut().enumerate() {
+        *lane = (*lane ^ u64::from_le_bytes(tail[8 * k..8 * k + 8].try_into().unwrap_or([0; 8]))).wrapping_mul(P);
+    }
+    h.iter().fold(bytes.len() as u64, |a, &b| (a ^ b).wrapping_mul(P).rotate_left(31))
 }

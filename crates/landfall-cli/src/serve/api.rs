@@ -1,7 +1,7 @@
 //! The server's state and its endpoints. Every query parameter is checked and a bad one is a 400
 //! whose message names it; nothing a request sends can make the server panic or read a file.
 
-use super::jobs::{held, Jobs, RETRY_AFTER_SECONDS};
+use super::jobs::{held, ApiError, Jobs};
 use super::mesh;
 use axum::body::Body;
 use axum::extract::{Query, State as Extract};
@@ -126,40 +126,6 @@ impl State {
             Kind::Terrain { name, .. } => name.clone(),
             Kind::World(_) => "the procedural world".into(),
         }
-    }
-}
-
-/// A failed request: its status and message.
-#[derive(Debug)]
-pub struct ApiError(StatusCode, String);
-
-impl ApiError {
-    /// The heavy-work queue is full: 503, try again after `Retry-After` seconds.
-    pub fn busy() -> Self {
-        Self(StatusCode::SERVICE_UNAVAILABLE, "the server is busy: too many heavy requests; retry later".into())
-    }
-
-    /// The client went away before its job started (nobody sees this answer).
-    pub fn gone() -> Self {
-        Self(StatusCode::SERVICE_UNAVAILABLE, "cancelled: the client went away".into())
-    }
-
-    /// A failure of the server itself.
-    pub fn internal(msg: String) -> Self {
-        Self(StatusCode::INTERNAL_SERVER_ERROR, msg)
-    }
-
-    /// The status.
-    #[cfg(test)]
-    pub fn status(&self) -> StatusCode {
-        self.0
-    }
-}
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let retry = (self.0 == StatusCode::SERVICE_UNAVAILABLE).then_some([(header::RETRY_AFTER, RETRY_AFTER_SECONDS)]);
-        (self.0, retry, Json(json!({ "error": self.1 }))).into_response()
     }
 }
 

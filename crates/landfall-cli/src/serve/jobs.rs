@@ -4,7 +4,10 @@
 //! cancelled: one still waiting never starts, one running is told through its cancel flag (and
 //! holds its worker until it returns, so abandoned work never runs beyond the bound either).
 
-use super::api::ApiError;
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
@@ -105,6 +108,40 @@ struct CancelOnDrop(Arc<AtomicBool>);
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {
         self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// A failed request: its status and message.
+#[derive(Debug)]
+pub struct ApiError(pub(super) StatusCode, pub(super) String);
+
+impl ApiError {
+    /// The heavy-work queue is full: 503, try again after `Retry-After` seconds.
+    pub fn busy() -> Self {
+        Self(StatusCode::SERVICE_UNAVAILABLE, "the server is busy: too many heavy requests; retry later".into())
+    }
+
+    /// The client went away before its job started (nobody sees this answer).
+    pub fn gone() -> Self {
+        Self(StatusCode::SERVICE_UNAVAILABLE, "cancelled: the client went away".into())
+    }
+
+    /// A failure of the server itself.
+    pub fn internal(msg: String) -> Self {
+        Self(StatusCode::INTERNAL_SERVER_ERROR, msg)
+    }
+
+    /// The status.
+    #[cfg(test)]
+    pub fn status(&self) -> StatusCode {
+        self.0
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let retry = (self.0 == StatusCode::SERVICE_UNAVAILABLE).then_some([(header::RETRY_AFTER, RETRY_AFTER_SECONDS)]);
+        (self.0, retry, Json(json!({ "error": self.1 }))).into_response()
     }
 }
 

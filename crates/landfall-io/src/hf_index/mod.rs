@@ -64,12 +64,14 @@
 mod build;
 mod mosaic;
 mod open;
+mod report;
 mod write;
 
-pub use build::{build_heightfield_index, stream_geotiff_rows, IndexReport};
+pub use build::{build_heightfield_index, stream_geotiff_rows};
 pub use open::{
     open_heightfield_index, open_heightfield_index_with_crs, open_heightfield_index_with_trees, OpenedIndex,
 };
+pub use report::IndexReport;
 
 use crate::preamble::{Format, Preamble};
 use crate::raster::GeoKeys;
@@ -145,7 +147,7 @@ fn layout(tiles: u64, slots: u64, block_len: u64, pyramid_len: u64, tree_slot: u
 
 /// Checksum of a run of bytes (the polygon index's).
 fn checksum(bytes: &[u8]) -> u64 {
-    crate::index::checksum(bytes)
+    crate::preamble::checksum(bytes)
 }
 
 /// A used slot's part of the data checksum: its samples', pyramid's and tree's checksums tagged by

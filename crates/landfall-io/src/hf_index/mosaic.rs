@@ -1,6 +1,6 @@
 //! GeoTIFF tiles on one grid (a directory of them, or a list), streamed as one index.
 
-use super::build::{check_size, check_stored, grid_of, report, IndexReport};
+use super::report::{check_size, check_stored, grid_of, report, IndexReport};
 use super::write::{Conflict, Grid, Writer};
 use crate::load::LoadOptions;
 use crate::IoError;

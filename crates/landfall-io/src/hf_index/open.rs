@@ -4,8 +4,8 @@ use super::{
     checksum, data_sum, decode_crs, slot_sum, Header, ALIGN, DIRECTORY, FORMAT, HEADER_LEN, MAX_CRS_BYTES,
     MAX_INDEX_LEAF, PYRAMID, RECORDS, SAMPLES, SECTION_SIZES, TREES, TREE_INDEX,
 };
-use crate::index::Mapped;
 use crate::input::open_regular;
+use crate::mapped::Mapped;
 use crate::raster::GeoKeys;
 use crate::IoError;
 use glam::{DVec2, DVec3};

@@ -1,0 +1,73 @@
+//! What building an index reports, and the checks of a grid before anything is written (shared by
+//! the raster and mosaic builds).
+
+use super::write::Grid;
+use super::MAX_INDEX_LEAF;
+use crate::load::LoadOptions;
+use crate::IoError;
+use glam::DVec2;
+use landfall::support::{Tiling, MAX_SAMPLES, MAX_SIDE};
+use std::path::Path;
+
+/// What [`build_heightfield_index`](super::build_heightfield_index) did.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct IndexReport {
+    /// Samples, columns × rows.
+    pub nx: usize,
+    /// Rows.
+    pub ny: usize,
+    /// NaN samples.
+    pub nodata: usize,
+    /// Bytes of the file (its apparent length: the room of tiles without data takes no disk).
+    pub bytes: u64,
+    /// Tiles that store samples (of [`Tiling::new`] of the grid), and the samples they store (each
+    /// its `(cells + 1)²`, what `--max-samples` bounds).
+    pub tiles_stored: usize,
+    /// Samples stored.
+    pub samples_stored: u64,
+    /// Whether the raster was streamed (a GeoTIFF) or loaded whole (other formats).
+    pub streamed: bool,
+}
+
+/// A grid's size and leaf size alone (for [`report`]).
+pub(super) fn grid_of(nx: usize, ny: usize, leaf: usize) -> Grid {
+    Grid { nx, ny, leaf, origin: DVec2::ZERO, spacing: DVec2::ONE }
+}
+
+/// The report of a finished index: (bytes, NaN samples, tiles stored) from the writer.
+pub(super) fn report(grid: &Grid, (bytes, nodata, stored): (u64, usize, usize), streamed: bool) -> IndexReport {
+    let side = Tiling::new(grid.nx, grid.ny, grid.leaf).side() as u64;
+    let (nx, ny) = (grid.nx, grid.ny);
+    IndexReport { nx, ny, nodata, bytes, streamed, tiles_stored: stored, samples_stored: stored as u64 * side * side }
+}
+
+/// Refuses a grid of `w × h` samples that no heightfield can hold (2 to 2³¹ − 1 along an axis, at
+/// most 2⁴² samples).
+pub(super) fn check_size(src: &Path, field: &str, w: u64, h: u64) -> Result<(), IoError> {
+    if w < 2 || h < 2 || w > MAX_SIDE as u64 || h > MAX_SIDE as u64 || w.checked_mul(h).is_none_or(|n| n > MAX_SAMPLES)
+    {
+        return Err(IoError::field(src, field, format!("{w} × {h} samples: 2 to 2³¹ − 1 a side, at most 2⁴² samples")));
+    }
+    Ok(())
+}
+
+/// Checks the leaf size of an index and the samples it may store: those of `covered` tiles (the
+/// tiles the input covers), against `--max-samples`.
+pub(super) fn check_stored(src: &Path, grid: &Grid, opts: &LoadOptions, covered: u64) -> Result<(), IoError> {
+    if !(1..=MAX_INDEX_LEAF).contains(&grid.leaf) {
+        return Err(IoError::field(src, "leaf size", format!("{}: an index takes 1 to {MAX_INDEX_LEAF}", grid.leaf)));
+    }
+    let side = Tiling::new(grid.nx, grid.ny, grid.leaf).side() as u64;
+    let stored = covered.saturating_mul(side * side);
+    if stored > opts.limits.max_samples {
+        return Err(IoError::format(
+            src,
+            format!(
+                "the index would store up to {stored} samples ({covered} tiles of {side}² samples), more than the \
+                 limit of {} (--max-samples counts the samples an index stores; raise it)",
+                opts.limits.max_samples
+            ),
+        ));
+    }
+    Ok(())
+}
