@@ -272,6 +272,21 @@ fn steeper_than(cos_slope: f64, max_slope: f64) -> bool {
 /// Places a body at `position` (its height only sets where the ground is looked for: the ground
 /// nearest below `position + up·probe_up`) with `heading`. Generic over the terrain so that a
 /// caller who knows its type calls it directly; `&dyn Terrain` works too.
+///
+/// ```
+/// use landfall::{place, FollowParams, Heightfield, Refusal};
+/// use landfall::glam::DVec3;
+///
+/// // A slope rising 1 m per 10 m eastwards.
+/// let h: Vec<f32> = (0..21 * 21).map(|k| (k % 21) as f32 * 0.1).collect();
+/// let hf = Heightfield::builder(21, 21, h).build().unwrap();
+/// let car = FollowParams::default(); // 4 m × 2 m, three contacts, 35° at most
+/// let p = place(&hf, DVec3::new(10.0, 10.0, 5.0), 0.0, &car).unwrap(); // heading east
+/// assert!((p.position.z - 1.0).abs() < 1e-6); // heights are f32
+/// assert!((p.pitch() - 0.1f64.atan()).abs() < 1e-6); // nose up
+/// let too_steep = car.with_max_slope(0.05);
+/// assert!(matches!(place(&hf, DVec3::new(10.0, 10.0, 5.0), 0.0, &too_steep), Err(Refusal::TooSteep { .. })));
+/// ```
 pub fn place<T: Terrain + ?Sized>(
     terrain: &T,
     position: DVec3,

@@ -143,6 +143,21 @@ pub struct CharacterMove {
 
 /// A kinematic character: call [`CharacterController::move_by`] with the desired motion (walking
 /// plus gravity) each frame.
+///
+/// ```
+/// use landfall::collide::{CharacterController, ControllerParams, TerrainSweep};
+/// use landfall::glam::DVec3;
+/// use landfall::Heightfield;
+///
+/// let ground = Heightfield::builder(11, 11, vec![0.0; 121]).build().unwrap();
+/// let params = ControllerParams::default().with_radius(0.5);
+/// params.validate().unwrap();
+/// let walker = CharacterController::new(params, DVec3::Z);
+/// // Dropped from 2 m with a step of gravity: it lands, its centre one radius above the ground.
+/// let m = walker.move_by(&TerrainSweep(&ground), DVec3::new(5.0, 5.0, 2.0), DVec3::new(0.0, 0.0, -3.0), false);
+/// assert!(m.grounded);
+/// assert!((m.position.z - 0.5).abs() < 0.05);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CharacterController {
     /// The options.

@@ -160,6 +160,18 @@ pub enum HeightfieldError {
 }
 
 /// A heightfield terrain with its min/max pyramid. Build it with [`Heightfield::builder`].
+///
+/// ```
+/// use landfall::{Heightfield, Ray, Terrain};
+/// use landfall::glam::DVec3;
+///
+/// // 3 × 2 samples, row-major from the south-west corner, spacing 1: a ridge along x = 1.
+/// let hf = Heightfield::builder(3, 2, vec![0.0, 4.0, 0.0, 0.0, 4.0, 0.0]).build()?;
+/// assert_eq!(hf.height_at(0.5, 0.5), Some(2.0)); // exact on the triangles, never bilinear
+/// let hit = hf.raycast(&Ray::new(DVec3::new(-1.0, 0.5, 3.0), DVec3::X), f64::INFINITY).unwrap();
+/// assert!((hit.point.x - 0.75).abs() < 1e-12);
+/// # Ok::<(), landfall::HeightfieldError>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Heightfield {
     nx: usize,

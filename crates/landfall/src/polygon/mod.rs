@@ -52,6 +52,23 @@ use rayon::prelude::*;
 
 /// A polygon terrain with its QOTA quadtree: overlapping convex polygons in 3D, any gravity. Build
 /// it with [`PolygonTerrain::builder`].
+///
+/// ```
+/// use landfall::PolygonTerrain;
+/// use landfall::glam::DVec3;
+///
+/// // A floor at z = 0 and a bridge over half of it at z = 5.
+/// let floor = [DVec3::new(0.0, 0.0, 0.0), DVec3::new(10.0, 0.0, 0.0), DVec3::new(10.0, 10.0, 0.0), DVec3::new(0.0, 10.0, 0.0)];
+/// let bridge = [DVec3::new(0.0, 4.0, 5.0), DVec3::new(10.0, 4.0, 5.0), DVec3::new(10.0, 6.0, 5.0), DVec3::new(0.0, 6.0, 5.0)];
+/// let t = PolygonTerrain::builder().polygon(&floor).polygon(&bridge).build()?;
+/// let mut heights = Vec::new();
+/// t.surfaces_on_line(DVec3::new(5.0, 5.0, 0.0), |s| heights.push(s.point.z));
+/// assert_eq!(heights, [0.0, 5.0]);
+/// // Under the bridge, the floor; on it, the bridge.
+/// assert_eq!(t.floor_below(DVec3::new(5.0, 5.0, 3.0)).unwrap().point.z, 0.0);
+/// assert_eq!(t.floor_below(DVec3::new(5.0, 5.0, 6.0)).unwrap().point.z, 5.0);
+/// # Ok::<(), landfall::PolygonError>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct PolygonTerrain {
     header: Header,

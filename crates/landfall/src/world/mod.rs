@@ -168,6 +168,22 @@ pub(crate) struct Layer<S> {
 
 /// The viewer's world: the generator, the nested cache around the viewer and its mesh.
 ///
+/// ```
+/// use landfall::glam::DVec3;
+/// use landfall::world::{CacheParams, World, WorldParams};
+///
+/// // A small world: 8 levels of 2 m cells, 5 layers of 16 × 16 cells around the viewer.
+/// let params = WorldParams::default().with_levels(8).with_cell_size(2.0);
+/// let cache = CacheParams::default().with_layers(5).with_inner_radius(4).with_mesh_coarsest(4);
+/// let mut world: World = World::new(params, cache, DVec3::new(0.0, 0.0, 100.0))?;
+/// let ground = world.height_at(0.0, 0.0).expect("the viewer is over the drawn mesh");
+/// // The viewer moves; the cache follows, generating the cells it needs.
+/// let stats = world.update(DVec3::new(30.0, 0.0, ground + 2.0))?;
+/// assert!(stats.cells_generated > 0);
+/// assert!(world.height_at(30.0, 0.0).is_some());
+/// # Ok::<(), landfall::world::WorldError>(())
+/// ```
+///
 /// `S` is the cells' storage; leave it at its default (the benchmarks compare another).
 pub struct World<S: CellStore = Toroidal> {
     pub(crate) gen: Generator,

@@ -93,6 +93,21 @@ pub struct SyncStats {
 pub(crate) const ENTITY_IDS: u64 = 1 << 40;
 
 /// The objects of the cells in a world's cache.
+///
+/// ```
+/// use landfall::glam::DVec3;
+/// use landfall::world::{CacheParams, ObjectParams, Objects, World, WorldParams};
+///
+/// let params = WorldParams::default().with_levels(8).with_cell_size(2.0);
+/// let cache = CacheParams::default().with_layers(5).with_inner_radius(4).with_mesh_coarsest(4);
+/// let mut world: World = World::new(params, cache, DVec3::new(0.0, 0.0, 100.0))?;
+/// let mut objects = Objects::new(&world, ObjectParams::default());
+/// world.update(DVec3::new(200.0, 0.0, 100.0))?;
+/// objects.sync(&world); // the cells that came into the cache bring their objects
+/// objects.step(&world, 0.1);
+/// println!("{} objects around the viewer", objects.len());
+/// # Ok::<(), landfall::world::WorldError>(())
+/// ```
 pub struct Objects {
     kinds: Vec<Kind>,
     /// Each kind's level.
