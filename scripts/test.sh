@@ -1,11 +1,39 @@
 #!/usr/bin/env bash
-# The whole test suite: Rust (cargo test) and Python (the package built into .venv, then pytest,
-# a two-process Dask cluster included). Needs cargo and python3 (≥ 3.9) with venv.
+# The whole test suite: Rust (`cargo test`: the library, landfall-io and the CLI; the benchmark
+# crate and its peers build only under `cargo bench`), the code blocks of README.md and docs/
+# (scripts/run_docs.py; the README's install line puts the Python package into .venv), then the
+# Python tests (pytest, a two-process Dask cluster included).
+# Needs cargo, a C compiler and python3 (≥ 3.9) with venv. Under LANDFALL_CI=1 (set by .ci/run) a
+# test whose tool (GDAL, Chromium, …) is missing fails; otherwise it is skipped with a line, and
+# every skip is listed again at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo test --workspace
-[ -x .venv/bin/python ] || python3 -m venv .venv
+export LANDFALL_SKIPS="$(mktemp)"
+trap 'rm -f "$LANDFALL_SKIPS"' EXIT
+# Cargo's target directory (CARGO_TARGET_DIR or the workspace's own).
+target="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
+
+cargo test
+
+# The virtual environment: reused only when its Python still runs, is this python3's version and
+# has a working pip; recreated otherwise.
+want="$(python3 -c 'import sys; print(sys.version_info[:2])')"
+if ! [ -x .venv/bin/python ] \
+    || [ "$(.venv/bin/python -c 'import sys; print(sys.version_info[:2])' 2> /dev/null)" != "$want" ] \
+    || ! .venv/bin/python -m pip --version > /dev/null 2>&1; then
+    echo "test.sh: (re)creating .venv with $(python3 --version)"
+    rm -rf .venv
+    python3 -m venv .venv
+fi
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q maturin numpy pytest "dask[array]" distributed xarray
-.venv/bin/python -m pip install -q ./crates/landfall-py
-LANDFALL_BIN="$PWD/target/debug/landfall" .venv/bin/python -m pytest -q -p no:cacheprovider crates/landfall-py/tests
+.venv/bin/python -m pip install -q pytest xarray rioxarray matplotlib
+python3 scripts/run_docs.py --bin "$target/debug" --python .venv/bin/python
+.venv/bin/python -c 'import landfall, landfall.dask; print("test.sh: landfall", landfall.__version__, "from", landfall.__file__)'
+LANDFALL_BIN="$target/debug/landfall" .venv/bin/python -m pytest -q -rs -p no:cacheprovider \
+    crates/landfall-py/tests scripts/test_run_docs.py
+
+if [ -s "$LANDFALL_SKIPS" ]; then
+    echo
+    echo "test.sh: $(wc -l < "$LANDFALL_SKIPS") test(s) skipped for a missing tool (LANDFALL_CI=1 makes them fail):"
+    sed 's/^/  /' "$LANDFALL_SKIPS"
+fi

@@ -34,3 +34,18 @@ pub fn batch_thread_counts() -> Vec<usize> {
 pub fn pool(threads: usize) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a rayon thread pool")
 }
+
+/// A memory figure of this process from `/proc/self/status` in bytes (`VmRSS`: resident now,
+/// `VmHWM`: the peak since the last [`reset_peak_memory`]); `None` off Linux.
+pub fn process_memory(field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with(field) && l[field.len()..].starts_with(':'))?;
+    let kib: u64 = line[field.len() + 1..].trim().trim_end_matches("kB").trim().parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// Resets this process's `VmHWM` to its resident size now (Linux: `5` into
+/// `/proc/self/clear_refs`), so that the next peak measures what runs after; false if it cannot.
+pub fn reset_peak_memory() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}

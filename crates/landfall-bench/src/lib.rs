@@ -6,6 +6,7 @@
 pub mod broad_peers;
 #[cfg(feature = "embree")]
 pub mod embree;
+pub mod geo_tiles;
 pub mod geotiff;
 pub mod grid;
 pub mod harness;
@@ -16,3 +17,4 @@ pub mod peers;
 pub mod rapier_peer;
 pub mod report;
 pub mod terrains;
+pub mod viewshed_peers;

@@ -16,6 +16,7 @@ pub fn run(args: &TerrainArgs, out: &Path) -> Result<()> {
         return heightfield_index(args, out);
     }
     let start = Instant::now();
+    let step = crate::progress::Step::spinner("building the polygon index");
     let loaded = args.load()?;
     loaded.warn_notes(&args.path);
     let terrain = match loaded.terrain {
@@ -45,6 +46,7 @@ pub fn run(args: &TerrainArgs, out: &Path) -> Result<()> {
     let start = Instant::now();
     landfall_io::write_index(&terrain, out)?;
     let written = start.elapsed();
+    step.done(format!("{} faces", terrain.face_count()));
     let s = terrain.stats();
     say!(
         "wrote {}: {} faces, {} nodes, {:.3} expected tests, {:.2} MiB (read + build {:.1} ms, write {:.1} ms)",
@@ -63,15 +65,13 @@ pub fn run(args: &TerrainArgs, out: &Path) -> Result<()> {
 fn heightfield_index(args: &TerrainArgs, out: &Path) -> Result<()> {
     let opts = args.raster_options()?;
     let frame = args.frame()?;
-    let bar = indicatif::ProgressBar::new(0).with_style(
-        indicatif::ProgressStyle::with_template("{spinner} rows {pos}/{len} {wide_bar} {eta}").expect("template"),
-    );
+    let bar = crate::progress::Step::bar("index", 0, "rows {pos}/{len} {wide_bar} {eta}");
     let start = Instant::now();
     let report = landfall_io::build_heightfield_index(&args.path, out, &opts, frame, &mut |done, all| {
         bar.set_length(all);
         bar.set_position(done);
     })?;
-    bar.finish_and_clear();
+    bar.done(format!("{} rows", report.ny));
     let secs = start.elapsed().as_secs_f64();
     let samples = (report.nx * report.ny) as f64;
     let disk = {
@@ -104,6 +104,7 @@ pub fn mesh(args: &TerrainArgs, out: &Path) -> Result<()> {
         bail!("{}: cannot write `.{ext}`: use .glb or .obj", out.display());
     }
     landfall_io::refuse_overwriting_inputs(out, &[&args.path])?;
+    let step = crate::progress::Step::spinner("making the mesh");
     let loaded = args.load()?;
     loaded.warn_notes(&args.path);
     let t = loaded.terrain.as_dyn();
@@ -128,6 +129,7 @@ pub fn mesh(args: &TerrainArgs, out: &Path) -> Result<()> {
         );
     };
     landfall_io::write_mesh(out, std::slice::from_ref(&part))?;
+    step.done(format!("{} triangles", part.indices.len() / 3));
     say!(
         "wrote {}: {} triangles, {} vertices with normals and colours",
         out.display(),

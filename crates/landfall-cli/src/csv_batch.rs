@@ -6,7 +6,6 @@
 use crate::map_budget::{MapBudget, CHUNK};
 use crate::terrain_args::{AnyTerrain, TerrainArgs};
 use anyhow::{bail, Context, Result};
-use indicatif::{ProgressBar, ProgressStyle};
 use landfall::geo::{GeoHit, GeoPoint, GeoSurface, Geodetic};
 use landfall::SurfacePoint;
 use landfall_io::{Batch, BatchReader, OutputFile, Query};
@@ -27,9 +26,7 @@ fn stream<R: Send>(
 ) -> Result<usize> {
     let mut w = BufWriter::new(OutputFile::create(output)?);
     writeln!(w, "{out_header}")?;
-    let bar = ProgressBar::new(reader.len()).with_style(
-        ProgressStyle::with_template("{spinner} {bytes}/{total_bytes} {wide_bar} {eta}").expect("valid template"),
-    );
+    let bar = crate::progress::Step::bar("rows", reader.len(), "{bytes}/{total_bytes} {wide_bar} {eta}");
     let chunk = budget.as_ref().map_or(CHUNK, MapBudget::chunk);
     let (mut done, mut queries) = (0usize, Vec::with_capacity(chunk));
     while reader.next_chunk(&mut queries, chunk)? > 0 {
@@ -48,7 +45,7 @@ fn stream<R: Send>(
     let out =
         w.into_inner().map_err(|e| e.into_error()).with_context(|| format!("{}: cannot write", output.display()))?;
     out.commit()?;
-    bar.finish_and_clear();
+    bar.done(format!("{done} rows"));
     Ok(done)
 }
 
@@ -92,7 +89,7 @@ pub fn height(args: &TerrainArgs, points: &Path, out: &Path, all: bool, cache_mb
     let budget = MapBudget::new(&terrain, cache_mb)?;
     let reader = BatchReader::open(points, Batch::Points)?;
     if let AnyTerrain::Geographic(g) = &terrain.terrain {
-        return geo_height(g, &args.path, budget, reader, out, all);
+        return geo_height(g, &args.path, budget, (reader, points), out, all);
     }
     let has_z = reader.has_optional_column();
     if !has_z && !t.frame().is_z_up() {
@@ -109,26 +106,44 @@ pub fn height(args: &TerrainArgs, points: &Path, out: &Path, all: bool, cache_mb
         Query::LineBall { x, .. } => landfall::glam::DVec3::new(x, 0.0, 0.0),
         Query::Observer { x, y, .. } => landfall::glam::DVec3::new(x, y, 0.0),
     };
-    if all {
+    let mut found = 0usize;
+    let rows = if all {
         let answer = |q: &Query| {
             let mut v = Vec::new();
             t.surfaces_on_line(point(q), &mut |s| v.push(s));
             v
         };
         stream(&args.path, budget, reader, out, "index,x,y,z,nx,ny,nz", answer, |w, k, v: &Vec<SurfacePoint>| {
+            found += usize::from(!v.is_empty());
             for s in v {
                 write!(w, "{k},")?;
                 fmt_opt(w, Some(s))?;
             }
             Ok(())
-        })?;
+        })?
     } else {
         let answer = |q: &Query| if has_z { t.floor_below(point(q)) } else { t.top_surface(point(q)) };
         stream(&args.path, budget, reader, out, "x,y,z,nx,ny,nz", answer, |w, _, s: &Option<SurfacePoint>| {
+            found += usize::from(s.is_some());
             fmt_opt(w, s.as_ref())
-        })?;
-    }
+        })?
+    };
+    summary(&t.bounds().xy_extent(), rows, found, ("points", "on the ground", "without ground"), points, out);
     Ok(())
+}
+
+/// The one line a finished batch prints, and a warning (with the terrain's extent) when no row
+/// found anything: coordinates in another unit or CRS than the terrain's are the usual cause.
+fn summary(extent: &str, rows: usize, found: usize, words: (&str, &str, &str), input: &Path, out: &Path) {
+    say!("{rows} {}: {found} {}, {} {} → {}", words.0, words.1, rows - found, words.2, out.display());
+    if rows > 0 && found == 0 {
+        eprintln!(
+            "landfall: warning: {}: none of the {rows} {} found the terrain, which covers {}",
+            input.display(),
+            words.0,
+            extent
+        );
+    }
 }
 
 /// `landfall raycast`.
@@ -140,28 +155,32 @@ pub fn raycast(args: &TerrainArgs, rays: &Path, out: &Path, cache_mb: Option<u64
     let budget = MapBudget::new(&terrain, cache_mb)?;
     let reader = BatchReader::open(rays, Batch::Rays)?;
     if let AnyTerrain::Geographic(g) = &terrain.terrain {
-        return geo_raycast(g, &args.path, budget, reader, out);
+        return geo_raycast(g, &args.path, budget, (reader, rays), out);
     }
     let answer = |q: &Query| match q {
         Query::Ray(ray, max_t) => t.raycast(ray, *max_t),
         _ => None,
     };
-    stream(
-        &args.path,
-        budget,
-        reader,
-        out,
-        "hit,t,x,y,z,nx,ny,nz",
-        answer,
-        |w, _, h: &Option<landfall::Hit>| match h {
-            Some(h) => {
-                let (p, n) = (h.point, h.normal);
-                writeln!(w, "1,{},{},{},{},{},{},{}", nz(h.t), nz(p.x), nz(p.y), nz(p.z), nz(n.x), nz(n.y), nz(n.z))
+    let mut found = 0usize;
+    let rows =
+        stream(&args.path, budget, reader, out, "hit,t,x,y,z,nx,ny,nz", answer, |w, _, h: &Option<landfall::Hit>| {
+            match h {
+                Some(h) => {
+                    found += 1;
+                    let (p, n) = (h.point, h.normal);
+                    writeln!(w, "1,{},{},{},{},{},{},{}", nz(h.t), nz(p.x), nz(p.y), nz(p.z), nz(n.x), nz(n.y), nz(n.z))
+                }
+                None => writeln!(w, "0,,,,,,,"),
             }
-            None => writeln!(w, "0,,,,,,,"),
-        },
-    )?;
+        })?;
+    summary(&t.bounds().xy_extent(), rows, found, ("rays", "hit", "missed"), rays, out);
     Ok(())
+}
+
+/// The extent of a terrain in degrees, as a warning prints it.
+fn geo_extent(g: &GeoSurface) -> String {
+    let xy = g.heightfield().bounds().xy_extent();
+    format!("{} (degrees)", xy.replacen("x ", "lon ", 1).replacen(", y ", ", lat ", 1))
 }
 
 /// Heights header for a terrain in degrees.
@@ -182,30 +201,36 @@ fn geo_height(
     g: &GeoSurface,
     terrain: &Path,
     budget: Option<MapBudget>,
-    reader: BatchReader,
+    (reader, points): (BatchReader, &Path),
     out: &Path,
     all: bool,
 ) -> Result<()> {
     let has_h = reader.has_optional_column();
+    let mut found = 0usize;
     let answer = |q: &Query| match *q {
         Query::Point(p) => g.surface_at(p.x, p.y).filter(|s| !has_h || s.geodetic.h <= p.z),
         _ => None,
     };
-    if all {
+    let rows = if all {
         let header = format!("index,{GEO_POINT}");
         stream(terrain, budget, reader, out, &header, answer, |w, k, s: &Option<GeoPoint>| match s {
             Some(s) => {
+                found += 1;
                 write!(w, "{k},")?;
                 geo_row(w, g, s)
             }
             None => Ok(()),
-        })?;
+        })?
     } else {
         stream(terrain, budget, reader, out, GEO_POINT, answer, |w, _, s: &Option<GeoPoint>| match s {
-            Some(s) => geo_row(w, g, s),
+            Some(s) => {
+                found += 1;
+                geo_row(w, g, s)
+            }
             None => writeln!(w, ",,,,,,,,"),
-        })?;
-    }
+        })?
+    };
+    summary(&geo_extent(g), rows, found, ("points", "on the ground", "without ground"), points, out);
     Ok(())
 }
 
@@ -215,7 +240,7 @@ fn geo_raycast(
     g: &GeoSurface,
     terrain: &Path,
     budget: Option<MapBudget>,
-    reader: BatchReader,
+    (reader, rays): (BatchReader, &Path),
     out: &Path,
 ) -> Result<()> {
     let answer = |q: &Query| match q {
@@ -223,13 +248,16 @@ fn geo_raycast(
         _ => None,
     };
     let header = format!("hit,t,{GEO_POINT}");
-    stream(terrain, budget, reader, out, &header, answer, |w, _, h: &Option<GeoHit>| match h {
+    let mut found = 0usize;
+    let rows = stream(terrain, budget, reader, out, &header, answer, |w, _, h: &Option<GeoHit>| match h {
         Some(h) => {
+            found += 1;
             write!(w, "1,{},", nz(h.t))?;
             geo_row(w, g, &h.point)
         }
         None => writeln!(w, "0,,,,,,,,,,"),
     })?;
+    summary(&geo_extent(g), rows, found, ("rays", "hit", "missed"), rays, out);
     Ok(())
 }
 

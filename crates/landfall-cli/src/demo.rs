@@ -29,7 +29,7 @@ pub struct DemoArgs {
     #[arg(long, default_value_t = 1_000_000)]
     queries: usize,
     /// Directory for the picture.
-    #[arg(long, default_value = "landfall-out")]
+    #[arg(short, long, value_name = "DIR", default_value = "landfall-out")]
     out: PathBuf,
     /// Picture width in pixels.
     #[arg(long, default_value_t = 1280)]
@@ -69,6 +69,14 @@ fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
     (v, start.elapsed().as_secs_f64())
 }
 
+/// [`timed`], shown as a step of the demo while it runs.
+fn stage<T>(name: &str, f: impl FnOnce() -> T) -> (T, f64) {
+    let step = crate::progress::Step::spinner(name);
+    let (v, secs) = timed(f);
+    step.done("done");
+    (v, secs)
+}
+
 /// Largest `--size` (a 16,385² terrain: 1 GiB of heights, generated in about a minute).
 const MAX_SIZE: usize = 16_385;
 /// Largest `--queries` (the points, rays and answers of 10⁷ queries take about 1.5 GB).
@@ -97,7 +105,7 @@ pub fn run(args: &DemoArgs) -> Result<()> {
         args.seed,
         args.spacing
     );
-    let (heights, gen_secs) = timed(|| world_heights(args.size, args.spacing, args.seed));
+    let (heights, gen_secs) = stage("generating the terrain", || world_heights(args.size, args.spacing, args.seed));
     let heights = heights?;
     let half = (args.size / 2) as f64 * args.spacing;
     let (hf, build_secs) = timed(|| {
@@ -120,7 +128,7 @@ pub fn run(args: &DemoArgs) -> Result<()> {
 
     // 1. Vertical queries at random points.
     let pts = workload::points(&hf, args.queries, seed);
-    let (got, secs) = timed(|| hf.surface_batch(&pts));
+    let (got, secs) = stage("vertical queries", || hf.surface_batch(&pts));
     rows.push(Row::of_all("vertical queries", secs, got.iter().flatten().count(), pts.len(), "on ground"));
 
     // 2. Picking rays: from the overview camera through random screen positions.
@@ -128,12 +136,12 @@ pub fn run(args: &DemoArgs) -> Result<()> {
     let rays: Vec<(Ray, f64)> = (0..args.queries)
         .map(|_| (cam.ray((rng.uniform() * 4096.0) as u32, (rng.uniform() * 2304.0) as u32, 4096, 2304), f64::INFINITY))
         .collect();
-    let (got, secs) = timed(|| hf.raycast_batch(&rays));
+    let (got, secs) = stage("picking rays", || hf.raycast_batch(&rays));
     rows.push(Row::of_all("picking rays", secs, got.iter().flatten().count(), rays.len(), "hit"));
 
     // 3. Line of sight between random points 2 m above the ground.
     let los = workload::line_of_sight(&hf, args.queries / 10, seed);
-    let (got, secs) = timed(|| hf.raycast_batch(&los));
+    let (got, secs) = stage("line-of-sight rays", || hf.raycast_batch(&los));
     rows.push(Row::of_all(
         "line-of-sight rays",
         secs,
@@ -143,11 +151,12 @@ pub fn run(args: &DemoArgs) -> Result<()> {
     ));
 
     // 4. A crowd of character controllers walking the terrain (swept spheres, sliding, steps).
-    let (paths, grounded, moves, crowd_secs) = crowd(&hf, &cam, args, &mut rng);
+    let ((paths, grounded, moves, crowd_secs), _) = stage("a crowd of walkers", || crowd(&hf, &cam, args, &mut rng));
     rows.push(Row::of_all("crowd moves (controller)", crowd_secs, grounded, moves, "grounded"));
 
     // 5. The picture: primary rays plus shadow rays, and the walkers' paths.
-    let ((mut px, n_hit, n_shadow), render_secs) = timed(|| render(&hf, &cam, args.width, args.height, 0.0));
+    let ((mut px, n_hit, n_shadow), render_secs) =
+        stage("rendering the picture", || render(&hf, &cam, args.width, args.height, 0.0));
     // Draw a sample of the walkers (all of them would cover the picture).
     let shown: Vec<Vec<DVec3>> = paths.iter().step_by((paths.len() / 40).max(1)).cloned().collect();
     let drawn = draw_paths(&hf, &cam, &shown, args.width, args.height, &mut px);

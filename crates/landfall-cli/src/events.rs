@@ -1,9 +1,9 @@
 //! `landfall events`: event-driven simulations.
 
 use crate::csv_batch::nz;
+use crate::progress::Step;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
-use indicatif::{ProgressBar, ProgressStyle};
 use landfall::events::{LineBall, LineBalls, LineError, LineEvent, Simulation};
 use landfall_io::{Batch, BatchReader, OutputFile, Outputs, Query};
 use std::io::{BufWriter, Write};
@@ -40,6 +40,7 @@ pub enum EventsCommand {
     /// ≤ 0, a ball reaching past a wall or overlapping another) stops the run with an error naming
     /// the line(s) and a non-zero exit status; outputs are written to temporary files and renamed
     /// into place together, only when all are complete (--out and --final must be two files).
+    #[command(after_help = crate::examples::EVENTS_LINE)]
     Line(LineArgs),
     /// Balls thrown over a terrain, bouncing off its exact triangles, off each other and off a few
     /// fixed spheres until they rest; prints the events by kind and writes a picture of their
@@ -64,6 +65,7 @@ pub enum EventsCommand {
     /// flight comes no nearer the viewer than the range ignore each other; a ball coming back into
     /// range is lifted out of any ball it overlaps. The full simulation is run too, and the events
     /// and predictions saved are printed.
+    #[command(after_help = crate::examples::EVENTS_TERRAIN)]
     Terrain(TerrainBallsArgs),
 }
 
@@ -99,7 +101,13 @@ pub struct TerrainBallsArgs {
     #[arg(long, value_name = "V", default_value_t = 0.5)]
     rest_speed: f64,
     /// The picture of the paths.
-    #[arg(long, value_name = "PNG", default_value = "landfall-out/events.png")]
+    #[arg(
+        short = 'o',
+        long = "out",
+        visible_alias = "png",
+        value_name = "PNG",
+        default_value = "landfall-out/events.png"
+    )]
     png: PathBuf,
     /// The picture's size in pixels.
     #[arg(long, value_name = "W,H", default_value = "1280,800")]
@@ -122,7 +130,7 @@ pub struct LineArgs {
     #[arg(long, value_name = "T", allow_hyphen_values = true)]
     until: f64,
     /// Output CSV of collisions (header `t,a,b`).
-    #[arg(long, value_name = "EVENTS.csv")]
+    #[arg(short, long, value_name = "EVENTS.csv")]
     out: PathBuf,
     /// Also write each ball's position and velocity at time T (header `x,v`).
     #[arg(long = "final", value_name = "FINAL.csv")]
@@ -173,8 +181,7 @@ fn line(args: &LineArgs) -> Result<()> {
     let cannot = || format!("{}: cannot write", args.out.display());
     let mut w = BufWriter::new(outs.file(events_out));
     writeln!(w, "t,a,b").with_context(cannot)?;
-    let bar = ProgressBar::new(1000)
-        .with_style(ProgressStyle::with_template("{spinner} simulated {percent}% {wide_bar} {eta}").expect("template"));
+    let bar = Step::bar("events line", 1000, "simulated {percent}% {wide_bar} {eta}");
     let mut events = 0u64;
     while let Some(e) = sim.step(args.until) {
         let m = sim.model();
@@ -196,7 +203,7 @@ fn line(args: &LineArgs) -> Result<()> {
             bar.set_position((1000.0 * e.time / args.until) as u64);
         }
     }
-    bar.finish_and_clear();
+    bar.done(format!("{events} collisions"));
     w.flush().with_context(cannot)?;
     drop(w);
     // Stopped at --max-events: everything up to the time reached, the final state at that time.
@@ -370,10 +377,12 @@ fn terrain(a: &TerrainBallsArgs) -> Result<()> {
     }
     let paths = run.paths;
     // The picture: the terrain from above its south-west, the paths as dots.
+    let step = Step::spinner("drawing the paths with landfall's ray casts");
     let cam = crate::render::Camera::over(t, area);
     let (mut px, _, _) = crate::render::render(t, &cam, w, h, 0.0);
     crate::render::draw_paths(t, &cam, &paths, w, h, &mut px);
     crate::render::write_png(&a.png, w, h, &px)?;
+    step.done(format!("{w}×{h} pixels"));
     say!("picture       {}", a.png.display());
     Ok(())
 }
@@ -500,8 +509,11 @@ fn simulate(
     let e0 = sim.model().energy(0.0);
     let n = balls.len();
     let mut tracks: Vec<Vec<_>> = if paths { balls.iter().map(|b| vec![b.p]).collect() } else { Vec::new() };
-    let bar = ProgressBar::new(1000)
-        .with_style(ProgressStyle::with_template("{spinner} simulated {percent}% {wide_bar} {eta}").expect("template"));
+    let bar = Step::bar(
+        if params.lod.is_some() { "balls with level of detail" } else { "balls" },
+        1000,
+        "simulated {percent}% {wide_bar} {eta}",
+    );
     // Frames for the picture over the first ten minutes at most; then on to `until` in one go.
     let framed = until.min(FRAMED_SECONDS);
     let frames = (framed * 30.0).ceil() as usize;
@@ -523,8 +535,8 @@ fn simulate(
         }
         bar.set_position((1000 * f / frames) as u64);
     }
-    bar.finish_and_clear();
     events += sim.advance_to(until, |_, _| {});
+    bar.done(format!("{events} events"));
     // Stopped at the bound: the state is the one at the last event.
     let exhausted = sim.is_exhausted() && sim.next_time().is_none();
     let end = if exhausted { sim.now().min(until) } else { until };

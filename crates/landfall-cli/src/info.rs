@@ -6,7 +6,9 @@ use landfall::PolygonTerrain;
 use std::time::Instant;
 
 pub fn run(args: &TerrainArgs) -> Result<()> {
+    let step = crate::progress::Step::spinner("loading");
     let t = args.load()?;
+    step.done("loaded");
     match &t.terrain {
         AnyTerrain::Heightfield(hf) => heightfield(args, &t, hf),
         AnyTerrain::Polygons(p) => polygons(args, &t, p),
@@ -59,6 +61,32 @@ fn mb(n: usize) -> f64 {
     n as f64 / (1024.0 * 1024.0)
 }
 
+/// Decimal places that show a ten-thousandth of `step` (a coordinate to the raster's precision).
+pub(crate) fn places(step: f64) -> usize {
+    if step.is_finite() && step > 0.0 {
+        (4.0 - step.log10().floor()).clamp(0.0, 15.0) as usize
+    } else {
+        6
+    }
+}
+
+/// `v` with `places` decimals, trailing zeros (and a negative zero's sign) dropped.
+pub(crate) fn fixed(v: f64, places: usize) -> String {
+    let s = format!("{:.*}", places, v);
+    let s = if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.') } else { &s };
+    if s == "-0" {
+        "0".into()
+    } else {
+        s.into()
+    }
+}
+
+/// The largest error of storing a height in `lo ..= hi` as an f32: half a unit in the last place,
+/// at most |h|·2⁻²⁴.
+fn rounding_bound(lo: f32, hi: f32) -> f64 {
+    lo.abs().max(hi.abs()) as f64 * 2f64.powi(-24)
+}
+
 fn heightfield(args: &TerrainArgs, t: &LoadedTerrain, hf: &landfall::Heightfield) -> Result<()> {
     let b = hf.bounds();
     let (nx, ny) = (hf.nx(), hf.ny());
@@ -69,7 +97,10 @@ fn heightfield(args: &TerrainArgs, t: &LoadedTerrain, hf: &landfall::Heightfield
         say!("kind         heightfield, {} triangulation", hf.diagonal().name());
     }
     say!("size         {nx} × {ny} samples, {} × {} cells, {} triangles", nx - 1, ny - 1, hf.triangle_count());
-    say!("spacing      {} × {}", hf.spacing().x, hf.spacing().y);
+    let (sx, sy) = (hf.spacing().x, hf.spacing().y);
+    // Coordinates to a ten-thousandth of a cell, not to the last bit of their f64.
+    let (px, py) = (places(sx), places(sy));
+    say!("spacing      {} × {}", fixed(sx, px), fixed(sy, py));
     if let Some(k) = &t.geokeys {
         let kind = if k.is_geographic() { "geographic (degrees), " } else { "" };
         match k.epsg() {
@@ -77,10 +108,16 @@ fn heightfield(args: &TerrainArgs, t: &LoadedTerrain, hf: &landfall::Heightfield
             None => say!("crs          {kind}GeoKeys without an EPSG code (carried into outputs as they are)"),
         }
     }
-    say!("bounds x     {} … {}", b.min.x, b.max.x);
-    say!("bounds y     {} … {}", b.min.y, b.max.y);
+    say!("bounds x     {} … {}", fixed(b.min.x, px), fixed(b.max.x, px));
+    say!("bounds y     {} … {}", fixed(b.min.y, py), fixed(b.max.y, py));
     match hf.height_range() {
-        Some((lo, hi)) => say!("height       {lo} … {hi}"),
+        Some((lo, hi)) => {
+            say!("height       {lo} … {hi}");
+            say!(
+                "samples      f32: each height is kept to within |h|·2⁻²⁴ of its value, here at most {:.1e}",
+                rounding_bound(lo, hi)
+            );
+        }
         None => say!("height       (no valid samples)"),
     }
     say!("holes        {} nodata samples, {} masked cells", hf.nodata_count(), hf.masked_cell_count());
@@ -197,4 +234,20 @@ fn polygons(args: &TerrainArgs, t: &LoadedTerrain, p: &PolygonTerrain) -> Result
         say!("note         {n}");
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn coordinates_print_to_the_raster_precision() {
+        assert_eq!(fixed(0.0000000000000008881784197001252, places(10.0)), "0");
+        assert_eq!(fixed(-0.0000001, places(1.0)), "0");
+        assert_eq!(fixed(1000.0, places(10.0)), "1000");
+        assert_eq!(fixed(234.01669311523438, places(0.03333365817029937)), "234.016693");
+        assert_eq!(fixed(0.03333365817029937, places(0.03333365817029937)), "0.033334");
+        assert_eq!(fixed(512345.5, places(0.5)), "512345.5");
+        assert_eq!(rounding_bound(-1437.0, 2205.0), 2205.0 / 16_777_216.0);
+    }
 }

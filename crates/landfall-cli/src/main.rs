@@ -15,10 +15,14 @@ mod build;
 mod csv_batch;
 mod demo;
 mod events;
+mod examples;
+mod geo;
 mod info;
 mod interrupt;
 mod map_budget;
 mod memory;
+mod preview;
+mod progress;
 mod proximity;
 mod render;
 mod serve;
@@ -48,6 +52,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Print a terrain's size, bounds, height range, holes, memory and acceleration build time.
+    #[command(after_help = examples::INFO)]
     Info {
         #[command(flatten)]
         terrain: TerrainArgs,
@@ -66,6 +71,7 @@ enum Command {
     /// to a temporary file beside it and renamed into place only when complete, so a failed or
     /// interrupted run leaves an existing output file as it was; an output that is also an input
     /// is refused.
+    #[command(after_help = examples::HEIGHT)]
     Height {
         #[command(flatten)]
         terrain: TerrainArgs,
@@ -73,7 +79,7 @@ enum Command {
         #[arg(long, value_name = "IN.csv")]
         points: PathBuf,
         /// Output CSV.
-        #[arg(long, value_name = "OUT.csv")]
+        #[arg(short, long, value_name = "OUT.csv")]
         out: PathBuf,
         /// List every surface on each vertical line instead of one.
         #[arg(long)]
@@ -98,6 +104,7 @@ enum Command {
     /// is non-zero. The output is written to a temporary file beside it and renamed into place only
     /// when complete, so a failed or interrupted run leaves an existing output file as it was; an
     /// output that is also an input is refused.
+    #[command(after_help = examples::RAYCAST)]
     Raycast {
         #[command(flatten)]
         terrain: TerrainArgs,
@@ -105,7 +112,7 @@ enum Command {
         #[arg(long, value_name = "IN.csv")]
         rays: PathBuf,
         /// Output CSV.
-        #[arg(long, value_name = "OUT.csv")]
+        #[arg(short, long, value_name = "OUT.csv")]
         out: PathBuf,
         /// For a heightfield index (`.lfh`): keep at most about this many MiB of the mapped file in
         /// the process's memory — the queries go in smaller chunks, and after a chunk that leaves
@@ -131,6 +138,7 @@ enum Command {
     /// mesh's faces) with its gravity, memory-mapped (zero-copy) by every command.
     ///
     /// The file is written to a temporary name and renamed, so a crash never leaves half a file.
+    #[command(after_help = examples::BUILD)]
     Build {
         #[command(flatten)]
         terrain: TerrainArgs,
@@ -146,6 +154,7 @@ enum Command {
     /// (`.lfq`, `.lfh`). Vertices are shared where triangles meet; glTF is Y-up (landfall's (x, y, z)
     /// is written (x, z, −y)), OBJ keeps landfall's coordinates with `v x y z r g b` colours. At most
     /// 50 million triangles. Written to a temporary file and renamed.
+    #[command(after_help = examples::MESH)]
     Mesh {
         #[command(flatten)]
         terrain: TerrainArgs,
@@ -161,6 +170,7 @@ enum Command {
     /// regions of its mesh are sent again) and a walker moved by the keyboard (W A S D) with the character
     /// controller. Listens on 127.0.0.1 (this machine only) unless --host says otherwise; prints the
     /// address. Serves nothing but its own page and the terrain's answers.
+    #[command(after_help = examples::SERVE)]
     Serve(serve::ServeArgs),
     /// Run the main workloads on a generated terrain, print throughput, render a picture.
     ///
@@ -170,6 +180,7 @@ enum Command {
     /// character controllers walking 200 moves each, then a perspective rendering made with
     /// landfall's own batch ray casts (sun shadows by shadow rays) with the walkers' paths drawn,
     /// written to `landfall-out/demo.png`.
+    #[command(after_help = examples::DEMO)]
     Demo(demo::DemoArgs),
     /// Fly a viewer through the endless procedural world; print update costs; draw the layers.
     ///
@@ -183,6 +194,7 @@ enum Command {
     /// (the drawn layers from above, their outer rings, inner regions and seams) and
     /// `landfall-out/world-view.png` (the view from 300 m, ray cast on the drawn mesh), and with
     /// `--export` the mesh as glTF binary or OBJ.
+    #[command(after_help = examples::WORLD)]
     World(world::WorldArgs),
     /// Every pair of spheres that overlap or touch, from a CSV with header `id,x,y,z,radius`.
     ///
@@ -199,12 +211,13 @@ enum Command {
     /// another, a negative radius) stops the run with an error naming the line and field and a
     /// non-zero exit status; the output is written to a temporary file and renamed into place only
     /// when complete.
+    #[command(after_help = examples::PROXIMITY)]
     Proximity {
         /// Input CSV of spheres.
         #[arg(long, value_name = "IN.csv")]
         objects: PathBuf,
         /// Output CSV of pairs.
-        #[arg(long, value_name = "PAIRS.csv")]
+        #[arg(short, long, value_name = "PAIRS.csv")]
         out: PathBuf,
         /// Keep at most this many pairs (the first found); the output says how many more there were.
         #[arg(long, value_name = "N")]
@@ -229,6 +242,7 @@ enum Command {
     /// ground is the triangulated surface at X,Y; --mode ground/dem give the least target height /
     /// elevation that would be seen (GDAL's GROUND and DEM modes), 0 / the ground where already
     /// visible.
+    #[command(after_help = examples::VIEWSHED)]
     Viewshed(viewshed::ViewshedArgs),
     /// Event-driven simulations: behaviours exact between events, events in time order.
     #[command(subcommand)]

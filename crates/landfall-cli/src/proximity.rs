@@ -22,6 +22,7 @@ pub fn run(objects: &Path, out: &Path, max_pairs: Option<u64>) -> Result<()> {
     landfall_io::refuse_overwriting_inputs(out, &[objects])?;
     let mut output = OutputFile::create(out)?;
     let mut reader = BatchReader::open(objects, Batch::Spheres)?;
+    let step = crate::progress::Step::bar("objects", reader.len(), "{bytes}/{total_bytes} {wide_bar} {eta}");
     let mut grid = ProximityGrid::new(1.0)?;
     // Row k's id, and the line each id came from (for the error on a repeated id).
     let mut ids: Vec<i128> = Vec::new();
@@ -47,6 +48,7 @@ pub fn run(objects: &Path, out: &Path, max_pairs: Option<u64>) -> Result<()> {
             }
             ids.push(id);
         }
+        step.set_position(reader.position());
     }
     drop(line_of);
     let dir = out.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
@@ -60,6 +62,7 @@ pub fn run(objects: &Path, out: &Path, max_pairs: Option<u64>) -> Result<()> {
         }
     });
     let kept = found.min(limit);
+    step.done(format!("{} objects, {kept} pairs", ids.len()));
     let mut w = BufWriter::new(&mut output);
     let cannot = || format!("{}: cannot write", out.display());
     writeln!(w, "a,b").with_context(cannot)?;

@@ -12,6 +12,11 @@ use std::time::{Duration, Instant};
 /// Default `--max-polygons`.
 pub const DEFAULT_MAX_POLYGONS: u64 = 4_000_000;
 
+/// The `--help` heading of the options that place a terrain in the world (after a command's own).
+pub const TERRAIN_PLACEMENT: &str = "Terrain placement";
+/// The `--help` heading of the acceleration and resource options (after the placement options).
+pub const TERRAIN_TUNING: &str = "Terrain tuning";
+
 /// A terrain file and how to place it in the world.
 #[derive(Args, Debug, Clone)]
 pub struct TerrainArgs {
@@ -20,53 +25,53 @@ pub struct TerrainArgs {
     #[arg(value_name = "TERRAIN")]
     pub path: PathBuf,
     /// Sample spacing in world units, `DX` or `DX,DY` [default: from the file, else 1].
-    #[arg(long, value_name = "DX[,DY]", allow_hyphen_values = true)]
+    #[arg(help_heading = TERRAIN_PLACEMENT, long, value_name = "DX[,DY]", allow_hyphen_values = true)]
     pub spacing: Option<String>,
     /// World X,Y of the south-west sample (negative values welcome, e.g. `--origin -500,-20`)
     /// [default: from the file, else 0,0].
-    #[arg(long, value_name = "X,Y", allow_hyphen_values = true)]
+    #[arg(help_heading = TERRAIN_PLACEMENT, long, value_name = "X,Y", allow_hyphen_values = true)]
     pub origin: Option<String>,
     /// Height scale: a sample value v becomes z = v·S + O.
-    #[arg(long, value_name = "S", default_value_t = 1.0, allow_hyphen_values = true)]
+    #[arg(help_heading = TERRAIN_PLACEMENT, long, value_name = "S", default_value_t = 1.0, allow_hyphen_values = true)]
     pub z_scale: f64,
     /// Height offset: a sample value v becomes z = v·S + O.
-    #[arg(long, value_name = "O", default_value_t = 0.0, allow_hyphen_values = true)]
+    #[arg(help_heading = TERRAIN_PLACEMENT, long, value_name = "O", default_value_t = 0.0, allow_hyphen_values = true)]
     pub z_offset: f64,
     /// How each grid cell is split into two triangles: `alternating` (by (i+j) parity),
     /// `sw-ne` (diagonal from the south-west to the north-east corner) or `se-nw`.
-    #[arg(long, value_name = "D", default_value = "alternating")]
+    #[arg(help_heading = TERRAIN_PLACEMENT, long, value_name = "D", default_value = "alternating")]
     pub diagonal: Diagonal,
     /// Gravity direction GX,GY,GZ for vertical queries [default: 0,0,-1]. With any other gravity
     /// `height` needs `x,y,z` input and answers the surface along the gravity line.
-    #[arg(long, value_name = "GX,GY,GZ", allow_hyphen_values = true)]
+    #[arg(help_heading = TERRAIN_PLACEMENT, long, value_name = "GX,GY,GZ", allow_hyphen_values = true)]
     pub gravity: Option<String>,
     /// Min/max pyramid leaf size in cells (rasters: acceleration structure tuning).
-    #[arg(long, value_name = "CELLS", default_value_t = landfall::support::DEFAULT_LEAF_SIZE)]
+    #[arg(help_heading = TERRAIN_TUNING, long, value_name = "CELLS", default_value_t = landfall::support::DEFAULT_LEAF_SIZE)]
     pub leaf_size: usize,
     /// Polygon quadtree: a leaf holding more polygons than this is split (QOTA's Maxpoly).
-    #[arg(long, value_name = "N", default_value_t = QuadtreeParams::default().max_polys)]
+    #[arg(help_heading = TERRAIN_TUNING, long, value_name = "N", default_value_t = QuadtreeParams::default().max_polys)]
     pub max_polys: usize,
     /// Polygon quadtree: deepest level, the root being 0 (QOTA's Maxdepth).
-    #[arg(long, value_name = "N", default_value_t = QuadtreeParams::default().max_depth)]
+    #[arg(help_heading = TERRAIN_TUNING, long, value_name = "N", default_value_t = QuadtreeParams::default().max_depth)]
     pub max_depth: usize,
     /// Polygon quadtree cut lines: `halves` (QOTA's equal quadrants) or `vertices` (through the
     /// polygon vertex nearest the middle).
-    #[arg(long, value_name = "RULE", default_value = "halves", value_parser = parse_cuts)]
+    #[arg(help_heading = TERRAIN_TUNING, long, value_name = "RULE", default_value = "halves", value_parser = parse_cuts)]
     pub cuts: CutRule,
     /// Largest raster accepted, in samples (columns × rows); a file that declares more is refused
     /// before anything is read, since its heights alone would take 4 bytes a sample. For `build`
     /// to a heightfield index (`.lfh`): the most samples the index stores (each of its 256-cell
     /// tiles with data stores 257², tiles without data nothing), checked before anything is written.
-    #[arg(long, value_name = "N", default_value_t = landfall_io::DEFAULT_MAX_SAMPLES)]
+    #[arg(help_heading = TERRAIN_TUNING, long, value_name = "N", default_value_t = landfall_io::DEFAULT_MAX_SAMPLES)]
     pub max_samples: u64,
     /// Largest polygon terrain built, in polygons (a mesh's faces, or a raster's triangles for
     /// `build`): building the quadtree takes up to about 1.5 KB a polygon (random heights; smooth
     /// terrain far less), so the default keeps a build within a few GB.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_POLYGONS)]
+    #[arg(help_heading = TERRAIN_TUNING, long, value_name = "N", default_value_t = DEFAULT_MAX_POLYGONS)]
     pub max_polygons: u64,
     /// Polygon quadtree: split only when it saves at least this many containment tests per query
     /// times the polygon count (0 = QOTA's rule: split every leaf over --max-polys).
-    #[arg(long, value_name = "G", default_value_t = QuadtreeParams::default().min_gain)]
+    #[arg(help_heading = TERRAIN_TUNING, long, value_name = "G", default_value_t = QuadtreeParams::default().min_gain)]
     pub min_gain: f64,
 }
 

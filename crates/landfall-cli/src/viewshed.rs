@@ -1,14 +1,15 @@
 //! `landfall viewshed`: what an observer sees, exactly, written as a GeoTIFF.
 
+use crate::preview::viewshed::Legend;
 use crate::terrain_args::{numbers, TerrainArgs};
 use anyhow::{bail, Result};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
+use landfall::geo::GeoSurface;
 use landfall::viewshed::{
     Grid, Hooks, Observer, ViewshedError, ViewshedMode, ViewshedOutput, ViewshedParams, NODATA, VISIBLE,
 };
 use landfall::Heightfield;
-use landfall_io::{write_geotiff_into, Band, Batch, BatchReader, GeoRef, OutputFile, Outputs, Query};
+use landfall_io::{write_geotiff_into, Band, Batch, BatchReader, GeoRef, Outputs, Query};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -26,7 +27,8 @@ fn parse_mode(s: &str) -> Result<ViewshedMode, String> {
 pub struct ViewshedArgs {
     #[command(flatten)]
     terrain: TerrainArgs,
-    /// Observer position X,Y (world units, like the raster's georeferencing).
+    /// Observer position X,Y (world units, like the raster's georeferencing; longitude,latitude
+    /// for a raster in degrees).
     #[arg(long, value_name = "X,Y", allow_hyphen_values = true, required_unless_present = "observers")]
     observer: Option<String>,
     /// Many observers instead: a CSV with header `x,y` or `x,y,h` (h: that observer's height);
@@ -39,13 +41,16 @@ pub struct ViewshedArgs {
     /// Height of each target above its sample.
     #[arg(long, value_name = "T", default_value_t = 0.0, allow_hyphen_values = true)]
     target_height: f64,
-    /// Samples farther than this (horizontally) are nodata.
+    /// Samples farther than this (horizontally) are nodata (metres for a raster in degrees: the
+    /// straight line between the points on the ellipsoid).
     #[arg(long, value_name = "D", allow_hyphen_values = true)]
     max_distance: Option<f64>,
-    /// Lower every sample by (1 − K)·d²/(2R) for the Earth's curvature (R = 6,371,008.8 m).
+    /// Lower every sample by (1 − K)·d²/(2R) for the Earth's curvature (R = 6,371,008.8 m). A raster
+    /// in degrees always follows the Earth's shape (lines of sight straight in Earth-centred
+    /// coordinates) and raises every sample by K·d²/(2R) for refraction.
     #[arg(long)]
     curvature: bool,
-    /// Refraction coefficient K for --curvature.
+    /// Refraction coefficient K for --curvature (and always for a raster in degrees; 0: none).
     #[arg(long, value_name = "K", default_value_t = 1.0 / 7.0, allow_hyphen_values = true)]
     refraction: f64,
     /// Only targets clockwise from this azimuth (degrees from north)…
@@ -66,7 +71,7 @@ pub struct ViewshedArgs {
     #[arg(long, value_name = "MODE", default_value = "visible", value_parser = parse_mode)]
     mode: ViewshedMode,
     /// Output GeoTIFF.
-    #[arg(long, value_name = "VIS.tif")]
+    #[arg(short, long, value_name = "VIS.tif")]
     out: PathBuf,
     /// Also a picture: the viewshed over the shaded terrain.
     #[arg(long, value_name = "PREVIEW.png")]
@@ -96,16 +101,19 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
         eprintln!("landfall: note: {}: {n}", a.terrain.path.display());
     }
     let hf = &loaded.heightfield;
+    let surface = geographic(a, &loaded)?;
     let geo = GeoRef { origin: (hf.origin().x, hf.origin().y), spacing: (hf.spacing().x, hf.spacing().y) };
     let keys = loaded.geokeys.as_ref();
     let (nx, ny) = (hf.nx(), hf.ny());
     let start = Instant::now();
     let overlay: Vec<u8>;
     let mut marks = Vec::new();
+    let mut legend = Legend::Visibility;
     if let Some(obs_path) = &a.observers {
-        let observers = read_observers(obs_path, hf, &params, a.observer_height)?;
+        let observers = read_observers(obs_path, hf, surface.as_ref(), &params, a.observer_height)?;
         marks.extend(observers.iter().map(|o| [o.x, o.y]));
-        let ViewshedOutput::Counts(cum) = compute(hf, &observers, &params, ViewshedMode::Count)? else {
+        let ViewshedOutput::Counts(cum) = compute(hf, surface.as_ref(), &observers, &params, ViewshedMode::Count)?
+        else {
             unreachable!("counts answer counts")
         };
         let counts: Vec<u16> =
@@ -113,6 +121,7 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
         let elapsed = start.elapsed();
         write_geotiff_into(outs.file(tif), nx, ny, Band::U16(&counts), &geo, Some(65535.0), keys)?;
         let most = counts.iter().filter(|&&c| c != u16::MAX).max().copied().unwrap_or(0);
+        legend = Legend::Count { most };
         overlay = counts
             .iter()
             .map(|&c| {
@@ -135,8 +144,8 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
         let o = a.observer.as_deref().expect("clap requires --observer without --observers");
         let [x, y] = numbers::<2>("observer", o)?;
         marks.push([x, y]);
-        let out =
-            compute(hf, &[Observer::at(x, y)], &params, a.mode).map_err(|e| anyhow::anyhow!("--observer {o}: {e}"))?;
+        let out = compute(hf, surface.as_ref(), &[Observer::at(x, y)], &params, a.mode)
+            .map_err(|e| anyhow::anyhow!("--observer {o}: {e} (the terrain covers {})", hf.bounds().xy_extent()))?;
         let elapsed = start.elapsed();
         match out {
             ViewshedOutput::Visibility(vis, stats) => {
@@ -183,7 +192,8 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
         }
     }
     if let Some(png) = png {
-        preview(outs.file(png), hf, &Grid { nx, ny, values: overlay }, &marks)?;
+        let grid = Grid { nx, ny, values: overlay };
+        crate::preview::viewshed::write(outs.file(png), hf, keys, &grid, &marks, &legend)?;
     }
     outs.commit()?;
     if let Some(png) = &a.png {
@@ -192,20 +202,44 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
     Ok(())
 }
 
-/// The viewshed with a progress bar on a terminal; Ctrl-C stops it (nothing is written).
+/// The raster as a surface on the WGS84 ellipsoid when it is in degrees (a geographic CRS, placed
+/// by the file): its viewshed follows the Earth's shape, observers at lon,lat.
+fn geographic(a: &ViewshedArgs, loaded: &landfall_io::Loaded) -> Result<Option<GeoSurface>> {
+    let degrees = loaded.geokeys.as_ref().is_some_and(landfall_io::GeoKeys::is_geographic);
+    if !degrees || a.terrain.origin.is_some() || a.terrain.spacing.is_some() {
+        return Ok(None);
+    }
+    let g = GeoSurface::new(loaded.heightfield.clone())
+        .map_err(|e| anyhow::anyhow!("{}: geographic CRS: {e}", a.terrain.path.display()))?;
+    eprintln!(
+        "landfall: note: {}: in degrees: observers at lon,lat; lines of sight straight on the WGS84 ellipsoid (the \
+         Earth's curvature is in the model), refraction K = {} raises each sample by K·d²/(2R); distances in metres",
+        a.terrain.path.display(),
+        a.refraction
+    );
+    Ok(Some(g))
+}
+
+/// The viewshed (on the ellipsoid when `surface` is given) with a progress bar on a terminal;
+/// Ctrl-C stops it (nothing is written).
 fn compute(
     hf: &Heightfield,
+    surface: Option<&GeoSurface>,
     observers: &[Observer],
     params: &ViewshedParams,
     mode: ViewshedMode,
 ) -> Result<ViewshedOutput> {
-    let bar = ProgressBar::new(1000)
-        .with_style(ProgressStyle::with_template("{spinner} viewshed {percent}% {wide_bar} {eta}").expect("template"));
+    let bar = crate::progress::Step::bar("viewshed", 1000, "{percent}% {wide_bar} {eta}");
     let report = |f: f64| bar.set_position((f * 1000.0) as u64);
     let stop = crate::interrupt::Stop::on_ctrl_c();
     let hooks = Hooks { progress: Some(&report), cancel: Some(stop.flag()) };
-    let out = landfall::viewshed::viewshed(hf, observers, params, mode, &hooks);
-    bar.finish_and_clear();
+    let out = match surface {
+        Some(g) => landfall::geo::geo_viewshed(g, observers, params, mode, &hooks),
+        None => landfall::viewshed::viewshed(hf, observers, params, mode, &hooks),
+    };
+    if out.is_ok() {
+        bar.done(format!("{}×{} samples", hf.nx(), hf.ny()));
+    }
     match out {
         Err(ViewshedError::Cancelled) => bail!("stopped (Ctrl-C): nothing written"),
         r => Ok(r?),
@@ -238,7 +272,13 @@ fn params(a: &ViewshedArgs) -> Result<ViewshedParams> {
 }
 
 /// The observers of a CSV, each with its eye height, checked against the terrain.
-fn read_observers(path: &Path, hf: &Heightfield, params: &ViewshedParams, default_h: f64) -> Result<Vec<Observer>> {
+fn read_observers(
+    path: &Path,
+    hf: &Heightfield,
+    surface: Option<&GeoSurface>,
+    params: &ViewshedParams,
+    default_h: f64,
+) -> Result<Vec<Observer>> {
     let mut reader = BatchReader::open(path, Batch::Observers)?;
     let (mut out, mut rows) = (Vec::new(), Vec::new());
     while reader.next_chunk(&mut rows, 1 << 16)? > 0 {
@@ -248,8 +288,12 @@ fn read_observers(path: &Path, hf: &Heightfield, params: &ViewshedParams, defaul
                 let one =
                     ViewshedParams { observer_height: h.unwrap_or(default_h), max_distance: 1.0, ..params.clone() };
                 // A one-sample check of the observer's ground, before the long work.
-                if let Err(e) = hf.observer_eye([x, y], &one) {
-                    bail!("{}: line {line}: {e}", path.display());
+                let eye = match surface {
+                    Some(g) => landfall::geo::geo_observer_eye(g, x, y, &one),
+                    None => hf.observer_eye([x, y], &one),
+                };
+                if let Err(e) = eye {
+                    bail!("{}: line {line}: {e} (the terrain covers {})", path.display(), hf.bounds().xy_extent());
                 }
                 out.push(o);
             }
@@ -259,61 +303,4 @@ fn read_observers(path: &Path, hf: &Heightfield, params: &ViewshedParams, defaul
         bail!("{}: no observers", path.display());
     }
     Ok(out)
-}
-
-/// The viewshed over the hill-shaded terrain: visible samples green, hidden ones dimmed red,
-/// nodata grey; observers as white crosses. Cumulative counts shade from dark to bright green.
-fn preview(out: &mut OutputFile, hf: &Heightfield, overlay: &Grid<u8>, observers: &[[f64; 2]]) -> Result<()> {
-    let (nx, ny) = (hf.nx(), hf.ny());
-    let step = nx.max(ny).div_ceil(1200).max(1);
-    let (w, h) = (nx.div_ceil(step), ny.div_ceil(step));
-    let sp = hf.spacing();
-    let mut rgb = vec![0u8; w * h * 3];
-    let colours = match hf.height_range() {
-        Some((lo, hi)) => landfall::support::ColourMap::for_range(lo as f64, hi as f64),
-        None => landfall::support::ColourMap::for_range(0.0, 1.0),
-    };
-    for py in 0..h {
-        let j = (ny - 1).saturating_sub(py * step);
-        for px in 0..w {
-            let i = (px * step).min(nx - 1);
-            let z = |i: usize, j: usize| hf.sample(i.min(nx - 1), j.min(ny - 1)) as f64;
-            let (i0, j0) = (i.saturating_sub(1), j.saturating_sub(1));
-            let gx = (z(i + 1, j) - z(i0, j)) / (sp.x * (i + 1 - i0).min(nx - 1 - i0).max(1) as f64);
-            let gy = (z(i, j + 1) - z(i, j0)) / (sp.y * (j + 1 - j0).min(ny - 1 - j0).max(1) as f64);
-            // Sun from the north-west, 45° up.
-            let n = landfall::glam::DVec3::new(-gx, -gy, 1.0).normalize();
-            let shade = n.dot(landfall::glam::DVec3::new(-0.5, 0.5, std::f64::consts::FRAC_1_SQRT_2)).clamp(0.0, 1.0);
-            let shade = if shade.is_nan() { 0.0 } else { 0.35 + 0.65 * shade };
-            // The landscape's colour map under a tint: green seen, red hidden, none for nodata.
-            let ground = colours.colour(z(i, j), n.z).map(|v| v as f64 * 255.0);
-            let (tint, amount) = match overlay.get(i, j) {
-                NODATA => ([0.0; 3], 0.0),
-                0 => ([150.0, 30.0, 30.0], 0.45),
-                254 => ([60.0, 235.0, 70.0], 0.6),
-                v => {
-                    let f = v as f64 / 253.0;
-                    ([30.0 + 40.0 * f, 80.0 + 170.0 * f, 40.0 + 30.0 * f], 0.6)
-                }
-            };
-            let k = 3 * (py * w + px);
-            for c2 in 0..3 {
-                let c = ground[c2] * (1.0 - amount) + tint[c2] * amount;
-                rgb[k + c2] = (c * shade).clamp(0.0, 255.0) as u8;
-            }
-        }
-    }
-    for o in observers {
-        let (u, v) = ((o[0] - hf.origin().x) / sp.x, (o[1] - hf.origin().y) / sp.y);
-        let (px, py) = ((u / step as f64).round() as i64, ((ny as f64 - 1.0 - v) / step as f64).round() as i64);
-        for d in -6i64..=6 {
-            for (x, y) in [(px + d, py), (px, py + d)] {
-                if x >= 0 && y >= 0 && (x as usize) < w && (y as usize) < h {
-                    let k = 3 * (y as usize * w + x as usize);
-                    rgb[k..k + 3].copy_from_slice(&[255, 255, 255]);
-                }
-            }
-        }
-    }
-    Ok(landfall_io::write_png_rgb_into(out, w as u32, h as u32, &rgb)?)
 }

@@ -2,10 +2,10 @@
 //! teleporting); per-frame update cost, cells generated and memory; a top-down picture of the
 //! nested layers and their regions and a view rendered with landfall's own ray casts.
 
+use crate::progress::Step;
 use crate::render::{render, write_png, Camera};
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
-use indicatif::{ProgressBar, ProgressStyle};
 use landfall::glam::DVec3;
 use landfall::support::SplitMix64;
 use landfall::world::{CacheParams, LodTerrain, ObjectParams, Objects, World, WorldParams};
@@ -55,7 +55,7 @@ pub struct WorldArgs {
     #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
     east: f64,
     /// Directory for the pictures.
-    #[arg(long, default_value = "landfall-out")]
+    #[arg(short, long, value_name = "DIR", default_value = "landfall-out")]
     out: PathBuf,
     /// Also write the final mesh to this file (.glb or .obj).
     #[arg(long, value_name = "FILE")]
@@ -154,7 +154,12 @@ pub fn run(args: &WorldArgs) -> Result<()> {
         Path::All => vec![Path::Walk, Path::Drive, Path::Fly, Path::Teleport],
         p => vec![p],
     };
-    let mut objects = args.objects.then(|| Objects::new(&world, ObjectParams::default()));
+    let mut objects = args.objects.then(|| {
+        let step = Step::spinner("placing the objects of the cached cells");
+        let o = Objects::new(&world, ObjectParams::default());
+        step.done(format!("{} objects", o.len()));
+        o
+    });
     if let Some(o) = &objects {
         say!(
             "  objects: {} kinds ({}), {} held, {} roaming entities alive",
@@ -170,14 +175,12 @@ pub fn run(args: &WorldArgs) -> Result<()> {
     }
     let mut runs = Vec::new();
     let mut rng = SplitMix64::new(args.seed ^ 0x77);
-    // Drawn on a terminal only (standard error).
-    let bar = ProgressBar::new((paths.len() * args.frames) as u64).with_style(
-        ProgressStyle::with_template("{spinner} {msg} {pos}/{len} frames {wide_bar}").expect("valid template"),
-    );
     for p in paths {
-        runs.push(fly(&mut world, objects.as_mut(), p, args.frames, &mut rng, &ground, &bar)?);
+        let step = Step::bar(&format!("{p:?}").to_lowercase(), args.frames as u64, "{pos}/{len} frames {wide_bar}");
+        let run = fly(&mut world, objects.as_mut(), p, args.frames, &mut rng, &ground, &step)?;
+        step.done(format!("{} frames", run.times_us.len()));
+        runs.push(run);
     }
-    bar.finish_and_clear();
     say!();
     say!(
         "{:<9} {:>8} {:>9} {:>9} {:>9} {:>9} {:>11} {:>9} {:>8} {:>8}",
@@ -239,8 +242,6 @@ pub fn run(args: &WorldArgs) -> Result<()> {
             let Some(o) = &r.objects else { continue };
             let n = o.times_us.len().max(1) as f64;
             let mean = o.times_us.iter().sum::<f64>() / n;
-            let world_mean = r.times_us.iter().sum::<f64>() / r.times_us.len().max(1) as f64;
-            let _ = world_mean;
             say!(
                 "{:<9} {:>9.1} {:>22} {:>9} {:>11.1} {:>10.1} {:>11.1} {:>9} {:>8} {:>10}",
                 r.name,
@@ -270,8 +271,7 @@ pub fn run(args: &WorldArgs) -> Result<()> {
     write_png(&layers_png, w, h, &px)?;
     let eye = world.viewer();
     let cam = Camera { eye, target: eye + DVec3::new(0.8, 0.6, 0.0) * 4000.0 - DVec3::Z * 700.0, fov_deg: 60.0 };
-    let spinner = ProgressBar::new_spinner().with_message("rendering the view with landfall's ray casts…");
-    spinner.enable_steady_tick(std::time::Duration::from_millis(120));
+    let step = Step::spinner("rendering the view with landfall's ray casts");
     let t0 = Instant::now();
     let (px, n_hit, n_shadow) = match &objects {
         None => render(&world, &cam, args.width, args.height, 25_000.0),
@@ -287,7 +287,7 @@ pub fn run(args: &WorldArgs) -> Result<()> {
         }
     };
     let secs = t0.elapsed().as_secs_f64();
-    spinner.finish_and_clear();
+    step.done(format!("{}×{} pixels", args.width, args.height));
     let view_png = args.out.join("world-view.png");
     write_png(&view_png, args.width, args.height, &px)?;
     say!(
@@ -306,8 +306,10 @@ pub fn run(args: &WorldArgs) -> Result<()> {
         100.0 * n_shadow as f64 / n_hit.max(1) as f64
     );
     if let Some(path) = &args.export {
+        let step = Step::spinner(&format!("writing {}", path.display()));
         let parts = landfall_io::world_parts(&world);
         landfall_io::write_mesh(path, &parts)?;
+        step.done("written");
         say!(
             "wrote {} ({} layers, {} triangles)",
             path.display(),
@@ -327,7 +329,7 @@ fn fly(
     frames: usize,
     rng: &mut SplitMix64,
     far_ground: &dyn Fn(DVec3) -> f64,
-    bar: &ProgressBar,
+    step: &Step,
 ) -> Result<Run> {
     let (name, speed, mps, above) = match path {
         Path::Walk => ("walk", "1.5 m/s", 1.5, 1.8),
@@ -353,7 +355,6 @@ fn fly(
         memory: 0,
         objects: objects.is_some().then(ObjectRun::default),
     };
-    bar.set_message(name);
     for _ in 0..frames {
         let next = if path == Path::Teleport {
             // Random jumps, kept within 500,000 km of the origin.
@@ -394,7 +395,7 @@ fn fly(
             or.held = o.len();
         }
         p = next;
-        bar.inc(1);
+        step.inc(1);
     }
     run.memory = world.memory_bytes();
     Ok(run)

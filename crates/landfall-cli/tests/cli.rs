@@ -49,6 +49,39 @@ fn height_topmost_floor_and_all() {
     assert_eq!(r.len(), 3);
 }
 
+/// A batch that finds nothing (coordinates in another unit or CRS) still succeeds, but warns with
+/// the terrain's extent; every batch ends with a one-line summary.
+#[test]
+fn a_batch_entirely_off_the_terrain_warns_with_its_extent() {
+    let d = tempfile::tempdir().unwrap();
+    let t = terrain(d.path());
+    let (input, out) = (d.path().join("p.csv"), d.path().join("o.csv"));
+    std::fs::write(&input, "x,y\n10.5,20.25\n11,21\n").unwrap();
+    let o = common::landfall(&["height", s(&t), "--points", s(&input), "-o", s(&out)]);
+    assert!(o.status.success());
+    let (stdout, stderr) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(stdout.contains("2 points: 0 on the ground, 2 without ground"), "{stdout}");
+    assert!(stderr.contains("warning") && stderr.contains("x 1000 … 1030, y 2000 … 2020"), "{stderr}");
+    std::fs::write(&input, "ox,oy,oz,dx,dy,dz\n0,0,10,0,0,-1\n").unwrap();
+    let o = common::landfall(&["raycast", s(&t), "--rays", s(&input), "-o", s(&out)]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("none of the 1 rays"));
+    // One point on the ground: no warning.
+    std::fs::write(&input, "x,y\n1000,2000\n11,21\n").unwrap();
+    let o = common::landfall(&["height", s(&t), "--points", s(&input), "-o", s(&out)]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("2 points: 1 on the ground, 1 without ground"));
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("warning"));
+    // A DEM in degrees asked in metres: the extent is in its longitude and latitude.
+    let dem = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/topobathy.npz");
+    std::fs::write(&input, "x,y\n-1000,2000\n").unwrap();
+    let o = common::landfall(&["height", s(&dem), "--points", s(&input), "-o", s(&out)]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("which covers lon 234.0167 … 237.9834, lat 48.01637 … 49.98418 (degrees)"), "{stderr}");
+    std::fs::write(&input, "ox,oy,oz,dx,dy,dz\n236,49,3000,0,0,1\n").unwrap();
+    let o = common::landfall(&["raycast", s(&dem), "--rays", s(&input), "-o", s(&out)]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("1 rays: 0 hit, 1 missed"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("none of the 1 rays found the terrain, which covers lon"));
+}
+
 #[test]
 fn placement_options_and_negative_origin() {
     let d = tempfile::tempdir().unwrap();
@@ -205,6 +238,41 @@ fn info_and_demo() {
     assert!(text.contains("vertical queries") && text.contains("line-of-sight rays"), "{text}");
     assert!(text.contains("crowd moves (controller)"), "{text}");
     assert!(out.join("demo.png").exists());
+}
+
+/// Off a terminal, each step of a long run ends with one line on standard error (every step when
+/// `LANDFALL_PROGRESS_AFTER=0`; none of a short run by default: no noise).
+#[test]
+fn long_runs_report_each_step_off_a_terminal() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("out");
+    let run = |after: Option<&str>, args: &[&str]| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_landfall"));
+        c.args(args);
+        if let Some(a) = after {
+            c.env("LANDFALL_PROGRESS_AFTER", a);
+        }
+        let o = c.output().unwrap();
+        assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stderr).unwrap()
+    };
+    let world = ["world", "--inner-radius", "4", "--layers", "8", "--frames", "3", "--width", "32", "--height", "18"];
+    let mut args = world.to_vec();
+    args.extend(["--objects", "-o", s(&out)]);
+    let e = run(Some("0"), &args);
+    for step in
+        ["placing the objects", "walk: 3 frames", "drive: 3 frames", "fly: 3 frames", "teleport: 3 frames", "rendering"]
+    {
+        assert!(e.contains(&format!("landfall: {step}")), "no line for {step}:\n{e}");
+    }
+    let demo = ["demo", "--size", "33", "--queries", "100", "--width", "16", "--height", "9", "--walkers", "2"];
+    let mut args = demo.to_vec();
+    args.extend(["--walk-moves", "2", "-o", s(&out)]);
+    let e = run(Some("0"), &args);
+    for step in ["generating the terrain", "vertical queries", "picking rays", "a crowd of walkers", "rendering"] {
+        assert!(e.contains(&format!("landfall: {step}")), "no line for {step}:\n{e}");
+    }
+    assert!(!run(None, &args).contains("landfall: "), "a short run printed steps");
 }
 
 /// A polygon terrain as OBJ: a 2×1 floor of two quads at z = 0 with a hole (nothing at x > 20),
@@ -573,19 +641,21 @@ fn viewshed_writes_a_georeferenced_geotiff() {
     let v = |i: usize, j: usize| r.values[j * 5 + i];
     assert_eq!([v(0, 1), v(1, 1), v(2, 1), v(3, 1), v(4, 1)], [1.0, 1.0, 1.0, 0.0, 0.0]);
     assert!(v(4, 2).is_nan(), "the hole is nodata (255)");
-    assert!(png.exists());
+    // The preview: at least 1024 pixels on its long side, whatever the raster's size.
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&png).unwrap()));
+    let info = decoder.read_info().unwrap();
+    let (w, h) = (info.info().width, info.info().height);
+    assert!(w.max(h) >= 1024, "{w} × {h}");
     // Beyond --max-distance: nodata.
     ok(&["viewshed", s(&dem), "--observer", "1000,2010", "--max-distance", "15", "--out", s(&out)]);
     let r = landfall_io::read_raster(&out).unwrap();
     assert!(r.values[5 + 2].is_nan() && r.values[5 + 1] == 1.0);
-    if std::process::Command::new("gdalinfo").arg("--version").output().is_ok() {
+    if common::skip::tool(&["gdalinfo"], "apt-get install gdal-bin").is_some() {
         let info = std::process::Command::new("gdalinfo").arg(&out).output().unwrap();
         let text = String::from_utf8_lossy(&info.stdout);
         assert!(text.contains("Size is 5, 3"), "{text}");
         assert!(text.contains("Origin = (995.000000000000000,2025.000000000000000)"), "{text}");
         assert!(text.contains("NoData Value=255"), "{text}");
-    } else {
-        eprintln!("gdalinfo not installed: GDAL's reading of the GeoTIFF is not checked");
     }
     // Cumulative: two observers; the east one sees the east side.
     let obs = dir.path().join("obs.csv");
@@ -608,10 +678,55 @@ fn viewshed_writes_a_georeferenced_geotiff() {
         a.extend(["--out", s(&out)]);
         let e = fails(&a);
         assert!(e.contains(named), "{a:?}: {e}");
+        if named == "outside" || named == "hole" {
+            assert!(e.contains("the terrain covers x 1000 … 1040, y 2000 … 2020"), "{e}");
+        }
     }
     std::fs::write(&obs, "x,y\n1000,2010\n9000,2010\n").unwrap();
     let e = fails(&["viewshed", s(&dem), "--observers", s(&obs), "--out", s(&out)]);
-    assert!(e.contains("line 3"), "{e}");
+    assert!(e.contains("line 3") && e.contains("x 1000 … 1040"), "{e}");
+}
+
+/// `viewshed` on a raster in degrees: the Earth's shape (issue 67's masts at sea: two eyes 10 m
+/// above a sea-level 1° tile see each other at 20 km, not at 30 km), observers at lon,lat, the
+/// output on the input's grid with its CRS; an observer off the tile is named by its line.
+#[test]
+fn viewshed_in_degrees_follows_the_earth() {
+    let dir = tempfile::tempdir().unwrap();
+    let dem = dir.path().join("sea.tif");
+    let geo = landfall_io::GeoRef { origin: (10.0, 45.0), spacing: (0.01, 0.01) };
+    let keys = landfall_io::GeoKeys::wgs84();
+    let flat = vec![0.0f32; 101 * 101];
+    landfall_io::write_geotiff(&dem, 101, 101, landfall_io::Band::F32(&flat), &geo, None, Some(&keys)).unwrap();
+    let out = dir.path().join("v.tif");
+    // 0.01° of longitude at 45.5° N is 781 m: 26 columns ≈ 20.3 km, 38 ≈ 29.7 km.
+    let args = ["--observer", "10.2,45.5", "--observer-height", "10", "--target-height", "10", "--out", s(&out)];
+    let mut a = vec!["viewshed", s(&dem)];
+    a.extend(args);
+    ok(&a);
+    let r = landfall_io::read_raster(&out).unwrap();
+    assert_eq!((r.nx, r.ny, r.georef), (101, 101, Some(geo)));
+    assert!(r.geokeys.is_some_and(|k| k.is_geographic()), "the output keeps the CRS");
+    assert_eq!((r.values[50 * 101 + 46], r.values[50 * 101 + 58]), (1.0, 0.0));
+    // The least target height 29.7 km away: ≈ 17.6 m with refraction 1/7 (the horizon, not zero).
+    ok(&[
+        "viewshed",
+        s(&dem),
+        "--observer",
+        "10.2,45.5",
+        "--observer-height",
+        "10",
+        "--mode",
+        "ground",
+        "--out",
+        s(&out),
+    ]);
+    let need = landfall_io::read_raster(&out).unwrap().values[50 * 101 + 58];
+    assert!((10.0..30.0).contains(&need), "{need}");
+    let obs = dir.path().join("obs.csv");
+    std::fs::write(&obs, "x,y\n10.2,45.5\n12.0,45.5\n").unwrap();
+    let e = fails(&["viewshed", s(&dem), "--observers", s(&obs), "--out", s(&out)]);
+    assert!(e.contains("line 3") && e.contains("outside"), "{e}");
 }
 
 /// `events terrain`: balls thrown over a raster bounce and rest; the table and the picture.

@@ -1,7 +1,11 @@
 //! `landfall serve`: its endpoints (answers equal to the library's, bad parameters a 400 with a
 //! message, requests outside the terrain, many clients at once) and the page in headless Chromium
-//! (the first frame shows terrain; a click shows the exact height under it). The browser part is
-//! skipped with a message when `chromium` is not installed (`apt-get install chromium`).
+//! (the first frame shows terrain; a click shows the exact height under it; each control and
+//! overlay does what it says; a large DEM comes in tiles of several levels). The browser part is
+//! skipped with a visible line when `chromium` is not installed (`apt-get install chromium`), and
+//! fails in CI.
+
+mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -206,21 +210,9 @@ fn the_world_follows_the_camera_and_the_walker_walks() {
     assert_eq!(server.json("/api/mesh").0, 400);
 }
 
-/// Headless Chromium, or `None` (with a message) when it is not installed.
+/// Headless Chromium: `None` (a visible skip, or a failure in CI) when it is not installed.
 fn chromium() -> Option<&'static str> {
-    for c in ["chromium", "chromium-browser", "google-chrome"] {
-        if Command::new(c)
-            .arg("--version")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-        {
-            return Some(c);
-        }
-    }
-    eprintln!("skipped: no chromium (apt-get install chromium) for the browser test");
-    None
+    common::skip::tool(&["chromium", "chromium-browser", "google-chrome"], "apt-get install chromium")
 }
 
 fn headless(browser: &str, url: &str, extra: &[&str]) -> Vec<u8> {
@@ -242,7 +234,7 @@ fn the_page_shows_terrain_and_a_click_shows_the_exact_height() {
     let dir = tempfile::tempdir().unwrap();
     let shot = dir.path().join("view.png");
     let url = format!("http://{}/?click=500,380", server.addr);
-    shows_terrain(browser, &url, &shot);
+    screenshot(browser, &url, &shot);
     // The click's readout: the exact surface under the pixel, as the library answers at that x, y.
     let mut dom = String::new();
     for _ in 0..5 {
@@ -271,42 +263,179 @@ fn the_world_page_shows_the_world() {
     let server = Server::start(&["--world"]);
     let dir = tempfile::tempdir().unwrap();
     let shot = dir.path().join("world.png");
-    shows_terrain(browser, &format!("http://{}/", server.addr), &shot);
+    screenshot(browser, &format!("http://{}/", server.addr), &shot);
+    // The objects come as trees, buildings and rocks to draw, not as triangles.
+    let body = attributes(browser, &format!("http://{}/", server.addr), "body", "trees");
+    assert!(num(&body, "trees") > 10.0 && num(&body, "rocks") > 10.0, "{body:?}");
+    let (_, inst) = server.json("/api/world/instances");
+    let trees = inst["trees"].as_array().unwrap().len() as f64;
+    assert!((trees - num(&body, "trees")).abs() <= 0.1 * trees, "{trees} trees served, {body:?} drawn");
     // Keep the screenshot for the docs when asked.
     if let Ok(to) = std::env::var("LANDFALL_VIEWER_WORLD_SHOT") {
         std::fs::copy(&shot, to).unwrap();
     }
 }
 
-/// The page's first frames show terrain: a screenshot where a good part of the pixels is not the
-/// sky and there are many colours (lit, coloured ground, not a blank canvas).
-fn shows_terrain(browser: &str, url: &str, shot: &Path) {
-    // Headless Chromium takes its picture after a budget of virtual time, which does not always
-    // wait for the page's fetches: a few tries, each judged on its own.
+/// A screenshot's pixels (RGB, rows from the top) and width, once it shows terrain: a good part of
+/// the pixels not the sky and over a hundred colours (lit, coloured ground, not a blank canvas).
+/// Headless Chromium takes its picture after a budget of virtual time, which does not always wait
+/// for the page's fetches: a few tries, each judged on its own.
+fn screenshot(browser: &str, url: &str, shot: &Path) -> (Vec<[u8; 3]>, usize) {
     let mut last = String::new();
-    let mut seen = false;
     for _ in 0..5 {
+        let _ = std::fs::remove_file(shot);
         headless(browser, url, &[&format!("--screenshot={}", shot.display())]);
         let Ok(f) = std::fs::File::open(shot) else { continue };
         let mut reader = png::Decoder::new(std::io::BufReader::new(f)).read_info().unwrap();
         let mut buf = vec![0; reader.output_buffer_size().unwrap()];
         let frame = reader.next_frame(&mut buf).unwrap();
-        let px = &buf[..frame.buffer_size()];
         let ch = frame.color_type.samples();
-        let sky = [0xb9u8, 0xcd, 0xe8];
-        let (mut terrain, mut colours) = (0usize, std::collections::HashSet::new());
-        for p in px.chunks_exact(ch) {
-            let d: i32 = (0..3).map(|k| (p[k] as i32 - sky[k] as i32).abs()).sum();
-            terrain += usize::from(d > 40);
-            colours.insert([p[0] / 8, p[1] / 8, p[2] / 8]);
+        let px: Vec<[u8; 3]> = buf[..frame.buffer_size()].chunks_exact(ch).map(|p| [p[0], p[1], p[2]]).collect();
+        let sky = [0xb9, 0xcd, 0xe8];
+        let terrain = px.iter().filter(|p| (0..3).map(|k| (p[k] as i32 - sky[k]).abs()).sum::<i32>() > 40).count();
+        let colours: std::collections::HashSet<[u8; 3]> = px.iter().map(|p| p.map(|c| c / 8)).collect();
+        last = format!("{terrain} of {} pixels differ from the sky, {} colours", px.len(), colours.len());
+        if terrain * 5 > px.len() && colours.len() > 100 {
+            return (px, frame.width as usize);
         }
-        let n = px.len() / ch;
-        // The first frame shows terrain: many colours, a good part of the pixels not the sky.
-        last = format!("{terrain} of {n} pixels differ from the sky, {} colours", colours.len());
-        if terrain * 5 > n && colours.len() > 100 {
-            seen = true;
+    }
+    panic!("{url}: no terrain in the screenshot after five tries (a blank canvas?): {last}");
+}
+
+/// The `data-` attributes of the element with `id` once the page has drawn (the body's for
+/// `body`), from Chromium's DOM dump; `want` must be among them (a few tries: the page works on
+/// after its first frame).
+fn attributes(browser: &str, url: &str, id: &str, want: &str) -> std::collections::HashMap<String, String> {
+    let mut last = String::new();
+    for _ in 0..5 {
+        let dom = String::from_utf8_lossy(&headless(browser, url, &["--dump-dom"])).to_string();
+        let start = if id == "body" { dom.find("<body") } else { dom.find(&format!("id=\"{id}\"")) };
+        let Some(start) = start else { continue };
+        let open = if id == "body" { &dom[start..] } else { &dom[dom[..start].rfind('<').unwrap_or(start)..] };
+        let tag = &open[..open.find('>').unwrap_or(open.len())];
+        let attrs: std::collections::HashMap<String, String> = tag
+            .split(" data-")
+            .skip(1)
+            .filter_map(|a| a.split_once("=\"").map(|(k, v)| (k.to_string(), v.split('"').next().unwrap().to_string())))
+            .collect();
+        if attrs.contains_key(want) {
+            return attrs;
+        }
+        last = tag.to_string();
+    }
+    panic!("{url}: #{id} never had data-{want}: {last}");
+}
+
+fn num(a: &std::collections::HashMap<String, String>, k: &str) -> f64 {
+    a[k].parse().unwrap_or_else(|_| panic!("data-{k}={}", a[k]))
+}
+
+/// Share of pixels that differ clearly between two screenshots of one size.
+fn changed(a: &[[u8; 3]], b: &[[u8; 3]]) -> f64 {
+    assert_eq!(a.len(), b.len());
+    let d = a.iter().zip(b).filter(|(p, q)| (0..3).map(|k| (p[k] as i32 - q[k] as i32).abs()).sum::<i32>() > 30);
+    d.count() as f64 / a.len() as f64
+}
+
+/// The page's controls and overlays: each is there, and each changes what is drawn as it should —
+/// the exaggeration slider the relief, the water plane the colour of the low ground, the hover
+/// readout tells the exact point under the cursor, the north arrow turns with the camera, the scale
+/// bar follows the distance, the legend holds the colour map's stops.
+#[test]
+fn the_controls_are_there_and_change_the_picture() {
+    let Some(browser) = chromium() else { return };
+    let server = Server::start(&[dem().to_str().unwrap()]);
+    let dir = tempfile::tempdir().unwrap();
+    let shot = dir.path().join("c.png");
+    let url = |q: &str| format!("http://{}/?{q}", server.addr);
+    let south = "camera=0,-1,1&exaggeration=1";
+
+    // Vertical exaggeration: ×1 against ×30 from the same place.
+    let (flat, w) = screenshot(browser, &url(south), &shot);
+    let (steep, _) = screenshot(browser, &url("camera=0,-1,1&exaggeration=30"), &shot);
+    assert!(changed(&flat, &steep) > 0.05, "×30 changed {:.3} of the picture", changed(&flat, &steep));
+    // Water at 300 m: the ground it covers turns blue.
+    let (wet, _) = screenshot(browser, &url(&format!("{south}&water=300")), &shot);
+    let blueness = |p: &[u8; 3]| p[2] as i32 - p[0] as i32;
+    let covered: Vec<bool> = flat
+        .iter()
+        .zip(&wet)
+        .filter(|(p, q)| (0..3).map(|k| (p[k] as i32 - q[k] as i32).abs()).sum::<i32>() > 30)
+        .map(|(p, q)| blueness(q) > blueness(p))
+        .collect();
+    let bluer = covered.iter().filter(|&&b| b).count() as f64 / covered.len().max(1) as f64;
+    assert!(
+        covered.len() as f64 > 0.03 * flat.len() as f64 && bluer > 0.8,
+        "water: {} pixels changed, {bluer:.2} of them bluer",
+        covered.len()
+    );
+
+    // Hovering: the exact point under the cursor, as the library answers at its x, y.
+    let hover = attributes(browser, &url(&format!("{south}&hover=500,380")), "hover", "z");
+    let t = landfall_io::open_terrain(&dem(), &landfall_io::TerrainOptions::default()).unwrap().terrain;
+    let want = t.as_dyn().top_surface(landfall::glam::DVec3::new(num(&hover, "x"), num(&hover, "y"), 0.0)).unwrap();
+    assert!((num(&hover, "z") - want.point.z).abs() <= 1e-6 * (1.0 + want.point.z.abs()), "{hover:?} vs {want:?}");
+
+    // The north arrow: up from the south, right from the east (north is on the right facing west).
+    let north =
+        |cam: &str| num(&attributes(browser, &url(&format!("camera={cam}&exaggeration=1")), "north", "angle"), "angle");
+    let (from_south, from_east) = (north("0,-1,1"), north("1,0,1"));
+    assert!(from_south.abs() < 3.0 && (from_east - 90.0).abs() < 3.0, "{from_south}°, {from_east}°");
+    let (east, _) = screenshot(browser, &url("camera=1,0,1&exaggeration=1"), &shot);
+    let corner = |px: &[[u8; 3]]| -> Vec<[u8; 3]> {
+        (10..58).flat_map(|y| (w - 58..w - 10).map(move |x| y * w + x)).map(|k| px[k]).collect()
+    };
+    assert!(changed(&corner(&flat), &corner(&east)) > 0.05, "the drawn arrow did not turn");
+
+    // The scale bar: metres per pixel halve when the camera comes twice as near.
+    let scale = |cam: &str| {
+        let a = attributes(browser, &url(&format!("camera={cam}&exaggeration=1")), "scalebar", "metres");
+        assert!((40.0..400.0).contains(&num(&a, "px")), "{a:?}");
+        num(&a, "metres") / num(&a, "px")
+    };
+    let ratio = scale("0,-0.5,0.5") / scale("0,-1,1");
+    assert!((ratio - 0.5).abs() < 0.03, "metres per pixel went × {ratio} for half the distance");
+
+    // The legend: the colour map's stops from the lowest to the highest height.
+    let legend = attributes(browser, &url(south), "legend", "stops");
+    assert!(num(&legend, "stops") >= 17.0, "{legend:?}");
+}
+
+/// A 4097² DEM comes in level-of-detail tiles by distance: several levels drawn at once, a few
+/// dozen tiles fetched, never one mesh of the whole raster.
+#[test]
+fn a_large_dem_streams_tiles_by_distance() {
+    let Some(browser) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let n = 4097usize;
+    let npy = dir.path().join("big.npy");
+    let mut header = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': ({n}, {n}), }}");
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend((header.len() as u16).to_le_bytes());
+    bytes.extend(header.as_bytes());
+    for k in 0..n * n {
+        let (i, j) = ((k % n) as f32, (k / n) as f32);
+        bytes
+            .extend((400.0 * (i / 700.0).sin() * (j / 900.0).cos() + 30.0 * (i / 60.0 + j / 80.0).sin()).to_le_bytes());
+    }
+    std::fs::write(&npy, bytes).unwrap();
+    let server = Server::start(&[npy.to_str().unwrap()]);
+    let (_, info) = server.json("/api/info");
+    let top = info["tiles"]["top"].as_u64().unwrap();
+    assert_eq!(top, 6);
+    let mut body = Default::default();
+    for _ in 0..5 {
+        body = attributes(browser, &format!("http://{}/?exaggeration=3", server.addr), "body", "levels");
+        if body["levels"].contains(',') {
             break;
         }
     }
-    assert!(seen, "no terrain in the screenshot (a blank canvas?): {last}");
+    let levels: Vec<u64> = body["levels"].split(',').map(|l| l.parse().unwrap()).collect();
+    assert!(levels.len() >= 2 && levels[0] < top, "one level drawn: {body:?}");
+    assert!(num(&body, "loaded") <= 400.0, "{body:?}");
+    assert!(!body.contains_key("error"), "{body:?}");
 }

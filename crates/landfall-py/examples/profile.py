@@ -2,10 +2,11 @@
 from landfall (exact, on the DEM's triangles), the picture with matplotlib.
 
     pip install ./crates/landfall-py rioxarray matplotlib
-    python crates/landfall-py/examples/profile.py      # → docs/python-profile.png
+    python crates/landfall-py/examples/profile.py      # → python-profile.png in the working directory
 
 The DEM is `data/topobathy.npz` (the Strait of Georgia, degrees and metres), written once as a
-GeoTIFF so that the example reads a GeoTIFF as a GIS user would.
+GeoTIFF (`topobathy.tif`, in the working directory too) so that the example reads a GeoTIFF as a
+GIS user would. `docs/python-profile.png` is its picture.
 """
 
 import pathlib
@@ -15,8 +16,8 @@ import numpy as np
 import landfall
 
 root = pathlib.Path(__file__).resolve().parents[3]
-tif = root / "landfall-out" / "topobathy.tif"
-out = root / "docs" / "python-profile.png"
+tif = pathlib.Path("topobathy.tif")
+out = pathlib.Path("python-profile.png")
 
 import rioxarray  # noqa: E402  (after the docstring's instructions)
 import xarray as xr  # noqa: E402
@@ -30,7 +31,6 @@ if not tif.exists():
     x = np.linspace(lon[0], lon[-1], lon.size)
     da = xr.DataArray(z[name].astype("float32"), dims=("y", "x"), coords={"y": y, "x": x})
     da = da.isel(y=slice(None, None, -1))  # north-up, as GIS writes rasters
-    tif.parent.mkdir(exist_ok=True)
     da.rio.write_crs("EPSG:4326").rio.to_raster(tif)
 
 dem = rioxarray.open_rasterio(tif).squeeze("band", drop=True)

@@ -14,13 +14,14 @@ mod viewshed;
 
 use args::{all_finite, columns, err, pyarray, same_len, same_points, slice};
 use landfall::glam::DVec3;
-use landfall::viewshed::{ViewshedMode, ViewshedParams};
+use landfall::viewshed::{ViewshedError, ViewshedMode, ViewshedParams};
 use landfall::{Diagonal, FollowParams, Frame, Ray};
 use landfall_io::AnyTerrain;
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use queries::Pick;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 type Array<'py> = Bound<'py, PyArray1<f64>>;
@@ -37,6 +38,14 @@ pub struct Terrain {
     path: Option<String>,
     /// The EPSG code of the file's CRS (a GeoTIFF's, or the GeoTIFF's an index was built from).
     epsg: Option<u16>,
+    /// The largest change float64 heights given from Python (`from_array`, `set_heights`) took
+    /// on becoming the stored float32 samples, as f64 bits; NaN when none were given.
+    rounding: AtomicU64,
+}
+
+/// The largest |v − f32(v)| over the finite values of `values`.
+fn f32_rounding(values: impl Iterator<Item = f64>) -> f64 {
+    values.filter(|v| v.is_finite()).map(|v| (v - v as f32 as f64).abs()).fold(0.0, f64::max)
 }
 
 /// A heightfield (a raster's grid of samples, two triangles a cell).
@@ -45,7 +54,7 @@ pub struct Heightfield {}
 
 impl Terrain {
     fn new(t: AnyTerrain, path: Option<String>) -> Self {
-        Self { inner: RwLock::new(Arc::new(t)), path, epsg: None }
+        Self { inner: RwLock::new(Arc::new(t)), path, epsg: None, rounding: AtomicU64::new(f64::NAN.to_bits()) }
     }
 
     /// The terrain as it is now.
@@ -383,6 +392,10 @@ impl Terrain {
                 d.set_item("ny", hf.ny())?;
                 d.set_item("spacing", (hf.spacing().x, hf.spacing().y))?;
                 d.set_item("origin", (hf.origin().x, hf.origin().y))?;
+                // The grid's own coordinates (lon, lat in degrees for a geographic raster, whose
+                // "bounds" are metres in its east-north-up frame).
+                let e = hf.bounds();
+                d.set_item("extent", ((e.min.x, e.min.y), (e.max.x, e.max.y)))?;
                 d.set_item("triangles", hf.triangle_count())?;
                 d.set_item("height_range", hf.height_range().map(|(a, b)| (a as f64, b as f64)))?;
                 d.set_item("nodata_samples", hf.nodata_count())?;
@@ -390,6 +403,12 @@ impl Terrain {
                 d.set_item("memory_bytes", hf.memory_bytes())?;
                 d.set_item("mapped", hf.is_mapped())?;
                 d.set_item("crs", self.epsg.map(|c| format!("EPSG:{c}")))?;
+                // Samples are float32: a height h is kept to within |h|·2⁻²⁴.
+                d.set_item("dtype", "float32")?;
+                let top = hf.height_range().map_or(0.0, |(a, b)| a.abs().max(b.abs()) as f64);
+                d.set_item("rounding_bound", top * 2f64.powi(-24))?;
+                let measured = f64::from_bits(self.rounding.load(Ordering::Relaxed));
+                d.set_item("rounding_error", (!measured.is_nan()).then_some(measured))?;
             }
             AnyTerrain::Polygons(p) => {
                 d.set_item("kind", "polygons")?;
@@ -412,13 +431,14 @@ fn heightfield_of(t: &AnyTerrain) -> &landfall::Heightfield {
 impl Heightfield {
     /// A heightfield from a 2-D array laid out as a raster (first row north), NaN = hole.
     #[staticmethod]
-    #[pyo3(signature = (heights, spacing, origin, diagonal))]
+    #[pyo3(signature = (heights, spacing, origin, diagonal, geographic))]
     fn _from_array(
         py: Python<'_>,
         heights: numpy::PyReadonlyArray2<'_, f64>,
         spacing: (f64, f64),
         origin: (f64, f64),
         diagonal: &str,
+        geographic: bool,
     ) -> PyResult<Py<Heightfield>> {
         let a = heights.as_array();
         let (ny, nx) = a.dim();
@@ -448,8 +468,17 @@ impl Heightfield {
                     .build()
             })
             .map_err(|e| err(format!("heights: {e}")))?;
-        let init =
-            PyClassInitializer::from(Terrain::new(AnyTerrain::Heightfield(hf), None)).add_subclass(Heightfield {});
+        let t = if geographic {
+            // Longitude and latitude in degrees: the surface on the WGS84 ellipsoid, as a file in
+            // EPSG:4326 opens.
+            let g =
+                py.detach(|| landfall::geo::GeoSurface::new(hf)).map_err(|e| err(format!("origin, spacing: {e}")))?;
+            Terrain { epsg: Some(4326), ..Terrain::new(AnyTerrain::Geographic(g), None) }
+        } else {
+            Terrain::new(AnyTerrain::Heightfield(hf), None)
+        };
+        t.rounding.store(f32_rounding(a.iter().copied()).to_bits(), Ordering::Relaxed);
+        let init = PyClassInitializer::from(t).add_subclass(Heightfield {});
         Py::new(py, init)
     }
 
@@ -491,8 +520,14 @@ impl Heightfield {
             return Err(err("mode: 'count' takes many observers: use cumulative_viewshed"));
         }
         let hf = heightfield_of(&inner);
-        let values = viewshed::interruptible(py, |cancel| viewshed::single(hf, [x, y], &params, mode, cancel))?;
-        Ok(pyarray(py, values.map_err(err)?))
+        let values = viewshed::interruptible(py, |cancel| viewshed::single(&inner, [x, y], &params, mode, cancel))?;
+        let values = values.map_err(|e| match e {
+            ViewshedError::ObserverOutside { .. } | ViewshedError::ObserverOverHole { .. } => {
+                err(format!("{e} (the terrain covers {})", hf.bounds().xy_extent()))
+            }
+            e => err(e),
+        })?;
+        Ok(pyarray(py, values))
     }
 
     /// How many of the observers (flat x, y, eye heights; NaN for `observer_height`) see each
@@ -532,9 +567,9 @@ impl Heightfield {
             return Err(err(format!("x, y, heights: lengths {}, {}, {} differ", x.len(), y.len(), h.len())));
         }
         let observers: Vec<[f64; 3]> = (0..x.len()).map(|k| [x[k], y[k], h[k]]).collect();
-        let hf = heightfield_of(&inner);
         let (counts, targets) =
-            viewshed::interruptible(py, |cancel| viewshed::counts(hf, &observers, &params, cancel))?.map_err(err)?;
+            viewshed::interruptible(py, |cancel| viewshed::counts(&inner, &observers, &params, cancel))?
+                .map_err(err)?;
         Ok((
             pyarray(py, counts.into_iter().map(f64::from).collect()),
             pyarray(py, targets.into_iter().map(|t| f64::from(u8::from(t))).collect()),
@@ -561,19 +596,23 @@ impl Heightfield {
     ) -> PyResult<()> {
         let (h, w) = values.as_array().dim();
         let flat: Vec<f64> = values.as_array().iter().copied().collect();
-        slf.as_super()
-            .edit(py, |t| match t {
-                AnyTerrain::Heightfield(hf) => edit::set_block(hf, row, col, h, w, &flat),
-                // In degrees: the grid edited, then its surface (positions and box tree) rebuilt.
-                AnyTerrain::Geographic(g) => {
-                    let mut hf = g.heightfield().clone();
-                    edit::set_block(&mut hf, row, col, h, w, &flat)?;
-                    *g = landfall::geo::GeoSurface::new(hf).map_err(|e| e.to_string())?;
-                    Ok(())
-                }
-                AnyTerrain::Polygons(_) => unreachable!("a Heightfield holds a heightfield"),
-            })
-            .map_err(err)
+        let base = slf.as_super();
+        base.edit(py, |t| match t {
+            AnyTerrain::Heightfield(hf) => edit::set_block(hf, row, col, h, w, &flat),
+            // In degrees: the grid edited, then its surface (positions and box tree) rebuilt.
+            AnyTerrain::Geographic(g) => {
+                let mut hf = g.heightfield().clone();
+                edit::set_block(&mut hf, row, col, h, w, &flat)?;
+                *g = landfall::geo::GeoSurface::new(hf).map_err(|e| e.to_string())?;
+                Ok(())
+            }
+            AnyTerrain::Polygons(_) => unreachable!("a Heightfield holds a heightfield"),
+        })
+        .map_err(err)?;
+        let this = f32_rounding(flat.iter().copied());
+        let before = f64::from_bits(base.rounding.load(Ordering::Relaxed));
+        base.rounding.store((if before.is_nan() { this } else { before.max(this) }).to_bits(), Ordering::Relaxed);
+        Ok(())
     }
 }
 
@@ -621,6 +660,7 @@ fn _landfall(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Terrain>()?;
     m.add_class::<Heightfield>()?;
     m.add_function(wrap_pyfunction!(_open, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
 

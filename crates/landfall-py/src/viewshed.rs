@@ -1,7 +1,8 @@
-//! Viewsheds of a heightfield, in raster order, stoppable with Ctrl-C.
+//! Viewsheds of a heightfield, in raster order, stoppable with Ctrl-C. A raster in degrees takes
+//! the exact viewshed on the Earth's shape (`landfall::geo::viewshed`), observers at lon, lat.
 
 use landfall::viewshed::{self, Hooks, Observer, ViewshedError, ViewshedMode, ViewshedOutput, ViewshedParams};
-use landfall::Heightfield;
+use landfall_io::AnyTerrain;
 use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -43,17 +44,38 @@ fn north_first<T: Copy>(nx: usize, ny: usize, south_first: &[T]) -> Vec<T> {
     out
 }
 
-/// The viewshed from world (x, y) in `mode` (`visible`, `ground`, `dem`): flat values in raster
+/// The viewshed on `t`: on the ellipsoid for a raster in degrees, else on the plane.
+fn compute(
+    t: &AnyTerrain,
+    observers: &[Observer],
+    params: &ViewshedParams,
+    mode: ViewshedMode,
+    hooks: &Hooks,
+) -> Result<ViewshedOutput, ViewshedError> {
+    match t {
+        AnyTerrain::Geographic(g) => landfall::geo::geo_viewshed(g, observers, params, mode, hooks),
+        _ => viewshed::viewshed(
+            t.heightfield().expect("a Heightfield holds a heightfield"),
+            observers,
+            params,
+            mode,
+            hooks,
+        ),
+    }
+}
+
+/// The viewshed from world (x, y) (lon, lat for a raster in degrees) in `mode` (`visible`, `ground`, `dem`): flat values in raster
 /// order. Visible: 1 visible, 0 hidden, 255 nodata; heights: NaN nodata.
 pub fn single(
-    hf: &Heightfield,
+    t: &AnyTerrain,
     xy: [f64; 2],
     params: &ViewshedParams,
     mode: ViewshedMode,
     cancel: &AtomicBool,
 ) -> Result<Vec<f64>, ViewshedError> {
     let hooks = Hooks { cancel: Some(cancel), ..Default::default() };
-    let values: Vec<f64> = match viewshed::viewshed(hf, &[Observer::at(xy[0], xy[1])], params, mode, &hooks)? {
+    let hf = t.heightfield().expect("a Heightfield holds a heightfield");
+    let values: Vec<f64> = match compute(t, &[Observer::at(xy[0], xy[1])], params, mode, &hooks)? {
         ViewshedOutput::Visibility(v, _) => v.values.into_iter().map(f64::from).collect(),
         ViewshedOutput::Heights(h) => h.values,
         _ => return Err(ViewshedError::ObserverCount { mode, count: 1 }),
@@ -64,7 +86,7 @@ pub fn single(
 /// How many of the observers (x, y, eye height; NaN height for the parameters') see each sample,
 /// in raster order: the counts, and whether the sample is some observer's target.
 pub fn counts(
-    hf: &Heightfield,
+    t: &AnyTerrain,
     observers: &[[f64; 3]],
     params: &ViewshedParams,
     cancel: &AtomicBool,
@@ -81,7 +103,8 @@ pub fn counts(
         })
         .collect();
     let hooks = Hooks { cancel: Some(cancel), ..Default::default() };
-    let ViewshedOutput::Counts(c) = viewshed::viewshed(hf, &obs, params, ViewshedMode::Count, &hooks)? else {
+    let hf = t.heightfield().expect("a Heightfield holds a heightfield");
+    let ViewshedOutput::Counts(c) = compute(t, &obs, params, ViewshedMode::Count, &hooks)? else {
         return Err(ViewshedError::ObserverCount { mode: ViewshedMode::Count, count: observers.len() });
     };
     let c = north_first(hf.nx(), hf.ny(), &c.values);

@@ -25,63 +25,114 @@ def dem(dem_path):
     return landfall.open(dem_path)
 
 
+@pytest.fixture(scope="module")
+def raster(raster_path):
+    return landfall.open(raster_path)
+
+
 def random_points(t, n, seed=1):
-    (x0, y0, _), (x1, y1, _) = t.info()["bounds"]
+    """Points over a raster's extent in its own coordinates (lon, lat for one in degrees), a few
+    outside to see NaN."""
+    (x0, y0), (x1, y1) = t.info()["extent"]
     rng = np.random.default_rng(seed)
-    # A few outside, to see NaN.
     x = rng.uniform(x0 - 0.1 * (x1 - x0), x1 + 0.1 * (x1 - x0), n)
     y = rng.uniform(y0 - 0.1 * (y1 - y0), y1 + 0.1 * (y1 - y0), n)
     return x, y
 
 
-def test_height_equals_the_cli(tmp_path, cli, dem, dem_path):
-    x, y = random_points(dem, 2000)
+def geographic(t):
+    return t.info()["kind"] == "geographic"
+
+
+def enu_axes(lon, lat):
+    """The east, north, up unit vectors in ECEF at each (lon, lat) (degrees), as the columns of
+    (..., 3, 3) matrices."""
+    lo, la = np.radians(lon), np.radians(lat)
+    sl, cl, sp, cp = np.sin(lo), np.cos(lo), np.sin(la), np.cos(la)
+    e = np.stack([-sl, cl, np.zeros_like(sl)], -1)
+    n = np.stack([-sp * cl, -sp * sl, cp], -1)
+    u = np.stack([cp * cl, cp * sl, sp], -1)
+    return np.stack([e, n, u], -1)
+
+
+def test_height_equals_the_cli(tmp_path, cli, raster, raster_path):
+    x, y = random_points(raster, 2000)
     pts = tmp_path / "p.csv"
     np.savetxt(pts, np.c_[x, y], delimiter=",", header="x,y", comments="", fmt="%.17g")
     out = tmp_path / "h.csv"
-    cli("height", dem_path, "--points", pts, "--out", out)
+    cli("height", raster_path, "--points", pts, "--out", out)
     header, rows = read_csv(out)
-    assert header == ["x", "y", "z", "nx", "ny", "nz"]
     z_cli = np.array([num(r[2]) for r in rows])
-    z = dem.height(x, y)
+    z = raster.height(x, y)
     assert z.shape == (2000,)
     assert np.array_equal(z, z_cli, equal_nan=True)
     assert np.isnan(z).any() and (~np.isnan(z)).any()
-    p, n = dem.surface(x, y)
+    p, n = raster.surface(x, y)
     assert np.array_equal(p[:, 2], z, equal_nan=True)
-    n_cli = np.array([[num(v) for v in r[3:6]] for r in rows])
-    assert np.array_equal(n, n_cli, equal_nan=True)
+    assert np.array_equal(p, np.array([[num(v) for v in r[0:3]] for r in rows]), equal_nan=True)
+    if geographic(raster):
+        # lon, lat, h, the point in ECEF, the normal in ECEF; Python's normal is in the surface's
+        # east-north-up frame.
+        assert header == ["lon", "lat", "h", "ecef_x", "ecef_y", "ecef_z", "nx", "ny", "nz"]
+        o = raster.info()["enu_origin"]
+        n_cli = np.array([[num(v) for v in r[6:9]] for r in rows])
+        assert np.allclose(n @ enu_axes(o["lon"], o["lat"]).T, n_cli, rtol=0, atol=1e-12, equal_nan=True)
+        ecef = np.array([[num(v) for v in r[3:6]] for r in rows])
+        ok = ~np.isnan(z)
+        want = raster.to_enu(p[ok]) @ enu_axes(o["lon"], o["lat"]).T + o["ecef"]
+        assert np.allclose(want, ecef[ok], rtol=0, atol=1e-6)
+    else:
+        assert header == ["x", "y", "z", "nx", "ny", "nz"]
+        n_cli = np.array([[num(v) for v in r[3:6]] for r in rows])
+        assert np.array_equal(n, n_cli, equal_nan=True)
 
 
-def test_raycast_equals_the_cli(tmp_path, cli, dem, dem_path):
-    x, y = random_points(dem, 500, seed=2)
+def test_raycast_equals_the_cli(tmp_path, cli, raster, raster_path):
+    x, y = random_points(raster, 500, seed=2)
     rng = np.random.default_rng(3)
-    o = np.c_[x, y, np.full(500, 4000.0)]
-    d = np.c_[rng.normal(size=(500, 2)) * 1e-5, -np.ones(500)]  # the DEM is in degrees
-    max_t = rng.uniform(1000, 9000, 500)
+    lo, hi = raster.info()["height_range"]
+    # From above the highest ground, down and a little aside (metres east, north, up for a raster
+    # in degrees), with a reach that ends above the ground for some rays and below it for others.
+    o = np.c_[x, y, np.full(500, hi + (hi - lo))]
+    d = np.c_[rng.normal(size=(500, 2)) * 0.05, -np.ones(500)]
+    max_t = rng.uniform(0.5, 2.5, 500) * (hi - lo)
     rays = tmp_path / "r.csv"
     np.savetxt(rays, np.c_[o, d, max_t], delimiter=",", header="ox,oy,oz,dx,dy,dz,max_t", comments="", fmt="%.17g")
     out = tmp_path / "hits.csv"
-    cli("raycast", dem_path, "--rays", rays, "--out", out)
-    _, rows = read_csv(out)
-    r = dem.raycast(o, d, max_t)
+    cli("raycast", raster_path, "--rays", rays, "--out", out)
+    header, rows = read_csv(out)
+    assert header[:5] == (["hit", "t", "lon", "lat", "h"] if geographic(raster) else ["hit", "t", "x", "y", "z"])
+    r = raster.raycast(o, d, max_t)
     assert np.array_equal(r.hit, np.array([row[0] == "1" for row in rows]))
     assert np.array_equal(r.t, np.array([num(row[1]) for row in rows]), equal_nan=True)
     assert np.array_equal(r.point, np.array([[num(v) for v in row[2:5]] for row in rows]), equal_nan=True)
-    assert r.hit.any() and not r.hit.all()
+    assert 0.2 < r.hit.mean() < 0.9, r.hit.mean()
+    # A hit is on the ground under it, t along the ray.
+    h = r.hit
+    assert np.allclose(raster.height(r.point[h, 0], r.point[h, 1]), r.point[h, 2], rtol=0, atol=1e-6)
+    if not geographic(raster):
+        assert np.allclose(o[h] + r.t[h, None] * d[h], r.point[h], rtol=0, atol=1e-9)
     # float32 input is converted; a scalar max_t applies to every ray.
-    r32 = dem.raycast(o.astype(np.float32), d.astype(np.float32), 1e9)
+    r32 = raster.raycast(o.astype(np.float32), d.astype(np.float32), 1e9)
     assert r32.hit.shape == (500,)
 
 
-def test_visible_matches_raycast(dem):
-    x, y = random_points(dem, 300, seed=4)
-    z = dem.height(x, y)
+def test_visible_matches_raycast(raster):
+    x, y = random_points(raster, 300, seed=4)
+    z = raster.height(x, y)
     ok = ~np.isnan(z)
     a = np.c_[x[ok], y[ok], z[ok] + 10.0]
     b = a[::-1].copy()
-    vis = dem.visible(a, b)
-    hits = dem.raycast(a, b - a, 1.0)
+    vis = raster.visible(a, b)
+    if geographic(raster):
+        # The segment a→b is straight in space: its direction in ECEF, then in the east-north-up
+        # frame at each a, where a ray from (lon, lat, h) takes its direction.
+        o = raster.info()["enu_origin"]
+        d_ecef = (raster.to_enu(b) - raster.to_enu(a)) @ enu_axes(o["lon"], o["lat"]).T
+        d = np.einsum("kji,kj->ki", enu_axes(a[:, 0], a[:, 1]), d_ecef)
+    else:
+        d = b - a
+    hits = raster.raycast(a, d, 1.0)
     # Blocked lines hit the terrain before b; clear ones do not, short of touching at the ends.
     assert not np.any(vis & hits.hit & (hits.t < 1 - 1e-6))
     assert np.all(vis | hits.hit)
@@ -173,7 +224,8 @@ def test_polygon_mesh(tmp_path, cli):
     assert t.info()["kind"] == "polygons"
 
 
-def test_viewshed_equals_the_cli(tmp_path, cli, dem, dem_path):
+def test_viewshed_equals_the_cli(tmp_path, cli, metric_path):
+    dem = landfall.open(metric_path)
     info = dem.info()
     h = dem.heights()
     j, i = np.unravel_index(np.nanargmax(h), h.shape)
@@ -182,11 +234,29 @@ def test_viewshed_equals_the_cli(tmp_path, cli, dem, dem_path):
     v = dem.viewshed(ox, oy, observer_height=10.0)
     assert v.dtype == np.uint8 and v.shape == h.shape
     out = tmp_path / "v.tif"
-    cli("viewshed", dem_path, "--observer", f"{float(ox)!r},{float(oy)!r}", "--observer-height", 10, "--out", out)
+    cli("viewshed", metric_path, "--observer", f"{float(ox)!r},{float(oy)!r}", "--observer-height", 10, "--out", out)
     r = landfall.open(out).heights()  # 255 is nodata → NaN
     assert np.array_equal(np.where(np.isnan(r), 255, r).astype(np.uint8), v)
+
+
+def test_viewshed_modes_agree(metric_path):
+    """The ground mode gives the least target height that is seen (an infimum): a visible sample
+    needs 0 m, a sample that needs more is hidden, and a sample hidden at 0 m that needs 0 m is a
+    tie (its sight line touches the terrain; volcano.asc's whole-metre heights make many), seen as
+    soon as the target is raised at all."""
+    dem = landfall.open(metric_path)
+    info, h = dem.info(), dem.heights()
+    j, i = np.unravel_index(np.nanargmax(h), h.shape)
+    ox = info["origin"][0] + i * info["spacing"][0]
+    oy = info["origin"][1] + (info["ny"] - 1 - j) * info["spacing"][1]
+    v = dem.viewshed(ox, oy, observer_height=10.0)
     need = dem.viewshed(ox, oy, observer_height=10.0, mode="ground")
-    assert np.all((need == 0) == (v == 1))
+    assert np.all(need[v == 1] == 0)
+    assert np.all(v[need > 0] == 0)
+    ties = (need == 0) & (v == 0)
+    raised = dem.viewshed(ox, oy, observer_height=10.0, target_height=1e-3)
+    assert np.all(raised[ties] == 1)
+    assert (v == 1).any() and (need > 0).any()
 
 
 def test_from_xarray():
@@ -204,30 +274,70 @@ def test_from_xarray():
     assert v.sel(x=2.0, y=30.0) == 255
 
 
-def test_heightfield_index_equals_the_raster(tmp_path, cli, dem, dem_path):
+def test_heightfield_index_equals_the_raster(tmp_path, cli, raster, raster_path):
     lfh = tmp_path / "dem.lfh"
-    cli("build", dem_path, "-o", lfh)
+    cli("build", raster_path, "-o", lfh)
     t = landfall.open(lfh)
-    assert isinstance(t, landfall.Heightfield) and t.info()["kind"] == "heightfield"
-    assert t.info()["mapped"] and not dem.info()["mapped"]
-    assert t.info()["crs"] is None  # the .npz has no CRS
-    x, y = random_points(dem, 5000, seed=9)
-    assert np.array_equal(t.height(x, y), dem.height(x, y), equal_nan=True)
-    assert np.array_equal(t.heights(), dem.heights(), equal_nan=True)
+    assert isinstance(t, landfall.Heightfield)
+    # The index keeps what the raster is: in degrees (EPSG:4326, the .npz's longitude and latitude
+    # arrays) or in metres without a CRS (the .asc).
+    assert t.info()["kind"] == raster.info()["kind"]
+    assert t.info()["crs"] == raster.info()["crs"] == ("EPSG:4326" if geographic(raster) else None)
+    assert t.info()["extent"] == raster.info()["extent"]
+    assert t.info()["mapped"] and not raster.info()["mapped"]
+    x, y = random_points(raster, 5000, seed=9)
+    z = raster.height(x, y)
+    assert np.array_equal(t.height(x, y), z, equal_nan=True)
+    assert np.isnan(z).any() and (~np.isnan(z)).any()
+    assert np.array_equal(t.heights(), raster.heights(), equal_nan=True)
     u = pickle.loads(pickle.dumps(t))  # by path: the index is mapped again
     assert np.array_equal(u.height(x, y), t.height(x, y), equal_nan=True)
 
 
-def test_info_names_the_crs_of_a_geotiff_and_of_its_index(tmp_path, cli, dem_path):
+def test_from_array_in_degrees_equals_the_file(dem):
+    i = dem.info()
+    t = landfall.Heightfield.from_array(dem.heights(), spacing=i["spacing"], origin=i["origin"], geographic=True)
+    assert t.info()["kind"] == "geographic" and t.info()["crs"] == "EPSG:4326"
+    x, y = random_points(dem, 3000, seed=10)
+    assert np.array_equal(t.height(x, y), dem.height(x, y), equal_nan=True)
+    u = pickle.loads(pickle.dumps(t))
+    assert u.info()["kind"] == "geographic" and np.array_equal(u.height(x, y), t.height(x, y), equal_nan=True)
+    plain = landfall.Heightfield.from_array(dem.heights(), spacing=i["spacing"], origin=i["origin"])
+    assert plain.info()["kind"] == "heightfield"
+    with pytest.raises(ValueError, match="origin, spacing"):
+        landfall.Heightfield.from_array(np.zeros((3, 3)), spacing=50.0, origin=(0.0, 0.0), geographic=True)
+
+
+def test_repr_names_the_kind(raster, tmp_path):
+    i = raster.info()
+    assert repr(raster) == (
+        f"<landfall.Heightfield {i['nx']}×{i['ny']}{' in degrees (WGS84)' if geographic(raster) else ''} from {raster.path}>"
+    )
+    obj = tmp_path / "one.obj"
+    obj.write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n")
+    assert repr(landfall.open(obj)) == f"<landfall.Terrain 1 polygons from {obj}>"
+    assert repr(landfall.Heightfield.from_array(np.zeros((2, 3)))) == "<landfall.Heightfield 3×2>"
+
+
+def test_info_names_the_crs_of_a_geotiff_and_of_its_index(tmp_path, cli, metric_path):
     import shutil
     import subprocess
 
     if shutil.which("gdal_translate") is None:
         pytest.skip("gdal_translate is not installed (apt-get install gdal-bin)")
     plain, tagged = tmp_path / "v.tif", tmp_path / "utm.tif"
-    cli("viewshed", dem_path, "--observer", "236,49", "--out", plain)
+    cli("viewshed", metric_path, "--observer", "195,305", "--out", plain)
     subprocess.run(["gdal_translate", "-q", "-a_srs", "EPSG:32610", plain, tagged], check=True)
     assert landfall.open(tagged).info()["crs"] == "EPSG:32610"
     lfh = tmp_path / "utm.lfh"
     cli("build", tagged, "-o", lfh)
     assert landfall.open(lfh).info()["crs"] == "EPSG:32610"
+
+
+def test_viewshed_in_degrees_is_in_metres(dem):
+    # topobathy.npz is in degrees: (x, y) are lon, lat and max_distance is metres on the ellipsoid.
+    assert dem.info()["geographic"]
+    v = dem.viewshed(236.0, 49.0, max_distance=20000.0)
+    near = v != 255
+    # A 20 km disc on 2.4 km × 2.4 km cells: about π·20²/2.4² ≈ 220 samples, not the whole raster.
+    assert 150 < near.sum() < 300, near.sum()

@@ -136,3 +136,9 @@ pub mod bench {
     pub use crate::viewshed::reference as viewshed_reference;
     pub use crate::world::{CellStore, Hashed, Toroidal};
 }
+
+/// The README's Rust example, compiled and run as a doctest (`scripts/run_docs.py` runs the
+/// README's other blocks and checks that this one is included).
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;

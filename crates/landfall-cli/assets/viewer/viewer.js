@@ -1,23 +1,34 @@
-// The landfall viewer: the terrain's mesh (coloured and lit as landfall colours it), the mouse to
-// orbit and fly, and every question answered by the server's exact queries.
+// The landfall viewer: the terrain (coloured and lit as landfall colours it; a heightfield streamed
+// in level-of-detail tiles by distance), the mouse to orbit and fly, a scale bar, a north arrow, a
+// height legend, a vertical-exaggeration slider and a water plane; every question (the point under
+// the cursor, a click, a line of sight, a viewshed) answered by the server's exact queries.
 import * as THREE from 'three';
 import { OrbitControls } from '/vendor/OrbitControls.js';
+
+// A failure shows on the page (and to tests, as data-error).
+const fail = (m) => { document.body.dataset.error = String(m); };
+window.addEventListener('error', (e) => fail(e.message));
+window.addEventListener('unhandledrejection', (e) => fail(e.reason?.stack ?? e.reason));
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 const info = await (await fetch('/api/info')).json();
 const world = info.kind === 'world';
-
-// Scene coordinates are world coordinates minus this offset (f32 precision near the terrain).
 const [lo, hi] = info.bounds;
-const O = world ? new THREE.Vector3(info.walker[0], info.walker[1], info.walker[2])
+const geographic = !!info.degrees;
+
+// Scene coordinates are metres on the ground from an origin O near the terrain (f32 precision): x
+// and y times the metres of a unit (a raster in degrees keeps its true proportions), heights times
+// the vertical exaggeration. Queries go back to world coordinates.
+const [kx, ky] = info.metres;
+const O = world ? new THREE.Vector3(...info.walker)
                 : new THREE.Vector3((lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, (lo[2] + hi[2]) / 2);
-const size = world ? 2000 : Math.max(hi[0] - lo[0], hi[1] - lo[1], 1e-9);
-// Heights drawn ×zs: 1 unless the relief dwarfs the extent (a raster in degrees with heights in
-// metres), then scaled so the relief is a fifth of the extent. Queries undo it.
-const relief = hi[2] - lo[2];
-const zs = !world && relief > 5 * size ? (0.2 * size) / relief : 1;
-const toScene = (p) => new THREE.Vector3(p.x - O.x, p.y - O.y, (p.z - O.z) * zs);
+const size = world ? 2000 : Math.max((hi[0] - lo[0]) * kx, (hi[1] - lo[1]) * ky, 1e-9);
+const relief = Math.max(hi[2] - lo[2], 1e-9);
+// The starting exaggeration: the relief a seventh of the extent, within the slider's 1…50.
+let ex = Number(params.get('exaggeration')) || (world ? 1 : Math.min(50, Math.max(1, Math.round(0.3 * size / relief) / 2)));
+const toScene = (p) => new THREE.Vector3((p.x - O.x) * kx, (p.y - O.y) * ky, (p.z - O.z) * ex);
+const toWorld = (v) => new THREE.Vector3(v.x / kx + O.x, v.y / ky + O.y, v.z / ex + O.z);
 
 const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
 renderer.setPixelRatio(window.devicePixelRatio);
@@ -40,6 +51,17 @@ controls.screenSpacePanning = false;
 controls.listenToKeyEvents(window); // arrow keys fly over it
 controls.keyPanSpeed = 20;
 
+// Everything placed from world coordinates: meshes carry their world origin and are placed (and
+// placed again when the exaggeration changes) by these.
+const placed = new Set();
+function place(m) {
+  const o = m.userData.origin;
+  m.position.set((o[0] - O.x) * kx, (o[1] - O.y) * ky, (o[2] - O.z) * ex);
+  m.scale.set(kx, ky, ex);
+}
+function track(m) { placed.add(m); place(m); return m; }
+function untrack(m) { placed.delete(m); scene.remove(m); m.geometry?.dispose(); }
+
 /** A mesh from the server's binary layout (see src/serve/mesh.rs). */
 function meshFrom(buf) {
   const dv = new DataView(buf);
@@ -55,10 +77,9 @@ function meshFrom(buf) {
   g.setAttribute('color', new THREE.BufferAttribute(col, 3));
   g.setIndex(new THREE.BufferAttribute(idx, 1));
   const m = new THREE.Mesh(g, new THREE.MeshLambertMaterial({ vertexColors: true }));
-  m.position.set(origin[0] - O.x, origin[1] - O.y, (origin[2] - O.z) * zs);
-  m.scale.set(1, 1, zs);
   m.userData.origin = origin;
-  return m;
+  m.userData.base = col.slice();
+  return track(m);
 }
 
 const readout = $('readout');
@@ -67,10 +88,86 @@ function show(text, data = {}) {
   for (const [k, v] of Object.entries(data)) readout.dataset[k] = String(v);
 }
 const fmt = (v) => v.toFixed(3);
+const coord = (p) => geographic ? `lon ${p.x.toFixed(5)}  lat ${p.y.toFixed(5)}` : `x ${fmt(p.x)}  y ${fmt(p.y)}`;
 
-let terrainMesh = null;
+// ---- The terrain: tiles by distance (heightfields), one mesh (polygon terrains), or the world's regions.
+const T = info.tiles;
+const tiles = new Map(); // 'k/i/j' → { state: 'loading' | 'ready' | 'failed', mesh, used }
+let inflight = 0, frame = 0, terrainMesh = null;
+const LOD = 2.0; // a tile is split when the camera is nearer than this many of its widths
+function tileRequest(k, i, j) {
+  const key = `${k}/${i}/${j}`;
+  let t = tiles.get(key);
+  if (t || inflight >= 6) return t;
+  t = { state: 'loading', used: frame };
+  tiles.set(key, t);
+  inflight++;
+  fetch(`/api/tile?level=${k}&i=${i}&j=${j}`).then((r) => r.arrayBuffer()).then((buf) => {
+    t.mesh = meshFrom(buf);
+    t.mesh.visible = false;
+    if (viewshedGrid) tint(t.mesh);
+    scene.add(t.mesh);
+    t.state = 'ready';
+  }).catch(() => { t.state = 'failed'; }).finally(() => { inflight--; });
+  return t;
+}
+function tileBox(k, i, j) {
+  const span = T.size * 2 ** k;
+  const x0 = T.origin[0] + i * span * T.spacing[0], y0 = T.origin[1] + j * span * T.spacing[1];
+  const x1 = Math.min(x0 + span * T.spacing[0], hi[0]), y1 = Math.min(y0 + span * T.spacing[1], hi[1]);
+  const a = toScene({ x: x0, y: y0, z: lo[2] }), b = toScene({ x: x1, y: y1, z: hi[2] });
+  return new THREE.Box3(a, b);
+}
+function children(k, i, j) {
+  const [ci, cj] = T.counts[k - 1];
+  const out = [];
+  for (const [a, b] of [[0, 0], [1, 0], [0, 1], [1, 1]]) {
+    if (2 * i + a < ci && 2 * j + b < cj) out.push([k - 1, 2 * i + a, 2 * j + b]);
+  }
+  return out;
+}
+// The tiles to draw: a tile near the camera is replaced by its four children once all four are
+// here (until then it stays, so the ground never has a hole).
+function select(k, i, j, out) {
+  if (k > 0) {
+    const box = tileBox(k, i, j);
+    const width = Math.max(box.max.x - box.min.x, box.max.y - box.min.y);
+    if (box.distanceToPoint(camera.position) < LOD * width) {
+      const kids = children(k, i, j);
+      const ts = kids.map((c) => tileRequest(...c));
+      if (ts.every((t) => t && (t.state === 'ready' || t.state === 'failed'))) {
+        for (const c of kids) select(...c, out);
+        return;
+      }
+    }
+  }
+  out.push(`${k}/${i}/${j}`);
+}
+function updateTiles() {
+  const root = tileRequest(T.top, 0, 0);
+  if (!root || root.state !== 'ready') return false;
+  const out = [];
+  select(T.top, 0, 0, out);
+  const want = new Set(out);
+  for (const [key, t] of tiles) {
+    if (!t.mesh) continue;
+    t.mesh.visible = want.has(key);
+    if (t.mesh.visible) t.used = frame;
+  }
+  // Keep at most 400 tiles: the longest unused go.
+  if (tiles.size > 400) {
+    const old = [...tiles].filter(([k, t]) => !want.has(k) && t.state !== 'loading').sort((a, b) => a[1].used - b[1].used);
+    for (const [k, t] of old.slice(0, tiles.size - 400)) { if (t.mesh) untrack(t.mesh); tiles.delete(k); }
+  }
+  const levels = out.map((k) => Number(k.split('/')[0]));
+  Object.assign(document.body.dataset, {
+    tiles: out.length, finest: Math.min(...levels), levels: [...new Set(levels)].sort().join(','), loaded: tiles.size,
+  });
+  return true;
+}
+
 const layers = new Map(); // world: 'level:region' → { version, mesh }
-let objectsMesh = null, objectsVersion = -1;
+let objectsGroup = null, objectsVersion = -1;
 let walker = world ? new THREE.Vector3(...info.walker) : null;
 
 if (world) {
@@ -81,24 +178,106 @@ if (world) {
 } else {
   $('title').textContent = `landfall — ${info.name}`;
   $('help').textContent = 'mouse orbits, wheel zooms, right-drag or arrow keys fly · click: exact height and normal · shift-click twice: line of sight'
-    + (info.heightfield ? ' · V: viewshed from the last point' : '')
-    + (zs !== 1 ? ` · heights drawn ×${zs.toPrecision(2)}` : '');
-  const buf = await (await fetch('/api/mesh')).arrayBuffer();
-  terrainMesh = meshFrom(buf);
-  scene.add(terrainMesh);
-  camera.position.set(-0.55 * size, -0.75 * size, 0.55 * size + relief * zs);
+    + (info.heightfield ? ' · V: viewshed from the last point' : '');
+  if (!T) {
+    terrainMesh = meshFrom(await (await fetch('/api/mesh')).arrayBuffer());
+    scene.add(terrainMesh);
+  } else {
+    tileRequest(T.top, 0, 0);
+  }
+  // From the south-west, or where ?camera=x,y,z says (in sizes of the terrain from its middle).
+  const [cx, cy, cz] = (params.get('camera') ?? '-0.55,-0.75,0.55').split(',').map(Number);
+  camera.position.set(cx * size, cy * size, cz * size + relief * ex);
   controls.target.set(0, 0, 0);
 }
 controls.update();
 
-// World: the cache follows the camera; only the regions whose version changed are fetched again.
+// ---- The controls: vertical exaggeration, water plane.
+const exInput = $('exaggeration');
+exInput.value = String(ex);
+function setExaggeration(v) {
+  const before = ex;
+  ex = v;
+  exInput.value = String(v);
+  $('exaggeration-value').textContent = String(v);
+  for (const m of placed) place(m);
+  // Keep the camera at the same ground point, scaled heights.
+  camera.position.z *= ex / before;
+  controls.target.z *= ex / before;
+  for (const f of onExaggeration) f();
+  document.body.dataset.exaggeration = String(v);
+}
+const onExaggeration = [];
+exInput.addEventListener('input', () => setExaggeration(Number(exInput.value)));
+
+const water = new THREE.Mesh(new THREE.PlaneGeometry(1, 1),
+  new THREE.MeshLambertMaterial({ color: 0x2f6fb8, transparent: true, opacity: 0.6, depthWrite: false }));
+water.visible = false;
+scene.add(water);
+const wlo = world ? -200 : lo[2], whi = world ? 200 : hi[2];
+const waterInput = $('water');
+Object.assign(waterInput, { min: String(wlo), max: String(whi) });
+waterInput.value = String(wlo < 0 && 0 < whi ? 0 : wlo + 0.3 * (whi - wlo));
+function setWater(on, level) {
+  water.visible = on;
+  $('water-on').checked = on;
+  waterInput.value = String(level);
+  $('water-value').textContent = `${Number(level).toFixed(0)} m`;
+  // Over the terrain's footprint (the world's: 40 km around the camera).
+  water.scale.set(world ? 40000 : (hi[0] - lo[0]) * kx, world ? 40000 : (hi[1] - lo[1]) * ky, 1);
+  water.position.set(world ? camera.position.x : 0, world ? camera.position.y : 0, (level - O.z) * ex);
+  document.body.dataset.water = on ? String(level) : '';
+}
+$('water-on').addEventListener('change', () => setWater($('water-on').checked, Number(waterInput.value)));
+waterInput.addEventListener('input', () => setWater(true, Number(waterInput.value)));
+onExaggeration.push(() => setWater(water.visible, Number(waterInput.value)));
+
+// ---- The legend: the colour map on flat ground, by height (steep ground is rock at any height).
+{
+  const srgb = (c) => Math.round(255 * (c <= 0.0031308 ? 12.92 * c : 1.055 * c ** (1 / 2.4) - 0.055));
+  const stops = info.legend.map(([h, r, g, b]) => `rgb(${srgb(r)},${srgb(g)},${srgb(b)}) ${(100 * (h - info.legend[0][0]) / (info.legend.at(-1)[0] - info.legend[0][0] || 1)).toFixed(1)}%`);
+  $('legend-bar').style.background = `linear-gradient(to top, ${stops.join(', ')})`;
+  const [h0, h1] = [info.legend[0][0], info.legend.at(-1)[0]];
+  const ticks = [h0, h1];
+  if (h0 < 0 && 0 < h1) ticks.push(0);
+  const step = niceLength((h1 - h0) / 4);
+  for (let v = Math.ceil(h0 / step) * step; v < h1; v += step) {
+    if (ticks.every((t) => Math.abs(t - v) > 0.12 * (h1 - h0))) ticks.push(v);
+  }
+  $('legend-ticks').innerHTML = ticks.map((v) => `<span style="top:${(100 * (h1 - v) / (h1 - h0 || 1)).toFixed(1)}%">${Math.round(v)} m</span>`).join('');
+  $('legend').dataset.stops = String(info.legend.length);
+}
+
+/** 1, 2 or 5 times a power of ten, at most `v`. */
+function niceLength(v) {
+  const p = 10 ** Math.floor(Math.log10(v));
+  return [5, 2, 1].map((m) => m * p).find((l) => l <= v) ?? p;
+}
+
+// ---- The scale bar (metres across the screen at the orbit's centre) and the north arrow (+y).
+function overlays() {
+  const d = camera.position.distanceTo(controls.target);
+  const perPixel = 2 * d * Math.tan(THREE.MathUtils.degToRad(camera.fov / 2)) / window.innerHeight;
+  const metres = niceLength(perPixel * 140);
+  const px = metres / perPixel;
+  $('scalebar-bar').style.width = `${px.toFixed(0)}px`;
+  $('scalebar-label').textContent = metres >= 1000 ? `${metres / 1000} km` : `${metres} m`;
+  Object.assign($('scalebar').dataset, { metres, px: px.toFixed(1) });
+  camera.updateMatrixWorld();
+  const a = controls.target.clone().project(camera);
+  const b = controls.target.clone().add(new THREE.Vector3(0, size * 0.01, 0)).project(camera);
+  const angle = Math.atan2(b.x - a.x, (b.y - a.y) * window.innerHeight / window.innerWidth) * 180 / Math.PI;
+  $('north-arrow').setAttribute('transform', `rotate(${angle.toFixed(1)})`);
+  $('north').dataset.angle = angle.toFixed(1);
+}
+
+// ---- The world: the cache follows the camera; only the regions whose version changed are fetched again.
 let updating = false;
 async function followCamera() {
   if (!world || updating) return;
   updating = true;
   try {
-    const p = camera.position.clone();
-    p.set(p.x + O.x, p.y + O.y, p.z / zs + O.z);
+    const p = toWorld(camera.position);
     const r = await (await fetch(`/api/world/update?x=${p.x}&y=${p.y}&z=${p.z}`)).json();
     const drawn = new Set();
     const wanted = r.regions.filter(({ level, region, version }) => {
@@ -113,36 +292,88 @@ async function followCamera() {
     wanted.forEach(({ level, region, version }, k) => {
       const key = `${level}:${region}`;
       const have = layers.get(key);
-      if (have) scene.remove(have.mesh);
+      if (have) untrack(have.mesh);
       const m = meshFrom(bufs[k]);
       scene.add(m);
       layers.set(key, { version, mesh: m });
     });
-    for (const [key, l] of layers) if (!drawn.has(key)) { scene.remove(l.mesh); layers.delete(key); }
-    // The objects (and roaming entities) as one mesh, fetched again when they changed.
+    for (const [key, l] of layers) if (!drawn.has(key)) { untrack(l.mesh); layers.delete(key); }
+    // The objects (and roaming entities), drawn again when they changed.
     if (r.objects.version !== objectsVersion) {
-      const m = meshFrom(await (await fetch('/api/world/objects')).arrayBuffer());
-      if (objectsMesh) scene.remove(objectsMesh);
-      scene.add(m);
-      objectsMesh = m;
       objectsVersion = r.objects.version;
+      dress(await (await fetch('/api/world/instances')).json());
       document.body.dataset.objects = String(r.objects.count);
     }
   } finally { updating = false; }
 }
 
-// Clicks: the exact surface under the cursor, from the server's ray cast.
+// The objects as what they are: trees (a trunk and a crown), houses and halls (walls and a gable
+// roof), rocks and the roaming walkers, drawn as instances around the collision shapes' places.
+const parts = (() => {
+  const up = (g) => g.rotateX(Math.PI / 2);
+  const trunk = up(new THREE.CylinderGeometry(1, 1, 1, 7)).translate(0, 0, 0.5);
+  const crown = up(new THREE.ConeGeometry(1, 1, 9)).translate(0, 0, 0.5);
+  const walls = new THREE.BoxGeometry(1, 1, 1).translate(0, 0, 0.5);
+  const roof = new THREE.BufferGeometry();
+  // A gable roof over a unit footprint, its ridge along x at height 1.
+  const v = [[-0.5, -0.5, 0], [0.5, -0.5, 0], [0.5, 0, 1], [-0.5, 0, 1], [-0.5, 0.5, 0], [0.5, 0.5, 0]];
+  const tri = [[0, 1, 2], [0, 2, 3], [4, 3, 2], [4, 2, 5], [0, 3, 4], [1, 5, 2]];
+  roof.setAttribute('position', new THREE.Float32BufferAttribute(tri.flat().flatMap((k) => v[k]), 3));
+  roof.computeVertexNormals();
+  const rock = new THREE.IcosahedronGeometry(1, 0);
+  const body = up(new THREE.CapsuleGeometry(0.35, 1.0, 4, 8)).translate(0, 0, 0.85);
+  const mat = (c) => new THREE.MeshLambertMaterial({ color: c, flatShading: true });
+  return {
+    trunk: [trunk, mat(0x6b4a2b)], crown: [crown, mat(0x2f6b2a)], walls: [walls, mat(0xe8dcc2)],
+    hallWalls: [walls, mat(0xb9b4aa)], roof: [roof, mat(0xa0452e)], hallRoof: [roof, mat(0x5d6670)],
+    rock: [rock, mat(0x8a8580)], body: [body, mat(0xd04020)],
+  };
+})();
+function dress(d) {
+  if (objectsGroup) { scene.remove(objectsGroup); placed.delete(objectsGroup); objectsGroup.traverse((o) => o.dispose?.()); }
+  const g = new THREE.Group();
+  g.userData.origin = d.origin;
+  const m4 = new THREE.Matrix4(), q = new THREE.Quaternion(), Z = new THREE.Vector3(0, 0, 1);
+  const add = (name, list, each) => {
+    if (!list.length) return;
+    const [geo, mat] = parts[name];
+    const im = new THREE.InstancedMesh(geo, mat, list.length);
+    list.forEach((e, k) => { const [p, s, yaw] = each(e, k); q.setFromAxisAngle(Z, yaw); im.setMatrixAt(k, m4.compose(p, q, s)); });
+    im.userData.kind = name;
+    g.add(im);
+  };
+  const V = (x, y, z) => new THREE.Vector3(x, y, z);
+  add('trunk', d.trees, ([x, y, z, h, r]) => [V(x, y, z), V(r, r, 0.5 * h), 0]);
+  add('crown', d.trees, ([x, y, z, h, , c], k) => [V(x, y, z + 0.3 * h), V(c, c, 0.7 * h), k]);
+  const big = (k) => d.kinds[d.building_kind[k]] === 'hall';
+  for (const hall of [false, true]) {
+    const list = d.buildings.filter((_, k) => big(k) === hall);
+    add(hall ? 'hallWalls' : 'walls', list, ([x, y, z, hx, hy, hz, yaw]) => [V(x, y, z - hz), V(2 * hx, 2 * hy, 1.45 * hz), yaw]);
+    add(hall ? 'hallRoof' : 'roof', list, ([x, y, z, hx, hy, hz, yaw]) => [V(x, y, z + 0.45 * hz), V(2 * hx, 2 * hy, 0.55 * hz), yaw]);
+  }
+  add('rock', d.rocks, ([x, y, z, r]) => [V(x, y, z), V(r, r, r), 0]);
+  add('body', d.entities, ([x, y, z]) => [V(x, y, z - 0.5), V(1, 1, 1), 0]);
+  objectsGroup = track(g);
+  scene.add(g);
+  Object.assign(document.body.dataset, { trees: d.trees.length, buildings: d.buildings.length, rocks: d.rocks.length });
+}
+
+// ---- Clicks and hovering: the exact surface under the cursor, from the server's ray cast.
 const raycaster = new THREE.Raycaster();
 const marker = new THREE.Mesh(new THREE.SphereGeometry(world ? 0.3 : size * 0.004, 16, 8), new THREE.MeshBasicMaterial({ color: 0xe0301e }));
 marker.visible = false;
 scene.add(marker);
 let last = null, losStart = null, losLine = null;
+onExaggeration.push(() => {
+  if (last) marker.position.copy(toScene(last));
+  if (losLine) losLine.geometry.setFromPoints(losLine.userData.ends.map(toScene));
+});
 
 async function pick(px, py) {
   const ndc = new THREE.Vector2((px / window.innerWidth) * 2 - 1, -(py / window.innerHeight) * 2 + 1);
   raycaster.setFromCamera(ndc, camera);
   const r0 = raycaster.ray.origin, d0 = raycaster.ray.direction;
-  const o = new THREE.Vector3(r0.x + O.x, r0.y + O.y, r0.z / zs + O.z), d = new THREE.Vector3(d0.x, d0.y, d0.z / zs);
+  const o = toWorld(r0), d = new THREE.Vector3(d0.x / kx, d0.y / ky, d0.z / ex);
   const r = await (await fetch(`/api/raycast?ox=${o.x}&oy=${o.y}&oz=${o.z}&dx=${d.x}&dy=${d.y}&dz=${d.z}`)).json();
   return r.hit ? { p: new THREE.Vector3(...r.point), n: r.normal } : null;
 }
@@ -154,7 +385,7 @@ async function click(px, py, shift) {
   marker.position.copy(toScene(h.p));
   marker.visible = true;
   if (!shift) {
-    show(`x ${fmt(h.p.x)}  y ${fmt(h.p.y)}\nheight ${fmt(h.p.z)}\nnormal ${h.n.map(fmt).join(', ')}`,
+    show(`${coord(h.p)}\nheight ${fmt(h.p.z)}\nnormal ${h.n.map(fmt).join(', ')}`,
          { hit: 1, x: h.p.x, y: h.p.y, z: h.p.z, nz: h.n[2], clicked: 1 });
     return;
   }
@@ -166,9 +397,33 @@ async function click(px, py, shift) {
   if (losLine) scene.remove(losLine);
   const g = new THREE.BufferGeometry().setFromPoints([toScene(a), toScene(b)]);
   losLine = new THREE.Line(g, new THREE.LineBasicMaterial({ color: r.visible ? 0x18c43a : 0xe0301e }));
+  losLine.userData.ends = [a, b];
   scene.add(losLine);
   readout.innerHTML = `line of sight: <span class="${r.visible ? 'visible' : 'hidden'}">${r.visible ? 'clear' : 'blocked'}</span>`;
   readout.dataset.visible = r.visible ? '1' : '0';
+}
+
+// Hovering: the point under the cursor, asked at most one at a time.
+let hovering = false, hoverAt = null;
+async function hover(px, py) {
+  hoverAt = [px, py];
+  if (hovering) return;
+  hovering = true;
+  try {
+    while (hoverAt) {
+      const [x, y] = hoverAt;
+      hoverAt = null;
+      const h = await pick(x, y);
+      const el = $('hover');
+      if (h) {
+        el.textContent = `${coord(h.p)}  height ${h.p.z.toFixed(1)}`;
+        Object.assign(el.dataset, { x: h.p.x, y: h.p.y, z: h.p.z });
+      } else {
+        el.textContent = 'off the terrain';
+        delete el.dataset.x;
+      }
+    }
+  } finally { hovering = false; }
 }
 
 let down = null;
@@ -177,33 +432,41 @@ renderer.domElement.addEventListener('pointerup', (e) => {
   if (down && Math.hypot(e.clientX - down[0], e.clientY - down[1]) < 4) click(e.clientX, e.clientY, e.shiftKey);
   down = null;
 });
+renderer.domElement.addEventListener('pointermove', (e) => { if (!down) hover(e.clientX, e.clientY); });
 
-// V: the viewshed from the last point, over the vertex colours.
-let base = null;
-async function viewshed() {
-  if (!info.heightfield || !last || !terrainMesh) return;
-  show('computing the viewshed…');
-  const buf = await (await fetch(`/api/viewshed?x=${last.x}&y=${last.y}&h=2`)).arrayBuffer();
-  const dv = new DataView(buf);
-  const nx = dv.getUint32(4, true), ny = dv.getUint32(8, true);
-  const ox = dv.getFloat64(12, true), oy = dv.getFloat64(20, true), sx = dv.getFloat64(28, true), sy = dv.getFloat64(36, true);
-  const v = new Uint8Array(buf, 44);
-  const g = terrainMesh.geometry, pos = g.getAttribute('position'), col = g.getAttribute('color');
-  if (!base) base = col.array.slice();
-  const org = terrainMesh.userData.origin;
+// ---- V: the viewshed from the last point, over the vertex colours of every tile (and those to come).
+let viewshedGrid = null;
+function tint(m) {
+  const { nx, ny, ox, oy, sx, sy, v } = viewshedGrid;
+  const g = m.geometry, pos = g.getAttribute('position'), col = g.getAttribute('color'), base = m.userData.base;
+  const org = m.userData.origin;
   let seen = 0;
   for (let k = 0; k < pos.count; k++) {
     const i = Math.round((pos.getX(k) + org[0] - ox) / sx), j = Math.round((pos.getY(k) + org[1] - oy) / sy);
     const s = (i >= 0 && j >= 0 && i < nx && j < ny) ? v[j * nx + i] : 255;
-    const tint = s === 1 ? [0.2, 0.85, 0.25] : s === 0 ? [0.7, 0.12, 0.1] : null;
-    for (let c = 0; c < 3; c++) col.array[3 * k + c] = tint ? base[3 * k + c] * 0.4 + tint[c] * 0.6 : base[3 * k + c];
+    const t = s === 1 ? [0.2, 0.85, 0.25] : s === 0 ? [0.7, 0.12, 0.1] : null;
+    for (let c = 0; c < 3; c++) col.array[3 * k + c] = t ? base[3 * k + c] * 0.4 + t[c] * 0.6 : base[3 * k + c];
     seen += s === 1;
   }
   col.needsUpdate = true;
-  show(`viewshed from ${fmt(last.x)}, ${fmt(last.y)} (2 m up): ${seen} of ${pos.count} vertices seen`, { viewshed: seen });
+  return seen;
+}
+async function viewshed() {
+  if (!info.heightfield || !last) return;
+  show('computing the viewshed…');
+  const buf = await (await fetch(`/api/viewshed?x=${last.x}&y=${last.y}&h=2`)).arrayBuffer();
+  const dv = new DataView(buf);
+  viewshedGrid = {
+    nx: dv.getUint32(4, true), ny: dv.getUint32(8, true), ox: dv.getFloat64(12, true), oy: dv.getFloat64(20, true),
+    sx: dv.getFloat64(28, true), sy: dv.getFloat64(36, true), v: new Uint8Array(buf, 44),
+  };
+  const meshes = terrainMesh ? [terrainMesh] : [...tiles.values()].filter((t) => t.mesh).map((t) => t.mesh);
+  const seen = viewshedGrid.v.reduce((n, s) => n + (s === 1), 0);
+  meshes.forEach(tint);
+  show(`viewshed from ${coord(last)} (2 m up): ${seen} of ${viewshedGrid.nx * viewshedGrid.ny} samples seen`, { viewshed: seen });
 }
 
-// World: W A S D walk the walker with the character controller; the camera follows it.
+// ---- The world: W A S D walk the walker with the character controller; the camera follows it.
 const keys = new Set();
 window.addEventListener('keydown', (e) => { keys.add(e.key.toLowerCase()); if (e.key.toLowerCase() === 'v') viewshed(); });
 window.addEventListener('keyup', (e) => keys.delete(e.key.toLowerCase()));
@@ -221,7 +484,7 @@ async function walk(dt) {
   try {
     const r = await (await fetch(`/api/world/walk?dx=${m.x}&dy=${m.y}`)).json();
     const p = new THREE.Vector3(...r.walker);
-    const step = p.clone().sub(walker);
+    const step = toScene(p).sub(toScene(walker));
     walker = p;
     camera.position.add(step); controls.target.add(step);
   } finally { walking = false; }
@@ -230,28 +493,52 @@ const walkerMark = new THREE.Mesh(new THREE.CapsuleGeometry(0.4, 1.0, 4, 12), ne
 walkerMark.rotation.x = Math.PI / 2;
 if (world) scene.add(walkerMark);
 
-// The world's first regions are in the scene before the first frame (as the heightfield's mesh).
+// Settings asked for in the address (for links and tests): ?exaggeration=5&water=120&hover=px,py&click=px,py
+setExaggeration(ex);
+if (params.has('water')) setWater(true, Number(params.get('water')));
+else setWater(false, Number(waterInput.value));
+
+// The first frame waits for the ground: the world's first regions, or the top tile.
 if (world) await followCamera();
-let frames = 0, then = performance.now(), lastFollow = performance.now();
+if (T) {
+  while (!updateTiles()) await new Promise((r) => setTimeout(r, 20));
+}
+let then = performance.now(), lastFollow = performance.now(), settled = 0;
 renderer.setAnimationLoop(() => {
   const now = performance.now(), dt = Math.min((now - then) / 1000, 0.1);
   then = now;
+  frame++;
   controls.update();
+  if (T) updateTiles();
   if (world) {
     walk(dt);
     walkerMark.position.copy(toScene(walker));
     if (now - lastFollow > 250) { lastFollow = now; followCamera(); }
   }
+  overlays();
   renderer.render(scene, camera);
-  frames++;
-  if (frames === 2) {
-    document.body.dataset.ready = '1';
+  if (frame === 2) {
+    document.body.dataset.drawn = '1';
     if (!readout.dataset.hit) show(world ? 'walk with W A S D, click the ground' : 'click the terrain');
-    // A click asked for in the address (for tests and links): ?click=px,py
     const c = params.get('click');
     if (c) { const [x, y] = c.split(',').map(Number); click(x, y, false); }
+    const h = params.get('hover');
+    if (h) { const [x, y] = h.split(',').map(Number); hover(x, y); }
   }
 });
+// The tiles are chosen again ten times a second whether or not frames are drawn (a hidden tab, a
+// headless browser), and drawn when they changed. Settled: no tile on its way twice in a row.
+let shown = '';
+setInterval(() => {
+  if (!T) return;
+  updateTiles();
+  if (document.body.dataset.levels + document.body.dataset.tiles !== shown) {
+    shown = document.body.dataset.levels + document.body.dataset.tiles;
+    renderer.render(scene, camera);
+  }
+  settled = inflight === 0 ? settled + 1 : 0;
+  document.body.dataset.settled = settled >= 2 ? '1' : '0';
+}, 100);
 window.addEventListener('resize', () => {
   camera.aspect = window.innerWidth / window.innerHeight;
   camera.updateProjectionMatrix();

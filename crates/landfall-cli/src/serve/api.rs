@@ -2,7 +2,7 @@
 //! whose message names it; nothing a request sends can make the server panic or read a file.
 
 use super::jobs::{held, ApiError, Jobs};
-use super::mesh;
+use super::{instances, mesh, tiles};
 use axum::body::Body;
 use axum::extract::{Query, State as Extract};
 use axum::http::{header, StatusCode};
@@ -12,6 +12,7 @@ use axum::{Json, Router};
 use landfall::collide::Shape;
 use landfall::collide::{CharacterController, ControllerParams, TerrainSweep};
 use landfall::glam::DVec3;
+use landfall::support::ColourMap;
 use landfall::viewshed::{Hooks, Observer, ViewshedError, ViewshedMode, ViewshedOutput, ViewshedParams};
 use landfall::world::{CacheParams, LodTerrain, ObjectParams, Objects, World, WorldParams};
 use landfall::{Ray, Terrain};
@@ -182,6 +183,7 @@ pub fn router(state: Arc<State>) -> Router {
         )
         .route("/api/info", get(info))
         .route("/api/mesh", get(terrain_mesh))
+        .route("/api/tile", get(tile))
         .route("/api/height", get(height))
         .route("/api/raycast", get(raycast))
         .route("/api/visible", get(visible))
@@ -190,6 +192,7 @@ pub fn router(state: Arc<State>) -> Router {
         .route("/api/world/region", get(world_region))
         .route("/api/world/walk", get(world_walk))
         .route("/api/world/objects", get(world_objects))
+        .route("/api/world/instances", get(world_instances))
         .fallback(|| async { ApiError(StatusCode::NOT_FOUND, "no such page".into()) })
         .with_state(state)
 }
@@ -211,22 +214,81 @@ async fn info(Extract(s): Shared) -> Result<Json<Value>, ApiError> {
                 }
                 _ => Value::Null,
             };
+            // A heightfield comes in level-of-detail tiles (/api/tile), anything else as one mesh.
+            let tiles = match t {
+                AnyTerrain::Heightfield(h) => {
+                    let l = tiles::Layout::new(h.nx(), h.ny());
+                    Some(json!({ "size": tiles::TILE, "top": l.top, "counts": (0..=l.top).map(|k| l.count(k)).collect::<Vec<_>>(),
+                        "origin": h.origin().to_array(), "spacing": h.spacing().to_array() }))
+                }
+                AnyTerrain::Polygons(_) | AnyTerrain::Geographic(_) => None,
+            };
+            // x, y in degrees on a plain heightfield (no CRS said so): drawn at true proportions.
+            let degrees = matches!(t, AnyTerrain::Heightfield(_)) && crate::geo::is_geographic(&b, None);
             json!({
-                "kind": "terrain", "name": name, "heightfield": hf, "geographic": geographic,
+                "kind": "terrain", "name": name, "heightfield": hf, "tiles": tiles, "geographic": geographic,
                 "bounds": [b.min.to_array(), b.max.to_array()],
+                "degrees": degrees, "metres": crate::geo::metres_per_unit(&b, degrees),
+                "legend": legend(&ColourMap::for_range(b.min.z, b.max.z), b.min.z, b.max.z),
             })
         }
         Kind::World(w) => {
             let w = w.lock().unwrap_or_else(|e| e.into_inner());
             let b = w.world.mesh_bounds();
+            let top = w.world.generator().max_abs_height();
             json!({
                 "kind": "world", "bounds": [b.min.to_array(), b.max.to_array()],
                 "walker": w.walker.to_array(), "layers": w.world.cache_params().layers,
+                "degrees": false, "metres": [1.0, 1.0],
+                // The regions' colour map, over the heights of the drawn mesh.
+                "legend": legend(&ColourMap::for_range(-top, top), b.min.z, b.max.z),
             })
         }
     })
     .await
     .map(Json)
+}
+
+/// The colour map on flat ground at heights from `lo` to `hi`: `[height, r, g, b]` stops for the
+/// page's legend (steep ground is rock whatever its height).
+fn legend(map: &ColourMap, lo: f64, hi: f64) -> Vec<[f64; 4]> {
+    // Evenly spaced, and both sides of the shore (the colours jump there).
+    let mut heights: Vec<f64> = (0..=16).map(|k| lo + (hi - lo) * k as f64 / 16.0).collect();
+    if lo < map.sea && map.sea < hi {
+        heights.extend([map.sea - 1e-9 * (hi - lo), map.sea]);
+        heights.sort_by(f64::total_cmp);
+    }
+    heights
+        .into_iter()
+        .map(|h| {
+            let [r, g, b] = map.colour(h, 1.0);
+            [h, r as f64, g as f64, b as f64]
+        })
+        .collect()
+}
+
+/// One level-of-detail tile of a heightfield (see `tiles.rs`), in the mesh layout.
+async fn tile(Extract(s): Shared, Query(q): Params) -> Result<Response, ApiError> {
+    let (level, i, j) = (num(&q, "level")?, num(&q, "i")?, num(&q, "j")?);
+    let whole = |v: f64, name: &str| {
+        (v.fract() == 0.0 && (0.0..1e9).contains(&v))
+            .then_some(v as usize)
+            .ok_or_else(|| bad(format!("{name}: {v} is not a tile index")))
+    };
+    let (level, i, j) = (whole(level, "level")?.min(255) as u8, whole(i, "i")?, whole(j, "j")?);
+    let bytes = blocking(move || {
+        let Kind::Terrain { t: AnyTerrain::Heightfield(hf), .. } = &s.kind else {
+            return Err(bad("tiles are made of heightfields; this terrain comes whole from /api/mesh"));
+        };
+        let b = hf.bounds();
+        let metres = crate::geo::metres_per_unit(&b, crate::geo::is_geographic(&b, None));
+        let layout = tiles::Layout::new(hf.nx(), hf.ny());
+        let part = tiles::tile(hf, &layout, level, i, j, &ColourMap::for_range(b.min.z, b.max.z), metres)
+            .map_err(|e| bad(e.to_string()))?;
+        Ok(mesh::encode(&part))
+    })
+    .await??;
+    Ok(binary(Body::from(bytes)))
 }
 
 async fn terrain_mesh(Extract(s): Shared) -> Result<Response, ApiError> {
@@ -330,7 +392,7 @@ async fn viewshed(Extract(s): Shared, Query(q): Params) -> Result<Response, ApiE
                 Ok(ViewshedOutput::Visibility(v, _)) => v,
                 Ok(_) => return Err(ApiError::internal("a visibility run answered something else".into())),
                 Err(ViewshedError::Cancelled) => return Err(ApiError::gone()),
-                Err(e) => return Err(bad(e.to_string())),
+                Err(e) => return Err(bad(format!("{e} (the terrain covers {})", hf.bounds().xy_extent()))),
             };
             let mut out = b"LFV1".to_vec();
             out.extend_from_slice(&(hf.nx() as u32).to_le_bytes());
@@ -462,6 +524,16 @@ async fn world_objects(Extract(s): Shared) -> Result<Response, ApiError> {
         })
         .await?;
     Ok(binary(held(bytes, worker)))
+}
+
+/// The objects and entities as instances for the page to dress as trees, houses and rocks.
+async fn world_instances(Extract(s): Shared) -> Result<Json<Value>, ApiError> {
+    blocking(move || {
+        let w = world_of(&s)?;
+        Ok(instances::instances(&w.objects, w.world.viewer()))
+    })
+    .await?
+    .map(Json)
 }
 
 async fn world_walk(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>, ApiError> {

@@ -14,8 +14,10 @@ mod api;
 mod conn;
 #[cfg_attr(not(test), allow(dead_code))] // used by the `request` fuzz target and its replay test
 pub mod fuzz;
+mod instances;
 mod jobs;
 mod mesh;
+mod tiles;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;

@@ -39,6 +39,11 @@ pub fn entries(dir: &Path) -> Vec<std::ffi::OsString> {
     std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name()).collect()
 }
 
+/// Tools from outside the workspace: a failure in CI, a visible skip elsewhere (shared with
+/// landfall-io's tests).
+#[path = "../../../landfall-io/tests/common/skip.rs"]
+pub mod skip;
+
 /// A minimal glTF: one triangle whose POSITION accessor has the given `accessor` JSON fields and
 /// whose buffer view has `view` fields; the buffer (36 bytes) is in `tri.bin`.
 pub fn gltf(dir: &Path, accessor: &str, view: &str, uri: &str) -> PathBuf {

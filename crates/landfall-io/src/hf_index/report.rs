@@ -1,5 +1,5 @@
-//! What building an index reports, and the checks of a grid before anything is written (shared by
-//! the raster and mosaic builds).
+//! What a build reports, and the checks of a grid's size and stored samples before anything is
+//! written (shared by a single raster's build and a mosaic's).
 
 use super::write::Grid;
 use super::MAX_INDEX_LEAF;

@@ -35,3 +35,5 @@ pub fn index_checksum(bytes: &[u8]) -> u64 {
     }
     h.iter().fold(bytes.len() as u64, |a, &b| (a ^ b).wrapping_mul(P).rotate_left(31))
 }
+
+pub mod skip;

@@ -20,9 +20,11 @@ import os as _os
 import numpy as _np
 
 from ._landfall import Heightfield as _NativeHeightfield
+from ._landfall import __version__
 from ._landfall import _open
 
 __all__ = [
+    "__version__",
     "open",
     "Terrain",
     "Heightfield",
@@ -36,6 +38,12 @@ __all__ = [
 _DIAGONALS = ("alternating", "sw-ne", "se-nw")
 
 
+def _contiguous(a):
+    """``a`` C-contiguous and aligned, as the native side reads it (an array unpickled from
+    out-of-band buffers, as Dask sends them, may be unaligned: then it is copied)."""
+    return _np.require(a, requirements=("C", "A"))
+
+
 def _flat(name, *arrays):
     """Broadcast to one shape; return that shape and each array as a contiguous 1-D float64 view."""
     try:
@@ -43,7 +51,7 @@ def _flat(name, *arrays):
     except ValueError as e:
         raise ValueError(f"{name}: shapes do not match: {e}") from None
     shape = arrays[0].shape
-    return shape, [_np.ascontiguousarray(a).reshape(-1) for a in arrays]
+    return shape, [_contiguous(a).reshape(-1) for a in arrays]
 
 
 def _points3(name, a):
@@ -52,7 +60,7 @@ def _points3(name, a):
         a = a[None, :]
     if a.ndim != 2 or a.shape[1] != 3:
         raise ValueError(f"{name}: expected an array of shape (n, 3), got {a.shape}")
-    return _np.ascontiguousarray(a).reshape(-1), a.shape[0]
+    return _contiguous(a).reshape(-1), a.shape[0]
 
 
 class _Result:
@@ -211,7 +219,7 @@ class Terrain:
         default suits metres)."""
         p, n = _points3("points", points)
         d = _np.broadcast_to(_np.asarray(to_light, dtype=_np.float64), (n, 3)) if n else _np.zeros((0, 3))
-        return self._native._is_lit(p, _np.ascontiguousarray(d).reshape(-1), float(bias)) == 1.0
+        return self._native._is_lit(p, _contiguous(d).reshape(-1), float(bias)) == 1.0
 
     def sweep(self, centers, radius, motions):
         """Spheres of ``radius`` (a number or (n)) moving from ``centers`` by ``motions`` (n, 3):
@@ -240,7 +248,7 @@ class Terrain:
                 raise ValueError("z: with a gravity other than (0, 0, -1) the positions need z")
             z = self.info()["bounds"][1][2]
         shape, (x, y, z, h) = _flat("place", x, y, z, heading)
-        p = _np.ascontiguousarray(_np.stack([x, y, z], axis=1)).reshape(-1)
+        p = _contiguous(_np.stack([x, y, z], axis=1)).reshape(-1)
         d = self._native._place(p, h, float(length), float(width), str(contacts), float(max_slope), float(probe_up))
         code = d["code"].astype(_np.int64)
         reasons = _np.array(d["reasons"], dtype=object)
@@ -265,7 +273,17 @@ class Terrain:
         return faces
 
     def info(self):
-        """What ``landfall info`` says, as a dict (kind, size, bounds, height range, holes, memory)."""
+        """What ``landfall info`` says, as a dict (kind, size, bounds, height range, holes, memory).
+
+        ``"bounds"`` is the box of the terrain as queries answer it: for a raster in degrees
+        (``"kind": "geographic"``) metres in its east-north-up frame (``"enu_origin"``). A raster's
+        ``"extent"`` is ``((x0, y0), (x1, y1))`` in its own coordinates: longitude and latitude for
+        one in degrees, where :meth:`height` and :meth:`raycast` take their positions.
+
+        A heightfield's samples are float32 (``"dtype"``): a height h is kept to within
+        |h|·2⁻²⁴, at most ``"rounding_bound"`` over its height range. ``"rounding_error"`` is the
+        largest change measured on float64 heights given from Python (:meth:`Heightfield.from_array`,
+        :meth:`Heightfield.set_heights`), None for a terrain read from a file."""
         return self._native.info()
 
     def __reduce__(self):
@@ -278,9 +296,10 @@ class Terrain:
     def __repr__(self):
         i = self.info()
         where = f" from {self.path}" if self.path else ""
-        if i["kind"] == "heightfield":
-            return f"<landfall.Heightfield {i['nx']}×{i['ny']}{where}>"
-        return f"<landfall.Terrain {i['polygons']} polygons{where}>"
+        if i["kind"] == "polygons":
+            return f"<landfall.Terrain {i['polygons']} polygons{where}>"
+        degrees = " in degrees (WGS84)" if i["kind"] == "geographic" else ""
+        return f"<landfall.Heightfield {i['nx']}×{i['ny']}{degrees}{where}>"
 
 
 def _reopen(path, options, checksum=None):
@@ -314,10 +333,18 @@ class Heightfield(Terrain):
     bilinear)."""
 
     @staticmethod
-    def from_array(heights, spacing=(1.0, 1.0), origin=(0.0, 0.0), diagonal="alternating"):
+    def from_array(heights, spacing=(1.0, 1.0), origin=(0.0, 0.0), diagonal="alternating", geographic=False):
         """A heightfield from a 2-D array laid out as a raster file (first row north); ``origin``
         is the world position of the south-west sample; ``spacing`` a number or ``(dx, dy)``;
-        NaN = hole."""
+        NaN = hole. With ``geographic=True`` origin and spacing are longitude and latitude in
+        degrees and the heights metres above the WGS84 ellipsoid: the same surface as a raster file
+        in EPSG:4326 opens (``info()["kind"] == "geographic"``).
+
+        The heights are stored as float32 (4 bytes a sample, as from a file): float64 values are
+        rounded to the nearest float32, each by at most |h|·2⁻²⁴ (about 0.06 mm at 1,000 m, 0.5 m at
+        10⁷). ``info()["rounding_error"]`` is the largest change this array took,
+        ``info()["rounding_bound"]`` the bound over the height range; queries answer on the stored
+        heights, exactly."""
         h = _np.asarray(heights, dtype=_np.float64)
         if h.ndim != 2:
             raise ValueError(f"heights: expected a 2-D array, got {h.ndim} dimensions")
@@ -325,14 +352,16 @@ class Heightfield(Terrain):
         origin = _pair("origin", origin)
         if str(diagonal) not in _DIAGONALS:
             raise ValueError(f"diagonal: {diagonal!r} (expected one of {', '.join(_DIAGONALS)})")
-        native = _NativeHeightfield._from_array(_np.ascontiguousarray(h), spacing, origin, str(diagonal))
+        native = _NativeHeightfield._from_array(_contiguous(h), spacing, origin, str(diagonal), bool(geographic))
         return Heightfield(native)
 
     @staticmethod
     def from_xarray(da, diagonal="alternating"):
         """A heightfield from an xarray DataArray with ``x`` and ``y`` coordinates (evenly spaced;
         ``y`` ascending or descending), as rioxarray reads a GeoTIFF; nodata (rioxarray's
-        ``rio.nodata``, or a ``_FillValue`` / ``nodata`` attribute) and NaN become holes."""
+        ``rio.nodata``, or a ``_FillValue`` / ``nodata`` attribute) and NaN become holes. A
+        geographic CRS (rioxarray's ``rio.crs``, in degrees) gives the surface on the WGS84
+        ellipsoid, as the file opened directly does."""
         if "x" not in da.dims or "y" not in da.dims:
             raise ValueError(f"da: needs dimensions x and y, has {tuple(da.dims)}")
         da = da.squeeze(drop=True)
@@ -345,9 +374,10 @@ class Heightfield(Terrain):
             raise ValueError("da: needs at least 2 × 2 samples")
         dx, dy = _even("x", x), _even("y", y)
         h = _np.asarray(da.values, dtype=_np.float64).copy()
-        nodata = None
+        nodata, geographic = None, False
         try:
             nodata = da.rio.nodata
+            geographic = bool(da.rio.crs is not None and da.rio.crs.is_geographic)
         except AttributeError:
             pass
         for key in ("_FillValue", "nodata", "nodatavals"):
@@ -360,7 +390,8 @@ class Heightfield(Terrain):
             h = h[::-1]
         if dx < 0:
             h = h[:, ::-1]
-        t = Heightfield.from_array(h, spacing=(abs(dx), abs(dy)), origin=(float(x.min()), float(y.min())), diagonal=diagonal)
+        t = Heightfield.from_array(h, spacing=(abs(dx), abs(dy)), origin=(float(x.min()), float(y.min())), diagonal=diagonal,
+                                   geographic=geographic)
         t._xarray = da
         return t
 
@@ -375,7 +406,12 @@ class Heightfield(Terrain):
         raster order (first row north). ``mode="visible"``: uint8, 1 visible, 0 not, 255 nodata
         (holes, beyond ``max_distance``, outside the angles). ``"ground"``: the least target height
         above the ground that would be seen; ``"dem"``: that height plus the ground (float64, NaN
-        nodata). A DataArray on the input's coordinates when the heightfield came from one."""
+        nodata). A DataArray on the input's coordinates when the heightfield came from one.
+
+        A raster in degrees (a geographic CRS) is a surface on the WGS84 ellipsoid: (x, y) are
+        longitude and latitude, ``max_distance`` is in metres, lines of sight are straight in
+        Earth-centred coordinates (the Earth's curvature is always in; ``curvature`` is not read)
+        and ``refraction`` raises every sample by K·d²/(2R) (see ``docs/conventions.md``)."""
         opt = lambda v: None if v is None else float(v)
         v = self._native._viewshed(float(x), float(y), float(observer_height), float(target_height), opt(max_distance),
                                    bool(curvature), float(refraction), opt(start_angle), opt(end_angle),
@@ -396,6 +432,34 @@ class Heightfield(Terrain):
             v = v[:, ::-1]
         return xr.DataArray(v, coords={"y": da["y"], "x": da["x"]}, dims=("y", "x"), name="viewshed")
 
+    def cumulative_viewshed(self, observers, observer_height=1.75, target_height=0.0, max_distance=None,
+                            curvature=False, refraction=1.0 / 7.0, start_angle=None, end_angle=None, low_pitch=None,
+                            high_pitch=None):
+        """How many of the ``observers`` see each sample (the options as :meth:`viewshed`'s): a 2-D
+        float64 array in raster order (first row north), NaN where the sample is no observer's
+        target (a hole, beyond ``max_distance``, outside the angles). ``observers``: an (n, 2)
+        array of (x, y), or (n, 3) with each observer's own eye height (NaN: ``observer_height``).
+        :func:`landfall.dask.cumulative_viewshed` splits the observers over a Dask cluster."""
+        counts, targets = self._cumulative_counts(observers, observer_height, target_height, max_distance, curvature,
+                                                  refraction, start_angle, end_angle, low_pitch, high_pitch)
+        return _np.where(targets, counts.astype(_np.float64), _np.nan)
+
+    def _cumulative_counts(self, observers, observer_height, target_height, max_distance, curvature, refraction,
+                           start_angle, end_angle, low_pitch, high_pitch):
+        """(counts as uint32, whether each sample is some observer's target), 2-D in raster order."""
+        o = _np.asarray(observers, dtype=_np.float64)
+        if o.ndim != 2 or o.shape[1] not in (2, 3):
+            raise ValueError(f"observers: expected an array of shape (n, 2) or (n, 3), got {o.shape}")
+        h = o[:, 2] if o.shape[1] == 3 else _np.full(o.shape[0], _np.nan)
+        opt = lambda v: None if v is None else float(v)
+        c, t = self._native._cumulative_viewshed(
+            _contiguous(o[:, 0]), _contiguous(o[:, 1]), _contiguous(h),
+            float(observer_height), float(target_height), opt(max_distance), bool(curvature), float(refraction),
+            opt(start_angle), opt(end_angle), opt(low_pitch), opt(high_pitch))
+        info = self.info()
+        shape = (info["ny"], info["nx"])
+        return c.astype(_np.uint32).reshape(shape), (t == 1.0).reshape(shape)
+
     def set_heights(self, values, row=0, col=0):
         """Overwrites a block of samples: ``values`` a 2-D array in raster order (first row north)
         whose north-west sample goes to raster row ``row``, column ``col`` (the indices of
@@ -406,7 +470,7 @@ class Heightfield(Terrain):
             raise ValueError(f"values: expected a 2-D array, got {v.ndim} dimensions")
         if int(row) < 0 or int(col) < 0:
             raise ValueError(f"row, col: ({row}, {col}) must be ≥ 0")
-        self._native._set_heights(_np.ascontiguousarray(v), int(row), int(col))
+        self._native._set_heights(_contiguous(v), int(row), int(col))
         self.edited = True
 
     def __reduce__(self):
@@ -414,7 +478,8 @@ class Heightfield(Terrain):
             i = self.info()
             if i["gravity"] != (0.0, 0.0, -1.0):
                 raise TypeError("an edited heightfield with a gravity other than (0, 0, -1) cannot be pickled")
-            value = {"heights": self.heights(), "spacing": i["spacing"], "origin": i["origin"], "diagonal": i["diagonal"]}
+            value = {"heights": self.heights(), "spacing": i["spacing"], "origin": i["origin"], "diagonal": i["diagonal"],
+                     "geographic": i["kind"] == "geographic"}
             return (_from_value, (value,))
         return Terrain.__reduce__(self)
 
@@ -465,13 +530,14 @@ class CharacterController:
 
 
 def _from_value(v):
-    return Heightfield.from_array(v["heights"], spacing=v["spacing"], origin=v["origin"], diagonal=v["diagonal"])
+    return Heightfield.from_array(v["heights"], spacing=v["spacing"], origin=v["origin"], diagonal=v["diagonal"],
+                                  geographic=v.get("geographic", False))
 
 
 def _per_row(name, v, n):
     """A number or n numbers as a contiguous float64 array (n)."""
     try:
-        return _np.ascontiguousarray(_np.broadcast_to(_np.asarray(v, dtype=_np.float64), (n,)))
+        return _contiguous(_np.broadcast_to(_np.asarray(v, dtype=_np.float64), (n,)))
     except ValueError:
         raise ValueError(f"{name}: expected a number or {n} values") from None
 

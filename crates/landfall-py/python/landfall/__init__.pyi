@@ -10,6 +10,8 @@ ArrayLike = npt.ArrayLike
 Pair = Union[float, Tuple[float, float], Sequence[float]]
 Diagonal = Literal["alternating", "sw-ne", "se-nw"]
 
+__version__: str
+
 class RaycastResult:
     """First hits of a batch of rays; NaN where a ray missed."""
 
@@ -112,9 +114,14 @@ class Heightfield(Terrain):
 
     @staticmethod
     def from_array(
-        heights: ArrayLike, spacing: Pair = (1.0, 1.0), origin: Pair = (0.0, 0.0), diagonal: Diagonal = "alternating"
+        heights: ArrayLike,
+        spacing: Pair = (1.0, 1.0),
+        origin: Pair = (0.0, 0.0),
+        diagonal: Diagonal = "alternating",
+        geographic: bool = False,
     ) -> "Heightfield":
-        """From a 2-D array laid out as a raster (first row north); NaN = hole."""
+        """From a 2-D array laid out as a raster (first row north); NaN = hole; geographic: lon, lat
+        in degrees on the WGS84 ellipsoid."""
     @staticmethod
     def from_xarray(da: Any, diagonal: Diagonal = "alternating") -> "Heightfield":
         """From an xarray DataArray with x and y coordinates; nodata becomes holes."""
@@ -136,6 +143,20 @@ class Heightfield(Terrain):
         mode: Literal["visible", "ground", "dem"] = "visible",
     ) -> Any:
         """The exact viewshed from (x, y): uint8 1/0/255, or least visible heights (NaN nodata)."""
+    def cumulative_viewshed(
+        self,
+        observers: ArrayLike,
+        observer_height: float = 1.75,
+        target_height: float = 0.0,
+        max_distance: Optional[float] = None,
+        curvature: bool = False,
+        refraction: float = 1.0 / 7.0,
+        start_angle: Optional[float] = None,
+        end_angle: Optional[float] = None,
+        low_pitch: Optional[float] = None,
+        high_pitch: Optional[float] = None,
+    ) -> npt.NDArray[np.float64]:
+        """How many observers ((n, 2) or (n, 3)) see each sample (raster order), NaN for no target."""
     def set_heights(self, values: ArrayLike, row: int = 0, col: int = 0) -> None:
         """Overwrites a block of samples (raster order) at raster row `row`, column `col`."""
 

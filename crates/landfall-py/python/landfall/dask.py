@@ -9,7 +9,8 @@ one shared piece of the graph, never once per task.
 
 Partitioning: points and rays are split along their first axis by the input's chunks (rays and
 point pairs must have their 3 coordinates in one chunk; they are rechunked so); each chunk is one
-task, answered in parallel inside the worker with the GIL released.
+task, answered in parallel inside the worker with the GIL released. Observers of a cumulative
+viewshed are split into groups; each group is one task, whose counts the cluster sums.
 
 >>> import dask.array as da, landfall.dask
 >>> x = da.linspace(0, 100, 1_000_000, chunks=100_000)          # doctest: +SKIP
@@ -21,13 +22,20 @@ from __future__ import annotations
 
 import functools
 
-import dask
-import dask.array as da
+try:
+    import dask
+    import dask.array as da
+except ImportError as e:  # the package installed without its [dask] extra
+    raise ImportError(
+        f"landfall.dask needs Dask ({e.name or 'dask'} is not installed): "
+        'pip install "dask[array]" distributed, or install landfall with its extra: '
+        'pip install "./crates/landfall-py[dask]"'
+    ) from e
 import numpy as np
 
 import landfall
 
-__all__ = ["height", "raycast", "visible"]
+__all__ = ["cumulative_viewshed", "height", "raycast", "visible"]
 
 
 @functools.lru_cache(maxsize=8)
@@ -139,3 +147,45 @@ def visible(path_or_terrain, a, b, **open_options):
     (value, vind), spec = _args(spec)
     return da.blockwise(_visible_block, "i", a, "ij", b, "ij", value, vind, spec=spec, dtype=bool, concatenate=True,
                         meta=np.empty((0,), dtype=bool))
+
+
+def _counts_block(observers, value, spec, options):
+    c, t = _terrain(spec, value)._cumulative_counts(observers, **options)
+    return np.stack([c, t.astype(np.uint32)])[None]
+
+
+def cumulative_viewshed(path_or_terrain, observers, observers_per_task=32, observer_height=1.75, target_height=0.0,
+                        max_distance=None, curvature=False, refraction=1.0 / 7.0, start_angle=None, end_angle=None,
+                        low_pitch=None, high_pitch=None, split_every=8, **open_options):
+    """:meth:`landfall.Heightfield.cumulative_viewshed` over a Dask cluster: a float64 Dask array
+    (ny, nx) in raster order, how many of the ``observers`` see each sample, NaN where the sample
+    is no observer's target. ``observers``: (n, 2) or (n, 3) (x, y[, eye height]), a NumPy or a
+    Dask array; split into tasks of ``observers_per_task`` (a Dask array keeps its own chunks).
+    Each task opens the heightfield by path on its worker and counts its observers (all the
+    worker's cores); the counts are summed in a tree, ``split_every`` at a time. Equal to the
+    single-process counts."""
+    spec = _spec(path_or_terrain, open_options)
+    terrain = path_or_terrain if spec[0] == "value" else _open_cached(spec[1], spec[2])
+    if not isinstance(terrain, landfall.Heightfield):
+        raise ValueError("cumulative_viewshed: the terrain is not a heightfield (a raster DEM)")
+    info = terrain.info()
+    ny, nx = info["ny"], info["nx"]
+    o = _as_dask(observers, "observers")
+    if o.ndim != 2 or o.shape[1] not in (2, 3) or o.shape[0] == 0:
+        raise ValueError(f"observers: expected a non-empty array of shape (n, 2) or (n, 3), got {o.shape}")
+    if not isinstance(observers, da.Array):
+        if int(observers_per_task) < 1:
+            raise ValueError(f"observers_per_task: {observers_per_task} must be ≥ 1")
+        o = o.rechunk((int(observers_per_task), o.shape[1]))
+    o = o.rechunk({1: o.shape[1]})
+    options = dict(observer_height=observer_height, target_height=target_height, max_distance=max_distance,
+                   curvature=curvature, refraction=refraction, start_angle=start_angle, end_angle=end_angle,
+                   low_pitch=low_pitch, high_pitch=high_pitch)
+    (value, vind), spec = _args(spec)
+    # One (2, ny, nx) block per task: the counts and whether each sample is a target; the task
+    # axis is then summed away.
+    per_task = da.blockwise(_counts_block, "kcyx", o, "kj", value, vind, spec=spec, options=options,
+                            new_axes={"c": 2, "y": ny, "x": nx}, concatenate=True, dtype=np.uint32,
+                            meta=np.empty((0, 0, 0), dtype=np.uint32), adjust_chunks={"k": 1})
+    total = per_task.sum(axis=0, dtype=np.uint64, split_every=split_every)
+    return da.where(total[1] > 0, total[0].astype(np.float64), np.nan)

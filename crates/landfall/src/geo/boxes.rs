@@ -122,25 +122,46 @@ impl Boxes {
     }
 }
 
-/// The ray `o + t·d` (with `inv` = 1/d componentwise) against box `b`: the t interval inside it,
-/// cut to [t0, t1], or `None`. Components of `d` that are zero test `o` against the slab.
-#[inline(always)]
-pub(crate) fn slab(b: &Bx, o: DVec3, d: DVec3, inv: DVec3, t0: f64, t1: f64) -> Option<(f64, f64)> {
-    let (mut lo, mut hi) = (t0, t1);
-    for k in 0..3 {
-        let (bmin, bmax) = (b[k] as f64, b[k + 3] as f64);
-        if d[k] == 0.0 {
-            if o[k] < bmin || o[k] > bmax {
-                return None;
-            }
-            continue;
-        }
-        let (a, c) = ((bmin - o[k]) * inv[k], (bmax - o[k]) * inv[k]);
-        let (a, c) = if a < c { (a, c) } else { (c, a) };
-        lo = lo.max(a);
-        hi = hi.min(c);
+/// A ray prepared for many box tests: per axis its origin, 1/d, and the sign of d.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SlabRay {
+    o: [f64; 3],
+    inv: [f64; 3],
+    /// Per axis: d's sign bit is set (the ray meets the box's max face first; −0 included, so that
+    /// 1/d = −∞ pairs with the max face).
+    neg: [bool; 3],
+}
+
+impl SlabRay {
+    /// The ray `o + t·d`.
+    #[inline(always)]
+    pub fn new(o: DVec3, d: DVec3) -> Self {
+        let d = d.to_array();
+        Self { o: o.to_array(), inv: d.map(|x| 1.0 / x), neg: d.map(f64::is_sign_negative) }
     }
-    (lo <= hi).then_some((lo, hi))
+
+    /// The t interval inside box `b`, cut to [t0, t1], or `None`.
+    ///
+    /// Without a branch per axis: along an axis where d = ±0, 1/d = ±∞ makes the slab's interval
+    /// (−∞, ∞) when the origin is strictly inside it and an infinite empty one when outside (which
+    /// the final test's `lo < ∞`, `hi > −∞` rejects even for infinite t0 or t1); an origin exactly on
+    /// the face gives NaN, which leaves the bound as it was (conservative). So does a subnormal d.
+    #[inline(always)]
+    pub fn hit(&self, b: &Bx, t0: f64, t1: f64) -> Option<(f64, f64)> {
+        let (mut lo, mut hi) = (t0, t1);
+        for k in 0..3 {
+            let (near, far) = if self.neg[k] { (b[k + 3], b[k]) } else { (b[k], b[k + 3]) };
+            let a = (near as f64 - self.o[k]) * self.inv[k];
+            let c = (far as f64 - self.o[k]) * self.inv[k];
+            if a > lo {
+                lo = a;
+            }
+            if c < hi {
+                hi = c;
+            }
+        }
+        (lo <= hi && lo < f64::INFINITY && hi > f64::NEG_INFINITY).then_some((lo, hi))
+    }
 }
 
 /// True when box `b` overlaps the box [`lo`, `hi`].
@@ -152,4 +173,57 @@ pub(crate) fn overlaps(b: &Bx, lo: DVec3, hi: DVec3) -> bool {
         && (b[3] as f64) >= lo.x
         && (b[4] as f64) >= lo.y
         && (b[5] as f64) >= lo.z
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The textbook slab test, one branch per axis.
+    fn reference(b: &Bx, o: DVec3, d: DVec3, t0: f64, t1: f64) -> Option<(f64, f64)> {
+        let (mut lo, mut hi) = (t0, t1);
+        for k in 0..3 {
+            let (bmin, bmax) = (b[k] as f64, b[k + 3] as f64);
+            if d[k] == 0.0 {
+                if o[k] < bmin || o[k] > bmax {
+                    return None;
+                }
+                continue;
+            }
+            let (a, c) = ((bmin - o[k]) / d[k], (bmax - o[k]) / d[k]);
+            lo = lo.max(a.min(c));
+            hi = hi.min(a.max(c));
+        }
+        (lo <= hi).then_some((lo, hi))
+    }
+
+    /// A coordinate: on a face, or a random value, a direction component: ±0 or random.
+    fn coord() -> impl Strategy<Value = f64> {
+        prop_oneof![Just(-1.0), Just(2.0), -5.0f64..5.0]
+    }
+
+    proptest! {
+        /// The prepared test agrees with the reference (to the rounding of 1/d against a division),
+        /// along axes where the ray does not move too, and is never stricter for an origin on a face.
+        #[test]
+        fn slab_ray_matches_the_reference(o in prop::array::uniform3(coord()),
+                                          d in prop::array::uniform3(prop_oneof![Just(0.0), Just(-0.0), -1.0f64..1.0]),
+                                          t0 in prop_oneof![Just(f64::NEG_INFINITY), -3.0f64..3.0],
+                                          t1 in prop_oneof![Just(f64::INFINITY), -3.0f64..30.0]) {
+            let b: Bx = [-1.0, -1.0, -1.0, 2.0, 2.0, 2.0];
+            let (o, d) = (DVec3::from_array(o), DVec3::from_array(d));
+            prop_assume!(d != DVec3::ZERO);
+            let got = SlabRay::new(o, d).hit(&b, t0, t1);
+            let on_face = (0..3).any(|k| d[k] == 0.0 && (o[k] == -1.0 || o[k] == 2.0));
+            match reference(&b, o, d, t0, t1) {
+                Some((lo, hi)) => {
+                    let (a, c) = got.expect("the reference's hit");
+                    let close = |x: f64, y: f64| x == y || (x - y).abs() <= 1e-12 * (1.0 + x.abs());
+                    prop_assert!(close(a, lo) && close(c, hi), "{got:?} vs {:?}", (lo, hi));
+                }
+                None => prop_assert!(got.is_none() || on_face, "{got:?}"),
+            }
+        }
+    }
 }

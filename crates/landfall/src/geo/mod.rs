@@ -7,7 +7,8 @@
 //! * [`GeoSurface`]: a heightfield whose grid is (lon, lat) in degrees as a surface on the ellipsoid —
 //!   each sample mapped to ECEF, the same two triangles per cell, planar in ECEF; heights at
 //!   (lon, lat) along the ellipsoid normal, rays in ECEF, geodetic or ENU, a [`Terrain`](crate::Terrain)
-//!   in its ENU frame.
+//!   in its ENU frame;
+//! * [`viewshed`]: exact viewsheds on such a surface (ECEF lines of sight, refraction as a raise).
 
 mod boxes;
 mod enu;
@@ -15,12 +16,14 @@ mod shear;
 mod surface;
 mod tables;
 mod terrain;
+pub mod viewshed;
 mod walk;
 pub mod wgs84;
 
 pub use enu::EnuFrame;
 pub use surface::{GeoError, GeoPoint, GeoSurface, DEFAULT_GEO_LEAF, MAX_CELL_DEGREES};
 pub use tables::GridTables;
+pub use viewshed::{geo_observer_eye, geo_viewshed};
 pub use walk::{GeoHit, GEO_TOUCH};
 pub use wgs84::Geodetic;
 

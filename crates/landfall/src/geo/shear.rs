@@ -87,12 +87,12 @@ impl Shear {
         Some((u * a[2] + v * b[2] + w * c[2]) / det)
     }
 
-    /// True when the four mapped points lie strictly on one side of the line (across x or y): no
-    /// triangle with its corners among them meets the line.
+    /// Which sides of the line a mapped point lies strictly on, as bits: x > 0, x < 0, y > 0, y < 0.
+    /// Points whose bits have one in common (their `&` is not 0) lie strictly on one side of the
+    /// line: no triangle with its corners among them meets it.
     #[inline(always)]
-    pub fn misses_quad(q: &[&Mapped; 4]) -> bool {
-        let all = |k: usize, pos: bool| q.iter().all(|p| if pos { p[k] > 0.0 } else { p[k] < 0.0 });
-        all(0, true) || all(0, false) || all(1, true) || all(1, false)
+    pub fn sides(p: &Mapped) -> u8 {
+        (p[0] > 0.0) as u8 | ((p[0] < 0.0) as u8) << 1 | ((p[1] > 0.0) as u8) << 2 | ((p[1] < 0.0) as u8) << 3
     }
 }
 

@@ -237,8 +237,11 @@ impl GeoSurface {
         let anti = self.hf.diagonal().is_anti(i, j);
         let (fu, fv) = (u - i as f64, v - j as f64);
         let side = if anti { fu + fv - 1.0 } else { fv - fu };
-        let first = if side > 0.0 { Half::North } else { Half::South };
-        let found = self.cell_hit(&sh, i, j, Some(first), 0.0).or_else(|| self.neighbours_hit(&sh, i, j));
+        let (first, other) = if side > 0.0 { (Half::North, Half::South) } else { (Half::South, Half::North) };
+        let found = self
+            .first_hit(&sh, i, j, anti, first)
+            .or_else(|| self.cell_hit(&sh, i, j, Some(other), 0.0))
+            .or_else(|| self.neighbours_hit(&sh, i, j));
         found.map(|(i, j, half, h)| Located { i, j, half, h, a, b })
     }
 
@@ -261,6 +264,20 @@ impl GeoSurface {
             }
         }
         None
+    }
+
+    /// Fast path: the line `sh` against triangle `half` of cell (i, j) alone (the triangle under the
+    /// point in (lon, lat), which the line meets unless it passes near an edge): three corners
+    /// mapped, by the same arithmetic as [`GeoSurface::mapped_corners`].
+    #[inline(always)]
+    fn first_hit(&self, sh: &Shear, i: usize, j: usize, anti: bool, half: Half) -> Option<(usize, usize, Half, f64)> {
+        if self.hf.is_cell_masked(i, j) {
+            return None;
+        }
+        let h = self.hf.corners_f32(i, j);
+        let [a, b, c] = corner_offsets(anti, half)
+            .map(|(di, dj)| sh.map(self.tables.position(i + di, j + dj, h[dj * 2 + di] as f64)));
+        Shear::hit(&a, &b, &c).map(|t| (i, j, half, t))
     }
 
     /// The line `sh` against the triangles of cell (i, j) (`first` tried first; grown by `eps`, see

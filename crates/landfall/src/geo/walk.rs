@@ -1,10 +1,10 @@
 //! Rays on a [`GeoSurface`]: a front-to-back descent of the box tree (children visited nearest
 //! first, anything beyond the best hit so far skipped), then, in each leaf, every cell's four
-//! corners mapped into the ray's sheared space once and each triangle tested watertightly
-//! ([`Shear`]). A vertex is mapped by the same arithmetic from whichever cell or leaf reaches it, so
+//! corners mapped into the ray's sheared space once, cells whose four corners lie on one side of
+//! the line skipped ([`Shear::sides`]), and each triangle tested watertightly ([`Shear`]). A vertex is mapped by the same arithmetic from whichever cell or leaf reaches it, so
 //! a ray through a shared edge or vertex never slips between triangles.
 
-use super::boxes::{overlaps, slab, Bx};
+use super::boxes::{overlaps, SlabRay};
 use super::shear::{Mapped, Shear};
 use super::surface::{triangle_hit, GeoPoint, GeoSurface};
 use super::wgs84::Geodetic;
@@ -150,11 +150,11 @@ impl GeoSurface {
     /// The descent: nodes whose box the ray crosses within [t_lo, sink's limit], nearest first.
     fn walk(&self, ray: &Ray, t_lo: f64, sink: &mut impl Sink) {
         let (o, d) = (ray.origin, ray.dir);
-        let inv = DVec3::ONE / d;
+        let sr = SlabRay::new(o, d);
         let sh = Shear::new(o, d);
         let top = self.boxes.levels.len() - 1;
         let mut stack = Stack::new();
-        if let Some((t, _)) = slab(self.boxes.root(), o, d, inv, t_lo, sink.limit()) {
+        if let Some((t, _)) = sr.hit(self.boxes.root(), t_lo, sink.limit()) {
             stack.push((top as u8, 0, 0, t));
         }
         while let Some((level, bi, bj, tmin)) = stack.pop() {
@@ -166,19 +166,27 @@ impl GeoSurface {
                 continue;
             }
             let l = level as usize - 1;
-            let (w, h, _) = self.boxes.levels[l];
-            let mut kids: ArrayVec<(f64, u32, u32), 4> = ArrayVec::new();
-            for (ci, cj) in [(2 * bi, 2 * bj), (2 * bi + 1, 2 * bj), (2 * bi, 2 * bj + 1), (2 * bi + 1, 2 * bj + 1)] {
-                if (ci as usize) < w && (cj as usize) < h {
-                    let b: &Bx = self.boxes.get(l, ci as usize, cj as usize);
-                    if let Some((t, _)) = slab(b, o, d, inv, t_lo, sink.limit()) {
-                        kids.push((t, ci, cj));
+            let (w, h, off) = self.boxes.levels[l];
+            let (ci, cj) = (2 * bi as usize, 2 * bj as usize);
+            // Children nearest first: an insertion into at most four.
+            let mut kids = [(0.0, 0u32, 0u32); 4];
+            let mut n = 0;
+            let limit = sink.limit();
+            for (ci, cj) in [(ci, cj), (ci + 1, cj), (ci, cj + 1), (ci + 1, cj + 1)] {
+                if ci < w && cj < h {
+                    if let Some((t, _)) = sr.hit(&self.boxes.boxes[off + cj * w + ci], t_lo, limit) {
+                        let mut k = n;
+                        while k > 0 && kids[k - 1].0 > t {
+                            kids[k] = kids[k - 1];
+                            k -= 1;
+                        }
+                        kids[k] = (t, ci as u32, cj as u32);
+                        n += 1;
                     }
                 }
             }
             // Farthest pushed first, so the nearest is popped next.
-            kids.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
-            for (t, ci, cj) in kids {
+            for &(t, ci, cj) in kids[..n].iter().rev() {
                 stack.push((l as u8, ci, cj, t));
             }
         }
@@ -193,22 +201,25 @@ impl GeoSurface {
         let (i0, j0) = (bi * n, bj * n);
         let (i1, j1) = ((i0 + n).min(ncx), (j0 + n).min(ncy));
         let w = i1 - i0 + 1;
-        let mut m = [[0.0; 3]; 81];
+        let mut m: ArrayVec<Mapped, 81> = ArrayVec::new();
+        let mut sides: ArrayVec<u8, 81> = ArrayVec::new();
         for j in j0..=j1 {
             for i in i0..=i1 {
-                m[(j - j0) * w + (i - i0)] = sh.map(self.sample_enu(i, j));
+                let p = sh.map(self.sample_enu(i, j));
+                sides.push(Shear::sides(&p));
+                m.push(p);
             }
         }
         for j in j0..j1 {
             for i in i0..i1 {
                 let k = (j - j0) * w + (i - i0);
-                let q: [&Mapped; 4] = [&m[k], &m[k + 1], &m[k + w], &m[k + w + 1]];
                 // Cells on the grid's border have edges no neighbour shares: tested grown by a hair,
                 // and never rejected by their corners (the line may pass a hair outside).
                 let border = i == 0 || j == 0 || i + 1 == ncx || j + 1 == ncy;
-                if !border && Shear::misses_quad(&q) {
+                if sides[k] & sides[k + 1] & sides[k + w] & sides[k + w + 1] != 0 && !border {
                     continue;
                 }
+                let q: [&Mapped; 4] = [&m[k], &m[k + 1], &m[k + w], &m[k + w + 1]];
                 let limit = sink.limit();
                 if q.iter().all(|p| p[2] < t_lo) || q.iter().all(|p| p[2] > limit) || hf.is_cell_masked(i, j) {
                     continue;

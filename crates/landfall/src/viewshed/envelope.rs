@@ -155,15 +155,17 @@ impl Cursor<'_> {
         best
     }
 
-    /// Whether one piece spans the segment from (ua, va) to (ub, vb) and is at or above it at both
-    /// ends (so all along). Calls may come in any order, best nearly sorted.
+    /// Whether the pieces hold every u of the segment from (ua, va) to (ub, vb) at or above it:
+    /// checked at the segment's ends and at every piece end between (both being linear between
+    /// them). It may say no where a jump's higher side covers. Calls may come in any order, best
+    /// nearly sorted.
     #[inline]
     pub fn covers(&mut self, ua: f64, va: f64, ub: f64, vb: f64) -> bool {
         let ((a, va), (b, vb)) = if ua <= ub { ((ua, va), (ub, vb)) } else { ((ub, vb), (ua, va)) };
         if a >= b {
             return false;
         }
-        // The one piece that can span (a, b): the first ending after a.
+        // From the first piece ending after a.
         let p = self.pieces;
         while self.k > 0 && p[self.k - 1].u1 > a {
             self.k -= 1;
@@ -171,8 +173,7 @@ impl Cursor<'_> {
         while self.k < p.len() && p[self.k].u1 <= a {
             self.k += 1;
         }
-        let Some(q) = p.get(self.k) else { return false };
-        q.u0 <= a && q.u1 >= b && q.at(a) >= va && q.at(b) >= vb
+        !pokes_out(p[self.k..].iter(), &Piece::new(a, va, b, vb))
     }
 }
 
@@ -450,10 +451,10 @@ mod tests {
     /// of values (ties, shared ends, points) or not.
     fn segments(rng: &mut SplitMix64, round: usize) -> Vec<(f64, f64, f64, f64)> {
         let n = 1 + (rng.next_u64() % 30) as usize;
-        let grid = |x: f64| if round % 3 == 0 { (x * 8.0).round() / 8.0 } else { x };
+        let grid = |x: f64| if round.is_multiple_of(3) { (x * 8.0).round() / 8.0 } else { x };
         (0..n)
             .map(|k| {
-                let a = if round % 2 == 0 {
+                let a = if round.is_multiple_of(2) {
                     grid(-1.0 + 2.0 * k as f64 / n as f64 + rng.range(-0.1, 0.1))
                 } else {
                     grid(rng.range(-1.0, 1.0))

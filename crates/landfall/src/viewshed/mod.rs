@@ -49,6 +49,7 @@ mod run;
 mod sight;
 mod sweep;
 
+pub(crate) use params::Progress;
 pub use params::{Hooks, ViewshedError, ViewshedMode, ViewshedParams};
 pub use run::Stats;
 

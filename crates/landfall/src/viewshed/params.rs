@@ -1,5 +1,8 @@
 //! The viewshed's parameters and errors.
 
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicU64, Ordering};
+
 /// How a viewshed is computed. The defaults are r.viewshed's and gdal_viewshed's: observer 1.75 m
 /// above the ground, targets on the ground, no distance limit, no curvature, refraction 1/7
 /// (when curvature is on), every direction.
@@ -143,6 +146,48 @@ pub struct Hooks<'a> {
 impl std::fmt::Debug for Hooks<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Hooks").field("progress", &self.progress.is_some()).field("cancel", &self.cancel).finish()
+    }
+}
+
+/// Work done, reported through [`Hooks::progress`] every half per cent of `total`, and the
+/// cancel flag: shared by the threads of one run.
+pub(crate) struct Progress<'a> {
+    hooks: &'a Hooks<'a>,
+    done: AtomicU64,
+    reported: AtomicU64,
+    total: f64,
+}
+
+impl<'a> Progress<'a> {
+    pub(crate) fn new(hooks: &'a Hooks<'a>, total: u64) -> Self {
+        Self { hooks, done: AtomicU64::new(0), reported: AtomicU64::new(0), total: total.max(1) as f64 }
+    }
+
+    /// Counts `n` units of work; `Break` once cancelled.
+    pub(crate) fn advance(&self, n: u64) -> ControlFlow<()> {
+        if self.cancelled() {
+            return ControlFlow::Break(());
+        }
+        if let Some(report) = self.hooks.progress {
+            let done = self.done.fetch_add(n, Ordering::Relaxed) + n;
+            let step = (200.0 * done as f64 / self.total) as u64;
+            if step > self.reported.fetch_max(step, Ordering::Relaxed) {
+                report((done as f64 / self.total).min(1.0));
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Counts one unit of work; [`ViewshedError::Cancelled`] once cancelled.
+    pub(crate) fn step(&self) -> Result<(), ViewshedError> {
+        match self.advance(1) {
+            ControlFlow::Continue(()) => Ok(()),
+            ControlFlow::Break(()) => Err(ViewshedError::Cancelled),
+        }
+    }
+
+    pub(crate) fn cancelled(&self) -> bool {
+        self.hooks.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
     }
 }
 

@@ -2,8 +2,8 @@
 //! progress and cancellation.
 
 use super::eye::{Eye, TOUCH};
-use super::params::{Hooks, ViewshedError, ViewshedMode, ViewshedParams};
-use super::sweep::{self, Scratch, Sector, Sink};
+use super::params::{Hooks, Progress, ViewshedError, ViewshedMode, ViewshedParams};
+use super::sweep::{self, Scratch, Sector, Sink, Target};
 use super::{Grid, Observer, ViewshedOutput, HIDDEN, NODATA, VISIBLE};
 use crate::heightfield::Heightfield;
 use rayon::prelude::*;
@@ -69,7 +69,8 @@ fn verdict(run: &Eye, zp: f64, d: f64, vp: f64, h: f64) -> Option<bool> {
 
 impl Sink for VisibilitySink {
     #[inline(always)]
-    fn target(&self, run: &Eye, i: usize, j: usize, zp: f64, d: f64, vp: f64, h: Option<f64>) {
+    fn target(&self, run: &Eye, t: Target, h: Option<f64>) {
+        let Target { i, j, zp, d, vp } = t;
         let visible = h.and_then(|h| verdict(run, zp, d, vp, h)).unwrap_or_else(|| {
             self.band.fetch_add(1, Ordering::Relaxed);
             run.visible_by_walk(i, j, zp)
@@ -86,7 +87,8 @@ struct HeightSink {
 
 impl Sink for HeightSink {
     #[inline(always)]
-    fn target(&self, run: &Eye, i: usize, j: usize, zp: f64, d: f64, _vp: f64, h: Option<f64>) {
+    fn target(&self, run: &Eye, t: Target, h: Option<f64>) {
+        let Target { i, j, zp, d, .. } = t;
         let need = match h {
             Some(h) => run.sight.zo + h * d,
             None => run.needed_by_walk(i, j),
@@ -105,39 +107,10 @@ const TARGETED: u32 = 1 << 31;
 
 impl Sink for CountSink {
     #[inline(always)]
-    fn target(&self, run: &Eye, i: usize, j: usize, zp: f64, d: f64, vp: f64, h: Option<f64>) {
+    fn target(&self, run: &Eye, t: Target, h: Option<f64>) {
+        let Target { i, j, zp, d, vp } = t;
         let visible = h.and_then(|h| verdict(run, zp, d, vp, h)).unwrap_or_else(|| run.visible_by_walk(i, j, zp));
         self.out.update(j * self.nx + i, |c| ((c & !TARGETED) + u32::from(visible)) | TARGETED);
-    }
-}
-
-/// Work done, for the progress hook, and the cancel flag.
-struct Progress<'a> {
-    hooks: &'a Hooks<'a>,
-    done: AtomicU64,
-    reported: AtomicU64,
-    total: f64,
-}
-
-impl Progress<'_> {
-    /// Counts a column of `n` samples; `Break` once cancelled.
-    fn column(&self, n: usize) -> ControlFlow<()> {
-        if self.hooks.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-            return ControlFlow::Break(());
-        }
-        if let Some(report) = self.hooks.progress {
-            let done = self.done.fetch_add(n as u64, Ordering::Relaxed) + n as u64;
-            // Every half per cent.
-            let step = (200.0 * done as f64 / self.total) as u64;
-            if step > self.reported.fetch_max(step, Ordering::Relaxed) {
-                report((done as f64 / self.total).min(1.0));
-            }
-        }
-        ControlFlow::Continue(())
-    }
-
-    fn cancelled(&self) -> bool {
-        self.hooks.cancel.is_some_and(|c: &AtomicBool| c.load(Ordering::Relaxed))
     }
 }
 
@@ -149,7 +122,7 @@ fn sweep_all<S: Sink>(run: &Eye, sink: &S, progress: &Progress) -> Result<(), Vi
     let sectors = Sector::split(SECTORS);
     let stopped = AtomicBool::new(false);
     sectors.par_iter().for_each_init(Scratch::default, |scratch, &sector| {
-        if sweep::sweep(run, sector, sink, scratch, &mut |n| progress.column(n)).is_break() {
+        if sweep::sweep(run, sector, sink, scratch, &mut |n| progress.advance(n as u64)).is_break() {
             stopped.store(true, Ordering::Relaxed);
         }
     });
@@ -200,8 +173,7 @@ pub(crate) fn compute(
     } else {
         1
     };
-    let total = (total as f64).max(1.0);
-    let progress = Progress { hooks, done: AtomicU64::new(0), reported: AtomicU64::new(0), total };
+    let progress = Progress::new(hooks, total);
     match mode {
         ViewshedMode::Visibility => {
             let run = Eye::new(hf, [observers[0].x, observers[0].y], &per[0])?;
@@ -254,7 +226,7 @@ fn count(
         let run = Eye::new(hf, [observers[k].x, observers[k].y], &per[k]).expect("checked before");
         let sink = CountSink { out: Cells::new(acc), nx };
         for &sector in &sectors {
-            sweep::sweep(&run, sector, &sink, scratch, &mut |c| progress.column(c))?;
+            sweep::sweep(&run, sector, &sink, scratch, &mut |c| progress.advance(c as u64))?;
         }
         if let Some((i, j)) = run.own_sample() {
             let zp = run.sight.lowered(i, j) + run.params.target_height;

@@ -145,14 +145,24 @@ impl Sector {
     }
 }
 
+/// A target as the sweep meets it: sample (i, j) at lowered elevation `zp` (with the target
+/// height), at local distance `d` (grid steps along the sweep axis), seen from the eye at slope `vp`
+/// (height per step of d).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Target {
+    pub i: usize,
+    pub j: usize,
+    pub zp: f64,
+    pub d: f64,
+    pub vp: f64,
+}
+
 /// What the sweep learns of a target: its slope from the eye and the highest slope of the terrain
 /// strictly between (or that the exact walk must decide).
 pub(crate) trait Sink: Sync {
-    /// Sample (i, j) is a target at lowered elevation `zp` (with the target height), at local
-    /// distance `d` (grid steps along the sweep axis), seen from the eye at slope `vp` (height per
-    /// step of d). `h`: the highest slope of any terrain point strictly between the eye and the
-    /// target, −∞ when none; `None` when the sweep leaves the target to the exact walk.
-    fn target(&self, run: &Eye, i: usize, j: usize, zp: f64, d: f64, vp: f64, h: Option<f64>);
+    /// `h`: the highest slope of any terrain point strictly between the eye and the target, −∞ when
+    /// none; `None` when the sweep leaves the target to the exact walk.
+    fn target(&self, run: &Eye, t: Target, h: Option<f64>);
 }
 
 /// One column of a sector: lateral samples q0..q0 + z.len(), lowered (NaN holes), with their
@@ -276,7 +286,7 @@ pub(crate) fn work(run: &Eye, sector: Sector) -> u64 {
 }
 
 impl Sink for () {
-    fn target(&self, _: &Eye, _: usize, _: usize, _: f64, _: f64, _: f64, _: Option<f64>) {}
+    fn target(&self, _: &Eye, _: Target, _: Option<f64>) {}
 }
 
 impl<'a, S: Sink> SectorSweep<'a, S> {
@@ -373,7 +383,7 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
             return;
         }
         let vp = (zp - self.zo) * c.inv_d;
-        self.sink.target(run, i, j, zp, c.d, vp, h);
+        self.sink.target(run, Target { i, j, zp, d: c.d, vp }, h);
     }
 
     /// The targets of column `far` against the horizon (everything up to `near`, its edges
@@ -483,9 +493,9 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
     /// T1 = (0,0)(1,0)(1,1) and T2 = (0,0)(1,1)(0,1); an anti-diagonal one into T1 = (0,0)(1,0)(0,1)
     /// and T2 = (1,0)(1,1)(0,1). An edge counts while one of its triangles exists. Two kinds of
     /// edges are skipped, being below the horizon all along: an edge with one of its triangles on
-    /// its upper side in the projection (that triangle's other edges cover it), and one under a
-    /// single piece of the horizon at both ends. The rest are gathered into the strip's envelope,
-    /// and the horizon is raised to it.
+    /// its upper side in the projection (that triangle's other edges cover it), and one under the
+    /// horizon all along (checked at its ends and the horizon's breaks between). The rest are
+    /// gathered into the strip's envelope, and the horizon is raised to it.
     fn merge(
         &self,
         near: &Column,
@@ -583,7 +593,7 @@ struct Gather<'a> {
 impl Gather<'_> {
     /// The edge from p0 to p1, with the third vertex of each of its triangles. Skipped when a
     /// triangle lies on its upper side in the projection (that triangle's other edges cover it)
-    /// or when one piece of the horizon is above it at both ends (so all along).
+    /// or when the horizon is at or above it all along.
     #[inline(always)]
     fn edge(&mut self, p0: (f64, f64), p1: (f64, f64), c0: Option<(f64, f64)>, c1: Option<(f64, f64)>) {
         if c0.is_some_and(|c| above(p0, p1, c)) || c1.is_some_and(|c| above(p0, p1, c)) {

@@ -1,0 +1,58 @@
+//! Instruction counts per query on a degree raster beside the same raster as projected, which a
+//! noisy shared machine cannot blur: `valgrind --tool=callgrind --toggle-collect='geoprof::run*'
+//! target/release/examples/geoprof KIND SIDE [size] [reps]` counts only the queries (KIND = heights,
+//! oblique or los; SIDE = geo or projected; the `geo` benchmark's 1° tile of `size`² samples, 1025
+//! by default). Prints a digest of the answers, to check that a change left them bit for bit.
+
+use landfall_bench::geo_tiles::GeoTile;
+use std::hint::black_box;
+
+const SET: usize = 4096;
+
+#[inline(never)]
+fn run_heights(t: &GeoTile, geo: bool, pts: &[[f64; 2]], reps: usize) -> f64 {
+    let mut sum = 0.0;
+    for _ in 0..reps {
+        for p in pts {
+            let h = if geo { t.geo.height_at(p[0], p[1]) } else { t.projected.height_at(p[0], p[1]) };
+            sum += black_box(h).unwrap_or(0.0);
+        }
+    }
+    sum
+}
+
+#[inline(never)]
+fn run_rays(t: &GeoTile, geo: bool, set: &landfall::bench::workload::RaySet, reps: usize) -> f64 {
+    let mut sum = 0.0;
+    for _ in 0..reps {
+        for (r, m) in set {
+            let h = if geo { t.geo.raycast_enu(r, *m) } else { t.projected.raycast(r, *m) };
+            sum += black_box(h).map_or(0.0, |h| h.t);
+        }
+    }
+    sum
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let kind = args.get(1).map_or("heights", String::as_str);
+    let geo = args.get(2).map_or("geo", String::as_str) == "geo";
+    let n: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1025);
+    let reps: usize = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(1);
+    let t = GeoTile::new(n, GeoTile::leaf_from_env());
+    let sum = match kind {
+        "heights" => {
+            let (pts, geo_pts) = t.points(SET, 11);
+            run_heights(&t, geo, if geo { &geo_pts } else { &pts }, reps)
+        }
+        "oblique" | "los" => {
+            let (flat, on_geo) = if kind == "los" { t.line_of_sight(SET, 13) } else { t.oblique(SET, 12) };
+            run_rays(&t, geo, if geo { &on_geo } else { &flat }, reps)
+        }
+        _ => {
+            eprintln!("geoprof: KIND {kind:?}: expected heights, oblique or los");
+            std::process::exit(2);
+        }
+    };
+    println!("{kind} {} {n}²: digest {sum:.9}", if geo { "geo" } else { "projected" });
+}

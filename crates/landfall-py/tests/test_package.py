@@ -1,0 +1,59 @@
+"""What a new user meets first: the version, landfall.dask without Dask, float32 storage said
+aloud, errors that name the terrain's extent, and the example writing where it runs."""
+
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import landfall
+
+EXAMPLES = pathlib.Path(__file__).resolve().parents[1] / "examples"
+
+
+def test_version_is_the_crates():
+    cargo = (pathlib.Path(__file__).resolve().parents[3] / "Cargo.toml").read_text()
+    want = re.search(r'^version = "([^"]+)"', cargo, re.M).group(1)
+    assert landfall.__version__ == want
+
+
+def test_dask_module_without_dask_says_what_to_install():
+    code = "import sys; sys.modules['dask'] = None\ntry:\n import landfall.dask\nexcept ImportError as e:\n print(e)"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "landfall.dask needs Dask" in r.stdout and "[dask]" in r.stdout, r.stdout + r.stderr
+
+
+def test_float64_heights_become_float32_and_say_by_how_much():
+    h = np.array([[0.1, 1000.123456789], [-2.5, 1e7 + 0.3]])
+    t = landfall.Heightfield.from_array(h)
+    info = t.info()
+    assert info["dtype"] == "float32"
+    want = float(np.max(np.abs(h - h.astype(np.float32))))
+    assert info["rounding_error"] == want and want > 0
+    assert info["rounding_bound"] == 1e7 * 2.0 ** -24 >= want
+    # An edit's rounding counts too; exact float32 values change nothing.
+    t.set_heights(np.array([[2.0 ** 30 + 1.0]]), row=0, col=0)
+    assert t.info()["rounding_error"] == 1.0
+    assert landfall.Heightfield.from_array(np.array([[1.5, 2.0], [3.0, 4.0]])).info()["rounding_error"] == 0.0
+    # A terrain read from a file: its bound, no measurement.
+    assert "rounding_error" in landfall.open(pathlib.Path(__file__).resolve().parents[3] / "data" / "topobathy.npz").info()
+    assert "float32" in landfall.Heightfield.from_array.__doc__
+
+
+def test_an_observer_off_the_terrain_is_told_the_extent():
+    t = landfall.Heightfield.from_array(np.zeros((3, 4)), spacing=10, origin=(1000, 2000))
+    with pytest.raises(ValueError, match=r"outside the terrain \(the terrain covers x 1000 … 1030, y 2000 … 2020\)"):
+        t.viewshed(0, 0)
+
+
+def test_profile_example_writes_into_the_working_directory(tmp_path):
+    pytest.importorskip("rioxarray")
+    pytest.importorskip("matplotlib")
+    r = subprocess.run([sys.executable, str(EXAMPLES / "profile.py")], cwd=tmp_path, capture_output=True, text=True,
+                       env={**os.environ, "MPLBACKEND": "Agg"})
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["python-profile.png", "topobathy.tif"]
