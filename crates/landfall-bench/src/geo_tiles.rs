@@ -3,9 +3,9 @@
 //! projected heightfield in metres (the tile's cell size at its centre).
 
 use glam::DVec3;
-use landfall::geo::{GeoSurface, DEFAULT_GEO_LEAF};
 use landfall::bench::synth::{generate, SynthParams};
 use landfall::bench::workload as sets;
+use landfall::geo::{GeoSurface, DEFAULT_GEO_LEAF};
 use landfall::support::SplitMix64;
 use landfall::{Heightfield, Ray};
 

@@ -680,18 +680,17 @@ fn viewshed_params(
     if start_angle.is_some() != end_angle.is_some() {
         return Err(err("start_angle and end_angle go together"));
     }
-    let params = ViewshedParams {
-        observer_height,
-        target_height,
-        max_distance: max_distance.unwrap_or(f64::INFINITY),
-        curvature,
-        refraction,
-        azimuths: start_angle.zip(end_angle),
-        pitch: match (low_pitch, high_pitch) {
+    let params = ViewshedParams::default()
+        .with_observer_height(observer_height)
+        .with_target_height(target_height)
+        .with_max_distance(max_distance.unwrap_or(f64::INFINITY))
+        .with_curvature(curvature)
+        .with_refraction(refraction)
+        .with_azimuths(start_angle.zip(end_angle))
+        .with_pitch(match (low_pitch, high_pitch) {
             (None, None) => None,
             (lo, hi) => Some((lo.unwrap_or(-90.0), hi.unwrap_or(90.0))),
-        },
-    };
+        });
     params.validate().map_err(err)?;
     Ok(params)
 }

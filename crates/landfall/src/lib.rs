@@ -133,6 +133,7 @@ pub mod support {
 #[doc(hidden)]
 pub mod bench {
     pub use crate::heightfield::{synth, workload, Baseline};
+    pub use crate::geo::viewshed::geo_viewshed_reference;
     pub use crate::viewshed::reference as viewshed_reference;
     pub use crate::world::{CellStore, Hashed, Toroidal};
 }

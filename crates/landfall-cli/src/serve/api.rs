@@ -384,9 +384,9 @@ async fn viewshed(Extract(s): Shared, Query(q): Params) -> Result<Response, ApiE
                     "viewsheds are computed on rasters in metres (heightfields; not yet on a raster in degrees)",
                 ));
             };
-            let params = ViewshedParams { observer_height: h, ..ViewshedParams::default() };
+            let params = ViewshedParams::default().with_observer_height(h);
             // The cancel flag is raised when the client goes: the sweep stops between its parts.
-            let hooks = Hooks { progress: None, cancel: Some(cancel) };
+            let hooks = Hooks::default().with_cancel(cancel);
             let observer = [Observer::at(x, y)];
             let v = match landfall::viewshed::viewshed(hf, &observer, &params, ViewshedMode::Visibility, &hooks) {
                 Ok(ViewshedOutput::Visibility(v, _)) => v,
