@@ -132,8 +132,8 @@ pub mod support {
 #[cfg(feature = "bench-support")]
 #[doc(hidden)]
 pub mod bench {
-    pub use crate::heightfield::{synth, workload, Baseline};
     pub use crate::geo::viewshed::geo_viewshed_reference;
+    pub use crate::heightfield::{synth, workload, Baseline};
     pub use crate::viewshed::reference as viewshed_reference;
     pub use crate::world::{CellStore, Hashed, Toroidal};
 }
