@@ -1,4 +1,4 @@
-//! The figure of `docs/architecture.md`, "Proximity": the same objects in Mirtich's hierarchical
+//! The figure of the `broad` module's documentation (`docs/dual-quadtree.png`): the same objects in Mirtich's hierarchical
 //! hash (left: every level's boundaries meet at the origin) and in the dual quad-tree (right: no two
 //! levels share a boundary, the origin is a cell's centre at every level). Lines are the cell
 //! boundaries of levels 2–5 (4–32 units, darker for coarser); each object is drawn in the colour of

@@ -1,4 +1,4 @@
-//! The figure of `docs/architecture.md`, "Objects": the procedural world around a viewer standing at
+//! The figure of the `world::objects` documentation (`docs/world-objects.png`): the procedural world around a viewer standing at
 //! the origin, from above (600 m across): the ground shaded by height, the objects of the cells in
 //! the cache (stones, trees, boulders, houses, halls in their colours), the dual cells of the owner
 //! level (128 m; thin lines) with each roaming entity's range (circle) inside its owner (bold

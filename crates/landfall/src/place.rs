@@ -7,6 +7,32 @@
 //! local +Y (for Z-up terrains: from +X toward +Y, counter-clockwise seen from above). Pitch is
 //! positive nose up, roll positive when the right side is lower. Ground is searched below each
 //! contact from `probe_up` above it, so a body under a bridge stays under it.
+//!
+//! # How it works
+//!
+//! `place(terrain, position, heading, params)` puts a body on the ground under any `Terrain` and its
+//! gravity: QOTA's three points (front centre, rear left, rear right) or four wheels give the ground
+//! plane (three points exactly; four by the plane through their mean normal to the cross product of the
+//! diagonals); the body's reference point is on that plane on the vertical through the requested
+//! position; pitch (nose up) and roll (right side down) come from the plane's slope along the heading
+//! and across it (`Placement::pitch()`, `roll()`, `slope()` compute the angles on demand from the
+//! tangents and cosine the placement keeps: an arc cosine and two arc tangents cost ~12 % of a
+//! placement that most callers, who want the position and rotation, do not use); `pitch_ahead` is the terrain-following note's pitch from the ground here and at a
+//! point ahead. Each contact looks for the nearest ground below `contact + up · probe_up`, so a car
+//! under a bridge stays under it. Refusals name the reason: `NoGround` (a hole under contact k),
+//! `Blocked` (the ground under contact k rises above its probe, `probe_up` over the body: a wall or a
+//! rise too steep to stand across — there is ground, so it is not a hole), `EdgeOfWorld` (contact k
+//! past the terrain's bounds), `TooSteep` (beyond `max_slope`), `BadInput`. The slope limit is decided
+//! from bounds on the cosine (`1 − m²/2 ≤ cos m ≤ 1 − m²/2 + m⁴/24`), taking the cosine itself only
+//! for ground within rounding of them. `place_batch` runs a crowd in parallel. `place` is generic over
+//! the terrain (`T: Terrain + ?Sized`): a caller who knows the terrain's type gets direct calls, and
+//! `&dyn Terrain` works as before. Its second half (`settle`) is instantiated once per contact count,
+//! so its loops and sums have a fixed length. The heightfield's vertical lookup picks the cell half and
+//! its plane without a branch (`cell::half_and_plane`): each plane coefficient by index into an array
+//! of its four candidates (one array per coefficient, so that every load is forwarded from a single
+//! store), the side of the diagonal by an exact blend with 0 or 1, because the compiler turns every
+//! select of a float it can see (`if`, a two-element array, bit masks, `std::hint::select_unpredictable`)
+//! back into a branch on this target.
 
 use crate::params::{length, right_angle, ParamError};
 use crate::terrain::Terrain;

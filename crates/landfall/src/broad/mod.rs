@@ -18,7 +18,7 @@
 //! updates only the cells it leaves and enters. Queries climb from an object's level through every
 //! coarser level that holds objects, looking only at the cells its box meets there; a pair is
 //! reported in exactly one cell, the one holding the lower corner of the two boxes' overlap, so no
-//! pair is found twice and none is missed (`docs/architecture.md`, "Proximity").
+//! pair is found twice and none is missed ("How it works", below).
 //!
 //! [`ProximityGrid::hierarchical`] registers each object as Mirtich does — on its base level *and
 //! in all higher levels* up to a top level — and finds pairs his way: an object looks only at the
@@ -42,6 +42,61 @@
 //! grid.pairs(|a, b| pairs.push((a.min(b), a.max(b))));
 //! assert_eq!(pairs, vec![(1, 2)]);
 //! ```
+//!
+//! # How it works
+//!
+//! `broad::ProximityGrid` is the thesis' dual quad-tree (chapter 4) and, with `Layout::Primal`,
+//! Mirtich's hierarchical spatial hash that it improves upon: one structure, the cell layout its only
+//! difference. Level ℓ has cells `unit · 2^ℓ` wide. Primal cell i spans `[i·w, (i+1)·w)`: every level
+//! has a boundary through the origin, the most expensive place for an object to cross. Dual cell i
+//! spans `[(i − ½)·w, (i + ½)·w)`: level ℓ's boundaries lie at odd multiples of `unit · 2^(ℓ−1)`, so no
+//! two levels share one and the origin is a cell centre at every level.
+//!
+//! - **Objects** are spheres (the tree works in x and y; z enters the exact tests). An object lives on
+//!   its base level, the finest whose cells are at least twice its diameter, registered in each cell of
+//!   that level its box meets — at most two per axis. A move takes it out of the cells it leaves and
+//!   into those it enters, nothing else; a change of size that changes its level re-registers it. Each
+//!   object keeps the region its box may move in without leaving any of its cells (on every level it
+//!   is registered on; narrowed far beyond the cell index's rounding), so most moves are one test.
+//! - **Pairs.** Object A looks at its own level and every coarser level that holds objects, in the
+//!   cells its box meets there, and tests the objects whose base level that is (so a pair is always
+//!   found by its finer member, or by the lower slot at equal levels). A pair is reported only in the
+//!   cell holding the lower corner of the overlap of the two boxes: that corner lies in both boxes, so
+//!   that cell is one the coarser object is registered in and one the finer looks at — every touching
+//!   pair is found, in exactly one cell. Spheres that touch exactly count.
+//! - **Mirtich's registration** (`ProximityGrid::hierarchical(layout, unit, top)`): each object also
+//!   in the cells its box meets on every level above its own, up to `top` (his hash "stores objects in
+//!   layers based on their size and in all higher layers"; an object above `top` is refused). Pairs are
+//!   then found on each object's own level only: its cells hold the objects of that level and every
+//!   smaller object that overlaps them, registered up into them; the same lower-corner rule reports
+//!   each pair once. This is the registration the thesis compares the layouts with (4.3): a small
+//!   object crossing the origin leaves and enters a cell on every primal level, on one or two dual
+//!   ones (`tests/broad.rs`: 24 cell changes against ≤ 4 for one step across x = 0 on 12 levels). The
+//!   extra registrations cost cell changes on every move across a coarse boundary, and save the climb
+//!   through the coarser levels when pairs are found (`docs/benchmarks.md`). Registered on the base
+//!   level only (`ProximityGrid::new`), the layouts cross equally many boundaries per level.
+//! - **Box, sphere and ray queries** visit, per level, the cells under the query (a 2-D DDA for rays,
+//!   both side cells at a corner), or scan the level's objects when it holds fewer than the query
+//!   covers cells; an object is reported in the first of its cells inside the query's range.
+//! - **The smallest cell around a region** (4.3.1): from the level as wide as the region upward, the
+//!   first whose cell holding the region's lower corner holds all of it in its interior. The dual
+//!   layout always has one: a region whose projections fit in width w lies in a cell at most
+//!   16 · 2^⌊log₂ w⌋ wide, level ≤ max(⌊log₂ w⌋, 0) + 4. The thesis summarises this as level
+//!   ≤ max(⌊log₂ w⌋, 1) + 3, which its own proof (scaling by 2^k, levels 2–4 of the scaled problem) does
+//!   not give once w ≥ 2: a 61 × 36 region at (−74.3, −141.2) needs level 9, not 8
+//!   (`tests/broad.rs`, `the_thesis_bound_is_one_level_short`). The primal layout has no cell around a
+//!   region that straddles the origin.
+//!
+//! (picture: `docs/dual-quadtree.png`)
+//!
+//! The same objects in both layouts, cell boundaries of levels 2–5 (4–32 units, darker for coarser;
+//! `cargo run --release -p landfall-cli --example dual_cells`). Left, every level's boundaries cross at
+//! the origin, so the orange region around it lies in no cell at any level; right, the boundaries of
+//! different levels never coincide, and the green cell (level 3, 8 units) is the smallest that holds it.
+//!
+//! `landfall proximity` reads spheres from CSV and writes every pair that overlaps or touches; its
+//! answers equal brute force over all pairs (100,002 spheres in `cargo test`; 100,000 spheres of radii
+//! 1 cm–1 km, 989,787 pairs, checked once by hand in both layouts).
 
 mod cells;
 mod lists;

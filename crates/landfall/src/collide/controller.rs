@@ -6,7 +6,7 @@
 //! `CharacterVirtual` (max slope angle, stair stepping, stick to floor). The shape is a sphere, an
 //! upright capsule (the shape most controllers use) or an axis-aligned ellipsoid (Fauerby's);
 //! slope-dependent speed, moving-platform velocity and pushing dynamic bodies are not here (see
-//! `docs/architecture.md`).
+//! the `collide` module's "How it works").
 
 use super::slide::stop_short;
 use super::target::{Nearby, SweepTarget, TerrainContact};
