@@ -9,7 +9,7 @@
 
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, BenchmarkGroup, BenchmarkId, Criterion};
-use landfall::bench::workload::{self as sets, RaySet};
+use landfall::support::workload::{self as sets, RaySet};
 use landfall::Heightfield;
 use landfall_bench::harness::{cycle, timed};
 use landfall_bench::peers::{self, differing, naive_raycast, parry_heightfield, parry_trimesh};

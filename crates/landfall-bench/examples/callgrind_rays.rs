@@ -2,7 +2,7 @@
 //! `valgrind --tool=callgrind target/release/examples/callgrind_rays oblique 4` and the same with 0
 //! repetitions; the difference divided by 4 × 256 rays is the instructions per ray (KIND = oblique
 //! or los, on a generated 513² terrain). With `--features stats` it also prints the work per ray.
-use landfall::bench::workload as sets;
+use landfall::support::workload as sets;
 use landfall_bench::terrains;
 fn main() {
     let kind = std::env::args().nth(1).unwrap_or_default();

@@ -8,7 +8,7 @@
 //! and a digest of every hit, to check that a change to the walk left the answers bit for bit.
 
 use glam::DVec3;
-use landfall::bench::workload as sets;
+use landfall::support::workload as sets;
 use landfall::Ray;
 use landfall_bench::terrains;
 use std::f64::consts::TAU;

@@ -4,8 +4,8 @@
 
 use glam::DVec3;
 use landfall::bench::synth::{generate, SynthParams};
-use landfall::bench::workload as sets;
 use landfall::geo::{GeoSurface, DEFAULT_GEO_LEAF};
+use landfall::support::workload as sets;
 use landfall::support::SplitMix64;
 use landfall::{Heightfield, Ray};
 

@@ -3,9 +3,9 @@
 use crate::render::{draw_paths, render, write_png, Camera};
 use anyhow::Result;
 use clap::Args;
-use landfall::bench::workload;
 use landfall::collide::{CharacterController, ControllerParams, TerrainSweep};
 use landfall::glam::DVec3;
+use landfall::support::workload;
 use landfall::support::SplitMix64;
 use landfall::world::{Generator, WorldParams};
 use landfall::{Heightfield, Ray};

@@ -46,8 +46,8 @@
 //! # Features
 //!
 //! * `stats`: count the ray walk's work per ray (for profiling).
-//! * `bench-support`: the benchmarks' generated terrains, standard ray sets and the papers' slow
-//!   baselines (hidden; not part of the API).
+//! * `bench-support`: the benchmarks' generated terrains and the papers' slow baselines (hidden;
+//!   not part of the API).
 
 /// `with_<field>` setters for a `#[non_exhaustive]` parameter struct, so users outside the crate
 /// build one in an expression: `Params::default().with_radius(2.0)`.
@@ -105,8 +105,9 @@ pub use terrain_set::{PoseError, TerrainSet};
 pub use glam;
 
 /// Building blocks that landfall's own crates (landfall-io's index files and rasters, the command
-/// line's pictures, the benchmarks) share with the library: storage layouts, zero-copy arrays,
-/// page-backed sample buffers, the colour map, seeded random streams, tolerances.
+/// line's pictures and demo, the benchmarks) share with the library: storage layouts, zero-copy
+/// arrays, page-backed sample buffers, the colour map, seeded random streams, tolerances, the
+/// standard seeded point and ray sets.
 ///
 /// Not part of the API: hidden from the documentation and free to change in any release.
 #[doc(hidden)]
@@ -115,6 +116,7 @@ pub mod support {
     pub use crate::geom::{moller_trumbore, moller_trumbore_grown};
     #[cfg(feature = "stats")]
     pub use crate::heightfield::take_stats;
+    pub use crate::heightfield::workload;
     pub use crate::heightfield::{
         HeightfieldParts, LeafRanges, Pyramid, TileParts, Tiling, BORDER_EPS, DEFAULT_LEAF_SIZE, MAX_SAMPLES, MAX_SIDE,
         TOUCH_EPS,
@@ -126,14 +128,14 @@ pub mod support {
     pub use crate::world::{corner_height, fan_height};
 }
 
-/// Benchmark and test scaffolding (feature `bench-support`): generated terrains, the standard
-/// point and ray sets, and the papers' slow reference methods kept to measure against. Not part of
+/// Benchmark and test scaffolding (feature `bench-support`): generated terrains and the papers'
+/// slow reference methods kept to measure against. Not part of
 /// the API.
 #[cfg(feature = "bench-support")]
 #[doc(hidden)]
 pub mod bench {
     pub use crate::geo::viewshed::geo_viewshed_reference;
-    pub use crate::heightfield::{synth, workload, Baseline};
+    pub use crate::heightfield::{synth, Baseline};
     pub use crate::viewshed::reference as viewshed_reference;
     pub use crate::world::{CellStore, Hashed, Toroidal};
 }

@@ -158,7 +158,6 @@ mod terrain;
 pub(crate) mod tiles;
 mod triangles;
 mod vertical;
-#[cfg(any(test, feature = "bench-support"))]
 pub mod workload;
 
 #[cfg(any(test, feature = "bench-support"))]
