@@ -50,7 +50,7 @@
 //! `LANDFALL_BENCH_PEERS=gdal,grass,xrspatial,cli` picks the peers, all by default;
 //! `LANDFALL_BENCH_CUMULATIVE=0` leaves the cumulative run out)
 
-use landfall::heightfield::synth::{generate, SynthParams};
+use landfall::bench::synth::{generate, SynthParams};
 use landfall::viewshed::{self, Hooks, Observer, Stats, ViewshedMode, ViewshedOutput, ViewshedParams, NODATA};
 use landfall::Heightfield;
 use landfall_bench::harness::{pool, process_memory, reset_peak_memory};
@@ -207,13 +207,9 @@ impl Row {
 
 /// The parameters of a case: the eye 10 m up, curvature as GDAL's default on the WGS84 axis.
 fn params(curvature: bool) -> ViewshedParams {
-    ViewshedParams {
-        observer_height: EYE,
-        curvature,
-        // (1 − K)/R = CC/a: the same drop as GDAL's and GRASS's.
-        refraction: 1.0 - CC * viewshed::EARTH_RADIUS / WGS84_A,
-        ..Default::default()
-    }
+    // (1 − K)/R = CC/a: the same drop as GDAL's and GRASS's.
+    let refraction = 1.0 - CC * viewshed::EARTH_RADIUS / WGS84_A;
+    ViewshedParams::default().with_observer_height(EYE).with_curvature(curvature).with_refraction(refraction)
 }
 
 /// The highest sample's position.
@@ -430,7 +426,7 @@ fn child(spec: &str) {
         landfall_io::load_heightfield(Path::new(f[0]), &LoadOptions::default()).expect("the DEM loads").heightfield;
     assert!(reset_peak_memory(), "/proc/self/clear_refs is not writable: cannot reset VmHWM");
     let dem = process_memory("VmRSS").expect("VmRSS");
-    let params = ViewshedParams { observer_height: num(3), ..Default::default() };
+    let params = ViewshedParams::default().with_observer_height(num(3));
     let (vis, _) = visibility(&hf, [num(1), num(2)], &params);
     let peak = process_memory("VmHWM").expect("VmHWM");
     println!("{before} {dem} {peak} {}", vis.len());

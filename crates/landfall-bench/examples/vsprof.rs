@@ -3,7 +3,7 @@
 //! default). Prints the time, the band and a digest of the answer, to check that a change left it
 //! bit for bit.
 
-use landfall::heightfield::synth::{generate, SynthParams};
+use landfall::bench::synth::{generate, SynthParams};
 use landfall::viewshed::{self, Hooks, Observer, ViewshedMode, ViewshedOutput, ViewshedParams};
 use landfall::Heightfield;
 use std::time::Instant;
@@ -17,7 +17,7 @@ fn main() {
     let hf = Heightfield::builder(n, n, h).spacing(10.0, 10.0).origin(500_000.0, 4_000_000.0).build().expect("a DEM");
     let (k, _) = hf.samples().enumerate().fold((0, f32::NEG_INFINITY), |b, (k, h)| if h > b.1 { (k, h) } else { b });
     let o = hf.sample_position(k % n, k / n);
-    let params = ViewshedParams { observer_height: 1.75, curvature, ..Default::default() };
+    let params = ViewshedParams::default().with_observer_height(1.75).with_curvature(curvature);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a pool");
     let t = Instant::now();
     let out = pool.install(|| {

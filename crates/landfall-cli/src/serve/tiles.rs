@@ -7,7 +7,7 @@
 //! Each tile carries a skirt (its border vertices again, lowered), so a fine tile beside a coarse
 //! one shows no crack between them.
 
-use landfall::paint::ColourMap;
+use landfall::support::ColourMap;
 use landfall::Heightfield;
 use landfall_io::MeshPart;
 

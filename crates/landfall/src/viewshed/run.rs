@@ -282,6 +282,7 @@ fn count(
 
 /// Statistics of a visibility run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Stats {
     /// Targets that the sweep left to the exact walk (within rounding of the horizon, next to a
     /// hole, or in the eye's own column).
