@@ -513,3 +513,72 @@ fn a_large_dem_streams_tiles_by_distance() {
     assert!(num(&body, "loaded") <= 400.0, "{body:?}");
     assert!(!body.contains_key("error"), "{body:?}");
 }
+
+/// A raster in degrees in the page: drawn in level-of-detail tiles in metres in its east-north-up
+/// frame (the drawn extent is the surface's own, ~290 × 220 km for `topobathy.npz`, not 4 × 2
+/// units), a click tells the point's longitude, latitude and height above the ellipsoid, and the
+/// viewshed from it (`&viewshed=1`) counts the samples the library's `geo_viewshed` sees and tints
+/// the ground green and red.
+#[test]
+fn a_raster_in_degrees_is_drawn_in_metres_with_its_viewshed() {
+    let Some(browser) = chromium() else { return };
+    let server = Server::start(&[dem().to_str().unwrap()]);
+    let opened = landfall_io::open_terrain(&dem(), &landfall_io::TerrainOptions::default()).unwrap().terrain;
+    let landfall_io::AnyTerrain::Geographic(g) = &opened else { panic!("topobathy.npz is in degrees") };
+    let url = |q: &str| format!("http://{}/?{q}", server.addr);
+    // Tiles of several levels, spanning the surface's extent in metres.
+    let body = attributes(browser, &url("exaggeration=3"), "body", "extent");
+    assert!(!body.contains_key("error"), "{body:?}");
+    assert!(!body["levels"].is_empty(), "{body:?}");
+    let hf = g.heightfield();
+    let (mut lo, mut hi) = (landfall::glam::DVec3::INFINITY, landfall::glam::DVec3::NEG_INFINITY);
+    for j in 0..hf.ny() {
+        for i in 0..hf.nx() {
+            let p = g.tables().position(i, j, hf.sample(i, j).max(-1e9) as f64);
+            if p.is_finite() {
+                (lo, hi) = (lo.min(p), hi.max(p));
+            }
+        }
+    }
+    let drawn: Vec<f64> = body["extent"].split(',').map(|v| v.parse().unwrap()).collect();
+    let want = hi - lo;
+    for k in 0..2 {
+        assert!((drawn[k] - want[k]).abs() < 0.01 * want[k], "drawn extent {drawn:?}, the surface's {want}");
+    }
+    assert!(want.x > 250_000.0 && want.y > 200_000.0, "{want}");
+    // A click: lon, lat, height on the ellipsoid; the viewshed from there is the library's.
+    let shot = std::env::temp_dir().join(format!("landfall-geo-viewshed-{}.png", std::process::id()));
+    let q = "camera=0,-0.6,0.8&click=500,330&viewshed=1";
+    let readout = attributes(browser, &url(q), "readout", "viewshed");
+    let (lon, lat, h) = (num(&readout, "lon"), num(&readout, "lat"), num(&readout, "h"));
+    let want = g.height_at(lon, lat).unwrap();
+    assert!((h - want).abs() < 1e-6, "the page says {h} m at {lon}, {lat}; the surface {want} m");
+    use landfall::viewshed::{Hooks, Observer, ViewshedMode, ViewshedOutput, ViewshedParams, VISIBLE};
+    let ground = g.frame().enu_to_geodetic(landfall::glam::DVec3::new(
+        num(&readout, "x"),
+        num(&readout, "y"),
+        num(&readout, "z"),
+    ));
+    let p = ViewshedParams { observer_height: 2.0, ..ViewshedParams::default() };
+    let out = landfall::geo::geo_viewshed(
+        g,
+        &[Observer::at(ground.lon, ground.lat)],
+        &p,
+        ViewshedMode::Visibility,
+        &Hooks::default(),
+    );
+    let Ok(ViewshedOutput::Visibility(v, _)) = out else { panic!("{out:?}") };
+    let seen = v.values.iter().filter(|&&s| s == VISIBLE).count();
+    assert_eq!(num(&readout, "viewshed") as usize, seen, "the page's viewshed against the library's");
+    // The tint, against the same view without it: hidden ground redder, visible ground greener.
+    let (plain, _) = screenshot(browser, &url("camera=0,-0.6,0.8&click=500,330"), &shot);
+    let (tinted, _) = screenshot(browser, &url(q), &shot);
+    let (mut redder, mut greener) = (0, 0);
+    for (p, t) in plain.iter().zip(&tinted) {
+        let [dr, dg] = [0, 1].map(|k| t[k] as i32 - p[k] as i32);
+        redder += usize::from(dr - dg > 40);
+        greener += usize::from(dg - dr > 40);
+    }
+    assert!(redder > plain.len() / 10 && greener > 100, "{redder} pixels redder, {greener} greener");
+    eprintln!("screenshot: {}", shot.display());
+}

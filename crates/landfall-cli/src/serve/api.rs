@@ -202,35 +202,35 @@ async fn info(Extract(s): Shared) -> Result<Json<Value>, ApiError> {
     blocking(move || match &s.kind {
         Kind::Terrain { t, name, .. } => {
             let b = t.as_dyn().bounds();
-            let hf = match t {
-                AnyTerrain::Heightfield(h) => Some(json!({ "nx": h.nx(), "ny": h.ny() })),
-                // In degrees: drawn and queried in metres in its east-north-up frame (the page's
-                // viewshed, in grid coordinates, does not apply).
-                AnyTerrain::Polygons(_) | AnyTerrain::Geographic(_) => None,
-            };
-            let geographic = match t {
+            // A raster comes in level-of-detail tiles (/api/tile; its grid's origin and spacing in
+            // degrees for a raster in degrees, drawn in metres in its east-north-up frame), anything
+            // else as one mesh.
+            let (raster, geographic) = match t {
+                AnyTerrain::Heightfield(h) => (Some(h), Value::Null),
                 AnyTerrain::Geographic(g) => {
                     let o = g.frame().origin();
-                    json!({ "enu_origin": { "lon": o.lon, "lat": o.lat, "h": o.h } })
+                    (Some(g.heightfield()), json!({ "enu_origin": { "lon": o.lon, "lat": o.lat, "h": o.h } }))
                 }
-                _ => Value::Null,
+                AnyTerrain::Polygons(_) => (None, Value::Null),
             };
-            // A heightfield comes in level-of-detail tiles (/api/tile), anything else as one mesh.
-            let tiles = match t {
-                AnyTerrain::Heightfield(h) => {
-                    let l = tiles::Layout::new(h.nx(), h.ny());
-                    Some(json!({ "size": tiles::TILE, "top": l.top, "counts": (0..=l.top).map(|k| l.count(k)).collect::<Vec<_>>(),
-                        "origin": h.origin().to_array(), "spacing": h.spacing().to_array() }))
-                }
-                AnyTerrain::Polygons(_) | AnyTerrain::Geographic(_) => None,
+            let hf = raster.map(|h| json!({ "nx": h.nx(), "ny": h.ny() }));
+            let tiles = raster.map(|h| {
+                let l = tiles::Layout::new(h.nx(), h.ny());
+                json!({ "size": tiles::TILE, "top": l.top, "counts": (0..=l.top).map(|k| l.count(k)).collect::<Vec<_>>(),
+                    "origin": h.origin().to_array(), "spacing": h.spacing().to_array() })
+            });
+            // The heights (not the frame's z, which the Earth's curvature lowers away from the centre).
+            let (lo, hi) = match raster {
+                Some(h) => h.height_range().map_or((0.0, 1.0), |(a, b)| (a as f64, b as f64)),
+                None => (b.min.z, b.max.z),
             };
             // x, y in degrees on a plain heightfield (no CRS said so): drawn at true proportions.
             let degrees = matches!(t, AnyTerrain::Heightfield(_)) && crate::geo::is_geographic(&b, None);
             json!({
                 "kind": "terrain", "name": name, "heightfield": hf, "tiles": tiles, "geographic": geographic,
-                "bounds": [b.min.to_array(), b.max.to_array()],
+                "bounds": [b.min.to_array(), b.max.to_array()], "heights": [lo, hi],
                 "degrees": degrees, "metres": crate::geo::metres_per_unit(&b, degrees),
-                "legend": legend(&ColourMap::for_range(b.min.z, b.max.z), b.min.z, b.max.z),
+                "legend": legend(&ColourMap::for_range(lo, hi), lo, hi),
             })
         }
         Kind::World(w) => {
@@ -278,14 +278,19 @@ async fn tile(Extract(s): Shared, Query(q): Params) -> Result<Response, ApiError
     };
     let (level, i, j) = (whole(level, "level")?.min(255) as u8, whole(i, "i")?, whole(j, "j")?);
     let bytes = blocking(move || {
-        let Kind::Terrain { t: AnyTerrain::Heightfield(hf), .. } = &s.kind else {
-            return Err(bad("tiles are made of heightfields; this terrain comes whole from /api/mesh"));
+        let src = match &s.kind {
+            Kind::Terrain { t: AnyTerrain::Heightfield(hf), .. } => {
+                let b = hf.bounds();
+                tiles::Source::Plain(hf, crate::geo::metres_per_unit(&b, crate::geo::is_geographic(&b, None)))
+            }
+            Kind::Terrain { t: AnyTerrain::Geographic(g), .. } => tiles::Source::Geo(g),
+            _ => return Err(bad("tiles are made of rasters; this terrain comes whole from /api/mesh")),
         };
-        let b = hf.bounds();
-        let metres = crate::geo::metres_per_unit(&b, crate::geo::is_geographic(&b, None));
+        let hf = src.hf();
+        let (lo, hi) = hf.height_range().map_or((0.0, 1.0), |(a, b)| (a as f64, b as f64));
         let layout = tiles::Layout::new(hf.nx(), hf.ny());
-        let part = tiles::tile(hf, &layout, level, i, j, &ColourMap::for_range(b.min.z, b.max.z), metres)
-            .map_err(|e| bad(e.to_string()))?;
+        let part =
+            tiles::tile(src, &layout, level, i, j, &ColourMap::for_range(lo, hi)).map_err(|e| bad(e.to_string()))?;
         Ok(mesh::encode(&part))
     })
     .await??;
