@@ -179,6 +179,9 @@ fn the_server_answers_heights_while_flooded() {
 
     // Still up: a viewshed is answered.
     assert_eq!(get(&addr, "/api/viewshed?x=500&y=500").unwrap().0, 200);
+    // This raster is in metres: an observer at lon, lat is refused.
+    let (status, body, _) = get(&addr, "/api/viewshed?lon=1&lat=1").unwrap();
+    assert!(status == 400 && body.contains("not in degrees"), "{status} {body}");
 }
 
 #[test]

@@ -150,12 +150,86 @@ fn endpoints_answer_as_the_library_and_refuse_bad_requests() {
     // The mesh and the viewshed come as binary.
     let (s, mesh) = server.get("/api/mesh");
     assert_eq!((s, &mesh[..4]), (200, &b"LFM1"[..]));
-    // The page's viewshed is in grid coordinates: a raster in degrees has none yet (refused).
-    let (s, _) = server.get("/api/viewshed?x=1000&y=2000&h=50");
-    assert_eq!(s, 400);
     let (s, info) = server.json("/api/info");
-    assert_eq!((s, info["heightfield"].is_null()), (200, true));
+    assert_eq!(s, 200);
     assert!(info["geographic"]["enu_origin"]["lat"].as_f64().is_some_and(|l| (l - 49.0).abs() < 0.01));
+}
+
+/// A raster in degrees over HTTP: every answer in metres on the ellipsoid as the library (and the
+/// CLI) gives it — heights asked at x, y of the east-north-up frame or at lon, lat, each with its
+/// geodetic position; rays and lines of sight in the frame; the viewshed from an observer at x, y or
+/// at lon, lat equal to `geo_viewshed`'s, byte for byte; bad or misplaced observers a 400 naming why.
+#[test]
+fn a_raster_in_degrees_is_answered_in_metres_on_the_ellipsoid() {
+    let server = Server::start(&[dem().to_str().unwrap()]);
+    let opened = landfall_io::open_terrain(&dem(), &landfall_io::TerrainOptions::default()).unwrap().terrain;
+    let landfall_io::AnyTerrain::Geographic(g) = &opened else { panic!("topobathy.npz is in degrees") };
+    let f64s =
+        |v: &serde_json::Value| -> Vec<f64> { v.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect() };
+    // At x, y in metres: the ground's geodetic position lies on the surface at its lon, lat.
+    let (s, v) = server.json("/api/height?x=-20000&y=15000");
+    assert_eq!(s, 200);
+    let (lon, lat, h) = (
+        v["geodetic"]["lon"].as_f64().unwrap(),
+        v["geodetic"]["lat"].as_f64().unwrap(),
+        v["geodetic"]["h"].as_f64().unwrap(),
+    );
+    let want = g.height_at(lon, lat).unwrap();
+    assert!((h - want).abs() < 1e-6, "{h} against the surface's {want} at {lon}, {lat}");
+    // At lon, lat: the library's point, in the frame and geodetic.
+    let (lon, lat) = (236.3, 48.7);
+    let (s, v) = server.json(&format!("/api/height?lon={lon}&lat={lat}"));
+    assert_eq!(s, 200);
+    let p = g.surface_at(lon, lat).unwrap();
+    assert_eq!(f64s(&v["point"]), p.enu.to_array().to_vec());
+    assert_eq!(f64s(&v["normal"]), p.normal.to_array().to_vec());
+    assert!((v["geodetic"]["h"].as_f64().unwrap() - p.geodetic.h).abs() < 1e-6, "{v}");
+    assert!((v["geodetic"]["lat"].as_f64().unwrap() - lat).abs() < 1e-9, "{v}");
+    assert!(server.json("/api/height?lon=10&lat=10").1["height"].is_null());
+    // A ray's hit carries its geodetic position, on the surface.
+    let (_, v) = server.json("/api/raycast?ox=1000&oy=2000&oz=3000&dx=0.1&dy=0.2&dz=-1");
+    let hit = &v["geodetic"];
+    let want = g.height_at(hit["lon"].as_f64().unwrap(), hit["lat"].as_f64().unwrap()).unwrap();
+    assert!((hit["h"].as_f64().unwrap() - want).abs() < 1e-6, "{v}");
+    // The viewshed from x, y (metres) is the library's from the ground's lon, lat; from lon, lat too.
+    let viewshed = |lon: f64, lat: f64, h: f64| -> Vec<u8> {
+        use landfall::viewshed::{Hooks, Observer, ViewshedMode, ViewshedOutput, ViewshedParams};
+        let p = ViewshedParams::default().with_observer_height(h);
+        let out =
+            landfall::geo::geo_viewshed(g, &[Observer::at(lon, lat)], &p, ViewshedMode::Visibility, &Hooks::default());
+        let Ok(ViewshedOutput::Visibility(v, _)) = out else { panic!("{out:?}") };
+        v.values
+    };
+    let grid = |bytes: &[u8]| -> (usize, usize, [f64; 4]) {
+        let u = |k: usize| u32::from_le_bytes(bytes[k..k + 4].try_into().unwrap()) as usize;
+        let f = |k: usize| f64::from_le_bytes(bytes[k..k + 8].try_into().unwrap());
+        (u(4), u(8), [f(12), f(20), f(28), f(36)])
+    };
+    let hf = g.heightfield();
+    let geo = [hf.origin().x, hf.origin().y, hf.spacing().x, hf.spacing().y];
+    let (s, bytes) = server.get("/api/viewshed?x=1000&y=2000&h=50");
+    assert_eq!((s, &bytes[..4]), (200, &b"LFV1"[..]));
+    assert_eq!(grid(&bytes), (hf.nx(), hf.ny(), geo));
+    let (_, ground) = server.json("/api/height?x=1000&y=2000");
+    let (lon, lat) = (ground["geodetic"]["lon"].as_f64().unwrap(), ground["geodetic"]["lat"].as_f64().unwrap());
+    let want = viewshed(lon, lat, 50.0);
+    assert!(bytes[44..] == want[..], "the served viewshed differs from the library's");
+    let seen = want.iter().filter(|&&v| v == 1).count();
+    assert!(seen > 100 && want.contains(&0), "{seen} seen");
+    let (s, bytes) = server.get("/api/viewshed?lon=236.2&lat=48.3");
+    assert_eq!(s, 200);
+    assert!(bytes[44..] == viewshed(236.2, 48.3, 1.75)[..], "lon, lat: the served viewshed differs from the library's");
+    for (path, word) in [
+        ("/api/viewshed?x=1e7&y=0", "no ground"),
+        ("/api/viewshed?lon=10&lat=10", "outside"),
+        ("/api/viewshed?lon=236.2", "lat: missing"),
+        ("/api/viewshed?x=0&y=0&h=-1", "observer height"),
+        ("/api/height?lon=236.2&lat=x", "lat: 'x'"),
+    ] {
+        let (s, v) = server.json(path);
+        assert_eq!(s, 400, "{path}: {v}");
+        assert!(v["error"].as_str().unwrap().contains(word), "{path}: {v}");
+    }
 }
 
 #[test]
@@ -438,4 +512,73 @@ fn a_large_dem_streams_tiles_by_distance() {
     assert!(levels.len() >= 2 && levels[0] < top, "one level drawn: {body:?}");
     assert!(num(&body, "loaded") <= 400.0, "{body:?}");
     assert!(!body.contains_key("error"), "{body:?}");
+}
+
+/// A raster in degrees in the page: drawn in level-of-detail tiles in metres in its east-north-up
+/// frame (the drawn extent is the surface's own, ~290 × 220 km for `topobathy.npz`, not 4 × 2
+/// units), a click tells the point's longitude, latitude and height above the ellipsoid, and the
+/// viewshed from it (`&viewshed=1`) counts the samples the library's `geo_viewshed` sees and tints
+/// the ground green and red.
+#[test]
+fn a_raster_in_degrees_is_drawn_in_metres_with_its_viewshed() {
+    let Some(browser) = chromium() else { return };
+    let server = Server::start(&[dem().to_str().unwrap()]);
+    let opened = landfall_io::open_terrain(&dem(), &landfall_io::TerrainOptions::default()).unwrap().terrain;
+    let landfall_io::AnyTerrain::Geographic(g) = &opened else { panic!("topobathy.npz is in degrees") };
+    let url = |q: &str| format!("http://{}/?{q}", server.addr);
+    // Tiles of several levels, spanning the surface's extent in metres.
+    let body = attributes(browser, &url("exaggeration=3"), "body", "extent");
+    assert!(!body.contains_key("error"), "{body:?}");
+    assert!(!body["levels"].is_empty(), "{body:?}");
+    let hf = g.heightfield();
+    let (mut lo, mut hi) = (landfall::glam::DVec3::INFINITY, landfall::glam::DVec3::NEG_INFINITY);
+    for j in 0..hf.ny() {
+        for i in 0..hf.nx() {
+            let p = g.tables().position(i, j, hf.sample(i, j).max(-1e9) as f64);
+            if p.is_finite() {
+                (lo, hi) = (lo.min(p), hi.max(p));
+            }
+        }
+    }
+    let drawn: Vec<f64> = body["extent"].split(',').map(|v| v.parse().unwrap()).collect();
+    let want = hi - lo;
+    for k in 0..2 {
+        assert!((drawn[k] - want[k]).abs() < 0.01 * want[k], "drawn extent {drawn:?}, the surface's {want}");
+    }
+    assert!(want.x > 250_000.0 && want.y > 200_000.0, "{want}");
+    // A click: lon, lat, height on the ellipsoid; the viewshed from there is the library's.
+    let shot = std::env::temp_dir().join(format!("landfall-geo-viewshed-{}.png", std::process::id()));
+    let q = "camera=0,-0.6,0.8&click=500,330&viewshed=1";
+    let readout = attributes(browser, &url(q), "readout", "viewshed");
+    let (lon, lat, h) = (num(&readout, "lon"), num(&readout, "lat"), num(&readout, "h"));
+    let want = g.height_at(lon, lat).unwrap();
+    assert!((h - want).abs() < 1e-6, "the page says {h} m at {lon}, {lat}; the surface {want} m");
+    use landfall::viewshed::{Hooks, Observer, ViewshedMode, ViewshedOutput, ViewshedParams, VISIBLE};
+    let ground = g.frame().enu_to_geodetic(landfall::glam::DVec3::new(
+        num(&readout, "x"),
+        num(&readout, "y"),
+        num(&readout, "z"),
+    ));
+    let p = ViewshedParams::default().with_observer_height(2.0);
+    let out = landfall::geo::geo_viewshed(
+        g,
+        &[Observer::at(ground.lon, ground.lat)],
+        &p,
+        ViewshedMode::Visibility,
+        &Hooks::default(),
+    );
+    let Ok(ViewshedOutput::Visibility(v, _)) = out else { panic!("{out:?}") };
+    let seen = v.values.iter().filter(|&&s| s == VISIBLE).count();
+    assert_eq!(num(&readout, "viewshed") as usize, seen, "the page's viewshed against the library's");
+    // The tint, against the same view without it: hidden ground redder, visible ground greener.
+    let (plain, _) = screenshot(browser, &url("camera=0,-0.6,0.8&click=500,330"), &shot);
+    let (tinted, _) = screenshot(browser, &url(q), &shot);
+    let (mut redder, mut greener) = (0, 0);
+    for (p, t) in plain.iter().zip(&tinted) {
+        let [dr, dg] = [0, 1].map(|k| t[k] as i32 - p[k] as i32);
+        redder += usize::from(dr - dg > 40);
+        greener += usize::from(dg - dr > 40);
+    }
+    assert!(redder > plain.len() / 10 && greener > 100, "{redder} pixels redder, {greener} greener");
+    eprintln!("screenshot: {}", shot.display());
 }

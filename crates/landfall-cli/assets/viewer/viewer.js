@@ -16,6 +16,9 @@ const info = await (await fetch('/api/info')).json();
 const world = info.kind === 'world';
 const [lo, hi] = info.bounds;
 const geographic = !!info.degrees;
+// A raster in degrees served as a surface on the WGS84 ellipsoid: drawn in metres in its
+// east-north-up frame (x east, y north, z up at the grid's centre), the Earth's curvature included.
+const ENU = info.geographic?.enu_origin ?? null;
 
 // Scene coordinates are metres on the ground from an origin O near the terrain (f32 precision): x
 // and y times the metres of a unit (a raster in degrees keeps its true proportions), heights times
@@ -90,7 +93,36 @@ function show(text, data = {}) {
 const fmt = (v) => v.toFixed(3);
 const coord = (p) => geographic ? `lon ${p.x.toFixed(5)}  lat ${p.y.toFixed(5)}` : `x ${fmt(p.x)}  y ${fmt(p.y)}`;
 
-// ---- The terrain: tiles by distance (heightfields), one mesh (polygon terrains), or the world's regions.
+// ---- A raster in degrees: geodetic (lon, lat, h) ↔ its east-north-up frame, as landfall's geo module.
+const WGS84_A = 6378137, WGS84_E2 = (1 / 298.257223563) * (2 - 1 / 298.257223563), RAD = Math.PI / 180;
+function ecef(lon, lat, h) {
+  const sl = Math.sin(lat * RAD), cl = Math.cos(lat * RAD), n = WGS84_A / Math.sqrt(1 - WGS84_E2 * sl * sl);
+  return [(n + h) * cl * Math.cos(lon * RAD), (n + h) * cl * Math.sin(lon * RAD), (n * (1 - WGS84_E2) + h) * sl];
+}
+const enu = ENU && (() => {
+  const [sl, cl, so, co] = [Math.sin(ENU.lat * RAD), Math.cos(ENU.lat * RAD), Math.sin(ENU.lon * RAD), Math.cos(ENU.lon * RAD)];
+  return { o: ecef(ENU.lon, ENU.lat, ENU.h), e: [-so, co, 0], n: [-sl * co, -sl * so, cl], u: [cl * co, cl * so, sl] };
+})();
+const dot3 = (a, b) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+/** The frame's point (metres) of a geodetic position. */
+function fromGeodetic(lon, lat, h) {
+  const p = ecef(lon, lat, h), d = [0, 1, 2].map((k) => p[k] - enu.o[k]);
+  return { x: dot3(d, enu.e), y: dot3(d, enu.n), z: dot3(d, enu.u) };
+}
+/** [lon, lat] (degrees, longitude in the turn of the frame's) of a point of the frame. */
+function toLonLat(x, y, z) {
+  const p = [0, 1, 2].map((k) => enu.o[k] + x * enu.e[k] + y * enu.n[k] + z * enu.u[k]);
+  const r = Math.hypot(p[0], p[1]);
+  let lat = Math.atan2(p[2], r * (1 - WGS84_E2));
+  for (let k = 0; k < 4; k++) {
+    const s = Math.sin(lat);
+    lat = Math.atan2(p[2] + WGS84_E2 * WGS84_A / Math.sqrt(1 - WGS84_E2 * s * s) * s, r);
+  }
+  const lon = Math.atan2(p[1], p[0]) / RAD;
+  return [lon + 360 * Math.round((ENU.lon - lon) / 360), lat / RAD];
+}
+
+// ---- The terrain: tiles by distance (rasters), one mesh (polygon terrains), or the world's regions.
 const T = info.tiles;
 const tiles = new Map(); // 'k/i/j' → { state: 'loading' | 'ready' | 'failed', mesh, used }
 let inflight = 0, frame = 0, terrainMesh = null;
@@ -111,12 +143,18 @@ function tileRequest(k, i, j) {
   }).catch(() => { t.state = 'failed'; }).finally(() => { inflight--; });
   return t;
 }
+// A tile's box in the scene: its grid corners at the lowest and highest heights (in degrees also
+// its edges' middles and centre, where the Earth's curvature lifts it).
 function tileBox(k, i, j) {
-  const span = T.size * 2 ** k;
-  const x0 = T.origin[0] + i * span * T.spacing[0], y0 = T.origin[1] + j * span * T.spacing[1];
-  const x1 = Math.min(x0 + span * T.spacing[0], hi[0]), y1 = Math.min(y0 + span * T.spacing[1], hi[1]);
-  const a = toScene({ x: x0, y: y0, z: lo[2] }), b = toScene({ x: x1, y: y1, z: hi[2] });
-  return new THREE.Box3(a, b);
+  const span = T.size * 2 ** k, { nx, ny } = info.heightfield;
+  const [i0, j0] = [i * span, j * span], [i1, j1] = [Math.min(i0 + span, nx - 1), Math.min(j0 + span, ny - 1)];
+  const x = (a) => T.origin[0] + a * T.spacing[0], y = (b) => T.origin[1] + b * T.spacing[1];
+  if (!ENU) return new THREE.Box3(toScene({ x: x(i0), y: y(j0), z: lo[2] }), toScene({ x: x(i1), y: y(j1), z: hi[2] }));
+  const box = new THREE.Box3();
+  for (const a of [i0, (i0 + i1) / 2, i1]) for (const b of [j0, (j0 + j1) / 2, j1]) for (const h of info.heights) {
+    box.expandByPoint(toScene(fromGeodetic(x(a), y(b), h)));
+  }
+  return box;
 }
 function children(k, i, j) {
   const [ci, cj] = T.counts[k - 1];
@@ -160,8 +198,17 @@ function updateTiles() {
     for (const [k, t] of old.slice(0, tiles.size - 400)) { if (t.mesh) untrack(t.mesh); tiles.delete(k); }
   }
   const levels = out.map((k) => Number(k.split('/')[0]));
+  // What is drawn spans (in the terrain's units; metres for a raster in degrees) across x, y and z.
+  const drawn = new THREE.Box3();
+  for (const key of out) {
+    const m = tiles.get(key)?.mesh;
+    if (!m) continue;
+    if (!m.geometry.boundingBox) m.geometry.computeBoundingBox();
+    drawn.union(m.geometry.boundingBox.clone().translate(new THREE.Vector3(...m.userData.origin)));
+  }
+  const extent = drawn.isEmpty() ? '' : drawn.getSize(new THREE.Vector3()).toArray().map((v) => v.toFixed(1)).join(',');
   Object.assign(document.body.dataset, {
-    tiles: out.length, finest: Math.min(...levels), levels: [...new Set(levels)].sort().join(','), loaded: tiles.size,
+    tiles: out.length, finest: Math.min(...levels), levels: [...new Set(levels)].sort().join(','), loaded: tiles.size, extent,
   });
   return true;
 }
@@ -176,7 +223,7 @@ if (world) {
   camera.position.set(-40, -60, 45);
   controls.target.set(0, 0, 0);
 } else {
-  $('title').textContent = `landfall — ${info.name}`;
+  $('title').textContent = `landfall — ${info.name}` + (ENU ? ' (degrees on the WGS84 ellipsoid, drawn in metres)' : '');
   $('help').textContent = 'mouse orbits, wheel zooms, right-drag or arrow keys fly · click: exact height and normal · shift-click twice: line of sight'
     + (info.heightfield ? ' · V: viewshed from the last point' : '');
   if (!T) {
@@ -223,9 +270,26 @@ function setWater(on, level) {
   $('water-on').checked = on;
   waterInput.value = String(level);
   $('water-value').textContent = `${Number(level).toFixed(0)} m`;
-  // Over the terrain's footprint (the world's: 40 km around the camera).
-  water.scale.set(world ? 40000 : (hi[0] - lo[0]) * kx, world ? 40000 : (hi[1] - lo[1]) * ky, 1);
-  water.position.set(world ? camera.position.x : 0, world ? camera.position.y : 0, (level - O.z) * ex);
+  if (ENU) {
+    // In degrees: the ellipsoid `level` metres up over the raster's footprint (curved as the Earth is).
+    const { nx, ny } = info.heightfield;
+    const g = new THREE.PlaneGeometry(1, 1, 48, 48), pos = g.getAttribute('position');
+    for (let k = 0; k < pos.count; k++) {
+      const lon = T.origin[0] + (pos.getX(k) + 0.5) * (nx - 1) * T.spacing[0];
+      const lat = T.origin[1] + (pos.getY(k) + 0.5) * (ny - 1) * T.spacing[1];
+      const p = fromGeodetic(lon, lat, Number(level));
+      pos.setXYZ(k, p.x, p.y, p.z);
+    }
+    g.computeVertexNormals();
+    water.geometry.dispose();
+    water.geometry = g;
+    water.userData.origin = [0, 0, 0];
+    place(water);
+  } else {
+    // Over the terrain's footprint (the world's: 40 km around the camera).
+    water.scale.set(world ? 40000 : (hi[0] - lo[0]) * kx, world ? 40000 : (hi[1] - lo[1]) * ky, 1);
+    water.position.set(world ? camera.position.x : 0, world ? camera.position.y : 0, (level - O.z) * ex);
+  }
   document.body.dataset.water = on ? String(level) : '';
 }
 $('water-on').addEventListener('change', () => setWater($('water-on').checked, Number(waterInput.value)));
@@ -375,7 +439,7 @@ async function pick(px, py) {
   const r0 = raycaster.ray.origin, d0 = raycaster.ray.direction;
   const o = toWorld(r0), d = new THREE.Vector3(d0.x / kx, d0.y / ky, d0.z / ex);
   const r = await (await fetch(`/api/raycast?ox=${o.x}&oy=${o.y}&oz=${o.z}&dx=${d.x}&dy=${d.y}&dz=${d.z}`)).json();
-  return r.hit ? { p: new THREE.Vector3(...r.point), n: r.normal } : null;
+  return r.hit ? { p: new THREE.Vector3(...r.point), n: r.normal, geo: r.geodetic } : null;
 }
 
 async function click(px, py, shift) {
@@ -385,8 +449,12 @@ async function click(px, py, shift) {
   marker.position.copy(toScene(h.p));
   marker.visible = true;
   if (!shift) {
-    show(`${coord(h.p)}\nheight ${fmt(h.p.z)}\nnormal ${h.n.map(fmt).join(', ')}`,
-         { hit: 1, x: h.p.x, y: h.p.y, z: h.p.z, nz: h.n[2], clicked: 1 });
+    // In degrees: longitude, latitude and the height above the ellipsoid (x, y, z: the frame's metres).
+    const where = h.geo ? `lon ${h.geo.lon.toFixed(5)}  lat ${h.geo.lat.toFixed(5)}\nheight ${fmt(h.geo.h)} (WGS84 ellipsoid)`
+                        : `${coord(h.p)}\nheight ${fmt(h.p.z)}`;
+    show(`${where}\nnormal ${h.n.map(fmt).join(', ')}`, { hit: 1, x: h.p.x, y: h.p.y, z: h.p.z, nz: h.n[2], clicked: 1,
+      ...(h.geo ? { lon: h.geo.lon, lat: h.geo.lat, h: h.geo.h } : {}) });
+    if (params.has('viewshed')) viewshed();
     return;
   }
   const eye = h.p.clone().add(new THREE.Vector3(0, 0, 2 * Math.max(1, relief / 1000)));
@@ -416,7 +484,8 @@ async function hover(px, py) {
       const h = await pick(x, y);
       const el = $('hover');
       if (h) {
-        el.textContent = `${coord(h.p)}  height ${h.p.z.toFixed(1)}`;
+        el.textContent = h.geo ? `lon ${h.geo.lon.toFixed(5)}  lat ${h.geo.lat.toFixed(5)}  height ${h.geo.h.toFixed(1)}`
+                               : `${coord(h.p)}  height ${h.p.z.toFixed(1)}`;
         Object.assign(el.dataset, { x: h.p.x, y: h.p.y, z: h.p.z });
       } else {
         el.textContent = 'off the terrain';
@@ -442,7 +511,10 @@ function tint(m) {
   const org = m.userData.origin;
   let seen = 0;
   for (let k = 0; k < pos.count; k++) {
-    const i = Math.round((pos.getX(k) + org[0] - ox) / sx), j = Math.round((pos.getY(k) + org[1] - oy) / sy);
+    // The sample under the vertex: its x, y on the grid, or in degrees its lon, lat.
+    const [x, y] = ENU ? toLonLat(pos.getX(k) + org[0], pos.getY(k) + org[1], pos.getZ(k) + org[2])
+                       : [pos.getX(k) + org[0], pos.getY(k) + org[1]];
+    const i = Math.round((x - ox) / sx), j = Math.round((y - oy) / sy);
     const s = (i >= 0 && j >= 0 && i < nx && j < ny) ? v[j * nx + i] : 255;
     const t = s === 1 ? [0.2, 0.85, 0.25] : s === 0 ? [0.7, 0.12, 0.1] : null;
     for (let c = 0; c < 3; c++) col.array[3 * k + c] = t ? base[3 * k + c] * 0.4 + t[c] * 0.6 : base[3 * k + c];
@@ -463,7 +535,7 @@ async function viewshed() {
   const meshes = terrainMesh ? [terrainMesh] : [...tiles.values()].filter((t) => t.mesh).map((t) => t.mesh);
   const seen = viewshedGrid.v.reduce((n, s) => n + (s === 1), 0);
   meshes.forEach(tint);
-  show(`viewshed from ${coord(last)} (2 m up): ${seen} of ${viewshedGrid.nx * viewshedGrid.ny} samples seen`, { viewshed: seen });
+  show(`viewshed from ${ENU ? 'here' : coord(last)} (2 m up${ENU ? ', on the WGS84 ellipsoid' : ''}): ${seen} of ${viewshedGrid.nx * viewshedGrid.ny} samples seen`, { viewshed: seen });
 }
 
 // ---- The world: W A S D walk the walker with the character controller; the camera follows it.
@@ -494,6 +566,7 @@ walkerMark.rotation.x = Math.PI / 2;
 if (world) scene.add(walkerMark);
 
 // Settings asked for in the address (for links and tests): ?exaggeration=5&water=120&hover=px,py&click=px,py
+// (&viewshed=1: the viewshed from the clicked point)
 setExaggeration(ex);
 if (params.has('water')) setWater(true, Number(params.get('water')));
 else setWater(false, Number(waterInput.value));

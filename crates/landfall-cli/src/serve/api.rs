@@ -11,6 +11,7 @@ use axum::routing::get;
 use axum::{Json, Router};
 use landfall::collide::Shape;
 use landfall::collide::{CharacterController, ControllerParams, TerrainSweep};
+use landfall::geo::GeoSurface;
 use landfall::glam::DVec3;
 use landfall::support::ColourMap;
 use landfall::viewshed::{Hooks, Observer, ViewshedError, ViewshedMode, ViewshedOutput, ViewshedParams};
@@ -201,35 +202,35 @@ async fn info(Extract(s): Shared) -> Result<Json<Value>, ApiError> {
     blocking(move || match &s.kind {
         Kind::Terrain { t, name, .. } => {
             let b = t.as_dyn().bounds();
-            let hf = match t {
-                AnyTerrain::Heightfield(h) => Some(json!({ "nx": h.nx(), "ny": h.ny() })),
-                // In degrees: drawn and queried in metres in its east-north-up frame (the page's
-                // viewshed, in grid coordinates, does not apply).
-                AnyTerrain::Polygons(_) | AnyTerrain::Geographic(_) => None,
-            };
-            let geographic = match t {
+            // A raster comes in level-of-detail tiles (/api/tile; its grid's origin and spacing in
+            // degrees for a raster in degrees, drawn in metres in its east-north-up frame), anything
+            // else as one mesh.
+            let (raster, geographic) = match t {
+                AnyTerrain::Heightfield(h) => (Some(h), Value::Null),
                 AnyTerrain::Geographic(g) => {
                     let o = g.frame().origin();
-                    json!({ "enu_origin": { "lon": o.lon, "lat": o.lat, "h": o.h } })
+                    (Some(g.heightfield()), json!({ "enu_origin": { "lon": o.lon, "lat": o.lat, "h": o.h } }))
                 }
-                _ => Value::Null,
+                AnyTerrain::Polygons(_) => (None, Value::Null),
             };
-            // A heightfield comes in level-of-detail tiles (/api/tile), anything else as one mesh.
-            let tiles = match t {
-                AnyTerrain::Heightfield(h) => {
-                    let l = tiles::Layout::new(h.nx(), h.ny());
-                    Some(json!({ "size": tiles::TILE, "top": l.top, "counts": (0..=l.top).map(|k| l.count(k)).collect::<Vec<_>>(),
-                        "origin": h.origin().to_array(), "spacing": h.spacing().to_array() }))
-                }
-                AnyTerrain::Polygons(_) | AnyTerrain::Geographic(_) => None,
+            let hf = raster.map(|h| json!({ "nx": h.nx(), "ny": h.ny() }));
+            let tiles = raster.map(|h| {
+                let l = tiles::Layout::new(h.nx(), h.ny());
+                json!({ "size": tiles::TILE, "top": l.top, "counts": (0..=l.top).map(|k| l.count(k)).collect::<Vec<_>>(),
+                    "origin": h.origin().to_array(), "spacing": h.spacing().to_array() })
+            });
+            // The heights (not the frame's z, which the Earth's curvature lowers away from the centre).
+            let (lo, hi) = match raster {
+                Some(h) => h.height_range().map_or((0.0, 1.0), |(a, b)| (a as f64, b as f64)),
+                None => (b.min.z, b.max.z),
             };
             // x, y in degrees on a plain heightfield (no CRS said so): drawn at true proportions.
             let degrees = matches!(t, AnyTerrain::Heightfield(_)) && crate::geo::is_geographic(&b, None);
             json!({
                 "kind": "terrain", "name": name, "heightfield": hf, "tiles": tiles, "geographic": geographic,
-                "bounds": [b.min.to_array(), b.max.to_array()],
+                "bounds": [b.min.to_array(), b.max.to_array()], "heights": [lo, hi],
                 "degrees": degrees, "metres": crate::geo::metres_per_unit(&b, degrees),
-                "legend": legend(&ColourMap::for_range(b.min.z, b.max.z), b.min.z, b.max.z),
+                "legend": legend(&ColourMap::for_range(lo, hi), lo, hi),
             })
         }
         Kind::World(w) => {
@@ -277,14 +278,19 @@ async fn tile(Extract(s): Shared, Query(q): Params) -> Result<Response, ApiError
     };
     let (level, i, j) = (whole(level, "level")?.min(255) as u8, whole(i, "i")?, whole(j, "j")?);
     let bytes = blocking(move || {
-        let Kind::Terrain { t: AnyTerrain::Heightfield(hf), .. } = &s.kind else {
-            return Err(bad("tiles are made of heightfields; this terrain comes whole from /api/mesh"));
+        let src = match &s.kind {
+            Kind::Terrain { t: AnyTerrain::Heightfield(hf), .. } => {
+                let b = hf.bounds();
+                tiles::Source::Plain(hf, crate::geo::metres_per_unit(&b, crate::geo::is_geographic(&b, None)))
+            }
+            Kind::Terrain { t: AnyTerrain::Geographic(g), .. } => tiles::Source::Geo(g),
+            _ => return Err(bad("tiles are made of rasters; this terrain comes whole from /api/mesh")),
         };
-        let b = hf.bounds();
-        let metres = crate::geo::metres_per_unit(&b, crate::geo::is_geographic(&b, None));
+        let hf = src.hf();
+        let (lo, hi) = hf.height_range().map_or((0.0, 1.0), |(a, b)| (a as f64, b as f64));
         let layout = tiles::Layout::new(hf.nx(), hf.ny());
-        let part = tiles::tile(hf, &layout, level, i, j, &ColourMap::for_range(b.min.z, b.max.z), metres)
-            .map_err(|e| bad(e.to_string()))?;
+        let part =
+            tiles::tile(src, &layout, level, i, j, &ColourMap::for_range(lo, hi)).map_err(|e| bad(e.to_string()))?;
         Ok(mesh::encode(&part))
     })
     .await??;
@@ -331,15 +337,53 @@ fn with_terrain<T>(s: &State, f: impl FnOnce(&dyn Terrain) -> T) -> T {
 }
 
 async fn height(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>, ApiError> {
+    // On a raster in degrees the point may also be asked at its longitude and latitude.
+    if q.contains_key("lon") || q.contains_key("lat") {
+        let (lon, lat) = (num(&q, "lon")?, num(&q, "lat")?);
+        return blocking(move || {
+            let g = geographic(&s).ok_or_else(|| bad("lon, lat: the terrain is not in degrees; ask at x, y"))?;
+            Ok(match g.surface_at(lon, lat) {
+                Some(p) => json!({ "height": p.enu.z, "normal": p.normal.to_array(), "point": p.enu.to_array(),
+                    "geodetic": geodetic(g, p.enu) }),
+                None => json!({ "height": null }),
+            })
+        })
+        .await?
+        .map(Json);
+    }
     let (x, y) = (num(&q, "x")?, num(&q, "y")?);
     blocking(move || {
         with_terrain(&s, |t| match t.top_surface(DVec3::new(x, y, 0.0)) {
-            Some(sp) => json!({ "height": sp.point.z, "normal": sp.normal.to_array() }),
+            Some(sp) => with_geodetic(&s, sp.point, json!({ "height": sp.point.z, "normal": sp.normal.to_array() })),
             None => json!({ "height": null }),
         })
     })
     .await
     .map(Json)
+}
+
+/// The surface in degrees being served, if it is one.
+fn geographic(s: &State) -> Option<&GeoSurface> {
+    match &s.kind {
+        Kind::Terrain { t: AnyTerrain::Geographic(g), .. } => Some(g),
+        _ => None,
+    }
+}
+
+/// The geodetic position (longitude, latitude in degrees, height above the WGS84 ellipsoid in
+/// metres) of a point of `g`'s east-north-up frame.
+fn geodetic(g: &GeoSurface, enu: DVec3) -> Value {
+    let p = g.frame().enu_to_geodetic(enu);
+    json!({ "lon": p.lon, "lat": p.lat, "h": p.h })
+}
+
+/// `answer` with the geodetic position of `enu` added when the terrain is in degrees (its x, y, z
+/// are metres in its east-north-up frame).
+fn with_geodetic(s: &State, enu: DVec3, mut answer: Value) -> Value {
+    if let Some(g) = geographic(s) {
+        answer["geodetic"] = geodetic(g, enu);
+    }
+    answer
 }
 
 async fn raycast(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>, ApiError> {
@@ -349,7 +393,11 @@ async fn raycast(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>, Ap
     ray.validate(max_t).map_err(|e| bad(format!("ray: {e}")))?;
     blocking(move || {
         with_terrain(&s, |t| match t.raycast(&ray, max_t) {
-            Some(h) => json!({ "hit": true, "t": h.t, "point": h.point.to_array(), "normal": h.normal.to_array() }),
+            Some(h) => with_geodetic(
+                &s,
+                h.point,
+                json!({ "hit": true, "t": h.t, "point": h.point.to_array(), "normal": h.normal.to_array() }),
+            ),
             None => json!({ "hit": false }),
         })
     })
@@ -362,33 +410,71 @@ async fn visible(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>, Ap
     blocking(move || {
         with_terrain(&s, |t| {
             let blocked = landfall::segment_crossing(t, a, b).map(|s| a + (b - a) * s);
-            json!({ "visible": blocked.is_none(), "blocked_at": blocked.map(|p| p.to_array()) })
+            let answer = json!({ "visible": blocked.is_none(), "blocked_at": blocked.map(|p| p.to_array()) });
+            match blocked {
+                Some(p) => with_geodetic(&s, p, answer),
+                None => answer,
+            }
         })
     })
     .await
     .map(Json)
 }
 
+/// The viewshed of one observer as `LFV1`, the grid's size (2 × u32), its origin and spacing (4 ×
+/// f64: x, y of sample (0, 0), then the steps; degrees for a raster in degrees), then one byte a
+/// sample (1 visible, 0 hidden, 255 nodata), rows from the south. The observer is at x, y (the
+/// terrain's coordinates: metres of its east-north-up frame for a raster in degrees), or at lon,
+/// lat on a raster in degrees; h metres above the ground (1.75 by default). In degrees the lines of
+/// sight are straight on the WGS84 ellipsoid with refraction 1/7, as `landfall viewshed` draws them.
 async fn viewshed(Extract(s): Shared, Query(q): Params) -> Result<Response, ApiError> {
-    let (x, y) = (num(&q, "x")?, num(&q, "y")?);
+    let at = if q.contains_key("lon") || q.contains_key("lat") {
+        Where::Geodetic(num(&q, "lon")?, num(&q, "lat")?)
+    } else {
+        Where::Terrain(num(&q, "x")?, num(&q, "y")?)
+    };
     let h = if q.contains_key("h") { num(&q, "h")? } else { 1.75 };
     let st = s.clone();
     let (bytes, worker) = st
         .jobs
         .run(move |cancel| {
-            let Some(AnyTerrain::Heightfield(hf)) = (match &s.kind {
-                Kind::Terrain { t, .. } => Some(t),
-                Kind::World(_) => None,
-            }) else {
-                return Err(bad(
-                    "viewsheds are computed on rasters in metres (heightfields; not yet on a raster in degrees)",
-                ));
+            let Kind::Terrain { t, .. } = &s.kind else {
+                return Err(bad("viewsheds are computed on rasters (a grid of samples), not the world"));
             };
             let params = ViewshedParams::default().with_observer_height(h);
             // The cancel flag is raised when the client goes: the sweep stops between its parts.
             let hooks = Hooks::default().with_cancel(cancel);
-            let observer = [Observer::at(x, y)];
-            let v = match landfall::viewshed::viewshed(hf, &observer, &params, ViewshedMode::Visibility, &hooks) {
+            let (hf, out) = match (t, at) {
+                (AnyTerrain::Geographic(g), at) => {
+                    let (lon, lat) = match at {
+                        Where::Geodetic(lon, lat) => (lon, lat),
+                        Where::Terrain(x, y) => {
+                            let ground = g.top_surface(DVec3::new(x, y, 0.0)).ok_or_else(|| {
+                                bad(format!(
+                                    "x, y: no ground at ({x}, {y}) (the terrain covers {}: metres east and north of \
+                                     its centre)",
+                                    g.bounds().xy_extent()
+                                ))
+                            })?;
+                            let p = g.frame().enu_to_geodetic(ground.point);
+                            (p.lon, p.lat)
+                        }
+                    };
+                    let o = [Observer::at(lon, lat)];
+                    (g.heightfield(), landfall::geo::geo_viewshed(g, &o, &params, ViewshedMode::Visibility, &hooks))
+                }
+                (AnyTerrain::Heightfield(hf), Where::Terrain(x, y)) => {
+                    let o = [Observer::at(x, y)];
+                    (hf, landfall::viewshed::viewshed(hf, &o, &params, ViewshedMode::Visibility, &hooks))
+                }
+                (AnyTerrain::Heightfield(_), Where::Geodetic(..)) => {
+                    return Err(bad("lon, lat: the terrain is not in degrees; give x, y"))
+                }
+                (AnyTerrain::Polygons(_), _) => {
+                    return Err(bad("viewsheds are computed on rasters (a grid of samples); this is a polygon terrain"))
+                }
+            };
+            let v = match out {
                 Ok(ViewshedOutput::Visibility(v, _)) => v,
                 Ok(_) => return Err(ApiError::internal("a visibility run answered something else".into())),
                 Err(ViewshedError::Cancelled) => return Err(ApiError::gone()),
@@ -405,6 +491,15 @@ async fn viewshed(Extract(s): Shared, Query(q): Params) -> Result<Response, ApiE
         })
         .await?;
     Ok(binary(held(bytes, worker)))
+}
+
+/// Where a viewshed's observer stands.
+#[derive(Clone, Copy)]
+enum Where {
+    /// At x, y of the terrain's coordinates.
+    Terrain(f64, f64),
+    /// At a longitude and latitude (degrees), on a raster in degrees.
+    Geodetic(f64, f64),
 }
 
 fn world_of(s: &State) -> Result<std::sync::MutexGuard<'_, WorldView>, ApiError> {

@@ -21,10 +21,10 @@
 //! | endpoint | answer |
 //! |---|---|
 //! | `/api/info` | kind, bounds, grid size, the walker; whether x, y are degrees and the metres of a unit; the tile layout; the legend's colour stops |
-//! | `/api/tile?level&i&j` | a heightfield's level-of-detail tile (`tiles.rs`), binary (`LFM1`) |
+//! | `/api/tile?level&i&j` | a raster's level-of-detail tile (`tiles.rs`), binary (`LFM1`); in degrees its samples where the surface on the ellipsoid puts them, in metres of the east-north-up frame |
 //! | `/api/mesh` | a polygon terrain's mesh, binary (`LFM1`: positions, normals, colours, indices); a heightfield beyond 2²⁰ samples drawn from every k-th sample |
-//! | `/api/height?x&y`, `/api/raycast?ox…dz[&max]`, `/api/visible?ax…bz` | the library's answers (JSON) |
-//! | `/api/viewshed?x&y[&h]` | a heightfield's viewshed, binary (`LFV1`: size, placement, one byte a sample); an observer off the terrain is a 400 naming its extent |
+//! | `/api/height?x&y`, `/api/raycast?ox…dz[&max]`, `/api/visible?ax…bz` | the library's answers (JSON); on a raster in degrees x, y, z are metres of its east-north-up frame, each point also `geodetic` (lon, lat, height above the ellipsoid), and `/api/height?lon&lat` asks at a longitude and latitude |
+//! | `/api/viewshed?x&y[&h]`, `/api/viewshed?lon&lat[&h]` | a raster's viewshed, binary (`LFV1`: size, placement, one byte a sample); in degrees `geo_viewshed` on the ellipsoid (refraction 1/7, as `landfall viewshed`), the observer at x, y of the frame or at lon, lat, the placement in degrees; an observer off the terrain is a 400 naming its extent |
 //! | `/api/world/update?x&y&z` | the cache moved to the camera; every drawn region (layer × outer ring, inner region, seam) with its version, bumped when its mesh changed (hashed after each update) |
 //! | `/api/world/region?level&region` | one region's painted mesh |
 //! | `/api/world/walk?dx&dy` | the walker moved by the character controller (capsule), stopped by trunks, boulders and walls |
@@ -38,6 +38,14 @@
 //! times a second. Each tile has a skirt (its border lowered by its relief) so a fine tile beside a
 //! coarse one shows no crack; the raster's own border has none. A 4097² DEM seen from its default view
 //! is 7 tiles of levels 4 and 5 (about 30,000 vertices), not one mesh of 2²⁰ samples.
+//!
+//! **In degrees.** A raster in a geographic CRS (a `GeoSurface`) is drawn in the same tiles, each
+//! vertex at its sample's ENU position (the Earth's curvature included: a 1° tile's middle stands
+//! s²/2R above its edges, ≈120 m at 39 km), the colours by the slope against the ellipsoid. The page
+//! has the frame's origin from `/api/info` and the WGS84 formulas to place the tiles' boxes (their
+//! corners at the lowest and highest heights), to draw the water as the ellipsoid at its level, and to
+//! find the sample under each vertex for the viewshed's tint; a click reads longitude, latitude and
+//! height above the ellipsoid. `?viewshed=1` runs V after `?click=` (tests).
 //!
 //! **The page.** The scene is in metres on the ground: x, y times the metres of a unit (a raster in
 //! degrees — its GeoTIFF says so, or its extent fits the globe and its relief dwarfs its extent,
