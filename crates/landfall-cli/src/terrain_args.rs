@@ -164,6 +164,12 @@ impl TerrainArgs {
         })
     }
 
+    /// An error naming the file when it is an index that changed in place while the command read
+    /// it: the answers since are void (`docs/robustness.md`, mapped files).
+    pub fn unchanged(&self) -> Result<()> {
+        Ok(landfall_io::check_mapped(&self.path)?)
+    }
+
     /// Opens the terrain through landfall-io's `open_terrain`, option errors named as options.
     fn open(&self) -> Result<landfall_io::OpenedTerrain> {
         // Before the kind is guessed from the name or the content: a missing file is reported as
