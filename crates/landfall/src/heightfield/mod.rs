@@ -560,6 +560,14 @@ impl Heightfield {
         (0..self.ny).flat_map(move |j| (0..self.nx).map(move |i| self.sample(i, j)))
     }
 
+    /// The samples row-major (`h[j·nx + i]`) when they are held that way, for loops that read many.
+    pub(crate) fn rows(&self) -> Option<&[f32]> {
+        match &self.samples {
+            Samples::Rows(h) => Some(h),
+            Samples::Tiles(_) => None,
+        }
+    }
+
     /// How the samples are cut into tiles, for a tiled heightfield (an index file's); `None` for
     /// samples in rows.
     pub fn tiling(&self) -> Option<Tiling> {
