@@ -138,8 +138,8 @@
 //! (drawn heights); `write_glb` writes glTF binary with one node per layer translated to its origin
 //! (Y-up: (x, z, −y)), `write_obj` OBJ in world coordinates (Z up). Both are crash-safe.
 //!
-//! Objects in the world (chapter 4's use of the dual quad-tree, see "Proximity") and behaviours
-//! (chapter 5) are not built yet.
+//! Objects in the world (chapter 4's use of the dual quad-tree) are in `world/objects/`
+//! ([`Objects`]); chapter 5's behaviours driven by predicted events are in [`crate::events`].
 
 mod gen;
 mod lod;
@@ -172,7 +172,7 @@ use glam::DVec3;
 
 /// Configuration of the nested cache and its mesh. The default is the thesis' section 6.1: 16
 /// layers, inner radius 10 (40 × 40 cells per layer), 1 m finest cells (from [`WorldParams`]), the
-/// mesh drawn from layer 1 to layer 12 (81,920 m to the middle of its edge).
+/// mesh drawn from layer 1 to layer 12 (77,824 m from the middle to its edge).
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct CacheParams {
