@@ -220,8 +220,8 @@ impl Default for CacheParams {
 impl CacheParams {
     /// Checks every field's range for a world of `world`'s generator: `layers` 2..=its levels,
     /// `inner_radius` 2..=64, `mesh_finest` ≤ `mesh_coarsest` < `layers`, `lod_height` finite and
-    /// > 0, `far_distance` ≥ 0, `hysteresis` in [0, 1/6) (so the layers stay nested). The world
-    /// calls this.
+    /// positive, `far_distance` ≥ 0, `hysteresis` in [0, 1/6) (so the layers stay nested). The
+    /// world calls this.
     pub fn validate(&self, world: &WorldParams) -> Result<(), WorldError> {
         let bad = |f: &'static str, why: String| Err(WorldError::Cache(f, why));
         if self.layers < 2 || self.layers > world.levels {
