@@ -20,7 +20,7 @@
 use criterion::{criterion_group, BenchmarkId, Criterion};
 use glam::DVec3;
 use landfall::broad::{Layout, ProximityGrid};
-use landfall::rng::SplitMix64;
+use landfall::support::SplitMix64;
 use landfall_bench::broad_peers::{ParryBvh, UniformGrid};
 use landfall_bench::report::print_ratios;
 use std::hint::black_box;
@@ -139,10 +139,10 @@ fn bench_peer(
 
 fn layouts() -> [(&'static str, NewGrid); 4] {
     [
-        ("landfall", || ProximityGrid::new(Layout::Dual, 1.0)),
-        ("mirtich", || ProximityGrid::new(Layout::Primal, 1.0)),
-        ("landfall-upward", || ProximityGrid::hierarchical(Layout::Dual, 1.0, TOP)),
-        ("mirtich-upward", || ProximityGrid::hierarchical(Layout::Primal, 1.0, TOP)),
+        ("landfall", || ProximityGrid::new(1.0).unwrap()),
+        ("mirtich", || ProximityGrid::with_layout(Layout::Primal, 1.0, None).unwrap()),
+        ("landfall-upward", || ProximityGrid::hierarchical(1.0, TOP).unwrap()),
+        ("mirtich-upward", || ProximityGrid::with_layout(Layout::Primal, 1.0, Some(TOP)).unwrap()),
     ]
 }
 
@@ -172,7 +172,7 @@ fn frames(c: &mut Criterion) {
         let cell = if name.starts_with("crowd") { 1.0 } else { 100.0 };
         let want = {
             let mut scene = make();
-            let mut grid = ProximityGrid::new(Layout::Dual, 1.0);
+            let mut grid = ProximityGrid::new(1.0).unwrap();
             for &(id, c, r) in &scene.objects {
                 grid.insert(id, c, r).unwrap();
             }

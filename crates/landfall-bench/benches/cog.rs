@@ -31,7 +31,7 @@ fn sample(i: u64, j: u64) -> f32 {
     let (x, y) = (i as f64, j as f64);
     let base = 600.0 * (x / 2300.0).sin() * (y / 1700.0).cos() + 300.0 * ((x + y) / 900.0).sin() + 250.0;
     let detail = 40.0 * (x / 97.0).sin() * (y / 83.0).cos();
-    let noise = (landfall::rng::mix(i << 32 | j) >> 40) as f64 / (1u64 << 24) as f64 * 0.5;
+    let noise = (landfall::support::mix(i << 32 | j) >> 40) as f64 / (1u64 << 24) as f64 * 0.5;
     let h = ((base + detail + noise) * 100.0).round() / 100.0;
     if h < 0.0 {
         -9999.0

@@ -211,7 +211,7 @@ fn crowds(c: &mut Criterion) {
     let poly = tin_terrain();
     let cases: [(&str, &dyn Terrain); 2] = [("gen1025", &hf), ("tin13k", &poly)];
     let mut g = c.benchmark_group("placement");
-    let params = FollowParams { max_slope: 1.5, ..FollowParams::default() };
+    let params = FollowParams::default().with_max_slope(1.5);
     // `place` is generic over the terrain: called with the terrain's own type (what a caller who
     // knows it writes), its calls to the terrain are direct; through `&dyn Terrain` (`_dyn`) they
     // go through the vtable.

@@ -23,7 +23,7 @@
 
 use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
 use landfall::events::{LineBall, LineBalls, Simulation};
-use landfall::rng::SplitMix64;
+use landfall::support::SplitMix64;
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -66,12 +66,12 @@ fn line(c: &mut Criterion) {
 
 /// The balls of the terrain comparisons: radii 2–6 m, 10–60 m above the ground, none overlapping.
 fn throw(t: &dyn landfall::Terrain, n: usize) -> Vec<landfall::events::Ball> {
-    use landfall::broad::{Layout, ProximityGrid};
+    use landfall::broad::ProximityGrid;
     use landfall::glam::DVec3;
     let mut rng = SplitMix64::new(5);
     let b = t.bounds();
     let mut balls: Vec<landfall::events::Ball> = Vec::new();
-    let mut grid = ProximityGrid::new(Layout::Dual, 2.0);
+    let mut grid = ProximityGrid::new(2.0).unwrap();
     while balls.len() < n {
         let (x, y) = (rng.range(b.min.x + 500.0, b.max.x - 500.0), rng.range(b.min.y + 500.0, b.max.y - 500.0));
         let z = t.top_surface(DVec3::new(x, y, 0.0)).unwrap().point.z;
@@ -96,13 +96,13 @@ fn fixed_step(
     until: f64,
     e: f64,
 ) -> (usize, f64) {
-    use landfall::broad::{Layout, ProximityGrid};
+    use landfall::broad::ProximityGrid;
     use landfall::glam::DVec3;
     let g = DVec3::new(0.0, 0.0, -9.81);
     let (mut p, mut v): (Vec<DVec3>, Vec<DVec3>) =
         (balls.iter().map(|b| b.p).collect(), balls.iter().map(|b| b.v).collect());
     let mut tunnelled = vec![false; balls.len()];
-    let mut grid = ProximityGrid::new(Layout::Dual, 1.0);
+    let mut grid = ProximityGrid::new(1.0).unwrap();
     for (k, b) in balls.iter().enumerate() {
         grid.insert(k as u64, b.p, b.r).unwrap();
     }
@@ -160,8 +160,8 @@ fn fixed_step(
 
 /// Events beside the 60 and 240 Hz loops, on the same balls.
 fn terrain_vs_fixed_step() {
+    use landfall::bench::synth::{generate, SynthParams};
     use landfall::events::{BallParams, TerrainBalls};
-    use landfall::heightfield::synth::{generate, SynthParams};
     use std::time::Instant;
     let n = 513;
     let h = generate(n, n, &SynthParams { relief: 300.0, ..Default::default() });
@@ -172,7 +172,7 @@ fn terrain_vs_fixed_step() {
     println!("{:<28} {:>9} {:>10} {:>14} {:>18}", "", "time", "events", "tunnelled", "energy drift (e=1)");
     for elastic in [false, true] {
         let e = if elastic { 1.0 } else { 0.7 };
-        let params = BallParams { restitution: e, rest_speed: if elastic { 0.0 } else { 0.5 }, ..Default::default() };
+        let params = BallParams::default().with_restitution(e).with_rest_speed(if elastic { 0.0 } else { 0.5 });
         let start = Instant::now();
         let mut sim = Simulation::new(TerrainBalls::new(&hf, vec![], &balls, params), 0.0);
         let e0 = sim.model().energy(0.0);
@@ -221,9 +221,9 @@ fn terrain_vs_fixed_step() {
 /// 100,000 balls over 4097²: events with and without the level of detail of behaviour, and the
 /// 60 Hz loop.
 fn many_balls() {
+    use landfall::bench::synth::{generate, SynthParams};
     use landfall::events::{BallParams, BehaviourLod, TerrainBalls};
     use landfall::glam::DVec3;
-    use landfall::heightfield::synth::{generate, SynthParams};
     use std::time::Instant;
     let n = 4097;
     let h = generate(n, n, &SynthParams { relief: 1500.0, ..Default::default() });
@@ -233,8 +233,8 @@ fn many_balls() {
     let centre = DVec3::new(20_480.0, 20_480.0, hf.height_at(20_480.0, 20_480.0).unwrap() + 2.0);
     println!("100,000 balls over 4097² (10 m cells, 1,500 m relief), e = 0.7, {until} s simulated at 60 frames/s");
     println!("{:<34} {:>9} {:>10} {:>11} {:>12}", "", "time", "events", "ball–ball", "predictions");
-    let base = BallParams { restitution: 0.7, rest_speed: 0.5, ..Default::default() };
-    let lod = BallParams { lod: Some(BehaviourLod { viewer: centre, range: 3000.0 }), ..base };
+    let base = BallParams::default().with_restitution(0.7).with_rest_speed(0.5);
+    let lod = base.with_lod(Some(BehaviourLod { viewer: centre, range: 3000.0 }));
     for (label, params) in [("events, full", base), ("events, LOD (3 km around centre)", lod)] {
         let start = Instant::now();
         let mut sim = Simulation::new(TerrainBalls::new(&hf, vec![], &balls, params), 0.0);

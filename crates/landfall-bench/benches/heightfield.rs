@@ -9,7 +9,7 @@
 
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, BenchmarkGroup, BenchmarkId, Criterion};
-use landfall::heightfield::workload::{self as sets, RaySet};
+use landfall::support::workload::{self as sets, RaySet};
 use landfall::Heightfield;
 use landfall_bench::harness::{cycle, timed};
 use landfall_bench::peers::{self, differing, naive_raycast, parry_heightfield, parry_trimesh};
@@ -49,8 +49,7 @@ fn data() -> &'static Vec<Data> {
                 eprintln!("setting up {} ({}×{})…", t.name, t.hf.nx(), t.hf.ny());
                 let n = t.hf.nx() * t.hf.ny();
                 let mut copy = t.hf.clone();
-                let (_, landfall_build) =
-                    timed(|| copy.rebuild_pyramid(landfall::heightfield::DEFAULT_LEAF_SIZE).unwrap());
+                let (_, landfall_build) = timed(|| copy.rebuild_pyramid(landfall::support::DEFAULT_LEAF_SIZE).unwrap());
                 drop(copy);
                 let (parry_hf, parry_build) = timed(|| parry_heightfield(&t.hf));
                 let naive = (n <= 1100 * 1100).then(|| peers::triangles(&t.hf));
@@ -272,7 +271,7 @@ fn build(c: &mut Criterion) {
     for d in data() {
         let mut hf = d.t.hf.clone();
         g.bench_function(BenchmarkId::new("landfall", &d.t.name), |b| {
-            b.iter(|| hf.rebuild_pyramid(landfall::heightfield::DEFAULT_LEAF_SIZE).unwrap())
+            b.iter(|| hf.rebuild_pyramid(landfall::support::DEFAULT_LEAF_SIZE).unwrap())
         });
         g.bench_function(BenchmarkId::new("parry_heightfield", &d.t.name), |b| {
             b.iter(|| black_box(parry_heightfield(&d.t.hf)))

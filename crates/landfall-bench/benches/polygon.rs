@@ -132,7 +132,7 @@ fn table4_params() -> Vec<(String, QuadtreeParams)> {
     let mut v: Vec<(String, QuadtreeParams)> =
         TABLE4.iter().map(|&(p, d)| (format!("paper_{p}_{d}"), QuadtreeParams::paper(p, d))).collect();
     v.push(("landfall_default".into(), QuadtreeParams::default()));
-    let vertices = QuadtreeParams { cuts: landfall::CutRule::Vertices, ..QuadtreeParams::default() };
+    let vertices = QuadtreeParams::default().with_cuts(landfall::CutRule::Vertices);
     v.push(("landfall_vertex_cuts".into(), vertices));
     v
 }

@@ -4,7 +4,7 @@
 //! `cargo bench -p landfall-bench --bench table41` (set LANDFALL_BENCH_QUICK=1 to stop at 2048²).
 
 use criterion::{criterion_group, BenchmarkId, Criterion};
-use landfall::heightfield::Baseline;
+use landfall::bench::Baseline;
 use landfall_bench::report::median_ns;
 use landfall_bench::terrains::tilted;
 use std::hint::black_box;
@@ -24,7 +24,7 @@ fn table41(c: &mut Criterion) {
     for n in sizes() {
         let (hf, ray) = tilted(n, 32);
         let mut leaf8 = hf.clone();
-        leaf8.rebuild_pyramid(landfall::heightfield::DEFAULT_LEAF_SIZE).unwrap();
+        leaf8.rebuild_pyramid(landfall::support::DEFAULT_LEAF_SIZE).unwrap();
         // The worst case must stay a miss for every method (it crosses every leaf's height range).
         assert_eq!(hf.raycast(&ray, 1.0), None);
         assert_eq!(hf.raycast_baseline(Baseline::QuadtreeOnly, &ray, 1.0), None);

@@ -15,7 +15,7 @@
 
 use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
 use glam::DVec3;
-use landfall::rng::SplitMix64;
+use landfall::support::SplitMix64;
 use landfall::{Heightfield, Ray, Terrain};
 use landfall_bench::report::print_ratios;
 use std::hint::black_box;
@@ -28,7 +28,7 @@ fn sample(i: u64, j: u64) -> f32 {
     let (x, y) = (i as f64, j as f64);
     let base = 600.0 * (x / 2300.0).sin() * (y / 1700.0).cos() + 300.0 * ((x + y) / 900.0).sin();
     let detail = 40.0 * (x / 97.0).sin() * (y / 83.0).cos();
-    let noise = (landfall::rng::mix(i << 32 | j) >> 40) as f64 / (1u64 << 24) as f64 * 4.0;
+    let noise = (landfall::support::mix(i << 32 | j) >> 40) as f64 / (1u64 << 24) as f64 * 4.0;
     (base + detail + noise) as f32
 }
 
@@ -149,7 +149,7 @@ fn setup() -> &'static Setup {
         println!("tiles: open (checked) {:.1} s, resident after {:.0} MiB", start.elapsed().as_secs_f64(), memory().0 as f64 / (1 << 20) as f64);
         // The in-memory heightfield of the south-west piece.
         let piece = n.min(16385);
-        let mut h = landfall::pages::sample_buffer(piece * piece);
+        let mut h = landfall::support::sample_buffer(piece * piece);
         for j in 0..piece {
             for i in 0..piece { h[j * piece + i] = index.sample(i, j); }
         }
@@ -235,7 +235,7 @@ fn entering(c: &mut Criterion) {
     let keys: Vec<(u32, u32)> =
         (0..tiling.nty.min(8)).flat_map(|ty| (0..tiling.ntx.min(8)).map(move |tx| (tx as u32, ty as u32))).collect();
     let mut stored = TileView::with_trees(s.index.clone(), s.trees.clone()).unwrap();
-    let params = TileViewParams { tile_cells: tiling.cells, ..TileViewParams::default() };
+    let params = TileViewParams::default().with_tile_cells(tiling.cells);
     let mut built = TileView::new(s.index.clone(), params).unwrap();
     // The same trees either way.
     for &k in &keys[..4] {

@@ -46,9 +46,11 @@
 //! target/bench-venv/bin/pip install xarray-spatial`, or `$LANDFALL_BENCH_PYTHON`), the call alone
 //! timed, after a warm-up that compiles it; skipped where its event list would not fit in memory.
 //!
-//! `cargo bench -p landfall-bench --bench viewshed` (add `LANDFALL_BENCH_BIG=1` for 16385²)
+//! `cargo bench -p landfall-bench --bench viewshed` (add `LANDFALL_BENCH_BIG=1` for 16385²;
+//! `LANDFALL_BENCH_PEERS=gdal,grass,xrspatial,cli` picks the peers, all by default;
+//! `LANDFALL_BENCH_CUMULATIVE=0` leaves the cumulative run out)
 
-use landfall::heightfield::synth::{generate, SynthParams};
+use landfall::bench::synth::{generate, SynthParams};
 use landfall::viewshed::{self, Hooks, Observer, Stats, ViewshedMode, ViewshedOutput, ViewshedParams, NODATA};
 use landfall::Heightfield;
 use landfall_bench::harness::{pool, process_memory, reset_peak_memory};
@@ -79,13 +81,19 @@ fn main() {
         for curvature in [false, true] {
             let row = bench(name, hf, curvature, dir.path(), &tools);
             if !curvature && hf.nx() == 4097 && hf.ny() == 4097 {
-                cumulative = Some(cumulative_run(hf, &row));
+                if std::env::var("LANDFALL_BENCH_CUMULATIVE").is_ok_and(|v| v == "0") {
+                    println!("viewshed: the cumulative run left out (LANDFALL_BENCH_CUMULATIVE=0)");
+                } else {
+                    cumulative = Some(cumulative_run(hf, &row));
+                }
             }
             rows.push(row);
         }
     }
     if cumulative.is_none() {
-        println!("viewshed: the cumulative run needs the 4097² DEM (LANDFALL_BENCH_SIZES without 4097 leaves it out)");
+        println!(
+            "viewshed: no cumulative run (it needs the 4097² DEM, which LANDFALL_BENCH_SIZES without 4097 leaves out)"
+        );
     }
     tables(&rows, cumulative.as_ref());
 }
@@ -126,6 +134,28 @@ struct Tools {
 
 impl Tools {
     fn find() -> Self {
+        // `LANDFALL_BENCH_PEERS=gdal,cli` (say) runs only those peers.
+        let chosen = std::env::var("LANDFALL_BENCH_PEERS").ok();
+        let wanted = |peer: &str| {
+            let on = chosen.as_deref().is_none_or(|list| list.split(',').any(|p| p.trim() == peer));
+            if !on {
+                println!("viewshed: {peer} left out (LANDFALL_BENCH_PEERS)");
+            }
+            on
+        };
+        let mut tools = Self::installed();
+        tools.gdal &= wanted("gdal");
+        tools.grass &= wanted("grass");
+        if !wanted("xrspatial") {
+            tools.python = None;
+        }
+        if !wanted("cli") {
+            tools.cli = None;
+        }
+        tools
+    }
+
+    fn installed() -> Self {
         let gdal = peers::installed("gdal_viewshed");
         if !gdal {
             println!("viewshed: gdal_viewshed is not installed (apt-get install gdal-bin): its columns are empty");
@@ -177,13 +207,9 @@ impl Row {
 
 /// The parameters of a case: the eye 10 m up, curvature as GDAL's default on the WGS84 axis.
 fn params(curvature: bool) -> ViewshedParams {
-    ViewshedParams {
-        observer_height: EYE,
-        curvature,
-        // (1 − K)/R = CC/a: the same drop as GDAL's and GRASS's.
-        refraction: 1.0 - CC * viewshed::EARTH_RADIUS / WGS84_A,
-        ..Default::default()
-    }
+    // (1 − K)/R = CC/a: the same drop as GDAL's and GRASS's.
+    let refraction = 1.0 - CC * viewshed::EARTH_RADIUS / WGS84_A;
+    ViewshedParams::default().with_observer_height(EYE).with_curvature(curvature).with_refraction(refraction)
 }
 
 /// The highest sample's position.
@@ -400,7 +426,7 @@ fn child(spec: &str) {
         landfall_io::load_heightfield(Path::new(f[0]), &LoadOptions::default()).expect("the DEM loads").heightfield;
     assert!(reset_peak_memory(), "/proc/self/clear_refs is not writable: cannot reset VmHWM");
     let dem = process_memory("VmRSS").expect("VmRSS");
-    let params = ViewshedParams { observer_height: num(3), ..Default::default() };
+    let params = ViewshedParams::default().with_observer_height(num(3));
     let (vis, _) = visibility(&hf, [num(1), num(2)], &params);
     let peak = process_memory("VmHWM").expect("VmHWM");
     println!("{before} {dem} {peak} {}", vis.len());

@@ -13,8 +13,9 @@
 
 use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
 use glam::DVec3;
-use landfall::rng::SplitMix64;
-use landfall::world::{CacheParams, CellStore, Generator, Hashed, Toroidal, World, WorldParams};
+use landfall::bench::{CellStore, Hashed, Toroidal};
+use landfall::support::SplitMix64;
+use landfall::world::{CacheParams, Generator, World, WorldParams};
 use landfall_bench::report::print_ratios;
 use std::hint::black_box;
 use std::time::{Duration, Instant};

@@ -2,8 +2,8 @@
 //! 100 km², each moved then every pair found, with Mirtich's registration on the dual layout.
 //! `cargo run --release -p landfall-bench --example broadprof [frames]` (perf record it).
 use glam::DVec3;
-use landfall::broad::{Layout, ProximityGrid};
-use landfall::rng::SplitMix64;
+use landfall::broad::ProximityGrid;
+use landfall::support::SplitMix64;
 use std::time::Instant;
 
 fn main() {
@@ -19,7 +19,7 @@ fn main() {
         .iter()
         .map(|&(_, _, r)| DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), 0.0) * (0.04 * r * rng.uniform()))
         .collect();
-    let mut g = ProximityGrid::hierarchical(Layout::Dual, 1.0, 11);
+    let mut g = ProximityGrid::hierarchical(1.0, 11).unwrap();
     for &(id, c, r) in &objects {
         g.insert(id, c, r).unwrap();
     }

@@ -10,7 +10,7 @@ fn main() {
     let params = std::env::var("PARAMS").ok().map_or_else(QuadtreeParams::default, |p| {
         let v: Vec<f64> = p.split('/').map(|x| x.parse().expect("PARAMS=max_polys/max_depth[/min_gain]")).collect();
         let paper = QuadtreeParams::paper(v[0] as usize, v[1] as usize);
-        QuadtreeParams { min_gain: v.get(2).copied().unwrap_or(0.0), ..paper }
+        paper.with_min_gain(v.get(2).copied().unwrap_or(0.0))
     });
     let t = PolygonTerrain::builder().triangles(&tin.vertices, &tin.triangles).params(params).build().unwrap();
     let st = t.stats();

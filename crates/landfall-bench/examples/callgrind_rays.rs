@@ -2,7 +2,7 @@
 //! `valgrind --tool=callgrind target/release/examples/callgrind_rays oblique 4` and the same with 0
 //! repetitions; the difference divided by 4 × 256 rays is the instructions per ray (KIND = oblique
 //! or los, on a generated 513² terrain). With `--features stats` it also prints the work per ray.
-use landfall::heightfield::workload as sets;
+use landfall::support::workload as sets;
 use landfall_bench::terrains;
 fn main() {
     let kind = std::env::args().nth(1).unwrap_or_default();
@@ -17,5 +17,5 @@ fn main() {
     }
     println!("{k}");
     #[cfg(feature = "stats")]
-    println!("{:?} per ray", landfall::heightfield::take_stats().map(|c| c as f64 / (reps * set.len()) as f64));
+    println!("{:?} per ray", landfall::support::take_stats().map(|c| c as f64 / (reps * set.len()) as f64));
 }

@@ -10,7 +10,7 @@
 //! state settling reported instead of "was grounded" on every move.
 use glam::DVec3;
 use landfall::collide::{CharacterController, ControllerParams, SweepTarget, TerrainSweep};
-use landfall::rng::SplitMix64;
+use landfall::support::SplitMix64;
 use landfall::{place, FollowParams};
 use landfall_bench::motions::{crowd_frame, crowd_walkers, CROWD_AGE_FRAMES};
 use landfall_bench::terrains::generated;
@@ -33,7 +33,7 @@ fn main() {
             (DVec3::new(x, y, z), d)
         })
         .collect();
-    let params = FollowParams { max_slope: 1.5, ..FollowParams::default() };
+    let params = FollowParams::default().with_max_slope(1.5);
     let controller = CharacterController::new(ControllerParams::default(), DVec3::Z);
     if what == "crowd" {
         // The crowd benchmark's walkers, walked AGE frames (default: the benchmark's age), then REPS
@@ -67,8 +67,7 @@ fn main() {
     if what == "count" {
         // With NOSTEP set, steps are off.
         let counting = CountingTerrain(&hf, AtomicUsize::new(0), AtomicUsize::new(0));
-        let nostep =
-            CharacterController::new(ControllerParams { step_height: 0.0, ..ControllerParams::default() }, DVec3::Z);
+        let nostep = CharacterController::new(ControllerParams::default().with_step_height(0.0), DVec3::Z);
         let c = if std::env::var("NOSTEP").is_ok() { nostep } else { controller };
         // The benchmark's settled moves (every move may step and snap).
         let walk = landfall_bench::motions::settled_walk(&hf, &TerrainSweep(&hf), &c, n, 6);

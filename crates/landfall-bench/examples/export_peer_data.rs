@@ -7,7 +7,7 @@
 //! `oblique`, `line_of_sight`) `gen<size>_<set>.npy` (f64, 4096 × 8: origin (centred), direction,
 //! `max_t`, and landfall's first-hit t, NaN on a miss): the heightfield benchmark's sets, same seeds.
 
-use landfall::heightfield::workload as sets;
+use landfall::support::workload as sets;
 use landfall_bench::peers::{center, grid_mesh};
 use landfall_bench::terrains;
 use landfall_io::write_npy_matrix;

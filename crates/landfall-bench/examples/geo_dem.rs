@@ -7,7 +7,7 @@
 //! `… -- compare vis.tif other.tif`: on samples both call visible (1) or hidden (0), how often they
 //! agree (same grid; anything else is nodata).
 
-use landfall::heightfield::synth::{generate, SynthParams};
+use landfall::bench::synth::{generate, SynthParams};
 use landfall_io::{load_heightfield, write_geotiff, Band, GeoKeys, GeoRef, LoadOptions};
 use std::path::Path;
 

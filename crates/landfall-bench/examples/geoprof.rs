@@ -22,7 +22,7 @@ fn run_heights(t: &GeoTile, geo: bool, pts: &[[f64; 2]], reps: usize) -> f64 {
 }
 
 #[inline(never)]
-fn run_rays(t: &GeoTile, geo: bool, set: &landfall::heightfield::workload::RaySet, reps: usize) -> f64 {
+fn run_rays(t: &GeoTile, geo: bool, set: &landfall::support::workload::RaySet, reps: usize) -> f64 {
     let mut sum = 0.0;
     for _ in 0..reps {
         for (r, m) in set {

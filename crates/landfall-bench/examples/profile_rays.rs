@@ -8,8 +8,8 @@
 //! and a digest of every hit, to check that a change to the walk left the answers bit for bit.
 
 use glam::DVec3;
-use landfall::geom::Ray;
-use landfall::heightfield::workload as sets;
+use landfall::support::workload as sets;
+use landfall::Ray;
 use landfall_bench::terrains;
 use std::f64::consts::TAU;
 use std::time::Instant;
@@ -22,7 +22,7 @@ fn plain(n: usize) -> terrains::Terrain {
     let wave = |k: usize, f: f32| (k as f32 * f).sin() * 0.5;
     let mut h: Vec<f32> = (0..n * n).map(|k| wave(k % n, 0.05) + wave(k / n, 0.07)).collect();
     h[n + 1] = 800.0;
-    let hf = landfall::heightfield::Heightfield::builder(n, n, h).build().expect("valid terrain");
+    let hf = landfall::Heightfield::builder(n, n, h).build().expect("valid terrain");
     terrains::Terrain { name: format!("plain{n}"), hf }
 }
 
@@ -39,10 +39,11 @@ fn main() {
         "vertical" => sets::vertical(&t.hf, 4096, 21),
         "diagonal" => sets::diagonal(&t.hf),
         "up" => {
-            let mut rng = landfall::rng::SplitMix64::new(24);
+            let mut rng = landfall::support::SplitMix64::new(24);
             let starts = sets::line_of_sight(&t.hf, 4096, 23);
             let dir = |a: f64, e: f64| DVec3::new(a.cos() * e.cos(), a.sin() * e.cos(), e.sin());
-            let up = |rng: &mut landfall::rng::SplitMix64| dir(rng.range(0.0, TAU), rng.range(0.5, 10.0).to_radians());
+            let up =
+                |rng: &mut landfall::support::SplitMix64| dir(rng.range(0.0, TAU), rng.range(0.5, 10.0).to_radians());
             starts.into_iter().map(|(r, _)| (Ray::new(r.origin, up(&mut rng)), f64::INFINITY)).collect()
         }
         "plain" => {
@@ -64,7 +65,7 @@ fn main() {
     // A digest of every hit (t, point, normal and triangle, bit for bit): a change to the walk that
     // should not change results must leave it unchanged.
     let mut digest = 0u64;
-    let id_hash = |id: &landfall::geom::TriangleId| {
+    let id_hash = |id: &landfall::TriangleId| {
         use std::hash::{BuildHasher, BuildHasherDefault};
         BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(id)
     };
@@ -94,7 +95,7 @@ fn main() {
     let per = start.elapsed().as_secs_f64() / (reps * set.len()) as f64;
     #[cfg(feature = "stats")]
     {
-        let c = landfall::heightfield::take_stats();
+        let c = landfall::support::take_stats();
         let k = (reps * set.len()) as f64;
         println!(
             "per ray: {:.1} node steps, {:.1} leaves walked, {:.1} cells, {:.1} exact cell tests",

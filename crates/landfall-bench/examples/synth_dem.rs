@@ -2,7 +2,7 @@
 //!
 //! `cargo run --release -p landfall-bench --example synth_dem -- 4097 out.tif`
 
-use landfall::heightfield::synth::{generate, SynthParams};
+use landfall::bench::synth::{generate, SynthParams};
 use landfall_io::{write_geotiff, Band, GeoRef};
 
 fn main() {

@@ -19,8 +19,20 @@ fn main() {
             QuadtreeParams::paper(8, 14),
         ]);
         for (mp, md, g) in [(2, 16, 0.2), (2, 16, 0.5), (2, 16, 1.0), (3, 16, 0.5), (1, 20, 0.5)] {
-            cfgs.push(QuadtreeParams { max_polys: mp, max_depth: md, cuts: CutRule::Vertices, min_gain: g });
-            cfgs.push(QuadtreeParams { max_polys: mp, max_depth: md, cuts: CutRule::Halves, min_gain: g });
+            cfgs.push(
+                QuadtreeParams::default()
+                    .with_max_polys(mp)
+                    .with_max_depth(md)
+                    .with_cuts(CutRule::Vertices)
+                    .with_min_gain(g),
+            );
+            cfgs.push(
+                QuadtreeParams::default()
+                    .with_max_polys(mp)
+                    .with_max_depth(md)
+                    .with_cuts(CutRule::Halves)
+                    .with_min_gain(g),
+            );
         }
     }
     for p in cfgs {

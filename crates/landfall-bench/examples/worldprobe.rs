@@ -1,6 +1,7 @@
 //! Quick timing of the world's update paths (for profiling): `cargo run --release -p landfall-bench --example worldprobe`.
 use glam::DVec3;
-use landfall::world::{CacheParams, Generator, Hashed, World, WorldParams};
+use landfall::bench::Hashed;
+use landfall::world::{CacheParams, Generator, World, WorldParams};
 use std::time::Instant;
 
 fn run<S: landfall::world::CellStore>(name: &str, speed: f64, frames: usize, above: f64) {

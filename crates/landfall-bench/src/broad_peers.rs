@@ -119,7 +119,7 @@ impl ParryBvh {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use landfall::rng::SplitMix64;
+    use landfall::support::SplitMix64;
     use std::collections::BTreeSet;
 
     /// Both peers find exactly the pairs brute force finds, on spheres of sizes spanning four

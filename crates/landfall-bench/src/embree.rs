@@ -269,8 +269,8 @@ mod tests {
         assert_eq!(std::mem::size_of::<RtcIntersectContext>(), 24);
         let t = terrains::generated(257);
         let e = Embree::new(&t.hf);
-        let mut set = landfall::heightfield::workload::oblique(&t.hf, 500, 5);
-        set.extend(landfall::heightfield::workload::line_of_sight(&t.hf, 500, 6));
+        let mut set = landfall::support::workload::oblique(&t.hf, 500, 5);
+        set.extend(landfall::support::workload::line_of_sight(&t.hf, 500, 6));
         assert_eq!(crate::peers::differing(&t.hf, &set, |r, m| e.raycast(r, m)), 0);
         let hits = set.iter().filter(|(r, m)| e.raycast(r, *m).is_some()).count();
         assert!(hits > 100, "{hits} hits: too few to compare");

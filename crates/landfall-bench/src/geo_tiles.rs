@@ -3,10 +3,10 @@
 //! projected heightfield in metres (the tile's cell size at its centre).
 
 use glam::DVec3;
+use landfall::bench::synth::{generate, SynthParams};
 use landfall::geo::{GeoSurface, DEFAULT_GEO_LEAF};
-use landfall::heightfield::synth::{generate, SynthParams};
-use landfall::heightfield::workload as sets;
-use landfall::rng::SplitMix64;
+use landfall::support::workload as sets;
+use landfall::support::SplitMix64;
 use landfall::{Heightfield, Ray};
 
 /// Longitude of the tiles' south-west sample, degrees.

@@ -124,7 +124,7 @@ impl Drop for Jolt {
 mod tests {
     use super::*;
     use crate::terrains;
-    use landfall::heightfield::workload as sets;
+    use landfall::support::workload as sets;
     use landfall::Diagonal;
 
     /// Jolt's heightfield, on landfall's terrain split as Jolt splits it, finds the hits landfall

@@ -1,6 +1,6 @@
 #![warn(missing_docs)]
 //! Shared set-up of the benchmarks: terrains, the peer libraries on the same data, and the ratio
-//! report printed after criterion has measured. The ray sets are `landfall::heightfield::workload`,
+//! report printed after criterion has measured. The ray sets are `landfall::support::workload`,
 //! the same the demo casts.
 
 pub mod broad_peers;

@@ -2,7 +2,7 @@
 //! the crowd of walkers.
 
 use glam::DVec3;
-use landfall::rng::SplitMix64;
+use landfall::support::SplitMix64;
 use landfall::Terrain;
 
 /// Gravity's part of one 60 fps frame of a crowd walker (the benchmark's: 10 g over a frame's

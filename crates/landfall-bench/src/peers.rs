@@ -2,7 +2,7 @@
 //! (x, y, z) is parry's (x, z, y)), and the naive scan of every triangle.
 
 use glam::DVec3;
-use landfall::geom::moller_trumbore;
+use landfall::support::moller_trumbore;
 use landfall::{Half, Heightfield, Ray};
 use parry3d::math::{Pose, Vector};
 use parry3d::query::{Ray as PRay, RayCast};

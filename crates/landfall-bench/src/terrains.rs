@@ -1,6 +1,6 @@
 //! The terrains the benchmarks run on.
 
-use landfall::heightfield::synth::{generate, SynthParams};
+use landfall::bench::synth::{generate, SynthParams};
 use landfall::Heightfield;
 use std::path::Path;
 
@@ -35,7 +35,7 @@ pub fn real_dem() -> Terrain {
 /// must examine the whole hypotenuse.
 pub fn tilted(n: usize, leaf: usize) -> (Heightfield, landfall::Ray) {
     let slope = 0.05;
-    let mut rng = landfall::rng::SplitMix64::new(7);
+    let mut rng = landfall::support::SplitMix64::new(7);
     let h: Vec<f32> = (0..n * n).map(|k| (10.0 * rng.uniform() + slope * ((k % n) + (k / n)) as f64) as f32).collect();
     let hf = Heightfield::builder(n, n, h).leaf_size(leaf).build().expect("valid terrain");
     let side = (n - 1) as f64;
@@ -68,7 +68,7 @@ pub fn dem_tin(land_triangles: usize) -> Tin {
     use spade::{DelaunayTriangulation, Point2, Triangulation};
     let dem = real_dem().hf;
     let b = dem.bounds();
-    let mut rng = landfall::rng::SplitMix64::new(land_triangles as u64);
+    let mut rng = landfall::support::SplitMix64::new(land_triangles as u64);
     // About 2 triangles per point, 56% of the DEM above sea level.
     let points = (land_triangles as f64 / 2.0 / 0.56) as usize;
     let corners = [(b.min.x, b.min.y), (b.max.x, b.min.y), (b.min.x, b.max.y), (b.max.x, b.max.y)];
@@ -91,7 +91,7 @@ pub fn dem_tin(land_triangles: usize) -> Tin {
 impl Tin {
     /// `n` points uniformly inside random triangles: every one has ground.
     pub fn hit_points(&self, n: usize, seed: u64) -> Vec<glam::DVec3> {
-        let mut rng = landfall::rng::SplitMix64::new(seed);
+        let mut rng = landfall::support::SplitMix64::new(seed);
         (0..n)
             .map(|_| {
                 let t = self.triangles[(rng.next_u64() % self.triangles.len() as u64) as usize];
@@ -110,7 +110,7 @@ impl Tin {
     /// naive scan of `tris` decides.
     pub fn miss_points(&self, n: usize, seed: u64, grid: &crate::grid::UniformGrid) -> Vec<glam::DVec3> {
         let b = self.vertices.iter().fold(landfall::Aabb::EMPTY, |b, &v| b.grown(v));
-        let mut rng = landfall::rng::SplitMix64::new(seed);
+        let mut rng = landfall::support::SplitMix64::new(seed);
         let mut out = Vec::with_capacity(n);
         while out.len() < n {
             let p = glam::DVec3::new(rng.range(b.min.x, b.max.x), rng.range(b.min.y, b.max.y), 0.0);
@@ -126,7 +126,7 @@ impl Tin {
     pub fn oblique_rays(&self, n: usize, seed: u64) -> Vec<(landfall::Ray, f64)> {
         let top = self.vertices.iter().fold(f64::NEG_INFINITY, |m, v| m.max(v.z));
         let pts = self.hit_points(n, seed);
-        let mut rng = landfall::rng::SplitMix64::new(seed ^ 0xfeed);
+        let mut rng = landfall::support::SplitMix64::new(seed ^ 0xfeed);
         pts.into_iter()
             .map(|p| {
                 let (az, el) = (rng.range(0.0, std::f64::consts::TAU), rng.range(10f64, 80.0).to_radians());

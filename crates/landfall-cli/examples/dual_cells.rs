@@ -1,4 +1,4 @@
-//! The figure of `docs/architecture.md`, "Proximity": the same objects in Mirtich's hierarchical
+//! The figure of the `broad` module's documentation (`docs/dual-quadtree.png`): the same objects in Mirtich's hierarchical
 //! hash (left: every level's boundaries meet at the origin) and in the dual quad-tree (right: no two
 //! levels share a boundary, the origin is a cell's centre at every level). Lines are the cell
 //! boundaries of levels 2–5 (4–32 units, darker for coarser); each object is drawn in the colour of
@@ -28,7 +28,7 @@ fn main() -> anyhow::Result<()> {
     let (w, h) = (2 * SIDE + 20, SIDE);
     let mut px = vec![255u8; (w * h * 3) as usize];
     for (panel, layout) in [Layout::Primal, Layout::Dual].into_iter().enumerate() {
-        let mut grid = ProximityGrid::new(layout, 1.0);
+        let mut grid = ProximityGrid::with_layout(layout, 1.0, None).unwrap();
         for &(id, c, r) in &objects {
             grid.insert(id, DVec3::new(c.x, c.y, 0.0), r)?;
         }

@@ -5,7 +5,7 @@
 //! `cargo run --release -p landfall-cli --example shadows` → `landfall-out/shadows.png`
 
 use landfall::glam::DVec3;
-use landfall::polygon::PolygonSoup;
+use landfall::PolygonSoup;
 use landfall::{Frame, PolygonTerrain, QuadtreeParams};
 use rayon::prelude::*;
 use std::path::Path;

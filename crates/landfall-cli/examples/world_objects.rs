@@ -1,4 +1,4 @@
-//! The figure of `docs/architecture.md`, "Objects": the procedural world around a viewer standing at
+//! The figure of the `world::objects` documentation (`docs/world-objects.png`): the procedural world around a viewer standing at
 //! the origin, from above (600 m across): the ground shaded by height, the objects of the cells in
 //! the cache (stones, trees, boulders, houses, halls in their colours), the dual cells of the owner
 //! level (128 m; thin lines) with each roaming entity's range (circle) inside its owner (bold
@@ -7,8 +7,8 @@
 //! `cargo run --release -p landfall-cli --example world_objects` → `landfall-out/world-objects.png`
 
 use landfall::glam::{DVec2, DVec3};
-use landfall::world::objects::{Roaming, Shape};
 use landfall::world::{CacheParams, LodTerrain, ObjectParams, Objects, World, WorldParams};
+use landfall::world::{Roaming, Shape};
 use landfall::Terrain;
 use rayon::prelude::*;
 use std::path::Path;
@@ -21,8 +21,8 @@ fn main() -> anyhow::Result<()> {
     let far = LodTerrain::new(landfall::world::Generator::new(params.clone())?, 4, 16);
     let ground = far.height_at(0.0, 0.0).unwrap_or(0.0);
     let world: World = World::new(params, CacheParams::default(), DVec3::new(0.0, 0.0, ground + 2.0))?;
-    let roaming = Roaming { chance: 0.8, spawn_chance: 1.0, ..Roaming::default() };
-    let mut objects = Objects::new(&world, ObjectParams { roaming: Some(roaming.clone()), ..ObjectParams::default() });
+    let roaming = Roaming::default().with_chance(0.8).with_spawn_chance(1.0);
+    let mut objects = Objects::new(&world, ObjectParams::default().with_roaming(Some(roaming.clone())));
     for _ in 0..600 {
         objects.step(&world, 0.1);
     }

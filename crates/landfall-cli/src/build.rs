@@ -3,7 +3,7 @@
 
 use crate::terrain_args::{AnyTerrain, TerrainArgs};
 use anyhow::{bail, Result};
-use landfall::polygon::PolygonSoup;
+use landfall::PolygonSoup;
 use std::path::Path;
 use std::time::Instant;
 

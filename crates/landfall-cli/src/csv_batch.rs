@@ -3,8 +3,7 @@
 //! Rows are read in chunks, each chunk answered in parallel and written before the next is read, so
 //! memory stays bounded whatever the file size. A progress bar (bytes read) shows on a terminal.
 
-use crate::map_budget::MapBudget;
-use crate::map_budget::CHUNK;
+use crate::map_budget::{MapBudget, CHUNK};
 use crate::terrain_args::{AnyTerrain, TerrainArgs};
 use anyhow::{bail, Context, Result};
 use landfall::geo::{GeoHit, GeoPoint, GeoSurface, Geodetic};

@@ -5,8 +5,8 @@ use anyhow::Result;
 use clap::Args;
 use landfall::collide::{CharacterController, ControllerParams, TerrainSweep};
 use landfall::glam::DVec3;
-use landfall::heightfield::workload;
-use landfall::rng::SplitMix64;
+use landfall::support::workload;
+use landfall::support::SplitMix64;
 use landfall::world::{Generator, WorldParams};
 use landfall::{Heightfield, Ray};
 use rayon::prelude::*;
@@ -205,7 +205,7 @@ pub fn run(args: &DemoArgs) -> Result<()> {
 /// wide.
 fn world_heights(size: usize, spacing: f64, seed: u64) -> Result<Vec<f32>> {
     let level = spacing.log2().round().clamp(0.0, 14.0) as u8;
-    let params = WorldParams { seed, cell_size: spacing / (level as f64).exp2(), ..WorldParams::default() };
+    let params = WorldParams::default().with_seed(seed).with_cell_size(spacing / (level as f64).exp2());
     let gen = Generator::new(params)?;
     let half = (size / 2) as i64;
     Ok(gen.corner_grid(level, -half, -half, size, size))
@@ -220,15 +220,13 @@ fn crowd(
     args: &DemoArgs,
     rng: &mut SplitMix64,
 ) -> (Vec<Vec<DVec3>>, usize, usize, f64) {
-    let params = ControllerParams {
-        radius: 2.0,
-        skin: 0.05,
-        max_climb: 40f64.to_radians(),
-        min_slide: 30f64.to_radians(),
-        step_height: 1.0,
-        snap: 3.0,
-        ..ControllerParams::default()
-    };
+    let params = ControllerParams::default()
+        .with_radius(2.0)
+        .with_skin(0.05)
+        .with_max_climb(40f64.to_radians())
+        .with_min_slide(30f64.to_radians())
+        .with_step_height(1.0)
+        .with_snap(3.0);
     let controller = CharacterController::new(params, DVec3::Z);
     let starts: Vec<(DVec3, f64)> = (0..args.walkers)
         .filter_map(|_| {

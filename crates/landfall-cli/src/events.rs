@@ -320,12 +320,12 @@ fn terrain(a: &TerrainBallsArgs) -> Result<()> {
     if balls.len() < a.balls {
         eprintln!("landfall: note: room for {} balls of {} asked", balls.len(), a.balls);
     }
-    let full = BallParams { restitution: a.restitution, rest_speed: a.rest_speed, ..Default::default() };
+    let full = BallParams::default().with_restitution(a.restitution).with_rest_speed(a.rest_speed);
     let params = match lod_at {
         None => full,
         Some(([x, y], range)) => {
             let ground = t.top_surface(DVec3::new(x, y, 0.0)).map_or(area.max.z, |s| s.point.z);
-            BallParams { lod: Some(BehaviourLod { viewer: DVec3::new(x, y, ground + 2.0), range }), ..full }
+            full.with_lod(Some(BehaviourLod { viewer: DVec3::new(x, y, ground + 2.0), range }))
         }
     };
     let run = simulate(t, &spheres, &balls, params, a.until, true, a.max_events);
@@ -389,14 +389,14 @@ fn terrain(a: &TerrainBallsArgs) -> Result<()> {
 
 /// The procedural world of `landfall world` (its default generator) around a viewer standing at the
 /// origin, the cache cut to the 10 finest layers and the mesh drawn from layer 1 to 7 (5 km across).
-fn procedural_world() -> Result<landfall::World> {
+fn procedural_world() -> Result<landfall::world::World> {
     use landfall::glam::DVec3;
     use landfall::world::{CacheParams, LodTerrain, WorldParams};
     let params = WorldParams::default();
     let far = LodTerrain::new(landfall::world::Generator::new(params.clone())?, 4, 64);
     let ground = far.height_at(0.0, 0.0).unwrap_or(0.0);
-    let cache = CacheParams { layers: 10, mesh_coarsest: 7, far_distance: 0.0, ..CacheParams::default() };
-    Ok(landfall::World::new(params, cache, DVec3::new(0.0, 0.0, ground + 2.0))?)
+    let cache = CacheParams::default().with_layers(10).with_mesh_coarsest(7).with_far_distance(0.0);
+    Ok(landfall::world::World::new(params, cache, DVec3::new(0.0, 0.0, ground + 2.0))?)
 }
 
 /// The square of half-width `half` around the origin, with the terrain's height range over it.
@@ -426,7 +426,7 @@ fn throw(
 ) -> (Vec<(landfall::glam::DVec3, f64)>, Vec<landfall::events::Ball>) {
     use landfall::events::Ball;
     use landfall::glam::DVec3;
-    use landfall::rng::SplitMix64;
+    use landfall::support::SplitMix64;
     let b = area;
     let size = (b.max.x - b.min.x).min(b.max.y - b.min.y);
     let mut rng = SplitMix64::new(seed);

@@ -1,4 +1,45 @@
 //! `landfall`: terrain queries from the command line.
+//!
+//! # How it works
+//!
+//! `height` and `raycast` stream their CSV through landfall-io's `BatchReader`: rows are read in chunks
+//! of 65,536, each chunk answered in parallel and written in order before the next is read, so memory
+//! stays bounded. Line numbers in errors are true file lines (a reader that indexes newlines maps each
+//! record's byte offset to its line; the csv crate alone does not count blank lines). A progress bar
+//! (bytes read) is drawn on a terminal only; each batch ends with one line (rows, how many found
+//! ground or hit) and, when none did, a warning with the terrain's extent.
+//!
+//! **Progress** (`progress.rs`): every step of a long run (the demo's workloads, each of `world`'s
+//! paths and its rendering, placing the objects, events, batches, builds, meshes, viewsheds) shows a
+//! bar or a spinner with its time on a terminal, and off a terminal one line when it ends if it took
+//! longer than two seconds (`LANDFALL_PROGRESS_AFTER` changes the threshold; the tests set 0).
+//!
+//! **Help** (`examples.rs`): each command's `--help` lists its own options first, then the terrain's
+//! under "Terrain placement" (spacing, origin, heights, diagonal, gravity) and "Terrain tuning" (the
+//! pyramid's and quadtree's parameters, limits), then two or three examples on the shipped data; a unit
+//! test parses every example and checks the order. Every command that writes a file takes `-o` and
+//! `--out`.
+//!
+//! **Pictures for people** (`preview/`): `viewshed --png` draws the raster from above at 1024 to 2048
+//! pixels on its long side (at ground proportions for degrees), shaded and coloured on the exact
+//! triangles, tinted by the viewshed, with a title, a legend, a scale bar, a north arrow and the
+//! observers marked; text in a 5 × 7 pixel font of its own (`font.rs`). Errors about a position (an
+//! observer off the terrain or over a hole) name the terrain's extent (`Aabb::xy_extent`). Every output goes through `OutputFile` (a temporary file,
+//! renamed when complete), and an output that is one of the inputs is refused
+//! (`docs/robustness.md`).
+//!
+//! Terrain files are recognised by content and extension: an index file by its magic or its `.lfq`
+//! extension, `.obj`/`.gltf`/
+//! `.glb` as polygon meshes, anything else as a raster. `build` writes an index from any of them (a
+//! raster becomes its triangles, holes left out). Options that cannot apply are refused by name
+//! (`--spacing` on a mesh, placement options or another gravity on a prebuilt index).
+//!
+//! `world` flies a viewer through the procedural world (walk 1.5 m/s, drive 30 m/s, fly 300 m/s at
+//! 500 m, teleport up to 5,000 km per frame; 60 frames per second), times every update and prints mean,
+//! 99th percentile and worst per path with cells generated, regions rewritten and memory; then draws the
+//! drawn layers from above (`world-layers.png`) and a view from 300 m ray cast on the drawn mesh
+//! (`world-view.png`), and `--export` writes the mesh. `demo` takes its terrain from the same generator:
+//! a 2049² piece of the world at 4 m spacing (`Generator::corner_grid`), as a heightfield.
 
 /// `println!` that ends the program quietly when standard output is closed (e.g. piped into
 /// `head`), instead of panicking.

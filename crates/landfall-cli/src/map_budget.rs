@@ -4,7 +4,7 @@
 
 use anyhow::{bail, Result};
 
-/// Rows answered per parallel chunk.
+/// Rows a batch command answers per parallel chunk (without a budget; a budget makes them smaller).
 pub(crate) const CHUNK: usize = 1 << 16;
 
 /// `--cache-mb`: how much of a mapped heightfield index may stay in the process's memory.

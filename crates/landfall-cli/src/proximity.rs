@@ -5,7 +5,7 @@
 //! output at the end. Memory is the spheres and one buffer, whatever the number of pairs.
 
 use anyhow::{bail, Context, Result};
-use landfall::broad::{Layout, ProximityError, ProximityGrid};
+use landfall::broad::{ProximityError, ProximityGrid};
 use landfall_io::{Batch, BatchReader, OutputFile, Query};
 use std::collections::{BinaryHeap, HashMap};
 use std::io::{BufReader, BufWriter, Read, Seek, Write};
@@ -23,7 +23,7 @@ pub fn run(objects: &Path, out: &Path, max_pairs: Option<u64>) -> Result<()> {
     let mut output = OutputFile::create(out)?;
     let mut reader = BatchReader::open(objects, Batch::Spheres)?;
     let step = crate::progress::Step::bar("objects", reader.len(), "{bytes}/{total_bytes} {wide_bar} {eta}");
-    let mut grid = ProximityGrid::new(Layout::Dual, 1.0);
+    let mut grid = ProximityGrid::new(1.0)?;
     // Row k's id, and the line each id came from (for the error on a repeated id).
     let mut ids: Vec<i128> = Vec::new();
     let mut line_of: HashMap<i128, u64> = HashMap::new();

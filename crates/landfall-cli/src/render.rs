@@ -124,9 +124,9 @@ pub fn render_tinted(
     let (zlo, zhi) =
         hits.iter().flatten().fold((f64::INFINITY, f64::NEG_INFINITY), |a, h| (a.0.min(h.point.z), a.1.max(h.point.z)));
     let colours = if zlo <= zhi {
-        landfall::paint::ColourMap::for_range(zlo, zhi)
+        landfall::support::ColourMap::for_range(zlo, zhi)
     } else {
-        landfall::paint::ColourMap::for_range(b.min.z, b.max.z)
+        landfall::support::ColourMap::for_range(b.min.z, b.max.z)
     };
     let relief = (b.max.z - b.min.z).max(1e-9);
     let span = (b.max - b.min).truncate().length();

@@ -3,8 +3,8 @@
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use landfall::glam::DVec3;
-use landfall::polygon::{PolygonSoup, QuadtreeParams};
 use landfall::{CutRule, Diagonal, Frame, PolygonTerrain};
+use landfall::{PolygonSoup, QuadtreeParams};
 use landfall_io::{load_heightfield, Limits, LoadOptions};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -46,7 +46,7 @@ pub struct TerrainArgs {
     #[arg(help_heading = TERRAIN_PLACEMENT, long, value_name = "GX,GY,GZ", allow_hyphen_values = true)]
     pub gravity: Option<String>,
     /// Min/max pyramid leaf size in cells (rasters: acceleration structure tuning).
-    #[arg(help_heading = TERRAIN_TUNING, long, value_name = "CELLS", default_value_t = landfall::heightfield::DEFAULT_LEAF_SIZE)]
+    #[arg(help_heading = TERRAIN_TUNING, long, value_name = "CELLS", default_value_t = landfall::support::DEFAULT_LEAF_SIZE)]
     pub leaf_size: usize,
     /// Polygon quadtree: a leaf holding more polygons than this is split (QOTA's Maxpoly).
     #[arg(help_heading = TERRAIN_TUNING, long, value_name = "N", default_value_t = QuadtreeParams::default().max_polys)]
@@ -138,18 +138,17 @@ impl TerrainArgs {
         if self.max_polys == 0 {
             bail!("--max-polys: must be ≥ 1");
         }
-        if self.max_depth > landfall::polygon::MAX_DEPTH_LIMIT {
-            bail!("--max-depth: at most {}", landfall::polygon::MAX_DEPTH_LIMIT);
+        if self.max_depth > landfall::support::MAX_DEPTH_LIMIT {
+            bail!("--max-depth: at most {}", landfall::support::MAX_DEPTH_LIMIT);
         }
         if !(self.min_gain >= 0.0 && self.min_gain.is_finite()) {
             bail!("--min-gain: must be a finite number ≥ 0");
         }
-        Ok(QuadtreeParams {
-            max_polys: self.max_polys,
-            max_depth: self.max_depth,
-            cuts: self.cuts,
-            min_gain: self.min_gain,
-        })
+        Ok(QuadtreeParams::default()
+            .with_max_polys(self.max_polys)
+            .with_max_depth(self.max_depth)
+            .with_cuts(self.cuts)
+            .with_min_gain(self.min_gain))
     }
 
     /// Loads the terrain (raster, mesh or index file) with the placement options applied.

@@ -232,7 +232,7 @@ fn compute(
     let bar = crate::progress::Step::bar("viewshed", 1000, "{percent}% {wide_bar} {eta}");
     let report = |f: f64| bar.set_position((f * 1000.0) as u64);
     let stop = crate::interrupt::Stop::on_ctrl_c();
-    let hooks = Hooks { progress: Some(&report), cancel: Some(stop.flag()) };
+    let hooks = Hooks::default().with_progress(&report).with_cancel(stop.flag());
     let out = match surface {
         Some(g) => landfall::geo::geo_viewshed(g, observers, params, mode, &hooks),
         None => landfall::viewshed::viewshed(hf, observers, params, mode, &hooks),
@@ -248,18 +248,17 @@ fn compute(
 
 /// The library's parameters from the options.
 fn params(a: &ViewshedArgs) -> Result<ViewshedParams> {
-    let p = ViewshedParams {
-        observer_height: a.observer_height,
-        target_height: a.target_height,
-        max_distance: a.max_distance.unwrap_or(f64::INFINITY),
-        curvature: a.curvature,
-        refraction: a.refraction,
-        azimuths: a.start_angle.zip(a.end_angle),
-        pitch: match (a.low_pitch, a.high_pitch) {
+    let p = ViewshedParams::default()
+        .with_observer_height(a.observer_height)
+        .with_target_height(a.target_height)
+        .with_max_distance(a.max_distance.unwrap_or(f64::INFINITY))
+        .with_curvature(a.curvature)
+        .with_refraction(a.refraction)
+        .with_azimuths(a.start_angle.zip(a.end_angle))
+        .with_pitch(match (a.low_pitch, a.high_pitch) {
             (None, None) => None,
             (lo, hi) => Some((lo.unwrap_or(-90.0), hi.unwrap_or(90.0))),
-        },
-    };
+        });
     if let Err(landfall::viewshed::ViewshedError::Param { name, why }) = p.validate() {
         let option = match name {
             "angles" => "--start-angle/--end-angle".to_string(),
@@ -285,8 +284,7 @@ fn read_observers(
         for (q, &line) in rows.iter().zip(reader.lines()) {
             if let Query::Observer { x, y, h } = *q {
                 let o = Observer::at(x, y).with_height(h.unwrap_or(default_h));
-                let one =
-                    ViewshedParams { observer_height: h.unwrap_or(default_h), max_distance: 1.0, ..params.clone() };
+                let one = params.clone().with_observer_height(h.unwrap_or(default_h)).with_max_distance(1.0);
                 // A one-sample check of the observer's ground, before the long work.
                 let eye = match surface {
                     Some(g) => landfall::geo::geo_observer_eye(g, x, y, &one),

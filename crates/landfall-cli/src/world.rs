@@ -7,7 +7,7 @@ use crate::render::{render, write_png, Camera};
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use landfall::glam::DVec3;
-use landfall::rng::SplitMix64;
+use landfall::support::SplitMix64;
 use landfall::world::{CacheParams, LodTerrain, ObjectParams, Objects, World, WorldParams};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -118,15 +118,12 @@ pub fn run(args: &WorldArgs) -> Result<()> {
             p.display()
         );
     }
-    let params =
-        WorldParams { seed: args.seed, cell_size: args.cell_size, levels: args.layers, ..WorldParams::default() };
-    let cache = CacheParams {
-        layers: args.layers,
-        inner_radius: args.inner_radius,
-        mesh_coarsest: (args.layers.saturating_sub(4)).max(1).min(args.layers.saturating_sub(1)),
-        hysteresis: args.hysteresis,
-        ..CacheParams::default()
-    };
+    let params = WorldParams::default().with_seed(args.seed).with_cell_size(args.cell_size).with_levels(args.layers);
+    let cache = CacheParams::default()
+        .with_layers(args.layers)
+        .with_inner_radius(args.inner_radius)
+        .with_mesh_coarsest((args.layers.saturating_sub(4)).max(1).min(args.layers.saturating_sub(1)))
+        .with_hysteresis(args.hysteresis);
     let start = DVec3::new(args.east + 0.3, 0.7, 0.0);
     let far = LodTerrain::new(landfall::world::Generator::new(params.clone())?, 4, 64);
     let ground = |p: DVec3| far.height_at(p.x, p.y).unwrap_or(0.0);

@@ -3,7 +3,7 @@
 //! where they are large enough to see, shaded by height; the viewer as a red dot.
 
 use landfall::glam::{DVec2, DVec3};
-use landfall::world::objects::Shape;
+use landfall::world::Shape;
 use landfall::world::{Objects, World};
 
 /// Draws a `size × size` picture centred on the viewer, wide enough for the five finest drawn

@@ -7,7 +7,7 @@ mod common;
 use common::{fails, ok, s};
 use glam::{DVec2, DVec3};
 use landfall::collide::{SweepTarget, TileView, TileViewParams};
-use landfall::rng::SplitMix64;
+use landfall::support::SplitMix64;
 use landfall::{Heightfield, Ray, TriangleId};
 use landfall_io::{write_geotiff, Band, GeoRef, LoadOptions};
 use std::path::{Path, PathBuf};

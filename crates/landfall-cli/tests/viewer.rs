@@ -194,7 +194,7 @@ fn a_raster_in_degrees_is_answered_in_metres_on_the_ellipsoid() {
     // The viewshed from x, y (metres) is the library's from the ground's lon, lat; from lon, lat too.
     let viewshed = |lon: f64, lat: f64, h: f64| -> Vec<u8> {
         use landfall::viewshed::{Hooks, Observer, ViewshedMode, ViewshedOutput, ViewshedParams};
-        let p = ViewshedParams { observer_height: h, ..ViewshedParams::default() };
+        let p = ViewshedParams::default().with_observer_height(h);
         let out =
             landfall::geo::geo_viewshed(g, &[Observer::at(lon, lat)], &p, ViewshedMode::Visibility, &Hooks::default());
         let Ok(ViewshedOutput::Visibility(v, _)) = out else { panic!("{out:?}") };
@@ -559,7 +559,7 @@ fn a_raster_in_degrees_is_drawn_in_metres_with_its_viewshed() {
         num(&readout, "y"),
         num(&readout, "z"),
     ));
-    let p = ViewshedParams { observer_height: 2.0, ..ViewshedParams::default() };
+    let p = ViewshedParams::default().with_observer_height(2.0);
     let out = landfall::geo::geo_viewshed(
         g,
         &[Observer::at(ground.lon, ground.lat)],

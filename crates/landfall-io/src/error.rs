@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 /// it includes the underlying error's, so no variant also returns it as its `source()` (an error
 /// reporter that walks the chain, like `anyhow`'s `{:#}`, would print it twice).
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum IoError {
     /// The operating system refused (missing file, permissions, …).
     #[error("{}: {error}", path.display())]

@@ -38,8 +38,9 @@ use crate::preamble::{checksum, Format, Preamble};
 use crate::IoError;
 use bytemuck::{Pod, Zeroable};
 use glam::{DMat3, DVec3};
-use landfall::flat::StableBytes;
-use landfall::polygon::{Header, QuadtreeParams, SECTIONS};
+use landfall::support::StableBytes;
+use landfall::support::{Header, SECTIONS};
+use landfall::QuadtreeParams;
 use landfall::{CutRule, Frame, PolygonTerrain};
 use std::path::Path;
 use std::sync::Arc;
@@ -181,12 +182,11 @@ fn open(path: &Path, verify_data: bool) -> Result<PolygonTerrain, IoError> {
     {
         return Err(bad("local origin / root", "not finite".into()));
     }
-    let params = QuadtreeParams {
-        max_polys: raw.max_polys as usize,
-        max_depth: raw.max_depth as usize,
-        cuts,
-        min_gain: raw.min_gain,
-    };
+    let params = QuadtreeParams::default()
+        .with_max_polys(raw.max_polys as usize)
+        .with_max_depth(raw.max_depth as usize)
+        .with_cuts(cuts)
+        .with_min_gain(raw.min_gain);
     let header = Header { frame, center, root: raw.root, params, polygons: raw.polygons, slack: raw.slack };
     let owner: Arc<dyn StableBytes> = Arc::new(Mapped::new(map, &file, path));
     let built = PolygonTerrain::from_raw_sections(header, owner, raw.sections, verify_data);

@@ -1,4 +1,4 @@
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 //! File formats for landfall: rasters in, [`Heightfield`](landfall::Heightfield)s out.
 //!
 //! Supported rasters (the first row in the file is the northernmost, as in GIS; loaders flip it so
@@ -22,6 +22,21 @@
 //! and check every size a file declares against [`Limits`] before allocating; writers go through
 //! [`OutputFile`] (a temporary file renamed into place when complete), so a failed or interrupted
 //! write leaves the old file whole (`docs/robustness.md`).
+//!
+//! # How it works
+//!
+//! `read_raster` dispatches on the extension and returns a `Raster` already flipped to row 0 = south;
+//! `load_heightfield` applies `z = v·S + O`, the placement options or the file's georeferencing, and
+//! builds the heightfield. `.npz` archives are georeferenced by their 1-D coordinate arrays when
+//! present (`latitude`/`longitude`, `lat`/`lon`, `y`/`x`): an ascending y array means the rows are
+//! already south-first, a descending one is flipped; unevenly spaced coordinates are reported as a note
+//! and the mean step is used. Every error names the file and the line, field, tag or array.
+//!
+//! Meshes: `.obj` by a small parser of our own (each face a polygon as written, coordinates in f64,
+//! errors with line numbers — `tobj` triangulates by default, reads f32 and reports no line), glTF/GLB
+//! through the `gltf` crate (triangle primitives of the default scene, node transforms composed in f64;
+//! GLB binary chunk, external buffers and base64 data URIs). glTF is Y-up by convention; coordinates are
+//! kept as they are, and the CLI notes that `--gravity 0,-1,0` may be wanted.
 
 mod asc;
 mod batch;

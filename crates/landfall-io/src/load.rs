@@ -33,7 +33,7 @@ impl Default for LoadOptions {
             z_scale: 1.0,
             z_offset: 0.0,
             diagonal: Diagonal::default(),
-            leaf_size: landfall::heightfield::DEFAULT_LEAF_SIZE,
+            leaf_size: landfall::support::DEFAULT_LEAF_SIZE,
             limits: Limits::default(),
         }
     }
@@ -92,7 +92,7 @@ pub fn load_heightfield(path: &Path, opts: &LoadOptions) -> Result<Loaded, IoErr
     let geo = r.georef.unwrap_or(GeoRef { origin: (0.0, 0.0), spacing: (1.0, 1.0) });
     let (dx, dy) = opts.spacing.unwrap_or(geo.spacing);
     let (ox, oy) = opts.origin.unwrap_or(geo.origin);
-    let mut values = landfall::pages::sample_buffer(r.values.len());
+    let mut values = landfall::support::sample_buffer(r.values.len());
     for (h, &v) in values.iter_mut().zip(&r.values) {
         *h = (v as f64 * opts.z_scale + opts.z_offset) as f32;
     }

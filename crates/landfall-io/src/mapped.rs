@@ -18,7 +18,7 @@
 //! structures read from the map.
 
 use crate::IoError;
-use landfall::flat::StableBytes;
+use landfall::support::StableBytes;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -159,7 +159,7 @@ unsafe impl StableBytes for Mapped {
 
 #[cfg(target_os = "linux")]
 mod handler {
-    use super::{Ordering, RANGES};
+    use super::{page_size, Ordering, RANGES};
     use std::sync::atomic::AtomicPtr;
 
     /// The SIGBUS action there was before ours.
@@ -170,7 +170,7 @@ mod handler {
     pub(super) fn install() {
         static ONCE: std::sync::Once = std::sync::Once::new();
         ONCE.call_once(|| {
-            PAGE.store(crate::mapped::page_size(), Ordering::Release);
+            PAGE.store(page_size(), Ordering::Release);
             // SAFETY: sigaction with a zeroed, then filled struct; the old action is kept for
             // ever (leaked box) for the handler to hand foreign faults to.
             unsafe {

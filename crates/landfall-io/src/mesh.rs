@@ -8,7 +8,7 @@
 use crate::input::{read_regular, MAX_WHOLE_FILE_BYTES};
 use crate::IoError;
 use glam::{DMat4, DVec3};
-use landfall::polygon::PolygonSoup;
+use landfall::PolygonSoup;
 use std::path::{Path, PathBuf};
 
 /// Reads a polygon mesh by extension: `.obj`, `.gltf`, `.glb`.

@@ -2,7 +2,7 @@
 //! far from the world origin the vertices keep their precision (f32 relative to an f64 origin).
 
 use crate::{extension, write_atomic, IoError};
-use landfall::world::{CellStore, World};
+use landfall::world::World;
 use serde_json::json;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -31,8 +31,8 @@ pub struct MeshPart {
 impl MeshPart {
     /// Sets the part's normals (from its triangles) and colours (from `map` by each vertex's world
     /// height and normal).
-    pub fn paint(&mut self, map: &landfall::paint::ColourMap) {
-        self.normals = landfall::paint::vertex_normals(&self.positions, &self.indices);
+    pub fn paint(&mut self, map: &landfall::support::ColourMap) {
+        self.normals = landfall::support::vertex_normals(&self.positions, &self.indices);
         self.colors = self
             .positions
             .iter()
@@ -45,9 +45,9 @@ impl MeshPart {
 /// The drawn mesh of a world, one part per layer (its regions merged), at the drawn (morphed)
 /// heights, each relative to its layer's origin, with normals and the colours of one map for every
 /// layer (the generator's height range), so the layers meet in the same colours.
-pub fn world_parts<S: CellStore>(world: &World<S>) -> Vec<MeshPart> {
+pub fn world_parts(world: &World) -> Vec<MeshPart> {
     let top = world.generator().max_abs_height();
-    let map = landfall::paint::ColourMap::for_range(-top, top);
+    let map = landfall::support::ColourMap::for_range(-top, top);
     let mut parts: Vec<MeshPart> = world
         .meshes()
         .map(|m| {
@@ -101,7 +101,7 @@ pub fn terrain_part(terrain: &dyn landfall::Terrain, name: &str) -> Option<MeshP
     if too_many {
         return None;
     }
-    part.paint(&landfall::paint::ColourMap::for_range(b.min.z, b.max.z));
+    part.paint(&landfall::support::ColourMap::for_range(b.min.z, b.max.z));
     Some(part)
 }
 
@@ -161,9 +161,9 @@ pub fn geo_part(g: &landfall::geo::GeoSurface, name: &str, step: usize) -> Optio
             }
         }
     }
-    part.normals = landfall::paint::vertex_normals(&part.positions, &part.indices);
+    part.normals = landfall::support::vertex_normals(&part.positions, &part.indices);
     let (lo, hi) = hf.height_range().map_or((0.0, 1.0), |(a, b)| (a as f64, b as f64));
-    let map = landfall::paint::ColourMap::for_range(lo, hi);
+    let map = landfall::support::ColourMap::for_range(lo, hi);
     part.colors = heights.iter().zip(&part.normals).map(|(&h, n)| map.colour(h, n[2] as f64)).collect();
     Some(part)
 }

@@ -149,6 +149,7 @@ pub struct OpenedTerrain {
 
 /// Why a terrain could not be opened.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum OpenError {
     /// The file (reading or decoding it).
     #[error(transparent)]

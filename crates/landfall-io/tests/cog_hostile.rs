@@ -2,7 +2,7 @@
 //! blobs, unknown compressions. Each is an error naming the file and the chunk (never a panic, never
 //! an allocation of what the file claims), whether the raster is read whole or streamed.
 
-use landfall::rng::SplitMix64;
+use landfall::support::SplitMix64;
 use landfall_io::{read_raster, stream_geotiff_rows};
 use std::path::Path;
 

@@ -3,8 +3,8 @@
 //! when their units obviously disagree.
 
 use landfall::geo::wgs84::{geodetic_to_ecef, up};
-use landfall::geom::moller_trumbore_grown;
-use landfall::rng::SplitMix64;
+use landfall::support::moller_trumbore_grown;
+use landfall::support::SplitMix64;
 use landfall::{Half, Heightfield, Terrain};
 use landfall_io::{geo_part, open_terrain, write_geotiff, AnyTerrain, Band, GeoKeys, GeoRef, TerrainOptions};
 use std::path::Path;

@@ -4,7 +4,7 @@
 
 mod common;
 use glam::DVec3;
-use landfall::rng::SplitMix64;
+use landfall::support::SplitMix64;
 use landfall::{Heightfield, Ray, Terrain};
 use landfall_io::{build_heightfield_index, load_heightfield, open_heightfield_index, LoadOptions};
 use std::path::Path;

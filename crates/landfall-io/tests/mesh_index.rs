@@ -2,7 +2,7 @@
 
 mod common;
 use glam::DVec3;
-use landfall::polygon::PolygonSoup;
+use landfall::PolygonSoup;
 use landfall::{Frame, PolygonTerrain, QuadtreeParams, Ray};
 use landfall_io::{is_index, open_index, open_index_verified, read_mesh, write_index, IoError};
 use std::path::{Path, PathBuf};

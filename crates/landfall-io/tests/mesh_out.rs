@@ -6,18 +6,15 @@ use landfall::world::{CacheParams, World, WorldParams};
 use landfall_io::{read_gltf, read_obj, world_parts, write_mesh, MeshPart};
 
 fn world(far: bool) -> World {
-    let params =
-        WorldParams { levels: 9, relief: 60.0, anchor: [if far { 40 } else { 0 }, 0], ..WorldParams::default() };
+    let params = WorldParams::default().with_levels(9).with_relief(60.0).with_anchor([if far { 40 } else { 0 }, 0]);
     let x = if far { 40.0 * 256.0 } else { 0.0 };
-    let cache = CacheParams {
-        layers: 7,
-        inner_radius: 4,
-        mesh_finest: 1,
-        mesh_coarsest: 5,
-        lod_height: 4.0,
-        hysteresis: 0.0,
-        ..CacheParams::default()
-    };
+    let cache = CacheParams::default()
+        .with_layers(7)
+        .with_inner_radius(4)
+        .with_mesh_finest(1)
+        .with_mesh_coarsest(5)
+        .with_lod_height(4.0)
+        .with_hysteresis(0.0);
     World::new(params, cache, DVec3::new(x + 3.0, 1.0, 2.0)).unwrap()
 }
 

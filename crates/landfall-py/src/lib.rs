@@ -290,16 +290,13 @@ impl Terrain {
         }
         all_finite(p, 3, "position")?;
         all_finite(h, 1, "heading")?;
-        for (name, v) in [("length", length), ("width", width), ("probe_up", probe_up)] {
-            if !(v.is_finite() && v >= 0.0) || (name != "probe_up" && v == 0.0) {
-                return Err(err(format!("{name}: {v} is not a finite length > 0")));
-            }
-        }
-        if !(max_slope.is_finite() && (0.0..=std::f64::consts::FRAC_PI_2).contains(&max_slope)) {
-            return Err(err(format!("max_slope: {max_slope} is not an angle in [0, π/2] radians")));
-        }
-        let params =
-            FollowParams { length, width, contacts: motion::contacts(contacts).map_err(err)?, max_slope, probe_up };
+        let params = FollowParams::default()
+            .with_length(length)
+            .with_width(width)
+            .with_contacts(motion::contacts(contacts).map_err(err)?)
+            .with_max_slope(max_slope)
+            .with_probe_up(probe_up);
+        params.validate().map_err(|e| err(e.to_string()))?;
         let rows = self.batch(py, h.len(), |t, r| motion::place_all(t, &p[r3(&r)], &h[r], &params))?;
         let out = columns(
             py,
@@ -315,7 +312,7 @@ impl Terrain {
                 ("slope", 1),
             ],
         )?;
-        out.set_item("reasons", motion::REFUSALS.to_vec())?;
+        out.set_item("reasons", landfall::Refusal::NAMES.to_vec())?;
         Ok(out)
     }
 
@@ -683,18 +680,17 @@ fn viewshed_params(
     if start_angle.is_some() != end_angle.is_some() {
         return Err(err("start_angle and end_angle go together"));
     }
-    let params = ViewshedParams {
-        observer_height,
-        target_height,
-        max_distance: max_distance.unwrap_or(f64::INFINITY),
-        curvature,
-        refraction,
-        azimuths: start_angle.zip(end_angle),
-        pitch: match (low_pitch, high_pitch) {
+    let params = ViewshedParams::default()
+        .with_observer_height(observer_height)
+        .with_target_height(target_height)
+        .with_max_distance(max_distance.unwrap_or(f64::INFINITY))
+        .with_curvature(curvature)
+        .with_refraction(refraction)
+        .with_azimuths(start_angle.zip(end_angle))
+        .with_pitch(match (low_pitch, high_pitch) {
             (None, None) => None,
             (lo, hi) => Some((lo.unwrap_or(-90.0), hi.unwrap_or(90.0))),
-        },
-    };
+        });
     params.validate().map_err(err)?;
     Ok(params)
 }

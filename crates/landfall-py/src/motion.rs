@@ -2,7 +2,7 @@
 //! controllers, in batches.
 
 use crate::args::{flag, vec3};
-use landfall::collide::controller::Shape;
+use landfall::collide::Shape;
 use landfall::collide::{CharacterController, ControllerParams};
 use landfall::collide::{SweepTarget, TerrainSweep};
 use landfall::glam::DVec3;
@@ -48,17 +48,8 @@ pub fn sweep(t: &dyn Terrain, c: &[f64], r: &[f64], v: &[f64]) -> Vec<[f64; 11]>
 
 /// Why a body could not be placed, as a short code (0: placed).
 pub fn refusal_code(r: &Refusal) -> f64 {
-    match r {
-        Refusal::NoGround { .. } => 1.0,
-        Refusal::Blocked { .. } => 2.0,
-        Refusal::EdgeOfWorld { .. } => 3.0,
-        Refusal::TooSteep { .. } => 4.0,
-        Refusal::BadInput => 5.0,
-    }
+    r.code() as f64
 }
-
-/// The names of [`refusal_code`]'s codes, in order.
-pub const REFUSALS: [&str; 6] = ["", "no ground", "blocked", "edge of world", "too steep", "bad input"];
 
 /// Parses `"three"` or `"four"`.
 pub fn contacts(s: &str) -> Result<Contacts, String> {
@@ -113,7 +104,7 @@ pub struct ControllerOptions {
 }
 
 /// A controller from the Python options: `shape` "sphere", "capsule" (with `half_height`) or
-/// "ellipsoid" (with `radii`); every option checked, the first bad one named.
+/// "ellipsoid" (with `radii`); every option checked by the library, the first bad one named.
 pub fn controller(t: &dyn Terrain, o: &ControllerOptions) -> Result<CharacterController, String> {
     let ControllerOptions {
         ref shape,
@@ -133,24 +124,16 @@ pub fn controller(t: &dyn Terrain, o: &ControllerOptions) -> Result<CharacterCon
         "ellipsoid" => Shape::Ellipsoid { radii: DVec3::from_array(radii) },
         s => return Err(format!("shape: {s:?} (expected \"sphere\", \"capsule\" or \"ellipsoid\")")),
     };
-    let lengths = [("radius", radius), ("half_height", half_height), ("skin", skin), ("step_height", step_height)];
-    for (name, v) in lengths.into_iter().chain([("snap", snap)]).chain(radii.map(|r| ("radii", r))) {
-        if !(v.is_finite() && v >= 0.0) {
-            return Err(format!("{name}: {v} is not a finite length ≥ 0"));
-        }
-    }
-    if radius == 0.0 || radii.contains(&0.0) {
-        return Err("radius and radii must be > 0".into());
-    }
-    for (name, v) in [("max_climb", max_climb), ("min_slide", min_slide)] {
-        if !(v.is_finite() && (0.0..=std::f64::consts::FRAC_PI_2).contains(&v)) {
-            return Err(format!("{name}: {v} is not an angle in [0, π/2] radians"));
-        }
-    }
-    if max_iterations == 0 || max_iterations > 64 {
-        return Err(format!("max_iterations: {max_iterations} (expected 1 to 64)"));
-    }
-    let params = ControllerParams { shape, radius, skin, max_climb, min_slide, step_height, snap, max_iterations };
+    let params = ControllerParams::default()
+        .with_shape(shape)
+        .with_radius(radius)
+        .with_skin(skin)
+        .with_max_climb(max_climb)
+        .with_min_slide(min_slide)
+        .with_step_height(step_height)
+        .with_snap(snap)
+        .with_max_iterations(max_iterations);
+    params.validate().map_err(|e| e.to_string())?;
     Ok(CharacterController::new(params, t.frame().up()))
 }
 

@@ -76,7 +76,7 @@ pub fn visible(t: &dyn Terrain, a: &[f64], b: &[f64]) -> Vec<f64> {
     (0..a.len() / 3)
         .into_par_iter()
         .with_min_len(1024)
-        .map(|k| flag(landfall::terrain::segment_crossing(t, vec3(a, k), vec3(b, k)).is_none()))
+        .map(|k| flag(landfall::segment_crossing(t, vec3(a, k), vec3(b, k)).is_none()))
         .collect()
 }
 

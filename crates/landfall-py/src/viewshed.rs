@@ -1,5 +1,5 @@
 //! Viewsheds of a heightfield, in raster order, stoppable with Ctrl-C. A raster in degrees takes
-//! the exact viewshed on the Earth's shape (`landfall::geo::viewshed`), observers at lon, lat.
+//! the exact viewshed on the Earth's shape (`landfall::geo::geo_viewshed`), observers at lon, lat.
 
 use landfall::viewshed::{self, Hooks, Observer, ViewshedError, ViewshedMode, ViewshedOutput, ViewshedParams};
 use landfall_io::AnyTerrain;
@@ -73,7 +73,7 @@ pub fn single(
     mode: ViewshedMode,
     cancel: &AtomicBool,
 ) -> Result<Vec<f64>, ViewshedError> {
-    let hooks = Hooks { cancel: Some(cancel), ..Default::default() };
+    let hooks = Hooks::default().with_cancel(cancel);
     let hf = t.heightfield().expect("a Heightfield holds a heightfield");
     let values: Vec<f64> = match compute(t, &[Observer::at(xy[0], xy[1])], params, mode, &hooks)? {
         ViewshedOutput::Visibility(v, _) => v.values.into_iter().map(f64::from).collect(),
@@ -102,7 +102,7 @@ pub fn counts(
             }
         })
         .collect();
-    let hooks = Hooks { cancel: Some(cancel), ..Default::default() };
+    let hooks = Hooks::default().with_cancel(cancel);
     let hf = t.heightfield().expect("a Heightfield holds a heightfield");
     let ViewshedOutput::Counts(c) = compute(t, &obs, params, ViewshedMode::Count, &hooks)? else {
         return Err(ViewshedError::ObserverCount { mode: ViewshedMode::Count, count: observers.len() });

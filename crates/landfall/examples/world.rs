@@ -5,7 +5,7 @@
 
 use glam::DVec3;
 use landfall::collide::{CharacterController, ControllerParams, TerrainSweep};
-use landfall::{CacheParams, World, WorldParams};
+use landfall::world::{CacheParams, World, WorldParams};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The thesis' configuration: 16 layers of 40 × 40 cells, 1 m finest cells.
@@ -21,7 +21,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Walk downhill (the origin is on a mountainside steeper than the 30° slide angle).
     let n = world.surface_at(pos.x, pos.y).ok_or("ground")?.normal;
     let heading = DVec3::new(n.x, n.y, 0.0).normalize_or(DVec3::X);
-    let walker = CharacterController::new(ControllerParams { radius, ..ControllerParams::default() }, DVec3::Z);
+    let walker = CharacterController::new(ControllerParams::default().with_radius(radius), DVec3::Z);
     let (mut grounded, mut cells, mut regions) = (false, 0, 0);
     // 60 seconds at 60 frames per second, 1.5 m/s plus gravity.
     for frame in 0..3600 {

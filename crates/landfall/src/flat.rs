@@ -37,6 +37,7 @@ unsafe impl StableBytes for Box<[u64]> {
 
 /// Why a section of shared bytes cannot be viewed as an array.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum FlatError {
     /// The section does not lie inside the bytes.
     #[error("section at byte {offset} with {len} elements of {size} bytes runs past the end ({total} bytes)")]

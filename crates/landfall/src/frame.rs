@@ -7,6 +7,7 @@ use glam::{DMat3, DQuat, DVec3};
 
 /// Why a gravity vector is unusable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum FrameError {
     /// Gravity has a NaN or infinite component, or is the zero vector.
     #[error("gravity must be a finite, non-zero vector")]

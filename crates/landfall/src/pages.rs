@@ -19,7 +19,7 @@ const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
 /// heights through it.
 ///
 /// ```
-/// let heights = landfall::pages::sample_buffer(3 * 3);
+/// let heights = landfall::support::sample_buffer(3 * 3);
 /// assert_eq!(heights, vec![0.0; 9]);
 /// ```
 pub fn sample_buffer(len: usize) -> Vec<f32> {

@@ -5,7 +5,7 @@
 //! vertex) get neighbouring colours. One map for meshes, pictures and the viewer.
 //!
 //! ```
-//! use landfall::paint::ColourMap;
+//! use landfall::support::ColourMap;
 //! let map = ColourMap::new(0.0, 0.0, 1000.0);
 //! let [r, g, b] = map.colour(-5.0, 1.0); // under the sea
 //! assert!(b > r && b > g);
@@ -14,6 +14,23 @@
 //! let cliff = map.colour(300.0, 0.3); // steep: rock whatever the height
 //! assert!((cliff[0] - cliff[2]).abs() < 0.1);
 //! ```
+//!
+//! # How it works
+//!
+//! `paint::ColourMap` is the thesis' 2-D colour lookup (2.5.1): a table by height (fractions of the
+//! land above the sea) and by the up component of the normal, blended bilinearly — water (shallow to
+//! deep) below the sea, sand on the shore, grass and forest on low gentle ground, soil higher, rock on
+//! steep ground at any height, snow on high gentle ground. The sea is at 0 when the terrain is mostly
+//! above it (a coast, a DEM with bathymetry), else there is none (the procedural world's heights centre
+//! on 0). `paint::vertex_normals` averages the triangles' normals around each vertex, by area.
+//!
+//! The same map colours every picture (the demo's, the world's, the events', the viewshed preview's
+//! ground under its green and red) and every exported mesh: `MeshPart::paint` gives a part normals and
+//! colours, `world_parts` paints the world's layers with one map over the generator's height range (so
+//! the layers meet in the same colours, morphing included: colours follow the drawn heights),
+//! `terrain_part` makes the mesh of any terrain (a raster, a polygon terrain, an index file) with
+//! vertices shared where triangles meet. glTF gets `NORMAL` and `COLOR_0`, OBJ `vn` and
+//! `v x y z r g b`. `landfall mesh <terrain> -o out.glb` writes it.
 
 /// Heights (fractions of the land's range above the sea) of the table's rows.
 const ROWS: [f64; 6] = [0.0, 0.02, 0.10, 0.45, 0.75, 0.90];

@@ -7,7 +7,34 @@
 //! local +Y (for Z-up terrains: from +X toward +Y, counter-clockwise seen from above). Pitch is
 //! positive nose up, roll positive when the right side is lower. Ground is searched below each
 //! contact from `probe_up` above it, so a body under a bridge stays under it.
+//!
+//! # How it works
+//!
+//! `place(terrain, position, heading, params)` puts a body on the ground under any `Terrain` and its
+//! gravity: QOTA's three points (front centre, rear left, rear right) or four wheels give the ground
+//! plane (three points exactly; four by the plane through their mean normal to the cross product of the
+//! diagonals); the body's reference point is on that plane on the vertical through the requested
+//! position; pitch (nose up) and roll (right side down) come from the plane's slope along the heading
+//! and across it (`Placement::pitch()`, `roll()`, `slope()` compute the angles on demand from the
+//! tangents and cosine the placement keeps: an arc cosine and two arc tangents cost ~12 % of a
+//! placement that most callers, who want the position and rotation, do not use); `pitch_ahead` is the terrain-following note's pitch from the ground here and at a
+//! point ahead. Each contact looks for the nearest ground below `contact + up · probe_up`, so a car
+//! under a bridge stays under it. Refusals name the reason: `NoGround` (a hole under contact k),
+//! `Blocked` (the ground under contact k rises above its probe, `probe_up` over the body: a wall or a
+//! rise too steep to stand across — there is ground, so it is not a hole), `EdgeOfWorld` (contact k
+//! past the terrain's bounds), `TooSteep` (beyond `max_slope`), `BadInput`. The slope limit is decided
+//! from bounds on the cosine (`1 − m²/2 ≤ cos m ≤ 1 − m²/2 + m⁴/24`), taking the cosine itself only
+//! for ground within rounding of them. `place_batch` runs a crowd in parallel. `place` is generic over
+//! the terrain (`T: Terrain + ?Sized`): a caller who knows the terrain's type gets direct calls, and
+//! `&dyn Terrain` works as before. Its second half (`settle`) is instantiated once per contact count,
+//! so its loops and sums have a fixed length. The heightfield's vertical lookup picks the cell half and
+//! its plane without a branch (`cell::half_and_plane`): each plane coefficient by index into an array
+//! of its four candidates (one array per coefficient, so that every load is forwarded from a single
+//! store), the side of the diagonal by an exact blend with 0 or 1, because the compiler turns every
+//! select of a float it can see (`if`, a two-element array, bit masks, `std::hint::select_unpredictable`)
+//! back into a branch on this target.
 
+use crate::params::{length, right_angle, ParamError};
 use crate::terrain::Terrain;
 use glam::{DMat3, DQuat, DVec3};
 use rayon::prelude::*;
@@ -25,6 +52,7 @@ pub enum Contacts {
 
 /// A body's footprint and the rules of its placement.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct FollowParams {
     /// Length of the footprint along the heading (wheelbase).
     pub length: f64,
@@ -45,6 +73,34 @@ impl Default for FollowParams {
         Self { length: 4.0, width: 2.0, contacts: Contacts::ThreePoints, max_slope: 35f64.to_radians(), probe_up: 1.0 }
     }
 }
+
+impl FollowParams {
+    /// Checks every field: a footprint of finite positive length and width, a finite `probe_up`
+    /// ≥ 0, `max_slope` in [0, π/2]. [`place`] refuses invalid parameters with
+    /// [`Refusal::BadInput`] instead.
+    ///
+    /// ```
+    /// use landfall::FollowParams;
+    ///
+    /// assert!(FollowParams::default().validate().is_ok());
+    /// let e = FollowParams::default().with_width(0.0).validate().unwrap_err();
+    /// assert_eq!(e.field, "width");
+    /// ```
+    pub fn validate(&self) -> Result<(), ParamError> {
+        length("length", self.length, true)?;
+        length("width", self.width, true)?;
+        length("probe_up", self.probe_up, false)?;
+        right_angle("max_slope", self.max_slope)
+    }
+}
+
+crate::with_setters!(FollowParams {
+    length: f64 => with_length,
+    width: f64 => with_width,
+    contacts: Contacts => with_contacts,
+    max_slope: f64 => with_max_slope,
+    probe_up: f64 => with_probe_up,
+});
 
 /// Where and how a body sits on the ground.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -91,6 +147,7 @@ impl Placement {
 
 /// Why a body cannot be placed (a move there should be refused).
 #[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum Refusal {
     /// A contact is over a hole (a wall's footprint, a lake): no ground on its vertical.
     #[error("no ground under contact {contact} at {at}")]
@@ -130,6 +187,22 @@ pub enum Refusal {
     /// The position, heading or parameters are not finite, or the footprint is not positive.
     #[error("position, heading and footprint must be finite (and the footprint > 0)")]
     BadInput,
+}
+
+impl Refusal {
+    /// Short names of the refusals, indexed by [`Refusal::code`] (index 0, `""`, is "placed").
+    pub const NAMES: [&'static str; 6] = ["", "no ground", "blocked", "edge of world", "too steep", "bad input"];
+
+    /// A stable small code for the refusal (1 to 5; 0 is left for "placed"), for columnar outputs.
+    pub fn code(&self) -> u8 {
+        match self {
+            Refusal::NoGround { .. } => 1,
+            Refusal::Blocked { .. } => 2,
+            Refusal::EdgeOfWorld { .. } => 3,
+            Refusal::TooSteep { .. } => 4,
+            Refusal::BadInput => 5,
+        }
+    }
 }
 
 /// Horizontal unit axes (forward, right, up) for `heading` under `terrain`'s frame at `p`.
@@ -225,6 +298,21 @@ fn steeper_than(cos_slope: f64, max_slope: f64) -> bool {
 /// Places a body at `position` (its height only sets where the ground is looked for: the ground
 /// nearest below `position + up·probe_up`) with `heading`. Generic over the terrain so that a
 /// caller who knows its type calls it directly; `&dyn Terrain` works too.
+///
+/// ```
+/// use landfall::{place, FollowParams, Heightfield, Refusal};
+/// use landfall::glam::DVec3;
+///
+/// // A slope rising 1 m per 10 m eastwards.
+/// let h: Vec<f32> = (0..21 * 21).map(|k| (k % 21) as f32 * 0.1).collect();
+/// let hf = Heightfield::builder(21, 21, h).build().unwrap();
+/// let car = FollowParams::default(); // 4 m × 2 m, three contacts, 35° at most
+/// let p = place(&hf, DVec3::new(10.0, 10.0, 5.0), 0.0, &car).unwrap(); // heading east
+/// assert!((p.position.z - 1.0).abs() < 1e-6); // heights are f32
+/// assert!((p.pitch() - 0.1f64.atan()).abs() < 1e-6); // nose up
+/// let too_steep = car.with_max_slope(0.05);
+/// assert!(matches!(place(&hf, DVec3::new(10.0, 10.0, 5.0), 0.0, &too_steep), Err(Refusal::TooSteep { .. })));
+/// ```
 pub fn place<T: Terrain + ?Sized>(
     terrain: &T,
     position: DVec3,

@@ -5,7 +5,7 @@
 /// of the output bits).
 ///
 /// ```
-/// assert_ne!(landfall::rng::mix(1), landfall::rng::mix(2));
+/// assert_ne!(landfall::support::mix(1), landfall::support::mix(2));
 /// ```
 #[inline]
 pub fn mix(mut z: u64) -> u64 {
@@ -17,7 +17,7 @@ pub fn mix(mut z: u64) -> u64 {
 /// SplitMix64: a small, fast, well-studied random stream (Steele, Lea & Flood 2014).
 ///
 /// ```
-/// use landfall::rng::SplitMix64;
+/// use landfall::support::SplitMix64;
 /// let (mut a, mut b) = (SplitMix64::new(7), SplitMix64::new(7));
 /// assert_eq!(a.next_u64(), b.next_u64()); // same seed, same stream
 /// let x = a.range(-1.0, 1.0);

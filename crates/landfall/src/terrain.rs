@@ -99,7 +99,7 @@ pub trait Terrain: Send + Sync {
 /// the way at either end do not count (a target on the ground, an eye against a wall).
 ///
 /// ```
-/// use landfall::{terrain::segment_crossing, Heightfield};
+/// use landfall::{segment_crossing, Heightfield};
 /// use landfall::glam::DVec3;
 /// // A ridge of height 10 along x = 1.
 /// let hf = Heightfield::builder(3, 2, vec![0.0, 10.0, 0.0, 0.0, 10.0, 0.0]).build().unwrap();

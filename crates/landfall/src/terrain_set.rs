@@ -5,15 +5,16 @@
 //! set's up direction, so a vertical line stays a vertical line in the part's own frame (a tilting
 //! platform needs a terrain built with the tilted gravity instead).
 
-use crate::collide::Groups;
 use crate::frame::Frame;
 use crate::geom::{Aabb, Hit, Ray, SurfacePoint, TriangleId};
+use crate::groups::Groups;
 use crate::terrain::Terrain;
 use glam::{DAffine3, DMat3, DVec3};
 use std::sync::Arc;
 
 /// Why a pose cannot be used.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum PoseError {
     /// Not finite, scales or shears, or tilts the part's up away from the set's up.
     #[error("a pose must be a finite rigid motion that keeps the part's up direction along the set's up")]

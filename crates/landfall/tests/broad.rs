@@ -4,7 +4,7 @@
 
 use landfall::broad::{Layout, ProximityGrid};
 use landfall::glam::{DVec2, DVec3};
-use landfall::rng::SplitMix64;
+use landfall::support::SplitMix64;
 use proptest::prelude::*;
 
 proptest! {
@@ -27,7 +27,7 @@ proptest! {
         let base = [0.0, 3.0, 1e7, -2.5e6][far];
         let lo = DVec2::new(base + fx * 4.0 * w, base * 0.5 + fy * 4.0 * w);
         let hi = lo + DVec2::new(w, w * aspect);
-        let grid = ProximityGrid::new(Layout::Dual, 1.0);
+        let grid = ProximityGrid::new(1.0).unwrap();
         let c = grid.containing_cell(lo, hi).expect("a dual cell always contains it");
         let bound = (w.log2().floor() as i32).max(0) + 4;
         prop_assert!(c.level <= bound, "w {w}: level {} > {bound}", c.level);
@@ -52,7 +52,7 @@ proptest! {
 #[test]
 fn the_thesis_bound_is_one_level_short() {
     let (lo, hi) = (DVec2::new(-74.25, -141.2), DVec2::new(-13.17, -105.6));
-    let c = ProximityGrid::new(Layout::Dual, 1.0).containing_cell(lo, hi).unwrap();
+    let c = ProximityGrid::new(1.0).unwrap().containing_cell(lo, hi).unwrap();
     assert_eq!(c.level, 9);
     assert_eq!((c.i, c.j), (0, 0));
 }
@@ -90,10 +90,10 @@ fn sorted_pairs(g: &ProximityGrid) -> Vec<(u64, u64)> {
 /// share their slot with others and go to the hash).
 fn grids(layout: Layout) -> [ProximityGrid; 4] {
     [
-        ProximityGrid::new(layout, 1.0),
-        ProximityGrid::hierarchical(layout, 1.0, 15),
-        ProximityGrid::new(layout, 1.0).windowed(8),
-        ProximityGrid::hierarchical(layout, 1.0, 15).windowed(16),
+        ProximityGrid::with_layout(layout, 1.0, None).unwrap(),
+        ProximityGrid::with_layout(layout, 1.0, Some(15)).unwrap(),
+        ProximityGrid::with_layout(layout, 1.0, None).unwrap().windowed(8),
+        ProximityGrid::with_layout(layout, 1.0, Some(15)).unwrap().windowed(16),
     ]
 }
 
@@ -228,14 +228,17 @@ fn brute_ray(o: DVec3, d: DVec3, c: DVec3, r: f64) -> Option<f64> {
 #[test]
 fn the_origin_is_a_boundary_of_every_primal_level_and_inside_a_dual_cell() {
     let region = (DVec2::splat(-0.01), DVec2::splat(0.01));
-    assert!(ProximityGrid::new(Layout::Primal, 1.0).containing_cell(region.0, region.1).is_none());
-    let c = ProximityGrid::new(Layout::Dual, 1.0).containing_cell(region.0, region.1).unwrap();
+    assert!(ProximityGrid::with_layout(Layout::Primal, 1.0, None)
+        .unwrap()
+        .containing_cell(region.0, region.1)
+        .is_none());
+    let c = ProximityGrid::new(1.0).unwrap().containing_cell(region.0, region.1).unwrap();
     assert_eq!((c.i, c.j), (0, 0));
 }
 
 #[test]
 fn bad_objects_are_refused() {
-    let mut g = ProximityGrid::new(Layout::Dual, 1.0);
+    let mut g = ProximityGrid::new(1.0).unwrap();
     assert!(g.insert(1, DVec3::new(f64::NAN, 0.0, 0.0), 1.0).is_err());
     assert!(g.insert(1, DVec3::ZERO, -1.0).is_err());
     assert!(g.insert(1, DVec3::new(1e300, 0.0, 0.0), 1.0).is_err());
@@ -258,7 +261,7 @@ fn bad_objects_are_refused() {
 fn crossing_the_origin_changes_every_primal_level_and_few_dual_ones() {
     let mut changes = Vec::new();
     for layout in [Layout::Dual, Layout::Primal] {
-        let mut g = ProximityGrid::hierarchical(layout, 1.0, 10);
+        let mut g = ProximityGrid::with_layout(layout, 1.0, Some(10)).unwrap();
         g.insert(1, DVec3::new(-0.3, 0.77, 0.0), 0.1).unwrap();
         let before = g.cell_changes();
         g.update(1, DVec3::new(0.3, 0.77, 0.0), 0.1).unwrap();
@@ -322,7 +325,7 @@ fn pairs_are_the_same_at_1e_minus_160_and_1e160() {
         })
         .collect();
     let answers = |scale: f64| {
-        let mut g = ProximityGrid::new(Layout::Dual, scale);
+        let mut g = ProximityGrid::new(scale).unwrap();
         for (k, &(c, r)) in spheres.iter().enumerate() {
             g.insert(k as u64, c * scale, r * scale).unwrap();
         }

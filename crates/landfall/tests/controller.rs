@@ -2,7 +2,7 @@
 //! angle refused, no jitter at rest on a walkable slope, snapping downhill, never inside the terrain.
 
 use glam::DVec3;
-use landfall::collide::controller::Shape;
+use landfall::collide::Shape;
 use landfall::collide::{closest_point, segment_triangle_distance, CharacterController, ControllerParams, SphereTree};
 use landfall::PolygonTerrain;
 
@@ -178,12 +178,8 @@ fn walking_downhill_stays_on_the_ground() {
 #[test]
 fn capsule_and_ellipsoid_characters() {
     let r = 0.3;
-    let capsule =
-        ControllerParams { shape: Shape::Capsule { half_height: 0.6 }, radius: r, ..ControllerParams::default() };
-    let ellipsoid = ControllerParams {
-        shape: Shape::Ellipsoid { radii: DVec3::new(0.5, 0.5, 0.7) },
-        ..ControllerParams::default()
-    };
+    let capsule = ControllerParams::default().with_shape(Shape::Capsule { half_height: 0.6 }).with_radius(r);
+    let ellipsoid = ControllerParams::default().with_shape(Shape::Ellipsoid { radii: DVec3::new(0.5, 0.5, 0.7) });
     for (params, foot) in [(capsule, 0.6 + r), (ellipsoid, 0.7)] {
         let (path, ground) =
             walk_as(params, &stairs(0.25, 6), DVec3::new(-3.0, 0.0, foot + 0.02), DVec3::new(0.1, 0.0, 0.0), 120);
@@ -307,7 +303,7 @@ fn an_embedded_push_never_crosses_another_surface() {
         (Shape::Ellipsoid { radii: DVec3::new(0.4, 0.4, 0.5) }, 0.4),
     ];
     for (shape, radius) in shapes {
-        let c = CharacterController::new(ControllerParams { shape, radius, ..ControllerParams::default() }, DVec3::Z);
+        let c = CharacterController::new(ControllerParams::default().with_shape(shape).with_radius(radius), DVec3::Z);
         for z in [0.15, 0.2, 0.3] {
             for (step, grounded) in [(DVec3::new(0.1, 0.0, -0.2), true), (DVec3::new(0.0, 0.1, 0.05), false)] {
                 let m = c.move_by(&tree, DVec3::new(0.0, 0.0, z), step, grounded);

@@ -3,7 +3,7 @@
 //! an f64 brute force over every triangle says it is.
 
 use glam::DVec3;
-use landfall::polygon::PolygonSoup;
+use landfall::PolygonSoup;
 use landfall::{CurvedFrame, CurvedTerrain, QuadtreeParams, Ray};
 
 const R: f64 = 1000.0;

@@ -2,7 +2,7 @@
 //! and every wall at each event, conservation over a million collisions, and order.
 
 use landfall::events::{LineBall, LineBalls, LineError, LineEvent, Model, Simulation};
-use landfall::rng::SplitMix64;
+use landfall::support::SplitMix64;
 use proptest::prelude::*;
 
 /// Balls spread without overlap between walls at 0 and `len`.

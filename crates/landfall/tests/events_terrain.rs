@@ -3,14 +3,15 @@
 //! that sweeps every triangle, and everything comes to rest with the Zeno threshold.
 
 use glam::DVec3;
+use landfall::bench::synth::{generate, SynthParams};
 use landfall::collide::{closest_point, sweep_sphere_triangle, Contact, SweepTarget, TerrainContact};
 use landfall::events::ballistic::{first_contact, Arc, TOLERANCE};
 use landfall::events::{Ball, BallEvent, BallParams, BehaviourLod, Simulation, TerrainBalls};
-use landfall::geom::{Aabb, TriangleId};
-use landfall::heightfield::synth::{generate, SynthParams};
-use landfall::polygon::PolygonSoup;
-use landfall::rng::SplitMix64;
-use landfall::{CacheParams, Frame, Heightfield, PolygonTerrain, QuadtreeParams, Terrain, World, WorldParams};
+use landfall::support::SplitMix64;
+use landfall::world::{CacheParams, World, WorldParams};
+use landfall::PolygonSoup;
+use landfall::{Aabb, TriangleId};
+use landfall::{Frame, Heightfield, PolygonTerrain, QuadtreeParams, Terrain};
 
 fn hills(n: usize) -> Heightfield {
     let h = generate(n, n, &SynthParams { seed: 4, relief: 8.0, feature: 20.0, octaves: 4 });
@@ -136,7 +137,7 @@ fn balls_on_a_heightfield_stay_out_of_the_ground_and_each_other_and_come_to_rest
         &hf,
         spheres.clone(),
         &balls,
-        BallParams { restitution: 0.6, rest_speed: 0.3, ..Default::default() },
+        BallParams::default().with_restitution(0.6).with_rest_speed(0.3),
         12.0,
     );
     assert!(events > 200, "{events} events");
@@ -149,31 +150,24 @@ fn balls_on_a_polygon_tin_too() {
     let soup = PolygonSoup::from_heightfield(&hf);
     let tin = PolygonTerrain::from_soup(&soup, Frame::z_up(), QuadtreeParams::default()).unwrap();
     let balls = throw(&tin, 30, 2, 12.0, &[]);
-    let (events, _) = run_and_check(
-        &tin,
-        vec![],
-        &balls,
-        BallParams { restitution: 0.7, rest_speed: 0.3, ..Default::default() },
-        6.0,
-    );
+    let (events, _) =
+        run_and_check(&tin, vec![], &balls, BallParams::default().with_restitution(0.7).with_rest_speed(0.3), 6.0);
     assert!(events > 50);
 }
 
 #[test]
 fn balls_on_the_procedural_world_too() {
-    let cache = CacheParams {
-        layers: 7,
-        inner_radius: 4,
-        mesh_finest: 1,
-        mesh_coarsest: 5,
-        lod_height: 4.0,
-        ..CacheParams::default()
-    };
-    let params = WorldParams { seed: 5, levels: 9, relief: 60.0, ..WorldParams::default() };
+    let cache = CacheParams::default()
+        .with_layers(7)
+        .with_inner_radius(4)
+        .with_mesh_finest(1)
+        .with_mesh_coarsest(5)
+        .with_lod_height(4.0);
+    let params = WorldParams::default().with_seed(5).with_levels(9).with_relief(60.0);
     let w: World = World::new(params, cache, DVec3::new(0.0, 0.0, 3.0)).unwrap();
     let balls = throw(&w, 30, 6, 12.0, &[]);
     let (events, _) =
-        run_and_check(&w, vec![], &balls, BallParams { restitution: 0.7, rest_speed: 0.3, ..Default::default() }, 6.0);
+        run_and_check(&w, vec![], &balls, BallParams::default().with_restitution(0.7).with_rest_speed(0.3), 6.0);
     assert!(events > 50, "{events} events");
 }
 
@@ -191,13 +185,13 @@ fn event_log(t: &dyn Terrain, balls: &[Ball], params: BallParams, until: f64) ->
 fn level_of_detail_of_behaviour_cuts_events_and_keeps_near_balls_apart() {
     let hf = bowl(61);
     let balls = throw(&hf, 150, 7, 20.0, &[]);
-    let base = BallParams { restitution: 0.8, rest_speed: 0.3, ..Default::default() };
+    let base = BallParams::default().with_restitution(0.8).with_rest_speed(0.3);
     let (full, _) = event_log(&hf, &balls, base, 8.0);
     // An unbounded range is the full simulation, event for event.
-    let everywhere = BallParams { lod: Some(BehaviourLod { viewer: DVec3::ZERO, range: f64::INFINITY }), ..base };
+    let everywhere = base.with_lod(Some(BehaviourLod { viewer: DVec3::ZERO, range: f64::INFINITY }));
     assert_eq!(event_log(&hf, &balls, everywhere, 8.0).0, full);
     // A viewer at one side: fewer events; near balls never overlap, no ball is ever in the ground.
-    let lod = BallParams { lod: Some(BehaviourLod { viewer: DVec3::new(-15.0, 0.0, 0.0), range: 8.0 }), ..base };
+    let lod = base.with_lod(Some(BehaviourLod { viewer: DVec3::new(-15.0, 0.0, 0.0), range: 8.0 }));
     let (cut, _) = event_log(&hf, &balls, lod, 8.0);
     let pairs = |log: &[(f64, u32, u32)]| log.iter().filter(|e| e.2 != u32::MAX).count();
     assert!(
@@ -219,7 +213,7 @@ fn a_ball_coming_into_range_inside_another_is_lifted_out() {
         Ball { p: DVec3::new(0.3, 0.0, 0.7), v: DVec3::new(0.0, 0.0, 1.0), r: 0.4, m: 1.0 },
     ];
     let lod = BehaviourLod { viewer: DVec3::ZERO, range: 5.0 };
-    let params = BallParams { restitution: 0.5, rest_speed: 0.3, lod: Some(lod), ..Default::default() };
+    let params = BallParams::default().with_restitution(0.5).with_rest_speed(0.3).with_lod(Some(lod));
     let sim = Simulation::new(TerrainBalls::new(&hf, vec![], &balls, params), 0.0);
     assert!(sim.model().counts().reinitialized >= 1);
     check_apart(&hf, sim.model(), &[], 2, 0.0, "after re-initialization");
@@ -235,7 +229,7 @@ fn elastic_bounces_keep_the_energy() {
         b.v *= 0.3;
         b.m = 1.0;
     }
-    let params = BallParams { restitution: 1.0, rest_speed: 0.0, ..Default::default() };
+    let params = BallParams::default().with_restitution(1.0).with_rest_speed(0.0);
     let model = TerrainBalls::new(&hf, vec![], &balls, params);
     let mut sim = Simulation::new(model, 0.0);
     let e0 = sim.model().energy(0.0);

@@ -1,7 +1,8 @@
 //! Collision groups and the staged object-vs-object check, against brute force.
 
 use glam::{DAffine3, DQuat, DVec3};
-use landfall::collide::{check, colliding_pairs, obb_overlap, segment_distance, Body, Groups, Proxy, Stage};
+use landfall::collide::{check, colliding_pairs, obb_overlap, segment_distance, Body, Proxy, Stage};
+use landfall::Groups;
 use landfall::{Frame, PolygonTerrain, Ray, TerrainSet};
 use proptest::prelude::*;
 use std::sync::Arc;

@@ -2,9 +2,9 @@
 //! pyramid accumulated from rows streaming past in any order is the one the builder makes.
 
 use glam::DVec3;
-use landfall::flat::{Flat, StableBytes};
-use landfall::heightfield::{HeightfieldParts, LeafRanges};
-use landfall::rng::SplitMix64;
+use landfall::support::SplitMix64;
+use landfall::support::{Flat, StableBytes};
+use landfall::support::{HeightfieldParts, LeafRanges};
 use landfall::{Diagonal, Heightfield, Ray, Terrain};
 use std::sync::Arc;
 

@@ -1,6 +1,7 @@
-//! The library's layering, as `docs/architecture.md` states it: no import circles between sibling
-//! modules (at any depth), and no arrow from the ground floor (`geom`, `frame`, `flat`, `rng`,
-//! `pages`) to anything else, nor from `terrain.rs` to a terrain. Edges come from `use` paths and
+//! The layering, as `docs/architecture.md` states it: no import circles between sibling modules (at
+//! any depth) in any crate of the workspace; in the library, no arrow from the ground floor (`geom`,
+//! `frame`, `flat`, `rng`, `pages`, `params`, `groups`) to anything else, nor from `terrain.rs` to a
+//! terrain, nor from `terrain_set.rs` to the collision code. Edges come from `use` paths and
 //! inline `crate::`/`super::` paths in non-test code, re-exports of a parent resolved to the child
 //! that defines the item.
 
@@ -26,7 +27,7 @@ fn modules(src: &Path) -> BTreeMap<Module, String> {
             }
             let rel = p.strip_prefix(src).unwrap().with_extension("");
             let mut m: Module = rel.iter().map(|s| s.to_string_lossy().into_owned()).collect();
-            if matches!(m.last().map(String::as_str), Some("mod" | "lib")) {
+            if matches!(m.last().map(String::as_str), Some("mod" | "lib" | "main")) {
                 m.pop();
             }
             let text = std::fs::read_to_string(&p).unwrap();
@@ -90,10 +91,10 @@ fn paths(code: &str) -> Vec<String> {
     out
 }
 
-#[test]
-fn no_import_circles_and_the_ground_floor_imports_no_terrain() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mods = modules(&src);
+/// The import edges between sibling modules of the crate whose sources are in `src` (a module's
+/// edge is recorded at the first level where it and its target part).
+fn edges(src: &Path) -> BTreeMap<Module, BTreeSet<Module>> {
+    let mods = modules(src);
     let known: BTreeSet<&Module> = mods.keys().collect();
     // Re-exports: (parent, name) → the child module it comes from.
     let mut reexports: BTreeMap<(Module, String), Module> = BTreeMap::new();
@@ -150,9 +151,15 @@ fn no_import_circles_and_the_ground_floor_imports_no_terrain() {
             edges.entry(m[..=k].to_vec()).or_default().insert(t[..=k].to_vec());
         }
     }
+    edges
+}
+
+#[test]
+fn no_import_circles_and_the_ground_floor_imports_no_terrain() {
+    let edges = edges(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
     assert!(edges.len() > 20, "the scan found too few edges to mean anything: {edges:?}");
     // The ground floor and the trait.
-    let floor = ["geom", "frame", "flat", "rng", "pages"];
+    let floor = ["geom", "frame", "flat", "rng", "pages", "params", "groups"];
     for (from, tos) in &edges {
         let f = from[0].as_str();
         if floor.contains(&f) {
@@ -161,8 +168,33 @@ fn no_import_circles_and_the_ground_floor_imports_no_terrain() {
         if f == "terrain" {
             assert!(tos.iter().all(|t| floor.contains(&t[0].as_str())), "terrain.rs imports {tos:?}");
         }
+        // A terrain set holds terrains: it knows no collision code.
+        if f == "terrain_set" {
+            assert!(tos.iter().all(|t| t[0] != "collide"), "terrain_set.rs imports {tos:?}");
+        }
     }
-    // No circles: depth-first search with colours.
+    assert_no_circles(&edges);
+}
+
+/// Every crate of the workspace: no import circle between sibling modules at any depth.
+#[test]
+fn no_import_circles_in_any_crate() {
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&crates).unwrap() {
+        let src = entry.unwrap().path().join("src");
+        if src.is_dir() {
+            let e = edges(&src);
+            assert!(!e.is_empty() || modules(&src).len() < 3, "{}: no edges found", src.display());
+            assert_no_circles(&e);
+            seen += 1;
+        }
+    }
+    assert!(seen >= 5, "found {seen} crates under {}", crates.display());
+}
+
+fn assert_no_circles(edges: &BTreeMap<Module, BTreeSet<Module>>) {
+    // Depth-first search with colours.
     fn visit<'a>(
         u: &'a Module,
         edges: &'a BTreeMap<Module, BTreeSet<Module>>,
@@ -184,7 +216,7 @@ fn no_import_circles_and_the_ground_floor_imports_no_terrain() {
     let mut colour = BTreeMap::new();
     for u in edges.keys() {
         if !colour.contains_key(u) {
-            visit(u, &edges, &mut colour, &mut Vec::new());
+            visit(u, edges, &mut colour, &mut Vec::new());
         }
     }
 }

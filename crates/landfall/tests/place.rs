@@ -2,8 +2,8 @@
 //! holes, the edge of the world and steep ground, bridges kept, gravity frames respected.
 
 use glam::{DMat3, DQuat, DVec3};
-use landfall::heightfield::synth::{generate, SynthParams};
-use landfall::place::pitch_ahead;
+use landfall::bench::synth::{generate, SynthParams};
+use landfall::pitch_ahead;
 use landfall::{
     place, place_batch, Contacts, FollowParams, Frame, Heightfield, PolygonTerrain, QuadtreeParams, Refusal, Terrain,
 };
@@ -23,7 +23,7 @@ proptest! {
     fn planes_give_their_own_orientation(a in -0.5f64..0.5, b in -0.5f64..0.5, heading in -7.0f64..7.0, four in any::<bool>()) {
         let (a, b) = ((a * 64.0).round() / 64.0, (b * 64.0).round() / 64.0); // exact in f32 samples
         let t = plane(a, b, 3.0);
-        let params = FollowParams { contacts: if four { Contacts::FourWheels } else { Contacts::ThreePoints }, max_slope: 1.5, ..FollowParams::default() };
+        let params = FollowParams::default().with_contacts(if four { Contacts::FourWheels } else { Contacts::ThreePoints }).with_max_slope(1.5);
         let p = DVec3::new(20.3, 19.7, 100.0);
         let s = place(&t, p, heading, &params).unwrap();
         let z = a * p.x + b * p.y + 3.0;
@@ -53,7 +53,7 @@ fn contacts_stand_on_real_ground_and_batches_agree() {
     )
     .build()
     .unwrap();
-    let params = FollowParams { max_slope: 1.5, ..FollowParams::default() };
+    let params = FollowParams::default().with_max_slope(1.5);
     let bodies: Vec<(DVec3, f64)> = (0..500)
         .map(|k| (DVec3::new(5.0 + (k % 25) as f64 * 4.7, 5.0 + (k / 25) as f64 * 5.9, 200.0), k as f64 * 0.37))
         .collect();
@@ -64,7 +64,7 @@ fn contacts_stand_on_real_ground_and_batches_agree() {
         assert_eq!(Ok(s), *b);
         // The same answer through `dyn Terrain`, with four wheels as with three points.
         assert_eq!(place(as_dyn, p, h, &params), Ok(s));
-        let wheels = FollowParams { contacts: Contacts::FourWheels, ..params };
+        let wheels = params.with_contacts(Contacts::FourWheels);
         assert_eq!(place(as_dyn, p, h, &wheels), place(&hf, p, h, &wheels));
         for c in &s.contacts[..3] {
             assert!((hf.height_at(c.x, c.y).unwrap() - c.z).abs() < 1e-9);
@@ -89,7 +89,7 @@ fn holes_edges_and_steep_ground_are_refused_with_the_reason() {
     }
     let hf = Heightfield::builder(n, n, h).build().unwrap();
     let params = FollowParams::default();
-    let small = FollowParams { length: 2.0, width: 1.0, ..params };
+    let small = params.with_length(2.0).with_width(1.0);
     assert!(matches!(place(&hf, DVec3::new(10.0, 10.0, 5.0), 0.0, &small), Err(Refusal::NoGround { contact: 0, .. })));
     // Only the front over the hole: still refused, naming the front contact.
     assert!(matches!(place(&hf, DVec3::new(7.5, 10.0, 5.0), 0.0, &params), Err(Refusal::NoGround { contact: 0, .. })));
@@ -109,7 +109,7 @@ fn holes_edges_and_steep_ground_are_refused_with_the_reason() {
     }
     assert!(place(&hf, DVec3::new(5.0, 5.0, 1.0), 0.3, &params).is_ok());
     assert_eq!(place(&hf, DVec3::new(f64::NAN, 5.0, 1.0), 0.0, &params), Err(Refusal::BadInput));
-    let zero = FollowParams { length: 0.0, ..params };
+    let zero = params.with_length(0.0);
     assert_eq!(place(&hf, DVec3::new(5.0, 5.0, 1.0), 0.0, &zero), Err(Refusal::BadInput));
 }
 
@@ -146,7 +146,7 @@ fn another_gravity_gives_the_same_placement_turned() {
     // The same triangles as polygons, turned with their gravity.
     let q = DQuat::from_euler(glam::EulerRot::XYZ, 0.4, -0.9, 2.1);
     let m = DMat3::from_quat(q);
-    let soup = landfall::polygon::PolygonSoup::from_heightfield(&plain);
+    let soup = landfall::PolygonSoup::from_heightfield(&plain);
     let polys: Vec<Vec<DVec3>> = (0..soup.len()).map(|k| soup.polygon(k).iter().map(|&v| m * v).collect()).collect();
     let originals: Vec<Vec<DVec3>> = (0..soup.len()).map(|k| soup.polygon(k).to_vec()).collect();
     let flat = PolygonTerrain::builder().polygons(&originals).build().unwrap();
@@ -156,7 +156,7 @@ fn another_gravity_gives_the_same_placement_turned() {
         .params(QuadtreeParams::default())
         .build()
         .unwrap();
-    let params = FollowParams { max_slope: 1.5, ..FollowParams::default() };
+    let params = FollowParams::default().with_max_slope(1.5);
     for k in 0..100 {
         let p = DVec3::new(8.0 + (k % 10) as f64 * 4.9, 8.0 + (k / 10) as f64 * 4.7, 30.0);
         let a = place(&flat, p, 0.0, &params).unwrap();

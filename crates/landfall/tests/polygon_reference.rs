@@ -7,7 +7,7 @@
 //! polygon, with a tolerance.
 
 use glam::{DMat3, DQuat, DVec2, DVec3};
-use landfall::polygon::QuadtreeParams;
+use landfall::QuadtreeParams;
 use landfall::{CutRule, Frame, PolygonError, PolygonTerrain, Ray, Terrain};
 use proptest::prelude::*;
 
@@ -149,7 +149,7 @@ fn params_all() -> [QuadtreeParams; 3] {
     [
         QuadtreeParams::default(),
         QuadtreeParams::paper(12, 12),
-        QuadtreeParams { max_polys: 1, max_depth: 3, cuts: CutRule::Vertices, min_gain: 0.0 },
+        QuadtreeParams::default().with_max_polys(1).with_max_depth(3).with_cuts(CutRule::Vertices).with_min_gain(0.0),
     ]
 }
 
@@ -396,7 +396,7 @@ fn bad_input_is_reported_never_a_panic() {
     assert_eq!(r.examples, vec![1, 2, 3, 4]);
     assert!(PolygonTerrain::builder().polygon(&[DVec3::ZERO, DVec3::X]).build().is_err());
     assert!(PolygonTerrain::builder().build().is_err());
-    let bad = QuadtreeParams { max_polys: 0, ..QuadtreeParams::default() };
+    let bad = QuadtreeParams::default().with_max_polys(0);
     assert_eq!(PolygonTerrain::builder().polygon(&tri).params(bad).build().unwrap_err(), PolygonError::BadParams);
 }
 
@@ -535,7 +535,7 @@ proptest! {
         let s = scene(seed, n, 0, 0);
         let extra = scene(seed ^ 99, n, 0, 3);
         let mut rng = Rng(seed ^ 0xed17);
-        let params = QuadtreeParams { max_polys, max_depth: 10, ..QuadtreeParams::default() };
+        let params = QuadtreeParams::default().with_max_polys(max_polys).with_max_depth(10);
         let split = s.polys.len() / 2;
         let mut t = build(&s.polys[..split], Frame::z_up(), params);
         let mut live: Vec<Option<Vec<DVec3>>> = s.polys[..split].iter().cloned().map(Some).collect();

@@ -3,9 +3,8 @@
 //! triangle at 1e100 once counted as vertical and heights came back NaN).
 
 use landfall::glam::DVec3;
-use landfall::polygon::{PolygonError, PolygonTerrain};
-use landfall::rng::SplitMix64;
-use landfall::Ray;
+use landfall::support::SplitMix64;
+use landfall::{PolygonError, PolygonTerrain, Ray};
 
 /// A small terrain: a rough TIN, a flat roof and a quad (triangulated if not planar).
 fn polygons() -> Vec<Vec<DVec3>> {

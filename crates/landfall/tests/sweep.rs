@@ -2,12 +2,12 @@
 //! brute-force distance, and paths that never end inside the terrain or cross it, at any speed.
 
 use glam::DVec3;
-use landfall::collide::controller::Shape;
+use landfall::bench::synth::{generate, SynthParams};
+use landfall::collide::Shape;
 use landfall::collide::{
     closest_point, slide, sweep_sphere_triangle, CharacterController, ControllerParams, Nearby, SlideParams,
     SphereTree, SweepTarget, TerrainContact, TerrainSweep,
 };
-use landfall::heightfield::synth::{generate, SynthParams};
 use landfall::{Aabb, Heightfield, PolygonTerrain, TriangleId};
 use proptest::prelude::*;
 
@@ -39,7 +39,7 @@ fn normal_points_to_center(h: &TerrainContact, c: DVec3, v: DVec3) -> bool {
 }
 
 fn all_triangles(hf: &Heightfield) -> Vec<[DVec3; 3]> {
-    let s = landfall::polygon::PolygonSoup::from_heightfield(hf);
+    let s = landfall::PolygonSoup::from_heightfield(hf);
     (0..s.len()).map(|k| [s.polygon(k)[0], s.polygon(k)[1], s.polygon(k)[2]]).collect()
 }
 
@@ -166,7 +166,7 @@ proptest! {
             Shape::Capsule { half_height: 0.3 * r },
             Shape::Ellipsoid { radii: DVec3::new(r, 0.8 * r, 1.2 * r) },
         ][shape];
-        let c = CharacterController::new(ControllerParams { shape, radius: r, ..ControllerParams::default() }, DVec3::Z);
+        let c = CharacterController::new(ControllerParams::default().with_shape(shape).with_radius(r), DVec3::Z);
         let end = c.move_by(&tree, start, motion + DVec3::new(0.0, 0.0, -0.1), grounded).position;
         prop_assert!(between(end), "{shape:?} from {start} by {motion}: crossed to {end} (sides {:?})", side(end));
     }
@@ -210,7 +210,7 @@ fn creases_stop_and_walls_slide() {
         DVec3::new(0.0, 15.0, 0.0),
         r,
         DVec3::new(0.3, -50.0, 0.0),
-        &SlideParams { max_iterations: 8, ..SlideParams::default() },
+        &SlideParams::default().with_max_iterations(8),
     );
     let p = res.position;
     // Inside the V (between the walls), at least r from both.

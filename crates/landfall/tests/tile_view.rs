@@ -5,8 +5,8 @@
 //! spheres hold their triangles.
 
 use glam::{DVec2, DVec3};
+use landfall::bench::synth::{generate, SynthParams};
 use landfall::collide::{CharacterController, ControllerParams, SweepTarget, TerrainSweep, TileView, TileViewParams};
-use landfall::heightfield::synth::{generate, SynthParams};
 use landfall::{Diagonal, Heightfield, TriangleId};
 use proptest::prelude::*;
 use std::sync::Arc;
@@ -23,7 +23,7 @@ fn terrain() -> Arc<Heightfield> {
 }
 
 fn params() -> TileViewParams {
-    TileViewParams { tile_cells: 16, leaf_cells: 4, max_levels: 20 }
+    TileViewParams::default().with_tile_cells(16).with_leaf_cells(4).with_max_levels(20)
 }
 
 /// A view holding every tile.
@@ -178,7 +178,7 @@ fn the_view_holds_the_tiles_near_the_viewer_and_builds_each_tree_once() {
     }
     assert_eq!(view.trees_built(), added_total, "a tile that stayed was rebuilt");
     assert!(view.update(DVec2::new(f64::NAN, 0.0), 10.0).added.is_empty());
-    assert!(TileView::new(hf, TileViewParams { tile_cells: 0, ..params() }).is_err());
+    assert!(TileView::new(hf, params().with_tile_cells(0)).is_err());
 }
 
 #[test]

@@ -4,10 +4,10 @@
 //! built from its samples alone is the one a view builds on the whole grid.
 
 use glam::{DVec2, DVec3};
+use landfall::bench::synth::{generate, SynthParams};
 use landfall::collide::{tile_tree, SweepTarget, TileSamples, TileView, TileViewParams};
-use landfall::geom::Aabb;
-use landfall::heightfield::synth::{generate, SynthParams};
-use landfall::rng::SplitMix64;
+use landfall::support::SplitMix64;
+use landfall::Aabb;
 use landfall::{Heightfield, Ray};
 use proptest::prelude::*;
 use std::sync::Arc;
@@ -165,8 +165,8 @@ fn tiles_without_data_store_nothing() {
 fn stored_trees_are_the_trees_a_view_builds() {
     for (nx, ny, leaf) in [(700, 530, 8), (300, 260, 5), (258, 600, 16)] {
         let rows = terrain(nx, ny, leaf, nx as u64, true);
-        let tiling = landfall::heightfield::Tiling::new(nx, ny, leaf);
-        let params = TileViewParams { tile_cells: tiling.cells, ..TileViewParams::default() };
+        let tiling = landfall::support::Tiling::new(nx, ny, leaf);
+        let params = TileViewParams::default().with_tile_cells(tiling.cells);
         let mut view = TileView::new(Arc::new(rows.clone()), params).unwrap();
         view.update(DVec2::ZERO, 1e9);
         let side = tiling.side();

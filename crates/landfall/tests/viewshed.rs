@@ -1,6 +1,6 @@
 //! Viewsheds against brute force: each target's segment tested against every triangle in f64.
 
-use landfall::rng::SplitMix64;
+use landfall::support::SplitMix64;
 use landfall::viewshed::{
     viewshed, Grid, Hooks, Observer, ViewshedMode, ViewshedOutput, ViewshedParams, EARTH_RADIUS, HIDDEN, NODATA,
     VISIBLE,
@@ -227,7 +227,7 @@ proptest! {
         };
         let v = v.min((ny - 1) as f64);
         let obs = [org.x + u * sp.x, org.y + v * sp.y];
-        let params = ViewshedParams { observer_height: eye, target_height: target, ..Default::default() };
+        let params = ViewshedParams::default().with_observer_height(eye).with_target_height(target);
         let (agree, unsure) = compare(&hf, obs, &params);
         prop_assert!(unsure <= agree / 10 + 2, "{unsure} unsure cells of {}", agree + unsure);
     }
@@ -242,10 +242,10 @@ fn curvature_equals_brute_force_on_lowered_heights() {
         let h: Vec<f32> = (0..30 * 20).map(|_| rng.range(0.0, 60.0) as f32).collect();
         let hf = Heightfield::builder(30, 20, h).spacing(1000.0, 1000.0).leaf_size(4).build().unwrap();
         let obs = [rng.range(0.0, 29_000.0), rng.range(0.0, 19_000.0)];
-        let params = ViewshedParams { curvature: true, observer_height: 20.0, ..Default::default() };
+        let params = ViewshedParams::default().with_curvature(true).with_observer_height(20.0);
         let (agree, unsure) = compare(&hf, obs, &params);
         assert!(unsure < 5 && agree > 500);
-        let flat = hf.viewshed(obs, &ViewshedParams { observer_height: 20.0, ..Default::default() }).unwrap();
+        let flat = hf.viewshed(obs, &ViewshedParams::default().with_observer_height(20.0)).unwrap();
         let curved = hf.viewshed(obs, &params).unwrap();
         changed += flat.values.iter().zip(&curved.values).filter(|(a, b)| a != b).count();
     }
@@ -263,13 +263,13 @@ fn a_graze_blocks_and_the_targets_own_triangles_do_not() {
         h[j * nx + 5] = 5.0;
     }
     let hf = Heightfield::builder(nx, 3, h).build().unwrap();
-    let p = ViewshedParams { observer_height: 10.0, ..Default::default() };
+    let p = ViewshedParams::default().with_observer_height(10.0);
     let vis = hf.viewshed([0.0, 1.0], &p).unwrap();
     assert_eq!(vis.get(10, 1), HIDDEN, "grazing the ridge vertex blocks");
     assert_eq!(vis.get(5, 1), VISIBLE, "the ridge itself is seen");
     assert_eq!(vis.get(4, 1), VISIBLE, "the slope facing the observer is seen");
     assert_eq!(vis.get(6, 1), HIDDEN, "behind the ridge");
-    let vis = hf.viewshed([0.0, 1.0], &ViewshedParams { target_height: 1e-6, ..p.clone() }).unwrap();
+    let vis = hf.viewshed([0.0, 1.0], &p.clone().with_target_height(1e-6)).unwrap();
     assert_eq!(vis.get(10, 1), VISIBLE);
     // Needed heights: the target at x = 10 needs more than 0 (it touches at 0): exactly 0 above ground
     // with a touch, so the least height is 0 and anything above is visible.
@@ -302,8 +302,8 @@ fn needed_heights_make_targets_visible() {
         for (i, j) in [(13, 10), (0, 0), (7, 5), (13, 0)] {
             let n = need.get(i, j);
             if n > 0.01 {
-                let above = ViewshedParams { target_height: n * 1.001 + 1e-9, ..p.clone() };
-                let below = ViewshedParams { target_height: n * 0.999, ..p.clone() };
+                let above = p.clone().with_target_height(n * 1.001 + 1e-9);
+                let below = p.clone().with_target_height(n * 0.999);
                 assert_eq!(hf.viewshed(obs, &above).unwrap().get(i, j), VISIBLE);
                 assert_eq!(hf.viewshed(obs, &below).unwrap().get(i, j), HIDDEN);
             }
@@ -321,12 +321,10 @@ fn cumulative_is_the_sum_of_singles() {
             hf.height_at(o[0], o[1]).map(|_| o)
         })
         .collect();
-    let p = ViewshedParams { max_distance: 25.0, ..Default::default() };
+    let p = ViewshedParams::default().with_max_distance(25.0);
     let cum = counts(&hf, &observers, &p);
-    let singles: Vec<_> = observers
-        .iter()
-        .map(|o| hf.viewshed([o[0], o[1]], &ViewshedParams { observer_height: o[2], ..p.clone() }).unwrap())
-        .collect();
+    let singles: Vec<_> =
+        observers.iter().map(|o| hf.viewshed([o[0], o[1]], &p.clone().with_observer_height(o[2])).unwrap()).collect();
     for k in 0..20 * 16 {
         let count = singles.iter().filter(|v| v.values[k] == VISIBLE).count() as u32;
         let target = singles.iter().any(|v| v.values[k] != NODATA);
@@ -338,21 +336,21 @@ fn cumulative_is_the_sum_of_singles() {
 fn distance_angles_and_pitch_limit_the_targets() {
     let hf = Heightfield::builder(21, 21, vec![0.0; 441]).build().unwrap();
     let o = [10.0, 10.0];
-    let v = hf.viewshed(o, &ViewshedParams { max_distance: 5.0, ..Default::default() }).unwrap();
+    let v = hf.viewshed(o, &ViewshedParams::default().with_max_distance(5.0)).unwrap();
     assert_eq!(v.get(15, 10), VISIBLE);
     assert_eq!(v.get(16, 10), NODATA);
     assert_eq!(v.get(14, 14), NODATA); // 5.66 away
                                        // North-east quadrant only: azimuth 0 (north, +y) to 90 (east, +x), clockwise.
-    let v = hf.viewshed(o, &ViewshedParams { azimuths: Some((0.0, 90.0)), ..Default::default() }).unwrap();
+    let v = hf.viewshed(o, &ViewshedParams::default().with_azimuths(Some((0.0, 90.0)))).unwrap();
     assert_eq!(v.get(15, 15), VISIBLE);
     assert_eq!(v.get(5, 15), NODATA);
     assert_eq!(v.get(15, 5), NODATA);
     // Wrapping through north: 270 → 90.
-    let v = hf.viewshed(o, &ViewshedParams { azimuths: Some((270.0, 90.0)), ..Default::default() }).unwrap();
+    let v = hf.viewshed(o, &ViewshedParams::default().with_azimuths(Some((270.0, 90.0)))).unwrap();
     assert_eq!(v.get(5, 15), VISIBLE);
     assert_eq!(v.get(10, 3), NODATA);
     // Pitch: from 1.75 m up, near samples are steeply below the eye.
-    let v = hf.viewshed(o, &ViewshedParams { pitch: Some((-10.0, 0.0)), ..Default::default() }).unwrap();
+    let v = hf.viewshed(o, &ViewshedParams::default().with_pitch(Some((-10.0, 0.0)))).unwrap();
     assert_eq!(v.get(11, 10), NODATA); // −60°
     assert_eq!(v.get(20, 10), VISIBLE); // −10° is at 9.9 m
 }
@@ -367,11 +365,11 @@ fn bad_observers_and_parameters_are_errors() {
     assert!(hf.viewshed([2.0, 2.0], &p).unwrap_err().to_string().contains("hole"));
     assert!(hf.viewshed([f64::NAN, 1.0], &p).is_err());
     for bad in [
-        ViewshedParams { observer_height: -1.0, ..p.clone() },
-        ViewshedParams { target_height: f64::NAN, ..p.clone() },
-        ViewshedParams { max_distance: 0.0, ..p.clone() },
-        ViewshedParams { refraction: 2.0, ..p.clone() },
-        ViewshedParams { pitch: Some((10.0, -10.0)), ..p.clone() },
+        p.clone().with_observer_height(-1.0),
+        p.clone().with_target_height(f64::NAN),
+        p.clone().with_max_distance(0.0),
+        p.clone().with_refraction(2.0),
+        p.clone().with_pitch(Some((10.0, -10.0))),
     ] {
         assert!(hf.viewshed([0.0, 0.0], &bad).is_err(), "{bad:?}");
     }
@@ -381,7 +379,7 @@ fn bad_observers_and_parameters_are_errors() {
 /// sampled targets against brute force.
 #[test]
 fn larger_terrains_equal_brute_force_on_sampled_targets() {
-    use landfall::heightfield::synth::{generate, SynthParams};
+    use landfall::bench::synth::{generate, SynthParams};
     let mut rng = SplitMix64::new(21);
     for round in 0..6 {
         let (nx, ny) = (90, 70);
@@ -389,11 +387,9 @@ fn larger_terrains_equal_brute_force_on_sampled_targets() {
         let hf = Heightfield::builder(nx, ny, h).spacing(3.0, 2.0).origin(100.0, -50.0).build().unwrap();
         let (org, sp) = (hf.origin(), hf.spacing());
         let obs = [org.x + rng.range(0.0, 89.0) * sp.x, org.y + rng.range(0.0, 69.0) * sp.y];
-        let params = ViewshedParams {
-            observer_height: [3.0, 15.0, 1.0][round as usize % 3],
-            curvature: round >= 4,
-            ..Default::default()
-        };
+        let params = ViewshedParams::default()
+            .with_observer_height([3.0, 15.0, 1.0][round as usize % 3])
+            .with_curvature(round >= 4);
         let vis = hf.viewshed(obs, &params).unwrap();
         let g = hf.height_at(obs[0], obs[1]).unwrap();
         let o = [obs[0], obs[1], g + params.observer_height];
@@ -421,14 +417,14 @@ fn larger_terrains_equal_brute_force_on_sampled_targets() {
 /// large terrain with curvature, from several observers.
 #[test]
 fn fast_paths_equal_the_plain_walk() {
-    use landfall::heightfield::synth::{generate, SynthParams};
+    use landfall::bench::synth::{generate, SynthParams};
     let n = 257;
     let h = generate(n, n, &SynthParams { seed: 3, relief: 300.0, feature: 60.0, octaves: 6 });
     let hf = Heightfield::builder(n, n, h).spacing(10.0, 10.0).build().unwrap();
     let mut rng = SplitMix64::new(8);
     for k in 0..4 {
         let obs = [rng.range(0.0, 2560.0), rng.range(0.0, 2560.0)];
-        let p = ViewshedParams { observer_height: [1.75, 30.0][k % 2], curvature: k >= 2, ..Default::default() };
+        let p = ViewshedParams::default().with_observer_height([1.75, 30.0][k % 2]).with_curvature(k >= 2);
         let fast = hf.viewshed(obs, &p).unwrap();
         let ViewshedOutput::Visibility(plain, _) =
             landfall::viewshed::reference(&hf, obs, &p, ViewshedMode::Visibility).unwrap()

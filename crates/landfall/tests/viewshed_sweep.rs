@@ -3,8 +3,8 @@
 //! octant borders, plateaus at eye height (every target a tie), eyes on vertices, edges and octant
 //! borders, holes across the sight lines, curvature, every diagonal pattern.
 
-use landfall::heightfield::synth::{generate, SynthParams};
-use landfall::rng::SplitMix64;
+use landfall::bench::synth::{generate, SynthParams};
+use landfall::support::SplitMix64;
 use landfall::viewshed::{
     reference, viewshed, Grid, Hooks, Observer, ViewshedError, ViewshedMode, ViewshedOutput, ViewshedParams, HIDDEN,
     VISIBLE,
@@ -147,7 +147,7 @@ proptest! {
         if hf.height_at(obs[0], obs[1]).is_none() {
             return Ok(()); // over a hole
         }
-        let mut p = ViewshedParams { observer_height: eye, target_height: target, ..Default::default() };
+        let mut p = ViewshedParams::default().with_observer_height(eye).with_target_height(target);
         match limits {
             1 => p.max_distance = rng.range(1.0, 40.0),
             2 => p.azimuths = Some((rng.range(0.0, 360.0), rng.range(0.0, 360.0))),
@@ -178,7 +178,7 @@ fn a_ground_level_eye_on_a_plateau_does_not_see_below_it() {
     let (nx, ny) = (30, 9);
     let h: Vec<f32> = (0..nx * ny).map(|k| if k % nx < 15 { 20.0 } else { 0.0 }).collect();
     let hf = Heightfield::builder(nx, ny, h).build().unwrap();
-    let p = ViewshedParams { observer_height: 0.0, ..Default::default() };
+    let p = ViewshedParams::default().with_observer_height(0.0);
     let vis = hf.viewshed([5.0, 4.0], &p).unwrap();
     for i in 16..nx {
         assert_eq!(vis.get(i, 4), HIDDEN, "({i}, 4) is below the plateau");
@@ -186,7 +186,7 @@ fn a_ground_level_eye_on_a_plateau_does_not_see_below_it() {
     assert_eq!(vis.get(9, 4), HIDDEN, "on the plateau: the segment lies on the surface");
     agree(&hf, [5.0, 4.0], &p);
     // From 1 m up the plateau is seen and the lowland still is not.
-    let vis = hf.viewshed([5.0, 4.0], &ViewshedParams { observer_height: 1.0, ..p }).unwrap();
+    let vis = hf.viewshed([5.0, 4.0], &p.with_observer_height(1.0)).unwrap();
     assert_eq!(vis.get(9, 4), VISIBLE);
     assert_eq!(vis.get(20, 4), HIDDEN);
 }
@@ -210,11 +210,7 @@ fn terraced_saw_tooth_dem_at_ground_level() {
     let hf = Heightfield::builder(n, n, h).spacing(10.0, 10.0).build().unwrap();
     for (i, j) in [(3, 3), (20, 30), (44, 7), (60, 60), (8, 40)] {
         for eye in [0.0, 1.75, 10.0] {
-            agree(
-                &hf,
-                [i as f64 * 10.0, j as f64 * 10.0],
-                &ViewshedParams { observer_height: eye, ..Default::default() },
-            );
+            agree(&hf, [i as f64 * 10.0, j as f64 * 10.0], &ViewshedParams::default().with_observer_height(eye));
         }
     }
 }
@@ -228,8 +224,7 @@ fn generated_terrains_with_curvature_from_many_eyes() {
         let hf = Heightfield::builder(n, n, h).spacing(30.0, 30.0).diagonal(DIAGONALS[seed as usize]).build().unwrap();
         for k in 0..3 {
             let obs = [rng.range(0.0, 5760.0), rng.range(0.0, 5760.0)];
-            let p =
-                ViewshedParams { observer_height: [0.0, 1.75, 25.0][k], curvature: seed == 1, ..Default::default() };
+            let p = ViewshedParams::default().with_observer_height([0.0, 1.75, 25.0][k]).with_curvature(seed == 1);
             agree(&hf, obs, &p);
         }
     }
@@ -256,20 +251,20 @@ fn counts_are_sums_of_singles_and_progress_reaches_the_end() {
     let mut rng = SplitMix64::new(3);
     let observers: Vec<Observer> =
         (0..12).map(|k| Observer::at(rng.range(0.0, 480.0), rng.range(0.0, 480.0)).with_height(k as f64)).collect();
-    let p = ViewshedParams { max_distance: 300.0, ..Default::default() };
+    let p = ViewshedParams::default().with_max_distance(300.0);
     let last = std::sync::Mutex::new(0.0f64);
     let report = |f: f64| {
         let mut l = last.lock().unwrap();
         *l = l.max(f);
     };
-    let hooks = Hooks { progress: Some(&report), ..Default::default() };
+    let hooks = Hooks::default().with_progress(&report);
     let ViewshedOutput::Counts(counts) = viewshed(&hf, &observers, &p, ViewshedMode::Count, &hooks).unwrap() else {
         panic!()
     };
     assert!(*last.lock().unwrap() > 0.95, "progress reached {}", last.lock().unwrap());
     let singles: Vec<Grid<u8>> = observers
         .iter()
-        .map(|o| hf.viewshed([o.x, o.y], &ViewshedParams { observer_height: o.height.unwrap(), ..p.clone() }).unwrap())
+        .map(|o| hf.viewshed([o.x, o.y], &p.clone().with_observer_height(o.height.unwrap())).unwrap())
         .collect();
     for k in 0..n * n {
         let seen = singles.iter().filter(|v| v.values[k] == VISIBLE).count() as u32;
@@ -290,7 +285,7 @@ fn a_cancelled_run_stops_with_an_error() {
             cancel.store(true, Ordering::Relaxed);
         }
     };
-    let hooks = Hooks { progress: Some(&report), cancel: Some(&cancel) };
+    let hooks = Hooks::default().with_progress(&report).with_cancel(&cancel);
     let r = viewshed(&hf, &[Observer::at(100.0, 100.0)], &ViewshedParams::default(), ViewshedMode::Visibility, &hooks);
     assert_eq!(r.unwrap_err(), ViewshedError::Cancelled);
     let observers = vec![Observer::at(10.0, 10.0); 50];

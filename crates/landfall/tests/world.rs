@@ -3,26 +3,25 @@
 //! triangles (f64 brute force), precision does not depend on the distance from the origin.
 
 use glam::{DVec2, DVec3};
-use landfall::rng::SplitMix64;
-use landfall::world::{CacheParams, Generator, Hashed, LodTerrain, Toroidal, World, WorldParams};
+use landfall::bench::{Hashed, Toroidal};
+use landfall::support::SplitMix64;
+use landfall::world::{CacheParams, Generator, LodTerrain, World, WorldParams};
 use landfall::{Aabb, Ray, Terrain};
 use proptest::prelude::*;
 use std::collections::HashMap;
 
 fn small_cache(hysteresis: f64) -> CacheParams {
-    CacheParams {
-        layers: 7,
-        inner_radius: 4,
-        mesh_finest: 1,
-        mesh_coarsest: 5,
-        lod_height: 4.0,
-        hysteresis,
-        ..CacheParams::default()
-    }
+    CacheParams::default()
+        .with_layers(7)
+        .with_inner_radius(4)
+        .with_mesh_finest(1)
+        .with_mesh_coarsest(5)
+        .with_lod_height(4.0)
+        .with_hysteresis(hysteresis)
 }
 
 fn small_params(seed: u64) -> WorldParams {
-    WorldParams { seed, levels: 9, relief: 60.0, ..WorldParams::default() }
+    WorldParams::default().with_seed(seed).with_levels(9).with_relief(60.0)
 }
 
 /// Key of a world x, y (exact for the half-metre grid of the tests).
@@ -337,7 +336,7 @@ fn far_from_the_origin_is_as_precise_as_at_it() {
     let near_v = DVec3::new(12.3, -4.5, 3.0);
     let far_v = near_v + DVec3::new(shift, 0.0, 0.0);
     let near: World = World::new(params.clone(), CacheParams::default(), near_v).unwrap();
-    let far: World = World::new(WorldParams { anchor: [cells, 0], ..params }, CacheParams::default(), far_v).unwrap();
+    let far: World = World::new(params.with_anchor([cells, 0]), CacheParams::default(), far_v).unwrap();
     for (a, b) in near.meshes().zip(far.meshes()) {
         assert_eq!(a.level, b.level);
         for (ra, rb) in a.regions().iter().zip(b.regions()) {
@@ -398,10 +397,10 @@ fn lod_terrain_matches_the_cache_level() {
         let c = w.generator().patch(2, i - 1, j - 1, 3, 3);
         let at = |a: usize, b: usize| c[b * 3 + a].h;
         let corner = |a: usize, b: usize| {
-            landfall::world::gen::corner_height(at(a - 1, b - 1), at(a, b - 1), at(a - 1, b), at(a, b)) as f64
+            landfall::support::corner_height(at(a - 1, b - 1), at(a, b - 1), at(a - 1, b), at(a, b)) as f64
         };
         let z = [corner(1, 1), corner(2, 1), corner(2, 2), corner(1, 2)];
-        let want = landfall::world::mesh::fan_height(z, at(1, 1) as f64, x / s - i as f64, y / s - j as f64);
+        let want = landfall::support::fan_height(z, at(1, 1) as f64, x / s - i as f64, y / s - j as f64);
         assert!((h - want).abs() < 1e-6, "{h} vs {want}");
     }
     for n in 0..20 {
@@ -423,13 +422,9 @@ fn lod_terrain_matches_the_cache_level() {
 fn bad_input_is_an_error() {
     let v = DVec3::new(0.0, 0.0, 2.0);
     let e =
-        World::<Toroidal>::new(WorldParams::default(), CacheParams { hysteresis: 0.5, ..CacheParams::default() }, v)
-            .err()
-            .unwrap();
+        World::<Toroidal>::new(WorldParams::default(), CacheParams::default().with_hysteresis(0.5), v).err().unwrap();
     assert!(e.to_string().contains("hysteresis"), "{e}");
-    let e = World::<Toroidal>::new(WorldParams::default(), CacheParams { layers: 20, ..CacheParams::default() }, v)
-        .err()
-        .unwrap();
+    let e = World::<Toroidal>::new(WorldParams::default(), CacheParams::default().with_layers(20), v).err().unwrap();
     assert!(e.to_string().contains("layers"), "{e}");
     let e = World::<Toroidal>::new(small_params(1), small_cache(0.0), DVec3::new(f64::NAN, 0.0, 0.0)).err().unwrap();
     assert!(e.to_string().contains("finite"), "{e}");
@@ -443,8 +438,8 @@ proptest! {
     /// Random seeds, cache shapes and paths: the mesh stays a sheet and queries match brute force.
     #[test]
     fn random_worlds_stay_consistent(seed in 0u64..1000, radius in 2u32..6, steps in prop::collection::vec((-30.0f64..30.0, -30.0f64..30.0, 0.0f64..60.0), 1..6)) {
-        let cache = CacheParams { layers: 6, inner_radius: radius, mesh_finest: 0, mesh_coarsest: 4, lod_height: 4.0, hysteresis: 0.1, ..CacheParams::default() };
-        let mut w: World = World::new(WorldParams { seed, levels: 8, relief: 40.0, ..WorldParams::default() }, cache, DVec3::new(0.0, 0.0, 2.0)).unwrap();
+        let cache = CacheParams::default().with_layers(6).with_inner_radius(radius).with_mesh_finest(0).with_mesh_coarsest(4).with_lod_height(4.0).with_hysteresis(0.1);
+        let mut w: World = World::new(WorldParams::default().with_seed(seed).with_levels(8).with_relief(40.0), cache, DVec3::new(0.0, 0.0, 2.0)).unwrap();
         for (dx, dy, up) in steps {
             let v = w.viewer() + DVec3::new(dx, dy, 0.0);
             let g = w.height_at(v.x, v.y).unwrap_or(0.0);
@@ -477,7 +472,7 @@ fn controller_walks_on_the_drawn_mesh() {
     let radius = 0.4;
     let mut w: World = World::new(small_params(21), small_cache(0.125), DVec3::new(0.5, 0.5, 1.0)).unwrap();
     let mut rng = SplitMix64::new(8);
-    let walker = CharacterController::new(ControllerParams { radius, ..ControllerParams::default() }, DVec3::Z);
+    let walker = CharacterController::new(ControllerParams::default().with_radius(radius), DVec3::Z);
     for round in 0..6 {
         let g = w.height_at(w.viewer().x, w.viewer().y).unwrap();
         let mut pos = DVec3::new(w.viewer().x, w.viewer().y, g + radius + 0.2);
@@ -502,9 +497,7 @@ fn controller_walks_on_the_drawn_mesh() {
 /// the mesh toward the horizon, candidate triangles.
 #[test]
 fn beyond_the_mesh_the_far_landscape_answers() {
-    let w: World =
-        World::new(small_params(30), CacheParams { far_level: 3, ..small_cache(0.0) }, DVec3::new(1.0, 2.0, 3.0))
-            .unwrap();
+    let w: World = World::new(small_params(30), small_cache(0.0).with_far_level(3), DVec3::new(1.0, 2.0, 3.0)).unwrap();
     let b = w.mesh_bounds();
     let out = DVec3::new(b.max.x + 100.0, b.min.y - 50.0, 0.0);
     assert!(w.surface_at(out.x, out.y).is_none());
@@ -557,7 +550,7 @@ fn lod_terrain_rays_match_brute_force() {
         lod.triangles_in(&region, &mut |id, t| tris.push((id, t)));
         let want = tris
             .iter()
-            .filter_map(|(_, t)| landfall::geom::moller_trumbore_grown(o, dir, t, 1e-9))
+            .filter_map(|(_, t)| landfall::support::moller_trumbore_grown(o, dir, t, 1e-9))
             .filter(|&t| t >= 0.0 && t <= max_t)
             .reduce(f64::min);
         let got = lod.raycast(&ray, max_t).map(|h| h.t);
@@ -600,6 +593,6 @@ fn extreme_coordinates_are_answered_or_refused() {
         assert!(World::<Toroidal>::new(WorldParams::default(), CacheParams::default(), v).is_err());
     }
     for s in [1e-300, 0.0, 1e300, f64::INFINITY] {
-        assert!(Generator::new(WorldParams { cell_size: s, ..WorldParams::default() }).is_err(), "{s}");
+        assert!(Generator::new(WorldParams::default().with_cell_size(s)).is_err(), "{s}");
     }
 }

@@ -4,25 +4,23 @@
 
 use glam::{DVec2, DVec3};
 use landfall::collide::{CharacterController, ControllerParams, TerrainSweep};
-use landfall::rng::SplitMix64;
-use landfall::world::objects::{Form, ObjectParams, Roaming, Shape};
+use landfall::support::SplitMix64;
 use landfall::world::{CacheParams, LodTerrain, Objects, World, WorldParams};
+use landfall::world::{Form, ObjectParams, Roaming, Shape};
 use landfall::{Ray, Terrain, TriangleId};
 use std::collections::BTreeSet;
 
 fn cache() -> CacheParams {
-    CacheParams {
-        layers: 10,
-        inner_radius: 4,
-        mesh_finest: 1,
-        mesh_coarsest: 8,
-        lod_height: 4.0,
-        ..CacheParams::default()
-    }
+    CacheParams::default()
+        .with_layers(10)
+        .with_inner_radius(4)
+        .with_mesh_finest(1)
+        .with_mesh_coarsest(8)
+        .with_lod_height(4.0)
 }
 
 fn params(seed: u64) -> WorldParams {
-    WorldParams { seed, levels: 12, relief: 80.0, ..WorldParams::default() }
+    WorldParams::default().with_seed(seed).with_levels(12).with_relief(80.0)
 }
 
 fn world_at(seed: u64, p: DVec3) -> World {
@@ -148,7 +146,7 @@ fn kinds_live_on_their_levels_and_stand_on_their_ground() {
 #[test]
 fn pairs_equal_brute_force() {
     let w = world_on_ground(7, 10.0, -20.0);
-    let o = Objects::new(&w, ObjectParams { roaming: None, ..ObjectParams::default() });
+    let o = Objects::new(&w, ObjectParams::default().with_roaming(None));
     let mut got = BTreeSet::new();
     o.pairs(|a, b| {
         got.insert((a.min(b), a.max(b)));
@@ -181,7 +179,7 @@ fn walkers_stop_at_trees_and_rays_hit_houses() {
     let solids = o.solids(&w);
     let target = TerrainSweep(&solids);
     // Trees near the viewer (in the drawn mesh): walk at each from 6 m away.
-    let ctl = CharacterController::new(ControllerParams { radius: 0.4, ..ControllerParams::default() }, DVec3::Z);
+    let ctl = CharacterController::new(ControllerParams::default().with_radius(0.4), DVec3::Z);
     let mut tried = 0;
     for (_, ob) in o.iter() {
         let Shape::Column { a, b, r } = ob.shape else { continue };
@@ -232,15 +230,15 @@ fn walkers_stop_at_trees_and_rays_hit_houses() {
 
 #[test]
 fn roaming_entities_never_exist_twice_and_come_back_the_same() {
-    let roaming = Roaming { chance: 1.0, spawn_chance: 0.7, ..Roaming::default() };
-    let params = ObjectParams { roaming: Some(roaming), ..ObjectParams::default() };
+    let roaming = Roaming::default().with_chance(1.0).with_spawn_chance(0.7);
+    let params = ObjectParams::default().with_roaming(Some(roaming));
     let run = |seed: u64| {
         let mut w = world_on_ground(13, 0.0, 0.0);
         let mut o = Objects::new(&w, params.clone());
         let mut rng = SplitMix64::new(seed);
         let mut p = w.viewer();
         let mut alive_max = 0;
-        let mut total = landfall::world::objects::RoamingStats::default();
+        let mut total = landfall::world::RoamingStats::default();
         let mut log = Vec::new();
         for f in 0..300 {
             let step = match f % 60 {
@@ -279,8 +277,8 @@ fn roaming_entities_never_exist_twice_and_come_back_the_same() {
 fn owners_go_with_the_quad_cells_they_hang_off() {
     // Small owners (16 m) in a narrow window (16 cells): the viewer's walk moves the owner level's
     // window often, past owners that keep the state of entities left behind.
-    let roaming = Roaming { owner_level: 4, cell_level: 1, chance: 1.0, spawn_chance: 1.0, ..Roaming::default() };
-    let params = ObjectParams { roaming: Some(roaming), ..ObjectParams::default() };
+    let roaming = Roaming::default().with_owner_level(4).with_cell_level(1).with_chance(1.0).with_spawn_chance(1.0);
+    let params = ObjectParams::default().with_roaming(Some(roaming));
     let mut w = world_on_ground(5, 0.0, 0.0);
     let mut o = Objects::new(&w, params);
     let mut rng = SplitMix64::new(8);
@@ -311,7 +309,7 @@ fn owners_go_with_the_quad_cells_they_hang_off() {
 #[test]
 fn rays_through_the_objects_equal_brute_force() {
     let w = world_on_ground(17, 0.0, 0.0);
-    let o = Objects::new(&w, ObjectParams { roaming: None, ..ObjectParams::default() });
+    let o = Objects::new(&w, ObjectParams::default().with_roaming(None));
     let solids = o.solids(&w);
     let mut rng = SplitMix64::new(3);
     let mut objects_hit = 0;
@@ -338,7 +336,7 @@ fn rays_through_the_objects_equal_brute_force() {
         for (slot, ob) in o.iter() {
             for k in 0..ob.shape.triangle_count() {
                 let t = ob.shape.triangle(k);
-                if let Some(tt) = landfall::geom::moller_trumbore_grown(origin, dir, &t, 1e-9) {
+                if let Some(tt) = landfall::support::moller_trumbore_grown(origin, dir, &t, 1e-9) {
                     if (0.0..=1e4).contains(&tt) && want.is_none_or(|w: (f64, Option<u32>)| tt < w.0) {
                         want = Some((tt, Some(slot)));
                     }

@@ -66,8 +66,8 @@ pub fn draw_terrain(
 ) {
     use rayon::prelude::*;
     let colours = match hf.height_range() {
-        Some((lo, hi)) => landfall::paint::ColourMap::for_range(lo as f64, hi as f64),
-        None => landfall::paint::ColourMap::for_range(0.0, 1.0),
+        Some((lo, hi)) => landfall::support::ColourMap::for_range(lo as f64, hi as f64),
+        None => landfall::support::ColourMap::for_range(0.0, 1.0),
     };
     // Sun from the north-west, 45° up.
     let sun = DVec3::new(-0.5, 0.5, std::f64::consts::FRAC_1_SQRT_2);

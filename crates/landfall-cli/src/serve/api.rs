@@ -9,11 +9,11 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
-use landfall::collide::controller::Shape;
+use landfall::collide::Shape;
 use landfall::collide::{CharacterController, ControllerParams, TerrainSweep};
 use landfall::geo::GeoSurface;
 use landfall::glam::DVec3;
-use landfall::paint::ColourMap;
+use landfall::support::ColourMap;
 use landfall::viewshed::{Hooks, Observer, ViewshedError, ViewshedMode, ViewshedOutput, ViewshedParams};
 use landfall::world::{CacheParams, LodTerrain, ObjectParams, Objects, World, WorldParams};
 use landfall::{Ray, Terrain};
@@ -409,7 +409,7 @@ async fn visible(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>, Ap
     let (a, b) = (point(&q, "a")?, point(&q, "b")?);
     blocking(move || {
         with_terrain(&s, |t| {
-            let blocked = landfall::terrain::segment_crossing(t, a, b).map(|s| a + (b - a) * s);
+            let blocked = landfall::segment_crossing(t, a, b).map(|s| a + (b - a) * s);
             let answer = json!({ "visible": blocked.is_none(), "blocked_at": blocked.map(|p| p.to_array()) });
             match blocked {
                 Some(p) => with_geodetic(&s, p, answer),
@@ -441,9 +441,9 @@ async fn viewshed(Extract(s): Shared, Query(q): Params) -> Result<Response, ApiE
             let Kind::Terrain { t, .. } = &s.kind else {
                 return Err(bad("viewsheds are computed on rasters (a grid of samples), not the world"));
             };
-            let params = ViewshedParams { observer_height: h, ..ViewshedParams::default() };
+            let params = ViewshedParams::default().with_observer_height(h);
             // The cancel flag is raised when the client goes: the sweep stops between its parts.
-            let hooks = Hooks { progress: None, cancel: Some(cancel) };
+            let hooks = Hooks::default().with_cancel(cancel);
             let (hf, out) = match (t, at) {
                 (AnyTerrain::Geographic(g), at) => {
                     let (lon, lat) = match at {
@@ -573,7 +573,7 @@ async fn world_region(Extract(s): Shared, Query(q): Params) -> Result<Response, 
                     ..landfall_io::MeshPart::default()
                 };
                 let top = w.world.generator().max_abs_height();
-                part.paint(&landfall::paint::ColourMap::for_range(-top, top));
+                part.paint(&landfall::support::ColourMap::for_range(-top, top));
                 Ok(mesh::encode(&part))
             })
             .await?;
@@ -610,7 +610,7 @@ async fn world_objects(Extract(s): Shared) -> Result<Response, ApiError> {
                 }
             }
             for e in w.objects.entities() {
-                let ball = landfall::world::objects::Shape::Sphere { c: e.position, r: 0.5 };
+                let ball = landfall::world::Shape::Sphere { c: e.position, r: 0.5 };
                 for k in 0..ball.triangle_count() {
                     add(ball.triangle(k), DVec3::new(0.85, 0.1, 0.1));
                 }
@@ -639,7 +639,7 @@ async fn world_walk(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>,
     blocking(move || {
         let mut w = world_of(&s)?;
         let ctl = CharacterController::new(
-            ControllerParams { shape: Shape::Capsule { half_height: 0.5 }, radius: 0.4, ..ControllerParams::default() },
+            ControllerParams::default().with_shape(Shape::Capsule { half_height: 0.5 }).with_radius(0.4),
             DVec3::Z,
         );
         let m = ctl.move_by(&TerrainSweep(&w.objects.solids(&w.world)), w.walker, DVec3::new(dx, dy, -0.5), w.grounded);

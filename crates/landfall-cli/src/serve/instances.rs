@@ -4,8 +4,8 @@
 //! trunk's top, a roof inside a box's top.
 
 use landfall::glam::DVec3;
-use landfall::world::objects::Shape;
 use landfall::world::Objects;
+use landfall::world::Shape;
 use serde_json::{json, Value};
 
 /// Every object and entity, positions relative to `origin` (f32 precision near it): `trees`

@@ -111,6 +111,40 @@ impl Drop for CancelOnDrop {
     }
 }
 
+/// A failed request: its status and message.
+#[derive(Debug)]
+pub struct ApiError(pub(super) StatusCode, pub(super) String);
+
+impl ApiError {
+    /// The heavy-work queue is full: 503, try again after `Retry-After` seconds.
+    pub fn busy() -> Self {
+        Self(StatusCode::SERVICE_UNAVAILABLE, "the server is busy: too many heavy requests; retry later".into())
+    }
+
+    /// The client went away before its job started (nobody sees this answer).
+    pub fn gone() -> Self {
+        Self(StatusCode::SERVICE_UNAVAILABLE, "cancelled: the client went away".into())
+    }
+
+    /// A failure of the server itself.
+    pub fn internal(msg: String) -> Self {
+        Self(StatusCode::INTERNAL_SERVER_ERROR, msg)
+    }
+
+    /// The status.
+    #[cfg(test)]
+    pub fn status(&self) -> StatusCode {
+        self.0
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let retry = (self.0 == StatusCode::SERVICE_UNAVAILABLE).then_some([(header::RETRY_AFTER, RETRY_AFTER_SECONDS)]);
+        (self.0, retry, Json(json!({ "error": self.1 }))).into_response()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,39 +190,5 @@ mod tests {
             let _ = jobs.run(|_| Ok(())).await.unwrap();
             assert_eq!(ran.load(Ordering::SeqCst), 0);
         });
-    }
-}
-
-/// A failed request: its status and message.
-#[derive(Debug)]
-pub struct ApiError(pub(super) StatusCode, pub(super) String);
-
-impl ApiError {
-    /// The heavy-work queue is full: 503, try again after `Retry-After` seconds.
-    pub fn busy() -> Self {
-        Self(StatusCode::SERVICE_UNAVAILABLE, "the server is busy: too many heavy requests; retry later".into())
-    }
-
-    /// The client went away before its job started (nobody sees this answer).
-    pub fn gone() -> Self {
-        Self(StatusCode::SERVICE_UNAVAILABLE, "cancelled: the client went away".into())
-    }
-
-    /// A failure of the server itself.
-    pub fn internal(msg: String) -> Self {
-        Self(StatusCode::INTERNAL_SERVER_ERROR, msg)
-    }
-
-    /// The status.
-    #[cfg(test)]
-    pub fn status(&self) -> StatusCode {
-        self.0
-    }
-}
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let retry = (self.0 == StatusCode::SERVICE_UNAVAILABLE).then_some([(header::RETRY_AFTER, RETRY_AFTER_SECONDS)]);
-        (self.0, retry, Json(json!({ "error": self.1 }))).into_response()
     }
 }

@@ -49,8 +49,8 @@ pub fn terrain_mesh(t: &dyn Terrain, hf: Option<&Heightfield>) -> Option<MeshPar
     if relief > 5.0 * extent && extent > 0.0 {
         let zs = (0.2 * extent / relief) as f32;
         let drawn: Vec<[f32; 3]> = part.positions.iter().map(|p| [p[0], p[1], p[2] * zs]).collect();
-        let map = landfall::paint::ColourMap::for_range(b.min.z, b.max.z);
-        let tilt = landfall::paint::vertex_normals(&drawn, &part.indices);
+        let map = landfall::support::ColourMap::for_range(b.min.z, b.max.z);
+        let tilt = landfall::support::vertex_normals(&drawn, &part.indices);
         part.colors = part
             .positions
             .iter()
@@ -97,6 +97,6 @@ fn decimated(hf: &Heightfield) -> MeshPart {
             part.indices.extend([v(c, r), v(c + 1, r), v(c + 1, r + 1), v(c, r), v(c + 1, r + 1), v(c, r + 1)]);
         }
     }
-    part.paint(&landfall::paint::ColourMap::for_range(b.min.z, b.max.z));
+    part.paint(&landfall::support::ColourMap::for_range(b.min.z, b.max.z));
     part
 }

@@ -9,6 +9,83 @@
 //! Exposed to strangers, it stays up (`docs/robustness.md`): heavy work goes through a bounded
 //! pool ([`jobs`]), connections are capped and timed ([`conn`]), and light queries (heights, rays,
 //! sight lines) never wait behind heavy ones.
+//!
+//! # How it works
+//!
+//! `crates/landfall-cli/src/serve/`: an axum server on tokio (127.0.0.1 by default, `--port`, `--host`)
+//! and a page made of `assets/viewer/` — `index.html`, `viewer.js` and three.js 0.170 with its
+//! OrbitControls, vendored (MIT licence beside them) and compiled into the binary: the server reads no
+//! file but the terrain it was given. Endpoints (every parameter checked; a bad one is a 400 whose JSON
+//! message names it; anything else is a 404):
+//!
+//! | endpoint | answer |
+//! |---|---|
+//! | `/api/info` | kind, bounds, grid size, the walker; whether x, y are degrees and the metres of a unit; the tile layout; the legend's colour stops |
+//! | `/api/tile?level&i&j` | a raster's level-of-detail tile (`tiles.rs`), binary (`LFM1`); in degrees its samples where the surface on the ellipsoid puts them, in metres of the east-north-up frame |
+//! | `/api/mesh` | a polygon terrain's mesh, binary (`LFM1`: positions, normals, colours, indices); a heightfield beyond 2²⁰ samples drawn from every k-th sample |
+//! | `/api/height?x&y`, `/api/raycast?ox…dz[&max]`, `/api/visible?ax…bz` | the library's answers (JSON); on a raster in degrees x, y, z are metres of its east-north-up frame, each point also `geodetic` (lon, lat, height above the ellipsoid), and `/api/height?lon&lat` asks at a longitude and latitude |
+//! | `/api/viewshed?x&y[&h]`, `/api/viewshed?lon&lat[&h]` | a raster's viewshed, binary (`LFV1`: size, placement, one byte a sample); in degrees `geo_viewshed` on the ellipsoid (refraction 1/7, as `landfall viewshed`), the observer at x, y of the frame or at lon, lat, the placement in degrees; an observer off the terrain is a 400 naming its extent |
+//! | `/api/world/update?x&y&z` | the cache moved to the camera; every drawn region (layer × outer ring, inner region, seam) with its version, bumped when its mesh changed (hashed after each update) |
+//! | `/api/world/region?level&region` | one region's painted mesh |
+//! | `/api/world/walk?dx&dy` | the walker moved by the character controller (capsule), stopped by trunks, boulders and walls |
+//! | `/api/world/instances` | the objects and entities as instances to dress (`instances.rs`): trees (foot, height, trunk and crown radii), buildings (box centre, half sizes, yaw), rocks, entities |
+//! | `/api/world/objects` | the same as one mesh (`LFM1`) of their collision shapes' triangles, flat-shaded in each kind's colour, entities red |
+//!
+//! **Tiles.** Tile (k, i, j) takes every 2^k-th sample, 64 cells of its level across; the top level is
+//! one tile over the raster (level 6 for 4097²). The page starts from the top tile and replaces a tile
+//! by its four children when the camera is nearer than two tile widths and all four have arrived (until
+//! then the parent stays: no holes); it keeps at most 400 tiles, choosing again on every frame and ten
+//! times a second. Each tile has a skirt (its border lowered by its relief) so a fine tile beside a
+//! coarse one shows no crack; the raster's own border has none. A 4097² DEM seen from its default view
+//! is 7 tiles of levels 4 and 5 (about 30,000 vertices), not one mesh of 2²⁰ samples.
+//!
+//! **In degrees.** A raster in a geographic CRS (a `GeoSurface`) is drawn in the same tiles, each
+//! vertex at its sample's ENU position (the Earth's curvature included: a 1° tile's middle stands
+//! s²/2R above its edges, ≈120 m at 39 km), the colours by the slope against the ellipsoid. The page
+//! has the frame's origin from `/api/info` and the WGS84 formulas to place the tiles' boxes (their
+//! corners at the lowest and highest heights), to draw the water as the ellipsoid at its level, and to
+//! find the sample under each vertex for the viewshed's tint; a click reads longitude, latitude and
+//! height above the ellipsoid. `?viewshed=1` runs V after `?click=` (tests).
+//!
+//! **The page.** The scene is in metres on the ground: x, y times the metres of a unit (a raster in
+//! degrees — its GeoTIFF says so, or its extent fits the globe and its relief dwarfs its extent,
+//! `geo.rs` — at its mid latitude's proportions), heights times the **vertical exaggeration** slider
+//! (×1 is true scale; it starts where the relief is a seventh of the extent); the queries undo both.
+//! Overlays: a **scale bar** (a round distance near 140 pixels at the orbit's centre), a **north
+//! arrow** turned with the camera, a **height legend** (the colour map on flat ground, stops from the
+//! server, the shore's jump included), the **point under the cursor** while hovering (the server's ray
+//! cast, one request at a time), a **water plane** at a chosen level over the terrain's footprint. The
+//! world's objects are drawn as what they are, instanced: a tree's trunk and a cone crown around its
+//! collision column, a house's walls and a gable roof inside its collision box (halls grey), rocks as
+//! icosahedra, walkers as red capsules. A click casts the ray through the pixel on the server and shows
+//! the exact point, height and normal; shift-click twice draws a line of sight green or red; V recolours
+//! every tile's vertices by the viewshed from the last point. For the world, the page sends the camera
+//! every quarter second and fetches only the regions whose version changed, and the instances when the
+//! objects' version changed; a click or a line of sight lands on the objects too (`Objects::solids`),
+//! and W A S D walk the walker among them. The address can ask for `?exaggeration=`, `?water=`,
+//! `?camera=x,y,z` (in terrain sizes from its middle), `?hover=px,py` and `?click=px,py` (links and
+//! tests); a script error shows as `data-error` on the body.
+//!
+//! Tests (`tests/viewer.rs`): the endpoints against the library from 16 concurrent clients, the 400s
+//! and 404s, the world's layers, walker and objects (a ray down onto an object's flat top lands on it);
+//! `serve::tiles`' unit tests (tiles cover the raster on its samples at every level, holes and skirts);
+//! and in headless Chromium (SwiftShader WebGL; a failure under `LANDFALL_CI`, a visible skip elsewhere):
+//! the first frame shows terrain and a click's height is the library's; ×30 against ×1 changes the
+//! picture; water at 300 m turns what it covers bluer; the hover readout is the library's point; the
+//! north arrow points up from the south and right from the east, and its corner of the picture changes;
+//! the scale bar's metres per pixel halve at half the distance; the legend has the colour map's stops;
+//! a 4097² DEM is drawn from tiles of two levels at once; the world page dresses its trees and rocks.
+//!
+//! (picture: `docs/viewer-world.png`)
+//!
+//! `landfall serve --world` in headless Chromium (the browser test's first frame;
+//! `LANDFALL_VIEWER_WORLD_SHOT=docs/viewer-world.png cargo test -p landfall-cli --test viewer
+//! the_world_page` writes it): the walker (red capsule) among the objects of the cached cells — tree
+//! trunks, a boulder, the stones of the finest layers' window, houses farther off.
+//!
+//! Not built: a heightfield's viewshed as a texture at full resolution (it recolours the tiles'
+//! vertices); level-of-detail tiles for polygon terrains (a mesh comes whole); a coarse tile samples
+//! every 2^k-th height rather than a filtered one.
 
 mod api;
 mod conn;

@@ -9,7 +9,7 @@
 
 use landfall::geo::GeoSurface;
 use landfall::glam::DVec3;
-use landfall::paint::ColourMap;
+use landfall::support::ColourMap;
 use landfall::Heightfield;
 use landfall_io::MeshPart;
 

@@ -7,7 +7,7 @@ use crate::load::LoadOptions;
 use crate::raster::GeoRef;
 use crate::IoError;
 use glam::DVec2;
-use landfall::heightfield::Tiling;
+use landfall::support::Tiling;
 use landfall::{Frame, Heightfield};
 use std::path::Path;
 

@@ -5,7 +5,7 @@ use super::write::{Conflict, Grid, Writer};
 use crate::load::LoadOptions;
 use crate::IoError;
 use glam::DVec2;
-use landfall::heightfield::{Tiling, MAX_SIDE};
+use landfall::support::{Tiling, MAX_SIDE};
 use landfall::Frame;
 use std::path::{Path, PathBuf};
 

@@ -4,14 +4,14 @@ use super::{
     checksum, data_sum, decode_crs, slot_sum, Header, ALIGN, DIRECTORY, FORMAT, HEADER_LEN, MAX_CRS_BYTES,
     MAX_INDEX_LEAF, PYRAMID, RECORDS, SAMPLES, SECTION_SIZES, TREES, TREE_INDEX,
 };
-use crate::index::Mapped;
 use crate::input::open_regular;
+use crate::mapped::Mapped;
 use crate::raster::GeoKeys;
 use crate::IoError;
 use glam::{DVec2, DVec3};
 use landfall::collide::{TileNode, TileTrees, TileViewParams};
-use landfall::flat::{Flat, StableBytes};
-use landfall::heightfield::{HeightfieldParts, Pyramid, TileParts, Tiling, MAX_SAMPLES, MAX_SIDE};
+use landfall::support::{Flat, StableBytes};
+use landfall::support::{HeightfieldParts, Pyramid, TileParts, Tiling, MAX_SAMPLES, MAX_SIDE};
 use landfall::{Diagonal, Frame, Heightfield};
 use std::io::Read;
 use std::path::Path;
@@ -72,7 +72,7 @@ pub fn open_heightfield_index_with_trees(path: &Path) -> Result<OpenedIndex, IoE
     if h.tile_cells != tiling.cells as u64 {
         return Err(bad("tile cells", format!("{} (the grid and leaf size make {})", h.tile_cells, tiling.cells)));
     }
-    let params = TileViewParams { tile_cells: tiling.cells, ..TileViewParams::default() };
+    let params = TileViewParams::default().with_tile_cells(tiling.cells);
     let want = [params.tile_cells as u64, params.leaf_cells as u64, params.max_levels as u64];
     if h.tree_params != want {
         return Err(bad("tree parameters", format!("{:?} (this landfall builds {want:?})", h.tree_params)));
@@ -228,7 +228,7 @@ pub fn open_heightfield_index_with_trees(path: &Path) -> Result<OpenedIndex, IoE
     // queries spread over a large raster (measured: `docs/benchmarks.md`, terrains larger than
     // memory).
     owner.huge_pages(true);
-    let flat_err = |e: landfall::flat::FlatError| IoError::format(path, e.to_string());
+    let flat_err = |e: landfall::support::FlatError| IoError::format(path, e.to_string());
     let section = |k: usize| (h.sections[k][0], h.sections[k][1]);
     let (dir_at, dir_n) = section(DIRECTORY);
     let (s_at, s_n) = section(SAMPLES);

@@ -6,7 +6,7 @@ use super::MAX_INDEX_LEAF;
 use crate::load::LoadOptions;
 use crate::IoError;
 use glam::DVec2;
-use landfall::heightfield::{Tiling, MAX_SAMPLES, MAX_SIDE};
+use landfall::support::{Tiling, MAX_SAMPLES, MAX_SIDE};
 use std::path::Path;
 
 /// What [`build_heightfield_index`](super::build_heightfield_index) did.

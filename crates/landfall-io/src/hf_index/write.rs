@@ -10,7 +10,7 @@ use crate::raster::GeoKeys;
 use crate::{IoError, OutputFile};
 use glam::DVec2;
 use landfall::collide::{tile_tree, TileNode, TileSamples, TileViewParams};
-use landfall::heightfield::{Pyramid, Tiling};
+use landfall::support::{Pyramid, Tiling};
 use landfall::{Diagonal, Frame};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -66,7 +66,7 @@ impl Writer {
         covered.sort_unstable();
         covered.dedup();
         let tiling = Tiling::new(grid.nx, grid.ny, grid.leaf);
-        let params = TileViewParams { tile_cells: tiling.cells, ..TileViewParams::default() };
+        let params = TileViewParams::default().with_tile_cells(tiling.cells);
         // The largest tree: a tile's whole, without holes.
         let full = vec![0f32; tiling.side() * tiling.side()];
         let n = tiling.side();

@@ -5,6 +5,42 @@
 //!
 //! The tags are read by the `tiff` crate; the chunks are read and decoded here ([`chunk`]), one
 //! band of chunks at a time ([`rows`]), whether the image is read whole or streamed.
+//!
+//! # How it works
+//!
+//! The `tiff` crate reads the tags; the image is read here (`tif/`), a strip or tile ("chunk") at a
+//! time, by the same code whether the raster is read whole (`read_raster`) or streamed row by row
+//! (`RowReader`, behind `landfall build` and `stream_geotiff_rows`). Every compression GDAL's COG and
+//! GTiff drivers write for elevation data is decoded, for one band of u8, i8, u16, i16, u32, i32, f32
+//! or f64, strips or tiles, either byte order:
+//!
+//! | compression | TIFF code | decoder | predictors |
+//! |---|---|---|---|
+//! | NONE | 1 | — | 1, 2, 3 |
+//! | LZW | 5 | `weezl` (old-style LSB-first streams too) | 1, 2, 3 |
+//! | DEFLATE | 8, 32946 | `fdeflate` | 1, 2, 3 |
+//! | ZSTD | 50000 | `zstd` (the C library) | 1, 2, 3 |
+//! | LERC, LERC_DEFLATE, LERC_ZSTD | 34887 + LercParameters | `lerc-rs` (LERC2 v2–6: checksums, masks, Huffman, bit-stuffed blocks), inside `fdeflate` or `zstd` | — (as libtiff: ignored) |
+//! | PACKBITS, CCITT, JPEG | 32773, 2–4, 7 | the `tiff` crate | the crate's |
+//!
+//! Predictor 2 (horizontal differencing) applies to every sample type (GDAL writes it for floats too,
+//! as differences of their bit patterns); 3 (floating point) to f32 and f64. LERC with MAX_Z_ERROR > 0
+//! reads exactly as GDAL decodes it (lossy values are GDAL's values); a float pixel a LERC mask marks
+//! invalid is NaN, as libtiff makes it, and an invalid integer pixel (which libtiff leaves
+//! unspecified) a hole. A tile a sparse file leaves out (byte count 0) reads as the nodata value, else
+//! 0, as GDAL reads it. Not decoded: LZMA, WEBP, JPEG 2000, JPEG XL (an error names the compression and the
+//! conversion: `gdal_translate -co COMPRESS=ZSTD`). Each case is checked against GDAL's own decoding,
+//! bit for bit (`crates/landfall-io/tests/cog_compression.rs`: 40 files GDAL wrote, committed with
+//! GDAL's decoded samples, and regenerated live when GDAL is installed).
+//!
+//! A chunk's byte count is checked against the file's length and against what a chunk of its size can
+//! need (1.5 × its decoded bytes + 64 KiB: LZW's worst case) before its bytes are read; each
+//! decompressor fills a buffer of exactly the chunk's decoded size and stops there (a Deflate or LZW
+//! stream that would go on is cut, as libtiff cuts it; a ZSTD frame or LERC blob too long for the
+//! chunk is an error), so a decompression bomb costs one chunk. A LERC blob must be the chunk's size,
+//! type and length, one band of one value a pixel, with a good checksum. Errors name the file and the
+//! chunk: `dem.tif: tile 12 (column 3, row 1 of the tile grid): LERC data is corrupt or truncated
+//! (checksum mismatch: …)` (`tests/cog_hostile.rs`).
 
 mod chunk;
 mod codec;

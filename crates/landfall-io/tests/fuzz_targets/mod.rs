@@ -34,7 +34,7 @@ fn probe(t: &dyn Terrain, data: &[u8]) {
     let b = t.bounds();
     let mid = (b.min + b.max) * 0.5;
     let seed = data.iter().fold(0u64, |a, &x| a.wrapping_mul(31).wrapping_add(x as u64));
-    let mut rng = landfall::rng::SplitMix64::new(seed);
+    let mut rng = landfall::support::SplitMix64::new(seed);
     for _ in 0..8 {
         let lerp = |a: f64, c: f64, f: f64| if a.is_finite() && c.is_finite() { a + (c - a) * f } else { f };
         let p = DVec3::new(
@@ -91,7 +91,7 @@ pub fn hf_index(data: &[u8]) {
     if let Ok((hf, _crs)) = landfall_io::open_heightfield_index_with_crs(&p) {
         probe(&hf, data);
         let hf = std::sync::Arc::new(hf);
-        let params = landfall::collide::TileViewParams { tile_cells: 16, ..Default::default() };
+        let params = landfall::collide::TileViewParams::default().with_tile_cells(16);
         if let Ok(mut view) = landfall::collide::TileView::new(hf.clone(), params) {
             let b = hf.bounds();
             let mid = (b.min + b.max) * 0.5;
@@ -109,7 +109,7 @@ pub fn csv(data: &[u8]) {
     let what = [landfall_io::Batch::Points, landfall_io::Batch::Rays, landfall_io::Batch::Spheres][kind as usize % 3];
     if let Ok(mut r) = landfall_io::BatchReader::open(&p, what) {
         let mut rows = Vec::new();
-        let mut grid = landfall::broad::ProximityGrid::new(landfall::broad::Layout::Dual, 1.0);
+        let mut grid = landfall::broad::ProximityGrid::new(1.0).unwrap();
         while let Ok(n) = r.next_chunk(&mut rows, 64) {
             if n == 0 {
                 break;
@@ -172,11 +172,9 @@ pub fn polygons(data: &[u8]) {
         .take(200)
         .map(|c| c.chunks_exact(3).map(|p| DVec3::new(p[0], p[1], p[2])).collect())
         .collect();
-    let params = landfall::QuadtreeParams {
-        max_polys: 1 + head[1] as usize % 8,
-        max_depth: head[2] as usize % 12,
-        ..Default::default()
-    };
+    let params = landfall::QuadtreeParams::default()
+        .with_max_polys(1 + head[1] as usize % 8)
+        .with_max_depth(head[2] as usize % 12);
     if let Ok(mut t) = PolygonTerrain::builder().polygons(&polys).frame(frame).params(params).build() {
         probe(&t, data);
         if let Some(p) = polys.first() {
@@ -227,11 +225,11 @@ pub fn events(data: &[u8]) {
             v[..16].iter().map(|&h| if h.is_finite() { (h % 1e3) as f32 } else { f32::NAN }).collect();
         let Ok(hf) = Heightfield::builder(4, 4, heights).build() else { return };
         let clamp = |x: f64, lo: f64, hi: f64| if x.is_finite() { x.clamp(lo, hi) } else { lo };
-        let params = BallParams {
-            restitution: clamp(v[16], 0.0, 1.0),
-            rest_speed: clamp(v[17].abs(), 0.0, 1e3),
-            ..Default::default()
-        };
+        let params = BallParams::default().with_restitution(clamp(v[16], 0.0, 1.0)).with_rest_speed(clamp(
+            v[17].abs(),
+            0.0,
+            1e3,
+        ));
         let until = clamp(v[18], 0.0, f64::MAX);
         let balls: Vec<Ball> = v[19..]
             .chunks_exact(4)

@@ -2,9 +2,9 @@
 //! hierarchical spatial hash as the baseline it improves upon — one structure, two cell layouts.
 //!
 //! Space (the x-y plane; z only enters the exact tests) is cut into a grid per level, cells of
-//! level ℓ being `unit · 2^ℓ` wide. In **Mirtich's layout** ([`Layout::Primal`]) cell i of a level
+//! level ℓ being `unit · 2^ℓ` wide. In **Mirtich's layout** (`Layout::Primal`, kept to compare with) cell i of a level
 //! spans `[i·w, (i+1)·w)`, so the boundaries of every level meet at the origin and at every
-//! multiple of the coarsest width. In the **dual layout** ([`Layout::Dual`]) cell i spans
+//! multiple of the coarsest width. In the **dual layout** (`Layout::Dual`, the one the API builds) cell i spans
 //! `[(i − ½)·w, (i + ½)·w)`: each level is the dual of the quad-tree's (cells and boundaries swapped),
 //! the origin is the centre of one cell at every level, and the boundaries of two levels never
 //! coincide (level ℓ's lie at odd multiples of `unit · 2^(ℓ−1)`). Hence the thesis' theorem (4.3.1):
@@ -18,7 +18,7 @@
 //! updates only the cells it leaves and enters. Queries climb from an object's level through every
 //! coarser level that holds objects, looking only at the cells its box meets there; a pair is
 //! reported in exactly one cell, the one holding the lower corner of the two boxes' overlap, so no
-//! pair is found twice and none is missed (`docs/architecture.md`, "Proximity").
+//! pair is found twice and none is missed ("How it works", below).
 //!
 //! [`ProximityGrid::hierarchical`] registers each object as Mirtich does — on its base level *and
 //! in all higher levels* up to a top level — and finds pairs his way: an object looks only at the
@@ -31,10 +31,10 @@
 //! 4.4), found by indexing.
 //!
 //! ```
-//! use landfall::broad::{Layout, ProximityGrid};
+//! use landfall::broad::ProximityGrid;
 //! use landfall::glam::DVec3;
 //!
-//! let mut grid = ProximityGrid::new(Layout::Dual, 1.0);
+//! let mut grid = ProximityGrid::new(1.0).unwrap();
 //! grid.insert(1, DVec3::new(0.0, 0.0, 0.0), 0.05).unwrap(); // a flea
 //! grid.insert(2, DVec3::new(0.3, 0.0, 0.2), 0.5).unwrap(); // a dog
 //! grid.insert(3, DVec3::new(900.0, 0.0, 0.0), 40.0).unwrap(); // a house far away
@@ -42,12 +42,69 @@
 //! grid.pairs(|a, b| pairs.push((a.min(b), a.max(b))));
 //! assert_eq!(pairs, vec![(1, 2)]);
 //! ```
+//!
+//! # How it works
+//!
+//! `broad::ProximityGrid` is the thesis' dual quad-tree (chapter 4) and, with `Layout::Primal`,
+//! Mirtich's hierarchical spatial hash that it improves upon: one structure, the cell layout its only
+//! difference. Level ℓ has cells `unit · 2^ℓ` wide. Primal cell i spans `[i·w, (i+1)·w)`: every level
+//! has a boundary through the origin, the most expensive place for an object to cross. Dual cell i
+//! spans `[(i − ½)·w, (i + ½)·w)`: level ℓ's boundaries lie at odd multiples of `unit · 2^(ℓ−1)`, so no
+//! two levels share one and the origin is a cell centre at every level.
+//!
+//! - **Objects** are spheres (the tree works in x and y; z enters the exact tests). An object lives on
+//!   its base level, the finest whose cells are at least twice its diameter, registered in each cell of
+//!   that level its box meets — at most two per axis. A move takes it out of the cells it leaves and
+//!   into those it enters, nothing else; a change of size that changes its level re-registers it. Each
+//!   object keeps the region its box may move in without leaving any of its cells (on every level it
+//!   is registered on; narrowed far beyond the cell index's rounding), so most moves are one test.
+//! - **Pairs.** Object A looks at its own level and every coarser level that holds objects, in the
+//!   cells its box meets there, and tests the objects whose base level that is (so a pair is always
+//!   found by its finer member, or by the lower slot at equal levels). A pair is reported only in the
+//!   cell holding the lower corner of the overlap of the two boxes: that corner lies in both boxes, so
+//!   that cell is one the coarser object is registered in and one the finer looks at — every touching
+//!   pair is found, in exactly one cell. Spheres that touch exactly count.
+//! - **Mirtich's registration** (`ProximityGrid::hierarchical(layout, unit, top)`): each object also
+//!   in the cells its box meets on every level above its own, up to `top` (his hash "stores objects in
+//!   layers based on their size and in all higher layers"; an object above `top` is refused). Pairs are
+//!   then found on each object's own level only: its cells hold the objects of that level and every
+//!   smaller object that overlaps them, registered up into them; the same lower-corner rule reports
+//!   each pair once. This is the registration the thesis compares the layouts with (4.3): a small
+//!   object crossing the origin leaves and enters a cell on every primal level, on one or two dual
+//!   ones (`tests/broad.rs`: 24 cell changes against ≤ 4 for one step across x = 0 on 12 levels). The
+//!   extra registrations cost cell changes on every move across a coarse boundary, and save the climb
+//!   through the coarser levels when pairs are found (`docs/benchmarks.md`). Registered on the base
+//!   level only (`ProximityGrid::new`), the layouts cross equally many boundaries per level.
+//! - **Box, sphere and ray queries** visit, per level, the cells under the query (a 2-D DDA for rays,
+//!   both side cells at a corner), or scan the level's objects when it holds fewer than the query
+//!   covers cells; an object is reported in the first of its cells inside the query's range.
+//! - **The smallest cell around a region** (4.3.1): from the level as wide as the region upward, the
+//!   first whose cell holding the region's lower corner holds all of it in its interior. The dual
+//!   layout always has one: a region whose projections fit in width w lies in a cell at most
+//!   16 · 2^⌊log₂ w⌋ wide, level ≤ max(⌊log₂ w⌋, 0) + 4. The thesis summarises this as level
+//!   ≤ max(⌊log₂ w⌋, 1) + 3, which its own proof (scaling by 2^k, levels 2–4 of the scaled problem) does
+//!   not give once w ≥ 2: a 61 × 36 region at (−74.3, −141.2) needs level 9, not 8
+//!   (`tests/broad.rs`, `the_thesis_bound_is_one_level_short`). The primal layout has no cell around a
+//!   region that straddles the origin.
+//!
+//! (picture: `docs/dual-quadtree.png`)
+//!
+//! The same objects in both layouts, cell boundaries of levels 2–5 (4–32 units, darker for coarser;
+//! `cargo run --release -p landfall-cli --example dual_cells`). Left, every level's boundaries cross at
+//! the origin, so the orange region around it lies in no cell at any level; right, the boundaries of
+//! different levels never coincide, and the green cell (level 3, 8 units) is the smallest that holds it.
+//!
+//! `landfall proximity` reads spheres from CSV and writes every pair that overlaps or touches; its
+//! answers equal brute force over all pairs (100,002 spheres in `cargo test`; 100,000 spheres of radii
+//! 1 cm–1 km, 989,787 pairs, checked once by hand in both layouts).
 
 mod cells;
 mod lists;
 mod queries;
 
-pub use cells::{Cell, Layout};
+pub use cells::Cell;
+#[doc(hidden)]
+pub use cells::Layout;
 
 use crate::rng::mix;
 use glam::DVec3;
@@ -56,6 +113,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 /// Why an object cannot be inserted or moved.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ProximityError {
     /// The centre or radius is not finite, the radius is negative, or the object lies beyond the
     /// grid's addressable range (±2⁵⁰ base units).
@@ -72,6 +130,9 @@ pub enum ProximityError {
     /// No object has this id.
     #[error("object {0}: no such object")]
     Unknown(u64),
+    /// A grid parameter is out of range (what, and why).
+    #[error("proximity grid: {0}")]
+    BadParams(String),
 }
 
 /// One object as stored: its sphere, its base level and the cells it is registered in.
@@ -154,10 +215,50 @@ pub struct ProximityGrid {
 }
 
 impl ProximityGrid {
-    /// An empty grid of the given layout whose level-0 cells are `unit` wide (any positive width:
-    /// levels run below and above 0 as the objects need); a unit that is not finite and positive is
-    /// taken as 1.
-    pub fn new(layout: Layout, unit: f64) -> Self {
+    /// An empty grid (the dual quad-tree) whose level-0 cells are `unit` wide (any finite positive
+    /// width: levels run below and above 0 as the objects need).
+    pub fn new(unit: f64) -> Result<Self, ProximityError> {
+        Self::with_layout(Layout::Dual, unit, None)
+    }
+
+    /// A grid that registers each object as Mirtich's hierarchical hash does: on its base level and
+    /// in every higher level up to `top` (cells `unit · 2^top` wide, `top` in −64..=64), and finds
+    /// pairs by looking only at the cells of each object's own level. An object whose base level is
+    /// above `top` is refused.
+    ///
+    /// ```
+    /// use landfall::broad::ProximityGrid;
+    /// use landfall::glam::DVec3;
+    ///
+    /// let mut g = ProximityGrid::hierarchical(1.0, 8).unwrap();
+    /// g.insert(1, DVec3::new(-0.2, 5.3, 0.0), 0.1).unwrap();
+    /// let before = g.cell_changes();
+    /// g.update(1, DVec3::new(0.2, 5.3, 0.0), 0.1).unwrap(); // across x = 0
+    /// // The dual layout has no boundary at x = 0 above the object's own level (Mirtich's own
+    /// // cells have one at every level: 20 changes).
+    /// assert_eq!(g.cell_changes() - before, 4);
+    /// assert!(ProximityGrid::hierarchical(1.0, 100).is_err());
+    /// ```
+    pub fn hierarchical(unit: f64, top: i32) -> Result<Self, ProximityError> {
+        Self::with_layout(Layout::Dual, unit, Some(top))
+    }
+
+    /// A grid of either layout (the primal one is Mirtich's, kept for the benchmarks and the
+    /// pictures that compare them); `top` as in [`ProximityGrid::hierarchical`].
+    #[doc(hidden)]
+    pub fn with_layout(layout: Layout, unit: f64, top: Option<i32>) -> Result<Self, ProximityError> {
+        if !(unit.is_finite() && unit > 0.0) {
+            return Err(ProximityError::BadParams(format!("unit {unit}: must be finite and > 0")));
+        }
+        if let Some(top) = top.filter(|t| !(-64..=64).contains(t)) {
+            return Err(ProximityError::BadParams(format!("top level {top}: must be in -64..=64")));
+        }
+        Ok(Self::empty(layout, unit, top))
+    }
+
+    /// An empty dual grid for the library's own users (objects, behaviours), whose units are
+    /// derived from checked parameters; a unit that is not finite and positive is taken as 1.
+    pub(crate) fn empty(layout: Layout, unit: f64, top: Option<i32>) -> Self {
         let unit = if unit.is_finite() && unit > 0.0 { unit } else { 1.0 };
         Self {
             layout,
@@ -167,34 +268,10 @@ impl ProximityGrid {
             by_id: HashMap::default(),
             cells: CellLists::hashed(),
             levels: Default::default(),
-            top: None,
+            top: top.map(|t| t.clamp(-64, 64)),
             upper: CellLists::hashed(),
             cell_changes: 0,
         }
-    }
-
-    /// A grid that registers each object as Mirtich's hierarchical hash does: on its base level and
-    /// in every higher level up to `top` (cells `unit · 2^top` wide), and finds pairs by looking
-    /// only at the cells of each object's own level. An object whose base level is above `top` is
-    /// refused.
-    ///
-    /// ```
-    /// use landfall::broad::{Layout, ProximityGrid};
-    /// use landfall::glam::DVec3;
-    ///
-    /// let mut changes = Vec::new();
-    /// for layout in [Layout::Dual, Layout::Primal] {
-    ///     let mut g = ProximityGrid::hierarchical(layout, 1.0, 8);
-    ///     g.insert(1, DVec3::new(-0.2, 5.3, 0.0), 0.1).unwrap();
-    ///     let before = g.cell_changes();
-    ///     g.update(1, DVec3::new(0.2, 5.3, 0.0), 0.1).unwrap(); // across x = 0
-    ///     changes.push(g.cell_changes() - before);
-    /// }
-    /// // Every level of the primal layout has a boundary at x = 0; the dual ones do not.
-    /// assert_eq!(changes, [4, 20]);
-    /// ```
-    pub fn hierarchical(layout: Layout, unit: f64, top: i32) -> Self {
-        Self { top: Some(top.clamp(-64, 64)), ..Self::new(layout, unit) }
     }
 
     /// The same grid (empty) keeping the cells of each level that lie within a window `width` cells
@@ -204,10 +281,10 @@ impl ProximityGrid {
     /// (those of a [`World`](crate::world::World)'s cache); any positions stay correct.
     ///
     /// ```
-    /// use landfall::broad::{Layout, ProximityGrid};
+    /// use landfall::broad::ProximityGrid;
     /// use landfall::glam::DVec3;
     ///
-    /// let mut g = ProximityGrid::hierarchical(Layout::Dual, 1.0, 10).windowed(40);
+    /// let mut g = ProximityGrid::hierarchical(1.0, 10).unwrap().windowed(40);
     /// g.insert(1, DVec3::new(0.0, 0.0, 0.0), 0.5).unwrap();
     /// g.insert(2, DVec3::new(0.9, 0.0, 0.0), 0.5).unwrap();
     /// g.insert(3, DVec3::new(1e6, 0.0, 0.0), 0.5).unwrap(); // far away: in the hash
@@ -220,7 +297,7 @@ impl ProximityGrid {
             top: self.top,
             cells: CellLists::windowed(width),
             upper: CellLists::windowed(width),
-            ..Self::new(self.layout, self.unit)
+            ..Self::empty(self.layout, self.unit, None)
         };
         // The objects it already holds, registered again (the same cells, so no cell changes).
         for s in self.slots.iter().filter(|s| !s.is_free()) {
@@ -231,6 +308,7 @@ impl ProximityGrid {
     }
 
     /// The layout.
+    #[doc(hidden)]
     pub fn layout(&self) -> Layout {
         self.layout
     }

@@ -6,11 +6,12 @@
 //! `CharacterVirtual` (max slope angle, stair stepping, stick to floor). The shape is a sphere, an
 //! upright capsule (the shape most controllers use) or an axis-aligned ellipsoid (Fauerby's);
 //! slope-dependent speed, moving-platform velocity and pushing dynamic bodies are not here (see
-//! `docs/architecture.md`).
+//! the `collide` module's "How it works").
 
 use super::slide::stop_short;
 use super::target::{Nearby, SweepTarget, TerrainContact};
 use crate::geom::Aabb;
+use crate::params::{length, right_angle, ParamError};
 use glam::DVec3;
 
 /// The character's shape around its center.
@@ -35,6 +36,7 @@ pub enum Shape {
 
 /// Options of a [`CharacterController`].
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ControllerParams {
     /// The shape (default a sphere).
     pub shape: Shape,
@@ -72,6 +74,56 @@ impl Default for ControllerParams {
     }
 }
 
+impl ControllerParams {
+    /// The most iterations of the slide loop [`validate`](Self::validate) accepts.
+    pub const MAX_ITERATIONS: usize = 64;
+
+    /// Checks every field: `radius` finite and > 0; `skin`, `step_height`, `snap` and a capsule's
+    /// `half_height` finite and ≥ 0; an ellipsoid's radii finite and > 0; `max_climb` and
+    /// `min_slide` in [0, π/2]; `max_iterations` in 1..=[`MAX_ITERATIONS`](Self::MAX_ITERATIONS).
+    ///
+    /// ```
+    /// use landfall::collide::{ControllerParams, Shape};
+    ///
+    /// assert!(ControllerParams::default().validate().is_ok());
+    /// let p = ControllerParams::default().with_shape(Shape::Capsule { half_height: -1.0 });
+    /// assert_eq!(p.validate().unwrap_err().field, "half_height");
+    /// ```
+    pub fn validate(&self) -> Result<(), ParamError> {
+        length("radius", self.radius, true)?;
+        match self.shape {
+            Shape::Sphere => {}
+            Shape::Capsule { half_height } => length("half_height", half_height, false)?,
+            Shape::Ellipsoid { radii } => {
+                for r in radii.to_array() {
+                    length("radii", r, true)?;
+                }
+            }
+        }
+        length("skin", self.skin, false)?;
+        length("step_height", self.step_height, false)?;
+        length("snap", self.snap, false)?;
+        right_angle("max_climb", self.max_climb)?;
+        right_angle("min_slide", self.min_slide)?;
+        if !(1..=Self::MAX_ITERATIONS).contains(&self.max_iterations) {
+            let why = format!("{} (expected 1 to {})", self.max_iterations, Self::MAX_ITERATIONS);
+            return Err(ParamError::new("max_iterations", why));
+        }
+        Ok(())
+    }
+}
+
+crate::with_setters!(ControllerParams {
+    shape: Shape => with_shape,
+    radius: f64 => with_radius,
+    skin: f64 => with_skin,
+    max_climb: f64 => with_max_climb,
+    min_slide: f64 => with_min_slide,
+    step_height: f64 => with_step_height,
+    snap: f64 => with_snap,
+    max_iterations: usize => with_max_iterations,
+});
+
 /// The outcome of one move.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CharacterMove {
@@ -91,6 +143,21 @@ pub struct CharacterMove {
 
 /// A kinematic character: call [`CharacterController::move_by`] with the desired motion (walking
 /// plus gravity) each frame.
+///
+/// ```
+/// use landfall::collide::{CharacterController, ControllerParams, TerrainSweep};
+/// use landfall::glam::DVec3;
+/// use landfall::Heightfield;
+///
+/// let ground = Heightfield::builder(11, 11, vec![0.0; 121]).build().unwrap();
+/// let params = ControllerParams::default().with_radius(0.5);
+/// params.validate().unwrap();
+/// let walker = CharacterController::new(params, DVec3::Z);
+/// // Dropped from 2 m with a step of gravity: it lands, its centre one radius above the ground.
+/// let m = walker.move_by(&TerrainSweep(&ground), DVec3::new(5.0, 5.0, 2.0), DVec3::new(0.0, 0.0, -3.0), false);
+/// assert!(m.grounded);
+/// assert!((m.position.z - 0.5).abs() < 0.05);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CharacterController {
     /// The options.

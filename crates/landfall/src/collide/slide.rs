@@ -8,6 +8,7 @@ use glam::DVec3;
 
 /// Options of [`slide`].
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct SlideParams {
     /// Distance kept between the sphere and the surface after a contact, along its normal (less
     /// where the contact came within it of the move's start: the back-off stops there).
@@ -22,6 +23,11 @@ impl Default for SlideParams {
         Self { skin: 1e-3, max_iterations: 5 }
     }
 }
+
+crate::with_setters!(SlideParams {
+    skin: f64 => with_skin,
+    max_iterations: usize => with_max_iterations,
+});
 
 /// Most contacts a move reports.
 pub const MAX_CONTACTS: usize = 8;

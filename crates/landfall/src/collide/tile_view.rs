@@ -27,6 +27,7 @@ use std::sync::Arc;
 
 /// How tiles and their trees are cut.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct TileViewParams {
     /// Cells on a tile's side.
     pub tile_cells: usize,
@@ -43,8 +44,15 @@ impl Default for TileViewParams {
     }
 }
 
+crate::with_setters!(TileViewParams {
+    tile_cells: usize => with_tile_cells,
+    leaf_cells: usize => with_leaf_cells,
+    max_levels: usize => with_max_levels,
+});
+
 /// Why a tile view cannot be made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum TileViewError {
     /// Stored trees for another heightfield or another cut ([`TileView::with_trees`]).
     #[error("the stored trees do not fit the heightfield's tiles")]
@@ -192,7 +200,7 @@ pub struct ViewChange {
 /// use std::sync::Arc;
 ///
 /// let hf = Arc::new(Heightfield::builder(65, 65, vec![0.0; 65 * 65]).build().unwrap());
-/// let params = TileViewParams { tile_cells: 16, ..Default::default() };
+/// let params = TileViewParams::default().with_tile_cells(16);
 /// let mut view = TileView::new(hf, params).unwrap();
 /// let change = view.update(DVec2::new(8.0, 8.0), 10.0);
 /// assert_eq!(change.added.len(), 3); // the tile under the viewer and the two beside it within 10

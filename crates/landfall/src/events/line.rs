@@ -18,6 +18,7 @@ pub struct LineBall {
 
 /// What is wrong with a set of balls (indices are the caller's, 0-based).
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum LineError {
     /// The walls are not finite or not in order.
     #[error("the walls {0} and {1} must be finite with the left one below the right one")]

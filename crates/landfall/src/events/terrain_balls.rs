@@ -37,6 +37,7 @@ pub struct Ball {
 
 /// How balls behave.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct BallParams {
     /// Gravity (acceleration).
     pub gravity: DVec3,
@@ -78,6 +79,15 @@ impl Default for BallParams {
         }
     }
 }
+
+crate::with_setters!(BallParams {
+    gravity: DVec3 => with_gravity,
+    restitution: f64 => with_restitution,
+    rest_speed: f64 => with_rest_speed,
+    ball_collisions: bool => with_ball_collisions,
+    lod: Option<BehaviourLod> => with_lod,
+    min_interval: f64 => with_min_interval,
+});
 
 /// What happens in an event.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -150,7 +160,7 @@ impl<'a> TerrainBalls<'a> {
         Self {
             boxes: vec![(DVec3::ZERO, DVec3::ZERO); n],
             ends: vec![0.0; n],
-            grid: ProximityGrid::new(Layout::Dual, unit),
+            grid: ProximityGrid::empty(Layout::Dual, unit, None),
             near: vec![params.lod.is_none(); n],
             found: Vec::new(),
             terrain,

@@ -8,7 +8,7 @@
 //!   each sample mapped to ECEF, the same two triangles per cell, planar in ECEF; heights at
 //!   (lon, lat) along the ellipsoid normal, rays in ECEF, geodetic or ENU, a [`Terrain`](crate::Terrain)
 //!   in its ENU frame;
-//! * [`viewshed`]: exact viewsheds on such a surface (ECEF lines of sight, refraction as a raise).
+//! * [`geo_viewshed`]: exact viewsheds on such a surface (ECEF lines of sight, refraction as a raise).
 
 mod boxes;
 mod enu;
@@ -16,7 +16,7 @@ mod shear;
 mod surface;
 mod tables;
 mod terrain;
-pub mod viewshed;
+pub(crate) mod viewshed;
 mod walk;
 pub mod wgs84;
 

@@ -5,13 +5,6 @@ use glam::DVec3;
 
 /// The first t ≥ 0 at which `o + t·d` lies in the closed ball of centre `c` and radius `r`: 0 when
 /// `o` is already inside, `None` when the line never enters it going forward.
-///
-/// ```
-/// use landfall::geom::ray_ball;
-/// use landfall::glam::DVec3;
-/// assert_eq!(ray_ball(DVec3::ZERO, DVec3::X, DVec3::new(5.0, 0.0, 0.0), 1.0), Some(4.0));
-/// assert_eq!(ray_ball(DVec3::ZERO, -DVec3::X, DVec3::new(5.0, 0.0, 0.0), 1.0), None);
-/// ```
 #[inline]
 pub fn ray_ball(o: DVec3, d: DVec3, c: DVec3, r: f64) -> Option<f64> {
     let m = o - c;
@@ -29,4 +22,15 @@ pub fn ray_ball(o: DVec3, d: DVec3, c: DVec3, r: f64) -> Option<f64> {
     }
     // The nearer root, in the form that does not cancel.
     Some(c0 / (-b + disc.sqrt()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn enters_ahead_and_never_behind() {
+        assert_eq!(ray_ball(DVec3::ZERO, DVec3::X, DVec3::new(5.0, 0.0, 0.0), 1.0), Some(4.0));
+        assert_eq!(ray_ball(DVec3::ZERO, -DVec3::X, DVec3::new(5.0, 0.0, 0.0), 1.0), None);
+    }
 }

@@ -11,6 +11,7 @@ pub struct Ray {
 
 /// Why a ray cannot be cast.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum RayError {
     /// A component of the origin is NaN or infinite.
     #[error("ray origin is not finite")]

@@ -9,6 +9,140 @@
 //!   the triangle, evaluate its plane;
 //! * rays — [`Heightfield::raycast`]: front-to-back descent of the min/max [`Pyramid`], then a walk of
 //!   the cells under the projected ray, watertight by construction (see `raycast.rs`).
+//!
+//! # How it works
+//!
+//! Samples are `f32` (`h[j * nx + i]`, row 0 south), coordinates and every computation are `f64`.
+//! Storing f32 keeps memory at 4 bytes per sample; computing in f64 keeps answers exact to f64 rounding
+//! for georeferenced grids whose coordinates are in the hundreds of thousands or millions (UTM).
+//! The generator, the world's corner grids and the raster loader write their samples into a
+//! `sample_buffer`, advised for 2 MiB pages before the first write: random vertical queries on a 4097²
+//! grid then miss the TLB far less (16 → 13.4 ns per query). The builder keeps whatever `Vec` it gets.
+//! Heights between samples are evaluated on the triangles (the three diagonal patterns of `docs/conventions.md`), never
+//! bilinearly, so a query and a rendered mesh of the same triangles agree.
+//!
+//! Holes: a NaN sample removes every triangle that uses it, a per-cell mask (one bit per cell) removes
+//! both triangles of a cell. The heightfield keeps a count of NaN samples (updated by edits) so the ray
+//! walk can take a hole-free fast path.
+//!
+//! ## Vertical queries — O(1)
+//!
+//! `height_at` / `surface_at`: world → grid coordinates, index the cell, pick the triangle by the side of
+//! the diagonal, evaluate its plane (the 2017 paper's section 3.6). Each triangle is stored nowhere: its
+//! plane `z = c + gu·fu + gv·fv` is computed from the three samples it uses, so a NaN corner makes the
+//! plane NaN, which is the hole test. When the point's own triangle is a hole, the neighbouring
+//! triangles that contain the point (it is then on a shared border) are tried before answering "hole";
+//! "contain" allows `BORDER_EPS` = 1e-9 cell of rounding, because world coordinates of a vertex rarely
+//! convert to exact grid coordinates. Points within that tolerance of the grid's edge count as on it.
+//!
+//! ## Min/max pyramid
+//!
+//! The 2017 paper's T-pyramid, generalised to any grid size: level 0 has one node per `leaf × leaf`
+//! block of cells (the last row and column of blocks may be partial), each next level merges 2×2 nodes,
+//! up to a single root. Each node bounds the valid samples of its block, edges included, all levels in
+//! one flat array. Built in parallel (rows of leaves with rayon), upper levels from their children.
+//! Each level is stored row by row with padding: a row holds a multiple of four nodes, at least three
+//! more than the level has, and as many rows follow, all empty (+2.4 % nodes on 4097², still 4.09
+//! bytes per sample with the heights). So the grandchildren of any node are an aligned 4 × 4 block,
+//! and the stack walk reads any 4 × 4 block whose first node is in the level with one bounds check and
+//! no case for the last row or column.
+//!
+//! Node ranges are quantised **outward** to two `u16` codes of a grid-wide quantum (`base + q·step`,
+//! `step` = height range / 65534 — 1.2 cm for 800 m of relief): the minimum rounded down, the maximum
+//! up, so a range always contains its samples and is at most one quantum wider. Rounding is monotone,
+//! so a parent is the min/max of its children's codes. Four bytes per node instead of eight halve the
+//! pyramid's cache footprint, which is what the walk waits on for large grids (A/B on 4097²: 5–15 %
+//! faster rays). With the default leaf of 8 cells the pyramid costs 1/64 node per sample · 4/3 for the upper
+//! levels · 4 bytes ≈ 0.083
+//! bytes per sample (2.1 % of the heights). The exact height range of the whole grid is kept beside it
+//! (for `bounds`, `info` and the ray's height-slab clip).
+//!
+//! Edits (`set_samples`) overwrite a rectangle and recompute only the leaves whose sample range (edges
+//! included) contains a changed sample, then their ancestors. An edit whose new heights fall outside
+//! the quantisation range rebuilds the pyramid on a new range; the exact grid range is widened by the new
+//! values, or rescanned when an old extreme was overwritten. A property test checks, after random edit
+//! sequences, every node against a brute-force scan of its block (contains it, at most one quantum
+//! wider) and the exact range against a scan.
+//!
+//! ## Ray casts
+//!
+//! `raycast(ray, max_t)` returns the first crossing for t in [0, max_t], from either side.
+//!
+//! 1. **Setup.** The ray is mapped to grid space (u, v in cells, z and t unchanged), clipped to the grid
+//!    rectangle (widened by `BORDER_EPS`) and to the terrain's height slab [min, max]; a vertical ray
+//!    (no x-y motion) is answered directly by the vertical query. The descent starts at the lowest
+//!    level whose nodes are as wide as what remains of the ray (its top level), so a short steep ray
+//!    skips the upper levels altogether. A ray that starts near the ground — inside the slab, within a
+//!    sixteenth of the relief of the height range of the leaf under its start (a line of sight, a ray
+//!    from a walker) — starts at that leaf instead and climbs, never above its top level, as nodes are
+//!    pruned: descending from the top would only bring it back to where it starts (a fifth of a
+//!    line-of-sight ray's instructions). The walk is exact from any start level, since every node it
+//!    tests covers only the part of the ray ahead.
+//! 2. **Pyramid walk (stackless; with a stack for rays from above).** Test the node the ray is in: does
+//!    the ray's z over its parameter interval inside the node overlap the node's [min, max] (with a
+//!    tiny margin for rounding)? If so, descend into the child that holds the ray (ties broken by the
+//!    direction of travel); at a leaf, walk its cells. Otherwise — or after the leaf — step to the next
+//!    node at the same level along the axis the ray leaves by, and, when the node just left was pruned,
+//!    ascend while that step left the parent. Near the surface the walk stays low instead of
+//!    re-descending at every parent boundary. No queue, no sort, no stack: t only grows, front to back
+//!    by construction.
+//!    **Or the stack walk, for rays from above** (`heightfield/stack_walk.rs`). A ray that enters the
+//!    slab through its top or bottom and spans more than one node of level 2 (`STACK_WALK_MIN_LEVEL`)
+//!    is walked from the lowest 4 × 4 block of nodes (at an even level) that holds all of it instead,
+//!    two levels per step. The sixteen nodes of a block are tested at once: their t intervals are
+//!    split at the block's inner lines and cut to where the ray's height is inside each node's range,
+//!    one AVX2 register of four f64 lanes per row of nodes (a code's t is one multiply and one add by
+//!    per-ray constants; without AVX2 the same operations run one node at a time, with the same bits).
+//!    The nodes are numbered row by row, mirrored so that the ray enters node (0, 0) first: along a
+//!    straight ray both column and row only grow, so of two nodes it may cross the lower number comes
+//!    first, and the test's mask is already in the order the ray meets them. The nearest is visited at once (its grandchildren are
+//!    the next block, or its cells are walked); the others wait on the stack with their block (the
+//!    sixteen intervals, written there by the SIMD test, and a mask of the nodes left), nearest first,
+//!    without a branch per node, and a leaf's cells are walked only over its cut interval. While a
+//!    block is tested its grandchildren's rows are fetched, and before the first leaf of a block is
+//!    walked every leaf of it the ray may cross is. An oblique ray on 4097² expands 5.0 blocks where
+//!    the 2 × 2 walk before it expanded 9.4. Where the ray stays low or is short, the stackless walk is
+//!    cheaper: it crosses one node at a time. The choice is made once per ray, and either walk gives
+//!    the same hits, t to within 2e-15 (`docs/benchmarks.md`).
+//! 3. **Cell walk (the paper's section 3.4).** A DDA over the leaf's cells under the projected ray. Each
+//!    cell is first rejected by its four corners (the ray strictly above or below them); the rest are
+//!    split at the diagonal and each triangle piece tested exactly.
+//! 4. **Exact test and watertightness.** On each piece the gap `f(t) = z_ray(t) − z_terrain(t)` is
+//!    linear, so the ray crosses that triangle iff `f` changes sign between the piece's ends; the hit
+//!    is where the linear `f` is zero. The value of `f` at a breakpoint is computed once and carried
+//!    into the next piece ("the chain"), so consecutive pieces agree exactly at their shared point, and
+//!    a sign change anywhere along a run of walked pieces is seen by some piece: no ray slips between
+//!    two triangles through a shared edge or vertex, whatever the rounding. A run is broken only by a
+//!    hole or by a pruned node or cell, and pruning requires the ray to stay strictly above or below,
+//!    where `f` cannot change sign. A gap within `TOUCH_EPS` (1e-10 relative) counts as zero, so
+//!    tangent touches at creases, peaks and flat patches are reported rather than left to rounding.
+//!
+//! The hit carries t (in units of |dir|), the point, the triangle's geometric normal oriented against
+//! gravity, and the triangle id (cell + half). Invalid rays (NaN/∞ components, zero direction) and a
+//! NaN or negative `max_t` are documented misses; `Ray::validate` says which. A direction of any length
+//! gives the same crossing: one whose largest component lies outside 2^±64 is walked scaled by a power
+//! of two (exactly) and its t scaled back, so a tiny direction does not lose a component to the walk's
+//! "too small to move" cutoff (a t beyond f64 is a miss).
+//!
+//! `crossings(ray, t_min, t_max, visit)` continues past hits and reports every crossing in order (used
+//! for "all surfaces along a tilted gravity line"). `raycast_batch` runs rays in parallel with rayon.
+//!
+//! Hot-path shape: the node loop, the leaf walk and the exact cell test are separate functions (the two
+//! inner ones out of line) so the loops keep their values in registers; a const generic removes the hole
+//! checks on hole-free terrains; conversions between cell indices and floats go through 32-bit
+//! integers (the unsigned 64-bit ones are multi-instruction on x86-64); a leaf's sample rows are
+//! prefetched as the walk descends into it, and a node's children (a block's, in the stack walk) while
+//! the node is tested, so the next level's codes are on their way (oblique rays on 4097² −10 %). The
+//! `stats` feature counts node steps, leaves, cells and
+//! exact tests per ray (`cargo run --release -p landfall-bench --features stats --example
+//! profile_rays -- oblique 4097`).
+//!
+//! ## Baselines
+//!
+//! `raycast_baseline(Baseline::NoPruning | Baseline::QuadtreeOnly, …)` keeps the 2017 paper's reference
+//! methods callable: every triangle (Möller–Trumbore), and the quadtree search with a queue, 3-D slab
+//! tests, leaves sorted by entry distance and every triangle of each leaf tested. They allocate and are
+//! slow by design; they exist for Table 4.1.
 
 #[cfg(any(test, feature = "bench-support"))]
 mod baseline;
@@ -24,12 +158,11 @@ mod terrain;
 pub(crate) mod tiles;
 mod triangles;
 mod vertical;
-#[cfg(any(test, feature = "bench-support"))]
 pub mod workload;
 
 #[cfg(any(test, feature = "bench-support"))]
 pub use baseline::Baseline;
-pub use cell::{Diagonal, Half};
+pub use cell::Diagonal;
 pub use parts::{HeightfieldParts, TileParts};
 pub use pyramid::{LeafRanges, Pyramid};
 #[cfg(feature = "stats")]
@@ -55,6 +188,7 @@ pub const MAX_SIDE: usize = i32::MAX as usize;
 
 /// Why a heightfield cannot be built or edited.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum HeightfieldError {
     /// Fewer than 2 samples along an axis.
     #[error("a heightfield needs at least 2×2 samples, got {nx}×{ny}")]
@@ -159,6 +293,18 @@ pub enum HeightfieldError {
 }
 
 /// A heightfield terrain with its min/max pyramid. Build it with [`Heightfield::builder`].
+///
+/// ```
+/// use landfall::{Heightfield, Ray, Terrain};
+/// use landfall::glam::DVec3;
+///
+/// // 3 × 2 samples, row-major from the south-west corner, spacing 1: a ridge along x = 1.
+/// let hf = Heightfield::builder(3, 2, vec![0.0, 4.0, 0.0, 0.0, 4.0, 0.0]).build()?;
+/// assert_eq!(hf.height_at(0.5, 0.5), Some(2.0)); // exact on the triangles, never bilinear
+/// let hit = hf.raycast(&Ray::new(DVec3::new(-1.0, 0.5, 3.0), DVec3::X), f64::INFINITY).unwrap();
+/// assert!((hit.point.x - 0.75).abs() < 1e-12);
+/// # Ok::<(), landfall::HeightfieldError>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Heightfield {
     nx: usize,
@@ -412,6 +558,14 @@ impl Heightfield {
     /// Every sample, row-major from the south row (NaN for nodata), from either store.
     pub fn samples(&self) -> impl Iterator<Item = f32> + '_ {
         (0..self.ny).flat_map(move |j| (0..self.nx).map(move |i| self.sample(i, j)))
+    }
+
+    /// The samples row-major (`h[j·nx + i]`) when they are held that way, for loops that read many.
+    pub(crate) fn rows(&self) -> Option<&[f32]> {
+        match &self.samples {
+            Samples::Rows(h) => Some(h),
+            Samples::Tiles(_) => None,
+        }
     }
 
     /// How the samples are cut into tiles, for a tiled heightfield (an index file's); `None` for

@@ -42,7 +42,7 @@ pub enum CurvedFrame {
 }
 
 /// A polygon terrain under a [`CurvedFrame`]: the QOTA quadtree over (longitude, latitude) or (angle,
-/// position along the axis), answering along the curved "vertical" (see `docs/architecture.md`).
+/// position along the axis), answering along the curved "vertical" (see the `polygon` module's "How it works").
 #[derive(Clone, Debug)]
 pub struct CurvedTerrain {
     frame: CurvedFrame,

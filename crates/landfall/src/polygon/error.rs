@@ -4,6 +4,7 @@ use super::limits::MAX_DEPTH_LIMIT;
 
 /// Why a polygon terrain cannot be built or loaded.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum PolygonError {
     /// A vertex coordinate is NaN or infinite.
     #[error("polygon {polygon}, vertex {vertex}: coordinate is not finite")]

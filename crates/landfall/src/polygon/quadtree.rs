@@ -105,6 +105,7 @@ impl CutRule {
 
 /// Quadtree build parameters: QOTA's Maxpoly and Maxdepth and the cut rule.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct QuadtreeParams {
     /// A leaf holding more polygons than this is split (unless at `max_depth`).
     pub max_polys: usize,
@@ -133,6 +134,13 @@ impl Default for QuadtreeParams {
         Self { max_polys: 1, max_depth: 16, cuts: CutRule::Halves, min_gain: 0.6 }
     }
 }
+
+crate::with_setters!(QuadtreeParams {
+    max_polys: usize => with_max_polys,
+    max_depth: usize => with_max_depth,
+    cuts: CutRule => with_cuts,
+    min_gain: f64 => with_min_gain,
+});
 
 /// Flat quadtree arrays.
 pub(crate) struct Tree {

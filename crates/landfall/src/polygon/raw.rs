@@ -68,7 +68,7 @@ impl PolygonTerrain {
     /// use landfall::glam::DVec3;
     /// let t = PolygonTerrain::builder().polygon(&[DVec3::ZERO, DVec3::X, DVec3::Y]).build().unwrap();
     /// let sections = t.raw_sections();
-    /// assert_eq!(sections.len(), landfall::polygon::SECTIONS);
+    /// assert_eq!(sections.len(), landfall::support::SECTIONS);
     /// assert_eq!(sections[0].1, 1); // one face
     /// ```
     pub fn raw_sections(&self) -> [(&[u8], usize); SECTIONS] {

@@ -76,7 +76,7 @@ impl PolygonTerrain {
 
     /// Calls `visit(local_z, index, face)` for every face containing the vertical line through
     /// local (x, y), in no particular order; in a single-layer leaf only for the first (any other is
-    /// on a shared edge or vertex, at the same height within [`SURFACE_EPS`](super::SURFACE_EPS)).
+    /// on a shared edge or vertex, at the same height within [`SURFACE_EPS`](PolygonTerrain::SURFACE_EPS)).
     #[inline]
     pub(crate) fn for_each_crossing<'a>(&'a self, x: f64, y: f64, visit: impl FnMut(f64, u32, &'a QuickFace)) {
         if let Some(leaf) = self.leaf_node(x, y) {
@@ -113,7 +113,7 @@ impl PolygonTerrain {
     }
 
     /// Every surface on the vertical line (along gravity) through `p`, sorted from lowest to highest,
-    /// coincident ones (within [`SURFACE_EPS`](super::SURFACE_EPS)) reported once. Allocation-free for up to 32
+    /// coincident ones (within [`SURFACE_EPS`](PolygonTerrain::SURFACE_EPS)) reported once. Allocation-free for up to 32
     /// surfaces on the line.
     pub fn surfaces_on_line<'t>(&'t self, p: DVec3, mut visit: impl FnMut(SurfacePoint)) {
         let l = self.to_local_point(p);
@@ -159,13 +159,13 @@ impl PolygonTerrain {
         self.top_surface(DVec3::new(x, y, 0.0)).map(|s| s.point.z)
     }
 
-    /// The nearest surface at or below `p` along gravity (on the surface within [`SURFACE_EPS`](super::SURFACE_EPS)).
+    /// The nearest surface at or below `p` along gravity (on the surface within [`SURFACE_EPS`](PolygonTerrain::SURFACE_EPS)).
     #[inline]
     pub fn floor_below(&self, p: DVec3) -> Option<SurfacePoint> {
         self.pick(p, Pick::Floor)
     }
 
-    /// The nearest surface at or above `p` against gravity (on the surface within [`SURFACE_EPS`](super::SURFACE_EPS)).
+    /// The nearest surface at or above `p` against gravity (on the surface within [`SURFACE_EPS`](PolygonTerrain::SURFACE_EPS)).
     #[inline]
     pub fn ceiling_above(&self, p: DVec3) -> Option<SurfacePoint> {
         self.pick(p, Pick::Ceiling)
@@ -192,7 +192,7 @@ impl PolygonTerrain {
 
     /// QOTA's shadow use: with this terrain built with the light's direction as its "gravity", is
     /// `p` lit — no surface on the light line through `p` lies more than `bias` (plus
-    /// [`SURFACE_EPS`](super::SURFACE_EPS)) above it, toward the light?
+    /// [`SURFACE_EPS`](PolygonTerrain::SURFACE_EPS)) above it, toward the light?
     pub fn is_lit(&self, p: DVec3, bias: f64) -> bool {
         let l = self.to_local_point(p);
         let limit = l.z + bias + surface_eps(eps_unit(self.header.slack), l.z);
@@ -249,9 +249,9 @@ pub const BATCH_LANES: usize = 16;
 enum Pick {
     /// The highest.
     Top,
-    /// The highest at or below the point (within [`SURFACE_EPS`](super::SURFACE_EPS)).
+    /// The highest at or below the point (within [`SURFACE_EPS`](PolygonTerrain::SURFACE_EPS)).
     Floor,
-    /// The lowest at or above the point (within [`SURFACE_EPS`](super::SURFACE_EPS)).
+    /// The lowest at or above the point (within [`SURFACE_EPS`](PolygonTerrain::SURFACE_EPS)).
     Ceiling,
 }
 
@@ -368,7 +368,7 @@ impl<'a> Lanes<'a> {
 }
 
 /// Collects crossings `(elevation, face, extra)` from `fill` and visits them sorted by elevation
-/// (then face), coincident ones (within [`SURFACE_EPS`](super::SURFACE_EPS)) once. The first 32 stay on the stack.
+/// (then face), coincident ones (within [`SURFACE_EPS`](PolygonTerrain::SURFACE_EPS)) once. The first 32 stay on the stack.
 pub(crate) fn sorted_unique<T: Copy + Default>(
     unit: f64,
     fill: impl FnOnce(&mut dyn FnMut(f64, u32, T)),

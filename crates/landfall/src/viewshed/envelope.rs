@@ -105,7 +105,7 @@ impl Envelope {
         for s in &other.pieces {
             // The pieces wholly before s, copied at once.
             if input.carry.is_none() {
-                let n = input.rest.iter().position(|p| p.u1 > s.u0).unwrap_or(input.rest.len());
+                let n = input.rest.partition_point(|p| p.u1 <= s.u0);
                 out.extend_from_slice(&input.rest[..n]);
                 input.rest = &input.rest[n..];
             }
@@ -153,6 +153,38 @@ impl Cursor<'_> {
             m += 1;
         }
         best
+    }
+
+    /// A lower bound of H over [a, b] (a < b): the least end value of the segments meeting it, −∞
+    /// when some u of it lies under no segment. Calls may come in any order, best nearly sorted.
+    #[inline]
+    pub fn lowest(&mut self, a: f64, b: f64) -> f64 {
+        let p = self.pieces;
+        while self.k > 0 && p[self.k - 1].u1 > a {
+            self.k -= 1;
+        }
+        while self.k < p.len() && p[self.k].u1 <= a {
+            self.k += 1;
+        }
+        let (mut cur, mut low) = (a, f64::INFINITY);
+        for q in &p[self.k..] {
+            if cur >= b || q.u0 >= b {
+                break;
+            }
+            if q.is_point() {
+                continue;
+            }
+            if q.u0 > cur {
+                return f64::NEG_INFINITY;
+            }
+            low = low.min(q.v0.min(q.v1));
+            cur = cur.max(q.u1);
+        }
+        if cur < b {
+            f64::NEG_INFINITY
+        } else {
+            low
+        }
     }
 
     /// Whether the pieces hold every u of the segment from (ua, va) to (ub, vb) at or above it:
@@ -534,6 +566,46 @@ mod tests {
                         let u = s.u0 + (s.u1 - s.u0) * k as f64 / 20.0;
                         assert!(brute(&segs, u) >= s.at(u) - 1e-12, "covers({a}, {va}, {b}, {vb}) at {u}");
                     }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn lowest_is_a_lower_bound_and_minus_infinity_only_over_a_gap() {
+        let mut rng = SplitMix64::new(10);
+        for round in 0..300 {
+            let mut h = Envelope::default();
+            let segs = segments(&mut rng, round);
+            let mut m = h.merge();
+            for &(a, va, b, vb) in &segs {
+                m.insert(a, va, b, vb);
+            }
+            drop(m);
+            let mut c = h.cursor();
+            for _ in 0..50 {
+                let a = rng.range(-1.2, 1.2);
+                let b = a + rng.range(1e-9, 0.5);
+                let low = c.lowest(a, b);
+                let (mut least, mut gap) = (f64::INFINITY, false);
+                for k in 0..=200 {
+                    let u = a + (b - a) * k as f64 / 200.0;
+                    let v = brute(&segs, u);
+                    gap |= v == f64::NEG_INFINITY;
+                    least = least.min(v);
+                }
+                assert!(low <= least + 1e-12, "lowest({a}, {b}) = {low} above H's {least}");
+                if low == f64::NEG_INFINITY && !gap {
+                    // −∞ only where the segments leave a gap (which the sampling above can miss).
+                    let s = h.pieces().iter().filter(|p| !p.is_point() && p.u1 > a && p.u0 < b);
+                    let mut cur = a;
+                    for p in s {
+                        if p.u0 > cur {
+                            break;
+                        }
+                        cur = cur.max(p.u1);
+                    }
+                    assert!(cur < b, "lowest({a}, {b}) = −∞ though segments cover it");
                 }
             }
         }

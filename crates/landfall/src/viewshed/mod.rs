@@ -41,6 +41,54 @@
 //! let ViewshedOutput::Counts(counts) = out.unwrap() else { unreachable!() };
 //! assert_eq!(counts.get(2, 2), Some(1)); // the high eye at (2, 2) sees its own sample; (0, 0) does not
 //! ```
+//!
+//! # How it works
+//!
+//! `viewshed(hf, observers, params, mode, hooks)` is the one entry point: `Visibility` (one observer:
+//! visible, hidden or nodata per sample), `Heights` (one observer: the least height a target must be
+//! raised to be seen, GDAL's GROUND mode; plus the ground for its DEM mode) and `Count` (many
+//! observers: how many see each sample). `Heightfield::viewshed(observer, params)` is the short form of
+//! the first. `Hooks` carries a progress callback and a cancel flag; a cancelled run returns
+//! `ViewshedError::Cancelled` and no grid. The CLI wires Ctrl-C to the flag (`interrupt.rs`), Python
+//! its KeyboardInterrupt.
+//!
+//! **Definition.** The eye is O = (X, Y, g + H), g the triangulated surface under (X, Y); the target of
+//! sample (i, j) is P = (x_i, y_j, h_ij + T). P is hidden when some point of the segment strictly
+//! between O and P is on or below the terrain's surface; over a hole there is no surface, so a hole
+//! blocks nothing, and holes are never targets. For an eye above the ground this is "the segment meets
+//! no triangle before P"; for an eye at ground level (H = 0) on a flat plateau it also hides a lower
+//! target whose segment runs under the plateau while touching the surface only at its ends, as GIS
+//! tools answer (regression tests `a_ground_level_eye_on_a_plateau_does_not_see_below_it`, `terraced_saw_tooth_dem_at_ground_level`). With
+//! curvature every sample is first lowered by (1 − K)·d²/(2R), R = 6,371,008.8 m, K the refraction
+//! coefficient, and visibility is decided exactly on the lowered triangles. Heights are stored as f32;
+//! the definition applies to the stored values.
+//!
+//! **The sweep** (`sweep.rs`, `envelope.rs`). Around the eye the grid is cut into four quadrants, each
+//! swept column by column outward along its own axis. In a quadrant's central projection
+//! (u, v) = (l/d, w/d) — d the distance along the axis, l across it, w the height above the eye — a
+//! whole sight line is one point (u_P, v_P) and a terrain edge is a segment. P is hidden exactly when
+//! the upper envelope H of the projected edges with 0 < d < d_P reaches v_P at u_P. The envelope is
+//! kept as sorted pieces; each strip of cells between two columns is gathered into its own envelope
+//! (skipping an edge with a triangle above it in the projection, and one the horizon already covers
+//! all along) and H is raised to it in one linear pass. A target of the next column is then compared
+//! with H and with the one cell diagonal its sight line crosses in the last strip. Each quadrant is
+//! split into 8 sectors of u, independent problems run in parallel; counts give each thread its own
+//! u32 grid.
+//!
+//! **The band and the exact walk** (`eye.rs`, `sight.rs`). The sweep's verdict is trusted outside a
+//! band of 10⁻¹³ of the heights' magnitude around the horizon (scaled by distance); targets inside it,
+//! next to holes, or in the eye's own column go to the exact walk: along X(s) = P + s·(O − P) the
+//! terrain is linear over each triangle, so the pieces of the segment over each triangle (found by
+//! walking grid lines and diagonals down the min/max pyramid) are tested by the sign of
+//! terrain − line at their ends. The same walk per target is `reference()` (feature `bench-support`),
+//! the tests' oracle. On the 4097² benchmark the band holds 8 of 16.8 M targets.
+//!
+//! **Tests.** `tests/viewshed.rs` compares with a segment–triangle brute force (every triangle, f64,
+//! the amended definition); `tests/viewshed_sweep.rs` property-tests sweep = walk on random terrains
+//! and adversarial ones (saw-tooth ridges along octant borders, plateaus at eye height, observers on
+//! vertices, edges and octant borders, holes across sight lines, curvature, all diagonal patterns,
+//! distance, azimuth and pitch limits), counts = sum of single viewsheds, cancellation, and the band's
+//! share.
 
 mod envelope;
 mod eye;

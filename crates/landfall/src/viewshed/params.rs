@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// above the ground, targets on the ground, no distance limit, no curvature, refraction 1/7
 /// (when curvature is on), every direction.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ViewshedParams {
     /// Height of the eye above the ground (≥ 0).
     pub observer_height: f64,
@@ -40,8 +41,19 @@ impl Default for ViewshedParams {
     }
 }
 
+crate::with_setters!(ViewshedParams {
+    observer_height: f64 => with_observer_height,
+    target_height: f64 => with_target_height,
+    max_distance: f64 => with_max_distance,
+    curvature: bool => with_curvature,
+    refraction: f64 => with_refraction,
+    azimuths: Option<(f64, f64)> => with_azimuths,
+    pitch: Option<(f64, f64)> => with_pitch,
+});
+
 /// Why a viewshed cannot be computed.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ViewshedError {
     /// The observer is not over the heightfield.
     #[error("the observer ({x}, {y}) is outside the terrain")]
@@ -136,11 +148,28 @@ impl ViewshedMode {
 
 /// Progress and cancellation of a long viewshed.
 #[derive(Clone, Copy, Default)]
+#[non_exhaustive]
 pub struct Hooks<'a> {
     /// Called now and then, from any thread, with the fraction of the work done (0 to 1).
     pub progress: Option<&'a (dyn Fn(f64) + Sync)>,
     /// Read now and then: once it is true the run stops and answers [`ViewshedError::Cancelled`].
     pub cancel: Option<&'a std::sync::atomic::AtomicBool>,
+}
+
+impl<'a> Hooks<'a> {
+    /// `self` reporting progress to `progress`.
+    #[must_use]
+    pub fn with_progress(mut self, progress: &'a (dyn Fn(f64) + Sync)) -> Self {
+        self.progress = Some(progress);
+        self
+    }
+
+    /// `self` stopping once `cancel` is true.
+    #[must_use]
+    pub fn with_cancel(mut self, cancel: &'a std::sync::atomic::AtomicBool) -> Self {
+        self.cancel = Some(cancel);
+        self
+    }
 }
 
 impl std::fmt::Debug for Hooks<'_> {

@@ -77,6 +77,15 @@ impl Sink for VisibilitySink {
         });
         self.out.set(j * self.nx + i, if visible { VISIBLE } else { HIDDEN });
     }
+
+    #[inline(always)]
+    fn at_least(&self, run: &Eye, t: Target, h_lo: f64) -> bool {
+        let hidden = verdict(run, t.zp, t.d, t.vp, h_lo) == Some(false);
+        if hidden {
+            self.out.set(t.j * self.nx + t.i, HIDDEN);
+        }
+        hidden
+    }
 }
 
 /// Least target heights above the ground.
@@ -111,6 +120,15 @@ impl Sink for CountSink {
         let Target { i, j, zp, d, vp } = t;
         let visible = h.and_then(|h| verdict(run, zp, d, vp, h)).unwrap_or_else(|| run.visible_by_walk(i, j, zp));
         self.out.update(j * self.nx + i, |c| ((c & !TARGETED) + u32::from(visible)) | TARGETED);
+    }
+
+    #[inline(always)]
+    fn at_least(&self, run: &Eye, t: Target, h_lo: f64) -> bool {
+        let hidden = verdict(run, t.zp, t.d, t.vp, h_lo) == Some(false);
+        if hidden {
+            self.out.update(t.j * self.nx + t.i, |c| c | TARGETED);
+        }
+        hidden
     }
 }
 
@@ -264,6 +282,7 @@ fn count(
 
 /// Statistics of a visibility run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Stats {
     /// Targets that the sweep left to the exact walk (within rounding of the horizon, next to a
     /// hole, or in the eye's own column).

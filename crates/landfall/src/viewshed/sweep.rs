@@ -163,7 +163,17 @@ pub(crate) trait Sink: Sync {
     /// `h`: the highest slope of any terrain point strictly between the eye and the target, −∞ when
     /// none; `None` when the sweep leaves the target to the exact walk.
     fn target(&self, run: &Eye, t: Target, h: Option<f64>);
+
+    /// Decides the target, if knowing that the highest slope is at least `h_lo` is enough (a
+    /// certain "hidden"), and says whether it did; else `target` follows.
+    fn at_least(&self, _run: &Eye, _t: Target, _h_lo: f64) -> bool {
+        false
+    }
 }
+
+/// Laterals per block: the horizon's lower bound is taken once per block of a column, to decide
+/// the targets far below it and skip the strip cells under it at once.
+const BLOCK: i64 = 8;
 
 /// One column of a sector: lateral samples q0..q0 + z.len(), lowered (NaN holes), with their
 /// projections.
@@ -218,6 +228,8 @@ pub(crate) struct Scratch {
     horizon: Envelope,
     /// The envelope of the strip being merged.
     strip: Envelope,
+    /// The horizon's lower bound over each block (see `SectorSweep::floors`).
+    floors: Vec<f64>,
 }
 
 /// The sweep of one sector for one observer.
@@ -250,7 +262,7 @@ pub(crate) fn sweep<S: Sink>(
     let Some((s, p_first, p_last)) = SectorSweep::new(run, sector, sink) else {
         return ControlFlow::Continue(());
     };
-    let Scratch { cols, horizon, strip } = scratch;
+    let Scratch { cols, horizon, strip, floors } = scratch;
     horizon.clear();
     let [near, far, next] = cols;
     s.load(near, p_first - 1);
@@ -258,15 +270,17 @@ pub(crate) fn sweep<S: Sink>(
     s.load(next, p_first + 1);
     s.first_column(far);
     column(far.z.len())?;
-    s.merge(near, far, next, horizon, strip, true);
+    floors.clear();
+    s.merge(near, far, next, horizon, strip, floors, true);
     for p in p_first + 1..=p_last {
         std::mem::swap(near, far);
         std::mem::swap(far, next);
         s.load(next, p + 1);
-        s.column(near, far, horizon);
+        s.floors(near, far, horizon, floors);
+        s.column(near, far, horizon, floors);
         column(far.z.len())?;
         if p < p_last {
-            s.merge(near, far, next, horizon, strip, false);
+            s.merge(near, far, next, horizon, strip, floors, false);
         }
     }
     ControlFlow::Continue(())
@@ -335,10 +349,11 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
         if !c.exists {
             return;
         }
-        c.z.extend((q0..=q1).map(|q| {
-            let (i, j) = self.quad.sample(p, q);
-            sight.lowered(i, j)
-        }));
+        if q1 >= q0 {
+            let (i, j) = self.quad.sample(p, q0);
+            let along_i = matches!(self.quad, Quadrant::North | Quadrant::South);
+            sight.lowered_run(i, j, along_i, (q1 - q0 + 1) as usize, &mut c.z);
+        }
         let (inv, oq, zo) = (c.inv_d, self.oq, self.zo);
         c.uv.extend(c.z.iter().enumerate().map(|(k, &z)| (((q0 + k as i64) as f64 - oq) * inv, (z - zo) * inv)));
     }
@@ -366,29 +381,48 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
             if !self.owns(c.d, l, l * c.inv_d) {
                 continue;
             }
-            self.report(c, q, None);
+            if let Some(t) = self.target_of(c, q) {
+                self.sink.target(self.run, t, None);
+            }
         }
     }
 
-    /// A target of column `c` with what the sweep found, if it is a target at all.
+    /// Lateral q of column `c` as a target, if it is one (not a hole, within the limits).
     #[inline(always)]
-    fn report(&self, c: &Column, q: i64, h: Option<f64>) {
+    fn target_of(&self, c: &Column, q: i64) -> Option<Target> {
         let run = self.run;
         let zp = c.z(q) + run.params.target_height;
         if zp.is_nan() {
-            return;
+            return None;
         }
         let (i, j) = self.quad.sample(c.p, q);
         if self.limits && !run.is_target(i, j, zp) {
-            return;
+            return None;
         }
         let vp = (zp - self.zo) * c.inv_d;
-        self.sink.target(run, Target { i, j, zp, d: c.d, vp }, h);
+        Some(Target { i, j, zp, d: c.d, vp })
+    }
+
+    /// The horizon's lower bound over each block of `BLOCK` laterals of `far` from its first: over
+    /// the u-range of the block's targets and of the cells of the strip from `near` there (the
+    /// block's laterals q0..=q0 + BLOCK on both columns).
+    fn floors(&self, near: &Column, far: &Column, horizon: &Envelope, out: &mut Vec<f64>) {
+        out.clear();
+        let mut cursor = horizon.cursor();
+        let mut qs = far.q0;
+        while qs <= far.q1() {
+            let (l0, l1) = (qs as f64 - self.oq, (qs + BLOCK) as f64 - self.oq);
+            let lo = (l0 * near.inv_d).min(l0 * far.inv_d);
+            let hi = (l1 * near.inv_d).max(l1 * far.inv_d);
+            out.push(cursor.lowest(lo, hi));
+            qs += BLOCK;
+        }
     }
 
     /// The targets of column `far` against the horizon (everything up to `near`, its edges
-    /// included) and the cell diagonal of the last strip.
-    fn column(&self, near: &Column, far: &Column, horizon: &Envelope) {
+    /// included) and the cell diagonal of the last strip. A target far enough under the block's
+    /// lower bound (`floors`) is decided without either.
+    fn column(&self, near: &Column, far: &Column, horizon: &Envelope, floors: &[f64]) {
         let (qa, qb) = self.targets(far);
         let mut cursor = horizon.cursor();
         let diag = self.run.sight.hf.diagonal();
@@ -397,6 +431,13 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
             let (u, _) = far.uv(q);
             let l = q as f64 - self.oq;
             if !self.owns(far.d, l, u) {
+                continue;
+            }
+            let Some(t) = self.target_of(far, q) else {
+                continue;
+            };
+            let floor = floors[((q - far.q0) / BLOCK) as usize];
+            if floor > f64::NEG_INFINITY && self.sink.at_least(self.run, t, floor) {
                 continue;
             }
             let h = cursor.at(u);
@@ -414,11 +455,8 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
             } else {
                 f64::NEG_INFINITY
             };
-            if self.holes && (d.is_nan() || self.hole_near(near, far, q, u)) {
-                self.report(far, q, None);
-            } else {
-                self.report(far, q, Some(h.max(d)));
-            }
+            let h = if self.holes && (d.is_nan() || self.hole_near(near, far, q, u)) { None } else { Some(h.max(d)) };
+            self.sink.target(self.run, t, h);
         }
     }
 
@@ -494,8 +532,11 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
     /// and T2 = (1,0)(1,1)(0,1). An edge counts while one of its triangles exists. Two kinds of
     /// edges are skipped, being below the horizon all along: an edge with one of its triangles on
     /// its upper side in the projection (that triangle's other edges cover it), and one under the
-    /// horizon all along (checked at its ends and the horizon's breaks between). The rest are
-    /// gathered into the strip's envelope, and the horizon is raised to it.
+    /// horizon all along (checked at its ends and the horizon's breaks between), the latter a
+    /// block of cells at a time where all their corners are under the block's lower bound
+    /// (`floors`). The rest are gathered into the strip's envelope, and the horizon is raised to
+    /// it.
+    #[allow(clippy::too_many_arguments)]
     fn merge(
         &self,
         near: &Column,
@@ -503,6 +544,7 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
         next: &Column,
         horizon: &mut Envelope,
         strip: &mut Envelope,
+        floors: &[f64],
         first: bool,
     ) {
         let diag = self.run.sight.hf.diagonal();
@@ -517,7 +559,23 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
         let point = |c: &Column, q: i64| [c.d, q as f64 - self.oq, c.w(q, zo)];
         // Cell q − 1's triangle T2 (holding the row edge at q) with its third vertex.
         let mut prev: Option<(f64, f64)> = None;
+        // Cells before this one lie under the horizon.
+        let mut skip_to = qa;
         for q in qa..=qb {
+            if q < skip_to {
+                continue;
+            }
+            if !first && (q == qa || (q - far.q0) % BLOCK == 0) {
+                let b = (q - far.q0) / BLOCK;
+                let end = (far.q0 + (b + 1) * BLOCK).min(qb + 1);
+                let top = (q..=end).fold(f64::NEG_INFINITY, |m, k| m.max(near.uv(k).1).max(far.uv(k).1));
+                if top < floors[b as usize] {
+                    // Every edge of these cells (the row edge at `end` too) is under the horizon.
+                    skip_to = end;
+                    prev = None;
+                    continue;
+                }
+            }
             let anti = self.quad.anti(diag, near.p, q);
             let (t1, t2) = self.triangles(near, far, q, anti);
             let far_edge = self.far_edge(far, next, q, (t1, t2), anti);

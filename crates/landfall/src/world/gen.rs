@@ -5,7 +5,7 @@
 //! carries the height of its midpoint and a roughness value. The top level's cells are hashed
 //! directly; every finer cell comes from the nine parent cells around its parent: the bi-quadratic
 //! through their midpoints evaluated at the child's midpoint (equations 2.1–2.3, table
-//! [`STENCIL`]), plus a random offset scaled per level (1/f-like) and by 2^roughness (Musgrave's
+//! `STENCIL` in the tests), plus a random offset scaled per level (1/f-like) and by 2^roughness (Musgrave's
 //! suggestion), so plains, hills and mountains alternate. The roughness is itself subdivided the
 //! same way with its own offsets at the coarse levels.
 //!
@@ -33,10 +33,12 @@ pub const WEIGHTS_32: [f32; 3] = [5.0, 30.0, -3.0];
 /// `p[row][col]` (row = y − 1 .. y + 1, col = x − 1 .. x + 1) for the child at (−1/4, −1/4); the
 /// other three children reflect it about the axes. The generator evaluates it separably (rows, then
 /// the column), which is the same sum.
-pub const STENCIL: [[f32; 3]; 3] = [[25.0, 150.0, -15.0], [150.0, 900.0, -90.0], [-15.0, -90.0, 9.0]];
+#[cfg(test)]
+const STENCIL: [[f32; 3]; 3] = [[25.0, 150.0, -15.0], [150.0, 900.0, -90.0], [-15.0, -90.0, 9.0]];
 
 /// Parameters of the generated landscape.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct WorldParams {
     /// Seed of every random value.
     pub seed: u64,
@@ -63,8 +65,19 @@ impl Default for WorldParams {
     }
 }
 
+crate::with_setters!(WorldParams {
+    seed: u64 => with_seed,
+    cell_size: f64 => with_cell_size,
+    levels: u8 => with_levels,
+    relief: f64 => with_relief,
+    hurst: f64 => with_hurst,
+    roughness: f64 => with_roughness,
+    anchor: [i64; 2] => with_anchor,
+});
+
 /// A parameter outside its domain.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum WorldParamsError {
     /// A parameter outside its domain; names it and says why.
     #[error("world parameter `{0}`: {1}")]

@@ -1,7 +1,7 @@
 //! An endless procedural world kept around a moving viewer (the thesis `004`, chapters 2–3 and
-//! 6.3): a generator ([`gen`]), a nested level-of-detail cache of cells around the viewer with
+//! 6.3): a generator ([`Generator`]), a nested level-of-detail cache of cells around the viewer with
 //! incremental and absolute updates and hysteresis, a crack-free mesh of the cache rebuilt region
-//! by region ([`mesh`]), and queries on the drawn mesh through the [`Terrain`](crate::Terrain)
+//! by region ([`LayerMesh`]), and queries on the drawn mesh through the [`Terrain`](crate::Terrain)
 //! trait, plus on-demand terrain at any level away from the cache ([`LodTerrain`]).
 //!
 //! **Layers.** Layer k holds a `width × width` window of level-k cells (`width = 4 · inner
@@ -26,19 +26,146 @@
 //! **Large coordinates.** Cells are addressed by integer index; mesh vertices are f32 relative to
 //! their layer's window origin (an f64), so precision near the viewer does not depend on the
 //! distance from the world origin.
+//!
+//! # How it works
+//!
+//! The thesis `004` (chapters 2, 3 and 6.3). `World::new(WorldParams, CacheParams, viewer)` builds the
+//! cache around a viewer; `update(viewer)` moves it; `meshes()` gives the vertex and index buffers;
+//! the world is a `Terrain` on the mesh that is drawn.
+//!
+//! **Generator** (`gen.rs`). Level k cells are `cell_size · 2^k` wide; cell (i, j) spans
+//! [i·s, (i+1)·s). The top level (`levels − 1`, 32 km cells by default) is hashed directly; a finer cell
+//! is the bi-quadratic through the nine parent midpoints around its parent evaluated at ±¼ (the table
+//! `STENCIL` is eq. 2.3, applied separably with the 1-D weights (5, 30, −3)/32 of eq. 2.2), plus an
+//! offset `relief · 2^(−(top−k)·hurst) · 2^r · u`. `u` ∈ [−1, 1) comes from the SplitMix64 finaliser of
+//! (i, j) packed into 64 bits xor a per-level key made from the seed — never a sequential stream — so
+//! any cell depends only on its ancestors and is bitwise the same in any order and on any thread
+//! (tested). `r` is the roughness: a second channel subdivided the same way with its own offsets on the
+//! top 8 levels only, so it varies over kilometres and plains, hills and mountains alternate
+//! (Musgrave's suggestion in 2.4.1). Cell corners are the mean of the four midpoints around them
+//! (3.3.4). `patch` generates any rectangle at any level through just the ancestors it needs;
+//! `corner_grid` turns one into heightfield samples (the demo's terrain).
+//!
+//! **Layers and windows** (`mod.rs`). Layer k holds a `4·inner_radius`-cell square window of level-k
+//! cells. Windows start on even cells (whole parent cells), and layer k − 1's window is the middle half
+//! of layer k's, give or take one cell: its offset `c` in the parent is one of 9 (figure 3.8). Window
+//! k is placed by `m_k`, the level-(k+1) corner nearest the viewer: `m_k = (q + 2^(k+1)) >> (k+2)` with
+//! `q = floor(2x / cell_size)`, origin `2·m_k − width/2`. Nesting holds for any viewer position, and
+//! with hysteresis η < 1/6 (a layer keeps `m_k` while the viewer is within ½ + η parent cells of it,
+//! 3.5), because |m_{k−1} − 2·m_k| ≤ 1.5 + 3η < 2.
+//!
+//! **Updates.** When q steps by one (and hysteresis is off) only one layer can move: stepping up to q',
+//! layer `trailing_zeros(q') − 1`; stepping down from q, layer `trailing_zeros(q) − 1` (3.3.6; tested
+//! against the window formula for every step). Otherwise every window is recomputed (the absolute
+//! update; `teleport` does it without hysteresis history). A moved layer generates only the cells its
+//! window gained — at most two rectangles (figure 3.12), two rows of cells per step — from its parent
+//! layer, coarsest first, and refreshes the corner heights they touch. Depth: the finest active layer
+//! is `floor(log2(height above ground / lod_height))`, changed only when that leaves a band of a
+//! quarter octave below and above; finer layers hold nothing and are regenerated from their parents
+//! when the viewer comes down. The order differs from the thesis' steps 1–6 in one place: the depth is
+//! decided after the horizontal shift, from the ground under the viewer in the finest layer that is
+//! already current. Tests: the lowest-set-bit path step by step, `teleport` and a fresh cache give the
+//! same cells and the same mesh; walking to and fro inside the hysteresis band generates nothing.
+//!
+//! **Storage** (`store.rs`). Each layer's cells live in a square array whose side is the window width
+//! rounded up to a power of two (64 for 40), addressed by (i mod side, j mod side): any window maps to
+//! distinct slots, a lookup is a mask and a shift, a shift overwrites only the slots of the cells that
+//! left. `Hashed` keeps them in a hash table keyed by (i, j) (with a fast integer hash, so the
+//! comparison measures the table) — the thesis' alternative; it is 1.9–3× slower per frame
+//! (`docs/benchmarks.md`).
+//!
+//! **Mesh** (`mesh.rs`). A drawn layer has three regions, each its own vertex and index buffer: the
+//! *outer ring* (drawable cells — all but the window's outermost ring, whose corners are unknown — more
+//! than `inner_radius − 2` cells from the middle; a fixed shape), the *inner region* (between the ring
+//! and the finer layer's window, always `(w/2+2)² − (w/2)²` cells, in one of nine forms; the finest
+//! drawn layer draws it whole) and the *seam*: a strip half a parent cell wide between the center's edge
+//! (this layer's corners) and the finer layer's drawable edge (its corners, two per parent edge),
+//! zipped by one triangle per parent edge and two per finer corner — `4·(w/2 + w − 2)` triangles, a
+//! fixed shape. Every cell is a fan of four triangles around its midpoint, so no vertex ever lies on
+//! another triangle's edge. The rebuild rules are step 6 of 3.3.6: a moved layer rewrites its outer
+//! ring; a layer that moved or whose finer layer moved rewrites its inner region and seam. Region
+//! shapes are built once (the inner region once per form, shared by all layers).
+//!
+//! Vertices are `MeshVertex { pos: [f32; 3], z_parent, blend }`, x and y relative to the layer's window
+//! origin (an f64 `LayerMesh::origin`). `z_parent` is the coarser layer's own surface at the vertex (a
+//! corner, an edge midpoint, a midpoint, or halfway between a corner and a midpoint — each one or two
+//! lookups), `blend` ramps from 0 at the layer's outer edge to 1 at the inner edge of its outer ring,
+//! ring by ring (3.4: it changes only when the layer moves, when the ring is rewritten anyway), and the
+//! drawn height is `z_parent + blend·(z − z_parent)`. The layer's outer edge therefore lies on the
+//! coarser surface that the seam joins. The drawn heights also go to two small toroidal grids per
+//! layer (corners, midpoints) that the queries read: queries and buffers hold the same bits.
+//!
+//! Crack test (`tests/world.rs`): over walks that visit all nine configurations, with depth changes,
+//! and in a property test over random seeds, window sizes and paths, the drawn triangles are all
+//! counter-clockwise, every edge is used once each way except on the outline of the mesh, one height
+//! per vertex position, and the areas sum to the mesh's square — which rules out cracks, T-junctions and
+//! overlaps.
+//!
+//! **Large coordinates.** Cells are addressed by integer index (i64; triangle identities use i32, so the
+//! viewer is limited to ±2^30 finest cells — ±1.07 million km at 1 m); vertices are f32 relative to
+//! their layer's origin; queries work in f64 world coordinates from those. The test moves the same
+//! landscape 10,000 km east (`WorldParams::anchor`, whole top-level cells) and checks that every vertex
+//! buffer is bitwise the same, the origins differ by exactly the shift, and heights, normals and ray
+//! hits relative to the viewer agree (normals bitwise).
+//!
+//! **Queries** (`query.rs`). A point is located by descending from the coarsest drawn layer: inside a
+//! layer's center it goes to the finer layer, or to the seam if it is in the finer layer's outermost
+//! ring of cells; otherwise it is in one of the layer's fan cells — O(layers). A ray's next cell is
+//! searched from the previous cell's layer instead (climbing while the point is outside that layer's
+//! drawable square, which is exactly its parent's center less the seam, then descending as usual; a test
+//! checks it finds the same cell from any starting layer): with floors computed without a library call,
+//! this doubled the rays per second of `landfall world`'s picture (108k → 205k on 2 threads). Rays walk
+//! the same structure front to back: the cell of whichever layer covers the ray, leaving it through the nearest
+//! side (the exit coordinate snapped onto the side, ties broken toward the direction of travel), skipping
+//! cells whose height range the ray misses, and testing the cell's triangles (the seam: the triangles
+//! listed for that ring cell). The triangle test accepts points up to 10⁻⁹ (barycentric) outside: a ray
+//! through a shared vertex visits only some of the cells around it, and this way whichever it visits
+//! claims the hit (tested with rays aimed at vertices and edge midpoints, and against an f64 brute force
+//! over every drawn triangle). `triangles_in` gives the fans and seam triangles under a box, so the
+//! controller and sweeps of `collide` work on the world unchanged.
+//!
+//! **Away from the cache** (`lod.rs`). `LodTerrain::new(generator, level, capacity)` is the landscape at
+//! one level everywhere — the same fans without morphing — generated in 64 × 64-cell tiles on first use,
+//! keeping at most `capacity` tiles (oldest dropped). Each tile knows its height range, so a ray skips
+//! whole tiles it passes above or below; a search ends at the generator's height bound (rigorous but
+//! loose: the stencil may overshoot its parents, which smooth data never does) or after 2^20 cells.
+//! The world keeps one at `CacheParams::far_level` (default 12, the coarsest drawn layer's, 64 tiles):
+//! its `Terrain` queries answer on the drawn mesh where there is one and on this far landscape beyond
+//! it — vertical queries outside the mesh, rays that leave the mesh without a hit (searched up to
+//! `far_distance`, 250 km, from their origin), candidate triangles of cells wholly outside the mesh.
+//!
+//! **Export** (`landfall-io::mesh_out`). `world_parts` turns the drawn mesh into one part per layer
+//! (drawn heights); `write_glb` writes glTF binary with one node per layer translated to its origin
+//! (Y-up: (x, z, −y)), `write_obj` OBJ in world coordinates (Z up). Both are crash-safe.
+//!
+//! Objects in the world (chapter 4's use of the dual quad-tree, see "Proximity") and behaviours
+//! (chapter 5) are not built yet.
 
-pub mod gen;
+mod gen;
 mod lod;
-pub mod mesh;
-pub mod objects;
+mod mesh;
+mod objects;
 mod query;
-pub mod store;
+mod store;
 
+#[doc(hidden)]
+pub use gen::corner_height;
 pub use gen::{Cell, Generator, WorldParams, WorldParamsError};
 pub use lod::LodTerrain;
+#[doc(hidden)]
+pub use mesh::fan_height;
 pub use mesh::{LayerMesh, MeshVertex, Region};
-pub use objects::{ObjectParams, Objects};
-pub use store::{CellStore, Hashed, Toroidal};
+pub use objects::{
+    cell_stream, default_kinds, Entity, Form, Kind, Object, ObjectParams, Objects, Roaming, RoamingStats, Shape,
+    Solids, SyncStats,
+};
+#[cfg(feature = "bench-support")]
+#[doc(hidden)]
+pub use store::Hashed;
+// Cell storage of the cache (`World`'s type parameter): its default, `Toroidal`, is the only one a
+// user needs; the benchmarks compare `Hashed`.
+#[doc(hidden)]
+pub use store::{CellStore, Toroidal};
 
 use crate::frame::Frame;
 use glam::DVec3;
@@ -47,6 +174,7 @@ use glam::DVec3;
 /// layers, inner radius 10 (40 × 40 cells per layer), 1 m finest cells (from [`WorldParams`]), the
 /// mesh drawn from layer 1 to layer 12 (81,920 m to the middle of its edge).
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct CacheParams {
     /// Number of layers (levels 0 .. layers − 1); at most the generator's levels.
     pub layers: u8,
@@ -89,8 +217,21 @@ impl Default for CacheParams {
     }
 }
 
+crate::with_setters!(CacheParams {
+    layers: u8 => with_layers,
+    inner_radius: u32 => with_inner_radius,
+    mesh_finest: u8 => with_mesh_finest,
+    mesh_coarsest: u8 => with_mesh_coarsest,
+    lod_height: f64 => with_lod_height,
+    hysteresis: f64 => with_hysteresis,
+    far_level: u8 => with_far_level,
+    far_tiles: usize => with_far_tiles,
+    far_distance: f64 => with_far_distance,
+});
+
 /// Why a world could not be made or moved.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum WorldError {
     /// A generator parameter is invalid.
     #[error(transparent)]
@@ -141,7 +282,23 @@ pub(crate) struct Layer<S> {
 
 /// The viewer's world: the generator, the nested cache around the viewer and its mesh.
 ///
-/// `S` is the cells' storage: [`Toroidal`] (default) or [`Hashed`] (for comparison).
+/// ```
+/// use landfall::glam::DVec3;
+/// use landfall::world::{CacheParams, World, WorldParams};
+///
+/// // A small world: 8 levels of 2 m cells, 5 layers of 16 × 16 cells around the viewer.
+/// let params = WorldParams::default().with_levels(8).with_cell_size(2.0);
+/// let cache = CacheParams::default().with_layers(5).with_inner_radius(4).with_mesh_coarsest(4);
+/// let mut world: World = World::new(params, cache, DVec3::new(0.0, 0.0, 100.0))?;
+/// let ground = world.height_at(0.0, 0.0).expect("the viewer is over the drawn mesh");
+/// // The viewer moves; the cache follows, generating the cells it needs.
+/// let stats = world.update(DVec3::new(30.0, 0.0, ground + 2.0))?;
+/// assert!(stats.cells_generated > 0);
+/// assert!(world.height_at(30.0, 0.0).is_some());
+/// # Ok::<(), landfall::world::WorldError>(())
+/// ```
+///
+/// `S` is the cells' storage; leave it at its default (the benchmarks compare another).
 pub struct World<S: CellStore = Toroidal> {
     pub(crate) gen: Generator,
     pub(crate) params: CacheParams,

@@ -1,9 +1,12 @@
 //! Where a cache layer keeps its cells: a 2-D array with toroidal addressing (the thesis' choice,
-//! 3.3.3) or a hash table keyed by cell index (the alternative it mentions, kept to measure against).
+//! 3.3.3) or, with the `bench-support` feature, a hash table keyed by cell index (the alternative it
+//! mentions, kept to measure against; not part of the API).
 
 use super::gen::Cell;
 use crate::torus::Torus;
+#[cfg(any(test, feature = "bench-support"))]
 use std::collections::HashMap;
+#[cfg(any(test, feature = "bench-support"))]
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// Storage of one cache layer's cells, addressed by absolute cell index. The cache only reads cells
@@ -88,10 +91,12 @@ impl Grid {
 
 /// A hash table of cells keyed by (i, j), with a fast integer hash (SplitMix64's finaliser) so the
 /// comparison measures the table, not a slow hasher.
+#[cfg(any(test, feature = "bench-support"))]
 pub struct Hashed {
     map: HashMap<(i64, i64), Cell, BuildHasherDefault<MixHasher>>,
 }
 
+#[cfg(any(test, feature = "bench-support"))]
 impl CellStore for Hashed {
     fn with_width(width: usize) -> Self {
         let mut map = HashMap::default();
@@ -123,9 +128,11 @@ impl CellStore for Hashed {
 }
 
 /// Hasher for integer keys: folds the written words and finishes with SplitMix64's finaliser.
+#[cfg(any(test, feature = "bench-support"))]
 #[derive(Default)]
 pub struct MixHasher(u64);
 
+#[cfg(any(test, feature = "bench-support"))]
 impl Hasher for MixHasher {
     fn finish(&self) -> u64 {
         crate::rng::mix(self.0)

@@ -27,16 +27,16 @@ use glam::DVec3;
 
 /// A target needing at least T − `TOUCH` (metres) to be seen is hidden: a touch of the sight line
 /// within a nanometre counts as a touch.
-pub const TOUCH: f64 = 1e-9;
+pub(crate) const TOUCH: f64 = 1e-9;
 
 /// A vertex this close to the sight line's plane (metres) is on it: a sight line along the
 /// border of the grid or of a hole meets the border's vertices whatever the rounding.
-pub const ON_PLANE: f64 = 1e-8;
+pub(crate) const ON_PLANE: f64 = 1e-8;
 
 /// A point of Π within this distance across B (metres) of the eye or of the target is that end of
 /// the segment, not between them: the rounding of the eye's own vertex or edge (an observer on a
 /// sample or grid line) and of the target's vertex never counts as a blocker.
-pub const AT_END: f64 = 1e-6;
+pub(crate) const AT_END: f64 = 1e-6;
 
 /// Slack of the box tests (metres): far above the rounding of a corner's coordinates in Π.
 const SLACK: f64 = 1e-6;

@@ -1,3 +1,4 @@
+use super::sight::TOUCH;
 use super::*;
 use crate::geo::Geodetic;
 use crate::{Diagonal, Heightfield};

@@ -25,9 +25,83 @@
 //! the triangles that stand for it ([`Shape`]); [`Solids`] is the world's terrain with them, a
 //! [`Terrain`](crate::Terrain) like any other, so the character controller stops at a tree and a
 //! ray from the camera hits a house.
+//!
+//! # How it works
+//!
+//! `Objects` fills the procedural world around the viewer (the thesis' 2.4.2–2.4.3, chapter 4):
+//!
+//! - **Kinds on their levels.** Five kinds by default — stones (0.1–0.4 m), trees (2–4 m crowns, 6–16 m
+//!   trunks), boulders (1–5 m), houses (8–25 m), halls (40–100 m) — each on the level whose cells are at
+//!   least four times its size (levels 1, 4, 5, 7, 9 with 1 m finest cells).
+//! - **Per cell, from the cell's own stream.** A cell's objects come from a SplitMix64 stream hashed
+//!   from (seed, level, i, j, kind) with a tag the terrain's keys never carry, so the same cell gives
+//!   the same objects bit for bit whatever path brought the viewer there (tested against a fresh world
+//!   after 400 frames of walking and teleporting). The cell's height and roughness set the density
+//!   (trees below 45 % of the largest height, houses below 30 %, more boulders on rough ground); each
+//!   object is set on the ground by `place` (a footprint of its size, refused on ground steeper than
+//!   its kind's limit: 12° for houses, 30° for trees) — the landscape of the finest drawn level
+//!   (`LodTerrain` at `mesh_finest`), which is the drawn mesh itself around the viewer and within the
+//!   finer levels' small offsets of it farther out; buildings carry their base below the lowest corner
+//!   of their footprint.
+//! - **With the cache.** `Objects::sync` follows the world after each update: a level's objects are
+//!   exactly those of the cells in its layer's window while the layer is active; cells that enter
+//!   generate theirs, cells that leave drop theirs. A cell's objects are kept in the slot of that cell,
+//!   in a toroidal array addressed as the cache's own cells, so the walk that finds the cells a window
+//!   gained and lost is the only bookkeeping.
+//! - **In the dual quad-tree.** Every object and entity is a sphere in a `ProximityGrid` (pairs,
+//!   neighbours, rays), registered as Mirtich does — on its own level and every level above, up to the
+//!   level of the largest sphere a kind can have — so pairs are found on each object's own level
+//!   (3–6× faster than climbing the levels, for dearer insertions: `docs/benchmarks.md`).
+//! - **Solid.** A collision shape is a ball (an icosahedron), an upright column (an octagonal prism, for
+//!   trunks) or an upright box, as triangles. `Solids` (from `Objects::solids`) is the world with them,
+//!   a `Terrain` like any other: vertical queries see roofs, rays hit walls (the grid's `raycast_with`
+//!   walks the bounding spheres along the ray and tests each object's own triangles; equal to brute
+//!   force over every triangle in the tests), and the character controller, through `TerrainSweep`,
+//!   collides with trunks and walls (a walker stops at a tree, tested).
+//! - **Roaming entities** (4.5.1, `objects::roam`). An owner dual cell of level 7 (128 m) has an entity
+//!   with some chance, its range a disc of a quarter of the owner's width inside the owner's middle
+//!   half, so the owner is the smallest dual cell holding the range (checked with
+//!   `containing_cell`). The owner exists while the four level-7 quad cells around its centre are in the
+//!   cache, and what it knows (its entity alive, or the state it kept) hangs off the quad cell to its
+//!   upper right, as the thesis' 4.4 stores dual cells: quad cell (I, J), whose lower-left corner is the
+//!   dual cell's centre, keeps it in its slot. When a quad cell leaves, the dual cells at its four
+//!   corners go with it (the left column and bottom row of a window have none), so owners follow the
+//!   windows without a walk of their own (`tests/world_objects.rs`: over a walk that moves the owners'
+//!   window 16 m cells at a time, every owner that knows something has its four quad cells cached). A level-4 cell entering the cache
+//!   over the range brings the entity to life with a chance from that cell's stream, unless its owner
+//!   has it alive — so never two copies. When the cell it stands in leaves the cache the entity
+//!   vanishes and the owner keeps its state; when the owner leaves, the state is forgotten, and the
+//!   entity comes back later fresh from the owner's stream. Entities walk inside their ranges with the
+//!   character controller on `Solids` and are in the dual quad-tree. Tested over random walks and
+//!   teleports: no duplicate at any frame; every stage of the life cycle seen; the same path gives the
+//!   same entities.
+//!
+//! (picture: `docs/world-objects.png`)
+//!
+//! The procedural world around a viewer at the origin, 600 m across (`cargo run --release -p
+//! landfall-cli --example world_objects`): trees (green), boulders (dark), stones (the grey cloud
+//! around the viewer, in the finest layers' window), houses and halls (orange, purple); the level-7
+//! dual cells (lines), each entity's range (circle) in its owner cell, and the entities after a minute
+//! of walking (red dots).
+//!
+//! `landfall world --objects` runs it along the viewer's paths and prints, per path, the objects made
+//! and dropped per frame, the pairs, the entities alive and the duplicates (always 0), and draws the
+//! objects in both pictures.
+//!
+//! The objects' proximity grid keeps its cells around the viewer the same way
+//! (`ProximityGrid::windowed`): per level a toroidal array addressed as the cache addresses that
+//! level's layer — the dual cell (i, j) in the slot of the quad cell (i, j) to its upper right — so a
+//! cell is found by indexing, and a hash keyed by (level, i, j) takes any cell whose slot another
+//! holds (the objects' base levels, three below their kinds' levels, span more cells than a window
+//! has slots). Its cells exist while objects are registered in them, not by the four-quad-cell rule:
+//! they are Mirtich's cells in the dual layout, which the thesis' 4.3 uses for proximity (finding pairs
+//! in the world 25–30 % faster than with the hash alone, `docs/benchmarks.md`).
+//!
+//! Not built: objects stand on the finest drawn level's landscape, not on the morphing mesh of the
+//! coarser layers farther out.
 
 mod kinds;
-pub mod roam;
+mod roam;
 mod shape;
 mod solids;
 
@@ -42,6 +116,7 @@ use crate::world::{CellStore, LodTerrain, World};
 
 /// What fills the world.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ObjectParams {
     /// The kinds of objects (default [`default_kinds`]).
     pub kinds: Vec<Kind>,
@@ -54,6 +129,11 @@ impl Default for ObjectParams {
         Self { kinds: default_kinds(), roaming: Some(Roaming::default()) }
     }
 }
+
+crate::with_setters!(ObjectParams {
+    kinds: Vec<Kind> => with_kinds,
+    roaming: Option<Roaming> => with_roaming,
+});
 
 /// One object.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -87,6 +167,21 @@ pub struct SyncStats {
 pub(crate) const ENTITY_IDS: u64 = 1 << 40;
 
 /// The objects of the cells in a world's cache.
+///
+/// ```
+/// use landfall::glam::DVec3;
+/// use landfall::world::{CacheParams, ObjectParams, Objects, World, WorldParams};
+///
+/// let params = WorldParams::default().with_levels(8).with_cell_size(2.0);
+/// let cache = CacheParams::default().with_layers(5).with_inner_radius(4).with_mesh_coarsest(4);
+/// let mut world: World = World::new(params, cache, DVec3::new(0.0, 0.0, 100.0))?;
+/// let mut objects = Objects::new(&world, ObjectParams::default());
+/// world.update(DVec3::new(200.0, 0.0, 100.0))?;
+/// objects.sync(&world); // the cells that came into the cache bring their objects
+/// objects.step(&world, 0.1);
+/// println!("{} objects around the viewer", objects.len());
+/// # Ok::<(), landfall::world::WorldError>(())
+/// ```
 pub struct Objects {
     kinds: Vec<Kind>,
     /// Each kind's level.
@@ -127,10 +222,10 @@ impl Objects {
         // bounding sphere any kind can have (its size and height, skirt included, with room).
         let unit = cell_size / 16.0;
         let largest = params.kinds.iter().map(|k| k.size.1 + k.height.1).fold(4.0 * cell_size, f64::max);
-        let top = ProximityGrid::new(Layout::Dual, unit).base_level(2.0 * largest);
+        let top = ProximityGrid::empty(Layout::Dual, unit, None).base_level(2.0 * largest);
         // Its cells around the viewer in toroidal arrays addressed as the cache's layers (a dual
         // cell (i, j) of a level in the slot of the quad cell (i, j) to its upper right).
-        let grid = ProximityGrid::hierarchical(Layout::Dual, unit, top).windowed(world.width());
+        let grid = ProximityGrid::empty(Layout::Dual, unit, Some(top)).windowed(world.width());
         let mut o = Self {
             kinds: params.kinds,
             levels,

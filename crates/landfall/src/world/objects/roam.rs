@@ -16,7 +16,7 @@
 use super::solids::Solids;
 use super::ENTITY_IDS;
 use crate::broad::{Layout, ProximityGrid};
-use crate::collide::controller::Shape as ControllerShape;
+use crate::collide::Shape as ControllerShape;
 use crate::collide::{CharacterController, ControllerParams, TerrainSweep};
 use crate::rng::{mix, SplitMix64};
 use crate::terrain::Terrain;
@@ -27,6 +27,7 @@ use std::collections::HashMap;
 
 /// How roaming entities are made.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Roaming {
     /// Level of the owner cells (dual cells `cell_size · 2^level` wide).
     pub owner_level: u8,
@@ -63,6 +64,17 @@ impl Default for Roaming {
         }
     }
 }
+
+crate::with_setters!(Roaming {
+    owner_level: u8 => with_owner_level,
+    cell_level: u8 => with_cell_level,
+    chance: f64 => with_chance,
+    spawn_chance: f64 => with_spawn_chance,
+    range: f64 => with_range,
+    speed: f64 => with_speed,
+    radius: f64 => with_radius,
+    half_height: f64 => with_half_height,
+});
 
 /// A roaming entity.
 #[derive(Clone, Debug, PartialEq)]
@@ -132,7 +144,7 @@ impl Roamers {
             DVec3::Z,
         );
         Self {
-            dual: ProximityGrid::new(Layout::Dual, cell_size),
+            dual: ProximityGrid::empty(Layout::Dual, cell_size, None),
             params,
             seed,
             cell_size,

@@ -1,0 +1,31 @@
+//! One viewshed on the `viewshed` benchmark's generated DEM, for profiling:
+//! `perf record target/release/examples/vsprof [size] [threads] [curvature]` (4097, 1, flat by
+//! default). Prints the time, the band and a digest of the answer, to check that a change left it
+//! bit for bit.
+
+use landfall::bench::synth::{generate, SynthParams};
+use landfall::viewshed::{self, Hooks, Observer, ViewshedMode, ViewshedOutput, ViewshedParams};
+use landfall::Heightfield;
+use std::time::Instant;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let n: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(4097);
+    let threads: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1);
+    let curvature = args.get(3).is_some_and(|s| s == "curvature");
+    let h = generate(n, n, &SynthParams { relief: 1500.0, ..Default::default() });
+    let hf = Heightfield::builder(n, n, h).spacing(10.0, 10.0).origin(500_000.0, 4_000_000.0).build().expect("a DEM");
+    let (k, _) = hf.samples().enumerate().fold((0, f32::NEG_INFINITY), |b, (k, h)| if h > b.1 { (k, h) } else { b });
+    let o = hf.sample_position(k % n, k / n);
+    let params = ViewshedParams::default().with_observer_height(1.75).with_curvature(curvature);
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a pool");
+    let t = Instant::now();
+    let out = pool.install(|| {
+        viewshed::viewshed(&hf, &[Observer::at(o.x, o.y)], &params, ViewshedMode::Visibility, &Hooks::default())
+    });
+    let dt = t.elapsed();
+    let Ok(ViewshedOutput::Visibility(v, stats)) = out else { panic!("a visibility grid") };
+    let seen = v.values.iter().filter(|&&x| x == viewshed::VISIBLE).count();
+    let digest = v.values.iter().fold(0u64, |h, &x| h.wrapping_mul(1_000_003).wrapping_add(u64::from(x)));
+    println!("{n}²: {:.3} s, {seen} visible, band {}, digest {digest:016x}", dt.as_secs_f64(), stats.band);
+}

@@ -1,0 +1,52 @@
+//! The error every parameter struct's `validate` returns: which field, and why.
+
+/// A parameter out of its valid range: the field's name and what it must be.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: {why}")]
+#[non_exhaustive]
+pub struct ParamError {
+    /// The field, as the struct names it.
+    pub field: &'static str,
+    /// What is wrong, with the value given.
+    pub why: String,
+}
+
+impl ParamError {
+    /// An error for `field`.
+    pub fn new(field: &'static str, why: impl Into<String>) -> Self {
+        Self { field, why: why.into() }
+    }
+}
+
+/// `v` finite and ≥ 0 (and > 0 when `positive`).
+pub(crate) fn length(field: &'static str, v: f64, positive: bool) -> Result<(), ParamError> {
+    if v.is_finite() && v >= 0.0 && !(positive && v == 0.0) {
+        return Ok(());
+    }
+    Err(ParamError::new(field, format!("{v} is not a finite length {}", if positive { "> 0" } else { "≥ 0" })))
+}
+
+/// `v` an angle in [0, π/2] radians.
+pub(crate) fn right_angle(field: &'static str, v: f64) -> Result<(), ParamError> {
+    if (0.0..=std::f64::consts::FRAC_PI_2).contains(&v) {
+        return Ok(());
+    }
+    Err(ParamError::new(field, format!("{v} is not an angle in [0, π/2] radians")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lengths_and_angles() {
+        assert!(length("a", 0.0, false).is_ok());
+        assert_eq!(length("a", 0.0, true).unwrap_err().to_string(), "a: 0 is not a finite length > 0");
+        for bad in [f64::NAN, f64::INFINITY, -1.0] {
+            assert!(length("a", bad, false).is_err());
+            assert!(right_angle("b", bad).is_err());
+        }
+        assert!(right_angle("b", std::f64::consts::FRAC_PI_2).is_ok());
+        assert!(right_angle("b", 1.6).is_err());
+    }
+}
