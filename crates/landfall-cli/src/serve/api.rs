@@ -373,7 +373,7 @@ async fn height(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>, Api
             let g = geographic(&s).ok_or_else(|| bad("lon, lat: the terrain is not in degrees; ask at x, y"))?;
             Ok(match g.surface_at(lon, lat) {
                 Some(p) => json!({ "height": p.enu.z, "normal": p.normal.to_array(), "point": p.enu.to_array(),
-                    "geodetic": geodetic(g, p.enu) }),
+                    "geodetic": { "lon": p.geodetic.lon, "lat": p.geodetic.lat, "h": p.geodetic.h } }),
                 None => json!({ "height": null }),
             })
         })
@@ -399,11 +399,11 @@ fn geographic(s: &State) -> Option<&GeoSurface> {
     }
 }
 
-/// The geodetic position (longitude, latitude in degrees, height above the WGS84 ellipsoid in
-/// metres) of a point of `g`'s east-north-up frame.
+/// The geodetic position (longitude in the grid's turn and latitude in degrees, height above the
+/// WGS84 ellipsoid in metres) of a point of `g`'s east-north-up frame.
 fn geodetic(g: &GeoSurface, enu: DVec3) -> Value {
     let p = g.frame().enu_to_geodetic(enu);
-    json!({ "lon": p.lon, "lat": p.lat, "h": p.h })
+    json!({ "lon": g.wrap_lon(p.lon), "lat": p.lat, "h": p.h })
 }
 
 /// `answer` with the geodetic position of `enu` added when the terrain is in degrees (its x, y, z

@@ -91,6 +91,8 @@ pub struct GeoSurface {
     lat0: f64,
     dlon: f64,
     dlat: f64,
+    inv_dlon: f64,
+    inv_dlat: f64,
     lon_mid: f64,
 }
 
@@ -124,7 +126,19 @@ impl GeoSurface {
         let lats: Vec<f64> = (0..ny).map(lat).collect();
         let tables = GridTables::new(&frame, &lons, &lats);
         let boxes = Boxes::build(&tables, nx - 1, ny - 1, leaf, |i, j| hf.sample(i, j));
-        Ok(Self { hf, frame, tables, boxes, lon0: o.x, lat0: o.y, dlon: s.x, dlat: s.y, lon_mid: (west + east) / 2.0 })
+        Ok(Self {
+            hf,
+            frame,
+            tables,
+            boxes,
+            lon0: o.x,
+            lat0: o.y,
+            dlon: s.x,
+            dlat: s.y,
+            inv_dlon: 1.0 / s.x,
+            inv_dlat: 1.0 / s.y,
+            lon_mid: (west + east) / 2.0,
+        })
     }
 
     /// The heightfield (its x, y are longitude and latitude).
@@ -222,8 +236,10 @@ impl GeoSurface {
         // At a pole every longitude is the same point (the polar axis is its normal line).
         let lon = if lat.abs() == 90.0 { self.lon_mid } else { self.wrap_lon(lon) };
         let (ncx, ncy) = (self.hf.nx() - 1, self.hf.ny() - 1);
-        let u = (lon - self.lon0) / self.dlon;
-        let v = (lat - self.lat0) / self.dlat;
+        // The cell to try first (multiplied by the steps' reciprocals: a cell off by rounding is
+        // corrected by the neighbours' test).
+        let u = (lon - self.lon0) * self.inv_dlon;
+        let v = (lat - self.lat0) * self.inv_dlat;
         // The surface's edge bulges out of the grid's rectangle by far less than half a cell.
         if !(u >= -0.5 && v >= -0.5 && u <= ncx as f64 + 0.5 && v <= ncy as f64 + 0.5) {
             return None;
@@ -275,8 +291,8 @@ impl GeoSurface {
             return None;
         }
         let h = self.hf.corners_f32(i, j);
-        let [a, b, c] = corner_offsets(anti, half)
-            .map(|(di, dj)| sh.map(self.tables.position(i + di, j + dj, h[dj * 2 + di] as f64)));
+        let corner = |(di, dj): (usize, usize)| sh.map(self.tables.position(i + di, j + dj, h[dj * 2 + di] as f64));
+        let [a, b, c] = map3(corner_offsets(anti, half), corner);
         Shear::hit(&a, &b, &c).map(|t| (i, j, half, t))
     }
 
@@ -312,15 +328,22 @@ impl GeoSurface {
     /// nodata corners).
     #[inline(always)]
     pub(crate) fn mapped_corners(&self, sh: &Shear, i: usize, j: usize) -> [Mapped; 4] {
-        [(0, 0), (1, 0), (0, 1), (1, 1)].map(|(di, dj)| sh.map(self.sample_enu(i + di, j + dj)))
+        let corner = |di: usize, dj: usize| sh.map(self.sample_enu(i + di, j + dj));
+        [corner(0, 0), corner(1, 0), corner(0, 1), corner(1, 1)]
     }
+}
+
+/// `[f(a), f(b), f(c)]`, inlined (`[_; 3].map` is not, in the query loops).
+#[inline(always)]
+pub(crate) fn map3<T, U>([a, b, c]: [T; 3], f: impl Fn(T) -> U) -> [U; 3] {
+    [f(a), f(b), f(c)]
 }
 
 /// The line's t on triangle `half` of a cell with mapped corners `m` (NaN corners miss), exact
 /// (`eps` = 0) or grown by `eps` ([`Shear::hit_grown`]).
 #[inline(always)]
 pub(crate) fn triangle_hit(m: &[Mapped; 4], anti: bool, half: Half, eps: f64) -> Option<f64> {
-    let [a, b, c] = corner_offsets(anti, half).map(|(di, dj)| &m[dj * 2 + di]);
+    let [a, b, c] = map3(corner_offsets(anti, half), |(di, dj)| &m[dj * 2 + di]);
     if eps == 0.0 {
         Shear::hit(a, b, c)
     } else {

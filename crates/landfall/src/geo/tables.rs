@@ -75,10 +75,13 @@ impl GridTables {
         Self { columns, rows, rz, ro }
     }
 
+    #[inline(always)]
     fn row((sin, cos): (f64, f64), rz: [f64; 3], ro: [f64; 3]) -> Row {
         let n = prime_vertical_radius(sin);
         let q = n * (1.0 - E2) * sin;
-        Row { p: n * cos, cos, sin, s: [0, 1, 2].map(|k| q * rz[k] - ro[k]), t: [0, 1, 2].map(|k| sin * rz[k]) }
+        // Written out: `[_; 3].map` is not inlined into the query loops.
+        let s = [q * rz[0] - ro[0], q * rz[1] - ro[1], q * rz[2] - ro[2]];
+        Row { p: n * cos, cos, sin, s, t: [sin * rz[0], sin * rz[1], sin * rz[2]] }
     }
 
     /// Number of columns.
@@ -119,7 +122,7 @@ impl GridTables {
     pub fn normal_line(&self, i: usize, j: usize, dlon: f64, dlat: f64) -> (DVec3, DVec3) {
         let col = &self.columns[i];
         let (sl, cl) = sin_cos_small(dlon);
-        let c = [0, 1, 2].map(|k| col.c[k] * cl + col.d[k] * sl);
+        let c = [col.c[0] * cl + col.d[0] * sl, col.c[1] * cl + col.d[1] * sl, col.c[2] * cl + col.d[2] * sl];
         let r0 = &self.rows[j];
         let (sd, cd) = sin_cos_small(dlat);
         let (sin, cos) = (r0.sin * cd + r0.cos * sd, r0.cos * cd - r0.sin * sd);
