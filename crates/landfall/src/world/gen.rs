@@ -66,7 +66,7 @@ impl Default for WorldParams {
 }
 
 impl WorldParams {
-    /// Checks every field's range: `cell_size` from [`MIN_CELL_SIZE`] to [`MAX_CELL_SIZE`],
+    /// Checks every field's range: `cell_size` from 1 mm to 1,000 km,
     /// `levels` 1..=30, `relief` finite and ≥ 0, `hurst` in [0, 4], `roughness` in [0, 8] (the
     /// generator calls this).
     pub fn validate(&self) -> Result<(), WorldParamsError> {
