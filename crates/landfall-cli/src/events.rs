@@ -375,6 +375,7 @@ fn terrain(a: &TerrainBallsArgs) -> Result<()> {
             all.wall
         );
     }
+    a.terrain.unchanged()?;
     let paths = run.paths;
     // The picture: the terrain from above its south-west, the paths as dots.
     let step = Step::spinner("drawing the paths with landfall's ray casts");

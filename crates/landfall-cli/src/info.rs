@@ -10,14 +10,14 @@ pub fn run(args: &TerrainArgs) -> Result<()> {
     let t = args.load()?;
     step.done("loaded");
     match &t.terrain {
-        AnyTerrain::Heightfield(hf) => heightfield(args, &t, hf),
-        AnyTerrain::Polygons(p) => polygons(args, &t, p),
+        AnyTerrain::Heightfield(hf) => heightfield(args, &t, hf)?,
+        AnyTerrain::Polygons(p) => polygons(args, &t, p)?,
         AnyTerrain::Geographic(g) => {
             heightfield(args, &t, g.heightfield())?;
             geographic(g);
-            Ok(())
         }
     }
+    args.unchanged()
 }
 
 /// The geodetic and ECEF origin of an east-north-up frame, as printed.

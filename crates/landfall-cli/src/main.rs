@@ -227,7 +227,7 @@ enum Command {
     ///
     /// The world is generated on the fly (hashed stochastic subdivision) and kept around the
     /// viewer in a nested level-of-detail cache: by default the thesis' configuration, 16 layers of
-    /// 40×40 cells, 1 m finest cells, the mesh drawn from layer 1 to 12 (81,920 m to the middle of
+    /// 40×40 cells, 1 m finest cells, the mesh drawn from layer 1 to 12 (77,824 m from the middle to
     /// its edge). The viewer walks (1.5 m/s), drives (30 m/s), flies (300 m/s, 500 m up) and
     /// teleports (up to 5,000 km per frame), 1,200 frames each at 60 frames per second; each path
     /// prints the update cost per frame (cache shifts, cells generated, mesh regions rewritten),

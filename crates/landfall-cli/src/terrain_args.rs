@@ -135,20 +135,14 @@ impl TerrainArgs {
 
     /// The polygon quadtree parameters the options ask for.
     pub fn quadtree_params(&self) -> Result<QuadtreeParams> {
-        if self.max_polys == 0 {
-            bail!("--max-polys: must be ≥ 1");
-        }
-        if self.max_depth > landfall::support::MAX_DEPTH_LIMIT {
-            bail!("--max-depth: at most {}", landfall::support::MAX_DEPTH_LIMIT);
-        }
-        if !(self.min_gain >= 0.0 && self.min_gain.is_finite()) {
-            bail!("--min-gain: must be a finite number ≥ 0");
-        }
-        Ok(QuadtreeParams::default()
+        let p = QuadtreeParams::default()
             .with_max_polys(self.max_polys)
             .with_max_depth(self.max_depth)
             .with_cuts(self.cuts)
-            .with_min_gain(self.min_gain))
+            .with_min_gain(self.min_gain);
+        // The library's rules; the option is the field's name.
+        p.validate().map_err(|e| anyhow::anyhow!("--{}: {}", e.field.replace('_', "-"), e.why))?;
+        Ok(p)
     }
 
     /// Loads the terrain (raster, mesh or index file) with the placement options applied.
@@ -162,6 +156,12 @@ impl TerrainArgs {
             source: opened.source,
             geokeys: opened.geokeys,
         })
+    }
+
+    /// An error naming the file when it is an index that changed in place while the command read
+    /// it: the answers since are void (`docs/robustness.md`, mapped files).
+    pub fn unchanged(&self) -> Result<()> {
+        Ok(landfall_io::check_mapped(&self.path)?)
     }
 
     /// Opens the terrain through landfall-io's `open_terrain`, option errors named as options.

@@ -195,6 +195,7 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
         let grid = Grid { nx, ny, values: overlay };
         crate::preview::viewshed::write(outs.file(png), hf, keys, &grid, &marks, &legend)?;
     }
+    a.terrain.unchanged()?;
     outs.commit()?;
     if let Some(png) = &a.png {
         say!("preview → {}", png.display());

@@ -203,3 +203,25 @@ fn ctrl_c_stops_the_server_with_connections_open() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// An index replaced in place (`cp small.lfh big.lfh`) under the server: the next answer is a 500
+/// naming the file and saying its answers are void, not a death by SIGBUS; the server stays up.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_index_replaced_in_place_under_the_server_is_an_error_not_sigbus() {
+    let d = tempfile::tempdir().unwrap();
+    let (big, small) = (d.path().join("big.npy"), d.path().join("small.npy"));
+    let smooth = |i: usize, j: usize| (i as f32 * 0.1).sin() * 10.0 + j as f32 * 0.01;
+    common::npy_raster(&big, 700, smooth);
+    common::npy_raster(&small, 20, smooth);
+    let (big_lfh, small_lfh) = (d.path().join("big.lfh"), d.path().join("small.lfh"));
+    common::ok(&["build", common::s(&big), "-o", common::s(&big_lfh)]);
+    common::ok(&["build", common::s(&small), "-o", common::s(&small_lfh)]);
+    let mut server = Server::start(&[common::s(&big_lfh)]);
+    let (status, head, _) = get(&server.addr, "/api/height?x=100&y=100").unwrap();
+    assert_eq!(status, 200, "{head}");
+    std::fs::write(&big_lfh, std::fs::read(&small_lfh).unwrap()).unwrap(); // cp small.lfh big.lfh
+    let (status, head, _) = get(&server.addr, "/api/height?x=650&y=650").unwrap();
+    assert!(status == 500 && head.contains("big.lfh") && head.contains("void"), "{status} {head}");
+    assert!(server.child.try_wait().unwrap().is_none(), "the server died");
+}

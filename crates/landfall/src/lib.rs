@@ -36,6 +36,7 @@
 //! | a body standing on the ground (footprint, wheels, slope) | [`place()`], [`FollowParams`] | `place.rs` |
 //! | swept spheres and capsules, sliding, a character controller | [`collide::CharacterController`], [`collide::slide`] | [`collide`] |
 //! | which samples an observer sees | [`viewshed::viewshed`] (shorthand [`Heightfield::viewshed`]) | [`viewshed`] |
+//! | the same on a DEM in degrees (on the ellipsoid) | [`geo::geo_viewshed`] (same parameters, modes and hooks) | `geo/viewshed/` |
 //! | pairs, neighbours and rays among many moving spheres | [`broad::ProximityGrid`] | [`broad`] |
 //! | behaviours driven by predicted events | [`events::Simulation`] | [`events`] |
 //! | a line of sight on any terrain | [`segment_crossing`] | `terrain.rs` |

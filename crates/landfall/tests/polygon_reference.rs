@@ -397,7 +397,13 @@ fn bad_input_is_reported_never_a_panic() {
     assert!(PolygonTerrain::builder().polygon(&[DVec3::ZERO, DVec3::X]).build().is_err());
     assert!(PolygonTerrain::builder().build().is_err());
     let bad = QuadtreeParams::default().with_max_polys(0);
-    assert_eq!(PolygonTerrain::builder().polygon(&tri).params(bad).build().unwrap_err(), PolygonError::BadParams);
+    let e = PolygonTerrain::builder().polygon(&tri).params(bad).build().unwrap_err();
+    assert!(matches!(&e, PolygonError::BadParams(p) if p.field == "max_polys"), "{e}");
+    let nan_gain = QuadtreeParams::default().with_min_gain(f64::NAN);
+    assert!(matches!(
+        PolygonTerrain::builder().polygon(&tri).params(nan_gain).build(),
+        Err(PolygonError::BadParams(_))
+    ));
 }
 
 /// A triangle list (indices into a vertex list) builds the same terrain as the same triangles given

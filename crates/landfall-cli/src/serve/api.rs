@@ -27,6 +27,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 pub struct State {
     kind: Kind,
     jobs: Jobs,
+    /// The terrain's file, when it may be a mapped index (checked after each answer).
+    path: Option<std::path::PathBuf>,
 }
 
 #[allow(clippy::large_enum_variant)] // one per server
@@ -93,12 +95,24 @@ impl State {
             eprintln!("landfall: note: {}: {n}", path.display());
         }
         let name = path.file_name().map_or("terrain".into(), |n| n.to_string_lossy().into_owned());
-        Ok(Self::of(opened.terrain, name, jobs))
+        let state = Self { kind: Kind::Terrain { t: opened.terrain, name, mesh: OnceLock::new() }, jobs, path: None };
+        Ok(Arc::new(Self { path: Some(path.to_owned()), ..state }))
     }
 
     /// A terrain already loaded, shown as `name`.
     pub fn of(t: AnyTerrain, name: String, jobs: Jobs) -> Arc<Self> {
-        Arc::new(Self { kind: Kind::Terrain { t, name, mesh: OnceLock::new() }, jobs })
+        Arc::new(Self { kind: Kind::Terrain { t, name, mesh: OnceLock::new() }, jobs, path: None })
+    }
+
+    /// An error when the terrain's index file changed in place under the server (its answers since
+    /// are void: `docs/robustness.md`, mapped files).
+    fn unchanged(&self) -> Result<(), ApiError> {
+        match &self.path {
+            Some(p) => {
+                landfall_io::check_mapped(p).map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))
+            }
+            None => Ok(()),
+        }
     }
 
     /// The procedural world (the thesis' configuration), a walker standing at the origin.
@@ -119,7 +133,7 @@ impl State {
             grounded: false,
         };
         view.track();
-        Ok(Arc::new(Self { kind: Kind::World(Mutex::new(view)), jobs }))
+        Ok(Arc::new(Self { kind: Kind::World(Mutex::new(view)), jobs, path: None }))
     }
 
     /// A few words on what is served.
@@ -195,7 +209,22 @@ pub fn router(state: Arc<State>) -> Router {
         .route("/api/world/objects", get(world_objects))
         .route("/api/world/instances", get(world_instances))
         .fallback(|| async { ApiError(StatusCode::NOT_FOUND, "no such page".into()) })
+        .layer(axum::middleware::from_fn_with_state(state.clone(), void_if_changed))
         .with_state(state)
+}
+
+/// Replaces an answer by a 500 naming the file when the terrain's mapped index changed in place
+/// while it was computed.
+async fn void_if_changed(
+    Extract(s): Shared,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let answer = next.run(request).await;
+    match s.unchanged() {
+        Ok(()) => answer,
+        Err(e) => e.into_response(),
+    }
 }
 
 async fn info(Extract(s): Shared) -> Result<Json<Value>, ApiError> {

@@ -3,7 +3,7 @@
 
 use super::face::{FaceSet, QuickFace, VERTICAL};
 use super::{order, seal, Arrays, Header, PolygonError, PolygonSoup, PolygonTerrain, QuadtreeParams};
-use super::{Face, EDGE_SLACK, MAX_DEPTH_LIMIT};
+use super::{Face, EDGE_SLACK};
 use crate::frame::Frame;
 use crate::geom::Aabb;
 use glam::DVec3;
@@ -124,9 +124,7 @@ impl PolygonTerrain {
         params: QuadtreeParams,
         align: bool,
     ) -> Result<Self, PolygonError> {
-        if params.max_polys == 0 || params.max_depth > MAX_DEPTH_LIMIT {
-            return Err(PolygonError::BadParams);
-        }
+        params.validate().map_err(PolygonError::BadParams)?;
         if soup.points.len() >= u32::MAX as usize / 2 || soup.len() >= u32::MAX as usize / 2 {
             return Err(PolygonError::TooLarge);
         }

@@ -1,7 +1,5 @@
 //! Why a polygon terrain cannot be built or loaded.
 
-use super::limits::MAX_DEPTH_LIMIT;
-
 /// Why a polygon terrain cannot be built or loaded.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
@@ -28,9 +26,9 @@ pub enum PolygonError {
     /// More polygons, vertices or references than the 32-bit indices hold.
     #[error("too many polygons or vertices for 32-bit indices")]
     TooLarge,
-    /// `max_polys` is 0 or `max_depth` exceeds the limit.
-    #[error("bad quadtree parameters: max_polys must be ≥ 1 and max_depth ≤ {MAX_DEPTH_LIMIT}")]
-    BadParams,
+    /// A quadtree parameter out of its range ([`QuadtreeParams::validate`](crate::QuadtreeParams::validate)).
+    #[error("bad quadtree parameters: {0}")]
+    BadParams(crate::ParamError),
     /// A stored array does not lie inside its bytes, or is misaligned (a corrupt index file).
     #[error("section '{section}': {error}")]
     Section {

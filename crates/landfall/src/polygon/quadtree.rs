@@ -135,6 +135,30 @@ impl Default for QuadtreeParams {
     }
 }
 
+impl QuadtreeParams {
+    /// Checks every field's range: `max_polys` ≥ 1, `max_depth` ≤ [`MAX_DEPTH_LIMIT`], `min_gain`
+    /// finite and ≥ 0 (the builders call this).
+    ///
+    /// ```
+    /// use landfall::QuadtreeParams;
+    /// assert!(QuadtreeParams::default().validate().is_ok());
+    /// assert_eq!(QuadtreeParams::default().with_max_polys(0).validate().unwrap_err().field, "max_polys");
+    /// ```
+    pub fn validate(&self) -> Result<(), crate::ParamError> {
+        use crate::ParamError;
+        if self.max_polys == 0 {
+            return Err(ParamError::new("max_polys", "0 is not ≥ 1"));
+        }
+        if self.max_depth > MAX_DEPTH_LIMIT {
+            return Err(ParamError::new("max_depth", format!("{} is more than {MAX_DEPTH_LIMIT}", self.max_depth)));
+        }
+        if !(self.min_gain.is_finite() && self.min_gain >= 0.0) {
+            return Err(ParamError::new("min_gain", format!("{} is not a finite number ≥ 0", self.min_gain)));
+        }
+        Ok(())
+    }
+}
+
 crate::with_setters!(QuadtreeParams {
     max_polys: usize => with_max_polys,
     max_depth: usize => with_max_depth,

@@ -65,6 +65,31 @@ impl Default for WorldParams {
     }
 }
 
+impl WorldParams {
+    /// Checks every field's range: `cell_size` from [`MIN_CELL_SIZE`] to [`MAX_CELL_SIZE`],
+    /// `levels` 1..=30, `relief` finite and ≥ 0, `hurst` in [0, 4], `roughness` in [0, 8] (the
+    /// generator calls this).
+    pub fn validate(&self) -> Result<(), WorldParamsError> {
+        let bad = |f: &'static str, why: &str| Err(WorldParamsError::Invalid(f, why.to_string()));
+        if !(MIN_CELL_SIZE..=MAX_CELL_SIZE).contains(&self.cell_size) {
+            return bad("cell_size", "must be a width from 1 mm to 1,000 km (in metres)");
+        }
+        if !(1..=30).contains(&self.levels) {
+            return bad("levels", "must be 1..=30");
+        }
+        if !(self.relief >= 0.0 && self.relief.is_finite()) {
+            return bad("relief", "must be finite and ≥ 0");
+        }
+        if !(self.hurst >= 0.0 && self.hurst <= 4.0) {
+            return bad("hurst", "must be in [0, 4]");
+        }
+        if !(self.roughness >= 0.0 && self.roughness <= 8.0) {
+            return bad("roughness", "must be in [0, 8]");
+        }
+        Ok(())
+    }
+}
+
 crate::with_setters!(WorldParams {
     seed: u64 => with_seed,
     cell_size: f64 => with_cell_size,
@@ -114,22 +139,7 @@ pub struct Generator {
 impl Generator {
     /// A generator; checks the parameters.
     pub fn new(params: WorldParams) -> Result<Self, WorldParamsError> {
-        let bad = |f: &'static str, why: &str| Err(WorldParamsError::Invalid(f, why.to_string()));
-        if !(MIN_CELL_SIZE..=MAX_CELL_SIZE).contains(&params.cell_size) {
-            return bad("cell_size", "must be a width from 1 mm to 1,000 km (in metres)");
-        }
-        if !(1..=30).contains(&params.levels) {
-            return bad("levels", "must be 1..=30");
-        }
-        if !(params.relief >= 0.0 && params.relief.is_finite()) {
-            return bad("relief", "must be finite and ≥ 0");
-        }
-        if !(params.hurst >= 0.0 && params.hurst <= 4.0) {
-            return bad("hurst", "must be in [0, 4]");
-        }
-        if !(params.roughness >= 0.0 && params.roughness <= 8.0) {
-            return bad("roughness", "must be in [0, 8]");
-        }
+        params.validate()?;
         let top = params.levels - 1;
         let mut amp = Vec::new();
         let mut rough_amp = Vec::new();

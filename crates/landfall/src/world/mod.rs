@@ -138,8 +138,8 @@
 //! (drawn heights); `write_glb` writes glTF binary with one node per layer translated to its origin
 //! (Y-up: (x, z, −y)), `write_obj` OBJ in world coordinates (Z up). Both are crash-safe.
 //!
-//! Objects in the world (chapter 4's use of the dual quad-tree, see "Proximity") and behaviours
-//! (chapter 5) are not built yet.
+//! Objects in the world (chapter 4's use of the dual quad-tree) are in `world/objects/`
+//! ([`Objects`]); chapter 5's behaviours driven by predicted events are in [`crate::events`].
 
 mod gen;
 mod lod;
@@ -172,7 +172,7 @@ use glam::DVec3;
 
 /// Configuration of the nested cache and its mesh. The default is the thesis' section 6.1: 16
 /// layers, inner radius 10 (40 × 40 cells per layer), 1 m finest cells (from [`WorldParams`]), the
-/// mesh drawn from layer 1 to layer 12 (81,920 m to the middle of its edge).
+/// mesh drawn from layer 1 to layer 12 (77,824 m from the middle to its edge).
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct CacheParams {
@@ -214,6 +214,38 @@ impl Default for CacheParams {
             far_tiles: 64,
             far_distance: 250_000.0,
         }
+    }
+}
+
+impl CacheParams {
+    /// Checks every field's range for a world of `world`'s generator: `layers` 2..=its levels,
+    /// `inner_radius` 2..=64, `mesh_finest` ≤ `mesh_coarsest` < `layers`, `lod_height` finite and
+    /// positive, `far_distance` ≥ 0, `hysteresis` in [0, 1/6) (so the layers stay nested). The
+    /// world calls this.
+    pub fn validate(&self, world: &WorldParams) -> Result<(), WorldError> {
+        let bad = |f: &'static str, why: String| Err(WorldError::Cache(f, why));
+        if self.layers < 2 || self.layers > world.levels {
+            return bad("layers", format!("must be 2..={} (the generator's levels)", world.levels));
+        }
+        if !(2..=64).contains(&self.inner_radius) {
+            return bad("inner_radius", "must be 2..=64".into());
+        }
+        if self.mesh_coarsest >= self.layers || self.mesh_finest > self.mesh_coarsest {
+            return bad(
+                "mesh_finest/mesh_coarsest",
+                format!("need mesh_finest ≤ mesh_coarsest < layers ({})", self.layers),
+            );
+        }
+        if !(self.lod_height > 0.0 && self.lod_height.is_finite()) {
+            return bad("lod_height", "must be a positive finite height in metres".into());
+        }
+        if self.far_distance.is_nan() || self.far_distance < 0.0 {
+            return bad("far_distance", "must be ≥ 0 (metres)".into());
+        }
+        if !(self.hysteresis >= 0.0 && self.hysteresis < 1.0 / 6.0) {
+            return bad("hysteresis", "must be in [0, 1/6) so the layers stay nested".into());
+        }
+        Ok(())
     }
 }
 
@@ -322,28 +354,7 @@ impl<S: CellStore> World<S> {
     /// A world around `viewer`, every layer generated and meshed.
     pub fn new(params: WorldParams, cache: CacheParams, viewer: DVec3) -> Result<Self, WorldError> {
         let gen = Generator::new(params)?;
-        let bad = |f: &'static str, why: String| Err(WorldError::Cache(f, why));
-        if cache.layers < 2 || cache.layers > gen.params().levels {
-            return bad("layers", format!("must be 2..={} (the generator's levels)", gen.params().levels));
-        }
-        if !(2..=64).contains(&cache.inner_radius) {
-            return bad("inner_radius", "must be 2..=64".into());
-        }
-        if cache.mesh_coarsest >= cache.layers || cache.mesh_finest > cache.mesh_coarsest {
-            return bad(
-                "mesh_finest/mesh_coarsest",
-                format!("need mesh_finest ≤ mesh_coarsest < layers ({})", cache.layers),
-            );
-        }
-        if !(cache.lod_height > 0.0 && cache.lod_height.is_finite()) {
-            return bad("lod_height", "must be a positive finite height in metres".into());
-        }
-        if cache.far_distance.is_nan() || cache.far_distance < 0.0 {
-            return bad("far_distance", "must be ≥ 0 (metres)".into());
-        }
-        if !(cache.hysteresis >= 0.0 && cache.hysteresis < 1.0 / 6.0) {
-            return bad("hysteresis", "must be in [0, 1/6) so the layers stay nested".into());
-        }
+        cache.validate(gen.params())?;
         let width = 4 * cache.inner_radius as i64;
         let layers = (0..cache.layers)
             .map(|level| Layer {
