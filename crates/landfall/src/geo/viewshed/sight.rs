@@ -288,27 +288,23 @@ impl Sight {
             eye.k.abs() * far * far * (1.0 + 1e-9) + SLACK
         };
         let (lo, hi) = (lo - grow, hi + grow);
-        let corners = [0, 1, 2, 3, 4, 5, 6, 7].map(|k| {
-            DVec3::new(
-                if k & 1 == 0 { lo.x } else { hi.x },
-                if k & 2 == 0 { lo.y } else { hi.y },
-                if k & 4 == 0 { lo.z } else { hi.z },
-            )
-        });
+        // s, q and w − slope·q are linear in the point: over the box each ranges over its value at
+        // the centre ± |gradient|·half-extent (the extremes at corners, without the 8 corners).
+        let (r, half) = ((lo + hi) * 0.5 - self.e, (hi - lo) * 0.5);
+        let range = |g: DVec3| {
+            let (mid, reach) = (r.dot(g), g.abs().dot(half));
+            (mid - reach, mid + reach)
+        };
         let m = SLACK;
         let t = best.floor.max(best.best);
         let slope = (self.wp0 + t) / self.qp;
-        let (mut smin, mut smax, mut qmin, mut qmax, mut amax) =
-            (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY);
-        for c in corners {
-            let [s, q, w] = self.pqw(c);
-            smin = smin.min(s);
-            smax = smax.max(s);
-            qmin = qmin.min(q);
-            qmax = qmax.max(q);
-            amax = amax.max(w - slope * q);
-        }
-        (smin <= m && smax >= -m && qmax >= -m && qmin <= self.qp + m && amax >= -m - TOUCH)
+        let a = self.b - self.qa * slope;
+        let (smin, smax) = range(self.n);
+        let (qmin, qmax) = range(self.qa);
+        let (_, amax) = range(a);
+        // The rounding of the last, whose gradient grows with the slope (n and qa are unit).
+        let tol = 8.0 * f64::EPSILON * (r.abs() + half).dot(a.abs());
+        (smin <= m && smax >= -m && qmax >= -m && qmin <= self.qp + m && amax >= -m - TOUCH - tol)
             .then_some(qmax.min(self.qp))
     }
 
