@@ -45,9 +45,11 @@
 
 mod cells;
 mod lists;
+mod phase;
 mod queries;
 
 pub use cells::{Cell, Layout};
+pub use phase::{BroadPhase, BroadPhaseError, SearchStats};
 
 use crate::rng::mix;
 use glam::DVec3;

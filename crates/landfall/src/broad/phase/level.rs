@@ -1,0 +1,204 @@
+//! One level of a [`BroadPhase`](super::BroadPhase) as rebuilt each frame: its objects in contiguous
+//! arrays sorted by cell (row-major: rows j, then columns i), the occupied cells with where their
+//! objects start, and, where the level's cells are few, a directory of every cell for lookups in
+//! constant time.
+
+use super::boxes::Box32;
+use super::levels::Levels;
+use super::sort;
+use glam::DVec3;
+
+/// An object as the search reads it: centre, radius and half-width of its box.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Sphere {
+    pub c: DVec3,
+    pub r: f64,
+    pub h: f64,
+}
+
+/// A level's objects sorted by cell, and its cells.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Level {
+    /// The level's index in [`Levels`].
+    pub t: usize,
+    /// The columns and rows the objects occupy: `imin ..= imin + nx − 1`, `jmin ..= jmin + ny − 1`.
+    pub imin: i64,
+    pub jmin: i64,
+    pub nx: i64,
+    pub ny: i64,
+    /// Largest half-width of an object's box.
+    pub hmax: f64,
+    /// Occupied cells' keys (`(j − jmin)·nx + (i − imin)`), ascending.
+    pub cells: Vec<u64>,
+    /// Where each occupied cell's objects start (one more entry: the end).
+    pub cstart: Vec<u32>,
+    /// Dense levels: for every cell key c, where the objects after cell c start (so cell c holds
+    /// `dense[c − 1] .. dense[c]`, `0` standing for `dense[−1]`). Empty for sparse levels.
+    dense: Vec<u32>,
+    /// The objects in cell order: f32 boxes, spheres, proxies.
+    pub boxes: Vec<Box32>,
+    pub spheres: Vec<Sphere>,
+    pub proxies: Vec<u32>,
+    // Scratch, kept for its capacity.
+    keys: Vec<u64>,
+    vals: Vec<u32>,
+    tmp_keys: Vec<u64>,
+    tmp_vals: Vec<u32>,
+}
+
+/// Dense when the cells spanned are at most this many per object (plus a few).
+const DENSE_CELLS_PER_OBJECT: u128 = 4;
+
+impl Level {
+    /// Rebuilds the level `t` from the objects `members` (proxies into `all`).
+    pub fn build(&mut self, levels: &Levels, t: usize, members: &[u32], all: &[Sphere]) {
+        self.t = t;
+        let (mut imin, mut imax, mut jmin, mut jmax) = (i64::MAX, i64::MIN, i64::MAX, i64::MIN);
+        self.keys.clear();
+        let mut hmax = 0.0f64;
+        for &p in members {
+            let s = &all[p as usize];
+            let (i, j) = (levels.index(t, s.c.x), levels.index(t, s.c.y));
+            (imin, imax, jmin, jmax) = (imin.min(i), imax.max(i), jmin.min(j), jmax.max(j));
+            // The cell as two biased halves (rewritten as a row-major key below).
+            self.keys.push((((j + (1 << 31)) as u64) << 32) | (i + (1 << 31)) as u64);
+            hmax = hmax.max(s.h);
+        }
+        self.hmax = hmax;
+        (self.imin, self.jmin, self.nx, self.ny) = (imin, jmin, imax - imin + 1, jmax - jmin + 1);
+        let nx = self.nx as u64;
+        let (bi, bj) = ((imin + (1 << 31)) as u64, (jmin + (1 << 31)) as u64);
+        for k in &mut self.keys {
+            *k = ((*k >> 32) - bj) * nx + ((*k & 0xffff_ffff) - bi);
+        }
+        self.vals.clear();
+        self.vals.extend_from_slice(members);
+        let n = members.len();
+        let cells = self.nx as u128 * self.ny as u128;
+        if cells <= DENSE_CELLS_PER_OBJECT * n as u128 + 64 {
+            sort::counting(&self.keys, &self.vals, cells as usize, &mut self.dense, &mut self.tmp_keys, &mut self.tmp_vals);
+            std::mem::swap(&mut self.keys, &mut self.tmp_keys);
+            std::mem::swap(&mut self.vals, &mut self.tmp_vals);
+        } else {
+            self.dense.clear();
+            sort::radix(&mut self.keys, &mut self.vals, &mut self.tmp_keys, &mut self.tmp_vals);
+        }
+        self.cells.clear();
+        self.cstart.clear();
+        for (x, &k) in self.keys.iter().enumerate() {
+            if self.cells.last() != Some(&k) {
+                self.cells.push(k);
+                self.cstart.push(x as u32);
+            }
+        }
+        self.cstart.push(n as u32);
+        self.boxes.clear();
+        self.spheres.clear();
+        self.proxies.clear();
+        for &p in &self.vals {
+            let s = all[p as usize];
+            let (lo, hi) = (s.c - DVec3::splat(s.h), s.c + DVec3::splat(s.h));
+            self.boxes.push(Box32::around(lo.to_array(), hi.to_array()));
+            self.spheres.push(s);
+            self.proxies.push(p);
+        }
+    }
+
+    /// The row-major key of cell (i, j), which must lie in the level's span.
+    #[inline]
+    pub fn key(&self, i: i64, j: i64) -> u64 {
+        ((j - self.jmin) * self.nx + (i - self.imin)) as u64
+    }
+
+    /// The objects (a range of the sorted arrays) in the cells `i0 ..= i1` of row `j`. `finger` is
+    /// a place in [`Self::cells`] near the answer (sparse levels search from it and leave it there).
+    #[inline]
+    pub fn row(&self, j: i64, i0: i64, i1: i64, finger: &mut usize) -> (usize, usize) {
+        let (i0, i1) = (i0.max(self.imin), i1.min(self.imin + self.nx - 1));
+        if j < self.jmin || j >= self.jmin + self.ny || i0 > i1 {
+            return (0, 0);
+        }
+        let (k0, k1) = (self.key(i0, j), self.key(i1, j));
+        if !self.dense.is_empty() {
+            let from = if k0 == 0 { 0 } else { self.dense[k0 as usize - 1] };
+            return (from as usize, self.dense[k1 as usize] as usize);
+        }
+        let p = gallop(&self.cells, k0, *finger);
+        *finger = p;
+        let mut q = p;
+        while q < self.cells.len() && self.cells[q] <= k1 {
+            q += 1;
+        }
+        (self.cstart[p] as usize, self.cstart[q] as usize)
+    }
+}
+
+/// The first place in the ascending `keys` holding a key ≥ `k`, searched outward from `from`
+/// (exponential steps, then bisection): O(log distance).
+#[inline]
+fn gallop(keys: &[u64], k: u64, from: usize) -> usize {
+    let n = keys.len();
+    let from = from.min(n);
+    // The answer lies in (lo, hi]: keys[lo] < k (or lo = −1), keys[hi] ≥ k (or hi = n).
+    let (mut lo, mut hi): (isize, isize);
+    if from < n && keys[from] < k {
+        let mut step = 1;
+        lo = from as isize;
+        loop {
+            let at = from + step;
+            if at >= n {
+                hi = n as isize;
+                break;
+            }
+            if keys[at] >= k {
+                hi = at as isize;
+                break;
+            }
+            lo = at as isize;
+            step *= 2;
+        }
+    } else {
+        let mut step = 1;
+        hi = from as isize;
+        loop {
+            if step > from {
+                lo = -1;
+                break;
+            }
+            let at = from - step;
+            if keys[at] < k {
+                lo = at as isize;
+                break;
+            }
+            hi = at as isize;
+            step *= 2;
+        }
+    }
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if keys[mid as usize] < k {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    hi as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The search from any place finds what a bisection from scratch finds.
+    #[test]
+    fn gallop_equals_partition_point() {
+        let keys: Vec<u64> = vec![1, 3, 3, 4, 9, 12, 12, 13, 20, 40, 41, 42];
+        for k in 0..45 {
+            let want = keys.partition_point(|&x| x < k);
+            for from in 0..=keys.len() + 2 {
+                assert_eq!(gallop(&keys, k, from), want, "k {k} from {from}");
+            }
+        }
+        assert_eq!(gallop(&[], 5, 0), 0);
+    }
+}

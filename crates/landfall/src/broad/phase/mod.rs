@@ -1,0 +1,315 @@
+//! A broad phase for many moving spheres of every size: the thesis' dual levels, searched as sorted
+//! arrays rebuilt each frame.
+//!
+//! Levels are `ratio` apart (4 by default: cells of level ℓ are `unit · 4^ℓ` wide), and each level's
+//! cells are the thesis' dual cells (cell i spans `[(i − ½)·w, (i + ½)·w)`: no two levels share a
+//! boundary). An object lives on its level — the finest whose cells are at least as wide as its box
+//! (raised, for a small object far from the origin, until its cell indices stay below 2³⁰) — in the
+//! one cell holding its centre, so its box lies within that cell's 3×3 neighbourhood.
+//!
+//! Each frame ([`BroadPhase::find_pairs`]) every occupied level is rebuilt as contiguous arrays
+//! sorted by cell (a counting sort where the level's cells are few, a radix sort where they are
+//! sparse), with f32 boxes rounded outward. Then:
+//! - **within a level**, each occupied cell is searched against itself and half of its 3×3
+//!   neighbourhood (the next cell of its row and three cells of the next row, contiguous in the
+//!   sorted arrays), so each pair of neighbouring cells is visited once;
+//! - **across levels**, each object is searched against every coarser occupied level in the cells
+//!   its box, widened by that level's largest half-width, meets (2×2, at most 3×3), found in the
+//!   coarser level's sorted cells by a search that starts where the previous object's ended (the
+//!   finer level is walked in its own cell order, so consecutive searches are close); empty levels
+//!   are never visited.
+//!
+//! Every candidate is tested on the f32 boxes, then on the f64 spheres (overlap or touch); the boxes
+//! are widened beyond every rounding, so no touching pair is lost (tests: brute force).
+//!
+//! ```
+//! use landfall::broad::BroadPhase;
+//! use landfall::glam::DVec3;
+//!
+//! let mut bp = BroadPhase::new(1.0);
+//! let flea = bp.insert(DVec3::new(0.0, 0.0, 0.0), 0.05).unwrap();
+//! let dog = bp.insert(DVec3::new(0.3, 0.0, 0.2), 0.5).unwrap();
+//! let house = bp.insert(DVec3::new(900.0, 0.0, 0.0), 40.0).unwrap();
+//! assert_eq!(bp.find_pairs(), &[(flea, dog)]);
+//! bp.set(house, DVec3::new(0.0, 45.0, 0.0), 40.0).unwrap(); // the house comes over the dog
+//! let mut pairs = bp.find_pairs().to_vec();
+//! pairs.sort();
+//! assert_eq!(pairs, [(flea, dog), (dog, house)]);
+//! ```
+
+mod boxes;
+mod level;
+mod levels;
+mod search;
+mod sort;
+#[cfg(test)]
+mod tests;
+
+pub use search::SearchStats;
+
+use crate::broad::queries::within;
+use glam::DVec3;
+use level::{Level, Sphere};
+use levels::{half_width, Levels, MAX_COORD};
+
+/// Why a broad phase refuses an object or a configuration.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum BroadPhaseError {
+    /// The centre or radius is not finite, the radius is negative, or either exceeds 3.2e150 (whose
+    /// squares would overflow).
+    #[error("sphere at {center:?} of radius {radius}: {why}")]
+    BadSphere {
+        /// The centre given.
+        center: [f64; 3],
+        /// The radius given.
+        radius: f64,
+        /// What is wrong.
+        why: &'static str,
+    },
+    /// No object has this proxy.
+    #[error("proxy {0}: no such object")]
+    Unknown(u32),
+    /// The cell width or level ratio is not usable.
+    #[error("{0}")]
+    BadConfig(String),
+}
+
+/// An object slot: its sphere and its level by size (`FREE` when no object holds the slot).
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    sphere: Sphere,
+    size_level: u32,
+}
+
+const FREE: u32 = u32::MAX;
+
+/// Spheres (by proxy: a small integer the broad phase hands out) and every pair of them that
+/// overlaps or touches. See the [module docs](self).
+#[derive(Clone, Debug)]
+pub struct BroadPhase {
+    levels: Levels,
+    slots: Vec<Slot>,
+    /// Free proxies, reused last-in first-out.
+    free: Vec<u32>,
+    /// This frame's spheres by proxy (the search reads them; free slots are never members).
+    spheres: Vec<Sphere>,
+    /// Objects per level index, and the members of each occupied level, grouped.
+    counts: Vec<u32>,
+    level_of: Vec<u32>,
+    members: Vec<u32>,
+    /// The occupied levels: (level index, its members' range in `members`), finest first.
+    starts: Vec<(usize, usize, usize)>,
+    /// The occupied levels, finest first (their arrays are kept for their capacity).
+    built: Vec<Level>,
+    occupied: usize,
+    pairs: Vec<(u32, u32)>,
+    stats: SearchStats,
+}
+
+impl BroadPhase {
+    /// An empty broad phase whose level-0 cells are `unit` wide, levels 4 apart (a unit that is not
+    /// finite and positive is taken as 1).
+    pub fn new(unit: f64) -> Self {
+        let unit = if unit.is_finite() && unit > 0.0 { unit } else { 1.0 };
+        Self::build(unit, 2)
+    }
+
+    /// An empty broad phase with levels `ratio` apart: 2, 4, 8 or 16.
+    pub fn with_ratio(unit: f64, ratio: u32) -> Result<Self, BroadPhaseError> {
+        if !(unit.is_finite() && unit > 0.0 && (1e-100..=1e100).contains(&unit)) {
+            return Err(BroadPhaseError::BadConfig(format!("cell width {unit}: must be in [1e-100, 1e100]")));
+        }
+        if !matches!(ratio, 2 | 4 | 8 | 16) {
+            return Err(BroadPhaseError::BadConfig(format!("level ratio {ratio}: must be 2, 4, 8 or 16")));
+        }
+        Ok(Self::build(unit, ratio.trailing_zeros() as i32))
+    }
+
+    fn build(unit: f64, shift: i32) -> Self {
+        let levels = Levels::new(unit, shift);
+        let counts = vec![0; levels.count()];
+        Self {
+            levels,
+            slots: Vec::new(),
+            free: Vec::new(),
+            spheres: Vec::new(),
+            counts,
+            level_of: Vec::new(),
+            members: Vec::new(),
+            starts: Vec::new(),
+            built: Vec::new(),
+            occupied: 0,
+            pairs: Vec::new(),
+            stats: SearchStats::default(),
+        }
+    }
+
+    /// Number of objects.
+    pub fn len(&self) -> usize {
+        self.slots.len() - self.free.len()
+    }
+
+    /// Whether there is no object.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn check(center: DVec3, radius: f64) -> Result<Slot, BroadPhaseError> {
+        let bad = |why| Err(BroadPhaseError::BadSphere { center: center.to_array(), radius, why });
+        if !center.is_finite() || !radius.is_finite() {
+            return bad("centre and radius must be finite");
+        }
+        if radius < 0.0 {
+            return bad("the radius must be ≥ 0");
+        }
+        let cmax = center.abs().max_element();
+        if cmax > MAX_COORD || radius > MAX_COORD {
+            return bad("centre and radius must lie within ±3.2e150");
+        }
+        let sphere = Sphere { c: center, r: radius, h: half_width(cmax, radius) };
+        Ok(Slot { sphere, size_level: 0 })
+    }
+
+    /// Adds a sphere; returns its proxy (the smallest free one).
+    pub fn insert(&mut self, center: DVec3, radius: f64) -> Result<u32, BroadPhaseError> {
+        let mut slot = Self::check(center, radius)?;
+        slot.size_level = self.levels.by_size(radius) as u32;
+        Ok(match self.free.pop() {
+            Some(p) => {
+                self.slots[p as usize] = slot;
+                p
+            }
+            None => {
+                self.slots.push(slot);
+                self.slots.len() as u32 - 1
+            }
+        })
+    }
+
+    /// Moves (and resizes) object `proxy`.
+    pub fn set(&mut self, proxy: u32, center: DVec3, radius: f64) -> Result<(), BroadPhaseError> {
+        let old = self.slot(proxy)?;
+        let mut slot = Self::check(center, radius)?;
+        slot.size_level = if radius == old.sphere.r { old.size_level } else { self.levels.by_size(radius) as u32 };
+        self.slots[proxy as usize] = slot;
+        Ok(())
+    }
+
+    /// Removes object `proxy` (its proxy may be handed out again).
+    pub fn remove(&mut self, proxy: u32) -> Result<(), BroadPhaseError> {
+        self.slot(proxy)?;
+        self.slots[proxy as usize].size_level = FREE;
+        self.free.push(proxy);
+        if self.free.len() == self.slots.len() {
+            self.slots.clear();
+            self.free.clear();
+        }
+        Ok(())
+    }
+
+    /// Object `proxy`'s centre and radius.
+    pub fn get(&self, proxy: u32) -> Option<(DVec3, f64)> {
+        self.slot(proxy).ok().map(|s| (s.sphere.c, s.sphere.r))
+    }
+
+    fn slot(&self, proxy: u32) -> Result<Slot, BroadPhaseError> {
+        match self.slots.get(proxy as usize) {
+            Some(s) if s.size_level != FREE => Ok(*s),
+            _ => Err(BroadPhaseError::Unknown(proxy)),
+        }
+    }
+
+    /// Every pair of objects whose spheres overlap or touch, each once, lower proxy first, in an
+    /// order that depends only on the objects (not on their history).
+    pub fn find_pairs(&mut self) -> &[(u32, u32)] {
+        self.rebuild();
+        self.pairs.clear();
+        let mut st = SearchStats { levels: self.occupied, ..Default::default() };
+        let built = &self.built[..self.occupied];
+        for (x, fine) in built.iter().enumerate() {
+            search::same_level(fine, &mut self.pairs, &mut st);
+            for coarse in &built[x + 1..] {
+                search::across(&self.levels, fine, coarse, &mut self.pairs, &mut st);
+            }
+        }
+        st.pairs = self.pairs.len() as u64;
+        self.stats = st;
+        &self.pairs
+    }
+
+    /// Counts of the last [`Self::find_pairs`].
+    pub fn stats(&self) -> SearchStats {
+        self.stats
+    }
+
+    /// Groups the objects by level (each raised as far as its position needs) and sorts each
+    /// occupied level by cell.
+    fn rebuild(&mut self) {
+        self.counts.fill(0);
+        self.spheres.clear();
+        self.spheres.resize(self.slots.len(), Sphere::default());
+        self.level_of.clear();
+        for (p, s) in self.slots.iter().enumerate() {
+            if s.size_level == FREE {
+                self.level_of.push(u32::MAX);
+                continue;
+            }
+            let t = self.levels.raised(s.size_level as usize, s.sphere.c.x.abs().max(s.sphere.c.y.abs()));
+            self.counts[t] += 1;
+            self.spheres[p] = s.sphere;
+            self.level_of.push(t as u32);
+        }
+        // Where each level's members start, then the members grouped (in proxy order): a counting
+        // sort by level.
+        let mut at = 0u32;
+        for c in self.counts.iter_mut() {
+            (*c, at) = (at, at + *c);
+        }
+        self.members.clear();
+        self.members.resize(at as usize, 0);
+        for (p, &t) in self.level_of.iter().enumerate() {
+            if t != u32::MAX {
+                let c = &mut self.counts[t as usize];
+                self.members[*c as usize] = p as u32;
+                *c += 1;
+            }
+        }
+        // counts[t] now ends level t's members.
+        self.starts.clear();
+        let mut from = 0u32;
+        for (t, &end) in self.counts.iter().enumerate() {
+            if end > from {
+                self.starts.push((t, from as usize, end as usize));
+            }
+            from = end;
+        }
+        if self.built.len() < self.starts.len() {
+            self.built.resize_with(self.starts.len(), Level::default);
+        }
+        for (x, &(t, s, e)) in self.starts.iter().enumerate() {
+            self.built[x].build(&self.levels, t, &self.members[s..e], &self.spheres);
+        }
+        self.occupied = self.starts.len();
+    }
+
+    /// Every pair whose spheres overlap or touch, by testing all pairs (lower proxy first, sorted):
+    /// the reference the tests compare with.
+    pub fn pairs_brute_force(&self) -> Vec<(u32, u32)> {
+        let live: Vec<(u32, Sphere)> = self
+            .slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.size_level != FREE)
+            .map(|(p, s)| (p as u32, s.sphere))
+            .collect();
+        let mut out = Vec::new();
+        for (x, (pa, a)) in live.iter().enumerate() {
+            for (pb, b) in &live[x + 1..] {
+                if within(a.c - b.c, a.r + b.r) {
+                    out.push((*pa, *pb));
+                }
+            }
+        }
+        out
+    }
+}
