@@ -1,10 +1,20 @@
 //! The broad phase's multi-scale frame alone (for profiling): 100,000 spheres of 0.01–1,000 m over
-//! 100 km², each moved then every pair found, with Mirtich's registration on the dual layout.
-//! `cargo run --release -p landfall-bench --example broadprof [frames]` (perf record it).
+//! 100 km², each moved then every pair found: with Mirtich's registration on the dual layout
+//! (`upward`, the default), or landfall's broad phase with levels 4 or 8 apart (`phase`, `phase8`).
+//! `cargo run --release -p landfall-bench --example broadprof [frames] [upward|phase|phase8]` (perf
+//! record it).
 use glam::DVec3;
-use landfall::broad::{Layout, ProximityGrid};
+use landfall::broad::{BroadPhase, Layout, ProximityGrid};
 use landfall::rng::SplitMix64;
 use std::time::Instant;
+
+/// This thread's CPU time in seconds (the machine may be shared: wall time would count waiting).
+fn cpu() -> f64 {
+    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `t` is a valid timespec for the call to fill.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+}
 
 fn main() {
     let frames: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(40);
@@ -19,6 +29,32 @@ fn main() {
         .iter()
         .map(|&(_, _, r)| DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), 0.0) * (0.04 * r * rng.uniform()))
         .collect();
+    let ms = |s: f64| s * 1e3 / frames as f64;
+    let which = std::env::args().nth(2).unwrap_or_else(|| "upward".into());
+    if let Some(ratio) = match which.as_str() {
+        "phase" => Some(4),
+        "phase8" => Some(8),
+        _ => None,
+    } {
+        let mut bp = BroadPhase::with_ratio(1.0, ratio).unwrap();
+        for &(_, c, r) in &objects {
+            bp.insert(c, r).unwrap();
+        }
+        let (mut t_update, mut t_pairs) = (0.0, 0.0);
+        for _ in 0..frames {
+            let t = cpu();
+            for (o, s) in objects.iter_mut().zip(&steps) {
+                o.1 += *s;
+                bp.set(o.0 as u32, o.1, o.2).unwrap();
+            }
+            t_update += cpu() - t;
+            let t = cpu();
+            bp.find_pairs();
+            t_pairs += cpu() - t;
+        }
+        println!("CPU time per frame: update {:.2} ms, pairs {:.2} ms; {:?}", ms(t_update), ms(t_pairs), bp.stats());
+        return;
+    }
     let mut g = ProximityGrid::hierarchical(Layout::Dual, 1.0, 11);
     for &(id, c, r) in &objects {
         g.insert(id, c, r).unwrap();
@@ -36,6 +72,5 @@ fn main() {
         g.pairs(|_, _| pairs += 1);
         t_pairs += t.elapsed().as_secs_f64();
     }
-    let ms = |s: f64| s * 1e3 / frames as f64;
     println!("per frame: update {:.1} ms, pairs {:.1} ms ({pairs} pairs)", ms(t_update), ms(t_pairs));
 }

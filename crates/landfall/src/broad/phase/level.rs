@@ -35,11 +35,18 @@ pub(super) struct Level {
     /// Dense levels: for every cell key c, where the objects after cell c start (so cell c holds
     /// `dense[c − 1] .. dense[c]`, `0` standing for `dense[−1]`). Empty for sparse levels.
     dense: Vec<u32>,
+    /// Sparse levels: one bit per block of `2^occ_shift × 2^occ_shift` cells (row-major, `occ_nx`
+    /// blocks a row), set where the block holds an object — about one block in 16 — so that most
+    /// lookups of empty cells end on one or two bits.
+    occ: Vec<u64>,
+    occ_shift: u32,
+    occ_nx: i64,
     /// The objects in cell order: f32 boxes, spheres, proxies.
     pub boxes: Vec<Box32>,
     pub spheres: Vec<Sphere>,
     pub proxies: Vec<u32>,
-    // Scratch, kept for its capacity.
+    // Scratch, kept for its capacity: the members' spheres in member order, keys, sort buffers.
+    staged: Vec<Sphere>,
     keys: Vec<u64>,
     vals: Vec<u32>,
     tmp_keys: Vec<u64>,
@@ -55,9 +62,11 @@ impl Level {
         self.t = t;
         let (mut imin, mut imax, mut jmin, mut jmax) = (i64::MAX, i64::MIN, i64::MAX, i64::MIN);
         self.keys.clear();
+        self.staged.clear();
         let mut hmax = 0.0f64;
         for &p in members {
             let s = &all[p as usize];
+            self.staged.push(*s);
             let (i, j) = (levels.index(t, s.c.x), levels.index(t, s.c.y));
             (imin, imax, jmin, jmax) = (imin.min(i), imax.max(i), jmin.min(j), jmax.max(j));
             // The cell as two biased halves (rewritten as a row-major key below).
@@ -71,12 +80,20 @@ impl Level {
         for k in &mut self.keys {
             *k = ((*k >> 32) - bj) * nx + ((*k & 0xffff_ffff) - bi);
         }
+        // Sorted as places in `staged` (a gather from it stays in cache), proxies looked up after.
         self.vals.clear();
-        self.vals.extend_from_slice(members);
+        self.vals.extend(0..members.len() as u32);
         let n = members.len();
         let cells = self.nx as u128 * self.ny as u128;
         if cells <= DENSE_CELLS_PER_OBJECT * n as u128 + 64 {
-            sort::counting(&self.keys, &self.vals, cells as usize, &mut self.dense, &mut self.tmp_keys, &mut self.tmp_vals);
+            sort::counting(
+                &self.keys,
+                &self.vals,
+                cells as usize,
+                &mut self.dense,
+                &mut self.tmp_keys,
+                &mut self.tmp_vals,
+            );
             std::mem::swap(&mut self.keys, &mut self.tmp_keys);
             std::mem::swap(&mut self.vals, &mut self.tmp_vals);
         } else {
@@ -92,22 +109,62 @@ impl Level {
             }
         }
         self.cstart.push(n as u32);
+        self.occ.clear();
+        if self.dense.is_empty() {
+            self.occ_shift = 0;
+            let blocks = |s: u32| (self.nx as u128).div_ceil(1 << s) * (self.ny as u128).div_ceil(1 << s);
+            while blocks(self.occ_shift) > 16 * n as u128 + 1024 {
+                self.occ_shift += 1;
+            }
+            self.occ_nx = (self.nx as u64).div_ceil(1 << self.occ_shift) as i64;
+            self.occ.resize((blocks(self.occ_shift) as usize).div_ceil(64), 0);
+            for &k in &self.cells {
+                let (i, j) = ((k % nx) as i64, (k / nx) as i64);
+                let b = ((j >> self.occ_shift) * self.occ_nx + (i >> self.occ_shift)) as usize;
+                self.occ[b / 64] |= 1 << (b % 64);
+            }
+        }
         self.boxes.clear();
         self.spheres.clear();
         self.proxies.clear();
-        for &p in &self.vals {
-            let s = all[p as usize];
+        // The gather alone first (independent loads, as many in flight as the core allows), then the
+        // boxes from the gathered spheres in order.
+        self.spheres.extend(self.vals.iter().map(|&x| self.staged[x as usize]));
+        self.proxies.extend(self.vals.iter().map(|&x| members[x as usize]));
+        self.boxes.extend(self.spheres.iter().map(|s| {
             let (lo, hi) = (s.c - DVec3::splat(s.h), s.c + DVec3::splat(s.h));
-            self.boxes.push(Box32::around(lo.to_array(), hi.to_array()));
-            self.spheres.push(s);
-            self.proxies.push(p);
-        }
+            Box32::around(lo.to_array(), hi.to_array())
+        }));
     }
 
     /// The row-major key of cell (i, j), which must lie in the level's span.
     #[inline]
     pub fn key(&self, i: i64, j: i64) -> u64 {
         ((j - self.jmin) * self.nx + (i - self.imin)) as u64
+    }
+
+    /// Whether the cells `i0 ..= i1` × `j0 ..= j1` may hold an object (false: they hold none).
+    #[inline]
+    pub fn may_hold(&self, i0: i64, i1: i64, j0: i64, j1: i64) -> bool {
+        let (i0, i1) = (i0.max(self.imin), i1.min(self.imin + self.nx - 1));
+        let (j0, j1) = (j0.max(self.jmin), j1.min(self.jmin + self.ny - 1));
+        if i0 > i1 || j0 > j1 {
+            return false;
+        }
+        if self.occ.is_empty() {
+            return true;
+        }
+        let s = self.occ_shift;
+        let (b0, b1) = ((i0 - self.imin) >> s, (i1 - self.imin) >> s);
+        for bj in (j0 - self.jmin) >> s..=(j1 - self.jmin) >> s {
+            for b in b0..=b1 {
+                let b = (bj * self.occ_nx + b) as usize;
+                if self.occ[b / 64] & (1 << (b % 64)) != 0 {
+                    return true;
+                }
+            }
+        }
+        false
     }
 
     /// The objects (a range of the sorted arrays) in the cells `i0 ..= i1` of row `j`. `finger` is
@@ -122,6 +179,14 @@ impl Level {
         if !self.dense.is_empty() {
             let from = if k0 == 0 { 0 } else { self.dense[k0 as usize - 1] };
             return (from as usize, self.dense[k1 as usize] as usize);
+        }
+        let (bj, b0, b1) =
+            ((j - self.jmin) >> self.occ_shift, (i0 - self.imin) >> self.occ_shift, (i1 - self.imin) >> self.occ_shift);
+        if (b0..=b1).all(|b| {
+            let b = (bj * self.occ_nx + b) as usize;
+            self.occ[b / 64] & (1 << (b % 64)) == 0
+        }) {
+            return (0, 0);
         }
         let p = gallop(&self.cells, k0, *finger);
         *finger = p;

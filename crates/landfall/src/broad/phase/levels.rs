@@ -50,7 +50,7 @@ impl Levels {
     /// The index of the cell of level index `t` holding coordinate `x`.
     #[inline]
     pub fn index(&self, t: usize, x: f64) -> i64 {
-        (x * self.inv[t] + 0.5).floor() as i64
+        floor(x * self.inv[t] + 0.5)
     }
 
     /// The level index by size of an object of radius `r`: the finest whose cells are at least
@@ -77,4 +77,11 @@ impl Levels {
         }
         t
     }
+}
+
+/// ⌊v⌋ for |v| < 2⁶² (inline: `f64::floor` may be a library call).
+#[inline]
+fn floor(v: f64) -> i64 {
+    let i = v as i64;
+    i - ((i as f64) > v) as i64
 }

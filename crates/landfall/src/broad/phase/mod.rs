@@ -74,13 +74,10 @@ pub enum BroadPhaseError {
     BadConfig(String),
 }
 
-/// An object slot: its sphere and its level by size (`FREE` when no object holds the slot).
-#[derive(Clone, Copy, Debug)]
-struct Slot {
-    sphere: Sphere,
-    size_level: u32,
-}
+/// Frames between two decisions of which levels are lifted into which.
+const DECISION_FRAMES: u32 = 8;
 
+/// The level by size of a free slot.
 const FREE: u32 = u32::MAX;
 
 /// Spheres (by proxy: a small integer the broad phase hands out) and every pair of them that
@@ -88,17 +85,24 @@ const FREE: u32 = u32::MAX;
 #[derive(Clone, Debug)]
 pub struct BroadPhase {
     levels: Levels,
-    slots: Vec<Slot>,
+    /// The objects' spheres by proxy, and their levels by size (`FREE`: no object).
+    spheres: Vec<Sphere>,
+    size_level: Vec<u32>,
     /// Free proxies, reused last-in first-out.
     free: Vec<u32>,
-    /// This frame's spheres by proxy (the search reads them; free slots are never members).
-    spheres: Vec<Sphere>,
     /// Objects per level index, and the members of each occupied level, grouped.
     counts: Vec<u32>,
     level_of: Vec<u32>,
     members: Vec<u32>,
     /// The occupied levels: (level index, its members' range in `members`), finest first.
     starts: Vec<(usize, usize, usize)>,
+    /// The level each level's objects are searched on ([`Self::decide_lifts`]), the frames until
+    /// the next decision, and a table for counting crowding.
+    lift: Vec<u32>,
+    until_decision: u32,
+    crowd: Vec<u32>,
+    /// Whether levels may be lifted (the tests search unlifted levels too).
+    lifting: bool,
     /// The occupied levels, finest first (their arrays are kept for their capacity).
     built: Vec<Level>,
     occupied: usize,
@@ -128,15 +132,20 @@ impl BroadPhase {
     fn build(unit: f64, shift: i32) -> Self {
         let levels = Levels::new(unit, shift);
         let counts = vec![0; levels.count()];
+        let lift = (0..levels.count() as u32).collect();
         Self {
             levels,
-            slots: Vec::new(),
-            free: Vec::new(),
             spheres: Vec::new(),
+            size_level: Vec::new(),
+            free: Vec::new(),
             counts,
             level_of: Vec::new(),
             members: Vec::new(),
             starts: Vec::new(),
+            lift,
+            until_decision: 0,
+            crowd: Vec::new(),
+            lifting: true,
             built: Vec::new(),
             occupied: 0,
             pairs: Vec::new(),
@@ -146,7 +155,7 @@ impl BroadPhase {
 
     /// Number of objects.
     pub fn len(&self) -> usize {
-        self.slots.len() - self.free.len()
+        self.spheres.len() - self.free.len()
     }
 
     /// Whether there is no object.
@@ -154,7 +163,7 @@ impl BroadPhase {
         self.len() == 0
     }
 
-    fn check(center: DVec3, radius: f64) -> Result<Slot, BroadPhaseError> {
+    fn check(center: DVec3, radius: f64) -> Result<Sphere, BroadPhaseError> {
         let bad = |why| Err(BroadPhaseError::BadSphere { center: center.to_array(), radius, why });
         if !center.is_finite() || !radius.is_finite() {
             return bad("centre and radius must be finite");
@@ -166,22 +175,22 @@ impl BroadPhase {
         if cmax > MAX_COORD || radius > MAX_COORD {
             return bad("centre and radius must lie within ±3.2e150");
         }
-        let sphere = Sphere { c: center, r: radius, h: half_width(cmax, radius) };
-        Ok(Slot { sphere, size_level: 0 })
+        Ok(Sphere { c: center, r: radius, h: half_width(cmax, radius) })
     }
 
     /// Adds a sphere; returns its proxy (the smallest free one).
     pub fn insert(&mut self, center: DVec3, radius: f64) -> Result<u32, BroadPhaseError> {
-        let mut slot = Self::check(center, radius)?;
-        slot.size_level = self.levels.by_size(radius) as u32;
+        let sphere = Self::check(center, radius)?;
+        let level = self.levels.by_size(radius) as u32;
         Ok(match self.free.pop() {
             Some(p) => {
-                self.slots[p as usize] = slot;
+                (self.spheres[p as usize], self.size_level[p as usize]) = (sphere, level);
                 p
             }
             None => {
-                self.slots.push(slot);
-                self.slots.len() as u32 - 1
+                self.spheres.push(sphere);
+                self.size_level.push(level);
+                self.spheres.len() as u32 - 1
             }
         })
     }
@@ -189,19 +198,22 @@ impl BroadPhase {
     /// Moves (and resizes) object `proxy`.
     pub fn set(&mut self, proxy: u32, center: DVec3, radius: f64) -> Result<(), BroadPhaseError> {
         let old = self.slot(proxy)?;
-        let mut slot = Self::check(center, radius)?;
-        slot.size_level = if radius == old.sphere.r { old.size_level } else { self.levels.by_size(radius) as u32 };
-        self.slots[proxy as usize] = slot;
+        let sphere = Self::check(center, radius)?;
+        if radius != old.r {
+            self.size_level[proxy as usize] = self.levels.by_size(radius) as u32;
+        }
+        self.spheres[proxy as usize] = sphere;
         Ok(())
     }
 
     /// Removes object `proxy` (its proxy may be handed out again).
     pub fn remove(&mut self, proxy: u32) -> Result<(), BroadPhaseError> {
         self.slot(proxy)?;
-        self.slots[proxy as usize].size_level = FREE;
+        self.size_level[proxy as usize] = FREE;
         self.free.push(proxy);
-        if self.free.len() == self.slots.len() {
-            self.slots.clear();
+        if self.free.len() == self.spheres.len() {
+            self.spheres.clear();
+            self.size_level.clear();
             self.free.clear();
         }
         Ok(())
@@ -209,12 +221,12 @@ impl BroadPhase {
 
     /// Object `proxy`'s centre and radius.
     pub fn get(&self, proxy: u32) -> Option<(DVec3, f64)> {
-        self.slot(proxy).ok().map(|s| (s.sphere.c, s.sphere.r))
+        self.slot(proxy).ok().map(|s| (s.c, s.r))
     }
 
-    fn slot(&self, proxy: u32) -> Result<Slot, BroadPhaseError> {
-        match self.slots.get(proxy as usize) {
-            Some(s) if s.size_level != FREE => Ok(*s),
+    fn slot(&self, proxy: u32) -> Result<Sphere, BroadPhaseError> {
+        match self.size_level.get(proxy as usize) {
+            Some(&l) if l != FREE => Ok(self.spheres[proxy as usize]),
             _ => Err(BroadPhaseError::Unknown(proxy)),
         }
     }
@@ -245,22 +257,80 @@ impl BroadPhase {
     /// Groups the objects by level (each raised as far as its position needs) and sorts each
     /// occupied level by cell.
     fn rebuild(&mut self) {
-        self.counts.fill(0);
-        self.spheres.clear();
-        self.spheres.resize(self.slots.len(), Sphere::default());
         self.level_of.clear();
-        for (p, s) in self.slots.iter().enumerate() {
-            if s.size_level == FREE {
-                self.level_of.push(u32::MAX);
-                continue;
-            }
-            let t = self.levels.raised(s.size_level as usize, s.sphere.c.x.abs().max(s.sphere.c.y.abs()));
-            self.counts[t] += 1;
-            self.spheres[p] = s.sphere;
-            self.level_of.push(t as u32);
+        for (s, &size) in self.spheres.iter().zip(&self.size_level) {
+            let t = if size == FREE {
+                FREE
+            } else {
+                self.levels.raised(size as usize, s.c.x.abs().max(s.c.y.abs())) as u32
+            };
+            self.level_of.push(t);
         }
-        // Where each level's members start, then the members grouped (in proxy order): a counting
-        // sort by level.
+        if self.until_decision == 0 {
+            self.group(false);
+            self.decide_lifts();
+            self.until_decision = DECISION_FRAMES;
+        }
+        self.until_decision -= 1;
+        self.group(true);
+        if self.built.len() < self.starts.len() {
+            self.built.resize_with(self.starts.len(), Level::default);
+        }
+        for (x, &(t, s, e)) in self.starts.iter().enumerate() {
+            self.built[x].build(&self.levels, t, &self.members[s..e], &self.spheres);
+        }
+        self.occupied = self.starts.len();
+    }
+
+    /// Which coarser level each level's objects are searched on. A level whose objects, together
+    /// with those already lifted into it, would stand about one to a cell on the next occupied
+    /// level is lifted into it (any coarser level holds an object correctly): a sparse level costs
+    /// every finer object a search, and moving its objects up costs a few more candidates. Decided
+    /// on the objects as they stand every `DECISION_FRAMES` frames, from how crowded their cells
+    /// would be (Σ objects² over the cells, counted in a table hashed by cell).
+    fn decide_lifts(&mut self) {
+        for (t, l) in self.lift.iter_mut().enumerate() {
+            *l = t as u32;
+        }
+        let Some(&(first, s0, _)) = self.starts.first().filter(|_| self.lifting) else { return };
+        let mut acc = vec![first];
+        let mut from = s0;
+        for &(t, s, e) in &self.starts[1..] {
+            let group = &self.members[from..e];
+            let n = group.len();
+            let size = (4 * n).next_power_of_two();
+            self.crowd.clear();
+            self.crowd.resize(size, 0);
+            let mut squares = 0u64;
+            for &p in group {
+                let c = self.spheres[p as usize].c;
+                let (i, j) = (self.levels.index(t, c.x), self.levels.index(t, c.y));
+                let h = crate::rng::mix((i as u64) ^ (j as u64).rotate_left(32)) as usize & (size - 1);
+                squares += 2 * self.crowd[h] as u64 + 1;
+                self.crowd[h] += 1;
+            }
+            if 4 * squares <= 9 * n as u64 {
+                for &a in &acc {
+                    self.lift[a] = t as u32;
+                }
+            } else {
+                acc.clear();
+                from = s;
+            }
+            acc.push(t);
+        }
+    }
+
+    /// Groups the objects by level (lifted or not) into `members` and `starts`: a counting sort by
+    /// level, in proxy order within a level.
+    fn group(&mut self, lifted: bool) {
+        self.counts.fill(0);
+        for t in self.level_of.iter_mut().filter(|t| **t != FREE) {
+            if lifted {
+                *t = self.lift[*t as usize];
+            }
+            self.counts[*t as usize] += 1;
+        }
         let mut at = 0u32;
         for c in self.counts.iter_mut() {
             (*c, at) = (at, at + *c);
@@ -268,7 +338,7 @@ impl BroadPhase {
         self.members.clear();
         self.members.resize(at as usize, 0);
         for (p, &t) in self.level_of.iter().enumerate() {
-            if t != u32::MAX {
+            if t != FREE {
                 let c = &mut self.counts[t as usize];
                 self.members[*c as usize] = p as u32;
                 *c += 1;
@@ -283,25 +353,13 @@ impl BroadPhase {
             }
             from = end;
         }
-        if self.built.len() < self.starts.len() {
-            self.built.resize_with(self.starts.len(), Level::default);
-        }
-        for (x, &(t, s, e)) in self.starts.iter().enumerate() {
-            self.built[x].build(&self.levels, t, &self.members[s..e], &self.spheres);
-        }
-        self.occupied = self.starts.len();
     }
 
     /// Every pair whose spheres overlap or touch, by testing all pairs (lower proxy first, sorted):
     /// the reference the tests compare with.
     pub fn pairs_brute_force(&self) -> Vec<(u32, u32)> {
-        let live: Vec<(u32, Sphere)> = self
-            .slots
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.size_level != FREE)
-            .map(|(p, s)| (p as u32, s.sphere))
-            .collect();
+        let live: Vec<(u32, Sphere)> =
+            (0..self.spheres.len() as u32).filter_map(|p| Some((p, self.slot(p).ok()?))).collect();
         let mut out = Vec::new();
         for (x, (pa, a)) in live.iter().enumerate() {
             for (pb, b) in &live[x + 1..] {

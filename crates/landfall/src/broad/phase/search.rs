@@ -100,6 +100,9 @@ pub(super) fn across(levels: &Levels, fine: &Level, coarse: &Level, out: &mut Ve
         let sa = &fine.spheres[a];
         let (i0, i1) = (levels.index(t, lower(sa.c.x - sa.h)), levels.index(t, upper(sa.c.x + sa.h)));
         let (j0, j1) = (levels.index(t, lower(sa.c.y - sa.h)), levels.index(t, upper(sa.c.y + sa.h)));
+        if !coarse.may_hold(i0, i1, j0, j1) {
+            continue;
+        }
         let me = (&fine.boxes[a], sa, fine.proxies[a]);
         for j in j0..=j1 {
             let (from, to) = coarse.row(j, i0, i1, &mut fingers[j.rem_euclid(3) as usize]);

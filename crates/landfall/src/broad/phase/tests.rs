@@ -6,6 +6,11 @@ use crate::broad::{Layout, ProximityGrid};
 use crate::rng::SplitMix64;
 use proptest::prelude::*;
 
+/// A broad phase with levels `ratio` apart, its sparse levels lifted or not.
+fn phase(ratio: u32, lifting: bool) -> BroadPhase {
+    BroadPhase { lifting, ..BroadPhase::with_ratio(1.0, ratio).unwrap() }
+}
+
 /// The search's pairs, each once, as brute force finds them.
 fn assert_brute(bp: &mut BroadPhase) {
     let mut got = bp.find_pairs().to_vec();
@@ -33,14 +38,18 @@ fn scene(rng: &mut SplitMix64, n: usize, lo: f64, hi: f64, side: f64, offset: DV
 #[test]
 fn random_scenes_equal_brute_force() {
     let mut rng = SplitMix64::new(11);
-    for ratio in [2, 4, 8, 16] {
+    for (ratio, lifting) in [(2, true), (4, true), (8, true), (16, true), (2, false), (4, false), (8, false)] {
         for offset in [DVec3::ZERO, DVec3::new(1e7, -1e7, 0.0)] {
-            let mut bp = BroadPhase::with_ratio(1.0, ratio).unwrap();
+            let mut bp = phase(ratio, lifting);
             let objs = scene(&mut rng, 1500, -2.0, 3.0, 3000.0, offset);
             let mut proxies: Vec<u32> = objs.iter().map(|&(c, r)| bp.insert(c, r).unwrap()).collect();
             assert_eq!(proxies, (0..1500).collect::<Vec<u32>>());
             assert_brute(&mut bp);
-            assert!(bp.stats().levels >= 3, "{:?}", bp.stats());
+            assert!(
+                bp.stats().levels >= if lifting { 2 } else { 8 / ratio.trailing_zeros() as usize },
+                "{:?}",
+                bp.stats()
+            );
             for frame in 0..4 {
                 for &p in &proxies {
                     let (c, r) = bp.get(p).unwrap();
@@ -86,8 +95,8 @@ fn equals_the_proximity_grid() {
 /// powers of two: exact in f64), boxes as wide as their cells, and many identical spheres.
 #[test]
 fn borders_touching_and_identical() {
-    for ratio in [2, 4, 8] {
-        let mut bp = BroadPhase::with_ratio(1.0, ratio).unwrap();
+    for (ratio, lifting) in [(2, true), (4, true), (8, true), (4, false)] {
+        let mut bp = phase(ratio, lifting);
         for l in -3i32..4 {
             let w = (ratio as f64).powi(l);
             for k in -3i32..3 {
@@ -185,10 +194,11 @@ proptest! {
             (1.0, 0.0), (1.0, 1e7), (1.0, -5e3), (1e-150, 0.0), (1e-150, 1e7), (5e147, 0.0), (1e142, -1e7), (3.0e-7, 5e3),
         ]),
         ratio in prop::sample::select(vec![2u32, 4, 8, 16]),
+        lifting in any::<bool>(),
         moved in prop::collection::vec((coord(), coord()), 0..60),
     ) {
         let (scale, offset) = scale_offset;
-        let mut bp = BroadPhase::with_ratio(1.0, ratio).unwrap();
+        let mut bp = phase(ratio, lifting);
         for &(x, y, z, r) in &objs {
             bp.insert(DVec3::new(x + offset, y + offset, z) * scale, r * scale).unwrap();
         }
