@@ -38,6 +38,7 @@
 //! ```
 
 mod boxes;
+mod events;
 mod level;
 mod levels;
 mod search;
@@ -107,6 +108,7 @@ pub struct BroadPhase {
     built: Vec<Level>,
     occupied: usize,
     pairs: Vec<(u32, u32)>,
+    events: events::PairSet,
     stats: SearchStats,
 }
 
@@ -149,6 +151,7 @@ impl BroadPhase {
             built: Vec::new(),
             occupied: 0,
             pairs: Vec::new(),
+            events: Default::default(),
             stats: SearchStats::default(),
         }
     }
@@ -211,6 +214,7 @@ impl BroadPhase {
         self.slot(proxy)?;
         self.size_level[proxy as usize] = FREE;
         self.free.push(proxy);
+        self.events.removed(proxy);
         if self.free.len() == self.spheres.len() {
             self.spheres.clear();
             self.size_level.clear();
@@ -247,6 +251,29 @@ impl BroadPhase {
         st.pairs = self.pairs.len() as u64;
         self.stats = st;
         &self.pairs
+    }
+
+    /// The pairs that began and ended touching since the previous call (the first call: every
+    /// touching pair began), each list ascending — what a game or a narrow phase acts on. A removed
+    /// object's pairs end; a new object given a removed one's proxy begins its own.
+    ///
+    /// ```
+    /// use landfall::broad::BroadPhase;
+    /// use landfall::glam::DVec3;
+    ///
+    /// let mut bp = BroadPhase::new(1.0);
+    /// let a = bp.insert(DVec3::ZERO, 1.0).unwrap();
+    /// let b = bp.insert(DVec3::new(1.5, 0.0, 0.0), 1.0).unwrap();
+    /// assert_eq!(bp.pair_events(), (&[(a, b)][..], &[][..]));
+    /// bp.set(b, DVec3::new(1.6, 0.0, 0.0), 1.0).unwrap();
+    /// assert_eq!(bp.pair_events(), (&[][..], &[][..])); // still touching: nothing to say
+    /// bp.set(b, DVec3::new(9.0, 0.0, 0.0), 1.0).unwrap();
+    /// assert_eq!(bp.pair_events(), (&[][..], &[(a, b)][..]));
+    /// ```
+    pub fn pair_events(&mut self) -> (&[(u32, u32)], &[(u32, u32)]) {
+        self.find_pairs();
+        self.events.report(&self.pairs);
+        (&self.events.began, &self.events.ended)
     }
 
     /// Counts of the last [`Self::find_pairs`].

@@ -210,3 +210,56 @@ proptest! {
         assert_brute(&mut bp);
     }
 }
+
+/// Over frames of moves, removals and reinsertions, the events are the differences between
+/// consecutive frames' brute-force pair sets (a reused proxy's pairs end and begin again).
+#[test]
+fn events_are_the_differences_of_brute_force() {
+    use std::collections::BTreeSet;
+    let mut rng = SplitMix64::new(14);
+    let mut bp = BroadPhase::new(1.0);
+    for (c, r) in scene(&mut rng, 800, -1.0, 1.5, 200.0, DVec3::ZERO) {
+        bp.insert(c, r).unwrap();
+    }
+    let mut before: BTreeSet<(u32, u32)> = BTreeSet::new();
+    for frame in 0..6 {
+        let mut renewed = Vec::new();
+        if frame == 3 {
+            for p in (0..800).step_by(7) {
+                let (c, r) = bp.get(p).unwrap();
+                bp.remove(p).unwrap();
+                renewed.push(bp.insert(c, r).unwrap());
+            }
+        }
+        for p in 0..800 {
+            let (c, r) = bp.get(p).unwrap();
+            bp.set(p, c + DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), 0.0) * r, r).unwrap();
+        }
+        let now: BTreeSet<(u32, u32)> = bp.pairs_brute_force().into_iter().collect();
+        let renewed_pair = |&(a, b): &(u32, u32)| renewed.contains(&a) || renewed.contains(&b);
+        let ended: Vec<_> = before.iter().filter(|p| !now.contains(p) || renewed_pair(p)).copied().collect();
+        let began: Vec<_> = now.iter().filter(|p| !before.contains(p) || renewed_pair(p)).copied().collect();
+        let (b, e) = bp.pair_events();
+        assert_eq!((b.to_vec(), e.to_vec()), (began, ended), "frame {frame}");
+        assert!(frame == 0 || !b.is_empty() && !e.is_empty(), "frame {frame}: the scene moves enough");
+        before = now;
+    }
+}
+
+/// Sparse levels are lifted (fewer levels searched), and the pairs stay the same.
+#[test]
+fn lifting_keeps_the_pairs() {
+    let mut rng = SplitMix64::new(15);
+    let objs = scene(&mut rng, 4000, -2.0, 3.0, 20_000.0, DVec3::ZERO);
+    let (mut lifted, mut flat) = (phase(4, true), phase(4, false));
+    for &(c, r) in &objs {
+        lifted.insert(c, r).unwrap();
+        flat.insert(c, r).unwrap();
+    }
+    let mut a = lifted.find_pairs().to_vec();
+    let mut b = flat.find_pairs().to_vec();
+    assert!(lifted.stats().levels < flat.stats().levels, "{:?} {:?}", lifted.stats(), flat.stats());
+    a.sort_unstable();
+    b.sort_unstable();
+    assert_eq!(a, b);
+}
