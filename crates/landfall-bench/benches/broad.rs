@@ -1,5 +1,6 @@
 //! Multi-scale proximity: landfall's broad phase (`landfall`: `broad::BroadPhase`, levels 4 apart, the
-//! pair search over sorted arrays; `landfall-r8`: levels 8 apart) beside the dual quad-tree it
+//! pair search over sorted arrays; `landfall-r8`: levels 8 apart; `landfall-par`: on rayon's
+//! threads) beside the dual quad-tree it
 //! replaces (`quadtree`: `broad::ProximityGrid`) and Mirtich's hierarchical spatial hash (`mirtich`,
 //! the same structure with the quad-tree's own cells), on the same objects in the same run, and
 //! beside a uniform grid rebuilt every frame (cells of 100 m for `random100k`, 1 m for the crowd)
@@ -202,9 +203,10 @@ fn frames(c: &mut Criterion) {
             pairs
         };
         let want = want_set.len();
-        for (label, ratio) in [("landfall", 4), ("landfall-r8", 8)] {
+        for (label, ratio, parallel) in [("landfall", 4, false), ("landfall-r8", 8, false), ("landfall-par", 4, true)] {
             let mut scene = make();
             let mut bp = BroadPhase::with_ratio(1.0, ratio).expect("a valid ratio");
+            bp.set_parallel(parallel);
             for &(id, c, r) in &scene.objects {
                 assert_eq!(bp.insert(c, r).unwrap(), id as u32, "proxies in insertion order");
             }
@@ -293,7 +295,16 @@ fn main() {
     landfall_bench::report::criterion().configure_from_args().final_summary();
     print_ratios(
         "broad_frame",
-        &["landfall-r8", "quadtree", "mirtich", "quadtree-upward", "mirtich-upward", "uniform-grid", "parry-bvh"],
+        &[
+            "landfall-r8",
+            "landfall-par",
+            "quadtree",
+            "mirtich",
+            "quadtree-upward",
+            "mirtich-upward",
+            "uniform-grid",
+            "parry-bvh",
+        ],
         &["random100k".to_string(), "crowd10k".to_string(), "crowd10k-narrow".to_string()],
     );
 }

@@ -4,16 +4,24 @@
 //! constant time.
 
 use super::boxes::Box32;
-use super::levels::Levels;
+use super::levels::{half_width, Levels};
 use super::sort;
 use glam::DVec3;
 
-/// An object as the search reads it: centre, radius and half-width of its box.
+/// An object as the search reads it: centre and radius (32 bytes aligned: one cache line each).
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(C, align(32))]
 pub(super) struct Sphere {
     pub c: DVec3,
     pub r: f64,
-    pub h: f64,
+}
+
+impl Sphere {
+    /// Half-width of its box ([`half_width`]).
+    #[inline]
+    pub fn h(&self) -> f64 {
+        half_width(self.c.abs().max_element(), self.r)
+    }
 }
 
 /// A level's objects sorted by cell, and its cells.
@@ -45,8 +53,7 @@ pub(super) struct Level {
     pub boxes: Vec<Box32>,
     pub spheres: Vec<Sphere>,
     pub proxies: Vec<u32>,
-    // Scratch, kept for its capacity: the members' spheres in member order, keys, sort buffers.
-    staged: Vec<Sphere>,
+    // Scratch, kept for its capacity: keys and sort buffers.
     keys: Vec<u64>,
     vals: Vec<u32>,
     tmp_keys: Vec<u64>,
@@ -62,27 +69,21 @@ impl Level {
         self.t = t;
         let (mut imin, mut imax, mut jmin, mut jmax) = (i64::MAX, i64::MIN, i64::MAX, i64::MIN);
         self.keys.clear();
-        self.staged.clear();
-        let mut hmax = 0.0f64;
         for &p in members {
             let s = &all[p as usize];
-            self.staged.push(*s);
             let (i, j) = (levels.index(t, s.c.x), levels.index(t, s.c.y));
             (imin, imax, jmin, jmax) = (imin.min(i), imax.max(i), jmin.min(j), jmax.max(j));
             // The cell as two biased halves (rewritten as a row-major key below).
             self.keys.push((((j + (1 << 31)) as u64) << 32) | (i + (1 << 31)) as u64);
-            hmax = hmax.max(s.h);
         }
-        self.hmax = hmax;
         (self.imin, self.jmin, self.nx, self.ny) = (imin, jmin, imax - imin + 1, jmax - jmin + 1);
         let nx = self.nx as u64;
         let (bi, bj) = ((imin + (1 << 31)) as u64, (jmin + (1 << 31)) as u64);
         for k in &mut self.keys {
             *k = ((*k >> 32) - bj) * nx + ((*k & 0xffff_ffff) - bi);
         }
-        // Sorted as places in `staged` (a gather from it stays in cache), proxies looked up after.
         self.vals.clear();
-        self.vals.extend(0..members.len() as u32);
+        self.vals.extend_from_slice(members);
         let n = members.len();
         let cells = self.nx as u128 * self.ny as u128;
         if cells <= DENSE_CELLS_PER_OBJECT * n as u128 + 64 {
@@ -128,13 +129,17 @@ impl Level {
         self.spheres.clear();
         self.proxies.clear();
         // The gather alone first (independent loads, as many in flight as the core allows), then the
-        // boxes from the gathered spheres in order.
-        self.spheres.extend(self.vals.iter().map(|&x| self.staged[x as usize]));
-        self.proxies.extend(self.vals.iter().map(|&x| members[x as usize]));
+        // boxes from the gathered spheres in order (with the level's largest half-width).
+        self.spheres.extend(self.vals.iter().map(|&p| all[p as usize]));
+        self.proxies.extend_from_slice(&self.vals);
+        let mut hmax = 0.0f64;
         self.boxes.extend(self.spheres.iter().map(|s| {
-            let (lo, hi) = (s.c - DVec3::splat(s.h), s.c + DVec3::splat(s.h));
+            let h = s.h();
+            hmax = hmax.max(h);
+            let (lo, hi) = (s.c - DVec3::splat(h), s.c + DVec3::splat(h));
             Box32::around(lo.to_array(), hi.to_array())
         }));
+        self.hmax = hmax;
     }
 
     /// The row-major key of cell (i, j), which must lie in the level's span.

@@ -51,7 +51,7 @@ pub use search::SearchStats;
 use crate::broad::queries::within;
 use glam::DVec3;
 use level::{Level, Sphere};
-use levels::{half_width, Levels, MAX_COORD};
+use levels::{Levels, MAX_COORD};
 
 /// Why a broad phase refuses an object or a configuration.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -109,6 +109,10 @@ pub struct BroadPhase {
     occupied: usize,
     pairs: Vec<(u32, u32)>,
     events: events::PairSet,
+    /// Search on rayon's threads ([`Self::set_parallel`]), its tasks and their pairs.
+    parallel: bool,
+    tasks: Vec<search::Task>,
+    parts: Vec<(Vec<(u32, u32)>, SearchStats)>,
     stats: SearchStats,
 }
 
@@ -152,6 +156,9 @@ impl BroadPhase {
             occupied: 0,
             pairs: Vec::new(),
             events: Default::default(),
+            parallel: false,
+            tasks: Vec::new(),
+            parts: Vec::new(),
             stats: SearchStats::default(),
         }
     }
@@ -178,7 +185,7 @@ impl BroadPhase {
         if cmax > MAX_COORD || radius > MAX_COORD {
             return bad("centre and radius must lie within ±3.2e150");
         }
-        Ok(Sphere { c: center, r: radius, h: half_width(cmax, radius) })
+        Ok(Sphere { c: center, r: radius })
     }
 
     /// Adds a sphere; returns its proxy (the smallest free one).
@@ -242,10 +249,25 @@ impl BroadPhase {
         self.pairs.clear();
         let mut st = SearchStats { levels: self.occupied, ..Default::default() };
         let built = &self.built[..self.occupied];
-        for (x, fine) in built.iter().enumerate() {
-            search::same_level(fine, &mut self.pairs, &mut st);
-            for coarse in &built[x + 1..] {
-                search::across(&self.levels, fine, coarse, &mut self.pairs, &mut st);
+        search::tasks(built, self.parallel, &mut self.tasks);
+        if self.parallel {
+            use rayon::prelude::*;
+            if self.parts.len() < self.tasks.len() {
+                self.parts.resize_with(self.tasks.len(), Default::default);
+            }
+            let levels = &self.levels;
+            self.parts[..self.tasks.len()].par_iter_mut().zip(&self.tasks).for_each(|((out, st), &task)| {
+                out.clear();
+                *st = SearchStats::default();
+                search::run(levels, built, task, out, st);
+            });
+            for (out, s) in &self.parts[..self.tasks.len()] {
+                self.pairs.extend_from_slice(out);
+                st += *s;
+            }
+        } else {
+            for &task in &self.tasks {
+                search::run(&self.levels, built, task, &mut self.pairs, &mut st);
             }
         }
         st.pairs = self.pairs.len() as u64;
@@ -276,6 +298,13 @@ impl BroadPhase {
         (&self.events.began, &self.events.ended)
     }
 
+    /// Whether [`Self::find_pairs`] rebuilds the levels and searches on rayon's threads (cell and
+    /// object ranges of each level, and of each pair of levels, are independent): the pairs and
+    /// their order are the same as on one thread.
+    pub fn set_parallel(&mut self, parallel: bool) {
+        self.parallel = parallel;
+    }
+
     /// Counts of the last [`Self::find_pairs`].
     pub fn stats(&self) -> SearchStats {
         self.stats
@@ -303,8 +332,14 @@ impl BroadPhase {
         if self.built.len() < self.starts.len() {
             self.built.resize_with(self.starts.len(), Level::default);
         }
-        for (x, &(t, s, e)) in self.starts.iter().enumerate() {
-            self.built[x].build(&self.levels, t, &self.members[s..e], &self.spheres);
+        let (levels, members, spheres) = (&self.levels, &self.members, &self.spheres);
+        let build =
+            |(lv, &(t, s, e)): (&mut Level, &(usize, usize, usize))| lv.build(levels, t, &members[s..e], spheres);
+        if self.parallel {
+            use rayon::prelude::*;
+            self.built.par_iter_mut().zip(&self.starts).for_each(build);
+        } else {
+            self.built.iter_mut().zip(&self.starts).for_each(build);
         }
         self.occupied = self.starts.len();
     }

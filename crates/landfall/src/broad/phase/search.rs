@@ -55,13 +55,53 @@ fn against(
     }
 }
 
-/// The pairs within level `lv`: each occupied cell with itself, the next cell of its row and the
-/// three cells of the next row around it (the other half of the neighbourhood asks the same of
-/// this cell).
-pub(super) fn same_level(lv: &Level, out: &mut Vec<(u32, u32)>, st: &mut SearchStats) {
+/// A share of the search: the pairs within level `fine` (its occupied cells `from..to`), or between
+/// `fine` (its objects `from..to`) and the coarser level `coarse`.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Task {
+    pub fine: usize,
+    pub coarse: Option<usize>,
+    pub from: usize,
+    pub to: usize,
+}
+
+/// Objects (or cells) per task when the search is split.
+const TASK_SIZE: usize = 4096;
+
+/// The tasks of a search over `levels` (finest first), in the order their pairs are reported:
+/// for each level, its own pairs, then its pairs with each coarser level. `split`: several tasks
+/// per level and pair of levels, `TASK_SIZE` objects or cells each.
+pub(super) fn tasks(levels: &[Level], split: bool, out: &mut Vec<Task>) {
+    out.clear();
+    let mut push = |fine: usize, coarse: Option<usize>, n: usize| {
+        let step = if split { TASK_SIZE } else { n.max(1) };
+        for from in (0..n).step_by(step) {
+            out.push(Task { fine, coarse, from, to: (from + step).min(n) });
+        }
+    };
+    for (x, lv) in levels.iter().enumerate() {
+        push(x, None, lv.cells.len());
+        for y in x + 1..levels.len() {
+            push(x, Some(y), lv.spheres.len());
+        }
+    }
+}
+
+/// Runs `task` on `levels`.
+pub(super) fn run(levels: &Levels, built: &[Level], task: Task, out: &mut Vec<(u32, u32)>, st: &mut SearchStats) {
+    match task.coarse {
+        None => same_level(&built[task.fine], task.from, task.to, out, st),
+        Some(c) => across(levels, &built[task.fine], &built[c], task.from, task.to, out, st),
+    }
+}
+
+/// The pairs within level `lv` found from its occupied cells `from..to`: each cell with itself, the
+/// next cell of its row and the three cells of the next row around it (the other half of the
+/// neighbourhood asks the same of this cell).
+fn same_level(lv: &Level, from: usize, to: usize, out: &mut Vec<(u32, u32)>, st: &mut SearchStats) {
     let nx = lv.nx as u64;
-    let mut finger = 0;
-    for u in 0..lv.cells.len() {
+    let mut finger = from;
+    for u in from..to {
         let k = lv.cells[u];
         let (i, j) = ((k % nx) as i64 + lv.imin, (k / nx) as i64 + lv.jmin);
         let (s, e) = (lv.cstart[u] as usize, lv.cstart[u + 1] as usize);
@@ -80,10 +120,18 @@ pub(super) fn same_level(lv: &Level, out: &mut Vec<(u32, u32)>, st: &mut SearchS
     }
 }
 
-/// The pairs between the objects of `fine` and those of the coarser level `coarse`: an object of
-/// `coarse` has its centre in its cell and its box within `coarse.hmax` of its centre, so a partner
-/// of a fine object's box lies in the cells that the box widened by `hmax` meets.
-pub(super) fn across(levels: &Levels, fine: &Level, coarse: &Level, out: &mut Vec<(u32, u32)>, st: &mut SearchStats) {
+/// The pairs between the objects `from..to` of `fine` and those of the coarser level `coarse`: an
+/// object of `coarse` has its centre in its cell and its box within `coarse.hmax` of its centre, so
+/// a partner of a fine object's box lies in the cells that the box widened by `hmax` meets.
+fn across(
+    levels: &Levels,
+    fine: &Level,
+    coarse: &Level,
+    from: usize,
+    to: usize,
+    out: &mut Vec<(u32, u32)>,
+    st: &mut SearchStats,
+) {
     let (t, h) = (coarse.t, coarse.hmax);
     let mut fingers = [0usize; 3];
     // The widened box's corners, moved outward by far more than their rounding, so that a centre
@@ -96,14 +144,16 @@ pub(super) fn across(levels: &Levels, fine: &Level, coarse: &Level, out: &mut Ve
         let q = x + h;
         q + (q.abs() + h) * f64::EPSILON * 16.0
     };
-    for a in 0..fine.spheres.len() {
-        let sa = &fine.spheres[a];
-        let (i0, i1) = (levels.index(t, lower(sa.c.x - sa.h)), levels.index(t, upper(sa.c.x + sa.h)));
-        let (j0, j1) = (levels.index(t, lower(sa.c.y - sa.h)), levels.index(t, upper(sa.c.y + sa.h)));
+    for a in from..to {
+        // The f64 box (the f32 one may be infinite beyond f32's range).
+        let (sa, b) = (&fine.spheres[a], &fine.boxes[a]);
+        let ha = sa.h();
+        let (i0, i1) = (levels.index(t, lower(sa.c.x - ha)), levels.index(t, upper(sa.c.x + ha)));
+        let (j0, j1) = (levels.index(t, lower(sa.c.y - ha)), levels.index(t, upper(sa.c.y + ha)));
         if !coarse.may_hold(i0, i1, j0, j1) {
             continue;
         }
-        let me = (&fine.boxes[a], sa, fine.proxies[a]);
+        let me = (b, sa, fine.proxies[a]);
         for j in j0..=j1 {
             let (from, to) = coarse.row(j, i0, i1, &mut fingers[j.rem_euclid(3) as usize]);
             against(me, coarse, from, to, out, st);

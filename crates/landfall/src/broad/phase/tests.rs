@@ -263,3 +263,38 @@ fn lifting_keeps_the_pairs() {
     b.sort_unstable();
     assert_eq!(a, b);
 }
+
+/// On rayon's threads: the same pairs in the same order as on one thread, frame after frame.
+#[test]
+fn parallel_equals_sequential_in_order() {
+    let mut rng = SplitMix64::new(16);
+    let objs = scene(&mut rng, 20_000, -2.0, 3.0, 30_000.0, DVec3::ZERO);
+    let (mut one, mut many) = (BroadPhase::new(1.0), BroadPhase::new(1.0));
+    many.set_parallel(true);
+    for &(c, r) in &objs {
+        one.insert(c, r).unwrap();
+        many.insert(c, r).unwrap();
+    }
+    for frame in 0..3 {
+        for p in 0..objs.len() as u32 {
+            let (c, r) = one.get(p).unwrap();
+            let c = c + DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), 0.0) * r * 0.1;
+            one.set(p, c, r).unwrap();
+            many.set(p, c, r).unwrap();
+        }
+        let want = one.find_pairs().to_vec();
+        assert!(want.len() > 1000, "{}", want.len());
+        assert_eq!(many.find_pairs(), &want[..], "frame {frame}");
+        assert_eq!(many.stats(), one.stats());
+    }
+    let mut got = want_sorted(&mut many);
+    assert_eq!(got.len(), many.pairs_brute_force().len());
+    got.dedup();
+    assert_eq!(got, many.pairs_brute_force());
+}
+
+fn want_sorted(bp: &mut BroadPhase) -> Vec<(u32, u32)> {
+    let mut v = bp.find_pairs().to_vec();
+    v.sort_unstable();
+    v
+}
