@@ -49,7 +49,7 @@ mod phase;
 mod queries;
 
 pub use cells::{Cell, Layout};
-pub use phase::{BroadPhase, BroadPhaseError, SearchStats};
+pub use phase::{BroadPhase, BroadPhaseError, Pair, SearchStats};
 
 use crate::rng::mix;
 use glam::DVec3;

@@ -75,6 +75,9 @@ pub enum BroadPhaseError {
     BadConfig(String),
 }
 
+/// Two proxies, the lower first.
+pub type Pair = (u32, u32);
+
 /// Frames between two decisions of which levels are lifted into which.
 const DECISION_FRAMES: u32 = 8;
 
@@ -244,7 +247,7 @@ impl BroadPhase {
 
     /// Every pair of objects whose spheres overlap or touch, each once, lower proxy first, in an
     /// order that depends only on the objects (not on their history).
-    pub fn find_pairs(&mut self) -> &[(u32, u32)] {
+    pub fn find_pairs(&mut self) -> &[Pair] {
         self.rebuild();
         self.pairs.clear();
         let mut st = SearchStats { levels: self.occupied, ..Default::default() };
@@ -292,7 +295,7 @@ impl BroadPhase {
     /// bp.set(b, DVec3::new(9.0, 0.0, 0.0), 1.0).unwrap();
     /// assert_eq!(bp.pair_events(), (&[][..], &[(a, b)][..]));
     /// ```
-    pub fn pair_events(&mut self) -> (&[(u32, u32)], &[(u32, u32)]) {
+    pub fn pair_events(&mut self) -> (&[Pair], &[Pair]) {
         self.find_pairs();
         self.events.report(&self.pairs);
         (&self.events.began, &self.events.ended)
