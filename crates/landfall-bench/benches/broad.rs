@@ -1,9 +1,12 @@
-//! Multi-scale proximity: the dual quad-tree (`landfall`) beside Mirtich's hierarchical spatial hash
-//! (`mirtich`, the same structure with the quad-tree's own cells), on the same objects in the same
-//! run, and beside a uniform grid rebuilt every frame (cells of 100 m for `random100k`, 1 m for the
-//! crowd) and parry3d's `Bvh` (the tree of rapier3d's `BroadPhaseBvh`, updated in place and
-//! refitted, its pairs by self-traversal, as rapier does each step). Every peer reports the same
-//! pairs (checked on the first frame).
+//! Multi-scale proximity: landfall's broad phase (`landfall`: `broad::BroadPhase`, levels 4 apart, the
+//! pair search over sorted arrays; `landfall-r8`: levels 8 apart; `landfall-par`: on rayon's
+//! threads) beside the dual quad-tree it
+//! replaces (`quadtree`: `broad::ProximityGrid`) and Mirtich's hierarchical spatial hash (`mirtich`,
+//! the same structure with the quad-tree's own cells), on the same objects in the same run, and
+//! beside a uniform grid rebuilt every frame (cells of 100 m for `random100k`, 1 m for the crowd)
+//! and parry3d's `Bvh` (the tree of rapier3d's `BroadPhaseBvh`, updated in place and refitted, its
+//! pairs by self-traversal, as rapier does each step). Every peer reports the same pairs (checked on
+//! the first frame: as a set for landfall's, as a count for the others).
 //!
 //! - `broad_frame/.../random100k`: 100,000 spheres of diameters 0.01–1,000 m (log-uniform) over a
 //!   100 km square, each moving a random 0–2 % of its size per frame; one frame = every move, then
@@ -12,14 +15,16 @@
 //!   (60 frames per second), the layouts' worst boundary for Mirtich's; the cells entered and left
 //!   per frame are printed; `crowd10k-narrow`: the same walkers pacing ±2 m around the origin.
 //!
-//! Each layout runs twice: objects registered on their base level only (`landfall`, `mirtich`), and
-//! registered as Mirtich does, in every level above too, up to 2,048 m cells (`-upward`).
+//! Each layout of the quad-tree runs twice: objects registered on their base level only
+//! (`quadtree`, `mirtich`), and registered as Mirtich does, in every level above too, up to 2,048 m
+//! cells (`-upward`). The broad phase's counts per frame (occupied levels, candidates tested on
+//! their f32 boxes, boxes overlapping, pairs) are printed.
 //!
 //! `cargo bench -p landfall-bench --bench broad`
 
 use criterion::{criterion_group, BenchmarkId, Criterion};
 use glam::DVec3;
-use landfall::broad::{Layout, ProximityGrid};
+use landfall::broad::{BroadPhase, Layout, ProximityGrid};
 use landfall::support::SplitMix64;
 use landfall_bench::broad_peers::{ParryBvh, UniformGrid};
 use landfall_bench::report::print_ratios;
@@ -82,6 +87,21 @@ fn run(grid: &mut ProximityGrid, scene: &mut Scene, frames: u64) -> (Duration, u
     (start.elapsed(), black_box(pairs))
 }
 
+/// Runs `frames` frames of `scene` on the broad phase `bp` (proxies = ids), returns the time and the
+/// pairs found in the last.
+fn run_phase(bp: &mut BroadPhase, scene: &mut Scene, frames: u64) -> (Duration, usize) {
+    let mut pairs = 0;
+    let start = Instant::now();
+    for _ in 0..frames {
+        step(scene);
+        for o in &scene.objects {
+            bp.set(o.0 as u32, o.1, o.2).expect("inside the broad phase");
+        }
+        pairs = bp.find_pairs().len();
+    }
+    (start.elapsed(), black_box(pairs))
+}
+
 /// Moves every object of `scene` one frame (turning the crowd back at its edge).
 fn step(scene: &mut Scene) {
     for (k, o) in scene.objects.iter_mut().enumerate() {
@@ -139,9 +159,9 @@ fn bench_peer(
 
 fn layouts() -> [(&'static str, NewGrid); 4] {
     [
-        ("landfall", || ProximityGrid::new(1.0).unwrap()),
+        ("quadtree", || ProximityGrid::new(1.0).unwrap()),
         ("mirtich", || ProximityGrid::with_layout(Layout::Primal, 1.0, None).unwrap()),
-        ("landfall-upward", || ProximityGrid::hierarchical(1.0, TOP).unwrap()),
+        ("quadtree-upward", || ProximityGrid::hierarchical(1.0, TOP).unwrap()),
         ("mirtich-upward", || ProximityGrid::with_layout(Layout::Primal, 1.0, Some(TOP)).unwrap()),
     ]
 }
@@ -170,14 +190,39 @@ fn frames(c: &mut Criterion) {
         }
         // The peers, on the same scene from the same start; the same pairs on the first frame.
         let cell = if name.starts_with("crowd") { 1.0 } else { 100.0 };
-        let want = {
+        let want_set = {
             let mut scene = make();
             let mut grid = ProximityGrid::new(1.0).unwrap();
             for &(id, c, r) in &scene.objects {
                 grid.insert(id, c, r).unwrap();
             }
-            run(&mut grid, &mut scene, 1).1
+            step_all(&mut grid, &mut scene, 1);
+            let mut pairs = Vec::new();
+            grid.pairs(|a, b| pairs.push((a.min(b) as u32, a.max(b) as u32)));
+            pairs.sort_unstable();
+            pairs
         };
+        let want = want_set.len();
+        for (label, ratio, parallel) in [("landfall", 4, false), ("landfall-r8", 8, false), ("landfall-par", 4, true)] {
+            let mut scene = make();
+            let mut bp = BroadPhase::with_ratio(1.0, ratio).expect("a valid ratio");
+            bp.set_parallel(parallel);
+            for &(id, c, r) in &scene.objects {
+                assert_eq!(bp.insert(c, r).unwrap(), id as u32, "proxies in insertion order");
+            }
+            run_phase(&mut bp, &mut scene, 1);
+            let mut got = bp.find_pairs().to_vec();
+            got.sort_unstable();
+            assert!(got == want_set, "{name}: {label}'s pairs differ from the quad-tree's");
+            let st = bp.stats();
+            println!(
+                "{name}/{label}: {} levels, {} candidates, {} boxes overlap, {} pairs per frame",
+                st.levels, st.candidates, st.box_hits, st.pairs
+            );
+            g.bench_function(BenchmarkId::new(label, name), |b| {
+                b.iter_custom(|iters| run_phase(&mut bp, &mut scene, iters).0)
+            });
+        }
         let mut uniform = UniformGrid::new(cell);
         bench_peer(&mut g, "uniform-grid", name, make, want, |s| {
             let mut n = 0;
@@ -250,7 +295,16 @@ fn main() {
     landfall_bench::report::criterion().configure_from_args().final_summary();
     print_ratios(
         "broad_frame",
-        &["mirtich", "landfall-upward", "mirtich-upward", "uniform-grid", "parry-bvh"],
+        &[
+            "landfall-r8",
+            "landfall-par",
+            "quadtree",
+            "mirtich",
+            "quadtree-upward",
+            "mirtich-upward",
+            "uniform-grid",
+            "parry-bvh",
+        ],
         &["random100k".to_string(), "crowd10k".to_string(), "crowd10k-narrow".to_string()],
     );
 }

@@ -1,16 +1,31 @@
 //! The broad phase's multi-scale frame alone (for profiling): 100,000 spheres of 0.01–1,000 m over
-//! 100 km², each moved then every pair found, with Mirtich's registration on the dual layout.
-//! `cargo run --release -p landfall-bench --example broadprof [frames]` (perf record it).
+//! 100 km², each moved then every pair found: with Mirtich's registration on the dual layout
+//! (`upward`, the default), or landfall's broad phase with levels 4 or 8 apart (`phase`, `phase8`).
+//! `cargo run --release -p landfall-bench --example broadprof [frames] [upward|phase|phase8] [crowd]`
+//! (perf record it).
 use glam::DVec3;
-use landfall::broad::ProximityGrid;
+use landfall::broad::{BroadPhase, ProximityGrid};
 use landfall::support::SplitMix64;
 use std::time::Instant;
+
+/// This thread's CPU time in seconds (the machine may be shared: wall time would count waiting).
+fn cpu() -> f64 {
+    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `t` is a valid timespec for the call to fill.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+}
 
 fn main() {
     let frames: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(40);
     let mut rng = SplitMix64::new(55);
-    let mut objects: Vec<(u64, DVec3, f64)> = (0..100_000u64)
+    // `crowd` as a third argument: 10,000 walkers of 0.5 m over 60 × 400 m instead.
+    let crowd = std::env::args().nth(3).is_some_and(|a| a == "crowd");
+    let mut objects: Vec<(u64, DVec3, f64)> = (0..if crowd { 10_000u64 } else { 100_000 })
         .map(|k| {
+            if crowd {
+                return (k, DVec3::new(rng.range(-30.0, 30.0), rng.range(-200.0, 200.0), 0.9), 0.25);
+            }
             let r = 10f64.powf(rng.range(-2.0, 3.0)) / 2.0;
             (k, DVec3::new(rng.range(-5e4, 5e4), rng.range(-5e4, 5e4), rng.range(0.0, 10.0)), r)
         })
@@ -19,6 +34,32 @@ fn main() {
         .iter()
         .map(|&(_, _, r)| DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), 0.0) * (0.04 * r * rng.uniform()))
         .collect();
+    let ms = |s: f64| s * 1e3 / frames as f64;
+    let which = std::env::args().nth(2).unwrap_or_else(|| "upward".into());
+    if let Some(ratio) = match which.as_str() {
+        "phase" => Some(4),
+        "phase8" => Some(8),
+        _ => None,
+    } {
+        let mut bp = BroadPhase::with_ratio(1.0, ratio).unwrap();
+        for &(_, c, r) in &objects {
+            bp.insert(c, r).unwrap();
+        }
+        let (mut t_update, mut t_pairs) = (0.0, 0.0);
+        for _ in 0..frames {
+            let t = cpu();
+            for (o, s) in objects.iter_mut().zip(&steps) {
+                o.1 += *s;
+                bp.set(o.0 as u32, o.1, o.2).unwrap();
+            }
+            t_update += cpu() - t;
+            let t = cpu();
+            bp.find_pairs();
+            t_pairs += cpu() - t;
+        }
+        println!("CPU time per frame: update {:.2} ms, pairs {:.2} ms; {:?}", ms(t_update), ms(t_pairs), bp.stats());
+        return;
+    }
     let mut g = ProximityGrid::hierarchical(1.0, 11).unwrap();
     for &(id, c, r) in &objects {
         g.insert(id, c, r).unwrap();
@@ -36,6 +77,5 @@ fn main() {
         g.pairs(|_, _| pairs += 1);
         t_pairs += t.elapsed().as_secs_f64();
     }
-    let ms = |s: f64| s * 1e3 / frames as f64;
     println!("per frame: update {:.1} ms, pairs {:.1} ms ({pairs} pairs)", ms(t_update), ms(t_pairs));
 }

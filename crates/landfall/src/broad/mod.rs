@@ -100,11 +100,13 @@
 
 mod cells;
 mod lists;
+mod phase;
 mod queries;
 
 pub use cells::Cell;
 #[doc(hidden)]
 pub use cells::Layout;
+pub use phase::{BroadPhase, BroadPhaseError, Pair, SearchStats};
 
 use crate::rng::mix;
 use glam::DVec3;

@@ -16,7 +16,7 @@ fn touch(a: &Slot, b: &Slot) -> bool {
 /// (lengths below ~1e-154 or above ~1e154, whose squares underflow or overflow) at the scale of the
 /// largest of them, so that spheres 1e-160 apart answer as they do at unit scale.
 #[inline]
-fn within(d: DVec3, r: f64) -> bool {
+pub(crate) fn within(d: DVec3, r: f64) -> bool {
     let (d2, r2) = (d.length_squared(), r * r);
     if d2.is_normal() && r2.is_normal() && d2 < f64::MAX && r2 < f64::MAX {
         return d2 <= r2;

@@ -1,0 +1,439 @@
+//! A broad phase for many moving spheres of every size: the thesis' dual levels, searched as sorted
+//! arrays rebuilt each frame.
+//!
+//! Levels are `ratio` apart (4 by default: cells of level ℓ are `unit · 4^ℓ` wide), and each level's
+//! cells are the thesis' dual cells (cell i spans `[(i − ½)·w, (i + ½)·w)`: no two levels share a
+//! boundary). An object lives on its level — the finest whose cells are at least as wide as its box
+//! (raised, for a small object far from the origin, until its cell indices stay below 2³⁰) — in the
+//! one cell holding its centre, so its box lies within that cell's 3×3 neighbourhood.
+//!
+//! Each frame ([`BroadPhase::find_pairs`]) every occupied level is rebuilt as contiguous arrays
+//! sorted by cell (a counting sort where the level's cells are few, a radix sort where they are
+//! sparse), with f32 boxes rounded outward. Then:
+//! - **within a level**, each occupied cell is searched against itself and half of its 3×3
+//!   neighbourhood (the next cell of its row and three cells of the next row, contiguous in the
+//!   sorted arrays), so each pair of neighbouring cells is visited once;
+//! - **across levels**, each object is searched against every coarser occupied level in the cells
+//!   its box, widened by that level's largest half-width, meets (2×2, at most 3×3), found in the
+//!   coarser level's sorted cells by a search that starts where the previous object's ended (the
+//!   finer level is walked in its own cell order, so consecutive searches are close); empty levels
+//!   are never visited.
+//!
+//! Every candidate is tested on the f32 boxes, then on the f64 spheres (overlap or touch); the boxes
+//! are widened beyond every rounding, so no touching pair is lost (tests: brute force).
+//!
+//! ```
+//! use landfall::broad::BroadPhase;
+//! use landfall::glam::DVec3;
+//!
+//! let mut bp = BroadPhase::new(1.0);
+//! let flea = bp.insert(DVec3::new(0.0, 0.0, 0.0), 0.05).unwrap();
+//! let dog = bp.insert(DVec3::new(0.3, 0.0, 0.2), 0.5).unwrap();
+//! let house = bp.insert(DVec3::new(900.0, 0.0, 0.0), 40.0).unwrap();
+//! assert_eq!(bp.find_pairs(), &[(flea, dog)]);
+//! bp.set(house, DVec3::new(0.0, 45.0, 0.0), 40.0).unwrap(); // the house comes over the dog
+//! let mut pairs = bp.find_pairs().to_vec();
+//! pairs.sort();
+//! assert_eq!(pairs, [(flea, dog), (dog, house)]);
+//! ```
+
+mod boxes;
+mod events;
+mod level;
+mod levels;
+mod search;
+mod sort;
+#[cfg(test)]
+mod tests;
+
+pub use search::SearchStats;
+
+use crate::broad::queries::within;
+use glam::DVec3;
+use level::{Level, Sphere};
+use levels::{Levels, MAX_COORD};
+
+/// Why a broad phase refuses an object or a configuration.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BroadPhaseError {
+    /// The centre or radius is not finite, the radius is negative, or either exceeds 3.2e150 (whose
+    /// squares would overflow).
+    #[error("sphere at {center:?} of radius {radius}: {why}")]
+    BadSphere {
+        /// The centre given.
+        center: [f64; 3],
+        /// The radius given.
+        radius: f64,
+        /// What is wrong.
+        why: &'static str,
+    },
+    /// No object has this proxy.
+    #[error("proxy {0}: no such object")]
+    Unknown(u32),
+    /// The cell width or level ratio is not usable.
+    #[error("{0}")]
+    BadConfig(String),
+}
+
+/// Two proxies, the lower first.
+pub type Pair = (u32, u32);
+
+/// Frames between two decisions of which levels are lifted into which.
+const DECISION_FRAMES: u32 = 8;
+
+/// The level by size of a free slot.
+const FREE: u32 = u32::MAX;
+
+/// Spheres (by proxy: a small integer the broad phase hands out) and every pair of them that
+/// overlaps or touches. See the [module docs](self).
+#[derive(Clone, Debug)]
+pub struct BroadPhase {
+    levels: Levels,
+    /// The objects' spheres by proxy, and their levels by size (`FREE`: no object).
+    spheres: Vec<Sphere>,
+    size_level: Vec<u32>,
+    /// Free proxies, reused last-in first-out.
+    free: Vec<u32>,
+    /// Objects per level index, and the members of each occupied level, grouped.
+    counts: Vec<u32>,
+    level_of: Vec<u32>,
+    members: Vec<u32>,
+    /// The occupied levels: (level index, its members' range in `members`), finest first.
+    starts: Vec<(usize, usize, usize)>,
+    /// The level each level's objects are searched on ([`Self::decide_lifts`]), the frames until
+    /// the next decision, and a table for counting crowding.
+    lift: Vec<u32>,
+    until_decision: u32,
+    crowd: Vec<u32>,
+    /// Whether levels may be lifted (the tests search unlifted levels too).
+    lifting: bool,
+    /// The occupied levels, finest first (their arrays are kept for their capacity).
+    built: Vec<Level>,
+    occupied: usize,
+    pairs: Vec<(u32, u32)>,
+    events: events::PairSet,
+    /// Search on rayon's threads ([`Self::set_parallel`]), its tasks and their pairs.
+    parallel: bool,
+    tasks: Vec<search::Task>,
+    parts: Vec<(Vec<(u32, u32)>, SearchStats)>,
+    stats: SearchStats,
+}
+
+impl BroadPhase {
+    /// An empty broad phase whose level-0 cells are `unit` wide, levels 4 apart (a unit that is not
+    /// finite and positive is taken as 1).
+    pub fn new(unit: f64) -> Self {
+        let unit = if unit.is_finite() && unit > 0.0 { unit } else { 1.0 };
+        Self::build(unit, 2)
+    }
+
+    /// An empty broad phase with levels `ratio` apart: 2, 4, 8 or 16.
+    pub fn with_ratio(unit: f64, ratio: u32) -> Result<Self, BroadPhaseError> {
+        if !(unit.is_finite() && unit > 0.0 && (1e-100..=1e100).contains(&unit)) {
+            return Err(BroadPhaseError::BadConfig(format!("cell width {unit}: must be in [1e-100, 1e100]")));
+        }
+        if !matches!(ratio, 2 | 4 | 8 | 16) {
+            return Err(BroadPhaseError::BadConfig(format!("level ratio {ratio}: must be 2, 4, 8 or 16")));
+        }
+        Ok(Self::build(unit, ratio.trailing_zeros() as i32))
+    }
+
+    fn build(unit: f64, shift: i32) -> Self {
+        let levels = Levels::new(unit, shift);
+        let counts = vec![0; levels.count()];
+        let lift = (0..levels.count() as u32).collect();
+        Self {
+            levels,
+            spheres: Vec::new(),
+            size_level: Vec::new(),
+            free: Vec::new(),
+            counts,
+            level_of: Vec::new(),
+            members: Vec::new(),
+            starts: Vec::new(),
+            lift,
+            until_decision: 0,
+            crowd: Vec::new(),
+            lifting: true,
+            built: Vec::new(),
+            occupied: 0,
+            pairs: Vec::new(),
+            events: Default::default(),
+            parallel: false,
+            tasks: Vec::new(),
+            parts: Vec::new(),
+            stats: SearchStats::default(),
+        }
+    }
+
+    /// Number of objects.
+    pub fn len(&self) -> usize {
+        self.spheres.len() - self.free.len()
+    }
+
+    /// Whether there is no object.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn check(center: DVec3, radius: f64) -> Result<Sphere, BroadPhaseError> {
+        let bad = |why| Err(BroadPhaseError::BadSphere { center: center.to_array(), radius, why });
+        if !center.is_finite() || !radius.is_finite() {
+            return bad("centre and radius must be finite");
+        }
+        if radius < 0.0 {
+            return bad("the radius must be ≥ 0");
+        }
+        let cmax = center.abs().max_element();
+        if cmax > MAX_COORD || radius > MAX_COORD {
+            return bad("centre and radius must lie within ±3.2e150");
+        }
+        Ok(Sphere { c: center, r: radius })
+    }
+
+    /// Adds a sphere; returns its proxy (the smallest free one).
+    pub fn insert(&mut self, center: DVec3, radius: f64) -> Result<u32, BroadPhaseError> {
+        let sphere = Self::check(center, radius)?;
+        let level = self.levels.by_size(radius) as u32;
+        Ok(match self.free.pop() {
+            Some(p) => {
+                (self.spheres[p as usize], self.size_level[p as usize]) = (sphere, level);
+                p
+            }
+            None => {
+                self.spheres.push(sphere);
+                self.size_level.push(level);
+                self.spheres.len() as u32 - 1
+            }
+        })
+    }
+
+    /// Moves (and resizes) object `proxy`.
+    pub fn set(&mut self, proxy: u32, center: DVec3, radius: f64) -> Result<(), BroadPhaseError> {
+        let old = self.slot(proxy)?;
+        let sphere = Self::check(center, radius)?;
+        if radius != old.r {
+            self.size_level[proxy as usize] = self.levels.by_size(radius) as u32;
+        }
+        self.spheres[proxy as usize] = sphere;
+        Ok(())
+    }
+
+    /// Removes object `proxy` (its proxy may be handed out again).
+    pub fn remove(&mut self, proxy: u32) -> Result<(), BroadPhaseError> {
+        self.slot(proxy)?;
+        self.size_level[proxy as usize] = FREE;
+        self.free.push(proxy);
+        self.events.removed(proxy);
+        if self.free.len() == self.spheres.len() {
+            self.spheres.clear();
+            self.size_level.clear();
+            self.free.clear();
+        }
+        Ok(())
+    }
+
+    /// Object `proxy`'s centre and radius.
+    pub fn get(&self, proxy: u32) -> Option<(DVec3, f64)> {
+        self.slot(proxy).ok().map(|s| (s.c, s.r))
+    }
+
+    fn slot(&self, proxy: u32) -> Result<Sphere, BroadPhaseError> {
+        match self.size_level.get(proxy as usize) {
+            Some(&l) if l != FREE => Ok(self.spheres[proxy as usize]),
+            _ => Err(BroadPhaseError::Unknown(proxy)),
+        }
+    }
+
+    /// Every pair of objects whose spheres overlap or touch, each once, lower proxy first, in an
+    /// order that depends only on the objects (not on their history).
+    pub fn find_pairs(&mut self) -> &[Pair] {
+        self.rebuild();
+        self.pairs.clear();
+        let mut st = SearchStats { levels: self.occupied, ..Default::default() };
+        let built = &self.built[..self.occupied];
+        search::tasks(built, self.parallel, &mut self.tasks);
+        if self.parallel {
+            use rayon::prelude::*;
+            if self.parts.len() < self.tasks.len() {
+                self.parts.resize_with(self.tasks.len(), Default::default);
+            }
+            let levels = &self.levels;
+            self.parts[..self.tasks.len()].par_iter_mut().zip(&self.tasks).for_each(|((out, st), &task)| {
+                out.clear();
+                *st = SearchStats::default();
+                search::run(levels, built, task, out, st);
+            });
+            for (out, s) in &self.parts[..self.tasks.len()] {
+                self.pairs.extend_from_slice(out);
+                st += *s;
+            }
+        } else {
+            for &task in &self.tasks {
+                search::run(&self.levels, built, task, &mut self.pairs, &mut st);
+            }
+        }
+        st.pairs = self.pairs.len() as u64;
+        self.stats = st;
+        &self.pairs
+    }
+
+    /// The pairs that began and ended touching since the previous call (the first call: every
+    /// touching pair began), each list ascending — what a game or a narrow phase acts on. A removed
+    /// object's pairs end; a new object given a removed one's proxy begins its own.
+    ///
+    /// ```
+    /// use landfall::broad::BroadPhase;
+    /// use landfall::glam::DVec3;
+    ///
+    /// let mut bp = BroadPhase::new(1.0);
+    /// let a = bp.insert(DVec3::ZERO, 1.0).unwrap();
+    /// let b = bp.insert(DVec3::new(1.5, 0.0, 0.0), 1.0).unwrap();
+    /// assert_eq!(bp.pair_events(), (&[(a, b)][..], &[][..]));
+    /// bp.set(b, DVec3::new(1.6, 0.0, 0.0), 1.0).unwrap();
+    /// assert_eq!(bp.pair_events(), (&[][..], &[][..])); // still touching: nothing to say
+    /// bp.set(b, DVec3::new(9.0, 0.0, 0.0), 1.0).unwrap();
+    /// assert_eq!(bp.pair_events(), (&[][..], &[(a, b)][..]));
+    /// ```
+    pub fn pair_events(&mut self) -> (&[Pair], &[Pair]) {
+        self.find_pairs();
+        self.events.report(&self.pairs);
+        (&self.events.began, &self.events.ended)
+    }
+
+    /// Whether [`Self::find_pairs`] rebuilds the levels and searches on rayon's threads (cell and
+    /// object ranges of each level, and of each pair of levels, are independent): the pairs and
+    /// their order are the same as on one thread.
+    pub fn set_parallel(&mut self, parallel: bool) {
+        self.parallel = parallel;
+    }
+
+    /// Counts of the last [`Self::find_pairs`].
+    pub fn stats(&self) -> SearchStats {
+        self.stats
+    }
+
+    /// Groups the objects by level (each raised as far as its position needs) and sorts each
+    /// occupied level by cell.
+    fn rebuild(&mut self) {
+        self.level_of.clear();
+        for (s, &size) in self.spheres.iter().zip(&self.size_level) {
+            let t = if size == FREE {
+                FREE
+            } else {
+                self.levels.raised(size as usize, s.c.x.abs().max(s.c.y.abs())) as u32
+            };
+            self.level_of.push(t);
+        }
+        if self.until_decision == 0 {
+            self.group(false);
+            self.decide_lifts();
+            self.until_decision = DECISION_FRAMES;
+        }
+        self.until_decision -= 1;
+        self.group(true);
+        if self.built.len() < self.starts.len() {
+            self.built.resize_with(self.starts.len(), Level::default);
+        }
+        let (levels, members, spheres) = (&self.levels, &self.members, &self.spheres);
+        let build =
+            |(lv, &(t, s, e)): (&mut Level, &(usize, usize, usize))| lv.build(levels, t, &members[s..e], spheres);
+        if self.parallel {
+            use rayon::prelude::*;
+            self.built.par_iter_mut().zip(&self.starts).for_each(build);
+        } else {
+            self.built.iter_mut().zip(&self.starts).for_each(build);
+        }
+        self.occupied = self.starts.len();
+    }
+
+    /// Which coarser level each level's objects are searched on. A level whose objects, together
+    /// with those already lifted into it, would stand about one to a cell on the next occupied
+    /// level is lifted into it (any coarser level holds an object correctly): a sparse level costs
+    /// every finer object a search, and moving its objects up costs a few more candidates. Decided
+    /// on the objects as they stand every `DECISION_FRAMES` frames, from how crowded their cells
+    /// would be (Σ objects² over the cells, counted in a table hashed by cell).
+    fn decide_lifts(&mut self) {
+        for (t, l) in self.lift.iter_mut().enumerate() {
+            *l = t as u32;
+        }
+        let Some(&(first, s0, _)) = self.starts.first().filter(|_| self.lifting) else { return };
+        let mut acc = vec![first];
+        let mut from = s0;
+        for &(t, s, e) in &self.starts[1..] {
+            let group = &self.members[from..e];
+            let n = group.len();
+            let size = (4 * n).next_power_of_two();
+            self.crowd.clear();
+            self.crowd.resize(size, 0);
+            let mut squares = 0u64;
+            for &p in group {
+                let c = self.spheres[p as usize].c;
+                let (i, j) = (self.levels.index(t, c.x), self.levels.index(t, c.y));
+                let h = crate::rng::mix((i as u64) ^ (j as u64).rotate_left(32)) as usize & (size - 1);
+                squares += 2 * self.crowd[h] as u64 + 1;
+                self.crowd[h] += 1;
+            }
+            if 4 * squares <= 9 * n as u64 {
+                for &a in &acc {
+                    self.lift[a] = t as u32;
+                }
+            } else {
+                acc.clear();
+                from = s;
+            }
+            acc.push(t);
+        }
+    }
+
+    /// Groups the objects by level (lifted or not) into `members` and `starts`: a counting sort by
+    /// level, in proxy order within a level.
+    fn group(&mut self, lifted: bool) {
+        self.counts.fill(0);
+        for t in self.level_of.iter_mut().filter(|t| **t != FREE) {
+            if lifted {
+                *t = self.lift[*t as usize];
+            }
+            self.counts[*t as usize] += 1;
+        }
+        let mut at = 0u32;
+        for c in self.counts.iter_mut() {
+            (*c, at) = (at, at + *c);
+        }
+        self.members.clear();
+        self.members.resize(at as usize, 0);
+        for (p, &t) in self.level_of.iter().enumerate() {
+            if t != FREE {
+                let c = &mut self.counts[t as usize];
+                self.members[*c as usize] = p as u32;
+                *c += 1;
+            }
+        }
+        // counts[t] now ends level t's members.
+        self.starts.clear();
+        let mut from = 0u32;
+        for (t, &end) in self.counts.iter().enumerate() {
+            if end > from {
+                self.starts.push((t, from as usize, end as usize));
+            }
+            from = end;
+        }
+    }
+
+    /// Every pair whose spheres overlap or touch, by testing all pairs (lower proxy first, sorted):
+    /// the reference the tests compare with.
+    pub fn pairs_brute_force(&self) -> Vec<(u32, u32)> {
+        let live: Vec<(u32, Sphere)> =
+            (0..self.spheres.len() as u32).filter_map(|p| Some((p, self.slot(p).ok()?))).collect();
+        let mut out = Vec::new();
+        for (x, (pa, a)) in live.iter().enumerate() {
+            for (pb, b) in &live[x + 1..] {
+                if within(a.c - b.c, a.r + b.r) {
+                    out.push((*pa, *pb));
+                }
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,300 @@
+//! The broad phase against brute force: random multi-scale scenes moving over frames, spheres on
+//! cell borders, touching exactly, identical, far out and at extreme magnitudes, and empty.
+
+use super::*;
+use crate::broad::ProximityGrid;
+use crate::rng::SplitMix64;
+use proptest::prelude::*;
+
+/// A broad phase with levels `ratio` apart, its sparse levels lifted or not.
+fn phase(ratio: u32, lifting: bool) -> BroadPhase {
+    BroadPhase { lifting, ..BroadPhase::with_ratio(1.0, ratio).unwrap() }
+}
+
+/// The search's pairs, each once, as brute force finds them.
+fn assert_brute(bp: &mut BroadPhase) {
+    let mut got = bp.find_pairs().to_vec();
+    assert!(got.iter().all(|&(a, b)| a < b), "lower proxy first");
+    got.sort_unstable();
+    let n = got.len();
+    got.dedup();
+    assert_eq!(got.len(), n, "a pair reported twice");
+    assert_eq!(got, bp.pairs_brute_force());
+}
+
+/// `n` spheres of diameters `10^lo ..= 10^hi` (log-uniform) over a square `side` wide at `offset`.
+fn scene(rng: &mut SplitMix64, n: usize, lo: f64, hi: f64, side: f64, offset: DVec3) -> Vec<(DVec3, f64)> {
+    (0..n)
+        .map(|_| {
+            let r = 10f64.powf(rng.range(lo, hi)) / 2.0;
+            let c = DVec3::new(rng.range(0.0, side), rng.range(0.0, side), rng.range(0.0, side / 50.0));
+            (offset + c - DVec3::new(side / 2.0, side / 2.0, 0.0), r)
+        })
+        .collect()
+}
+
+/// Random scenes spanning five orders of magnitude of size, on every level ratio, near the origin
+/// and 10,000 km out, over frames of moves, removals and insertions (proxies reused).
+#[test]
+fn random_scenes_equal_brute_force() {
+    let mut rng = SplitMix64::new(11);
+    for (ratio, lifting) in [(2, true), (4, true), (8, true), (16, true), (2, false), (4, false), (8, false)] {
+        for offset in [DVec3::ZERO, DVec3::new(1e7, -1e7, 0.0)] {
+            let mut bp = phase(ratio, lifting);
+            let objs = scene(&mut rng, 1500, -2.0, 3.0, 3000.0, offset);
+            let mut proxies: Vec<u32> = objs.iter().map(|&(c, r)| bp.insert(c, r).unwrap()).collect();
+            assert_eq!(proxies, (0..1500).collect::<Vec<u32>>());
+            assert_brute(&mut bp);
+            assert!(
+                bp.stats().levels >= if lifting { 2 } else { 8 / ratio.trailing_zeros() as usize },
+                "{:?}",
+                bp.stats()
+            );
+            for frame in 0..4 {
+                for &p in &proxies {
+                    let (c, r) = bp.get(p).unwrap();
+                    let step = DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), 0.0) * r * 0.5;
+                    let r = if frame == 2 { r * rng.range(0.2, 5.0) } else { r };
+                    bp.set(p, c + step, r).unwrap();
+                }
+                assert_brute(&mut bp);
+            }
+            for &p in proxies.iter().step_by(3) {
+                bp.remove(p).unwrap();
+            }
+            assert_brute(&mut bp);
+            for (c, r) in scene(&mut rng, 300, -2.0, 2.0, 3000.0, offset) {
+                proxies.push(bp.insert(c, r).unwrap());
+            }
+            assert_brute(&mut bp);
+        }
+    }
+}
+
+/// The same pairs as the dual quad-tree's on the same objects.
+#[test]
+fn equals_the_proximity_grid() {
+    let mut rng = SplitMix64::new(12);
+    let objs = scene(&mut rng, 3000, -2.0, 3.0, 5000.0, DVec3::ZERO);
+    let mut bp = BroadPhase::new(1.0);
+    let mut grid = ProximityGrid::new(1.0).unwrap();
+    for (k, &(c, r)) in objs.iter().enumerate() {
+        bp.insert(c, r).unwrap();
+        grid.insert(k as u64, c, r).unwrap();
+    }
+    let mut got = bp.find_pairs().to_vec();
+    got.sort_unstable();
+    let mut want = Vec::new();
+    grid.pairs(|a, b| want.push((a.min(b) as u32, a.max(b) as u32)));
+    want.sort_unstable();
+    assert!(!want.is_empty());
+    assert_eq!(got, want);
+}
+
+/// Spheres centred on cell borders of several levels, touching exactly across them (sums of
+/// powers of two: exact in f64), boxes as wide as their cells, and many identical spheres.
+#[test]
+fn borders_touching_and_identical() {
+    for (ratio, lifting) in [(2, true), (4, true), (8, true), (4, false)] {
+        let mut bp = phase(ratio, lifting);
+        for l in -3i32..4 {
+            let w = (ratio as f64).powi(l);
+            for k in -3i32..3 {
+                let border = (k as f64 + 0.5) * w;
+                // A sphere as wide as the level's cells on the border, one touching it across the
+                // border, and a point on it.
+                bp.insert(DVec3::new(border, border, 0.0), w / 2.0).unwrap();
+                bp.insert(DVec3::new(border + w, border, 0.0), w / 2.0).unwrap();
+                bp.insert(DVec3::new(border, border + w / 2.0, 0.0), 0.0).unwrap();
+                bp.insert(DVec3::new(border - w / 4.0, -border, w / 4.0), w / 4.0).unwrap();
+            }
+        }
+        for _ in 0..20 {
+            bp.insert(DVec3::new(0.5, 0.5, 0.0), 0.25).unwrap();
+        }
+        assert_brute(&mut bp);
+        let pairs = bp.find_pairs().len();
+        assert!(pairs > 190 + 100, "{pairs}");
+    }
+}
+
+/// A scene scaled to 1e±150 and far from the origin, and the empty broad phase.
+#[test]
+fn extreme_magnitudes_and_empty() {
+    let mut bp = BroadPhase::new(1.0);
+    assert!(bp.find_pairs().is_empty());
+    let mut rng = SplitMix64::new(13);
+    let base = scene(&mut rng, 400, -2.0, 2.0, 300.0, DVec3::ZERO);
+    // Coordinates up to 1.5e150 (the accepted range ends at 3.2e150).
+    for scale in [1e-150, 1e-20, 1e20, 1e148] {
+        for offset in [0.0, 1e7].into_iter().filter(|&o| (o + 200.0) * scale < 3e150) {
+            let mut bp = BroadPhase::new(1.0);
+            for &(c, r) in &base {
+                bp.insert((c + DVec3::splat(offset)) * scale, r * scale).unwrap();
+            }
+            assert_brute(&mut bp);
+            let mut unit = BroadPhase::new(1.0);
+            for &(c, r) in &base {
+                unit.insert(c + DVec3::splat(offset), r).unwrap();
+            }
+            if offset == 0.0 {
+                // The same scene at any scale has the same pairs (the powers of ten round alike
+                // often enough that a large share must agree).
+                assert!(bp.find_pairs().len().abs_diff(unit.find_pairs().len()) <= 3);
+            }
+        }
+    }
+    let p = bp.insert(DVec3::ZERO, 1.0).unwrap();
+    bp.remove(p).unwrap();
+    assert!(bp.is_empty());
+    assert!(bp.find_pairs().is_empty());
+}
+
+/// Bad input is refused with an error naming it; nothing panics.
+#[test]
+fn bad_input_is_refused() {
+    let mut bp = BroadPhase::new(1.0);
+    assert!(matches!(bp.insert(DVec3::new(f64::NAN, 0.0, 0.0), 1.0), Err(BroadPhaseError::BadSphere { .. })));
+    assert!(matches!(bp.insert(DVec3::ZERO, -1.0), Err(BroadPhaseError::BadSphere { .. })));
+    assert!(matches!(bp.insert(DVec3::ZERO, f64::INFINITY), Err(BroadPhaseError::BadSphere { .. })));
+    assert!(matches!(bp.insert(DVec3::new(1e200, 0.0, 0.0), 1.0), Err(BroadPhaseError::BadSphere { .. })));
+    assert_eq!(bp.set(3, DVec3::ZERO, 1.0), Err(BroadPhaseError::Unknown(3)));
+    assert_eq!(bp.remove(0), Err(BroadPhaseError::Unknown(0)));
+    let p = bp.insert(DVec3::ZERO, 1.0).unwrap();
+    assert!(bp.set(p, DVec3::ZERO, f64::NAN).is_err());
+    assert_eq!(bp.get(p), Some((DVec3::ZERO, 1.0)), "a refused move changes nothing");
+    assert!(BroadPhase::with_ratio(1.0, 3).is_err());
+    assert!(BroadPhase::with_ratio(0.0, 4).is_err());
+    let msg = bp.insert(DVec3::ZERO, -2.0).unwrap_err().to_string();
+    assert!(msg.contains("radius -2"), "{msg}");
+}
+
+/// A coordinate: random, or on a cell border of some level (ties), scaled.
+fn coord() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        -40.0..40.0f64,
+        (-6i32..6, -4i32..4).prop_map(|(k, l)| (k as f64 + 0.5) * 4f64.powi(l)),
+        (-20i32..20).prop_map(|k| k as f64 * 0.25),
+    ]
+}
+
+/// A radius: random over four orders of magnitude, zero, or a power of two (exact touching).
+fn radius() -> impl Strategy<Value = f64> {
+    prop_oneof![(-2.0..2.0f64).prop_map(|e| 10f64.powf(e) / 2.0), Just(0.0), (-4i32..4).prop_map(|e| 2f64.powi(e)),]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Any spheres, at any of several scales and offsets, on any ratio: brute force's pairs.
+    #[test]
+    fn pairs_equal_brute_force(
+        objs in prop::collection::vec((coord(), coord(), coord(), radius()), 0..60),
+        scale_offset in prop::sample::select(vec![
+            (1.0, 0.0), (1.0, 1e7), (1.0, -5e3), (1e-150, 0.0), (1e-150, 1e7), (5e147, 0.0), (1e142, -1e7), (3.0e-7, 5e3),
+        ]),
+        ratio in prop::sample::select(vec![2u32, 4, 8, 16]),
+        lifting in any::<bool>(),
+        moved in prop::collection::vec((coord(), coord()), 0..60),
+    ) {
+        let (scale, offset) = scale_offset;
+        let mut bp = phase(ratio, lifting);
+        for &(x, y, z, r) in &objs {
+            bp.insert(DVec3::new(x + offset, y + offset, z) * scale, r * scale).unwrap();
+        }
+        assert_brute(&mut bp);
+        for (p, &(x, y)) in moved.iter().enumerate().take(objs.len()) {
+            let (c, r) = bp.get(p as u32).unwrap();
+            bp.set(p as u32, DVec3::new(x + offset, y + offset, c.z / scale) * scale, r).unwrap();
+        }
+        assert_brute(&mut bp);
+    }
+}
+
+/// Over frames of moves, removals and reinsertions, the events are the differences between
+/// consecutive frames' brute-force pair sets (a reused proxy's pairs end and begin again).
+#[test]
+fn events_are_the_differences_of_brute_force() {
+    use std::collections::BTreeSet;
+    let mut rng = SplitMix64::new(14);
+    let mut bp = BroadPhase::new(1.0);
+    for (c, r) in scene(&mut rng, 800, -1.0, 1.5, 200.0, DVec3::ZERO) {
+        bp.insert(c, r).unwrap();
+    }
+    let mut before: BTreeSet<(u32, u32)> = BTreeSet::new();
+    for frame in 0..6 {
+        let mut renewed = Vec::new();
+        if frame == 3 {
+            for p in (0..800).step_by(7) {
+                let (c, r) = bp.get(p).unwrap();
+                bp.remove(p).unwrap();
+                renewed.push(bp.insert(c, r).unwrap());
+            }
+        }
+        for p in 0..800 {
+            let (c, r) = bp.get(p).unwrap();
+            bp.set(p, c + DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), 0.0) * r, r).unwrap();
+        }
+        let now: BTreeSet<(u32, u32)> = bp.pairs_brute_force().into_iter().collect();
+        let renewed_pair = |&(a, b): &(u32, u32)| renewed.contains(&a) || renewed.contains(&b);
+        let ended: Vec<_> = before.iter().filter(|p| !now.contains(p) || renewed_pair(p)).copied().collect();
+        let began: Vec<_> = now.iter().filter(|p| !before.contains(p) || renewed_pair(p)).copied().collect();
+        let (b, e) = bp.pair_events();
+        assert_eq!((b.to_vec(), e.to_vec()), (began, ended), "frame {frame}");
+        assert!(frame == 0 || !b.is_empty() && !e.is_empty(), "frame {frame}: the scene moves enough");
+        before = now;
+    }
+}
+
+/// Sparse levels are lifted (fewer levels searched), and the pairs stay the same.
+#[test]
+fn lifting_keeps_the_pairs() {
+    let mut rng = SplitMix64::new(15);
+    let objs = scene(&mut rng, 4000, -2.0, 3.0, 20_000.0, DVec3::ZERO);
+    let (mut lifted, mut flat) = (phase(4, true), phase(4, false));
+    for &(c, r) in &objs {
+        lifted.insert(c, r).unwrap();
+        flat.insert(c, r).unwrap();
+    }
+    let mut a = lifted.find_pairs().to_vec();
+    let mut b = flat.find_pairs().to_vec();
+    assert!(lifted.stats().levels < flat.stats().levels, "{:?} {:?}", lifted.stats(), flat.stats());
+    a.sort_unstable();
+    b.sort_unstable();
+    assert_eq!(a, b);
+}
+
+/// On rayon's threads: the same pairs in the same order as on one thread, frame after frame.
+#[test]
+fn parallel_equals_sequential_in_order() {
+    let mut rng = SplitMix64::new(16);
+    let objs = scene(&mut rng, 20_000, -2.0, 3.0, 30_000.0, DVec3::ZERO);
+    let (mut one, mut many) = (BroadPhase::new(1.0), BroadPhase::new(1.0));
+    many.set_parallel(true);
+    for &(c, r) in &objs {
+        one.insert(c, r).unwrap();
+        many.insert(c, r).unwrap();
+    }
+    for frame in 0..3 {
+        for p in 0..objs.len() as u32 {
+            let (c, r) = one.get(p).unwrap();
+            let c = c + DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), 0.0) * r * 0.1;
+            one.set(p, c, r).unwrap();
+            many.set(p, c, r).unwrap();
+        }
+        let want = one.find_pairs().to_vec();
+        assert!(want.len() > 1000, "{}", want.len());
+        assert_eq!(many.find_pairs(), &want[..], "frame {frame}");
+        assert_eq!(many.stats(), one.stats());
+    }
+    let mut got = want_sorted(&mut many);
+    assert_eq!(got.len(), many.pairs_brute_force().len());
+    got.dedup();
+    assert_eq!(got, many.pairs_brute_force());
+}
+
+fn want_sorted(bp: &mut BroadPhase) -> Vec<(u32, u32)> {
+    let mut v = bp.find_pairs().to_vec();
+    v.sort_unstable();
+    v
+}
