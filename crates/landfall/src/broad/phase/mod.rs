@@ -31,7 +31,7 @@
 //! let dog = bp.insert(DVec3::new(0.3, 0.0, 0.2), 0.5).unwrap();
 //! let house = bp.insert(DVec3::new(900.0, 0.0, 0.0), 40.0).unwrap();
 //! assert_eq!(bp.find_pairs(), &[(flea, dog)]);
-//! bp.set(house, DVec3::new(0.0, 45.0, 0.0), 40.0).unwrap(); // the house comes over the dog
+//! bp.set(house, DVec3::new(0.3, 40.3, 0.0), 40.0).unwrap(); // the house comes over the dog
 //! let mut pairs = bp.find_pairs().to_vec();
 //! pairs.sort();
 //! assert_eq!(pairs, [(flea, dog), (dog, house)]);

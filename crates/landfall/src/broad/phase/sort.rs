@@ -2,7 +2,8 @@
 //! where they are few (at most a few per object), else an LSD radix sort of the cell keys, one byte
 //! a pass, skipping the bytes every key shares. Both O(n), both stable.
 
-/// Sorts `(keys, vals)` by key (stable) into `out_keys`, `out_vals`; `scratch` holds the counts.
+/// Sorts `(keys, vals)` by key (stable) into `out_keys`, `out_vals`; afterwards `counts[k]` is where
+/// the objects of key k end.
 /// Keys are below `cells`: a single counting pass.
 pub(super) fn counting(
     keys: &[u64],
