@@ -545,17 +545,23 @@ mod tests {
         }
     }
 
+    /// The envelope of `segs`, inserted in their order.
+    fn envelope_of(segs: &[(f64, f64, f64, f64)]) -> Envelope {
+        let mut h = Envelope::default();
+        let mut m = h.merge();
+        for &(a, va, b, vb) in segs {
+            m.insert(a, va, b, vb);
+        }
+        drop(m);
+        h
+    }
+
     #[test]
     fn covers_is_right_whenever_it_says_so() {
         let mut rng = SplitMix64::new(9);
         for round in 0..300 {
-            let mut h = Envelope::default();
             let segs = segments(&mut rng, round);
-            let mut m = h.merge();
-            for &(a, va, b, vb) in &segs {
-                m.insert(a, va, b, vb);
-            }
-            drop(m);
+            let h = envelope_of(&segs);
             let mut c = h.cursor();
             for _ in 0..50 {
                 let (a, b) = (rng.range(-1.2, 1.2), rng.range(-1.2, 1.2));
@@ -575,13 +581,8 @@ mod tests {
     fn lowest_is_a_lower_bound_and_minus_infinity_only_over_a_gap() {
         let mut rng = SplitMix64::new(10);
         for round in 0..300 {
-            let mut h = Envelope::default();
             let segs = segments(&mut rng, round);
-            let mut m = h.merge();
-            for &(a, va, b, vb) in &segs {
-                m.insert(a, va, b, vb);
-            }
-            drop(m);
+            let h = envelope_of(&segs);
             let mut c = h.cursor();
             for _ in 0..50 {
                 let a = rng.range(-1.2, 1.2);
