@@ -86,7 +86,7 @@ const DECISION_FRAMES: u32 = 8;
 const FREE: u32 = u32::MAX;
 
 /// Spheres (by proxy: a small integer the broad phase hands out) and every pair of them that
-/// overlaps or touches. See the [module docs](self).
+/// overlaps or touches. How the search works is in the documentation of `broad/phase/mod.rs`.
 #[derive(Clone, Debug)]
 pub struct BroadPhase {
     levels: Levels,
