@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{gltf, landfall, npy_raster, ok, s};
+use common::{gltf, landfall, ok, s};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -275,13 +275,7 @@ fn proximity_streams_its_pairs() {
 fn an_index_replaced_in_place_while_mapped_is_an_error_not_sigbus() {
     use std::io::Write;
     let d = tempfile::tempdir().unwrap();
-    let (big, small) = (d.path().join("big.npy"), d.path().join("small.npy"));
-    let smooth = |i: usize, j: usize| (i as f32 * 0.1).sin() * 10.0 + j as f32 * 0.01;
-    npy_raster(&big, 700, smooth);
-    npy_raster(&small, 20, smooth);
-    let (big_lfh, small_lfh) = (d.path().join("big.lfh"), d.path().join("small.lfh"));
-    ok(&["build", s(&big), "-o", s(&big_lfh)]);
-    ok(&["build", s(&small), "-o", s(&small_lfh)]);
+    let (big_lfh, small_lfh) = common::big_and_small_index(d.path());
     let fifo = d.path().join("points.fifo");
     assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success(), "mkfifo");
     let out = d.path().join("h.csv");

@@ -210,13 +210,7 @@ fn ctrl_c_stops_the_server_with_connections_open() {
 #[test]
 fn an_index_replaced_in_place_under_the_server_is_an_error_not_sigbus() {
     let d = tempfile::tempdir().unwrap();
-    let (big, small) = (d.path().join("big.npy"), d.path().join("small.npy"));
-    let smooth = |i: usize, j: usize| (i as f32 * 0.1).sin() * 10.0 + j as f32 * 0.01;
-    common::npy_raster(&big, 700, smooth);
-    common::npy_raster(&small, 20, smooth);
-    let (big_lfh, small_lfh) = (d.path().join("big.lfh"), d.path().join("small.lfh"));
-    common::ok(&["build", common::s(&big), "-o", common::s(&big_lfh)]);
-    common::ok(&["build", common::s(&small), "-o", common::s(&small_lfh)]);
+    let (big_lfh, small_lfh) = common::big_and_small_index(d.path());
     let mut server = Server::start(&[common::s(&big_lfh)]);
     let (status, head, _) = get(&server.addr, "/api/height?x=100&y=100").unwrap();
     assert_eq!(status, 200, "{head}");

@@ -80,3 +80,17 @@ pub fn npy_raster(path: &Path, n: usize, height: impl Fn(usize, usize) -> f32) {
     }
     std::fs::write(path, b).unwrap();
 }
+
+/// Two heightfield indexes built in `dir`, `big.lfh` (700²) and `small.lfh` (20²): writing the
+/// small one over the big one in place (`cp small.lfh big.lfh`) truncates a mapped file.
+pub fn big_and_small_index(dir: &Path) -> (PathBuf, PathBuf) {
+    let smooth = |i: usize, j: usize| (i as f32 * 0.1).sin() * 10.0 + j as f32 * 0.01;
+    let mut out = Vec::new();
+    for (name, n) in [("big", 700), ("small", 20)] {
+        let (npy, lfh) = (dir.join(format!("{name}.npy")), dir.join(format!("{name}.lfh")));
+        npy_raster(&npy, n, smooth);
+        ok(&["build", s(&npy), "-o", s(&lfh)]);
+        out.push(lfh);
+    }
+    (out.remove(0), out.remove(0))
+}
