@@ -365,33 +365,40 @@ pub fn segment_triangle_distance(p0: DVec3, p1: DVec3, tri: &[DVec3; 3]) -> (f64
 }
 
 /// The earliest contact, for t in [0, `t_max`], of the capsule of radius `r` around the segment
-/// `a`–`b` moving along `v`, with triangle `tri`: conservative advancement on the exact
-/// segment–triangle distance (the distance cannot shrink faster than |v| per unit of t), to within
-/// 1e-9 of the radius. A motion that grazes the triangle for over 200 steps is stopped where the
-/// steps got to (conservative: it never passes through).
+/// `a`–`b` moving along `v`, with triangle `tri`. Exact: the capsule touches the triangle when the
+/// sphere of radius `r` around `a` touches the prism the triangle sweeps when moved by `a − b` (the
+/// convex hull of the triangle and its translate). Its boundary is the two triangles and three
+/// parallelograms, so the contact is the earliest of eight exact sphere–triangle sweeps. A capsule
+/// already within `r` of the triangle (1e-9 relative) touches at t = 0.
 pub fn sweep_capsule_triangle(a: DVec3, b: DVec3, r: f64, v: DVec3, tri: &[DVec3; 3], t_max: f64) -> Option<Contact> {
-    let speed = v.length();
     let tol = 1e-9 * (1.0 + r);
-    let face = unit_normal(tri);
-    let mut t = 0.0;
-    for k in 0..=200 {
+    let contact = |t: f64| {
         let (dist, on_seg, on_tri) = segment_triangle_distance(a + v * t, b + v * t, tri);
-        // Touching — or still creeping after 200 steps (a long near-graze): stop here rather than
-        // risk passing through; the gap left is the tiny one the steps were shrinking.
-        if dist <= r + tol || k == 200 {
-            let n = (on_seg - on_tri).try_normalize().unwrap_or(if face.dot(v) > 0.0 { -face } else { face });
-            let side = if face.dot(on_seg - on_tri) < 0.0 { -face } else { face };
-            return Some(Contact { t, point: on_tri, normal: n, face: side });
-        }
-        if speed == 0.0 {
-            return None;
-        }
-        t += (dist - r) / speed;
-        if t > t_max {
-            return None;
+        let face = unit_normal(tri);
+        let n = (on_seg - on_tri).try_normalize().unwrap_or(if face.dot(v) > 0.0 { -face } else { face });
+        let side = if face.dot(on_seg - on_tri) < 0.0 { -face } else { face };
+        (dist, Contact { t, point: on_tri, normal: n, face: side })
+    };
+    let (dist, start) = contact(0.0);
+    if dist <= r + tol {
+        return Some(start);
+    }
+    let d = a - b;
+    let moved = tri.map(|p| p + d);
+    let mut faces = [*tri; 8];
+    faces[1] = moved;
+    for k in 0..3 {
+        let k1 = (k + 1) % 3;
+        faces[2 + 2 * k] = [tri[k], tri[k1], moved[k1]];
+        faces[3 + 2 * k] = [tri[k], moved[k1], moved[k]];
+    }
+    let mut best: Option<f64> = None;
+    for face in &faces {
+        if let Some(h) = sweep_sphere_triangle(a, r, v, face, best.unwrap_or(t_max)) {
+            best = Some(best.map_or(h.t, |t| t.min(h.t)));
         }
     }
-    None
+    best.map(|t| contact(t).1)
 }
 
 #[cfg(test)]
