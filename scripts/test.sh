@@ -14,6 +14,7 @@ trap 'rm -f "$LANDFALL_SKIPS"' EXIT
 target="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
 
 cargo test
+echo "test.sh: Rust tests done at ${SECONDS} s"
 
 # The virtual environment: reused only when its Python still runs, is this python3's version and
 # has a working pip; recreated otherwise.
@@ -27,10 +28,13 @@ if ! [ -x .venv/bin/python ] \
 fi
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q pytest xarray rioxarray matplotlib
+echo "test.sh: .venv ready at ${SECONDS} s"
 python3 scripts/run_docs.py --bin "$target/debug" --python .venv/bin/python
 .venv/bin/python -c 'import landfall, landfall.dask; print("test.sh: landfall", landfall.__version__, "from", landfall.__file__)'
+echo "test.sh: docs' blocks done at ${SECONDS} s"
 LANDFALL_BIN="$target/debug/landfall" .venv/bin/python -m pytest -q -rs -p no:cacheprovider \
     crates/landfall-py/tests scripts/test_run_docs.py
+echo "test.sh: Python tests done at ${SECONDS} s"
 
 if [ -s "$LANDFALL_SKIPS" ]; then
     echo

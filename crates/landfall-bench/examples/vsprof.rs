@@ -1,7 +1,8 @@
 //! One viewshed on the `viewshed` benchmark's generated DEM, for profiling:
 //! `perf record target/release/examples/vsprof [size] [threads] [curvature]` (4097, 1, flat by
 //! default). Prints the time, the band and a digest of the answer, to check that a change left it
-//! bit for bit.
+//! bit for bit. With `VSPROF_TIF=dem.tif` it also writes the DEM as the benchmark's GeoTIFF and
+//! prints the `landfall viewshed` and `gdal_viewshed` command lines for the same observer.
 
 use landfall::bench::synth::{generate, SynthParams};
 use landfall::viewshed::{self, Hooks, Observer, ViewshedMode, ViewshedOutput, ViewshedParams};
@@ -17,6 +18,18 @@ fn main() {
     let hf = Heightfield::builder(n, n, h).spacing(10.0, 10.0).origin(500_000.0, 4_000_000.0).build().expect("a DEM");
     let (k, _) = hf.samples().enumerate().fold((0, f32::NEG_INFINITY), |b, (k, h)| if h > b.1 { (k, h) } else { b });
     let o = hf.sample_position(k % n, k / n);
+    if let Ok(tif) = std::env::var("VSPROF_TIF") {
+        let geo = landfall_io::GeoRef { origin: (hf.origin().x, hf.origin().y), spacing: (10.0, 10.0) };
+        let keys = landfall_io::GeoKeys {
+            directory: vec![1, 1, 0, 3, 1024, 0, 1, 1, 1025, 0, 1, 1, 3072, 0, 1, 32610],
+            ..Default::default()
+        };
+        let h: Vec<f32> = hf.samples().collect();
+        landfall_io::write_geotiff(tif.as_ref(), n, n, landfall_io::Band::F32(&h), &geo, Some(f64::NAN), Some(&keys))
+            .expect("writes the DEM");
+        println!("landfall viewshed {tif} --observer {:?},{:?} --observer-height 1.75 --out lf.tif", o.x, o.y);
+        println!("gdal_viewshed -ox {:?} -oy {:?} -oz 1.75 -tz 0 {tif} gdal.tif", o.x, o.y);
+    }
     let params = ViewshedParams::default().with_observer_height(1.75).with_curvature(curvature);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a pool");
     let t = Instant::now();

@@ -289,3 +289,52 @@ fn corrupted_gdal_files_never_panic() {
         }
     }
 }
+
+/// Streaming decodes the next strip on a second thread while the caller uses the current one: the
+/// rows still come in order, and an error on either side — the caller's own at some row, or a
+/// later strip that lies — stops the stream with that error after the rows before it, never a hang.
+#[test]
+fn a_stream_stops_at_the_first_error_on_either_side() {
+    let raw = f32_bytes(&VALUES);
+    // Three strips of one row each.
+    let mut t = Tiff::strip(1, vec![]);
+    t.rows = 1;
+    t.chunks = raw.chunks(16).map(<[u8]>::to_vec).collect();
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("strips.tif");
+    std::fs::write(&p, t.bytes()).unwrap();
+    let mut rows = vec![];
+    stream_geotiff_rows(&p, |r, v| {
+        rows.push((r, v.iter().map(|&x| x as f32).collect::<Vec<_>>()));
+        Ok(())
+    })
+    .unwrap();
+    let want: Vec<_> = VALUES.chunks(4).enumerate().map(|(r, v)| (r, v.to_vec())).collect();
+    assert_eq!(rows, want);
+    // The caller's error at each row.
+    for stop in 0..3 {
+        let mut seen = vec![];
+        let e = stream_geotiff_rows(&p, |r, _| {
+            seen.push(r);
+            if r == stop {
+                let error = std::io::Error::other(format!("row {r}: stop here"));
+                return Err(landfall_io::IoError::Os { path: p.clone(), error });
+            }
+            Ok(())
+        })
+        .unwrap_err();
+        assert!(e.to_string().contains(&format!("row {stop}")), "{e}");
+        assert_eq!(seen, (0..=stop).collect::<Vec<_>>());
+    }
+    // The last strip's count runs past the file: rows 0 and 1 come, then its error.
+    t.counts = Some(vec![16, 16, 1 << 16]);
+    std::fs::write(&p, t.bytes()).unwrap();
+    let mut seen = vec![];
+    let e = stream_geotiff_rows(&p, |r, _| {
+        seen.push(r);
+        Ok(())
+    })
+    .unwrap_err();
+    assert!(e.to_string().contains("strip 2") && e.to_string().contains("past the end of the file"), "{e}");
+    assert_eq!(seen, [0, 1]);
+}

@@ -48,7 +48,7 @@
 //!
 //! Writing streams the raster's rows (a GeoTIFF a band of tiles or a strip at a time; a mosaic's
 //! tiles side by side) into the blocks of the current band of tiles; a finished tile is written to
-//! its slot with its tree, so memory is about one band of tiles with data plus the decoder's band,
+//! its slot with its tree, so memory is about one band of tiles with data plus the decoder's two bands,
 //! never the raster. The pyramid's codes need the whole grid's height range: a second pass reads each
 //! stored block back and writes its pyramid levels. Then the directory and the header, a sync, and
 //! the file is renamed into place.
@@ -82,7 +82,8 @@
 //! same code the library uses), then the directory and the header; the file is synced and renamed
 //! into place. The slots are laid out up front for the tiles the input covers, each at a fixed place;
 //! a slot whose tile turned out empty, and the room of a tree shorter than the largest, are never
-//! written, so they take no disk blocks (a sparse file). Memory: the decoder's band plus one band of
+//! written, so they take no disk blocks (a sparse file). Memory: the decoder's two bands (the next one
+//! is decoded on a second thread while the current one is written) plus one band of
 //! tiles with data (1 MiB each); the 100,000² sparse test peaks at 8 MiB. Other formats are read whole
 //! and written the same way. A directory of GeoTIFF tiles on one grid, or a list of them (`landfall build
 //! tiles/ -o dem.lfh`, `landfall build tiles.txt -o dem.lfh` with one path a line, relative to the list,
