@@ -241,7 +241,8 @@ enum Command {
     ///
     /// Ids are any distinct integers (from −2¹²⁷ to 2¹²⁷ − 1: every i64 and u64); radii are ≥ 0. Output header `a,b`: one row per pair of ids
     /// whose spheres overlap or touch (centre distance ≤ the sum of the radii, in 3-D), a < b, sorted
-    /// by a then b. Found with the dual quad-tree (multi-scale: a flea and a house in one pass).
+    /// by a then b. Found by the broad phase (the thesis' dual levels as sorted arrays: a flea and a
+    /// house in one pass).
     ///
     /// Pairs are not held in memory: they go to temporary files beside the output as they are
     /// found, in sorted runs of 4 million, merged into the output at the end (memory stays near

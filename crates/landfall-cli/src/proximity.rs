@@ -1,11 +1,12 @@
-//! `landfall proximity`: every pair of spheres that overlap or touch, found with the dual quad-tree.
+//! `landfall proximity`: every pair of spheres that overlap or touch, found by the broad phase
+//! (`BroadPhase`: the thesis' dual levels as sorted arrays).
 //!
 //! Pairs are streamed: kept as row numbers in a buffer of [`RUN`] pairs, each full buffer sorted
 //! by ids and spilled to an anonymous temporary file beside the output, the runs merged into the
 //! output at the end. Memory is the spheres and one buffer, whatever the number of pairs.
 
 use anyhow::{bail, Context, Result};
-use landfall::broad::{ProximityError, ProximityGrid};
+use landfall::broad::{BroadPhase, BroadPhaseError};
 use landfall_io::{Batch, BatchReader, OutputFile, Query};
 use std::collections::{BinaryHeap, HashMap};
 use std::io::{BufReader, BufWriter, Read, Seek, Write};
@@ -23,7 +24,7 @@ pub fn run(objects: &Path, out: &Path, max_pairs: Option<u64>) -> Result<()> {
     let mut output = OutputFile::create(out)?;
     let mut reader = BatchReader::open(objects, Batch::Spheres)?;
     let step = crate::progress::Step::bar("objects", reader.len(), "{bytes}/{total_bytes} {wide_bar} {eta}");
-    let mut grid = ProximityGrid::new(1.0)?;
+    let mut grid = BroadPhase::new(1.0);
     // Row k's id, and the line each id came from (for the error on a repeated id).
     let mut ids: Vec<i128> = Vec::new();
     let mut line_of: HashMap<i128, u64> = HashMap::new();
@@ -35,16 +36,14 @@ pub fn run(objects: &Path, out: &Path, max_pairs: Option<u64>) -> Result<()> {
                 bail!("{}: line {line}: field 'id': {id} is also the id on line {earlier}", objects.display());
             }
             line_of.insert(id, line);
-            let row = ids.len() as u64;
             if ids.len() >= u32::MAX as usize {
                 bail!("{}: line {line}: more than {} spheres", objects.display(), u32::MAX);
             }
-            if let Err(e) = grid.insert(row, center, radius) {
-                let why = match e {
-                    ProximityError::BadObject { why, .. } => why,
-                    e => e.to_string(),
-                };
-                bail!("{}: line {line}: {why}", objects.display());
+            match grid.insert(center, radius) {
+                // Nothing is removed, so proxies are handed out in order: a sphere's proxy is its row.
+                Ok(proxy) => debug_assert_eq!(proxy as usize, ids.len()),
+                Err(BroadPhaseError::BadSphere { why, .. }) => bail!("{}: line {line}: {why}", objects.display()),
+                Err(e) => bail!("{}: line {line}: {e}", objects.display()),
             }
             ids.push(id);
         }
@@ -55,10 +54,10 @@ pub fn run(objects: &Path, out: &Path, max_pairs: Option<u64>) -> Result<()> {
     let mut runs =
         Runs { ids: &ids, buffer: Vec::with_capacity(RUN.min(1 << 16)), spilled: Vec::new(), dir, error: None };
     let (mut found, limit) = (0u64, max_pairs.unwrap_or(u64::MAX));
-    grid.pairs(|a, b| {
+    grid.for_each_pair(|a, b| {
         found += 1;
         if found <= limit {
-            runs.push(a as u32, b as u32);
+            runs.push(a, b);
         }
     });
     let kept = found.min(limit);

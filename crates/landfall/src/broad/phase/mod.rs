@@ -279,6 +279,42 @@ impl BroadPhase {
         &self.pairs
     }
 
+    /// Calls `each(a, b)` for every pair [`Self::find_pairs`] would list, in the same order, on
+    /// this thread, without keeping them: memory stays the levels' whatever the number of pairs
+    /// (what `landfall proximity` streams to disk).
+    ///
+    /// ```
+    /// use landfall::broad::BroadPhase;
+    /// use landfall::glam::DVec3;
+    ///
+    /// let mut bp = BroadPhase::new(1.0);
+    /// for k in 0..4 {
+    ///     bp.insert(DVec3::new(k as f64, 0.0, 0.0), 0.5).unwrap();
+    /// }
+    /// let mut n = 0;
+    /// bp.for_each_pair(|a, b| {
+    ///     assert_eq!(b, a + 1); // neighbours touch
+    ///     n += 1;
+    /// });
+    /// assert_eq!(n, 3);
+    /// ```
+    pub fn for_each_pair(&mut self, mut each: impl FnMut(u32, u32)) {
+        self.rebuild();
+        let mut st = SearchStats { levels: self.occupied, ..Default::default() };
+        let built = &self.built[..self.occupied];
+        search::tasks(built, false, &mut self.tasks);
+        let mut found = 0u64;
+        let mut out = search::Each(|a, b| {
+            found += 1;
+            each(a, b);
+        });
+        for &task in &self.tasks {
+            search::run(&self.levels, built, task, &mut out, &mut st);
+        }
+        st.pairs = found;
+        self.stats = st;
+    }
+
     /// The pairs that began and ended touching since the previous call (the first call: every
     /// touching pair began), each list ascending — what a game or a narrow phase acts on. A removed
     /// object's pairs end; a new object given a removed one's proxy begins its own.

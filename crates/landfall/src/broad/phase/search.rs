@@ -32,6 +32,28 @@ impl std::ops::AddAssign for SearchStats {
     }
 }
 
+/// Where a search puts its pairs: a list, or a callback (a caller that streams them).
+pub(super) trait PairOut {
+    fn pair(&mut self, a: u32, b: u32);
+}
+
+impl PairOut for Vec<(u32, u32)> {
+    #[inline(always)]
+    fn pair(&mut self, a: u32, b: u32) {
+        self.push((a, b));
+    }
+}
+
+/// A callback as a [`PairOut`].
+pub(super) struct Each<F>(pub F);
+
+impl<F: FnMut(u32, u32)> PairOut for Each<F> {
+    #[inline(always)]
+    fn pair(&mut self, a: u32, b: u32) {
+        (self.0)(a, b);
+    }
+}
+
 /// Tests object `a` (box, sphere, proxy) against the objects `from..to` of `lv`, pushing the pairs
 /// whose spheres touch (lower proxy first).
 #[inline]
@@ -40,7 +62,7 @@ fn against(
     lv: &Level,
     from: usize,
     to: usize,
-    out: &mut Vec<(u32, u32)>,
+    out: &mut impl PairOut,
     st: &mut SearchStats,
 ) {
     st.candidates += (to - from) as u64;
@@ -50,7 +72,7 @@ fn against(
             let sb = &lv.spheres[b];
             if within(sa.c - sb.c, sa.r + sb.r) {
                 let pb = lv.proxies[b];
-                out.push((pa.min(pb), pa.max(pb)));
+                out.pair(pa.min(pb), pa.max(pb));
             }
         }
     }
@@ -89,7 +111,7 @@ pub(super) fn tasks(levels: &[Level], split: bool, out: &mut Vec<Task>) {
 }
 
 /// Runs `task` on `levels`.
-pub(super) fn run(levels: &Levels, built: &[Level], task: Task, out: &mut Vec<(u32, u32)>, st: &mut SearchStats) {
+pub(super) fn run(levels: &Levels, built: &[Level], task: Task, out: &mut impl PairOut, st: &mut SearchStats) {
     match task.coarse {
         None => same_level(&built[task.fine], task.from, task.to, out, st),
         Some(c) => across(levels, &built[task.fine], &built[c], task.from, task.to, out, st),
@@ -99,7 +121,7 @@ pub(super) fn run(levels: &Levels, built: &[Level], task: Task, out: &mut Vec<(u
 /// The pairs within level `lv` found from its occupied cells `from..to`: each cell with itself, the
 /// next cell of its row and the three cells of the next row around it (the other half of the
 /// neighbourhood asks the same of this cell).
-fn same_level(lv: &Level, from: usize, to: usize, out: &mut Vec<(u32, u32)>, st: &mut SearchStats) {
+fn same_level(lv: &Level, from: usize, to: usize, out: &mut impl PairOut, st: &mut SearchStats) {
     let nx = lv.nx as u64;
     let mut finger = from;
     for u in from..to {
@@ -130,7 +152,7 @@ fn across(
     coarse: &Level,
     from: usize,
     to: usize,
-    out: &mut Vec<(u32, u32)>,
+    out: &mut impl PairOut,
     st: &mut SearchStats,
 ) {
     let (t, h) = (coarse.t, coarse.hmax);

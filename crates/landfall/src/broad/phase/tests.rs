@@ -20,6 +20,12 @@ fn assert_brute(bp: &mut BroadPhase) {
     got.dedup();
     assert_eq!(got.len(), n, "a pair reported twice");
     assert_eq!(got, bp.pairs_brute_force());
+    // The streamed search lists the same pairs in the same order.
+    let listed = bp.find_pairs().to_vec();
+    let mut streamed = Vec::with_capacity(listed.len());
+    bp.for_each_pair(|a, b| streamed.push((a, b)));
+    assert_eq!(streamed, listed);
+    assert_eq!(bp.stats().pairs, listed.len() as u64);
 }
 
 /// `n` spheres of diameters `10^lo ..= 10^hi` (log-uniform) over a square `side` wide at `offset`.
