@@ -48,8 +48,8 @@
 //!
 //! Writing streams the raster's rows (a GeoTIFF a band of tiles or a strip at a time; a mosaic's
 //! tiles side by side) into the blocks of the current band of tiles; a finished tile is written to
-//! its slot with its tree, so memory is about one band of tiles with data plus the decoder's two bands,
-//! never the raster. The pyramid's codes need the whole grid's height range: a second pass reads each
+//! its slot with its tree, so memory is about one band of tiles with data plus the decoder's two
+//! bands, never the raster. The pyramid's codes need the whole grid's height range: a second pass reads each
 //! stored block back and writes its pyramid levels. Then the directory and the header, a sync, and
 //! the file is renamed into place.
 //!

@@ -11,9 +11,9 @@
 //! The `tiff` crate reads the tags; the image is read here (`tif/`), a strip or tile ("chunk") at a
 //! time, by the same code whether the raster is read whole (`read_raster`) or streamed row by row
 //! (`stream_rows`, behind `landfall build`, `read_raster` and `stream_geotiff_rows`, decodes the
-//! next band on a second thread while the current one is used; `RowReader` for a mosaic's tiles). Every compression GDAL's COG and
-//! GTiff drivers write for elevation data is decoded, for one band of u8, i8, u16, i16, u32, i32, f32
-//! or f64, strips or tiles, either byte order:
+//! next band on a second thread while the current one is used; `RowReader` for a mosaic's tiles).
+//! Every compression GDAL's COG and GTiff drivers write for elevation data is decoded, for one band
+//! of u8, i8, u16, i16, u32, i32, f32 or f64, strips or tiles, either byte order:
 //!
 //! | compression | TIFF code | decoder | predictors |
 //! |---|---|---|---|

@@ -19,9 +19,9 @@
 //! contact carries the point, the normal toward the center (the sliding plane) and the touched face's
 //! own normal; at a shared edge, ties go to the face most opposed to the motion (the tread under a
 //! falling sphere, the riser before a walking one). Ellipsoids: scale space by 1/radii, sweep a unit
-//! sphere, scale the contact back (Fauerby). Capsules, exactly: a capsule around a–b touches the triangle when the
-//! sphere around a touches the prism the triangle sweeps moved by a − b, whose boundary is two
-//! triangles and three parallelograms: the earliest of eight sphere–triangle sweeps.
+//! sphere, scale the contact back (Fauerby). Capsules, exactly: a capsule around a–b touches the
+//! triangle when the sphere around a touches the prism the triangle sweeps moved by a − b, whose
+//! boundary is two triangles and three parallelograms: the earliest of eight sphere–triangle sweeps.
 //!
 //! **Candidates** (`SweepTarget`): the 2004 paper's bounding-sphere tree (`SphereTree`: stop rule N = 20
 //! triangles per leaf, M = 20 levels; median split on the longest axis; serialized depth-first into one
