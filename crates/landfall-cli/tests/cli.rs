@@ -803,17 +803,22 @@ fn events_terrain_runs_and_draws() {
     let out =
         ok(&["events", "terrain", "world", "--balls", "30", "--until", "3", "--png", s(&png), "--png-size", "64,40"]);
     assert!(out.contains("30 balls") && events(&out) > 0, "{out}");
-    for bad in [
-        vec!["--until", "0"],
-        vec!["--restitution", "2"],
-        vec!["--balls", "0"],
-        vec!["--viewer", "1,1"],
-        vec!["--viewer", "1,1", "--range", "-1"],
-        vec!["--png-size", "10,10000"],
+    for (bad, option) in [
+        (vec!["--until", "0"], "--until"),
+        (vec!["--restitution", "2"], "--restitution: 2 is not a fraction in [0, 1]"),
+        (vec!["--restitution", "NaN"], "--restitution"),
+        (vec!["--rest-speed=-1"], "--rest-speed: -1 is not a finite length"),
+        (vec!["--rest-speed", "inf"], "--rest-speed"),
+        (vec!["--balls", "0"], "--balls"),
+        (vec!["--viewer", "1,1"], "--range"),
+        (vec!["--viewer", "1,1", "--range=-1"], "--range: -1 is not a distance"),
+        (vec!["--viewer", "1,1", "--range", "NaN"], "--range"),
+        (vec!["--png-size", "10,10000"], "--png-size"),
     ] {
         let mut a = vec!["events", "terrain", s(&dem)];
         a.extend(bad.iter().copied());
-        fails(&a);
+        let m = fails(&a);
+        assert!(m.contains(option), "{bad:?}: {m}");
     }
 }
 

@@ -122,7 +122,7 @@ impl State {
         let ground = far.height_at(0.3, 0.7).unwrap_or(0.0);
         let walker = DVec3::new(0.3, 0.7, ground + 1.0);
         let world = World::new(params, CacheParams::default(), walker + DVec3::Z * 1.0)?;
-        let objects = Objects::new(&world, ObjectParams::default());
+        let objects = Objects::new(&world, ObjectParams::default())?;
         let mut view = WorldView {
             world,
             version: 0,
