@@ -54,10 +54,10 @@ pub struct ViewshedArgs {
     #[arg(long, value_name = "K", default_value_t = 1.0 / 7.0, allow_hyphen_values = true)]
     refraction: f64,
     /// Only targets clockwise from this azimuth (degrees from north)…
-    #[arg(long, value_name = "A", requires = "end_angle", allow_hyphen_values = true)]
+    #[arg(long, value_name = "A", allow_hyphen_values = true)]
     start_angle: Option<f64>,
     /// …to this one.
-    #[arg(long, value_name = "B", requires = "start_angle", allow_hyphen_values = true)]
+    #[arg(long, value_name = "B", allow_hyphen_values = true)]
     end_angle: Option<f64>,
     /// Targets seen above this elevation angle from the eye (degrees) are nodata.
     #[arg(long, value_name = "DEG", allow_hyphen_values = true)]
@@ -255,20 +255,17 @@ fn params(a: &ViewshedArgs) -> Result<ViewshedParams> {
         .with_max_distance(a.max_distance.unwrap_or(f64::INFINITY))
         .with_curvature(a.curvature)
         .with_refraction(a.refraction)
-        .with_azimuths(a.start_angle.zip(a.end_angle))
-        .with_pitch(match (a.low_pitch, a.high_pitch) {
-            (None, None) => None,
-            (lo, hi) => Some((lo.unwrap_or(-90.0), hi.unwrap_or(90.0))),
-        });
-    if let Err(landfall::viewshed::ViewshedError::Param { name, why }) = p.validate() {
-        let option = match name {
+        .with_limits(a.start_angle, a.end_angle, a.low_pitch, a.high_pitch)
+        .and_then(|p| p.validate().map(|()| p));
+    if let Err(landfall::viewshed::ViewshedError::Param { name, why }) = &p {
+        let option = match *name {
             "angles" => "--start-angle/--end-angle".to_string(),
             "pitch" => "--low-pitch/--high-pitch".to_string(),
             n => format!("--{}", n.replace(' ', "-")),
         };
         bail!("{option}: {why}");
     }
-    Ok(p)
+    Ok(p?)
 }
 
 /// The observers of a CSV, each with its eye height, checked against the terrain.

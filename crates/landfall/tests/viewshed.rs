@@ -2,8 +2,8 @@
 
 use landfall::support::SplitMix64;
 use landfall::viewshed::{
-    viewshed, Grid, Hooks, Observer, ViewshedMode, ViewshedOutput, ViewshedParams, EARTH_RADIUS, HIDDEN, NODATA,
-    VISIBLE,
+    viewshed, Grid, Hooks, Observer, ViewshedError, ViewshedMode, ViewshedOutput, ViewshedParams, EARTH_RADIUS, HIDDEN,
+    NODATA, VISIBLE,
 };
 use landfall::{Diagonal, Heightfield};
 use proptest::prelude::*;
@@ -373,6 +373,28 @@ fn bad_observers_and_parameters_are_errors() {
     ] {
         assert!(hf.viewshed([0.0, 0.0], &bad).is_err(), "{bad:?}");
     }
+}
+
+/// The target limits given one by one (as gdal_viewshed, the CLI and Python take them): the
+/// angles go together, a missing pitch bound is ±90.
+#[test]
+fn limits_one_by_one_pair_the_angles() {
+    let p = ViewshedParams::default();
+    for (start, end, alone) in [(Some(10.0), None, "start_angle 10"), (None, Some(-5.5), "end_angle -5.5")] {
+        match p.clone().with_limits(start, end, None, None) {
+            Err(ViewshedError::Param { name: "angles", why }) => {
+                assert_eq!(why, format!("start_angle and end_angle go together ({alone} given alone)"));
+            }
+            other => panic!("{start:?} {end:?}: {other:?}"),
+        }
+    }
+    let limited = |s, e, lo, hi| p.clone().with_limits(s, e, lo, hi).unwrap();
+    assert_eq!(limited(None, None, None, None), p);
+    let q = limited(Some(350.0), Some(10.0), None, None);
+    assert_eq!((q.azimuths, q.pitch), (Some((350.0, 10.0)), None));
+    assert_eq!(limited(None, None, Some(-10.0), None).pitch, Some((-10.0, 90.0)));
+    assert_eq!(limited(None, None, None, Some(20.0)).pitch, Some((-90.0, 20.0)));
+    assert_eq!(limited(None, None, Some(-1.0), Some(2.0)).pitch, Some((-1.0, 2.0)));
 }
 
 /// Larger smooth terrains, where the row witnesses and the sector bounds do most of the work:
