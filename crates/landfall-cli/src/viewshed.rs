@@ -6,9 +6,9 @@ use anyhow::{bail, Result};
 use clap::Args;
 use landfall::geo::GeoSurface;
 use landfall::viewshed::{
-    Grid, Hooks, Observer, ViewshedError, ViewshedMode, ViewshedOutput, ViewshedParams, NODATA, VISIBLE,
+    observer_eye, viewshed, Grid, Hooks, Observer, ViewshedError, ViewshedMode, ViewshedOutput, ViewshedParams,
+    ViewshedSurface, NODATA, VISIBLE,
 };
-use landfall::Heightfield;
 use landfall_io::{write_geotiff_into, Band, Batch, BatchReader, GeoRef, Outputs, Query};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -101,7 +101,11 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
         eprintln!("landfall: note: {}: {n}", a.terrain.path.display());
     }
     let hf = &loaded.heightfield;
-    let surface = geographic(a, &loaded)?;
+    let geographic = geographic(a, &loaded)?;
+    let surface: &dyn ViewshedSurface = match &geographic {
+        Some(g) => g,
+        None => hf,
+    };
     let geo = GeoRef { origin: (hf.origin().x, hf.origin().y), spacing: (hf.spacing().x, hf.spacing().y) };
     let keys = loaded.geokeys.as_ref();
     let (nx, ny) = (hf.nx(), hf.ny());
@@ -110,10 +114,9 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
     let mut marks = Vec::new();
     let mut legend = Legend::Visibility;
     if let Some(obs_path) = &a.observers {
-        let observers = read_observers(obs_path, hf, surface.as_ref(), &params, a.observer_height)?;
+        let observers = read_observers(obs_path, surface, &params, a.observer_height, &hf.bounds().xy_extent())?;
         marks.extend(observers.iter().map(|o| [o.x, o.y]));
-        let ViewshedOutput::Counts(cum) = compute(hf, surface.as_ref(), &observers, &params, ViewshedMode::Count)?
-        else {
+        let ViewshedOutput::Counts(cum) = compute(surface, (nx, ny), &observers, &params, ViewshedMode::Count)? else {
             unreachable!("counts answer counts")
         };
         let counts: Vec<u16> =
@@ -144,7 +147,7 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
         let o = a.observer.as_deref().expect("clap requires --observer without --observers");
         let [x, y] = numbers::<2>("observer", o)?;
         marks.push([x, y]);
-        let out = compute(hf, surface.as_ref(), &[Observer::at(x, y)], &params, a.mode)
+        let out = compute(surface, (nx, ny), &[Observer::at(x, y)], &params, a.mode)
             .map_err(|e| anyhow::anyhow!("--observer {o}: {e} (the terrain covers {})", hf.bounds().xy_extent()))?;
         let elapsed = start.elapsed();
         match out {
@@ -221,11 +224,11 @@ fn geographic(a: &ViewshedArgs, loaded: &landfall_io::Loaded) -> Result<Option<G
     Ok(Some(g))
 }
 
-/// The viewshed (on the ellipsoid when `surface` is given) with a progress bar on a terminal;
-/// Ctrl-C stops it (nothing is written).
+/// The viewshed of `surface` (`nx` × `ny` samples) with a progress bar on a terminal; Ctrl-C stops
+/// it (nothing is written).
 fn compute(
-    hf: &Heightfield,
-    surface: Option<&GeoSurface>,
+    surface: &dyn ViewshedSurface,
+    (nx, ny): (usize, usize),
     observers: &[Observer],
     params: &ViewshedParams,
     mode: ViewshedMode,
@@ -234,12 +237,9 @@ fn compute(
     let report = |f: f64| bar.set_position((f * 1000.0) as u64);
     let stop = crate::interrupt::Stop::on_ctrl_c();
     let hooks = Hooks::default().with_progress(&report).with_cancel(stop.flag());
-    let out = match surface {
-        Some(g) => landfall::geo::geo_viewshed(g, observers, params, mode, &hooks),
-        None => landfall::viewshed::viewshed(hf, observers, params, mode, &hooks),
-    };
+    let out = viewshed(surface, observers, params, mode, &hooks);
     if out.is_ok() {
-        bar.done(format!("{}×{} samples", hf.nx(), hf.ny()));
+        bar.done(format!("{nx}×{ny} samples"));
     }
     match out {
         Err(ViewshedError::Cancelled) => bail!("stopped (Ctrl-C): nothing written"),
@@ -268,13 +268,14 @@ fn params(a: &ViewshedArgs) -> Result<ViewshedParams> {
     Ok(p?)
 }
 
-/// The observers of a CSV, each with its eye height, checked against the terrain.
+/// The observers of a CSV, each with its eye height, checked against the terrain (`extent` names
+/// where it is).
 fn read_observers(
     path: &Path,
-    hf: &Heightfield,
-    surface: Option<&GeoSurface>,
+    surface: &dyn ViewshedSurface,
     params: &ViewshedParams,
     default_h: f64,
+    extent: &str,
 ) -> Result<Vec<Observer>> {
     let mut reader = BatchReader::open(path, Batch::Observers)?;
     let (mut out, mut rows) = (Vec::new(), Vec::new());
@@ -284,12 +285,8 @@ fn read_observers(
                 let o = Observer::at(x, y).with_height(h.unwrap_or(default_h));
                 let one = params.clone().with_observer_height(h.unwrap_or(default_h)).with_max_distance(1.0);
                 // A one-sample check of the observer's ground, before the long work.
-                let eye = match surface {
-                    Some(g) => landfall::geo::geo_observer_eye(g, x, y, &one),
-                    None => hf.observer_eye([x, y], &one),
-                };
-                if let Err(e) = eye {
-                    bail!("{}: line {line}: {e} (the terrain covers {})", path.display(), hf.bounds().xy_extent());
+                if let Err(e) = observer_eye(surface, [x, y], &one) {
+                    bail!("{}: line {line}: {e} (the terrain covers {extent})", path.display());
                 }
                 out.push(o);
             }

@@ -458,3 +458,31 @@ fn fast_paths_equal_the_plain_walk() {
         assert!(fast.values.contains(&VISIBLE) && fast.values.contains(&HIDDEN));
     }
 }
+
+/// One entry point for both surfaces: `viewshed` and `observer_eye` take a heightfield or a
+/// `GeoSurface`, by type or as `&dyn ViewshedSurface`, with the same answers either way.
+#[test]
+fn one_entry_point_takes_either_surface() {
+    use landfall::geo::GeoSurface;
+    use landfall::viewshed::{observer_eye, ViewshedSurface};
+    let h: Vec<f32> = (0..21 * 21).map(|k| ((k * 37) % 11) as f32).collect();
+    let hf = Heightfield::builder(21, 21, h).origin(10.0, 45.0).spacing(0.001, 0.001).build().unwrap();
+    let geo = GeoSurface::new(hf.clone()).unwrap();
+    let p = ViewshedParams::default().with_observer_height(3.0);
+    let o = [Observer::at(10.0105, 45.0095)];
+    let run = |s: &dyn ViewshedSurface| viewshed(s, &o, &p, ViewshedMode::Visibility, &Hooks::default()).unwrap();
+    let direct = viewshed(&hf, &o, &p, ViewshedMode::Visibility, &Hooks::default()).unwrap();
+    assert_eq!(run(&hf), direct);
+    assert_eq!(run(&geo), viewshed(&geo, &o, &p, ViewshedMode::Visibility, &Hooks::default()).unwrap());
+    // The planar eye: the ground under the observer plus its height.
+    let g = hf.height_at(10.0105, 45.0095).unwrap();
+    assert_eq!(observer_eye(&hf, [10.0105, 45.0095], &p).unwrap(), g + 3.0);
+    // On the ellipsoid: the ground's height above it plus the observer's (the triangles are
+    // planar in ECEF: within a cell's chord sag, d²/(8R) ≈ 0.3 mm here, of the planar
+    // triangle's height).
+    let e = observer_eye(&geo, [10.0105, 45.0095], &p).unwrap();
+    assert!((e - (g + 3.0)).abs() < 1e-3, "{e} vs {}", g + 3.0);
+    let off: &dyn ViewshedSurface = &geo;
+    assert!(matches!(observer_eye(off, [11.0, 45.0], &p), Err(ViewshedError::ObserverOutside { .. })));
+    assert!(matches!(observer_eye(&hf, [11.0, 45.0], &p), Err(ViewshedError::ObserverOutside { .. })));
+}
