@@ -267,7 +267,7 @@ def test_viewshed_limits_are_checked_by_the_library():
     for kw, named in [
         (dict(start_angle=10.0), "start_angle and end_angle go together (start_angle 10 given alone)"),
         (dict(end_angle=20.0), "start_angle and end_angle go together (end_angle 20 given alone)"),
-        (dict(start_angle=float("nan"), end_angle=20.0), "angles: nan, 20: not finite"),
+        (dict(start_angle=float("nan"), end_angle=20.0), "angles: NaN, 20: not finite"),
         (dict(low_pitch=10.0, high_pitch=-10.0), "pitch"),
         (dict(high_pitch=91.0), "pitch"),
         (dict(observer_height=-1.0), "observer height"),

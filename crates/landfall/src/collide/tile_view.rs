@@ -125,8 +125,9 @@ pub struct Tile {
 
 /// The sphere trees of a tiled heightfield's tiles (an index file's), as `landfall build` stored
 /// them: one per block of samples, built with [`TileViewParams`] whose tiles are the heightfield's.
-/// Checked when made: the parameters are valid, every tree lies inside the nodes, and every node's `next` moves forward
-/// inside its tree (a walk ends); the spheres are trusted (the file's checksum covers them).
+/// Checked when made: the parameters are valid, every tree lies inside the nodes, and every
+/// node's `next` moves forward inside its tree (a walk ends); the spheres are trusted (the file's
+/// checksum covers them).
 #[derive(Clone, Debug)]
 pub struct TileTrees {
     params: TileViewParams,

@@ -16,21 +16,11 @@ use eye::GeoEye;
 use rayon::prelude::*;
 use sight::Sight;
 
+impl ViewshedSurface for GeoSurface {}
+
 /// The viewshed of a surface in degrees (observers at x = longitude, y = latitude), every mode:
 /// what [`viewshed`](crate::viewshed::viewshed) runs on a [`GeoSurface`]; the definition is the
 /// [`geo` module's](crate::geo#viewsheds).
-pub(crate) fn geo_viewshed(
-    s: &GeoSurface,
-    observers: &[Observer],
-    params: &ViewshedParams,
-    mode: ViewshedMode,
-    hooks: &Hooks,
-) -> Result<ViewshedOutput, ViewshedError> {
-    run(s, observers, params, mode, hooks, false)
-}
-
-impl ViewshedSurface for GeoSurface {}
-
 impl Surface for GeoSurface {
     fn compute(
         &self,
@@ -39,7 +29,7 @@ impl Surface for GeoSurface {
         mode: ViewshedMode,
         hooks: &Hooks,
     ) -> Result<ViewshedOutput, ViewshedError> {
-        geo_viewshed(self, observers, params, mode, hooks)
+        run(self, observers, params, mode, hooks, false)
     }
 
     /// The height above the ellipsoid of the eye of an observer at (lon, lat) degrees.
