@@ -174,7 +174,7 @@ fn terrain_vs_fixed_step() {
         let e = if elastic { 1.0 } else { 0.7 };
         let params = BallParams::default().with_restitution(e).with_rest_speed(if elastic { 0.0 } else { 0.5 });
         let start = Instant::now();
-        let mut sim = Simulation::new(TerrainBalls::new(&hf, vec![], &balls, params), 0.0);
+        let mut sim = Simulation::new(TerrainBalls::new(&hf, vec![], &balls, params).unwrap(), 0.0);
         let e0 = sim.model().energy(0.0);
         let mut events = 0;
         for f in 1..=(until * 60.0) as usize {
@@ -237,7 +237,7 @@ fn many_balls() {
     let lod = base.with_lod(Some(BehaviourLod { viewer: centre, range: 3000.0 }));
     for (label, params) in [("events, full", base), ("events, LOD (3 km around centre)", lod)] {
         let start = Instant::now();
-        let mut sim = Simulation::new(TerrainBalls::new(&hf, vec![], &balls, params), 0.0);
+        let mut sim = Simulation::new(TerrainBalls::new(&hf, vec![], &balls, params).unwrap(), 0.0);
         let mut events = 0;
         for f in 1..=(until * 60.0) as usize {
             events += sim.advance_to(f as f64 / 60.0, |_, _| {});

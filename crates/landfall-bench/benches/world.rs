@@ -137,7 +137,7 @@ fn objects() {
     for m in MOTIONS {
         let mut rng = SplitMix64::new(9);
         let mut w = world_at::<Toroidal>(m);
-        let mut o = Objects::new(&w, ObjectParams::default());
+        let mut o = Objects::new(&w, ObjectParams::default()).unwrap();
         let (mut tw, mut to, mut te, mut tp, mut pairs) = (0.0, 0.0, 0.0, 0.0, 0usize);
         let changes0 = o.grid().cell_changes();
         let frames_n = 600;

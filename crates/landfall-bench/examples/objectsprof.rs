@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 fn main() {
     let start = DVec3::new(100.0, 200.0, 0.0);
     let mut w: World = World::new(WorldParams::default(), CacheParams::default(), start + DVec3::Z * 500.0).unwrap();
-    let mut o = Objects::new(&w, ObjectParams::default().with_roaming(None));
+    let mut o = Objects::new(&w, ObjectParams::default().with_roaming(None)).unwrap();
     let dir = DVec3::new(0.8, 0.6, 0.0) * 300.0 / 60.0;
     let (mut p, mut upd, mut sync, mut made) = (start, Duration::ZERO, Duration::ZERO, 0);
     let frames = 3000;

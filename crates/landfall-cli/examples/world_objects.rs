@@ -22,7 +22,7 @@ fn main() -> anyhow::Result<()> {
     let ground = far.height_at(0.0, 0.0).unwrap_or(0.0);
     let world: World = World::new(params, CacheParams::default(), DVec3::new(0.0, 0.0, ground + 2.0))?;
     let roaming = Roaming::default().with_chance(0.8).with_spawn_chance(1.0);
-    let mut objects = Objects::new(&world, ObjectParams::default().with_roaming(Some(roaming.clone())));
+    let mut objects = Objects::new(&world, ObjectParams::default().with_roaming(Some(roaming.clone())))?;
     for _ in 0..600 {
         objects.step(&world, 0.1);
     }

@@ -273,12 +273,6 @@ fn terrain(a: &TerrainBallsArgs) -> Result<()> {
     if !(a.until.is_finite() && a.until > 0.0) {
         bail!("--until: {} is not a finite time > 0", a.until);
     }
-    if !(0.0..=1.0).contains(&a.restitution) {
-        bail!("--restitution: {} is not in 0..1", a.restitution);
-    }
-    if !(a.rest_speed.is_finite() && a.rest_speed >= 0.0) {
-        bail!("--rest-speed: {} is not a speed ≥ 0", a.rest_speed);
-    }
     if a.balls == 0 || a.balls > 100_000 {
         bail!("--balls: {} (expected 1 to 100,000)", a.balls);
     }
@@ -291,12 +285,7 @@ fn terrain(a: &TerrainBallsArgs) -> Result<()> {
     }
     let (w, h) = (w as u32, h as u32);
     let lod_at = match (&a.viewer, a.range) {
-        (Some(v), Some(r)) => {
-            if !(r.is_finite() && r >= 0.0) {
-                bail!("--range: {r} is not a finite distance ≥ 0");
-            }
-            Some((crate::terrain_args::numbers::<2>("viewer", v)?, r))
-        }
+        (Some(v), Some(r)) => Some((crate::terrain_args::numbers::<2>("viewer", v)?, r)),
         _ => None,
     };
     let world;
@@ -328,7 +317,17 @@ fn terrain(a: &TerrainBallsArgs) -> Result<()> {
             full.with_lod(Some(BehaviourLod { viewer: DVec3::new(x, y, ground + 2.0), range }))
         }
     };
-    let run = simulate(t, &spheres, &balls, params, a.until, true, a.max_events);
+    if let Err(e) = params.validate() {
+        let option = match e.field {
+            "restitution" => "--restitution",
+            "rest_speed" => "--rest-speed",
+            "lod.range" => "--range",
+            "lod.viewer" => "--viewer",
+            field => field,
+        };
+        bail!("{option}: {}", e.why);
+    }
+    let run = simulate(t, &spheres, &balls, params, a.until, true, a.max_events)?;
     if let Some(at) = run.stopped_at {
         eprintln!(
             "landfall: note: stopped after --max-events {} events at t = {at}, before --until {} (raise --max-events \
@@ -351,7 +350,7 @@ fn terrain(a: &TerrainBallsArgs) -> Result<()> {
     say!("at rest       {} of {} still on the terrain", run.resting, n - c.left as usize);
     say!("energy        {:.6e} → {:.6e} (restitution {})", run.energy.0, run.energy.1, a.restitution);
     if let Some(lod) = params.lod {
-        let all = simulate(t, &spheres, &balls, full, a.until, false, a.max_events);
+        let all = simulate(t, &spheres, &balls, full, a.until, false, a.max_events)?;
         let saved = |x: u64, y: u64| if y == 0 { 0.0 } else { 100.0 * (1.0 - x as f64 / y as f64) };
         say!(
             "level of detail: range {} around ({:.1}, {:.1}, {:.1}); {} balls re-initialized on coming into range",
@@ -502,10 +501,10 @@ fn simulate(
     until: f64,
     paths: bool,
     max_events: u64,
-) -> BallRun {
+) -> Result<BallRun> {
     use landfall::events::TerrainBalls;
     let start = std::time::Instant::now();
-    let model = TerrainBalls::new(t, spheres.to_vec(), balls, params);
+    let model = TerrainBalls::new(t, spheres.to_vec(), balls, params)?;
     let mut sim = Simulation::new(model, 0.0).with_max_events(max_events);
     let e0 = sim.model().energy(0.0);
     let n = balls.len();
@@ -542,7 +541,7 @@ fn simulate(
     let exhausted = sim.is_exhausted() && sim.next_time().is_none();
     let end = if exhausted { sim.now().min(until) } else { until };
     let m = sim.model();
-    BallRun {
+    Ok(BallRun {
         events,
         counts: m.counts(),
         stats: sim.stats(),
@@ -552,7 +551,7 @@ fn simulate(
         paths: tracks,
         stopped_at: exhausted.then_some(end),
         settled: sim.settled(),
-    }
+    })
 }
 
 /// Simulated seconds drawn frame by frame in the picture of `events terrain`.

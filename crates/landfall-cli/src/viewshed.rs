@@ -6,9 +6,9 @@ use anyhow::{bail, Result};
 use clap::Args;
 use landfall::geo::GeoSurface;
 use landfall::viewshed::{
-    Grid, Hooks, Observer, ViewshedError, ViewshedMode, ViewshedOutput, ViewshedParams, NODATA, VISIBLE,
+    observer_eye, viewshed, Grid, Hooks, Observer, ViewshedError, ViewshedMode, ViewshedOutput, ViewshedParams,
+    ViewshedSurface, NODATA, VISIBLE,
 };
-use landfall::Heightfield;
 use landfall_io::{write_geotiff_into, Band, Batch, BatchReader, GeoRef, Outputs, Query};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -54,10 +54,10 @@ pub struct ViewshedArgs {
     #[arg(long, value_name = "K", default_value_t = 1.0 / 7.0, allow_hyphen_values = true)]
     refraction: f64,
     /// Only targets clockwise from this azimuth (degrees from north)…
-    #[arg(long, value_name = "A", requires = "end_angle", allow_hyphen_values = true)]
+    #[arg(long, value_name = "A", allow_hyphen_values = true)]
     start_angle: Option<f64>,
     /// …to this one.
-    #[arg(long, value_name = "B", requires = "start_angle", allow_hyphen_values = true)]
+    #[arg(long, value_name = "B", allow_hyphen_values = true)]
     end_angle: Option<f64>,
     /// Targets seen above this elevation angle from the eye (degrees) are nodata.
     #[arg(long, value_name = "DEG", allow_hyphen_values = true)]
@@ -101,7 +101,11 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
         eprintln!("landfall: note: {}: {n}", a.terrain.path.display());
     }
     let hf = &loaded.heightfield;
-    let surface = geographic(a, &loaded)?;
+    let geographic = geographic(a, &loaded)?;
+    let surface: &dyn ViewshedSurface = match &geographic {
+        Some(g) => g,
+        None => hf,
+    };
     let geo = GeoRef { origin: (hf.origin().x, hf.origin().y), spacing: (hf.spacing().x, hf.spacing().y) };
     let keys = loaded.geokeys.as_ref();
     let (nx, ny) = (hf.nx(), hf.ny());
@@ -110,10 +114,9 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
     let mut marks = Vec::new();
     let mut legend = Legend::Visibility;
     if let Some(obs_path) = &a.observers {
-        let observers = read_observers(obs_path, hf, surface.as_ref(), &params, a.observer_height)?;
+        let observers = read_observers(obs_path, surface, &params, a.observer_height, &hf.bounds().xy_extent())?;
         marks.extend(observers.iter().map(|o| [o.x, o.y]));
-        let ViewshedOutput::Counts(cum) = compute(hf, surface.as_ref(), &observers, &params, ViewshedMode::Count)?
-        else {
+        let ViewshedOutput::Counts(cum) = compute(surface, (nx, ny), &observers, &params, ViewshedMode::Count)? else {
             unreachable!("counts answer counts")
         };
         let counts: Vec<u16> =
@@ -144,7 +147,7 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
         let o = a.observer.as_deref().expect("clap requires --observer without --observers");
         let [x, y] = numbers::<2>("observer", o)?;
         marks.push([x, y]);
-        let out = compute(hf, surface.as_ref(), &[Observer::at(x, y)], &params, a.mode)
+        let out = compute(surface, (nx, ny), &[Observer::at(x, y)], &params, a.mode)
             .map_err(|e| anyhow::anyhow!("--observer {o}: {e} (the terrain covers {})", hf.bounds().xy_extent()))?;
         let elapsed = start.elapsed();
         match out {
@@ -221,11 +224,11 @@ fn geographic(a: &ViewshedArgs, loaded: &landfall_io::Loaded) -> Result<Option<G
     Ok(Some(g))
 }
 
-/// The viewshed (on the ellipsoid when `surface` is given) with a progress bar on a terminal;
-/// Ctrl-C stops it (nothing is written).
+/// The viewshed of `surface` (`nx` × `ny` samples) with a progress bar on a terminal; Ctrl-C stops
+/// it (nothing is written).
 fn compute(
-    hf: &Heightfield,
-    surface: Option<&GeoSurface>,
+    surface: &dyn ViewshedSurface,
+    (nx, ny): (usize, usize),
     observers: &[Observer],
     params: &ViewshedParams,
     mode: ViewshedMode,
@@ -234,12 +237,9 @@ fn compute(
     let report = |f: f64| bar.set_position((f * 1000.0) as u64);
     let stop = crate::interrupt::Stop::on_ctrl_c();
     let hooks = Hooks::default().with_progress(&report).with_cancel(stop.flag());
-    let out = match surface {
-        Some(g) => landfall::geo::geo_viewshed(g, observers, params, mode, &hooks),
-        None => landfall::viewshed::viewshed(hf, observers, params, mode, &hooks),
-    };
+    let out = viewshed(surface, observers, params, mode, &hooks);
     if out.is_ok() {
-        bar.done(format!("{}×{} samples", hf.nx(), hf.ny()));
+        bar.done(format!("{nx}×{ny} samples"));
     }
     match out {
         Err(ViewshedError::Cancelled) => bail!("stopped (Ctrl-C): nothing written"),
@@ -255,29 +255,27 @@ fn params(a: &ViewshedArgs) -> Result<ViewshedParams> {
         .with_max_distance(a.max_distance.unwrap_or(f64::INFINITY))
         .with_curvature(a.curvature)
         .with_refraction(a.refraction)
-        .with_azimuths(a.start_angle.zip(a.end_angle))
-        .with_pitch(match (a.low_pitch, a.high_pitch) {
-            (None, None) => None,
-            (lo, hi) => Some((lo.unwrap_or(-90.0), hi.unwrap_or(90.0))),
-        });
-    if let Err(landfall::viewshed::ViewshedError::Param { name, why }) = p.validate() {
-        let option = match name {
+        .with_limits(a.start_angle, a.end_angle, a.low_pitch, a.high_pitch)
+        .and_then(|p| p.validate().map(|()| p));
+    if let Err(landfall::viewshed::ViewshedError::Param { name, why }) = &p {
+        let option = match *name {
             "angles" => "--start-angle/--end-angle".to_string(),
             "pitch" => "--low-pitch/--high-pitch".to_string(),
             n => format!("--{}", n.replace(' ', "-")),
         };
         bail!("{option}: {why}");
     }
-    Ok(p)
+    Ok(p?)
 }
 
-/// The observers of a CSV, each with its eye height, checked against the terrain.
+/// The observers of a CSV, each with its eye height, checked against the terrain (`extent` names
+/// where it is).
 fn read_observers(
     path: &Path,
-    hf: &Heightfield,
-    surface: Option<&GeoSurface>,
+    surface: &dyn ViewshedSurface,
     params: &ViewshedParams,
     default_h: f64,
+    extent: &str,
 ) -> Result<Vec<Observer>> {
     let mut reader = BatchReader::open(path, Batch::Observers)?;
     let (mut out, mut rows) = (Vec::new(), Vec::new());
@@ -287,12 +285,8 @@ fn read_observers(
                 let o = Observer::at(x, y).with_height(h.unwrap_or(default_h));
                 let one = params.clone().with_observer_height(h.unwrap_or(default_h)).with_max_distance(1.0);
                 // A one-sample check of the observer's ground, before the long work.
-                let eye = match surface {
-                    Some(g) => landfall::geo::geo_observer_eye(g, x, y, &one),
-                    None => hf.observer_eye([x, y], &one),
-                };
-                if let Err(e) = eye {
-                    bail!("{}: line {line}: {e} (the terrain covers {})", path.display(), hf.bounds().xy_extent());
+                if let Err(e) = observer_eye(surface, [x, y], &one) {
+                    bail!("{}: line {line}: {e} (the terrain covers {extent})", path.display());
                 }
                 out.push(o);
             }

@@ -154,12 +154,13 @@ pub fn run(args: &WorldArgs) -> Result<()> {
         Path::All => vec![Path::Walk, Path::Drive, Path::Fly, Path::Teleport],
         p => vec![p],
     };
-    let mut objects = args.objects.then(|| {
+    let mut objects = None;
+    if args.objects {
         let step = Step::spinner("placing the objects of the cached cells");
-        let o = Objects::new(&world, ObjectParams::default());
+        let o = Objects::new(&world, ObjectParams::default())?;
         step.done(format!("{} objects", o.len()));
-        o
-    });
+        objects = Some(o);
+    }
     if let Some(o) = &objects {
         say!(
             "  objects: {} kinds ({}), {} held, {} roaming entities alive",

@@ -672,6 +672,12 @@ fn viewshed_writes_a_georeferenced_geotiff() {
         (vec!["--observer", "1000"], "--observer"),
         (vec!["--observer", "1000,2010", "--observer-height", "-1"], "--observer-height"),
         (vec!["--observer", "1000,2010", "--low-pitch", "10", "--high-pitch", "-10"], "--low-pitch/--high-pitch"),
+        (
+            vec!["--observer", "1000,2010", "--start-angle", "10"],
+            "--start-angle/--end-angle: start_angle and end_angle go together (start_angle 10 given alone)",
+        ),
+        (vec!["--observer", "1000,2010", "--end-angle", "20"], "--start-angle/--end-angle"),
+        (vec!["--observer", "1000,2010", "--start-angle", "NaN", "--end-angle", "20"], "--start-angle/--end-angle"),
     ] {
         let mut a = vec!["viewshed", s(&dem)];
         a.extend(args);
@@ -803,17 +809,22 @@ fn events_terrain_runs_and_draws() {
     let out =
         ok(&["events", "terrain", "world", "--balls", "30", "--until", "3", "--png", s(&png), "--png-size", "64,40"]);
     assert!(out.contains("30 balls") && events(&out) > 0, "{out}");
-    for bad in [
-        vec!["--until", "0"],
-        vec!["--restitution", "2"],
-        vec!["--balls", "0"],
-        vec!["--viewer", "1,1"],
-        vec!["--viewer", "1,1", "--range", "-1"],
-        vec!["--png-size", "10,10000"],
+    for (bad, option) in [
+        (vec!["--until", "0"], "--until"),
+        (vec!["--restitution", "2"], "--restitution: 2 is not a fraction in [0, 1]"),
+        (vec!["--restitution", "NaN"], "--restitution"),
+        (vec!["--rest-speed=-1"], "--rest-speed: -1 is not a finite length"),
+        (vec!["--rest-speed", "inf"], "--rest-speed"),
+        (vec!["--balls", "0"], "--balls"),
+        (vec!["--viewer", "1,1"], "--range"),
+        (vec!["--viewer", "1,1", "--range=-1"], "--range: -1 is not a distance"),
+        (vec!["--viewer", "1,1", "--range", "NaN"], "--range"),
+        (vec!["--png-size", "10,10000"], "--png-size"),
     ] {
         let mut a = vec!["events", "terrain", s(&dem)];
         a.extend(bad.iter().copied());
-        fails(&a);
+        let m = fails(&a);
+        assert!(m.contains(option), "{bad:?}: {m}");
     }
 }
 

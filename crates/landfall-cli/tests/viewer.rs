@@ -158,7 +158,7 @@ fn endpoints_answer_as_the_library_and_refuse_bad_requests() {
 /// A raster in degrees over HTTP: every answer in metres on the ellipsoid as the library (and the
 /// CLI) gives it — heights asked at x, y of the east-north-up frame or at lon, lat, each with its
 /// geodetic position; rays and lines of sight in the frame; the viewshed from an observer at x, y or
-/// at lon, lat equal to `geo_viewshed`'s, byte for byte; bad or misplaced observers a 400 naming why.
+/// at lon, lat equal to the library's `viewshed` on the `GeoSurface`, byte for byte; bad or misplaced observers a 400 naming why.
 #[test]
 fn a_raster_in_degrees_is_answered_in_metres_on_the_ellipsoid() {
     let server = Server::start(&[dem().to_str().unwrap()]);
@@ -193,10 +193,9 @@ fn a_raster_in_degrees_is_answered_in_metres_on_the_ellipsoid() {
     assert!((hit["h"].as_f64().unwrap() - want).abs() < 1e-6, "{v}");
     // The viewshed from x, y (metres) is the library's from the ground's lon, lat; from lon, lat too.
     let viewshed = |lon: f64, lat: f64, h: f64| -> Vec<u8> {
-        use landfall::viewshed::{Hooks, Observer, ViewshedMode, ViewshedOutput, ViewshedParams};
+        use landfall::viewshed::{viewshed, Hooks, Observer, ViewshedMode, ViewshedOutput, ViewshedParams};
         let p = ViewshedParams::default().with_observer_height(h);
-        let out =
-            landfall::geo::geo_viewshed(g, &[Observer::at(lon, lat)], &p, ViewshedMode::Visibility, &Hooks::default());
+        let out = viewshed(g, &[Observer::at(lon, lat)], &p, ViewshedMode::Visibility, &Hooks::default());
         let Ok(ViewshedOutput::Visibility(v, _)) = out else { panic!("{out:?}") };
         v.values
     };
@@ -517,7 +516,7 @@ fn a_large_dem_streams_tiles_by_distance() {
 /// A raster in degrees in the page: drawn in level-of-detail tiles in metres in its east-north-up
 /// frame (the drawn extent is the surface's own, ~290 × 220 km for `topobathy.npz`, not 4 × 2
 /// units), a click tells the point's longitude, latitude and height above the ellipsoid, and the
-/// viewshed from it (`&viewshed=1`) counts the samples the library's `geo_viewshed` sees and tints
+/// viewshed from it (`&viewshed=1`) counts the samples the library's `viewshed` sees on the `GeoSurface` and tints
 /// the ground green and red.
 #[test]
 fn a_raster_in_degrees_is_drawn_in_metres_with_its_viewshed() {
@@ -561,7 +560,7 @@ fn a_raster_in_degrees_is_drawn_in_metres_with_its_viewshed() {
         num(&readout, "z"),
     ));
     let p = ViewshedParams::default().with_observer_height(2.0);
-    let out = landfall::geo::geo_viewshed(
+    let out = landfall::viewshed::viewshed(
         g,
         &[Observer::at(ground.lon, ground.lat)],
         &p,

@@ -677,20 +677,14 @@ fn viewshed_params(
     low_pitch: Option<f64>,
     high_pitch: Option<f64>,
 ) -> PyResult<ViewshedParams> {
-    if start_angle.is_some() != end_angle.is_some() {
-        return Err(err("start_angle and end_angle go together"));
-    }
     let params = ViewshedParams::default()
         .with_observer_height(observer_height)
         .with_target_height(target_height)
         .with_max_distance(max_distance.unwrap_or(f64::INFINITY))
         .with_curvature(curvature)
         .with_refraction(refraction)
-        .with_azimuths(start_angle.zip(end_angle))
-        .with_pitch(match (low_pitch, high_pitch) {
-            (None, None) => None,
-            (lo, hi) => Some((lo.unwrap_or(-90.0), hi.unwrap_or(90.0))),
-        });
+        .with_limits(start_angle, end_angle, low_pitch, high_pitch)
+        .map_err(err)?;
     params.validate().map_err(err)?;
     Ok(params)
 }

@@ -1,7 +1,10 @@
 //! Viewsheds of a heightfield, in raster order, stoppable with Ctrl-C. A raster in degrees takes
-//! the exact viewshed on the Earth's shape (`landfall::geo::geo_viewshed`), observers at lon, lat.
+//! the exact viewshed on the Earth's shape (`landfall::viewshed::viewshed` on its `GeoSurface`),
+//! observers at lon, lat.
 
-use landfall::viewshed::{self, Hooks, Observer, ViewshedError, ViewshedMode, ViewshedOutput, ViewshedParams};
+use landfall::viewshed::{
+    viewshed, Hooks, Observer, ViewshedError, ViewshedMode, ViewshedOutput, ViewshedParams, ViewshedSurface,
+};
 use landfall_io::AnyTerrain;
 use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
@@ -52,16 +55,11 @@ fn compute(
     mode: ViewshedMode,
     hooks: &Hooks,
 ) -> Result<ViewshedOutput, ViewshedError> {
-    match t {
-        AnyTerrain::Geographic(g) => landfall::geo::geo_viewshed(g, observers, params, mode, hooks),
-        _ => viewshed::viewshed(
-            t.heightfield().expect("a Heightfield holds a heightfield"),
-            observers,
-            params,
-            mode,
-            hooks,
-        ),
-    }
+    let surface: &dyn ViewshedSurface = match t {
+        AnyTerrain::Geographic(g) => g,
+        _ => t.heightfield().expect("a Heightfield holds a heightfield"),
+    };
+    viewshed(surface, observers, params, mode, hooks)
 }
 
 /// The viewshed from world (x, y) (lon, lat for a raster in degrees) in `mode` (`visible`, `ground`, `dem`): flat values in raster

@@ -2,6 +2,7 @@
 
 import csv
 import pickle
+import re
 import threading
 
 import numpy as np
@@ -257,6 +258,26 @@ def test_viewshed_modes_agree(metric_path):
     raised = dem.viewshed(ox, oy, observer_height=10.0, target_height=1e-3)
     assert np.all(raised[ties] == 1)
     assert (v == 1).any() and (need > 0).any()
+
+
+def test_viewshed_limits_are_checked_by_the_library():
+    """start_angle and end_angle go together, and every limit is checked, by the library (the
+    binding passes them through): each error names the parameter."""
+    t = landfall.Heightfield.from_array(np.zeros((5, 5)))
+    for kw, named in [
+        (dict(start_angle=10.0), "start_angle and end_angle go together (start_angle 10 given alone)"),
+        (dict(end_angle=20.0), "start_angle and end_angle go together (end_angle 20 given alone)"),
+        (dict(start_angle=float("nan"), end_angle=20.0), "angles: NaN, 20: not finite"),
+        (dict(low_pitch=10.0, high_pitch=-10.0), "pitch"),
+        (dict(high_pitch=91.0), "pitch"),
+        (dict(observer_height=-1.0), "observer height"),
+    ]:
+        with pytest.raises(ValueError, match=re.escape(named)):
+            t.viewshed(2.0, 2.0, **kw)
+        with pytest.raises(ValueError, match=re.escape(named)):
+            t.cumulative_viewshed(np.array([[2.0, 2.0]]), **kw)
+    v = t.viewshed(2.0, 2.0, start_angle=0.0, end_angle=90.0, low_pitch=-45.0)
+    assert v[0, 4] == 1 and v[4, 0] == 255  # north-east seen, south-west outside the angles
 
 
 def test_from_xarray():

@@ -34,6 +34,22 @@ pub(crate) fn right_angle(field: &'static str, v: f64) -> Result<(), ParamError>
     Err(ParamError::new(field, format!("{v} is not an angle in [0, π/2] radians")))
 }
 
+/// `v` a fraction in [0, 1].
+pub(crate) fn fraction(field: &'static str, v: f64) -> Result<(), ParamError> {
+    if (0.0..=1.0).contains(&v) {
+        return Ok(());
+    }
+    Err(ParamError::new(field, format!("{v} is not a fraction in [0, 1]")))
+}
+
+/// `v` a count in `range`.
+pub(crate) fn count(field: &'static str, v: usize, range: std::ops::RangeInclusive<usize>) -> Result<(), ParamError> {
+    if range.contains(&v) {
+        return Ok(());
+    }
+    Err(ParamError::new(field, format!("{v} (expected {} to {})", range.start(), range.end())))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -48,5 +64,12 @@ mod tests {
         }
         assert!(right_angle("b", std::f64::consts::FRAC_PI_2).is_ok());
         assert!(right_angle("b", 1.6).is_err());
+        assert!(fraction("c", 0.0).is_ok() && fraction("c", 1.0).is_ok());
+        for bad in [f64::NAN, f64::INFINITY, -0.1, 1.1] {
+            assert!(fraction("c", bad).is_err());
+        }
+        assert!(count("d", 1, 1..=8).is_ok());
+        assert_eq!(count("d", 9, 1..=8).unwrap_err().to_string(), "d: 9 (expected 1 to 8)");
+        assert!(count("d", 0, 1..=8).is_err());
     }
 }

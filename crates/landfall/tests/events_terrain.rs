@@ -101,7 +101,7 @@ fn run_and_check(
     until: f64,
 ) -> (u64, usize) {
     let n = balls.len();
-    let model = TerrainBalls::new(t, spheres.clone(), balls, params);
+    let model = TerrainBalls::new(t, spheres.clone(), balls, params).unwrap();
     let mut sim = Simulation::new(model, 0.0);
     let mut events = 0u64;
     let mut last = 0.0;
@@ -173,7 +173,7 @@ fn balls_on_the_procedural_world_too() {
 
 /// Every event of a run, to compare runs.
 fn event_log(t: &dyn Terrain, balls: &[Ball], params: BallParams, until: f64) -> (Vec<(f64, u32, u32)>, u64) {
-    let mut sim = Simulation::new(TerrainBalls::new(t, vec![], balls, params), 0.0);
+    let mut sim = Simulation::new(TerrainBalls::new(t, vec![], balls, params).unwrap(), 0.0);
     let mut log = Vec::new();
     while let Some(e) = sim.step(until) {
         log.push((e.time, e.a, e.b));
@@ -214,7 +214,7 @@ fn a_ball_coming_into_range_inside_another_is_lifted_out() {
     ];
     let lod = BehaviourLod { viewer: DVec3::ZERO, range: 5.0 };
     let params = BallParams::default().with_restitution(0.5).with_rest_speed(0.3).with_lod(Some(lod));
-    let sim = Simulation::new(TerrainBalls::new(&hf, vec![], &balls, params), 0.0);
+    let sim = Simulation::new(TerrainBalls::new(&hf, vec![], &balls, params).unwrap(), 0.0);
     assert!(sim.model().counts().reinitialized >= 1);
     check_apart(&hf, sim.model(), &[], 2, 0.0, "after re-initialization");
     run_and_check(&hf, vec![], &balls, params, 3.0);
@@ -230,7 +230,7 @@ fn elastic_bounces_keep_the_energy() {
         b.m = 1.0;
     }
     let params = BallParams::default().with_restitution(1.0).with_rest_speed(0.0);
-    let model = TerrainBalls::new(&hf, vec![], &balls, params);
+    let model = TerrainBalls::new(&hf, vec![], &balls, params).unwrap();
     let mut sim = Simulation::new(model, 0.0);
     let e0 = sim.model().energy(0.0);
     let mut n = 0;
@@ -297,4 +297,41 @@ fn contacts_equal_a_predictor_that_sweeps_every_triangle() {
         }
     }
     assert!(hits > 200);
+}
+
+/// Balls refuse parameters out of range, naming the field.
+#[test]
+fn invalid_ball_params_are_refused_naming_the_field() {
+    let hf = Heightfield::builder(5, 5, vec![0.0; 25]).build().unwrap();
+    let balls = [Ball { p: DVec3::new(2.0, 2.0, 1.0), v: DVec3::ZERO, r: 0.5, m: 1.0 }];
+    let lod = |viewer, range| Some(BehaviourLod { viewer, range });
+    let p = BallParams::default();
+    let mut bad = vec![
+        (p.with_gravity(DVec3::new(0.0, f64::NAN, -9.81)), "gravity"),
+        (p.with_gravity(DVec3::new(0.0, 0.0, f64::NEG_INFINITY)), "gravity"),
+        (p.with_lod(lod(DVec3::new(f64::INFINITY, 0.0, 0.0), 5.0)), "lod.viewer"),
+        (p.with_lod(lod(DVec3::ZERO, -1.0)), "lod.range"),
+        (p.with_lod(lod(DVec3::ZERO, f64::NAN)), "lod.range"),
+    ];
+    for v in [f64::NAN, -0.1, 1.1, f64::INFINITY] {
+        bad.push((p.with_restitution(v), "restitution"));
+    }
+    for v in [f64::NAN, -1.0, f64::INFINITY] {
+        bad.push((p.with_rest_speed(v), "rest_speed"));
+        bad.push((p.with_min_interval(v), "min_interval"));
+    }
+    for (params, field) in bad {
+        assert_eq!(params.validate().unwrap_err().field, field, "{params:?}");
+        let e = TerrainBalls::new(&hf, vec![], &balls, params).err().expect("refused");
+        assert_eq!(e.field, field);
+    }
+    let edges = [
+        p.with_restitution(0.0).with_rest_speed(0.0).with_min_interval(0.0),
+        p.with_restitution(1.0).with_gravity(DVec3::ZERO),
+        p.with_lod(lod(DVec3::ZERO, 0.0)),
+        p.with_lod(lod(DVec3::ZERO, f64::INFINITY)),
+    ];
+    for params in edges {
+        assert!(TerrainBalls::new(&hf, vec![], &balls, params).is_ok(), "{params:?}");
+    }
 }

@@ -157,7 +157,7 @@ proptest! {
         let between = |p: DVec3| { let [f, k] = side(p); f > 0.0 && k < 0.0 };
         prop_assert!(between(start));
         let r = 0.2 + gap * 0.4;
-        let res = slide(&tree, start, r, motion, &SlideParams::default());
+        let res = slide(&tree, start, r, motion, &SlideParams::default()).unwrap();
         for p in &res.path[..=res.pieces] {
             prop_assert!(between(*p), "slide from {start} by {motion}: crossed at {p} (sides {:?})", side(*p));
         }
@@ -211,7 +211,8 @@ fn creases_stop_and_walls_slide() {
         r,
         DVec3::new(0.3, -50.0, 0.0),
         &SlideParams::default().with_max_iterations(8),
-    );
+    )
+    .unwrap();
     let p = res.position;
     // Inside the V (between the walls), at least r from both.
     let n1 = DVec3::new(a.cos(), a.sin(), 0.0); // inward normal of the wall toward −x
@@ -223,7 +224,7 @@ fn creases_stop_and_walls_slide() {
     // Along a wall: the motion across it is removed, the motion along it kept.
     let flat = PolygonTerrain::builder().polygon(&wall(-50.0, 0.0, 50.0, 0.0)).build().unwrap();
     let tree = SphereTree::from_terrain(&flat);
-    let res = slide(&tree, DVec3::new(0.0, 2.0, 0.0), r, DVec3::new(10.0, -5.0, 0.0), &SlideParams::default());
+    let res = slide(&tree, DVec3::new(0.0, 2.0, 0.0), r, DVec3::new(10.0, -5.0, 0.0), &SlideParams::default()).unwrap();
     assert!((res.position.y - (r + 1e-3)).abs() < 1e-9, "{}", res.position);
     assert!(res.position.x > 9.9, "{}", res.position);
     // Backed off along the motion: the whole motion along the wall is kept, to the skin it stops.
@@ -231,13 +232,14 @@ fn creases_stop_and_walls_slide() {
     // Starting within the skin, the back-off returns the sphere to its start; what it gave back is
     // still walked along the wall.
     let start = DVec3::new(0.0, r + 5e-4, 0.0);
-    let res = slide(&tree, start, r, DVec3::new(0.1, -0.01, 0.0), &SlideParams::default());
+    let res = slide(&tree, start, r, DVec3::new(0.1, -0.01, 0.0), &SlideParams::default()).unwrap();
     assert!((res.position - DVec3::new(0.1, r + 5e-4, 0.0)).length() < 1e-9, "{}", res.position);
     assert!(res.path[..=res.pieces].iter().all(|p| p.y >= start.y - 1e-12), "{:?}", res.path);
     // Grazing a wall it slides along (the motion under 0.06° into it), the sphere neither stops at
     // the touch nor comes closer than the skin afterwards.
     for (gap, into) in [(1e-4, 2e-4), (1e-5, 1e-4), (5e-4, 1e-3), (0.0, 1e-6)] {
-        let res = slide(&tree, DVec3::new(0.0, r + gap, 0.0), r, DVec3::new(1.0, -into, 0.0), &SlideParams::default());
+        let res = slide(&tree, DVec3::new(0.0, r + gap, 0.0), r, DVec3::new(1.0, -into, 0.0), &SlideParams::default())
+            .unwrap();
         assert!((res.position.x - 1.0).abs() < 1e-6, "{gap} {into}: {}", res.position);
         assert!(res.position.y >= r + 1e-3 - 1e-9 || res.contact_count == 0, "{gap} {into}: {}", res.position);
     }
@@ -252,7 +254,7 @@ fn an_embedded_push_never_crosses_another_surface() {
     // Where nothing is in the way, the push is taken, even from a center exactly on the surface.
     let tree = SphereTree::from_terrain(&tilted_sandwich(0.5, [0.0; 4], (0.0, 0.0)).0);
     for (x, z) in [(0.0, 0.0), (0.0, 0.2), (7.0, 0.0), (7.0, 0.2)] {
-        let res = slide(&tree, DVec3::new(x, 0.0, z), r, DVec3::new(0.1, 0.0, 0.0), &SlideParams::default());
+        let res = slide(&tree, DVec3::new(x, 0.0, z), r, DVec3::new(0.1, 0.0, 0.0), &SlideParams::default()).unwrap();
         let end = res.position;
         if x > 5.0 {
             assert!((end.z - (r + 1e-3)).abs() < 1e-9 && (end.x - x - 0.1).abs() < 1e-9, "{x} {z}: {end}");
@@ -264,7 +266,7 @@ fn an_embedded_push_never_crosses_another_surface() {
     for (z, deck) in [(0.2, 0.35), (0.15, 0.4), (0.3, 0.45)] {
         let tree = SphereTree::from_terrain(&tilted_sandwich(deck, [0.0; 4], (0.0, 0.0)).0);
         for motion in [DVec3::new(0.1, 0.0, 0.0), DVec3::new(0.0, 0.0, -0.05), DVec3::new(0.0, 0.0, 0.05)] {
-            let res = slide(&tree, DVec3::new(0.0, 0.0, z), r, motion, &SlideParams::default());
+            let res = slide(&tree, DVec3::new(0.0, 0.0, z), r, motion, &SlideParams::default()).unwrap();
             assert!(res.contact_count > 0, "{z} {deck} {motion}");
             // Every point of the path stays between the two planes it started between.
             for p in &res.path[..=res.pieces] {
@@ -419,7 +421,7 @@ fn slides_on_a_heightfield_without_a_tree() {
             c.z += 0.05;
         }
         let v = DVec3::new((k as f64).cos(), (k as f64).sin(), -0.7) * (1.0 + k as f64 * 5.0);
-        let res = slide(&target, c, 1.0, v, &SlideParams::default());
+        let res = slide(&target, c, 1.0, v, &SlideParams::default()).unwrap();
         assert!(distance(&tris, res.position) >= 1.0 - 1e-6);
     }
 }
@@ -550,7 +552,7 @@ fn check_slide(seed: u64, r: f64, o: [f64; 2], d: [f64; 3], len: f64) -> Result<
         c.z += 0.05;
     }
     let v = DVec3::from_array(d).normalize_or_zero() * len;
-    let res = slide(&tree, c, r, v, &SlideParams::default());
+    let res = slide(&tree, c, r, v, &SlideParams::default()).unwrap();
     prop_assert!(distance(&tris, res.position) >= r - 1e-6, "ended at distance {}", distance(&tris, res.position));
     for w in res.path[..=res.pieces].windows(2) {
         let hit = tree.sweep_all(w[0], r * (1.0 - 1e-6), w[1] - w[0]);
@@ -587,4 +589,30 @@ fn a_point_capsule_grazing_an_edge_is_its_sphere() {
     let point = sweep_capsule_triangle(a, a, r, v, &t3, 1.0).expect("the capsule touches");
     assert!((point.t - sphere.t).abs() < 1e-12, "{} vs {}", point.t, sphere.t);
     assert!(point.point.distance(sphere.point) < 1e-9);
+}
+
+/// `slide` refuses parameters out of range, naming the field (it used to clamp
+/// `max_iterations` to the contact limit and take any skin).
+#[test]
+fn slide_refuses_invalid_params() {
+    let flat = PolygonTerrain::builder()
+        .polygon(&[DVec3::new(-9.0, -9.0, 0.0), DVec3::new(9.0, -9.0, 0.0), DVec3::new(0.0, 9.0, 0.0)])
+        .build()
+        .unwrap();
+    let tree = SphereTree::from_terrain(&flat);
+    let run = |p: SlideParams| slide(&tree, DVec3::new(0.0, 0.0, 2.0), 1.0, DVec3::new(1.0, 0.0, -3.0), &p);
+    for skin in [f64::NAN, -1e-3, f64::INFINITY, f64::NEG_INFINITY] {
+        assert_eq!(run(SlideParams::default().with_skin(skin)).unwrap_err().field, "skin", "skin {skin}");
+    }
+    for n in [0, SlideParams::MAX_ITERATIONS + 1, usize::MAX] {
+        let e = run(SlideParams::default().with_max_iterations(n)).unwrap_err();
+        assert_eq!(e.field, "max_iterations", "{n}: {e}");
+    }
+    let edges = [
+        SlideParams::default().with_skin(0.0),
+        SlideParams::default().with_max_iterations(SlideParams::MAX_ITERATIONS),
+    ];
+    for p in edges {
+        assert!(run(p).unwrap().contact_count >= 1, "{p:?}");
+    }
 }

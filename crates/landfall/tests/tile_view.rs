@@ -256,3 +256,37 @@ fn a_walker_crosses_tile_borders_as_on_the_whole_grid() {
     }
     assert!(a.x > 70.0 && borders > 5, "walked to {a}, the view changed {borders} times");
 }
+
+/// A view, and a tile's tree, refuse parameters out of range, naming the field.
+#[test]
+fn invalid_params_are_refused_naming_the_field() {
+    use landfall::collide::{tile_tree, TileSamples, TileViewError};
+    use landfall::support::Tiling;
+    let hf = terrain();
+    let bad = [
+        (TileViewParams::default().with_tile_cells(0), "tile_cells"),
+        (TileViewParams::default().with_tile_cells(TileViewParams::MAX_TILE_CELLS + 1), "tile_cells"),
+        (TileViewParams::default().with_leaf_cells(0), "leaf_cells"),
+        (TileViewParams::default().with_max_levels(0), "max_levels"),
+    ];
+    let tiling = Tiling::new(17, 17, 4);
+    let block = vec![0f32; tiling.side() * tiling.side()];
+    let n = tiling.side();
+    let t = TileSamples { block: &block, tiling, key: (0, 0), nx: n, ny: n, origin: DVec2::ZERO, spacing: DVec2::ONE };
+    for (p, field) in bad {
+        match TileView::new(hf.clone(), p) {
+            Err(TileViewError::BadParams(e)) => assert_eq!(e.field, field, "{p:?}: {e}"),
+            other => panic!("{p:?}: {:?}", other.err()),
+        }
+        assert_eq!(
+            tile_tree(&t, &p.with_tile_cells(tiling.cells.max(1))).map_err(|e| e.field).err(),
+            match field {
+                "tile_cells" => None,
+                f => Some(f),
+            }
+        );
+    }
+    let edge =
+        TileViewParams::default().with_tile_cells(TileViewParams::MAX_TILE_CELLS).with_leaf_cells(1).with_max_levels(1);
+    assert!(TileView::new(hf, edge).is_ok());
+}

@@ -187,7 +187,7 @@ fn stored_trees_are_the_trees_a_view_builds() {
                 origin: rows.origin(),
                 spacing: rows.spacing(),
             };
-            assert_eq!(tile_tree(&t, &params), tile.nodes(&view), "tile {:?} of {nx} × {ny}", tile.key);
+            assert_eq!(tile_tree(&t, &params).unwrap(), tile.nodes(&view), "tile {:?} of {nx} × {ny}", tile.key);
         }
     }
 }

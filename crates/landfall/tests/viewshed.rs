@@ -2,8 +2,8 @@
 
 use landfall::support::SplitMix64;
 use landfall::viewshed::{
-    viewshed, Grid, Hooks, Observer, ViewshedMode, ViewshedOutput, ViewshedParams, EARTH_RADIUS, HIDDEN, NODATA,
-    VISIBLE,
+    viewshed, Grid, Hooks, Observer, ViewshedError, ViewshedMode, ViewshedOutput, ViewshedParams, EARTH_RADIUS, HIDDEN,
+    NODATA, VISIBLE,
 };
 use landfall::{Diagonal, Heightfield};
 use proptest::prelude::*;
@@ -375,6 +375,28 @@ fn bad_observers_and_parameters_are_errors() {
     }
 }
 
+/// The target limits given one by one (as gdal_viewshed, the CLI and Python take them): the
+/// angles go together, a missing pitch bound is ±90.
+#[test]
+fn limits_one_by_one_pair_the_angles() {
+    let p = ViewshedParams::default();
+    for (start, end, alone) in [(Some(10.0), None, "start_angle 10"), (None, Some(-5.5), "end_angle -5.5")] {
+        match p.clone().with_limits(start, end, None, None) {
+            Err(ViewshedError::Param { name: "angles", why }) => {
+                assert_eq!(why, format!("start_angle and end_angle go together ({alone} given alone)"));
+            }
+            other => panic!("{start:?} {end:?}: {other:?}"),
+        }
+    }
+    let limited = |s, e, lo, hi| p.clone().with_limits(s, e, lo, hi).unwrap();
+    assert_eq!(limited(None, None, None, None), p);
+    let q = limited(Some(350.0), Some(10.0), None, None);
+    assert_eq!((q.azimuths, q.pitch), (Some((350.0, 10.0)), None));
+    assert_eq!(limited(None, None, Some(-10.0), None).pitch, Some((-10.0, 90.0)));
+    assert_eq!(limited(None, None, None, Some(20.0)).pitch, Some((-90.0, 20.0)));
+    assert_eq!(limited(None, None, Some(-1.0), Some(2.0)).pitch, Some((-1.0, 2.0)));
+}
+
 /// Larger smooth terrains, where the row witnesses and the sector bounds do most of the work:
 /// sampled targets against brute force.
 #[test]
@@ -435,4 +457,32 @@ fn fast_paths_equal_the_plain_walk() {
         assert_eq!(differ, 0, "observer {obs:?}");
         assert!(fast.values.contains(&VISIBLE) && fast.values.contains(&HIDDEN));
     }
+}
+
+/// One entry point for both surfaces: `viewshed` and `observer_eye` take a heightfield or a
+/// `GeoSurface`, by type or as `&dyn ViewshedSurface`, with the same answers either way.
+#[test]
+fn one_entry_point_takes_either_surface() {
+    use landfall::geo::GeoSurface;
+    use landfall::viewshed::{observer_eye, ViewshedSurface};
+    let h: Vec<f32> = (0..21 * 21).map(|k| ((k * 37) % 11) as f32).collect();
+    let hf = Heightfield::builder(21, 21, h).origin(10.0, 45.0).spacing(0.001, 0.001).build().unwrap();
+    let geo = GeoSurface::new(hf.clone()).unwrap();
+    let p = ViewshedParams::default().with_observer_height(3.0);
+    let o = [Observer::at(10.0105, 45.0095)];
+    let run = |s: &dyn ViewshedSurface| viewshed(s, &o, &p, ViewshedMode::Visibility, &Hooks::default()).unwrap();
+    let direct = viewshed(&hf, &o, &p, ViewshedMode::Visibility, &Hooks::default()).unwrap();
+    assert_eq!(run(&hf), direct);
+    assert_eq!(run(&geo), viewshed(&geo, &o, &p, ViewshedMode::Visibility, &Hooks::default()).unwrap());
+    // The planar eye: the ground under the observer plus its height.
+    let g = hf.height_at(10.0105, 45.0095).unwrap();
+    assert_eq!(observer_eye(&hf, [10.0105, 45.0095], &p).unwrap(), g + 3.0);
+    // On the ellipsoid: the ground's height above it plus the observer's (the triangles are
+    // planar in ECEF: within a cell's chord sag, d²/(8R) ≈ 0.3 mm here, of the planar
+    // triangle's height).
+    let e = observer_eye(&geo, [10.0105, 45.0095], &p).unwrap();
+    assert!((e - (g + 3.0)).abs() < 1e-3, "{e} vs {}", g + 3.0);
+    let off: &dyn ViewshedSurface = &geo;
+    assert!(matches!(observer_eye(off, [11.0, 45.0], &p), Err(ViewshedError::ObserverOutside { .. })));
+    assert!(matches!(observer_eye(&hf, [11.0, 45.0], &p), Err(ViewshedError::ObserverOutside { .. })));
 }

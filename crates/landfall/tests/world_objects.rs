@@ -64,7 +64,7 @@ fn the_same_cells_give_the_same_objects_whatever_the_path() {
     let start = world_at(3, DVec3::new(0.0, 0.0, 100.0));
     let v0 = low(&start, 0.3, 0.2);
     let mut w = world_at(3, v0);
-    let mut o = Objects::new(&w, ObjectParams::default());
+    let mut o = Objects::new(&w, ObjectParams::default()).unwrap();
     assert!(o.len() > 100, "{} objects", o.len());
     // Walk a loop out and teleport back and forth, syncing each frame.
     let mut rng = SplitMix64::new(9);
@@ -85,7 +85,7 @@ fn the_same_cells_give_the_same_objects_whatever_the_path() {
     }
     // A fresh world and fresh objects at the final place agree, bit for bit.
     let fresh_world = world_at(3, p);
-    let fresh = Objects::new(&fresh_world, ObjectParams::default());
+    let fresh = Objects::new(&fresh_world, ObjectParams::default()).unwrap();
     // The two caches may differ by hysteresis-free equal windows only: compare cell by cell for the
     // windows both hold.
     let both = |r: &Record| w.cell(r.1, r.2 .0, r.2 .1).is_some() && fresh_world.cell(r.1, r.2 .0, r.2 .1).is_some();
@@ -98,7 +98,7 @@ fn the_same_cells_give_the_same_objects_whatever_the_path() {
 #[test]
 fn kinds_live_on_their_levels_and_stand_on_their_ground() {
     let w = world_on_ground(5, 0.0, 0.0);
-    let o = Objects::new(&w, ObjectParams::default());
+    let o = Objects::new(&w, ObjectParams::default()).unwrap();
     let kinds = o.kinds().to_vec();
     let (smallest, largest) = kinds.iter().fold((f64::INFINITY, 0.0f64), |a, k| (a.0.min(k.size.0), a.1.max(k.size.1)));
     assert!(smallest <= 0.1 && largest >= 100.0);
@@ -146,7 +146,7 @@ fn kinds_live_on_their_levels_and_stand_on_their_ground() {
 #[test]
 fn pairs_equal_brute_force() {
     let w = world_on_ground(7, 10.0, -20.0);
-    let o = Objects::new(&w, ObjectParams::default().with_roaming(None));
+    let o = Objects::new(&w, ObjectParams::default().with_roaming(None)).unwrap();
     let mut got = BTreeSet::new();
     o.pairs(|a, b| {
         got.insert((a.min(b), a.max(b)));
@@ -175,7 +175,7 @@ fn pairs_equal_brute_force() {
 #[test]
 fn walkers_stop_at_trees_and_rays_hit_houses() {
     let w = world_on_ground(11, 0.0, 0.0);
-    let o = Objects::new(&w, ObjectParams::default());
+    let o = Objects::new(&w, ObjectParams::default()).unwrap();
     let solids = o.solids(&w);
     let target = TerrainSweep(&solids);
     // Trees near the viewer (in the drawn mesh): walk at each from 6 m away.
@@ -234,7 +234,7 @@ fn roaming_entities_never_exist_twice_and_come_back_the_same() {
     let params = ObjectParams::default().with_roaming(Some(roaming));
     let run = |seed: u64| {
         let mut w = world_on_ground(13, 0.0, 0.0);
-        let mut o = Objects::new(&w, params.clone());
+        let mut o = Objects::new(&w, params.clone()).unwrap();
         let mut rng = SplitMix64::new(seed);
         let mut p = w.viewer();
         let mut alive_max = 0;
@@ -280,7 +280,7 @@ fn owners_go_with_the_quad_cells_they_hang_off() {
     let roaming = Roaming::default().with_owner_level(4).with_cell_level(1).with_chance(1.0).with_spawn_chance(1.0);
     let params = ObjectParams::default().with_roaming(Some(roaming));
     let mut w = world_on_ground(5, 0.0, 0.0);
-    let mut o = Objects::new(&w, params);
+    let mut o = Objects::new(&w, params).unwrap();
     let mut rng = SplitMix64::new(8);
     let (mut p, mut forgotten, mut kept_max) = (w.viewer(), 0, 0);
     for f in 0..600 {
@@ -309,7 +309,7 @@ fn owners_go_with_the_quad_cells_they_hang_off() {
 #[test]
 fn rays_through_the_objects_equal_brute_force() {
     let w = world_on_ground(17, 0.0, 0.0);
-    let o = Objects::new(&w, ObjectParams::default().with_roaming(None));
+    let o = Objects::new(&w, ObjectParams::default().with_roaming(None)).unwrap();
     let solids = o.solids(&w);
     let mut rng = SplitMix64::new(3);
     let mut objects_hit = 0;
@@ -358,4 +358,79 @@ fn rays_through_the_objects_equal_brute_force() {
         }
     }
     assert!(objects_hit > 5, "only {objects_hit} rays hit objects");
+}
+
+/// Objects refuse kinds and roaming parameters out of range, naming the kind and the field.
+#[test]
+fn invalid_object_params_are_refused_naming_the_field() {
+    use landfall::world::{default_kinds, Kind};
+    let w = world_on_ground(3, 0.0, 0.0);
+    let stone = || default_kinds()[0].clone();
+    let kind = |f: &dyn Fn(&mut Kind)| {
+        let mut k = stone();
+        f(&mut k);
+        k
+    };
+    let nan = f64::NAN;
+    let inf = f64::INFINITY;
+    let bad_kinds: Vec<(Kind, &str)> = vec![
+        (kind(&|k| k.size = (0.0, 1.0)), "size"),
+        (kind(&|k| k.size = (2.0, 1.0)), "size"),
+        (kind(&|k| k.size = (0.1, inf)), "size"),
+        (kind(&|k| k.size = (nan, 1.0)), "size"),
+        (kind(&|k| k.height = (-1.0, 1.0)), "height"),
+        (kind(&|k| k.height = (0.0, nan)), "height"),
+        (kind(&|k| k.trunk = -0.1), "trunk"),
+        (kind(&|k| k.trunk = inf), "trunk"),
+        (kind(&|k| k.per_cell = nan), "per_cell"),
+        (kind(&|k| k.per_cell = -1.0), "per_cell"),
+        (kind(&|k| k.per_cell = Kind::MAX_PER_CELL * 2.0), "per_cell"),
+        (kind(&|k| k.max_slope = 2.0), "max_slope"),
+        (kind(&|k| k.max_slope = nan), "max_slope"),
+        (kind(&|k| k.heights = (0.5, 0.2)), "heights"),
+        (kind(&|k| k.heights = (nan, 1.0)), "heights"),
+        (kind(&|k| k.rough = inf), "rough"),
+        (kind(&|k| k.rough = nan), "rough"),
+    ];
+    for (k, field) in bad_kinds {
+        assert_eq!(k.validate().unwrap_err().field, field, "{k:?}");
+        let params = ObjectParams::default().with_kinds(vec![stone(), k.clone()]);
+        let e = Objects::new(&w, params).err().expect("refused");
+        assert_eq!(e.field, "kinds");
+        assert!(e.why.starts_with(&format!("kind 1 (stone): {field}: ")), "{e}");
+    }
+    let r = Roaming::default();
+    let mut bad_roaming = vec![
+        (r.clone().with_owner_level(41), "owner_level"),
+        (r.clone().with_cell_level(r.owner_level + 1), "cell_level"),
+        (r.clone().with_range(0.0), "range"),
+        (r.clone().with_range(0.3), "range"),
+        (r.clone().with_radius(0.0), "radius"),
+    ];
+    for v in [nan, -0.1, 1.5, inf] {
+        bad_roaming.push((r.clone().with_chance(v), "chance"));
+        bad_roaming.push((r.clone().with_spawn_chance(v), "spawn_chance"));
+        bad_roaming.push((r.clone().with_range(v), "range"));
+    }
+    for v in [nan, -1.0, inf] {
+        bad_roaming.push((r.clone().with_speed(v), "speed"));
+        bad_roaming.push((r.clone().with_radius(v), "radius"));
+        bad_roaming.push((r.clone().with_half_height(v), "half_height"));
+    }
+    for (roaming, field) in bad_roaming {
+        assert_eq!(roaming.validate().unwrap_err().field, field, "{roaming:?}");
+        let e = Objects::new(&w, ObjectParams::default().with_roaming(Some(roaming))).err().expect("refused");
+        assert_eq!(e.field, "roaming");
+        assert!(e.why.starts_with(&format!("{field}: ")), "{e}");
+    }
+    // The edges of each range are accepted.
+    let edge = Roaming::default().with_range(0.01).with_chance(0.0).with_speed(0.0).with_cell_level(r.owner_level);
+    let kinds = vec![kind(&|k| {
+        k.per_cell = Kind::MAX_PER_CELL;
+        k.max_slope = std::f64::consts::FRAC_PI_2;
+        k.heights = (0.3, 0.3);
+        k.size = (0.5, 0.5);
+    })];
+    assert!(ObjectParams::default().with_kinds(kinds).with_roaming(Some(edge)).validate().is_ok());
+    assert!(Roaming::default().with_range(0.25).with_owner_level(40).validate().is_ok());
 }

@@ -14,7 +14,9 @@ use landfall::collide::{CharacterController, ControllerParams, TerrainSweep};
 use landfall::geo::GeoSurface;
 use landfall::glam::DVec3;
 use landfall::support::ColourMap;
-use landfall::viewshed::{Hooks, Observer, ViewshedError, ViewshedMode, ViewshedOutput, ViewshedParams};
+use landfall::viewshed::{
+    Hooks, Observer, ViewshedError, ViewshedMode, ViewshedOutput, ViewshedParams, ViewshedSurface,
+};
 use landfall::world::{CacheParams, LodTerrain, ObjectParams, Objects, World, WorldParams};
 use landfall::{Ray, Terrain};
 use landfall_io::AnyTerrain;
@@ -122,7 +124,7 @@ impl State {
         let ground = far.height_at(0.3, 0.7).unwrap_or(0.0);
         let walker = DVec3::new(0.3, 0.7, ground + 1.0);
         let world = World::new(params, CacheParams::default(), walker + DVec3::Z * 1.0)?;
-        let objects = Objects::new(&world, ObjectParams::default());
+        let objects = Objects::new(&world, ObjectParams::default())?;
         let mut view = WorldView {
             world,
             version: 0,
@@ -473,7 +475,7 @@ async fn viewshed(Extract(s): Shared, Query(q): Params) -> Result<Response, ApiE
             let params = ViewshedParams::default().with_observer_height(h);
             // The cancel flag is raised when the client goes: the sweep stops between its parts.
             let hooks = Hooks::default().with_cancel(cancel);
-            let (hf, out) = match (t, at) {
+            let (hf, surface, o): (_, &dyn ViewshedSurface, _) = match (t, at) {
                 (AnyTerrain::Geographic(g), at) => {
                     let (lon, lat) = match at {
                         Where::Geodetic(lon, lat) => (lon, lat),
@@ -489,13 +491,9 @@ async fn viewshed(Extract(s): Shared, Query(q): Params) -> Result<Response, ApiE
                             (p.lon, p.lat)
                         }
                     };
-                    let o = [Observer::at(lon, lat)];
-                    (g.heightfield(), landfall::geo::geo_viewshed(g, &o, &params, ViewshedMode::Visibility, &hooks))
+                    (g.heightfield(), g, Observer::at(lon, lat))
                 }
-                (AnyTerrain::Heightfield(hf), Where::Terrain(x, y)) => {
-                    let o = [Observer::at(x, y)];
-                    (hf, landfall::viewshed::viewshed(hf, &o, &params, ViewshedMode::Visibility, &hooks))
-                }
+                (AnyTerrain::Heightfield(hf), Where::Terrain(x, y)) => (hf, hf, Observer::at(x, y)),
                 (AnyTerrain::Heightfield(_), Where::Geodetic(..)) => {
                     return Err(bad("lon, lat: the terrain is not in degrees; give x, y"))
                 }
@@ -503,7 +501,7 @@ async fn viewshed(Extract(s): Shared, Query(q): Params) -> Result<Response, ApiE
                     return Err(bad("viewsheds are computed on rasters (a grid of samples); this is a polygon terrain"))
                 }
             };
-            let v = match out {
+            let v = match landfall::viewshed::viewshed(surface, &[o], &params, ViewshedMode::Visibility, &hooks) {
                 Ok(ViewshedOutput::Visibility(v, _)) => v,
                 Ok(_) => return Err(ApiError::internal("a visibility run answered something else".into())),
                 Err(ViewshedError::Cancelled) => return Err(ApiError::gone()),

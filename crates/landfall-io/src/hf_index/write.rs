@@ -72,7 +72,8 @@ impl Writer {
         let n = tiling.side();
         let probe =
             TileSamples { block: &full, tiling, key: (0, 0), nx: n, ny: n, origin: DVec2::ZERO, spacing: DVec2::ONE };
-        let tree_slot = tile_tree(&probe, &params).len() as u64;
+        let bad_params = |e: landfall::ParamError| IoError::format(path, format!("tile trees: {e}"));
+        let tree_slot = tile_tree(&probe, &params).map_err(bad_params)?.len() as u64;
         let slots = covered.len() as u64 + 1;
         let (sections, file_len) = layout(
             tiling.count() as u64,
@@ -179,7 +180,7 @@ impl Writer {
     /// [`store`](Self::store) for one chunk.
     fn store_chunk(&mut self, blocks: &[(usize, Vec<f32>)]) -> Result<(), IoError> {
         let (side, t, ntx) = (self.tiling.side(), self.tiling.cells, self.tiling.ntx);
-        let made: Vec<(usize, u64, Vec<TileNode>)> = blocks
+        let made: Result<Vec<(usize, u64, Vec<TileNode>)>, landfall::ParamError> = blocks
             .par_iter()
             .map(|(key, block)| {
                 let (tx, ty) = (key % ntx, key / ntx);
@@ -197,9 +198,10 @@ impl Writer {
                     origin: self.grid.origin,
                     spacing: self.grid.spacing,
                 };
-                (*key, valid as u64, tile_tree(&samples, &self.params))
+                Ok((*key, valid as u64, tile_tree(&samples, &self.params)?))
             })
             .collect();
+        let made = made.map_err(|e| IoError::format(self.out.path(), format!("tile trees: {e}")))?;
         for ((key, valid, tree), (_, block)) in made.into_iter().zip(blocks) {
             let Ok(k) = self.covered.binary_search(&(key as u64)) else {
                 return Err(IoError::format(self.out.path(), format!("tile {key} has data but no slot")));

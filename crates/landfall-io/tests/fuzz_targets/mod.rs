@@ -241,7 +241,8 @@ pub fn events(data: &[u8]) {
                 m: 1.0,
             })
             .collect();
-        let mut sim = Simulation::new(TerrainBalls::new(&hf, vec![], &balls, params), 0.0).with_max_events(MAX_EVENTS);
+        let Ok(model) = TerrainBalls::new(&hf, vec![], &balls, params) else { return };
+        let mut sim = Simulation::new(model, 0.0).with_max_events(MAX_EVENTS);
         sim.advance_to(until, |_, _| {});
         assert!(sim.fired() <= MAX_EVENTS);
     }

@@ -11,7 +11,7 @@
 use super::slide::stop_short;
 use super::target::{Nearby, SweepTarget, TerrainContact};
 use crate::geom::Aabb;
-use crate::params::{length, right_angle, ParamError};
+use crate::params::{count, length, right_angle, ParamError};
 use glam::DVec3;
 
 /// The character's shape around its center.
@@ -105,11 +105,7 @@ impl ControllerParams {
         length("snap", self.snap, false)?;
         right_angle("max_climb", self.max_climb)?;
         right_angle("min_slide", self.min_slide)?;
-        if !(1..=Self::MAX_ITERATIONS).contains(&self.max_iterations) {
-            let why = format!("{} (expected 1 to {})", self.max_iterations, Self::MAX_ITERATIONS);
-            return Err(ParamError::new("max_iterations", why));
-        }
-        Ok(())
+        count("max_iterations", self.max_iterations, 1..=Self::MAX_ITERATIONS)
     }
 }
 

@@ -4,6 +4,7 @@
 //! The sweep covers the whole motion, so no speed tunnels through a thin ridge.
 
 use super::target::{SweepTarget, TerrainContact};
+use crate::params::{count, length, ParamError};
 use glam::DVec3;
 
 /// Options of [`slide`].
@@ -21,6 +22,26 @@ impl Default for SlideParams {
     /// 1 mm skin, 5 sweeps.
     fn default() -> Self {
         Self { skin: 1e-3, max_iterations: 5 }
+    }
+}
+
+impl SlideParams {
+    /// The most sweeps per move [`validate`](Self::validate) accepts: a move records at most this
+    /// many contacts.
+    pub const MAX_ITERATIONS: usize = MAX_CONTACTS;
+
+    /// Checks every field: `skin` finite and ≥ 0, `max_iterations` in
+    /// 1..=[`MAX_ITERATIONS`](Self::MAX_ITERATIONS).
+    ///
+    /// ```
+    /// use landfall::collide::SlideParams;
+    ///
+    /// assert!(SlideParams::default().validate().is_ok());
+    /// assert_eq!(SlideParams::default().with_skin(f64::NAN).validate().unwrap_err().field, "skin");
+    /// ```
+    pub fn validate(&self) -> Result<(), ParamError> {
+        length("skin", self.skin, false)?;
+        count("max_iterations", self.max_iterations, 1..=Self::MAX_ITERATIONS)
     }
 }
 
@@ -51,8 +72,17 @@ pub struct SlideResult {
     pub contact_count: usize,
 }
 
-/// Moves a sphere of radius `r` from `c` by `motion`, sliding along the terrain.
-pub fn slide(tree: &dyn SweepTarget, c: DVec3, r: f64, motion: DVec3, params: &SlideParams) -> SlideResult {
+/// Moves a sphere of radius `r` from `c` by `motion`, sliding along the terrain; refuses invalid
+/// `params` ([`SlideParams::validate`]). A sphere with a position, motion or radius that is not
+/// finite (or a radius ≤ 0) stays where it is.
+pub fn slide(
+    tree: &dyn SweepTarget,
+    c: DVec3,
+    r: f64,
+    motion: DVec3,
+    params: &SlideParams,
+) -> Result<SlideResult, ParamError> {
+    params.validate()?;
     let mut out = SlideResult {
         position: c,
         path: [c; MAX_PIECES + 1],
@@ -61,11 +91,10 @@ pub fn slide(tree: &dyn SweepTarget, c: DVec3, r: f64, motion: DVec3, params: &S
         contact_count: 0,
     };
     if !(c.is_finite() && motion.is_finite() && r.is_finite() && r > 0.0) {
-        return out;
+        return Ok(out);
     }
     let (mut pos, mut rest) = (c, motion);
-    let iterations = params.max_iterations.min(MAX_CONTACTS);
-    for _ in 0..iterations {
+    for _ in 0..params.max_iterations {
         if rest.length_squared() <= 1e-24 * (1.0 + pos.length_squared()) {
             break;
         }
@@ -95,7 +124,7 @@ pub fn slide(tree: &dyn SweepTarget, c: DVec3, r: f64, motion: DVec3, params: &S
         rest = left - n * left.dot(n).min(0.0);
     }
     out.position = pos;
-    out
+    Ok(out)
 }
 
 /// Where a shape stops after meeting `hit` while moving from `pos` by `motion`: [`stop_short`].

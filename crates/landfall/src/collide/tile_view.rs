@@ -21,6 +21,7 @@ use super::sphere_walk::SphereWalk;
 use crate::flat::Flat;
 use crate::geom::{Aabb, Half, TriangleId};
 use crate::heightfield::{Heightfield, Tiling};
+use crate::params::{count, ParamError};
 use glam::{DVec2, DVec3};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -44,6 +45,27 @@ impl Default for TileViewParams {
     }
 }
 
+impl TileViewParams {
+    /// The most cells on a tile's side [`validate`](Self::validate) accepts (a tile's cells are
+    /// counted in 32 bits).
+    pub const MAX_TILE_CELLS: usize = 1 << 16;
+
+    /// Checks every field: `tile_cells` in 1..=[`MAX_TILE_CELLS`](Self::MAX_TILE_CELLS),
+    /// `leaf_cells` and `max_levels` at least 1.
+    ///
+    /// ```
+    /// use landfall::collide::TileViewParams;
+    ///
+    /// assert!(TileViewParams::default().validate().is_ok());
+    /// assert_eq!(TileViewParams::default().with_leaf_cells(0).validate().unwrap_err().field, "leaf_cells");
+    /// ```
+    pub fn validate(&self) -> Result<(), ParamError> {
+        count("tile_cells", self.tile_cells, 1..=Self::MAX_TILE_CELLS)?;
+        count("leaf_cells", self.leaf_cells, 1..=usize::MAX)?;
+        count("max_levels", self.max_levels, 1..=usize::MAX)
+    }
+}
+
 crate::with_setters!(TileViewParams {
     tile_cells: usize => with_tile_cells,
     leaf_cells: usize => with_leaf_cells,
@@ -51,22 +73,15 @@ crate::with_setters!(TileViewParams {
 });
 
 /// Why a tile view cannot be made.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum TileViewError {
     /// Stored trees for another heightfield or another cut ([`TileView::with_trees`]).
     #[error("the stored trees do not fit the heightfield's tiles")]
     TreesDoNotFit,
-    /// A size of zero, or tiles too large to count cells in 32 bits.
-    #[error("tile_cells ({tile_cells}), leaf_cells ({leaf_cells}) and max_levels ({max_levels}) must be at least 1, tile_cells at most 65536")]
-    BadParams {
-        /// [`TileViewParams::tile_cells`].
-        tile_cells: usize,
-        /// [`TileViewParams::leaf_cells`].
-        leaf_cells: usize,
-        /// [`TileViewParams::max_levels`].
-        max_levels: usize,
-    },
+    /// Parameters out of range ([`TileViewParams::validate`]).
+    #[error("{0}")]
+    BadParams(ParamError),
 }
 
 /// A node of a tile's serialized tree (56 bytes, as an index file stores it).
@@ -110,8 +125,9 @@ pub struct Tile {
 
 /// The sphere trees of a tiled heightfield's tiles (an index file's), as `landfall build` stored
 /// them: one per block of samples, built with [`TileViewParams`] whose tiles are the heightfield's.
-/// Checked when made: every tree lies inside the nodes, and every node's `next` moves forward
-/// inside its tree (a walk ends); the spheres are trusted (the file's checksum covers them).
+/// Checked when made: the parameters are valid, every tree lies inside the nodes, and every
+/// node's `next` moves forward inside its tree (a walk ends); the spheres are trusted (the file's
+/// checksum covers them).
 #[derive(Clone, Debug)]
 pub struct TileTrees {
     params: TileViewParams,
@@ -138,6 +154,7 @@ impl TileTrees {
         nodes: Flat<TileNode>,
         trees: Flat<[u64; 2]>,
     ) -> Result<Self, String> {
+        params.validate().map_err(|e| e.to_string())?;
         for (b, &[first, count]) in trees.iter().enumerate() {
             let end = first.checked_add(count).filter(|&e| e <= nodes.len() as u64 && count <= u32::MAX as u64);
             if end.is_none() {
@@ -223,10 +240,8 @@ pub struct TileView {
 impl TileView {
     /// A view of `hf` with no tile in it yet.
     pub fn new(hf: Arc<Heightfield>, params: TileViewParams) -> Result<Self, TileViewError> {
-        let TileViewParams { tile_cells, leaf_cells, max_levels } = params;
-        if tile_cells == 0 || tile_cells > 1 << 16 || leaf_cells == 0 || max_levels == 0 {
-            return Err(TileViewError::BadParams { tile_cells, leaf_cells, max_levels });
-        }
+        params.validate().map_err(TileViewError::BadParams)?;
+        let tile_cells = params.tile_cells;
         // Pages are let go of one by one: small ones.
         hf.set_huge_pages(false);
         let ntx = (hf.nx() - 1).div_ceil(tile_cells) as u32;
@@ -549,13 +564,15 @@ impl Grid for TileSamples<'_> {
 }
 
 /// The tree a [`TileView`] with `params` builds for tile `t.key`, from the tile's samples alone
-/// (`params.tile_cells` must be `t.tiling.cells`): what `landfall build` stores per tile.
-pub fn tile_tree(t: &TileSamples, params: &TileViewParams) -> Vec<TileNode> {
+/// (`params.tile_cells` must be `t.tiling.cells`): what `landfall build` stores per tile. Refuses
+/// invalid `params` ([`TileViewParams::validate`]).
+pub fn tile_tree(t: &TileSamples, params: &TileViewParams) -> Result<Vec<TileNode>, ParamError> {
+    params.validate()?;
     let (ncx, ncy) = (t.nx - 1, t.ny - 1);
     let c = t.tiling.tile_cells(t.key.0 as usize, t.key.1 as usize, ncx, ncy).map(|c| c as u32);
     let mut nodes = Vec::new();
     build(t, c, 0, params, &mut nodes);
-    nodes
+    Ok(nodes)
 }
 
 /// Builds the tree over cells `c` (columns c[0]..c[2], rows c[1]..c[3]) depth-first into `nodes`;

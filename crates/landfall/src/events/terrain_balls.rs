@@ -19,6 +19,7 @@ use super::queue::{Event, EventQueue, ObjectId, NO_OBJECT};
 use super::sim::Model;
 use crate::broad::{Layout, ProximityGrid};
 use crate::collide::{SweepTarget, TerrainSweep};
+use crate::params::{fraction, length, ParamError};
 use crate::terrain::Terrain;
 use glam::DVec3;
 
@@ -77,6 +78,36 @@ impl Default for BallParams {
             lod: None,
             min_interval: 1e-6,
         }
+    }
+}
+
+impl BallParams {
+    /// Checks every field: `gravity` finite, `restitution` in [0, 1], `rest_speed` and
+    /// `min_interval` finite and ≥ 0, a level of detail's viewer finite and its range ≥ 0 (not
+    /// NaN; infinite for every ball near).
+    ///
+    /// ```
+    /// use landfall::events::BallParams;
+    ///
+    /// assert!(BallParams::default().validate().is_ok());
+    /// assert_eq!(BallParams::default().with_restitution(1.5).validate().unwrap_err().field, "restitution");
+    /// ```
+    pub fn validate(&self) -> Result<(), ParamError> {
+        if !self.gravity.is_finite() {
+            return Err(ParamError::new("gravity", format!("{} is not a finite acceleration", self.gravity)));
+        }
+        fraction("restitution", self.restitution)?;
+        length("rest_speed", self.rest_speed, false)?;
+        length("min_interval", self.min_interval, false)?;
+        if let Some(lod) = &self.lod {
+            if !lod.viewer.is_finite() {
+                return Err(ParamError::new("lod.viewer", format!("{} is not a finite point", lod.viewer)));
+            }
+            if lod.range.is_nan() || lod.range < 0.0 {
+                return Err(ParamError::new("lod.range", format!("{} is not a distance ≥ 0", lod.range)));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -151,13 +182,20 @@ pub struct TerrainBalls<'a> {
 }
 
 impl<'a> TerrainBalls<'a> {
-    /// Balls at time 0 over `terrain`, with fixed spheres `(centre, radius)`.
-    pub fn new(terrain: &'a dyn Terrain, spheres: Vec<(DVec3, f64)>, balls: &[Ball], params: BallParams) -> Self {
+    /// Balls at time 0 over `terrain`, with fixed spheres `(centre, radius)`; refuses invalid
+    /// `params` ([`BallParams::validate`]).
+    pub fn new(
+        terrain: &'a dyn Terrain,
+        spheres: Vec<(DVec3, f64)>,
+        balls: &[Ball],
+        params: BallParams,
+    ) -> Result<Self, ParamError> {
+        params.validate()?;
         let b = terrain.bounds();
         let n = balls.len();
         let smallest = balls.iter().map(|b| b.r).fold(f64::INFINITY, f64::min);
         let unit = if smallest.is_finite() && smallest > 0.0 { smallest } else { 1.0 };
-        Self {
+        Ok(Self {
             boxes: vec![(DVec3::ZERO, DVec3::ZERO); n],
             ends: vec![0.0; n],
             grid: ProximityGrid::empty(Layout::Dual, unit, None),
@@ -178,7 +216,7 @@ impl<'a> TerrainBalls<'a> {
             hi: b.max,
             counts: BallCounts::default(),
             just_rested: Vec::new(),
-        }
+        })
     }
 
     /// Centre of ball `k` at time `t` (not before its last event).

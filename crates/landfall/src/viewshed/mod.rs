@@ -30,7 +30,9 @@
 //! assert_eq!(vis.get(4, 1), HIDDEN);
 //! ```
 //!
-//! Every mode, many observers, progress and cancellation go through [`viewshed`]:
+//! Every mode, many observers, progress and cancellation go through [`viewshed`], on a
+//! heightfield or, for a raster in degrees, a [`GeoSurface`](crate::geo::GeoSurface) on the
+//! ellipsoid (a [`ViewshedSurface`] either way; [`geo`](crate::geo#viewsheds) defines that one):
 //!
 //! ```
 //! use landfall::viewshed::{viewshed, Hooks, Observer, ViewshedMode, ViewshedOutput, ViewshedParams};
@@ -44,7 +46,8 @@
 //!
 //! # How it works
 //!
-//! `viewshed(hf, observers, params, mode, hooks)` is the one entry point: `Visibility` (one observer:
+//! `viewshed(surface, observers, params, mode, hooks)` is the one entry point, for a `Heightfield`
+//! (what follows) and a `GeoSurface` (`geo/viewshed/`) alike: `Visibility` (one observer:
 //! visible, hidden or nodata per sample), `Heights` (one observer: the least height a target must be
 //! raised to be seen, GDAL's GROUND mode; plus the ground for its DEM mode) and `Count` (many
 //! observers: how many see each sample). `Heightfield::viewshed(observer, params)` is the short form of
@@ -174,17 +177,75 @@ pub enum ViewshedOutput {
     Counts(Grid<Option<u32>>),
 }
 
-/// The viewshed of a heightfield: every mode, one observer (or many, for
-/// [`ViewshedMode::Count`]), with progress and cancellation through `hooks`. Observers are checked
-/// before the long work; a cancelled run answers [`ViewshedError::Cancelled`].
-pub fn viewshed(
-    hf: &Heightfield,
+/// What a viewshed runs on: a [`Heightfield`] in the plane (observers at world x, y; see the
+/// [module](self) for the definition) or a [`GeoSurface`](crate::geo::GeoSurface), a raster in
+/// degrees on the WGS84 ellipsoid (observers at x = longitude, y = latitude; lines of sight
+/// straight in Earth-centred coordinates, see [`geo`](crate::geo#viewsheds)).
+/// Sealed: those two are the only ones. `&dyn ViewshedSurface` picks one at run time.
+pub trait ViewshedSurface: sealed::Surface {}
+
+/// The methods of [`ViewshedSurface`], out of reach outside the crate.
+pub(crate) mod sealed {
+    use super::{Hooks, Observer, ViewshedError, ViewshedMode, ViewshedOutput, ViewshedParams};
+
+    /// A surface's own viewshed and observer check.
+    pub trait Surface {
+        /// [`viewshed`](super::viewshed) on this surface.
+        fn compute(
+            &self,
+            observers: &[Observer],
+            params: &ViewshedParams,
+            mode: ViewshedMode,
+            hooks: &Hooks,
+        ) -> Result<ViewshedOutput, ViewshedError>;
+
+        /// [`observer_eye`](super::observer_eye) on this surface.
+        fn eye(&self, observer: [f64; 2], params: &ViewshedParams) -> Result<f64, ViewshedError>;
+    }
+}
+
+impl ViewshedSurface for Heightfield {}
+
+impl sealed::Surface for Heightfield {
+    fn compute(
+        &self,
+        observers: &[Observer],
+        params: &ViewshedParams,
+        mode: ViewshedMode,
+        hooks: &Hooks,
+    ) -> Result<ViewshedOutput, ViewshedError> {
+        run::compute(self, observers, params, mode, hooks)
+    }
+
+    fn eye(&self, observer: [f64; 2], params: &ViewshedParams) -> Result<f64, ViewshedError> {
+        Ok(eye::Eye::new(self, observer, params)?.sight.zo)
+    }
+}
+
+/// The viewshed on a [`Heightfield`] or a [`GeoSurface`](crate::geo::GeoSurface) (a
+/// [`ViewshedSurface`]): every mode, one observer (or many, for [`ViewshedMode::Count`]), with
+/// progress and cancellation through `hooks`. Observers are checked before the long work; a
+/// cancelled run answers [`ViewshedError::Cancelled`]. The one entry point of every viewshed.
+pub fn viewshed<S: ViewshedSurface + ?Sized>(
+    surface: &S,
     observers: &[Observer],
     params: &ViewshedParams,
     mode: ViewshedMode,
     hooks: &Hooks,
 ) -> Result<ViewshedOutput, ViewshedError> {
-    run::compute(hf, observers, params, mode, hooks)
+    surface.compute(observers, params, mode, hooks)
+}
+
+/// The elevation of the eye of an observer at `observer` (world x, y; lon, lat on a
+/// [`GeoSurface`](crate::geo::GeoSurface), whose answer is the height above the ellipsoid): its
+/// ground (lowered for curvature in the plane) plus its observer height, or why no observer can
+/// stand there. The check [`viewshed`] makes of each observer, without the work.
+pub fn observer_eye<S: ViewshedSurface + ?Sized>(
+    surface: &S,
+    observer: [f64; 2],
+    params: &ViewshedParams,
+) -> Result<f64, ViewshedError> {
+    surface.eye(observer, params)
 }
 
 /// [`viewshed`] by the plain method, every target's segment walked in full with the exact test:
@@ -214,11 +275,5 @@ impl Heightfield {
             ViewshedOutput::Visibility(v, _) => Ok(v),
             _ => unreachable!("the visibility mode answers visibility"),
         }
-    }
-
-    /// The elevation of the eye of an observer at world (x, y) (its ground, lowered for curvature,
-    /// plus the observer height), or why no observer can stand there.
-    pub fn observer_eye(&self, observer: [f64; 2], params: &ViewshedParams) -> Result<f64, ViewshedError> {
-        Ok(eye::Eye::new(self, observer, params)?.sight.zo)
     }
 }

@@ -221,6 +221,44 @@ impl<'a> Progress<'a> {
 }
 
 impl ViewshedParams {
+    /// `self` with the target limits given one by one, as gdal_viewshed, the command line and
+    /// Python take them: `start_angle` and `end_angle` (degrees) set
+    /// [`azimuths`](Self::azimuths) and go together (one without the other is
+    /// [`ViewshedError::Param`] named `angles`); `low_pitch` and `high_pitch` set
+    /// [`pitch`](Self::pitch), a missing bound being −90 or 90. All `None`: no limit. The values
+    /// are checked by [`validate`](Self::validate).
+    ///
+    /// ```
+    /// use landfall::viewshed::ViewshedParams;
+    ///
+    /// let p = ViewshedParams::default().with_limits(Some(10.0), Some(80.0), None, Some(5.0)).unwrap();
+    /// assert_eq!((p.azimuths, p.pitch), (Some((10.0, 80.0)), Some((-90.0, 5.0))));
+    /// let e = ViewshedParams::default().with_limits(Some(10.0), None, None, None).unwrap_err();
+    /// assert_eq!(e.to_string(), "angles: start_angle and end_angle go together (start_angle 10 given alone)");
+    /// ```
+    pub fn with_limits(
+        self,
+        start_angle: Option<f64>,
+        end_angle: Option<f64>,
+        low_pitch: Option<f64>,
+        high_pitch: Option<f64>,
+    ) -> Result<Self, ViewshedError> {
+        let alone = match (start_angle, end_angle) {
+            (Some(a), None) => Some(format!("start_angle {a}")),
+            (None, Some(b)) => Some(format!("end_angle {b}")),
+            _ => None,
+        };
+        if let Some(alone) = alone {
+            let why = format!("start_angle and end_angle go together ({alone} given alone)");
+            return Err(ViewshedError::Param { name: "angles", why });
+        }
+        let pitch = match (low_pitch, high_pitch) {
+            (None, None) => None,
+            (lo, hi) => Some((lo.unwrap_or(-90.0), hi.unwrap_or(90.0))),
+        };
+        Ok(Self { azimuths: start_angle.zip(end_angle), pitch, ..self })
+    }
+
     /// Checks every field's range.
     pub fn validate(&self) -> Result<(), ViewshedError> {
         let bad = |name, why: String| Err(ViewshedError::Param { name, why });

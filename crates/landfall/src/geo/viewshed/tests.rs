@@ -1,6 +1,7 @@
 use super::sight::TOUCH;
 use super::*;
 use crate::geo::Geodetic;
+use crate::viewshed::viewshed;
 use crate::{Diagonal, Heightfield};
 use proptest::prelude::*;
 
@@ -15,7 +16,7 @@ fn surface(nx: usize, ny: usize, h: Vec<f32>, origin: (f64, f64), step: f64, dia
 }
 
 fn vis(s: &GeoSurface, o: Observer, p: &ViewshedParams) -> Grid<u8> {
-    match geo_viewshed(s, &[o], p, ViewshedMode::Visibility, &Hooks::default()).unwrap() {
+    match viewshed(s, &[o], p, ViewshedMode::Visibility, &Hooks::default()).unwrap() {
         ViewshedOutput::Visibility(v, _) => v,
         _ => unreachable!(),
     }
@@ -128,7 +129,7 @@ fn case() -> impl Strategy<Value = Case> {
 fn both(c: &Case, mode: ViewshedMode) -> Option<(ViewshedOutput, ViewshedOutput)> {
     let s = surface(c.nx, c.ny, c.h.clone(), c.origin, c.step, c.diagonal);
     let o = [Observer::at(c.obs.0, c.obs.1)];
-    let fast = geo_viewshed(&s, &o, &c.params, mode, &Hooks::default());
+    let fast = viewshed(&s, &o, &c.params, mode, &Hooks::default());
     let slow = geo_viewshed_reference(&s, &o, &c.params, mode);
     match (fast, slow) {
         (Ok(a), Ok(b)) => Some((a, b)),
@@ -174,8 +175,8 @@ proptest! {
         c.params.refraction = 0.0;
         let s = surface(c.nx, c.ny, c.h.clone(), c.origin, c.step, c.diagonal);
         let o = [Observer::at(c.obs.0, c.obs.1)];
-        let ViewshedOutput::Visibility(v, _) = geo_viewshed(&s, &o, &c.params, ViewshedMode::Visibility, &Hooks::default()).unwrap() else { unreachable!() };
-        let ViewshedOutput::Heights(need) = geo_viewshed(&s, &o, &c.params, ViewshedMode::HeightFromGround, &Hooks::default()).unwrap() else { unreachable!() };
+        let ViewshedOutput::Visibility(v, _) = viewshed(&s, &o, &c.params, ViewshedMode::Visibility, &Hooks::default()).unwrap() else { unreachable!() };
+        let ViewshedOutput::Heights(need) = viewshed(&s, &o, &c.params, ViewshedMode::HeightFromGround, &Hooks::default()).unwrap() else { unreachable!() };
         let g = s.height_at(c.obs.0, c.obs.1).unwrap();
         let eye = Geodetic::new(c.obs.0, c.obs.1, g + c.params.observer_height);
         let th = c.params.target_height;
@@ -211,7 +212,7 @@ fn counts_are_sums_of_single_viewsheds() {
     let s = surface(n, n, h, (5.0, 60.0), 0.01, Diagonal::Alternating);
     let obs = [Observer::at(5.03, 60.02), Observer::at(5.07, 60.07).with_height(30.0), Observer::at(5.0, 60.0)];
     let p = ViewshedParams::default();
-    let ViewshedOutput::Counts(c) = geo_viewshed(&s, &obs, &p, ViewshedMode::Count, &Hooks::default()).unwrap() else {
+    let ViewshedOutput::Counts(c) = viewshed(&s, &obs, &p, ViewshedMode::Count, &Hooks::default()).unwrap() else {
         unreachable!()
     };
     let singles: Vec<Grid<u8>> = obs.iter().map(|&o| vis(&s, o, &p)).collect();
@@ -248,18 +249,18 @@ fn errors_name_the_observer_and_cancel_stops() {
     h[12] = f32::NAN;
     let s = surface(5, 5, h, (0.0, 0.0), 0.01, Diagonal::Alternating);
     let p = ViewshedParams::default();
-    let run = |o: Observer| geo_viewshed(&s, &[o], &p, ViewshedMode::Visibility, &Hooks::default());
+    let run = |o: Observer| viewshed(&s, &[o], &p, ViewshedMode::Visibility, &Hooks::default());
     assert!(matches!(run(Observer::at(0.5, 0.0)), Err(ViewshedError::ObserverOutside { .. })));
     assert!(matches!(run(Observer::at(0.02, 0.02)), Err(ViewshedError::ObserverOverHole { .. })));
     let two = [Observer::at(0.0, 0.0), Observer::at(9.0, 0.0)];
     assert!(matches!(
-        geo_viewshed(&s, &two, &p, ViewshedMode::Count, &Hooks::default()),
+        viewshed(&s, &two, &p, ViewshedMode::Count, &Hooks::default()),
         Err(ViewshedError::Observer { index: 1, .. })
     ));
     let cancel = std::sync::atomic::AtomicBool::new(true);
     let hooks = Hooks { progress: None, cancel: Some(&cancel) };
     assert_eq!(
-        geo_viewshed(&s, &[Observer::at(0.0, 0.0)], &p, ViewshedMode::Visibility, &hooks),
+        viewshed(&s, &[Observer::at(0.0, 0.0)], &p, ViewshedMode::Visibility, &hooks),
         Err(ViewshedError::Cancelled)
     );
 }

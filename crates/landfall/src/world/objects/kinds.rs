@@ -2,6 +2,7 @@
 //! a few times its size, and how a cell places its own from its random stream (the thesis' 2.4.2).
 
 use super::shape::Shape;
+use crate::params::{length, right_angle, ParamError};
 use crate::place::{place, Contacts, FollowParams};
 use crate::rng::{mix, SplitMix64};
 use crate::terrain::Terrain;
@@ -46,6 +47,41 @@ pub struct Kind {
 }
 
 impl Kind {
+    /// The most objects per cell [`validate`](Self::validate) accepts in
+    /// [`per_cell`](Self::per_cell) (each cell's objects are made at once).
+    pub const MAX_PER_CELL: f64 = 1000.0;
+
+    /// Checks every field: `size` finite with 0 < low ≤ high; `height` finite with 0 ≤ low ≤
+    /// high; `trunk` finite and ≥ 0; `per_cell` in [0, [`MAX_PER_CELL`](Self::MAX_PER_CELL)];
+    /// `max_slope` in [0, π/2]; `heights` low ≤ high (either may be infinite); `rough` finite.
+    ///
+    /// ```
+    /// use landfall::world::default_kinds;
+    ///
+    /// let mut stone = default_kinds()[0].clone();
+    /// assert!(stone.validate().is_ok());
+    /// stone.size = (0.4, 0.1);
+    /// assert_eq!(stone.validate().unwrap_err().field, "size");
+    /// ```
+    pub fn validate(&self) -> Result<(), ParamError> {
+        range("size", self.size, true)?;
+        range("height", self.height, false)?;
+        length("trunk", self.trunk, false)?;
+        if !(0.0..=Self::MAX_PER_CELL).contains(&self.per_cell) {
+            let why = format!("{} is not a mean count in [0, {}]", self.per_cell, Self::MAX_PER_CELL);
+            return Err(ParamError::new("per_cell", why));
+        }
+        right_angle("max_slope", self.max_slope)?;
+        let (lo, hi) = self.heights;
+        if lo.is_nan() || hi.is_nan() || lo > hi {
+            return Err(ParamError::new("heights", format!("({lo}, {hi}) is not a range low ≤ high")));
+        }
+        if !self.rough.is_finite() {
+            return Err(ParamError::new("rough", format!("{} is not finite", self.rough)));
+        }
+        Ok(())
+    }
+
     /// The factor on `per_cell` for a cell of height `h` and roughness `r` in a world whose
     /// heights stay within ±`max_height`.
     pub fn suits(&self, h: f64, r: f64, max_height: f64) -> f64 {
@@ -60,6 +96,15 @@ impl Kind {
     pub fn level(&self, cell_size: f64) -> u8 {
         (4.0 * self.size.1 / cell_size).log2().ceil().clamp(0.0, 40.0) as u8
     }
+}
+
+/// `(low, high)` finite lengths with low ≤ high (low > 0 when `positive`).
+fn range(field: &'static str, (lo, hi): (f64, f64), positive: bool) -> Result<(), ParamError> {
+    if length(field, lo, positive).is_ok() && hi.is_finite() && lo <= hi {
+        return Ok(());
+    }
+    let bound = if positive { "0 < low" } else { "0 ≤ low" };
+    Err(ParamError::new(field, format!("({lo}, {hi}) is not a finite range {bound} ≤ high")))
 }
 
 /// The default kinds, from 0.1 m stones to 100 m halls: stones and boulders everywhere, more on

@@ -111,6 +111,7 @@ pub use shape::Shape;
 pub use solids::Solids;
 
 use crate::broad::{Layout, ProximityGrid};
+use crate::params::ParamError;
 use crate::torus::Attached;
 use crate::world::{CellStore, LodTerrain, World};
 
@@ -127,6 +128,32 @@ pub struct ObjectParams {
 impl Default for ObjectParams {
     fn default() -> Self {
         Self { kinds: default_kinds(), roaming: Some(Roaming::default()) }
+    }
+}
+
+impl ObjectParams {
+    /// Checks every field: at most 65,536 kinds, each valid ([`Kind::validate`]), and the
+    /// roaming entities' parameters ([`Roaming::validate`]). The error's field is `kinds` or
+    /// `roaming`; its reason names the kind and its field.
+    ///
+    /// ```
+    /// use landfall::world::{ObjectParams, Roaming};
+    ///
+    /// assert!(ObjectParams::default().validate().is_ok());
+    /// let e = ObjectParams::default().with_roaming(Some(Roaming::default().with_speed(-1.0))).validate().unwrap_err();
+    /// assert_eq!(e.to_string(), "roaming: speed: -1 is not a finite length ≥ 0");
+    /// ```
+    pub fn validate(&self) -> Result<(), ParamError> {
+        if self.kinds.len() > 1 << 16 {
+            return Err(ParamError::new("kinds", format!("{} kinds (at most 65536)", self.kinds.len())));
+        }
+        for (k, kind) in self.kinds.iter().enumerate() {
+            kind.validate().map_err(|e| ParamError::new("kinds", format!("kind {k} ({}): {e}", kind.name)))?;
+        }
+        if let Some(r) = &self.roaming {
+            r.validate().map_err(|e| ParamError::new("roaming", e.to_string()))?;
+        }
+        Ok(())
     }
 }
 
@@ -175,12 +202,12 @@ pub(crate) const ENTITY_IDS: u64 = 1 << 40;
 /// let params = WorldParams::default().with_levels(8).with_cell_size(2.0);
 /// let cache = CacheParams::default().with_layers(5).with_inner_radius(4).with_mesh_coarsest(4);
 /// let mut world: World = World::new(params, cache, DVec3::new(0.0, 0.0, 100.0))?;
-/// let mut objects = Objects::new(&world, ObjectParams::default());
+/// let mut objects = Objects::new(&world, ObjectParams::default())?;
 /// world.update(DVec3::new(200.0, 0.0, 100.0))?;
 /// objects.sync(&world); // the cells that came into the cache bring their objects
 /// objects.step(&world, 0.1);
 /// println!("{} objects around the viewer", objects.len());
-/// # Ok::<(), landfall::world::WorldError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct Objects {
     kinds: Vec<Kind>,
@@ -200,8 +227,9 @@ pub struct Objects {
 }
 
 impl Objects {
-    /// The objects of `world`'s cache now.
-    pub fn new<S: CellStore>(world: &World<S>, params: ObjectParams) -> Self {
+    /// The objects of `world`'s cache now; refuses invalid `params` ([`ObjectParams::validate`]).
+    pub fn new<S: CellStore>(world: &World<S>, params: ObjectParams) -> Result<Self, ParamError> {
+        params.validate()?;
         let gen = world.generator();
         let cell_size = gen.params().cell_size;
         let levels: Vec<u8> = params.kinds.iter().map(|k| k.level(cell_size)).collect();
@@ -240,7 +268,7 @@ impl Objects {
             scratch: Vec::new(),
         };
         o.sync(world);
-        o
+        Ok(o)
     }
 
     /// The kinds.

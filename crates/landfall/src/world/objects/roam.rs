@@ -18,6 +18,7 @@ use super::ENTITY_IDS;
 use crate::broad::{Layout, ProximityGrid};
 use crate::collide::Shape as ControllerShape;
 use crate::collide::{CharacterController, ControllerParams, TerrainSweep};
+use crate::params::{count, fraction, length, ParamError};
 use crate::rng::{mix, SplitMix64};
 use crate::terrain::Terrain;
 use crate::torus::Attached;
@@ -62,6 +63,31 @@ impl Default for Roaming {
             radius: 0.8,
             half_height: 0.0,
         }
+    }
+}
+
+impl Roaming {
+    /// Checks every field: `cell_level` ≤ `owner_level` ≤ 40; `chance` and `spawn_chance` in
+    /// [0, 1]; `range` in [0.01, 0.25]; `speed` and `half_height` finite and ≥ 0; `radius` finite
+    /// and > 0.
+    ///
+    /// ```
+    /// use landfall::world::Roaming;
+    ///
+    /// assert!(Roaming::default().validate().is_ok());
+    /// assert_eq!(Roaming::default().with_range(0.5).validate().unwrap_err().field, "range");
+    /// ```
+    pub fn validate(&self) -> Result<(), ParamError> {
+        count("owner_level", self.owner_level.into(), 0..=40)?;
+        count("cell_level", self.cell_level.into(), 0..=self.owner_level.into())?;
+        fraction("chance", self.chance)?;
+        fraction("spawn_chance", self.spawn_chance)?;
+        if !(0.01..=0.25).contains(&self.range) {
+            return Err(ParamError::new("range", format!("{} is not a fraction in [0.01, 0.25]", self.range)));
+        }
+        length("speed", self.speed, false)?;
+        length("radius", self.radius, true)?;
+        length("half_height", self.half_height, false)
     }
 }
 
@@ -212,7 +238,7 @@ impl Roamers {
             return None;
         }
         let w = self.owner_width();
-        let range = self.params.range.clamp(0.01, 0.25) * w;
+        let range = self.params.range * w;
         // The dual cell (I, J) is centred on (I·w, J·w); the range stays inside its middle half.
         let reach = 0.5 * w - range;
         let home = DVec2::new(oi as f64 * w + rng.range(-reach, reach), oj as f64 * w + rng.range(-reach, reach));
