@@ -35,11 +35,10 @@ use super::surface::{triangle_hit, GeoSurface};
 use super::walk::Sink;
 use super::wgs84::{ecef_to_geodetic, A, E2};
 use crate::geom::{Half, Ray};
-use crate::heightfield::cell::{plane, Corners};
 use glam::DVec3;
 
 /// Largest deviation of the track from a segment's chord, in cells: segments are cut this short.
-const EPS_TRACK: f64 = 0.02;
+const EPS_TRACK: f64 = 0.125;
 
 /// Rays needing more segments than this take the descent (each segment costs one exact
 /// ECEF → geodetic conversion).
@@ -143,10 +142,9 @@ fn min_distance(o: DVec3, d: DVec3, ta: f64, tb: f64) -> f64 {
 }
 
 impl GeoSurface {
-    /// (u, v, h) of the ECEF point `p` (its longitude unwrapped next to `near`, or the grid's
-    /// centre) and their rates along the ECEF direction `d` (per unit t).
+    /// (u, v, h) of the ECEF point `p`, its longitude unwrapped next to `near` (or the grid's centre).
     #[inline(always)]
-    fn grid_coords(&self, p: DVec3, d: DVec3, near: Option<f64>) -> (Gc, [f64; 3]) {
+    fn grid_coords(&self, p: DVec3, near: Option<f64>) -> Gc {
         let g = ecef_to_geodetic(p);
         let lon = match near {
             Some(n) => {
@@ -157,29 +155,13 @@ impl GeoSurface {
         };
         let (lon0, lat0) = self.grid_origin();
         let (inv_dlon, inv_dlat) = self.grid_inv_steps();
-        // Gradients: λ's (−y, x, 0)/r², φ's north/(M + h), h's up.
-        let r2 = p.x * p.x + p.y * p.y;
-        let r = r2.sqrt();
-        let (cl, sl) = (p.x / r, p.y / r);
-        let (sp, cp) = super::wgs84::sin_cos_deg(g.lat);
-        let w = 1.0 - E2 * sp * sp;
-        let m = A * (1.0 - E2) / (w * w.sqrt());
-        let north = DVec3::new(-sp * cl, -sp * sl, cp);
-        let up = DVec3::new(cp * cl, cp * sl, sp);
-        let rates = [
-            ((p.x * d.y - p.y * d.x) / r2).to_degrees() * inv_dlon,
-            (north.dot(d) / (m + g.h)).to_degrees() * inv_dlat,
-            up.dot(d),
-        ];
-        (Gc { u: (lon - lon0) * inv_dlon, v: (g.lat - lat0) * inv_dlat, h: g.h, lon }, rates)
+        Gc { u: (lon - lon0) * inv_dlon, v: (g.lat - lat0) * inv_dlat, h: g.h, lon }
     }
 
     /// The track walk of the ENU `ray` from `t_lo` (see the module docs); false when it does not
     /// apply (the caller descends the box tree instead).
     pub(super) fn track_walk(&self, ray: &Ray, t_lo: f64, sink: &mut impl Sink) -> bool {
-        static DESCENT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        let descent = *DESCENT.get_or_init(|| std::env::var_os("GEO3_DESCENT").is_some());
-        let Some(track) = self.track.filter(|_| !descent) else { return false };
+        let Some(track) = self.track else { return false };
         let (o, d) = (ray.origin, ray.dir);
         let sr = super::boxes::SlabRay::new(o, d);
         let Some((ta, tb)) = sr.hit(self.boxes.root(), t_lo, sink.limit()) else { return true };
@@ -200,34 +182,34 @@ impl GeoSurface {
             dd * (1.1 / (mh * mh) + 1.0 / (mh * r_min)) * inv_dlat.to_degrees(),
             dd / mh,
         ];
-        let seg = (2.0 * EPS_TRACK / k[0].max(k[1])).sqrt();
+        let seg = (8.0 * EPS_TRACK / k[0].max(k[1])).sqrt();
         if !(seg > 0.0) || (tb - ta) > MAX_SEGMENTS * seg {
             return false;
         }
         let sh = Shear::new(o, d);
         let mut t = ta;
-        let mut near = None;
+        let mut ga = self.grid_coords(oe + de * ta, None);
         loop {
-            // The track's tangent at the segment's start: within sup|f''|·ℓ²/2 of the track.
             let t1 = (t + seg).min(tb);
-            let (g, rates) = self.grid_coords(oe + de * t, de, near);
+            let gb = self.grid_coords(oe + de * t1, Some(ga.lon));
             let l = t1 - t;
-            let e = |k: f64| k * l * l * 0.5 * (1.0 + 1e-9);
+            let e = |k: f64| k * l * l * (1.0 / 8.0) * (1.0 + 1e-9);
+            let s = |x: f64, y: f64| if l > 0.0 { (y - x) / l } else { 0.0 };
             let chord = Chord {
                 t0: t,
-                a: [g.u, g.v, g.h],
-                s: rates,
+                a: [ga.u, ga.v, ga.h],
+                s: [s(ga.u, gb.u), s(ga.v, gb.v), s(ga.h, gb.h)],
                 m: [
                     track.beta_u + e(k[0]) + SLOP_CELLS,
                     track.beta_v + e(k[1]) + SLOP_CELLS,
-                    track.gamma + e(k[2]) + SLOP_H * (1.0 + g.h.abs() * 1e-9),
+                    track.gamma + e(k[2]) + SLOP_H * (1.0 + ga.h.abs().max(gb.h.abs()) * 1e-9),
                 ],
             };
             self.walk_chord(&sh, &chord, t, t1, t_lo, sink);
             if t1 >= tb || sink.limit() <= t1 {
                 return true;
             }
-            (t, near) = (t1, Some(g.lon));
+            (t, ga) = (t1, gb);
         }
     }
 
@@ -267,42 +249,24 @@ impl GeoSurface {
         });
     }
 
-    /// The cells within the margin of the piece [ta, tb] that the ray may meet there, tested
-    /// exactly. A triangle is passed over when the ray's chord stays on one side of its plane in
-    /// (u, v, h) by more than the margins allow: at a hit the track is within (m_u, m_v, m_h) of the
-    /// chord and the triangle's geodetic height within γ + |g_u|·β_u + |g_v|·β_v of its plane
-    /// (g: the plane's slope per cell), and the chord's height above the plane is linear in t.
+    /// The cells within the margin of the piece [ta, tb] whose corner heights meet the ray's there,
+    /// tested exactly.
     #[inline(always)]
     fn piece_cells(&self, sh: &Shear, c: &Chord, ta: f64, tb: f64, t_lo: f64, sink: &mut impl Sink) {
         let hf = self.heightfield();
         let (ncx, ncy) = (hf.nx() - 1, hf.ny() - 1);
         let (u0, u1) = c.range(0, ta, tb);
         let (v0, v1) = c.range(1, ta, tb);
+        let (h0, h1) = c.range(2, ta, tb);
         let (ci0, ci1) = index_range(u0, u1, 1.0, ncx);
         let (cj0, cj1) = index_range(v0, v1, 1.0, ncy);
-        let (ua, va, ha) = (c.at(0, ta), c.at(1, ta), c.at(2, ta));
-        let (ub, vb, hb) = (c.at(0, tb), c.at(1, tb), c.at(2, tb));
-        let (h0, h1) = if ha < hb { (ha - c.m[2], hb + c.m[2]) } else { (hb - c.m[2], ha + c.m[2]) };
         for j in cj0..=cj1 {
             for i in ci0..=ci1 {
-                let kf = hf.corners_f32(i, j);
+                let k = hf.corners_f32(i, j);
                 // NaN corners drop out (`f32::min`/`max` keep the other operand).
-                let lo = kf[0].min(kf[1]).min(kf[2].min(kf[3])) as f64;
-                let hi = kf[0].max(kf[1]).max(kf[2].max(kf[3])) as f64;
-                if !(hi >= h0 && lo <= h1) {
-                    continue;
-                }
-                let k = Corners::from(kf);
-                let anti = hf.diagonal().is_anti(i, j);
-                let (fi, fj) = (i as f64, j as f64);
-                let clear = |half: Half| {
-                    let p = plane(anti, half, &k);
-                    let m = c.m[2] + p.gu.abs() * c.m[0] + p.gv.abs() * c.m[1];
-                    let fa = ha - p.eval(ua - fi, va - fj);
-                    let fb = hb - p.eval(ub - fi, vb - fj);
-                    (fa > m && fb > m) || (fa < -m && fb < -m)
-                };
-                if !(clear(Half::South) && clear(Half::North)) {
+                let lo = k[0].min(k[1]).min(k[2].min(k[3])) as f64;
+                let hi = k[0].max(k[1]).max(k[2].max(k[3])) as f64;
+                if hi >= h0 && lo <= h1 {
                     self.cell_exact(sh, i, j, t_lo, sink);
                 }
             }
