@@ -16,7 +16,6 @@ mod shear;
 mod surface;
 mod tables;
 mod terrain;
-mod track;
 pub(crate) mod viewshed;
 mod walk;
 pub mod wgs84;

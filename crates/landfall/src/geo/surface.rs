@@ -9,7 +9,6 @@ use super::boxes::Boxes;
 use super::enu::EnuFrame;
 use super::shear::{Mapped, Shear};
 use super::tables::GridTables;
-use super::track::Track;
 use super::wgs84::Geodetic;
 use crate::geom::{Half, TriangleId};
 use crate::heightfield::cell::corner_offsets;
@@ -95,8 +94,6 @@ pub struct GeoSurface {
     inv_dlon: f64,
     inv_dlat: f64,
     lon_mid: f64,
-    /// Margins of the ground-track walk of rays (`None`: rays descend the box tree).
-    pub(super) track: Option<Track>,
 }
 
 impl GeoSurface {
@@ -129,9 +126,6 @@ impl GeoSurface {
         let lats: Vec<f64> = (0..ny).map(lat).collect();
         let tables = GridTables::new(&frame, &lons, &lats);
         let boxes = Boxes::build(&tables, nx - 1, ny - 1, leaf, |i, j| hf.sample(i, j));
-        let track = hf
-            .height_range()
-            .and_then(|(lo, hi)| Track::new(s.x, s.y, south.min(north), south.max(north), lo as f64, hi as f64));
         Ok(Self {
             hf,
             frame,
@@ -144,7 +138,6 @@ impl GeoSurface {
             inv_dlon: 1.0 / s.x,
             inv_dlat: 1.0 / s.y,
             lon_mid: (west + east) / 2.0,
-            track,
         })
     }
 
@@ -192,18 +185,6 @@ impl GeoSurface {
     /// from above (the heightfield's diagonal pattern).
     pub fn triangle_samples(&self, i: usize, j: usize, half: Half) -> [(usize, usize); 3] {
         corner_offsets(self.hf.diagonal().is_anti(i, j), half).map(|(di, dj)| (i + di, j + dj))
-    }
-
-    /// Longitude and latitude of sample (0, 0), degrees.
-    #[inline(always)]
-    pub(super) fn grid_origin(&self) -> (f64, f64) {
-        (self.lon0, self.lat0)
-    }
-
-    /// 1 / the longitude and latitude steps, per degree.
-    #[inline(always)]
-    pub(super) fn grid_inv_steps(&self) -> (f64, f64) {
-        (self.inv_dlon, self.inv_dlat)
     }
 
     /// The longitude `lon` moved by whole turns to the turn of the grid's centre.
