@@ -166,7 +166,8 @@ fn sweeps(c: &mut Criterion) {
 
     // Moves from where a walking character is between frames (the target's measure), and from
     // fresh, mostly embedded starts (spawns).
-    let controller = CharacterController::new(ControllerParams::default(), DVec3::Z);
+    let controller =
+        CharacterController::new(ControllerParams::default(), DVec3::Z).expect("valid controller parameters");
     let kcc = rapier_controller();
     for (group, settled) in [("controller_move", true), ("controller_move_fresh", false)] {
         let mut g = c.benchmark_group(group);
@@ -239,7 +240,8 @@ fn crowds(c: &mut Criterion) {
     g.finish();
     let mut g = c.benchmark_group("crowd_frame");
     g.sample_size(20);
-    let controller = CharacterController::new(ControllerParams::default(), DVec3::Z);
+    let controller =
+        CharacterController::new(ControllerParams::default(), DVec3::Z).expect("valid controller parameters");
     for (name, t) in cases {
         let mut walkers = crowd_walkers(t, 10_000, 8);
         // Walkers that have stood where the terrain has no surface (past a heightfield's edge, over a

@@ -34,7 +34,8 @@ fn main() {
         })
         .collect();
     let params = FollowParams::default().with_max_slope(1.5);
-    let controller = CharacterController::new(ControllerParams::default(), DVec3::Z);
+    let controller =
+        CharacterController::new(ControllerParams::default(), DVec3::Z).expect("valid controller parameters");
     if what == "crowd" {
         // The crowd benchmark's walkers, walked AGE frames (default: the benchmark's age), then REPS
         // frames timed (default 20), on one thread.
@@ -67,7 +68,8 @@ fn main() {
     if what == "count" {
         // With NOSTEP set, steps are off.
         let counting = CountingTerrain(&hf, AtomicUsize::new(0), AtomicUsize::new(0));
-        let nostep = CharacterController::new(ControllerParams::default().with_step_height(0.0), DVec3::Z);
+        let nostep = CharacterController::new(ControllerParams::default().with_step_height(0.0), DVec3::Z)
+            .expect("valid controller parameters");
         let c = if std::env::var("NOSTEP").is_ok() { nostep } else { controller };
         // The benchmark's settled moves (every move may step and snap).
         let walk = landfall_bench::motions::settled_walk(&hf, &TerrainSweep(&hf), &c, n, 6);

@@ -9,7 +9,8 @@ fn main() {
     let hf = generated(1025).hf;
     let t: &dyn Terrain = &hf;
     let mut walkers: Vec<_> = crowd(t, 10_000, 8).into_iter().map(|(p, walk)| (p, walk, false, p, false)).collect();
-    let controller = CharacterController::new(ControllerParams::default(), DVec3::Z);
+    let controller =
+        CharacterController::new(ControllerParams::default(), DVec3::Z).expect("valid controller parameters");
     let frames: usize = std::env::var("FRAMES").ok().and_then(|f| f.parse().ok()).unwrap_or(200);
     for frame in 0..frames {
         walkers.par_iter_mut().for_each(|(p, v, g, prev, off)| {

@@ -227,7 +227,7 @@ fn crowd(
         .with_min_slide(30f64.to_radians())
         .with_step_height(1.0)
         .with_snap(3.0);
-    let controller = CharacterController::new(params, DVec3::Z);
+    let controller = CharacterController::new(params, DVec3::Z).expect("valid controller parameters");
     let starts: Vec<(DVec3, f64)> = (0..args.walkers)
         .filter_map(|_| {
             let ray = cam.ray((rng.uniform() * 1024.0) as u32, (288.0 + rng.uniform() * 288.0) as u32, 1024, 576);

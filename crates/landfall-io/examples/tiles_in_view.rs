@@ -50,7 +50,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut view = TileView::new(hf.clone(), TileViewParams::default())?;
     let (ntx, nty) = view.tile_counts();
     println!("{ntx} × {nty} tiles of 256 cells; the view keeps those within 300 m of the walker");
-    let controller = CharacterController::new(ControllerParams::default(), DVec3::Z);
+    let controller =
+        CharacterController::new(ControllerParams::default(), DVec3::Z).expect("valid controller parameters");
     // From the south-west corner toward the north-east one, 2 m a frame.
     let from = DVec2::new(b.min.x, b.min.y) + (b.max - b.min).truncate() * 0.05;
     let dir = ((b.max - b.min).truncate()).normalize();

@@ -61,7 +61,7 @@ fn tiles_leaving_the_view_let_go_of_their_pages() {
     // A walker on the mapped view moves exactly as on the raster in memory.
     let whole: Heightfield = load_heightfield(&npy, &opts).unwrap().heightfield;
     let mut in_memory = TileView::new(Arc::new(whole), TileViewParams::default()).unwrap();
-    let c = CharacterController::new(ControllerParams::default(), DVec3::Z);
+    let c = CharacterController::new(ControllerParams::default(), DVec3::Z).expect("valid controller parameters");
     let start = DVec3::new(250.0, 240.0, mapped.height_at(250.0, 240.0).unwrap() + 1.0);
     let (mut a, mut b, mut g) = (start, start, false);
     for _ in 0..300 {

@@ -133,8 +133,7 @@ pub fn controller(t: &dyn Terrain, o: &ControllerOptions) -> Result<CharacterCon
         .with_step_height(step_height)
         .with_snap(snap)
         .with_max_iterations(max_iterations);
-    params.validate().map_err(|e| e.to_string())?;
-    Ok(CharacterController::new(params, t.frame().up()))
+    CharacterController::new(params, t.frame().up()).map_err(|e| e.to_string())
 }
 
 /// One move of each character: rows new centre, grounded (0/1), ground normal (NaN when not

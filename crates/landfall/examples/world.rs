@@ -21,7 +21,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Walk downhill (the origin is on a mountainside steeper than the 30° slide angle).
     let n = world.surface_at(pos.x, pos.y).ok_or("ground")?.normal;
     let heading = DVec3::new(n.x, n.y, 0.0).normalize_or(DVec3::X);
-    let walker = CharacterController::new(ControllerParams::default().with_radius(radius), DVec3::Z);
+    let walker = CharacterController::new(ControllerParams::default().with_radius(radius), DVec3::Z)
+        .expect("valid controller parameters");
     let (mut grounded, mut cells, mut regions) = (false, 0, 0);
     // 60 seconds at 60 frames per second, 1.5 m/s plus gravity.
     for frame in 0..3600 {

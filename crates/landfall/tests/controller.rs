@@ -87,7 +87,7 @@ fn walk_as(
 ) -> (Vec<DVec3>, Vec<bool>) {
     let tree = SphereTree::from_terrain(t);
     let tris = triangles(&tree);
-    let c = CharacterController::new(params, DVec3::Z);
+    let c = CharacterController::new(params, DVec3::Z).expect("valid controller parameters");
     let (mut pos, mut grounded) = (start, false);
     let (mut path, mut ground) = (vec![], vec![]);
     for _ in 0..frames {
@@ -141,7 +141,7 @@ fn changed_options_apply_to_the_next_move() {
     let r = ControllerParams::default().radius;
     let x = 5.0;
     let z = x * 25f64.to_radians().tan() + r / 25f64.to_radians().cos() + 0.005;
-    let mut c = CharacterController::new(ControllerParams::default(), DVec3::Z);
+    let mut c = CharacterController::new(ControllerParams::default(), DVec3::Z).expect("valid controller parameters");
     let gravity = DVec3::new(0.0, 0.0, -0.1);
     assert!(c.move_by(&tree, DVec3::new(x, 0.0, z), gravity, true).grounded, "25° is walkable at 45°");
     c.params.max_climb = 20f64.to_radians();
@@ -303,7 +303,8 @@ fn an_embedded_push_never_crosses_another_surface() {
         (Shape::Ellipsoid { radii: DVec3::new(0.4, 0.4, 0.5) }, 0.4),
     ];
     for (shape, radius) in shapes {
-        let c = CharacterController::new(ControllerParams::default().with_shape(shape).with_radius(radius), DVec3::Z);
+        let c = CharacterController::new(ControllerParams::default().with_shape(shape).with_radius(radius), DVec3::Z)
+            .expect("valid controller parameters");
         for z in [0.15, 0.2, 0.3] {
             for (step, grounded) in [(DVec3::new(0.1, 0.0, -0.2), true), (DVec3::new(0.0, 0.1, 0.05), false)] {
                 let m = c.move_by(&tree, DVec3::new(0.0, 0.0, z), step, grounded);
@@ -357,4 +358,23 @@ fn a_crease_too_steep_to_stand_in_is_slid_down_along_its_bottom() {
     // Gravity's share along the bottom line (1 in 5) is 0.2 × sin(11.3°) ≈ 0.039 m a frame.
     let end = *path.last().unwrap();
     assert!(end.y > 3.5 && end.x.abs() < 1e-6, "stuck in the crease at {end}");
+}
+
+/// A controller is made from validated parameters and a usable "up": anything else is an error
+/// naming the field, never a controller that walks NaN.
+#[test]
+fn controllers_refuse_bad_parameters_and_up() {
+    let ok = ControllerParams::default();
+    assert!(CharacterController::new(ok, DVec3::new(0.0, 0.0, 3.0)).is_ok_and(|c| c.up == DVec3::Z));
+    for (params, field) in [
+        (ok.with_radius(f64::NAN), "radius"),
+        (ok.with_skin(-0.1), "skin"),
+        (ok.with_max_climb(2.0), "max_climb"),
+        (ok.with_max_iterations(0), "max_iterations"),
+    ] {
+        assert_eq!(CharacterController::new(params, DVec3::Z).unwrap_err().field, field);
+    }
+    for up in [DVec3::ZERO, DVec3::new(f64::NAN, 0.0, 1.0), DVec3::new(f64::INFINITY, 0.0, 0.0)] {
+        assert_eq!(CharacterController::new(ok, up).unwrap_err().field, "up");
+    }
 }

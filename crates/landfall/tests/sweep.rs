@@ -99,7 +99,7 @@ proptest! {
         let hf = terrain(seed, 33);
         let tree = SphereTree::from_terrain(&hf);
         let tris = all_triangles(&hf);
-        let c = CharacterController::new(ControllerParams::default(), DVec3::Z);
+        let c = CharacterController::new(ControllerParams::default(), DVec3::Z).expect("valid controller parameters");
         let r = c.params.radius;
         let (x, y) = (1.0 + o[0] * 30.0, 1.0 + o[1] * 30.0);
         // A valid start: clear of the terrain by the skin.
@@ -166,7 +166,7 @@ proptest! {
             Shape::Capsule { half_height: 0.3 * r },
             Shape::Ellipsoid { radii: DVec3::new(r, 0.8 * r, 1.2 * r) },
         ][shape];
-        let c = CharacterController::new(ControllerParams::default().with_shape(shape).with_radius(r), DVec3::Z);
+        let c = CharacterController::new(ControllerParams::default().with_shape(shape).with_radius(r), DVec3::Z).expect("valid controller parameters");
         let end = c.move_by(&tree, start, motion + DVec3::new(0.0, 0.0, -0.1), grounded).position;
         prop_assert!(between(end), "{shape:?} from {start} by {motion}: crossed to {end} (sides {:?})", side(end));
     }

@@ -239,7 +239,7 @@ fn a_walker_crosses_tile_borders_as_on_the_whole_grid() {
     let hf = Arc::new(Heightfield::builder(n, n, generate(n, n, &p)).diagonal(Diagonal::Alternating).build().unwrap());
     let mut view = TileView::new(hf.clone(), params()).unwrap();
     let whole = TerrainSweep(&*hf);
-    let c = CharacterController::new(ControllerParams::default(), DVec3::Z);
+    let c = CharacterController::new(ControllerParams::default(), DVec3::Z).expect("valid controller parameters");
     let start = DVec3::new(3.0, 5.0, hf.height_at(3.0, 5.0).unwrap() + 1.0);
     let (mut a, mut b, mut ga, mut gb) = (start, start, false, false);
     let step = DVec3::new(0.21, 0.17, -0.3);

@@ -472,7 +472,8 @@ fn controller_walks_on_the_drawn_mesh() {
     let radius = 0.4;
     let mut w: World = World::new(small_params(21), small_cache(0.125), DVec3::new(0.5, 0.5, 1.0)).unwrap();
     let mut rng = SplitMix64::new(8);
-    let walker = CharacterController::new(ControllerParams::default().with_radius(radius), DVec3::Z);
+    let walker = CharacterController::new(ControllerParams::default().with_radius(radius), DVec3::Z)
+        .expect("valid controller parameters");
     for round in 0..6 {
         let g = w.height_at(w.viewer().x, w.viewer().y).unwrap();
         let mut pos = DVec3::new(w.viewer().x, w.viewer().y, g + radius + 0.2);

@@ -179,7 +179,8 @@ fn walkers_stop_at_trees_and_rays_hit_houses() {
     let solids = o.solids(&w);
     let target = TerrainSweep(&solids);
     // Trees near the viewer (in the drawn mesh): walk at each from 6 m away.
-    let ctl = CharacterController::new(ControllerParams::default().with_radius(0.4), DVec3::Z);
+    let ctl = CharacterController::new(ControllerParams::default().with_radius(0.4), DVec3::Z)
+        .expect("valid controller parameters");
     let mut tried = 0;
     for (_, ob) in o.iter() {
         let Shape::Column { a, b, r } = ob.shape else { continue };

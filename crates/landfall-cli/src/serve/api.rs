@@ -668,7 +668,8 @@ async fn world_walk(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>,
         let ctl = CharacterController::new(
             ControllerParams::default().with_shape(Shape::Capsule { half_height: 0.5 }).with_radius(0.4),
             DVec3::Z,
-        );
+        )
+        .expect("the walker's fixed controller parameters are valid");
         let m = ctl.move_by(&TerrainSweep(&w.objects.solids(&w.world)), w.walker, DVec3::new(dx, dy, -0.5), w.grounded);
         w.walker = m.position;
         w.grounded = m.grounded;

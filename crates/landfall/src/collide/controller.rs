@@ -147,8 +147,8 @@ pub struct CharacterMove {
 ///
 /// let ground = Heightfield::builder(11, 11, vec![0.0; 121]).build().unwrap();
 /// let params = ControllerParams::default().with_radius(0.5);
-/// params.validate().unwrap();
-/// let walker = CharacterController::new(params, DVec3::Z);
+/// let walker = CharacterController::new(params, DVec3::Z).unwrap(); // the params validated
+/// assert!(CharacterController::new(params.with_radius(-1.0), DVec3::Z).is_err());
 /// // Dropped from 2 m with a step of gravity: it lands, its centre one radius above the ground.
 /// let m = walker.move_by(&TerrainSweep(&ground), DVec3::new(5.0, 5.0, 2.0), DVec3::new(0.0, 0.0, -3.0), false);
 /// assert!(m.grounded);
@@ -167,9 +167,12 @@ pub struct CharacterController {
 }
 
 impl CharacterController {
-    /// A controller with `params` under "up" `up` (normalized here).
-    pub fn new(params: ControllerParams, up: DVec3) -> Self {
-        Self { params, up: up.normalize(), cos: Self::cosines(&params) }
+    /// A controller with `params` ([validated](ControllerParams::validate)) under "up" `up`
+    /// (normalized here; a zero or non-finite `up` is an error naming the field `up`).
+    pub fn new(params: ControllerParams, up: DVec3) -> Result<Self, ParamError> {
+        params.validate()?;
+        let unit = up.try_normalize().ok_or_else(|| ParamError::new("up", format!("{up} is not a direction")))?;
+        Ok(Self { params, up: unit, cos: Self::cosines(&params) })
     }
 
     /// Cosines of the climb and slide limits.

@@ -234,7 +234,8 @@ impl Objects {
         let cell_size = gen.params().cell_size;
         let levels: Vec<u8> = params.kinds.iter().map(|k| k.level(cell_size)).collect();
         let ground = LodTerrain::new(gen.clone(), world.cache_params().mesh_finest, 256);
-        let roam = params.roaming.map(|r| roam::Roamers::new(r, gen.params().seed, cell_size, world.width()));
+        let roam =
+            params.roaming.map(|r| roam::Roamers::new(r, gen.params().seed, cell_size, world.width())).transpose()?;
         let mut followed = levels.clone();
         if let Some(r) = &roam {
             followed.extend([r.cell_level(), r.owner_level()]);

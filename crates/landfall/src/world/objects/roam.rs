@@ -158,8 +158,9 @@ pub(crate) struct Roamers {
 }
 
 impl Roamers {
-    /// Entities of a world whose cache windows are `width` cells wide.
-    pub(crate) fn new(params: Roaming, seed: u64, cell_size: f64, width: usize) -> Self {
+    /// Entities of a world whose cache windows are `width` cells wide (their controller's
+    /// parameters checked).
+    pub(crate) fn new(params: Roaming, seed: u64, cell_size: f64, width: usize) -> Result<Self, ParamError> {
         let shape = if params.half_height > 0.0 {
             ControllerShape::Capsule { half_height: params.half_height }
         } else {
@@ -168,8 +169,8 @@ impl Roamers {
         let controller = CharacterController::new(
             ControllerParams { shape, radius: params.radius, ..ControllerParams::default() },
             DVec3::Z,
-        );
-        Self {
+        )?;
+        Ok(Self {
             dual: ProximityGrid::empty(Layout::Dual, cell_size, None),
             params,
             seed,
@@ -177,7 +178,7 @@ impl Roamers {
             slots: Vec::new(),
             owners: Attached::new(width),
             controller,
-        }
+        })
     }
 
     pub(crate) fn cell_level(&self) -> u8 {
