@@ -59,11 +59,12 @@ for t in $targets; do
     mkdir -p "grown/$t" "regressions/$t"
     scratch=$(mktemp -d)
     mkdir "$scratch/merged"
-    # The merge runs every input once in a child process and records its features in the control
-    # file (its own output, in merged/, is not used).
+    # The set-cover merge runs every input once in a child process and records all its features in
+    # the control file (a plain merge records only those no smaller input had); its own output, in
+    # merged/, is not used.
     # shellcheck disable=SC2086
     cargo +nightly fuzz run -O "$t" "$scratch/merged" "regressions/$t" "corpus/$t" "grown/$t" -- \
-        -merge=1 -merge_control_file="$scratch/control" $LIBFUZZER_LIMITS > "logs/$t.merge.log" 2>&1 \
+        -set_cover_merge=1 -merge_control_file="$scratch/control" $LIBFUZZER_LIMITS > "logs/$t.merge.log" 2>&1 \
         || { echo "$t: merge failed, see fuzz/logs/$t.merge.log"; rm -rf "$scratch"; continue; }
     python3 - "$t" "$seeds" "$scratch" <<'PY'
 import heapq, os, shutil, sys
@@ -82,13 +83,14 @@ crashed = [paths[i] for i in size if i not in features]
 if crashed:
     sys.exit(f"{t}: {len(crashed)} inputs crash or time out (fix them first): {crashed[:5]}")
 regression = os.path.join("regressions", t) + os.sep
-covered = set().union(*(features[i] for i in features if paths[i].startswith(regression)))
+regressions = [i for i in features if os.path.relpath(paths[i]).startswith(regression)]
+covered = set().union(*(features[i] for i in regressions))
 every = covered.union(*features.values())
 # Lazy greedy set cover: a heap of (-gain, size, path, id) with gains that can only shrink.
-heap = [(-len(f - covered), size[i], paths[i], i) for i, f in features.items() if not paths[i].startswith(regression)]
+heap = [(-len(f - covered), size[i], paths[i], i) for i, f in features.items() if i not in regressions]
 heapq.heapify(heap)
-kept = []
-while heap and len(kept) < keep:
+picked = []  # in the greedy order, until every feature is covered
+while heap:
     gain, s, p, i = heapq.heappop(heap)
     new = features[i] - covered
     if not new:
@@ -97,7 +99,9 @@ while heap and len(kept) < keep:
         heapq.heappush(heap, (-len(new), s, p, i))
         continue
     covered |= new
-    kept.append(p)
+    picked.append(i)
+kept = [paths[i] for i in picked[:keep]]
+seeds = set().union(*(features[i] for i in regressions + picked[:keep]))
 dst = os.path.join("corpus", t)
 staged = os.path.join(scratch, "seeds")
 os.makedirs(staged)
@@ -108,7 +112,8 @@ for p in kept:
     shutil.copy(p, os.path.join(staged, name))
 shutil.rmtree(dst, ignore_errors=True)
 shutil.copytree(staged, dst)
-print(f"{t}: {len(kept)} seeds (of {len(features)} inputs) cover {len(covered)} of {len(every)} features")
+print(f"{t}: {len(kept)} seeds (of {len(features)} inputs; {len(picked)} would cover all) and the regressions "
+      f"cover {len(seeds)} of {len(every)} features")
 PY
     rm -rf "$scratch"
 done
