@@ -6,10 +6,10 @@
 # fuzz/corpus/<target>/, and every fixed finding in fuzz/regressions/<target>/ (`cargo test` replays
 # both). A run grows fuzz/grown/<target>/ (not committed) from the seeds, the regressions and what
 # it finds, and minimises it (`cargo fuzz cmin`). `--seeds` then rewrites the committed seeds: every
-# input of the seeds and the grown corpus goes through libFuzzer's merge, which records the
-# coverage features of each, and a greedy set cover keeps the input adding the most features not
-# yet covered (by the regressions or by those kept before it; the smaller on a tie) until nothing
-# is added or SEEDS are kept. It prints how many features the kept seeds cover of all.
+# input of the seeds and the grown corpus goes through libFuzzer's set-cover merge, which records
+# all the coverage features of each, and a greedy set cover keeps the input adding the most features
+# not yet covered (by the regressions or by those kept before it; the smaller on a tie) until every
+# feature is covered or SEEDS are kept. It prints how many features the kept seeds cover of all.
 # A target's dictionary, fuzz/dicts/<target>.dict, is used when it exists.
 # Findings land in fuzz/artifacts/<target>/; replay one with `cargo +nightly fuzz run <target> <file>`,
 # and once fixed keep it in fuzz/regressions/<target>/.
@@ -66,7 +66,7 @@ for t in $targets; do
     cargo +nightly fuzz run -O "$t" "$scratch/merged" "regressions/$t" "corpus/$t" "grown/$t" -- \
         -set_cover_merge=1 -merge_control_file="$scratch/control" $LIBFUZZER_LIMITS > "logs/$t.merge.log" 2>&1 \
         || { echo "$t: merge failed, see fuzz/logs/$t.merge.log"; rm -rf "$scratch"; continue; }
-    python3 - "$t" "$seeds" "$scratch" <<'PY'
+    python3 - "$t" "$seeds" "$scratch" <<'PY' || echo "$t: seeds unchanged"
 import heapq, os, shutil, sys
 t, keep, scratch = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 lines = open(os.path.join(scratch, "control")).read().splitlines()
