@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The checks beside the tests: formatting, clippy with warnings as errors, the documentation with
-# warnings as errors (broken links included), and the public API against docs/api.txt.
+# warnings as errors (broken links included), that the fuzz targets compile, and the public API
+# against docs/api.txt.
 #
 #   scripts/lint.sh          check (CI runs this from .ci/run)
 #   scripts/lint.sh --bless  rewrite docs/api.txt after a reviewed change of the public API
@@ -20,6 +21,9 @@ cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 cargo clippy -p landfall --all-targets --all-features -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --lib
+# The fuzz targets (a crate of their own, built by `cargo +nightly fuzz`) include the CLI's server
+# modules by path: checked here so that a change there cannot break them unseen.
+cargo check --manifest-path fuzz/Cargo.toml --bins --target-dir target/fuzz-check
 
 now=$(mktemp)
 trap 'rm -f "$now"' EXIT

@@ -7,4 +7,7 @@ mod serve;
 #[allow(dead_code)]
 #[path = "../../crates/landfall-cli/src/world_map.rs"]
 mod world_map;
+#[allow(dead_code)]
+#[path = "../../crates/landfall-cli/src/geo.rs"]
+mod geo;
 libfuzzer_sys::fuzz_target!(|data: &[u8]| serve::fuzz::request(data));

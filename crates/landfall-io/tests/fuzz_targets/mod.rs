@@ -192,7 +192,11 @@ pub fn polygons(data: &[u8]) {
 pub fn events(data: &[u8]) {
     use landfall::events::{Ball, BallParams, LineBalls, Simulation, TerrainBalls};
     let Some((&kind, rest)) = data.split_first() else { return };
+    // Each run's bound of events. A line event costs a few predictions in closed form; a terrain
+    // ball's costs ~60 sweeps of conservative advancement (~1 ms under AddressSanitizer), so its
+    // bound is lower: 20,000 elastic bounces took 17–35 s, past the fuzzer's 10 s per input.
     const MAX_EVENTS: u64 = 20_000;
+    const MAX_TERRAIN_EVENTS: u64 = 2_000;
     if kind % 2 == 0 {
         let Some((head, csv)) = rest.split_at_checked(24) else { return };
         let v = numbers(head);
@@ -242,8 +246,8 @@ pub fn events(data: &[u8]) {
             })
             .collect();
         let Ok(model) = TerrainBalls::new(&hf, vec![], &balls, params) else { return };
-        let mut sim = Simulation::new(model, 0.0).with_max_events(MAX_EVENTS);
+        let mut sim = Simulation::new(model, 0.0).with_max_events(MAX_TERRAIN_EVENTS);
         sim.advance_to(until, |_, _| {});
-        assert!(sim.fired() <= MAX_EVENTS);
+        assert!(sim.fired() <= MAX_TERRAIN_EVENTS);
     }
 }
