@@ -192,13 +192,15 @@ fn a_raster_in_degrees_is_answered_in_metres_on_the_ellipsoid() {
     let want = g.height_at(hit["lon"].as_f64().unwrap(), hit["lat"].as_f64().unwrap()).unwrap();
     assert!((hit["h"].as_f64().unwrap() - want).abs() < 1e-6, "{v}");
     // The viewshed from x, y (metres) is the library's from the ground's lon, lat; from lon, lat too.
-    let viewshed = |lon: f64, lat: f64, h: f64| -> Vec<u8> {
-        use landfall::viewshed::{viewshed, Hooks, Observer, ViewshedMode, ViewshedOutput, ViewshedParams};
-        let p = ViewshedParams::default().with_observer_height(h);
-        let out = viewshed(g, &[Observer::at(lon, lat)], &p, ViewshedMode::Visibility, &Hooks::default());
+    use landfall::viewshed::{Hooks, Observer, ViewshedMode, ViewshedOutput, ViewshedParams};
+    let viewshed_with = |lon: f64, lat: f64, p: ViewshedParams| -> Vec<u8> {
+        let out =
+            landfall::viewshed::viewshed(g, &[Observer::at(lon, lat)], &p, ViewshedMode::Visibility, &Hooks::default());
         let Ok(ViewshedOutput::Visibility(v, _)) = out else { panic!("{out:?}") };
         v.values
     };
+    let viewshed =
+        |lon: f64, lat: f64, h: f64| viewshed_with(lon, lat, ViewshedParams::default().with_observer_height(h));
     let grid = |bytes: &[u8]| -> (usize, usize, [f64; 4]) {
         let u = |k: usize| u32::from_le_bytes(bytes[k..k + 4].try_into().unwrap()) as usize;
         let f = |k: usize| f64::from_le_bytes(bytes[k..k + 8].try_into().unwrap());
@@ -218,7 +220,21 @@ fn a_raster_in_degrees_is_answered_in_metres_on_the_ellipsoid() {
     let (s, bytes) = server.get("/api/viewshed?lon=236.2&lat=48.3");
     assert_eq!(s, 200);
     assert!(bytes[44..] == viewshed(236.2, 48.3, 1.75)[..], "lon, lat: the served viewshed differs from the library's");
+    // The options of `landfall viewshed`, by the same names.
+    let (s, bytes) = server.get("/api/viewshed?lon=236.2&lat=48.3&h=10&target=5&max_distance=20000&refraction=0");
+    assert_eq!(s, 200);
+    let p = ViewshedParams::default()
+        .with_observer_height(10.0)
+        .with_target_height(5.0)
+        .with_max_distance(20_000.0)
+        .with_refraction(0.0);
+    let want = viewshed_with(236.2, 48.3, p);
+    assert!(bytes[44..] == want[..], "with options: the served viewshed differs from the library's");
+    assert!(want.iter().filter(|&&v| v == 1).count() < viewshed(236.2, 48.3, 10.0).iter().filter(|&&v| v == 1).count());
     for (path, word) in [
+        ("/api/viewshed?lon=236.2&lat=48.3&max_distance=-1", "max distance: -1"),
+        ("/api/viewshed?lon=236.2&lat=48.3&curvature=yes", "curvature: 'yes'"),
+        ("/api/viewshed?lon=236.2&lat=48.3&target=x", "target: 'x'"),
         ("/api/viewshed?x=1e7&y=0", "no ground"),
         ("/api/viewshed?lon=10&lat=10", "outside"),
         ("/api/viewshed?lon=236.2", "lat: missing"),

@@ -456,15 +456,31 @@ async fn visible(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>, Ap
 /// f64: x, y of sample (0, 0), then the steps; degrees for a raster in degrees), then one byte a
 /// sample (1 visible, 0 hidden, 255 nodata), rows from the south. The observer is at x, y (the
 /// terrain's coordinates: metres of its east-north-up frame for a raster in degrees), or at lon,
-/// lat on a raster in degrees; h metres above the ground (1.75 by default). In degrees the lines of
-/// sight are straight on the WGS84 ellipsoid with refraction 1/7, as `landfall viewshed` draws them.
+/// lat on a raster in degrees; h metres above the ground (1.75 by default). As `landfall viewshed`'s
+/// options of the same names: `target` (metres above each sample, 0), `max_distance` (metres, none),
+/// `curvature` (1 or 0: lower the samples for the Earth's curvature on a projected raster; off) and
+/// `refraction` (K, 1/7). In degrees the lines of sight are straight on the WGS84 ellipsoid, with the
+/// refraction K, as `landfall viewshed` draws them. A bad value is a 400 naming the parameter.
 async fn viewshed(Extract(s): Shared, Query(q): Params) -> Result<Response, ApiError> {
     let at = if q.contains_key("lon") || q.contains_key("lat") {
         Where::Geodetic(num(&q, "lon")?, num(&q, "lat")?)
     } else {
         Where::Terrain(num(&q, "x")?, num(&q, "y")?)
     };
-    let h = if q.contains_key("h") { num(&q, "h")? } else { 1.75 };
+    let or = |name: &str, default: f64| if q.contains_key(name) { num(&q, name) } else { Ok(default) };
+    let defaults = ViewshedParams::default();
+    let curvature = match q.get("curvature").map(String::as_str) {
+        None | Some("0") => false,
+        Some("1") => true,
+        Some(v) => return Err(bad(format!("curvature: '{}' (expected 1 or 0)", landfall_io::quote(v)))),
+    };
+    let params = defaults
+        .clone()
+        .with_observer_height(or("h", defaults.observer_height)?)
+        .with_target_height(or("target", defaults.target_height)?)
+        .with_max_distance(or("max_distance", defaults.max_distance)?)
+        .with_curvature(curvature)
+        .with_refraction(or("refraction", defaults.refraction)?);
     let st = s.clone();
     let (bytes, worker) = st
         .jobs
@@ -472,7 +488,6 @@ async fn viewshed(Extract(s): Shared, Query(q): Params) -> Result<Response, ApiE
             let Kind::Terrain { t, .. } = &s.kind else {
                 return Err(bad("viewsheds are computed on rasters (a grid of samples), not the world"));
             };
-            let params = ViewshedParams::default().with_observer_height(h);
             // The cancel flag is raised when the client goes: the sweep stops between its parts.
             let hooks = Hooks::default().with_cancel(cancel);
             let (hf, surface, o): (_, &dyn ViewshedSurface, _) = match (t, at) {
