@@ -334,4 +334,24 @@ fn invalid_ball_params_are_refused_naming_the_field() {
     for params in edges {
         assert!(TerrainBalls::new(&hf, vec![], &balls, params).is_ok(), "{params:?}");
     }
+    // Each ball and fixed sphere, by its index.
+    let good = balls[0];
+    for ball in [
+        Ball { r: 0.0, ..good },
+        Ball { r: f64::NAN, ..good },
+        Ball { m: -1.0, ..good },
+        Ball { m: f64::INFINITY, ..good },
+        Ball { p: DVec3::new(f64::NAN, 0.0, 0.0), ..good },
+        Ball { v: DVec3::new(0.0, f64::INFINITY, 0.0), ..good },
+    ] {
+        let e = TerrainBalls::new(&hf, vec![], &[good, ball], p).err().expect("refused");
+        assert_eq!(e.field, "balls");
+        assert!(e.why.starts_with("ball 1 "), "{e}");
+    }
+    for sphere in [(DVec3::ZERO, -1.0), (DVec3::ZERO, f64::NAN), (DVec3::new(0.0, 0.0, f64::INFINITY), 1.0)] {
+        let e = TerrainBalls::new(&hf, vec![(DVec3::ONE, 1.0), sphere], &balls, p).err().expect("refused");
+        assert_eq!(e.field, "spheres");
+        assert!(e.why.starts_with("sphere 1 "), "{e}");
+    }
+    assert!(TerrainBalls::new(&hf, vec![(DVec3::ONE, 0.0)], &balls, p).is_ok(), "a fixed sphere may be a point");
 }

@@ -183,7 +183,9 @@ pub struct TerrainBalls<'a> {
 
 impl<'a> TerrainBalls<'a> {
     /// Balls at time 0 over `terrain`, with fixed spheres `(centre, radius)`; refuses invalid
-    /// `params` ([`BallParams::validate`]).
+    /// `params` ([`BallParams::validate`]), a ball whose centre or velocity is not finite or whose
+    /// radius or mass is not a finite number > 0 (field `balls`), and a fixed sphere whose centre is
+    /// not finite or whose radius is not a finite number ≥ 0 (field `spheres`), naming its index.
     pub fn new(
         terrain: &'a dyn Terrain,
         spheres: Vec<(DVec3, f64)>,
@@ -191,10 +193,27 @@ impl<'a> TerrainBalls<'a> {
         params: BallParams,
     ) -> Result<Self, ParamError> {
         params.validate()?;
+        for (k, b) in balls.iter().enumerate() {
+            let why = if !(b.p.is_finite() && b.v.is_finite()) {
+                "its centre and velocity must be finite"
+            } else if !(b.r.is_finite() && b.r > 0.0 && b.m.is_finite() && b.m > 0.0) {
+                "its radius and mass must be finite numbers > 0"
+            } else {
+                continue;
+            };
+            return Err(ParamError::new("balls", format!("ball {k} ({b:?}): {why}")));
+        }
+        for (k, (c, r)) in spheres.iter().enumerate() {
+            if !(c.is_finite() && r.is_finite() && *r >= 0.0) {
+                let why = "its centre must be finite and its radius a finite number ≥ 0";
+                return Err(ParamError::new("spheres", format!("sphere {k} (centre {c}, radius {r}): {why}")));
+            }
+        }
         let b = terrain.bounds();
         let n = balls.len();
+        // Cells as wide as the smallest ball (1 without balls).
         let smallest = balls.iter().map(|b| b.r).fold(f64::INFINITY, f64::min);
-        let unit = if smallest.is_finite() && smallest > 0.0 { smallest } else { 1.0 };
+        let unit = if smallest.is_finite() { smallest } else { 1.0 };
         Ok(Self {
             boxes: vec![(DVec3::ZERO, DVec3::ZERO); n],
             ends: vec![0.0; n],
