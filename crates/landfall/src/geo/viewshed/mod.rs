@@ -51,6 +51,9 @@ pub fn geo_viewshed_reference(
     run(s, observers, params, mode, &Hooks::default(), true)
 }
 
+/// Rows of targets decided in turn by one thread (the hints run along them).
+const ROWS: usize = 8;
+
 fn run(
     s: &GeoSurface,
     observers: &[Observer],
@@ -86,25 +89,39 @@ fn run(
     let (nx, ny) = (hf.nx(), hf.ny());
     let progress = Progress::new(hooks, (ny * eyes.len()) as u64);
     let th = params.target_height;
-    // `hint`: the blocker of the previous target of the row.
-    let visible = |eye: &GeoEye, i: usize, j: usize, hint: &mut Option<(usize, usize)>| -> Option<bool> {
-        let t = eye.target(i, j, th)?;
-        Some(match Sight::new(eye.eye, t.p0, t.b, t.p) {
-            None => true,
-            Some(sight) if brute => !sight.brute_hidden(eye, th),
-            Some(sight) => !sight.hidden(eye, th, (i, j), hint),
-        })
+    // Rows go to threads `ROWS` at a time; each target's blockers of the previous target of its row
+    // and of the target below it are the hints (`Sight::blocker`). `seen(i, j, v)` is told each
+    // target's answer (`None`: no target).
+    let decide = |eye: &GeoEye, j0: usize, rows: usize, seen: &mut dyn FnMut(usize, usize, Option<bool>)| {
+        let mut below: Vec<Option<(usize, usize)>> = vec![None; nx];
+        for j in j0..j0 + rows {
+            let mut left = None;
+            for (i, below) in below.iter_mut().enumerate() {
+                let answer = eye.target(i, j, th).map(|t| match Sight::new(eye.eye, t.p0, t.b, t.p) {
+                    None => true,
+                    Some(sight) if brute => !sight.brute_hidden(eye, th),
+                    Some(sight) => match sight.blocker(eye, th, (i, j), &[left, *below]) {
+                        None => true,
+                        at => {
+                            (left, *below) = (at, at);
+                            false
+                        }
+                    },
+                });
+                seen(i, j, answer);
+            }
+            progress.step()?;
+        }
+        Ok::<(), ViewshedError>(())
     };
     match mode {
         ViewshedMode::Visibility => {
             let eye = &eyes[0];
             let mut values = vec![NODATA; nx * ny];
-            values.par_chunks_mut(nx).enumerate().try_for_each(|(j, row)| {
-                let mut hint = None;
-                for (i, v) in row.iter_mut().enumerate() {
-                    *v = visible(eye, i, j, &mut hint).map_or(NODATA, |seen| if seen { VISIBLE } else { HIDDEN });
-                }
-                progress.step()
+            values.par_chunks_mut(nx * ROWS).enumerate().try_for_each(|(c, chunk)| {
+                decide(eye, c * ROWS, chunk.len() / nx, &mut |i, j, seen| {
+                    chunk[(j - c * ROWS) * nx + i] = seen.map_or(NODATA, |seen| if seen { VISIBLE } else { HIDDEN });
+                })
             })?;
             let band = values.iter().filter(|&&v| v != NODATA).count() as u64;
             Ok(ViewshedOutput::Visibility(Grid { nx, ny, values }, Stats { band }))
@@ -130,14 +147,13 @@ fn run(
         ViewshedMode::Count => {
             let mut values: Vec<Option<u32>> = vec![None; nx * ny];
             for eye in &eyes {
-                values.par_chunks_mut(nx).enumerate().try_for_each(|(j, row)| {
-                    let mut hint = None;
-                    for (i, v) in row.iter_mut().enumerate() {
-                        if let Some(seen) = visible(eye, i, j, &mut hint) {
+                values.par_chunks_mut(nx * ROWS).enumerate().try_for_each(|(c, chunk)| {
+                    decide(eye, c * ROWS, chunk.len() / nx, &mut |i, j, seen| {
+                        if let Some(seen) = seen {
+                            let v = &mut chunk[(j - c * ROWS) * nx + i];
                             *v = Some(v.unwrap_or(0) + u32::from(seen));
                         }
-                    }
-                    progress.step()
+                    })
                 })?;
             }
             Ok(ViewshedOutput::Counts(Grid { nx, ny, values }))

@@ -107,23 +107,36 @@ impl Sight {
         }
     }
 
-    /// Whether target height `th` is hidden: some candidate needs at least `th` − [`TOUCH`].
-    /// `at` is the target's sample: its own cells are tried first (a target on a slope facing
-    /// away is hidden by them), then the cell in `hint` (the blocker of the previous target, which
-    /// often blocks its neighbour too); `hint` becomes the blocker found, if any.
-    pub fn hidden(&self, eye: &GeoEye, th: f64, at: (usize, usize), hint: &mut Option<(usize, usize)>) -> bool {
+    /// The cell of a candidate that hides target height `th` (one needing at least `th` −
+    /// [`TOUCH`]), or `None` when nothing does: the target is seen. `at` is the target's sample:
+    /// its own cells are tried first (a target on a slope facing away is hidden by them), then the
+    /// 3 × 3 cells around each of `hints` (blockers of neighbouring targets: a ridge that hides one
+    /// target mostly hides its neighbours, its sight lines crossing near the same cells), then the
+    /// descent of the box tree. Any one candidate decides, so the answer is the same whichever is
+    /// found first.
+    pub fn blocker(
+        &self,
+        eye: &GeoEye,
+        th: f64,
+        at: (usize, usize),
+        hints: &[Option<(usize, usize)>],
+    ) -> Option<(usize, usize)> {
         let floor = th - TOUCH;
         let mut best = Best { floor, best: f64::NEG_INFINITY, stop: floor, at: None };
-        let done = self.cells_around(eye, at, &mut best)
-            || hint.is_some_and(|(i, j)| self.one_cell(eye, i, j, &mut best))
-            || {
-                self.descend(eye, &mut best);
-                best.best >= floor
-            };
-        if done {
-            *hint = best.at;
+        let (i, j) = at;
+        if self.cells(eye, (i.saturating_sub(1), j.saturating_sub(1)), (i + 1, j + 1), &mut best) {
+            return best.at;
         }
-        best.best >= floor
+        for (k, &(hi, hj)) in hints.iter().enumerate().filter_map(|(k, h)| Some((k, h.as_ref()?))) {
+            if hints[..k].contains(&hints[k]) {
+                continue;
+            }
+            if self.cells(eye, (hi.saturating_sub(1), hj.saturating_sub(1)), (hi + 2, hj + 2), &mut best) {
+                return best.at;
+            }
+        }
+        self.descend(eye, &mut best);
+        best.at.filter(|_| best.best >= floor)
     }
 
     /// The candidates of cell (i, j); true once `best` says stop.
@@ -132,13 +145,14 @@ impl Sight {
         self.cell(eye, i, j, &c, best)
     }
 
-    /// The candidates of the (up to) four cells around sample `at`; true once `best` says stop.
-    fn cells_around(&self, eye: &GeoEye, (i, j): (usize, usize), best: &mut Best) -> bool {
+    /// The candidates of the cells (i, j) with `i0` ≤ i < `i1`, `j0` ≤ j < `j1` (at most 3 × 3,
+    /// clipped to the grid); true once `best` says stop.
+    fn cells(&self, eye: &GeoEye, (i0, j0): (usize, usize), (i1, j1): (usize, usize), best: &mut Best) -> bool {
         let hf = eye.s.heightfield();
-        let (i0, j0) = (i.saturating_sub(1), j.saturating_sub(1));
-        let (i1, j1) = ((i + 1).min(hf.nx() - 1), (j + 1).min(hf.ny() - 1));
-        let mut m = [[0.0; 3]; 9];
-        let w = i1 - i0 + 1;
+        let (i1, j1) = (i1.min(hf.nx() - 1), j1.min(hf.ny() - 1));
+        debug_assert!(i1 <= i0 + 3 && j1 <= j0 + 3);
+        let mut m = [[0.0; 3]; 16];
+        let w = i1 + 1 - i0;
         for jj in j0..=j1 {
             for ii in i0..=i1 {
                 m[(jj - j0) * w + (ii - i0)] = self.pqw(eye.vertex(ii, jj));

@@ -264,3 +264,35 @@ fn errors_name_the_observer_and_cancel_stops() {
         Err(ViewshedError::Cancelled)
     );
 }
+
+/// Ridges across the sight lines, on a grid larger than one chunk of rows: most targets are
+/// decided by a neighbour's blocker (`Sight::blocker`'s hints, left and below), and the answers
+/// are the reference's, with and without refraction, from an eye on a sample and between samples.
+#[test]
+fn ridges_decided_by_neighbours_blockers_equal_the_reference() {
+    let n = 37;
+    let h: Vec<f32> = (0..n * n)
+        .map(|k| {
+            let (i, j) = ((k % n) as f32, (k / n) as f32);
+            // Saw-tooth ridges along a diagonal, a dome, and a pit of nodata.
+            let saw = ((i + 2.0 * j) % 7.0) * 2.0;
+            let dome = 80.0 - ((i - 25.0).powi(2) + (j - 10.0).powi(2)).sqrt() * 4.0;
+            if (i - 30.0).abs() < 2.0 && (j - 28.0).abs() < 3.0 {
+                f32::NAN
+            } else {
+                saw + dome.max(0.0)
+            }
+        })
+        .collect();
+    let s = surface(n, n, h, (12.0, -33.0), 0.0005, Diagonal::Alternating);
+    for (o, k) in [((12.003, -32.997), 0.0), ((12.00612, -32.9911), 1.0 / 7.0)] {
+        let p = ViewshedParams { refraction: k, observer_height: 25.0, ..Default::default() };
+        let o = [Observer::at(o.0, o.1)];
+        let fast = viewshed(&s, &o, &p, ViewshedMode::Visibility, &Hooks::default()).unwrap();
+        let slow = geo_viewshed_reference(&s, &o, &p, ViewshedMode::Visibility).unwrap();
+        let (ViewshedOutput::Visibility(a, _), ViewshedOutput::Visibility(b, _)) = (fast, slow) else { unreachable!() };
+        let hidden = a.values.iter().filter(|&&v| v == HIDDEN).count();
+        assert!(hidden > n * n / 4 && hidden < n * n * 9 / 10, "{hidden} hidden: not a test of the hints");
+        assert_eq!(a.values, b.values);
+    }
+}
