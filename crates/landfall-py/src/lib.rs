@@ -71,7 +71,7 @@ impl Terrain {
     }
 
     /// The answers for items `0..n`: `f(terrain, range)` answers a range of them, run with the
-    /// GIL released on chunks of about 50 ms, between which Python's signal handlers run (Ctrl-C
+    /// GIL released on chunks of about 25–50 ms (a chunk doubles while it takes under 25 ms), between which Python's signal handlers run (Ctrl-C
     /// raises `KeyboardInterrupt` within a chunk's time) and a mapped index is checked for a change
     /// under it. The answers are allocated up front, fallibly (`MemoryError`).
     fn batch<T: Send>(

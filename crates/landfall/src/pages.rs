@@ -2,8 +2,8 @@
 //!
 //! A large grid's samples span thousands of 4 KiB pages (16,400 for 4097²), and random vertical
 //! queries miss the TLB on most of them. Marked for transparent huge pages before their first
-//! write, they take 2 MiB pages instead: `height_at` at random points on 4097² went from 15.0–16.4
-//! ns to 13.4 ns. A buffer that the allocator
+//! write, they take 2 MiB pages instead, and `height_at` at random points on 4097² is faster
+//! (`docs/benchmarks.md`). A buffer that the allocator
 //! takes from memory it has used before is already mapped: the advice then only lets the kernel
 //! merge its pages later.
 

@@ -29,7 +29,7 @@
 //! leaves, its triangle range, so the walk only moves forward; the global motion test compares the
 //! sphere around start and end with node spheres by squared distances), or any terrain's own candidate
 //! triangles for the box around the motion (`TerrainSweep`: a heightfield's grid, a polygon terrain's
-//! quadtree). Measured, the terrain's candidates are as fast on long heightfield sweeps and 2–3× faster for
+//! quadtree). Measured, the terrain's candidates are as fast on long heightfield sweeps and faster for
 //! TIN sweeps and controller moves, with no extra memory (`docs/benchmarks.md`), so they are
 //! what the demo uses; the tree serves triangle soups and the tests.
 //!

@@ -71,7 +71,7 @@
 //! rounded up to a power of two (64 for 40), addressed by (i mod side, j mod side): any window maps to
 //! distinct slots, a lookup is a mask and a shift, a shift overwrites only the slots of the cells that
 //! left. `Hashed` keeps them in a hash table keyed by (i, j) (with a fast integer hash, so the
-//! comparison measures the table) — the thesis' alternative; it is 1.9–3× slower per frame
+//! comparison measures the table) — the thesis' alternative; it is slower per frame
 //! (`docs/benchmarks.md`).
 //!
 //! **Mesh** (`mesh.rs`). A drawn layer has three regions, each its own vertex and index buffer: the

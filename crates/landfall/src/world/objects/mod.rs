@@ -95,7 +95,7 @@
 //! holds (the objects' base levels, three below their kinds' levels, span more cells than a window
 //! has slots). Its cells exist while objects are registered in them, not by the four-quad-cell rule:
 //! they are Mirtich's cells in the dual layout, which the thesis' 4.3 uses for proximity (finding pairs
-//! in the world 25–30 % faster than with the hash alone, `docs/benchmarks.md`).
+//! in the world faster than with the hash alone, `docs/benchmarks.md`).
 //!
 //! Not built: objects stand on the finest drawn level's landscape, not on the morphing mesh of the
 //! coarser layers farther out.
