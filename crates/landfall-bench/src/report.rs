@@ -56,18 +56,23 @@ fn fmt_ns(ns: f64) -> String {
 
 /// Prints a table: one row per param, landfall's time, then each peer's time and ratio.
 pub fn print_ratios(group: &str, peers: &[&str], params: &[String]) {
-    println!("\n{group}: median per query, ratio = peer / landfall (higher = landfall faster)");
-    let mut head = format!("  {:<10} {:>12}", "terrain", "landfall");
+    print_ratios_over(group, "landfall", peers, params)
+}
+
+/// [`print_ratios`] with the times of label `base` (landfall's path in `group`) as the base.
+pub fn print_ratios_over(group: &str, base: &str, peers: &[&str], params: &[String]) {
+    println!("\n{group}: median per query, ratio = peer / {base} (higher = {base} faster)");
+    let mut head = format!("  {:<10} {:>12}", "terrain", base);
     for p in peers {
         head += &format!(" {:>24}", p);
     }
     println!("{head}");
     for param in params {
-        let Some(base) = median_ns(group, "landfall", param) else { continue };
-        let mut row = format!("  {:<10} {:>12}", param, fmt_ns(base));
+        let Some(t0) = median_ns(group, base, param) else { continue };
+        let mut row = format!("  {:<10} {:>12}", param, fmt_ns(t0));
         for p in peers {
             row += &match median_ns(group, p, param) {
-                Some(t) => format!(" {:>14} ({:>7.1}×)", fmt_ns(t), t / base),
+                Some(t) => format!(" {:>14} ({:>7.1}×)", fmt_ns(t), t / t0),
                 None => format!(" {:>24}", "—"),
             };
         }
