@@ -118,6 +118,14 @@ fn segment_triangle(o: [f64; 3], p: [f64; 3], v: [[f64; 3]; 3], scale: f64) -> C
     }
 }
 
+/// Visibility from one observer (the `Visibility` mode of the one entry point).
+fn visibility(hf: &Heightfield, obs: [f64; 2], p: &ViewshedParams) -> Result<Grid<u8>, ViewshedError> {
+    match viewshed(hf, &[Observer::at(obs[0], obs[1])], p, ViewshedMode::Visibility, &Hooks::default())? {
+        ViewshedOutput::Visibility(g, _) => Ok(g),
+        o => panic!("{o:?}"),
+    }
+}
+
 /// Least target heights above the ground (GDAL's GROUND mode).
 fn heights(hf: &Heightfield, obs: [f64; 2], p: &ViewshedParams) -> Grid<f64> {
     match viewshed(hf, &[Observer::at(obs[0], obs[1])], p, ViewshedMode::HeightFromGround, &Hooks::default()).unwrap() {
@@ -158,7 +166,7 @@ fn terrain(rng: &mut SplitMix64, nx: usize, ny: usize, holes: bool) -> Heightfie
 
 /// Compares a viewshed with brute force; returns (agreeing cells, unsure cells).
 fn compare(hf: &Heightfield, obs: [f64; 2], params: &ViewshedParams) -> (usize, usize) {
-    let Ok(vis) = hf.viewshed(obs, params) else { return (0, 0) };
+    let Ok(vis) = visibility(&hf, obs, params) else { return (0, 0) };
     let curv = if params.curvature { (1.0 - params.refraction) / (2.0 * EARTH_RADIUS) } else { 0.0 };
     let (org, sp) = (hf.origin(), hf.spacing());
     let low = |i: usize, j: usize| {
@@ -245,8 +253,8 @@ fn curvature_equals_brute_force_on_lowered_heights() {
         let params = ViewshedParams::default().with_curvature(true).with_observer_height(20.0);
         let (agree, unsure) = compare(&hf, obs, &params);
         assert!(unsure < 5 && agree > 500);
-        let flat = hf.viewshed(obs, &ViewshedParams::default().with_observer_height(20.0)).unwrap();
-        let curved = hf.viewshed(obs, &params).unwrap();
+        let flat = visibility(&hf, obs, &ViewshedParams::default().with_observer_height(20.0)).unwrap();
+        let curved = visibility(&hf, obs, &params).unwrap();
         changed += flat.values.iter().zip(&curved.values).filter(|(a, b)| a != b).count();
     }
     assert!(changed > 0, "curvature changed no sample");
@@ -264,12 +272,12 @@ fn a_graze_blocks_and_the_targets_own_triangles_do_not() {
     }
     let hf = Heightfield::builder(nx, 3, h).build().unwrap();
     let p = ViewshedParams::default().with_observer_height(10.0);
-    let vis = hf.viewshed([0.0, 1.0], &p).unwrap();
+    let vis = visibility(&hf, [0.0, 1.0], &p).unwrap();
     assert_eq!(vis.get(10, 1), HIDDEN, "grazing the ridge vertex blocks");
     assert_eq!(vis.get(5, 1), VISIBLE, "the ridge itself is seen");
     assert_eq!(vis.get(4, 1), VISIBLE, "the slope facing the observer is seen");
     assert_eq!(vis.get(6, 1), HIDDEN, "behind the ridge");
-    let vis = hf.viewshed([0.0, 1.0], &p.clone().with_target_height(1e-6)).unwrap();
+    let vis = visibility(&hf, [0.0, 1.0], &p.clone().with_target_height(1e-6)).unwrap();
     assert_eq!(vis.get(10, 1), VISIBLE);
     // Needed heights: the target at x = 10 needs more than 0 (it touches at 0): exactly 0 above ground
     // with a touch, so the least height is 0 and anything above is visible.
@@ -288,7 +296,7 @@ fn needed_heights_make_targets_visible() {
         let obs = [rng.range(-5.0, 21.0), rng.range(7.0, 37.0)];
         let p = ViewshedParams::default();
         let need = heights(&hf, obs, &p);
-        let vis = hf.viewshed(obs, &p).unwrap();
+        let vis = visibility(&hf, obs, &p).unwrap();
         for j in 0..11 {
             for i in 0..14 {
                 let n = need.get(i, j);
@@ -304,8 +312,8 @@ fn needed_heights_make_targets_visible() {
             if n > 0.01 {
                 let above = p.clone().with_target_height(n * 1.001 + 1e-9);
                 let below = p.clone().with_target_height(n * 0.999);
-                assert_eq!(hf.viewshed(obs, &above).unwrap().get(i, j), VISIBLE);
-                assert_eq!(hf.viewshed(obs, &below).unwrap().get(i, j), HIDDEN);
+                assert_eq!(visibility(&hf, obs, &above).unwrap().get(i, j), VISIBLE);
+                assert_eq!(visibility(&hf, obs, &below).unwrap().get(i, j), HIDDEN);
             }
         }
     }
@@ -323,8 +331,10 @@ fn cumulative_is_the_sum_of_singles() {
         .collect();
     let p = ViewshedParams::default().with_max_distance(25.0);
     let cum = counts(&hf, &observers, &p);
-    let singles: Vec<_> =
-        observers.iter().map(|o| hf.viewshed([o[0], o[1]], &p.clone().with_observer_height(o[2])).unwrap()).collect();
+    let singles: Vec<_> = observers
+        .iter()
+        .map(|o| visibility(&hf, [o[0], o[1]], &p.clone().with_observer_height(o[2])).unwrap())
+        .collect();
     for k in 0..20 * 16 {
         let count = singles.iter().filter(|v| v.values[k] == VISIBLE).count() as u32;
         let target = singles.iter().any(|v| v.values[k] != NODATA);
@@ -336,21 +346,21 @@ fn cumulative_is_the_sum_of_singles() {
 fn distance_angles_and_pitch_limit_the_targets() {
     let hf = Heightfield::builder(21, 21, vec![0.0; 441]).build().unwrap();
     let o = [10.0, 10.0];
-    let v = hf.viewshed(o, &ViewshedParams::default().with_max_distance(5.0)).unwrap();
+    let v = visibility(&hf, o, &ViewshedParams::default().with_max_distance(5.0)).unwrap();
     assert_eq!(v.get(15, 10), VISIBLE);
     assert_eq!(v.get(16, 10), NODATA);
     assert_eq!(v.get(14, 14), NODATA); // 5.66 away
                                        // North-east quadrant only: azimuth 0 (north, +y) to 90 (east, +x), clockwise.
-    let v = hf.viewshed(o, &ViewshedParams::default().with_azimuths(Some((0.0, 90.0)))).unwrap();
+    let v = visibility(&hf, o, &ViewshedParams::default().with_azimuths(Some((0.0, 90.0)))).unwrap();
     assert_eq!(v.get(15, 15), VISIBLE);
     assert_eq!(v.get(5, 15), NODATA);
     assert_eq!(v.get(15, 5), NODATA);
     // Wrapping through north: 270 → 90.
-    let v = hf.viewshed(o, &ViewshedParams::default().with_azimuths(Some((270.0, 90.0)))).unwrap();
+    let v = visibility(&hf, o, &ViewshedParams::default().with_azimuths(Some((270.0, 90.0)))).unwrap();
     assert_eq!(v.get(5, 15), VISIBLE);
     assert_eq!(v.get(10, 3), NODATA);
     // Pitch: from 1.75 m up, near samples are steeply below the eye.
-    let v = hf.viewshed(o, &ViewshedParams::default().with_pitch(Some((-10.0, 0.0)))).unwrap();
+    let v = visibility(&hf, o, &ViewshedParams::default().with_pitch(Some((-10.0, 0.0)))).unwrap();
     assert_eq!(v.get(11, 10), NODATA); // −60°
     assert_eq!(v.get(20, 10), VISIBLE); // −10° is at 9.9 m
 }
@@ -361,9 +371,9 @@ fn bad_observers_and_parameters_are_errors() {
     h[12] = f32::NAN;
     let hf = Heightfield::builder(5, 5, h).build().unwrap();
     let p = ViewshedParams::default();
-    assert!(hf.viewshed([9.0, 1.0], &p).unwrap_err().to_string().contains("outside"));
-    assert!(hf.viewshed([2.0, 2.0], &p).unwrap_err().to_string().contains("hole"));
-    assert!(hf.viewshed([f64::NAN, 1.0], &p).is_err());
+    assert!(visibility(&hf, [9.0, 1.0], &p).unwrap_err().to_string().contains("outside"));
+    assert!(visibility(&hf, [2.0, 2.0], &p).unwrap_err().to_string().contains("hole"));
+    assert!(visibility(&hf, [f64::NAN, 1.0], &p).is_err());
     for bad in [
         p.clone().with_observer_height(-1.0),
         p.clone().with_target_height(f64::NAN),
@@ -371,7 +381,7 @@ fn bad_observers_and_parameters_are_errors() {
         p.clone().with_refraction(2.0),
         p.clone().with_pitch(Some((10.0, -10.0))),
     ] {
-        assert!(hf.viewshed([0.0, 0.0], &bad).is_err(), "{bad:?}");
+        assert!(visibility(&hf, [0.0, 0.0], &bad).is_err(), "{bad:?}");
     }
 }
 
@@ -412,7 +422,7 @@ fn larger_terrains_equal_brute_force_on_sampled_targets() {
         let params = ViewshedParams::default()
             .with_observer_height([3.0, 15.0, 1.0][round as usize % 3])
             .with_curvature(round >= 4);
-        let vis = hf.viewshed(obs, &params).unwrap();
+        let vis = visibility(&hf, obs, &params).unwrap();
         let g = hf.height_at(obs[0], obs[1]).unwrap();
         let o = [obs[0], obs[1], g + params.observer_height];
         let curv = if params.curvature { (1.0 - params.refraction) / (2.0 * EARTH_RADIUS) } else { 0.0 };
@@ -447,7 +457,7 @@ fn fast_paths_equal_the_plain_walk() {
     for k in 0..4 {
         let obs = [rng.range(0.0, 2560.0), rng.range(0.0, 2560.0)];
         let p = ViewshedParams::default().with_observer_height([1.75, 30.0][k % 2]).with_curvature(k >= 2);
-        let fast = hf.viewshed(obs, &p).unwrap();
+        let fast = visibility(&hf, obs, &p).unwrap();
         let ViewshedOutput::Visibility(plain, _) =
             landfall::viewshed::reference(&hf, obs, &p, ViewshedMode::Visibility).unwrap()
         else {

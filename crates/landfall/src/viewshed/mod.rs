@@ -19,13 +19,14 @@
 //! Sectors of each quadrant run in parallel; many observers run one sweep each.
 //!
 //! ```
-//! use landfall::viewshed::{ViewshedParams, HIDDEN, VISIBLE};
+//! use landfall::viewshed::{viewshed, Hooks, Observer, ViewshedMode, ViewshedOutput, ViewshedParams, HIDDEN, VISIBLE};
 //! use landfall::Heightfield;
 //! // A wall across the middle of a 5×3 grid: the observer on the left sees the wall's face, not
 //! // the ground behind it.
 //! let h = vec![0.0, 0.0, 5.0, 0.0, 0.0,  0.0, 0.0, 5.0, 0.0, 0.0,  0.0, 0.0, 5.0, 0.0, 0.0];
 //! let hf = Heightfield::builder(5, 3, h).build().unwrap();
-//! let vis = hf.viewshed([0.0, 1.0], &ViewshedParams::default()).unwrap();
+//! let out = viewshed(&hf, &[Observer::at(0.0, 1.0)], &ViewshedParams::default(), ViewshedMode::Visibility, &Hooks::default());
+//! let ViewshedOutput::Visibility(vis, _) = out.unwrap() else { unreachable!() };
 //! assert_eq!(vis.get(2, 1), VISIBLE);
 //! assert_eq!(vis.get(4, 1), HIDDEN);
 //! ```
@@ -50,8 +51,7 @@
 //! (what follows) and a `GeoSurface` (`geo/viewshed/`) alike: `Visibility` (one observer:
 //! visible, hidden or nodata per sample), `Heights` (one observer: the least height a target must be
 //! raised to be seen, GDAL's GROUND mode; plus the ground for its DEM mode) and `Count` (many
-//! observers: how many see each sample). `Heightfield::viewshed(observer, params)` is the short form of
-//! the first. `Hooks` carries a progress callback and a cancel flag; a cancelled run returns
+//! observers: how many see each sample). `Hooks` carries a progress callback and a cancel flag; a cancelled run returns
 //! `ViewshedError::Cancelled` and no grid. The CLI wires Ctrl-C to the flag (`interrupt.rs`), Python
 //! its KeyboardInterrupt.
 //!
@@ -259,21 +259,4 @@ pub fn reference(
     mode: ViewshedMode,
 ) -> Result<ViewshedOutput, ViewshedError> {
     run::reference(hf, observer, params, mode)
-}
-
-impl Heightfield {
-    /// Which samples the observer at world (x, y) sees, with the eye at `params.observer_height`
-    /// (see the [module](crate::viewshed) for the definition; [`viewshed`] for the other modes).
-    pub fn viewshed(&self, observer: [f64; 2], params: &ViewshedParams) -> Result<Visibility, ViewshedError> {
-        match viewshed(
-            self,
-            &[Observer::at(observer[0], observer[1])],
-            params,
-            ViewshedMode::Visibility,
-            &Hooks::default(),
-        )? {
-            ViewshedOutput::Visibility(v, _) => Ok(v),
-            _ => unreachable!("the visibility mode answers visibility"),
-        }
-    }
 }
