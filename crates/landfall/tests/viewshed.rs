@@ -166,7 +166,7 @@ fn terrain(rng: &mut SplitMix64, nx: usize, ny: usize, holes: bool) -> Heightfie
 
 /// Compares a viewshed with brute force; returns (agreeing cells, unsure cells).
 fn compare(hf: &Heightfield, obs: [f64; 2], params: &ViewshedParams) -> (usize, usize) {
-    let Ok(vis) = visibility(&hf, obs, params) else { return (0, 0) };
+    let Ok(vis) = visibility(hf, obs, params) else { return (0, 0) };
     let curv = if params.curvature { (1.0 - params.refraction) / (2.0 * EARTH_RADIUS) } else { 0.0 };
     let (org, sp) = (hf.origin(), hf.spacing());
     let low = |i: usize, j: usize| {
