@@ -108,12 +108,12 @@ impl Sight {
     }
 
     /// The cell of a candidate that hides target height `th` (one needing at least `th` −
-    /// [`TOUCH`]), or `None` when nothing does: the target is seen. `at` is the target's sample:
-    /// its own cells are tried first (a target on a slope facing away is hidden by them), then the
-    /// 3 × 3 cells around each of `hints` (blockers of neighbouring targets: a ridge that hides one
-    /// target mostly hides its neighbours, its sight lines crossing near the same cells), then the
-    /// descent of the box tree. Any one candidate decides, so the answer is the same whichever is
-    /// found first.
+    /// [`TOUCH`]), or `None` when nothing does: the target is seen. Tried in turn: the 3 × 3 cells
+    /// around each of `hints` (blockers of neighbouring targets: a ridge that hides one target
+    /// mostly hides its neighbours, its sight lines crossing near the same cells), the cells
+    /// around the target's own sample `at` (a slope facing away hides it), then the descent of the
+    /// box tree. Any one candidate decides, so the answer is the same whichever is found first.
+    /// (Hints before the own cells: 12–17 % fewer instructions on a 513² tile than after them.)
     pub fn blocker(
         &self,
         eye: &GeoEye,
@@ -124,9 +124,6 @@ impl Sight {
         let floor = th - TOUCH;
         let mut best = Best { floor, best: f64::NEG_INFINITY, stop: floor, at: None };
         let (i, j) = at;
-        if self.cells(eye, (i.saturating_sub(1), j.saturating_sub(1)), (i + 1, j + 1), &mut best) {
-            return best.at;
-        }
         for (k, &(hi, hj)) in hints.iter().enumerate().filter_map(|(k, h)| Some((k, h.as_ref()?))) {
             if hints[..k].contains(&hints[k]) {
                 continue;
@@ -134,6 +131,9 @@ impl Sight {
             if self.cells(eye, (hi.saturating_sub(1), hj.saturating_sub(1)), (hi + 2, hj + 2), &mut best) {
                 return best.at;
             }
+        }
+        if self.cells(eye, (i.saturating_sub(1), j.saturating_sub(1)), (i + 1, j + 1), &mut best) {
+            return best.at;
         }
         self.descend(eye, &mut best);
         best.at.filter(|_| best.best >= floor)
