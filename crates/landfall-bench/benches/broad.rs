@@ -3,10 +3,13 @@
 //! threads) beside the dual quad-tree it
 //! replaces (`quadtree`: `broad::ProximityGrid`) and Mirtich's hierarchical spatial hash (`mirtich`,
 //! the same structure with the quad-tree's own cells), on the same objects in the same run, and
-//! beside a uniform grid rebuilt every frame (cells of 100 m for `random100k`, 1 m for the crowd)
-//! and parry3d's `Bvh` (the tree of rapier3d's `BroadPhaseBvh`, updated in place and refitted, its
-//! pairs by self-traversal, as rapier does each step). Every peer reports the same pairs (checked on
-//! the first frame: as a set for landfall's, as a count for the others).
+//! beside a uniform grid rebuilt every frame (cells of 100 m for `random100k`, 1 m for the crowd),
+//! parry3d's `Bvh` (the tree of rapier3d's `BroadPhaseBvh`, updated in place and refitted, its
+//! pairs by self-traversal, as rapier does each step), and rapier3d's `BroadPhaseBvh` itself
+//! (`rapier_broad_phase`: one ball collider per sphere moved in a `ColliderSet`, `update` with the
+//! moved handles, a persistent pair set from its `AddPair`/`DeletePair` events, the set's pairs
+//! filtered by the exact sphere test; the size of rapier's whole set is printed). Every peer reports
+//! the same pairs (checked on the first frame: as a set for landfall's, as a count for the others).
 //!
 //! - `broad_frame/.../random100k`: 100,000 spheres of diameters 0.01–1,000 m (log-uniform) over a
 //!   100 km square, each moving a random 0–2 % of its size per frame; one frame = every move, then
@@ -26,7 +29,7 @@ use criterion::{criterion_group, BenchmarkId, Criterion};
 use glam::DVec3;
 use landfall::broad::{BroadPhase, Layout, ProximityGrid};
 use landfall::support::SplitMix64;
-use landfall_bench::broad_peers::{ParryBvh, UniformGrid};
+use landfall_bench::broad_peers::{ParryBvh, RapierBroadPhase, UniformGrid};
 use landfall_bench::report::print_ratios;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -235,6 +238,14 @@ fn frames(c: &mut Criterion) {
             bvh.pairs(s, |_, _| n += 1);
             n
         });
+        let spheres: Vec<(DVec3, f64)> = make().objects.iter().map(|o| (o.1, o.2)).collect();
+        let mut rapier = RapierBroadPhase::new(&spheres);
+        bench_peer(&mut g, "rapier_broad_phase", name, make, want, |s| {
+            let mut n = 0;
+            rapier.pairs(s, |_, _| n += 1);
+            n
+        });
+        println!("{name}/rapier_broad_phase: {} pairs in rapier's set after the timed frames", rapier.held());
     }
     g.finish();
 }
@@ -304,6 +315,7 @@ fn main() {
             "mirtich-upward",
             "uniform-grid",
             "parry-bvh",
+            "rapier_broad_phase",
         ],
         &["random100k".to_string(), "crowd10k".to_string(), "crowd10k-narrow".to_string()],
     );
