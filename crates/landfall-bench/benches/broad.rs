@@ -4,8 +4,8 @@
 //! replaces (`quadtree`: `broad::ProximityGrid`) and Mirtich's hierarchical spatial hash (`mirtich`,
 //! the same structure with the quad-tree's own cells), on the same objects in the same run, and
 //! beside a uniform grid rebuilt every frame (cells of 100 m for `random100k`, 1 m for the crowd),
-//! parry3d's `Bvh` (the tree of rapier3d's `BroadPhaseBvh`, updated in place and refitted, its
-//! pairs by self-traversal, as rapier does each step), and rapier3d's `BroadPhaseBvh` itself
+//! parry3d's `Bvh` (the tree of rapier3d's `BroadPhaseBvh`, every leaf updated in place, refitted
+//! in full and self-traversed each frame, without rapier's skins and partial refits), and rapier3d's `BroadPhaseBvh` itself
 //! (`rapier_broad_phase`: one ball collider per sphere moved in a `ColliderSet`, `update` with the
 //! moved handles, a persistent pair set from its `AddPair`/`DeletePair` events, the set's pairs
 //! filtered by the exact sphere test; the size of rapier's whole set is printed). Every peer reports

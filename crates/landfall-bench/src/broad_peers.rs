@@ -1,6 +1,7 @@
 //! The broad-phase peers of the dual quad-tree, on spheres (id, centre, radius): a uniform grid
 //! rebuilt every frame, parry3d's `Bvh` (the tree inside rapier3d's `BroadPhaseBvh`) updated in
-//! place, refitted and self-traversed as rapier does each step, and rapier3d's `BroadPhaseBvh`
+//! place, refitted in full and self-traversed every frame (without rapier's skins and partial
+//! refits), and rapier3d's `BroadPhaseBvh`
 //! itself through its public API. All report the pairs whose spheres overlap or touch, like
 //! `ProximityGrid::pairs`.
 
