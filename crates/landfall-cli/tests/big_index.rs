@@ -3,7 +3,7 @@
 //! it must (tiles too far apart to make a grid, an output that is one of its tiles, overlapping tiles
 //! that disagree, more samples to store than --max-samples).
 
-mod common;
+use crate::common;
 use common::{fails, ok, s};
 use glam::{DVec2, DVec3};
 use landfall::collide::{SweepTarget, TileView, TileViewParams};

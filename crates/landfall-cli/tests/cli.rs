@@ -1,6 +1,6 @@
 //! The CLI contract: CSV headers and rows, placement options, errors naming line and field.
 
-mod common;
+use crate::common;
 
 use common::{fails, ok, rows, s};
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! Hostile input and interruptions, each case as a user met it: a clear error (exit status 1, never a
 //! panic's 101 or a signal), no hang, no memory bomb, and the user's files intact.
 
-mod common;
+use crate::common;
 
 use common::{entries, gltf, landfall, ok, s};
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! Hostile input, round two (issue 70): each case as a user met it — a clear error or a bounded
 //! run (never a hang, a panic or a signal), and the user's files intact.
 
-mod common;
+use crate::common;
 
 use common::{gltf, landfall, ok, s};
 use std::path::{Path, PathBuf};

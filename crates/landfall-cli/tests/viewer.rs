@@ -5,7 +5,7 @@
 //! skipped with a visible line when `chromium` is not installed (`apt-get install chromium`), and
 //! fails in CI.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;

@@ -8,7 +8,7 @@ use landfall_io::{
 };
 use std::path::{Path, PathBuf};
 
-mod common;
+use crate::common;
 use common::npy_bytes;
 
 fn tmp(name: &str) -> (tempfile::TempDir, PathBuf) {

@@ -5,7 +5,7 @@ use landfall_io::{read_raster, write_asc, write_npy, GeoRef};
 use proptest::prelude::*;
 use std::path::Path;
 
-mod common;
+use crate::common;
 use common::npy_bytes;
 
 /// A valid small file of each format, as bytes.

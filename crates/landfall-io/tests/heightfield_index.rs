@@ -2,7 +2,7 @@
 //! time, it answers exactly as the raster loaded whole, on odd sizes, holes and every tile seam;
 //! hostile files are errors, never panics.
 
-mod common;
+use crate::common;
 use glam::DVec3;
 use landfall::support::SplitMix64;
 use landfall::{Heightfield, Ray, Terrain};

@@ -1,6 +1,6 @@
 //! Mesh loaders (OBJ, glTF, GLB) and the polygon index file: round trips, bad input, corruption.
 
-mod common;
+use crate::common;
 use glam::DVec3;
 use landfall::PolygonSoup;
 use landfall::{Frame, PolygonTerrain, QuadtreeParams, Ray};

@@ -79,9 +79,9 @@
 //! (picture: `docs/viewer-world.png`)
 //!
 //! `landfall serve --world` in headless Chromium (the browser test's first frame;
-//! `LANDFALL_VIEWER_WORLD_SHOT=docs/viewer-world.png cargo test -p landfall-cli --test viewer
-//! the_world_page` writes it): the walker (red capsule) among the objects of the cached cells — tree
-//! trunks, a boulder, the stones of the finest layers' window, houses farther off.
+//! `LANDFALL_VIEWER_WORLD_SHOT=docs/viewer-world.png cargo test -p landfall-cli --test integration
+//! viewer::the_world_page` writes it): the walker (red capsule) among the objects of the cached cells
+//! — tree trunks, a boulder, the stones of the finest layers' window, houses farther off.
 //!
 //! Not built: a heightfield's viewshed as a texture at full resolution (it recolours the tiles'
 //! vertices); level-of-detail tiles for polygon terrains (a mesh comes whole); a coarse tile samples
