@@ -119,7 +119,7 @@ fn segment_triangle(o: [f64; 3], p: [f64; 3], v: [[f64; 3]; 3], scale: f64) -> C
 }
 
 /// Visibility from one observer (the `Visibility` mode of the one entry point).
-fn visibility(hf: &Heightfield, obs: [f64; 2], p: &ViewshedParams) -> Result<Grid<u8>, ViewshedError> {
+pub(crate) fn visibility(hf: &Heightfield, obs: [f64; 2], p: &ViewshedParams) -> Result<Grid<u8>, ViewshedError> {
     match viewshed(hf, &[Observer::at(obs[0], obs[1])], p, ViewshedMode::Visibility, &Hooks::default())? {
         ViewshedOutput::Visibility(g, _) => Ok(g),
         o => panic!("{o:?}"),

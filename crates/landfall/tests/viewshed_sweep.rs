@@ -3,6 +3,7 @@
 //! octant borders, plateaus at eye height (every target a tie), eyes on vertices, edges and octant
 //! borders, holes across the sight lines, curvature, every diagonal pattern.
 
+use crate::viewshed::visibility;
 use landfall::bench::synth::{generate, SynthParams};
 use landfall::support::SplitMix64;
 use landfall::viewshed::{
@@ -17,14 +18,6 @@ const DIAGONALS: [Diagonal; 3] = [Diagonal::Alternating, Diagonal::SouthWestNort
 
 fn run(hf: &Heightfield, obs: [f64; 2], p: &ViewshedParams, mode: ViewshedMode) -> ViewshedOutput {
     viewshed(hf, &[Observer::at(obs[0], obs[1])], p, mode, &Hooks::default()).unwrap()
-}
-
-/// Visibility from one observer (the `Visibility` mode of the one entry point).
-fn visibility(hf: &Heightfield, obs: [f64; 2], p: &ViewshedParams) -> Result<Grid<u8>, ViewshedError> {
-    match viewshed(hf, &[Observer::at(obs[0], obs[1])], p, ViewshedMode::Visibility, &Hooks::default())? {
-        ViewshedOutput::Visibility(g, _) => Ok(g),
-        o => panic!("{o:?}"),
-    }
 }
 
 /// The sweep and the walk agree on every sample, in every single-observer mode (needed heights to
