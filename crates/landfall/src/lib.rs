@@ -35,7 +35,7 @@
 //! | an endless procedural world around a viewer | [`world::World`] | [`world`] |
 //! | a body standing on the ground (footprint, wheels, slope) | [`place()`], [`FollowParams`] | `place.rs` |
 //! | swept spheres and capsules, sliding, a character controller | [`collide::CharacterController`], [`collide::slide`] | [`collide`] |
-//! | which samples an observer sees, on a heightfield or a DEM in degrees (on the ellipsoid) | [`viewshed::viewshed`] (shorthand [`Heightfield::viewshed`]) | [`viewshed`]; on the ellipsoid `geo/viewshed/` |
+//! | which samples an observer sees, on a heightfield or a DEM in degrees (on the ellipsoid) | [`viewshed::viewshed`] | [`viewshed`]; on the ellipsoid `geo/viewshed/` |
 //! | pairs, neighbours and rays among many moving spheres | [`broad::ProximityGrid`] | [`broad`] |
 //! | behaviours driven by predicted events | [`events::Simulation`] | [`events`] |
 //! | a line of sight on any terrain | [`segment_crossing`] | `terrain.rs` |
