@@ -30,8 +30,8 @@ fi
 .venv/bin/python -m pip install -q pytest xarray rioxarray matplotlib
 echo "test.sh: .venv ready at ${SECONDS} s"
 # The docs' `pip install ./crates/landfall-py[dask]` builds the wheel with Cargo.toml's `wheel-test`
-# profile (maturin reads MATURIN_PEP517_ARGS): a user's install builds in release, at about twice
-# the CPU time, for Python tests that run no faster.
+# profile (maturin reads MATURIN_PEP517_ARGS): a user's install builds in release, at about 1.2× the
+# CPU time, for Python tests that run no faster.
 export MATURIN_PEP517_ARGS="${MATURIN_PEP517_ARGS:---profile wheel-test}"
 python3 scripts/run_docs.py --bin "$target/debug" --python .venv/bin/python
 .venv/bin/python -c 'import landfall, landfall.dask; print("test.sh: landfall", landfall.__version__, "from", landfall.__file__)'
