@@ -125,7 +125,8 @@
 //! test; faces that are not ground triangles (more than three vertices, vertical, removed) have zero
 //! equations in their quick record and always go there. Why: a hit read two cache lines per face tested
 //! (3.3 D1 misses and 1.8 misses of a 1 MB L2 per query, cachegrind) and the faces were 1.7 MB of the
-//! 13k TIN's working set; one line per face made the hit faster (`docs/benchmarks.md` has its current time). The record is derived from
+//! 13k TIN's working set; one line per face made the hit faster (`docs/benchmarks.md` has its
+//! current time). The record is derived from
 //! `Face` alone (`QuickFace::of`), built in the same pass that counts vertical faces, kept in step by
 //! edits, stored in the index file (format version 4, 5 since the coefficients are stored by kind: the load
 //! stays O(1)), and re-derived and compared
