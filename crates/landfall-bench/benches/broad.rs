@@ -23,14 +23,15 @@
 //! cells (`-upward`). The broad phase's counts per frame (occupied levels, candidates tested on
 //! their f32 boxes, boxes overlapping, pairs) are printed.
 //!
-//! `cargo bench -p landfall-bench --bench broad`
+//! `cargo bench -p landfall-bench --bench broad` (a filter, e.g. `-- random100k` or `-- parry-bvh`,
+//! also skips the set-up of every benchmark it leaves out, and the pacing table without one).
 
 use criterion::{criterion_group, BenchmarkId, Criterion};
 use glam::DVec3;
 use landfall::broad::{BroadPhase, Layout, ProximityGrid};
 use landfall::support::SplitMix64;
 use landfall_bench::broad_peers::{ParryBvh, RapierBroadPhase, UniformGrid};
-use landfall_bench::report::print_ratios;
+use landfall_bench::report::{filter, print_ratios, selected};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -152,6 +153,9 @@ fn bench_peer(
     want: usize,
     mut count: impl FnMut(&[(DVec3, f64)]) -> usize,
 ) {
+    if !selected(&format!("broad_frame/{label}/{name}")) {
+        return;
+    }
     let mut scene = make();
     let (_, got) = run_peer(&mut scene, 1, &mut count);
     assert_eq!(got, want, "{name}: {label}'s pairs");
@@ -174,7 +178,14 @@ fn frames(c: &mut Criterion) {
     for (name, make) in
         [("random100k", random100k as fn() -> Scene), ("crowd10k", crowd10k), ("crowd10k-narrow", crowd10k_narrow)]
     {
+        // Each set-up runs only when criterion's filter selects its benchmark.
+        let chosen = |label: &str| selected(&format!("broad_frame/{label}/{name}"));
+        const PEERS: [&str; 6] =
+            ["landfall", "landfall-r8", "landfall-par", "uniform-grid", "parry-bvh", "rapier_broad_phase"];
         for (label, new_grid) in layouts() {
+            if !chosen(label) {
+                continue;
+            }
             let mut scene = make();
             let mut grid = new_grid();
             for &(id, c, r) in &scene.objects {
@@ -192,6 +203,9 @@ fn frames(c: &mut Criterion) {
             });
         }
         // The peers, on the same scene from the same start; the same pairs on the first frame.
+        if !PEERS.iter().any(|p| chosen(p)) {
+            continue;
+        }
         let cell = if name.starts_with("crowd") { 1.0 } else { 100.0 };
         let want_set = {
             let mut scene = make();
@@ -207,6 +221,9 @@ fn frames(c: &mut Criterion) {
         };
         let want = want_set.len();
         for (label, ratio, parallel) in [("landfall", 4, false), ("landfall-r8", 8, false), ("landfall-par", 4, true)] {
+            if !chosen(label) {
+                continue;
+            }
             let mut scene = make();
             let mut bp = BroadPhase::with_ratio(1.0, ratio).expect("a valid ratio");
             bp.set_parallel(parallel);
@@ -238,6 +255,9 @@ fn frames(c: &mut Criterion) {
             bvh.pairs(s, |_, _| n += 1);
             n
         });
+        if !chosen("rapier_broad_phase") {
+            continue;
+        }
         let spheres: Vec<(DVec3, f64)> = make().objects.iter().map(|o| (o.1, o.2)).collect();
         let mut rapier = RapierBroadPhase::new(&spheres);
         bench_peer(&mut g, "rapier_broad_phase", name, make, want, |s| {
@@ -301,7 +321,9 @@ fn step_all(grid: &mut ProximityGrid, scene: &mut Scene, frames: u64) {
 }
 
 fn main() {
-    cell_changes_by_pacing();
+    if filter().is_none() {
+        cell_changes_by_pacing();
+    }
     benches();
     landfall_bench::report::criterion().configure_from_args().final_summary();
     print_ratios(

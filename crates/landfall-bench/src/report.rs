@@ -30,6 +30,56 @@ pub fn criterion() -> Criterion {
     Criterion::default().output_directory(&criterion_dir())
 }
 
+/// Criterion's options that take a value (the filter is the first argument that is neither an
+/// option nor such a value).
+const VALUED: &[&str] = &[
+    "--save-baseline",
+    "-s",
+    "--baseline",
+    "-b",
+    "--baseline-lenient",
+    "--load-baseline",
+    "--sample-size",
+    "--warm-up-time",
+    "--measurement-time",
+    "--nresamples",
+    "--noise-threshold",
+    "--confidence-level",
+    "--significance-level",
+    "--profile-time",
+    "--output-format",
+    "--color",
+    "-c",
+    "--plotting-backend",
+    "--format",
+];
+
+/// The benchmark filter given on the command line (`cargo bench --bench x -- FILTER`), if any.
+pub fn filter() -> Option<String> {
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        if VALUED.contains(&a.as_str()) {
+            args.next();
+        } else if !a.starts_with('-') {
+            return Some(a);
+        }
+    }
+    None
+}
+
+/// Whether criterion will run the benchmark `id` (`group/function/param`), so that a bench skips
+/// the set-up of what the filter leaves out. A filter is a regular expression to criterion; one
+/// with any of its special characters is taken to select everything (the set-up runs, criterion
+/// still filters), a plain one selects the ids that contain it (equal to it under `--exact`).
+pub fn selected(id: &str) -> bool {
+    match filter() {
+        None => true,
+        Some(f) if std::env::args().any(|a| a == "--exact") => id == f,
+        Some(f) if f.contains(|c: char| "\\.+*?()|[]{}^$".contains(c)) => true,
+        Some(f) => id.contains(&f),
+    }
+}
+
 /// Median time per iteration in nanoseconds of `group/function/param`, if criterion measured it
 /// in this process (an estimate left by an earlier run, say of a benchmark filtered out now, is
 /// not reported).

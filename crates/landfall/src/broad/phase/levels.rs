@@ -53,6 +53,18 @@ impl Levels {
         floor(x * self.inv[t] + 0.5)
     }
 
+    /// Width of the cells of level index `t`.
+    #[inline]
+    pub fn width(&self, t: usize) -> f64 {
+        self.width[t]
+    }
+
+    /// [`Self::index`] of `x` clamped to `lo ..= hi` (whatever x's magnitude).
+    #[inline]
+    pub fn index_within(&self, t: usize, x: f64, (lo, hi): (i64, i64)) -> i64 {
+        floor((x * self.inv[t] + 0.5).clamp(lo as f64, hi as f64)).clamp(lo, hi)
+    }
+
     /// The level index by size of an object of radius `r`: the finest whose cells are at least
     /// 2r·(1 + 2⁻¹³) wide (room for [`half_width`]'s margins).
     pub fn by_size(&self, r: f64) -> usize {

@@ -22,6 +22,10 @@
 //! Every candidate is tested on the f32 boxes, then on the f64 spheres (overlap or touch); the boxes
 //! are widened beyond every rounding, so no touching pair is lost (tests: brute force).
 //!
+//! The same sorted levels answer box, sphere and ray queries ([`BroadPhase::within_box`],
+//! [`BroadPhase::within_radius`], [`BroadPhase::raycast_with`]): after the frame's
+//! [`BroadPhase::find_pairs`] or a [`BroadPhase::refresh`]; until then, they scan every object.
+//!
 //! ```
 //! use landfall::broad::BroadPhase;
 //! use landfall::glam::DVec3;
@@ -41,6 +45,7 @@ mod boxes;
 mod events;
 mod level;
 mod levels;
+mod query;
 mod search;
 mod sort;
 #[cfg(test)]
@@ -108,9 +113,11 @@ pub struct BroadPhase {
     crowd: Vec<u32>,
     /// Whether levels may be lifted (the tests search unlifted levels too).
     lifting: bool,
-    /// The occupied levels, finest first (their arrays are kept for their capacity).
+    /// The occupied levels, finest first (their arrays are kept for their capacity), and whether
+    /// they hold the objects as they stand (no move, insertion or removal since they were sorted).
     built: Vec<Level>,
     occupied: usize,
+    fresh: bool,
     pairs: Vec<(u32, u32)>,
     events: events::PairSet,
     /// Search on rayon's threads ([`Self::set_parallel`]), its tasks and their pairs.
@@ -158,6 +165,7 @@ impl BroadPhase {
             lifting: true,
             built: Vec::new(),
             occupied: 0,
+            fresh: true,
             pairs: Vec::new(),
             events: Default::default(),
             parallel: false,
@@ -196,6 +204,7 @@ impl BroadPhase {
     pub fn insert(&mut self, center: DVec3, radius: f64) -> Result<u32, BroadPhaseError> {
         let sphere = Self::check(center, radius)?;
         let level = self.levels.by_size(radius) as u32;
+        self.fresh = false;
         Ok(match self.free.pop() {
             Some(p) => {
                 (self.spheres[p as usize], self.size_level[p as usize]) = (sphere, level);
@@ -217,6 +226,7 @@ impl BroadPhase {
             self.size_level[proxy as usize] = self.levels.by_size(radius) as u32;
         }
         self.spheres[proxy as usize] = sphere;
+        self.fresh = false;
         Ok(())
     }
 
@@ -225,6 +235,7 @@ impl BroadPhase {
         self.slot(proxy)?;
         self.size_level[proxy as usize] = FREE;
         self.free.push(proxy);
+        self.fresh = false;
         self.events.removed(proxy);
         if self.free.len() == self.spheres.len() {
             self.spheres.clear();
@@ -382,6 +393,7 @@ impl BroadPhase {
             self.built.iter_mut().zip(&self.starts).for_each(build);
         }
         self.occupied = self.starts.len();
+        self.fresh = true;
     }
 
     /// Which coarser level each level's objects are searched on. A level whose objects, together

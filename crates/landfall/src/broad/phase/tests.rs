@@ -2,6 +2,7 @@
 //! cell borders, touching exactly, identical, far out and at extreme magnitudes, and empty.
 
 use super::*;
+use crate::broad::queries::within;
 use crate::broad::ProximityGrid;
 use crate::rng::SplitMix64;
 use proptest::prelude::*;
@@ -26,6 +27,80 @@ fn assert_brute(bp: &mut BroadPhase) {
     bp.for_each_pair(|a, b| streamed.push((a, b)));
     assert_eq!(streamed, listed);
     assert_eq!(bp.stats().pairs, listed.len() as u64);
+}
+
+/// The proxies whose spheres meet the closed box, by testing every object.
+fn brute_box(bp: &BroadPhase, min: DVec3, max: DVec3) -> Vec<u32> {
+    let all = (0..bp.spheres.len() as u32).filter_map(|p| Some((p, bp.get(p)?)));
+    all.filter(|&(_, (c, r))| within(c.clamp(min, max) - c, r)).map(|(p, _)| p).collect()
+}
+
+/// The first sphere the ray meets in [0, max_t] (lowest proxy at equal t), by testing every object.
+fn brute_ray(bp: &BroadPhase, o: DVec3, d: DVec3, max_t: f64) -> Option<(u32, f64)> {
+    let all = (0..bp.spheres.len() as u32).filter_map(|p| Some((p, bp.get(p)?)));
+    let hits = all.filter_map(|(p, (c, r))| Some((p, crate::geom::ray_ball(o, d, c, r).filter(|&t| t <= max_t)?)));
+    hits.min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)))
+}
+
+/// Box, sphere and ray queries from the corners `a`–`b` of each probe (the ray from a towards b,
+/// to b and without end) answer as brute force does: first on levels not sorted since the last
+/// change (a scan), then sorted.
+fn assert_queries(bp: &mut BroadPhase, probes: &[(DVec3, DVec3)]) {
+    if let Some((c, r)) = bp.get(0) {
+        bp.set(0, c, r).unwrap(); // unsorted now
+    }
+    for sorted in [false, true] {
+        if sorted {
+            bp.refresh();
+        }
+        for &(a, b) in probes {
+            let (min, max) = (a.min(b), a.max(b));
+            let mut got = Vec::new();
+            bp.within_box(min, max, |p| got.push(p));
+            let n = got.len();
+            got.sort_unstable();
+            got.dedup();
+            assert_eq!(got.len(), n, "an object reported twice");
+            assert_eq!(got, brute_box(bp, min, max), "box {min} {max}, sorted {sorted}");
+            let radius = (b - a).length() / 2.0;
+            let mut got = Vec::new();
+            bp.within_radius(a, radius, |p| got.push(p));
+            got.sort_unstable();
+            let want: Vec<u32> = brute_box(bp, a - radius, a + radius)
+                .into_iter()
+                .filter(|&p| {
+                    let (c, r) = bp.get(p).unwrap();
+                    within(c - a, r + radius)
+                })
+                .collect();
+            assert_eq!(got, want, "sphere {a} {radius}, sorted {sorted}");
+            if a != b {
+                for max_t in [1.0, f64::INFINITY] {
+                    let want = brute_ray(bp, a, b - a, max_t);
+                    assert_eq!(bp.raycast(a, b - a, max_t), want, "ray {a} → {b} to {max_t}, sorted {sorted}");
+                }
+            }
+        }
+    }
+}
+
+/// `n` random probes over a square `side` wide at `offset`: boxes and segments of every length, some
+/// along an axis (rays with a zero component) or vertical.
+fn probes(rng: &mut SplitMix64, n: usize, side: f64, offset: DVec3) -> Vec<(DVec3, DVec3)> {
+    (0..n)
+        .map(|k| {
+            let a = offset + DVec3::new(rng.range(-0.5, 0.5), rng.range(-0.5, 0.5), rng.range(0.0, 0.02)) * side;
+            let len = side * 10f64.powf(rng.range(-4.0, 0.0));
+            let mut d = DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-0.01, 0.01)) * len;
+            match k % 5 {
+                1 => d.y = 0.0,
+                2 => d.x = 0.0,
+                3 => d = DVec3::new(0.0, 0.0, -len),
+                _ => {}
+            }
+            (a, a + d)
+        })
+        .collect()
 }
 
 /// `n` spheres of diameters `10^lo ..= 10^hi` (log-uniform) over a square `side` wide at `offset`.
@@ -64,6 +139,9 @@ fn random_scenes_equal_brute_force() {
                     bp.set(p, c + step, r).unwrap();
                 }
                 assert_brute(&mut bp);
+                if frame % 2 == 1 {
+                    assert_queries(&mut bp, &probes(&mut rng, 40, 3000.0, offset));
+                }
             }
             for &p in proxies.iter().step_by(3) {
                 bp.remove(p).unwrap();
@@ -192,7 +270,8 @@ fn radius() -> impl Strategy<Value = f64> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
-    /// Any spheres, at any of several scales and offsets, on any ratio: brute force's pairs.
+    /// Any spheres, at any of several scales and offsets, on any ratio: brute force's pairs, and
+    /// its answers to box, sphere and ray queries from corners on cell borders and elsewhere.
     #[test]
     fn pairs_equal_brute_force(
         objs in prop::collection::vec((coord(), coord(), coord(), radius()), 0..60),
@@ -202,6 +281,7 @@ proptest! {
         ratio in prop::sample::select(vec![2u32, 4, 8, 16]),
         lifting in any::<bool>(),
         moved in prop::collection::vec((coord(), coord()), 0..60),
+        probes in prop::collection::vec(((coord(), coord(), coord()), (coord(), coord(), coord())), 0..8),
     ) {
         let (scale, offset) = scale_offset;
         let mut bp = phase(ratio, lifting);
@@ -209,6 +289,9 @@ proptest! {
             bp.insert(DVec3::new(x + offset, y + offset, z) * scale, r * scale).unwrap();
         }
         assert_brute(&mut bp);
+        let at = |(x, y, z): (f64, f64, f64)| DVec3::new(x + offset, y + offset, z) * scale;
+        let probes: Vec<(DVec3, DVec3)> = probes.iter().map(|&(a, b)| (at(a), at(b))).collect();
+        assert_queries(&mut bp, &probes);
         for (p, &(x, y)) in moved.iter().enumerate().take(objs.len()) {
             let (c, r) = bp.get(p as u32).unwrap();
             bp.set(p as u32, DVec3::new(x + offset, y + offset, c.z / scale) * scale, r).unwrap();

@@ -1,0 +1,226 @@
+//! Queries on a [`BroadPhase`]: the objects meeting a box or a sphere, and the first one a ray meets.
+//!
+//! They read the levels as the last [`BroadPhase::find_pairs`] (or [`BroadPhase::refresh`]) sorted
+//! them: on each occupied level, the rows of cells whose objects' boxes can meet the query, each row
+//! a contiguous range of the sorted arrays; a level holding fewer objects than the query covers
+//! cells is scanned whole. After a move, an insertion or a removal, until the next sort, they scan
+//! every object instead: the same answers, in time proportional to the objects.
+
+use super::boxes::Box32;
+use super::level::{Level, Sphere};
+use super::BroadPhase;
+use crate::broad::queries::within;
+use crate::geom::ray_ball;
+use glam::DVec3;
+
+/// Relative widening of every interval a query derives, far beyond its rounding.
+const SLACK: f64 = 1e-9;
+
+impl BroadPhase {
+    /// Sorts the levels for the queries if an object moved, came or went since they were last
+    /// sorted (by this or by [`Self::find_pairs`]).
+    pub fn refresh(&mut self) {
+        if !self.fresh {
+            self.rebuild();
+        }
+    }
+
+    /// Calls `visit(proxy)` once for every object whose sphere meets the closed box from `min` to
+    /// `max` (z included). Nothing for a box that is not finite or whose `min` exceeds `max`.
+    ///
+    /// ```
+    /// use landfall::broad::BroadPhase;
+    /// use landfall::glam::DVec3;
+    ///
+    /// let mut bp = BroadPhase::new(1.0);
+    /// let tree = bp.insert(DVec3::new(10.0, 0.0, 2.0), 2.0).unwrap();
+    /// bp.insert(DVec3::new(50.0, 0.0, 2.0), 2.0).unwrap();
+    /// bp.refresh();
+    /// let mut near = Vec::new();
+    /// bp.within_box(DVec3::new(0.0, -1.0, 0.0), DVec3::new(8.0, 1.0, 1.0), |p| near.push(p));
+    /// assert_eq!(near, [tree]);
+    /// ```
+    pub fn within_box(&self, min: DVec3, max: DVec3, mut visit: impl FnMut(u32)) {
+        if !(min.is_finite() && max.is_finite()) || min.cmpgt(max).any() {
+            return;
+        }
+        let meets = |s: &Sphere| within(s.c.clamp(min, max) - s.c, s.r);
+        if !self.fresh {
+            self.live().filter(|(_, s)| meets(s)).for_each(|(p, _)| visit(p));
+            return;
+        }
+        let qb = Box32::around(min.to_array(), max.to_array());
+        let mut test = |lv: &Level, k: usize| {
+            if lv.boxes[k].overlaps(&qb) && meets(&lv.spheres[k]) {
+                visit(lv.proxies[k]);
+            }
+        };
+        for lv in &self.built[..self.occupied] {
+            let (i0, i1) = self.columns(lv, min.x, max.x);
+            let (j0, j1) = self.rows(lv, min.y, max.y);
+            if (i1 - i0 + 1) as f64 * (j1 - j0 + 1) as f64 > lv.proxies.len() as f64 {
+                (0..lv.proxies.len()).for_each(|k| test(lv, k));
+                continue;
+            }
+            let mut finger = 0;
+            for j in j0..=j1 {
+                let (a, b) = lv.row(j, i0, i1, &mut finger);
+                (a..b).for_each(|k| test(lv, k));
+            }
+        }
+    }
+
+    /// Calls `visit(proxy)` once for every object whose sphere meets the sphere of `radius` around
+    /// `p` (touching counts).
+    pub fn within_radius(&self, p: DVec3, radius: f64, mut visit: impl FnMut(u32)) {
+        if !(p.is_finite() && radius.is_finite() && radius >= 0.0) {
+            return;
+        }
+        let r = DVec3::splat(radius);
+        self.within_box(p - r, p + r, |q| {
+            let s = &self.spheres[q as usize];
+            if within(s.c - p, radius + s.r) {
+                visit(q);
+            }
+        });
+    }
+
+    /// The first object the ray `origin + t·dir`, t in [0, `max_t`], meets: its proxy and t (a ray
+    /// starting inside a sphere meets it at t = 0; at equal t the lower proxy).
+    ///
+    /// ```
+    /// use landfall::broad::BroadPhase;
+    /// use landfall::glam::DVec3;
+    ///
+    /// let mut bp = BroadPhase::new(1.0);
+    /// bp.insert(DVec3::new(30.0, 0.0, 0.0), 1.0).unwrap();
+    /// let near = bp.insert(DVec3::new(10.0, 0.0, 0.0), 1.0).unwrap();
+    /// bp.refresh();
+    /// assert_eq!(bp.raycast(DVec3::ZERO, DVec3::X, 100.0), Some((near, 9.0)));
+    /// ```
+    pub fn raycast(&self, origin: DVec3, dir: DVec3, max_t: f64) -> Option<(u32, f64)> {
+        self.raycast_with(origin, dir, max_t, |_, t, _| Some(t))
+    }
+
+    /// The first hit of the ray among the objects' own shapes: `exact(proxy, t, limit)` is asked for
+    /// each object whose sphere the ray enters at `t` no later than the best hit so far (`limit`),
+    /// and answers where the ray meets the object itself, if it does before `limit`. The spheres
+    /// must hold the shapes. Returns the proxy and t of the first hit (at equal t the lower proxy).
+    pub fn raycast_with(
+        &self,
+        origin: DVec3,
+        dir: DVec3,
+        max_t: f64,
+        mut exact: impl FnMut(u32, f64, f64) -> Option<f64>,
+    ) -> Option<(u32, f64)> {
+        if !(origin.is_finite() && dir.is_finite() && dir != DVec3::ZERO) || max_t.is_nan() || max_t < 0.0 {
+            return None;
+        }
+        let mut best: Option<(u32, f64)> = None;
+        let mut test = |p: u32, s: &Sphere, best: &mut Option<(u32, f64)>| {
+            let Some(t) = ray_ball(origin, dir, s.c, s.r) else { return };
+            let limit = best.map_or(max_t, |b| b.1);
+            if t <= limit {
+                if let Some(t) = exact(p, t, limit).filter(|&t| t <= max_t) {
+                    if best.is_none_or(|b| t < b.1 || (t == b.1 && p < b.0)) {
+                        *best = Some((p, t));
+                    }
+                }
+            }
+        };
+        if !self.fresh {
+            self.live().for_each(|(p, s)| test(p, s, &mut best));
+            return best;
+        }
+        let at = |o: f64, d: f64, t: f64| if d == 0.0 { o } else { o + d * t };
+        for lv in &self.built[..self.occupied] {
+            let limit = best.map_or(max_t, |b| b.1);
+            // The part of the ray whose projection passes within the level's reach of its cells.
+            let w = self.levels.width(lv.t);
+            let m = self.reach(lv, origin.x.abs().max(origin.y.abs()));
+            let lo = [(lv.imin as f64 - 0.5) * w - m, (lv.jmin as f64 - 0.5) * w - m];
+            let hi = [((lv.imin + lv.nx) as f64 - 0.5) * w + m, ((lv.jmin + lv.ny) as f64 - 0.5) * w + m];
+            let Some((t0, t1)) = slab(origin, dir, lo, hi, limit) else { continue };
+            let (ya, yb) = (at(origin.y, dir.y, t0), at(origin.y, dir.y, t1));
+            let (j0, j1) = self.rows(lv, ya.min(yb), ya.max(yb));
+            if (j1 - j0 + 1) as f64 > lv.proxies.len() as f64 {
+                (0..lv.proxies.len()).for_each(|k| test(lv.proxies[k], &lv.spheres[k], &mut best));
+                continue;
+            }
+            // Rows in the ray's order: once a row's nearest t passes the best hit, so do the rest.
+            let mut finger = 0;
+            for n in 0..=j1 - j0 {
+                let j = if dir.y >= 0.0 { j0 + n } else { j1 - n };
+                // The t where the ray is within the reach of the row's centres.
+                let (ra, rb) = ((j as f64 - 0.5) * w - m, (j as f64 + 0.5) * w + m);
+                let (ta, tb) = if dir.y == 0.0 {
+                    (t0, t1)
+                } else {
+                    let (a, b) = ((ra - origin.y) / dir.y, (rb - origin.y) / dir.y);
+                    let slack = SLACK * (a.abs().max(b.abs()) + w / dir.y.abs());
+                    ((a.min(b) - slack).max(t0), (a.max(b) + slack).min(t1))
+                };
+                if ta > tb {
+                    continue;
+                }
+                if ta > best.map_or(max_t, |b| b.1) {
+                    break;
+                }
+                let (xa, xb) = (at(origin.x, dir.x, ta), at(origin.x, dir.x, tb));
+                let (i0, i1) = self.columns(lv, xa.min(xb), xa.max(xb));
+                let (a, b) = lv.row(j, i0, i1, &mut finger);
+                (a..b).for_each(|k| test(lv.proxies[k], &lv.spheres[k], &mut best));
+            }
+        }
+        best
+    }
+
+    /// The live objects with their proxies.
+    fn live(&self) -> impl Iterator<Item = (u32, &Sphere)> {
+        self.spheres
+            .iter()
+            .zip(&self.size_level)
+            .enumerate()
+            .filter(|(_, (_, &l))| l != super::FREE)
+            .map(|(p, (s, _))| (p as u32, s))
+    }
+
+    /// How far from a cell an object of level `lv` may reach, for queries near coordinate `near`:
+    /// the level's largest half-width, widened beyond the rounding of the query's arithmetic.
+    fn reach(&self, lv: &Level, near: f64) -> f64 {
+        lv.hmax + SLACK * (near + self.levels.width(lv.t))
+    }
+
+    /// The columns of `lv` whose objects may reach x in [lo, hi], clamped to the level's span.
+    fn columns(&self, lv: &Level, lo: f64, hi: f64) -> (i64, i64) {
+        let m = self.reach(lv, lo.abs().max(hi.abs()));
+        let span = (lv.imin, lv.imin + lv.nx - 1);
+        (self.levels.index_within(lv.t, lo - m, span), self.levels.index_within(lv.t, hi + m, span))
+    }
+
+    /// The rows of `lv` whose objects may reach y in [lo, hi], clamped to the level's span.
+    fn rows(&self, lv: &Level, lo: f64, hi: f64) -> (i64, i64) {
+        let m = self.reach(lv, lo.abs().max(hi.abs()));
+        let span = (lv.jmin, lv.jmin + lv.ny - 1);
+        (self.levels.index_within(lv.t, lo - m, span), self.levels.index_within(lv.t, hi + m, span))
+    }
+}
+
+/// The t in [0, `limit`] where the ray's projection lies in the rectangle `lo`–`hi` (x, y), widened
+/// beyond rounding; `None` when it never does.
+fn slab(o: DVec3, d: DVec3, lo: [f64; 2], hi: [f64; 2], limit: f64) -> Option<(f64, f64)> {
+    let (mut t0, mut t1) = (0.0f64, limit);
+    for k in 0..2 {
+        if d[k] == 0.0 {
+            if o[k] < lo[k] || o[k] > hi[k] {
+                return None;
+            }
+            continue;
+        }
+        let (a, b) = ((lo[k] - o[k]) / d[k], (hi[k] - o[k]) / d[k]);
+        let slack = SLACK * a.abs().max(b.abs());
+        t0 = t0.max(a.min(b) - slack);
+        t1 = t1.min(a.max(b) + slack);
+    }
+    (t0 <= t1).then_some((t0, t1))
+}
