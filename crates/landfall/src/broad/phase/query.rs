@@ -37,7 +37,7 @@ impl BroadPhase {
     /// bp.insert(DVec3::new(50.0, 0.0, 2.0), 2.0).unwrap();
     /// bp.refresh();
     /// let mut near = Vec::new();
-    /// bp.within_box(DVec3::new(0.0, -1.0, 0.0), DVec3::new(8.0, 1.0, 1.0), |p| near.push(p));
+    /// bp.within_box(DVec3::new(0.0, -1.0, 0.0), DVec3::new(8.5, 1.0, 2.0), |p| near.push(p));
     /// assert_eq!(near, [tree]);
     /// ```
     pub fn within_box(&self, min: DVec3, max: DVec3, mut visit: impl FnMut(u32)) {
