@@ -80,6 +80,12 @@ Examples:
   landfall events terrain world --viewer 0,0 --range 40   # level of detail of behaviour
   landfall events terrain dem.tif --balls 200 --restitution 0.5 --rest-speed 1";
 
+/// `landfall behave dance`.
+pub const BEHAVE_DANCE: &str = "\
+Examples:
+  landfall behave dance -o dance            # the 5-minute dance, 100 couples
+  landfall behave dance --seconds 30 --stills 8 -o dance-short";
+
 #[cfg(test)]
 mod tests {
     use crate::terrain_args::{TERRAIN_PLACEMENT, TERRAIN_TUNING};

@@ -52,7 +52,7 @@ struct Choice {
 ///     .collect();
 /// let mut crowd = Behaviours::new(entities, CrowdParams::default()).unwrap();
 /// let viewer = Viewer::default();
-/// let view = FieldOfView { direction: DVec2::X, half_angle: 0.6 };
+/// let view = FieldOfView::new(DVec2::X, 0.6);
 /// for f in 0..=60 {
 ///     let stats = crowd.frame(f as f64 / 30.0, &viewer, &view).unwrap();
 ///     assert_eq!(stats.full + stats.approximate + stats.dormant, 20);
@@ -135,7 +135,7 @@ impl Behaviours {
     /// [`ImportanceParams::reach`](super::ImportanceParams::reach) of the viewer and at those not
     /// dormant, demotes, promotes and snaps. Entities in view end the frame at full detail (or
     /// withheld), clear of each other.
-    pub fn frame(&mut self, t: f64, viewer: &Viewer, scene: &impl Scene) -> Result<FrameStats, BehaveError> {
+    pub fn frame(&mut self, t: f64, viewer: &Viewer, scene: &(impl Scene + ?Sized)) -> Result<FrameStats, BehaveError> {
         if !(t.is_finite() && t >= self.sim.now()) {
             return Err(BehaveError::Time { t, last: self.sim.now() });
         }
@@ -163,7 +163,7 @@ impl Behaviours {
     }
 
     /// Fills `choices` with the representation each entity near the viewer or active should have.
-    fn choose(&mut self, t: f64, viewer: &Viewer, scene: &impl Scene) {
+    fn choose(&mut self, t: f64, viewer: &Viewer, scene: &(impl Scene + ?Sized)) {
         let crowd = self.sim.model();
         let p = &crowd.params.importance;
         let (frame, seen, choices) = (self.frame, &mut self.seen, &mut self.choices);
@@ -212,7 +212,7 @@ impl Behaviours {
         &mut self,
         t: f64,
         viewer: &Viewer,
-        scene: &impl Scene,
+        scene: &(impl Scene + ?Sized),
         stats: &mut FrameStats,
     ) -> Result<(), BehaveError> {
         let crowd = self.sim.model_mut();

@@ -43,7 +43,7 @@ impl Checker {
     }
 
     /// Looks at every entity of `b` after a frame.
-    pub fn observe(&mut self, b: &Behaviours, viewer: &Viewer, scene: &impl Scene) -> Seen {
+    pub fn observe(&mut self, b: &Behaviours, viewer: &Viewer, scene: &(impl Scene + ?Sized)) -> Seen {
         let p = &b.params().importance;
         let dt = b.now() - self.prev_t;
         self.prev.resize(b.len(), None);

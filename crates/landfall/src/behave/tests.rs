@@ -43,6 +43,8 @@ struct Walk {
     speed: f64,
     /// Where the viewer looks, if not where it goes.
     look: Option<DVec2>,
+    /// How far it sees.
+    range: f64,
 }
 
 impl Walk {
@@ -53,12 +55,12 @@ impl Walk {
             let dir = (w[1] - w[0]).normalize_or(DVec2::X);
             if s <= len {
                 let v = Viewer { position: w[0] + dir * s, velocity: dir * self.speed };
-                return (v, FieldOfView { direction: self.look.unwrap_or(dir), half_angle: 0.5 });
+                return (v, FieldOfView { range: self.range, ..FieldOfView::new(self.look.unwrap_or(dir), 0.5) });
             }
             s -= len;
         }
         let last = *self.points.last().unwrap();
-        (Viewer { position: last, velocity: DVec2::ZERO }, FieldOfView { direction: DVec2::X, half_angle: 0.5 })
+        (Viewer { position: last, velocity: DVec2::ZERO }, FieldOfView::new(DVec2::X, 0.5))
     }
 }
 
@@ -87,11 +89,17 @@ fn run(entities: Vec<Entity>, params: CrowdParams, walk: &Walk, seconds: f64, fp
 }
 
 fn walk_strategy(origin: DVec2) -> impl Strategy<Value = Walk> {
-    (prop::collection::vec((-25.0f64..25.0, -25.0f64..25.0), 2..5), 0.5f64..6.0).prop_map(move |(p, speed)| Walk {
-        points: p.into_iter().map(|(x, y)| origin + DVec2::new(x, y)).collect(),
-        speed,
-        look: None,
-    })
+    (
+        prop::collection::vec((-25.0f64..25.0, -25.0f64..25.0), 2..5),
+        0.5f64..6.0,
+        prop_oneof![Just(f64::INFINITY), 5.0f64..30.0],
+    )
+        .prop_map(move |(p, speed, range)| Walk {
+            points: p.into_iter().map(|(x, y)| origin + DVec2::new(x, y)).collect(),
+            speed,
+            look: None,
+            range,
+        })
 }
 
 proptest! {
@@ -118,7 +126,7 @@ proptest! {
         let at = DVec2::new(edge.cos(), edge.sin()) * 10.0;
         let route = Route::box_step(at, 3.0).unwrap();
         let entities: Vec<Entity> = (0..n).map(|_| Entity { seed, route: route.clone(), radius: 0.3, speed: 0.8 }).collect();
-        let walk = Walk { points: vec![DVec2::ZERO, DVec2::new(0.0, 1.0)], speed: 0.05, look: Some(DVec2::X) };
+        let walk = Walk { points: vec![DVec2::ZERO, DVec2::new(0.0, 1.0)], speed: 0.05, look: Some(DVec2::X), range: f64::INFINITY };
         let (seen, _, _) = run(entities, CrowdParams::default(), &walk, 20.0, 20.0);
         prop_assert_eq!((seen.overlaps, seen.teleports), (0, 0));
         prop_assert!(seen.in_view > 0);
@@ -134,7 +142,7 @@ proptest! {
         let e = Entity { seed, route: Route::box_step(origin + DVec2::new(-d, 0.0), 0.5).unwrap(), radius: 0.45, speed: 0.4 };
         let mut b = Behaviours::new(vec![e], CrowdParams::default().with_importance(p.with_hidden_weight(1.0).with_motion_weight(0.0).with_twirl_attention(1.0))).unwrap();
         let v = Viewer { position: origin, velocity: DVec2::ZERO };
-        let fov = FieldOfView { direction: DVec2::X, half_angle: 0.3 };
+        let fov = FieldOfView::new(DVec2::X, 0.3);
         for k in 0..=10 {
             let now = t * k as f64 / 10.0;
             b.frame(now, &v, &fov).unwrap();
@@ -147,7 +155,8 @@ proptest! {
 
 #[test]
 fn far_fewer_events_than_everything_full() {
-    let walk = Walk { points: vec![DVec2::new(-30.0, 0.0), DVec2::new(30.0, 0.0)], speed: 1.0, look: None };
+    let walk =
+        Walk { points: vec![DVec2::new(-30.0, 0.0), DVec2::new(30.0, 0.0)], speed: 1.0, look: None, range: 20.0 };
     let mut entities = Vec::new();
     for k in 0..4 {
         entities.extend(crowd(k, 50, DVec2::new(k as f64 * 60.0, 0.0), 15.0));
@@ -164,7 +173,7 @@ fn an_entity_hovering_at_a_threshold_does_not_flip_every_frame() {
     let p = ImportanceParams::default().with_motion_weight(0.0).with_twirl_attention(1.0).with_hidden_weight(1.0);
     let e = Entity { seed: 1, route: Route::box_step(DVec2::ZERO, 0.01).unwrap(), radius: 0.45, speed: 0.0 };
     let mut b = Behaviours::new(vec![e], CrowdParams::default().with_importance(p)).unwrap();
-    let fov = FieldOfView { direction: DVec2::X, half_angle: 0.1 }; // looking away: never in view
+    let fov = FieldOfView::new(DVec2::X, 0.1); // looking away: never in view
     let d = 0.9 / p.full_enter;
     let mut flips = 0;
     let mut last = b.rep(0);
@@ -186,7 +195,7 @@ fn a_route_with_no_clear_place_withholds_the_entity() {
         (0..10).map(|k| Entity { seed: k, route: route.clone(), radius: 0.3, speed: 0.5 }).collect();
     let mut b = Behaviours::new(entities, CrowdParams::default()).unwrap();
     let v = Viewer::default();
-    let fov = FieldOfView { direction: DVec2::X, half_angle: 0.5 };
+    let fov = FieldOfView::new(DVec2::X, 0.5);
     let stats = b.frame(0.0, &v, &fov).unwrap();
     assert!(stats.withheld > 0 && stats.full + stats.withheld == 10, "{stats:?}");
     assert_eq!(Checker::new().observe(&b, &v, &fov).overlaps, 0);
@@ -209,7 +218,7 @@ fn bad_input_is_refused_by_name() {
     };
     let _ = Behaviours::new(vec![far], CrowdParams::default());
     let mut b = Behaviours::new(vec![e(0.5, 1.0)], CrowdParams::default()).unwrap();
-    let fov = FieldOfView { direction: DVec2::X, half_angle: 0.5 };
+    let fov = FieldOfView::new(DVec2::X, 0.5);
     b.frame(1.0, &Viewer::default(), &fov).unwrap();
     assert!(matches!(b.frame(0.5, &Viewer::default(), &fov), Err(BehaveError::Time { .. })));
     assert!(matches!(b.frame(f64::NAN, &Viewer::default(), &fov), Err(BehaveError::Time { .. })));

@@ -15,7 +15,7 @@ impl Crowd {
     ///
     /// Behind, because that is where avoidance would have left it: a full-detail entity only
     /// ever yields, so it lags its approximate self and never leads it.
-    pub(crate) fn snap(&self, i: usize, t: f64, s: f64, scene: &impl Scene) -> Option<(f64, Plan)> {
+    pub(crate) fn snap(&self, i: usize, t: f64, s: f64, scene: &(impl Scene + ?Sized)) -> Option<(f64, Plan)> {
         let e = &self.entities[i];
         let len = e.route.length();
         let step = (e.radius / 2.0).max(len / MOST_TRIES);
