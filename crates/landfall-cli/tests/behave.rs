@@ -61,3 +61,19 @@ fn bad_options_are_refused_by_name() {
     }
     assert!(!out.join("stats.csv").exists());
 }
+
+#[test]
+fn monsters_behind_doors_are_checked_the_same_way() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("monsters");
+    ok(&["behave", "monsters", "--seconds", "60", "--stills", "1", "-o", s(&out)]);
+    let summary = std::fs::read_to_string(out.join("summary.txt")).unwrap();
+    assert!(summary.starts_with("behave monsters: 54 entities"), "{summary}");
+    assert_eq!(count_after(&summary, "overlaps "), [0, 0], "{summary}");
+    assert_eq!(count_after(&summary, "teleports "), [0, 0], "{summary}");
+    assert!(count_after(&summary, "snaps into view: ")[0] > 0, "{summary}");
+    assert!(out.join("monsters-000600.png").exists());
+    // Rooms out of sight: some monsters are not at full detail in every frame.
+    let csv = rows(&out.join("stats.csv"));
+    assert!(csv[1..].iter().all(|r| r.split(',').nth(2).unwrap().parse::<usize>().unwrap() < 54));
+}

@@ -174,15 +174,14 @@ impl Behaviours {
             }
             seen[i] = frame;
             let e = &crowd.entities[i];
-            let at = crowd.position(i, t);
+            let (at, velocity, activity) = crowd.motion(i, t);
             let to = at - viewer.position;
             let d = to.length();
             let visible = scene.visible(viewer.position, at, e.radius);
             let in_view = p.in_view(e.size(), d, visible);
-            let rel = crowd.velocity(i, t) - viewer.velocity;
+            let rel = velocity - viewer.velocity;
             let across = if d > 0.0 { rel.perp_dot(to / d).abs() / d } else { 0.0 };
-            let twirl = crowd.params.schedule.activity(e.seed, t) == super::Activity::Twirl;
-            let attention = if twirl { p.twirl_attention } else { 1.0 };
+            let attention = if activity == super::Activity::Twirl { p.twirl_attention } else { 1.0 };
             let importance = p.importance(e.size(), d, visible, across, attention);
             let rep = if crowd.params.all_full { Rep::Full } else { p.choose(crowd.rep(i), importance, in_view) };
             choices.push(Choice { id: i as u32, rep, importance, in_view });

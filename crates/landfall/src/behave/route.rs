@@ -75,14 +75,20 @@ impl Route {
 
     /// The point at arc length `s` (any finite value; taken modulo the length).
     pub fn point_at(&self, s: f64) -> DVec2 {
+        self.point_and_direction(s).0
+    }
+
+    /// The point at arc length `s` and the unit direction of travel there (zero on a degenerate
+    /// segment).
+    pub fn point_and_direction(&self, s: f64) -> (DVec2, DVec2) {
         let (k, u) = self.locate(s);
         let (a, b) = (self.points[k], self.points[(k + 1) % self.points.len()]);
         let seg = self.along[k + 1] - self.along[k];
         if seg <= 0.0 {
-            return a;
+            return (a, DVec2::ZERO);
         }
         let f = ((u - self.along[k]) / seg).clamp(0.0, 1.0);
-        a + (b - a) * f
+        (a + (b - a) * f, (b - a) / seg)
     }
 
     /// Distance along the route from `s` to the next vertex (one closer than a billionth of the
@@ -96,12 +102,6 @@ impl Route {
         } else {
             left + (self.along[(k + 1) % n + 1] - self.along[(k + 1) % n])
         }
-    }
-
-    /// The unit direction of travel at arc length `s` (zero on a degenerate segment).
-    pub fn direction_at(&self, s: f64) -> DVec2 {
-        let (k, _) = self.locate(s);
-        (self.points[(k + 1) % self.points.len()] - self.points[k]).normalize_or_zero()
     }
 
     /// A circle holding the whole route: the centre of its bounding box and the distance to its
@@ -125,7 +125,7 @@ mod tests {
         assert_eq!(r.point_at(1.5), DVec2::new(1.5, 0.0));
         assert_eq!(r.point_at(5.0), DVec2::new(3.0, 2.0));
         assert!(r.point_at(-1.0).distance(r.point_at(11.0)) < 1e-12);
-        assert_eq!(r.direction_at(4.0), DVec2::Y);
+        assert_eq!(r.point_and_direction(4.0), (DVec2::new(3.0, 1.0), DVec2::Y));
         assert_eq!((r.to_next_vertex(1.0), r.to_next_vertex(3.0), r.to_next_vertex(11.0)), (2.0, 4.0, 1.0));
     }
 

@@ -169,15 +169,16 @@ impl Crowd {
         }
     }
 
-    /// Velocity of `i` at `t`.
-    pub(crate) fn velocity(&self, i: usize, t: f64) -> DVec2 {
+    /// Position, velocity and activity of `i` at `t` (the closed form evaluated once).
+    pub(crate) fn motion(&self, i: usize, t: f64) -> (DVec2, DVec2, Activity) {
         let e = &self.entities[i];
+        let activity = self.params.schedule.activity(e.seed, t);
         match self.state[i] {
-            State::Full(plan) => plan.velocity(t),
-            _ if self.params.schedule.activity(e.seed, t) == Activity::Travel => {
-                e.route.direction_at(self.s_at(i, t)) * e.speed
+            State::Full(plan) => (plan.at(t), plan.velocity(t), activity),
+            _ => {
+                let (at, dir) = e.route.point_and_direction(self.s_at(i, t));
+                (at, if activity == Activity::Travel { dir * e.speed } else { DVec2::ZERO }, activity)
             }
-            _ => DVec2::ZERO,
         }
     }
 
