@@ -73,7 +73,7 @@ fn monsters_behind_doors_are_checked_the_same_way() {
     assert_eq!(count_after(&summary, "teleports "), [0, 0], "{summary}");
     assert!(count_after(&summary, "snaps into view: ")[0] > 0, "{summary}");
     assert!(out.join("monsters-000600.png").exists());
-    // Rooms out of sight: some monsters are not at full detail in every frame.
+    // Monsters out of sight: never all at full detail.
     let csv = rows(&out.join("stats.csv"));
     assert!(csv[1..].iter().all(|r| r.split(',').nth(2).unwrap().parse::<usize>().unwrap() < 54));
 }

@@ -130,17 +130,19 @@ impl Building {
         r * GRID.0 + c
     }
 
-    /// The rooms seen from `p`: its own, and every room some line from `p` reaches through a chain
-    /// of door openings (each door clipped to the wedge of the doors before it).
-    fn seen_from(&self, p: DVec2) -> Vec<bool> {
-        let mut seen = vec![false; GRID.0 * GRID.1];
+    /// What `p` sees of each room: its own room whole (`None`), and for every other room the
+    /// wedges from `p` through which some chain of door openings reaches into it (each door clipped
+    /// to the wedge of the doors before it). Rooms are convex, so a point of a room is seen exactly
+    /// when it lies in one of its wedges.
+    fn seen_from(&self, p: DVec2) -> Vec<Vec<Wedge>> {
+        let mut seen = vec![Vec::new(); GRID.0 * GRID.1];
         let mut from = p;
         // On a door's line (in its opening), look from a micrometre into the room.
         let home = Self::room_of(p);
         if self.doors.iter().any(|d| to_segment(p, d.a, d.b) < 1e-6) {
             from = p + (room_centre(home) - p).normalize_or_zero() * 1e-6;
         }
-        seen[home] = true;
+        seen[home].push(None);
         let mut path = vec![home];
         self.through(from, home, None, &mut path, &mut seen);
         seen
@@ -148,7 +150,7 @@ impl Building {
 
     /// From room `room`, reached within `wedge` (counter-clockwise from `.0` to `.1`, `None` for
     /// the whole plane), marks every room a door opening leads to within the wedge.
-    fn through(&self, p: DVec2, room: usize, wedge: Option<(DVec2, DVec2)>, path: &mut Vec<usize>, seen: &mut [bool]) {
+    fn through(&self, p: DVec2, room: usize, wedge: Wedge, path: &mut Vec<usize>, seen: &mut [Vec<Wedge>]) {
         for d in &self.doors {
             let Some(k) = d.rooms.iter().position(|&r| r == room) else { continue };
             let next = d.rooms[1 - k];
@@ -179,8 +181,8 @@ impl Building {
             if qa.perp_dot(qb).abs() <= 1e-12 * qa.length() * qb.length() {
                 continue; // seen edge-on: no line passes through
             }
-            seen[next] = true;
             let w = if qa.perp_dot(qb) > 0.0 { (qa, qb) } else { (qb, qa) };
+            seen[next].push(Some(w));
             path.push(next);
             self.through(p, next, Some(w), path, seen);
             path.pop();
@@ -188,20 +190,36 @@ impl Building {
     }
 }
 
-/// What the viewer sees this frame: the rooms, and the walls for solids.
+/// A wedge from the viewer, counter-clockwise from `.0` to `.1` (less than half a turn); `None`:
+/// the whole plane.
+type Wedge = Option<(DVec2, DVec2)>;
+
+/// Whether the disc of `radius` at `v` (from the wedge's apex) meets the wedge.
+fn meets(wedge: Wedge, v: DVec2, radius: f64) -> bool {
+    let Some((lo, hi)) = wedge else { return true };
+    let near_ray = |d: DVec2| {
+        let t = (v.dot(d) / d.length_squared()).max(0.0);
+        v.distance(d * t) <= radius
+    };
+    (lo.perp_dot(v) >= 0.0 && v.perp_dot(hi) >= 0.0) || near_ray(lo) || near_ray(hi)
+}
+
+/// What the viewer sees this frame: the wedges into each room, and the walls for solids.
 pub struct Rooms<'a> {
-    seen: Vec<bool>,
+    from: DVec2,
+    seen: Vec<Vec<Wedge>>,
     building: &'a Building,
 }
 
 impl Scene for Rooms<'_> {
-    /// Seen when the disc reaches into a room the viewer sees.
+    /// Seen when the disc meets a wedge into a room it reaches into (exact line of sight through
+    /// the doors, up to the disc straddling two rooms, where it counts as seen if it meets a wedge
+    /// of either).
     fn visible(&self, _from: DVec2, at: DVec2, radius: f64) -> bool {
         (0..self.seen.len()).any(|r| {
-            self.seen[r] && {
-                let lo = room_lo(r);
-                at.clamp(lo, lo + ROOM).distance(at) <= radius
-            }
+            let lo = room_lo(r);
+            at.clamp(lo, lo + ROOM).distance(at) <= radius
+                && self.seen[r].iter().any(|&w| meets(w, at - self.from, radius))
         })
     }
 
@@ -239,7 +257,7 @@ impl<'a> Stage for &'a Building {
             }
             s -= len;
         }
-        (viewer, Rooms { seen: self.seen_from(viewer.position), building: self })
+        (viewer, Rooms { from: viewer.position, seen: self.seen_from(viewer.position), building: self })
     }
 
     fn extent(&self) -> (DVec2, DVec2) {
@@ -247,8 +265,8 @@ impl<'a> Stage for &'a Building {
     }
 
     fn draw_scene(&self, pic: &mut Picture, map: &Map, viewer: &Viewer, view: &Rooms<'a>) {
-        for (r, &seen) in view.seen.iter().enumerate() {
-            if seen {
+        for (r, seen) in view.seen.iter().enumerate() {
+            if !seen.is_empty() {
                 let (x0, y1) = map.px(room_lo(r));
                 let (x1, y0) = map.px(room_lo(r) + ROOM);
                 pic.canvas.rect(x0 as i64, y0 as i64, (x1 - x0) as i64, (y1 - y0) as i64, [250, 236, 180]);
@@ -265,10 +283,9 @@ impl<'a> Stage for &'a Building {
 mod tests {
     use super::*;
 
-    /// Line of sight by brute force: a room is seen if some segment from `p` to one of many points
-    /// of it crosses no wall.
-    fn seen_by_sampling(b: &Building, p: DVec2) -> Vec<bool> {
-        let crosses = |a: DVec2, q: DVec2, w: &[DVec2; 2]| {
+    /// Whether the segment from `a` to `q` crosses no wall (the brute-force line of sight).
+    fn clear(b: &Building, a: DVec2, q: DVec2) -> bool {
+        !b.walls.iter().any(|w| {
             let (d, e) = (q - a, w[1] - w[0]);
             let den = d.perp_dot(e);
             if den.abs() < 1e-12 {
@@ -277,14 +294,19 @@ mod tests {
             let t = (w[0] - a).perp_dot(e) / den;
             let u = (w[0] - a).perp_dot(d) / den;
             (1e-9..=1.0 - 1e-9).contains(&t) && (0.0..=1.0).contains(&u)
-        };
+        })
+    }
+
+    /// Line of sight by brute force: a room is seen if some segment from `p` to one of many points
+    /// of it crosses no wall.
+    fn seen_by_sampling(b: &Building, p: DVec2) -> Vec<bool> {
         (0..GRID.0 * GRID.1)
             .map(|r| {
                 let lo = room_lo(r);
                 (1..200).any(|i| {
                     (1..160).any(|j| {
                         let q = lo + DVec2::new(i as f64 / 200.0 * ROOM.x, j as f64 / 160.0 * ROOM.y);
-                        !b.walls.iter().any(|w| crosses(p, q, w))
+                        clear(b, p, q)
                     })
                 })
             })
@@ -298,7 +320,8 @@ mod tests {
         let mut differ = 0;
         for _ in 0..40 {
             let p = DVec2::new(rng.range(0.3, 29.7), rng.range(0.3, 23.7));
-            let (exact, sampled) = (b.seen_from(p), seen_by_sampling(&b, p));
+            let exact: Vec<bool> = b.seen_from(p).iter().map(|w| !w.is_empty()).collect();
+            let sampled = seen_by_sampling(&b, p);
             // Sampling can only miss a room seen through a sliver; it never sees one the portals
             // do not.
             for r in 0..exact.len() {
@@ -310,9 +333,30 @@ mod tests {
     }
 
     #[test]
+    fn monsters_seen_match_brute_force_line_of_sight() {
+        let b = Building::new(2, 1).unwrap();
+        let mut rng = SplitMix64::new(9);
+        let (mut seen, mut only_portals) = (0, 0);
+        for _ in 0..3000 {
+            let p = DVec2::new(rng.range(0.3, 29.7), rng.range(0.3, 23.7));
+            let at = DVec2::new(rng.range(0.4, 29.6), rng.range(0.4, 23.6));
+            let rooms = Rooms { from: p, seen: b.seen_from(p), building: &b };
+            let exact = rooms.visible(p, at, RADIUS);
+            // Lines to the centre and to 64 points round the rim.
+            let sampled = std::iter::once(at)
+                .chain((0..64).map(|k| at + DVec2::from_angle(k as f64 * std::f64::consts::TAU / 64.0) * RADIUS))
+                .any(|q| clear(&b, p, q));
+            assert!(exact || !sampled, "{at:?} seen from {p:?} by sampling, not by the portals");
+            seen += usize::from(exact);
+            only_portals += usize::from(exact && !sampled);
+        }
+        assert!(seen > 300 && only_portals * 50 < seen, "{only_portals} of {seen} seen only by the portals");
+    }
+
+    #[test]
     fn routes_keep_clear_of_the_walls() {
         let b = Building::new(4, 1).unwrap();
-        let rooms = Rooms { seen: vec![true; 9], building: &b };
+        let rooms = Rooms { from: DVec2::ZERO, seen: vec![vec![None]; 9], building: &b };
         for e in &b.entities {
             for k in 0..400 {
                 let p = e.route.point_at(k as f64 / 400.0 * e.route.length());

@@ -203,8 +203,8 @@ impl Behaviours {
         }
     }
 
-    /// Carries out `choices`: demotions first (one that lands in view — a dormant entity is
-    /// reconstructed elsewhere on its route — is promoted instead), then promotions to full
+    /// Carries out `choices`: demotions first (to Dormant only where the reconstruction is out
+    /// of view), then promotions to full
     /// detail, the ones in view and the most important first, each snapped clear of those placed
     /// before it.
     fn apply(
@@ -228,17 +228,30 @@ impl Behaviours {
                 continue;
             }
             crowd.withheld[i] = false;
-            if c.rep == now {
+            let seen = |crowd: &Crowd, at: glam::DVec2| {
+                let e = &crowd.entities[i];
+                p.in_view(e.size(), at.distance(viewer.position), scene.visible(viewer.position, at, e.radius))
+            };
+            // A dormant entity is reconstructed elsewhere on its route: it goes dormant only where
+            // that is out of view (else it would appear there), and stays approximate meanwhile.
+            let rep = match c.rep {
+                Rep::Dormant if seen(crowd, crowd.entities[i].route.point_at(crowd.dormant_s(i, t))) => {
+                    Rep::Approximate
+                }
+                rep => rep,
+            };
+            if rep == now {
                 continue;
             }
-            let state = match c.rep {
+            let state = match rep {
                 Rep::Approximate => State::Approximate { t0: t, s0: crowd.s_at(i, t) },
                 _ => State::Dormant,
             };
             crowd.set(i, state)?;
             self.changed.push(c.id);
-            let (e, at) = (&crowd.entities[i], crowd.position(i, t));
-            if p.in_view(e.size(), at.distance(viewer.position), scene.visible(viewer.position, at, e.radius)) {
+            // Leaving full detail keeps the position (plans run along the route); should rounding
+            // put it back in view, it takes full detail again where it stands.
+            if seen(crowd, crowd.position(i, t)) {
                 self.promote.push(Choice { in_view: true, ..*c });
             }
         }

@@ -64,8 +64,36 @@ impl Walk {
     }
 }
 
+/// A field of view with a wall that comes and goes: every other `period` seconds, nothing right of
+/// the viewer is visible (visibility that changes at once, as when a door closes or a corner is
+/// turned).
+#[derive(Clone, Copy, Debug)]
+struct Blink {
+    fov: FieldOfView,
+    from: DVec2,
+    hidden: bool,
+}
+
+impl Scene for Blink {
+    fn visible(&self, from: DVec2, at: DVec2, radius: f64) -> bool {
+        self.fov.visible(from, at, radius) && !(self.hidden && at.x - radius > self.from.x)
+    }
+}
+
 /// Runs `seconds` at `fps` and returns the totals the checker saw and the last frame's stats.
 fn run(entities: Vec<Entity>, params: CrowdParams, walk: &Walk, seconds: f64, fps: f64) -> (Seen, u64, usize) {
+    run_blinking(entities, params, walk, seconds, fps, f64::INFINITY)
+}
+
+/// [`run`] with a [`Blink`] of `period` seconds.
+fn run_blinking(
+    entities: Vec<Entity>,
+    params: CrowdParams,
+    walk: &Walk,
+    seconds: f64,
+    fps: f64,
+    period: f64,
+) -> (Seen, u64, usize) {
     let mut b = Behaviours::new(entities, params).unwrap();
     let mut checker = Checker::new();
     let mut total = Seen::default();
@@ -73,6 +101,7 @@ fn run(entities: Vec<Entity>, params: CrowdParams, walk: &Walk, seconds: f64, fp
     for f in 0..=(seconds * fps) as usize {
         let t = f as f64 / fps;
         let (viewer, fov) = walk.at(t);
+        let fov = Blink { fov, from: viewer.position, hidden: (t / period) as u64 % 2 == 1 };
         let stats = b.frame(t, &viewer, &fov).unwrap();
         snaps += stats.snaps;
         let seen = checker.observe(&b, &viewer, &fov);
@@ -111,11 +140,15 @@ proptest! {
         n in 10usize..60,
         far in prop_oneof![Just(0.0), Just(1e6), Just(-3.7e6)],
         walk in walk_strategy(DVec2::ZERO),
+        period in prop_oneof![Just(f64::INFINITY), 0.3f64..3.0],
+        hidden in prop_oneof![Just(0.25), 0.005f64..0.05],
     ) {
         let origin = DVec2::new(far, -far / 2.0);
         let walk = Walk { points: walk.points.iter().map(|p| *p + origin).collect(), ..walk };
-        let params = CrowdParams::default().with_importance(ImportanceParams::default().with_min_projected(0.04));
-        let (seen, _, _) = run(crowd(seed, n, origin, 15.0), params, &walk, 12.0, 10.0);
+        // A low weight out of sight makes entities go dormant a few metres behind a wall.
+        let importance = ImportanceParams::default().with_min_projected(0.04).with_hidden_weight(hidden);
+        let params = CrowdParams::default().with_importance(importance);
+        let (seen, _, _) = run_blinking(crowd(seed, n, origin, 15.0), params, &walk, 12.0, 10.0, period);
         prop_assert_eq!((seen.overlaps, seen.teleports), (0, 0));
     }
 
