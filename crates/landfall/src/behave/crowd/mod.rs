@@ -142,7 +142,7 @@ impl Crowd {
     /// Where `i` starts on its route at time 0 (arc length), from its seed.
     fn start(&self, i: usize) -> f64 {
         let e = &self.entities[i];
-        (mix(e.seed ^ 0x7374_6172_74) >> 11) as f64 / (1u64 << 53) as f64 * e.route.length()
+        (mix(e.seed ^ 0x0073_7461_7274) >> 11) as f64 / (1u64 << 53) as f64 * e.route.length()
     }
 
     /// The dormant state at `t`: arc length from seed, route and time alone (closed form).
