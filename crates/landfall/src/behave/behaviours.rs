@@ -45,7 +45,7 @@ struct Choice {
 /// let entities: Vec<Entity> = (0..20)
 ///     .map(|k| Entity {
 ///         seed: k,
-///         route: Route::box_step(DVec2::new(k as f64 * 10.0, 0.0), 0.6).unwrap(),
+///         route: Route::box_step(DVec2::new(k as f64 * 30.0, 0.0), 0.6).unwrap(),
 ///         radius: 0.4,
 ///         speed: 0.5,
 ///     })
@@ -58,7 +58,7 @@ struct Choice {
 ///     assert_eq!(stats.full + stats.approximate + stats.dormant, 20);
 /// }
 /// assert_eq!(crowd.rep(0), Rep::Full); // under the viewer's feet
-/// assert_eq!(crowd.rep(19), Rep::Dormant); // 190 m away
+/// assert_eq!(crowd.rep(19), Rep::Dormant); // 570 m away
 /// ```
 #[derive(Debug)]
 pub struct Behaviours {
@@ -75,7 +75,9 @@ impl Behaviours {
     /// Entities on their routes, all dormant until the first [`frame`](Self::frame).
     pub fn new(entities: Vec<Entity>, params: CrowdParams) -> Result<Self, BehaveError> {
         let n = entities.len();
-        let sim = Simulation::new(Crowd::new(entities, params)?, 0.0);
+        // No cap on events: a frame's work is bounded by its time step (a beat per full-detail
+        // entity, a switch per approximate one), so a long run must not stop firing.
+        let sim = Simulation::new(Crowd::new(entities, params)?, 0.0).with_max_events(u64::MAX);
         Ok(Self { sim, choices: Vec::new(), seen: vec![0; n], frame: 0, promote: Vec::new(), changed: Vec::new() })
     }
 
