@@ -134,7 +134,7 @@ impl Behaviours {
 
     /// Advances to time `t` (not before the last frame) and picks every representation for the
     /// viewer: fires the events up to `t`, then looks at the entities whose routes come within
-    /// [`ImportanceParams::reach`](super::ImportanceParams::reach) of the viewer and at those not
+    /// [`ImportanceParams::wake`](super::ImportanceParams::wake) of the viewer and at those not
     /// dormant, demotes, promotes and snaps. Entities in view end the frame at full detail (or
     /// withheld), clear of each other.
     pub fn frame(&mut self, t: f64, viewer: &Viewer, scene: &(impl Scene + ?Sized)) -> Result<FrameStats, BehaveError> {
@@ -190,18 +190,14 @@ impl Behaviours {
         };
         if crowd.params.all_full {
             (0..crowd.entities.len()).for_each(&mut look);
-        } else {
-            let reach = p.reach(crowd.largest);
-            crowd
-                .routes
-                .within_radius(DVec3::new(viewer.position.x, viewer.position.y, 0.0), reach, |i| look(i as usize));
+            return;
         }
-        // Active entities beyond reach become dormant.
+        // Dormant entities wake only near the viewer; the others are looked at wherever they are.
+        let wake = p.wake(crowd.largest);
+        let at = DVec3::new(viewer.position.x, viewer.position.y, 0.0);
+        crowd.routes.within_radius(at, wake, |i| look(i as usize));
         for &i in &crowd.active {
-            if seen[i as usize] != frame {
-                seen[i as usize] = frame;
-                choices.push(Choice { id: i, rep: Rep::Dormant, importance: 0.0, in_view: false });
-            }
+            look(i as usize);
         }
     }
 

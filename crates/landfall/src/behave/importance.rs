@@ -144,12 +144,23 @@ impl ImportanceParams {
         }
     }
 
-    /// The distance beyond which an entity of size at most `size` is never in view and never
-    /// above Dormant: only entities nearer than this are looked at each frame.
+    /// The largest importance an entity of `size` at `distance` can have (seen, moving at the
+    /// speed that draws the eye most, twirling).
+    fn most(&self, size: f64, distance: f64) -> f64 {
+        size / distance.max(size) * (1.0 + self.motion_weight) * self.twirl_attention.max(1.0)
+    }
+
+    /// The distance from the viewer beyond which an entity of size at most `size` is never in view
+    /// and never above Dormant.
     pub fn reach(&self, size: f64) -> f64 {
-        let most = (1.0 + self.motion_weight) * self.twirl_attention.max(1.0);
         // 1 % beyond the exact bound, so that rounding never leaves an entity there above Dormant.
-        1.01 * size * (most / self.approx_leave).max(1.0 / self.min_projected)
+        1.01 * size * (self.most(1.0, 1.0) / self.approx_leave).max(1.0 / self.min_projected)
+    }
+
+    /// The distance beyond which a dormant entity of size at most `size` stays dormant and out of
+    /// view: only entities nearer than this, and those not dormant, are looked at each frame.
+    pub fn wake(&self, size: f64) -> f64 {
+        1.01 * size * (self.most(1.0, 1.0) / self.approx_enter).max(1.0 / self.min_projected)
     }
 }
 
@@ -193,16 +204,20 @@ mod tests {
 
     proptest! {
         #[test]
-        fn beyond_reach_an_entity_is_dormant_and_unseen(
+        fn beyond_reach_and_wake_an_entity_is_dormant_and_unseen(
             size in 0.01f64..10.0, extra in 1.0f64..1e6, visible: bool, w in 0.0f64..100.0, twirl: bool,
             prev in prop_oneof![Just(Rep::Dormant), Just(Rep::Approximate), Just(Rep::Full)],
         ) {
             let p = ImportanceParams::default();
-            let d = p.reach(size) * extra;
             let att = if twirl { p.twirl_attention } else { 1.0 };
+            let d = p.reach(size) * extra;
             let i = p.importance(size, d, visible, w, att);
             prop_assert!(!p.in_view(size, d, visible));
             prop_assert_eq!(p.choose(prev, i, false), Rep::Dormant);
+            // Beyond the wake distance a dormant entity stays dormant.
+            let d = p.wake(size) * extra;
+            prop_assert!(!p.in_view(size, d, visible));
+            prop_assert_eq!(p.choose(Rep::Dormant, p.importance(size, d, visible, w, att), false), Rep::Dormant);
         }
     }
 }

@@ -31,7 +31,7 @@
 //! never overlap, by induction over the events.
 //!
 //! **Importance and hysteresis** ([`ImportanceParams`] has the formula). Only entities whose route
-//! comes within [`ImportanceParams::reach`] of the viewer (a second grid, of the routes' bounding
+//! comes within [`ImportanceParams::wake`] of the viewer (a second grid, of the routes' bounding
 //! circles, answers) and those not dormant are looked at each frame: farther ones are dormant
 //! whatever they do, so a frame's cost follows what is near the viewer, not what exists. An entity in
 //! view is always Full.

@@ -108,7 +108,7 @@ pub(crate) struct Crowd {
     pub(crate) routes: ProximityGrid,
     /// Entities not Dormant, or withheld.
     pub(crate) active: Vec<u32>,
-    /// The largest entity's size (for the reach around the viewer).
+    /// The largest entity's size (for the wake distance around the viewer).
     pub(crate) largest: f64,
 }
 
@@ -118,13 +118,18 @@ impl Crowd {
         if entities.len() >= u32::MAX as usize {
             return Err(BehaveError::Entity { index: entities.len(), why: "too many entities".into() });
         }
-        let mut routes = ProximityGrid::new(1.0)?;
         let mut largest: f64 = 0.0;
         for (k, e) in entities.iter().enumerate() {
             e.check(k)?;
+            largest = largest.max(e.size());
+        }
+        // Cells an eighth of the wake distance wide: the query around the viewer each frame
+        // visits a few hundred cells, however fine the routes.
+        let unit = (params.importance.wake(largest) / 8.0).max(1.0);
+        let mut routes = ProximityGrid::new(unit)?;
+        for (k, e) in entities.iter().enumerate() {
             let (c, r) = e.route.bounds();
             routes.insert(k as u64, c.extend(0.0), r + e.radius)?;
-            largest = largest.max(e.size());
         }
         let n = entities.len();
         Ok(Self {
