@@ -80,6 +80,18 @@ Examples:
   landfall events terrain world --viewer 0,0 --range 40   # level of detail of behaviour
   landfall events terrain dem.tif --balls 200 --restitution 0.5 --rest-speed 1";
 
+/// `landfall behave dance`.
+pub const BEHAVE_DANCE: &str = "\
+Examples:
+  landfall behave dance -o dance            # the 5-minute dance, 100 couples
+  landfall behave dance --seconds 30 --stills 8 -o dance-short";
+
+/// `landfall behave monsters`.
+pub const BEHAVE_MONSTERS: &str = "\
+Examples:
+  landfall behave monsters --seconds 600 -o monsters   # the 10-minute walk
+  landfall behave monsters --per-room 10 --seconds 60 -o monsters-crowded";
+
 #[cfg(test)]
 mod tests {
     use crate::terrain_args::{TERRAIN_PLACEMENT, TERRAIN_TUNING};

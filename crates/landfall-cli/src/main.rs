@@ -52,6 +52,7 @@ macro_rules! say {
     }};
 }
 
+mod behave;
 mod build;
 mod csv_batch;
 mod demo;
@@ -289,6 +290,9 @@ enum Command {
     /// Event-driven simulations: behaviours exact between events, events in time order.
     #[command(subcommand)]
     Events(events::EventsCommand),
+    /// Behaviours with levels of detail that follow the viewer: the ballroom dance.
+    #[command(subcommand)]
+    Behave(behave::BehaveCommand),
 }
 
 fn main() {
@@ -306,6 +310,7 @@ fn main() {
         Command::World(args) => world::run(&args),
         Command::Proximity { objects, out, max_pairs } => proximity::run(&objects, &out, max_pairs),
         Command::Events(cmd) => events::run(&cmd),
+        Command::Behave(cmd) => behave::run(&cmd),
         Command::Viewshed(args) => viewshed::run(&args),
     };
     if let Err(e) = result {

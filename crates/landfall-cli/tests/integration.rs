@@ -3,6 +3,7 @@
 //! the other tests' processes competing for the cores, and so runs in a process of its own (a
 //! `[[test]]` in Cargo.toml). One file's tests: `cargo test -p landfall-cli --test integration cli::`.
 
+mod behave;
 mod big_index;
 mod cli;
 mod common;

@@ -38,6 +38,7 @@
 //! | which samples an observer sees, on a heightfield or a DEM in degrees (on the ellipsoid) | [`viewshed::viewshed`] | [`viewshed`]; on the ellipsoid `geo/viewshed/` |
 //! | pairs, neighbours and rays among many moving spheres | [`broad::ProximityGrid`] | [`broad`] |
 //! | behaviours driven by predicted events | [`events::Simulation`] | [`events`] |
+//! | crowds whose behaviour follows the viewer (levels of detail, snapping into view) | [`behave::Behaviours`] | [`behave`] |
 //! | a line of sight on any terrain | [`segment_crossing`] | `terrain.rs` |
 //!
 //! Parameter structs and error enums are `#[non_exhaustive]`: build parameters from `Default` and
@@ -67,6 +68,7 @@ macro_rules! with_setters {
 }
 pub(crate) use with_setters;
 
+pub mod behave;
 pub mod broad;
 pub mod collide;
 pub mod events;
