@@ -14,6 +14,9 @@
 //! - `broad_frame/.../random100k`: 100,000 spheres of diameters 0.01–1,000 m (log-uniform) over a
 //!   100 km square, each moving a random 0–2 % of its size per frame; one frame = every move, then
 //!   every overlapping pair.
+//! - `broad_query/{landfall,quadtree}/{boxes1k,rays1k}`: on `random100k` as it stands, 1,000 box
+//!   queries (1–1,000 m) and 1,000 rays of 1 km, on the broad phase's sorted levels and on the dual
+//!   quad-tree (the same answers first).
 //! - `broad_frame/.../crowd10k`: 10,000 walkers of 0.5 m crossing the origin back and forth at 1.5 m/s
 //!   (60 frames per second), the layouts' worst boundary for Mirtich's; the cells entered and left
 //!   per frame are printed; `crowd10k-narrow`: the same walkers pacing ±2 m around the origin.
@@ -270,10 +273,72 @@ fn frames(c: &mut Criterion) {
     g.finish();
 }
 
+/// Box and ray queries on `random100k` as it stands: 1,000 boxes of 1–1,000 m and 1,000 rays of 1 km
+/// in random horizontal directions, on the broad phase's sorted levels (after `refresh`) and on the
+/// dual quad-tree; the same answers first.
+fn queries(c: &mut Criterion) {
+    let mut g = c.benchmark_group("broad_query");
+    let ids = ["landfall", "quadtree"];
+    if !ids
+        .iter()
+        .any(|l| selected(&format!("broad_query/{l}/boxes1k")) || selected(&format!("broad_query/{l}/rays1k")))
+    {
+        return;
+    }
+    let scene = random100k();
+    let mut bp = BroadPhase::new(1.0);
+    let mut grid = ProximityGrid::new(1.0).unwrap();
+    for &(id, c, r) in &scene.objects {
+        bp.insert(c, r).unwrap();
+        grid.insert(id, c, r).unwrap();
+    }
+    bp.refresh();
+    let mut rng = SplitMix64::new(57);
+    let boxes: Vec<(DVec3, DVec3)> = (0..1_000)
+        .map(|_| {
+            let lo = DVec3::new(rng.range(-5e4, 5e4), rng.range(-5e4, 5e4), 0.0);
+            (lo, lo + DVec3::new(1.0, 1.0, 10.0) * 10f64.powf(rng.range(0.0, 3.0)))
+        })
+        .collect();
+    let rays: Vec<(DVec3, DVec3)> = (0..1_000)
+        .map(|_| {
+            let a = rng.range(0.0, std::f64::consts::TAU);
+            (DVec3::new(rng.range(-5e4, 5e4), rng.range(-5e4, 5e4), 5.0), DVec3::new(a.cos(), a.sin(), 0.0))
+        })
+        .collect();
+    let count_landfall = |bp: &BroadPhase| {
+        let mut n = 0usize;
+        for &(lo, hi) in &boxes {
+            bp.within_box(lo, hi, |_| n += 1);
+        }
+        n
+    };
+    let count_grid = |grid: &ProximityGrid| {
+        let mut n = 0usize;
+        for &(lo, hi) in &boxes {
+            grid.within_box(lo, hi, |_| n += 1);
+        }
+        n
+    };
+    let hits_landfall =
+        |bp: &BroadPhase| rays.iter().filter_map(|&(o, d)| bp.raycast(o, d, 1000.0)).map(|h| h.1).sum::<f64>();
+    let hits_grid =
+        |grid: &ProximityGrid| rays.iter().filter_map(|&(o, d)| grid.raycast(o, d, 1000.0)).map(|h| h.1).sum::<f64>();
+    let (n, t) = (count_landfall(&bp), hits_landfall(&bp));
+    assert_eq!(n, count_grid(&grid), "the same objects in the boxes");
+    assert_eq!(t.to_bits(), hits_grid(&grid).to_bits(), "the same first hits");
+    println!("broad_query: {n} objects in the 1,000 boxes; rays hit at a summed t of {t:.1} m");
+    g.bench_function(BenchmarkId::new("landfall", "boxes1k"), |b| b.iter(|| count_landfall(&bp)));
+    g.bench_function(BenchmarkId::new("quadtree", "boxes1k"), |b| b.iter(|| count_grid(&grid)));
+    g.bench_function(BenchmarkId::new("landfall", "rays1k"), |b| b.iter(|| hits_landfall(&bp)));
+    g.bench_function(BenchmarkId::new("quadtree", "rays1k"), |b| b.iter(|| hits_grid(&grid)));
+    g.finish();
+}
+
 criterion_group! {
     name = benches;
     config = landfall_bench::report::criterion().sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(5));
-    targets = frames
+    targets = frames, queries
 }
 
 /// Cell changes per frame of the crowd as the walkers pace farther from the origin: how much of the
@@ -341,4 +406,5 @@ fn main() {
         ],
         &["random100k".to_string(), "crowd10k".to_string(), "crowd10k-narrow".to_string()],
     );
+    print_ratios("broad_query", &["quadtree"], &["boxes1k".to_string(), "rays1k".to_string()]);
 }
