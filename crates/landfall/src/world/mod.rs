@@ -145,6 +145,7 @@ mod gen;
 mod lod;
 mod mesh;
 mod objects;
+mod path;
 mod query;
 mod store;
 
@@ -155,6 +156,7 @@ pub use lod::LodTerrain;
 #[doc(hidden)]
 pub use mesh::fan_height;
 pub use mesh::{LayerMesh, MeshVertex, Region};
+pub use path::{footprint, footprints, Agent, Disc, ObstacleId, PathError, Planner, PlannerStats, Route};
 pub use objects::{
     cell_stream, default_kinds, Entity, Form, Kind, Object, ObjectParams, Objects, Roaming, RoamingStats, Shape,
     Solids, SyncStats,

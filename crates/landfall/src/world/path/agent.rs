@@ -1,0 +1,71 @@
+//! Who walks: the agent's radius, the steepest ground it climbs, and the resolution at which the
+//! ground's slope is read.
+
+use crate::params::{length, ParamError};
+
+/// An agent asking for paths.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Agent {
+    /// Radius, metres (0.3 to 30): obstacles' footprints are inflated by it.
+    pub radius: f64,
+    /// Steepest ground it walks on, radians (in (0, π/2]).
+    pub max_slope: f64,
+    /// Largest side of the cells in which the ground's slope is read, metres (the cells are the
+    /// planner's finest cells halved until they are at most this).
+    pub slope_step: f64,
+}
+
+impl Default for Agent {
+    fn default() -> Self {
+        Self { radius: 0.5, max_slope: 35f64.to_radians(), slope_step: 1.0 }
+    }
+}
+
+crate::with_setters!(Agent {
+    radius: f64 => with_radius,
+    max_slope: f64 => with_max_slope,
+    slope_step: f64 => with_slope_step,
+});
+
+impl Agent {
+    /// The smallest radius accepted, metres.
+    pub const MIN_RADIUS: f64 = 0.3;
+    /// The largest radius accepted, metres.
+    pub const MAX_RADIUS: f64 = 30.0;
+
+    /// Checks every field: `radius` in [0.3, 30], `max_slope` in (0, π/2], `slope_step` finite
+    /// and positive.
+    ///
+    /// ```
+    /// use landfall::world::Agent;
+    ///
+    /// assert!(Agent::default().validate().is_ok());
+    /// let e = Agent::default().with_radius(0.1).validate().unwrap_err();
+    /// assert_eq!(e.to_string(), "radius: 0.1 is not a radius in [0.3, 30] metres");
+    /// ```
+    pub fn validate(&self) -> Result<(), ParamError> {
+        if !(Self::MIN_RADIUS..=Self::MAX_RADIUS).contains(&self.radius) {
+            let why = format!("{} is not a radius in [{}, {}] metres", self.radius, Self::MIN_RADIUS, Self::MAX_RADIUS);
+            return Err(ParamError::new("radius", why));
+        }
+        if !(self.max_slope > 0.0 && self.max_slope <= std::f64::consts::FRAC_PI_2) {
+            return Err(ParamError::new("max_slope", format!("{} is not an angle in (0, π/2] radians", self.max_slope)));
+        }
+        length("slope_step", self.slope_step, true)
+    }
+
+    /// The side of the planner's finest cells: the largest power of two (metres) not above the
+    /// radius, so a 0.5 m walker plans on 0.5 m cells and a 20 m giant on 16 m ones.
+    pub fn cell(&self) -> f64 {
+        self.radius.log2().floor().exp2()
+    }
+
+    /// The side of the cells the slope is read in: [`cell`](Self::cell) halved until at most
+    /// `slope_step` (so they nest in the planner's cells).
+    pub fn slope_cell(&self) -> f64 {
+        let c = self.cell();
+        let halvings = (c / self.slope_step).log2().ceil().max(0.0);
+        c / halvings.exp2()
+    }
+}

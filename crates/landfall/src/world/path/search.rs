@@ -1,0 +1,176 @@
+//! A* over the free leaves: from the start to the free leaves near it that it sees, leaf centre
+//! to leaf centre across shared sides (the segment between the centres of two leaves sharing a
+//! side stays inside the two), to the free leaves near the goal that see it. Then the corners are
+//! pulled straight ([`smooth`](super::smooth)).
+
+use super::planner::{Route, PathError, Planner};
+use super::tree::State;
+use glam::DVec2;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+/// The goal, as a node.
+const GOAL: u32 = u32::MAX;
+
+/// Finest cells around the start and the goal whose free leaves may connect to them.
+const REACH: u32 = 2;
+
+/// Per-node marks reused across queries (stamped, so nothing is cleared between them).
+#[derive(Default)]
+pub(crate) struct Search {
+    stamp: u32,
+    seen: Vec<u32>,
+    closed: Vec<u32>,
+    g: Vec<f64>,
+    parent: Vec<u32>,
+    /// Cost from a node to the goal when it sees the goal (stamped by `target`).
+    target: Vec<u32>,
+    to_goal: Vec<f64>,
+    heap: BinaryHeap<Entry>,
+}
+
+#[derive(PartialEq)]
+struct Entry {
+    f: f64,
+    node: u32,
+}
+
+impl Eq for Entry {}
+
+impl Ord for Entry {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.f.total_cmp(&self.f).then(other.node.cmp(&self.node))
+    }
+}
+
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Search {
+    fn reset(&mut self, nodes: usize) {
+        for v in [&mut self.seen, &mut self.closed, &mut self.target] {
+            v.resize(nodes, 0);
+        }
+        self.g.resize(nodes, 0.0);
+        self.parent.resize(nodes, 0);
+        self.to_goal.resize(nodes, 0.0);
+        self.heap.clear();
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            for v in [&mut self.seen, &mut self.closed, &mut self.target] {
+                v.fill(0);
+            }
+            self.stamp = 1;
+        }
+    }
+
+    /// Bytes held.
+    pub(crate) fn bytes(&self) -> usize {
+        self.seen.capacity() * 32 + self.heap.capacity() * 16
+    }
+}
+
+impl Planner<'_> {
+    /// A path from `a` to `b`, smoothed, its corners on the ground.
+    pub fn find_path(&mut self, a: DVec2, b: DVec2) -> Result<Route, PathError> {
+        self.check_point("start", a)?;
+        self.check_point("goal", b)?;
+        let mut pts = self.corridor(a, b)?;
+        self.smooth(&mut pts);
+        Ok(Route { points: pts.into_iter().map(|p| self.on_ground(p)).collect() })
+    }
+
+    /// The A* polyline from `a` to `b` (both checked): the start, leaf centres, the goal.
+    pub(crate) fn corridor(&mut self, a: DVec2, b: DVec2) -> Result<Vec<DVec2>, PathError> {
+        if self.clear(a, b) {
+            return Ok(vec![a, b]);
+        }
+        let mut s = std::mem::take(&mut self.search);
+        s.reset(self.tree.nodes.len());
+        let stamp = s.stamp;
+        for n in self.near_free(b) {
+            let c = self.tree.center(n);
+            if self.clear(c, b) {
+                s.target[n as usize] = stamp;
+                s.to_goal[n as usize] = c.distance(b);
+            }
+        }
+        for n in self.near_free(a) {
+            let c = self.tree.center(n);
+            let g = a.distance(c);
+            if self.clear(a, c) && (s.seen[n as usize] != stamp || g < s.g[n as usize]) {
+                s.seen[n as usize] = stamp;
+                s.g[n as usize] = g;
+                s.parent[n as usize] = GOAL; // from the start
+                s.heap.push(Entry { f: g + c.distance(b), node: n });
+            }
+        }
+        let (mut best, mut via) = (f64::INFINITY, GOAL);
+        let mut found = false;
+        while let Some(Entry { node, .. }) = s.heap.pop() {
+            if node == GOAL {
+                found = true;
+                break;
+            }
+            let k = node as usize;
+            if s.closed[k] == stamp {
+                continue;
+            }
+            s.closed[k] = stamp;
+            let (gn, cn) = (s.g[k], self.tree.center(node));
+            if s.target[k] == stamp && gn + s.to_goal[k] < best {
+                best = gn + s.to_goal[k];
+                via = node;
+                s.heap.push(Entry { f: best, node: GOAL });
+            }
+            self.tree.neighbours(node, |m| {
+                let mk = m as usize;
+                if self.tree.nodes[mk].state != State::Free || s.closed[mk] == stamp {
+                    return;
+                }
+                let cm = self.tree.center(m);
+                let g = gn + cn.distance(cm);
+                if s.seen[mk] != stamp || g < s.g[mk] {
+                    s.seen[mk] = stamp;
+                    s.g[mk] = g;
+                    s.parent[mk] = node;
+                    s.heap.push(Entry { f: g + cm.distance(b), node: m });
+                }
+            });
+        }
+        let result = if found {
+            let mut pts = vec![b];
+            let mut n = via;
+            while n != GOAL {
+                pts.push(self.tree.center(n));
+                n = s.parent[n as usize];
+            }
+            pts.push(a);
+            pts.reverse();
+            Ok(pts)
+        } else {
+            Err(PathError::NoPath(a.x, a.y, b.x, b.y))
+        };
+        self.search = s;
+        result
+    }
+
+    /// The free leaves within [`REACH`] finest cells of `p`.
+    fn near_free(&self, p: DVec2) -> Vec<u32> {
+        let t = &self.tree;
+        let u = (p - t.origin) / t.cell;
+        let last = t.side() as i64 - 1;
+        let c = |v: f64, d: i64| ((v.floor() as i64) + d).clamp(0, last) as u32;
+        let r = REACH as i64;
+        let mut out = Vec::new();
+        t.leaves_in(c(u.x, -r), c(u.y, -r), c(u.x, r), c(u.y, r), &mut |n| {
+            if t.nodes[n as usize].state == State::Free {
+                out.push(n);
+            }
+        });
+        out
+    }
+}
