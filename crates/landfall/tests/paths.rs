@@ -58,18 +58,9 @@ fn check(route: &Route, a: DVec2, b: DVec2, discs: &[Disc], agent: &Agent, groun
 }
 
 /// Length of the shortest 8-connected path on a uniform grid of cells `h` wide over [lo, hi]
-/// whose cell centres are clear of every inflated disc and of `steep`; diagonal steps need both
+/// whose cell centres are clear of every inflated disc; diagonal steps need both
 /// side cells free. The start's and goal's own cells count as free.
-fn grid_optimum(
-    discs: &[Disc],
-    r: f64,
-    lo: DVec2,
-    hi: DVec2,
-    h: f64,
-    a: DVec2,
-    b: DVec2,
-    steep: impl Fn(DVec2) -> bool,
-) -> Option<f64> {
+fn grid_optimum(discs: &[Disc], r: f64, lo: DVec2, hi: DVec2, h: f64, a: DVec2, b: DVec2) -> Option<f64> {
     let (nx, ny) = (((hi.x - lo.x) / h) as usize, ((hi.y - lo.y) / h) as usize);
     let center = |i: usize, j: usize| lo + (DVec2::new(i as f64, j as f64) + 0.5) * h;
     let cell = |p: DVec2| {
@@ -81,9 +72,8 @@ fn grid_optimum(
     for j in 0..ny {
         for i in 0..nx {
             let c = center(i, j);
-            free[j * nx + i] = (i, j) == sa
-                || (i, j) == sb
-                || (!steep(c) && discs.iter().all(|d| c.distance(d.center) >= d.radius + r));
+            free[j * nx + i] =
+                (i, j) == sa || (i, j) == sb || discs.iter().all(|d| c.distance(d.center) >= d.radius + r);
         }
     }
     let mut dist = vec![f64::INFINITY; nx * ny];
@@ -131,10 +121,7 @@ fn ordered(v: f64) -> u64 {
 fn field(rng: &mut SplitMix64, n: usize, side: f64, (rmin, rmax): (f64, f64), r: f64, clear: &[DVec2]) -> Vec<Disc> {
     let mut out = Vec::new();
     while out.len() < n {
-        let d = Disc {
-            center: DVec2::new(rng.range(0.0, side), rng.range(0.0, side)),
-            radius: rng.range(rmin, rmax),
-        };
+        let d = Disc { center: DVec2::new(rng.range(0.0, side), rng.range(0.0, side)), radius: rng.range(rmin, rmax) };
         if clear.iter().all(|p| p.distance(d.center) > d.radius + r) {
             out.push(d);
         }
@@ -157,7 +144,7 @@ fn random_case(seed: u64, n: usize, radius: f64) {
     let route = planner.find_path(a, b);
     let (lo, hi) = planner.region();
     let hi = hi.min(DVec2::splat(side));
-    let optimum = grid_optimum(&discs, radius, lo, hi, 0.2 * scale, a, b, |_| false);
+    let optimum = grid_optimum(&discs, radius, lo, hi, 0.2 * scale, a, b);
     match (route, optimum) {
         (Ok(route), Some(opt)) => {
             check(&route, a, b, &discs, &agent, &ground);
@@ -208,7 +195,7 @@ proptest! {
                 prop_assert!(d.abs() < 1e-12, "refused a goal {d} outside");
             }
             Err(e) => {
-                let opt = grid_optimum(&discs, 0.5, DVec2::ZERO, DVec2::splat(100.0), 0.2, a, b, |_| false);
+                let opt = grid_optimum(&discs, 0.5, DVec2::ZERO, DVec2::splat(100.0), 0.2, a, b);
                 prop_assert!(opt.is_none(), "{e} but the fine grid finds {opt:?}");
             }
         }

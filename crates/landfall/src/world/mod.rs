@@ -156,11 +156,11 @@ pub use lod::LodTerrain;
 #[doc(hidden)]
 pub use mesh::fan_height;
 pub use mesh::{LayerMesh, MeshVertex, Region};
-pub use path::{footprint, footprints, Agent, Disc, ObstacleId, PathError, Planner, PlannerStats, Route};
 pub use objects::{
     cell_stream, default_kinds, Entity, Form, Kind, Object, ObjectParams, Objects, Roaming, RoamingStats, Shape,
     Solids, SyncStats,
 };
+pub use path::{footprint, footprints, Agent, Disc, ObstacleId, PathError, Planner, PlannerStats, Route};
 #[cfg(feature = "bench-support")]
 #[doc(hidden)]
 pub use store::Hashed;

@@ -50,15 +50,18 @@ impl Agent {
             return Err(ParamError::new("radius", why));
         }
         if !(self.max_slope > 0.0 && self.max_slope <= std::f64::consts::FRAC_PI_2) {
-            return Err(ParamError::new("max_slope", format!("{} is not an angle in (0, π/2] radians", self.max_slope)));
+            return Err(ParamError::new(
+                "max_slope",
+                format!("{} is not an angle in (0, π/2] radians", self.max_slope),
+            ));
         }
         length("slope_step", self.slope_step, true)
     }
 
-    /// The side of the planner's finest cells: the largest power of two (metres) not above the
-    /// radius, so a 0.5 m walker plans on 0.5 m cells and a 20 m giant on 16 m ones.
+    /// The side of the planner's finest cells: the largest power of two (metres) not above half
+    /// the radius, so a 0.5 m walker plans on 0.25 m cells and a 20 m giant on 8 m ones.
     pub fn cell(&self) -> f64 {
-        self.radius.log2().floor().exp2()
+        (0.5 * self.radius).log2().floor().exp2()
     }
 
     /// The side of the cells the slope is read in: [`cell`](Self::cell) halved until at most

@@ -37,6 +37,9 @@ mod slope;
 mod smooth;
 mod tree;
 
+#[cfg(test)]
+mod tests;
+
 pub use agent::Agent;
 pub use footprint::{footprint, footprints};
 pub use geom::Disc;

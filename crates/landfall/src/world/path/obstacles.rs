@@ -107,7 +107,9 @@ impl Obstacles {
         let Some((i0, j0, i1, j1)) = self.bucket_range(lo, hi) else { return false };
         (j0..=j1).any(|j| {
             (i0..=i1).any(|i| {
-                self.buckets[j * self.nb + i].iter().any(|&id| hit(self.inflated(id).expect("buckets hold present discs")))
+                self.buckets[j * self.nb + i]
+                    .iter()
+                    .any(|&id| hit(self.inflated(id).expect("buckets hold present discs")))
             })
         })
     }

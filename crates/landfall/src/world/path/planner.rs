@@ -125,7 +125,13 @@ pub struct Planner<'a> {
 impl<'a> Planner<'a> {
     /// A planner over the square of side at least `side` metres whose lower-left corner is at
     /// `corner` (both rounded outward to the agent's cells), with `obstacles`.
-    pub fn new(ground: &'a dyn Terrain, obstacles: &[Disc], agent: Agent, corner: DVec2, side: f64) -> Result<Self, PathError> {
+    pub fn new(
+        ground: &'a dyn Terrain,
+        obstacles: &[Disc],
+        agent: Agent,
+        corner: DVec2,
+        side: f64,
+    ) -> Result<Self, PathError> {
         agent.validate()?;
         if !corner.is_finite() {
             return Err(PathError::NotFinite("corner", corner.x, corner.y));
@@ -158,7 +164,13 @@ impl<'a> Planner<'a> {
 
     /// A planner over the square around `a` and `b` with room to go around what lies between
     /// them: their box grown by a quarter of their distance, 8 agent radii and 32 metres.
-    pub fn around(ground: &'a dyn Terrain, obstacles: &[Disc], agent: Agent, a: DVec2, b: DVec2) -> Result<Self, PathError> {
+    pub fn around(
+        ground: &'a dyn Terrain,
+        obstacles: &[Disc],
+        agent: Agent,
+        a: DVec2,
+        b: DVec2,
+    ) -> Result<Self, PathError> {
         for (what, p) in [("start", a), ("goal", b)] {
             if !p.is_finite() {
                 return Err(PathError::NotFinite(what, p.x, p.y));

@@ -19,9 +19,8 @@ impl Planner<'_> {
             return self.find_path(p, p);
         }
         let reach = changed.radius + self.agent.radius + 2.0 * self.tree.cell;
-        let near: Vec<usize> = (0..pts.len() - 1)
-            .filter(|&k| segment_dist2(pts[k], pts[k + 1], changed.center) < reach * reach)
-            .collect();
+        let near: Vec<usize> =
+            (0..pts.len() - 1).filter(|&k| segment_dist2(pts[k], pts[k + 1], changed.center) < reach * reach).collect();
         let (Some(&first), Some(&last)) = (near.first(), near.last()) else { return Ok(route.clone()) };
         let (start, goal) = (pts[0], pts[pts.len() - 1]);
         let blocked = near.iter().any(|&k| !self.clear(pts[k], pts[k + 1]));

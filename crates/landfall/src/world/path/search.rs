@@ -1,9 +1,12 @@
-//! A* over the free leaves: from the start to the free leaves near it that it sees, leaf centre
-//! to leaf centre across shared sides (the segment between the centres of two leaves sharing a
-//! side stays inside the two), to the free leaves near the goal that see it. Then the corners are
-//! pulled straight ([`smooth`](super::smooth)).
+//! Lazy Theta* over the free leaves: from the start to the free leaves near it that it sees, leaf
+//! centre to leaf centre across shared sides (the segment between the centres of two leaves
+//! sharing a side stays inside the two), to the free leaves near the goal that see it. A node's
+//! parent may be any earlier node that sees it (checked when the node is expanded; if it does not
+//! see it, the best expanded neighbour is the parent), so paths across large free leaves come out
+//! straight and A* does not pick the wrong side of an obstacle from the leaves' centre-to-centre
+//! zigzag. Then the corners are pulled straight ([`smooth`](super::smooth)).
 
-use super::planner::{Route, PathError, Planner};
+use super::planner::{PathError, Planner, Route};
 use super::tree::State;
 use glam::DVec2;
 use std::cmp::Ordering;
@@ -11,6 +14,8 @@ use std::collections::BinaryHeap;
 
 /// The goal, as a node.
 const GOAL: u32 = u32::MAX;
+/// The start, as a parent.
+const START: u32 = u32::MAX - 1;
 
 /// Finest cells around the start and the goal whose free leaves may connect to them.
 const REACH: u32 = 2;
@@ -104,12 +109,13 @@ impl Planner<'_> {
             if self.clear(a, c) && (s.seen[n as usize] != stamp || g < s.g[n as usize]) {
                 s.seen[n as usize] = stamp;
                 s.g[n as usize] = g;
-                s.parent[n as usize] = GOAL; // from the start
+                s.parent[n as usize] = START;
                 s.heap.push(Entry { f: g + c.distance(b), node: n });
             }
         }
         let (mut best, mut via) = (f64::INFINITY, GOAL);
         let mut found = false;
+        let pos = |n: u32| if n == START { a } else { self.tree.center(n) };
         while let Some(Entry { node, .. }) = s.heap.pop() {
             if node == GOAL {
                 found = true;
@@ -120,23 +126,56 @@ impl Planner<'_> {
                 continue;
             }
             s.closed[k] = stamp;
-            let (gn, cn) = (s.g[k], self.tree.center(node));
-            if s.target[k] == stamp && gn + s.to_goal[k] < best {
-                best = gn + s.to_goal[k];
-                via = node;
-                s.heap.push(Entry { f: best, node: GOAL });
+            let cn = self.tree.center(node);
+            // Lazy Theta*: the parent was assumed to see this node; if it does not, take the best
+            // expanded neighbour instead (one always relaxed it).
+            let p = s.parent[k];
+            if !self.clear(pos(p), cn) {
+                let (mut bg, mut bp) = (f64::INFINITY, p);
+                self.tree.neighbours(node, |m| {
+                    let mk = m as usize;
+                    if s.closed[mk] == stamp && self.tree.nodes[mk].state == State::Free {
+                        let g = s.g[mk] + self.tree.center(m).distance(cn);
+                        if g < bg {
+                            (bg, bp) = (g, m);
+                        }
+                    }
+                });
+                s.g[k] = bg;
+                s.parent[k] = bp;
             }
+            let gn = s.g[k];
+            if s.target[k] == stamp {
+                // To the goal from this node's parent if it sees the goal, else from the node.
+                let (pp, gp) = (s.parent[k], if s.parent[k] == START { 0.0 } else { s.g[s.parent[k] as usize] });
+                let direct = gp + pos(pp).distance(b);
+                let (cost, from) = if direct < gn + s.to_goal[k] && self.clear(pos(pp), b) {
+                    (direct, pp)
+                } else {
+                    (gn + s.to_goal[k], node)
+                };
+                if cost < best {
+                    best = cost;
+                    via = from;
+                    s.heap.push(Entry { f: best, node: GOAL });
+                }
+            }
+            let (pp, gp) = {
+                let pp = s.parent[k];
+                (pp, if pp == START { 0.0 } else { s.g[pp as usize] })
+            };
+            let ppos = pos(pp);
             self.tree.neighbours(node, |m| {
                 let mk = m as usize;
                 if self.tree.nodes[mk].state != State::Free || s.closed[mk] == stamp {
                     return;
                 }
                 let cm = self.tree.center(m);
-                let g = gn + cn.distance(cm);
+                let g = gp + ppos.distance(cm);
                 if s.seen[mk] != stamp || g < s.g[mk] {
                     s.seen[mk] = stamp;
                     s.g[mk] = g;
-                    s.parent[mk] = node;
+                    s.parent[mk] = pp;
                     s.heap.push(Entry { f: g + cm.distance(b), node: m });
                 }
             });
@@ -144,7 +183,7 @@ impl Planner<'_> {
         let result = if found {
             let mut pts = vec![b];
             let mut n = via;
-            while n != GOAL {
+            while n != START {
                 pts.push(self.tree.center(n));
                 n = s.parent[n as usize];
             }

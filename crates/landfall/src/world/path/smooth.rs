@@ -1,7 +1,7 @@
 //! Pulling the A* polyline straight: greedy string pulling (from each corner, on to the farthest
-//! later corner it sees), then a few passes that slide each corner toward the straight line
-//! between its neighbours as far as both its segments stay clear (bisection), dropping corners
-//! that are no longer needed. Corners end near the inflated obstacles' tangents.
+//! later corner it sees), then a few passes that slide each corner along its two segments and
+//! toward the straight line between its neighbours as far as both its segments stay clear
+//! (bisection), dropping corners that are no longer needed. Corners end near the inflated obstacles' tangents.
 
 use super::planner::Planner;
 use glam::DVec2;
@@ -23,25 +23,36 @@ impl Planner<'_> {
                     pts.remove(i);
                     continue;
                 }
-                // The nearest point of p–n to c: slide toward it.
+                // Slide the corner along its first segment toward p, along its second toward n,
+                // then toward the nearest point of p–n: each keeps the path's homotopy and only
+                // shortens it, and together they pull the corner onto the obstacles' tangents.
                 let d = n - p;
                 let t = ((c - p).dot(d) / d.length_squared().max(f64::MIN_POSITIVE)).clamp(0.0, 1.0);
-                let q = p + d * t;
-                let (mut lo, mut hi) = (0.0, 1.0);
-                for _ in 0..STEPS {
-                    let mid = 0.5 * (lo + hi);
-                    let v = c.lerp(q, mid);
-                    if self.clear(p, v) && self.clear(v, n) {
-                        lo = mid;
-                    } else {
-                        hi = mid;
-                    }
-                }
-                if lo > 0.0 {
-                    pts[i] = c.lerp(q, lo);
+                for target in [p, n, p + d * t] {
+                    pts[i] = self.slide(p, pts[i], n, target);
                 }
                 i += 1;
             }
+        }
+    }
+
+    /// Moves corner `c` (between `p` and `n`) toward `target` as far as bisection finds both
+    /// segments clear.
+    fn slide(&self, p: DVec2, c: DVec2, n: DVec2, target: DVec2) -> DVec2 {
+        let (mut lo, mut hi) = (0.0, 1.0);
+        for _ in 0..STEPS {
+            let mid = 0.5 * (lo + hi);
+            let v = c.lerp(target, mid);
+            if self.clear(p, v) && self.clear(v, n) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        if lo > 0.0 {
+            c.lerp(target, lo)
+        } else {
+            c
         }
     }
 

@@ -1,8 +1,9 @@
 //! The occupancy quad-tree: the region's square cut into free leaves (no inflated obstacle and no
 //! steep ground meets them, closed boxes), full leaves (wholly inside one inflated obstacle, or all
 //! steep) and partial leaves (the finest cells, neither); refined only where obstacles or steep
-//! ground are. An obstacle added or removed re-cuts only the leaves its box meets, and merges four
-//! sibling leaves that became alike.
+//! ground are. An obstacle added or removed re-cuts only the leaves its box meets, and a node whose
+//! four children became alike leaves is cut afresh (merged), so the tree is the one a fresh cut
+//! gives.
 
 use super::geom::{box_dist2, box_far2};
 use super::obstacles::Obstacles;
@@ -158,9 +159,10 @@ impl Tree {
                     count += self.update_node(c, lo, hi, obstacles, slope);
                 }
                 let kids = [0, 1, 2, 3].map(|k| self.nodes[(first + k) as usize].state);
+                // Four alike leaves: cut the node afresh (as a fresh tree would be cut here).
                 if matches!(kids[0], State::Free | State::Full) && kids.iter().all(|&k| k == kids[0]) {
-                    self.nodes[n as usize].state = kids[0];
                     self.spare.push(first);
+                    self.recut(n, obstacles, slope);
                 }
                 count
             }
