@@ -11,8 +11,8 @@ pub struct Agent {
     pub radius: f64,
     /// Steepest ground it walks on, radians (in (0, π/2]).
     pub max_slope: f64,
-    /// Largest side of the cells in which the ground's slope is read, metres (the cells are the
-    /// planner's finest cells halved until they are at most this).
+    /// Largest side of the cells in which the ground's slope is read, metres (rounded down to the
+    /// planner's finest cell times a power of two).
     pub slope_step: f64,
 }
 
@@ -64,11 +64,10 @@ impl Agent {
         (0.5 * self.radius).log2().floor().exp2()
     }
 
-    /// The side of the cells the slope is read in: [`cell`](Self::cell) halved until at most
-    /// `slope_step` (so they nest in the planner's cells).
+    /// The side of the cells the slope is read in: the planner's cell times the power of two that
+    /// comes nearest `slope_step` from below (so the two grids nest, either way).
     pub fn slope_cell(&self) -> f64 {
         let c = self.cell();
-        let halvings = (c / self.slope_step).log2().ceil().max(0.0);
-        c / halvings.exp2()
+        c * (self.slope_step / c).log2().floor().clamp(-20.0, 20.0).exp2()
     }
 }

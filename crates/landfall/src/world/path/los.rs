@@ -65,10 +65,9 @@ impl Planner<'_> {
                     return false;
                 }
                 let nd = self.tree.nodes[n as usize];
-                let per = self.slope.n >> self.tree.depth;
-                let (i0, j0) = (nd.x as usize * per, nd.y as usize * per);
-                for j in j0..j0 + per {
-                    for i in i0..i0 + per {
+                let ((i0, i1), (j0, j1)) = (self.slope.span(nd.x, nd.x + 1), self.slope.span(nd.y, nd.y + 1));
+                for j in j0..j1 {
+                    for i in i0..i1 {
                         if self.slope.blocked(i, j) {
                             let (clo, chi) = self.slope.cell_box(i, j);
                             if segment_meets_box(a, b, clo, chi) {

@@ -11,8 +11,8 @@
 //! radius + r) or ground steeper than the limit meet a cell, down to those finest cells. A leaf is
 //! *free* (nothing meets its closed box), *full* (inside one inflated disc, or all steep) or
 //! *partial* (a finest cell, neither). Steep ground is read exactly: a slope cell (the finest cell
-//! halved down to `slope_step`) is blocked when any terrain triangle steeper than the limit meets
-//! it, or when there is no ground at its centre; prefix sums count them in any box in O(1).
+//! times the power of two nearest `slope_step` from below) is blocked when any terrain triangle
+//! steeper than the limit meets it, or when there is no ground at its centre; prefix sums count them in any box in O(1).
 //!
 //! **Queries.** A* over free leaves, centre to centre across shared sides (leaves of any sizes),
 //! joined to the start and goal by the free leaves near them that see them; then string pulling and

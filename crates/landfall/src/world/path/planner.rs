@@ -139,11 +139,11 @@ impl<'a> Planner<'a> {
         crate::params::length("side", side, true).map_err(PathError::Agent)?;
         let cell = agent.cell();
         let g = agent.slope_cell();
-        let per = (cell / g).round() as usize;
-        let origin = (corner / cell).floor() * cell;
+        let shift = (g / cell).log2().round() as i32;
+        let origin = (corner / g.max(cell)).floor() * g.max(cell);
         let need = ((corner.x + side - origin.x).max(corner.y + side - origin.y) / cell).ceil().max(1.0);
-        let depth = need.log2().ceil() as u32;
-        let cells = (1u64 << depth.min(40)) as f64 * per as f64;
+        let depth = (need.log2().ceil() as i32).max(shift).max(0) as u32;
+        let cells = (depth as f64 - shift as f64).exp2();
         if depth > 24 || cells > MAX_SLOPE_CELLS as f64 {
             return Err(PathError::TooLarge { side, cells, max: MAX_SLOPE_CELLS });
         }
@@ -157,7 +157,7 @@ impl<'a> Planner<'a> {
                 obs.add(*d);
             }
         }
-        let slope = SlopeGrid::new(ground, origin, g, n, agent.max_slope);
+        let slope = SlopeGrid::new(ground, origin, g, n, shift, agent.max_slope);
         let tree = Tree::new(origin, cell, depth, &obs, &slope);
         Ok(Self { ground, agent, obstacles: obs, slope, tree, search: Search::default() })
     }

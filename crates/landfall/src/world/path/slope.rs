@@ -15,6 +15,8 @@ pub(crate) struct SlopeGrid {
     pub(crate) cell: f64,
     /// Cells per side.
     pub(crate) n: usize,
+    /// A slope cell is `2^shift` of the planner's finest cells wide (`shift` may be negative).
+    shift: i32,
     blocked: Vec<bool>,
     /// `sum[(j) * (n + 1) + i]`: blocked cells in [0, i) × [0, j).
     sum: Vec<u32>,
@@ -26,7 +28,7 @@ const TILE: usize = 64;
 impl SlopeGrid {
     /// The grid of `n × n` cells of side `cell` from `origin`, blocked where `ground` is steeper
     /// than `max_slope` or absent.
-    pub(crate) fn new(ground: &dyn Terrain, origin: DVec2, cell: f64, n: usize, max_slope: f64) -> Self {
+    pub(crate) fn new(ground: &dyn Terrain, origin: DVec2, cell: f64, n: usize, shift: i32, max_slope: f64) -> Self {
         let mut blocked = vec![false; n * n];
         let cos = max_slope.cos();
         // Far enough above and below any ground.
@@ -76,7 +78,20 @@ impl SlopeGrid {
                 sum[(j + 1) * w + i + 1] = sum[j * w + i + 1] + row;
             }
         }
-        Self { origin, cell, n, blocked, sum }
+        Self { origin, cell, n, shift, blocked, sum }
+    }
+
+    /// The slope cells [i0, i1) meeting the finest cells [x0, x1) (one axis).
+    #[inline]
+    pub(crate) fn span(&self, x0: u32, x1: u32) -> (usize, usize) {
+        let (x0, x1) = (x0 as usize, x1 as usize);
+        if self.shift >= 0 {
+            let s = self.shift as usize;
+            (x0 >> s, ((x1 + (1 << s) - 1) >> s).min(self.n))
+        } else {
+            let s = (-self.shift) as usize;
+            (x0 << s, (x1 << s).min(self.n))
+        }
     }
 
     /// Blocked cells among cells [i0, i1) × [j0, j1).

@@ -49,17 +49,14 @@ pub(crate) struct Tree {
     pub(crate) nodes: Vec<Node>,
     /// Blocks of four nodes let go by merges, for reuse.
     spare: Vec<u32>,
-    /// Slope cells per finest cell, per side.
-    per: usize,
     scratch: Vec<u32>,
 }
 
 impl Tree {
-    /// Cuts the square for `obstacles` and `slope` (whose cells nest `per` to a finest cell).
+    /// Cuts the square for `obstacles` and `slope`.
     pub(crate) fn new(origin: DVec2, cell: f64, depth: u8, obstacles: &Obstacles, slope: &SlopeGrid) -> Self {
-        let per = slope.n >> depth;
         let root = Node { x: 0, y: 0, level: depth, state: State::Free };
-        let mut t = Self { origin, cell, depth, nodes: vec![root], spare: Vec::new(), per, scratch: Vec::new() };
+        let mut t = Self { origin, cell, depth, nodes: vec![root], spare: Vec::new(), scratch: Vec::new() };
         t.recut(0, obstacles, slope);
         t
     }
@@ -198,10 +195,9 @@ impl Tree {
             }
         }
         let nd = self.nodes[n as usize];
-        let (i0, j0) = (nd.x as usize * self.per, nd.y as usize * self.per);
-        let k = nd.size() as usize * self.per;
-        let steep = slope.count(i0, j0, i0 + k, j0 + k) as usize;
-        let state = if full || steep == k * k {
+        let ((i0, i1), (j0, j1)) = (slope.span(nd.x, nd.x + nd.size()), slope.span(nd.y, nd.y + nd.size()));
+        let steep = slope.count(i0, j0, i1, j1) as usize;
+        let state = if full || steep == (i1 - i0) * (j1 - j0) {
             State::Full
         } else if steep == 0 && cands.len() == mine {
             State::Free
