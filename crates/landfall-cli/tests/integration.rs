@@ -11,3 +11,4 @@ mod round_two;
 #[path = "../../landfall/tests/targets.rs"]
 mod targets;
 mod viewer;
+mod world_path;
