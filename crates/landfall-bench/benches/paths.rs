@@ -140,7 +140,9 @@ fn paths(c: &mut Criterion) {
     for (name, r, h) in AGENTS {
         let agent = Agent::default().with_radius(r);
         let mut planner = Planner::new(&ground, &discs, agent, DVec2::ZERO, SIDE).unwrap();
-        g.bench_function(BenchmarkId::new("landfall", name), |bch| bch.iter(|| black_box(planner.find_path(a, b).unwrap())));
+        g.bench_function(BenchmarkId::new("landfall", name), |bch| {
+            bch.iter(|| black_box(planner.find_path(a, b).unwrap()))
+        });
         let grid = Grid::new(&discs, r, h);
         g.bench_function(BenchmarkId::new("grid", name), |bch| bch.iter(|| black_box(grid.path(a, b).unwrap())));
     }
@@ -175,7 +177,9 @@ fn paths(c: &mut Criterion) {
             })
         });
         let id = planner.add_obstacle(new);
-        g.bench_function(BenchmarkId::new("requery", name), |bch| bch.iter(|| black_box(planner.find_path(a, b).unwrap())));
+        g.bench_function(BenchmarkId::new("requery", name), |bch| {
+            bch.iter(|| black_box(planner.find_path(a, b).unwrap()))
+        });
         planner.remove_obstacle(id);
     }
     g.finish();
@@ -186,7 +190,11 @@ fn summary() {
     let ground = ground();
     let (a, b) = ends();
     let discs = obstacles(a, b);
-    println!("\npaths: {} obstacles over {SIDE} m × {SIDE} m, from {a} to {b} ({:.0} m apart)", discs.len(), a.distance(b));
+    println!(
+        "\npaths: {} obstacles over {SIDE} m × {SIDE} m, from {a} to {b} ({:.0} m apart)",
+        discs.len(),
+        a.distance(b)
+    );
     println!(
         "  {:<12} {:>10} {:>10} {:>8} {:>11} {:>11} {:>9} {:>11} {:>11} {:>9} {:>9}",
         "agent", "landfall m", "grid m", "ratio", "query", "grid", "faster", "repair", "replan", "faster", "MB/km²"
@@ -201,7 +209,8 @@ fn summary() {
         let t = |f: &str| median_ns("paths_query", f, name);
         let u = |f: &str| median_ns("paths_repair", f, name);
         let ms = |v: Option<f64>| v.map_or("—".to_string(), |v| format!("{:.3} ms", v / 1e6));
-        let ratio = |p: Option<f64>, q: Option<f64>| p.zip(q).map_or("—".to_string(), |(p, q)| format!("{:.1}×", p / q));
+        let ratio =
+            |p: Option<f64>, q: Option<f64>| p.zip(q).map_or("—".to_string(), |(p, q)| format!("{:.1}×", p / q));
         println!(
             "  {:<12} {:>10.1} {:>10.1} {:>8.4} {:>11} {:>11} {:>9} {:>11} {:>11} {:>9} {:>9.2}",
             name,

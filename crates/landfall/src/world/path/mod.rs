@@ -6,7 +6,7 @@
 //! disc obstacles (the world's objects through [`footprints`]).
 //!
 //! **Levels follow the agent.** The planner's finest cells are the largest power of two metres
-//! not above r (0.5 m for a walker, 16 m for a 20 m giant), so a big agent plans on a coarse tree
+//! not above r/2 (0.25 m for a 0.5 m walker, 8 m for a 20 m giant), so a big agent plans on a coarse tree
 //! and a small one on a fine tree; the quad-tree is cut only where inflated obstacles (footprint
 //! radius + r) or ground steeper than the limit meet a cell, down to those finest cells. A leaf is
 //! *free* (nothing meets its closed box), *full* (inside one inflated disc, or all steep) or
@@ -14,15 +14,16 @@
 //! times the power of two nearest `slope_step` from below) is blocked when any terrain triangle
 //! steeper than the limit meets it, or when there is no ground at its centre; prefix sums count them in any box in O(1).
 //!
-//! **Queries.** A* over free leaves, centre to centre across shared sides (leaves of any sizes),
-//! joined to the start and goal by the free leaves near them that see them; then string pulling and
-//! corner sliding toward the straight line ([`Planner::find_path`]). Line of sight walks the
+//! **Queries.** Lazy Theta* over free leaves, centre to centre across shared sides (leaves of any
+//! sizes), a node's parent any earlier node that sees it; joined to the start and goal by the free
+//! leaves near them that see them; then string pulling and corner sliding
+//! ([`Planner::find_path`]). Line of sight walks the
 //! segment through the leaves: free clears, full blocks, partial is tested exactly (f64 segment–disc
 //! distance against the inflated radius, segment–box against steep cells). Corners are set on the
 //! ground (z from the terrain).
 //!
 //! **Repair.** [`Planner::add_obstacle`] and [`Planner::remove_obstacle`] re-cut only the leaves
-//! the obstacle's inflated box meets (merging four alike siblings), and [`Planner::repair`] replans
+//! the obstacle's inflated box meets (a node whose four children became alike is cut afresh), and [`Planner::repair`] replans
 //! only the stretch of a path near the change, between the last clear corners before and after it.
 
 mod agent;
