@@ -160,7 +160,7 @@ fn paths(c: &mut Criterion) {
                 let mut t = Duration::ZERO;
                 for _ in 0..iters {
                     let s = Instant::now();
-                    let id = planner.add_obstacle(new);
+                    let id = planner.add_obstacle(new).unwrap();
                     black_box(planner.repair(&route, new).unwrap());
                     t += s.elapsed();
                     planner.remove_obstacle(id);
@@ -176,7 +176,7 @@ fn paths(c: &mut Criterion) {
                 black_box(p.find_path(a, b).unwrap())
             })
         });
-        let id = planner.add_obstacle(new);
+        let id = planner.add_obstacle(new).unwrap();
         g.bench_function(BenchmarkId::new("requery", name), |bch| {
             bch.iter(|| black_box(planner.find_path(a, b).unwrap()))
         });

@@ -221,7 +221,7 @@ proptest! {
         let at = p[k].lerp(p[k + 1], rng.range(0.2, 0.8));
         let new = Disc { center: at, radius: rng.range(0.5, 8.0) * scale };
         prop_assume!(a.distance(at) > new.radius + radius && b.distance(at) > new.radius + radius);
-        let id = planner.add_obstacle(new);
+        let id = planner.add_obstacle(new).unwrap();
         discs.push(new);
         let repaired = planner.repair(&route, new);
         let mut fresh = Planner::new(&ground, &discs, agent, DVec2::ZERO, 100.0 * scale).unwrap();
@@ -298,5 +298,11 @@ fn errors_name_the_problem() {
         .collect();
     let mut p = Planner::new(&ground, &ring, Agent::default(), DVec2::ZERO, 100.0).unwrap();
     assert!(matches!(p.find_path(a, DVec2::new(50.0, 50.0)), Err(PathError::NoPath(..))));
-    assert!(Planner::new(&ground, &[], Agent::default(), DVec2::ZERO, 1e6).is_err(), "too large");
+    assert!(matches!(Planner::new(&ground, &[], Agent::default(), DVec2::ZERO, 1e6), Err(PathError::TooLarge { .. })));
+    assert!(matches!(Planner::new(&ground, &[], Agent::default(), DVec2::ZERO, f64::NAN), Err(PathError::Side(_))));
+    let bad = [disc, Disc { center: DVec2::new(1.0, f64::INFINITY), radius: 1.0 }];
+    let e = Planner::new(&ground, &bad, Agent::default(), DVec2::ZERO, 100.0).err().unwrap();
+    assert!(matches!(e, PathError::Obstacle { index: 1, .. }), "{e}");
+    let mut p = Planner::new(&ground, &[], Agent::default(), DVec2::ZERO, 100.0).unwrap();
+    assert!(p.add_obstacle(Disc { center: DVec2::ZERO, radius: -1.0 }).is_err());
 }

@@ -55,6 +55,21 @@ pub enum PathError {
         /// The most allowed.
         max: usize,
     },
+    /// The region's side is not a finite positive length.
+    #[error("side: {0} is not a finite length > 0")]
+    Side(f64),
+    /// An obstacle's centre is not finite or its radius not a finite length ≥ 0.
+    #[error("obstacle {index}: centre ({x}, {y}), radius {radius} (a finite centre and a finite radius ≥ 0)")]
+    Obstacle {
+        /// Its index in the list given.
+        index: usize,
+        /// Its centre.
+        x: f64,
+        /// Its centre.
+        y: f64,
+        /// Its radius.
+        radius: f64,
+    },
     /// No free way connects the start and the goal.
     #[error("no path from ({0}, {1}) to ({2}, {3}) for this agent")]
     NoPath(f64, f64, f64, f64),
@@ -94,6 +109,11 @@ pub struct PlannerStats {
     pub bytes: usize,
     /// Area of the region, square metres.
     pub area: u64,
+}
+
+/// A finite centre and a finite radius ≥ 0.
+fn valid(d: &Disc) -> bool {
+    d.center.is_finite() && d.radius.is_finite() && d.radius >= 0.0
 }
 
 /// Slope cells per side at most (the slope grid and its sums then take about 84 MB).
@@ -136,7 +156,12 @@ impl<'a> Planner<'a> {
         if !corner.is_finite() {
             return Err(PathError::NotFinite("corner", corner.x, corner.y));
         }
-        crate::params::length("side", side, true).map_err(PathError::Agent)?;
+        if !(side.is_finite() && side > 0.0) {
+            return Err(PathError::Side(side));
+        }
+        if let Some((index, d)) = obstacles.iter().enumerate().find(|(_, d)| !valid(d)) {
+            return Err(PathError::Obstacle { index, x: d.center.x, y: d.center.y, radius: d.radius });
+        }
         let cell = agent.cell();
         let g = agent.slope_cell();
         let shift = (g / cell).log2().round() as i32;
@@ -153,9 +178,7 @@ impl<'a> Planner<'a> {
         let nb = (1usize << depth).clamp(1, 256);
         let mut obs = Obstacles::new(origin, extent, nb, agent.radius);
         for d in obstacles {
-            if d.center.is_finite() && d.radius.is_finite() && d.radius >= 0.0 {
-                obs.add(*d);
-            }
+            obs.add(*d);
         }
         let slope = SlopeGrid::new(ground, origin, g, n, shift, agent.max_slope);
         let tree = Tree::new(origin, cell, depth, &obs, &slope);
@@ -192,11 +215,15 @@ impl<'a> Planner<'a> {
         (self.tree.origin, self.tree.origin + DVec2::splat(self.tree.side() as f64 * self.tree.cell))
     }
 
-    /// Adds an obstacle; only the leaves its inflated box meets are re-cut.
-    pub fn add_obstacle(&mut self, d: Disc) -> ObstacleId {
+    /// Adds an obstacle; only the leaves its inflated box meets are re-cut. Refuses a centre that
+    /// is not finite or a radius that is not a finite length ≥ 0 ([`PathError::Obstacle`], index 0).
+    pub fn add_obstacle(&mut self, d: Disc) -> Result<ObstacleId, PathError> {
+        if !valid(&d) {
+            return Err(PathError::Obstacle { index: 0, x: d.center.x, y: d.center.y, radius: d.radius });
+        }
         let id = self.obstacles.add(d);
         self.refresh(d);
-        ObstacleId(id)
+        Ok(ObstacleId(id))
     }
 
     /// Removes an obstacle (returned), re-cutting only the leaves its inflated box met.

@@ -40,7 +40,7 @@ fn updates_equal_a_fresh_cut() {
         let mut p = Planner::new(&ground, &discs[..10], agent, DVec2::ZERO, 64.0).unwrap();
         let mut ids: Vec<_> = (0..10).map(super::ObstacleId).collect();
         for d in &discs[10..] {
-            ids.push(p.add_obstacle(*d));
+            ids.push(p.add_obstacle(*d).unwrap());
         }
         // Remove a random half.
         let mut kept = Vec::new();
