@@ -7,9 +7,9 @@ use super::planner::Planner;
 use glam::DVec2;
 
 /// Passes of corner sliding.
-const PASSES: usize = 4;
+const PASSES: usize = 3;
 /// Bisection steps per corner and pass.
-const STEPS: usize = 10;
+const STEPS: usize = 7;
 
 impl Planner<'_> {
     /// Shortens `pts` in place, keeping every segment clear and the ends fixed.
