@@ -33,13 +33,13 @@ fn ground() -> Heightfield {
     Heightfield::builder(n, n, vec![0.0; n * n]).build().unwrap()
 }
 
-/// The same obstacles for both agents: 1,000 stones and bushes (0.3–2 m), 60 houses and rocks
-/// (3–10 m), 6 halls and ponds (15–35 m), none within 60 m of the two ends (sparse enough that
+/// The same obstacles for both agents: 300 stones and bushes (0.3–2 m), 30 houses and rocks
+/// (3–10 m), 4 halls and ponds (15–35 m), none within 60 m of the two ends (sparse enough that
 /// the 20 m giant, 40 m wide, finds a way).
 fn obstacles(a: DVec2, b: DVec2) -> Vec<Disc> {
     let mut rng = SplitMix64::new(74);
     let mut out = Vec::new();
-    for (n, lo, hi) in [(1000, 0.3, 2.0), (60, 3.0, 10.0), (6, 15.0, 35.0)] {
+    for (n, lo, hi) in [(300, 0.3, 2.0), (30, 3.0, 10.0), (4, 15.0, 35.0)] {
         let mut k = 0;
         while k < n {
             let d = Disc { center: DVec2::new(rng.range(0.0, SIDE), rng.range(0.0, SIDE)), radius: rng.range(lo, hi) };
@@ -141,10 +141,13 @@ fn paths(c: &mut Criterion) {
     for (name, r, h) in AGENTS {
         let agent = Agent::default().with_radius(r);
         let mut planner = Planner::new(&ground, &discs, agent, DVec2::ZERO, SIDE).unwrap();
+        let grid = Grid::new(&discs, r, h);
+        if planner.find_path(a, b).is_err() || grid.path(a, b).is_none() {
+            continue; // said in the summary
+        }
         g.bench_function(BenchmarkId::new("landfall", name), |bch| {
             bch.iter(|| black_box(planner.find_path(a, b).unwrap()))
         });
-        let grid = Grid::new(&discs, r, h);
         g.bench_function(BenchmarkId::new("grid", name), |bch| bch.iter(|| black_box(grid.path(a, b).unwrap())));
     }
     g.finish();
@@ -153,7 +156,7 @@ fn paths(c: &mut Criterion) {
     for (name, r, _) in AGENTS {
         let agent = Agent::default().with_radius(r);
         let mut planner = Planner::new(&ground, &discs, agent, DVec2::ZERO, SIDE).unwrap();
-        let route = planner.find_path(a, b).unwrap();
+        let Ok(route) = planner.find_path(a, b) else { continue };
         let new = blocker(&route, 3.0);
         // Add the obstacle, re-cut, repair (timed); take it away again (not timed).
         g.bench_function(BenchmarkId::new("landfall", name), |bch| {
