@@ -56,6 +56,9 @@ fn parse_xy(s: &str) -> Result<DVec2, String> {
     }
 }
 
+/// An object's identity: kind, level, cell and its footprint's centre (bits).
+type ObjectKey = (u16, u8, (i64, i64), [u64; 2]);
+
 /// Steps of the viewer collecting objects, metres.
 const STEP: f64 = 20.0;
 
@@ -124,7 +127,7 @@ fn collect_objects(
 ) -> Result<Vec<Disc>> {
     let mut world: World = World::new(params, cache, on(a)).context("cannot make the world")?;
     let mut objects = Objects::new(&world, ObjectParams::default().with_roaming(None))?;
-    let mut seen: HashMap<(u16, u8, (i64, i64), [u64; 2]), Disc> = HashMap::new();
+    let mut seen: HashMap<ObjectKey, Disc> = HashMap::new();
     let steps = (a.distance(b) / STEP).ceil().max(1.0) as usize;
     for k in 0..=steps {
         if k > 0 {
