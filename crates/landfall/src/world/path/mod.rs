@@ -30,6 +30,7 @@ mod agent;
 mod footprint;
 mod geom;
 mod los;
+mod marks;
 mod obstacles;
 mod planner;
 mod repair;

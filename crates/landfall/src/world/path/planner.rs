@@ -3,8 +3,8 @@
 
 use super::agent::Agent;
 use super::geom::Disc;
+use super::marks::Search;
 use super::obstacles::Obstacles;
-use super::search::Search;
 use super::slope::SlopeGrid;
 use super::tree::Tree;
 use crate::params::ParamError;

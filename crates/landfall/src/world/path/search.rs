@@ -6,11 +6,10 @@
 //! straight and A* does not pick the wrong side of an obstacle from the leaves' centre-to-centre
 //! zigzag. Then the corners are pulled straight ([`smooth`](super::smooth)).
 
+use super::marks::{Entry, Search};
 use super::planner::{PathError, Planner, Route};
 use super::tree::State;
 use glam::DVec2;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 /// The goal, as a node.
 const GOAL: u32 = u32::MAX;
@@ -19,64 +18,6 @@ const START: u32 = u32::MAX - 1;
 
 /// Finest cells around the start and the goal whose free leaves may connect to them.
 const REACH: u32 = 2;
-
-/// Per-node marks reused across queries (stamped, so nothing is cleared between them).
-#[derive(Default)]
-pub(crate) struct Search {
-    stamp: u32,
-    seen: Vec<u32>,
-    closed: Vec<u32>,
-    g: Vec<f64>,
-    parent: Vec<u32>,
-    /// Cost from a node to the goal when it sees the goal (stamped by `target`).
-    target: Vec<u32>,
-    to_goal: Vec<f64>,
-    heap: BinaryHeap<Entry>,
-}
-
-#[derive(PartialEq)]
-struct Entry {
-    f: f64,
-    node: u32,
-}
-
-impl Eq for Entry {}
-
-impl Ord for Entry {
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.f.total_cmp(&self.f).then(other.node.cmp(&self.node))
-    }
-}
-
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Search {
-    fn reset(&mut self, nodes: usize) {
-        for v in [&mut self.seen, &mut self.closed, &mut self.target] {
-            v.resize(nodes, 0);
-        }
-        self.g.resize(nodes, 0.0);
-        self.parent.resize(nodes, 0);
-        self.to_goal.resize(nodes, 0.0);
-        self.heap.clear();
-        self.stamp = self.stamp.wrapping_add(1);
-        if self.stamp == 0 {
-            for v in [&mut self.seen, &mut self.closed, &mut self.target] {
-                v.fill(0);
-            }
-            self.stamp = 1;
-        }
-    }
-
-    /// Bytes held.
-    pub(crate) fn bytes(&self) -> usize {
-        self.seen.capacity() * 32 + self.heap.capacity() * 16
-    }
-}
 
 impl Planner<'_> {
     /// A path from `a` to `b`, smoothed, its corners on the ground.
