@@ -54,6 +54,12 @@ Examples:
   landfall world --objects --path walk --frames 300                    # trees, houses, entities
   landfall world --path teleport --frames 100 -o world-pictures";
 
+/// `landfall world path`.
+pub const WORLD_PATH: &str = "\
+Examples:
+  landfall world path --from 0,0 --to 1200,300 --radius 0.5 --out path.csv
+  landfall world path --from -500,0 --to 800,0 --radius 20 --max-slope 25 -o giant.csv";
+
 /// `landfall proximity`.
 pub const PROXIMITY: &str = "\
 Examples:
@@ -103,6 +109,10 @@ mod tests {
         for sub in cmd.get_subcommands_mut().filter(|s| s.get_name() != "help") {
             let name = format!("{prefix} {}", sub.get_name());
             if sub.has_subcommands() {
+                // A command that also runs by itself (`landfall world`) is checked too.
+                if sub.is_args_conflicts_with_subcommands_set() {
+                    out.push((name.clone(), sub.render_long_help().to_string()));
+                }
                 commands(sub, &name, out);
             } else {
                 out.push((name, sub.render_long_help().to_string()));

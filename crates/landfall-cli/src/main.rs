@@ -72,6 +72,7 @@ mod terrain_args;
 mod viewshed;
 mod world;
 mod world_map;
+mod world_path;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -237,7 +238,7 @@ enum Command {
     /// `landfall-out/world-view.png` (the view from 300 m, ray cast on the drawn mesh), and with
     /// `--export` the mesh as glTF binary or OBJ.
     #[command(after_help = examples::WORLD)]
-    World(world::WorldArgs),
+    World(world::WorldCli),
     /// Every pair of spheres that overlap or touch, from a CSV with header `id,x,y,z,radius`.
     ///
     /// Ids are any distinct integers (from −2¹²⁷ to 2¹²⁷ − 1: every i64 and u64); radii are ≥ 0. Output header `a,b`: one row per pair of ids
@@ -307,7 +308,7 @@ fn main() {
         Command::Mesh { terrain, out } => build::mesh(&terrain, &out),
         Command::Serve(args) => serve::run(&args),
         Command::Demo(args) => demo::run(&args),
-        Command::World(args) => world::run(&args),
+        Command::World(cli) => world::dispatch(&cli),
         Command::Proximity { objects, out, max_pairs } => proximity::run(&objects, &out, max_pairs),
         Command::Events(cmd) => events::run(&cmd),
         Command::Behave(cmd) => behave::run(&cmd),

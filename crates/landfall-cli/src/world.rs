@@ -5,7 +5,7 @@
 use crate::progress::Step;
 use crate::render::{render, write_png, Camera};
 use anyhow::{Context, Result};
-use clap::{Args, ValueEnum};
+use clap::{Args, Subcommand, ValueEnum};
 use landfall::glam::DVec3;
 use landfall::support::SplitMix64;
 use landfall::world::{CacheParams, LodTerrain, ObjectParams, Objects, World, WorldParams};
@@ -25,6 +25,40 @@ pub enum Path {
     Teleport,
     /// All of the above, one after the other.
     All,
+}
+
+/// `landfall world`: the flight through the world with its options, or one of its subcommands.
+#[derive(Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct WorldCli {
+    #[command(subcommand)]
+    pub command: Option<WorldCommand>,
+    #[command(flatten)]
+    pub args: WorldArgs,
+}
+
+/// Subcommands of `landfall world`.
+#[derive(Subcommand, Debug)]
+pub enum WorldCommand {
+    /// A path for an agent of radius R across the world, around its objects and its steep ground.
+    ///
+    /// The objects are those the world's cache holds as a viewer walks from the start to the goal
+    /// (stones near the way, trees and houses hundreds of metres around it), their footprints
+    /// inflated by the radius; the ground is the landscape they stand on, and ground steeper than
+    /// --max-slope is avoided. The planner cuts a quad-tree around the two points whose finest cells
+    /// follow the radius (a 0.5 m walker plans on 0.25 m cells, a 20 m giant on 8 m ones). Output:
+    /// CSV with header `x,y,z`, the path's corners on the ground, the start first and the goal last
+    /// (written to a temporary file and renamed). Prints the length and the time taken.
+    #[command(after_help = crate::examples::WORLD_PATH)]
+    Path(crate::world_path::PathArgs),
+}
+
+/// Runs `landfall world` or its subcommand.
+pub fn dispatch(cli: &WorldCli) -> Result<()> {
+    match &cli.command {
+        Some(WorldCommand::Path(args)) => crate::world_path::run(args),
+        None => run(&cli.args),
+    }
 }
 
 /// Options of `landfall world`.

@@ -12,3 +12,4 @@ mod round_two;
 #[path = "../../landfall/tests/targets.rs"]
 mod targets;
 mod viewer;
+mod world_path;

@@ -10,6 +10,7 @@ mod events_terrain;
 mod groups;
 mod heightfield_parts;
 mod layering;
+mod paths;
 mod place;
 mod polygon_reference;
 mod reference;

@@ -145,6 +145,7 @@ mod gen;
 mod lod;
 mod mesh;
 mod objects;
+mod path;
 mod query;
 mod store;
 
@@ -159,6 +160,7 @@ pub use objects::{
     cell_stream, default_kinds, Entity, Form, Kind, Object, ObjectParams, Objects, Roaming, RoamingStats, Shape,
     Solids, SyncStats,
 };
+pub use path::{footprint, footprints, Agent, Disc, ObstacleId, PathError, Planner, PlannerStats, Route};
 #[cfg(feature = "bench-support")]
 #[doc(hidden)]
 pub use store::Hashed;

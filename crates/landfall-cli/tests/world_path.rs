@@ -1,0 +1,70 @@
+//! `landfall world path`: the CSV's header, the start first and the goal last, every corner on the
+//! world's ground (the landscape its objects stand on), the printed length that of the rows; bad
+//! input refused by name, no output left behind; `landfall world [options]` still runs.
+
+use crate::common::{entries, fails, ok, rows, s};
+use landfall::glam::DVec2;
+use landfall::world::{CacheParams, Generator, LodTerrain, WorldParams};
+
+#[test]
+fn writes_the_path_on_the_ground() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("path.csv");
+    let said = ok(&["world", "path", "--from", "100,30", "--to", "160,52", "--radius", "0.5", "--out", s(&out)]);
+    let lines = rows(&out);
+    assert_eq!(lines[0], "x,y,z");
+    let pts: Vec<[f64; 3]> = lines[1..]
+        .iter()
+        .map(|l| {
+            let v: Vec<f64> = l.split(',').map(|f| f.parse().unwrap()).collect();
+            [v[0], v[1], v[2]]
+        })
+        .collect();
+    assert!(pts.len() >= 2);
+    assert_eq!((pts[0][0], pts[0][1]), (100.0, 30.0));
+    assert_eq!((pts[pts.len() - 1][0], pts[pts.len() - 1][1]), (160.0, 52.0));
+    let ground =
+        LodTerrain::new(Generator::new(WorldParams::default()).unwrap(), CacheParams::default().mesh_finest, 64);
+    for p in &pts {
+        let z = ground.height_at(p[0], p[1]).unwrap();
+        assert!((p[2] - z).abs() < 1e-9, "corner {p:?} not on the ground {z}");
+    }
+    let length: f64 = pts.windows(2).map(|w| DVec2::new(w[0][0], w[0][1]).distance(DVec2::new(w[1][0], w[1][1]))).sum();
+    assert!(length >= DVec2::new(100.0, 30.0).distance(DVec2::new(160.0, 52.0)) - 1e-9);
+    assert!(said.contains(&format!("{length:.2} m long")), "{said}");
+    assert!(said.contains("time ") && said.contains(" ms"), "{said}");
+    assert_eq!(entries(dir.path()).len(), 1, "only the output is left");
+}
+
+#[test]
+fn bad_input_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("path.csv");
+    let o = s(&out);
+    assert!(fails(&["world", "path", "--from", "100,30", "--to", "160,52", "--radius", "0.1", "-o", o])
+        .contains("--radius"));
+    assert!(fails(&["world", "path", "--from", "100", "--to", "160,52", "-o", o]).contains("X,Y"));
+    assert!(fails(&["world", "path", "--from", "nan,1", "--to", "160,52", "-o", o]).contains("finite"));
+    assert!(fails(&["world", "path", "--from", "100,30", "--to", "1e12,0", "-o", o]).contains("within"));
+    // The origin's ground is steeper than 35° at the finest level: refused, named.
+    assert!(fails(&["world", "path", "--from", "0,0", "--to", "160,52", "-o", o]).contains("steeper"));
+    assert!(entries(dir.path()).is_empty(), "nothing written on failure");
+    // Options of the flight are not options of `path`, and the flight runs as before.
+    assert!(!fails(&["world", "--frames", "2", "path", "--from", "1,1", "--to", "2,2", "-o", o]).is_empty());
+    let pics = dir.path().join("pics");
+    ok(&[
+        "world",
+        "--inner-radius",
+        "4",
+        "--layers",
+        "8",
+        "--frames",
+        "2",
+        "--width",
+        "16",
+        "--height",
+        "9",
+        "-o",
+        s(&pics),
+    ]);
+}

@@ -1,0 +1,73 @@
+//! Who walks: the agent's radius, the steepest ground it climbs, and the resolution at which the
+//! ground's slope is read.
+
+use crate::params::{length, ParamError};
+
+/// An agent asking for paths.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Agent {
+    /// Radius, metres (0.3 to 30): obstacles' footprints are inflated by it.
+    pub radius: f64,
+    /// Steepest ground it walks on, radians (in (0, π/2]).
+    pub max_slope: f64,
+    /// Largest side of the cells in which the ground's slope is read, metres (rounded down to the
+    /// planner's finest cell times a power of two).
+    pub slope_step: f64,
+}
+
+impl Default for Agent {
+    fn default() -> Self {
+        Self { radius: 0.5, max_slope: 35f64.to_radians(), slope_step: 1.0 }
+    }
+}
+
+crate::with_setters!(Agent {
+    radius: f64 => with_radius,
+    max_slope: f64 => with_max_slope,
+    slope_step: f64 => with_slope_step,
+});
+
+impl Agent {
+    /// The smallest radius accepted, metres.
+    pub const MIN_RADIUS: f64 = 0.3;
+    /// The largest radius accepted, metres.
+    pub const MAX_RADIUS: f64 = 30.0;
+
+    /// Checks every field: `radius` in [0.3, 30], `max_slope` in (0, π/2], `slope_step` finite
+    /// and positive.
+    ///
+    /// ```
+    /// use landfall::world::Agent;
+    ///
+    /// assert!(Agent::default().validate().is_ok());
+    /// let e = Agent::default().with_radius(0.1).validate().unwrap_err();
+    /// assert_eq!(e.to_string(), "radius: 0.1 is not a radius in [0.3, 30] metres");
+    /// ```
+    pub fn validate(&self) -> Result<(), ParamError> {
+        if !(Self::MIN_RADIUS..=Self::MAX_RADIUS).contains(&self.radius) {
+            let why = format!("{} is not a radius in [{}, {}] metres", self.radius, Self::MIN_RADIUS, Self::MAX_RADIUS);
+            return Err(ParamError::new("radius", why));
+        }
+        if !(self.max_slope > 0.0 && self.max_slope <= std::f64::consts::FRAC_PI_2) {
+            return Err(ParamError::new(
+                "max_slope",
+                format!("{} is not an angle in (0, π/2] radians", self.max_slope),
+            ));
+        }
+        length("slope_step", self.slope_step, true)
+    }
+
+    /// The side of the planner's finest cells: the largest power of two (metres) not above half
+    /// the radius, so a 0.5 m walker plans on 0.25 m cells and a 20 m giant on 8 m ones.
+    pub fn cell(&self) -> f64 {
+        (0.5 * self.radius).log2().floor().exp2()
+    }
+
+    /// The side of the cells the slope is read in: the planner's cell times the power of two that
+    /// comes nearest `slope_step` from below (so the two grids nest, either way).
+    pub fn slope_cell(&self) -> f64 {
+        let c = self.cell();
+        c * (self.slope_step / c).log2().floor().clamp(-20.0, 20.0).exp2()
+    }
+}

@@ -1,0 +1,83 @@
+//! Line of sight for the agent: whether it can walk straight from one point to another. The
+//! segment is walked through the tree's leaves: a free leaf clears its stretch, a full one blocks,
+//! and in a partial leaf the segment is tested exactly against the inflated discs near it (f64
+//! distance below the inflated radius blocks; touching does not) and the steep cells in it.
+
+use super::geom::{segment_dist2, segment_meets_box};
+use super::planner::Planner;
+use super::tree::State;
+use crate::world::query::dfloor;
+use glam::DVec2;
+
+impl Planner<'_> {
+    /// Whether no inflated obstacle is closer to `p` than its radius.
+    pub(crate) fn point_clear(&self, p: DVec2) -> bool {
+        !self.obstacles.any_near(p, p, |d| d.center.distance_squared(p) < d.radius * d.radius)
+    }
+
+    /// Whether the agent can walk straight from `a` to `b` (both in the region).
+    pub(crate) fn clear(&self, a: DVec2, b: DVec2) -> bool {
+        let t = &self.tree;
+        let (lo, hi) = self.region();
+        let inside = |p: DVec2| p.x >= lo.x && p.y >= lo.y && p.x <= hi.x && p.y <= hi.y;
+        if !inside(a) || !inside(b) {
+            return false;
+        }
+        let d = b - a;
+        let side = t.side();
+        let last = (side - 1) as i64;
+        let mut s = 0.0f64;
+        let mut prev = u32::MAX;
+        // Each step enters a new leaf or nudges past a rounding; bounded anyway.
+        for _ in 0..(8 * side as usize + 64) {
+            let u = (a + d * s - t.origin) / t.cell;
+            let ci = dfloor(u.x, d.x).clamp(0, last) as u32;
+            let cj = dfloor(u.y, d.y).clamp(0, last) as u32;
+            let n = t.leaf_at(ci, cj);
+            let (blo, bhi) = t.bounds(n);
+            if n != prev && !self.leaf_clear(n, a, b, blo, bhi) {
+                return false;
+            }
+            let mut exit = f64::INFINITY;
+            for k in 0..2 {
+                if d[k] > 0.0 {
+                    exit = exit.min((bhi[k] - a[k]) / d[k]);
+                } else if d[k] < 0.0 {
+                    exit = exit.min((blo[k] - a[k]) / d[k]);
+                }
+            }
+            if exit >= 1.0 {
+                return true;
+            }
+            s = if n == prev || exit <= s { s + 1e-12 } else { exit };
+            prev = n;
+        }
+        false
+    }
+
+    /// Whether the segment `a`–`b` is clear inside leaf `n` (box [lo, hi]).
+    fn leaf_clear(&self, n: u32, a: DVec2, b: DVec2, lo: DVec2, hi: DVec2) -> bool {
+        match self.tree.nodes[n as usize].state {
+            State::Free => true,
+            State::Full | State::Split(_) => false,
+            State::Partial => {
+                if self.obstacles.any_near(lo, hi, |d| segment_dist2(a, b, d.center) < d.radius * d.radius) {
+                    return false;
+                }
+                let nd = self.tree.nodes[n as usize];
+                let ((i0, i1), (j0, j1)) = (self.slope.span(nd.x, nd.x + 1), self.slope.span(nd.y, nd.y + 1));
+                for j in j0..j1 {
+                    for i in i0..i1 {
+                        if self.slope.blocked(i, j) {
+                            let (clo, chi) = self.slope.cell_box(i, j);
+                            if segment_meets_box(a, b, clo, chi) {
+                                return false;
+                            }
+                        }
+                    }
+                }
+                true
+            }
+        }
+    }
+}

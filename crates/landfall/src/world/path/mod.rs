@@ -1,0 +1,48 @@
+//! Paths for agents of every size across the world (the thesis' 5.2.2: multi-scale path planning
+//! on the quad-tree of chapter 3).
+//!
+//! An [`Agent`] of radius r (0.3 m to 30 m) and a slope limit asks a [`Planner`] for a path from A
+//! to B over a square region of any [`Terrain`](crate::Terrain) — the world, a heightfield — with
+//! disc obstacles (the world's objects through [`footprints`]).
+//!
+//! **Levels follow the agent.** The planner's finest cells are the largest power of two metres
+//! not above r/2 (0.25 m for a 0.5 m walker, 8 m for a 20 m giant), so a big agent plans on a coarse tree
+//! and a small one on a fine tree; the quad-tree is cut only where inflated obstacles (footprint
+//! radius + r) or ground steeper than the limit meet a cell, down to those finest cells. A leaf is
+//! *free* (nothing meets its closed box), *full* (inside one inflated disc, or all steep) or
+//! *partial* (a finest cell, neither). Steep ground is read exactly: a slope cell (the finest cell
+//! times the power of two nearest `slope_step` from below) is blocked when any terrain triangle
+//! steeper than the limit meets it, or when there is no ground at its centre; prefix sums count them in any box in O(1).
+//!
+//! **Queries.** Lazy Theta* over free leaves, centre to centre across shared sides (leaves of any
+//! sizes), a node's parent any earlier node that sees it; joined to the start and goal by the free
+//! leaves near them that see them; then string pulling and corner sliding
+//! ([`Planner::find_path`]). Line of sight walks the
+//! segment through the leaves: free clears, full blocks, partial is tested exactly (f64 segment–disc
+//! distance against the inflated radius, segment–box against steep cells). Corners are set on the
+//! ground (z from the terrain).
+//!
+//! **Repair.** [`Planner::add_obstacle`] and [`Planner::remove_obstacle`] re-cut only the leaves
+//! the obstacle's inflated box meets (a node whose four children became alike is cut afresh), and [`Planner::repair`] replans
+//! only the stretch of a path near the change, between the last clear corners before and after it.
+
+mod agent;
+mod footprint;
+mod geom;
+mod los;
+mod marks;
+mod obstacles;
+mod planner;
+mod repair;
+mod search;
+mod slope;
+mod smooth;
+mod tree;
+
+#[cfg(test)]
+mod tests;
+
+pub use agent::Agent;
+pub use footprint::{footprint, footprints};
+pub use geom::Disc;
+pub use planner::{ObstacleId, PathError, Planner, PlannerStats, Route};

@@ -1,0 +1,156 @@
+//! Lazy Theta* over the free leaves: from the start to the free leaves near it that it sees, leaf
+//! centre to leaf centre across shared sides (the segment between the centres of two leaves
+//! sharing a side stays inside the two), to the free leaves near the goal that see it. A node's
+//! parent may be any earlier node that sees it (checked when the node is expanded; if it does not
+//! see it, the best expanded neighbour is the parent), so paths across large free leaves come out
+//! straight and A* does not pick the wrong side of an obstacle from the leaves' centre-to-centre
+//! zigzag. Then the corners are pulled straight ([`smooth`](super::smooth)).
+
+use super::marks::Entry;
+use super::planner::{PathError, Planner, Route};
+use super::tree::State;
+use glam::DVec2;
+
+/// The goal, as a node.
+const GOAL: u32 = u32::MAX;
+/// The start, as a parent.
+const START: u32 = u32::MAX - 1;
+
+/// Finest cells around the start and the goal whose free leaves may connect to them.
+const REACH: u32 = 2;
+
+impl Planner<'_> {
+    /// A path from `a` to `b`, smoothed, its corners on the ground.
+    pub fn find_path(&mut self, a: DVec2, b: DVec2) -> Result<Route, PathError> {
+        self.check_point("start", a)?;
+        self.check_point("goal", b)?;
+        let mut pts = self.corridor(a, b)?;
+        self.smooth(&mut pts);
+        Ok(Route { points: pts.into_iter().map(|p| self.on_ground(p)).collect() })
+    }
+
+    /// The A* polyline from `a` to `b` (both checked): the start, leaf centres, the goal.
+    pub(crate) fn corridor(&mut self, a: DVec2, b: DVec2) -> Result<Vec<DVec2>, PathError> {
+        if self.clear(a, b) {
+            return Ok(vec![a, b]);
+        }
+        let mut s = std::mem::take(&mut self.search);
+        s.reset(self.tree.nodes.len());
+        let stamp = s.stamp;
+        for n in self.near_free(b) {
+            let c = self.tree.center(n);
+            if self.clear(c, b) {
+                s.target[n as usize] = stamp;
+                s.to_goal[n as usize] = c.distance(b);
+            }
+        }
+        for n in self.near_free(a) {
+            let c = self.tree.center(n);
+            let g = a.distance(c);
+            if self.clear(a, c) && (s.seen[n as usize] != stamp || g < s.g[n as usize]) {
+                s.seen[n as usize] = stamp;
+                s.g[n as usize] = g;
+                s.parent[n as usize] = START;
+                s.heap.push(Entry { f: g + c.distance(b), node: n });
+            }
+        }
+        let (mut best, mut via) = (f64::INFINITY, GOAL);
+        let mut found = false;
+        let pos = |n: u32| if n == START { a } else { self.tree.center(n) };
+        while let Some(Entry { node, .. }) = s.heap.pop() {
+            if node == GOAL {
+                found = true;
+                break;
+            }
+            let k = node as usize;
+            if s.closed[k] == stamp {
+                continue;
+            }
+            s.closed[k] = stamp;
+            let cn = self.tree.center(node);
+            // Lazy Theta*: the parent was assumed to see this node; if it does not, take the best
+            // expanded neighbour instead (one always relaxed it).
+            let p = s.parent[k];
+            if !self.clear(pos(p), cn) {
+                let (mut bg, mut bp) = (f64::INFINITY, p);
+                self.tree.neighbours(node, |m| {
+                    let mk = m as usize;
+                    if s.closed[mk] == stamp && self.tree.nodes[mk].state == State::Free {
+                        let g = s.g[mk] + self.tree.center(m).distance(cn);
+                        if g < bg {
+                            (bg, bp) = (g, m);
+                        }
+                    }
+                });
+                s.g[k] = bg;
+                s.parent[k] = bp;
+            }
+            let gn = s.g[k];
+            if s.target[k] == stamp {
+                // To the goal from this node's parent if it sees the goal, else from the node.
+                let (pp, gp) = (s.parent[k], if s.parent[k] == START { 0.0 } else { s.g[s.parent[k] as usize] });
+                let direct = gp + pos(pp).distance(b);
+                let (cost, from) = if direct < gn + s.to_goal[k] && self.clear(pos(pp), b) {
+                    (direct, pp)
+                } else {
+                    (gn + s.to_goal[k], node)
+                };
+                if cost < best {
+                    best = cost;
+                    via = from;
+                    s.heap.push(Entry { f: best, node: GOAL });
+                }
+            }
+            let (pp, gp) = {
+                let pp = s.parent[k];
+                (pp, if pp == START { 0.0 } else { s.g[pp as usize] })
+            };
+            let ppos = pos(pp);
+            self.tree.neighbours(node, |m| {
+                let mk = m as usize;
+                if self.tree.nodes[mk].state != State::Free || s.closed[mk] == stamp {
+                    return;
+                }
+                let cm = self.tree.center(m);
+                let g = gp + ppos.distance(cm);
+                if s.seen[mk] != stamp || g < s.g[mk] {
+                    s.seen[mk] = stamp;
+                    s.g[mk] = g;
+                    s.parent[mk] = pp;
+                    s.heap.push(Entry { f: g + cm.distance(b), node: m });
+                }
+            });
+        }
+        let result = if found {
+            let mut pts = vec![b];
+            let mut n = via;
+            while n != START {
+                pts.push(self.tree.center(n));
+                n = s.parent[n as usize];
+            }
+            pts.push(a);
+            pts.reverse();
+            Ok(pts)
+        } else {
+            Err(PathError::NoPath(a.x, a.y, b.x, b.y))
+        };
+        self.search = s;
+        result
+    }
+
+    /// The free leaves within [`REACH`] finest cells of `p`.
+    fn near_free(&self, p: DVec2) -> Vec<u32> {
+        let t = &self.tree;
+        let u = (p - t.origin) / t.cell;
+        let last = t.side() as i64 - 1;
+        let c = |v: f64, d: i64| ((v.floor() as i64) + d).clamp(0, last) as u32;
+        let r = REACH as i64;
+        let mut out = Vec::new();
+        t.leaves_in(c(u.x, -r), c(u.y, -r), c(u.x, r), c(u.y, r), &mut |n| {
+            if t.nodes[n as usize].state == State::Free {
+                out.push(n);
+            }
+        });
+        out
+    }
+}

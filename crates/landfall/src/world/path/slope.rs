@@ -1,0 +1,136 @@
+//! Where the ground is too steep or missing: a grid of small cells over the planned region, a cell
+//! blocked when a terrain triangle steeper than the agent's limit meets it (closed sets, so a cell
+//! touching a steep triangle's edge is blocked too) or when there is no ground at its centre; and
+//! the grid's prefix sums, which count the blocked cells in any box in O(1).
+
+use super::geom::triangle_meets_box;
+use crate::geom::Aabb;
+use crate::terrain::Terrain;
+use glam::{DVec2, DVec3};
+
+/// Blocked slope cells over a square region.
+pub(crate) struct SlopeGrid {
+    origin: DVec2,
+    /// Side of a cell, metres.
+    pub(crate) cell: f64,
+    /// Cells per side.
+    pub(crate) n: usize,
+    /// A slope cell is `2^shift` of the planner's finest cells wide (`shift` may be negative).
+    shift: i32,
+    blocked: Vec<bool>,
+    /// `sum[(j) * (n + 1) + i]`: blocked cells in [0, i) × [0, j).
+    sum: Vec<u32>,
+}
+
+/// Cells of a tile of triangles asked of the terrain at once (per side).
+const TILE: usize = 64;
+
+impl SlopeGrid {
+    /// The grid of `n × n` cells of side `cell` from `origin`, blocked where `ground` is steeper
+    /// than `max_slope` or absent.
+    pub(crate) fn new(ground: &dyn Terrain, origin: DVec2, cell: f64, n: usize, shift: i32, max_slope: f64) -> Self {
+        let mut blocked = vec![false; n * n];
+        let cos = max_slope.cos();
+        // Far enough above and below any ground.
+        let (zlo, zhi) = (-1e12, 1e12);
+        for tj in (0..n).step_by(TILE) {
+            for ti in (0..n).step_by(TILE) {
+                let lo = origin + DVec2::new(ti as f64, tj as f64) * cell;
+                let hi = origin + DVec2::new((ti + TILE).min(n) as f64, (tj + TILE).min(n) as f64) * cell;
+                let region = Aabb { min: lo.extend(zlo), max: hi.extend(zhi) };
+                ground.triangles_in(&region, &mut |_, t| {
+                    let nrm = (t[1] - t[0]).cross(t[2] - t[0]);
+                    let len = nrm.length();
+                    if len == 0.0 || nrm.z.abs() >= cos * len {
+                        return; // degenerate, or gentle enough
+                    }
+                    let flat = [t[0].truncate(), t[1].truncate(), t[2].truncate()];
+                    let (tlo, thi) = (flat[0].min(flat[1]).min(flat[2]), flat[0].max(flat[1]).max(flat[2]));
+                    let (i0, j0) = cell_of((tlo.max(lo) - origin) / cell, n);
+                    let (i1, j1) = cell_of((thi.min(hi) - origin) / cell, n);
+                    for j in j0..=j1 {
+                        for i in i0..=i1 {
+                            let clo = origin + DVec2::new(i as f64, j as f64) * cell;
+                            if !blocked[j * n + i] && triangle_meets_box(flat, clo, clo + DVec2::splat(cell)) {
+                                blocked[j * n + i] = true;
+                            }
+                        }
+                    }
+                });
+            }
+        }
+        for j in 0..n {
+            for i in 0..n {
+                if !blocked[j * n + i] {
+                    let c = origin + (DVec2::new(i as f64, j as f64) + 0.5) * cell;
+                    if ground.top_surface(DVec3::new(c.x, c.y, 0.0)).is_none() {
+                        blocked[j * n + i] = true;
+                    }
+                }
+            }
+        }
+        let w = n + 1;
+        let mut sum = vec![0u32; w * w];
+        for j in 0..n {
+            let mut row = 0u32;
+            for i in 0..n {
+                row += u32::from(blocked[j * n + i]);
+                sum[(j + 1) * w + i + 1] = sum[j * w + i + 1] + row;
+            }
+        }
+        Self { origin, cell, n, shift, blocked, sum }
+    }
+
+    /// The slope cells [i0, i1) meeting the finest cells [x0, x1) (one axis).
+    #[inline]
+    pub(crate) fn span(&self, x0: u32, x1: u32) -> (usize, usize) {
+        let (x0, x1) = (x0 as usize, x1 as usize);
+        if self.shift >= 0 {
+            let s = self.shift as usize;
+            (x0 >> s, ((x1 + (1 << s) - 1) >> s).min(self.n))
+        } else {
+            let s = (-self.shift) as usize;
+            (x0 << s, (x1 << s).min(self.n))
+        }
+    }
+
+    /// Blocked cells among cells [i0, i1) × [j0, j1).
+    #[inline]
+    pub(crate) fn count(&self, i0: usize, j0: usize, i1: usize, j1: usize) -> u32 {
+        let w = self.n + 1;
+        self.sum[j1 * w + i1] + self.sum[j0 * w + i0] - self.sum[j0 * w + i1] - self.sum[j1 * w + i0]
+    }
+
+    /// Whether cell (i, j) is blocked.
+    #[inline]
+    pub(crate) fn blocked(&self, i: usize, j: usize) -> bool {
+        self.blocked[j * self.n + i]
+    }
+
+    /// The box of cell (i, j).
+    #[inline]
+    pub(crate) fn cell_box(&self, i: usize, j: usize) -> (DVec2, DVec2) {
+        let lo = self.origin + DVec2::new(i as f64, j as f64) * self.cell;
+        (lo, lo + DVec2::splat(self.cell))
+    }
+
+    /// Whether a blocked cell contains the point `p` (closed cells).
+    pub(crate) fn blocks_point(&self, p: DVec2) -> bool {
+        let u = (p - self.origin) / self.cell;
+        let (i0, j0) = cell_of(u - 1e-9, self.n);
+        let (i1, j1) = cell_of(u + 1e-9, self.n);
+        (j0..=j1).any(|j| (i0..=i1).any(|i| self.blocked(i, j)))
+    }
+
+    /// Bytes held.
+    pub(crate) fn bytes(&self) -> usize {
+        self.blocked.len() + 4 * self.sum.len()
+    }
+}
+
+/// The cell holding the point `u` (in cell units), clamped to the grid.
+#[inline]
+pub(crate) fn cell_of(u: DVec2, n: usize) -> (usize, usize) {
+    let c = |v: f64| (v.floor().max(0.0) as usize).min(n - 1);
+    (c(u.x), c(u.y))
+}
