@@ -29,6 +29,28 @@ pub(crate) fn within(d: DVec3, r: f64) -> bool {
     d.length_squared() <= r * r
 }
 
+/// A ray query's step for one object that the ray's bounding sphere test says it enters at
+/// `enter`: asks `exact(id, enter, limit)` when that is no later than the best hit so far, and keeps
+/// the earlier hit (at equal t the lower id).
+#[inline]
+pub(crate) fn offer<I: Copy + Ord>(
+    best: &mut Option<(I, f64)>,
+    id: I,
+    enter: Option<f64>,
+    max_t: f64,
+    exact: &mut impl FnMut(I, f64, f64) -> Option<f64>,
+) {
+    let Some(t) = enter else { return };
+    let limit = best.map_or(max_t, |b| b.1);
+    if t <= limit {
+        if let Some(t) = exact(id, t, limit).filter(|&t| t <= max_t) {
+            if best.is_none_or(|b| t < b.1 || (t == b.1 && id < b.0)) {
+                *best = Some((id, t));
+            }
+        }
+    }
+}
+
 impl ProximityGrid {
     /// The objects with their slots.
     fn live(&self) -> impl Iterator<Item = (usize, &Slot)> {
@@ -205,16 +227,7 @@ impl ProximityGrid {
         }
         let mut best: Option<(u64, f64)> = None;
         let mut test = |s: &Slot, best: &mut Option<(u64, f64)>| {
-            if let Some(t) = crate::geom::ray_ball(origin, dir, s.center, s.radius) {
-                let limit = best.map_or(max_t, |b| b.1);
-                if t <= limit {
-                    if let Some(t) = exact(s.id, t, limit).filter(|&t| t <= max_t) {
-                        if best.is_none_or(|b| t < b.1 || (t == b.1 && s.id < b.0)) {
-                            *best = Some((s.id, t));
-                        }
-                    }
-                }
-            }
+            offer(best, s.id, crate::geom::ray_ball(origin, dir, s.center, s.radius), max_t, &mut exact)
         };
         for (level, list) in self.levels_from(i32::MIN) {
             let w = cells::width(self.unit, level);

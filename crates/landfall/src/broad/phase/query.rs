@@ -9,7 +9,7 @@
 use super::boxes::Box32;
 use super::level::{Level, Sphere};
 use super::BroadPhase;
-use crate::broad::queries::within;
+use crate::broad::queries::{offer, within};
 use crate::geom::ray_ball;
 use glam::DVec3;
 
@@ -118,15 +118,7 @@ impl BroadPhase {
         }
         let mut best: Option<(u32, f64)> = None;
         let mut test = |p: u32, s: &Sphere, best: &mut Option<(u32, f64)>| {
-            let Some(t) = ray_ball(origin, dir, s.c, s.r) else { return };
-            let limit = best.map_or(max_t, |b| b.1);
-            if t <= limit {
-                if let Some(t) = exact(p, t, limit).filter(|&t| t <= max_t) {
-                    if best.is_none_or(|b| t < b.1 || (t == b.1 && p < b.0)) {
-                        *best = Some((p, t));
-                    }
-                }
-            }
+            offer(best, p, ray_ball(origin, dir, s.c, s.r), max_t, &mut exact)
         };
         if !self.fresh {
             self.live().for_each(|(p, s)| test(p, s, &mut best));
