@@ -10,7 +10,8 @@ use anyhow::{Context, Result};
 use clap::Args;
 use landfall::glam::{DVec2, DVec3};
 use landfall::world::{
-    footprint, Agent, CacheParams, Disc, Generator, LodTerrain, ObjectParams, Objects, Planner, World, WorldParams,
+    footprint, Agent, CacheParams, Disc, Generator, LodTerrain, ObjectParams, Objects, PathError, Planner, World,
+    WorldParams,
 };
 use std::collections::HashMap;
 use std::io::Write;
@@ -63,6 +64,11 @@ type ObjectKey = (u16, u8, (i64, i64), [u64; 2]);
 const STEP: f64 = 20.0;
 
 pub fn run(args: &PathArgs) -> Result<()> {
+    anyhow::ensure!(
+        args.max_slope > 0.0 && args.max_slope <= 90.0,
+        "--max-slope: {} is not an angle in (0, 90] degrees",
+        args.max_slope
+    );
     let agent = Agent::default().with_radius(args.radius).with_max_slope(args.max_slope.to_radians());
     agent.validate().map_err(|e| anyhow::anyhow!("--{}: {}", e.field.replace('_', "-"), e.why))?;
     anyhow::ensure!(
@@ -80,7 +86,16 @@ pub fn run(args: &PathArgs) -> Result<()> {
     let discs = if args.no_objects { Vec::new() } else { collect_objects(params, cache, a, b, &on)? };
     let gathered = t0.elapsed().as_secs_f64();
     let t1 = Instant::now();
-    let mut planner = Planner::around(&ground, &discs, agent, a, b)?;
+    let mut planner = Planner::around(&ground, &discs, agent, a, b).map_err(|e| match e {
+        PathError::TooLarge { side, max, .. } => anyhow::anyhow!(
+            "--from/--to: {:.0} m apart; the planning region would be {side:.0} m wide, and one plan covers at most \
+             {:.0} m ({max} slope cells of {} m)",
+            a.distance(b),
+            max as f64 * agent.slope_cell(),
+            agent.slope_cell()
+        ),
+        e => e.into(),
+    })?;
     let built = t1.elapsed().as_secs_f64();
     let t2 = Instant::now();
     let route = planner.find_path(a, b)?;

@@ -46,6 +46,11 @@ fn bad_input_is_refused_by_name() {
     assert!(fails(&["world", "path", "--from", "100", "--to", "160,52", "-o", o]).contains("X,Y"));
     assert!(fails(&["world", "path", "--from", "nan,1", "--to", "160,52", "-o", o]).contains("finite"));
     assert!(fails(&["world", "path", "--from", "100,30", "--to", "1e12,0", "-o", o]).contains("within"));
+    assert!(fails(&["world", "path", "--from", "100,30", "--to", "160,52", "--max-slope", "0", "-o", o])
+        .contains("(0, 90] degrees"));
+    // Beyond one plan's region: said in metres, with the limit.
+    let far = fails(&["world", "path", "--from", "100,30", "--to", "60000,100", "--no-objects", "-o", o]);
+    assert!(far.contains("at most 4096 m"), "{far}");
     // The origin's ground is steeper than 35° at the finest level: refused, named.
     assert!(fails(&["world", "path", "--from", "0,0", "--to", "160,52", "-o", o]).contains("steeper"));
     assert!(entries(dir.path()).is_empty(), "nothing written on failure");
