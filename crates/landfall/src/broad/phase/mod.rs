@@ -472,8 +472,7 @@ impl BroadPhase {
     /// Every pair whose spheres overlap or touch, by testing all pairs (lower proxy first, sorted):
     /// the reference the tests compare with.
     pub fn pairs_brute_force(&self) -> Vec<(u32, u32)> {
-        let live: Vec<(u32, Sphere)> =
-            (0..self.spheres.len() as u32).filter_map(|p| Some((p, self.slot(p).ok()?))).collect();
+        let live: Vec<(u32, &Sphere)> = self.live().collect();
         let mut out = Vec::new();
         for (x, (pa, a)) in live.iter().enumerate() {
             for (pb, b) in &live[x + 1..] {

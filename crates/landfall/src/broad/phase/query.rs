@@ -168,7 +168,7 @@ impl BroadPhase {
     }
 
     /// The live objects with their proxies.
-    fn live(&self) -> impl Iterator<Item = (u32, &Sphere)> {
+    pub(super) fn live(&self) -> impl Iterator<Item = (u32, &Sphere)> {
         self.spheres
             .iter()
             .zip(&self.size_level)

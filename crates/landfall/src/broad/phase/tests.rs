@@ -31,14 +31,12 @@ fn assert_brute(bp: &mut BroadPhase) {
 
 /// The proxies whose spheres meet the closed box, by testing every object.
 fn brute_box(bp: &BroadPhase, min: DVec3, max: DVec3) -> Vec<u32> {
-    let all = (0..bp.spheres.len() as u32).filter_map(|p| Some((p, bp.get(p)?)));
-    all.filter(|&(_, (c, r))| within(c.clamp(min, max) - c, r)).map(|(p, _)| p).collect()
+    bp.live().filter(|&(_, s)| within(s.c.clamp(min, max) - s.c, s.r)).map(|(p, _)| p).collect()
 }
 
 /// The first sphere the ray meets in [0, max_t] (lowest proxy at equal t), by testing every object.
 fn brute_ray(bp: &BroadPhase, o: DVec3, d: DVec3, max_t: f64) -> Option<(u32, f64)> {
-    let all = (0..bp.spheres.len() as u32).filter_map(|p| Some((p, bp.get(p)?)));
-    let hits = all.filter_map(|(p, (c, r))| Some((p, crate::geom::ray_ball(o, d, c, r).filter(|&t| t <= max_t)?)));
+    let hits = bp.live().filter_map(|(p, s)| Some((p, crate::geom::ray_ball(o, d, s.c, s.r).filter(|&t| t <= max_t)?)));
     hits.min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)))
 }
 
