@@ -131,15 +131,14 @@ fn objects() {
     use landfall::world::{ObjectParams, Objects};
     println!("\nobjects (thesis configuration, 600 frames at 60 fps; µs per frame, one thread)");
     println!(
-        "{:<10} {:>10} {:>10} {:>9} {:>9} {:>10} {:>12} {:>12} {:>9}",
-        "motion", "world", "objects", "entities", "pairs", "objects/%", "pairs/s", "cells/frame", "held"
+        "{:<10} {:>10} {:>10} {:>9} {:>9} {:>10} {:>12} {:>9}",
+        "motion", "world", "objects", "entities", "pairs", "objects/%", "pairs/s", "held"
     );
     for m in MOTIONS {
         let mut rng = SplitMix64::new(9);
         let mut w = world_at::<Toroidal>(m);
         let mut o = Objects::new(&w, ObjectParams::default()).unwrap();
         let (mut tw, mut to, mut te, mut tp, mut pairs) = (0.0, 0.0, 0.0, 0.0, 0usize);
-        let changes0 = o.grid().cell_changes();
         let frames_n = 600;
         for _ in 0..frames_n {
             tw += frames(&mut w, m, 1, &mut rng, false).as_secs_f64();
@@ -155,7 +154,7 @@ fn objects() {
         }
         let n = frames_n as f64;
         println!(
-            "{:<10} {:>10.1} {:>10.1} {:>9.1} {:>9.1} {:>9.0}% {:>12.0} {:>12.1} {:>9}",
+            "{:<10} {:>10.1} {:>10.1} {:>9.1} {:>9.1} {:>9.0}% {:>12.0} {:>9}",
             m.name,
             tw / n * 1e6,
             to / n * 1e6,
@@ -163,7 +162,6 @@ fn objects() {
             tp / n * 1e6,
             100.0 * to / tw.max(1e-12),
             pairs as f64 / tp.max(1e-12),
-            (o.grid().cell_changes() - changes0) as f64 / n,
             o.len()
         );
     }

@@ -101,8 +101,9 @@ pub struct WorldArgs {
     #[arg(long, default_value_t = 540)]
     height: u32,
     /// Fill the world: objects generated per cell as cells enter the cache and dropped as they
-    /// leave, pairs found by the dual quad-tree every frame, roaming entities; prints their costs and
-    /// draws them in both pictures.
+    /// leave, every pair found every frame by the broad phase (the objects' among themselves again
+    /// only when cells came or went), roaming entities; prints their costs and draws them in both
+    /// pictures.
     #[arg(long)]
     objects: bool,
 }
@@ -291,7 +292,7 @@ pub fn run(args: &WorldArgs) -> Result<()> {
                 o.duplicates
             );
         }
-        say!("(objects per frame = make: generating the cells that entered and dropping those that left; move: the roaming entities' character controllers; pairs: every pair of bounding spheres from the dual quad-tree. roaming = mean/max alive; duplicates: an entity alive twice in a frame, must be 0)");
+        say!("(objects per frame = make: generating the cells that entered and dropping those that left; move: the roaming entities' character controllers; pairs: every pair of bounding spheres from the broad phase, the objects' own found again only when cells came or went. make includes sorting the objects' broad phase again after a change. roaming = mean/max alive; duplicates: an entity alive twice in a frame, must be 0)");
     }
 
     // Pictures from a viewer 300 m up, looking along the walk.

@@ -143,22 +143,24 @@ fn kinds_live_on_their_levels_and_stand_on_their_ground() {
     assert!(seen.iter().filter(|&&n| n > 0).count() >= 4, "kinds seen: {seen:?}");
 }
 
-#[test]
-fn pairs_equal_brute_force() {
-    let w = world_on_ground(7, 10.0, -20.0);
-    let o = Objects::new(&w, ObjectParams::default().with_roaming(None)).unwrap();
+/// Every pair the objects report, and every pair of bounding spheres by brute force: objects by
+/// slot, entities by their pair ids (slot + 2⁴⁰).
+fn pairs_both_ways(o: &mut Objects, entity_radius: f64) -> (BTreeSet<(u64, u64)>, BTreeSet<(u64, u64)>, usize) {
     let mut got = BTreeSet::new();
     o.pairs(|a, b| {
-        got.insert((a.min(b), a.max(b)));
+        assert!(a < b && got.insert((a, b)), "pair ({a}, {b}) out of order or twice");
     });
-    // Brute force over every pair of bounding spheres.
-    let spheres: Vec<(u64, DVec3, f64)> = o
+    let mut spheres: Vec<(u64, DVec3, f64)> = o
         .iter()
         .map(|(slot, ob)| {
             let (c, r) = ob.shape.bounding_sphere();
             (slot as u64, c, r)
         })
         .collect();
+    let objects = spheres.len();
+    let ids = (1u64 << 40)..(1u64 << 40) + 4096;
+    spheres.extend(ids.filter_map(|id| o.entity(id).map(|e| (id, e.position, entity_radius))));
+    assert_eq!(spheres.len() - objects, o.entities().count(), "every entity found by its id");
     let mut want = BTreeSet::new();
     for (k, a) in spheres.iter().enumerate() {
         for b in &spheres[k + 1..] {
@@ -167,9 +169,40 @@ fn pairs_equal_brute_force() {
             }
         }
     }
-    // Entities are in the grid too; none is alive in a fresh world's first frame with no roaming.
-    assert!(spheres.len() > 100 && !want.is_empty(), "{} objects, {} pairs", spheres.len(), want.len());
+    (got, want, spheres.len() - objects)
+}
+
+#[test]
+fn pairs_equal_brute_force() {
+    let w = world_on_ground(7, 10.0, -20.0);
+    let mut o = Objects::new(&w, ObjectParams::default().with_roaming(None)).unwrap();
+    let (got, want, _) = pairs_both_ways(&mut o, 0.0);
+    assert!(o.len() > 100 && !want.is_empty(), "{} objects, {} pairs", o.len(), want.len());
     assert_eq!(got, want);
+}
+
+/// With entities walking among the objects, frame after frame while the viewer walks: the pairs
+/// among the objects (found again only when they changed), among the entities and between both.
+#[test]
+fn pairs_with_walking_entities_equal_brute_force() {
+    let roaming = Roaming::default().with_chance(1.0).with_spawn_chance(1.0);
+    let radius = roaming.radius + roaming.half_height;
+    let mut w = world_on_ground(13, 0.0, 0.0);
+    let mut o = Objects::new(&w, ObjectParams::default().with_roaming(Some(roaming))).unwrap();
+    let (mut entities, mut entity_pairs) = (0, 0);
+    for frame in 0..40 {
+        if frame % 10 == 9 {
+            let p = w.viewer() + DVec3::new(25.0, 5.0, 0.0);
+            w.update(low(&w, p.x, p.y)).unwrap();
+            o.sync(&w);
+        }
+        o.step(&w, 0.1);
+        let (got, want, n) = pairs_both_ways(&mut o, radius);
+        assert_eq!(got, want, "frame {frame}");
+        entities = entities.max(n);
+        entity_pairs += got.iter().filter(|p| p.1 >= 1 << 40).count();
+    }
+    assert!(entities > 0 && entity_pairs > 0, "{entities} entities, {entity_pairs} pairs with one");
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! Things in the endless world (the thesis' 2.4.2–2.4.3 and chapter 4): objects generated per cell
 //! from the cell's own random stream, kept exactly while their cell is in the nested cache, found
-//! near each other by the dual quad-tree, and solid to the character controller and to rays; and
+//! near each other by the broad phase (the dual levels), and solid to the character controller and to rays; and
 //! roaming entities that exist once whatever the path ([`roam`]).
 //!
 //! **Per cell.** Each [`Kind`] lives on the level whose cells are at least four times its size
@@ -18,8 +18,9 @@
 //! gained generate theirs, the cells it lost drop theirs (two rows per shifted layer, like the
 //! terrain).
 //!
-//! **Near each other.** Every object and entity is a sphere in a [`ProximityGrid`] (the dual
-//! quad-tree): pairs, neighbours within a radius or box, rays.
+//! **Near each other.** Every object and entity is a sphere in a [`BroadPhase`](crate::broad::BroadPhase)
+//! (the thesis' dual levels as sorted arrays): the objects in one, sorted again only when cells
+//! come and go, the entities in another; pairs, boxes and rays.
 //!
 //! **Solid.** An object's collision shape is a sphere, an upright column or an upright box, made of
 //! the triangles that stand for it ([`Shape`]); [`Solids`] is the world's terrain with them, a
@@ -48,10 +49,12 @@
 //!   generate theirs, cells that leave drop theirs. A cell's objects are kept in the slot of that cell,
 //!   in a toroidal array addressed as the cache's own cells, so the walk that finds the cells a window
 //!   gained and lost is the only bookkeeping.
-//! - **In the dual quad-tree.** Every object and entity is a sphere in a `ProximityGrid` (pairs,
-//!   neighbours, rays), registered as Mirtich does — on its own level and every level above, up to the
-//!   level of the largest sphere a kind can have — so pairs are found on each object's own level
-//!   (3–6× faster than climbing the levels, for dearer insertions: `docs/benchmarks.md`).
+//! - **In a broad phase.** The objects' bounding spheres are in one `BroadPhase`, edited only when
+//!   cells come and go: each `sync` that changed them sorts its levels once (the controller's and the
+//!   rays' queries read them), and their pairs among themselves are found again only then. The
+//!   entities, which move every step, are in a second one: their pairs by its search, and their
+//!   pairs with the objects by one sphere query each on the first. `Objects::pairs` reports all
+//!   three, as ids (an object's slot; an entity's slot + 2⁴⁰, `Objects::entity`).
 //! - **Solid.** A collision shape is a ball (an icosahedron), an upright column (an octagonal prism, for
 //!   trunks) or an upright box, as triangles. `Solids` (from `Objects::solids`) is the world with them,
 //!   a `Terrain` like any other: vertical queries see roofs, rays hit walls (the grid's `raycast_with`
@@ -72,7 +75,7 @@
 //!   has it alive — so never two copies. When the cell it stands in leaves the cache the entity
 //!   vanishes and the owner keeps its state; when the owner leaves, the state is forgotten, and the
 //!   entity comes back later fresh from the owner's stream. Entities walk inside their ranges with the
-//!   character controller on `Solids` and are in the dual quad-tree. Tested over random walks and
+//!   character controller on `Solids` and are in the entities' broad phase. Tested over random walks and
 //!   teleports: no duplicate at any frame; every stage of the life cycle seen; the same path gives the
 //!   same entities.
 //!
@@ -88,15 +91,6 @@
 //! and dropped per frame, the pairs, the entities alive and the duplicates (always 0), and draws the
 //! objects in both pictures.
 //!
-//! The objects' proximity grid keeps its cells around the viewer the same way
-//! (`ProximityGrid::windowed`): per level a toroidal array addressed as the cache addresses that
-//! level's layer — the dual cell (i, j) in the slot of the quad cell (i, j) to its upper right — so a
-//! cell is found by indexing, and a hash keyed by (level, i, j) takes any cell whose slot another
-//! holds (the objects' base levels, three below their kinds' levels, span more cells than a window
-//! has slots). Its cells exist while objects are registered in them, not by the four-quad-cell rule:
-//! they are Mirtich's cells in the dual layout, which the thesis' 4.3 uses for proximity (finding pairs
-//! in the world faster than with the hash alone, `docs/benchmarks.md`).
-//!
 //! Not built: objects stand on the finest drawn level's landscape, not on the morphing mesh of the
 //! coarser layers farther out.
 
@@ -104,16 +98,17 @@ mod kinds;
 mod roam;
 mod shape;
 mod solids;
+mod spheres;
 
 pub use kinds::{cell_stream, default_kinds, Form, Kind};
 pub use roam::{Entity, Roaming, RoamingStats};
 pub use shape::Shape;
 pub use solids::Solids;
 
-use crate::broad::{Layout, ProximityGrid};
 use crate::params::ParamError;
 use crate::torus::Attached;
 use crate::world::{CellStore, LodTerrain, World};
+use spheres::Spheres;
 
 /// What fills the world.
 #[derive(Clone, Debug, PartialEq)]
@@ -221,7 +216,15 @@ pub struct Objects {
     free: Vec<u32>,
     /// The levels followed (the kinds', the entities' instantiation and owner levels), finest first.
     tracked: Vec<Tracked>,
-    pub(crate) grid: ProximityGrid,
+    /// The objects' bounding spheres, by slot (sorted again after each sync that changed them).
+    statics: Spheres,
+    /// Their pairs among themselves (`None` until first asked for), kept up to date by each sync.
+    static_pairs: Option<Vec<(u32, u32)>>,
+    /// The slots a sync dropped and generated (scratch).
+    dropped: Vec<u32>,
+    added: Vec<u32>,
+    /// The entities' bounding spheres, by entity slot.
+    movers: Spheres,
     roam: Option<roam::Roamers>,
     scratch: Vec<Shape>,
 }
@@ -246,15 +249,8 @@ impl Objects {
             .into_iter()
             .map(|level| Tracked { level, window: None, objects: Attached::new(world.width()) })
             .collect();
-        // Mirtich's registration (each object on every level above its own too, pairs found on
-        // its own level): the kinds span three orders of magnitude. Up to the level of the largest
-        // bounding sphere any kind can have (its size and height, skirt included, with room).
-        let unit = cell_size / 16.0;
-        let largest = params.kinds.iter().map(|k| k.size.1 + k.height.1).fold(4.0 * cell_size, f64::max);
-        let top = ProximityGrid::empty(Layout::Dual, unit, None).base_level(2.0 * largest);
-        // Its cells around the viewer in toroidal arrays addressed as the cache's layers (a dual
-        // cell (i, j) of a level in the slot of the quad cell (i, j) to its upper right).
-        let grid = ProximityGrid::empty(Layout::Dual, unit, Some(top)).windowed(world.width());
+        // The broad phase's finest cells hold the smallest stones; its levels, 4 apart, the rest.
+        let unit = cell_size / 4.0;
         let mut o = Self {
             kinds: params.kinds,
             levels,
@@ -264,7 +260,11 @@ impl Objects {
             slots: Vec::new(),
             free: Vec::new(),
             tracked,
-            grid,
+            statics: Spheres::new(unit),
+            static_pairs: None,
+            dropped: Vec::new(),
+            added: Vec::new(),
+            movers: Spheres::new(unit),
             roam,
             scratch: Vec::new(),
         };
@@ -302,6 +302,12 @@ impl Objects {
         self.roam.iter().flat_map(|r| r.alive())
     }
 
+    /// The entity with id `id` as [`pairs`](Self::pairs) gives it (its slot plus 2⁴⁰), if alive.
+    pub fn entity(&self, id: u64) -> Option<&Entity> {
+        let slot = usize::try_from(id.checked_sub(ENTITY_IDS)?).ok()?;
+        self.roam.as_ref()?.get(slot)
+    }
+
     /// The owner cells (dual cells (I, J) of [`Roaming::owner_level`], centred on the quad-cell corner
     /// (I, J)) that know an entity now, alive or kept: each exists while the four quad cells around
     /// its centre are in the cache, and its knowledge is kept in the slot of the quad cell to its
@@ -315,14 +321,24 @@ impl Objects {
         self.roam.as_ref().map_or(0, |r| r.duplicates())
     }
 
-    /// The dual quad-tree of the objects and entities (ids: object slots, entities from 2⁴⁰).
-    pub fn grid(&self) -> &ProximityGrid {
-        &self.grid
-    }
-
-    /// Every pair of objects or entities whose bounding spheres overlap or touch, each once.
-    pub fn pairs(&self, visit: impl FnMut(u64, u64)) {
-        self.grid.pairs(visit)
+    /// Every pair of objects or entities whose bounding spheres overlap or touch, each once, as
+    /// ids: an object's slot, an entity's slot plus 2⁴⁰ (lower id first). The objects' pairs among
+    /// themselves are found once and then kept by each [`sync`](Self::sync) (a query per object it
+    /// made); the entities' with each other by the broad phase, and with the objects by a query each.
+    pub fn pairs(&mut self, mut visit: impl FnMut(u64, u64)) {
+        let statics = &mut self.statics;
+        let found = self.static_pairs.get_or_insert_with(|| {
+            let mut v = Vec::new();
+            statics.pairs(|a, b| v.push((a, b)));
+            v
+        });
+        for &(a, b) in found.iter() {
+            visit(a.into(), b.into());
+        }
+        self.movers.pairs(|a, b| visit(ENTITY_IDS + u64::from(a), ENTITY_IDS + u64::from(b)));
+        for (e, c, r) in self.movers.iter() {
+            self.statics.within_radius(c, r, |s| visit(s.into(), ENTITY_IDS + u64::from(e)));
+        }
     }
 
     /// The world's terrain with these objects standing on it.
@@ -351,7 +367,7 @@ impl Objects {
                 stats.dropped += self.drop_cell(t, i, j);
                 if owners {
                     if let Some(r) = &mut self.roam {
-                        forgotten += r.owner_cell_left(i, j, &mut self.grid);
+                        forgotten += r.owner_cell_left(i, j, &mut self.movers);
                     }
                 }
             });
@@ -366,10 +382,13 @@ impl Objects {
             self.tracked[t].window = now;
         }
         if let Some(mut r) = self.roam.take() {
-            stats.roaming = r.sync(world, &entered_roam, &mut self.grid);
+            stats.roaming = r.sync(world, &entered_roam, &mut self.movers);
             stats.roaming.forgotten += forgotten;
             self.roam = Some(r);
         }
+        // The controller's queries (`Solids`) and the new objects' pairs read the sorted levels.
+        self.statics.refresh();
+        self.update_static_pairs();
         stats
     }
 
@@ -381,9 +400,32 @@ impl Objects {
                 let solids = Solids::new(world, self);
                 r.plan(&solids, dt)
             };
-            r.apply(moves, &mut self.grid);
+            r.apply(moves, &mut self.movers);
             self.roam = Some(r);
         }
+    }
+
+    /// After a sync: the dropped objects' pairs go, the generated ones' are found by a query each
+    /// (a pair of two new objects once, from the lower slot).
+    fn update_static_pairs(&mut self) {
+        let (added, dropped) = (&mut self.added, &mut self.dropped);
+        if let Some(pairs) = &mut self.static_pairs {
+            dropped.sort_unstable();
+            added.sort_unstable();
+            if !dropped.is_empty() {
+                pairs.retain(|(a, b)| dropped.binary_search(a).is_err() && dropped.binary_search(b).is_err());
+            }
+            for &a in added.iter() {
+                let Some((c, r)) = self.statics.get(a) else { continue };
+                self.statics.within_radius(c, r, |b| {
+                    if b != a && (b > a || added.binary_search(&b).is_err()) {
+                        pairs.push((a.min(b), a.max(b)));
+                    }
+                });
+            }
+        }
+        added.clear();
+        dropped.clear();
     }
 
     fn drop_cell(&mut self, t: usize, i: i64, j: i64) -> usize {
@@ -391,7 +433,8 @@ impl Objects {
         for &s in &list {
             self.slots[s as usize] = None;
             self.free.push(s);
-            let _ = self.grid.remove(s as u64);
+            self.dropped.push(s);
+            self.statics.remove(s);
         }
         list.len()
     }
@@ -419,10 +462,9 @@ impl Objects {
                 };
                 self.slots[slot as usize] = Some(Object { kind: kind as u16, level, cell: (i, j), shape });
                 let (c, r) = shape.bounding_sphere();
-                if self.grid.insert(slot as u64, c, r).is_err() {
-                    // Beyond the grid's range (2⁵⁰ units from the origin): kept, not in the grid.
-                }
+                self.statics.set(slot, c, r);
                 list.push(slot);
+                self.added.push(slot);
             }
             self.scratch = shapes;
         }

@@ -14,7 +14,7 @@
 //! it. No walk over the owners: they follow the windows.
 
 use super::solids::Solids;
-use super::ENTITY_IDS;
+use super::spheres::Spheres;
 use crate::broad::{Layout, ProximityGrid};
 use crate::collide::Shape as ControllerShape;
 use crate::collide::{CharacterController, ControllerParams, TerrainSweep};
@@ -192,13 +192,13 @@ impl Roamers {
     /// Quad cell (i, j) of the owner level left the cache: the dual cells at its four corners (each
     /// needs all four quad cells around its centre) go, and their owners forget their entities.
     /// Returns how many were forgotten.
-    pub(crate) fn owner_cell_left(&mut self, i: i64, j: i64, grid: &mut ProximityGrid) -> usize {
+    pub(crate) fn owner_cell_left(&mut self, i: i64, j: i64, movers: &mut Spheres) -> usize {
         let mut forgotten = 0;
         for (oi, oj) in [(i, j), (i + 1, j), (i, j + 1), (i + 1, j + 1)] {
             match self.owners.take(oi, oj) {
                 Some(Owned::Alive(slot)) => {
                     self.slots[slot] = None;
-                    let _ = grid.remove(ENTITY_IDS + slot as u64);
+                    movers.remove(slot as u32);
                     forgotten += 1;
                 }
                 Some(Owned::Kept(_)) => forgotten += 1,
@@ -215,6 +215,11 @@ impl Roamers {
 
     pub(crate) fn alive(&self) -> impl Iterator<Item = &Entity> {
         self.slots.iter().flatten()
+    }
+
+    /// The entity in `slot`, if alive.
+    pub(crate) fn get(&self, slot: usize) -> Option<&Entity> {
+        self.slots.get(slot)?.as_ref()
     }
 
     /// Owners with more than one entity alive.
@@ -274,7 +279,7 @@ impl Roamers {
         &mut self,
         world: &World<S>,
         entered: &[(i64, i64)],
-        grid: &mut ProximityGrid,
+        movers: &mut Spheres,
     ) -> RoamingStats {
         let mut stats = RoamingStats::default();
         let lc = self.params.cell_level;
@@ -284,7 +289,7 @@ impl Roamers {
             let (i, j) = self.cell_of(e.position);
             if world.cell(lc, i, j).is_none() {
                 let e = self.slots[slot].take().expect("alive");
-                let _ = grid.remove(ENTITY_IDS + slot as u64);
+                movers.remove(slot as u32);
                 debug_assert!(self.owner_cached(world, e.owner), "an entity outlived its owner");
                 self.keep(e.owner, Owned::Kept(e));
                 stats.vanished += 1;
@@ -300,7 +305,7 @@ impl Roamers {
             let (j0, j1) = ((y0 / w + 0.5).floor() as i64, (y1 / w + 0.5).floor() as i64);
             for oj in j0..=j1 {
                 for oi in i0..=i1 {
-                    self.try_spawn(world, (i, j), (oi, oj), [x0, y0, x1, y1], grid, &mut stats);
+                    self.try_spawn(world, (i, j), (oi, oj), [x0, y0, x1, y1], movers, &mut stats);
                 }
             }
         }
@@ -319,7 +324,7 @@ impl Roamers {
         (i, j): (i64, i64),
         owner: (i64, i64),
         rect: [f64; 4],
-        grid: &mut ProximityGrid,
+        movers: &mut Spheres,
         stats: &mut RoamingStats,
     ) {
         if matches!(self.owners.get(owner.0, owner.1), Some(Owned::Alive(_))) || !self.owner_cached(world, owner) {
@@ -373,7 +378,7 @@ impl Roamers {
                 self.slots.len() - 1
             }
         };
-        let _ = grid.insert(ENTITY_IDS + slot as u64, e.position, self.bounding_radius());
+        movers.set(slot as u32, e.position, self.bounding_radius());
         self.slots[slot] = Some(e);
         self.keep(owner, Owned::Alive(slot));
     }
@@ -409,13 +414,13 @@ impl Roamers {
     }
 
     /// Applies the planned moves.
-    pub(crate) fn apply(&mut self, moves: Vec<(usize, DVec3, bool)>, grid: &mut ProximityGrid) {
+    pub(crate) fn apply(&mut self, moves: Vec<(usize, DVec3, bool)>, movers: &mut Spheres) {
         let r = self.bounding_radius();
         for (slot, p, grounded) in moves {
             if let Some(e) = &mut self.slots[slot] {
                 e.position = p;
                 e.grounded = grounded;
-                let _ = grid.update(ENTITY_IDS + slot as u64, p, r);
+                movers.set(slot as u32, p, r);
             }
         }
     }

@@ -1,8 +1,8 @@
 //! The terrain with the objects standing on it, as one [`Terrain`]: vertical queries see roofs and
 //! boulders, rays hit trunks and walls, and sweeps (the character controller) collide with the
-//! triangles of every collision shape, found through the dual quad-tree.
+//! triangles of every collision shape, found through the objects' broad phase.
 
-use super::{Objects, ENTITY_IDS};
+use super::Objects;
 use crate::frame::Frame;
 use crate::geom::{Aabb, Hit, Ray, SurfacePoint, TriangleId};
 use crate::terrain::Terrain;
@@ -25,12 +25,8 @@ impl<'a> Solids<'a> {
     }
 
     /// The object slots whose bounding spheres meet the box (entities are not solid).
-    fn candidates(&self, min: DVec3, max: DVec3, mut visit: impl FnMut(u32)) {
-        self.objects.grid.within_box(min, max, |id| {
-            if id < ENTITY_IDS {
-                visit(id as u32)
-            }
-        });
+    fn candidates(&self, min: DVec3, max: DVec3, visit: impl FnMut(u32)) {
+        self.objects.statics.within_box(min, max, visit);
     }
 
     /// Every triangle of the objects whose spheres meet the box.
@@ -80,11 +76,10 @@ impl Terrain for Solids<'_> {
     fn raycast(&self, ray: &Ray, max_t: f64) -> Option<Hit> {
         let ground = self.terrain.raycast(ray, max_t);
         let limit = ground.map_or(max_t, |h| h.t);
-        // The best object hit so far, with its triangle (the grid keeps the same order: earliest t,
-        // then the lowest id).
-        let mut best: Option<(u64, f64, TriangleId, [DVec3; 3])> = None;
-        let hit = self.objects.grid.raycast_with(ray.origin, ray.dir, limit, |id, _, limit| {
-            let o = self.objects.get(u32::try_from(id).ok()?).filter(|_| id < ENTITY_IDS)?;
+        // The best object hit so far, with its triangle: the earliest t, then the lowest slot.
+        let mut best: Option<(u32, f64, TriangleId, [DVec3; 3])> = None;
+        let hit = self.objects.statics.raycast_with(ray.origin, ray.dir, limit, |id, _, limit| {
+            let o = self.objects.get(id)?;
             let mut first: Option<(f64, usize, [DVec3; 3])> = None;
             for k in 0..o.shape.triangle_count() {
                 let t = o.shape.triangle(k);
@@ -96,12 +91,12 @@ impl Terrain for Solids<'_> {
             }
             let (t, k, v) = first?;
             if best.is_none_or(|b| t < b.1 || (t == b.1 && id < b.0)) {
-                best = Some((id, t, TriangleId::Object { object: id as u32, tri: k as u16 }, v));
+                best = Some((id, t, TriangleId::Object { object: id, tri: k as u16 }, v));
             }
             Some(t)
         });
         match (hit, best) {
-            (Some((id, t)), Some((bid, _, tid, v))) if id == bid => {
+            (Some(t), Some((_, bt, tid, v))) if t == bt => {
                 Some(Hit { t, point: ray.at(t), normal: upward((v[1] - v[0]).cross(v[2] - v[0])), triangle: tid })
             }
             _ => ground,
