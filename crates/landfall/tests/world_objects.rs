@@ -145,7 +145,9 @@ fn kinds_live_on_their_levels_and_stand_on_their_ground() {
 
 /// Every pair the objects report, and every pair of bounding spheres by brute force: objects by
 /// slot, entities by their pair ids (slot + 2⁴⁰).
-fn pairs_both_ways(o: &mut Objects, entity_radius: f64) -> (BTreeSet<(u64, u64)>, BTreeSet<(u64, u64)>, usize) {
+type Pairs = BTreeSet<(u64, u64)>;
+
+fn pairs_both_ways(o: &mut Objects, entity_radius: f64) -> (Pairs, Pairs, usize) {
     let mut got = BTreeSet::new();
     o.pairs(|a, b| {
         assert!(a < b && got.insert((a, b)), "pair ({a}, {b}) out of order or twice");
