@@ -1,6 +1,7 @@
 //! One viewshed on the `viewshed` benchmark's generated DEM, for profiling:
-//! `perf record target/release/examples/vsprof [size] [threads] [curvature]` (4097, 1, flat by
-//! default). Prints the time, the band and a digest of the answer, to check that a change left it
+//! `perf record target/release/examples/vsprof [size] [threads] [curvature|flat] [observer]` (4097,
+//! 1, flat by default; the observer on the summit, as the benchmark, or `centre`, `west` (the middle
+//! of the west edge) or `south`). Prints the time, the band and a digest of the answer, to check that a change left it
 //! bit for bit. With `VSPROF_TIF=dem.tif` it also writes the DEM as the benchmark's GeoTIFF and
 //! prints the `landfall viewshed` and `gdal_viewshed` command lines for the same observer.
 
@@ -17,7 +18,13 @@ fn main() {
     let h = generate(n, n, &SynthParams { relief: 1500.0, ..Default::default() });
     let hf = Heightfield::builder(n, n, h).spacing(10.0, 10.0).origin(500_000.0, 4_000_000.0).build().expect("a DEM");
     let (k, _) = hf.samples().enumerate().fold((0, f32::NEG_INFINITY), |b, (k, h)| if h > b.1 { (k, h) } else { b });
-    let o = hf.sample_position(k % n, k / n);
+    let o = match args.get(4).map(String::as_str) {
+        None | Some("summit") => hf.sample_position(k % n, k / n),
+        Some("centre") => hf.sample_position(n / 2, n / 2),
+        Some("west") => hf.sample_position(0, n / 2),
+        Some("south") => hf.sample_position(n / 2, 0),
+        Some(other) => panic!("observer {other}: summit, centre, west or south"),
+    };
     if let Ok(tif) = std::env::var("VSPROF_TIF") {
         let geo = landfall_io::GeoRef { origin: (hf.origin().x, hf.origin().y), spacing: (10.0, 10.0) };
         let keys = landfall_io::GeoKeys {
@@ -40,5 +47,10 @@ fn main() {
     let Ok(ViewshedOutput::Visibility(v, stats)) = out else { panic!("a visibility grid") };
     let seen = v.values.iter().filter(|&&x| x == viewshed::VISIBLE).count();
     let digest = v.values.iter().fold(0u64, |h, &x| h.wrapping_mul(1_000_003).wrapping_add(u64::from(x)));
-    println!("{n}²: {:.3} s, {seen} visible, band {}, digest {digest:016x}", dt.as_secs_f64(), stats.band);
+    println!(
+        "{n}²: {:.3} s, {seen} visible ({:.2} %), band {}, digest {digest:016x}",
+        dt.as_secs_f64(),
+        100.0 * seen as f64 / (n * n) as f64,
+        stats.band
+    );
 }
