@@ -174,6 +174,37 @@ fn pairs_both_ways(o: &mut Objects, entity_radius: f64) -> (Pairs, Pairs, usize)
     (got, want, spheres.len() - objects)
 }
 
+/// `Objects::within_radius` around points near the viewer, against every object's and entity's
+/// sphere.
+fn within_radius_equals_brute_force(o: &Objects, entity_radius: f64, seed: u64) {
+    let mut rng = SplitMix64::new(seed);
+    // Around the entities and the objects, a few metres off.
+    let mut near: Vec<DVec3> = o.entities().map(|e| e.position).collect();
+    near.extend(o.iter().step_by(97).map(|(_, ob)| ob.shape.bounding_sphere().0));
+    let mut found = 0;
+    for k in 0..40 {
+        let v = near[k % near.len()];
+        let p = v + DVec3::new(rng.range(-6.0, 6.0), rng.range(-6.0, 6.0), rng.range(-3.0, 3.0));
+        let r = rng.range(0.0, 8.0);
+        let mut got = Vec::new();
+        o.within_radius(p, r, |id| got.push(id));
+        got.sort_unstable();
+        let mut want: Vec<u64> = o
+            .iter()
+            .filter(|(_, ob)| {
+                let (c, rr) = ob.shape.bounding_sphere();
+                (c - p).length() <= r + rr
+            })
+            .map(|(s, _)| s as u64)
+            .collect();
+        let ids = (1u64 << 40)..(1u64 << 40) + 4096;
+        want.extend(ids.filter(|&id| o.entity(id).is_some_and(|e| (e.position - p).length() <= r + entity_radius)));
+        assert_eq!(got, want, "around {p} within {r}");
+        found += got.len();
+    }
+    assert!(found > 0, "nothing found");
+}
+
 #[test]
 fn pairs_equal_brute_force() {
     let w = world_on_ground(7, 10.0, -20.0);
@@ -202,6 +233,7 @@ fn pairs_with_walking_entities_equal_brute_force() {
         let (got, want, n) = pairs_both_ways(&mut o, radius);
         assert_eq!(got, want, "frame {frame}");
         entities = entities.max(n);
+        within_radius_equals_brute_force(&o, radius, frame);
         entity_pairs += got.iter().filter(|p| p.1 >= 1 << 40).count();
     }
     assert!(entities > 0 && entity_pairs > 0, "{entities} entities, {entity_pairs} pairs with one");

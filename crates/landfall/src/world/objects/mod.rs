@@ -341,6 +341,14 @@ impl Objects {
         }
     }
 
+    /// Calls `visit(id)` for every object and entity whose bounding sphere meets the sphere of
+    /// `radius` around `p` (touching counts), ids as [`pairs`](Self::pairs) gives them: objects
+    /// first, then entities. Nothing for a `p` or `radius` that is not finite or a negative radius.
+    pub fn within_radius(&self, p: glam::DVec3, radius: f64, mut visit: impl FnMut(u64)) {
+        self.statics.within_radius(p, radius, |s| visit(s.into()));
+        self.movers.within_radius(p, radius, |e| visit(ENTITY_IDS + u64::from(e)));
+    }
+
     /// The world's terrain with these objects standing on it.
     pub fn solids<'a>(&'a self, terrain: &'a dyn crate::Terrain) -> Solids<'a> {
         Solids::new(terrain, self)
