@@ -2,8 +2,8 @@
 //! queries on flat float64 arrays. The Python layer (`python/landfall/`) shapes arguments and
 //! results (broadcasting, dtypes, xarray, Dask); every query here releases the GIL and runs in
 //! parallel. The work is done in one module per concept: `queries` (heights, floors, ceilings,
-//! rays, sight, light), `motion` (swept spheres, placement, character controllers), `edit` and
-//! `viewshed`.
+//! rays, sight, light), `motion` (swept spheres, placement, character controllers), `edit`,
+//! `viewshed` and `world` (the endless world, its objects and entities).
 
 mod args;
 mod edit;
@@ -11,6 +11,7 @@ mod geo;
 mod motion;
 mod queries;
 mod viewshed;
+mod world;
 
 use args::{all_finite, columns, err, pyarray, same_len, same_points, slice};
 use landfall::glam::DVec3;
@@ -659,6 +660,7 @@ fn _landfall(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let _ = PyArray1::<f64>::zeros(m.py(), [0], false);
     m.add_class::<Terrain>()?;
     m.add_class::<Heightfield>()?;
+    m.add_class::<world::World>()?;
     m.add_function(wrap_pyfunction!(_open, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

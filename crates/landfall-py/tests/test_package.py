@@ -1,5 +1,6 @@
 """What a new user meets first: the version, landfall.dask without Dask, float32 storage said
-aloud, errors that name the terrain's extent, and the example writing where it runs."""
+aloud, errors that name the terrain's extent, the example writing where it runs, and the
+docstrings' examples running as written."""
 
 import os
 import pathlib
@@ -57,3 +58,10 @@ def test_profile_example_writes_into_the_working_directory(tmp_path):
                        env={**os.environ, "MPLBACKEND": "Agg"})
     assert r.returncode == 0, r.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["python-profile.png", "topobathy.tif"]
+
+
+def test_the_docstrings_examples_run():
+    import doctest
+
+    r = doctest.testmod(landfall)
+    assert r.attempted >= 10 and r.failed == 0, r

@@ -20,6 +20,7 @@ import os as _os
 import numpy as _np
 
 from ._landfall import Heightfield as _NativeHeightfield
+from ._landfall import World as _NativeWorld
 from ._landfall import __version__
 from ._landfall import _open
 
@@ -29,6 +30,7 @@ __all__ = [
     "Terrain",
     "Heightfield",
     "CharacterController",
+    "World",
     "RaycastResult",
     "SweepResult",
     "Placement",
@@ -527,6 +529,95 @@ class CharacterController:
 
     def __repr__(self):
         return f"CharacterController(shape={self.shape!r}, radius={self.radius})"
+
+
+class World:
+    """The endless procedural world around a moving viewer (the CLI's ``landfall world``): terrain
+    generated on the fly and kept in a nested level-of-detail cache around ``viewer``, with the
+    objects of the cells in it (stones, trees, boulders, houses, halls) and roaming entities that
+    walk among them (``objects=True``). Queries answer on the ground that is drawn now, with the
+    objects standing on it; proximity is by bounding spheres, as ids: an object's id, or an
+    entity's (2**40 and up).
+
+    >>> import landfall
+    >>> w = landfall.World(viewer=(0.0, 0.0, 100.0), seed=1)
+    >>> w.update((30.0, 0.0, 100.0))        # the viewer moves: cells and their objects follow
+    >>> w.step(1 / 60)                       # the entities walk
+    >>> objects = w.objects()                # ids, kinds, bounding spheres
+    >>> near = w.within([[30.0, 0.0, 0.0]], radius=50.0)[0]   # ids within 50 m of a point
+    >>> bool(set(near) <= set(objects["id"]) | set(w.entities()["id"]))
+    True
+    """
+
+    def __init__(self, viewer=(0.0, 0.0, 100.0), seed=0, objects=True):
+        self._native = _NativeWorld(tuple(float(v) for v in viewer), int(seed), bool(objects))
+
+    @property
+    def viewer(self):
+        """The viewer's position (x, y, z)."""
+        return self._native.viewer
+
+    @property
+    def kinds(self):
+        """The objects' kinds' names, by the index ``objects()["kind"]`` gives."""
+        return self._native.kinds
+
+    def update(self, viewer):
+        """Moves the viewer to ``viewer`` (x, y, z): the cache follows (a jump beyond its reach
+        rebuilds it), the cells that came bring their objects and those that went drop theirs."""
+        self._native.update(tuple(float(v) for v in viewer))
+
+    def step(self, dt):
+        """Moves the roaming entities by ``dt`` seconds (each walks its range with a character
+        controller on the ground and around the objects)."""
+        self._native.step(float(dt))
+
+    def height(self, x, y):
+        """The height of the drawn ground, or the object standing there (a roof, a boulder), at each
+        (x, y): float64 array of the broadcast shape. Beyond the drawn mesh, the far landscape's
+        (its coarse level, generated on demand), as ``raycast`` continues there."""
+        shape, (x, y) = _flat("height", x, y)
+        return self._native._height(x, y).reshape(shape)
+
+    def raycast(self, origins, dirs, max_t=None):
+        """First hit of each ray (origins, dirs: arrays (n, 3); ``max_t`` a number, (n) or None) on
+        the drawn ground and the objects' shapes: a :class:`RaycastResult`."""
+        o, n = _points3("origins", origins)
+        d, m = _points3("dirs", dirs)
+        if m != n:
+            raise ValueError(f"dirs: {m} rays, expected {n} like origins")
+        mt = _per_row("max_t", _np.inf if max_t is None else max_t, n)
+        r = self._native._raycast(o, d, mt)
+        return RaycastResult(r["hit"] == 1.0, r["t"], r["point"].reshape(n, 3), r["normal"].reshape(n, 3))
+
+    def objects(self):
+        """The objects now: a dict of ``id`` (uint64, n), ``kind`` (int64, index into
+        :attr:`kinds`), ``center`` (n, 3) and ``radius`` (n) of each bounding sphere."""
+        o = self._native._objects()
+        return {"id": o["id"], "kind": o["kind"], "center": o["center"].reshape(-1, 3), "radius": o["radius"]}
+
+    def entities(self):
+        """The roaming entities alive: a dict of ``id`` (uint64, n), ``position`` (n, 3) and
+        ``radius``, their bounding spheres' (a number: every entity's)."""
+        e = self._native._entities()
+        return {"id": e["id"], "position": e["position"].reshape(-1, 3), "radius": e["radius"]}
+
+    def pairs(self):
+        """Every pair of objects or entities whose bounding spheres overlap or touch: uint64 array
+        (m, 2), each pair once, the lower id first."""
+        return self._native._pairs().reshape(-1, 2)
+
+    def within(self, points, radius):
+        """The ids of the objects and entities whose bounding spheres meet the sphere of ``radius``
+        (a number or (n)) around each point (n, 3), touching included: a list of n uint64 arrays."""
+        p, n = _points3("points", points)
+        r = _per_row("radius", radius, n)
+        offsets, ids = self._native._within(p, r)
+        return [ids[offsets[k]:offsets[k + 1]] for k in range(n)]
+
+    def __repr__(self):
+        x, y, z = self.viewer
+        return f"World(viewer=({x:g}, {y:g}, {z:g}))"
 
 
 def _from_value(v):

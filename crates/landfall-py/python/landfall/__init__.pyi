@@ -181,6 +181,31 @@ class CharacterController:
     ) -> MoveResult:
         """One frame for a crowd of characters."""
 
+class World:
+    """The endless procedural world around a moving viewer, with its objects and roaming entities."""
+
+    def __init__(self, viewer: Tuple[float, float, float] = (0.0, 0.0, 100.0), seed: int = 0, objects: bool = True) -> None: ...
+    @property
+    def viewer(self) -> Tuple[float, float, float]: ...
+    @property
+    def kinds(self) -> list[str]: ...
+    def update(self, viewer: Tuple[float, float, float]) -> None:
+        """Moves the viewer; cells and their objects follow."""
+    def step(self, dt: float) -> None:
+        """Moves the roaming entities by dt seconds."""
+    def height(self, x: ArrayLike, y: ArrayLike) -> npt.NDArray[np.float64]:
+        """Height of the drawn ground or the object standing there; beyond it, the far landscape's."""
+    def raycast(self, origins: ArrayLike, dirs: ArrayLike, max_t: Optional[ArrayLike] = None) -> RaycastResult:
+        """First hits on the drawn ground and the objects."""
+    def objects(self) -> dict[str, npt.NDArray[Any]]:
+        """id, kind, center (n, 3), radius of each object's bounding sphere."""
+    def entities(self) -> dict[str, npt.NDArray[Any]]:
+        """id and position (n, 3) of each roaming entity alive."""
+    def pairs(self) -> npt.NDArray[np.uint64]:
+        """(m, 2) ids of the overlapping or touching bounding spheres, lower first."""
+    def within(self, points: ArrayLike, radius: ArrayLike) -> list[npt.NDArray[np.uint64]]:
+        """The ids whose bounding spheres meet the sphere of radius around each point."""
+
 def open(
     path: Union[str, PathLike],
     spacing: Optional[Pair] = None,
