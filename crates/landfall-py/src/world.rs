@@ -12,6 +12,9 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::sync::Mutex;
 
+/// An array of ids (objects' slots, entities' from 2⁴⁰).
+type Ids<'py> = Bound<'py, PyArray1<u64>>;
+
 /// A world and its objects: the viewer's world, with the objects of the cells in its cache.
 struct State {
     world: LfWorld,
@@ -185,7 +188,7 @@ impl World {
     }
 
     /// Every pair of objects or entities whose bounding spheres overlap or touch: flat (a, b) ids.
-    fn _pairs<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u64>> {
+    fn _pairs<'py>(&self, py: Python<'py>) -> Ids<'py> {
         let v = self.with(py, |s| {
             let mut v = Vec::new();
             if let Some(o) = &mut s.objects {
@@ -198,12 +201,7 @@ impl World {
 
     /// The ids within `radius[k]` of each point (flat n·3): offsets (n + 1) and ids, point k's
     /// ids being `ids[offsets[k]:offsets[k + 1]]`.
-    fn _within<'py>(
-        &self,
-        py: Python<'py>,
-        points: In<'py>,
-        radius: In<'py>,
-    ) -> PyResult<(Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<u64>>)> {
+    fn _within<'py>(&self, py: Python<'py>, points: In<'py>, radius: In<'py>) -> PyResult<(Ids<'py>, Ids<'py>)> {
         let (p, r) = (slice(&points, "points")?, slice(&radius, "radius")?);
         let n = p.len() / 3;
         args::one_each(r, n, "radius", "points")?;
@@ -213,9 +211,9 @@ impl World {
         }
         let (offsets, ids) = self.with(py, |s| {
             let (mut offsets, mut ids) = (vec![0u64], Vec::new());
-            for k in 0..n {
+            for (k, &rk) in r.iter().enumerate() {
                 if let Some(o) = &s.objects {
-                    o.within_radius(args::vec3(p, k), r[k], |id| ids.push(id));
+                    o.within_radius(args::vec3(p, k), rk, |id| ids.push(id));
                 }
                 offsets.push(ids.len() as u64);
             }
