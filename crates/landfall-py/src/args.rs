@@ -43,6 +43,35 @@ pub fn one_each(values: &[f64], n: usize, name: &str, what: &str) -> PyResult<()
     }
 }
 
+/// A batch of rays as given: origins and directions flat n·3, `max_t` n.
+pub struct Rays<'a> {
+    pub o: &'a [f64],
+    pub d: &'a [f64],
+    pub m: &'a [f64],
+    pub n: usize,
+}
+
+/// The rays, each checked, or an error naming the argument or the ray.
+pub fn rays<'a>(
+    origins: &'a PyReadonlyArray1<'_, f64>,
+    dirs: &'a PyReadonlyArray1<'_, f64>,
+    max_t: &'a PyReadonlyArray1<'_, f64>,
+) -> PyResult<Rays<'a>> {
+    let (o, d, m) = (slice(origins, "origins")?, slice(dirs, "dirs")?, slice(max_t, "max_t")?);
+    let n = same_points(&[(o, "origins"), (d, "dirs")])?;
+    one_each(m, n, "max_t", "rays")?;
+    for (k, &mk) in m.iter().enumerate() {
+        landfall::Ray::new(vec3(o, k), vec3(d, k)).validate(mk).map_err(|e| err(format!("ray {k}: {e}")))?;
+    }
+    Ok(Rays { o, d, m, n })
+}
+
+/// The columns of a batch of ray hits (`queries::raycast`'s rows) as the dict the Python layer
+/// reads.
+pub fn hits<'py>(py: Python<'py>, rows: &[[f64; 8]]) -> PyResult<Bound<'py, PyDict>> {
+    columns(py, rows, &[("hit", 1), ("t", 1), ("point", 3), ("normal", 3)])
+}
+
 /// The k-th point of a flat n·3 array.
 pub fn vec3(flat: &[f64], k: usize) -> DVec3 {
     DVec3::new(flat[3 * k], flat[3 * k + 1], flat[3 * k + 2])

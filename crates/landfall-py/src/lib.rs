@@ -16,7 +16,7 @@ mod world;
 use args::{all_finite, columns, err, pyarray, same_len, same_points, slice};
 use landfall::glam::DVec3;
 use landfall::viewshed::{ViewshedError, ViewshedMode, ViewshedParams};
-use landfall::{Diagonal, FollowParams, Frame, Ray};
+use landfall::{Diagonal, FollowParams, Frame};
 use landfall_io::AnyTerrain;
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
@@ -193,18 +193,12 @@ impl Terrain {
         dirs: In<'py>,
         max_t: In<'py>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let (o, d, m) = (slice(&origins, "origins")?, slice(&dirs, "dirs")?, slice(&max_t, "max_t")?);
-        let n = same_points(&[(o, "origins"), (d, "dirs")])?;
-        args::one_each(m, n, "max_t", "rays")?;
-        for (k, &mk) in m.iter().enumerate() {
-            let ray = Ray::new(args::vec3(o, k), args::vec3(d, k));
-            ray.validate(mk).map_err(|e| err(format!("ray {k}: {e}")))?;
-        }
+        let args::Rays { o, d, m, n } = args::rays(&origins, &dirs, &max_t)?;
         let rows = self.batch_any(py, n, |t, r| match t {
             AnyTerrain::Geographic(g) => geo::raycast(g, &o[r3(&r)], &d[r3(&r)], &m[r]),
             t => queries::raycast(t.as_dyn(), &o[r3(&r)], &d[r3(&r)], &m[r]),
         })?;
-        columns(py, &rows, &[("hit", 1), ("t", 1), ("point", 3), ("normal", 3)])
+        args::hits(py, &rows)
     }
 
     /// Line of sight between point pairs (flat n·3 each): 1.0 where the segment a→b crosses no

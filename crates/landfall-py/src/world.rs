@@ -2,7 +2,7 @@
 //! in the cells around it, batch queries on its drawn ground with the objects standing on it, and
 //! proximity in batches.
 
-use crate::args::{self, all_finite, err, pyarray, same_len, same_points, slice};
+use crate::args::{self, all_finite, err, pyarray, same_len, slice};
 use crate::queries;
 use crate::{Array, In};
 use landfall::glam::DVec3;
@@ -116,18 +116,12 @@ impl World {
         dirs: In<'py>,
         max_t: In<'py>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let (o, d, m) = (slice(&origins, "origins")?, slice(&dirs, "dirs")?, slice(&max_t, "max_t")?);
-        let n = same_points(&[(o, "origins"), (d, "dirs")])?;
-        args::one_each(m, n, "max_t", "rays")?;
-        for (k, &mk) in m.iter().enumerate() {
-            let ray = landfall::Ray::new(args::vec3(o, k), args::vec3(d, k));
-            ray.validate(mk).map_err(|e| err(format!("ray {k}: {e}")))?;
-        }
+        let args::Rays { o, d, m, .. } = args::rays(&origins, &dirs, &max_t)?;
         let rows = self.with(py, |s| match &s.objects {
             Some(ob) => queries::raycast(&ob.solids(&s.world), o, d, m),
             None => queries::raycast(&s.world, o, d, m),
         });
-        args::columns(py, &rows, &[("hit", 1), ("t", 1), ("point", 3), ("normal", 3)])
+        args::hits(py, &rows)
     }
 
     /// The objects now: dict of id (uint64), kind (index into `kinds`), centre (flat n·3) and

@@ -183,13 +183,7 @@ class Terrain:
         dirs are arrays (n, 3). For a raster in degrees the origins are (lon, lat, h), the directions
         (east, north, up) at each origin, t in metres for unit directions, and the points (lon, lat,
         h)."""
-        o, n = _points3("origins", origins)
-        d, m = _points3("dirs", dirs)
-        if m != n:
-            raise ValueError(f"dirs: {m} rays, expected {n} like origins")
-        mt = _per_row("max_t", _np.inf if max_t is None else max_t, n)
-        r = self._native._raycast(o, d, mt)
-        return RaycastResult(r["hit"] == 1.0, r["t"], r["point"].reshape(n, 3), r["normal"].reshape(n, 3))
+        return _raycast(self._native, origins, dirs, max_t)
 
     def visible(self, a, b):
         """Line of sight: True where the segment a→b (arrays (n, 3)) crosses no terrain strictly
@@ -582,13 +576,7 @@ class World:
     def raycast(self, origins, dirs, max_t=None):
         """First hit of each ray (origins, dirs: arrays (n, 3); ``max_t`` a number, (n) or None) on
         the drawn ground and the objects' shapes: a :class:`RaycastResult`."""
-        o, n = _points3("origins", origins)
-        d, m = _points3("dirs", dirs)
-        if m != n:
-            raise ValueError(f"dirs: {m} rays, expected {n} like origins")
-        mt = _per_row("max_t", _np.inf if max_t is None else max_t, n)
-        r = self._native._raycast(o, d, mt)
-        return RaycastResult(r["hit"] == 1.0, r["t"], r["point"].reshape(n, 3), r["normal"].reshape(n, 3))
+        return _raycast(self._native, origins, dirs, max_t)
 
     def objects(self):
         """The objects now: a dict of ``id`` (uint64, n), ``kind`` (int64, index into
@@ -618,6 +606,17 @@ class World:
     def __repr__(self):
         x, y, z = self.viewer
         return f"World(viewer=({x:g}, {y:g}, {z:g}))"
+
+
+def _raycast(native, origins, dirs, max_t):
+    """A batch of rays through ``native._raycast``, shaped as a :class:`RaycastResult`."""
+    o, n = _points3("origins", origins)
+    d, m = _points3("dirs", dirs)
+    if m != n:
+        raise ValueError(f"dirs: {m} rays, expected {n} like origins")
+    mt = _per_row("max_t", _np.inf if max_t is None else max_t, n)
+    r = native._raycast(o, d, mt)
+    return RaycastResult(r["hit"] == 1.0, r["t"], r["point"].reshape(n, 3), r["normal"].reshape(n, 3))
 
 
 def _from_value(v):
