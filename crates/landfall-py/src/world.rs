@@ -5,11 +5,14 @@
 use crate::args::{self, all_finite, err, pyarray, same_len, slice};
 use crate::queries;
 use crate::{Array, In};
+use landfall::glam::DVec2;
 use landfall::glam::DVec3;
-use landfall::world::{CacheParams, ObjectParams, Objects, Roaming, World as LfWorld, WorldParams};
+use landfall::world::{footprint, footprints, Agent, CacheParams, LodTerrain, ObjectParams, Objects, Planner, Roaming};
+use landfall::world::{World as LfWorld, WorldParams};
 use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use rayon::prelude::*;
 use std::sync::Mutex;
 
 /// An array of ids (objects' slots, entities' from 2⁴⁰).
@@ -125,24 +128,29 @@ impl World {
     }
 
     /// The objects now: dict of id (uint64), kind (index into `kinds`), centre (flat n·3) and
-    /// radius of each bounding sphere.
+    /// radius of each bounding sphere, and footprint (flat n·3: x, y, radius of the disc paths go
+    /// around).
     fn _objects<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let (ids, kinds, centres, radii) = self.with(py, |s| {
-            let (mut ids, mut kinds, mut centres, mut radii) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (ids, kinds, centres, radii, feet) = self.with(py, |s| {
+            let (mut ids, mut kinds, mut centres, mut radii, mut feet) =
+                (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
             for (slot, ob) in s.objects.iter().flat_map(|o| o.iter()) {
                 let (c, r) = ob.shape.bounding_sphere();
+                let f = footprint(&ob.shape);
                 ids.push(u64::from(slot));
                 kinds.push(i64::from(ob.kind));
                 centres.extend(c.to_array());
                 radii.push(r);
+                feet.extend([f.center.x, f.center.y, f.radius]);
             }
-            (ids, kinds, centres, radii)
+            (ids, kinds, centres, radii, feet)
         });
         let out = PyDict::new(py);
         out.set_item("id", PyArray1::from_vec(py, ids))?;
         out.set_item("kind", PyArray1::from_vec(py, kinds))?;
         out.set_item("center", pyarray(py, centres))?;
         out.set_item("radius", pyarray(py, radii))?;
+        out.set_item("footprint", pyarray(py, feet))?;
         Ok(out)
     }
 
@@ -191,6 +199,55 @@ impl World {
             v
         });
         PyArray1::from_vec(py, v)
+    }
+
+    /// Paths for an agent of `radius` and `max_slope` (radians) from each start to its goal (flat
+    /// n·2 each) around the footprints of the objects held now, on the ground they stand on:
+    /// offsets (n + 1) into the waypoints (flat m·3), horizontal lengths (NaN where none) and each
+    /// path's error (None where found).
+    #[allow(clippy::type_complexity)]
+    fn _paths<'py>(
+        &self,
+        py: Python<'py>,
+        starts: In<'py>,
+        goals: In<'py>,
+        radius: f64,
+        max_slope: f64,
+    ) -> PyResult<(Ids<'py>, Array<'py>, Array<'py>, Vec<Option<String>>)> {
+        let (a, b) = (slice(&starts, "starts")?, slice(&goals, "goals")?);
+        same_len(&[(a, "starts"), (b, "goals")])?;
+        let agent = Agent::default().with_radius(radius).with_max_slope(max_slope);
+        agent.validate().map_err(|e| err(format!("{}: {}", e.field, e.why)))?;
+        let n = a.len() / 2;
+        let found: Vec<Result<landfall::world::Route, String>> = self.with(py, |s| {
+            let gen = s.world.generator().clone();
+            let ground = LodTerrain::new(gen, s.world.cache_params().mesh_finest, 1024);
+            let discs = s.objects.as_ref().map(footprints).unwrap_or_default();
+            (0..n)
+                .into_par_iter()
+                .map(|k| {
+                    let (p, q) = (DVec2::new(a[2 * k], a[2 * k + 1]), DVec2::new(b[2 * k], b[2 * k + 1]));
+                    let mut planner = Planner::around(&ground, &discs, agent, p, q).map_err(|e| e.to_string())?;
+                    planner.find_path(p, q).map_err(|e| e.to_string())
+                })
+                .collect()
+        });
+        let (mut offsets, mut points, mut lengths, mut errors) = (vec![0u64], Vec::new(), Vec::new(), Vec::new());
+        for f in found {
+            match f {
+                Ok(route) => {
+                    lengths.push(route.length());
+                    points.extend(route.points.iter().flat_map(|p| p.to_array()));
+                    errors.push(None);
+                }
+                Err(e) => {
+                    lengths.push(f64::NAN);
+                    errors.push(Some(e));
+                }
+            }
+            offsets.push((points.len() / 3) as u64);
+        }
+        Ok((PyArray1::from_vec(py, offsets), pyarray(py, points), pyarray(py, lengths), errors))
     }
 
     /// The ids within `radius[k]` of each point (flat n·3): offsets (n + 1) and ids, point k's

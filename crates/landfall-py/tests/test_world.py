@@ -95,6 +95,57 @@ def test_the_viewer_s_moves_bring_and_drop_objects():
     assert len(fresh & back) >= 0.9 * len(fresh), (len(fresh & back), len(fresh))
 
 
+def segment_distance(p, q, c):
+    """Distance from each point c (m, 2) to the segment p–q (2,), brute force."""
+    d = q - p
+    t = np.clip(((c - p) @ d) / max(d @ d, 1e-300), 0.0, 1.0)
+    return np.linalg.norm(c - (p + t[:, None] * d), axis=1)
+
+
+@pytest.mark.parametrize("radius", [0.5, 3.0])
+def test_paths_go_around_every_object_on_the_ground(world, radius):
+    rng = np.random.default_rng(7)
+    feet = world.objects()["footprint"]
+    v = np.array(world.viewer[:2])
+    # Starts and goals near the viewer, 60–150 m apart, off the objects.
+    starts, goals = [], []
+    while len(starts) < 6:
+        a = v + rng.uniform(-60, 60, 2)
+        b = a + rng.uniform(60, 150) * np.array([np.cos(t := rng.uniform(0, 2 * np.pi)), np.sin(t)])
+        clear = lambda p: np.all(np.linalg.norm(feet[:, :2] - p, axis=1) > feet[:, 2] + radius + 0.5)
+        if clear(a) and clear(b):
+            starts.append(a)
+            goals.append(b)
+    r = world.paths(starts, goals, radius=radius)
+    assert r.found.sum() >= 4, r.error
+    for k in np.nonzero(r.found)[0]:
+        pts = r.points[k]
+        assert np.allclose(pts[0, :2], starts[k]) and np.allclose(pts[-1, :2], goals[k])
+        legs = np.linalg.norm(np.diff(pts[:, :2], axis=0), axis=1)
+        assert abs(legs.sum() - r.length[k]) < 1e-6 and r.length[k] >= np.linalg.norm(goals[k] - starts[k]) - 1e-9
+        # Clear of every footprint grown by the agent's radius, brute force over every leg.
+        for p, q in zip(pts[:-1, :2], pts[1:, :2]):
+            gap = segment_distance(p, q, feet[:, :2]) - (feet[:, 2] + radius)
+            assert gap.min() >= -1e-9, (k, gap.min())
+        # The corners stand on the ground the objects stand on (the finest drawn level's landscape),
+        # which the drawn mesh follows within the coarser layers' offsets away from the viewer.
+        down = world.raycast(np.column_stack([pts[:, :2], np.full(len(pts), 5000.0)]), [[0, 0, -1.0]] * len(pts))
+        assert np.all(np.abs(down.point[:, 2] - pts[:, 2]) < 2.0), np.abs(down.point[:, 2] - pts[:, 2]).max()
+    for k in np.nonzero(~r.found)[0]:
+        assert r.error[k] and np.isnan(r.length[k]) and len(r.points[k]) == 0
+
+
+def test_a_path_that_cannot_be_is_said_why(world):
+    o = world.objects()
+    big = o["footprint"][np.argmax(o["footprint"][:, 2])]
+    r = world.paths([big[:2]], [big[:2] + [200.0, 0.0]])
+    assert not r.found[0] and "inside an obstacle" in r.error[0]
+    with pytest.raises(ValueError, match="radius"):
+        world.paths([[0.0, 0.0]], [[10.0, 0.0]], radius=-1.0)
+    with pytest.raises(ValueError, match="goals"):
+        world.paths([[0.0, 0.0]], [[10.0, 0.0], [1.0, 1.0]])
+
+
 def test_without_objects():
     w = landfall.World(viewer=(0.0, 0.0, 100.0), objects=False)
     assert len(w.objects()["id"]) == 0 and len(w.entities()["id"]) == 0 and w.pairs().shape == (0, 2)

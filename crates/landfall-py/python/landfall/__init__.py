@@ -35,6 +35,7 @@ __all__ = [
     "SweepResult",
     "Placement",
     "MoveResult",
+    "PathResult",
 ]
 
 _DIAGONALS = ("alternating", "sw-ne", "se-nw")
@@ -56,12 +57,12 @@ def _flat(name, *arrays):
     return shape, [_contiguous(a).reshape(-1) for a in arrays]
 
 
-def _points3(name, a):
+def _points3(name, a, width=3):
     a = _np.asarray(a, dtype=_np.float64)
-    if a.ndim == 1 and a.shape[0] == 3:
+    if a.ndim == 1 and a.shape[0] == width:
         a = a[None, :]
-    if a.ndim != 2 or a.shape[1] != 3:
-        raise ValueError(f"{name}: expected an array of shape (n, 3), got {a.shape}")
+    if a.ndim != 2 or a.shape[1] != width:
+        raise ValueError(f"{name}: expected an array of shape (n, {width}), got {a.shape}")
     return _contiguous(a).reshape(-1), a.shape[0]
 
 
@@ -480,6 +481,17 @@ class Heightfield(Terrain):
         return Terrain.__reduce__(self)
 
 
+class PathResult(_Result):
+    """Paths of a batch: ``found`` (bool, n), ``length`` (n, horizontal metres, NaN where none),
+    ``points`` (a list of n arrays (k, 3): the corners on the ground, start to goal) and ``error``
+    (a list: None, or why there is no path)."""
+
+    __slots__ = ("found", "length", "points", "error")
+
+    def _summary(self):
+        return f"{int(self.found.sum())} of {self.found.size} paths found"
+
+
 class CharacterController:
     """A kinematic character controller on the exact swept shape (rapier's and Jolt's option set):
     ``shape`` ``"sphere"`` (of ``radius``), ``"capsule"`` (upright, its axis ``2·half_height``
@@ -580,9 +592,11 @@ class World:
 
     def objects(self):
         """The objects now: a dict of ``id`` (uint64, n), ``kind`` (int64, index into
-        :attr:`kinds`), ``center`` (n, 3) and ``radius`` (n) of each bounding sphere."""
+        :attr:`kinds`), ``center`` (n, 3) and ``radius`` (n) of each bounding sphere, and
+        ``footprint`` (n, 3: x, y, radius) of the disc on the ground that :meth:`paths` go around."""
         o = self._native._objects()
-        return {"id": o["id"], "kind": o["kind"], "center": o["center"].reshape(-1, 3), "radius": o["radius"]}
+        return {"id": o["id"], "kind": o["kind"], "center": o["center"].reshape(-1, 3), "radius": o["radius"],
+                "footprint": o["footprint"].reshape(-1, 3)}
 
     def entities(self):
         """The roaming entities alive: a dict of ``id`` (uint64, n), ``position`` (n, 3) and
@@ -594,6 +608,22 @@ class World:
         """Every pair of objects or entities whose bounding spheres overlap or touch: uint64 array
         (m, 2), each pair once, the lower id first."""
         return self._native._pairs().reshape(-1, 2)
+
+    def paths(self, starts, goals, radius=0.5, max_slope=0.6108652381980153):
+        """Paths for an agent of ``radius`` (metres, 0.3–30) that climbs at most ``max_slope``
+        (radians, 35° by default) from each start to its goal ((n, 2) each, x and y), as
+        ``landfall world path`` plans them: around the footprints of the objects held now (a
+        planner over the square around each pair, its quad-tree levels fitted to the radius), the
+        corners on the ground. Returns a :class:`PathResult`; a path that cannot be found has
+        ``found`` False, NaN length, no points and its reason in ``error``."""
+        a, n = _points3("starts", starts, 2)
+        b, m = _points3("goals", goals, 2)
+        if m != n:
+            raise ValueError(f"goals: {m} points, expected {n} like starts")
+        offsets, points, lengths, errors = self._native._paths(a, b, float(radius), float(max_slope))
+        points = points.reshape(-1, 3)
+        return PathResult(found=_np.isfinite(lengths), length=lengths,
+                          points=[points[offsets[k]:offsets[k + 1]] for k in range(n)], error=errors)
 
     def within(self, points, radius):
         """The ids of the objects and entities whose bounding spheres meet the sphere of ``radius``

@@ -160,6 +160,14 @@ class Heightfield(Terrain):
     def set_heights(self, values: ArrayLike, row: int = 0, col: int = 0) -> None:
         """Overwrites a block of samples (raster order) at raster row `row`, column `col`."""
 
+class PathResult:
+    """Paths of a batch: found, horizontal length (NaN where none), corners, error."""
+
+    found: npt.NDArray[np.bool_]
+    length: npt.NDArray[np.float64]
+    points: list[npt.NDArray[np.float64]]
+    error: list[Optional[str]]
+
 class CharacterController:
     """A kinematic character controller on the exact swept shape."""
 
@@ -203,6 +211,10 @@ class World:
         """id and position (n, 3) of each roaming entity alive."""
     def pairs(self) -> npt.NDArray[np.uint64]:
         """(m, 2) ids of the overlapping or touching bounding spheres, lower first."""
+    def paths(
+        self, starts: ArrayLike, goals: ArrayLike, radius: float = 0.5, max_slope: float = 0.6108652381980153
+    ) -> PathResult:
+        """Paths around the objects held now for an agent of radius, start to goal ((n, 2) each)."""
     def within(self, points: ArrayLike, radius: ArrayLike) -> list[npt.NDArray[np.uint64]]:
         """The ids whose bounding spheres meet the sphere of radius around each point."""
 
