@@ -89,26 +89,10 @@ pub fn build_heightfield_index(
     let mut heights = vec![0f32; nx];
     let mut done = 0u64;
     crate::tif::stream_rows(src, &mut o, |r, values| {
-        let name = |k: usize| format!("pixel (row {r}, column {k})");
-        for (k, (h, &v)) in heights.iter_mut().zip(values).enumerate() {
-            let f = v as f32;
-            *h = if v.is_nan() || nodata.is_some_and(|n| n == v || n as f32 == f) {
-                f32::NAN
-            } else if f.is_infinite() {
-                return Err(IoError::field(src, name(k), format!("{v} is not a finite height")));
-            } else {
-                // As `load_heightfield`: the f32 sample, then the scale and offset in f64.
-                (f as f64 * opts.z_scale + opts.z_offset) as f32
-            };
-            if h.is_infinite() {
-                return Err(IoError::field(
-                    src,
-                    format!("sample (column {k}, row {} from the south)", ny - 1 - r),
-                    "value overflows f32 after z-scale/z-offset",
-                ));
-            }
+        if !convert_row(values, nodata, opts, &mut heights) {
+            return Err(bad_value(src, r, ny, values, nodata, opts));
         }
-        w.put(ny - 1 - r, 0, &heights)?;
+        w.put_row(ny - 1 - r, &heights)?;
         done += 1;
         if done.is_multiple_of(256) || done == ny as u64 {
             progress(done, ny as u64);
@@ -117,6 +101,45 @@ pub fn build_heightfield_index(
     })?;
     let done = w.finish(opts.diagonal, frame, o.geokeys.as_ref())?;
     Ok(report(&grid_of(nx, ny, opts.leaf_size), done, true))
+}
+
+/// Converts a GeoTIFF row as `load_heightfield` does — the f32 sample, then the scale and offset
+/// in f64; NaN and the nodata value (as f64 or as f32) to `f32::NAN` — into `out`. False when a
+/// sample is infinite or overflows f32 after the scale and offset ([`bad_value`] names it).
+fn convert_row(values: &[f64], nodata: Option<f64>, opts: &LoadOptions, out: &mut [f32]) -> bool {
+    // Without nodata, NaN compares unequal to every sample.
+    let n = nodata.unwrap_or(f64::NAN);
+    let (nf, (scale, offset)) = (n as f32, (opts.z_scale, opts.z_offset));
+    let mut finite = true;
+    for (h, &v) in out.iter_mut().zip(values) {
+        let f = v as f32;
+        let z = (f as f64 * scale + offset) as f32;
+        let hole = v.is_nan() | (v == n) | (f == nf);
+        finite &= hole | z.is_finite();
+        *h = if hole { f32::NAN } else { z };
+    }
+    finite
+}
+
+/// The error for the first sample of row `r` (from the north) that [`convert_row`] refuses.
+fn bad_value(src: &Path, r: usize, ny: usize, values: &[f64], nodata: Option<f64>, opts: &LoadOptions) -> IoError {
+    for (k, &v) in values.iter().enumerate() {
+        let f = v as f32;
+        if v.is_nan() || nodata.is_some_and(|n| n == v || n as f32 == f) {
+            continue;
+        }
+        if f.is_infinite() {
+            return IoError::field(src, format!("pixel (row {r}, column {k})"), format!("{v} is not a finite height"));
+        }
+        if !((f as f64 * opts.z_scale + opts.z_offset) as f32).is_finite() {
+            return IoError::field(
+                src,
+                format!("sample (column {k}, row {} from the south)", ny - 1 - r),
+                "value overflows f32 after z-scale/z-offset",
+            );
+        }
+    }
+    IoError::field(src, format!("row {r}"), "a sample is not a finite height")
 }
 
 /// [`check_stored`] for a raster that covers its whole grid; its tiles.
