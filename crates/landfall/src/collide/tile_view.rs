@@ -20,7 +20,7 @@
 use super::sphere_walk::SphereWalk;
 use crate::flat::Flat;
 use crate::geom::{Aabb, Half, TriangleId};
-use crate::heightfield::{Heightfield, Tiling};
+use crate::heightfield::{widen, Heightfield, Tiling};
 use crate::params::{count, ParamError};
 use glam::{DVec2, DVec3};
 use std::collections::BTreeMap;
@@ -545,16 +545,13 @@ trait Grid {
     /// Lowest and highest sample around cells `c` (samples `c[0]..=c[2]` × `c[1]..=c[3]`), holes
     /// left out: `[∞, −∞]` when all are holes.
     fn z_range(&self, c: [u32; 4]) -> [f32; 2] {
-        let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
+        let mut r = [f32::INFINITY, f32::NEG_INFINITY];
         for j in c[1]..=c[3] {
             for i in c[0]..=c[2] {
-                // `min` and `max` keep the other value when one is NaN (a hole).
-                let z = self.z(i, j);
-                lo = lo.min(z);
-                hi = hi.max(z);
+                r = widen(r, &[self.z(i, j)]);
             }
         }
-        [lo, hi]
+        r
     }
 }
 
@@ -579,14 +576,11 @@ impl Grid for TileSamples<'_> {
         // The block's rows, as slices (what `landfall build` runs for every leaf).
         let (i0, j0) = (self.key.0 as usize * self.tiling.cells, self.key.1 as usize * self.tiling.cells);
         let (side, a, b) = (self.tiling.side(), c[0] as usize - i0, c[2] as usize - i0);
-        let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
+        let mut r = [f32::INFINITY, f32::NEG_INFINITY];
         for j in c[1] as usize - j0..=c[3] as usize - j0 {
-            for &z in &self.block[j * side + a..=j * side + b] {
-                lo = lo.min(z);
-                hi = hi.max(z);
-            }
+            r = widen(r, &self.block[j * side + a..=j * side + b]);
         }
-        [lo, hi]
+        r
     }
 }
 
