@@ -20,7 +20,7 @@
 use super::sphere_walk::SphereWalk;
 use crate::flat::Flat;
 use crate::geom::{Aabb, Half, TriangleId};
-use crate::heightfield::{widen, Heightfield, Tiling};
+use crate::heightfield::{range_of_rows, widen, Heightfield, Tiling};
 use crate::params::{count, ParamError};
 use glam::{DVec2, DVec3};
 use std::collections::BTreeMap;
@@ -576,11 +576,7 @@ impl Grid for TileSamples<'_> {
         // The block's rows, as slices (what `landfall build` runs for every leaf).
         let (i0, j0) = (self.key.0 as usize * self.tiling.cells, self.key.1 as usize * self.tiling.cells);
         let (side, a, b) = (self.tiling.side(), c[0] as usize - i0, c[2] as usize - i0);
-        let mut r = [f32::INFINITY, f32::NEG_INFINITY];
-        for j in c[1] as usize - j0..=c[3] as usize - j0 {
-            r = widen(r, &self.block[j * side + a..=j * side + b]);
-        }
-        r
+        range_of_rows((c[1] as usize - j0..=c[3] as usize - j0).map(|j| &self.block[j * side + a..=j * side + b]))
     }
 }
 

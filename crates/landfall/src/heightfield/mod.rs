@@ -165,7 +165,7 @@ pub use baseline::Baseline;
 pub use cell::Diagonal;
 pub use parts::{HeightfieldParts, TileParts};
 pub use pyramid::{LeafRanges, Pyramid};
-pub(crate) use pyramid::widen;
+pub(crate) use pyramid::{range_of_rows, widen};
 #[cfg(feature = "stats")]
 pub use raycast::take_stats;
 pub use raycast::TOUCH_EPS;

@@ -210,11 +210,8 @@ impl Pyramid {
         let mut out = vec![EMPTY; per_block];
         for lj in 0..n0.min(ch.div_ceil(leaf)) {
             for li in 0..n0.min(cw.div_ceil(leaf)) {
-                let mut r = EMPTY_RANGE;
-                for j in lj * leaf..=(lj + 1) * leaf {
-                    r = widen(r, &block[j * side + li * leaf..=j * side + (li + 1) * leaf]);
-                }
-                out[lj * n0 + li] = encode(r, quantum);
+                let rows = (lj * leaf..=(lj + 1) * leaf).map(|j| &block[j * side + li * leaf..=j * side + (li + 1) * leaf]);
+                out[lj * n0 + li] = encode(range_of_rows(rows), quantum);
             }
         }
         for k in 1..tl {
@@ -661,6 +658,15 @@ pub(crate) fn widen(mut r: Range, row: &[f32]) -> Range {
         }
     }
     r
+}
+
+/// The range of the valid samples of `rows`, as [`widen`] over them in order would make it (ties
+/// too), each row's range made on its own first: independent chains the processor overlaps.
+#[inline]
+pub(crate) fn range_of_rows<'a>(rows: impl Iterator<Item = &'a [f32]>) -> Range {
+    rows.map(|row| widen(EMPTY_RANGE, row)).fold(EMPTY_RANGE, |r, [lo, hi]| {
+        [if lo < r[0] { lo } else { r[0] }, if hi > r[1] { hi } else { r[1] }]
+    })
 }
 
 /// Codes of an exact range, rounded outward.
