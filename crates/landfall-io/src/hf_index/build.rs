@@ -160,3 +160,78 @@ pub fn stream_geotiff_rows(
     crate::tif::stream_rows(path, &mut o, &mut each)?;
     Ok((o.nx, o.ny))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The conversion one sample at a time, as `load_heightfield` states it: `Ok(height)` or the
+    /// error's field.
+    fn reference(v: f64, nodata: Option<f64>, opts: &LoadOptions) -> Result<f32, &'static str> {
+        let f = v as f32;
+        if v.is_nan() || nodata.is_some_and(|n| n == v || n as f32 == f) {
+            return Ok(f32::NAN);
+        }
+        if f.is_infinite() {
+            return Err("pixel");
+        }
+        let h = (f as f64 * opts.z_scale + opts.z_offset) as f32;
+        if h.is_infinite() {
+            return Err("sample");
+        }
+        Ok(h)
+    }
+
+    /// A sample drawn from the values a conversion can trip on.
+    fn value() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            -1e4f64..1e4,
+            Just(f64::NAN),
+            Just(f64::INFINITY),
+            Just(f64::NEG_INFINITY),
+            Just(-9999.0),
+            // Equal to the nodata value only once rounded to f32.
+            Just(-9_999.000_000_1),
+            Just(1e39),
+            Just(3.4e38),
+            Just(-0.0),
+        ]
+    }
+
+    proptest! {
+        /// A row converts as the per-sample reference: the same heights bit for bit, and an error
+        /// exactly when a sample has one, naming the first such sample.
+        #[test]
+        fn rows_convert_as_sample_by_sample(
+            row in prop::collection::vec(value(), 1..40),
+            nodata in prop_oneof![Just(None), Just(Some(-9999.0))],
+            scale in prop_oneof![Just(1.0), Just(2.0), Just(0.0), Just(-1e-3)],
+            offset in prop_oneof![Just(0.0), Just(-0.0), Just(100.0)],
+        ) {
+            let opts = LoadOptions { z_scale: scale, z_offset: offset, ..Default::default() };
+            let mut out = vec![0f32; row.len()];
+            let ok = convert_row(&row, nodata, &opts, &mut out);
+            let want: Vec<_> = row.iter().map(|&v| reference(v, nodata, &opts)).collect();
+            match want.iter().position(|w| w.is_err()) {
+                None => {
+                    prop_assert!(ok);
+                    for (h, w) in out.iter().zip(&want) {
+                        prop_assert_eq!(h.to_bits(), w.unwrap().to_bits());
+                    }
+                }
+                Some(k) => {
+                    prop_assert!(!ok);
+                    let err = bad_value(Path::new("x.tif"), 3, 10, &row, nodata, &opts).to_string();
+                    let field = want[k].unwrap_err();
+                    let named = if field == "pixel" {
+                        format!("pixel (row 3, column {k})")
+                    } else {
+                        format!("sample (column {k}, row 6 from the south)")
+                    };
+                    prop_assert!(err.contains(&named), "{err} should name {named}");
+                }
+            }
+        }
+    }
+}

@@ -121,8 +121,8 @@ impl Writer {
     /// A sample already put with another valid value is a [`Conflict`] (nothing is put then).
     pub(super) fn put(&mut self, j: usize, i0: usize, values: &[f32]) -> Result<Option<Conflict>, IoError> {
         self.put_with(j, i0, values, |row, part| {
-            if let Some(k) = (0..row.len())
-                .find(|&k| !row[k].is_nan() && !part[k].is_nan() && row[k].to_bits() != part[k].to_bits())
+            if let Some(k) =
+                (0..row.len()).find(|&k| !row[k].is_nan() && !part[k].is_nan() && row[k].to_bits() != part[k].to_bits())
             {
                 return Some(k);
             }
@@ -312,17 +312,18 @@ impl Writer {
             .map_init(
                 || vec![0f32; self.tiling.block_len()],
                 |block, &(key, slot)| {
-                let at = self.sections[SAMPLES][0] + (slot * self.tiling.block_len() * 4) as u64;
-                self.out.read_exact_at(bytemuck::cast_slice_mut(block), at).map_err(|e| self.os(e))?;
-                let (tx, ty) = (key % self.tiling.ntx, key / self.tiling.ntx);
-                let c = self.tiling.tile_cells(tx, ty, self.grid.nx - 1, self.grid.ny - 1);
-                let cells = if slot == 0 { [0, 0] } else { [c[2] - c[0], c[3] - c[1]] };
-                let nodes = Pyramid::tile_nodes(block, self.tiling, cells, self.grid.leaf, quantum);
-                let nodes: &[u8] = bytemuck::cast_slice(&nodes);
-                let at = self.sections[PYRAMID][0] + (slot * per_block * 4) as u64;
-                self.out.write_all_at(nodes, at).map_err(|e| self.os(e))?;
-                Ok(slot_sum(slot as u64, self.records[slot][1], nodes, self.tree_sums[slot]))
-            })
+                    let at = self.sections[SAMPLES][0] + (slot * self.tiling.block_len() * 4) as u64;
+                    self.out.read_exact_at(bytemuck::cast_slice_mut(block), at).map_err(|e| self.os(e))?;
+                    let (tx, ty) = (key % self.tiling.ntx, key / self.tiling.ntx);
+                    let c = self.tiling.tile_cells(tx, ty, self.grid.nx - 1, self.grid.ny - 1);
+                    let cells = if slot == 0 { [0, 0] } else { [c[2] - c[0], c[3] - c[1]] };
+                    let nodes = Pyramid::tile_nodes(block, self.tiling, cells, self.grid.leaf, quantum);
+                    let nodes: &[u8] = bytemuck::cast_slice(&nodes);
+                    let at = self.sections[PYRAMID][0] + (slot * per_block * 4) as u64;
+                    self.out.write_all_at(nodes, at).map_err(|e| self.os(e))?;
+                    Ok(slot_sum(slot as u64, self.records[slot][1], nodes, self.tree_sums[slot]))
+                },
+            )
             .collect();
         let mut slots_sum = 0u64;
         for s in sums {

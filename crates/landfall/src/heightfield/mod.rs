@@ -164,8 +164,8 @@ pub mod workload;
 pub use baseline::Baseline;
 pub use cell::Diagonal;
 pub use parts::{HeightfieldParts, TileParts};
-pub use pyramid::{LeafRanges, Pyramid};
 pub(crate) use pyramid::{range_of_rows, widen};
+pub use pyramid::{LeafRanges, Pyramid};
 #[cfg(feature = "stats")]
 pub use raycast::take_stats;
 pub use raycast::TOUCH_EPS;

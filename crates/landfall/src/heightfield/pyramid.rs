@@ -210,7 +210,8 @@ impl Pyramid {
         let mut out = vec![EMPTY; per_block];
         for lj in 0..n0.min(ch.div_ceil(leaf)) {
             for li in 0..n0.min(cw.div_ceil(leaf)) {
-                let rows = (lj * leaf..=(lj + 1) * leaf).map(|j| &block[j * side + li * leaf..=j * side + (li + 1) * leaf]);
+                let rows =
+                    (lj * leaf..=(lj + 1) * leaf).map(|j| &block[j * side + li * leaf..=j * side + (li + 1) * leaf]);
                 out[lj * n0 + li] = encode(range_of_rows(rows), quantum);
             }
         }
@@ -664,9 +665,8 @@ pub(crate) fn widen(mut r: Range, row: &[f32]) -> Range {
 /// too), each row's range made on its own first: independent chains the processor overlaps.
 #[inline]
 pub(crate) fn range_of_rows<'a>(rows: impl Iterator<Item = &'a [f32]>) -> Range {
-    rows.map(|row| widen(EMPTY_RANGE, row)).fold(EMPTY_RANGE, |r, [lo, hi]| {
-        [if lo < r[0] { lo } else { r[0] }, if hi > r[1] { hi } else { r[1] }]
-    })
+    rows.map(|row| widen(EMPTY_RANGE, row))
+        .fold(EMPTY_RANGE, |r, [lo, hi]| [if lo < r[0] { lo } else { r[0] }, if hi > r[1] { hi } else { r[1] }])
 }
 
 /// Codes of an exact range, rounded outward.
