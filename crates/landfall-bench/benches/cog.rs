@@ -8,10 +8,10 @@
 //! LERC with MAX_Z_ERROR=0.001 — into `target/bench-cog/` (kept for the next run).
 //!
 //! `cargo bench -p landfall-bench --bench cog` (n = 4096: 64 MiB of f32 samples, measured by
-//! criterion); `LANDFALL_BENCH_COG=32768` for the 4 GiB raster of the docs (about 11 GB of disk: the two COGs and one output at a time;
-//! past n = 8192 each peer runs twice, alternating, and the medians are printed, criterion's ten
-//! samples taking hours there); `LANDFALL_BENCH_COG_CODECS=lerc` measures one compression. Needs
-//! GDAL.
+//! criterion); `LANDFALL_BENCH_COG=32768` for the 4 GiB raster of the docs (about 11 GB of disk:
+//! the two COGs and one output at a time; past n = 8192 each peer runs twice, alternating, and the
+//! means are printed, criterion's ten samples taking hours there); `LANDFALL_BENCH_COG_CODECS=lerc`
+//! measures one compression. Needs GDAL.
 
 use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
 use landfall_bench::report::print_ratios;
