@@ -5,7 +5,7 @@
 
 use glam::{DVec2, DVec3};
 use landfall::bench::synth::{generate, SynthParams};
-use landfall::collide::{tile_tree, SweepTarget, TileSamples, TileView, TileViewParams};
+use landfall::collide::{tile_tree, tile_tree_into, SweepTarget, TileSamples, TileView, TileViewParams};
 use landfall::support::SplitMix64;
 use landfall::Aabb;
 use landfall::{Heightfield, Ray};
@@ -188,6 +188,18 @@ fn stored_trees_are_the_trees_a_view_builds() {
                 spacing: rows.spacing(),
             };
             assert_eq!(tile_tree(&t, &params).unwrap(), tile.nodes(&view), "tile {:?} of {nx} × {ny}", tile.key);
+            // The same tree into a reused vector, with the range of the tile's valid samples.
+            let mut nodes = vec![tile_tree(&t, &params).unwrap()[0]; 3];
+            let range = tile_tree_into(&t, &params, &mut nodes).unwrap();
+            assert_eq!(nodes, tile.nodes(&view));
+            let valid: Vec<f32> = block.iter().copied().filter(|z| !z.is_nan()).collect();
+            let want = (!valid.is_empty()).then(|| {
+                [
+                    valid.iter().copied().fold(f32::INFINITY, f32::min),
+                    valid.iter().copied().fold(f32::NEG_INFINITY, f32::max),
+                ]
+            });
+            assert_eq!(range, want, "tile {:?} of {nx} × {ny}", tile.key);
         }
     }
 }

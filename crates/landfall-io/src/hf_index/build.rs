@@ -89,26 +89,10 @@ pub fn build_heightfield_index(
     let mut heights = vec![0f32; nx];
     let mut done = 0u64;
     crate::tif::stream_rows(src, &mut o, |r, values| {
-        let name = |k: usize| format!("pixel (row {r}, column {k})");
-        for (k, (h, &v)) in heights.iter_mut().zip(values).enumerate() {
-            let f = v as f32;
-            *h = if v.is_nan() || nodata.is_some_and(|n| n == v || n as f32 == f) {
-                f32::NAN
-            } else if f.is_infinite() {
-                return Err(IoError::field(src, name(k), format!("{v} is not a finite height")));
-            } else {
-                // As `load_heightfield`: the f32 sample, then the scale and offset in f64.
-                (f as f64 * opts.z_scale + opts.z_offset) as f32
-            };
-            if h.is_infinite() {
-                return Err(IoError::field(
-                    src,
-                    format!("sample (column {k}, row {} from the south)", ny - 1 - r),
-                    "value overflows f32 after z-scale/z-offset",
-                ));
-            }
+        if !convert_row(values, nodata, opts, &mut heights) {
+            return Err(bad_value(src, r, ny, values, nodata, opts));
         }
-        w.put(ny - 1 - r, 0, &heights)?;
+        w.put_row(ny - 1 - r, &heights)?;
         done += 1;
         if done.is_multiple_of(256) || done == ny as u64 {
             progress(done, ny as u64);
@@ -117,6 +101,45 @@ pub fn build_heightfield_index(
     })?;
     let done = w.finish(opts.diagonal, frame, o.geokeys.as_ref())?;
     Ok(report(&grid_of(nx, ny, opts.leaf_size), done, true))
+}
+
+/// Converts a GeoTIFF row as `load_heightfield` does — the f32 sample, then the scale and offset
+/// in f64; NaN and the nodata value (as f64 or as f32) to `f32::NAN` — into `out`. False when a
+/// sample is infinite or overflows f32 after the scale and offset ([`bad_value`] names it).
+fn convert_row(values: &[f64], nodata: Option<f64>, opts: &LoadOptions, out: &mut [f32]) -> bool {
+    // Without nodata, NaN compares unequal to every sample.
+    let n = nodata.unwrap_or(f64::NAN);
+    let (nf, (scale, offset)) = (n as f32, (opts.z_scale, opts.z_offset));
+    let mut finite = true;
+    for (h, &v) in out.iter_mut().zip(values) {
+        let f = v as f32;
+        let z = (f as f64 * scale + offset) as f32;
+        let hole = v.is_nan() | (v == n) | (f == nf);
+        finite &= hole | z.is_finite();
+        *h = if hole { f32::NAN } else { z };
+    }
+    finite
+}
+
+/// The error for the first sample of row `r` (from the north) that [`convert_row`] refuses.
+fn bad_value(src: &Path, r: usize, ny: usize, values: &[f64], nodata: Option<f64>, opts: &LoadOptions) -> IoError {
+    for (k, &v) in values.iter().enumerate() {
+        let f = v as f32;
+        if v.is_nan() || nodata.is_some_and(|n| n == v || n as f32 == f) {
+            continue;
+        }
+        if f.is_infinite() {
+            return IoError::field(src, format!("pixel (row {r}, column {k})"), format!("{v} is not a finite height"));
+        }
+        if !((f as f64 * opts.z_scale + opts.z_offset) as f32).is_finite() {
+            return IoError::field(
+                src,
+                format!("sample (column {k}, row {} from the south)", ny - 1 - r),
+                "value overflows f32 after z-scale/z-offset",
+            );
+        }
+    }
+    IoError::field(src, format!("row {r}"), "a sample is not a finite height")
 }
 
 /// [`check_stored`] for a raster that covers its whole grid; its tiles.
@@ -136,4 +159,79 @@ pub fn stream_geotiff_rows(
     let mut o = crate::tif::open(path, &crate::Limits::default(), |_, _| Ok(()))?;
     crate::tif::stream_rows(path, &mut o, &mut each)?;
     Ok((o.nx, o.ny))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The conversion one sample at a time, as `load_heightfield` states it: `Ok(height)` or the
+    /// error's field.
+    fn reference(v: f64, nodata: Option<f64>, opts: &LoadOptions) -> Result<f32, &'static str> {
+        let f = v as f32;
+        if v.is_nan() || nodata.is_some_and(|n| n == v || n as f32 == f) {
+            return Ok(f32::NAN);
+        }
+        if f.is_infinite() {
+            return Err("pixel");
+        }
+        let h = (f as f64 * opts.z_scale + opts.z_offset) as f32;
+        if h.is_infinite() {
+            return Err("sample");
+        }
+        Ok(h)
+    }
+
+    /// A sample drawn from the values a conversion can trip on.
+    fn value() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            -1e4f64..1e4,
+            Just(f64::NAN),
+            Just(f64::INFINITY),
+            Just(f64::NEG_INFINITY),
+            Just(-9999.0),
+            // Equal to the nodata value only once rounded to f32.
+            Just(-9_999.000_000_1),
+            Just(1e39),
+            Just(3.4e38),
+            Just(-0.0),
+        ]
+    }
+
+    proptest! {
+        /// A row converts as the per-sample reference: the same heights bit for bit, and an error
+        /// exactly when a sample has one, naming the first such sample.
+        #[test]
+        fn rows_convert_as_sample_by_sample(
+            row in prop::collection::vec(value(), 1..40),
+            nodata in prop_oneof![Just(None), Just(Some(-9999.0))],
+            scale in prop_oneof![Just(1.0), Just(2.0), Just(0.0), Just(-1e-3)],
+            offset in prop_oneof![Just(0.0), Just(-0.0), Just(100.0)],
+        ) {
+            let opts = LoadOptions { z_scale: scale, z_offset: offset, ..Default::default() };
+            let mut out = vec![0f32; row.len()];
+            let ok = convert_row(&row, nodata, &opts, &mut out);
+            let want: Vec<_> = row.iter().map(|&v| reference(v, nodata, &opts)).collect();
+            match want.iter().position(|w| w.is_err()) {
+                None => {
+                    prop_assert!(ok);
+                    for (h, w) in out.iter().zip(&want) {
+                        prop_assert_eq!(h.to_bits(), w.unwrap().to_bits());
+                    }
+                }
+                Some(k) => {
+                    prop_assert!(!ok);
+                    let err = bad_value(Path::new("x.tif"), 3, 10, &row, nodata, &opts).to_string();
+                    let field = want[k].unwrap_err();
+                    let named = if field == "pixel" {
+                        format!("pixel (row 3, column {k})")
+                    } else {
+                        format!("sample (column {k}, row 6 from the south)")
+                    };
+                    prop_assert!(err.contains(&named), "{err} should name {named}");
+                }
+            }
+        }
+    }
 }

@@ -260,11 +260,11 @@ fn checksum(bytes: &[u8]) -> u64 {
     crate::preamble::checksum(bytes)
 }
 
-/// A used slot's part of the data checksum: its samples', pyramid's and tree's checksums tagged by
-/// the slot, so slots may be summed in any order.
-fn slot_sum(slot: u64, samples: u64, pyramid: &[u8], tree: &[u8]) -> u64 {
+/// A used slot's part of the data checksum: its samples', pyramid's and tree's checksums (`samples`
+/// and `tree` given as checksums) tagged by the slot, so slots may be summed in any order.
+fn slot_sum(slot: u64, samples: u64, pyramid: &[u8], tree: u64) -> u64 {
     let tag = slot.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    landfall::support::mix(samples ^ tag ^ checksum(pyramid).rotate_left(17) ^ checksum(tree).rotate_left(41))
+    landfall::support::mix(samples ^ tag ^ checksum(pyramid).rotate_left(17) ^ tree.rotate_left(41))
 }
 
 fn diagonal_code(d: Diagonal) -> u64 {

@@ -197,7 +197,8 @@ pub fn open_heightfield_index_with_trees(path: &Path) -> Result<OpenedIndex, IoE
         if Pyramid::tile_nodes(&block, tiling, cells, leaf, quantum) != nodes {
             return Err(bad(&name, "pyramid does not match the samples".into()));
         }
-        slots_sum = slots_sum.wrapping_add(slot_sum(slot as u64, samples_sum, bytemuck::cast_slice(&nodes), &tree));
+        slots_sum =
+            slots_sum.wrapping_add(slot_sum(slot as u64, samples_sum, bytemuck::cast_slice(&nodes), checksum(&tree)));
     }
     if tree_index.iter().enumerate().any(|(s, &[_, count])| used[s] == usize::MAX && count != 0) {
         return Err(bad("tree index", "a slot no tile uses has a tree".into()));

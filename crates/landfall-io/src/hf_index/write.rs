@@ -9,11 +9,11 @@ use super::{
 use crate::raster::GeoKeys;
 use crate::{IoError, OutputFile};
 use glam::DVec2;
-use landfall::collide::{tile_tree, TileNode, TileSamples, TileViewParams};
+use landfall::collide::{tile_tree, tile_tree_into, TileNode, TileSamples, TileViewParams};
 use landfall::support::{Pyramid, Tiling};
 use landfall::{Diagonal, Frame};
 use rayon::prelude::*;
-use std::collections::BTreeMap;
+use std::collections::btree_map::{BTreeMap, Entry};
 use std::path::Path;
 
 /// A grid's size, pyramid leaf and place.
@@ -50,12 +50,18 @@ pub(super) struct Writer {
     tree_slot: u64,
     /// Blocks of the tiles being filled, by tile (`ty · ntx + tx`).
     live: BTreeMap<usize, Vec<f32>>,
+    /// Blocks written, their room kept for the next tiles.
+    spare: Vec<Vec<f32>>,
+    /// The trees of a chunk of tiles being stored, their room kept from chunk to chunk.
+    trees: Vec<Vec<TileNode>>,
     /// The lowest row put so far (rows come north to south).
     lowest: usize,
     directory: Vec<u32>,
     /// Per slot: [valid samples of its own, samples checksum]; [first node, node count] of its tree.
     records: Vec<[u64; 2]>,
     tree_index: Vec<[u64; 2]>,
+    /// Per slot: checksum of its tree's bytes (for the data checksum).
+    tree_sums: Vec<u64>,
     exact: [f32; 2],
     valid: u64,
 }
@@ -96,7 +102,10 @@ impl Writer {
             file_len,
             tree_slot,
             live: BTreeMap::new(),
+            spare: Vec::new(),
+            trees: Vec::new(),
             tree_index: records.clone(),
+            tree_sums: vec![checksum(&[]); slots as usize],
             records,
             exact: [f32::INFINITY, f32::NEG_INFINITY],
             valid: 0,
@@ -111,6 +120,40 @@ impl Writer {
     /// to south (non-increasing `j`); a row may be put in pieces, and rows without data skipped.
     /// A sample already put with another valid value is a [`Conflict`] (nothing is put then).
     pub(super) fn put(&mut self, j: usize, i0: usize, values: &[f32]) -> Result<Option<Conflict>, IoError> {
+        self.put_with(j, i0, values, |row, part| {
+            if let Some(k) =
+                (0..row.len()).find(|&k| !row[k].is_nan() && !part[k].is_nan() && row[k].to_bits() != part[k].to_bits())
+            {
+                return Some(k);
+            }
+            for (o, &v) in row.iter_mut().zip(part) {
+                if !v.is_nan() {
+                    *o = v;
+                }
+            }
+            None
+        })
+    }
+
+    /// [`put`](Self::put) of a whole row `j` of an input that puts each sample once (a raster, its
+    /// holes `f32::NAN`): copied as it is, nothing to check against.
+    pub(super) fn put_row(&mut self, j: usize, values: &[f32]) -> Result<(), IoError> {
+        self.put_with(j, 0, values, |row, part| {
+            row.copy_from_slice(part);
+            None
+        })
+        .map(|_| ())
+    }
+
+    /// Puts `values` (samples `i0..` of row `j`) into the blocks holding them: `merge(block's row,
+    /// part)` for each, which returns the index of a conflicting sample, if any.
+    fn put_with(
+        &mut self,
+        j: usize,
+        i0: usize,
+        values: &[f32],
+        mut merge: impl FnMut(&mut [f32], &[f32]) -> Option<usize>,
+    ) -> Result<Option<Conflict>, IoError> {
         if values.is_empty() {
             return Ok(None);
         }
@@ -136,23 +179,20 @@ impl Writer {
                 }
                 let part = &values[a - i0..b - i0];
                 let key = ty * ntx + tx;
-                if !self.live.contains_key(&key) {
-                    if part.iter().all(|v| v.is_nan()) {
-                        continue;
-                    }
-                    self.live.insert(key, vec![f32::NAN; self.tiling.block_len()]);
-                }
-                let block = self.live.get_mut(&key).expect("just made");
+                let block = match self.live.entry(key) {
+                    Entry::Occupied(e) => e.into_mut(),
+                    Entry::Vacant(_) if part.iter().all(|v| v.is_nan()) => continue,
+                    Entry::Vacant(e) => e.insert(match self.spare.pop() {
+                        Some(mut block) => {
+                            block.fill(f32::NAN);
+                            block
+                        }
+                        None => vec![f32::NAN; self.tiling.block_len()],
+                    }),
+                };
                 let row = &mut block[r * side + (a - tx * t)..][..b - a];
-                if let Some(k) = (0..row.len())
-                    .find(|&k| !row[k].is_nan() && !part[k].is_nan() && row[k].to_bits() != part[k].to_bits())
-                {
+                if let Some(k) = merge(row, part) {
                     return Ok(Some(Conflict { i: a + k, j, old: row[k], new: part[k] }));
-                }
-                for (o, &v) in row.iter_mut().zip(part) {
-                    if !v.is_nan() {
-                        *o = v;
-                    }
                 }
             }
         }
@@ -169,20 +209,25 @@ impl Writer {
     }
 
     /// Writes the blocks of tiles `(key, block)` in their slots with their trees (built in parallel,
-    /// 64 at a time: their trees are held until written).
+    /// 64 at a time: their trees are held until written); the blocks' room is kept for the next.
     fn store(&mut self, blocks: Vec<(usize, Vec<f32>)>) -> Result<(), IoError> {
         for chunk in blocks.chunks(64) {
             self.store_chunk(chunk)?;
         }
+        self.spare.extend(blocks.into_iter().map(|(_, block)| block));
         Ok(())
     }
 
-    /// [`store`](Self::store) for one chunk.
+    /// [`store`](Self::store) for one chunk: each tile's tree, its valid samples, its range and its
+    /// checksums made in parallel, then the blocks and trees written in order.
     fn store_chunk(&mut self, blocks: &[(usize, Vec<f32>)]) -> Result<(), IoError> {
         let (side, t, ntx) = (self.tiling.side(), self.tiling.cells, self.tiling.ntx);
-        let made: Result<Vec<(usize, u64, Vec<TileNode>)>, landfall::ParamError> = blocks
+        let mut trees = std::mem::take(&mut self.trees);
+        trees.resize_with(trees.len().max(blocks.len()), Vec::new);
+        let made: Result<Vec<Made>, landfall::ParamError> = blocks
             .par_iter()
-            .map(|(key, block)| {
+            .zip(&mut trees[..blocks.len()])
+            .map(|((key, block), tree)| {
                 let (tx, ty) = (key % ntx, key / ntx);
                 // Its own samples: all but its east column and north row, unless it is the grid's last.
                 let own_w = if tx + 1 == ntx { self.grid.nx - tx * t } else { t };
@@ -198,29 +243,45 @@ impl Writer {
                     origin: self.grid.origin,
                     spacing: self.grid.spacing,
                 };
-                Ok((*key, valid as u64, tile_tree(&samples, &self.params)?))
+                let range = tile_tree_into(&samples, &self.params, tree)?;
+                Ok(Made {
+                    valid: valid as u64,
+                    range,
+                    samples_sum: checksum(bytemuck::cast_slice(block)),
+                    tree_sum: checksum(bytemuck::cast_slice(tree)),
+                })
             })
             .collect();
-        let made = made.map_err(|e| IoError::format(self.out.path(), format!("tile trees: {e}")))?;
-        for ((key, valid, tree), (_, block)) in made.into_iter().zip(blocks) {
-            let Ok(k) = self.covered.binary_search(&(key as u64)) else {
-                return Err(IoError::format(self.out.path(), format!("tile {key} has data but no slot")));
-            };
-            let slot = k + 1;
-            for &v in block.iter().filter(|v| !v.is_nan()) {
-                self.exact = [self.exact[0].min(v), self.exact[1].max(v)];
+        let made = made.map_err(|e| IoError::format(self.out.path(), format!("tile trees: {e}")));
+        let written = made.and_then(|made| {
+            for ((m, tree), (key, block)) in made.into_iter().zip(&trees).zip(blocks) {
+                self.write_tile(*key, block, tree, m)?;
             }
-            let bytes: &[u8] = bytemuck::cast_slice(block);
-            let at = self.sections[SAMPLES][0] + (slot * self.tiling.block_len() * 4) as u64;
-            self.out.write_all_at(bytes, at).map_err(|e| self.os(e))?;
-            let first = slot as u64 * self.tree_slot;
-            let at = self.sections[TREES][0] + first * std::mem::size_of::<TileNode>() as u64;
-            self.out.write_all_at(bytemuck::cast_slice(&tree), at).map_err(|e| self.os(e))?;
-            self.tree_index[slot] = [first, tree.len() as u64];
-            self.records[slot] = [valid, checksum(bytes)];
-            self.directory[key] = slot as u32;
-            self.valid += valid;
+            Ok(())
+        });
+        self.trees = trees;
+        written
+    }
+
+    /// Writes tile `key`'s block and tree to its slot and records them.
+    fn write_tile(&mut self, key: usize, block: &[f32], tree: &[TileNode], m: Made) -> Result<(), IoError> {
+        let Ok(k) = self.covered.binary_search(&(key as u64)) else {
+            return Err(IoError::format(self.out.path(), format!("tile {key} has data but no slot")));
+        };
+        let slot = k + 1;
+        if let Some([lo, hi]) = m.range {
+            self.exact = [self.exact[0].min(lo), self.exact[1].max(hi)];
         }
+        let at = self.sections[SAMPLES][0] + (slot * self.tiling.block_len() * 4) as u64;
+        self.out.write_all_at(bytemuck::cast_slice(block), at).map_err(|e| self.os(e))?;
+        let first = slot as u64 * self.tree_slot;
+        let at = self.sections[TREES][0] + first * std::mem::size_of::<TileNode>() as u64;
+        self.out.write_all_at(bytemuck::cast_slice(tree), at).map_err(|e| self.os(e))?;
+        self.tree_index[slot] = [first, tree.len() as u64];
+        self.tree_sums[slot] = m.tree_sum;
+        self.records[slot] = [m.valid, m.samples_sum];
+        self.directory[key] = slot as u32;
+        self.valid += m.valid;
         Ok(())
     }
 
@@ -248,23 +309,21 @@ impl Writer {
         let per_block = self.tiling.pyramid_len(self.grid.leaf);
         let sums: Vec<Result<u64, IoError>> = used
             .par_iter()
-            .map(|&(key, slot)| {
-                let mut block = vec![0f32; self.tiling.block_len()];
-                let at = self.sections[SAMPLES][0] + (slot * self.tiling.block_len() * 4) as u64;
-                self.out.read_exact_at(bytemuck::cast_slice_mut(&mut block), at).map_err(|e| self.os(e))?;
-                let (tx, ty) = (key % self.tiling.ntx, key / self.tiling.ntx);
-                let c = self.tiling.tile_cells(tx, ty, self.grid.nx - 1, self.grid.ny - 1);
-                let cells = if slot == 0 { [0, 0] } else { [c[2] - c[0], c[3] - c[1]] };
-                let nodes = Pyramid::tile_nodes(&block, self.tiling, cells, self.grid.leaf, quantum);
-                let nodes: &[u8] = bytemuck::cast_slice(&nodes);
-                let at = self.sections[PYRAMID][0] + (slot * per_block * 4) as u64;
-                self.out.write_all_at(nodes, at).map_err(|e| self.os(e))?;
-                let [first, count] = self.tree_index[slot];
-                let mut tree = vec![0u8; count as usize * std::mem::size_of::<TileNode>()];
-                let at = self.sections[TREES][0] + first * std::mem::size_of::<TileNode>() as u64;
-                self.out.read_exact_at(&mut tree, at).map_err(|e| self.os(e))?;
-                Ok(slot_sum(slot as u64, self.records[slot][1], nodes, &tree))
-            })
+            .map_init(
+                || vec![0f32; self.tiling.block_len()],
+                |block, &(key, slot)| {
+                    let at = self.sections[SAMPLES][0] + (slot * self.tiling.block_len() * 4) as u64;
+                    self.out.read_exact_at(bytemuck::cast_slice_mut(block), at).map_err(|e| self.os(e))?;
+                    let (tx, ty) = (key % self.tiling.ntx, key / self.tiling.ntx);
+                    let c = self.tiling.tile_cells(tx, ty, self.grid.nx - 1, self.grid.ny - 1);
+                    let cells = if slot == 0 { [0, 0] } else { [c[2] - c[0], c[3] - c[1]] };
+                    let nodes = Pyramid::tile_nodes(block, self.tiling, cells, self.grid.leaf, quantum);
+                    let nodes: &[u8] = bytemuck::cast_slice(&nodes);
+                    let at = self.sections[PYRAMID][0] + (slot * per_block * 4) as u64;
+                    self.out.write_all_at(nodes, at).map_err(|e| self.os(e))?;
+                    Ok(slot_sum(slot as u64, self.records[slot][1], nodes, self.tree_sums[slot]))
+                },
+            )
             .collect();
         let mut slots_sum = 0u64;
         for s in sums {
@@ -318,4 +377,15 @@ impl Writer {
         self.out.commit()?;
         Ok((file_len, nodata, stored))
     }
+}
+
+/// What the parallel part of storing a tile makes of it.
+struct Made {
+    /// Its own valid samples.
+    valid: u64,
+    /// The range of its valid samples.
+    range: Option<[f32; 2]>,
+    /// Checksums of its block's and its tree's bytes.
+    samples_sum: u64,
+    tree_sum: u64,
 }

@@ -128,5 +128,6 @@ pub use sphere_tree::{SphereNode, SphereTree};
 pub use sweep::{closest_point, segment_triangle_distance, sweep_capsule_triangle, sweep_sphere_triangle, Contact};
 pub use target::{Nearby, SweepTarget, TerrainContact, TerrainSweep, NEARBY_CAPACITY};
 pub use tile_view::{
-    tile_tree, Tile, TileNode, TileSamples, TileTrees, TileView, TileViewError, TileViewParams, ViewChange,
+    tile_tree, tile_tree_into, Tile, TileNode, TileSamples, TileTrees, TileView, TileViewError, TileViewParams,
+    ViewChange,
 };

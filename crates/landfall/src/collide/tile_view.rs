@@ -20,7 +20,7 @@
 use super::sphere_walk::SphereWalk;
 use crate::flat::Flat;
 use crate::geom::{Aabb, Half, TriangleId};
-use crate::heightfield::{Heightfield, Tiling};
+use crate::heightfield::{range_of_rows, widen, Heightfield, Tiling};
 use crate::params::{count, ParamError};
 use glam::{DVec2, DVec3};
 use std::collections::BTreeMap;
@@ -542,6 +542,17 @@ trait Grid {
     fn z(&self, i: u32, j: u32) -> f32;
     /// World x, y of sample (i, j), as [`Heightfield::sample_position`] computes them.
     fn xy(&self, i: u32, j: u32) -> DVec2;
+    /// Lowest and highest sample around cells `c` (samples `c[0]..=c[2]` × `c[1]..=c[3]`), holes
+    /// left out: `[∞, −∞]` when all are holes.
+    fn z_range(&self, c: [u32; 4]) -> [f32; 2] {
+        let mut r = [f32::INFINITY, f32::NEG_INFINITY];
+        for j in c[1]..=c[3] {
+            for i in c[0]..=c[2] {
+                r = widen(r, &[self.z(i, j)]);
+            }
+        }
+        r
+    }
 }
 
 impl Grid for Heightfield {
@@ -561,18 +572,36 @@ impl Grid for TileSamples<'_> {
     fn xy(&self, i: u32, j: u32) -> DVec2 {
         DVec2::new(self.origin.x + i as f64 * self.spacing.x, self.origin.y + j as f64 * self.spacing.y)
     }
+    fn z_range(&self, c: [u32; 4]) -> [f32; 2] {
+        // The block's rows, as slices (what `landfall build` runs for every leaf).
+        let (i0, j0) = (self.key.0 as usize * self.tiling.cells, self.key.1 as usize * self.tiling.cells);
+        let (side, a, b) = (self.tiling.side(), c[0] as usize - i0, c[2] as usize - i0);
+        range_of_rows((c[1] as usize - j0..=c[3] as usize - j0).map(|j| &self.block[j * side + a..=j * side + b]))
+    }
 }
 
 /// The tree a [`TileView`] with `params` builds for tile `t.key`, from the tile's samples alone
 /// (`params.tile_cells` must be `t.tiling.cells`): what `landfall build` stores per tile. Refuses
 /// invalid `params` ([`TileViewParams::validate`]).
 pub fn tile_tree(t: &TileSamples, params: &TileViewParams) -> Result<Vec<TileNode>, ParamError> {
+    let mut nodes = Vec::new();
+    tile_tree_into(t, params, &mut nodes)?;
+    Ok(nodes)
+}
+
+/// [`tile_tree`] into `nodes` (cleared first, its room reused); also returns the range of the
+/// tile's valid samples inside the grid (`None` when all are holes, and the tree is empty).
+pub fn tile_tree_into(
+    t: &TileSamples,
+    params: &TileViewParams,
+    nodes: &mut Vec<TileNode>,
+) -> Result<Option<[f32; 2]>, ParamError> {
     params.validate()?;
     let (ncx, ncy) = (t.nx - 1, t.ny - 1);
     let c = t.tiling.tile_cells(t.key.0 as usize, t.key.1 as usize, ncx, ncy).map(|c| c as u32);
-    let mut nodes = Vec::new();
-    build(t, c, 0, params, &mut nodes);
-    Ok(nodes)
+    nodes.clear();
+    // The box's heights are the samples' f32 values, exactly.
+    Ok(build(t, c, 0, params, nodes).map(|b| [b.min.z as f32, b.max.z as f32]))
 }
 
 /// Builds the tree over cells `c` (columns c[0]..c[2], rows c[1]..c[3]) depth-first into `nodes`;
@@ -623,16 +652,7 @@ fn build(
 
 /// The box of the samples around cells `c` (holes left out), `None` when all are holes.
 fn leaf_box(hf: &(impl Grid + ?Sized), c: [u32; 4]) -> Option<Aabb> {
-    let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
-    for j in c[1]..=c[3] {
-        for i in c[0]..=c[2] {
-            let z = hf.z(i, j);
-            if !z.is_nan() {
-                lo = lo.min(z);
-                hi = hi.max(z);
-            }
-        }
-    }
+    let [lo, hi] = hf.z_range(c);
     if lo > hi {
         return None;
     }

@@ -164,6 +164,7 @@ pub mod workload;
 pub use baseline::Baseline;
 pub use cell::Diagonal;
 pub use parts::{HeightfieldParts, TileParts};
+pub(crate) use pyramid::{range_of_rows, widen};
 pub use pyramid::{LeafRanges, Pyramid};
 #[cfg(feature = "stats")]
 pub use raycast::take_stats;

@@ -210,14 +210,9 @@ impl Pyramid {
         let mut out = vec![EMPTY; per_block];
         for lj in 0..n0.min(ch.div_ceil(leaf)) {
             for li in 0..n0.min(cw.div_ceil(leaf)) {
-                let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
-                for j in lj * leaf..=(lj + 1) * leaf {
-                    for &h in &block[j * side + li * leaf..=j * side + (li + 1) * leaf] {
-                        lo = lo.min(h);
-                        hi = hi.max(h);
-                    }
-                }
-                out[lj * n0 + li] = encode([lo, hi], quantum);
+                let rows =
+                    (lj * leaf..=(lj + 1) * leaf).map(|j| &block[j * side + li * leaf..=j * side + (li + 1) * leaf]);
+                out[lj * n0 + li] = encode(range_of_rows(rows), quantum);
             }
         }
         for k in 1..tl {
@@ -649,6 +644,29 @@ fn quantum(r: Range) -> (f64, f64) {
     let (lo, hi) = (r[0] as f64, r[1] as f64);
     let span = (hi - lo).max(1e-6 * (1.0 + lo.abs().max(hi.abs())));
     (lo, span / TOP)
+}
+
+/// `r` widened to the valid samples of `row`: a NaN (a hole) compares false, so it is left out;
+/// of two equal values (±0) the one already in `r` stays. One compare a bound, no NaN fix-up.
+#[inline]
+pub(crate) fn widen(mut r: Range, row: &[f32]) -> Range {
+    for &z in row {
+        if z < r[0] {
+            r[0] = z;
+        }
+        if z > r[1] {
+            r[1] = z;
+        }
+    }
+    r
+}
+
+/// The range of the valid samples of `rows`, as [`widen`] over them in order would make it (ties
+/// too), each row's range made on its own first: independent chains the processor overlaps.
+#[inline]
+pub(crate) fn range_of_rows<'a>(rows: impl Iterator<Item = &'a [f32]>) -> Range {
+    rows.map(|row| widen(EMPTY_RANGE, row))
+        .fold(EMPTY_RANGE, |r, [lo, hi]| [if lo < r[0] { lo } else { r[0] }, if hi > r[1] { hi } else { r[1] }])
 }
 
 /// Codes of an exact range, rounded outward.
