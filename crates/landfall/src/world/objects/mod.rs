@@ -1,7 +1,7 @@
 //! Things in the endless world (the thesis' 2.4.2–2.4.3 and chapter 4): objects generated per cell
 //! from the cell's own random stream, kept exactly while their cell is in the nested cache, found
-//! near each other by the broad phase (the dual levels), and solid to the character controller and to rays; and
-//! roaming entities that exist once whatever the path ([`roam`]).
+//! near each other by the broad phase (the dual levels), and solid to the character controller and
+//! to rays; and roaming entities that exist once whatever the path ([`roam`]).
 //!
 //! **Per cell.** Each [`Kind`] lives on the level whose cells are at least four times its size
 //! (stones on 2 m cells, halls on 512 m ones with 1 m finest cells). A cell's objects come from a
@@ -51,16 +51,18 @@
 //!   gained and lost is the only bookkeeping.
 //! - **In a broad phase.** The objects' bounding spheres are in one `BroadPhase`, edited only when
 //!   cells come and go: each `sync` that changed them sorts its levels once (the controller's and the
-//!   rays' queries read them), and their pairs among themselves are found again only then. The
+//!   rays' queries read them); their pairs among themselves are found once and then kept, each sync
+//!   dropping the pairs of the objects it dropped and querying those of the objects it made. The
 //!   entities, which move every step, are in a second one: their pairs by its search, and their
 //!   pairs with the objects by one sphere query each on the first. `Objects::pairs` reports all
 //!   three, as ids (an object's slot; an entity's slot + 2⁴⁰, `Objects::entity`).
 //! - **Solid.** A collision shape is a ball (an icosahedron), an upright column (an octagonal prism, for
 //!   trunks) or an upright box, as triangles. `Solids` (from `Objects::solids`) is the world with them,
-//!   a `Terrain` like any other: vertical queries see roofs, rays hit walls (the grid's `raycast_with`
-//!   walks the bounding spheres along the ray and tests each object's own triangles; equal to brute
-//!   force over every triangle in the tests), and the character controller, through `TerrainSweep`,
-//!   collides with trunks and walls (a walker stops at a tree, tested).
+//!   a `Terrain` like any other: vertical queries see roofs, rays hit walls (the objects' broad
+//!   phase's `raycast_with` walks the bounding spheres along the ray and tests each object's own
+//!   triangles; equal to brute force over every triangle in the tests), and the character
+//!   controller, through `TerrainSweep`, collides with trunks and walls (a walker stops at a tree,
+//!   tested).
 //! - **Roaming entities** (4.5.1, `objects::roam`). An owner dual cell of level 7 (128 m) has an entity
 //!   with some chance, its range a disc of a quarter of the owner's width inside the owner's middle
 //!   half, so the owner is the smallest dual cell holding the range (checked with
