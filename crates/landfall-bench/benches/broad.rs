@@ -227,8 +227,11 @@ const PEERS: [&str; 8] = [
     "jolt_broad_phase",
 ];
 
+/// Makes a scene afresh (the same each time).
+type MakeScene = fn() -> Scene;
+
 /// The scenes: name, maker, and whether it is the large one (fewer peers, 10 frames a sample).
-const SCENES: [(&str, fn() -> Scene, bool); 5] = [
+const SCENES: [(&str, MakeScene, bool); 5] = [
     ("random100k", random100k, false),
     ("crowd10k", crowd10k, false),
     ("crowd10k-narrow", crowd10k_narrow, false),

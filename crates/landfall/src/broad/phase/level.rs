@@ -49,9 +49,9 @@ pub(super) struct Level {
     /// Dense levels: for every cell key c, where the objects after cell c start (so cell c holds
     /// `dense[c − 1] .. dense[c]`, `0` standing for `dense[−1]`). Empty for sparse levels.
     dense: Vec<u32>,
-    /// Sparse levels: one bit per block of `2^occ_shift × 2^occ_shift` cells of the grid of columns ×
-    /// (layer, row) pairs (row-major, `occ_nx` blocks a row), set where the block holds an object — about one block in 16 — so that most
-    /// lookups of empty cells end on one or two bits.
+    /// Sparse levels: one bit per block of `2^occ_shift × 2^occ_shift` cells of the grid of columns
+    /// × (layer, row) pairs (row-major, `occ_nx` blocks a row), set where the block holds an object
+    /// — about one block in 16 — so that most lookups of empty cells end on one or two bits.
     occ: Vec<u64>,
     occ_shift: u32,
     occ_nx: i64,

@@ -103,7 +103,7 @@ pub enum Vertical {
     Auto,
     /// Never: columns of cells, z only in the box and sphere tests (the thesis' 2-D layout).
     Never,
-    /// Every level holding more than one layer (and whose layer indices stay within ±2³⁰).
+    /// Every level whose layer indices stay within ±2³⁰.
     Always,
 }
 

@@ -3,8 +3,9 @@
 //! They read the levels as the last [`BroadPhase::find_pairs`] (or [`BroadPhase::refresh`]) sorted
 //! them: on each occupied level, the rows of cells (of each layer, on a level split by height) whose
 //! objects' boxes can meet the query, each row a contiguous range of the sorted arrays; a level
-//! holding fewer objects than the query covers cells is scanned whole. After a move, an insertion or a removal, until the next sort, they scan
-//! every object instead: the same answers, in time proportional to the objects.
+//! holding fewer objects than the query covers cells is scanned whole. After a move, an insertion
+//! or a removal, until the next sort, they scan every object instead: the same answers, in time
+//! proportional to the objects.
 
 use super::boxes::Box32;
 use super::level::{Level, Sphere};

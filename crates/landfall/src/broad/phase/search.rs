@@ -1,8 +1,8 @@
 //! The pair search over the sorted levels: within a level, each occupied cell against itself and
 //! half of its 3×3 neighbourhood (3×3×3 on a level split by height); across levels, each object of
 //! a finer level against the cells of each coarser occupied level that can hold a partner (2 per
-//! axis, 3 at most), found by walking the coarser level's sorted cells in the finer level's order. Every candidate is tested
-//! on f32 boxes rounded outward, and the survivors on the f64 spheres.
+//! axis, 3 at most), found by walking the coarser level's sorted cells in the finer level's order.
+//! Every candidate is tested on f32 boxes rounded outward, and the survivors on the f64 spheres.
 
 use super::boxes::Box32;
 use super::level::{Level, Sphere};
