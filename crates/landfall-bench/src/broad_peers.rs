@@ -244,7 +244,7 @@ impl RapierBroadPhase {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use landfall::support::SplitMix64;
     use std::collections::BTreeSet;
@@ -270,7 +270,7 @@ mod tests {
     }
 
     /// Every touching pair, each once (lower index first).
-    fn brute_force(spheres: &[(DVec3, f64)]) -> BTreeSet<(u32, u32)> {
+    pub(crate) fn brute_force(spheres: &[(DVec3, f64)]) -> BTreeSet<(u32, u32)> {
         let mut want = BTreeSet::new();
         for a in 0..spheres.len() {
             for b in a + 1..spheres.len() {

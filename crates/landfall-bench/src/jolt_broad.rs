@@ -91,6 +91,7 @@ impl Drop for JoltBroadPhase {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::broad_peers::tests::brute_force;
     use landfall::support::SplitMix64;
     use std::collections::BTreeSet;
 
@@ -109,14 +110,7 @@ mod tests {
                 .collect();
             let mut jolt = JoltBroadPhase::new(&spheres).unwrap();
             for frame in 0..6 {
-                let mut want = BTreeSet::new();
-                for a in 0..spheres.len() {
-                    for b in a + 1..spheres.len() {
-                        if touch(spheres[a], spheres[b]) {
-                            want.insert((a as u32, b as u32));
-                        }
-                    }
-                }
+                let want = brute_force(&spheres);
                 let mut got = BTreeSet::new();
                 jolt.pairs(&spheres, |a, b| assert!(got.insert((a, b)), "pair twice"));
                 assert!(!want.is_empty());
