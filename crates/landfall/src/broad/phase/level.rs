@@ -71,10 +71,14 @@ pub(super) struct Level {
 const DENSE_CELLS_PER_OBJECT: u128 = 4;
 
 /// [`Vertical::Auto`] splits a level by height where its objects' centres span more than this many
-/// layers (cells of z as wide as the level's): with fewer, a cell's 3 × 3 × 3 neighbourhood spans
-/// most of its column, and searching it costs more row lookups than it saves candidates
-/// (`docs/benchmarks.md`).
+/// layers (cells of z as wide as the level's)...
 pub(super) const VERTICAL_LAYERS: i64 = 4;
+
+/// ... and stand at least this many to a column of the rectangle of cells they span. Measured
+/// (`examples/vertical_sweep.rs`, `docs/benchmarks.md`): at 2.5 objects a column a split costs
+/// 10–20 % whatever the spread (the candidates it saves are cheaper than the rows it adds); at 10
+/// it gains from 4–5 layers on, at 40 from 2–4 layers (2.3× at 16 layers).
+const VERTICAL_CROWD: u128 = 8;
 
 /// Layer indices allowed (beyond: the level stays unsplit): within ±2³⁰, like columns and rows.
 const LAYER_SPAN: (i64, i64) = (-(1 << 30) - 1, (1 << 30) + 1);
@@ -109,7 +113,8 @@ impl Level {
             && LAYER_SPAN.0 < kmin
             && kmax < LAYER_SPAN.1
             && self.nx as u128 * self.ny as u128 * nz as u128 <= 1 << 62
-            && (vertical == Vertical::Always || nz > VERTICAL_LAYERS);
+            && (vertical == Vertical::Always
+                || nz > VERTICAL_LAYERS && n as u128 >= VERTICAL_CROWD * self.nx as u128 * self.ny as u128);
         (self.kmin, self.nz) = if self.vertical { (kmin, nz) } else { (0, 1) };
         let (nx, ny) = (self.nx as u64, self.ny as u64);
         let (bi, bj) = ((imin + (1 << 31)) as u64, (jmin + (1 << 31)) as u64);

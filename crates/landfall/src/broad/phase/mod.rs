@@ -25,7 +25,8 @@
 //! **Height.** The thesis' structure is 2-D: a level's cells are columns, and objects stacked above
 //! one another (aircraft over a crowd) are all candidates of each other. A level whose objects'
 //! centres span more than 4 layers of z (cells as tall as they are wide, dual like x and y: layer k
-//! spans `[(k − ½)·w, (k + ½)·w)`) is split by height ([`Vertical::Auto`], the default; see
+//! spans `[(k − ½)·w, (k + ½)·w)`) and stand at least 8 to a column of the cells they span is split
+//! by height ([`Vertical::Auto`], the default; see
 //! [`BroadPhase::set_vertical`]): its keys order layers, then rows, then columns; a cell is searched
 //! against half of its 3×3×3 neighbourhood (the next cell and row of its layer, nine cells of the
 //! next layer), and a finer object against the 2 (3 at most) layers its widened box meets.
@@ -97,8 +98,8 @@ pub type Pair = (u32, u32);
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Vertical {
-    /// Each level split where its objects' centres span more than 4 layers of z, decided afresh
-    /// every frame (the default).
+    /// Each level split where its objects' centres span more than 4 layers of z and stand at
+    /// least 8 to a column of the cells they span, decided afresh every frame (the default).
     #[default]
     Auto,
     /// Never: columns of cells, z only in the box and sphere tests (the thesis' 2-D layout).
@@ -384,7 +385,8 @@ impl BroadPhase {
     }
 
     /// Whether levels split their cells by height ([`Vertical`]; by default where their objects
-    /// spread over more than 4 cells of z). Takes effect at the next sort; the pairs are the same.
+    /// spread over more than 4 cells of z in crowded columns). Takes effect at the next sort; the
+    /// pairs are the same.
     ///
     /// ```
     /// use landfall::broad::{BroadPhase, Vertical};
