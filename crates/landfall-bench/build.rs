@@ -54,28 +54,46 @@ mod jolt {
                 src.display()
             );
         }
-        let mut files = Vec::new();
-        collect_cpp(&src.join("Jolt"), &mut files);
-        files.sort();
-        files.push(manifest.join("jolt/shim.cpp"));
+        // Jolt's own sources take minutes: compiled once per build directory into `jolt_core` (its
+        // archive kept in OUT_DIR, with the source directory it came from), the shim every time.
+        let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+        let stamp = out.join("jolt_core.src");
+        let archive = out.join("libjolt_core.a");
+        let src_text = src.display().to_string();
         // Jolt's own defaults on x86-64 (its CMake options USE_AVX2, USE_LZCNT, USE_TZCNT, USE_F16C,
         // USE_FMADD), a release build without asserts, the profiler or the debug renderer.
-        cc::Build::new()
-            .cpp(true)
-            .std("c++17")
-            .include(&src)
-            .files(&files)
-            .opt_level(3)
-            .define("NDEBUG", None)
-            .flag_if_supported("-mavx2")
-            .flag_if_supported("-mbmi")
-            .flag_if_supported("-mpopcnt")
-            .flag_if_supported("-mlzcnt")
-            .flag_if_supported("-mf16c")
-            .flag_if_supported("-mfma")
-            .flag_if_supported("-ffp-contract=off")
-            .warnings(false)
-            .compile("landfall_jolt");
+        let build = || {
+            let mut b = cc::Build::new();
+            b.cpp(true)
+                .std("c++17")
+                .include(&src)
+                .opt_level(3)
+                .define("NDEBUG", None)
+                .flag_if_supported("-mavx2")
+                .flag_if_supported("-mbmi")
+                .flag_if_supported("-mpopcnt")
+                .flag_if_supported("-mlzcnt")
+                .flag_if_supported("-mf16c")
+                .flag_if_supported("-mfma")
+                .flag_if_supported("-ffp-contract=off")
+                .warnings(false);
+            b
+        };
+        // The shim first: the linker then finds in Jolt what the shim needs.
+        build().file(manifest.join("jolt/shim.cpp")).compile("landfall_jolt");
+        let cached = archive.is_file() && std::fs::read_to_string(&stamp).is_ok_and(|s| s == src_text);
+        if cached {
+            println!("cargo:rustc-link-search=native={}", out.display());
+            println!("cargo:rustc-link-lib=static=jolt_core");
+        } else {
+            let mut files = Vec::new();
+            collect_cpp(&src.join("Jolt"), &mut files);
+            files.sort();
+            build().files(&files).compile("jolt_core");
+            std::fs::write(&stamp, &src_text).expect("OUT_DIR is writable");
+        }
+        // C++'s standard library, after both archives.
+        println!("cargo:rustc-link-lib=dylib=stdc++");
     }
 
     fn collect_cpp(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -20,6 +20,16 @@
 //! - `broad_frame/.../crowd10k`: 10,000 walkers of 0.5 m crossing the origin back and forth at 1.5 m/s
 //!   (60 frames per second), the layouts' worst boundary for Mirtich's; the cells entered and left
 //!   per frame are printed; `crowd10k-narrow`: the same walkers pacing ±2 m around the origin.
+//! - `broad_frame/.../random1m`: 1,000,000 spheres of `random100k`'s sizes over a 1,000 km square
+//!   (scene 3; landfall, parry3d's `Bvh`, rapier's and Jolt's broad phases only, 10 frames a sample).
+//! - `broad_frame/.../crowd-air`: the 10,000 walkers of `crowd10k` under 1,000 aircraft (half-spans
+//!   5–30 m) flying level at 60–250 m/s, 100–3,000 m up, over the same 60 × 400 m of ground, turning
+//!   back at its edges (scene 4). `landfall-2d` is landfall with levels never split by height
+//!   (`Vertical::Never`): the candidates per frame of both are printed.
+//!
+//! `jolt_broad_phase` (Jolt 5.0's `BroadPhaseQuadTree`, `landfall_bench::jolt_broad`) runs with
+//! `--features jolt` (after `crates/landfall-bench/scripts/fetch-jolt.sh`) and is skipped with a
+//! printed line without it.
 //!
 //! Each layout of the quad-tree runs twice: objects registered on their base level only
 //! (`quadtree`, `mirtich`), and registered as Mirtich does, in every level above too, up to 2,048 m
@@ -29,9 +39,9 @@
 //! `cargo bench -p landfall-bench --bench broad` (a filter, e.g. `-- random100k` or `-- parry-bvh`,
 //! also skips the set-up of every benchmark it leaves out, and the pacing table without one).
 
-use criterion::{criterion_group, BenchmarkId, Criterion};
+use criterion::{criterion_group, BenchmarkId, Criterion, SamplingMode};
 use glam::DVec3;
-use landfall::broad::{BroadPhase, Layout, ProximityGrid};
+use landfall::broad::{BroadPhase, Layout, ProximityGrid, Vertical};
 use landfall::support::SplitMix64;
 use landfall_bench::broad_peers::{ParryBvh, RapierBroadPhase, UniformGrid};
 use landfall_bench::report::{filter, print_ratios, selected};
@@ -42,23 +52,34 @@ use std::time::{Duration, Instant};
 struct Scene {
     objects: Vec<(u64, DVec3, f64)>,
     step: Vec<DVec3>,
-    /// Crowd: walkers turn back at ±this x.
-    turn: Option<f64>,
+    /// Per object (empty: none), the |x| and |y| at which it turns back.
+    turn: Vec<(f64, f64)>,
 }
 
-fn random100k() -> Scene {
+/// `n` spheres of diameters 0.01–1,000 m (log-uniform) over a square `side` wide, 0–10 m up, each
+/// moving a random 0–2 % of its size per frame.
+fn random(n: u64, side: f64) -> Scene {
     let mut rng = SplitMix64::new(55);
-    let objects: Vec<(u64, DVec3, f64)> = (0..100_000u64)
+    let half = side / 2.0;
+    let objects: Vec<(u64, DVec3, f64)> = (0..n)
         .map(|k| {
             let r = 10f64.powf(rng.range(-2.0, 3.0)) / 2.0;
-            (k, DVec3::new(rng.range(-5e4, 5e4), rng.range(-5e4, 5e4), rng.range(0.0, 10.0)), r)
+            (k, DVec3::new(rng.range(-half, half), rng.range(-half, half), rng.range(0.0, 10.0)), r)
         })
         .collect();
     let step = objects
         .iter()
         .map(|&(_, _, r)| DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), 0.0) * (0.04 * r * rng.uniform()))
         .collect();
-    Scene { objects, step, turn: None }
+    Scene { objects, step, turn: Vec::new() }
+}
+
+fn random100k() -> Scene {
+    random(100_000, 1e5)
+}
+
+fn random1m() -> Scene {
+    random(1_000_000, 1e6)
 }
 
 /// 10,000 walkers of 0.5 m walking east or west at 1.5 m/s between x = ±`turn`, over `depth` m of y.
@@ -69,7 +90,22 @@ fn crowd(turn: f64, depth: f64) -> Scene {
         .collect();
     let step =
         objects.iter().map(|_| DVec3::new(if rng.uniform() < 0.5 { 1.5 } else { -1.5 } / 60.0, 0.0, 0.0)).collect();
-    Scene { objects, step, turn: Some(turn) }
+    Scene { objects, step, turn: vec![(turn, f64::INFINITY); 10_000] }
+}
+
+/// `crowd10k`'s walkers under 1,000 aircraft of half-span 5–30 m flying level at 60–250 m/s in random
+/// directions, 100–3,000 m up over the same ground (±30 m × ±200 m), turning back at its edges.
+fn crowd_air() -> Scene {
+    let mut scene = crowd10k();
+    let mut rng = SplitMix64::new(58);
+    for k in 0..1_000u64 {
+        let c = DVec3::new(rng.range(-30.0, 30.0), rng.range(-200.0, 200.0), rng.range(100.0, 3000.0));
+        scene.objects.push((10_000 + k, c, rng.range(5.0, 30.0)));
+        let a = rng.range(0.0, std::f64::consts::TAU);
+        scene.step.push(DVec3::new(a.cos(), a.sin(), 0.0) * rng.range(60.0, 250.0) / 60.0);
+        scene.turn.push((30.0, 200.0));
+    }
+    scene
 }
 
 fn crowd10k() -> Scene {
@@ -109,14 +145,16 @@ fn run_phase(bp: &mut BroadPhase, scene: &mut Scene, frames: u64) -> (Duration, 
     (start.elapsed(), black_box(pairs))
 }
 
-/// Moves every object of `scene` one frame (turning the crowd back at its edge).
+/// Moves every object of `scene` one frame (turning back at its edges those that have them).
 fn step(scene: &mut Scene) {
     for (k, o) in scene.objects.iter_mut().enumerate() {
         let mut p = o.1 + scene.step[k];
-        if let Some(turn) = scene.turn {
-            if p.x.abs() > turn {
-                scene.step[k].x = -scene.step[k].x;
-                p = o.1 + scene.step[k];
+        if let Some(&(tx, ty)) = scene.turn.get(k) {
+            let s = &mut scene.step[k];
+            if p.x.abs() > tx || p.y.abs() > ty {
+                s.x = if p.x.abs() > tx { -s.x } else { s.x };
+                s.y = if p.y.abs() > ty { -s.y } else { s.y };
+                p = o.1 + *s;
             }
         }
         o.1 = p;
@@ -176,17 +214,46 @@ fn layouts() -> [(&'static str, NewGrid); 4] {
     ]
 }
 
+/// The broad phases compared with landfall's on every scene (the layouts of the quad-tree run on all
+/// but `random1m`).
+const PEERS: [&str; 8] = [
+    "landfall",
+    "landfall-2d",
+    "landfall-r8",
+    "landfall-par",
+    "uniform-grid",
+    "parry-bvh",
+    "rapier_broad_phase",
+    "jolt_broad_phase",
+];
+
+/// Makes a scene afresh (the same each time).
+type MakeScene = fn() -> Scene;
+
+/// The scenes: name, maker, and whether it is the large one (fewer peers, 10 frames a sample).
+const SCENES: [(&str, MakeScene, bool); 5] = [
+    ("random100k", random100k, false),
+    ("crowd10k", crowd10k, false),
+    ("crowd10k-narrow", crowd10k_narrow, false),
+    ("random1m", random1m, true),
+    ("crowd-air", crowd_air, false),
+];
+
 fn frames(c: &mut Criterion) {
     let mut g = c.benchmark_group("broad_frame");
-    for (name, make) in
-        [("random100k", random100k as fn() -> Scene), ("crowd10k", crowd10k), ("crowd10k-narrow", crowd10k_narrow)]
-    {
+    for (name, make, large) in SCENES {
         // Each set-up runs only when criterion's filter selects its benchmark.
-        let chosen = |label: &str| selected(&format!("broad_frame/{label}/{name}"));
-        const PEERS: [&str; 6] =
-            ["landfall", "landfall-r8", "landfall-par", "uniform-grid", "parry-bvh", "rapier_broad_phase"];
+        let chosen = |label: &str| {
+            selected(&format!("broad_frame/{label}/{name}"))
+                && !(large && matches!(label, "landfall-r8" | "uniform-grid"))
+        };
+        if large {
+            g.sampling_mode(SamplingMode::Flat).measurement_time(Duration::from_secs(3));
+        } else {
+            g.sampling_mode(SamplingMode::Auto).measurement_time(Duration::from_secs(5));
+        }
         for (label, new_grid) in layouts() {
-            if !chosen(label) {
+            if large || !chosen(label) {
                 continue;
             }
             let mut scene = make();
@@ -223,13 +290,19 @@ fn frames(c: &mut Criterion) {
             pairs
         };
         let want = want_set.len();
-        for (label, ratio, parallel) in [("landfall", 4, false), ("landfall-r8", 8, false), ("landfall-par", 4, true)] {
+        for (label, ratio, parallel, vertical) in [
+            ("landfall", 4, false, Vertical::Auto),
+            ("landfall-2d", 4, false, Vertical::Never),
+            ("landfall-r8", 8, false, Vertical::Auto),
+            ("landfall-par", 4, true, Vertical::Auto),
+        ] {
             if !chosen(label) {
                 continue;
             }
             let mut scene = make();
             let mut bp = BroadPhase::with_ratio(1.0, ratio).expect("a valid ratio");
             bp.set_parallel(parallel);
+            bp.set_vertical(vertical);
             for &(id, c, r) in &scene.objects {
                 assert_eq!(bp.insert(c, r).unwrap(), id as u32, "proxies in insertion order");
             }
@@ -239,38 +312,73 @@ fn frames(c: &mut Criterion) {
             assert!(got == want_set, "{name}: {label}'s pairs differ from the quad-tree's");
             let st = bp.stats();
             println!(
-                "{name}/{label}: {} levels, {} candidates, {} boxes overlap, {} pairs per frame",
-                st.levels, st.candidates, st.box_hits, st.pairs
+                "{name}/{label}: {} levels ({} split by height), {} candidates, {} boxes overlap, {} pairs per frame",
+                st.levels, st.vertical, st.candidates, st.box_hits, st.pairs
             );
             g.bench_function(BenchmarkId::new(label, name), |b| {
                 b.iter_custom(|iters| run_phase(&mut bp, &mut scene, iters).0)
             });
         }
-        let mut uniform = UniformGrid::new(cell);
-        bench_peer(&mut g, "uniform-grid", name, make, want, |s| {
-            let mut n = 0;
-            uniform.pairs(s, |_, _| n += 1);
-            n
-        });
+        if chosen("uniform-grid") {
+            let mut uniform = UniformGrid::new(cell);
+            bench_peer(&mut g, "uniform-grid", name, make, want, |s| {
+                let mut n = 0;
+                uniform.pairs(s, |_, _| n += 1);
+                n
+            });
+        }
         let mut bvh = ParryBvh::default();
         bench_peer(&mut g, "parry-bvh", name, make, want, |s| {
             let mut n = 0;
             bvh.pairs(s, |_, _| n += 1);
             n
         });
-        if !chosen("rapier_broad_phase") {
-            continue;
+        drop(bvh);
+        if chosen("rapier_broad_phase") {
+            let spheres: Vec<(DVec3, f64)> = make().objects.iter().map(|o| (o.1, o.2)).collect();
+            let mut rapier = RapierBroadPhase::new(&spheres);
+            bench_peer(&mut g, "rapier_broad_phase", name, make, want, |s| {
+                let mut n = 0;
+                rapier.pairs(s, |_, _| n += 1);
+                n
+            });
+            println!("{name}/rapier_broad_phase: {} pairs in rapier's set after the timed frames", rapier.held());
         }
-        let spheres: Vec<(DVec3, f64)> = make().objects.iter().map(|o| (o.1, o.2)).collect();
-        let mut rapier = RapierBroadPhase::new(&spheres);
-        bench_peer(&mut g, "rapier_broad_phase", name, make, want, |s| {
-            let mut n = 0;
-            rapier.pairs(s, |_, _| n += 1);
-            n
-        });
-        println!("{name}/rapier_broad_phase: {} pairs in rapier's set after the timed frames", rapier.held());
+        if chosen("jolt_broad_phase") {
+            jolt_peer(&mut g, name, make, want);
+        }
     }
     g.finish();
+}
+
+/// Jolt's `BroadPhaseQuadTree` on `make`'s scene (with the `jolt` feature).
+#[cfg(feature = "jolt")]
+fn jolt_peer(
+    g: &mut criterion::BenchmarkGroup<criterion::measurement::WallTime>,
+    name: &str,
+    make: fn() -> Scene,
+    want: usize,
+) {
+    let spheres: Vec<(DVec3, f64)> = make().objects.iter().map(|o| (o.1, o.2)).collect();
+    let mut jolt = landfall_bench::jolt_broad::JoltBroadPhase::new(&spheres).expect("Jolt takes the scene");
+    bench_peer(g, "jolt_broad_phase", name, make, want, |s| {
+        let mut n = 0;
+        jolt.pairs(s, |_, _| n += 1);
+        n
+    });
+}
+
+/// Without the `jolt` feature: says so.
+#[cfg(not(feature = "jolt"))]
+fn jolt_peer(
+    _: &mut criterion::BenchmarkGroup<criterion::measurement::WallTime>,
+    name: &str,
+    _: fn() -> Scene,
+    _: usize,
+) {
+    println!(
+        "{name}/jolt_broad_phase: skipped (needs --features jolt, after crates/landfall-bench/scripts/fetch-jolt.sh)"
+    );
 }
 
 /// Box and ray queries on `random100k` as it stands: 1,000 boxes of 1–1,000 m and 1,000 rays of 1 km
@@ -394,6 +502,7 @@ fn main() {
     print_ratios(
         "broad_frame",
         &[
+            "landfall-2d",
             "landfall-r8",
             "landfall-par",
             "quadtree",
@@ -403,8 +512,9 @@ fn main() {
             "uniform-grid",
             "parry-bvh",
             "rapier_broad_phase",
+            "jolt_broad_phase",
         ],
-        &["random100k".to_string(), "crowd10k".to_string(), "crowd10k-narrow".to_string()],
+        &SCENES.map(|s| s.0.to_string()),
     );
     print_ratios("broad_query", &["quadtree"], &["boxes1k".to_string(), "rays1k".to_string()]);
 }

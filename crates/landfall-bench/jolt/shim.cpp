@@ -1,10 +1,17 @@
 // A C interface to the few parts of Jolt Physics 5.0 the benchmarks use: a HeightFieldShape at its
 // defaults (block size 2, 8 bits per sample), its ray cast with the hit's normal, its vertical
-// projection (Jolt's O(1) height lookup) and its memory. Compiled with Jolt by build.rs (feature `jolt`).
+// projection (Jolt's O(1) height lookup) and its memory; and a BroadPhaseQuadTree over one dynamic
+// sphere body per object, moved, updated and asked for its colliding pairs each frame. Compiled with
+// Jolt by build.rs (feature `jolt`).
 
 #include <Jolt/Jolt.h>
 
 #include <Jolt/Core/Factory.h>
+#include <Jolt/Physics/Body/BodyCreationSettings.h>
+#include <Jolt/Physics/Body/BodyManager.h>
+#include <Jolt/Physics/Body/BodyPair.h>
+#include <Jolt/Physics/Collision/BroadPhase/BroadPhaseQuadTree.h>
+#include <Jolt/Physics/Collision/Shape/SphereShape.h>
 #include <Jolt/Physics/Collision/CastResult.h>
 #include <Jolt/Physics/Collision/RayCast.h>
 #include <Jolt/Physics/Collision/Shape/HeightFieldShape.h>
@@ -15,6 +22,7 @@
 #include <cstdint>
 #include <cstring>
 #include <mutex>
+#include <vector>
 
 using namespace JPH;
 
@@ -28,6 +36,38 @@ void init_jolt() {
         RegisterTypes();
     });
 }
+
+// One object layer, one broad-phase layer, everything collides with everything.
+class OneLayer final : public BroadPhaseLayerInterface {
+  public:
+    uint GetNumBroadPhaseLayers() const override { return 1; }
+    BroadPhaseLayer GetBroadPhaseLayer(ObjectLayer) const override { return BroadPhaseLayer(0); }
+#if defined(JPH_EXTERNAL_PROFILE) || defined(JPH_PROFILE_ENABLED)
+    const char *GetBroadPhaseLayerName(BroadPhaseLayer) const override { return "all"; }
+#endif
+};
+
+// The colliding pairs as body indices, two per pair.
+class PairList final : public BodyPairCollector {
+  public:
+    std::vector<uint32_t> pairs;
+    void AddHit(const BodyPair &p) override {
+        pairs.push_back(p.mBodyA.GetIndex());
+        pairs.push_back(p.mBodyB.GetIndex());
+    }
+};
+
+// A BodyManager and a BroadPhaseQuadTree holding one dynamic, active sphere body per object.
+struct Broad {
+    OneLayer layers;
+    ObjectVsBroadPhaseLayerFilter object_vs_layer;
+    ObjectLayerPairFilter pair_filter;
+    BodyManager bodies;
+    BroadPhaseQuadTree broad;
+    std::vector<BodyID> ids;
+    std::vector<BodyID> active;
+    PairList found;
+};
 }  // namespace
 
 extern "C" {
@@ -83,5 +123,79 @@ bool lf_jolt_height(const void *shape, float x, float z, float *y) {
         return false;
     *y = surface.GetY();
     return true;
+}
+
+// A broad phase of n sphere bodies, body k (index k) at (xyzr[4k], xyzr[4k + 1], xyzr[4k + 2]) of
+// radius xyzr[4k + 3] (Jolt's frame: the caller swaps axes if it cares). Null on an error, whose
+// message is copied into `error` (of `error_len` bytes, NUL-terminated).
+void *lf_jolt_broad_new(const float *xyzr, uint32_t n, char *error, size_t error_len) {
+    init_jolt();
+    auto fail = [&](const char *e) -> void * {
+        size_t k = strlen(e) < error_len - 1 ? strlen(e) : error_len - 1;
+        memcpy(error, e, k);
+        error[k] = 0;
+        return nullptr;
+    };
+    if (n == 0 || n > BodyID::cMaxBodyIndex)
+        return fail("Jolt takes 1 to 8,388,607 bodies");
+    Broad *b = new Broad();
+    b->bodies.Init(n, 1024, b->layers);
+    b->broad.Init(&b->bodies, b->layers);
+    b->ids.reserve(n);
+    for (uint32_t k = 0; k < n; ++k) {
+        const float *o = xyzr + 4 * size_t(k);
+        BodyCreationSettings settings(new SphereShapeSettings(o[3]), RVec3(o[0], o[1], o[2]), Quat::sIdentity(),
+                                      EMotionType::Dynamic, 0);
+        settings.mOverrideMassProperties = EOverrideMassProperties::MassAndInertiaProvided;
+        settings.mMassPropertiesOverride.mMass = 1.0f;
+        settings.mMassPropertiesOverride.mInertia = Mat44::sIdentity();
+        Body *body = b->bodies.AllocateBody(settings);
+        if (body == nullptr || !b->bodies.AddBody(body)) {
+            delete b;
+            return fail("Jolt refused a body");
+        }
+        if (body->GetID().GetIndex() != k) {
+            delete b;
+            return fail("Jolt gave the bodies other indices than their order");
+        }
+        b->ids.push_back(body->GetID());
+    }
+    BroadPhase::AddState state = b->broad.AddBodiesPrepare(b->ids.data(), int(n));
+    b->broad.AddBodiesFinalize(b->ids.data(), int(n), state);
+    b->bodies.ActivateBodies(b->ids.data(), int(n));
+    b->broad.Optimize();
+    return b;
+}
+
+void lf_jolt_broad_free(void *broad) {
+    Broad *b = static_cast<Broad *>(broad);
+    b->broad.RemoveBodies(b->ids.data(), int(b->ids.size()));
+    delete b;
+}
+
+// One frame: every body moved to xyz[3k ..] (bounds recomputed), the broad phase told, its tree
+// updated as PhysicsSystem::Update does, then every pair of bodies whose boxes, the first widened by
+// `margin`, overlap. Returns the number of pairs; *pairs points at their body indices, two per
+// pair, valid until the next call.
+size_t lf_jolt_broad_frame(void *broad, const float *xyz, float margin, const uint32_t **pairs) {
+    Broad *b = static_cast<Broad *>(broad);
+    b->broad.FrameSync();
+    BodyVector &all = b->bodies.GetBodies();
+    for (size_t k = 0; k < b->ids.size(); ++k) {
+        const float *o = xyz + 3 * k;
+        all[k]->SetPositionAndRotationInternal(RVec3(o[0], o[1], o[2]), Quat::sIdentity(), false);
+    }
+    b->broad.NotifyBodiesAABBChanged(b->ids.data(), int(b->ids.size()), true);
+    b->broad.LockModifications();
+    BroadPhase::UpdateState update = b->broad.UpdatePrepare();
+    b->broad.UpdateFinalize(update);
+    b->broad.UnlockModifications();
+    // FindCollidingPairs sorts the active bodies it is given: a copy.
+    b->active.assign(b->ids.begin(), b->ids.end());
+    b->found.pairs.clear();
+    b->broad.FindCollidingPairs(b->active.data(), int(b->active.size()), margin, b->object_vs_layer, b->pair_filter,
+                                b->found);
+    *pairs = b->found.pairs.data();
+    return b->found.pairs.size() / 2;
 }
 }

@@ -16,7 +16,7 @@ use std::collections::{HashMap, HashSet};
 
 /// Whether two spheres overlap or touch.
 #[inline]
-fn touch(a: (DVec3, f64), b: (DVec3, f64)) -> bool {
+pub fn touch(a: (DVec3, f64), b: (DVec3, f64)) -> bool {
     (a.0 - b.0).length_squared() <= (a.1 + b.1) * (a.1 + b.1)
 }
 
@@ -88,7 +88,27 @@ impl UniformGrid {
     }
 }
 
-/// parry3d's BVH over the spheres' boxes (f32), kept across frames.
+/// The largest f32 at or below `x`.
+fn down(x: f64) -> f32 {
+    let f = x as f32;
+    if f as f64 > x {
+        f.next_down()
+    } else {
+        f
+    }
+}
+
+/// The smallest f32 at or above `x`.
+fn up(x: f64) -> f32 {
+    let f = x as f32;
+    if (f as f64) < x {
+        f.next_up()
+    } else {
+        f
+    }
+}
+
+/// parry3d's BVH over the spheres' boxes (f32, rounded outward), kept across frames.
 pub struct ParryBvh {
     tree: Bvh,
     workspace: BvhWorkspace,
@@ -106,10 +126,8 @@ impl ParryBvh {
     pub fn pairs(&mut self, spheres: &[(DVec3, f64)], mut visit: impl FnMut(u32, u32)) {
         for (k, &(c, r)) in spheres.iter().enumerate() {
             let (lo, hi) = (c - DVec3::splat(r), c + DVec3::splat(r));
-            let aabb = Aabb::new(
-                Vector::new(lo.x as f32, lo.y as f32, lo.z as f32),
-                Vector::new(hi.x as f32, hi.y as f32, hi.z as f32),
-            );
+            let aabb =
+                Aabb::new(Vector::new(down(lo.x), down(lo.y), down(lo.z)), Vector::new(up(hi.x), up(hi.y), up(hi.z)));
             self.tree.insert_or_update_partially(aabb, k as u32, 0.0);
         }
         self.tree.refit(&mut self.workspace);
@@ -131,7 +149,9 @@ impl ParryBvh {
 /// change-detection skin (0.04 m) when it moves out of its previous fat box, and a pair leaves the
 /// set only once those fat boxes separate. [`RapierBroadPhase::pairs`] reports the pairs of that set
 /// whose spheres overlap or touch (the exact f64 test), [`RapierBroadPhase::held`] the whole set.
-/// The f32 rounding of coordinates stays inside the 0.01 m loosening below |x| ≈ 1e5 m.
+/// The prediction distance is rapier's default (0.02 m) or, where larger, four units in the last
+/// place of the largest f32 coordinate, so that the loosening covers the rounding of centres and
+/// boxes (0.125 m over the 1,000 km of `random1m`).
 pub struct RapierBroadPhase {
     broad_phase: BroadPhaseBvh,
     params: IntegrationParameters,
@@ -165,7 +185,10 @@ impl RapierBroadPhase {
             })
             .collect();
         let mut bodies = RigidBodySet::new();
-        let params = IntegrationParameters::default();
+        let mut params = IntegrationParameters::default();
+        let far = spheres.iter().map(|(c, r)| c.abs().max_element() + r).fold(0.0, f64::max) as f32;
+        let predict = params.prediction_distance().max(4.0 * (far.next_up() - far));
+        params.normalized_prediction_distance = predict / params.length_unit;
         CollisionPipeline::new().step(
             params.prediction_distance(),
             &mut IslandManager::new(),
@@ -221,7 +244,7 @@ impl RapierBroadPhase {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use landfall::support::SplitMix64;
     use std::collections::BTreeSet;
@@ -247,7 +270,7 @@ mod tests {
     }
 
     /// Every touching pair, each once (lower index first).
-    fn brute_force(spheres: &[(DVec3, f64)]) -> BTreeSet<(u32, u32)> {
+    pub(crate) fn brute_force(spheres: &[(DVec3, f64)]) -> BTreeSet<(u32, u32)> {
         let mut want = BTreeSet::new();
         for a in 0..spheres.len() {
             for b in a + 1..spheres.len() {

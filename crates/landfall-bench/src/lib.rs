@@ -12,6 +12,8 @@ pub mod grid;
 pub mod harness;
 #[cfg(feature = "jolt")]
 pub mod jolt;
+#[cfg(feature = "jolt")]
+pub mod jolt_broad;
 pub mod motions;
 pub mod peers;
 pub mod rapier_peer;

@@ -106,7 +106,7 @@ mod queries;
 pub use cells::Cell;
 #[doc(hidden)]
 pub use cells::Layout;
-pub use phase::{BroadPhase, BroadPhaseError, Pair, SearchStats};
+pub use phase::{BroadPhase, BroadPhaseError, Pair, SearchStats, Vertical};
 
 use crate::rng::mix;
 use glam::DVec3;

@@ -1,11 +1,12 @@
 //! One level of a [`BroadPhase`](super::BroadPhase) as rebuilt each frame: its objects in contiguous
-//! arrays sorted by cell (row-major: rows j, then columns i), the occupied cells with where their
-//! objects start, and, where the level's cells are few, a directory of every cell for lookups in
-//! constant time.
+//! arrays sorted by cell (layers k, then rows j, then columns i; a level not split by height has one
+//! layer, k = 0, whatever z), the occupied cells with where their objects start, and, where the
+//! level's cells are few, a directory of every cell for lookups in constant time.
 
 use super::boxes::Box32;
 use super::levels::{half_width, Levels};
 use super::sort;
+use super::Vertical;
 use glam::DVec3;
 
 /// An object as the search reads it: centre and radius (32 bytes aligned: one cache line each).
@@ -29,23 +30,28 @@ impl Sphere {
 pub(super) struct Level {
     /// The level's index in [`Levels`].
     pub t: usize,
-    /// The columns and rows the objects occupy: `imin ..= imin + nx − 1`, `jmin ..= jmin + ny − 1`.
+    /// The columns, rows and layers the objects occupy: `imin ..= imin + nx − 1`,
+    /// `jmin ..= jmin + ny − 1`, `kmin ..= kmin + nz − 1` (`kmin = 0, nz = 1` unless split by height).
     pub imin: i64,
     pub jmin: i64,
+    pub kmin: i64,
     pub nx: i64,
     pub ny: i64,
+    pub nz: i64,
+    /// Whether the cells are split by height (layer k spans z in `[(k − ½)·w, (k + ½)·w)`).
+    pub vertical: bool,
     /// Largest half-width of an object's box.
     pub hmax: f64,
-    /// Occupied cells' keys (`(j − jmin)·nx + (i − imin)`), ascending.
+    /// Occupied cells' keys (`((k − kmin)·ny + j − jmin)·nx + (i − imin)`), ascending.
     pub cells: Vec<u64>,
     /// Where each occupied cell's objects start (one more entry: the end).
     pub cstart: Vec<u32>,
     /// Dense levels: for every cell key c, where the objects after cell c start (so cell c holds
     /// `dense[c − 1] .. dense[c]`, `0` standing for `dense[−1]`). Empty for sparse levels.
     dense: Vec<u32>,
-    /// Sparse levels: one bit per block of `2^occ_shift × 2^occ_shift` cells (row-major, `occ_nx`
-    /// blocks a row), set where the block holds an object — about one block in 16 — so that most
-    /// lookups of empty cells end on one or two bits.
+    /// Sparse levels: one bit per block of `2^occ_shift × 2^occ_shift` cells of the grid of columns
+    /// × (layer, row) pairs (row-major, `occ_nx` blocks a row), set where the block holds an object
+    /// — about one block in 16 — so that most lookups of empty cells end on one or two bits.
     occ: Vec<u64>,
     occ_shift: u32,
     occ_nx: i64,
@@ -53,8 +59,9 @@ pub(super) struct Level {
     pub boxes: Vec<Box32>,
     pub spheres: Vec<Sphere>,
     pub proxies: Vec<u32>,
-    // Scratch, kept for its capacity: keys and sort buffers.
+    // Scratch, kept for its capacity: keys, layers and sort buffers.
     keys: Vec<u64>,
+    layer: Vec<i32>,
     vals: Vec<u32>,
     tmp_keys: Vec<u64>,
     tmp_vals: Vec<u32>,
@@ -63,29 +70,67 @@ pub(super) struct Level {
 /// Dense when the cells spanned are at most this many per object (plus a few).
 const DENSE_CELLS_PER_OBJECT: u128 = 4;
 
+/// [`Vertical::Auto`] splits a level by height where its objects' centres span more than this many
+/// layers (cells of z as wide as the level's)...
+pub(super) const VERTICAL_LAYERS: i64 = 4;
+
+/// ... and stand at least this many to a column of the rectangle of cells they span. Measured
+/// (`examples/vertical_sweep.rs`, `docs/benchmarks.md`): at 2.5 objects a column a split costs
+/// 10–20 % whatever the spread (the candidates it saves are cheaper than the rows it adds); at 10
+/// it gains from 4–5 layers on, at 40 from 2–4 layers (2.3× at 16 layers).
+const VERTICAL_CROWD: u128 = 8;
+
+/// Layer indices allowed (beyond: the level stays unsplit): within ±2³⁰, like columns and rows.
+const LAYER_SPAN: (i64, i64) = (-(1 << 30) - 1, (1 << 30) + 1);
+
 impl Level {
-    /// Rebuilds the level `t` from the objects `members` (proxies into `all`).
-    pub fn build(&mut self, levels: &Levels, t: usize, members: &[u32], all: &[Sphere]) {
+    /// Rebuilds the level `t` from the objects `members` (proxies into `all`), split by height as
+    /// `vertical` says (never where a layer index would leave ±2³⁰ or the keys 2⁶²).
+    pub fn build(&mut self, levels: &Levels, t: usize, members: &[u32], all: &[Sphere], vertical: Vertical) {
         self.t = t;
         let (mut imin, mut imax, mut jmin, mut jmax) = (i64::MAX, i64::MIN, i64::MAX, i64::MIN);
+        let (mut kmin, mut kmax) = (i64::MAX, i64::MIN);
         self.keys.clear();
+        self.layer.clear();
+        let layered = vertical != Vertical::Never;
         for &p in members {
             let s = &all[p as usize];
             let (i, j) = (levels.index(t, s.c.x), levels.index(t, s.c.y));
             (imin, imax, jmin, jmax) = (imin.min(i), imax.max(i), jmin.min(j), jmax.max(j));
-            // The cell as two biased halves (rewritten as a row-major key below).
+            // The cell as two biased halves (rewritten as a key below).
             self.keys.push((((j + (1 << 31)) as u64) << 32) | (i + (1 << 31)) as u64);
+            if layered {
+                let k = levels.index_within(t, s.c.z, LAYER_SPAN);
+                (kmin, kmax) = (kmin.min(k), kmax.max(k));
+                self.layer.push(k as i32);
+            }
         }
         (self.imin, self.jmin, self.nx, self.ny) = (imin, jmin, imax - imin + 1, jmax - jmin + 1);
-        let nx = self.nx as u64;
+        let n = members.len();
+        let nz = kmax.wrapping_sub(kmin).wrapping_add(1);
+        self.vertical = layered
+            && n > 0
+            && LAYER_SPAN.0 < kmin
+            && kmax < LAYER_SPAN.1
+            && self.nx as u128 * self.ny as u128 * nz as u128 <= 1 << 62
+            && (vertical == Vertical::Always
+                || nz > VERTICAL_LAYERS && n as u128 >= VERTICAL_CROWD * self.nx as u128 * self.ny as u128);
+        (self.kmin, self.nz) = if self.vertical { (kmin, nz) } else { (0, 1) };
+        let (nx, ny) = (self.nx as u64, self.ny as u64);
         let (bi, bj) = ((imin + (1 << 31)) as u64, (jmin + (1 << 31)) as u64);
-        for k in &mut self.keys {
-            *k = ((*k >> 32) - bj) * nx + ((*k & 0xffff_ffff) - bi);
+        if self.vertical {
+            for (key, &k) in self.keys.iter_mut().zip(&self.layer) {
+                let row = (k as i64 - kmin) as u64 * ny + ((*key >> 32) - bj);
+                *key = row * nx + ((*key & 0xffff_ffff) - bi);
+            }
+        } else {
+            for key in &mut self.keys {
+                *key = ((*key >> 32) - bj) * nx + ((*key & 0xffff_ffff) - bi);
+            }
         }
         self.vals.clear();
         self.vals.extend_from_slice(members);
-        let n = members.len();
-        let cells = self.nx as u128 * self.ny as u128;
+        let cells = self.nx as u128 * self.ny as u128 * self.nz as u128;
         if cells <= DENSE_CELLS_PER_OBJECT * n as u128 + 64 {
             sort::counting(
                 &self.keys,
@@ -113,7 +158,8 @@ impl Level {
         self.occ.clear();
         if self.dense.is_empty() {
             self.occ_shift = 0;
-            let blocks = |s: u32| (self.nx as u128).div_ceil(1 << s) * (self.ny as u128).div_ceil(1 << s);
+            let rows = self.ny as u128 * self.nz as u128;
+            let blocks = |s: u32| (self.nx as u128).div_ceil(1 << s) * rows.div_ceil(1 << s);
             while blocks(self.occ_shift) > 16 * n as u128 + 1024 {
                 self.occ_shift += 1;
             }
@@ -142,18 +188,41 @@ impl Level {
         self.hmax = hmax;
     }
 
-    /// The row-major key of cell (i, j), which must lie in the level's span.
+    /// The cell (i, j, k) of a key.
     #[inline]
-    pub fn key(&self, i: i64, j: i64) -> u64 {
-        ((j - self.jmin) * self.nx + (i - self.imin)) as u64
+    pub fn cell(&self, key: u64) -> (i64, i64, i64) {
+        let (nx, ny) = (self.nx as u64, self.ny as u64);
+        let row = key / nx;
+        ((key % nx) as i64 + self.imin, (row % ny) as i64 + self.jmin, (row / ny) as i64 + self.kmin)
     }
 
-    /// Whether the cells `i0 ..= i1` × `j0 ..= j1` may hold an object (false: they hold none).
+    /// The layers `k0 ..= k1` whose objects' centres may lie in z `[lo, hi]` (bounds computed by
+    /// `index`, clamped beyond the level's span; `(0, 0)` on a level not split by height).
     #[inline]
-    pub fn may_hold(&self, i0: i64, i1: i64, j0: i64, j1: i64) -> bool {
+    pub fn layers(&self, levels: &Levels, lo: f64, hi: f64) -> (i64, i64) {
+        if !self.vertical {
+            return (0, 0);
+        }
+        let span = (self.kmin - 1, self.kmin + self.nz);
+        (levels.index_within(self.t, lo, span), levels.index_within(self.t, hi, span))
+    }
+
+    /// The index into the grid of columns × (layer, row) pairs of row `j` of layer `k`, `None`
+    /// outside the level's span.
+    #[inline]
+    fn grid_row(&self, j: i64, k: i64) -> Option<i64> {
+        let (j, k) = (j - self.jmin, k - self.kmin);
+        ((0..self.ny).contains(&j) && (0..self.nz).contains(&k)).then_some(k * self.ny + j)
+    }
+
+    /// Whether the cells `i0 ..= i1` × `j0 ..= j1` × `k0 ..= k1` may hold an object (false: they
+    /// hold none).
+    #[inline]
+    pub fn may_hold(&self, (i0, i1): (i64, i64), (j0, j1): (i64, i64), (k0, k1): (i64, i64)) -> bool {
         let (i0, i1) = (i0.max(self.imin), i1.min(self.imin + self.nx - 1));
         let (j0, j1) = (j0.max(self.jmin), j1.min(self.jmin + self.ny - 1));
-        if i0 > i1 || j0 > j1 {
+        let (k0, k1) = (k0.max(self.kmin), k1.min(self.kmin + self.nz - 1));
+        if i0 > i1 || j0 > j1 || k0 > k1 {
             return false;
         }
         if self.occ.is_empty() {
@@ -161,32 +230,34 @@ impl Level {
         }
         let s = self.occ_shift;
         let (b0, b1) = ((i0 - self.imin) >> s, (i1 - self.imin) >> s);
-        for bj in (j0 - self.jmin) >> s..=(j1 - self.jmin) >> s {
-            for b in b0..=b1 {
-                let b = (bj * self.occ_nx + b) as usize;
-                if self.occ[b / 64] & (1 << (b % 64)) != 0 {
-                    return true;
+        for k in k0..=k1 {
+            let r = (k - self.kmin) * self.ny - self.jmin;
+            for bj in (r + j0) >> s..=(r + j1) >> s {
+                for b in b0..=b1 {
+                    let b = (bj * self.occ_nx + b) as usize;
+                    if self.occ[b / 64] & (1 << (b % 64)) != 0 {
+                        return true;
+                    }
                 }
             }
         }
         false
     }
 
-    /// The objects (a range of the sorted arrays) in the cells `i0 ..= i1` of row `j`. `finger` is
-    /// a place in [`Self::cells`] near the answer (sparse levels search from it and leave it there).
+    /// The objects (a range of the sorted arrays) in the cells `i0 ..= i1` of row `j` of layer `k`
+    /// (0 on a level not split by height). `finger` is a place in [`Self::cells`] near the answer
+    /// (sparse levels search from it and leave it there).
     #[inline]
-    pub fn row(&self, j: i64, i0: i64, i1: i64, finger: &mut usize) -> (usize, usize) {
+    pub fn row(&self, j: i64, k: i64, i0: i64, i1: i64, finger: &mut usize) -> (usize, usize) {
         let (i0, i1) = (i0.max(self.imin), i1.min(self.imin + self.nx - 1));
-        if j < self.jmin || j >= self.jmin + self.ny || i0 > i1 {
-            return (0, 0);
-        }
-        let (k0, k1) = (self.key(i0, j), self.key(i1, j));
+        let Some(r) = self.grid_row(j, k).filter(|_| i0 <= i1) else { return (0, 0) };
+        let (k0, k1) = ((r * self.nx + i0 - self.imin) as u64, (r * self.nx + i1 - self.imin) as u64);
         if !self.dense.is_empty() {
             let from = if k0 == 0 { 0 } else { self.dense[k0 as usize - 1] };
             return (from as usize, self.dense[k1 as usize] as usize);
         }
         let (bj, b0, b1) =
-            ((j - self.jmin) >> self.occ_shift, (i0 - self.imin) >> self.occ_shift, (i1 - self.imin) >> self.occ_shift);
+            (r >> self.occ_shift, (i0 - self.imin) >> self.occ_shift, (i1 - self.imin) >> self.occ_shift);
         if (b0..=b1).all(|b| {
             let b = (bj * self.occ_nx + b) as usize;
             self.occ[b / 64] & (1 << (b % 64)) == 0

@@ -22,6 +22,15 @@
 //! Every candidate is tested on the f32 boxes, then on the f64 spheres (overlap or touch); the boxes
 //! are widened beyond every rounding, so no touching pair is lost (tests: brute force).
 //!
+//! **Height.** The thesis' structure is 2-D: a level's cells are columns, and objects stacked above
+//! one another (aircraft over a crowd) are all candidates of each other. A level whose objects'
+//! centres span more than 4 layers of z (cells as tall as they are wide, dual like x and y: layer k
+//! spans `[(k − ½)·w, (k + ½)·w)`) and stand at least 8 to a column of the cells they span is split
+//! by height ([`Vertical::Auto`], the default; see
+//! [`BroadPhase::set_vertical`]): its keys order layers, then rows, then columns; a cell is searched
+//! against half of its 3×3×3 neighbourhood (the next cell and row of its layer, nine cells of the
+//! next layer), and a finer object against the 2 (3 at most) layers its widened box meets.
+//!
 //! The same sorted levels answer box, sphere and ray queries ([`BroadPhase::within_box`],
 //! [`BroadPhase::within_radius`], [`BroadPhase::raycast_with`]): after the frame's
 //! [`BroadPhase::find_pairs`] or a [`BroadPhase::refresh`]; until then, they scan every object.
@@ -84,6 +93,21 @@ pub enum BroadPhaseError {
 /// Two proxies, the lower first.
 pub type Pair = (u32, u32);
 
+/// Whether a [`BroadPhase`]'s levels split their cells by height as well (the pairs are the same
+/// either way; only the candidates and the time differ).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Vertical {
+    /// Each level split where its objects' centres span more than 4 layers of z and stand at
+    /// least 8 to a column of the cells they span, decided afresh every frame (the default).
+    #[default]
+    Auto,
+    /// Never: columns of cells, z only in the box and sphere tests (the thesis' 2-D layout).
+    Never,
+    /// Every level whose layer indices stay within ±2³⁰.
+    Always,
+}
+
 /// Frames between two decisions of which levels are lifted into which.
 const DECISION_FRAMES: u32 = 8;
 
@@ -120,6 +144,8 @@ pub struct BroadPhase {
     fresh: bool,
     pairs: Vec<(u32, u32)>,
     events: events::PairSet,
+    /// Whether levels are split by height ([`Self::set_vertical`]).
+    vertical: Vertical,
     /// Search on rayon's threads ([`Self::set_parallel`]), its tasks and their pairs.
     parallel: bool,
     tasks: Vec<search::Task>,
@@ -168,6 +194,7 @@ impl BroadPhase {
             fresh: true,
             pairs: Vec::new(),
             events: Default::default(),
+            vertical: Vertical::Auto,
             parallel: false,
             tasks: Vec::new(),
             parts: Vec::new(),
@@ -258,11 +285,12 @@ impl BroadPhase {
     }
 
     /// Every pair of objects whose spheres overlap or touch, each once, lower proxy first, in an
-    /// order that depends only on the objects (not on their history).
+    /// order that depends only on the objects and on which levels are lifted into which (decided
+    /// every 8 sorts from the objects as they then stand).
     pub fn find_pairs(&mut self) -> &[Pair] {
         self.rebuild();
         self.pairs.clear();
-        let mut st = SearchStats { levels: self.occupied, ..Default::default() };
+        let mut st = self.level_stats();
         let built = &self.built[..self.occupied];
         search::tasks(built, self.parallel, &mut self.tasks);
         if self.parallel {
@@ -311,7 +339,7 @@ impl BroadPhase {
     /// ```
     pub fn for_each_pair(&mut self, mut each: impl FnMut(u32, u32)) {
         self.rebuild();
-        let mut st = SearchStats { levels: self.occupied, ..Default::default() };
+        let mut st = self.level_stats();
         let built = &self.built[..self.occupied];
         search::tasks(built, false, &mut self.tasks);
         let mut found = 0u64;
@@ -356,9 +384,40 @@ impl BroadPhase {
         self.parallel = parallel;
     }
 
+    /// Whether levels split their cells by height ([`Vertical`]; by default where their objects
+    /// spread over more than 4 cells of z in crowded columns). Takes effect at the next sort; the
+    /// pairs are the same.
+    ///
+    /// ```
+    /// use landfall::broad::{BroadPhase, Vertical};
+    /// use landfall::glam::DVec3;
+    ///
+    /// let mut bp = BroadPhase::new(1.0);
+    /// for k in 0..100 {
+    ///     bp.insert(DVec3::new(0.0, 0.0, 40.0 * k as f64), 10.0).unwrap(); // a stack of balloons
+    /// }
+    /// let pairs = bp.find_pairs().len();
+    /// assert_eq!((pairs, bp.stats().vertical), (0, 1)); // split by height: few candidates
+    /// bp.set_vertical(Vertical::Never);
+    /// assert_eq!(bp.find_pairs().len(), pairs);
+    /// assert_eq!(bp.stats().candidates, 100 * 99 / 2); // one column: every pair a candidate
+    /// ```
+    pub fn set_vertical(&mut self, vertical: Vertical) {
+        if vertical != self.vertical {
+            self.vertical = vertical;
+            self.fresh = false;
+        }
+    }
+
     /// Counts of the last [`Self::find_pairs`].
     pub fn stats(&self) -> SearchStats {
         self.stats
+    }
+
+    /// The counts of the levels as sorted (occupied, split by height).
+    fn level_stats(&self) -> SearchStats {
+        let built = &self.built[..self.occupied];
+        SearchStats { levels: built.len(), vertical: built.iter().filter(|l| l.vertical).count(), ..Default::default() }
     }
 
     /// Groups the objects by level (each raised as far as its position needs) and sorts each
@@ -383,9 +442,10 @@ impl BroadPhase {
         if self.built.len() < self.starts.len() {
             self.built.resize_with(self.starts.len(), Level::default);
         }
-        let (levels, members, spheres) = (&self.levels, &self.members, &self.spheres);
-        let build =
-            |(lv, &(t, s, e)): (&mut Level, &(usize, usize, usize))| lv.build(levels, t, &members[s..e], spheres);
+        let (levels, members, spheres, vertical) = (&self.levels, &self.members, &self.spheres, self.vertical);
+        let build = |(lv, &(t, s, e)): (&mut Level, &(usize, usize, usize))| {
+            lv.build(levels, t, &members[s..e], spheres, vertical)
+        };
         if self.parallel {
             use rayon::prelude::*;
             self.built.par_iter_mut().zip(&self.starts).for_each(build);

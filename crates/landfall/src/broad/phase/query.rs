@@ -1,10 +1,11 @@
 //! Queries on a [`BroadPhase`]: the objects meeting a box or a sphere, and the first one a ray meets.
 //!
 //! They read the levels as the last [`BroadPhase::find_pairs`] (or [`BroadPhase::refresh`]) sorted
-//! them: on each occupied level, the rows of cells whose objects' boxes can meet the query, each row
-//! a contiguous range of the sorted arrays; a level holding fewer objects than the query covers
-//! cells is scanned whole. After a move, an insertion or a removal, until the next sort, they scan
-//! every object instead: the same answers, in time proportional to the objects.
+//! them: on each occupied level, the rows of cells (of each layer, on a level split by height) whose
+//! objects' boxes can meet the query, each row a contiguous range of the sorted arrays; a level
+//! holding fewer objects than the query covers cells is scanned whole. After a move, an insertion
+//! or a removal, until the next sort, they scan every object instead: the same answers, in time
+//! proportional to the objects.
 
 use super::boxes::Box32;
 use super::level::{Level, Sphere};
@@ -58,14 +59,18 @@ impl BroadPhase {
         for lv in &self.built[..self.occupied] {
             let (i0, i1) = self.columns(lv, min.x, max.x);
             let (j0, j1) = self.rows(lv, min.y, max.y);
-            if (i1 - i0 + 1) as f64 * (j1 - j0 + 1) as f64 > lv.proxies.len() as f64 {
-                (0..lv.proxies.len()).for_each(|k| test(lv, k));
+            let (k0, k1) = self.layers(lv, min.z, max.z);
+            let cells = (i1 - i0 + 1) as f64 * (j1 - j0 + 1) as f64 * (k1 - k0 + 1) as f64;
+            if cells > lv.proxies.len() as f64 {
+                (0..lv.proxies.len()).for_each(|x| test(lv, x));
                 continue;
             }
             let mut finger = 0;
-            for j in j0..=j1 {
-                let (a, b) = lv.row(j, i0, i1, &mut finger);
-                (a..b).for_each(|k| test(lv, k));
+            for k in k0..=k1 {
+                for j in j0..=j1 {
+                    let (a, b) = lv.row(j, k, i0, i1, &mut finger);
+                    (a..b).for_each(|x| test(lv, x));
+                }
             }
         }
     }
@@ -129,9 +134,15 @@ impl BroadPhase {
             let limit = best.map_or(max_t, |b| b.1);
             // The part of the ray whose projection passes within the level's reach of its cells.
             let w = self.levels.width(lv.t);
-            let m = self.reach(lv, origin.x.abs().max(origin.y.abs()));
-            let lo = [(lv.imin as f64 - 0.5) * w - m, (lv.jmin as f64 - 0.5) * w - m];
-            let hi = [((lv.imin + lv.nx) as f64 - 0.5) * w + m, ((lv.jmin + lv.ny) as f64 - 0.5) * w + m];
+            let m = self.reach(lv, origin.abs().max_element());
+            // A level not split by height reaches every z.
+            let (zlo, zhi) = if lv.vertical {
+                ((lv.kmin as f64 - 0.5) * w - m, ((lv.kmin + lv.nz) as f64 - 0.5) * w + m)
+            } else {
+                (f64::NEG_INFINITY, f64::INFINITY)
+            };
+            let lo = [(lv.imin as f64 - 0.5) * w - m, (lv.jmin as f64 - 0.5) * w - m, zlo];
+            let hi = [((lv.imin + lv.nx) as f64 - 0.5) * w + m, ((lv.jmin + lv.ny) as f64 - 0.5) * w + m, zhi];
             let Some((t0, t1)) = slab(origin, dir, lo, hi, limit) else { continue };
             let (ya, yb) = (at(origin.y, dir.y, t0), at(origin.y, dir.y, t1));
             let (j0, j1) = self.rows(lv, ya.min(yb), ya.max(yb));
@@ -160,8 +171,14 @@ impl BroadPhase {
                 }
                 let (xa, xb) = (at(origin.x, dir.x, ta), at(origin.x, dir.x, tb));
                 let (i0, i1) = self.columns(lv, xa.min(xb), xa.max(xb));
-                let (a, b) = lv.row(j, i0, i1, &mut finger);
-                (a..b).for_each(|k| test(lv.proxies[k], &lv.spheres[k], &mut best));
+                // z along the ray, widened by the rounding of o + d·t (|d·t| ≤ |o| + |z|).
+                let (za, zb) = (at(origin.z, dir.z, ta), at(origin.z, dir.z, tb));
+                let zs = SLACK * origin.z.abs();
+                let (k0, k1) = self.layers(lv, za.min(zb) - zs, za.max(zb) + zs);
+                for k in k0..=k1 {
+                    let (a, b) = lv.row(j, k, i0, i1, &mut finger);
+                    (a..b).for_each(|x| test(lv.proxies[x], &lv.spheres[x], &mut best));
+                }
             }
         }
         best
@@ -196,13 +213,24 @@ impl BroadPhase {
         let span = (lv.jmin, lv.jmin + lv.ny - 1);
         (self.levels.index_within(lv.t, lo - m, span), self.levels.index_within(lv.t, hi + m, span))
     }
+
+    /// The layers of `lv` whose objects may reach z in [lo, hi], clamped to the level's span
+    /// (`(0, 0)` on a level not split by height).
+    fn layers(&self, lv: &Level, lo: f64, hi: f64) -> (i64, i64) {
+        if !lv.vertical {
+            return (0, 0);
+        }
+        let m = self.reach(lv, lo.abs().max(hi.abs()));
+        let span = (lv.kmin, lv.kmin + lv.nz - 1);
+        (self.levels.index_within(lv.t, lo - m, span), self.levels.index_within(lv.t, hi + m, span))
+    }
 }
 
-/// The t in [0, `limit`] where the ray's projection lies in the rectangle `lo`–`hi` (x, y), widened
-/// beyond rounding; `None` when it never does.
-fn slab(o: DVec3, d: DVec3, lo: [f64; 2], hi: [f64; 2], limit: f64) -> Option<(f64, f64)> {
+/// The t in [0, `limit`] where the ray lies in the box `lo`–`hi` (infinite bounds: no limit on that
+/// axis), widened beyond rounding; `None` when it never does.
+fn slab(o: DVec3, d: DVec3, lo: [f64; 3], hi: [f64; 3], limit: f64) -> Option<(f64, f64)> {
     let (mut t0, mut t1) = (0.0f64, limit);
-    for k in 0..2 {
+    for k in 0..3 {
         if d[k] == 0.0 {
             if o[k] < lo[k] || o[k] > hi[k] {
                 return None;

@@ -1,8 +1,8 @@
 //! The pair search over the sorted levels: within a level, each occupied cell against itself and
-//! half of its 3×3 neighbourhood; across levels, each object of a finer level against the cells of
-//! each coarser occupied level that can hold a partner (2×2 of them, 3 per axis at most), found by
-//! walking the coarser level's sorted cells in the finer level's order. Every candidate is tested
-//! on f32 boxes rounded outward, and the survivors on the f64 spheres.
+//! half of its 3×3 neighbourhood (3×3×3 on a level split by height); across levels, each object of
+//! a finer level against the cells of each coarser occupied level that can hold a partner (2 per
+//! axis, 3 at most), found by walking the coarser level's sorted cells in the finer level's order.
+//! Every candidate is tested on f32 boxes rounded outward, and the survivors on the f64 spheres.
 
 use super::boxes::Box32;
 use super::level::{Level, Sphere};
@@ -15,6 +15,8 @@ use crate::broad::queries::within;
 pub struct SearchStats {
     /// Occupied levels.
     pub levels: usize,
+    /// Occupied levels split by height ([`Vertical`](super::Vertical)).
+    pub vertical: usize,
     /// Candidate pairs whose f32 boxes were tested.
     pub candidates: u64,
     /// Candidates whose boxes overlap (tested on the spheres).
@@ -26,6 +28,7 @@ pub struct SearchStats {
 impl std::ops::AddAssign for SearchStats {
     fn add_assign(&mut self, o: Self) {
         self.levels += o.levels;
+        self.vertical += o.vertical;
         self.candidates += o.candidates;
         self.box_hits += o.box_hits;
         self.pairs += o.pairs;
@@ -119,26 +122,37 @@ pub(super) fn run(levels: &Levels, built: &[Level], task: Task, out: &mut impl P
 }
 
 /// The pairs within level `lv` found from its occupied cells `from..to`: each cell with itself, the
-/// next cell of its row and the three cells of the next row around it (the other half of the
-/// neighbourhood asks the same of this cell).
+/// next cell of its row and the three cells of the next row around it, and on a level split by
+/// height the nine cells of the next layer around it (the other half of the neighbourhood asks the
+/// same of this cell).
 fn same_level(lv: &Level, from: usize, to: usize, out: &mut impl PairOut, st: &mut SearchStats) {
-    let nx = lv.nx as u64;
-    let mut finger = from;
+    let mut fingers = [from; 4];
+    let mut rows = [(0, 0); 4];
     for u in from..to {
-        let k = lv.cells[u];
-        let (i, j) = ((k % nx) as i64 + lv.imin, (k / nx) as i64 + lv.jmin);
+        let key = lv.cells[u];
+        let (i, j, k) = lv.cell(key);
         let (s, e) = (lv.cstart[u] as usize, lv.cstart[u + 1] as usize);
-        let next = if i + 1 < lv.imin + lv.nx && lv.cells.get(u + 1) == Some(&(k + 1)) {
+        let next = if i + 1 < lv.imin + lv.nx && lv.cells.get(u + 1) == Some(&(key + 1)) {
             (e, lv.cstart[u + 2] as usize)
         } else {
             (e, e)
         };
-        let above = lv.row(j + 1, i - 1, i + 1, &mut finger);
+        rows[0] = lv.row(j + 1, k, i - 1, i + 1, &mut fingers[0]);
+        let n = if lv.vertical {
+            for (d, (row, finger)) in rows[1..].iter_mut().zip(&mut fingers[1..]).enumerate() {
+                *row = lv.row(j - 1 + d as i64, k + 1, i - 1, i + 1, finger);
+            }
+            4
+        } else {
+            1
+        };
         for a in s..e {
             let me = (&lv.boxes[a], &lv.spheres[a], lv.proxies[a]);
             against(me, lv, a + 1, e, out, st);
             against(me, lv, next.0, next.1, out, st);
-            against(me, lv, above.0, above.1, out, st);
+            for &(from, to) in &rows[..n] {
+                against(me, lv, from, to, out, st);
+            }
         }
     }
 }
@@ -156,7 +170,7 @@ fn across(
     st: &mut SearchStats,
 ) {
     let (t, h) = (coarse.t, coarse.hmax);
-    let mut fingers = [0usize; 3];
+    let mut fingers = [0usize; 9];
     // The widened box's corners, moved outward by far more than their rounding, so that a centre
     // within it never falls in a cell outside the range.
     let lower = |x: f64| {
@@ -173,13 +187,17 @@ fn across(
         let ha = sa.h();
         let (i0, i1) = (levels.index(t, lower(sa.c.x - ha)), levels.index(t, upper(sa.c.x + ha)));
         let (j0, j1) = (levels.index(t, lower(sa.c.y - ha)), levels.index(t, upper(sa.c.y + ha)));
-        if !coarse.may_hold(i0, i1, j0, j1) {
+        let (k0, k1) = coarse.layers(levels, lower(sa.c.z - ha), upper(sa.c.z + ha));
+        if !coarse.may_hold((i0, i1), (j0, j1), (k0, k1)) {
             continue;
         }
         let me = (b, sa, fine.proxies[a]);
-        for j in j0..=j1 {
-            let (from, to) = coarse.row(j, i0, i1, &mut fingers[j.rem_euclid(3) as usize]);
-            against(me, coarse, from, to, out, st);
+        for k in k0..=k1 {
+            for j in j0..=j1 {
+                let finger = &mut fingers[(3 * k.rem_euclid(3) + j.rem_euclid(3)) as usize];
+                let (from, to) = coarse.row(j, k, i0, i1, finger);
+                against(me, coarse, from, to, out, st);
+            }
         }
     }
 }

@@ -7,10 +7,14 @@ use crate::broad::ProximityGrid;
 use crate::rng::SplitMix64;
 use proptest::prelude::*;
 
-/// A broad phase with levels `ratio` apart, its sparse levels lifted or not.
-fn phase(ratio: u32, lifting: bool) -> BroadPhase {
-    BroadPhase { lifting, ..BroadPhase::with_ratio(1.0, ratio).unwrap() }
+/// A broad phase with levels `ratio` apart, its sparse levels lifted or not, split by height as
+/// `vertical` says.
+fn phase(ratio: u32, lifting: bool, vertical: Vertical) -> BroadPhase {
+    BroadPhase { lifting, vertical, ..BroadPhase::with_ratio(1.0, ratio).unwrap() }
 }
+
+/// Every way of splitting levels by height.
+const VERTICALS: [Vertical; 3] = [Vertical::Auto, Vertical::Never, Vertical::Always];
 
 /// The search's pairs, each once, as brute force finds them.
 fn assert_brute(bp: &mut BroadPhase) {
@@ -20,12 +24,29 @@ fn assert_brute(bp: &mut BroadPhase) {
     let n = got.len();
     got.dedup();
     assert_eq!(got.len(), n, "a pair reported twice");
-    assert_eq!(got, bp.pairs_brute_force());
-    // The streamed search lists the same pairs in the same order.
+    let want = bp.pairs_brute_force();
+    if got != want {
+        let missing: Vec<_> = want.iter().filter(|p| got.binary_search(p).is_err()).take(5).collect();
+        let extra: Vec<_> = got.iter().filter(|p| want.binary_search(p).is_err()).take(5).collect();
+        panic!(
+            "{} pairs, brute force {}: missing {missing:?}, extra {extra:?}; {:?}",
+            got.len(),
+            want.len(),
+            bp.stats()
+        );
+    }
+    // The streamed search lists the same pairs in the same order (unless the levels were lifted
+    // anew in between: every `DECISION_FRAMES` sorts).
     let listed = bp.find_pairs().to_vec();
+    let levels = bp.stats().levels;
     let mut streamed = Vec::with_capacity(listed.len());
     bp.for_each_pair(|a, b| streamed.push((a, b)));
-    assert_eq!(streamed, listed);
+    if bp.stats().levels == levels {
+        assert!(streamed == listed, "streamed {} pairs, listed {}", streamed.len(), listed.len());
+    } else {
+        streamed.sort_unstable();
+        assert!(streamed == got, "streamed {} pairs, listed {}", streamed.len(), listed.len());
+    }
     assert_eq!(bp.stats().pairs, listed.len() as u64);
 }
 
@@ -118,8 +139,11 @@ fn scene(rng: &mut SplitMix64, n: usize, lo: f64, hi: f64, side: f64, offset: DV
 fn random_scenes_equal_brute_force() {
     let mut rng = SplitMix64::new(11);
     for (ratio, lifting) in [(2, true), (4, true), (8, true), (16, true), (2, false), (4, false), (8, false)] {
-        for offset in [DVec3::ZERO, DVec3::new(1e7, -1e7, 0.0)] {
-            let mut bp = phase(ratio, lifting);
+        for (offset, vertical) in [DVec3::ZERO, DVec3::new(1e7, -1e7, 0.0), DVec3::new(-1e7, 0.0, 1e7)]
+            .into_iter()
+            .zip(VERTICALS.into_iter().cycle().skip(ratio as usize))
+        {
+            let mut bp = phase(ratio, lifting, vertical);
             let objs = scene(&mut rng, 1500, -2.0, 3.0, 3000.0, offset);
             let mut proxies: Vec<u32> = objs.iter().map(|&(c, r)| bp.insert(c, r).unwrap()).collect();
             assert_eq!(proxies, (0..1500).collect::<Vec<u32>>());
@@ -132,7 +156,7 @@ fn random_scenes_equal_brute_force() {
             for frame in 0..4 {
                 for &p in &proxies {
                     let (c, r) = bp.get(p).unwrap();
-                    let step = DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), 0.0) * r * 0.5;
+                    let step = DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)) * r * 0.5;
                     let r = if frame == 2 { r * rng.range(0.2, 5.0) } else { r };
                     bp.set(p, c + step, r).unwrap();
                 }
@@ -177,18 +201,23 @@ fn equals_the_proximity_grid() {
 /// powers of two: exact in f64), boxes as wide as their cells, and many identical spheres.
 #[test]
 fn borders_touching_and_identical() {
-    for (ratio, lifting) in [(2, true), (4, true), (8, true), (4, false)] {
-        let mut bp = phase(ratio, lifting);
+    for ((ratio, lifting), vertical) in
+        [(2, true), (4, true), (8, true), (4, false)].into_iter().flat_map(|c| VERTICALS.map(|v| (c, v)))
+    {
+        let mut bp = phase(ratio, lifting, vertical);
         for l in -3i32..4 {
             let w = (ratio as f64).powi(l);
             for k in -3i32..3 {
                 let border = (k as f64 + 0.5) * w;
                 // A sphere as wide as the level's cells on the border, one touching it across the
-                // border, and a point on it.
+                // border, and a point on it; the same on a layer's border and across it in z.
                 bp.insert(DVec3::new(border, border, 0.0), w / 2.0).unwrap();
                 bp.insert(DVec3::new(border + w, border, 0.0), w / 2.0).unwrap();
                 bp.insert(DVec3::new(border, border + w / 2.0, 0.0), 0.0).unwrap();
                 bp.insert(DVec3::new(border - w / 4.0, -border, w / 4.0), w / 4.0).unwrap();
+                bp.insert(DVec3::new(border, -border, border), w / 2.0).unwrap();
+                bp.insert(DVec3::new(border, -border, border + w), w / 2.0).unwrap();
+                bp.insert(DVec3::new(-border, border, border - w / 2.0), 0.0).unwrap();
             }
         }
         for _ in 0..20 {
@@ -208,9 +237,9 @@ fn extreme_magnitudes_and_empty() {
     let mut rng = SplitMix64::new(13);
     let base = scene(&mut rng, 400, -2.0, 2.0, 300.0, DVec3::ZERO);
     // Coordinates up to 1.5e150 (the accepted range ends at 3.2e150).
-    for scale in [1e-150, 1e-20, 1e20, 1e148] {
+    for (scale, vertical) in [1e-150, 1e-20, 1e20, 1e148].into_iter().flat_map(|s| VERTICALS.map(|v| (s, v))) {
         for offset in [0.0, 1e7].into_iter().filter(|&o| (o + 200.0) * scale < 3e150) {
-            let mut bp = BroadPhase::new(1.0);
+            let mut bp = phase(4, true, vertical);
             for &(c, r) in &base {
                 bp.insert((c + DVec3::splat(offset)) * scale, r * scale).unwrap();
             }
@@ -278,11 +307,12 @@ proptest! {
         ]),
         ratio in prop::sample::select(vec![2u32, 4, 8, 16]),
         lifting in any::<bool>(),
-        moved in prop::collection::vec((coord(), coord()), 0..60),
+        vertical in prop::sample::select(VERTICALS.to_vec()),
+        moved in prop::collection::vec((coord(), coord(), coord()), 0..60),
         probes in prop::collection::vec(((coord(), coord(), coord()), (coord(), coord(), coord())), 0..8),
     ) {
         let (scale, offset) = scale_offset;
-        let mut bp = phase(ratio, lifting);
+        let mut bp = phase(ratio, lifting, vertical);
         for &(x, y, z, r) in &objs {
             bp.insert(DVec3::new(x + offset, y + offset, z) * scale, r * scale).unwrap();
         }
@@ -290,9 +320,9 @@ proptest! {
         let at = |(x, y, z): (f64, f64, f64)| DVec3::new(x + offset, y + offset, z) * scale;
         let probes: Vec<(DVec3, DVec3)> = probes.iter().map(|&(a, b)| (at(a), at(b))).collect();
         assert_queries(&mut bp, &probes);
-        for (p, &(x, y)) in moved.iter().enumerate().take(objs.len()) {
-            let (c, r) = bp.get(p as u32).unwrap();
-            bp.set(p as u32, DVec3::new(x + offset, y + offset, c.z / scale) * scale, r).unwrap();
+        for (p, &(x, y, z)) in moved.iter().enumerate().take(objs.len()) {
+            let (_, r) = bp.get(p as u32).unwrap();
+            bp.set(p as u32, at((x, y, z)), r).unwrap();
         }
         assert_brute(&mut bp);
     }
@@ -338,7 +368,7 @@ fn events_are_the_differences_of_brute_force() {
 fn lifting_keeps_the_pairs() {
     let mut rng = SplitMix64::new(15);
     let objs = scene(&mut rng, 4000, -2.0, 3.0, 20_000.0, DVec3::ZERO);
-    let (mut lifted, mut flat) = (phase(4, true), phase(4, false));
+    let (mut lifted, mut flat) = (phase(4, true, Vertical::Auto), phase(4, false, Vertical::Auto));
     for &(c, r) in &objs {
         lifted.insert(c, r).unwrap();
         flat.insert(c, r).unwrap();
@@ -384,4 +414,70 @@ fn want_sorted(bp: &mut BroadPhase) -> Vec<(u32, u32)> {
     let mut v = bp.find_pairs().to_vec();
     v.sort_unstable();
     v
+}
+
+/// Walkers on the ground under aircraft stacked 100–3,000 m up over the same square (issue 72's
+/// scene 4, smaller), near the origin and 10,000 km out, moving in all three axes: the same pairs
+/// and query answers as brute force whether the levels are split by height or not, and split by
+/// default, with at least 5× fewer candidates than unsplit.
+#[test]
+fn stacked_scenes_equal_brute_force() {
+    let mut rng = SplitMix64::new(17);
+    for offset in [DVec3::ZERO, DVec3::new(1e7, 1e7, 0.0), DVec3::new(-1e7, 0.0, -1e7)] {
+        let mut objs: Vec<(DVec3, f64)> = (0..2000)
+            .map(|_| (offset + DVec3::new(rng.range(-30.0, 30.0), rng.range(-60.0, 60.0), 0.9), 0.25))
+            .collect();
+        objs.extend((0..400).map(|_| {
+            let c = DVec3::new(rng.range(-30.0, 30.0), rng.range(-60.0, 60.0), rng.range(100.0, 3000.0));
+            (offset + c, rng.range(5.0, 30.0))
+        }));
+        let mut candidates = Vec::new();
+        for vertical in VERTICALS {
+            let mut bp = phase(4, true, vertical);
+            for &(c, r) in &objs {
+                bp.insert(c, r).unwrap();
+            }
+            for frame in 0..3 {
+                assert_brute(&mut bp);
+                if frame == 1 {
+                    assert_queries(&mut bp, &probes(&mut rng, 30, 200.0, offset + DVec3::new(0.0, 0.0, 50.0)));
+                    let mut tall = probes(&mut rng, 30, 3000.0, offset);
+                    for (a, b) in &mut tall {
+                        (a.z, b.z) = (rng.range(0.0, 3000.0), rng.range(0.0, 3000.0));
+                    }
+                    assert_queries(&mut bp, &tall);
+                }
+                for p in 0..objs.len() as u32 {
+                    let (c, r) = bp.get(p).unwrap();
+                    let step = DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)) * r;
+                    bp.set(p, c + step, r).unwrap();
+                }
+            }
+            bp.find_pairs();
+            assert_eq!(bp.stats().vertical > 0, vertical != Vertical::Never, "{vertical:?}: {:?}", bp.stats());
+            candidates.push(bp.stats().candidates);
+        }
+        let [auto, never, always] = candidates[..] else { unreachable!() };
+        assert!(auto * 5 <= never && always * 5 <= never, "candidates: auto {auto}, never {never}, always {always}");
+    }
+}
+
+/// A layer index beyond ±2³⁰ keeps the level unsplit (a flea far above a tall stack), and a
+/// stack over more than 4 layers is split by default; the pairs are brute force's either way.
+#[test]
+fn split_only_where_layers_fit() {
+    for vertical in [Vertical::Auto, Vertical::Always] {
+        let mut bp = phase(4, true, vertical);
+        for k in 0..20 {
+            bp.insert(DVec3::new(0.0, 0.0, 0.3 * k as f64), 0.2).unwrap(); // 7 layers of 1 m
+        }
+        assert_brute(&mut bp);
+        assert_eq!(bp.stats().vertical, 1);
+        let flea = bp.insert(DVec3::new(0.0, 0.0, 2e9), 0.2).unwrap();
+        assert_brute(&mut bp);
+        assert_eq!(bp.stats().vertical, 0, "{:?}", bp.stats());
+        bp.set(flea, DVec3::new(0.0, 0.0, 3.5), 0.2).unwrap();
+        assert_brute(&mut bp);
+        assert_eq!(bp.stats().vertical, 1);
+    }
 }
