@@ -6,6 +6,7 @@
 //! `ProximityGrid::pairs`.
 
 use glam::DVec3;
+use landfall::bench::{f32_down, f32_up};
 use rapier3d::parry::bounding_volume::Aabb;
 use rapier3d::parry::partitioning::{Bvh, BvhWorkspace};
 use rapier3d::prelude::{
@@ -88,26 +89,6 @@ impl UniformGrid {
     }
 }
 
-/// The largest f32 at or below `x`.
-fn down(x: f64) -> f32 {
-    let f = x as f32;
-    if f as f64 > x {
-        f.next_down()
-    } else {
-        f
-    }
-}
-
-/// The smallest f32 at or above `x`.
-fn up(x: f64) -> f32 {
-    let f = x as f32;
-    if (f as f64) < x {
-        f.next_up()
-    } else {
-        f
-    }
-}
-
 /// parry3d's BVH over the spheres' boxes (f32, rounded outward), kept across frames.
 pub struct ParryBvh {
     tree: Bvh,
@@ -126,8 +107,10 @@ impl ParryBvh {
     pub fn pairs(&mut self, spheres: &[(DVec3, f64)], mut visit: impl FnMut(u32, u32)) {
         for (k, &(c, r)) in spheres.iter().enumerate() {
             let (lo, hi) = (c - DVec3::splat(r), c + DVec3::splat(r));
-            let aabb =
-                Aabb::new(Vector::new(down(lo.x), down(lo.y), down(lo.z)), Vector::new(up(hi.x), up(hi.y), up(hi.z)));
+            let aabb = Aabb::new(
+                Vector::new(f32_down(lo.x), f32_down(lo.y), f32_down(lo.z)),
+                Vector::new(f32_up(hi.x), f32_up(hi.y), f32_up(hi.z)),
+            );
             self.tree.insert_or_update_partially(aabb, k as u32, 0.0);
         }
         self.tree.refit(&mut self.workspace);

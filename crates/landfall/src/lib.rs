@@ -137,6 +137,7 @@ pub mod support {
 #[doc(hidden)]
 pub mod bench {
     pub use crate::geo::viewshed::geo_viewshed_reference;
+    pub use crate::geom::round::{f32_down, f32_up};
     pub use crate::heightfield::{synth, Baseline};
     pub use crate::viewshed::reference as viewshed_reference;
     pub use crate::world::{CellStore, Hashed, Toroidal};

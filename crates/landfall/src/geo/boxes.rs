@@ -5,6 +5,7 @@
 //! box's face is inside after any rounding of the slab test.
 
 use super::tables::GridTables;
+use crate::geom::round::{f32_down as down, f32_up as up};
 use glam::DVec3;
 use rayon::prelude::*;
 
@@ -21,24 +22,6 @@ pub(crate) struct Boxes {
     /// (columns, rows, offset into `boxes`) per level, leaves first.
     pub levels: Vec<(usize, usize, usize)>,
     pub boxes: Vec<Bx>,
-}
-
-fn down(x: f64) -> f32 {
-    let f = x as f32;
-    if f as f64 > x {
-        f.next_down()
-    } else {
-        f
-    }
-}
-
-fn up(x: f64) -> f32 {
-    let f = x as f32;
-    if (f as f64) < x {
-        f.next_up()
-    } else {
-        f
-    }
 }
 
 fn union(a: &Bx, b: &Bx) -> Bx {

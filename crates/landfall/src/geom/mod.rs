@@ -3,6 +3,7 @@
 mod aabb;
 mod ball;
 mod ray;
+pub(crate) mod round;
 
 pub use aabb::Aabb;
 pub use ball::ray_ball;

@@ -1,6 +1,8 @@
 //! Boxes in f32 rounded outward from the f64 boxes they stand for: the cheap first test of a
 //! candidate pair (it never rejects a pair whose f64 boxes share a point).
 
+use crate::geom::round::{f32_down as down, f32_up as up};
+
 /// A closed box in f32: lower corner then upper corner (x, y, z).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(super) struct Box32 {
@@ -24,28 +26,6 @@ impl Box32 {
             & (o.lo[1] <= self.hi[1])
             & (self.lo[2] <= o.hi[2])
             & (o.lo[2] <= self.hi[2])
-    }
-}
-
-/// The largest f32 at or below `x` (−∞ below f32's range).
-#[inline]
-fn down(x: f64) -> f32 {
-    let f = x as f32;
-    if f as f64 > x {
-        f.next_down()
-    } else {
-        f
-    }
-}
-
-/// The smallest f32 at or above `x` (+∞ above f32's range).
-#[inline]
-fn up(x: f64) -> f32 {
-    let f = x as f32;
-    if (f as f64) < x {
-        f.next_up()
-    } else {
-        f
     }
 }
 
