@@ -218,8 +218,9 @@ let objectsGroup = null, objectsVersion = -1;
 let walker = world ? new THREE.Vector3(...info.walker) : null;
 
 if (world) {
+  document.body.classList.add('world');
   $('title').textContent = 'landfall — the procedural world';
-  $('help').textContent = 'W A S D walk (the character controller; trees and houses stop you) · mouse orbits · click: exact height and normal, roofs included · shift-click twice: line of sight';
+  $('help').textContent = 'W A S D walk (the character controller; trees and houses stop you) · mouse orbits · click: exact height and normal, roofs included · shift-click twice: line of sight · path on: click the start, then the goal';
   camera.position.set(-40, -60, 45);
   controls.target.set(0, 0, 0);
 } else {
@@ -448,6 +449,7 @@ async function click(px, py, shift) {
   last = h.p;
   marker.position.copy(toScene(h.p));
   marker.visible = true;
+  if (!shift && world && $('path-on').checked) { pathEnd(h.p); return; }
   if (!shift) {
     // In degrees: longitude, latitude and the height above the ellipsoid (x, y, z: the frame's metres).
     const where = h.geo ? `lon ${h.geo.lon.toFixed(5)}  lat ${h.geo.lat.toFixed(5)}\nheight ${fmt(h.geo.h)} (WGS84 ellipsoid)`
@@ -469,6 +471,44 @@ async function click(px, py, shift) {
   scene.add(losLine);
   readout.innerHTML = `line of sight: <span class="${r.visible ? 'visible' : 'hidden'}">${r.visible ? 'clear' : 'blocked'}</span>`;
   readout.dataset.visible = r.visible ? '1' : '0';
+}
+
+// ---- The world: a path between two clicked points for an agent of the chosen radius (the server
+// plans it as `landfall world path` does), drawn on the ground as a band as wide as the agent.
+const radiusInput = $('radius');
+// The slider is logarithmic: 0.3 m to 30 m.
+const agentRadius = () => Number((0.3 * 100 ** Number(radiusInput.value)).toPrecision(2));
+radiusInput.addEventListener('input', () => { $('radius-value').textContent = `${agentRadius()} m`; });
+let pathStart = null, pathBand = null;
+onExaggeration.push(() => { if (pathBand) drawPath(pathBand.userData.line, pathBand.userData.radius); });
+function drawPath(line, r) {
+  if (pathBand) { scene.remove(pathBand); pathBand.geometry.dispose(); }
+  // A band r either side of the line, a little above the ground.
+  const pos = [], idx = [];
+  line.forEach(([x, y, z], k) => {
+    const [px, py] = line[Math.max(k - 1, 0)], [nx, ny] = line[Math.min(k + 1, line.length - 1)];
+    const dx = nx - px, dy = ny - py, l = Math.hypot(dx, dy) || 1;
+    for (const s of [-r, r]) pos.push(...toScene(new THREE.Vector3(x - s * dy / l, y + s * dx / l, z + 0.5)).toArray());
+    if (k > 0) idx.push(2 * k - 2, 2 * k - 1, 2 * k, 2 * k - 1, 2 * k + 1, 2 * k);
+  });
+  const g = new THREE.BufferGeometry();
+  g.setAttribute('position', new THREE.Float32BufferAttribute(pos, 3));
+  g.setIndex(idx);
+  pathBand = new THREE.Mesh(g, new THREE.MeshBasicMaterial({ color: 0xffd21f, side: THREE.DoubleSide }));
+  pathBand.userData = { line, radius: r };
+  scene.add(pathBand);
+}
+async function pathEnd(p) {
+  if (!pathStart) { pathStart = p; show(`path from ${coord(p)}: click the goal`, {}); return; }
+  const a = pathStart, r = agentRadius();
+  pathStart = null;
+  show('planning…', {});
+  const res = await fetch(`/api/world/path?ax=${a.x}&ay=${a.y}&bx=${p.x}&by=${p.y}&radius=${r}`);
+  const v = await res.json();
+  if (!res.ok) { show(`no path: ${v.error}`, { pathError: res.status }); return; }
+  drawPath(v.line, r);
+  show(`path ${v.length.toFixed(1)} m, ${v.points.length} corners (radius ${r} m, ${v.ms.toFixed(0)} ms)`,
+    { pathLength: v.length, pathCorners: v.points.length, pathFrom: `${a.x},${a.y}`, pathTo: `${p.x},${p.y}`, pathRadius: r });
 }
 
 // Hovering: the point under the cursor, asked at most one at a time.
@@ -566,7 +606,8 @@ walkerMark.rotation.x = Math.PI / 2;
 if (world) scene.add(walkerMark);
 
 // Settings asked for in the address (for links and tests): ?exaggeration=5&water=120&hover=px,py&click=px,py
-// (&viewshed=1: the viewshed from the clicked point)
+// (&viewshed=1: the viewshed from the clicked point); in the world ?radius=2&path=px,py;px,py (a path
+// between the points under two pixels)
 setExaggeration(ex);
 if (params.has('water')) setWater(true, Number(params.get('water')));
 else setWater(false, Number(waterInput.value));
@@ -595,6 +636,12 @@ renderer.setAnimationLoop(() => {
     if (!readout.dataset.hit) show(world ? 'walk with W A S D, click the ground' : 'click the terrain');
     const c = params.get('click');
     if (c) { const [x, y] = c.split(',').map(Number); click(x, y, false); }
+    const path = params.get('path');
+    if (world && path) {
+      $('path-on').checked = true;
+      if (params.has('radius')) { radiusInput.value = String(Math.log(Number(params.get('radius')) / 0.3) / Math.log(100)); radiusInput.dispatchEvent(new Event('input')); }
+      (async () => { for (const e of path.split(';')) { const [x, y] = e.split(',').map(Number); await click(x, y, false); } })();
+    }
     const h = params.get('hover');
     if (h) { const [x, y] = h.split(',').map(Number); hover(x, y); }
   }

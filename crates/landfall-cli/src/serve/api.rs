@@ -2,7 +2,7 @@
 //! whose message names it; nothing a request sends can make the server panic or read a file.
 
 use super::jobs::{held, ApiError, Jobs};
-use super::{instances, mesh, tiles};
+use super::{instances, mesh, path, tiles};
 use axum::body::Body;
 use axum::extract::{Query, State as Extract};
 use axum::http::{header, StatusCode};
@@ -12,12 +12,12 @@ use axum::{Json, Router};
 use landfall::collide::Shape;
 use landfall::collide::{CharacterController, ControllerParams, TerrainSweep};
 use landfall::geo::GeoSurface;
-use landfall::glam::DVec3;
+use landfall::glam::{DVec2, DVec3};
 use landfall::support::ColourMap;
 use landfall::viewshed::{
     Hooks, Observer, ViewshedError, ViewshedMode, ViewshedOutput, ViewshedParams, ViewshedSurface,
 };
-use landfall::world::{CacheParams, LodTerrain, ObjectParams, Objects, World, WorldParams};
+use landfall::world::{footprints, CacheParams, LodTerrain, ObjectParams, Objects, World, WorldParams};
 use landfall::{Ray, Terrain};
 use landfall_io::AnyTerrain;
 use serde_json::{json, Value};
@@ -210,6 +210,7 @@ pub fn router(state: Arc<State>) -> Router {
         .route("/api/world/walk", get(world_walk))
         .route("/api/world/objects", get(world_objects))
         .route("/api/world/instances", get(world_instances))
+        .route("/api/world/path", get(world_path))
         .fallback(|| async { ApiError(StatusCode::NOT_FOUND, "no such page".into()) })
         .layer(axum::middleware::from_fn_with_state(state.clone(), void_if_changed))
         .with_state(state)
@@ -671,6 +672,27 @@ async fn world_instances(Extract(s): Shared) -> Result<Json<Value>, ApiError> {
     })
     .await?
     .map(Json)
+}
+
+/// A path between two points for an agent of a radius (`path.rs`): `ax, ay` to `bx, by`,
+/// `radius` metres (0.3 to 30), `max_slope` degrees (35 by default).
+async fn world_path(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>, ApiError> {
+    let (a, b) = (DVec2::new(num(&q, "ax")?, num(&q, "ay")?), DVec2::new(num(&q, "bx")?, num(&q, "by")?));
+    let max_slope = if q.contains_key("max_slope") { num(&q, "max_slope")? } else { 35.0 };
+    let agent = path::agent(num(&q, "radius")?, max_slope)?;
+    let st = s.clone();
+    st.jobs
+        .run(move |_| {
+            // What the planner needs is copied out; the world is not held while it plans.
+            let (ground, discs, bounds) = {
+                let w = world_of(&s)?;
+                let ground = LodTerrain::new(w.world.generator().clone(), w.world.cache_params().mesh_finest, 1024);
+                (ground, footprints(&w.objects), w.world.mesh_bounds())
+            };
+            path::plan(&ground, &discs, bounds, agent, a, b)
+        })
+        .await
+        .map(|(v, _)| Json(v))
 }
 
 async fn world_walk(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>, ApiError> {
