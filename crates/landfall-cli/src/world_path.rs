@@ -33,6 +33,10 @@ pub struct PathArgs {
     /// Steepest ground the agent walks on, degrees.
     #[arg(long, value_name = "DEG", default_value_t = 35.0)]
     max_slope: f64,
+    /// How far a start or goal inside an object (grown by the radius) or on steeper ground may be
+    /// moved to the nearest place where the agent can stand, metres (0: never moved).
+    #[arg(long, value_name = "M", default_value_t = 5.0, allow_hyphen_values = true)]
+    snap: f64,
     /// Seed of the landscape.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -69,7 +73,8 @@ pub fn run(args: &PathArgs) -> Result<()> {
         "--max-slope: {} is not an angle in (0, 90] degrees",
         args.max_slope
     );
-    let agent = Agent::default().with_radius(args.radius).with_max_slope(args.max_slope.to_radians());
+    let agent =
+        Agent::default().with_radius(args.radius).with_max_slope(args.max_slope.to_radians()).with_snap(args.snap);
     agent.validate().map_err(|e| anyhow::anyhow!("--{}: {}", e.field.replace('_', "-"), e.why))?;
     anyhow::ensure!(
         args.from.abs().max_element() < 1e9 && args.to.abs().max_element() < 1e9,
@@ -103,6 +108,12 @@ pub fn run(args: &PathArgs) -> Result<()> {
     file.commit()?;
     let stats = planner.stats();
     let (lo, hi) = planner.region();
+    let ends = [route.points[0], route.points[route.points.len() - 1]];
+    for ((what, moved), p) in ["start", "goal"].into_iter().zip(route.moved).zip(ends) {
+        if moved > 0.0 {
+            say!("  the {what} was moved {moved:.2} m to walkable ground, to ({:.3}, {:.3})", p.x, p.y);
+        }
+    }
     say!(
         "landfall world path: {:.2} m long, {} corners, radius {} m, slope ≤ {}°: {}",
         route.length(),

@@ -374,6 +374,20 @@ fn the_world_plans_paths_between_two_points() {
         assert!(v["line"].as_array().unwrap().len() >= pts.len());
     }
     assert!(corners > 6, "every path straight: the objects were not in the way ({corners} corners)");
+    // A start at a tree's foot is moved out of its footprint grown by the radius, at most 5 m,
+    // and the answer says how far.
+    let (c, rad) = *discs
+        .iter()
+        .filter(|(c, rad)| *rad < 2.0 && c[0].hypot(c[1]) < 60.0)
+        .min_by(|p, q| (p.0[0] - 20.0).hypot(p.0[1] - 20.0).total_cmp(&(q.0[0] - 20.0).hypot(q.0[1] - 20.0)))
+        .expect("a tree near");
+    let (s, v) = server.json(&format!("/api/world/path?ax={}&ay={}&bx=40&by=-40&radius=1", c[0], c[1]));
+    assert_eq!(s, 200, "{v}");
+    let start = DVec2::new(v["points"][0][0].as_f64().unwrap(), v["points"][0][1].as_f64().unwrap());
+    let moved = v["moved"][0].as_f64().unwrap();
+    assert!((start.distance(DVec2::from(c)) - moved).abs() < 1e-9 && moved >= rad + 1.0 - 1e-9 && moved <= 5.0, "{v}");
+    assert!(discs.iter().all(|(o, r)| start.distance(DVec2::from(*o)) >= r + 1.0 - 1e-9), "moved into another object");
+    assert_eq!(v["moved"][1].as_f64(), Some(0.0));
     for (query, status, word) in [
         ("ax=20&ay=20&bx=40&by=-40&radius=0.1", 400, "radius"),
         ("ax=20&ay=20&bx=40&by=-40&radius=31", 400, "radius"),
@@ -383,7 +397,7 @@ fn the_world_plans_paths_between_two_points() {
         ("ax=20&ay=20&bx=1e7&by=-40&radius=1", 400, "off the drawn world"),
         ("ax=20&ay=20&bx=40&by=-40&radius=1&max_slope=0", 400, "max_slope"),
         ("ax=20&ay=20&bx=2000&by=-40&radius=0.3", 400, "at most 1000 m"),
-        ("ax=0&ay=0&bx=40&by=-40&radius=1", 422, "steeper"),
+        ("ax=0&ay=0&bx=40&by=-40&radius=1&max_slope=3", 422, "steeper"),
     ] {
         let (s, v) = server.json(&format!("/api/world/path?{query}"));
         assert_eq!(s, status, "{query}: {v}");

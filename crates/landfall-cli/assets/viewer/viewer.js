@@ -507,7 +507,8 @@ async function pathEnd(p) {
   const v = await res.json();
   if (!res.ok) { show(`no path: ${v.error}`, { pathError: res.status }); return; }
   drawPath(v.line, r);
-  show(`path ${v.length.toFixed(1)} m, ${v.points.length} corners (radius ${r} m, ${v.ms.toFixed(0)} ms)`,
+  const moved = v.moved.map((d, k) => d > 0 ? `\n${['start', 'goal'][k]} moved ${d.toFixed(2)} m to walkable ground` : '').join('');
+  show(`path ${v.length.toFixed(1)} m, ${v.points.length} corners (radius ${r} m, ${v.ms.toFixed(0)} ms)${moved}`,
     { pathLength: v.length, pathCorners: v.points.length, pathFrom: `${a.x},${a.y}`, pathTo: `${p.x},${p.y}`, pathRadius: r });
 }
 

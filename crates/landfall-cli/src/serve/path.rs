@@ -34,7 +34,8 @@ const MAX_DISTANCE: f64 = 1000.0;
 const LINE: usize = 4096;
 
 /// The path from `a` to `b` as JSON: `points` (`[x, y, z]` on the ground, start first, goal
-/// last), `line` (the path on the ground for drawing: each segment cut in pieces of at most max(1 m,
+/// last; an end the agent cannot stand on moved to the nearest place where it can, within the
+/// agent's snap distance of 5 m: `moved` says how far, start and goal), `line` (the path on the ground for drawing: each segment cut in pieces of at most max(1 m,
 /// r/2), `[x, y, z]`), `length` (horizontal, metres), `radius`, `obstacles` (footprints planned around) and `ms`
 /// (planning time). A point off the drawn world (`bounds`), ends farther apart than 1 km or a region
 /// too large for one plan is a 400; a start or goal in an obstacle or on steep ground, or no way between them, a 422.
@@ -90,6 +91,7 @@ pub fn plan(
         "points": route.points.iter().map(|p| p.to_array()).collect::<Vec<_>>(),
         "line": line,
         "length": route.length(),
+        "moved": route.moved,
         "radius": agent.radius,
         "obstacles": discs.len(),
         "ms": t0.elapsed().as_secs_f64() * 1e3,
