@@ -506,6 +506,78 @@ fn the_world_page_draws_a_path_between_two_clicks() {
     }
 }
 
+/// `/api/world/crowd`: a frame of the crowd for a camera: every walker in its field of view (0.7
+/// rad either side) and near enough to be resolved (0.9 m across at most 90 m) is at full detail; the counts add up to
+/// the crowd; bad parameters are a 400.
+#[test]
+fn the_crowd_follows_the_camera() {
+    let server = Server::start(&["--world"]);
+    let (eye, look) = ([-40.0, -60.0], [40.0, 60.0]);
+    let mut v = serde_json::Value::Null;
+    for _ in 0..3 {
+        let (s, got) =
+            server.json(&format!("/api/world/crowd?x={}&y={}&dx={}&dy={}&half=0.7", eye[0], eye[1], look[0], look[1]));
+        assert_eq!(s, 200, "{got}");
+        v = got;
+    }
+    let count = |k: &str| v[k].as_u64().unwrap();
+    assert_eq!(count("full") + count("approximate") + count("dormant"), 300, "{v}");
+    let walkers = v["walkers"].as_array().unwrap();
+    let (mut seen, mut reps) = (0, [0; 3]);
+    for w in walkers {
+        let [x, y, _, rep] = [0, 1, 2, 3].map(|k| w[k].as_f64().unwrap());
+        reps[rep as usize] += 1;
+        let (dx, dy) = (x - eye[0], y - eye[1]);
+        let off = (dx * look[1] - dy * look[0]).atan2(dx * look[0] + dy * look[1]).abs();
+        if dx.hypot(dy) < 85.0 && off < 0.6 {
+            seen += 1;
+            assert_eq!(rep, 2.0, "a walker in view at ({x}, {y}) is not at full detail: {w}");
+        }
+    }
+    assert!(seen > 0, "no walker in view");
+    assert!(reps[2] > 0 && reps[0] + reps[1] > 0, "one representation only: {reps:?}");
+    assert_eq!(server.json("/api/world/crowd?x=1&y=2&dx=0&half=1").0, 400);
+    assert_eq!(server.json("/api/world/crowd?x=1e12&y=2&dx=0&dy=1&half=1").0, 400);
+    assert_eq!(server.json("/api/world/crowd?x=1&y=2&dx=0&dy=1&half=4").0, 400);
+}
+
+/// `serve --world` colours the crowd's walkers by representation, with a legend of the three
+/// colours and their counts: the picture (the legend's corner left out) shows walkers in two
+/// colours at least.
+#[test]
+fn the_world_page_colours_the_crowd_by_representation() {
+    let Some(browser) = chromium() else { return };
+    let server = Server::start(&["--world"]);
+    let url = format!("http://{}/", server.addr);
+    let c = attributes(browser, &url, "crowd", "shown");
+    let (full, approx, dormant) = (num(&c, "full"), num(&c, "approximate"), num(&c, "dormant"));
+    assert_eq!(full + approx + dormant, 300.0, "{c:?}");
+    assert!(full >= 1.0 && approx + dormant >= 1.0 && num(&c, "shown") >= full, "{c:?}");
+    let dir = tempfile::tempdir().unwrap();
+    let shot = dir.path().join("crowd.png");
+    let colours = [[0xff, 0x3d, 0xf0], [0xff, 0xa6, 0x00], [0x3d, 0x7b, 0xff]];
+    let mut counts = [0; 3];
+    for _ in 0..3 {
+        let (px, width) = screenshot(browser, &url, &shot);
+        for (k, c) in colours.iter().enumerate() {
+            counts[k] = px
+                .iter()
+                .enumerate()
+                .filter(|(i, p)| {
+                    i % width < width - 150 && (0..3).map(|j| (p[j] as i32 - c[j] as i32).abs()).sum::<i32>() < 60
+                })
+                .count();
+        }
+        if counts.iter().filter(|&&n| n >= 15).count() >= 2 {
+            break;
+        }
+    }
+    assert!(counts.iter().filter(|&&n| n >= 15).count() >= 2, "walkers in fewer than two colours: {counts:?} pixels");
+    if let Ok(to) = std::env::var("LANDFALL_VIEWER_CROWD_SHOT") {
+        std::fs::copy(&shot, to).unwrap();
+    }
+}
+
 /// A screenshot's pixels (RGB, rows from the top) and width, once it shows terrain: a good part of
 /// the pixels not the sky and over a hundred colours (lit, coloured ground, not a blank canvas).
 /// Headless Chromium takes its picture after a budget of virtual time, which does not always wait

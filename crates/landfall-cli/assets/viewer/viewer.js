@@ -423,6 +423,47 @@ function dress(d) {
   Object.assign(document.body.dataset, { trees: d.trees.length, buildings: d.buildings.length, rocks: d.rocks.length });
 }
 
+// ---- The world's crowd (landfall::behave): walkers whose simulation's detail follows the camera,
+// each drawn in its representation's colour (the legend's): full, approximate, dormant.
+const REPS = [0x3d7bff, 0xffa600, 0xff3df0]; // dormant, approximate, full
+let crowdMesh = null, crowding = false;
+async function followCrowd() {
+  if (!world || crowding) return;
+  crowding = true;
+  try {
+    const p = toWorld(camera.position), t = toWorld(controls.target);
+    // The field of view on the ground: the widest angle from the look direction of the picture's
+    // corner rays (a camera looking down sees wider on the ground than its opening).
+    const look = Math.atan2(t.y - p.y, t.x - p.x);
+    let half = 0;
+    for (const [u, v] of [[-1, -1], [1, -1], [-1, 1], [1, 1]]) {
+      raycaster.setFromCamera(new THREE.Vector2(u, v), camera);
+      const d = raycaster.ray.direction;
+      half = Math.max(half, Math.abs(Math.atan2(Math.sin(Math.atan2(d.y, d.x) - look), Math.cos(Math.atan2(d.y, d.x) - look))));
+    }
+    const r = await (await fetch(`/api/world/crowd?x=${p.x}&y=${p.y}&dx=${t.x - p.x}&dy=${t.y - p.y}&half=${half}`)).json();
+    if (!crowdMesh || crowdMesh.count < r.walkers.length) {
+      if (crowdMesh) untrack(crowdMesh);
+      const g = new THREE.CapsuleGeometry(r.radius, 2 * r.radius, 4, 8).rotateX(Math.PI / 2).translate(0, 0, 2 * r.radius);
+      crowdMesh = new THREE.InstancedMesh(g, new THREE.MeshBasicMaterial({ color: 0xffffff }), Math.max(r.walkers.length, 1));
+      crowdMesh.userData.origin = [O.x, O.y, O.z];
+      crowdMesh.frustumCulled = false;
+      track(crowdMesh);
+      scene.add(crowdMesh);
+    }
+    const m4 = new THREE.Matrix4(), c = new THREE.Color();
+    r.walkers.forEach(([x, y, z, rep], k) => {
+      crowdMesh.setMatrixAt(k, m4.makeTranslation(x - O.x, y - O.y, z - O.z));
+      crowdMesh.setColorAt(k, c.setHex(REPS[rep]));
+    });
+    crowdMesh.count = r.walkers.length;
+    crowdMesh.instanceMatrix.needsUpdate = true;
+    if (crowdMesh.instanceColor) crowdMesh.instanceColor.needsUpdate = true;
+    for (const k of ['full', 'approximate', 'dormant']) { $(`crowd-${k}`).textContent = String(r[k]); $('crowd').dataset[k] = String(r[k]); }
+    $('crowd').dataset.shown = String(r.walkers.length);
+  } finally { crowding = false; }
+}
+
 // ---- Clicks and hovering: the exact surface under the cursor, from the server's ray cast.
 const raycaster = new THREE.Raycaster();
 const marker = new THREE.Mesh(new THREE.SphereGeometry(world ? 0.3 : size * 0.004, 16, 8), new THREE.MeshBasicMaterial({ color: 0xe0301e }));
@@ -614,7 +655,7 @@ if (params.has('water')) setWater(true, Number(params.get('water')));
 else setWater(false, Number(waterInput.value));
 
 // The first frame waits for the ground: the world's first regions, or the top tile.
-if (world) await followCamera();
+if (world) { await followCamera(); await followCrowd(); }
 if (T) {
   while (!updateTiles()) await new Promise((r) => setTimeout(r, 20));
 }
@@ -628,7 +669,7 @@ renderer.setAnimationLoop(() => {
   if (world) {
     walk(dt);
     walkerMark.position.copy(toScene(walker));
-    if (now - lastFollow > 250) { lastFollow = now; followCamera(); }
+    if (now - lastFollow > 250) { lastFollow = now; followCamera(); followCrowd(); }
   }
   overlays();
   renderer.render(scene, camera);

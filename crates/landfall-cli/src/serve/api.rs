@@ -2,7 +2,7 @@
 //! whose message names it; nothing a request sends can make the server panic or read a file.
 
 use super::jobs::{held, ApiError, Jobs};
-use super::{instances, mesh, path, tiles};
+use super::{crowd, instances, mesh, path, tiles};
 use axum::body::Body;
 use axum::extract::{Query, State as Extract};
 use axum::http::{header, StatusCode};
@@ -53,6 +53,8 @@ struct WorldView {
     objects_version: u64,
     walker: DVec3,
     grounded: bool,
+    /// A crowd whose behaviours' detail follows the camera (`crowd.rs`).
+    crowd: crowd::Crowd,
 }
 
 impl WorldView {
@@ -125,6 +127,8 @@ impl State {
         let walker = DVec3::new(0.3, 0.7, ground + 1.0);
         let world = World::new(params, CacheParams::default(), walker + DVec3::Z * 1.0)?;
         let objects = Objects::new(&world, ObjectParams::default())?;
+        let ground = LodTerrain::new(world.generator().clone(), world.cache_params().mesh_finest, 64);
+        let crowd = crowd::Crowd::new(ground, walker.truncate())?;
         let mut view = WorldView {
             world,
             version: 0,
@@ -133,6 +137,7 @@ impl State {
             objects_version: 1,
             walker,
             grounded: false,
+            crowd,
         };
         view.track();
         Ok(Arc::new(Self { kind: Kind::World(Mutex::new(view)), jobs, path: None }))
@@ -211,6 +216,7 @@ pub fn router(state: Arc<State>) -> Router {
         .route("/api/world/objects", get(world_objects))
         .route("/api/world/instances", get(world_instances))
         .route("/api/world/path", get(world_path))
+        .route("/api/world/crowd", get(world_crowd))
         .fallback(|| async { ApiError(StatusCode::NOT_FOUND, "no such page".into()) })
         .layer(axum::middleware::from_fn_with_state(state.clone(), void_if_changed))
         .with_state(state)
@@ -672,6 +678,20 @@ async fn world_instances(Extract(s): Shared) -> Result<Json<Value>, ApiError> {
     })
     .await?
     .map(Json)
+}
+
+/// A frame of the crowd for the camera at `x, y` looking along `dx, dy`, seeing `half` radians
+/// either side (`crowd.rs`).
+async fn world_crowd(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>, ApiError> {
+    let (eye, look) = (DVec2::new(num(&q, "x")?, num(&q, "y")?), DVec2::new(num(&q, "dx")?, num(&q, "dy")?));
+    let half = num(&q, "half")?;
+    if eye.abs().max_element() > 1e9 {
+        return Err(bad("x, y: beyond ±10⁹ m"));
+    }
+    if !(half > 0.0 && half <= std::f64::consts::PI) {
+        return Err(bad(format!("half: {half} is not an angle in (0, π] radians")));
+    }
+    blocking(move || world_of(&s)?.crowd.frame(eye, look, half)).await?.map(Json)
 }
 
 /// A path between two points for an agent of a radius (`path.rs`): `ax, ay` to `bx, by`,

@@ -30,6 +30,7 @@
 //! | `/api/world/walk?dx&dy` | the walker moved by the character controller (capsule), stopped by trunks, boulders and walls |
 //! | `/api/world/instances` | the objects and entities as instances to dress (`instances.rs`): trees (foot, height, trunk and crown radii), buildings (box centre, half sizes, yaw), rocks, entities |
 //! | `/api/world/path?ax&ay&bx&by&radius[&max_slope]` | a path for an agent of `radius` metres (0.3–30; steepest ground `max_slope` degrees, 35) around the objects held now, by `landfall world path`'s planner (`path.rs`): `points` on the ground, `length`; a point off the drawn world or a bad radius is a 400, a start or goal inside an object or on steep ground or no way between them a 422 |
+//! | `/api/world/crowd?x&y&dx&dy&half` | a frame of the crowd (`crowd.rs`: 300 walkers box-stepping around the start, `landfall::behave`) for the camera at x, y looking along dx, dy and seeing `half` radians either side: each shown walker's `[x, y, z, rep]` (0 dormant, 1 approximate, 2 full) and the counts |
 //! | `/api/world/objects` | the same as one mesh (`LFM1`) of their collision shapes' triangles, flat-shaded in each kind's colour, entities red |
 //!
 //! **Tiles.** Tile (k, i, j) takes every 2^k-th sample, 64 cells of its level across; the top level is
@@ -90,6 +91,7 @@
 
 mod api;
 mod conn;
+mod crowd;
 #[cfg_attr(not(test), allow(dead_code))] // used by the `request` fuzz target and its replay test
 pub mod fuzz;
 mod instances;
