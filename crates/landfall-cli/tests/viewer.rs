@@ -480,7 +480,7 @@ fn the_world_page_draws_a_path_between_two_clicks() {
     let server = Server::start(&["--world"]);
     let dir = tempfile::tempdir().unwrap();
     let shot = dir.path().join("path.png");
-    let yellow = |px: &[[u8; 3]]| px.iter().filter(|p| p[0] > 200 && p[1] > 160 && p[2] < 90).count();
+    let yellow = |px: &[[u8; 3]]| px.iter().filter(|p| p[0] > 220 && p[1] > 185 && p[1] < 235 && p[2] < 90).count();
     let (before, _) = screenshot(browser, &format!("http://{}/", server.addr), &shot);
     let url = format!("http://{}/?radius=1&path=650,200;600,400", server.addr);
     // The band comes after two ray casts and a plan: a few tries for a picture that has it.
