@@ -108,12 +108,6 @@ pub fn run(args: &PathArgs) -> Result<()> {
     file.commit()?;
     let stats = planner.stats();
     let (lo, hi) = planner.region();
-    let ends = [route.points[0], route.points[route.points.len() - 1]];
-    for ((what, moved), p) in ["start", "goal"].into_iter().zip(route.moved).zip(ends) {
-        if moved > 0.0 {
-            say!("  the {what} was moved {moved:.2} m to walkable ground, to ({:.3}, {:.3})", p.x, p.y);
-        }
-    }
     say!(
         "landfall world path: {:.2} m long, {} corners, radius {} m, slope ≤ {}°: {}",
         route.length(),
@@ -134,6 +128,12 @@ pub fn run(args: &PathArgs) -> Result<()> {
         stats.bytes as f64 / 1048576.0,
         query * 1e3
     );
+    let ends = [route.points[0], route.points[route.points.len() - 1]];
+    for ((what, moved), p) in ["start", "goal"].into_iter().zip(route.moved).zip(ends) {
+        if moved > 0.0 {
+            say!("  the {what} was moved {moved:.2} m to walkable ground, to ({:.3}, {:.3})", p.x, p.y);
+        }
+    }
     Ok(())
 }
 

@@ -32,7 +32,7 @@ impl NavMesh {
     /// The mesh of the square [0, `side`]² minus the 16-gons around `discs` grown by `r`.
     pub fn new(discs: &[Disc], r: f64, side: f64) -> Self {
         let mut cdt = ConstrainedDelaunayTriangulation::<Point2<f64>>::new();
-        let mut ring = |cdt: &mut ConstrainedDelaunayTriangulation<Point2<f64>>, pts: &[DVec2]| {
+        let ring = |cdt: &mut ConstrainedDelaunayTriangulation<Point2<f64>>, pts: &[DVec2]| {
             let vs: Vec<FixedVertexHandle> = pts
                 .iter()
                 .map(|p| {

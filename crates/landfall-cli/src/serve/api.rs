@@ -152,7 +152,8 @@ impl State {
     }
 }
 
-fn bad(msg: impl Into<String>) -> ApiError {
+/// A 400 with `msg`.
+pub(super) fn bad(msg: impl Into<String>) -> ApiError {
     ApiError(StatusCode::BAD_REQUEST, msg.into())
 }
 

@@ -1,8 +1,9 @@
 //! `/api/world/crowd`: a crowd with behaviours whose detail follows the camera (`landfall::behave`,
 //! issue 73) in the served world. Walkers box-step on small square routes scattered around the
 //! walker's start; each request runs a frame for the camera (where it stands and looks, and the
-//! field of view its picture covers on the ground, no far limit; terrain and objects hide nothing) and answers every shown walker's place on
-//! the ground and representation, which the page draws in one colour each.
+//! field of view its picture covers on the ground, no far limit; terrain and objects hide nothing)
+//! and answers every shown walker's place on the ground and representation, which the page draws
+//! in one colour each.
 //!
 //! The crowd's clock advances by the wall-clock time between requests, at most [`MAX_STEP`] a
 //! request: it pauses while nobody looks, so a request after a long pause costs one frame.
@@ -53,9 +54,9 @@ impl Crowd {
     }
 
     /// A frame for a camera at `eye` looking along `look` (x, y) and seeing `half` radians either
-    /// side of it on the ground: the shown walkers as `[x, y, z,
-    /// rep]` (rep 0 dormant, 1 approximate, 2 full) in `walkers`, the counts of each
-    /// representation, the events fired and the crowd's time.
+    /// side of it on the ground: the shown walkers as `[x, y, z, rep]` (rep 0 dormant, 1
+    /// approximate, 2 full) in `walkers`, the counts of each representation, the events fired and
+    /// the crowd's time.
     pub fn frame(&mut self, eye: DVec2, look: DVec2, half: f64) -> Result<Value, ApiError> {
         let now = Instant::now();
         self.t += self.last.map_or(0.0, |l| now.duration_since(l).as_secs_f64().min(MAX_STEP));

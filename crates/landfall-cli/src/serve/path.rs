@@ -3,18 +3,14 @@
 //! around the footprints of the objects the server holds now (those drawn) on the ground they
 //! stand on (the finest drawn level, as `landfall world path` and Python's `World.paths` plan).
 
+use super::api::bad;
 use super::jobs::ApiError;
 use axum::http::StatusCode;
-
 use landfall::glam::DVec2;
 use landfall::world::{Agent, Disc, PathError, Planner};
 use landfall::{Aabb, Terrain};
 use serde_json::{json, Value};
 use std::time::Instant;
-
-fn bad(msg: String) -> ApiError {
-    ApiError(StatusCode::BAD_REQUEST, msg)
-}
 
 /// The agent of `radius` metres climbing at most `max_slope` degrees; a bad value is a 400 naming it.
 pub fn agent(radius: f64, max_slope: f64) -> Result<Agent, ApiError> {
@@ -34,11 +30,13 @@ const MAX_DISTANCE: f64 = 1000.0;
 const LINE: usize = 4096;
 
 /// The path from `a` to `b` as JSON: `points` (`[x, y, z]` on the ground, start first, goal
-/// last; an end the agent cannot stand on moved to the nearest place where it can, within the
-/// agent's snap distance of 5 m: `moved` says how far, start and goal), `line` (the path on the ground for drawing: each segment cut in pieces of at most max(1 m,
-/// r/2), `[x, y, z]`), `length` (horizontal, metres), `radius`, `obstacles` (footprints planned around) and `ms`
-/// (planning time). A point off the drawn world (`bounds`), ends farther apart than 1 km or a region
-/// too large for one plan is a 400; a start or goal in an obstacle or on steep ground, or no way between them, a 422.
+/// last; an end the agent cannot stand on is moved to the nearest place where it can, within the
+/// agent's snap distance of 5 m, and `moved` says how far, start and goal), `line` (the path on
+/// the ground for drawing, `[x, y, z]`: each segment cut in pieces of at most max(1 m, r/2)),
+/// `length` (horizontal, metres), `radius`, `obstacles` (footprints planned around) and `ms`
+/// (planning time). A point off the drawn world (`bounds`), ends farther apart than 1 km or a
+/// region too large for one plan is a 400; a start or goal in an obstacle or on steep ground
+/// beyond the snap distance, or no way between them, a 422.
 pub fn plan(
     ground: &dyn Terrain,
     discs: &[Disc],
@@ -57,7 +55,8 @@ pub fn plan(
     }
     if a.distance(b) > MAX_DISTANCE {
         return Err(bad(format!(
-            "ax, ay, bx, by: {:.0} m apart; the viewer plans paths of at most {MAX_DISTANCE} m (`landfall world path` plans longer ones)",
+            "ax, ay, bx, by: {:.0} m apart; the viewer plans paths of at most {MAX_DISTANCE} m (`landfall world \
+             path` plans longer ones)",
             a.distance(b)
         )));
     }
