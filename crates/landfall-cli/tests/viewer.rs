@@ -564,7 +564,7 @@ fn the_world_page_colours_the_crowd_by_representation() {
                 .iter()
                 .enumerate()
                 .filter(|(i, p)| {
-                    i % width < width - 150 && (0..3).map(|j| (p[j] as i32 - c[j] as i32).abs()).sum::<i32>() < 60
+                    i % width < width - 150 && (0..3).map(|j| (p[j] as i32 - c[j]).abs()).sum::<i32>() < 60
                 })
                 .count();
         }

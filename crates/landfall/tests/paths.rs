@@ -338,7 +338,7 @@ fn brute_nearest(planner: &Planner, discs: &[Disc], r: f64, p: DVec2, reach: f64
             let q = p + DVec2::new(i as f64, j as f64) * h;
             let d = q.distance(p);
             if d <= reach
-                && best.map_or(true, |b| d < b)
+                && best.is_none_or(|b| d < b)
                 && discs.iter().all(|c| q.distance(c.center) >= c.radius + r)
                 && planner.walkable(q)
             {

@@ -63,9 +63,12 @@
 //! the exact point, height and normal; shift-click twice draws a line of sight green or red; V recolours
 //! every tile's vertices by the viewshed from the last point. For the world, the page sends the camera
 //! every quarter second and fetches only the regions whose version changed, and the instances when the
-//! objects' version changed; a click or a line of sight lands on the objects too (`Objects::solids`),
-//! and W A S D walk the walker among them. The address can ask for `?exaggeration=`, `?water=`,
-//! `?camera=x,y,z` (in terrain sizes from its middle), `?hover=px,py` and `?click=px,py` (links and
+//! objects' version changed, and a frame of the crowd (its walkers coloured full, approximate or dormant,
+//! with a legend); with *path* ticked, two clicks ask `/api/world/path` for the chosen radius (a
+//! logarithmic slider, 0.3–30 m) and draw a band as wide as the agent along it, with its length; a
+//! click or a line of sight lands on the objects too (`Objects::solids`), and W A S D walk the walker
+//! among them. The address can ask for `?exaggeration=`, `?water=`, `?camera=x,y,z` (in terrain
+//! sizes from its middle), `?hover=px,py`, `?click=px,py` and `?radius=r&path=px,py;px,py` (links and
 //! tests); a script error shows as `data-error` on the body.
 //!
 //! Tests (`tests/viewer.rs`): the endpoints against the library from 16 concurrent clients, the 400s
@@ -76,7 +79,11 @@
 //! picture; water at 300 m turns what it covers bluer; the hover readout is the library's point; the
 //! north arrow points up from the south and right from the east, and its corner of the picture changes;
 //! the scale bar's metres per pixel halve at half the distance; the legend has the colour map's stops;
-//! a 4097² DEM is drawn from tiles of two levels at once; the world page dresses its trees and rocks.
+//! a 4097² DEM is drawn from tiles of two levels at once; the world page dresses its trees and rocks;
+//! two clicks with the path control on draw a path (the picture gains its band, the readout the
+//! server's length); the crowd is drawn in two colours at least, with its legend. The world's path
+//! (ends, ground, clearance from every footprint, 400s and 422s) and crowd (in view means full
+//! detail) endpoints are tested without a browser.
 //!
 //! (picture: `docs/viewer-world.png`)
 //!

@@ -36,7 +36,7 @@ impl Planner<'_> {
         let mut best: Option<(f64, DVec2)> = None;
         let mut consider = |q: DVec2| {
             let d = q.distance_squared(p);
-            if d <= reach * reach && best.map_or(true, |(b, _)| d < b) && self.walkable(q) {
+            if d <= reach * reach && best.is_none_or(|(b, _)| d < b) && self.walkable(q) {
                 best = Some((d, q));
             }
         };
