@@ -1,7 +1,7 @@
 //! The server's state and its endpoints. Every query parameter is checked and a bad one is a 400
 //! whose message names it; nothing a request sends can make the server panic or read a file.
 
-use super::jobs::{held, ApiError, Jobs};
+use super::jobs::{bad, held, ApiError, Jobs};
 use super::{crowd, instances, mesh, path, tiles};
 use axum::body::Body;
 use axum::extract::{Query, State as Extract};
@@ -150,11 +150,6 @@ impl State {
             Kind::World(_) => "the procedural world".into(),
         }
     }
-}
-
-/// A 400 with `msg`.
-pub(super) fn bad(msg: impl Into<String>) -> ApiError {
-    ApiError(StatusCode::BAD_REQUEST, msg.into())
 }
 
 type Params = Query<HashMap<String, String>>;

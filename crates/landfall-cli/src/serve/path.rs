@@ -3,8 +3,7 @@
 //! around the footprints of the objects the server holds now (those drawn) on the ground they
 //! stand on (the finest drawn level, as `landfall world path` and Python's `World.paths` plan).
 
-use super::api::bad;
-use super::jobs::ApiError;
+use super::jobs::{bad, ApiError};
 use axum::http::StatusCode;
 use landfall::glam::DVec2;
 use landfall::world::{Agent, Disc, PathError, Planner};
