@@ -3,11 +3,15 @@
 //! centre is clear of every inflated disc), on the same obstacles, for a 0.5 m walker (0.5 m grid)
 //! and a 20 m giant (5 m grid), paths of about 1.4 km across a 1.6 km square of flat ground.
 //!
-//! Criterion measures the query of each (`paths_query/landfall|grid/<agent>`) and the repair after
+//! A navigation mesh is the third peer (`paths/navmesh.rs`): `landmass` 0.9 on the constrained
+//! Delaunay triangles of the square minus a 16-gon around each inflated disc.
+//!
+//! Criterion measures the query of each (`paths_query/landfall|grid|navmesh/<agent>`) and the repair after
 //! one obstacle is added on the path (`paths_repair/landfall|replan|requery/<agent>`: the tree
 //! re-cut where the obstacle is and the path repaired; a fresh planner built and queried; the
 //! updated planner queried from scratch). Printed after them: the length against the fine grid's
-//! optimum, the speed ratios and the planner's memory per km².
+//! optimum, the speed ratios and the planner's memory per km²; the navigation mesh's length, its
+//! ratio to the grid's, its build time and its clearance.
 //!
 //! `cargo bench -p landfall-bench --bench paths`
 
@@ -20,6 +24,10 @@ use landfall_bench::report::median_ns;
 use pathfinding::prelude::astar;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
+
+#[path = "paths/navmesh.rs"]
+mod navmesh;
+use navmesh::NavMesh;
 
 /// Side of the square, metres.
 const SIDE: f64 = 1600.0;
@@ -149,6 +157,10 @@ fn paths(c: &mut Criterion) {
             bch.iter(|| black_box(planner.find_path(a, b).unwrap()))
         });
         g.bench_function(BenchmarkId::new("grid", name), |bch| bch.iter(|| black_box(grid.path(a, b).unwrap())));
+        let nav = NavMesh::new(&discs, r, SIDE);
+        if nav.path(a, b).is_some() {
+            g.bench_function(BenchmarkId::new("navmesh", name), |bch| bch.iter(|| black_box(nav.path(a, b).unwrap())));
+        }
     }
     g.finish();
     let mut g = c.benchmark_group("paths_repair");
@@ -239,7 +251,39 @@ fn summary() {
             stats.area as f64 / 1e6,
             ratio(u("requery"), u("landfall"))
         );
+        let built = Instant::now();
+        let nav = NavMesh::new(&discs, r, SIDE);
+        let built = built.elapsed().as_secs_f64() * 1e3;
+        let Some(pts) = nav.path(a, b) else {
+            println!("  {:<12} navmesh: no path ({} triangles)", "", nav.triangles);
+            continue;
+        };
+        let length: f64 = pts.windows(2).map(|w| w[0].distance(w[1])).sum();
+        // The least clearance of its segments from the inflated discs (negative: it cuts one).
+        let clear = pts
+            .windows(2)
+            .flat_map(|w| discs.iter().map(move |d| seg_dist(w[0], w[1], d.center) - d.radius - r))
+            .fold(f64::INFINITY, f64::min);
+        let n = |f: &str| median_ns("paths_query", f, name);
+        println!(
+            "  {:<12} navmesh (landmass): {length:.1} m ({:.4} of the grid's, {:.4} of landfall's), query {} (grid \
+             {} and landfall {} slower); {} triangles built in {built:.0} ms; clearance {clear:+.1e} m",
+            "",
+            length / grid,
+            length / route.length(),
+            ms(n("navmesh")),
+            ratio(n("grid"), n("navmesh")),
+            ratio(n("landfall"), n("navmesh")),
+            nav.triangles,
+        );
     }
+}
+
+/// Distance from `p` to the segment `a`–`b`.
+fn seg_dist(a: DVec2, b: DVec2, p: DVec2) -> f64 {
+    let d = b - a;
+    let t = ((p - a).dot(d) / d.length_squared().max(f64::MIN_POSITIVE)).clamp(0.0, 1.0);
+    p.distance(a + d * t)
 }
 
 criterion_group! {

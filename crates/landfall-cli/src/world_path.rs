@@ -33,6 +33,10 @@ pub struct PathArgs {
     /// Steepest ground the agent walks on, degrees.
     #[arg(long, value_name = "DEG", default_value_t = 35.0)]
     max_slope: f64,
+    /// How far a start or goal inside an object (grown by the radius) or on steeper ground may be
+    /// moved to the nearest place where the agent can stand, metres (0: never moved).
+    #[arg(long, value_name = "M", default_value_t = 5.0, allow_hyphen_values = true)]
+    snap: f64,
     /// Seed of the landscape.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -69,7 +73,8 @@ pub fn run(args: &PathArgs) -> Result<()> {
         "--max-slope: {} is not an angle in (0, 90] degrees",
         args.max_slope
     );
-    let agent = Agent::default().with_radius(args.radius).with_max_slope(args.max_slope.to_radians());
+    let agent =
+        Agent::default().with_radius(args.radius).with_max_slope(args.max_slope.to_radians()).with_snap(args.snap);
     agent.validate().map_err(|e| anyhow::anyhow!("--{}: {}", e.field.replace('_', "-"), e.why))?;
     anyhow::ensure!(
         args.from.abs().max_element() < 1e9 && args.to.abs().max_element() < 1e9,
@@ -86,15 +91,9 @@ pub fn run(args: &PathArgs) -> Result<()> {
     let discs = if args.no_objects { Vec::new() } else { collect_objects(params, cache, a, b, &on)? };
     let gathered = t0.elapsed().as_secs_f64();
     let t1 = Instant::now();
-    let mut planner = Planner::around(&ground, &discs, agent, a, b).map_err(|e| match e {
-        PathError::TooLarge { side, max, .. } => anyhow::anyhow!(
-            "--from/--to: {:.0} m apart; the planning region would be {side:.0} m wide, and one plan covers at most \
-             {:.0} m ({max} slope cells of {} m)",
-            a.distance(b),
-            max as f64 * agent.slope_cell(),
-            agent.slope_cell()
-        ),
-        e => e.into(),
+    let mut planner = Planner::around(&ground, &discs, agent, a, b).map_err(|e| {
+        let which = if matches!(e, PathError::TooLarge { .. }) { "--from/--to: " } else { "" };
+        anyhow::anyhow!("{which}{}", explain(e, &agent, a, b))
     })?;
     let built = t1.elapsed().as_secs_f64();
     let t2 = Instant::now();
@@ -129,7 +128,27 @@ pub fn run(args: &PathArgs) -> Result<()> {
         stats.bytes as f64 / 1048576.0,
         query * 1e3
     );
+    let ends = [route.points[0], route.points[route.points.len() - 1]];
+    for ((what, moved), p) in ["start", "goal"].into_iter().zip(route.moved).zip(ends) {
+        if moved > 0.0 {
+            say!("  the {what} was moved {moved:.2} m to walkable ground, to ({:.3}, {:.3})", p.x, p.y);
+        }
+    }
     Ok(())
+}
+
+/// `e` in words; a region too large for one plan said in metres, with the limit.
+pub(crate) fn explain(e: PathError, agent: &Agent, a: DVec2, b: DVec2) -> String {
+    match e {
+        PathError::TooLarge { side, max, .. } => format!(
+            "{:.0} m apart; the planning region would be {side:.0} m wide, and one plan covers at most {:.0} m ({max} \
+             slope cells of {} m)",
+            a.distance(b),
+            max as f64 * agent.slope_cell(),
+            agent.slope_cell()
+        ),
+        e => e.to_string(),
+    }
 }
 
 /// The footprints of every object the cache holds while a viewer walks from `a` to `b`, each once.

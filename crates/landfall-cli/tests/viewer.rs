@@ -299,6 +299,112 @@ fn the_world_follows_the_camera_and_the_walker_walks() {
     assert_eq!(server.json("/api/mesh").0, 400);
 }
 
+/// The objects' footprints as the planner sees them (`landfall::world::footprint`), from the
+/// instances the page draws: a trunk's radius, a building's half diagonal, a rock's radius.
+fn footprints(inst: &serde_json::Value) -> Vec<([f64; 2], f64)> {
+    let o: Vec<f64> = inst["origin"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+    let rows = |k: &str| {
+        inst[k]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect::<Vec<f64>>())
+            .collect::<Vec<_>>()
+    };
+    let mut out = Vec::new();
+    for t in rows("trees") {
+        out.push(([o[0] + t[0], o[1] + t[1]], t[4]));
+    }
+    for b in rows("buildings") {
+        out.push(([o[0] + b[0], o[1] + b[1]], b[3].hypot(b[4])));
+    }
+    for r in rows("rocks") {
+        out.push(([o[0] + r[0], o[1] + r[1]], r[3]));
+    }
+    out
+}
+
+/// `/api/world/path`: the path starts and ends at the points asked, its corners are on the world's
+/// ground, every segment keeps the agent's radius from every object's footprint, its length is its
+/// segments'; bad input is a 400 naming the parameter, a start on steep ground a 422.
+#[test]
+fn the_world_plans_paths_between_two_points() {
+    use landfall::glam::DVec2;
+    use landfall::world::{CacheParams, Generator, LodTerrain, WorldParams};
+    let server = Server::start(&["--world"]);
+    let (_, info) = server.json("/api/info");
+    let w: Vec<f64> = info["walker"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+    assert_eq!(server.json(&format!("/api/world/update?x={}&y={}&z={}", w[0] - 40.0, w[1] - 60.0, w[2] + 45.0)).0, 200);
+    let (_, inst) = server.json("/api/world/instances");
+    let discs = footprints(&inst);
+    assert!(discs.len() > 100, "{} objects", discs.len());
+    let ground =
+        LodTerrain::new(Generator::new(WorldParams::default()).unwrap(), CacheParams::default().mesh_finest, 64);
+    let mut corners = 0;
+    for (a, b, r) in
+        [([20.0, 20.0], [40.0, -40.0], 1.0), ([-40.0, 40.0], [40.0, -40.0], 0.5), ([20.0, 20.0], [-40.0, 40.0], 2.0)]
+    {
+        let (s, v) =
+            server.json(&format!("/api/world/path?ax={}&ay={}&bx={}&by={}&radius={r}", a[0], a[1], b[0], b[1]));
+        assert_eq!(s, 200, "{v}");
+        let pts: Vec<[f64; 3]> =
+            v["points"].as_array().unwrap().iter().map(|p| [0, 1, 2].map(|k| p[k].as_f64().unwrap())).collect();
+        assert_eq!((pts[0][0], pts[0][1]), (a[0], a[1]));
+        assert_eq!((pts[pts.len() - 1][0], pts[pts.len() - 1][1]), (b[0], b[1]));
+        corners += pts.len();
+        for p in &pts {
+            let z = ground.height_at(p[0], p[1]).unwrap();
+            assert!((p[2] - z).abs() < 1e-9, "corner {p:?} not on the ground {z}");
+        }
+        let xy = |p: &[f64; 3]| DVec2::new(p[0], p[1]);
+        for s in pts.windows(2) {
+            let (p, q) = (xy(&s[0]), xy(&s[1]));
+            for (c, rad) in &discs {
+                let c = DVec2::from(*c);
+                let t = ((c - p).dot(q - p) / (q - p).length_squared().max(1e-300)).clamp(0.0, 1.0);
+                let d = (p + (q - p) * t).distance(c);
+                assert!(d >= rad + r - 1e-9, "segment {p} {q} passes {d} m from an object of radius {rad} at {c}");
+            }
+        }
+        let length: f64 = pts.windows(2).map(|s| xy(&s[0]).distance(xy(&s[1]))).sum();
+        assert!(
+            (length - v["length"].as_f64().unwrap()).abs() < 1e-9
+                && length >= DVec2::from(a).distance(DVec2::from(b)) - 1e-9
+        );
+        assert!(v["line"].as_array().unwrap().len() >= pts.len());
+    }
+    assert!(corners > 6, "every path straight: the objects were not in the way ({corners} corners)");
+    // A start at a tree's foot is moved out of its footprint grown by the radius, at most 5 m,
+    // and the answer says how far.
+    let (c, rad) = *discs
+        .iter()
+        .filter(|(c, rad)| *rad < 2.0 && c[0].hypot(c[1]) < 60.0)
+        .min_by(|p, q| (p.0[0] - 20.0).hypot(p.0[1] - 20.0).total_cmp(&(q.0[0] - 20.0).hypot(q.0[1] - 20.0)))
+        .expect("a tree near");
+    let (s, v) = server.json(&format!("/api/world/path?ax={}&ay={}&bx=40&by=-40&radius=1", c[0], c[1]));
+    assert_eq!(s, 200, "{v}");
+    let start = DVec2::new(v["points"][0][0].as_f64().unwrap(), v["points"][0][1].as_f64().unwrap());
+    let moved = v["moved"][0].as_f64().unwrap();
+    assert!((start.distance(DVec2::from(c)) - moved).abs() < 1e-9 && moved >= rad + 1.0 - 1e-9 && moved <= 5.0, "{v}");
+    assert!(discs.iter().all(|(o, r)| start.distance(DVec2::from(*o)) >= r + 1.0 - 1e-9), "moved into another object");
+    assert_eq!(v["moved"][1].as_f64(), Some(0.0));
+    for (query, status, word) in [
+        ("ax=20&ay=20&bx=40&by=-40&radius=0.1", 400, "radius"),
+        ("ax=20&ay=20&bx=40&by=-40&radius=31", 400, "radius"),
+        ("ax=20&ay=20&bx=40&by=-40", 400, "radius: missing"),
+        ("ax=20&bx=40&by=-40&radius=1", 400, "ay: missing"),
+        ("ax=20&ay=20&bx=nan&by=-40&radius=1", 400, "bx"),
+        ("ax=20&ay=20&bx=1e7&by=-40&radius=1", 400, "off the drawn world"),
+        ("ax=20&ay=20&bx=40&by=-40&radius=1&max_slope=0", 400, "max_slope"),
+        ("ax=20&ay=20&bx=2000&by=-40&radius=0.3", 400, "at most 1000 m"),
+        ("ax=0&ay=0&bx=40&by=-40&radius=1&max_slope=3", 422, "steeper"),
+    ] {
+        let (s, v) = server.json(&format!("/api/world/path?{query}"));
+        assert_eq!(s, status, "{query}: {v}");
+        assert!(v["error"].as_str().unwrap().contains(word), "{query}: {v}");
+    }
+}
+
 /// Headless Chromium: `None` (a visible skip, or a failure in CI) when it is not installed.
 fn chromium() -> Option<&'static str> {
     common::skip::tool(&["chromium", "chromium-browser", "google-chrome"], "apt-get install chromium")
@@ -361,6 +467,113 @@ fn the_world_page_shows_the_world() {
     assert!((trees - num(&body, "trees")).abs() <= 0.1 * trees, "{trees} trees served, {body:?} drawn");
     // Keep the screenshot for the docs when asked.
     if let Ok(to) = std::env::var("LANDFALL_VIEWER_WORLD_SHOT") {
+        std::fs::copy(&shot, to).unwrap();
+    }
+}
+
+/// `serve --world` with the path control on: two clicks draw the path between the points under
+/// them (a yellow band as wide as the agent, which the picture had none of before), and the
+/// readout shows its length, the server's for those two points.
+#[test]
+fn the_world_page_draws_a_path_between_two_clicks() {
+    let Some(browser) = chromium() else { return };
+    let server = Server::start(&["--world"]);
+    let dir = tempfile::tempdir().unwrap();
+    let shot = dir.path().join("path.png");
+    let yellow = |px: &[[u8; 3]]| px.iter().filter(|p| p[0] > 220 && p[1] > 185 && p[1] < 235 && p[2] < 90).count();
+    let (before, _) = screenshot(browser, &format!("http://{}/", server.addr), &shot);
+    let url = format!("http://{}/?radius=1&path=650,200;600,400", server.addr);
+    // The band comes after two ray casts and a plan: a few tries for a picture that has it.
+    let mut after = Vec::new();
+    for _ in 0..5 {
+        after = screenshot(browser, &url, &shot).0;
+        if yellow(&after) > 500 {
+            break;
+        }
+    }
+    assert!(yellow(&before) < 50, "{} yellow pixels before the path", yellow(&before));
+    assert!(yellow(&after) > 500 && changed(&before, &after) > 0.003, "{} yellow pixels with the path", yellow(&after));
+    let r = attributes(browser, &url, "readout", "path-length");
+    let xy = |k: &str| -> Vec<f64> { r[k].split(',').map(|v| v.parse().unwrap()).collect() };
+    let (a, b) = (xy("path-from"), xy("path-to"));
+    let (s, v) = server.json(&format!("/api/world/path?ax={}&ay={}&bx={}&by={}&radius=1", a[0], a[1], b[0], b[1]));
+    assert_eq!(s, 200, "{v}");
+    let want = v["length"].as_f64().unwrap();
+    assert!((num(&r, "path-length") - want).abs() < 1e-6 * want, "page says {r:?}, the server {want}");
+    assert!(want >= (a[0] - b[0]).hypot(a[1] - b[1]) - 1e-9 && num(&r, "path-radius") == 1.0);
+    if let Ok(to) = std::env::var("LANDFALL_VIEWER_PATH_SHOT") {
+        std::fs::copy(&shot, to).unwrap();
+    }
+}
+
+/// `/api/world/crowd`: a frame of the crowd for a camera: every walker in its field of view (0.7
+/// rad either side) and near enough to be resolved (0.9 m across at most 90 m) is at full detail; the counts add up to
+/// the crowd; bad parameters are a 400.
+#[test]
+fn the_crowd_follows_the_camera() {
+    let server = Server::start(&["--world"]);
+    let (eye, look) = ([-40.0, -60.0], [40.0, 60.0]);
+    let mut v = serde_json::Value::Null;
+    for _ in 0..3 {
+        let (s, got) =
+            server.json(&format!("/api/world/crowd?x={}&y={}&dx={}&dy={}&half=0.7", eye[0], eye[1], look[0], look[1]));
+        assert_eq!(s, 200, "{got}");
+        v = got;
+    }
+    let count = |k: &str| v[k].as_u64().unwrap();
+    assert_eq!(count("full") + count("approximate") + count("dormant"), 300, "{v}");
+    let walkers = v["walkers"].as_array().unwrap();
+    let (mut seen, mut reps) = (0, [0; 3]);
+    for w in walkers {
+        let [x, y, _, rep] = [0, 1, 2, 3].map(|k| w[k].as_f64().unwrap());
+        reps[rep as usize] += 1;
+        let (dx, dy) = (x - eye[0], y - eye[1]);
+        let off = (dx * look[1] - dy * look[0]).atan2(dx * look[0] + dy * look[1]).abs();
+        if dx.hypot(dy) < 85.0 && off < 0.6 {
+            seen += 1;
+            assert_eq!(rep, 2.0, "a walker in view at ({x}, {y}) is not at full detail: {w}");
+        }
+    }
+    assert!(seen > 0, "no walker in view");
+    assert!(reps[2] > 0 && reps[0] + reps[1] > 0, "one representation only: {reps:?}");
+    assert_eq!(server.json("/api/world/crowd?x=1&y=2&dx=0&half=1").0, 400);
+    assert_eq!(server.json("/api/world/crowd?x=1e12&y=2&dx=0&dy=1&half=1").0, 400);
+    assert_eq!(server.json("/api/world/crowd?x=1&y=2&dx=0&dy=1&half=4").0, 400);
+}
+
+/// `serve --world` colours the crowd's walkers by representation, with a legend of the three
+/// colours and their counts: the picture (the legend's corner left out) shows walkers in two
+/// colours at least.
+#[test]
+fn the_world_page_colours_the_crowd_by_representation() {
+    let Some(browser) = chromium() else { return };
+    let server = Server::start(&["--world"]);
+    let url = format!("http://{}/", server.addr);
+    let c = attributes(browser, &url, "crowd", "shown");
+    let (full, approx, dormant) = (num(&c, "full"), num(&c, "approximate"), num(&c, "dormant"));
+    assert_eq!(full + approx + dormant, 300.0, "{c:?}");
+    assert!(full >= 1.0 && approx + dormant >= 1.0 && num(&c, "shown") >= full, "{c:?}");
+    let dir = tempfile::tempdir().unwrap();
+    let shot = dir.path().join("crowd.png");
+    let colours = [[0xff, 0x3d, 0xf0], [0xff, 0xa6, 0x00], [0x3d, 0x7b, 0xff]];
+    let mut counts = [0; 3];
+    for _ in 0..3 {
+        let (px, width) = screenshot(browser, &url, &shot);
+        for (k, c) in colours.iter().enumerate() {
+            counts[k] = px
+                .iter()
+                .enumerate()
+                .filter(|(i, p)| {
+                    i % width < width - 150 && (0..3).map(|j| (p[j] as i32 - c[j]).abs()).sum::<i32>() < 60
+                })
+                .count();
+        }
+        if counts.iter().filter(|&&n| n >= 15).count() >= 2 {
+            break;
+        }
+    }
+    assert!(counts.iter().filter(|&&n| n >= 15).count() >= 2, "walkers in fewer than two colours: {counts:?} pixels");
+    if let Ok(to) = std::env::var("LANDFALL_VIEWER_CROWD_SHOT") {
         std::fs::copy(&shot, to).unwrap();
     }
 }

@@ -36,6 +36,20 @@ fn writes_the_path_on_the_ground() {
     assert_eq!(entries(dir.path()).len(), 1, "only the output is left");
 }
 
+/// A start on steep ground is moved to the nearest walkable point (within 5 m by default), and the
+/// command says so and how far; the CSV starts there.
+#[test]
+fn a_start_on_steep_ground_is_moved() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("path.csv");
+    let said = ok(&["world", "path", "--from", "0,0", "--to", "160,52", "--out", s(&out)]);
+    let first: Vec<f64> = rows(&out)[1].split(',').map(|f| f.parse().unwrap()).collect();
+    let moved = first[0].hypot(first[1]);
+    assert!(moved > 0.0 && moved <= 5.0, "{first:?}");
+    assert!(said.contains(&format!("the start was moved {moved:.2} m to walkable ground")), "{said}");
+    assert!(!said.contains("the goal was moved"), "{said}");
+}
+
 #[test]
 fn bad_input_is_refused_by_name() {
     let dir = tempfile::tempdir().unwrap();
@@ -51,8 +65,13 @@ fn bad_input_is_refused_by_name() {
     // Beyond one plan's region: said in metres, with the limit.
     let far = fails(&["world", "path", "--from", "100,30", "--to", "60000,100", "--no-objects", "-o", o]);
     assert!(far.contains("at most 4096 m"), "{far}");
-    // The origin's ground is steeper than 35° at the finest level: refused, named.
-    assert!(fails(&["world", "path", "--from", "0,0", "--to", "160,52", "-o", o]).contains("steeper"));
+    // The origin's ground is steeper than 35° at the finest level: refused, named, when the start
+    // may not be moved (--snap 0) or there is no walkable ground within the snap distance.
+    assert!(fails(&["world", "path", "--from", "0,0", "--to", "160,52", "--snap", "0", "-o", o]).contains("steeper"));
+    assert!(
+        fails(&["world", "path", "--from", "0,0", "--to", "160,52", "--max-slope", "3", "-o", o]).contains("steeper")
+    );
+    assert!(fails(&["world", "path", "--from", "100,30", "--to", "160,52", "--snap", "-1", "-o", o]).contains("--snap"));
     assert!(entries(dir.path()).is_empty(), "nothing written on failure");
     // Options of the flight are not options of `path`, and the flight runs as before.
     assert!(!fails(&["world", "--frames", "2", "path", "--from", "1,1", "--to", "2,2", "-o", o]).is_empty());

@@ -201,10 +201,11 @@ impl World {
         PyArray1::from_vec(py, v)
     }
 
-    /// Paths for an agent of `radius` and `max_slope` (radians) from each start to its goal (flat
-    /// n·2 each) around the footprints of the objects held now, on the ground they stand on:
-    /// offsets (n + 1) into the waypoints (flat m·3), horizontal lengths (NaN where none) and each
-    /// path's error (None where found).
+    /// Paths for an agent of `radius`, `max_slope` (radians) and `snap` (metres) from each start
+    /// to its goal (flat n·2 each) around the footprints of the objects held now, on the ground
+    /// they stand on: offsets (n + 1) into the waypoints (flat m·3), horizontal lengths (NaN where
+    /// none), how far each start and goal was moved (flat n·2, NaN where none) and each path's
+    /// error (None where found).
     #[allow(clippy::type_complexity)]
     fn _paths<'py>(
         &self,
@@ -213,10 +214,11 @@ impl World {
         goals: In<'py>,
         radius: f64,
         max_slope: f64,
-    ) -> PyResult<(Ids<'py>, Array<'py>, Array<'py>, Vec<Option<String>>)> {
+        snap: f64,
+    ) -> PyResult<(Ids<'py>, Array<'py>, Array<'py>, Array<'py>, Vec<Option<String>>)> {
         let (a, b) = (slice(&starts, "starts")?, slice(&goals, "goals")?);
         same_len(&[(a, "starts"), (b, "goals")])?;
-        let agent = Agent::default().with_radius(radius).with_max_slope(max_slope);
+        let agent = Agent::default().with_radius(radius).with_max_slope(max_slope).with_snap(snap);
         agent.validate().map_err(|e| err(format!("{}: {}", e.field, e.why)))?;
         let n = a.len() / 2;
         let found: Vec<Result<landfall::world::Route, String>> = self.with(py, |s| {
@@ -233,21 +235,24 @@ impl World {
                 .collect()
         });
         let (mut offsets, mut points, mut lengths, mut errors) = (vec![0u64], Vec::new(), Vec::new(), Vec::new());
+        let mut moved = Vec::new();
         for f in found {
             match f {
                 Ok(route) => {
                     lengths.push(route.length());
+                    moved.extend(route.moved);
                     points.extend(route.points.iter().flat_map(|p| p.to_array()));
                     errors.push(None);
                 }
                 Err(e) => {
                     lengths.push(f64::NAN);
+                    moved.extend([f64::NAN; 2]);
                     errors.push(Some(e));
                 }
             }
             offsets.push((points.len() / 3) as u64);
         }
-        Ok((PyArray1::from_vec(py, offsets), pyarray(py, points), pyarray(py, lengths), errors))
+        Ok((PyArray1::from_vec(py, offsets), pyarray(py, points), pyarray(py, lengths), pyarray(py, moved), errors))
     }
 
     /// The ids within `radius[k]` of each point (flat n·3): offsets (n + 1) and ids, point k's

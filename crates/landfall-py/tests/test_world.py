@@ -120,9 +120,12 @@ def test_paths_go_around_every_object_on_the_ground(world, radius):
     assert r.found.sum() >= 4, r.error
     for k in np.nonzero(r.found)[0]:
         pts = r.points[k]
-        assert np.allclose(pts[0, :2], starts[k]) and np.allclose(pts[-1, :2], goals[k])
+        # An end on steep ground is moved to the nearest walkable point, at most 5 m, and says so.
+        ends = np.linalg.norm(pts[[0, -1], :2] - [starts[k], goals[k]], axis=1)
+        assert np.allclose(ends, r.moved[k], atol=1e-9) and np.all(r.moved[k] <= 5.0), (ends, r.moved[k])
         legs = np.linalg.norm(np.diff(pts[:, :2], axis=0), axis=1)
-        assert abs(legs.sum() - r.length[k]) < 1e-6 and r.length[k] >= np.linalg.norm(goals[k] - starts[k]) - 1e-9
+        assert abs(legs.sum() - r.length[k]) < 1e-6
+        assert r.length[k] >= np.linalg.norm(pts[-1, :2] - pts[0, :2]) - 1e-9
         # Clear of every footprint grown by the agent's radius, brute force over every leg.
         for p, q in zip(pts[:-1, :2], pts[1:, :2]):
             gap = segment_distance(p, q, feet[:, :2]) - (feet[:, 2] + radius)
@@ -138,10 +141,18 @@ def test_paths_go_around_every_object_on_the_ground(world, radius):
 def test_a_path_that_cannot_be_is_said_why(world):
     o = world.objects()
     big = o["footprint"][np.argmax(o["footprint"][:, 2])]
-    r = world.paths([big[:2]], [big[:2] + [200.0, 0.0]])
-    assert not r.found[0] and "inside an obstacle" in r.error[0]
+    r = world.paths([big[:2]], [big[:2] + [200.0, 0.0]], snap=0.0)
+    assert not r.found[0] and "inside an obstacle" in r.error[0] and np.all(np.isnan(r.moved[0]))
+    # Moved out when the snap distance reaches beyond the footprint grown by the radius.
+    r = world.paths([big[:2]], [big[:2] + [200.0, 0.0]], snap=big[2] + 2.0)
+    if r.found[0]:
+        assert big[2] + 0.5 - 1e-6 <= r.moved[0, 0] <= big[2] + 2.0, r.moved
+    else:
+        assert any(w in r.error[0] for w in ("steeper", "no path", "inside an obstacle")), r.error
     with pytest.raises(ValueError, match="radius"):
         world.paths([[0.0, 0.0]], [[10.0, 0.0]], radius=-1.0)
+    with pytest.raises(ValueError, match="snap"):
+        world.paths([[0.0, 0.0]], [[10.0, 0.0]], snap=-1.0)
     with pytest.raises(ValueError, match="goals"):
         world.paths([[0.0, 0.0]], [[10.0, 0.0], [1.0, 1.0]])
 

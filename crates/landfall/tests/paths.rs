@@ -183,7 +183,8 @@ proptest! {
         discs.retain(|d| d.center.distance(target.center) > d.radius + 3.0 + 2.0);
         discs.push(target);
         let b = target.center + DVec2::from_angle(angle) * (target.radius + 0.5);
-        let agent = Agent::default();
+        // Not moved to walkable ground: a goal rounded inside is refused, as below.
+        let agent = Agent::default().with_snap(0.0);
         let others_clear = discs.iter().all(|d| b.distance(d.center) >= d.radius + 0.5);
         prop_assume!(others_clear);
         let mut planner = Planner::new(&ground, &discs, agent, DVec2::ZERO, 100.0).unwrap();
@@ -279,10 +280,23 @@ fn errors_name_the_problem() {
     assert_eq!(e.to_string(), "agent: radius: 0.2 is not a radius in [0.3, 30] metres");
     let e = Planner::new(&ground, &[], Agent::default().with_radius(31.0), DVec2::ZERO, 100.0).err().unwrap();
     assert!(matches!(e, PathError::Agent(_)));
-    let mut p = Planner::new(&ground, &[disc], Agent::default(), DVec2::ZERO, 100.0).unwrap();
+    let strict = Agent::default().with_snap(0.0);
+    let mut p = Planner::new(&ground, &[disc], strict, DVec2::ZERO, 100.0).unwrap();
     let a = DVec2::new(10.0, 10.0);
     assert!(matches!(p.find_path(a, DVec2::new(52.0, 50.0)), Err(PathError::InObstacle("goal", ..))));
     assert!(matches!(p.find_path(DVec2::new(46.0, 50.0), a), Err(PathError::InObstacle("start", ..))));
+    // Moved to the nearest walkable point when within the snap distance (5 m by default), and
+    // said how far; beyond it, the same error.
+    let mut p = Planner::new(&ground, &[disc], Agent::default(), DVec2::ZERO, 100.0).unwrap();
+    let route = p.find_path(a, DVec2::new(52.0, 50.0)).unwrap();
+    let end = *route.xy().last().unwrap();
+    assert!((end - DVec2::new(54.5, 50.0)).length() < 1e-6 && (route.moved[1] - 2.5).abs() < 1e-6, "{route:?}");
+    assert_eq!(route.moved[0], 0.0);
+    check(&route, a, end, &[disc], &Agent::default(), &ground);
+    let far = Agent::default().with_snap(2.0);
+    let mut p = Planner::new(&ground, &[disc], far, DVec2::ZERO, 100.0).unwrap();
+    assert!(matches!(p.find_path(a, DVec2::new(52.0, 50.0)), Err(PathError::InObstacle("goal", ..))));
+    assert!(Agent::default().with_snap(-1.0).validate().is_err());
     assert!(matches!(p.find_path(a, DVec2::new(500.0, 50.0)), Err(PathError::Outside { what: "goal", .. })));
     assert!(matches!(p.find_path(DVec2::new(f64::NAN, 1.0), a), Err(PathError::NotFinite("start", ..))));
     // Exactly touching the inflated disc is allowed.
@@ -290,7 +304,7 @@ fn errors_name_the_problem() {
     let route = p.find_path(a, touch).unwrap();
     check(&route, a, touch, &[disc], &Agent::default(), &ground);
     // Off the heightfield: no ground.
-    let mut off = Planner::new(&ground, &[], Agent::default(), DVec2::ZERO, 200.0).unwrap();
+    let mut off = Planner::new(&ground, &[], strict, DVec2::ZERO, 200.0).unwrap();
     assert!(matches!(off.find_path(a, DVec2::new(150.0, 150.0)), Err(PathError::Steep("goal", ..))));
     // A goal inside a ring of obstacles.
     let ring: Vec<Disc> = (0..24)
@@ -305,4 +319,77 @@ fn errors_name_the_problem() {
     assert!(matches!(e, PathError::Obstacle { index: 1, .. }), "{e}");
     let mut p = Planner::new(&ground, &[], Agent::default(), DVec2::ZERO, 100.0).unwrap();
     assert!(p.add_obstacle(Disc { center: DVec2::ZERO, radius: -1.0 }).is_err());
+}
+
+/// Ground of `n × n` samples 1 m apart, heights random in [0, `relief`): steep where neighbours
+/// differ by more than the limit allows.
+fn bumpy(rng: &mut SplitMix64, n: usize, relief: f64) -> Heightfield {
+    let h: Vec<f32> = (0..n * n).map(|_| rng.range(0.0, relief) as f32).collect();
+    Heightfield::builder(n, n, h).build().unwrap()
+}
+
+/// The nearest point to `p` within `reach` that the planner calls walkable and that is clear of
+/// every inflated disc by exact distance, among points `h` apart (brute force).
+fn brute_nearest(planner: &Planner, discs: &[Disc], r: f64, p: DVec2, reach: f64, h: f64) -> Option<f64> {
+    let k = (reach / h).ceil() as i64;
+    let mut best: Option<f64> = None;
+    for j in -k..=k {
+        for i in -k..=k {
+            let q = p + DVec2::new(i as f64, j as f64) * h;
+            let d = q.distance(p);
+            if d <= reach
+                && best.is_none_or(|b| d < b)
+                && discs.iter().all(|c| q.distance(c.center) >= c.radius + r)
+                && planner.walkable(q)
+            {
+                best = Some(d);
+            }
+        }
+    }
+    best
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Snapping against brute force: the point found is walkable (clear of every inflated disc by
+    /// exact distance, on ground within the limit) and within the snap distance; no walkable point
+    /// of a 2 cm grid is nearer (the search is exact, up to a nudge of 10⁻⁷ m); a walkable point
+    /// is not moved; none found only when the grid finds none. Points random, at discs' centres,
+    /// on their inflated circles, on the slope cells' corners, between two discs.
+    #[test]
+    fn snapping_finds_the_nearest_walkable_point(seed in any::<u64>(), n in 0usize..60, steep in any::<bool>(), aim in 0u8..5) {
+        let mut rng = SplitMix64::new(seed);
+        let ground = if steep { bumpy(&mut rng, 41, 1.3) } else { flat(41, 1.0) };
+        let discs = field(&mut rng, n, 40.0, (0.2, 3.0), 0.5, &[]);
+        let agent = Agent::default().with_snap(rng.range(0.5, 3.0));
+        let planner = Planner::new(&ground, &discs, agent, DVec2::ZERO, 40.0).unwrap();
+        let mut p = DVec2::new(rng.range(4.0, 36.0), rng.range(4.0, 36.0));
+        if let (Some(d), 1 | 2) = (discs.first(), aim) {
+            p = d.center + if aim == 2 { DVec2::from_angle(rng.range(0.0, 6.3)) * (d.radius + 0.5) } else { DVec2::ZERO };
+        } else if aim == 3 {
+            p = p.round();
+        } else if let (Some(d), 4) = (discs.first(), aim) {
+            // Between two discs whose inflated circles cross: the nearest way out is where they meet.
+            let near = discs[1..].iter().min_by(|a, b| a.center.distance(d.center).total_cmp(&b.center.distance(d.center)));
+            p = near.map_or(d.center, |e| d.center.lerp(e.center, 0.5));
+        }
+        let want = brute_nearest(&planner, &discs, 0.5, p, agent.snap, 0.02);
+        match planner.nearest_walkable(p) {
+            Some(q) => {
+                let d = q.distance(p);
+                prop_assert!(planner.walkable(q), "{q} not walkable");
+                for c in &discs {
+                    prop_assert!(q.distance(c.center) >= c.radius + 0.5, "{q} inside a disc at {}", c.center);
+                }
+                prop_assert!(d <= agent.snap, "moved {d} > {}", agent.snap);
+                if planner.walkable(p) {
+                    prop_assert_eq!(q, p);
+                }
+                let w = want.expect("found a point the grid has none near");
+                prop_assert!(d <= w + 1e-6, "moved {d}, the grid has a walkable point {w} away");
+            }
+            None => prop_assert!(want.is_none(), "none found, the grid has one {want:?} away"),
+        }
+    }
 }

@@ -218,8 +218,9 @@ let objectsGroup = null, objectsVersion = -1;
 let walker = world ? new THREE.Vector3(...info.walker) : null;
 
 if (world) {
+  document.body.classList.add('world');
   $('title').textContent = 'landfall — the procedural world';
-  $('help').textContent = 'W A S D walk (the character controller; trees and houses stop you) · mouse orbits · click: exact height and normal, roofs included · shift-click twice: line of sight';
+  $('help').textContent = 'W A S D walk (the character controller; trees and houses stop you) · mouse orbits · click: exact height and normal, roofs included · shift-click twice: line of sight · path on: click the start, then the goal';
   camera.position.set(-40, -60, 45);
   controls.target.set(0, 0, 0);
 } else {
@@ -422,6 +423,47 @@ function dress(d) {
   Object.assign(document.body.dataset, { trees: d.trees.length, buildings: d.buildings.length, rocks: d.rocks.length });
 }
 
+// ---- The world's crowd (landfall::behave): walkers whose simulation's detail follows the camera,
+// each drawn in its representation's colour (the legend's): full, approximate, dormant.
+const REPS = [0x3d7bff, 0xffa600, 0xff3df0]; // dormant, approximate, full
+let crowdMesh = null, crowding = false;
+async function followCrowd() {
+  if (!world || crowding) return;
+  crowding = true;
+  try {
+    const p = toWorld(camera.position), t = toWorld(controls.target);
+    // The field of view on the ground: the widest angle from the look direction of the picture's
+    // corner rays (a camera looking down sees wider on the ground than its opening).
+    const look = Math.atan2(t.y - p.y, t.x - p.x);
+    let half = 0;
+    for (const [u, v] of [[-1, -1], [1, -1], [-1, 1], [1, 1]]) {
+      raycaster.setFromCamera(new THREE.Vector2(u, v), camera);
+      const d = raycaster.ray.direction;
+      half = Math.max(half, Math.abs(Math.atan2(Math.sin(Math.atan2(d.y, d.x) - look), Math.cos(Math.atan2(d.y, d.x) - look))));
+    }
+    const r = await (await fetch(`/api/world/crowd?x=${p.x}&y=${p.y}&dx=${t.x - p.x}&dy=${t.y - p.y}&half=${half}`)).json();
+    if (!crowdMesh || crowdMesh.count < r.walkers.length) {
+      if (crowdMesh) untrack(crowdMesh);
+      const g = new THREE.CapsuleGeometry(r.radius, 2 * r.radius, 4, 8).rotateX(Math.PI / 2).translate(0, 0, 2 * r.radius);
+      crowdMesh = new THREE.InstancedMesh(g, new THREE.MeshBasicMaterial({ color: 0xffffff }), Math.max(r.walkers.length, 1));
+      crowdMesh.userData.origin = [O.x, O.y, O.z];
+      crowdMesh.frustumCulled = false;
+      track(crowdMesh);
+      scene.add(crowdMesh);
+    }
+    const m4 = new THREE.Matrix4(), c = new THREE.Color();
+    r.walkers.forEach(([x, y, z, rep], k) => {
+      crowdMesh.setMatrixAt(k, m4.makeTranslation(x - O.x, y - O.y, z - O.z));
+      crowdMesh.setColorAt(k, c.setHex(REPS[rep]));
+    });
+    crowdMesh.count = r.walkers.length;
+    crowdMesh.instanceMatrix.needsUpdate = true;
+    if (crowdMesh.instanceColor) crowdMesh.instanceColor.needsUpdate = true;
+    for (const k of ['full', 'approximate', 'dormant']) { $(`crowd-${k}`).textContent = String(r[k]); $('crowd').dataset[k] = String(r[k]); }
+    $('crowd').dataset.shown = String(r.walkers.length);
+  } finally { crowding = false; }
+}
+
 // ---- Clicks and hovering: the exact surface under the cursor, from the server's ray cast.
 const raycaster = new THREE.Raycaster();
 const marker = new THREE.Mesh(new THREE.SphereGeometry(world ? 0.3 : size * 0.004, 16, 8), new THREE.MeshBasicMaterial({ color: 0xe0301e }));
@@ -448,6 +490,7 @@ async function click(px, py, shift) {
   last = h.p;
   marker.position.copy(toScene(h.p));
   marker.visible = true;
+  if (!shift && world && $('path-on').checked) { pathEnd(h.p); return; }
   if (!shift) {
     // In degrees: longitude, latitude and the height above the ellipsoid (x, y, z: the frame's metres).
     const where = h.geo ? `lon ${h.geo.lon.toFixed(5)}  lat ${h.geo.lat.toFixed(5)}\nheight ${fmt(h.geo.h)} (WGS84 ellipsoid)`
@@ -469,6 +512,45 @@ async function click(px, py, shift) {
   scene.add(losLine);
   readout.innerHTML = `line of sight: <span class="${r.visible ? 'visible' : 'hidden'}">${r.visible ? 'clear' : 'blocked'}</span>`;
   readout.dataset.visible = r.visible ? '1' : '0';
+}
+
+// ---- The world: a path between two clicked points for an agent of the chosen radius (the server
+// plans it as `landfall world path` does), drawn on the ground as a band as wide as the agent.
+const radiusInput = $('radius');
+// The slider is logarithmic: 0.3 m to 30 m.
+const agentRadius = () => Number((0.3 * 100 ** Number(radiusInput.value)).toPrecision(2));
+radiusInput.addEventListener('input', () => { $('radius-value').textContent = `${agentRadius()} m`; });
+let pathStart = null, pathBand = null;
+onExaggeration.push(() => { if (pathBand) drawPath(pathBand.userData.line, pathBand.userData.radius); });
+function drawPath(line, r) {
+  if (pathBand) { scene.remove(pathBand); pathBand.geometry.dispose(); }
+  // A band r either side of the line, a little above the ground.
+  const pos = [], idx = [];
+  line.forEach(([x, y, z], k) => {
+    const [px, py] = line[Math.max(k - 1, 0)], [nx, ny] = line[Math.min(k + 1, line.length - 1)];
+    const dx = nx - px, dy = ny - py, l = Math.hypot(dx, dy) || 1;
+    for (const s of [-r, r]) pos.push(...toScene(new THREE.Vector3(x - s * dy / l, y + s * dx / l, z + 0.5)).toArray());
+    if (k > 0) idx.push(2 * k - 2, 2 * k - 1, 2 * k, 2 * k - 1, 2 * k + 1, 2 * k);
+  });
+  const g = new THREE.BufferGeometry();
+  g.setAttribute('position', new THREE.Float32BufferAttribute(pos, 3));
+  g.setIndex(idx);
+  pathBand = new THREE.Mesh(g, new THREE.MeshBasicMaterial({ color: 0xffd21f, side: THREE.DoubleSide }));
+  pathBand.userData = { line, radius: r };
+  scene.add(pathBand);
+}
+async function pathEnd(p) {
+  if (!pathStart) { pathStart = p; show(`path from ${coord(p)}: click the goal`, {}); return; }
+  const a = pathStart, r = agentRadius();
+  pathStart = null;
+  show('planning…', {});
+  const res = await fetch(`/api/world/path?ax=${a.x}&ay=${a.y}&bx=${p.x}&by=${p.y}&radius=${r}`);
+  const v = await res.json();
+  if (!res.ok) { show(`no path: ${v.error}`, { pathError: res.status }); return; }
+  drawPath(v.line, r);
+  const moved = v.moved.map((d, k) => d > 0 ? `\n${['start', 'goal'][k]} moved ${d.toFixed(2)} m to walkable ground` : '').join('');
+  show(`path ${v.length.toFixed(1)} m, ${v.points.length} corners (radius ${r} m, ${v.ms.toFixed(0)} ms)${moved}`,
+    { pathLength: v.length, pathCorners: v.points.length, pathFrom: `${a.x},${a.y}`, pathTo: `${p.x},${p.y}`, pathRadius: r });
 }
 
 // Hovering: the point under the cursor, asked at most one at a time.
@@ -566,13 +648,14 @@ walkerMark.rotation.x = Math.PI / 2;
 if (world) scene.add(walkerMark);
 
 // Settings asked for in the address (for links and tests): ?exaggeration=5&water=120&hover=px,py&click=px,py
-// (&viewshed=1: the viewshed from the clicked point)
+// (&viewshed=1: the viewshed from the clicked point); in the world ?radius=2&path=px,py;px,py (a path
+// between the points under two pixels)
 setExaggeration(ex);
 if (params.has('water')) setWater(true, Number(params.get('water')));
 else setWater(false, Number(waterInput.value));
 
 // The first frame waits for the ground: the world's first regions, or the top tile.
-if (world) await followCamera();
+if (world) { await followCamera(); await followCrowd(); }
 if (T) {
   while (!updateTiles()) await new Promise((r) => setTimeout(r, 20));
 }
@@ -586,7 +669,7 @@ renderer.setAnimationLoop(() => {
   if (world) {
     walk(dt);
     walkerMark.position.copy(toScene(walker));
-    if (now - lastFollow > 250) { lastFollow = now; followCamera(); }
+    if (now - lastFollow > 250) { lastFollow = now; followCamera(); followCrowd(); }
   }
   overlays();
   renderer.render(scene, camera);
@@ -595,6 +678,12 @@ renderer.setAnimationLoop(() => {
     if (!readout.dataset.hit) show(world ? 'walk with W A S D, click the ground' : 'click the terrain');
     const c = params.get('click');
     if (c) { const [x, y] = c.split(',').map(Number); click(x, y, false); }
+    const path = params.get('path');
+    if (world && path) {
+      $('path-on').checked = true;
+      if (params.has('radius')) { radiusInput.value = String(Math.log(Number(params.get('radius')) / 0.3) / Math.log(100)); radiusInput.dispatchEvent(new Event('input')); }
+      (async () => { for (const e of path.split(';')) { const [x, y] = e.split(',').map(Number); await click(x, y, false); } })();
+    }
     const h = params.get('hover');
     if (h) { const [x, y] = h.split(',').map(Number); hover(x, y); }
   }

@@ -1,8 +1,8 @@
 //! The server's state and its endpoints. Every query parameter is checked and a bad one is a 400
 //! whose message names it; nothing a request sends can make the server panic or read a file.
 
-use super::jobs::{held, ApiError, Jobs};
-use super::{instances, mesh, tiles};
+use super::jobs::{bad, held, ApiError, Jobs};
+use super::{crowd, instances, mesh, path, tiles};
 use axum::body::Body;
 use axum::extract::{Query, State as Extract};
 use axum::http::{header, StatusCode};
@@ -12,12 +12,12 @@ use axum::{Json, Router};
 use landfall::collide::Shape;
 use landfall::collide::{CharacterController, ControllerParams, TerrainSweep};
 use landfall::geo::GeoSurface;
-use landfall::glam::DVec3;
+use landfall::glam::{DVec2, DVec3};
 use landfall::support::ColourMap;
 use landfall::viewshed::{
     Hooks, Observer, ViewshedError, ViewshedMode, ViewshedOutput, ViewshedParams, ViewshedSurface,
 };
-use landfall::world::{CacheParams, LodTerrain, ObjectParams, Objects, World, WorldParams};
+use landfall::world::{footprints, CacheParams, LodTerrain, ObjectParams, Objects, World, WorldParams};
 use landfall::{Ray, Terrain};
 use landfall_io::AnyTerrain;
 use serde_json::{json, Value};
@@ -53,6 +53,8 @@ struct WorldView {
     objects_version: u64,
     walker: DVec3,
     grounded: bool,
+    /// A crowd whose behaviours' detail follows the camera (`crowd.rs`).
+    crowd: crowd::Crowd,
 }
 
 impl WorldView {
@@ -125,6 +127,8 @@ impl State {
         let walker = DVec3::new(0.3, 0.7, ground + 1.0);
         let world = World::new(params, CacheParams::default(), walker + DVec3::Z * 1.0)?;
         let objects = Objects::new(&world, ObjectParams::default())?;
+        let ground = LodTerrain::new(world.generator().clone(), world.cache_params().mesh_finest, 64);
+        let crowd = crowd::Crowd::new(ground, walker.truncate())?;
         let mut view = WorldView {
             world,
             version: 0,
@@ -133,6 +137,7 @@ impl State {
             objects_version: 1,
             walker,
             grounded: false,
+            crowd,
         };
         view.track();
         Ok(Arc::new(Self { kind: Kind::World(Mutex::new(view)), jobs, path: None }))
@@ -145,10 +150,6 @@ impl State {
             Kind::World(_) => "the procedural world".into(),
         }
     }
-}
-
-fn bad(msg: impl Into<String>) -> ApiError {
-    ApiError(StatusCode::BAD_REQUEST, msg.into())
 }
 
 type Params = Query<HashMap<String, String>>;
@@ -210,6 +211,8 @@ pub fn router(state: Arc<State>) -> Router {
         .route("/api/world/walk", get(world_walk))
         .route("/api/world/objects", get(world_objects))
         .route("/api/world/instances", get(world_instances))
+        .route("/api/world/path", get(world_path))
+        .route("/api/world/crowd", get(world_crowd))
         .fallback(|| async { ApiError(StatusCode::NOT_FOUND, "no such page".into()) })
         .layer(axum::middleware::from_fn_with_state(state.clone(), void_if_changed))
         .with_state(state)
@@ -671,6 +674,41 @@ async fn world_instances(Extract(s): Shared) -> Result<Json<Value>, ApiError> {
     })
     .await?
     .map(Json)
+}
+
+/// A frame of the crowd for the camera at `x, y` looking along `dx, dy`, seeing `half` radians
+/// either side (`crowd.rs`).
+async fn world_crowd(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>, ApiError> {
+    let (eye, look) = (DVec2::new(num(&q, "x")?, num(&q, "y")?), DVec2::new(num(&q, "dx")?, num(&q, "dy")?));
+    let half = num(&q, "half")?;
+    if eye.abs().max_element() > 1e9 {
+        return Err(bad("x, y: beyond ±10⁹ m"));
+    }
+    if !(half > 0.0 && half <= std::f64::consts::PI) {
+        return Err(bad(format!("half: {half} is not an angle in (0, π] radians")));
+    }
+    blocking(move || world_of(&s)?.crowd.frame(eye, look, half)).await?.map(Json)
+}
+
+/// A path between two points for an agent of a radius (`path.rs`): `ax, ay` to `bx, by`,
+/// `radius` metres (0.3 to 30), `max_slope` degrees (35 by default).
+async fn world_path(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>, ApiError> {
+    let (a, b) = (DVec2::new(num(&q, "ax")?, num(&q, "ay")?), DVec2::new(num(&q, "bx")?, num(&q, "by")?));
+    let max_slope = if q.contains_key("max_slope") { num(&q, "max_slope")? } else { 35.0 };
+    let agent = path::agent(num(&q, "radius")?, max_slope)?;
+    let st = s.clone();
+    st.jobs
+        .run(move |_| {
+            // What the planner needs is copied out; the world is not held while it plans.
+            let (ground, discs, bounds) = {
+                let w = world_of(&s)?;
+                let ground = LodTerrain::new(w.world.generator().clone(), w.world.cache_params().mesh_finest, 1024);
+                (ground, footprints(&w.objects), w.world.mesh_bounds())
+            };
+            path::plan(&ground, &discs, bounds, agent, a, b)
+        })
+        .await
+        .map(|(v, _)| Json(v))
 }
 
 async fn world_walk(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>, ApiError> {

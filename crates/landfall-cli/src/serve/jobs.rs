@@ -138,6 +138,11 @@ impl ApiError {
     }
 }
 
+/// A 400 with `msg` (a bad request: its message names the parameter).
+pub fn bad(msg: impl Into<String>) -> ApiError {
+    ApiError(StatusCode::BAD_REQUEST, msg.into())
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let retry = (self.0 == StatusCode::SERVICE_UNAVAILABLE).then_some([(header::RETRY_AFTER, RETRY_AFTER_SECONDS)]);

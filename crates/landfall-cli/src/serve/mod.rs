@@ -29,6 +29,8 @@
 //! | `/api/world/region?level&region` | one region's painted mesh |
 //! | `/api/world/walk?dx&dy` | the walker moved by the character controller (capsule), stopped by trunks, boulders and walls |
 //! | `/api/world/instances` | the objects and entities as instances to dress (`instances.rs`): trees (foot, height, trunk and crown radii), buildings (box centre, half sizes, yaw), rocks, entities |
+//! | `/api/world/path?ax&ay&bx&by&radius[&max_slope]` | a path for an agent of `radius` metres (0.3–30; steepest ground `max_slope` degrees, 35) around the objects held now, by `landfall world path`'s planner (`path.rs`): `points` on the ground, `length`; a point off the drawn world or a bad radius is a 400, a start or goal inside an object or on steep ground or no way between them a 422 |
+//! | `/api/world/crowd?x&y&dx&dy&half` | a frame of the crowd (`crowd.rs`: 300 walkers box-stepping around the start, `landfall::behave`) for the camera at x, y looking along dx, dy and seeing `half` radians either side: each shown walker's `[x, y, z, rep]` (0 dormant, 1 approximate, 2 full) and the counts |
 //! | `/api/world/objects` | the same as one mesh (`LFM1`) of their collision shapes' triangles, flat-shaded in each kind's colour, entities red |
 //!
 //! **Tiles.** Tile (k, i, j) takes every 2^k-th sample, 64 cells of its level across; the top level is
@@ -61,9 +63,12 @@
 //! the exact point, height and normal; shift-click twice draws a line of sight green or red; V recolours
 //! every tile's vertices by the viewshed from the last point. For the world, the page sends the camera
 //! every quarter second and fetches only the regions whose version changed, and the instances when the
-//! objects' version changed; a click or a line of sight lands on the objects too (`Objects::solids`),
-//! and W A S D walk the walker among them. The address can ask for `?exaggeration=`, `?water=`,
-//! `?camera=x,y,z` (in terrain sizes from its middle), `?hover=px,py` and `?click=px,py` (links and
+//! objects' version changed, and a frame of the crowd (its walkers coloured full, approximate or dormant,
+//! with a legend); with *path* ticked, two clicks ask `/api/world/path` for the chosen radius (a
+//! logarithmic slider, 0.3–30 m) and draw a band as wide as the agent along it, with its length; a
+//! click or a line of sight lands on the objects too (`Objects::solids`), and W A S D walk the walker
+//! among them. The address can ask for `?exaggeration=`, `?water=`, `?camera=x,y,z` (in terrain
+//! sizes from its middle), `?hover=px,py`, `?click=px,py` and `?radius=r&path=px,py;px,py` (links and
 //! tests); a script error shows as `data-error` on the body.
 //!
 //! Tests (`tests/viewer.rs`): the endpoints against the library from 16 concurrent clients, the 400s
@@ -74,7 +79,11 @@
 //! picture; water at 300 m turns what it covers bluer; the hover readout is the library's point; the
 //! north arrow points up from the south and right from the east, and its corner of the picture changes;
 //! the scale bar's metres per pixel halve at half the distance; the legend has the colour map's stops;
-//! a 4097² DEM is drawn from tiles of two levels at once; the world page dresses its trees and rocks.
+//! a 4097² DEM is drawn from tiles of two levels at once; the world page dresses its trees and rocks;
+//! two clicks with the path control on draw a path (the picture gains its band, the readout the
+//! server's length); the crowd is drawn in two colours at least, with its legend. The world's path
+//! (ends, ground, clearance from every footprint, 400s and 422s) and crowd (in view means full
+//! detail) endpoints are tested without a browser.
 //!
 //! (picture: `docs/viewer-world.png`)
 //!
@@ -89,11 +98,13 @@
 
 mod api;
 mod conn;
+mod crowd;
 #[cfg_attr(not(test), allow(dead_code))] // used by the `request` fuzz target and its replay test
 pub mod fuzz;
 mod instances;
 mod jobs;
 mod mesh;
+mod path;
 mod tiles;
 
 use anyhow::{bail, Context, Result};

@@ -483,10 +483,11 @@ class Heightfield(Terrain):
 
 class PathResult(_Result):
     """Paths of a batch: ``found`` (bool, n), ``length`` (n, horizontal metres, NaN where none),
-    ``points`` (a list of n arrays (k, 3): the corners on the ground, start to goal) and ``error``
-    (a list: None, or why there is no path)."""
+    ``points`` (a list of n arrays (k, 3): the corners on the ground, start to goal), ``moved``
+    (n, 2: how far the start and the goal were moved to walkable ground, metres; 0 where they were
+    not, NaN where no path) and ``error`` (a list: None, or why there is no path)."""
 
-    __slots__ = ("found", "length", "points", "error")
+    __slots__ = ("found", "length", "points", "moved", "error")
 
     def _summary(self):
         return f"{int(self.found.sum())} of {self.found.size} paths found"
@@ -609,21 +610,26 @@ class World:
         (m, 2), each pair once, the lower id first."""
         return self._native._pairs().reshape(-1, 2)
 
-    def paths(self, starts, goals, radius=0.5, max_slope=0.6108652381980153):
+    def paths(self, starts, goals, radius=0.5, max_slope=0.6108652381980153, snap=5.0):
         """Paths for an agent of ``radius`` (metres, 0.3–30) that climbs at most ``max_slope``
         (radians, 35° by default) from each start to its goal ((n, 2) each, x and y), as
         ``landfall world path`` plans them: around the footprints of the objects held now (a
         planner over the square around each pair, its quad-tree levels fitted to the radius), the
-        corners on the ground. Returns a :class:`PathResult`; a path that cannot be found has
-        ``found`` False, NaN length, no points and its reason in ``error``."""
+        corners on the ground. A start or goal inside a footprint grown by the radius, or on
+        ground steeper than ``max_slope``, is moved to the nearest point where the agent can
+        stand if one is within ``snap`` metres (0: never moved); ``moved`` says how far. Returns a
+        :class:`PathResult`; a path that cannot be found has ``found`` False, NaN length, no
+        points and its reason in ``error``."""
         a, n = _points3("starts", starts, 2)
         b, m = _points3("goals", goals, 2)
         if m != n:
             raise ValueError(f"goals: {m} points, expected {n} like starts")
-        offsets, points, lengths, errors = self._native._paths(a, b, float(radius), float(max_slope))
+        offsets, points, lengths, moved, errors = self._native._paths(a, b, float(radius), float(max_slope),
+                                                                      float(snap))
         points = points.reshape(-1, 3)
         return PathResult(found=_np.isfinite(lengths), length=lengths,
-                          points=[points[offsets[k]:offsets[k + 1]] for k in range(n)], error=errors)
+                          points=[points[offsets[k]:offsets[k + 1]] for k in range(n)], moved=moved.reshape(-1, 2),
+                          error=errors)
 
     def within(self, points, radius):
         """The ids of the objects and entities whose bounding spheres meet the sphere of ``radius``

@@ -14,11 +14,14 @@ pub struct Agent {
     /// Largest side of the cells in which the ground's slope is read, metres (rounded down to the
     /// planner's finest cell times a power of two).
     pub slope_step: f64,
+    /// How far a start or goal the agent cannot stand on may be moved to the nearest place where
+    /// it can, metres (0: never moved).
+    pub snap: f64,
 }
 
 impl Default for Agent {
     fn default() -> Self {
-        Self { radius: 0.5, max_slope: 35f64.to_radians(), slope_step: 1.0 }
+        Self { radius: 0.5, max_slope: 35f64.to_radians(), slope_step: 1.0, snap: 5.0 }
     }
 }
 
@@ -26,6 +29,7 @@ crate::with_setters!(Agent {
     radius: f64 => with_radius,
     max_slope: f64 => with_max_slope,
     slope_step: f64 => with_slope_step,
+    snap: f64 => with_snap,
 });
 
 impl Agent {
@@ -35,7 +39,7 @@ impl Agent {
     pub const MAX_RADIUS: f64 = 30.0;
 
     /// Checks every field: `radius` in [0.3, 30], `max_slope` in (0, π/2], `slope_step` finite
-    /// and positive.
+    /// and positive, `snap` finite and ≥ 0.
     ///
     /// ```
     /// use landfall::world::Agent;
@@ -55,7 +59,8 @@ impl Agent {
                 format!("{} is not an angle in (0, π/2] radians", self.max_slope),
             ));
         }
-        length("slope_step", self.slope_step, true)
+        length("slope_step", self.slope_step, true)?;
+        length("snap", self.snap, false)
     }
 
     /// The side of the planner's finest cells: the largest power of two (metres) not above half

@@ -22,6 +22,11 @@
 //! distance against the inflated radius, segment–box against steep cells). Corners are set on the
 //! ground (z from the terrain).
 //!
+//! **Snapping.** A start or goal inside an inflated obstacle or on steep ground is moved to the
+//! nearest point where the agent may stand, found exactly ([`Planner::nearest_walkable`]), if one
+//! is within the agent's [`snap`](Agent::snap) distance (5 m by default); the route says how far
+//! ([`Route::moved`]). Beyond it, the error says which end and why.
+//!
 //! **Repair.** [`Planner::add_obstacle`] and [`Planner::remove_obstacle`] re-cut only the leaves
 //! the obstacle's inflated box meets (a node whose four children became alike is cut afresh), and [`Planner::repair`] replans
 //! only the stretch of a path near the change, between the last clear corners before and after it.
@@ -37,6 +42,7 @@ mod repair;
 mod search;
 mod slope;
 mod smooth;
+mod snap;
 mod tree;
 
 #[cfg(test)]

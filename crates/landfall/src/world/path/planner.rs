@@ -82,6 +82,9 @@ pub enum PathError {
 pub struct Route {
     /// The corners, start first, goal last.
     pub points: Vec<DVec3>,
+    /// How far the start and the goal asked for were moved to walkable ground, metres (0 when
+    /// they were not: see [`Planner::nearest_walkable`]).
+    pub moved: [f64; 2],
 }
 
 impl Route {
@@ -264,8 +267,18 @@ impl<'a> Planner<'a> {
         p.extend(z)
     }
 
-    /// Checks that `p` is a place the agent may stand.
-    pub(crate) fn check_point(&self, what: &'static str, p: DVec2) -> Result<(), PathError> {
+    /// `p`, or the nearest walkable point within the agent's snap distance: the errors of
+    /// [`check_point`](Self::check_point) when there is none.
+    pub(crate) fn place(&self, what: &'static str, p: DVec2) -> Result<DVec2, PathError> {
+        self.check_inside(what, p)?;
+        match self.nearest_walkable(p) {
+            Some(q) => Ok(q),
+            None => self.check_point(what, p).map(|()| p),
+        }
+    }
+
+    /// Checks that `p` is a finite point of the region.
+    fn check_inside(&self, what: &'static str, p: DVec2) -> Result<(), PathError> {
         if !p.is_finite() {
             return Err(PathError::NotFinite(what, p.x, p.y));
         }
@@ -273,6 +286,12 @@ impl<'a> Planner<'a> {
         if p.x < lo.x || p.y < lo.y || p.x > hi.x || p.y > hi.y {
             return Err(PathError::Outside { what, x: p.x, y: p.y, x0: lo.x, x1: hi.x, y0: lo.y, y1: hi.y });
         }
+        Ok(())
+    }
+
+    /// Checks that `p` is a place the agent may stand.
+    pub(crate) fn check_point(&self, what: &'static str, p: DVec2) -> Result<(), PathError> {
+        self.check_inside(what, p)?;
         if !self.point_clear(p) {
             return Err(PathError::InObstacle(what, p.x, p.y));
         }

@@ -58,6 +58,6 @@ impl Planner<'_> {
         let mut window = out[s..=e].to_vec();
         self.smooth(&mut window);
         out.splice(s..=e, window);
-        Ok(Route { points: out.into_iter().map(|p| self.on_ground(p)).collect() })
+        Ok(Route { points: out.into_iter().map(|p| self.on_ground(p)).collect(), moved: route.moved })
     }
 }

@@ -20,13 +20,18 @@ const START: u32 = u32::MAX - 1;
 const REACH: u32 = 2;
 
 impl Planner<'_> {
-    /// A path from `a` to `b`, smoothed, its corners on the ground.
+    /// A path from `a` to `b`, smoothed, its corners on the ground. A start or goal the agent
+    /// cannot stand on is first moved to the nearest point where it can, within the agent's
+    /// [`snap`](super::Agent::snap) distance ([`Route::moved`] says how far); beyond it, the error
+    /// says which end and why.
     pub fn find_path(&mut self, a: DVec2, b: DVec2) -> Result<Route, PathError> {
-        self.check_point("start", a)?;
-        self.check_point("goal", b)?;
-        let mut pts = self.corridor(a, b)?;
+        let (sa, sb) = (self.place("start", a)?, self.place("goal", b)?);
+        let mut pts = self.corridor(sa, sb)?;
         self.smooth(&mut pts);
-        Ok(Route { points: pts.into_iter().map(|p| self.on_ground(p)).collect() })
+        Ok(Route {
+            points: pts.into_iter().map(|p| self.on_ground(p)).collect(),
+            moved: [a.distance(sa), b.distance(sb)],
+        })
     }
 
     /// The A* polyline from `a` to `b` (both checked): the start, leaf centres, the goal.

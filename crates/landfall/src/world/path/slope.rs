@@ -114,6 +114,13 @@ impl SlopeGrid {
         (lo, lo + DVec2::splat(self.cell))
     }
 
+    /// The cells [i0, i1] × [j0, j1] meeting the box [lo, hi] (clamped to the grid).
+    pub(crate) fn cells_in(&self, lo: DVec2, hi: DVec2) -> (usize, usize, usize, usize) {
+        let (i0, j0) = cell_of((lo - self.origin) / self.cell, self.n);
+        let (i1, j1) = cell_of((hi - self.origin) / self.cell, self.n);
+        (i0, j0, i1, j1)
+    }
+
     /// Whether a blocked cell contains the point `p` (closed cells).
     pub(crate) fn blocks_point(&self, p: DVec2) -> bool {
         let u = (p - self.origin) / self.cell;
