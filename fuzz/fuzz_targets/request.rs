@@ -10,4 +10,6 @@ mod world_map;
 #[allow(dead_code)]
 #[path = "../../crates/landfall-cli/src/geo.rs"]
 mod geo;
+#[path = "../../crates/landfall-cli/src/path_error.rs"]
+mod path_error;
 libfuzzer_sys::fuzz_target!(|data: &[u8]| serve::fuzz::request(data));

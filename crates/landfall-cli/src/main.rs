@@ -63,6 +63,7 @@ mod info;
 mod interrupt;
 mod map_budget;
 mod memory;
+mod path_error;
 mod preview;
 mod progress;
 mod proximity;

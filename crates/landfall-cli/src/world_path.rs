@@ -93,7 +93,7 @@ pub fn run(args: &PathArgs) -> Result<()> {
     let t1 = Instant::now();
     let mut planner = Planner::around(&ground, &discs, agent, a, b).map_err(|e| {
         let which = if matches!(e, PathError::TooLarge { .. }) { "--from/--to: " } else { "" };
-        anyhow::anyhow!("{which}{}", explain(e, &agent, a, b))
+        anyhow::anyhow!("{which}{}", crate::path_error::explain(e, &agent, a, b))
     })?;
     let built = t1.elapsed().as_secs_f64();
     let t2 = Instant::now();
@@ -135,20 +135,6 @@ pub fn run(args: &PathArgs) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// `e` in words; a region too large for one plan said in metres, with the limit.
-pub(crate) fn explain(e: PathError, agent: &Agent, a: DVec2, b: DVec2) -> String {
-    match e {
-        PathError::TooLarge { side, max, .. } => format!(
-            "{:.0} m apart; the planning region would be {side:.0} m wide, and one plan covers at most {:.0} m ({max} \
-             slope cells of {} m)",
-            a.distance(b),
-            max as f64 * agent.slope_cell(),
-            agent.slope_cell()
-        ),
-        e => e.to_string(),
-    }
 }
 
 /// The footprints of every object the cache holds while a viewer walks from `a` to `b`, each once.

@@ -67,7 +67,7 @@ pub fn plan(
             }
             _ => StatusCode::BAD_REQUEST,
         };
-        ApiError(status, crate::world_path::explain(e, &agent, a, b))
+        ApiError(status, crate::path_error::explain(e, &agent, a, b))
     };
     let mut planner = Planner::around(ground, discs, agent, a, b).map_err(explain)?;
     let route = planner.find_path(a, b).map_err(explain)?;
