@@ -96,6 +96,7 @@
 //! Not built: objects stand on the finest drawn level's landscape, not on the morphing mesh of the
 //! coarser layers farther out.
 
+mod footing;
 mod kinds;
 mod roam;
 mod shape;
@@ -109,7 +110,8 @@ pub use solids::Solids;
 
 use crate::params::ParamError;
 use crate::torus::Attached;
-use crate::world::{CellStore, LodTerrain, World};
+use crate::world::{CellStore, World};
+use footing::Footing;
 use spheres::Spheres;
 
 /// What fills the world.
@@ -212,8 +214,8 @@ pub struct Objects {
     levels: Vec<u8>,
     seed: u64,
     max_height: f64,
-    /// The ground objects stand on: the landscape of the finest drawn level.
-    ground: LodTerrain,
+    /// The level whose landscape objects stand on: the finest drawn.
+    ground: u8,
     slots: Vec<Option<Object>>,
     free: Vec<u32>,
     /// The levels followed (the kinds', the entities' instantiation and owner levels), finest first.
@@ -238,7 +240,7 @@ impl Objects {
         let gen = world.generator();
         let cell_size = gen.params().cell_size;
         let levels: Vec<u8> = params.kinds.iter().map(|k| k.level(cell_size)).collect();
-        let ground = LodTerrain::new(gen.clone(), world.cache_params().mesh_finest, 256);
+        let ground = world.cache_params().mesh_finest;
         let roam =
             params.roaming.map(|r| roam::Roamers::new(r, gen.params().seed, cell_size, world.width())).transpose()?;
         let mut followed = levels.clone();
@@ -460,8 +462,11 @@ impl Objects {
             }
             let mut shapes = std::mem::take(&mut self.scratch);
             shapes.clear();
-            let ground = &self.ground;
-            kinds::place_in_cell(spec, kind, self.seed, level, (i, j), s, cell, ground, self.max_height, &mut shapes);
+            let (ground, top) = (self.ground, self.max_height);
+            kinds::draw_in_cell(spec, kind, self.seed, level, (i, j), s, cell, top, |d| {
+                let footing = Footing::new(world, ground, d.x, d.y, d.reach());
+                shapes.extend(kinds::stand(spec, &d, &footing, top));
+            });
             for &shape in &shapes {
                 let slot = match self.free.pop() {
                     Some(s) => s,
