@@ -753,7 +753,7 @@ impl<S: CellStore> World<S> {
     }
 }
 
-/// The cache's cells, for [`Generator::patch_from`]: a layer holds the cells of its window while
+/// The cache's cells, for [`Generator::patch_into`]: a layer holds the cells of its window while
 /// it is active.
 impl<S: CellStore> gen::HeldCells for World<S> {
     fn holds(&self, level: u8, lo: [i64; 2], hi: [i64; 2]) -> bool {

@@ -26,22 +26,31 @@ pub(crate) struct Footing {
     j0: i64,
     n: usize,
     cells: Vec<Cell>,
+    /// Scratch of the generation.
+    spare: Vec<Cell>,
     max_abs_height: f64,
     frame: Frame,
 }
 
 impl Footing {
+    /// No ground yet ([`Self::reset`] gives it some).
+    pub fn new() -> Self {
+        let (cells, spare) = (Vec::new(), Vec::new());
+        Self { level: 0, s: 1.0, i0: 0, j0: 0, n: 0, cells, spare, max_abs_height: 0.0, frame: Frame::default() }
+    }
+
     /// The landscape of `level` (at most the generator's top) within `radius` of (x, y) in x and
     /// y, from `world`'s cached cells and the generator.
-    pub fn new<S: CellStore>(world: &World<S>, level: u8, x: f64, y: f64, radius: f64) -> Self {
+    pub fn reset<S: CellStore>(&mut self, world: &World<S>, level: u8, x: f64, y: f64, radius: f64) -> &Self {
         let gen = world.generator();
         let level = level.min(gen.top());
         let s = gen.cell_width(level);
         let (i0, j0) = (floor_i64((x - radius) / s) - 1, floor_i64((y - radius) / s) - 1);
         let (i1, j1) = (floor_i64((x + radius) / s) + 1, floor_i64((y + radius) / s) + 1);
         let n = ((i1 - i0).max(j1 - j0) + 1) as usize;
-        let cells = gen.patch_from(level, i0, j0, n, n, Some(world));
-        Self { level, s, i0, j0, n, cells, max_abs_height: gen.max_abs_height(), frame: Frame::default() }
+        gen.patch_into(level, [i0, j0], [n, n], Some(world), &mut self.cells, &mut self.spare);
+        (self.level, self.s, self.i0, self.j0, self.n, self.max_abs_height) = (level, s, i0, j0, n, gen.max_abs_height());
+        self
     }
 
     /// Inner cells (those with a surface), as an inclusive index range per axis.
@@ -157,7 +166,8 @@ mod tests {
                     let spread = w.generator().cell_width(level) * w.width() as f64 * rng.range(0.0, 1.5);
                     let (x, y) = (v.x + rng.range(-spread, spread), v.y + rng.range(-spread, spread));
                     let radius = rng.range(0.0, 3.0) * w.generator().cell_width(level);
-                    let f = Footing::new(&w, level, x, y, radius);
+                    let mut f = Footing::new();
+                    f.reset(&w, level, x, y, radius);
                     for _ in 0..8 {
                         let (px, py) = (x + rng.range(-radius, radius), y + rng.range(-radius, radius));
                         let got = f.surface_at(px, py).expect("inside its radius");

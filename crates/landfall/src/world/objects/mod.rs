@@ -231,6 +231,8 @@ pub struct Objects {
     movers: Spheres,
     roam: Option<roam::Roamers>,
     scratch: Vec<Shape>,
+    /// The ground under the object being placed (scratch).
+    footing: Footing,
 }
 
 impl Objects {
@@ -264,13 +266,14 @@ impl Objects {
             slots: Vec::new(),
             free: Vec::new(),
             tracked,
-            statics: Spheres::new(unit),
+            statics: Spheres::buffered(unit),
             static_pairs: None,
             dropped: Vec::new(),
             added: Vec::new(),
             movers: Spheres::new(unit),
             roam,
             scratch: Vec::new(),
+            footing: Footing::new(),
         };
         o.sync(world);
         Ok(o)
@@ -463,9 +466,10 @@ impl Objects {
             let mut shapes = std::mem::take(&mut self.scratch);
             shapes.clear();
             let (ground, top) = (self.ground, self.max_height);
+            let footing = &mut self.footing;
             kinds::draw_in_cell(spec, kind, self.seed, level, (i, j), s, cell, top, |d| {
-                let footing = Footing::new(world, ground, d.x, d.y, d.reach());
-                shapes.extend(kinds::stand(spec, &d, &footing, top));
+                let f = footing.reset(world, ground, d.x, d.y, d.reach());
+                shapes.extend(kinds::stand(spec, &d, f, top));
             });
             for &shape in &shapes {
                 let slot = match self.free.pop() {
