@@ -226,9 +226,16 @@ pub(crate) fn draw_in_cell(
     }
 }
 
-/// The shape of object `d` of kind `spec` set on `ground` (placed by [`place`] from above every
-/// possible ground, `max_height`), or `None` where its kind may not stand (too steep, no ground).
-pub(crate) fn stand<T: Terrain + ?Sized>(spec: &Kind, d: &Draw, ground: &T, max_height: f64) -> Option<Shape> {
+/// The shape of object `d` of kind `spec`, or `None` where its kind may not stand: whether it
+/// may (its slope, placed by [`place`] from above every possible ground, `max_height`) is
+/// decided on `own`, the landscape of its own level; it stands on `ground`, the landscape drawn.
+pub(crate) fn stand<T: Terrain + ?Sized, U: Terrain + ?Sized>(
+    spec: &Kind,
+    d: &Draw,
+    own: &T,
+    ground: &U,
+    max_height: f64,
+) -> Option<Shape> {
     let Draw { x, y, heading, size, height } = *d;
     let params = FollowParams {
         length: size,
@@ -238,9 +245,9 @@ pub(crate) fn stand<T: Terrain + ?Sized>(spec: &Kind, d: &Draw, ground: &T, max_
         probe_up: 0.0,
     };
     // From above every possible ground: the only surface below.
-    let p = place(ground, DVec3::new(x, y, max_height + 1.0), heading, &params).ok()?;
+    let p = place(own, DVec3::new(x, y, max_height + 1.0), heading, &params).ok()?;
     // On the ground right under it (the placement's plane says only whether it may stand).
-    let g = ground.top_surface(DVec3::new(x, y, 0.0)).map_or(p.position, |s| s.point);
+    let g = ground.top_surface(DVec3::new(x, y, 0.0))?.point;
     // Carry a footprint's base below the sloping ground on its low side.
     let skirt = 0.5 * size * p.slope().tan() + 0.05 * size;
     Some(match spec.form {

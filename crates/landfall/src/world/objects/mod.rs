@@ -214,7 +214,7 @@ pub struct Objects {
     levels: Vec<u8>,
     seed: u64,
     max_height: f64,
-    /// The level whose landscape objects stand on: the finest drawn.
+    /// The level whose landscape the objects stand on: the finest drawn at the last sync.
     ground: u8,
     slots: Vec<Option<Object>>,
     free: Vec<u32>,
@@ -231,8 +231,9 @@ pub struct Objects {
     movers: Spheres,
     roam: Option<roam::Roamers>,
     scratch: Vec<Shape>,
-    /// The ground under the object being placed (scratch).
+    /// The ground under the object being placed, drawn and of its own level (scratch).
     footing: Footing,
+    own: Footing,
 }
 
 impl Objects {
@@ -242,7 +243,7 @@ impl Objects {
         let gen = world.generator();
         let cell_size = gen.params().cell_size;
         let levels: Vec<u8> = params.kinds.iter().map(|k| k.level(cell_size)).collect();
-        let ground = world.cache_params().mesh_finest;
+        let ground = drawn(world);
         let roam =
             params.roaming.map(|r| roam::Roamers::new(r, gen.params().seed, cell_size, world.width())).transpose()?;
         let mut followed = levels.clone();
@@ -274,6 +275,7 @@ impl Objects {
             roam,
             scratch: Vec::new(),
             footing: Footing::new(),
+            own: Footing::new(),
         };
         o.sync(world);
         Ok(o)
@@ -396,6 +398,18 @@ impl Objects {
             });
             self.tracked[t].window = now;
         }
+        // The drawn ground changed level (the viewer climbed or came down): every object stands
+        // again on the new one.
+        let ground = drawn(world);
+        if ground != self.ground {
+            self.ground = ground;
+            for t in 0..self.tracked.len() {
+                for_cells_in(self.tracked[t].window, None, w, |i, j| {
+                    stats.dropped += self.drop_cell(t, i, j);
+                    stats.generated += self.generate_cell(world, t, i, j);
+                });
+            }
+        }
         if let Some(mut r) = self.roam.take() {
             stats.roaming = r.sync(world, &entered_roam, &mut self.movers);
             stats.roaming.forgotten += forgotten;
@@ -425,8 +439,11 @@ impl Objects {
     fn update_static_pairs(&mut self) {
         let (added, dropped) = (&mut self.added, &mut self.dropped);
         if let Some(pairs) = &mut self.static_pairs {
+            // A slot can go and come back in one sync (its cell stood again on a new ground).
             dropped.sort_unstable();
+            dropped.dedup();
             added.sort_unstable();
+            added.dedup();
             if !dropped.is_empty() {
                 pairs.retain(|(a, b)| dropped.binary_search(a).is_err() && dropped.binary_search(b).is_err());
             }
@@ -466,10 +483,15 @@ impl Objects {
             let mut shapes = std::mem::take(&mut self.scratch);
             shapes.clear();
             let (ground, top) = (self.ground, self.max_height);
-            let footing = &mut self.footing;
+            let (footing, own) = (&mut self.footing, &mut self.own);
             kinds::draw_in_cell(spec, kind, self.seed, level, (i, j), s, cell, top, |d| {
                 let f = footing.reset(world, ground, d.x, d.y, d.reach());
-                shapes.extend(kinds::stand(spec, &d, f, top));
+                let shape = if level == ground {
+                    kinds::stand(spec, &d, f, f, top)
+                } else {
+                    kinds::stand(spec, &d, own.reset(world, level, d.x, d.y, d.reach()), f, top)
+                };
+                shapes.extend(shape);
             });
             for &shape in &shapes {
                 let slot = match self.free.pop() {
@@ -503,6 +525,11 @@ struct Tracked {
     /// The window's origin, `None` while the layer is inactive.
     window: Option<[i64; 2]>,
     objects: Attached<Vec<u32>>,
+}
+
+/// The level objects stand on: the finest drawn now.
+fn drawn<S: CellStore>(world: &World<S>) -> u8 {
+    (*world.drawn_layers().start()).min(world.generator().top())
 }
 
 /// The window origin of layer `level` now, `None` when it is inactive or beyond the cache.

@@ -198,7 +198,8 @@ impl Spheres {
             })
             .map(|(_, t)| t);
         let limit = sorted.unwrap_or(max_t);
-        let recent = self.recent.raycast_with(origin, dir, limit, |q, t, limit| exact(recent_slot[q as usize], t, limit));
+        let recent =
+            self.recent.raycast_with(origin, dir, limit, |q, t, limit| exact(recent_slot[q as usize], t, limit));
         match (sorted, recent) {
             (Some(a), Some((_, b))) => Some(a.min(b)),
             (a, b) => a.or(b.map(|(_, t)| t)),
