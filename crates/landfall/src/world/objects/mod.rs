@@ -6,10 +6,13 @@
 //! **Per cell.** Each [`Kind`] lives on the level whose cells are at least four times its size
 //! (stones on 2 m cells, halls on 512 m ones with 1 m finest cells). A cell's objects come from a
 //! stream hashed from (seed, level, i, j, kind) — never from a sequence, so the same cell yields the
-//! same objects however the viewer got there — and stand on the landscape of the finest drawn level
-//! ([`LodTerrain`] at `CacheParams::mesh_finest`: the drawn mesh itself around the viewer, where
-//! that layer is drawn; within the finer levels' small offsets of it farther out), placed by
-//! [`place`](crate::place()) so no footprint stands on ground steeper than its kind allows. The
+//! same objects however the viewer got there. Whether an object may stand is decided by
+//! [`place`](crate::place()) on its own level's landscape (no footprint on ground steeper than its
+//! kind allows), so the objects do not depend on where the viewer is; it stands on the landscape of
+//! the finest level drawn (the drawn mesh itself around the viewer; within the finer levels' offsets
+//! of the morphing mesh farther out), and stands again on the new one when that level changes. Both
+//! landscapes are read from the cache's cells, refined from the nearest ancestors it holds where it
+//! does not hold them ([`LodTerrain`]'s fans over the generator's own cells, bit for bit). The
 //! cell's height and roughness set the density (no trees above the tree line, more boulders on rough
 //! ground).
 //!
@@ -39,19 +42,29 @@
 //!   the same objects bit for bit whatever path brought the viewer there (tested against a fresh world
 //!   after 400 frames of walking and teleporting). The cell's height and roughness set the density
 //!   (trees below 45 % of the largest height, houses below 30 %, more boulders on rough ground); each
-//!   object is set on the ground by `place` (a footprint of its size, refused on ground steeper than
-//!   its kind's limit: 12° for houses, 30° for trees) — the landscape of the finest drawn level
-//!   (`LodTerrain` at `mesh_finest`), which is the drawn mesh itself around the viewer and within the
-//!   finer levels' small offsets of it farther out; buildings carry their base below the lowest corner
-//!   of their footprint.
+//!   object is allowed by `place` on its own level's landscape (a footprint of its size, refused on
+//!   ground steeper than its kind's limit: 12° for houses, 30° for trees), and set on the landscape
+//!   of the finest drawn level (`World::drawn_layers`), which is the drawn mesh itself around the
+//!   viewer and within the finer levels' offsets of it farther out; buildings carry their base below
+//!   the lowest corner of their footprint. When the finest drawn level changes (the viewer climbs or
+//!   comes down a layer), every object stands again on the new one: a viewer in the air sees its
+//!   objects on the coarse ground it draws. The landscapes come from a *footing* (`footing.rs`): the
+//!   cells around the object, read from the cache's layer where it holds them and otherwise refined
+//!   from the nearest ancestors it holds (`Generator::patch_into`), never from the top level; the
+//!   same bits as `LodTerrain`'s (tested object for object). Tested after random walks, climbs,
+//!   descents and jumps: every object on the brute-force ground of the finest drawn level, on the
+//!   drawn mesh where it is not morphed, and the same objects as a fresh world's at the same place
+//!   (bit for bit where the same level is drawn).
 //! - **With the cache.** `Objects::sync` follows the world after each update: a level's objects are
 //!   exactly those of the cells in its layer's window while the layer is active; cells that enter
 //!   generate theirs, cells that leave drop theirs. A cell's objects are kept in the slot of that cell,
 //!   in a toroidal array addressed as the cache's own cells, so the walk that finds the cells a window
 //!   gained and lost is the only bookkeeping.
 //! - **In a broad phase.** The objects' bounding spheres are in one `BroadPhase`, edited only when
-//!   cells come and go: each `sync` that changed them sorts its levels once (the controller's and the
-//!   rays' queries read them); their pairs among themselves are found once and then kept, each sync
+//!   cells come and go: new spheres wait in a second, unsorted one (its queries test each) and
+//!   removed ones are skipped until they number an eighth of the sorted ones; then both are merged
+//!   and sorted once (on the jet's path, where a few dozen change a frame among 1,600, sorting after
+//!   every sync cost as much as the world's update); their pairs among themselves are found once and then kept, each sync
 //!   dropping the pairs of the objects it dropped and querying those of the objects it made. The
 //!   entities, which move every step, are in a second one: their pairs by its search, and their
 //!   pairs with the objects by one sphere query each on the first. `Objects::pairs` reports all
