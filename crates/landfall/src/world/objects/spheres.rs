@@ -2,10 +2,11 @@
 //!
 //! The entities' spheres move every step and are few: their broad phase is sorted again after
 //! each step. The objects' are edited only when cells come and go, a few at a time among
-//! thousands ([`Spheres::buffered`]): new spheres wait in a second, unsorted broad phase (its
-//! queries test each of them) and removed ones stay in the sorted one, skipped, until they
-//! number an eighth of the sorted ones; then both are merged and sorted once. Sorting after every
-//! change would cost the whole set each frame on a fast path, where a few dozen change.
+//! thousands ([`Spheres::buffered`]): new spheres wait in a second, small broad phase (sorted
+//! again when it changed) and removed ones stay in the sorted one, skipped, until they number an
+//! eighth of the sorted ones or a refresh finds no change (a walker's rare changes are merged at
+//! once); then both are merged and sorted once. Sorting everything after every change would cost
+//! the whole set each frame on a fast path, where a few dozen change.
 
 use crate::broad::BroadPhase;
 use glam::DVec3;
@@ -32,11 +33,13 @@ pub(crate) struct Spheres {
     at: Vec<At>,
     /// Whether changes wait in `recent` and `stale` until they are many ([`Self::buffered`]).
     buffered: bool,
-    /// Spheres added since the last merge (never sorted: its queries test each), and their slots.
+    /// Spheres added since the last merge, and their slots.
     recent: BroadPhase,
     recent_slot: Vec<u32>,
     /// Sorted proxies removed since the last merge.
     stale: Vec<u32>,
+    /// Whether a sphere came or went since the last refresh.
+    edited: bool,
 }
 
 impl Spheres {
@@ -51,11 +54,13 @@ impl Spheres {
             recent: BroadPhase::new(unit),
             recent_slot: Vec::new(),
             stale: Vec::new(),
+            edited: false,
         }
     }
 
-    /// Like [`new`](Self::new), for spheres that change a few at a time: changes wait, unsorted,
-    /// until they number an eighth of the sorted spheres (at least 32).
+    /// Like [`new`](Self::new), for spheres that change a few at a time: changes wait in a small
+    /// broad phase until they number an eighth of the sorted spheres (at least 32), or until a
+    /// refresh without a change.
     pub fn buffered(unit: f64) -> Self {
         Self { buffered: true, ..Self::new(unit) }
     }
@@ -75,6 +80,7 @@ impl Spheres {
     /// Puts slot's sphere at (`c`, `r`), adding it if the slot has none. A sphere the broad phase
     /// refuses (not finite, beyond ±3.2e150) leaves the slot without one: it meets nothing.
     pub fn set(&mut self, slot: u32, c: DVec3, r: f64) {
+        self.edited = true;
         match self.at(slot) {
             At::Sorted(p) if !self.buffered => {
                 if self.bp.set(p, c, r).is_err() {
@@ -107,6 +113,7 @@ impl Spheres {
 
     /// Takes slot's sphere away, if it has one.
     pub fn remove(&mut self, slot: u32) {
+        self.edited = true;
         match self.at(slot) {
             At::None => return,
             At::Sorted(p) if self.buffered => {
@@ -124,10 +131,12 @@ impl Spheres {
     }
 
     /// Makes the spheres as they stand ready for the queries: sorts them again if a sphere came,
-    /// went or moved since; buffered, only once the waiting changes are many (`force`: at once).
+    /// went or moved since; buffered, only once the waiting changes are many, or at the first
+    /// refresh without a change (`force`: at once).
     fn settle(&mut self, force: bool) {
         let waiting = self.recent.len() + self.stale.len();
-        if waiting > 0 && (force || waiting > (self.bp.len() / 8).max(32)) {
+        let quiet = !std::mem::take(&mut self.edited);
+        if waiting > 0 && (force || quiet || waiting > (self.bp.len() / 8).max(32)) {
             for p in self.stale.drain(..) {
                 let _ = self.bp.remove(p);
             }
@@ -150,6 +159,7 @@ impl Spheres {
             debug_assert!(self.recent.is_empty());
         }
         self.bp.refresh();
+        self.recent.refresh();
     }
 
     /// Sorts the spheres for the queries, if they changed since (buffered: once the changes
