@@ -4,8 +4,8 @@
 //! each step. The objects' are edited only when cells come and go, a few at a time among
 //! thousands ([`Spheres::buffered`]): new spheres wait in a second, small broad phase (sorted
 //! again when it changed) and removed ones stay in the sorted one, skipped, until they number an
-//! eighth of the sorted ones or a refresh finds no change (a walker's rare changes are merged at
-//! once); then both are merged and sorted once. Sorting everything after every change would cost
+//! eighth of the sorted ones, or for 16 refreshes without a change (a walker's rare changes);
+//! then both are merged and sorted once. Sorting everything after every change would cost
 //! the whole set each frame on a fast path, where a few dozen change.
 
 use crate::broad::BroadPhase;
@@ -13,6 +13,10 @@ use glam::DVec3;
 
 /// No proxy: the slot holds no sphere (or the sorted proxy's sphere was removed).
 const NONE: u32 = u32::MAX;
+
+/// Refreshes without a change after which waiting changes are merged (a walker's rare changes
+/// are merged within a quarter of a second at 60 frames a second; a fast path's never wait for it).
+const QUIET: u32 = 16;
 
 /// Where a slot's sphere is.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -38,8 +42,9 @@ pub(crate) struct Spheres {
     recent_slot: Vec<u32>,
     /// Sorted proxies removed since the last merge.
     stale: Vec<u32>,
-    /// Whether a sphere came or went since the last refresh.
+    /// Whether a sphere came or went since the last refresh, and the refreshes since one did.
     edited: bool,
+    quiet: u32,
 }
 
 impl Spheres {
@@ -55,12 +60,13 @@ impl Spheres {
             recent_slot: Vec::new(),
             stale: Vec::new(),
             edited: false,
+            quiet: 0,
         }
     }
 
     /// Like [`new`](Self::new), for spheres that change a few at a time: changes wait in a small
-    /// broad phase until they number an eighth of the sorted spheres (at least 32), or until a
-    /// refresh without a change.
+    /// broad phase until they number an eighth of the sorted spheres (at least 32), or until 16
+    /// refreshes without a change.
     pub fn buffered(unit: f64) -> Self {
         Self { buffered: true, ..Self::new(unit) }
     }
@@ -131,12 +137,12 @@ impl Spheres {
     }
 
     /// Makes the spheres as they stand ready for the queries: sorts them again if a sphere came,
-    /// went or moved since; buffered, only once the waiting changes are many, or at the first
-    /// refresh without a change (`force`: at once).
+    /// went or moved since; buffered, only once the waiting changes are many, or after `QUIET`
+    /// refreshes without a change (`force`: at once).
     fn settle(&mut self, force: bool) {
         let waiting = self.recent.len() + self.stale.len();
-        let quiet = !std::mem::take(&mut self.edited);
-        if waiting > 0 && (force || quiet || waiting > (self.bp.len() / 8).max(32)) {
+        self.quiet = if std::mem::take(&mut self.edited) { 0 } else { self.quiet.saturating_add(1) };
+        if waiting > 0 && (force || self.quiet >= QUIET || waiting > (self.bp.len() / 8).max(32)) {
             for p in self.stale.drain(..) {
                 let _ = self.bp.remove(p);
             }
