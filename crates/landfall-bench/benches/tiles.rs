@@ -189,20 +189,7 @@ fn queries(c: &mut Criterion) {
     let (p, r) = (points(s, 1_000_000), rays(s, 100_000));
     // The same answers on both (the piece's samples are the index's).
     assert_eq!(vertical(&s.index, &p[..10_000]).to_bits(), vertical(&s.memory, &p[..10_000]).to_bits());
-    let n = s.piece.to_string();
-    let mut g = c.benchmark_group("tiles_vertical");
-    g.throughput(Throughput::Elements(p.len() as u64));
-    g.bench_function(BenchmarkId::new("landfall", &n), |b| b.iter(|| vertical(&s.index, &p)));
-    g.bench_function(BenchmarkId::new("in-memory", &n), |b| b.iter(|| vertical(&s.memory, &p)));
-    g.finish();
-    let mut g = c.benchmark_group("tiles_rays");
-    g.throughput(Throughput::Elements(r.len() as u64));
-    g.bench_function(BenchmarkId::new("landfall", &n), |b| b.iter(|| cast(&s.index, &r)));
-    g.bench_function(BenchmarkId::new("in-memory", &n), |b| b.iter(|| cast(&s.memory, &r)));
-    g.finish();
-    println!("tiles: warm, the index's file pages mapped as 2 MiB pages: {} MiB", file_pmd_mapped_mib());
-    // Cold, after the warm figures (the cold batches fault pages back one readahead at a time, which
-    // the warm queries would otherwise inherit): the index's pages evicted, one batch each.
+    // Cold: the index's pages evicted, one batch each.
     evict(&s.index, &s.index_path);
     let t0 = Instant::now();
     black_box(vertical(&s.index, &p[..100_000]));
@@ -226,6 +213,17 @@ fn queries(c: &mut Criterion) {
         mem_r * 1e3,
         cold_r / mem_r
     );
+    let n = s.piece.to_string();
+    let mut g = c.benchmark_group("tiles_vertical");
+    g.throughput(Throughput::Elements(p.len() as u64));
+    g.bench_function(BenchmarkId::new("landfall", &n), |b| b.iter(|| vertical(&s.index, &p)));
+    g.bench_function(BenchmarkId::new("in-memory", &n), |b| b.iter(|| vertical(&s.memory, &p)));
+    g.finish();
+    let mut g = c.benchmark_group("tiles_rays");
+    g.throughput(Throughput::Elements(r.len() as u64));
+    g.bench_function(BenchmarkId::new("landfall", &n), |b| b.iter(|| cast(&s.index, &r)));
+    g.bench_function(BenchmarkId::new("in-memory", &n), |b| b.iter(|| cast(&s.memory, &r)));
+    g.finish();
 }
 
 /// A tile entering the view and leaving it again, tile after tile along the grid's tiles: with the
@@ -281,16 +279,6 @@ criterion_group! {
     name = benches;
     config = landfall_bench::report::criterion().sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(4));
     targets = queries, entering
-}
-
-/// The process's file-backed memory mapped as 2 MiB pages (`FilePmdMapped` in
-/// `/proc/self/smaps_rollup`), 0 where the kernel does not say.
-fn file_pmd_mapped_mib() -> u64 {
-    let s = std::fs::read_to_string("/proc/self/smaps_rollup").unwrap_or_default();
-    s.lines()
-        .find_map(|l| l.strip_prefix("FilePmdMapped:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        .map_or(0, |kb| kb / 1024)
 }
 
 fn main() {
