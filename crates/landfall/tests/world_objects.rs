@@ -1,13 +1,16 @@
 //! Objects in the endless world: the same cells give the same objects whatever the path, objects
-//! exist exactly for the cells in the cache, they stand on their ground, the dual quad-tree's pairs
-//! equal brute force, they are solid to walkers and rays, and roaming entities never exist twice.
+//! exist exactly for the cells in the cache, they stand on the drawn ground (brute force, after
+//! any moves), the broad phase's pairs equal brute force, they are solid to walkers and rays, and
+//! roaming entities never exist twice.
 
 use glam::{DVec2, DVec3};
 use landfall::collide::{CharacterController, ControllerParams, TerrainSweep};
 use landfall::support::SplitMix64;
+use landfall::world::{corner_height, fan_height};
 use landfall::world::{CacheParams, LodTerrain, Objects, World, WorldParams};
 use landfall::world::{Form, ObjectParams, Roaming, Shape};
 use landfall::{Ray, Terrain, TriangleId};
+use proptest::prelude::*;
 use std::collections::BTreeSet;
 
 fn cache() -> CacheParams {
@@ -108,7 +111,7 @@ fn kinds_live_on_their_levels_and_stand_on_their_ground() {
         seen[ob.kind as usize] += 1;
         assert_eq!(ob.level, k.level(1.0));
         let s = (ob.level as f64).exp2();
-        let ground = LodTerrain::new(w.generator().clone(), w.cache_params().mesh_finest, 4);
+        let ground = LodTerrain::new(w.generator().clone(), *w.drawn_layers().start(), 4);
         match (k.form, ob.shape) {
             (Form::Ball, Shape::Sphere { c, r }) => {
                 assert!(2.0 * r >= k.size.0 - 1e-12 && 2.0 * r <= k.size.1 + 1e-12);
@@ -501,4 +504,149 @@ fn invalid_object_params_are_refused_naming_the_field() {
     })];
     assert!(ObjectParams::default().with_kinds(kinds).with_roaming(Some(edge)).validate().is_ok());
     assert!(Roaming::default().with_range(0.25).with_owner_level(40).validate().is_ok());
+}
+
+/// The landscape of `level` at (x, y), by brute force: the nine cells around, generated from the
+/// top level, and the fan through their midpoint and corner means.
+fn brute_ground(w: &World, level: u8, x: f64, y: f64) -> f64 {
+    let s = w.generator().cell_width(level);
+    let (i, j) = ((x / s).floor() as i64, (y / s).floor() as i64);
+    let c = w.generator().patch(level, i - 1, j - 1, 3, 3);
+    let h = |a: usize, b: usize| c[b * 3 + a].h;
+    let corner = |a: usize, b: usize| corner_height(h(a, b), h(a + 1, b), h(a, b + 1), h(a + 1, b + 1)) as f64;
+    let z = [corner(0, 0), corner(1, 0), corner(1, 1), corner(0, 1)];
+    fan_height(z, h(1, 1) as f64, x / s - i as f64, y / s - j as f64)
+}
+
+/// Checks every object against the brute-force ground of the finest drawn level: a ball's bottom
+/// on it, a trunk from below it to its height above it, a building's base 0.1 m below the lowest
+/// of its centre and corners and its roof its height above the centre. Where that level is drawn
+/// without morphing (within `inner_radius − 3` of its cells from its window's middle), the drawn
+/// mesh is that ground too. Returns the objects checked against the drawn mesh.
+fn objects_on_the_drawn_ground(w: &World, o: &Objects) -> usize {
+    let level = *w.drawn_layers().start();
+    let g = |x: f64, y: f64| brute_ground(w, level, x, y);
+    let near = |a: f64, b: f64| (a - b).abs() <= 1e-7 * (1.0 + a.abs());
+    let s = w.generator().cell_width(level);
+    let (o0, half) = (w.window_origin(level), w.width() as f64 / 2.0);
+    let middle = DVec2::new((o0[0] as f64 + half) * s, (o0[1] as f64 + half) * s);
+    let unmorphed = (w.cache_params().inner_radius as f64 - 3.0) * s;
+    let mut on_mesh = 0;
+    for (_, ob) in o.iter() {
+        let k = &o.kinds()[ob.kind as usize];
+        let (x, y, base) = match ob.shape {
+            Shape::Sphere { c, r } => {
+                assert!(near(c.z - 0.6 * r, g(c.x, c.y)), "a ball off the drawn ground");
+                (c.x, c.y, g(c.x, c.y))
+            }
+            Shape::Column { a, b, r } => {
+                let z = g(a.x, a.y);
+                assert!(a.z <= z - r + 1e-7 && b.z >= z + k.height.0 - 1e-7 && b.z <= z + k.height.1 + 1e-7);
+                (a.x, a.y, z)
+            }
+            Shape::Box { c, half, yaw } => {
+                let (sn, cs) = yaw.sin_cos();
+                let lowest =
+                    [(-1.0, -1.0), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)].iter().fold(g(c.x, c.y), |m, (dx, dy)| {
+                        let (lx, ly) = (dx * half.x, dy * half.y);
+                        m.min(g(c.x + lx * cs - ly * sn, c.y + lx * sn + ly * cs))
+                    });
+                assert!(near(c.z - half.z, lowest - 0.1), "a building's base not below its footprint");
+                let roof = c.z + half.z - g(c.x, c.y);
+                assert!(roof >= k.height.0 - 1e-7 && roof <= k.height.1 + 1e-7);
+                (c.x, c.y, g(c.x, c.y))
+            }
+        };
+        if (DVec2::new(x, y) - middle).abs().max_element() < unmorphed {
+            let drawn = w.height_at(x, y).expect("over the drawn mesh");
+            assert!((drawn - base).abs() < 1e-3, "drawn {drawn} vs {base} at ({x}, {y})");
+            on_mesh += 1;
+        }
+    }
+    on_mesh
+}
+
+/// An object without its height: kind, level, cell, and where it stands in x and y.
+type Footprint = (u16, u8, (i64, i64), [u64; 2]);
+
+fn footprints(o: &Objects) -> BTreeSet<Footprint> {
+    o.iter()
+        .map(|(_, ob)| {
+            let p = match ob.shape {
+                Shape::Sphere { c, .. } | Shape::Box { c, .. } => c,
+                Shape::Column { a, .. } => a,
+            };
+            (ob.kind, ob.level, ob.cell, [p.x.to_bits(), p.y.to_bits()])
+        })
+        .collect()
+}
+
+/// Moves the viewer (kind: walk, climb or come down, jump, hover; a direction; a height fraction),
+/// syncing the objects and checking them against the drawn ground after each move; then compares
+/// them with a fresh world's at the same place. Returns the objects checked on the drawn mesh.
+fn moves_keep_objects_on_the_drawn_ground(seed: u64, moves: &[(u8, f64, f64, f64)]) -> usize {
+    let cache = cache().with_inner_radius(8);
+    let start: World = World::new(params(seed), cache.clone(), DVec3::new(0.0, 0.0, 100.0)).unwrap();
+    let ground = |x: f64, y: f64| start.far().height_at(x, y).unwrap_or(0.0);
+    let mut w: World = World::new(params(seed), cache.clone(), DVec3::new(0.0, 0.0, ground(0.0, 0.0) + 2.0)).unwrap();
+    let mut o = Objects::new(&w, ObjectParams::default().with_roaming(None)).unwrap();
+    let mut p = w.viewer();
+    let mut checked = objects_on_the_drawn_ground(&w, &o);
+    for &(kind, dx, dy, up) in moves {
+        let (step, above) = match kind {
+            0 => (3.0, 2.0),               // walk
+            1 => (20.0, 1.0 + 500.0 * up), // climb or come down
+            2 => (2e3, 2.0 + 60.0 * up),   // jump
+            _ => (0.0, 1.0 + 200.0 * up),  // hover
+        };
+        let (x, y) = (p.x + step * dx, p.y + step * dy);
+        p = DVec3::new(x, y, ground(x, y) + above);
+        w.update(p).unwrap();
+        o.sync(&w);
+        checked += objects_on_the_drawn_ground(&w, &o);
+    }
+    let fresh: World = World::new(params(seed), cache, p).unwrap();
+    let f = Objects::new(&fresh, ObjectParams::default().with_roaming(None)).unwrap();
+    let both = |level: u8, (i, j): (i64, i64)| w.cell(level, i, j).is_some() && fresh.cell(level, i, j).is_some();
+    let a: BTreeSet<_> = footprints(&o).into_iter().filter(|r| both(r.1, r.2)).collect();
+    let b: BTreeSet<_> = footprints(&f).into_iter().filter(|r| both(r.1, r.2)).collect();
+    assert!(!a.is_empty());
+    assert_eq!(a, b, "not the same objects as a fresh world's");
+    if w.drawn_layers().start() == fresh.drawn_layers().start() {
+        let a: BTreeSet<_> = records(&o).into_iter().filter(|r| both(r.1, r.2)).collect();
+        let b: BTreeSet<_> = records(&f).into_iter().filter(|r| both(r.1, r.2)).collect();
+        assert_eq!(a, b, "not standing as a fresh world's");
+    }
+    checked
+}
+
+/// A walk, a climb to 500 m and back down, a jump: objects on the drawn mesh are checked on it.
+#[test]
+fn objects_stand_on_the_drawn_ground_climbing_and_coming_down() {
+    let moves: Vec<_> = (0..30)
+        .map(|k| match k {
+            0..=9 => (0, 0.8, 0.6, 0.0),
+            10..=14 => (1, 0.1, 0.0, k as f64 / 15.0),
+            15..=19 => (1, -0.1, 0.0, (20 - k) as f64 / 15.0),
+            20 => (2, 0.5, -0.5, 0.0),
+            _ => (0, -0.6, 0.8, 0.0),
+        })
+        .collect();
+    assert!(moves_keep_objects_on_the_drawn_ground(4, &moves) > 50);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    /// After any sequence of moves — walking, climbing, coming down, jumping — every object
+    /// stands on the drawn ground (brute force), and the objects are those of a fresh world at the
+    /// same place: the same set wherever both caches hold the cells, bit for bit where the same
+    /// level is drawn.
+    #[test]
+    fn objects_stand_on_the_drawn_ground_after_any_moves(
+        seed in 0u64..1000,
+        moves in prop::collection::vec((0u8..4, -1.0f64..1.0, -1.0f64..1.0, 0.0f64..1.0), 1..24),
+    ) {
+        moves_keep_objects_on_the_drawn_ground(seed, &moves);
+    }
 }

@@ -25,6 +25,27 @@ pub struct Cell {
     pub r: f32,
 }
 
+/// Cells already generated somewhere (the world's cache), which [`Generator::patch_into`] reads
+/// instead of generating them again.
+pub(crate) trait HeldCells {
+    /// Whether every cell of `level` from `lo` to `hi` (inclusive) is held.
+    fn holds(&self, level: u8, lo: [i64; 2], hi: [i64; 2]) -> bool;
+    /// Held cell (i, j) of `level`.
+    fn get(&self, level: u8, i: i64, j: i64) -> Cell;
+}
+
+/// Holds nothing: every cell generated from the top level.
+pub(crate) enum NoCells {}
+
+impl HeldCells for NoCells {
+    fn holds(&self, _: u8, _: [i64; 2], _: [i64; 2]) -> bool {
+        match *self {}
+    }
+    fn get(&self, _: u8, _: i64, _: i64) -> Cell {
+        match *self {}
+    }
+}
+
 /// Weights of the 1-D quadratic through parents at −1, 0, 1 evaluated at −1/4 (equation 2.2),
 /// times 32; the child at +1/4 uses them reversed.
 pub const WEIGHTS_32: [f32; 3] = [5.0, 30.0, -3.0];
@@ -240,27 +261,51 @@ impl Generator {
     /// The cells [i0, i0 + nx) × [j0, j0 + ny) of `level`, row-major (`out[(j − j0)·nx + (i − i0)]`),
     /// generated from the top level down through just the ancestors they need.
     pub fn patch(&self, level: u8, i0: i64, j0: i64, nx: usize, ny: usize) -> Vec<Cell> {
+        let (mut out, mut spare) = (Vec::new(), Vec::new());
+        self.patch_into::<NoCells>(level, [i0, j0], [nx, ny], None, &mut out, &mut spare);
+        out
+    }
+
+    /// [`Self::patch`] of the `n[0] × n[1]` cells from `lo` into `out`, reading the cells of any
+    /// rectangle `held` holds instead of generating it and its ancestors (the cells are the same
+    /// bits either way: each depends only on its own); `spare` is scratch.
+    pub(crate) fn patch_into<H: HeldCells + ?Sized>(
+        &self,
+        level: u8,
+        [i0, j0]: [i64; 2],
+        [nx, ny]: [usize; 2],
+        held: Option<&H>,
+        out: &mut Vec<Cell>,
+        spare: &mut Vec<Cell>,
+    ) {
         assert!(level <= self.top(), "level {level} above the top level {}", self.top());
+        out.clear();
         if nx == 0 || ny == 0 {
-            return Vec::new();
+            return;
+        }
+        let (i1, j1) = (i0 + nx as i64 - 1, j0 + ny as i64 - 1);
+        if let Some(h) = held.filter(|h| h.holds(level, [i0, j0], [i1, j1])) {
+            for j in j0..=j1 {
+                out.extend((i0..=i1).map(|i| h.get(level, i, j)));
+            }
+            return;
         }
         if level == self.top() {
-            let mut out = Vec::with_capacity(nx * ny);
-            for j in 0..ny as i64 {
-                for i in 0..nx as i64 {
-                    out.push(self.top_cell(i0 + i, j0 + j));
-                }
+            for j in j0..=j1 {
+                out.extend((i0..=i1).map(|i| self.top_cell(i, j)));
             }
-            return out;
+            return;
         }
-        // Parents of the children's parents, with one parent of margin each side.
-        let (i1, j1) = (i0 + nx as i64 - 1, j0 + ny as i64 - 1);
+        // Parents of the children's parents, with one parent of margin each side (into `spare`,
+        // with `out` as its scratch).
         let (pi0, pj0) = (i0.div_euclid(2) - 1, j0.div_euclid(2) - 1);
         let (pi1, pj1) = (i1.div_euclid(2) + 1, j1.div_euclid(2) + 1);
-        let (pnx, pny) = ((pi1 - pi0 + 1) as usize, (pj1 - pj0 + 1) as usize);
-        let parents = self.patch(level + 1, pi0, pj0, pnx, pny);
+        let pnx = (pi1 - pi0 + 1) as usize;
+        self.patch_into(level + 1, [pi0, pj0], [pnx, (pj1 - pj0 + 1) as usize], held, spare, out);
+        let parents = &*spare;
         let at = |i: i64, j: i64| parents[(j - pj0) as usize * pnx + (i - pi0) as usize];
-        let mut out = vec![Cell::default(); nx * ny];
+        out.clear();
+        out.resize(nx * ny, Cell::default());
         for pj in pj0 + 1..pj1 {
             for pi in pi0 + 1..pi1 {
                 let p = [
@@ -279,7 +324,6 @@ impl Generator {
                 }
             }
         }
-        out
     }
 
     /// Corner heights (the mean of the four cells around each corner, as the mesh uses them) at grid

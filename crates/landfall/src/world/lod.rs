@@ -86,7 +86,7 @@ impl LodTerrain {
     ///
     /// [`World`]: super::World
     fn reach(&self) -> i64 {
-        ((super::MAX_CELLS_FROM_ORIGIN as i64) >> self.level).max(1)
+        reach(self.level)
     }
 
     /// Whether cell (i, j) lies inside the addressable world.
@@ -174,14 +174,7 @@ impl LodTerrain {
     fn cell(&self, tile: &mut Option<((i64, i64), Arc<Tile>)>, i: i64, j: i64) -> ([DVec3; 4], DVec3) {
         let (key, t) = self.tile_of(tile, i, j);
         let (a, b) = (i - key.0 * TILE, j - key.1 * TILE);
-        let s = self.gen.cell_width(self.level);
-        let corners = CORNERS.map(|c| {
-            let (ca, cb) = (a + c[0], b + c[1]);
-            let z = corner_height(t.at(ca - 1, cb - 1), t.at(ca, cb - 1), t.at(ca - 1, cb), t.at(ca, cb));
-            DVec3::new((i + c[0]) as f64 * s, (j + c[1]) as f64 * s, z as f64)
-        });
-        let mid = DVec3::new((i as f64 + 0.5) * s, (j as f64 + 0.5) * s, t.at(a, b) as f64);
-        (corners, mid)
+        fan_cell(i, j, self.gen.cell_width(self.level), |di, dj| t.at(a + di, b + dj))
     }
 
     fn id(&self, i: i64, j: i64, part: usize) -> TriangleId {
@@ -194,21 +187,49 @@ impl LodTerrain {
             return None;
         }
         let s = self.gen.cell_width(self.level);
-        let (fx, fy) = (x / s, y / s);
-        let (i, j) = (floor_i64(fx), floor_i64(fy));
+        let (i, j) = (floor_i64(x / s), floor_i64(y / s));
         if !self.addressable(i, j) {
             return None;
         }
-        let (c, mid) = self.cell(&mut None, i, j);
-        let part = fan_part(fx - i as f64, fy - j as f64);
-        let f = FAN[part];
-        Some(surface([c[f[0]], c[f[1]], mid], DVec2::new(x, y), self.id(i, j, part)))
+        Some(fan_surface(self.level, s, (i, j), self.cell(&mut None, i, j), DVec2::new(x, y)))
     }
 
     /// Height at (x, y).
     pub fn height_at(&self, x: f64, y: f64) -> Option<f64> {
         self.surface_at(x, y).map(|s| s.point.z)
     }
+}
+
+/// Cells of `level` from the origin to the edge of the addressable world (see
+/// `LodTerrain::reach`).
+pub(crate) fn reach(level: u8) -> i64 {
+    ((super::MAX_CELLS_FROM_ORIGIN as i64) >> level).max(1)
+}
+
+/// World corners (counter-clockwise from the south-west) and midpoint of cell (i, j) of cells `s`
+/// wide, from `h(di, dj)`, the midpoint height of cell (i + di, j + dj) (di, dj ∈ −1..=1).
+pub(crate) fn fan_cell(i: i64, j: i64, s: f64, h: impl Fn(i64, i64) -> f32) -> ([DVec3; 4], DVec3) {
+    let corners = CORNERS.map(|c| {
+        let z = corner_height(h(c[0] - 1, c[1] - 1), h(c[0], c[1] - 1), h(c[0] - 1, c[1]), h(c[0], c[1]));
+        DVec3::new((i + c[0]) as f64 * s, (j + c[1]) as f64 * s, z as f64)
+    });
+    let mid = DVec3::new((i as f64 + 0.5) * s, (j as f64 + 0.5) * s, h(0, 0) as f64);
+    (corners, mid)
+}
+
+/// The surface at `p` on the fan of cell (i, j) of `level` (cells `s` wide) with corners and
+/// midpoint `(c, mid)` ([`fan_cell`]).
+pub(crate) fn fan_surface(
+    level: u8,
+    s: f64,
+    (i, j): (i64, i64),
+    (c, mid): ([DVec3; 4], DVec3),
+    p: DVec2,
+) -> SurfacePoint {
+    let part = fan_part(p.x / s - i as f64, p.y / s - j as f64);
+    let f = FAN[part];
+    let id = TriangleId::Lod { level, part: part as u16, i: i as i32, j: j as i32 };
+    surface([c[f[0]], c[f[1]], mid], p, id)
 }
 
 impl Terrain for LodTerrain {

@@ -6,7 +6,7 @@ use crate::params::{length, right_angle, ParamError};
 use crate::place::{place, Contacts, FollowParams};
 use crate::rng::{mix, SplitMix64};
 use crate::terrain::Terrain;
-use crate::world::{Cell, LodTerrain};
+use crate::world::Cell;
 use glam::DVec3;
 
 /// The collision shape a kind gets.
@@ -179,11 +179,31 @@ pub fn cell_stream(seed: u64, level: u8, i: i64, j: i64, kind: usize) -> SplitMi
     SplitMix64::new(mix(mix(k ^ j as u64) ^ kind as u64))
 }
 
-/// The objects kind `kind` places in cell (i, j) of its level (width `s`), on `ground` (the
-/// landscape objects stand on), with the cell's own values `cell` setting the density. Deterministic:
-/// the same cell gives the same objects whatever came before.
+/// One object as its cell's stream draws it, before it is set on the ground.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Draw {
+    /// Where it stands in x and y.
+    pub x: f64,
+    pub y: f64,
+    heading: f64,
+    /// Its size across.
+    pub size: f64,
+    height: f64,
+}
+
+impl Draw {
+    /// How far from (x, y) its placement looks at the ground: its three contacts lie within
+    /// √½ of its size, a building's corners within 0.61.
+    pub fn reach(&self) -> f64 {
+        0.75 * self.size
+    }
+}
+
+/// The objects kind `kind` draws in cell (i, j) of its level (width `s`) from the cell's own
+/// stream, with the cell's own values `cell` setting the density: `each` gets them in order.
+/// Deterministic: the same cell gives the same draws whatever came before.
 #[allow(clippy::too_many_arguments)]
-pub fn place_in_cell(
+pub(crate) fn draw_in_cell(
     spec: &Kind,
     kind: usize,
     seed: u64,
@@ -191,9 +211,8 @@ pub fn place_in_cell(
     (i, j): (i64, i64),
     s: f64,
     cell: Cell,
-    ground: &LodTerrain,
     max_height: f64,
-    out: &mut Vec<Shape>,
+    mut each: impl FnMut(Draw),
 ) {
     let mut rng = cell_stream(seed, level, i, j, kind);
     let mean = spec.per_cell * spec.suits(cell.h as f64, cell.r as f64, max_height);
@@ -203,42 +222,56 @@ pub fn place_in_cell(
         let heading = rng.range(0.0, std::f64::consts::TAU);
         let size = rng.range(spec.size.0, spec.size.1);
         let height = rng.range(spec.height.0, spec.height.1);
-        let params = FollowParams {
-            length: size,
-            width: size,
-            contacts: Contacts::ThreePoints,
-            max_slope: spec.max_slope,
-            probe_up: 0.0,
-        };
-        // From above every possible ground: the only surface below.
-        let Ok(p) = place(ground, DVec3::new(x, y, max_height + 1.0), heading, &params) else { continue };
-        // On the ground right under it (the placement's plane says only whether it may stand).
-        let g = ground.top_surface(DVec3::new(x, y, 0.0)).map_or(p.position, |s| s.point);
-        // Carry a footprint's base below the sloping ground on its low side.
-        let skirt = 0.5 * size * p.slope().tan() + 0.05 * size;
-        out.push(match spec.form {
-            Form::Ball => {
-                let r = 0.5 * size;
-                Shape::Sphere { c: g + DVec3::Z * (0.6 * r), r }
-            }
-            Form::Trunk => {
-                let r = spec.trunk * size;
-                Shape::Column { a: g - DVec3::Z * skirt.max(r), b: g + DVec3::Z * height, r }
-            }
-            Form::Building => {
-                // Its base below the ground at every corner of the footprint, its roof `height`
-                // above the ground at its centre.
-                let half = DVec3::new(0.5 * size, 0.35 * size, 0.0);
-                let (sn, cs) = heading.sin_cos();
-                let lowest = [(-1.0, -1.0), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)].iter().fold(g.z, |m, &(dx, dy)| {
-                    let (lx, ly) = (dx * half.x, dy * half.y);
-                    let q = DVec3::new(x + lx * cs - ly * sn, y + lx * sn + ly * cs, 0.0);
-                    ground.top_surface(q).map_or(m, |s| m.min(s.point.z))
-                });
-                let (base, roof) = (lowest - 0.1, g.z + height);
-                let c = DVec3::new(g.x, g.y, 0.5 * (base + roof));
-                Shape::Box { c, half: DVec3::new(half.x, half.y, 0.5 * (roof - base)), yaw: heading }
-            }
-        });
+        each(Draw { x, y, heading, size, height });
     }
+}
+
+/// The shape of object `d` of kind `spec`, or `None` where its kind may not stand: whether it
+/// may (its slope, placed by [`place`] from above every possible ground, `max_height`) is
+/// decided on `own`, the landscape of its own level; it stands on `ground`, the landscape drawn.
+pub(crate) fn stand<T: Terrain + ?Sized, U: Terrain + ?Sized>(
+    spec: &Kind,
+    d: &Draw,
+    own: &T,
+    ground: &U,
+    max_height: f64,
+) -> Option<Shape> {
+    let Draw { x, y, heading, size, height } = *d;
+    let params = FollowParams {
+        length: size,
+        width: size,
+        contacts: Contacts::ThreePoints,
+        max_slope: spec.max_slope,
+        probe_up: 0.0,
+    };
+    // From above every possible ground: the only surface below.
+    let p = place(own, DVec3::new(x, y, max_height + 1.0), heading, &params).ok()?;
+    // On the ground right under it (the placement's plane says only whether it may stand).
+    let g = ground.top_surface(DVec3::new(x, y, 0.0))?.point;
+    // Carry a footprint's base below the sloping ground on its low side.
+    let skirt = 0.5 * size * p.slope().tan() + 0.05 * size;
+    Some(match spec.form {
+        Form::Ball => {
+            let r = 0.5 * size;
+            Shape::Sphere { c: g + DVec3::Z * (0.6 * r), r }
+        }
+        Form::Trunk => {
+            let r = spec.trunk * size;
+            Shape::Column { a: g - DVec3::Z * skirt.max(r), b: g + DVec3::Z * height, r }
+        }
+        Form::Building => {
+            // Its base below the ground at every corner of the footprint, its roof `height`
+            // above the ground at its centre.
+            let half = DVec3::new(0.5 * size, 0.35 * size, 0.0);
+            let (sn, cs) = heading.sin_cos();
+            let lowest = [(-1.0, -1.0), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)].iter().fold(g.z, |m, &(dx, dy)| {
+                let (lx, ly) = (dx * half.x, dy * half.y);
+                let q = DVec3::new(x + lx * cs - ly * sn, y + lx * sn + ly * cs, 0.0);
+                ground.top_surface(q).map_or(m, |s| m.min(s.point.z))
+            });
+            let (base, roof) = (lowest - 0.1, g.z + height);
+            let c = DVec3::new(g.x, g.y, 0.5 * (base + roof));
+            Shape::Box { c, half: DVec3::new(half.x, half.y, 0.5 * (roof - base)), yaw: heading }
+        }
+    })
 }

@@ -6,10 +6,13 @@
 //! **Per cell.** Each [`Kind`] lives on the level whose cells are at least four times its size
 //! (stones on 2 m cells, halls on 512 m ones with 1 m finest cells). A cell's objects come from a
 //! stream hashed from (seed, level, i, j, kind) — never from a sequence, so the same cell yields the
-//! same objects however the viewer got there — and stand on the landscape of the finest drawn level
-//! ([`LodTerrain`] at `CacheParams::mesh_finest`: the drawn mesh itself around the viewer, where
-//! that layer is drawn; within the finer levels' small offsets of it farther out), placed by
-//! [`place`](crate::place()) so no footprint stands on ground steeper than its kind allows. The
+//! same objects however the viewer got there. Whether an object may stand is decided by
+//! [`place`](crate::place()) on its own level's landscape (no footprint on ground steeper than its
+//! kind allows), so the objects do not depend on where the viewer is; it stands on the landscape of
+//! the finest level drawn (the drawn mesh itself around the viewer; within the finer levels' offsets
+//! of the morphing mesh farther out), and stands again on the new one when that level changes. Both
+//! landscapes are read from the cache's cells, refined from the nearest ancestors it holds where it
+//! does not hold them ([`LodTerrain`]'s fans over the generator's own cells, bit for bit). The
 //! cell's height and roughness set the density (no trees above the tree line, more boulders on rough
 //! ground).
 //!
@@ -39,19 +42,29 @@
 //!   the same objects bit for bit whatever path brought the viewer there (tested against a fresh world
 //!   after 400 frames of walking and teleporting). The cell's height and roughness set the density
 //!   (trees below 45 % of the largest height, houses below 30 %, more boulders on rough ground); each
-//!   object is set on the ground by `place` (a footprint of its size, refused on ground steeper than
-//!   its kind's limit: 12° for houses, 30° for trees) — the landscape of the finest drawn level
-//!   (`LodTerrain` at `mesh_finest`), which is the drawn mesh itself around the viewer and within the
-//!   finer levels' small offsets of it farther out; buildings carry their base below the lowest corner
-//!   of their footprint.
+//!   object is allowed by `place` on its own level's landscape (a footprint of its size, refused on
+//!   ground steeper than its kind's limit: 12° for houses, 30° for trees), and set on the landscape
+//!   of the finest drawn level (`World::drawn_layers`), which is the drawn mesh itself around the
+//!   viewer and within the finer levels' offsets of it farther out; buildings carry their base below
+//!   the lowest corner of their footprint. When the finest drawn level changes (the viewer climbs or
+//!   comes down a layer), every object stands again on the new one: a viewer in the air sees its
+//!   objects on the coarse ground it draws. The landscapes come from a *footing* (`footing.rs`): the
+//!   cells around the object, read from the cache's layer where it holds them and otherwise refined
+//!   from the nearest ancestors it holds (`Generator::patch_into`), never from the top level; the
+//!   same bits as `LodTerrain`'s (tested object for object). Tested after random walks, climbs,
+//!   descents and jumps: every object on the brute-force ground of the finest drawn level, on the
+//!   drawn mesh where it is not morphed, and the same objects as a fresh world's at the same place
+//!   (bit for bit where the same level is drawn).
 //! - **With the cache.** `Objects::sync` follows the world after each update: a level's objects are
 //!   exactly those of the cells in its layer's window while the layer is active; cells that enter
 //!   generate theirs, cells that leave drop theirs. A cell's objects are kept in the slot of that cell,
 //!   in a toroidal array addressed as the cache's own cells, so the walk that finds the cells a window
 //!   gained and lost is the only bookkeeping.
 //! - **In a broad phase.** The objects' bounding spheres are in one `BroadPhase`, edited only when
-//!   cells come and go: each `sync` that changed them sorts its levels once (the controller's and the
-//!   rays' queries read them); their pairs among themselves are found once and then kept, each sync
+//!   cells come and go: new spheres wait in a second, unsorted one (its queries test each) and
+//!   removed ones are skipped until they number an eighth of the sorted ones; then both are merged
+//!   and sorted once (on the jet's path, where a few dozen change a frame among 1,600, sorting after
+//!   every sync cost as much as the world's update); their pairs among themselves are found once and then kept, each sync
 //!   dropping the pairs of the objects it dropped and querying those of the objects it made. The
 //!   entities, which move every step, are in a second one: their pairs by its search, and their
 //!   pairs with the objects by one sphere query each on the first. `Objects::pairs` reports all
@@ -96,6 +109,7 @@
 //! Not built: objects stand on the finest drawn level's landscape, not on the morphing mesh of the
 //! coarser layers farther out.
 
+mod footing;
 mod kinds;
 mod roam;
 mod shape;
@@ -109,7 +123,8 @@ pub use solids::Solids;
 
 use crate::params::ParamError;
 use crate::torus::Attached;
-use crate::world::{CellStore, LodTerrain, World};
+use crate::world::{CellStore, World};
+use footing::Footing;
 use spheres::Spheres;
 
 /// What fills the world.
@@ -212,8 +227,8 @@ pub struct Objects {
     levels: Vec<u8>,
     seed: u64,
     max_height: f64,
-    /// The ground objects stand on: the landscape of the finest drawn level.
-    ground: LodTerrain,
+    /// The level whose landscape the objects stand on: the finest drawn at the last sync.
+    ground: u8,
     slots: Vec<Option<Object>>,
     free: Vec<u32>,
     /// The levels followed (the kinds', the entities' instantiation and owner levels), finest first.
@@ -229,6 +244,9 @@ pub struct Objects {
     movers: Spheres,
     roam: Option<roam::Roamers>,
     scratch: Vec<Shape>,
+    /// The ground under the object being placed, drawn and of its own level (scratch).
+    footing: Footing,
+    own: Footing,
 }
 
 impl Objects {
@@ -238,7 +256,7 @@ impl Objects {
         let gen = world.generator();
         let cell_size = gen.params().cell_size;
         let levels: Vec<u8> = params.kinds.iter().map(|k| k.level(cell_size)).collect();
-        let ground = LodTerrain::new(gen.clone(), world.cache_params().mesh_finest, 256);
+        let ground = drawn(world);
         let roam =
             params.roaming.map(|r| roam::Roamers::new(r, gen.params().seed, cell_size, world.width())).transpose()?;
         let mut followed = levels.clone();
@@ -262,13 +280,15 @@ impl Objects {
             slots: Vec::new(),
             free: Vec::new(),
             tracked,
-            statics: Spheres::new(unit),
+            statics: Spheres::buffered(unit),
             static_pairs: None,
             dropped: Vec::new(),
             added: Vec::new(),
             movers: Spheres::new(unit),
             roam,
             scratch: Vec::new(),
+            footing: Footing::new(),
+            own: Footing::new(),
         };
         o.sync(world);
         Ok(o)
@@ -391,6 +411,18 @@ impl Objects {
             });
             self.tracked[t].window = now;
         }
+        // The drawn ground changed level (the viewer climbed or came down): every object stands
+        // again on the new one.
+        let ground = drawn(world);
+        if ground != self.ground {
+            self.ground = ground;
+            for t in 0..self.tracked.len() {
+                for_cells_in(self.tracked[t].window, None, w, |i, j| {
+                    stats.dropped += self.drop_cell(t, i, j);
+                    stats.generated += self.generate_cell(world, t, i, j);
+                });
+            }
+        }
         if let Some(mut r) = self.roam.take() {
             stats.roaming = r.sync(world, &entered_roam, &mut self.movers);
             stats.roaming.forgotten += forgotten;
@@ -420,8 +452,11 @@ impl Objects {
     fn update_static_pairs(&mut self) {
         let (added, dropped) = (&mut self.added, &mut self.dropped);
         if let Some(pairs) = &mut self.static_pairs {
+            // A slot can go and come back in one sync (its cell stood again on a new ground).
             dropped.sort_unstable();
+            dropped.dedup();
             added.sort_unstable();
+            added.dedup();
             if !dropped.is_empty() {
                 pairs.retain(|(a, b)| dropped.binary_search(a).is_err() && dropped.binary_search(b).is_err());
             }
@@ -460,8 +495,17 @@ impl Objects {
             }
             let mut shapes = std::mem::take(&mut self.scratch);
             shapes.clear();
-            let ground = &self.ground;
-            kinds::place_in_cell(spec, kind, self.seed, level, (i, j), s, cell, ground, self.max_height, &mut shapes);
+            let (ground, top) = (self.ground, self.max_height);
+            let (footing, own) = (&mut self.footing, &mut self.own);
+            kinds::draw_in_cell(spec, kind, self.seed, level, (i, j), s, cell, top, |d| {
+                let f = footing.reset(world, ground, d.x, d.y, d.reach());
+                let shape = if level == ground {
+                    kinds::stand(spec, &d, f, f, top)
+                } else {
+                    kinds::stand(spec, &d, own.reset(world, level, d.x, d.y, d.reach()), f, top)
+                };
+                shapes.extend(shape);
+            });
             for &shape in &shapes {
                 let slot = match self.free.pop() {
                     Some(s) => s,
@@ -494,6 +538,11 @@ struct Tracked {
     /// The window's origin, `None` while the layer is inactive.
     window: Option<[i64; 2]>,
     objects: Attached<Vec<u32>>,
+}
+
+/// The level objects stand on: the finest drawn now.
+fn drawn<S: CellStore>(world: &World<S>) -> u8 {
+    (*world.drawn_layers().start()).min(world.generator().top())
 }
 
 /// The window origin of layer `level` now, `None` when it is inactive or beyond the cache.
