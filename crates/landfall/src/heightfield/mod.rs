@@ -334,6 +334,26 @@ pub(crate) enum Samples {
     Tiles(tiles::TiledSamples),
 }
 
+/// A heightfield's samples from one cell's south-west corner on (see [`Heightfield::cell_run`]).
+#[derive(Clone, Copy)]
+pub(crate) struct CellRun<'a> {
+    h: &'a [f32],
+    /// Index of the first cell's south-west corner; samples from one row to the next.
+    base: usize,
+    stride: usize,
+}
+
+impl CellRun<'_> {
+    /// Corner heights [h00, h10, h01, h11] of the cell `di` east and `dj` north of the first (one
+    /// bounds check for the four).
+    #[inline(always)]
+    pub(crate) fn corners(&self, di: usize, dj: usize) -> [f32; 4] {
+        let (k, n) = (self.base + dj * self.stride + di, self.stride);
+        let c = &self.h[k..k + n + 2];
+        [c[0], c[1], c[n], c[n + 1]]
+    }
+}
+
 /// Builder for a [`Heightfield`]: grid, georeferencing, triangulation, holes, pyramid leaf size.
 ///
 /// ```
@@ -676,13 +696,18 @@ impl Heightfield {
     /// Corner heights of cell (i, j): [h00, h10, h01, h11] (one bounds check for the four).
     #[inline(always)]
     pub(crate) fn corners_f32(&self, i: usize, j: usize) -> [f32; 4] {
-        let (h, k, nx): (&[f32], usize, usize) = match &self.samples {
-            Samples::Rows(h) => (h, j * self.nx + i, self.nx),
-            Samples::Tiles(t) => (&t.blocks, t.cell_base(i, j), t.side()),
-        };
-        // One slice from the first corner to the last.
-        let c = &h[k..k + nx + 2];
-        [c[0], c[1], c[nx], c[nx + 1]]
+        self.cell_run(i, j).corners(0, 0)
+    }
+
+    /// The samples from cell (i, j)'s south-west corner on, as one strided run: any cell of the same
+    /// pyramid leaf is reached from it by offsets (a leaf never straddles tiles: a tile is leaves
+    /// times a power of two, [`Tiling::new`]), so a walk through a leaf finds the tile once.
+    #[inline(always)]
+    pub(crate) fn cell_run(&self, i: usize, j: usize) -> CellRun<'_> {
+        match &self.samples {
+            Samples::Rows(h) => CellRun { h, base: j * self.nx + i, stride: self.nx },
+            Samples::Tiles(t) => CellRun { h: &t.blocks, base: t.cell_base(i, j), stride: t.side() },
+        }
     }
 
     /// Hints the CPU to fetch the sample rows of pyramid leaf (`bi`, `bj`) into cache: the start

@@ -569,12 +569,13 @@ impl Heightfield {
         let (exit_u, exit_v) = (usize::from(up_u), usize::from(up_v));
         let mut t = t0;
         let mut za = w.z(t0);
+        let run = self.cell_run(ci0, cj0);
         loop {
             let tx = if block_u { f64::INFINITY } else { (to_f(i + exit_u) - w.u0) * w.inv_du };
             let ty = if block_v { f64::INFINITY } else { (to_f(j + exit_v) - w.v0) * w.inv_dv };
             let te = max(min(min(tx, ty), t1), t);
             count!(2);
-            let c = self.corners_f32(i, j);
+            let c = run.corners(i - ci0, j - cj0);
             // Cheap reject: the ray stays strictly above or below the cell's four corners, so no
             // triangle of the cell can be crossed and the run restarts after it. (With holes, a
             // NaN corner drops out of min/max: the remaining triangle lies within its valid
