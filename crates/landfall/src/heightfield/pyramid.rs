@@ -96,7 +96,7 @@ impl Pyramid {
     /// Builds the pyramid for an `nx × ny` grid with leaves of `leaf × leaf` cells.
     pub(crate) fn build(heights: &[f32], nx: usize, ny: usize, leaf: usize) -> Self {
         let (ncx, ncy) = (nx - 1, ny - 1);
-        let (levels, _) = layout(ncx, ncy, leaf, 0);
+        let (levels, _) = layout(ncx, ncy, leaf, (0, 0));
         // Exact leaf ranges first (one pass over the samples, in parallel); the grid's exact range
         // and the quantum follow from them, then the leaves are encoded.
         let l0 = levels[0];
@@ -111,7 +111,7 @@ impl Pyramid {
     /// The pyramid of a grid of `ncx × ncy` cells whose leaves' exact ranges are `exact_leaves`
     /// (row-major, as [`LeafRanges`] accumulates them).
     pub(crate) fn from_exact_leaves(exact_leaves: &[Range], ncx: usize, ncy: usize, leaf: usize) -> Self {
-        let (levels, offset) = layout(ncx, ncy, leaf, 0);
+        let (levels, offset) = layout(ncx, ncy, leaf, (0, 0));
         let l0 = levels[0];
         let exact = exact_leaves.iter().fold(EMPTY_RANGE, |a, b| [a[0].min(b[0]), a[1].max(b[1])]);
         let (base, step) = quantum(exact);
@@ -156,7 +156,10 @@ impl Pyramid {
         if dir.iter().any(|&b| b as usize >= blocks) {
             return Err(format!("a tile names a block past the {blocks} tile pyramids"));
         }
-        let (levels, offset) = layout(ncx, ncy, leaf, tl);
+        // The tiles' top level (2 × 2 nodes a tile) is copied whole: a 4 × 4 block of its nodes
+        // always lies across tiles, and the walks would gather it node by node (`gather16`).
+        let kept = tl - 1;
+        let (levels, offset) = layout(ncx, ncy, leaf, (tl, kept));
         let mut p = Pyramid {
             leaf,
             ncx,
@@ -168,19 +171,16 @@ impl Pyramid {
             step,
             exact,
         };
-        if p.levels.len() > tl {
-            // The first level above the tiles: one node per tile, its top level's 2 × 2 nodes merged.
-            let (top, l) = (p.levels[tl - 1], p.levels[tl]);
-            let mut first = vec![EMPTY; l.stride * l.nby];
-            for ty in 0..l.nby {
-                for tx in 0..l.nbx {
-                    let b = p.tiles.dir[ty * tiling.ntx + tx] as usize;
-                    let own = &p.tiles.nodes[b * per_block + top.offset..][..4];
-                    first[ty * l.stride + tx] = own.iter().fold(EMPTY, |a, &c| merge(a, c));
+        if p.levels.len() > kept {
+            let (l, at) = (p.levels[kept], tile_layout(tl).0[kept]);
+            let (tiles, nodes) = (&p.tiles, p.nodes.make_mut());
+            for bj in 0..l.nby {
+                for bi in 0..l.nbx {
+                    let b = tiles.dir[(bj >> 1) * tiling.ntx + (bi >> 1)] as usize;
+                    nodes[l.offset + bj * l.stride + bi] = tiles.nodes[b * per_block + at + (bj & 1) * 2 + (bi & 1)];
                 }
             }
-            p.nodes.make_mut()[l.offset..l.offset + first.len()].copy_from_slice(&first);
-            for k in tl + 1..p.levels.len() {
+            for k in kept + 1..p.levels.len() {
                 p.update_level(k, 0..p.levels[k].nbx, 0..p.levels[k].nby);
             }
         }
@@ -241,7 +241,7 @@ impl Pyramid {
         if leaf == 0 || ncx == 0 || ncy == 0 {
             return Err("empty grid or leaf size".into());
         }
-        let (levels, offset) = layout(ncx, ncy, leaf, 0);
+        let (levels, offset) = layout(ncx, ncy, leaf, (0, 0));
         if nodes.len() != offset {
             return Err(format!("{} pyramid nodes, the layout has {offset}", nodes.len()));
         }
@@ -513,16 +513,16 @@ impl Pyramid {
 }
 
 /// The levels of a pyramid over `ncx × ncy` cells with leaves of `leaf` cells, the first `tiled` of
-/// them stored per tile (see [`tile_layout`]), and the number of nodes the others take (padding
-/// included).
-fn layout(ncx: usize, ncy: usize, leaf: usize, tiled: usize) -> (Vec<Level>, usize) {
+/// them read from the tiles, which store `per_tile ≥ tiled` levels each (see [`tile_layout`]), and
+/// the number of nodes the others take (padding included).
+fn layout(ncx: usize, ncy: usize, leaf: usize, (per_tile, tiled): (usize, usize)) -> (Vec<Level>, usize) {
     let mut levels = Vec::new();
-    let tile_offsets = tile_layout(tiled).0;
+    let tile_offsets = tile_layout(per_tile).0;
     let (mut nbx, mut nby, mut span, mut offset) = (ncx.div_ceil(leaf), ncy.div_ceil(leaf), leaf, 0);
     loop {
         let k = levels.len();
         if k < tiled {
-            levels.push(Level { nbx, nby, offset: tile_offsets[k], span, stride: 1 << (tiled - k), tiled: true });
+            levels.push(Level { nbx, nby, offset: tile_offsets[k], span, stride: 1 << (per_tile - k), tiled: true });
         } else {
             let stride = padded(nbx);
             levels.push(Level { nbx, nby, offset, span, stride, tiled: false });
