@@ -31,7 +31,7 @@ pub struct GeoHit {
 type Stack = ArrayVec<(u8, u32, u32, f64), 112>;
 
 /// What a leaf walk does with each crossing: keep the first, or report all.
-trait Sink {
+pub(super) trait Sink {
     /// The largest t still of interest.
     fn limit(&self) -> f64;
     fn take(&mut self, t: f64, i: usize, j: usize, half: Half);
@@ -78,9 +78,28 @@ impl GeoSurface {
         ray.validate(max_t).ok()?;
         let t_lo = -GEO_TOUCH / ray.dir.length();
         let mut sink = First { best: max_t, found: None };
+        if !self.strip_walk(ray, t_lo, &mut sink) {
+            self.walk(ray, t_lo, &mut sink);
+        }
+        let (t, i, j, half) = sink.found?;
+        self.enu_hit(ray, t.max(0.0), i, j, half)
+    }
+
+    /// [`GeoSurface::raycast_enu`] by the box-tree descent alone (the strip walk's reference).
+    #[cfg(test)]
+    pub(crate) fn raycast_enu_descent(&self, ray: &Ray, max_t: f64) -> Option<Hit> {
+        ray.validate(max_t).ok()?;
+        let t_lo = -GEO_TOUCH / ray.dir.length();
+        let mut sink = First { best: max_t, found: None };
         self.walk(ray, t_lo, &mut sink);
         let (t, i, j, half) = sink.found?;
         self.enu_hit(ray, t.max(0.0), i, j, half)
+    }
+
+    /// True when rays on this surface take the strip walk (else the box-tree descent).
+    #[cfg(test)]
+    pub(crate) fn has_strip_walk(&self) -> bool {
+        self.strips.is_some()
     }
 
     /// The hit at `t` on triangle `half` of cell (i, j), its normal oriented to the frame's up.
@@ -132,7 +151,9 @@ impl GeoSurface {
             return;
         }
         let mut sink = All { t1, hits: Vec::new() };
-        self.walk(ray, t0, &mut sink);
+        if !self.strip_walk(ray, t0, &mut sink) {
+            self.walk(ray, t0, &mut sink);
+        }
         sink.hits.sort_by(|a, b| a.0.total_cmp(&b.0));
         let merge = GEO_TOUCH / ray.dir.length();
         let mut last = f64::NEG_INFINITY;
