@@ -29,10 +29,13 @@
 //! {h ≤ hmax} is convex (the ellipsoid's parallel body), so every triangle with vertices at most
 //! hmax high lies in it. A wedge segment whose L exceeds its cells' highest sample (by 1e-6 m) at
 //! both ends meets none of them: it is skipped. Blocks of 4ᵏ × 4ᵏ cells keep their highest sample
-//! (levels k ≥ 1; single columns read their samples); a wedge is split into four until single
-//! columns, where each candidate cell is tested with the descent's exact watertight test, its
-//! corners mapped by the same arithmetic (so the answers are the descent's bit for bit where the
-//! first triangle is the same).
+//! (levels 1…3; single columns read their samples). The walk takes the wedges of 64 columns in the
+//! ray's order and splits each wedge it cannot skip into four, down to single columns; a wedge is
+//! first tested against the enclosing wedge's bound (its rows are a subset), before its own rows
+//! are found; a segment across more than two block rows (a ray near a meridian's direction) is
+//! halved in t. In a single column each candidate cell is tested with the descent's exact
+//! watertight test, its corners mapped by the same arithmetic, so the answers are the descent's
+//! bit for bit where the first triangle is the same.
 //!
 //! **Where it serves.** Grids spanning at most 10° of longitude and of latitude, heights within
 //! ±1,000 km, whose root box lies at least 1,000 km from the Earth's axis (so at least that far
@@ -103,7 +106,8 @@ impl Strips {
         }
         // Every point of the root box at least MIN_AXIS from the axis, on the tile's side of it.
         let b = boxes.root();
-        let (lo, hi) = (DVec3::new(b[0] as f64, b[1] as f64, b[2] as f64), DVec3::new(b[3] as f64, b[4] as f64, b[5] as f64));
+        let (lo, hi) =
+            (DVec3::new(b[0] as f64, b[1] as f64, b[2] as f64), DVec3::new(b[3] as f64, b[4] as f64, b[5] as f64));
         if !(lo.cmple(hi).all()) {
             return None;
         }

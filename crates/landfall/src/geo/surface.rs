@@ -171,7 +171,7 @@ impl GeoSurface {
         self.tables.position(i, j, self.hf.sample(i, j) as f64)
     }
 
-    /// Bytes used by the heightfield, the position tables and the box tree.
+    /// Bytes used by the heightfield, the position tables, the box tree and the strip walk's tables.
     pub fn memory_bytes(&self) -> usize {
         self.hf.memory_bytes()
             + (self.hf.nx() * 6 + self.hf.ny() * 9) * 8

@@ -1,8 +1,11 @@
-//! Rays on a [`GeoSurface`]: a front-to-back descent of the box tree (children visited nearest
-//! first, anything beyond the best hit so far skipped), then, in each leaf, every cell's four
-//! corners mapped into the ray's sheared space once, cells whose four corners lie on one side of
-//! the line skipped ([`Shear::sides`]), and each triangle tested watertightly ([`Shear`]). A vertex is mapped by the same arithmetic from whichever cell or leaf reaches it, so
-//! a ray through a shared edge or vertex never slips between triangles.
+//! Rays on a [`GeoSurface`]. Grids within 10° (away from the poles) take the strip walk
+//! (`strips.rs`: meridian wedges, rows with margins, a height lower bound); the others a
+//! front-to-back descent of the box tree (children visited nearest first, anything beyond the best
+//! hit so far skipped), then, in each leaf, every cell's four corners mapped into the ray's
+//! sheared space once, cells whose four corners lie on one side of the line skipped
+//! ([`Shear::sides`]), and each triangle tested watertightly ([`Shear`]). Both map a vertex by the
+//! same arithmetic from whichever cell or leaf reaches it, so a ray through a shared edge or
+//! vertex never slips between triangles, and both give the same t on the same triangle.
 
 use super::boxes::{overlaps, SlabRay};
 use super::shear::{Mapped, Shear};
