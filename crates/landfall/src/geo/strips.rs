@@ -115,7 +115,7 @@ impl Strips {
         let half = ((hi - lo) * 0.5).length();
         let mid = (o.x + ncx as f64 * s.x * 0.5).to_radians();
         let axis = centre.x * mid.cos() + centre.y * mid.sin();
-        if !(axis - half >= MIN_AXIS) {
+        if axis - half < MIN_AXIS || axis.is_nan() || half.is_nan() {
             return None;
         }
         let r_max = centre.length() + half;
@@ -187,7 +187,7 @@ impl Strips {
         let nb = ncy.div_ceil(w);
         let line = |b: usize| self.s((b * w).min(ncy), r, z);
         let mut b = (*guess / w).min(nb);
-        while b > 0 && !(line(b - 1) > m) {
+        while b > 0 && line(b - 1) <= m {
             b -= 1;
         }
         while b <= nb && line(b) > m {
@@ -376,7 +376,7 @@ impl GeoSurface {
             h
         };
         let ncy = st.rows.len() - 1;
-        let l = &st.rows[((lo + hi + 1) / 2 * w).min(ncy)];
+        let l = &st.rows[((lo + hi).div_ceil(2) * w).min(ncy)];
         let bound = hmax as f64 + H_EPS;
         let own = (*l, bound);
         if l.cos * ra + l.sin * za - l.big_k > bound && l.cos * rb + l.sin * zb - l.big_k > bound {
