@@ -61,6 +61,7 @@
 mod boxes;
 mod enu;
 mod shear;
+mod strips;
 mod surface;
 mod tables;
 mod terrain;

@@ -8,6 +8,7 @@
 use super::boxes::Boxes;
 use super::enu::EnuFrame;
 use super::shear::{Mapped, Shear};
+use super::strips::Strips;
 use super::tables::GridTables;
 use super::wgs84::Geodetic;
 use crate::geom::{Half, TriangleId};
@@ -87,6 +88,8 @@ pub struct GeoSurface {
     frame: EnuFrame,
     tables: GridTables,
     pub(crate) boxes: Boxes,
+    /// The strip walk's tables, where it serves (`strips.rs`).
+    pub(super) strips: Option<Strips>,
     lon0: f64,
     lat0: f64,
     dlon: f64,
@@ -126,11 +129,13 @@ impl GeoSurface {
         let lats: Vec<f64> = (0..ny).map(lat).collect();
         let tables = GridTables::new(&frame, &lons, &lats);
         let boxes = Boxes::build(&tables, nx - 1, ny - 1, leaf, |i, j| hf.sample(i, j));
+        let strips = Strips::new(&hf, &frame, &boxes);
         Ok(Self {
             hf,
             frame,
             tables,
             boxes,
+            strips,
             lon0: o.x,
             lat0: o.y,
             dlon: s.x,
@@ -166,9 +171,12 @@ impl GeoSurface {
         self.tables.position(i, j, self.hf.sample(i, j) as f64)
     }
 
-    /// Bytes used by the heightfield, the position tables and the box tree.
+    /// Bytes used by the heightfield, the position tables, the box tree and the strip walk's tables.
     pub fn memory_bytes(&self) -> usize {
-        self.hf.memory_bytes() + (self.hf.nx() * 6 + self.hf.ny() * 9) * 8 + self.boxes.memory_bytes()
+        self.hf.memory_bytes()
+            + (self.hf.nx() * 6 + self.hf.ny() * 9) * 8
+            + self.boxes.memory_bytes()
+            + self.strips.as_ref().map_or(0, Strips::memory_bytes)
     }
 
     /// ENU vertices of triangle `half` of cell (i, j) (counter-clockwise seen from above), or `None`

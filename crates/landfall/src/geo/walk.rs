@@ -1,8 +1,11 @@
-//! Rays on a [`GeoSurface`]: a front-to-back descent of the box tree (children visited nearest
-//! first, anything beyond the best hit so far skipped), then, in each leaf, every cell's four
-//! corners mapped into the ray's sheared space once, cells whose four corners lie on one side of
-//! the line skipped ([`Shear::sides`]), and each triangle tested watertightly ([`Shear`]). A vertex is mapped by the same arithmetic from whichever cell or leaf reaches it, so
-//! a ray through a shared edge or vertex never slips between triangles.
+//! Rays on a [`GeoSurface`]. Grids within 10° (away from the poles) take the strip walk
+//! (`strips.rs`: meridian wedges, rows with margins, a height lower bound); the others a
+//! front-to-back descent of the box tree (children visited nearest first, anything beyond the best
+//! hit so far skipped), then, in each leaf, every cell's four corners mapped into the ray's
+//! sheared space once, cells whose four corners lie on one side of the line skipped
+//! ([`Shear::sides`]), and each triangle tested watertightly ([`Shear`]). Both map a vertex by the
+//! same arithmetic from whichever cell or leaf reaches it, so a ray through a shared edge or
+//! vertex never slips between triangles, and both give the same t on the same triangle.
 
 use super::boxes::{overlaps, SlabRay};
 use super::shear::{Mapped, Shear};
@@ -31,7 +34,7 @@ pub struct GeoHit {
 type Stack = ArrayVec<(u8, u32, u32, f64), 112>;
 
 /// What a leaf walk does with each crossing: keep the first, or report all.
-trait Sink {
+pub(super) trait Sink {
     /// The largest t still of interest.
     fn limit(&self) -> f64;
     fn take(&mut self, t: f64, i: usize, j: usize, half: Half);
@@ -78,9 +81,28 @@ impl GeoSurface {
         ray.validate(max_t).ok()?;
         let t_lo = -GEO_TOUCH / ray.dir.length();
         let mut sink = First { best: max_t, found: None };
+        if !self.strip_walk(ray, t_lo, &mut sink) {
+            self.walk(ray, t_lo, &mut sink);
+        }
+        let (t, i, j, half) = sink.found?;
+        self.enu_hit(ray, t.max(0.0), i, j, half)
+    }
+
+    /// [`GeoSurface::raycast_enu`] by the box-tree descent alone (the strip walk's reference).
+    #[cfg(test)]
+    pub(crate) fn raycast_enu_descent(&self, ray: &Ray, max_t: f64) -> Option<Hit> {
+        ray.validate(max_t).ok()?;
+        let t_lo = -GEO_TOUCH / ray.dir.length();
+        let mut sink = First { best: max_t, found: None };
         self.walk(ray, t_lo, &mut sink);
         let (t, i, j, half) = sink.found?;
         self.enu_hit(ray, t.max(0.0), i, j, half)
+    }
+
+    /// True when rays on this surface take the strip walk (else the box-tree descent).
+    #[cfg(test)]
+    pub(crate) fn has_strip_walk(&self) -> bool {
+        self.strips.is_some()
     }
 
     /// The hit at `t` on triangle `half` of cell (i, j), its normal oriented to the frame's up.
@@ -132,7 +154,9 @@ impl GeoSurface {
             return;
         }
         let mut sink = All { t1, hits: Vec::new() };
-        self.walk(ray, t0, &mut sink);
+        if !self.strip_walk(ray, t0, &mut sink) {
+            self.walk(ray, t0, &mut sink);
+        }
         sink.hits.sort_by(|a, b| a.0.total_cmp(&b.0));
         let merge = GEO_TOUCH / ray.dir.length();
         let mut last = f64::NEG_INFINITY;
