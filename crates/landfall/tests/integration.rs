@@ -21,5 +21,6 @@ mod tile_view;
 mod tiled;
 mod viewshed;
 mod viewshed_sweep;
+mod viewshed_cull;
 mod world;
 mod world_objects;
