@@ -11,8 +11,9 @@
 //! A strip's segments overlap one another, so their envelope is built by insertion ([`Merge`]): a
 //! gap buffer, the pieces before the insertion point in a vector and the rest in a deque; the
 //! segments arrive nearly sorted by u, so each insertion moves the gap a step or two. The horizon
-//! is then raised to the strip's envelope in one linear pass ([`Envelope::raise`]), both being
-//! sorted.
+//! is then raised to the strip's envelope in one pass over the strip and the part of the horizon
+//! between its first and last u ([`Envelope::raise`]), both being sorted; the pieces before stay in
+//! place.
 
 use std::collections::VecDeque;
 

@@ -25,6 +25,21 @@
 //! edge through the eye (an eye on a grid line or vertex) projects to a single point, its far
 //! end. The targets of the first column are left to the exact walk.
 //!
+//! **Culling.** Each column is cut into blocks of laterals, the heightfield pyramid's nodes across
+//! the sweep (of the first level whose nodes span 8 cells or more), so each block of a column has a
+//! height bound (the node's maximum, lowered by the least curvature drop over the block) before it
+//! is loaded. Before a column's targets, each block's horizon lower bound over the u-range of its
+//! laterals on this column and the one before is compared with the highest slope those bounds allow
+//! (with the target height): a block more than the band under it is *quiet* — its targets are
+//! hidden and every edge of its strip cells is under the horizon — and is neither loaded, projected
+//! nor merged. Its targets are reported hidden in bulk: when every sample is a target (no holes, no
+//! limits) the output starts hidden and nothing is written for them. A column's blocks are loaded
+//! (with one lateral either side) only when a block of that column or the next is not quiet; in a
+//! block that is loaded, a target far enough under the same lower bound is still decided without
+//! the horizon, and strip cells whose corners all lie under it are skipped. The horizon is raised
+//! in place: the pieces before the strip's first u stay where they are and those after it move only
+//! when the count between changes.
+//!
 //! **Holes.** An edge is merged while one of its triangles exists. A target whose last strip
 //! touches a hole is left to the exact walk.
 //!
