@@ -31,7 +31,7 @@ fn heights(rng: &mut SplitMix64, shape: u8, nx: usize, ny: usize, seed: u64) -> 
                 .collect()
         }
         _ => {
-            let anti = rng.next_u64() % 2 == 0;
+            let anti = rng.next_u64().is_multiple_of(2);
             let (ci, cj) = ((nx / 2) as i64, (ny / 2) as i64);
             (0..nx * ny)
                 .map(|k| {

@@ -759,7 +759,7 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
             return;
         }
         strip.clear();
-        let mut g = Gather { m: strip.merge(), cursor: horizon.cursor() };
+        let mut g = Gather { m: strip.merge(), cursor: horizon.cursor(), floor: f64::NEG_INFINITY };
         let zo = self.zo;
         let point = |c: &Column, q: i64| [c.d, q as f64 - self.oq, c.w(q, zo)];
         // Cell q − 1's triangle T2 (holding the row edge at q) with its third vertex.
@@ -791,6 +791,7 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
                     prev = None;
                     continue;
                 }
+                g.floor = floors[k];
             }
             let anti = self.quad.anti(diag, near.p, q);
             let (t1, t2) = self.triangles(near, far, q, anti);
@@ -862,18 +863,21 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
 struct Gather<'a> {
     m: Merge<'a>,
     cursor: Cursor<'a>,
+    /// The horizon's lower bound over the block of cells being gathered.
+    floor: f64,
 }
 
 impl Gather<'_> {
     /// The edge from p0 to p1, with the third vertex of each of its triangles. Skipped when a
     /// triangle lies on its upper side in the projection (that triangle's other edges cover it)
-    /// or when the horizon is at or above it all along.
+    /// or when the horizon is at or above it all along (at once when the edge lies under the block's
+    /// lower bound).
     #[inline(always)]
     fn edge(&mut self, p0: (f64, f64), p1: (f64, f64), c0: Option<(f64, f64)>, c1: Option<(f64, f64)>) {
         if c0.is_some_and(|c| above(p0, p1, c)) || c1.is_some_and(|c| above(p0, p1, c)) {
             return;
         }
-        if self.cursor.covers(p0.0, p0.1, p1.0, p1.1) {
+        if p0.1.max(p1.1) < self.floor || self.cursor.covers(p0.0, p0.1, p1.0, p1.1) {
             return;
         }
         self.m.insert(p0.0, p0.1, p1.0, p1.1);
