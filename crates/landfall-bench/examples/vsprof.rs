@@ -1,7 +1,7 @@
 //! One viewshed on the `viewshed` benchmark's generated DEM, for profiling:
 //! `perf record target/release/examples/vsprof [size] [threads] [curvature|flat] [observer]` (4097,
 //! 1, flat by default; the observer on the summit, as the benchmark, or `centre`, `west` (the middle
-//! of the west edge) or `south`). Prints the time, the band and a digest of the answer, to check that a change left it
+//! of the west edge) or `south`). Prints the time (wall and the process's CPU time), the band and a digest of the answer, to check that a change left it
 //! bit for bit. With `VSPROF_TIF=dem.tif` it also writes the DEM as the benchmark's GeoTIFF and
 //! prints the `landfall viewshed` and `gdal_viewshed` command lines for the same observer.
 
@@ -39,17 +39,20 @@ fn main() {
     }
     let params = ViewshedParams::default().with_observer_height(1.75).with_curvature(curvature);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a pool");
+    let cpu = landfall_bench::viewshed_peers::cpu_time(libc::RUSAGE_SELF);
     let t = Instant::now();
     let out = pool.install(|| {
         viewshed::viewshed(&hf, &[Observer::at(o.x, o.y)], &params, ViewshedMode::Visibility, &Hooks::default())
     });
     let dt = t.elapsed();
+    let cpu = landfall_bench::viewshed_peers::cpu_time(libc::RUSAGE_SELF).saturating_sub(cpu);
     let Ok(ViewshedOutput::Visibility(v, stats)) = out else { panic!("a visibility grid") };
     let seen = v.values.iter().filter(|&&x| x == viewshed::VISIBLE).count();
     let digest = v.values.iter().fold(0u64, |h, &x| h.wrapping_mul(1_000_003).wrapping_add(u64::from(x)));
     println!(
-        "{n}²: {:.3} s, {seen} visible ({:.2} %), band {}, digest {digest:016x}",
+        "{n}²: {:.3} s ({:.3} s CPU), {seen} visible ({:.2} %), band {}, digest {digest:016x}",
         dt.as_secs_f64(),
+        cpu.as_secs_f64(),
         100.0 * seen as f64 / (n * n) as f64,
         stats.band
     );

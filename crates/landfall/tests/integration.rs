@@ -20,6 +20,7 @@ mod targets;
 mod tile_view;
 mod tiled;
 mod viewshed;
+mod viewshed_cull;
 mod viewshed_sweep;
 mod world;
 mod world_objects;

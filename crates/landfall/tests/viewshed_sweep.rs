@@ -22,7 +22,7 @@ fn run(hf: &Heightfield, obs: [f64; 2], p: &ViewshedParams, mode: ViewshedMode) 
 
 /// The sweep and the walk agree on every sample, in every single-observer mode (needed heights to
 /// rounding).
-fn agree(hf: &Heightfield, obs: [f64; 2], p: &ViewshedParams) {
+pub(crate) fn agree(hf: &Heightfield, obs: [f64; 2], p: &ViewshedParams) {
     let (ViewshedOutput::Visibility(fast, _), ViewshedOutput::Visibility(slow, _)) =
         (run(hf, obs, p, ViewshedMode::Visibility), reference(hf, obs, p, ViewshedMode::Visibility).unwrap())
     else {
@@ -107,7 +107,7 @@ fn terrain(rng: &mut SplitMix64, kind: Kind, nx: usize, ny: usize, holes: bool, 
 
 /// An eye anywhere, on a vertex, on an edge, on a diagonal through a vertex (an octant border of
 /// the samples around it), or on a cell's own diagonal.
-fn eye_position(rng: &mut SplitMix64, hf: &Heightfield, place: u64) -> [f64; 2] {
+pub(crate) fn eye_position(rng: &mut SplitMix64, hf: &Heightfield, place: u64) -> [f64; 2] {
     let (nx, ny) = ((hf.nx() - 1) as f64, (hf.ny() - 1) as f64);
     let pick = |rng: &mut SplitMix64, n: f64| (rng.next_u64() % (n as u64 + 1)) as f64;
     let (u, v) = match place {

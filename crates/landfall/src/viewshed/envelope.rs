@@ -11,8 +11,9 @@
 //! A strip's segments overlap one another, so their envelope is built by insertion ([`Merge`]): a
 //! gap buffer, the pieces before the insertion point in a vector and the rest in a deque; the
 //! segments arrive nearly sorted by u, so each insertion moves the gap a step or two. The horizon
-//! is then raised to the strip's envelope in one linear pass ([`Envelope::raise`]), both being
-//! sorted.
+//! is then raised to the strip's envelope in one pass over the strip and the part of the horizon
+//! between its first and last u ([`Envelope::raise`]), both being sorted; the pieces before stay in
+//! place.
 
 use std::collections::VecDeque;
 
@@ -93,15 +94,21 @@ impl Envelope {
         Merge { out: &mut self.pieces, input, spare: &mut self.spare_deque }
     }
 
-    /// Raises this envelope to `other` wherever `other` is higher, in one pass over both.
+    /// Raises this envelope to `other` wherever `other` is higher, in one pass over `other` and
+    /// the pieces from its first u to its last: the pieces before stay where they are, those after
+    /// move (one block move) only when the count between changes.
     pub fn raise(&mut self, other: &Envelope) {
-        if other.pieces.is_empty() {
+        let Some(first) = other.pieces.first() else {
             return;
-        }
-
+        };
         let mut out = std::mem::take(&mut self.spare);
         out.clear();
-        let mut input = Stream { rest: &self.pieces, carry: None };
+        // Rebuilt from the last piece ending before `first` (what `push` and `insert_point` look
+        // back at); the pieces ending at or before first.u0 are copied as they are.
+        let k0 = self.pieces.partition_point(|p| p.u1 < first.u0).saturating_sub(1);
+        let k1 = self.pieces.partition_point(|p| p.u1 <= first.u0).max(k0);
+        out.extend_from_slice(&self.pieces[k0..k1]);
+        let mut input = Stream { rest: &self.pieces[k1..], carry: None };
         for s in &other.pieces {
             // The pieces wholly before s, copied at once.
             if input.carry.is_none() {
@@ -121,8 +128,13 @@ impl Envelope {
         if let Some(c) = input.carry {
             push(&mut out, c);
         }
-        out.extend_from_slice(input.rest);
-        self.spare = std::mem::replace(&mut self.pieces, out);
+        let end = self.pieces.len() - input.rest.len();
+        if out.len() == end - k0 {
+            self.pieces[k0..end].copy_from_slice(&out);
+        } else {
+            self.pieces.splice(k0..end, out.iter().copied());
+        }
+        self.spare = out;
     }
 
     #[cfg(test)]

@@ -74,7 +74,9 @@
 //! kept as sorted pieces; each strip of cells between two columns is gathered into its own envelope
 //! (skipping an edge with a triangle above it in the projection, and one the horizon already covers
 //! all along) and H is raised to it in one linear pass. A target of the next column is then compared
-//! with H and with the one cell diagonal its sight line crosses in the last strip. Each quadrant is
+//! with H and with the one cell diagonal its sight line crosses in the last strip. A block of a
+//! column whose pyramid height bound lies under H's lower bound there is culled before it is loaded:
+//! its targets are hidden and its strip cells add nothing. Each quadrant is
 //! split into 8 sectors of u, independent problems run in parallel; counts give each thread its own
 //! u32 grid.
 //!

@@ -51,6 +51,8 @@ struct VisibilitySink {
     out: Cells<u8>,
     nx: usize,
     band: AtomicU64,
+    /// The output starts all hidden (every sample a target).
+    prefilled: bool,
 }
 
 /// The sweep's verdict when it is certain: `Some(visible)`, `None` inside the band where rounding
@@ -81,10 +83,23 @@ impl Sink for VisibilitySink {
     #[inline(always)]
     fn at_least(&self, run: &Eye, t: Target, h_lo: f64) -> bool {
         let hidden = verdict(run, t.zp, t.d, t.vp, h_lo) == Some(false);
-        if hidden {
+        if hidden && !self.prefilled {
             self.out.set(t.j * self.nx + t.i, HIDDEN);
         }
         hidden
+    }
+
+    fn culls(&self) -> bool {
+        true
+    }
+
+    fn prefilled(&self) -> bool {
+        self.prefilled
+    }
+
+    #[inline(always)]
+    fn hidden(&self, _run: &Eye, i: usize, j: usize) {
+        self.out.set(j * self.nx + i, HIDDEN);
     }
 }
 
@@ -110,6 +125,8 @@ impl Sink for HeightSink {
 struct CountSink {
     out: Cells<u32>,
     nx: usize,
+    /// Every sample is every observer's target (bit 31 is set at the end, not per target).
+    prefilled: bool,
 }
 
 const TARGETED: u32 = 1 << 31;
@@ -125,11 +142,30 @@ impl Sink for CountSink {
     #[inline(always)]
     fn at_least(&self, run: &Eye, t: Target, h_lo: f64) -> bool {
         let hidden = verdict(run, t.zp, t.d, t.vp, h_lo) == Some(false);
-        if hidden {
+        if hidden && !self.prefilled {
             self.out.update(t.j * self.nx + t.i, |c| c | TARGETED);
         }
         hidden
     }
+
+    fn culls(&self) -> bool {
+        true
+    }
+
+    fn prefilled(&self) -> bool {
+        self.prefilled
+    }
+
+    #[inline(always)]
+    fn hidden(&self, _run: &Eye, i: usize, j: usize) {
+        self.out.update(j * self.nx + i, |c| c | TARGETED);
+    }
+}
+
+/// Whether every sample is a target (no holes, no distance, angle or pitch limits): the sweep
+/// then reports only the targets it finds visible or cannot cull (see `Sink::prefilled`).
+fn every_sample_a_target(hf: &Heightfield, params: &ViewshedParams) -> bool {
+    !hf.has_holes() && params.max_distance == f64::INFINITY && params.azimuths.is_none() && params.pitch.is_none()
 }
 
 /// Eight sectors a quadrant balance an eye near a corner over the threads.
@@ -195,14 +231,13 @@ pub(crate) fn compute(
     match mode {
         ViewshedMode::Visibility => {
             let run = Eye::new(hf, [observers[0].x, observers[0].y], &per[0])?;
-            let mut values = vec![NODATA; n];
-            let sink = VisibilitySink { out: Cells::new(&mut values), nx, band: AtomicU64::new(0) };
+            let prefilled = every_sample_a_target(hf, &per[0]);
+            let mut values = vec![if prefilled { HIDDEN } else { NODATA }; n];
+            let sink = VisibilitySink { out: Cells::new(&mut values), nx, band: AtomicU64::new(0), prefilled };
             sweep_all(&run, &sink, &progress)?;
             if let Some((i, j)) = run.own_sample() {
                 let zp = run.sight.lowered(i, j) + run.params.target_height;
-                if run.is_target(i, j, zp) {
-                    values[j * nx + i] = VISIBLE;
-                }
+                values[j * nx + i] = if run.is_target(i, j, zp) { VISIBLE } else { NODATA };
             }
             let band = sink.band.load(Ordering::Relaxed);
             Ok(ViewshedOutput::Visibility(Grid { nx, ny, values }, Stats { band }))
@@ -240,9 +275,10 @@ fn count(
     let (nx, ny) = (hf.nx(), hf.ny());
     let n = nx * ny;
     let sectors = Sector::split(1);
+    let prefilled = !observers.is_empty() && every_sample_a_target(hf, &per[0]);
     let one = |acc: &mut Vec<u32>, scratch: &mut Scratch, k: usize| -> ControlFlow<()> {
         let run = Eye::new(hf, [observers[k].x, observers[k].y], &per[k]).expect("checked before");
-        let sink = CountSink { out: Cells::new(acc), nx };
+        let sink = CountSink { out: Cells::new(acc), nx, prefilled };
         for &sector in &sectors {
             sweep::sweep(&run, sector, &sink, scratch, &mut |c| progress.advance(c as u64))?;
         }
@@ -276,7 +312,7 @@ fn count(
     if progress.cancelled() {
         return Err(ViewshedError::Cancelled);
     }
-    let values = sums.into_iter().map(|c| (c & TARGETED != 0).then_some(c & !TARGETED)).collect();
+    let values = sums.into_iter().map(|c| (prefilled || c & TARGETED != 0).then_some(c & !TARGETED)).collect();
     Ok(ViewshedOutput::Counts(Grid { nx, ny, values }))
 }
 

@@ -58,26 +58,29 @@ impl Sight<'_> {
         }
     }
 
-    /// Appends `n` samples lowered for curvature from (i, j) on, along i (`along_i`) or j.
-    pub fn lowered_run(&self, i: usize, j: usize, along_i: bool, n: usize, out: &mut Vec<f64>) {
+    /// Writes `out.len()` samples lowered for curvature from (i, j) on, along i (`along_i`) or j.
+    pub fn lowered_into(&self, i: usize, j: usize, along_i: bool, out: &mut [f64]) {
+        let n = out.len();
         let at = |k: usize| if along_i { (i + k, j) } else { (i, j + k) };
         let Some(h) = self.hf.rows().filter(|_| n > 0) else {
-            out.extend((0..n).map(|k| {
+            for (k, o) in out.iter_mut().enumerate() {
                 let (i, j) = at(k);
-                self.lowered(i, j)
-            }));
+                *o = self.lowered(i, j);
+            }
             return;
         };
         let stride = if along_i { 1 } else { self.hf.nx() };
         let first = j * self.hf.nx() + i;
         let run = h[first..=first + (n - 1) * stride].iter().step_by(stride).map(|&z| z as f64);
         if self.curv == 0.0 {
-            out.extend(run);
+            for (o, z) in out.iter_mut().zip(run) {
+                *o = z;
+            }
         } else {
-            out.extend(run.enumerate().map(|(k, z)| {
+            for (k, (o, z)) in out.iter_mut().zip(run).enumerate() {
                 let (i, j) = at(k);
-                z - self.curv * self.dist2(i as f64, j as f64)
-            }));
+                *o = z - self.curv * self.dist2(i as f64, j as f64);
+            }
         }
     }
 

@@ -25,6 +25,21 @@
 //! edge through the eye (an eye on a grid line or vertex) projects to a single point, its far
 //! end. The targets of the first column are left to the exact walk.
 //!
+//! **Culling.** Each column is cut into blocks of laterals, the heightfield pyramid's nodes across
+//! the sweep (of the first level whose nodes span 8 cells or more), so each block of a column has a
+//! height bound (the node's maximum, lowered by the least curvature drop over the block) before it
+//! is loaded. Before a column's targets, each block's horizon lower bound over the u-range of its
+//! laterals on this column and the one before is compared with the highest slope those bounds allow
+//! (with the target height): a block more than the band under it is *quiet* — its targets are
+//! hidden and every edge of its strip cells is under the horizon — and is neither loaded, projected
+//! nor merged. Its targets are reported hidden in bulk: when every sample is a target (no holes, no
+//! limits) the output starts hidden and nothing is written for them. A column's blocks are loaded
+//! (with one lateral either side) only when a block of that column or the next is not quiet; in a
+//! block that is loaded, a target far enough under the same lower bound is still decided without
+//! the horizon, and strip cells whose corners all lie under it are skipped. The horizon is raised
+//! in place: the pieces before the strip's first u stay where they are and those after it move only
+//! when the count between changes.
+//!
 //! **Holes.** An edge is merged while one of its triangles exists. A target whose last strip
 //! touches a hole is left to the exact walk.
 //!
@@ -33,7 +48,7 @@
 //! sector whose [u_lo, u_hi) holds its u (the last sector's range is closed).
 
 use super::envelope::{Cursor, Envelope, Merge};
-use super::eye::Eye;
+use super::eye::{Eye, TOUCH};
 use super::sight::floor;
 use crate::heightfield::Diagonal;
 use std::ops::ControlFlow;
@@ -169,14 +184,30 @@ pub(crate) trait Sink: Sync {
     fn at_least(&self, _run: &Eye, _t: Target, _h_lo: f64) -> bool {
         false
     }
+
+    /// Whether targets the sweep knows to lie more than the band under the horizon may be reported
+    /// by `hidden` alone (else each goes to `target`).
+    fn culls(&self) -> bool {
+        false
+    }
+
+    /// Whether the output already says "hidden" for every target: `hidden` need not be called.
+    fn prefilled(&self) -> bool {
+        false
+    }
+
+    /// Sample (i, j), a target, is hidden: it lies more than the band under the horizon.
+    fn hidden(&self, _run: &Eye, _i: usize, _j: usize) {}
 }
 
-/// Laterals per block: the horizon's lower bound is taken once per block of a column, to decide
-/// the targets far below it and skip the strip cells under it at once.
+/// Laterals per block, at least: the horizon's lower bound is taken once per block of a column, to
+/// decide the targets far below it and skip the strip cells under it at once. Blocks are the
+/// pyramid's nodes across the sweep (of the first level whose nodes span this many cells), so each
+/// block of a column has a height bound before it is loaded.
 const BLOCK: i64 = 8;
 
-/// One column of a sector: lateral samples q0..q0 + z.len(), lowered (NaN holes), with their
-/// projections.
+/// One column of a sector: lateral samples q0..=q1, lowered (NaN holes), with their projections,
+/// loaded a block at a time when needed.
 #[derive(Default)]
 struct Column {
     p: i64,
@@ -184,12 +215,20 @@ struct Column {
     d: f64,
     inv_d: f64,
     q0: i64,
-    /// Lowered heights.
+    /// The last lateral (q0 − 1 when none).
+    q1: i64,
+    /// Lowered heights (of the loaded blocks).
     z: Vec<f64>,
-    /// Projected (u, v) of each sample.
+    /// Projected (u, v) of each sample (of the loaded blocks).
     uv: Vec<(f64, f64)>,
     /// Whether the column exists (inside the grid).
     exists: bool,
+    /// The block of q0: block b holds laterals b·bs..b·bs + bs − 1 (bs the sweep's block size).
+    b0: i64,
+    /// Per block from b0: whether it is loaded, with one lateral either side.
+    loaded: Vec<bool>,
+    /// Per block from b0: an upper bound of the lowered heights of laterals b·bs..=(b + 1)·bs.
+    zhi: Vec<f64>,
 }
 
 impl Column {
@@ -211,7 +250,7 @@ impl Column {
     }
 
     fn q1(&self) -> i64 {
-        self.q0 + self.z.len() as i64 - 1
+        self.q1
     }
 
     /// Whether lateral q is loaded.
@@ -230,6 +269,11 @@ pub(crate) struct Scratch {
     strip: Envelope,
     /// The horizon's lower bound over each block (see `SectorSweep::floors`).
     floors: Vec<f64>,
+    /// Whether each block lies under its floor (see `SectorSweep::floors`).
+    quiet: Vec<bool>,
+    /// The highest sample of each pyramid node across the sweep, in the node row of the columns
+    /// last prepared: (that row + 1, or 0 when not read yet; the height).
+    node_hi: Vec<(usize, f64)>,
 }
 
 /// The sweep of one sector for one observer.
@@ -248,6 +292,16 @@ struct SectorSweep<'a, S: Sink> {
     holes: bool,
     /// Target filter needed (distance, angles or pitch limits).
     limits: bool,
+    /// Laterals per block, and the pyramid level whose nodes are the blocks.
+    bs: i64,
+    level: usize,
+    /// The level's nodes along the columns and across them.
+    nodes: (usize, usize),
+    /// Whether the columns are grid rows (north and south).
+    rows: bool,
+    /// The target height, and a bound of every target's |lowered height| (for the band).
+    t: f64,
+    zabs: f64,
 }
 
 /// Sweeps one sector, reporting every target in it to `sink`. `column` is called after each column
@@ -262,25 +316,29 @@ pub(crate) fn sweep<S: Sink>(
     let Some((s, p_first, p_last)) = SectorSweep::new(run, sector, sink) else {
         return ControlFlow::Continue(());
     };
-    let Scratch { cols, horizon, strip, floors } = scratch;
+    let Scratch { cols, horizon, strip, floors, quiet, node_hi } = scratch;
     horizon.clear();
+    node_hi.clear();
+    node_hi.resize(s.nodes.1, (0, 0.0));
     let [near, far, next] = cols;
-    s.load(near, p_first - 1);
-    s.load(far, p_first);
-    s.load(next, p_first + 1);
+    for (c, p) in [(&mut *near, p_first - 1), (&mut *far, p_first), (&mut *next, p_first + 1)] {
+        s.prepare(c, p, node_hi);
+        s.load_all(c);
+    }
     s.first_column(far);
     column(far.z.len())?;
     floors.clear();
-    s.merge(near, far, next, horizon, strip, floors, true);
+    quiet.clear();
+    s.merge(near, far, next, horizon, strip, floors, quiet, true);
     for p in p_first + 1..=p_last {
         std::mem::swap(near, far);
         std::mem::swap(far, next);
-        s.load(next, p + 1);
-        s.floors(near, far, horizon, floors);
-        s.column(near, far, horizon, floors);
+        s.prepare(next, p + 1, node_hi);
+        s.floors(near, far, horizon, floors, quiet);
+        s.column(near, far, horizon, floors, quiet);
         column(far.z.len())?;
         if p < p_last {
-            s.merge(near, far, next, horizon, strip, floors, false);
+            s.merge(near, far, next, horizon, strip, floors, quiet, false);
         }
     }
     ControlFlow::Continue(())
@@ -323,7 +381,44 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
         let zo = run.sight.zo;
         (p_first <= p_last).then(|| {
             let holes = hf.has_holes();
-            (SectorSweep { run, sink, sector, quad, op, oq, zo, pmax, qmin, qmax, holes, limits }, p_first, p_last)
+            let pyr = hf.pyramid();
+            let mut level = 0;
+            while level + 1 < pyr.depth() && ((pyr.leaf_size() << level) as i64) < BLOCK {
+                level += 1;
+            }
+            let bs = (pyr.leaf_size() << level) as i64;
+            let rows = matches!(quad, Quadrant::North | Quadrant::South);
+            let (nbx, nby) = pyr.level_size(level);
+            let nodes = if rows { (nby, nbx) } else { (nbx, nby) };
+            let t = params.target_height;
+            // |lowered target| ≤ the highest |sample| + the target height + the greatest drop.
+            let sight = &run.sight;
+            let (ex, ey) = ((hf.nx() - 1) as f64, (hf.ny() - 1) as f64);
+            let far2 = [(0.0, 0.0), (ex, 0.0), (0.0, ey), (ex, ey)].map(|(u, v)| sight.dist2(u, v));
+            let zabs = hf.height_range().map_or(0.0, |(a, b)| f64::from(a.abs().max(b.abs())))
+                + t
+                + sight.curv.abs() * far2.into_iter().fold(0.0, f64::max);
+            let s = SectorSweep {
+                run,
+                sink,
+                sector,
+                quad,
+                op,
+                oq,
+                zo,
+                pmax,
+                qmin,
+                qmax,
+                holes,
+                limits,
+                bs,
+                level,
+                nodes,
+                rows,
+                t,
+                zabs,
+            };
+            (s, p_first, p_last)
         })
     }
 
@@ -335,27 +430,88 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
         (lo.max(self.qmin), hi.min(self.qmax))
     }
 
-    /// Loads column p (none beyond the grid): the lateral range of the strip after it.
-    fn load(&self, c: &mut Column, p: i64) {
-        let sight = &self.run.sight;
+    /// Sets column `c` to column p (none beyond the grid), the lateral range of the strip after
+    /// it, with its blocks' height bounds and nothing loaded.
+    fn prepare(&self, c: &mut Column, p: i64, node_hi: &mut [(usize, f64)]) {
         c.p = p;
         c.d = p as f64 - self.op;
         c.inv_d = 1.0 / c.d;
-        c.z.clear();
-        c.uv.clear();
         c.exists = p <= self.pmax;
         let (q0, q1) = self.range(c.d + 1.0);
         c.q0 = q0;
-        if !c.exists {
+        c.q1 = if c.exists && q1 >= q0 { q1 } else { q0 - 1 };
+        let n = (c.q1 - q0 + 1) as usize;
+        // Debug builds poison what is not loaded: a read of it raises the horizon to the sky.
+        let poison = if cfg!(debug_assertions) { 1e300 } else { f64::NAN };
+        if cfg!(debug_assertions) {
+            c.z.clear();
+            c.uv.clear();
+        }
+        c.z.resize(n, poison);
+        c.uv.resize(n, (0.0, poison));
+        c.b0 = q0.div_euclid(self.bs);
+        c.loaded.clear();
+        c.zhi.clear();
+        if n > 0 {
+            let nb = (c.q1.div_euclid(self.bs) - c.b0 + 1) as usize;
+            c.loaded.resize(nb, false);
+            let g = p.unsigned_abs() as usize;
+            c.zhi.extend((0..nb).map(|k| self.zhi(g, c.b0 + k as i64, node_hi)));
+        }
+    }
+
+    /// An upper bound of the lowered heights of column g (its grid index along the sweep axis) at
+    /// laterals b·bs..=(b + 1)·bs: the pyramid node holding them, lowered by the least drop over
+    /// them. −∞ when all are holes. `node_hi` keeps the nodes read, for the columns after.
+    #[inline]
+    fn zhi(&self, g: usize, b: i64, node_hi: &mut [(usize, f64)]) -> f64 {
+        let gi = (g / self.bs as usize).min(self.nodes.0 - 1);
+        let bi = (b as usize).min(self.nodes.1 - 1);
+        let hi = match node_hi[bi] {
+            (tag, hi) if tag == gi + 1 => hi,
+            _ => {
+                let pyr = self.run.sight.hf.pyramid();
+                let (_, hi) = if self.rows { pyr.node(self.level, bi, gi) } else { pyr.node(self.level, gi, bi) };
+                node_hi[bi] = (gi + 1, hi);
+                hi
+            }
+        };
+        let sight = &self.run.sight;
+        if sight.curv == 0.0 || hi == f64::NEG_INFINITY {
+            return hi;
+        }
+        let q = self.oq.clamp((b * self.bs) as f64, ((b + 1) * self.bs) as f64);
+        let (u, v) = if self.rows { (q, g as f64) } else { (g as f64, q) };
+        hi - sight.curv * sight.dist2(u, v)
+    }
+
+    /// Loads block b of column `c` (laterals b·bs − 1..=(b + 1)·bs within its range), unless
+    /// loaded or outside it.
+    #[inline]
+    fn load(&self, c: &mut Column, b: i64) {
+        let k = b - c.b0;
+        if k < 0 || k as usize >= c.loaded.len() || c.loaded[k as usize] {
             return;
         }
-        if q1 >= q0 {
-            let (i, j) = self.quad.sample(p, q0);
-            let along_i = matches!(self.quad, Quadrant::North | Quadrant::South);
-            sight.lowered_run(i, j, along_i, (q1 - q0 + 1) as usize, &mut c.z);
+        c.loaded[k as usize] = true;
+        let (lo, hi) = ((b * self.bs - 1).max(c.q0), (b * self.bs + self.bs).min(c.q1));
+        if lo > hi {
+            return;
         }
+        let (i, j) = self.quad.sample(c.p, lo);
+        let (s, e) = ((lo - c.q0) as usize, (hi - c.q0) as usize + 1);
+        self.run.sight.lowered_into(i, j, self.rows, &mut c.z[s..e]);
         let (inv, oq, zo) = (c.inv_d, self.oq, self.zo);
-        c.uv.extend(c.z.iter().enumerate().map(|(k, &z)| (((q0 + k as i64) as f64 - oq) * inv, (z - zo) * inv)));
+        for (k, (uv, &z)) in c.uv[s..e].iter_mut().zip(&c.z[s..e]).enumerate() {
+            *uv = (((lo + k as i64) as f64 - oq) * inv, (z - zo) * inv);
+        }
+    }
+
+    /// Loads every block of column `c`.
+    fn load_all(&self, c: &mut Column) {
+        for k in 0..c.loaded.len() as i64 {
+            self.load(c, c.b0 + k);
+        }
     }
 
     /// The targets of column `c` with their lateral range: (first q, last q).
@@ -403,60 +559,108 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
         Some(Target { i, j, zp, d: c.d, vp })
     }
 
-    /// The horizon's lower bound over each block of `BLOCK` laterals of `far` from its first: over
-    /// the u-range of the block's targets and of the cells of the strip from `near` there (the
-    /// block's laterals q0..=q0 + BLOCK on both columns).
-    fn floors(&self, near: &Column, far: &Column, horizon: &Envelope, out: &mut Vec<f64>) {
-        out.clear();
+    /// The horizon's lower bound over each block of `far` (`floors`): over the u-range of the
+    /// block's targets and of the cells of the strip from `near` there (the block's laterals
+    /// b·bs..=(b + 1)·bs on both columns); and whether the block is `quiet`: its samples on both
+    /// columns, by their height bounds, more than the band under that bound. A quiet block's
+    /// targets are hidden and its strip cells under the horizon, known before loading it.
+    fn floors(&self, near: &Column, far: &Column, horizon: &Envelope, floors: &mut Vec<f64>, quiet: &mut Vec<bool>) {
+        floors.clear();
+        quiet.clear();
         let mut cursor = horizon.cursor();
-        let mut qs = far.q0;
-        while qs <= far.q1() {
-            let (l0, l1) = (qs as f64 - self.oq, (qs + BLOCK) as f64 - self.oq);
+        // The band of `at_least` for any target of the column, twice.
+        let band = 2.0 * TOUCH * (1.0 + self.zo.abs() + self.zabs) * far.inv_d;
+        for (k, &zf) in far.zhi.iter().enumerate() {
+            let b = far.b0 + k as i64;
+            let (l0, l1) = ((b * self.bs) as f64 - self.oq, ((b + 1) * self.bs) as f64 - self.oq);
             let lo = (l0 * near.inv_d).min(l0 * far.inv_d);
             let hi = (l1 * near.inv_d).max(l1 * far.inv_d);
-            out.push(cursor.lowest(lo, hi));
-            qs += BLOCK;
+            let floor = cursor.lowest(lo, hi);
+            floors.push(floor);
+            let kn = b - near.b0;
+            let vn = if kn >= 0 && (kn as usize) < near.zhi.len() {
+                (near.zhi[kn as usize] - self.zo) * near.inv_d
+            } else {
+                f64::NEG_INFINITY
+            };
+            let vf = (zf + self.t - self.zo) * far.inv_d;
+            quiet.push(floor > vn.max(vf) + band);
         }
     }
 
     /// The targets of column `far` against the horizon (everything up to `near`, its edges
     /// included) and the cell diagonal of the last strip. A target far enough under the block's
-    /// lower bound (`floors`) is decided without either.
-    fn column(&self, near: &Column, far: &Column, horizon: &Envelope, floors: &[f64]) {
+    /// lower bound (`floors`) is decided without either; a quiet block's without loading it.
+    fn column(&self, near: &mut Column, far: &mut Column, horizon: &Envelope, floors: &[f64], quiet: &[bool]) {
         let (qa, qb) = self.targets(far);
         let mut cursor = horizon.cursor();
         let diag = self.run.sight.hf.diagonal();
         let zo = self.zo;
+        let culls = self.sink.culls();
+        let mut qs = qa;
+        while qs <= qb {
+            let b = qs.div_euclid(self.bs);
+            let k = (b - far.b0) as usize;
+            let qe = qb.min((b + 1) * self.bs - 1);
+            if culls && quiet[k] {
+                if !self.sink.prefilled() {
+                    self.hidden(far, qs, qe);
+                }
+                qs = qe + 1;
+                continue;
+            }
+            self.load(near, b);
+            self.load(far, b);
+            let floor = floors[k];
+            for q in qs..=qe {
+                let (u, _) = far.uv(q);
+                let l = q as f64 - self.oq;
+                if !self.owns(far.d, l, u) {
+                    continue;
+                }
+                let Some(t) = self.target_of(far, q) else {
+                    continue;
+                };
+                if floor > f64::NEG_INFINITY && self.sink.at_least(self.run, t, floor) {
+                    continue;
+                }
+                let h = cursor.at(u);
+                // The last strip: the sight line crosses one cell, (near, q − 1) when it comes from
+                // below (u > 0), (near, q) from above; and that cell's diagonal when it does not end
+                // at the target. (Where it enters the strip, on the near column, is in the horizon.)
+                let d = if u > 0.0 && self.quad.anti(diag, near.p, q - 1) {
+                    // Diagonal (far, q − 1)–(near, q): crossed t = 1/(1 + u) steps back from the target.
+                    let t = 1.0 / (1.0 + u);
+                    (far.w(q - 1, zo) * (1.0 - t) + near.w(q, zo) * t) / (far.d - t)
+                } else if u < 0.0 && !self.quad.anti(diag, near.p, q) {
+                    // Diagonal (near, q)–(far, q + 1).
+                    let t = 1.0 / (1.0 - u);
+                    (far.w(q + 1, zo) * (1.0 - t) + near.w(q, zo) * t) / (far.d - t)
+                } else {
+                    f64::NEG_INFINITY
+                };
+                let h =
+                    if self.holes && (d.is_nan() || self.hole_near(near, far, q, u)) { None } else { Some(h.max(d)) };
+                self.sink.target(self.run, t, h);
+            }
+            qs = qe + 1;
+        }
+    }
+
+    /// Reports the targets of column `c` at laterals qa..=qb hidden, without loading them.
+    fn hidden(&self, c: &Column, qa: i64, qb: i64) {
+        let run = self.run;
         for q in qa..=qb {
-            let (u, _) = far.uv(q);
             let l = q as f64 - self.oq;
-            if !self.owns(far.d, l, u) {
+            if !self.owns(c.d, l, l * c.inv_d) {
                 continue;
             }
-            let Some(t) = self.target_of(far, q) else {
-                continue;
-            };
-            let floor = floors[((q - far.q0) / BLOCK) as usize];
-            if floor > f64::NEG_INFINITY && self.sink.at_least(self.run, t, floor) {
+            let (i, j) = self.quad.sample(c.p, q);
+            let zp = run.sight.lowered(i, j) + self.t;
+            if zp.is_nan() || (self.limits && !run.is_target(i, j, zp)) {
                 continue;
             }
-            let h = cursor.at(u);
-            // The last strip: the sight line crosses one cell, (near, q − 1) when it comes from
-            // below (u > 0), (near, q) from above; and that cell's diagonal when it does not end
-            // at the target. (Where it enters the strip, on the near column, is in the horizon.)
-            let d = if u > 0.0 && self.quad.anti(diag, near.p, q - 1) {
-                // Diagonal (far, q − 1)–(near, q): crossed t = 1/(1 + u) steps back from the target.
-                let t = 1.0 / (1.0 + u);
-                (far.w(q - 1, zo) * (1.0 - t) + near.w(q, zo) * t) / (far.d - t)
-            } else if u < 0.0 && !self.quad.anti(diag, near.p, q) {
-                // Diagonal (near, q)–(far, q + 1).
-                let t = 1.0 / (1.0 - u);
-                (far.w(q + 1, zo) * (1.0 - t) + near.w(q, zo) * t) / (far.d - t)
-            } else {
-                f64::NEG_INFINITY
-            };
-            let h = if self.holes && (d.is_nan() || self.hole_near(near, far, q, u)) { None } else { Some(h.max(d)) };
-            self.sink.target(self.run, t, h);
+            self.sink.hidden(run, i, j);
         }
     }
 
@@ -539,12 +743,13 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
     #[allow(clippy::too_many_arguments)]
     fn merge(
         &self,
-        near: &Column,
-        far: &Column,
-        next: &Column,
+        near: &mut Column,
+        far: &mut Column,
+        next: &mut Column,
         horizon: &mut Envelope,
         strip: &mut Envelope,
         floors: &[f64],
+        quiet: &[bool],
         first: bool,
     ) {
         let diag = self.run.sight.hf.diagonal();
@@ -554,7 +759,7 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
             return;
         }
         strip.clear();
-        let mut g = Gather { m: strip.merge(), cursor: horizon.cursor() };
+        let mut g = Gather { m: strip.merge(), cursor: horizon.cursor(), floor: f64::NEG_INFINITY };
         let zo = self.zo;
         let point = |c: &Column, q: i64| [c.d, q as f64 - self.oq, c.w(q, zo)];
         // Cell q − 1's triangle T2 (holding the row edge at q) with its third vertex.
@@ -565,16 +770,28 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
             if q < skip_to {
                 continue;
             }
-            if !first && (q == qa || (q - far.q0) % BLOCK == 0) {
-                let b = (q - far.q0) / BLOCK;
-                let end = (far.q0 + (b + 1) * BLOCK).min(qb + 1);
+            if !first && (q == qa || q.rem_euclid(self.bs) == 0) {
+                let b = q.div_euclid(self.bs);
+                let k = (b - far.b0) as usize;
+                let end = ((b + 1) * self.bs).min(qb + 1);
+                if quiet[k] {
+                    skip_to = end;
+                    prev = None;
+                    continue;
+                }
+                self.load(near, b);
+                self.load(far, b);
+                if self.holes {
+                    self.load(next, b);
+                }
                 let top = (q..=end).fold(f64::NEG_INFINITY, |m, k| m.max(near.uv(k).1).max(far.uv(k).1));
-                if top < floors[b as usize] {
+                if top < floors[k] {
                     // Every edge of these cells (the row edge at `end` too) is under the horizon.
                     skip_to = end;
                     prev = None;
                     continue;
                 }
+                g.floor = floors[k];
             }
             let anti = self.quad.anti(diag, near.p, q);
             let (t1, t2) = self.triangles(near, far, q, anti);
@@ -646,18 +863,21 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
 struct Gather<'a> {
     m: Merge<'a>,
     cursor: Cursor<'a>,
+    /// The horizon's lower bound over the block of cells being gathered.
+    floor: f64,
 }
 
 impl Gather<'_> {
     /// The edge from p0 to p1, with the third vertex of each of its triangles. Skipped when a
     /// triangle lies on its upper side in the projection (that triangle's other edges cover it)
-    /// or when the horizon is at or above it all along.
+    /// or when the horizon is at or above it all along (at once when the edge lies under the block's
+    /// lower bound).
     #[inline(always)]
     fn edge(&mut self, p0: (f64, f64), p1: (f64, f64), c0: Option<(f64, f64)>, c1: Option<(f64, f64)>) {
         if c0.is_some_and(|c| above(p0, p1, c)) || c1.is_some_and(|c| above(p0, p1, c)) {
             return;
         }
-        if self.cursor.covers(p0.0, p0.1, p1.0, p1.1) {
+        if p0.1.max(p1.1) < self.floor || self.cursor.covers(p0.0, p0.1, p1.0, p1.1) {
             return;
         }
         self.m.insert(p0.0, p0.1, p1.0, p1.1);
