@@ -61,6 +61,7 @@
 mod boxes;
 mod enu;
 mod shear;
+mod strip_walk;
 mod strips;
 mod surface;
 mod tables;
