@@ -15,7 +15,11 @@ fn cast(t: &Heightfield, r: &[Ray]) -> usize {
 
 fn main() {
     let n: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(2049);
-    let h = landfall::bench::synth::generate(n, n, &landfall::bench::synth::SynthParams { relief: 1500.0, ..Default::default() });
+    let h = landfall::bench::synth::generate(
+        n,
+        n,
+        &landfall::bench::synth::SynthParams { relief: 1500.0, ..Default::default() },
+    );
     let dir = tempfile::tempdir().expect("a temporary directory");
     let (tif, lfh) = (dir.path().join("dem.tif"), dir.path().join("dem.lfh"));
     let geo = landfall_io::GeoRef { origin: (500_000.0, 4_000_000.0), spacing: (10.0, 10.0) };
