@@ -104,7 +104,10 @@ proptest! {
         match limits {
             1 => p.max_distance = rng.range(1.0, 60.0) * dx,
             2 => p.azimuths = Some((rng.range(0.0, 360.0), rng.range(0.0, 360.0))),
-            3 => p.pitch = Some((rng.range(-90.0, 0.0), rng.range(-10.0, 90.0))),
+            3 => {
+                let (a, b) = (rng.range(-90.0, 0.0), rng.range(-10.0, 90.0));
+                p.pitch = Some((a.min(b), a.max(b)));
+            }
             _ => {}
         }
         agree(&hf, obs, &p);
