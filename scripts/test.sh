@@ -13,45 +13,26 @@ trap 'rm -f "$LANDFALL_SKIPS"' EXIT
 # Cargo's target directory (CARGO_TARGET_DIR or the workspace's own).
 target="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
 
-# The Python side's set-up (the virtual environment and the wheel, a build of its own) runs beside
-# the Rust tests' run, which leaves a core idle much of the time (browsers, servers, single-threaded
-# tests); its output is shown when it ends.
-cargo test --no-run
-echo "test.sh: Rust tests built at ${SECONDS} s"
-python_setup() {
-    # The virtual environment: reused only when its Python still runs, is this python3's version
-    # and has a working pip; recreated otherwise.
-    local want
-    want="$(python3 -c 'import sys; print(sys.version_info[:2])')"
-    if ! [ -x .venv/bin/python ] \
-        || [ "$(.venv/bin/python -c 'import sys; print(sys.version_info[:2])' 2> /dev/null)" != "$want" ] \
-        || ! .venv/bin/python -m pip --version > /dev/null 2>&1; then
-        echo "test.sh: (re)creating .venv with $(python3 --version)"
-        rm -rf .venv
-        python3 -m venv .venv
-    fi
-    .venv/bin/python -m pip install -q --upgrade pip
-    .venv/bin/python -m pip install -q pytest xarray rioxarray matplotlib
-    # The wheel, built once here; the docs' install line below reinstalls it from the same build.
-    .venv/bin/python -m pip install -q "./crates/landfall-py[dask]"
-}
+cargo test
+echo "test.sh: Rust tests done at ${SECONDS} s"
+
+# The virtual environment: reused only when its Python still runs, is this python3's version and
+# has a working pip; recreated otherwise.
+want="$(python3 -c 'import sys; print(sys.version_info[:2])')"
+if ! [ -x .venv/bin/python ] \
+    || [ "$(.venv/bin/python -c 'import sys; print(sys.version_info[:2])' 2> /dev/null)" != "$want" ] \
+    || ! .venv/bin/python -m pip --version > /dev/null 2>&1; then
+    echo "test.sh: (re)creating .venv with $(python3 --version)"
+    rm -rf .venv
+    python3 -m venv .venv
+fi
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q pytest xarray rioxarray matplotlib
+echo "test.sh: .venv ready at ${SECONDS} s"
 # The docs' `pip install ./crates/landfall-py[dask]` builds the wheel with Cargo.toml's `wheel-test`
 # profile (maturin reads MATURIN_PEP517_ARGS): a user's install builds in release, at about 1.2× the
 # CPU time, for Python tests that run no faster.
 export MATURIN_PEP517_ARGS="${MATURIN_PEP517_ARGS:---profile wheel-test}"
-python_log="$(mktemp)"
-trap 'rm -f "$LANDFALL_SKIPS" "$python_log"' EXIT
-python_setup > "$python_log" 2>&1 &
-python_pid=$!
-rust=0
-cargo test || rust=$?
-echo "test.sh: Rust tests done at ${SECONDS} s"
-python=0
-wait "$python_pid" || python=$?
-cat "$python_log"
-[ "$rust" -eq 0 ] || { echo "test.sh: the Rust tests failed" >&2; exit "$rust"; }
-[ "$python" -eq 0 ] || { echo "test.sh: the Python set-up failed" >&2; exit "$python"; }
-echo "test.sh: .venv and the wheel ready at ${SECONDS} s"
 python3 scripts/run_docs.py --bin "$target/debug" --python .venv/bin/python
 .venv/bin/python -c 'import landfall, landfall.dask; print("test.sh: landfall", landfall.__version__, "from", landfall.__file__)'
 echo "test.sh: docs' blocks done at ${SECONDS} s"
