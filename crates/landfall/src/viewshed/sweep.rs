@@ -766,9 +766,6 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
         let mut prev: Option<(f64, f64)> = None;
         // Cells before this one lie under the horizon.
         let mut skip_to = qa;
-        // The far column's laterals loaded for the block being gathered, within the strip: the
-        // polyline an edge of its cells is checked against (`under_far`); none without it.
-        let (mut far_lo, mut far_hi) = (qa, qa - 1);
         for q in qa..=qb {
             if q < skip_to {
                 continue;
@@ -795,10 +792,6 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
                     continue;
                 }
                 g.floor = floors[k];
-                if !self.holes {
-                    far_lo = (b * self.bs - 1).max(far.q0).max(qa);
-                    far_hi = ((b + 1) * self.bs).min(far.q1()).min(qb + 1);
-                }
             }
             let anti = self.quad.anti(diag, near.p, q);
             let (t1, t2) = self.triangles(near, far, q, anti);
@@ -830,16 +823,13 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
                 continue;
             }
             let (a0, a1, b0, b1) = (near.uv(q), near.uv(q + 1), far.uv(q), far.uv(q + 1));
-            // The row edge at q and the diagonal under the far column's polyline (see
-            // `under_far`) are left out; the far edge never is.
-            let row = (t1 || prev.is_some()) && !under_far(far, q, a0, far_lo, far_hi);
             // Each edge with the vertex opposite it in each of its (existing) triangles.
             if anti {
                 // T1 = (a0, b0, a1), T2 = (b0, b1, a1).
-                if row {
+                if t1 || prev.is_some() {
                     g.edge(a0, b0, t1.then_some(a1), prev);
                 }
-                if (t1 || t2) && !under_far(far, q, a1, far_lo, far_hi) {
+                if t1 || t2 {
                     g.edge(b0, a1, t1.then_some(a0), t2.then_some(b1));
                 }
                 if far_edge {
@@ -848,10 +838,10 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
                 prev = t2.then_some(b0);
             } else {
                 // T1 = (a0, b0, b1), T2 = (a0, b1, a1).
-                if row {
+                if t1 || prev.is_some() {
                     g.edge(a0, b0, t1.then_some(b1), prev);
                 }
-                if (t1 || t2) && !under_far(far, q + 1, a0, far_lo, far_hi) {
+                if t1 || t2 {
                     g.edge(a0, b1, t1.then_some(b0), t2.then_some(a1));
                 }
                 if far_edge {
@@ -861,7 +851,7 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
             }
         }
         // The row edge at qb + 1 (top of the last cell).
-        if !first && prev.is_some() && !under_far(far, qb + 1, near.uv(qb + 1), far_lo, far_hi) {
+        if !first && prev.is_some() {
             g.edge(near.uv(qb + 1), far.uv(qb + 1), prev, None);
         }
         drop(g);
@@ -892,59 +882,6 @@ impl Gather<'_> {
         }
         self.m.insert(p0.0, p0.1, p1.0, p1.1);
     }
-}
-
-/// Whether the projected edge from `a` (a vertex of the near column) to far vertex m lies on or
-/// under the far column's polyline over its whole u-range, that polyline being known from far
-/// laterals lo..=hi (a range holding m; empty when unknown): then the edge may be left out of the
-/// strip, whose far edges make up that polyline. Both are linear between the polyline's
-/// vertices, so it is enough that every vertex strictly inside the edge's u-range is on or above
-/// the edge, and `a` on or under the polyline's segment over it (at m both meet). Checked over at
-/// most two segments; `false` when the edge leaves the known polyline, or on NaN.
-#[inline(always)]
-fn under_far(far: &Column, m: i64, a: (f64, f64), lo: i64, hi: i64) -> bool {
-    if m < lo || m > hi {
-        return false;
-    }
-    let mut s = far.uv(m);
-    let mut j = m;
-    for _ in 0..2 {
-        if a.0 >= s.0 {
-            // Rightwards: the segment from s to the next vertex.
-            if j + 1 > hi {
-                return false;
-            }
-            let c = far.uv(j + 1);
-            if a.0 <= c.0 {
-                return cross(s, c, a) <= 0.0;
-            }
-            // c inside the edge's range: on or above the line from m to a.
-            if !(cross(far.uv(m), a, c) >= 0.0) {
-                return false;
-            }
-            (s, j) = (c, j + 1);
-        } else {
-            if j - 1 < lo {
-                return false;
-            }
-            let c = far.uv(j - 1);
-            if a.0 >= c.0 {
-                return cross(c, s, a) <= 0.0;
-            }
-            if !(cross(a, far.uv(m), c) >= 0.0) {
-                return false;
-            }
-            (s, j) = (c, j - 1);
-        }
-    }
-    false
-}
-
-/// The cross product of p0 → p1 and p0 → c: positive when c is above the line through p0 and p1
-/// (p1 to the right of p0).
-#[inline(always)]
-fn cross(p0: (f64, f64), p1: (f64, f64), c: (f64, f64)) -> f64 {
-    (p1.0 - p0.0) * (c.1 - p0.1) - (p1.1 - p0.1) * (c.0 - p0.0)
 }
 
 /// Whether projected point c is strictly above the line through p0 and p1 (not a vertical line).
