@@ -833,7 +833,7 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
                     g.edge(b0, a1, t1.then_some(a0), t2.then_some(b1));
                 }
                 if far_edge {
-                    g.edge(b0, b1, t2.then_some(a1), None);
+                    g.far(b0, b1, t2.then_some(a1));
                 }
                 prev = t2.then_some(b0);
             } else {
@@ -845,7 +845,7 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
                     g.edge(a0, b1, t1.then_some(b0), t2.then_some(a1));
                 }
                 if far_edge {
-                    g.edge(b0, b1, t1.then_some(a0), None);
+                    g.far(b0, b1, t1.then_some(a0));
                 }
                 prev = t2.then_some(a0);
             }
@@ -878,6 +878,16 @@ impl Gather<'_> {
             return;
         }
         if p0.1.max(p1.1) < self.floor || self.cursor.covers(p0.0, p0.1, p1.0, p1.1) {
+            return;
+        }
+        self.m.insert(p0.0, p0.1, p1.0, p1.1);
+    }
+
+    /// An edge along the far column, from p0 to p1: as `edge`, but not scanned against the
+    /// horizon (most of them rise above it; raising the horizon compares them with it anyway).
+    #[inline(always)]
+    fn far(&mut self, p0: (f64, f64), p1: (f64, f64), c: Option<(f64, f64)>) {
+        if c.is_some_and(|c| above(p0, p1, c)) || p0.1.max(p1.1) < self.floor {
             return;
         }
         self.m.insert(p0.0, p0.1, p1.0, p1.1);
