@@ -621,7 +621,9 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
                 let Some(t) = self.target_of(far, q) else {
                     continue;
                 };
-                if floor > f64::NEG_INFINITY && self.sink.at_least(self.run, t, floor) {
+                // A target at or above the floor is not decided by it (the verdict "hidden" needs
+                // the floor above the target's slope): the common case of a visible target.
+                if floor > t.vp && self.sink.at_least(self.run, t, floor) {
                     continue;
                 }
                 let h = cursor.at(u);
