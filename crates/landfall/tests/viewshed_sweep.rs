@@ -190,7 +190,7 @@ fn rising(rng: &mut SplitMix64, n: usize, (ci, cj): (usize, usize), style: u64, 
                 1 => 0.5 * r + 4.0 * f64::from((j.rem_euclid(3) == 0) as u8),
                 // A plateau at eye level around a pit holding the eye, with a few teeth.
                 _ if r <= 1.0 => 0.0,
-                _ => eye + if rng.next_u64() % 9 == 0 { tooth.round() - 1.0 } else { 0.0 },
+                _ => eye + if rng.next_u64().is_multiple_of(9) { tooth.round() - 1.0 } else { 0.0 },
             };
             z as f32
         })
