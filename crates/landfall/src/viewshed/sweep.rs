@@ -19,7 +19,10 @@
 //! sight line crosses the last strip: where it enters (on column c − 1) and where it crosses the
 //! strip's cell diagonal (when that diagonal does not end at the target). Inside one strip the
 //! sight line to a target crosses a single cell, because |u| ≤ 1. Then the strip between columns
-//! c − 1 and c (its row edges, diagonals and the edges along column c − 1) is merged into H.
+//! c − 1 and c (its row edges, diagonals and the edges along column c − 1) is merged into H. On
+//! terrain that is seen, the strip's envelope is nearly always the far column's polyline: the row
+//! edges and diagonals mostly have a triangle above them in the projection and are left out, and
+//! the far edges go into the strip without a scan of the horizon (see `merge`).
 //!
 //! **First strip.** The strip holding the eye is clipped to the wedge |l| ≤ d before projecting; an
 //! edge through the eye (an eye on a grid line or vertex) projects to a single point, its far
@@ -740,8 +743,10 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
     /// its upper side in the projection (that triangle's other edges cover it), and one under the
     /// horizon all along (checked at its ends and the horizon's breaks between), the latter a
     /// block of cells at a time where all their corners are under the block's lower bound
-    /// (`floors`). The rest are gathered into the strip's envelope, and the horizon is raised to
-    /// it.
+    /// (`floors`). The edges along `far` are not scanned against the horizon: on terrain that is
+    /// seen they rise above it and are nearly all of the strip's envelope, and raising the horizon
+    /// compares them with it anyway (leaving one in is never wrong, only work). The rest are
+    /// gathered into the strip's envelope, and the horizon is raised to it.
     #[allow(clippy::too_many_arguments)]
     fn merge(
         &self,
