@@ -170,6 +170,80 @@ proptest! {
     }
 }
 
+/// Terrain mostly seen from an eye at sample (ci, cj): each far column rises above the horizon, so
+/// its edges make the strip (the sweep's common case on visible terrain), broken by what makes
+/// that go wrong — saw-tooth ridges across or along the sweep (far columns alternately above and
+/// under the horizon), row edges steeper than the far column, and plateaus exactly at eye level
+/// (every far vertex on the horizon).
+fn rising(rng: &mut SplitMix64, n: usize, (ci, cj): (usize, usize), style: u64, eye: f64) -> Vec<f32> {
+    let (tooth, dir) = (rng.range(0.0, 3.0), rng.next_u64() % 4);
+    (0..n * n)
+        .map(|k| {
+            let (i, j) = ((k % n) as i64, (k / n) as i64);
+            let (di, dj) = (i - ci as i64, j - cj as i64);
+            let r = di.abs().max(dj.abs()) as f64;
+            let saw = f64::from([i, j, i + j, i - j][dir as usize].rem_euclid(2) as u8);
+            let z = match style {
+                // A bowl: every column seen, the teeth hiding some far edges behind the last ridge.
+                0 => 0.5 * r + tooth * saw,
+                // Ridges along the rows: row edges steeper than the far column.
+                1 => 0.5 * r + 4.0 * f64::from((j.rem_euclid(3) == 0) as u8),
+                // A plateau at eye level around a pit holding the eye, with a few teeth.
+                _ if r <= 1.0 => 0.0,
+                _ => eye + if rng.next_u64().is_multiple_of(9) { tooth.round() - 1.0 } else { 0.0 },
+            };
+            z as f32
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(150))]
+    #[test]
+    fn the_sweep_equals_the_walk_where_far_columns_lead(
+        seed in any::<u64>(),
+        style in 0u64..3,
+        holes in any::<bool>(),
+        place in 0u64..5,
+        eye in prop_oneof![Just(0.0), Just(1.0), 0.0..4.0f64],
+        diagonal in 0usize..3,
+        curvature in any::<bool>(),
+    ) {
+        let mut rng = SplitMix64::new(seed);
+        let n = 12 + (rng.next_u64() % 40) as usize;
+        let centre = (rng.next_u64() as usize % n, rng.next_u64() as usize % n);
+        let mut h = rising(&mut rng, n, centre, style, eye);
+        let mut mask = vec![false; (n - 1) * (n - 1)];
+        if holes {
+            for _ in 0..3 {
+                let k = (rng.next_u64() % h.len() as u64) as usize;
+                h[k] = f32::NAN;
+                let c = (rng.next_u64() % mask.len() as u64) as usize;
+                mask[c] = true;
+            }
+        }
+        // Kilometre cells make the curvature's drop matter.
+        let s = if curvature { 1000.0 } else { 1.0 };
+        let hs: Vec<f32> = h.iter().map(|z| z * s as f32).collect();
+        let mut b = Heightfield::builder(n, n, hs).spacing(s, s).diagonal(DIAGONALS[diagonal]).leaf_size(2);
+        if holes {
+            b = b.hole_mask(mask);
+        }
+        let hf = b.build().unwrap();
+        // The eye at the centre sample (on a vertex, as the pit wants) or anywhere else.
+        let obs = if place == 1 {
+            [centre.0 as f64 * s, centre.1 as f64 * s]
+        } else {
+            eye_position(&mut rng, &hf, place)
+        };
+        if hf.height_at(obs[0], obs[1]).is_none() {
+            return Ok(()); // over a hole
+        }
+        let p = ViewshedParams::default().with_observer_height(eye * s).with_curvature(curvature);
+        agree(&hf, obs, &p);
+    }
+}
+
 #[test]
 fn a_ground_level_eye_on_a_plateau_does_not_see_below_it() {
     // The case: eye height 0 exactly on a sample of a flat plateau (height 20); targets

@@ -19,7 +19,10 @@
 //! sight line crosses the last strip: where it enters (on column c − 1) and where it crosses the
 //! strip's cell diagonal (when that diagonal does not end at the target). Inside one strip the
 //! sight line to a target crosses a single cell, because |u| ≤ 1. Then the strip between columns
-//! c − 1 and c (its row edges, diagonals and the edges along column c − 1) is merged into H.
+//! c − 1 and c (its row edges, diagonals and the edges along column c − 1) is merged into H. On
+//! terrain that is seen, the strip's envelope is nearly always the far column's polyline: the row
+//! edges and diagonals mostly have a triangle above them in the projection and are left out, and
+//! the far edges go into the strip without a scan of the horizon (see `merge`).
 //!
 //! **First strip.** The strip holding the eye is clipped to the wedge |l| ≤ d before projecting; an
 //! edge through the eye (an eye on a grid line or vertex) projects to a single point, its far
@@ -621,7 +624,9 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
                 let Some(t) = self.target_of(far, q) else {
                     continue;
                 };
-                if floor > f64::NEG_INFINITY && self.sink.at_least(self.run, t, floor) {
+                // A target at or above the floor is not decided by it (the verdict "hidden" needs
+                // the floor above the target's slope): the common case of a visible target.
+                if floor > t.vp && self.sink.at_least(self.run, t, floor) {
                     continue;
                 }
                 let h = cursor.at(u);
@@ -738,8 +743,10 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
     /// its upper side in the projection (that triangle's other edges cover it), and one under the
     /// horizon all along (checked at its ends and the horizon's breaks between), the latter a
     /// block of cells at a time where all their corners are under the block's lower bound
-    /// (`floors`). The rest are gathered into the strip's envelope, and the horizon is raised to
-    /// it.
+    /// (`floors`). The edges along `far` are not scanned against the horizon: on terrain that is
+    /// seen they rise above it and are nearly all of the strip's envelope, and raising the horizon
+    /// compares them with it anyway (leaving one in is never wrong, only work). The rest are
+    /// gathered into the strip's envelope, and the horizon is raised to it.
     #[allow(clippy::too_many_arguments)]
     fn merge(
         &self,
@@ -833,7 +840,7 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
                     g.edge(b0, a1, t1.then_some(a0), t2.then_some(b1));
                 }
                 if far_edge {
-                    g.edge(b0, b1, t2.then_some(a1), None);
+                    g.far(b0, b1, t2.then_some(a1));
                 }
                 prev = t2.then_some(b0);
             } else {
@@ -845,7 +852,7 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
                     g.edge(a0, b1, t1.then_some(b0), t2.then_some(a1));
                 }
                 if far_edge {
-                    g.edge(b0, b1, t1.then_some(a0), None);
+                    g.far(b0, b1, t1.then_some(a0));
                 }
                 prev = t2.then_some(a0);
             }
@@ -878,6 +885,16 @@ impl Gather<'_> {
             return;
         }
         if p0.1.max(p1.1) < self.floor || self.cursor.covers(p0.0, p0.1, p1.0, p1.1) {
+            return;
+        }
+        self.m.insert(p0.0, p0.1, p1.0, p1.1);
+    }
+
+    /// An edge along the far column, from p0 to p1: as `edge`, but not scanned against the
+    /// horizon (most of them rise above it; raising the horizon compares them with it anyway).
+    #[inline(always)]
+    fn far(&mut self, p0: (f64, f64), p1: (f64, f64), c: Option<(f64, f64)>) {
+        if c.is_some_and(|c| above(p0, p1, c)) || p0.1.max(p1.1) < self.floor {
             return;
         }
         self.m.insert(p0.0, p0.1, p1.0, p1.1);
