@@ -7,9 +7,9 @@
 
 use super::boxes::Boxes;
 use super::enu::EnuFrame;
-use super::shear::{Mapped, Shear};
+use super::shear::{Mapped, Shear, UpShear};
 use super::strips::Strips;
-use super::tables::GridTables;
+use super::tables::{CellTables, GridTables};
 use super::wgs84::Geodetic;
 use crate::geom::{Half, TriangleId};
 use crate::heightfield::cell::corner_offsets;
@@ -257,16 +257,57 @@ impl GeoSurface {
         let dl = (lon - (self.lon0 + i as f64 * self.dlon)).to_radians();
         let dp = (lat - (self.lat0 + j as f64 * self.dlat)).to_radians();
         let (a, b) = self.tables.normal_line(i, j, dl, dp);
-        let sh = Shear::new(a, b);
         let anti = self.hf.diagonal().is_anti(i, j);
         let (fu, fv) = (u - i as f64, v - j as f64);
         let side = if anti { fu + fv - 1.0 } else { fv - fu };
         let (first, other) = if side > 0.0 { (Half::North, Half::South) } else { (Half::South, Half::North) };
+        // Almost always: the normal line is mostly up in the frame (`UpShear`, the same bits as
+        // `Shear`) and meets the triangle under (lon, lat).
+        if let Some(up) = UpShear::new(a, b) {
+            if let Some(h) = self.first_hit_up(&up, i, j, anti, first) {
+                return Some(Located { i, j, half: first, h, a, b });
+            }
+        }
+        self.locate_slow(a, b, i, j, anti, first, other)
+    }
+
+    /// [`GeoSurface::locate`] when the fast path found nothing: the triangle under (lon, lat) with
+    /// the general shear, its cell's other triangle, then the neighbours.
+    #[cold]
+    #[allow(clippy::too_many_arguments)]
+    fn locate_slow(&self, a: DVec3, b: DVec3, i: usize, j: usize, anti: bool, first: Half, other: Half) -> Option<Located> {
+        let sh = Shear::new(a, b);
         let found = self
             .first_hit(&sh, i, j, anti, first)
             .or_else(|| self.cell_hit(&sh, i, j, Some(other), 0.0))
             .or_else(|| self.neighbours_hit(&sh, i, j));
         found.map(|(i, j, half, h)| Located { i, j, half, h, a, b })
+    }
+
+    /// [`GeoSurface::first_hit`] with an [`UpShear`]: the same arithmetic, each triangle's corners
+    /// written out (no per-corner indexing) and its cell's tables found once.
+    #[inline(always)]
+    fn first_hit_up(&self, up: &UpShear, i: usize, j: usize, anti: bool, half: Half) -> Option<f64> {
+        if self.hf.is_cell_masked(i, j) {
+            return None;
+        }
+        let h = self.hf.corners_f32(i, j);
+        let t = self.tables.cell(i, j);
+        // The corners in `corner_offsets`' order (the hit's sums are taken in that order).
+        match (anti, half) {
+            (true, Half::South) => {
+                Shear::hit(&up_corner(up, &t, &h, 0, 0), &up_corner(up, &t, &h, 1, 0), &up_corner(up, &t, &h, 0, 1))
+            }
+            (true, Half::North) => {
+                Shear::hit(&up_corner(up, &t, &h, 1, 1), &up_corner(up, &t, &h, 0, 1), &up_corner(up, &t, &h, 1, 0))
+            }
+            (false, Half::South) => {
+                Shear::hit(&up_corner(up, &t, &h, 0, 0), &up_corner(up, &t, &h, 1, 0), &up_corner(up, &t, &h, 1, 1))
+            }
+            (false, Half::North) => {
+                Shear::hit(&up_corner(up, &t, &h, 0, 0), &up_corner(up, &t, &h, 1, 1), &up_corner(up, &t, &h, 0, 1))
+            }
+        }
     }
 
     /// Slow path: the line meets no triangle of its own cell (it is near the cell's border, where
@@ -343,6 +384,12 @@ impl GeoSurface {
         let corner = |di: usize, dj: usize| sh.map(self.sample_enu(i + di, j + dj));
         [corner(0, 0), corner(1, 0), corner(0, 1), corner(1, 1)]
     }
+}
+
+/// Corner (i + `di`, j + `dj`) of a cell with tables `t` and corner heights `h` mapped by `up`.
+#[inline(always)]
+fn up_corner(up: &UpShear, t: &CellTables<'_>, h: &[f32; 4], di: usize, dj: usize) -> Mapped {
+    up.map(t.position(di, dj, h[dj * 2 + di] as f64))
 }
 
 /// `[f(a), f(b), f(c)]`, inlined (`[_; 3].map` is not, in the query loops).

@@ -107,6 +107,16 @@ impl GridTables {
         )
     }
 
+    /// The tables of cell (i, j): columns i, i + 1 and rows j, j + 1 (two bounds checks for its
+    /// four corners). Panics when the cell is out of range, like slice indexing.
+    #[inline(always)]
+    pub(crate) fn cell(&self, i: usize, j: usize) -> CellTables<'_> {
+        CellTables {
+            columns: self.columns[i..i + 2].try_into().expect("two columns"),
+            rows: self.rows[j..j + 2].try_into().expect("two rows"),
+        }
+    }
+
     /// A(i, j) (the point on the ellipsoid) and B(i, j) (the unit normal) of sample (i, j).
     pub fn a_b(&self, i: usize, j: usize) -> (DVec3, DVec3) {
         let (c, r) = (&self.columns[i].c, &self.rows[j]);
@@ -130,6 +140,28 @@ impl GridTables {
         let a = DVec3::new(r.p * c[0] + r.s[0], r.p * c[1] + r.s[1], r.p * c[2] + r.s[2]);
         let b = DVec3::new(r.cos * c[0] + r.t[0], r.cos * c[1] + r.t[1], r.cos * c[2] + r.t[2]);
         (a, b)
+    }
+}
+
+/// The tables of one cell's two columns and two rows ([`GridTables::cell`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CellTables<'a> {
+    columns: &'a [Column; 2],
+    rows: &'a [Row; 2],
+}
+
+impl CellTables<'_> {
+    /// [`GridTables::position`] of corner (i + `di`, j + `dj`) (`di`, `dj` in 0…1), by the same
+    /// arithmetic (the same bits) without a bounds check.
+    #[inline(always)]
+    pub fn position(&self, di: usize, dj: usize, h: f64) -> DVec3 {
+        let (c, r) = (&self.columns[di & 1].c, &self.rows[dj & 1]);
+        let rho = r.p + h * r.cos;
+        DVec3::new(
+            rho * c[0] + (r.s[0] + h * r.t[0]),
+            rho * c[1] + (r.s[1] + h * r.t[1]),
+            rho * c[2] + (r.s[2] + h * r.t[2]),
+        )
     }
 }
 
