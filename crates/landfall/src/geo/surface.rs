@@ -97,6 +97,10 @@ pub struct GeoSurface {
     inv_dlon: f64,
     inv_dlat: f64,
     lon_mid: f64,
+    /// The last cell's column and row, as f64 (the first cell's clamp in `locate`).
+    last_cell: [f64; 2],
+    /// Heights through [`GeoSurface::height_at_avx2`] (the CPU has AVX2).
+    avx2: bool,
 }
 
 impl GeoSurface {
@@ -143,6 +147,8 @@ impl GeoSurface {
             inv_dlon: 1.0 / s.x,
             inv_dlat: 1.0 / s.y,
             lon_mid: (west + east) / 2.0,
+            last_cell: [(nx - 2) as f64, (ny - 2) as f64],
+            avx2: has_avx2(),
         })
     }
 
@@ -210,6 +216,22 @@ impl GeoSurface {
     /// O(1). Longitudes are taken modulo 360°.
     #[inline]
     pub fn height_at(&self, lon: f64, lat: f64) -> Option<f64> {
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2 {
+            // SAFETY: `avx2` is set only where the CPU supports AVX2.
+            return unsafe { self.height_at_avx2(lon, lat) };
+        }
+        self.locate(lon, lat).map(|l| l.h)
+    }
+
+    /// [`GeoSurface::height_at`] compiled for AVX2 (three-operand instructions, wider registers; no
+    /// fused multiply-adds: the same operations, so the same bits).
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn height_at_avx2(&self, lon: f64, lat: f64) -> Option<f64> {
         self.locate(lon, lat).map(|l| l.h)
     }
 
@@ -252,13 +274,16 @@ impl GeoSurface {
         if !(u >= -0.5 && v >= -0.5 && u <= ncx as f64 + 0.5 && v <= ncy as f64 + 0.5) {
             return None;
         }
-        let i = (u.max(0.0) as usize).min(ncx - 1);
-        let j = (v.max(0.0) as usize).min(ncy - 1);
-        let dl = (lon - (self.lon0 + i as f64 * self.dlon)).to_radians();
-        let dp = (lat - (self.lat0 + j as f64 * self.dlat)).to_radians();
+        // Clamped as floats, then truncated (i64: one conversion each way; the values are whole
+        // numbers below 2⁵³, the same as through usize).
+        let (ci, cj) = (u.max(0.0).min(self.last_cell[0]) as i64, v.max(0.0).min(self.last_cell[1]) as i64);
+        let (fi, fj) = (ci as f64, cj as f64);
+        let (i, j) = (ci as usize, cj as usize);
+        let dl = (lon - (self.lon0 + fi * self.dlon)).to_radians();
+        let dp = (lat - (self.lat0 + fj * self.dlat)).to_radians();
         let (a, b) = self.tables.normal_line(i, j, dl, dp);
         let anti = self.hf.diagonal().is_anti(i, j);
-        let (fu, fv) = (u - i as f64, v - j as f64);
+        let (fu, fv) = (u - fi, v - fj);
         let side = if anti { fu + fv - 1.0 } else { fv - fu };
         let (first, other) = if side > 0.0 { (Half::North, Half::South) } else { (Half::South, Half::North) };
         // Almost always: the normal line is mostly up in the frame (`UpShear`, the same bits as
@@ -268,20 +293,28 @@ impl GeoSurface {
                 return Some(Located { i, j, half: first, h, a, b });
             }
         }
-        self.locate_slow(a, b, i, j, anti, first, other)
+        let (i, j, half, h) = self.locate_slow(a, b, i, j, anti, first, other)?;
+        Some(Located { i, j, half, h, a, b })
     }
 
     /// [`GeoSurface::locate`] when the fast path found nothing: the triangle under (lon, lat) with
     /// the general shear, its cell's other triangle, then the neighbours.
     #[cold]
     #[allow(clippy::too_many_arguments)]
-    fn locate_slow(&self, a: DVec3, b: DVec3, i: usize, j: usize, anti: bool, first: Half, other: Half) -> Option<Located> {
+    fn locate_slow(
+        &self,
+        a: DVec3,
+        b: DVec3,
+        i: usize,
+        j: usize,
+        anti: bool,
+        first: Half,
+        other: Half,
+    ) -> Option<(usize, usize, Half, f64)> {
         let sh = Shear::new(a, b);
-        let found = self
-            .first_hit(&sh, i, j, anti, first)
+        self.first_hit(&sh, i, j, anti, first)
             .or_else(|| self.cell_hit(&sh, i, j, Some(other), 0.0))
-            .or_else(|| self.neighbours_hit(&sh, i, j));
-        found.map(|(i, j, half, h)| Located { i, j, half, h, a, b })
+            .or_else(|| self.neighbours_hit(&sh, i, j))
     }
 
     /// [`GeoSurface::first_hit`] with an [`UpShear`]: the same arithmetic, each triangle's corners
@@ -390,6 +423,14 @@ impl GeoSurface {
 #[inline(always)]
 fn up_corner(up: &UpShear, t: &CellTables<'_>, h: &[f32; 4], di: usize, dj: usize) -> Mapped {
     up.map(t.position(di, dj, h[dj * 2 + di] as f64))
+}
+
+/// Whether the CPU has AVX2 (`GeoSurface::height_at_avx2`).
+fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return std::arch::is_x86_feature_detected!("avx2");
+    #[cfg(not(target_arch = "x86_64"))]
+    false
 }
 
 /// `[f(a), f(b), f(c)]`, inlined (`[_; 3].map` is not, in the query loops).

@@ -128,7 +128,7 @@ impl GridTables {
     /// A and B at longitude λᵢ + `dlon` and latitude φⱼ + `dlat` (radians from column i and row j):
     /// the ellipsoid normal line {A + h·B} through that (lon, lat). Without trigonometry for offsets
     /// within 0.1 rad (a short series, exact to f64 rounding), with it beyond.
-    #[inline]
+    #[inline(always)]
     pub fn normal_line(&self, i: usize, j: usize, dlon: f64, dlat: f64) -> (DVec3, DVec3) {
         let col = &self.columns[i];
         let (sl, cl) = sin_cos_small(dlon);
