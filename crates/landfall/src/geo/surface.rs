@@ -5,6 +5,9 @@
 //! Everything is computed in one east-north-up frame at the grid's centre (a rigid transform of
 //! ECEF, so exact), where the surface is nearly horizontal.
 
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+
 use super::boxes::Boxes;
 use super::enu::EnuFrame;
 use super::shear::{Mapped, Shear, UpShear};
@@ -99,7 +102,9 @@ pub struct GeoSurface {
     lon_mid: f64,
     /// The last cell's column and row, as f64 (the first cell's clamp in `locate`).
     last_cell: [f64; 2],
-    /// Heights through [`GeoSurface::height_at_avx2`] (the CPU has AVX2).
+    /// The grid's last column and row + 0.5, as f64 (beyond, (lon, lat) is off the surface).
+    grid_limit: [f64; 2],
+    /// Heights through `avx2.rs` (the CPU has AVX2).
     avx2: bool,
 }
 
@@ -148,6 +153,7 @@ impl GeoSurface {
             inv_dlat: 1.0 / s.y,
             lon_mid: (west + east) / 2.0,
             last_cell: [(nx - 2) as f64, (ny - 2) as f64],
+            grid_limit: [(nx - 1) as f64 + 0.5, (ny - 1) as f64 + 0.5],
             avx2: has_avx2(),
         })
     }
@@ -180,7 +186,7 @@ impl GeoSurface {
     /// Bytes used by the heightfield, the position tables, the box tree and the strip walk's tables.
     pub fn memory_bytes(&self) -> usize {
         self.hf.memory_bytes()
-            + (self.hf.nx() * 6 + self.hf.ny() * 9) * 8
+            + (self.hf.nx() * 8 + self.hf.ny() * 11) * 8
             + self.boxes.memory_bytes()
             + self.strips.as_ref().map_or(0, Strips::memory_bytes)
     }
@@ -219,19 +225,8 @@ impl GeoSurface {
         #[cfg(target_arch = "x86_64")]
         if self.avx2 {
             // SAFETY: `avx2` is set only where the CPU supports AVX2.
-            return unsafe { self.height_at_avx2(lon, lat) };
+            return unsafe { avx2::height_at(self, lon, lat) };
         }
-        self.locate(lon, lat).map(|l| l.h)
-    }
-
-    /// [`GeoSurface::height_at`] compiled for AVX2 (three-operand instructions, wider registers; no
-    /// fused multiply-adds: the same operations, so the same bits).
-    ///
-    /// # Safety
-    /// The CPU must support AVX2.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn height_at_avx2(&self, lon: f64, lat: f64) -> Option<f64> {
         self.locate(lon, lat).map(|l| l.h)
     }
 
@@ -265,13 +260,12 @@ impl GeoSurface {
         }
         // At a pole every longitude is the same point (the polar axis is its normal line).
         let lon = if lat.abs() == 90.0 { self.lon_mid } else { self.wrap_lon(lon) };
-        let (ncx, ncy) = (self.hf.nx() - 1, self.hf.ny() - 1);
         // The cell to try first (multiplied by the steps' reciprocals: a cell off by rounding is
         // corrected by the neighbours' test).
         let u = (lon - self.lon0) * self.inv_dlon;
         let v = (lat - self.lat0) * self.inv_dlat;
         // The surface's edge bulges out of the grid's rectangle by far less than half a cell.
-        if !(u >= -0.5 && v >= -0.5 && u <= ncx as f64 + 0.5 && v <= ncy as f64 + 0.5) {
+        if !(u >= -0.5 && v >= -0.5 && u <= self.grid_limit[0] && v <= self.grid_limit[1]) {
             return None;
         }
         // Clamped as floats, then truncated (i64: one conversion each way; the values are whole
@@ -425,7 +419,7 @@ fn up_corner(up: &UpShear, t: &CellTables<'_>, h: &[f32; 4], di: usize, dj: usiz
     up.map(t.position(di, dj, h[dj * 2 + di] as f64))
 }
 
-/// Whether the CPU has AVX2 (`GeoSurface::height_at_avx2`).
+/// Whether the CPU has AVX2 (`avx2.rs`).
 fn has_avx2() -> bool {
     #[cfg(target_arch = "x86_64")]
     return std::arch::is_x86_feature_detected!("avx2");

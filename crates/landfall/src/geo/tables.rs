@@ -17,21 +17,21 @@ use super::enu::EnuFrame;
 use super::wgs84::{prime_vertical_radius, E2};
 use glam::DVec3;
 
-/// Per-column values: c_k(i) and d_k(i) = ∂c_k/∂λ.
+/// Per-column values: c_k(i) and d_k(i) = ∂c_k/∂λ (a fourth lane 0: one 4-lane load each).
 #[derive(Clone, Copy, Debug)]
-struct Column {
-    c: [f64; 3],
-    d: [f64; 3],
+pub(crate) struct Column {
+    pub(crate) c: [f64; 4],
+    pub(crate) d: [f64; 4],
 }
 
-/// Per-row values (see the module's formula).
+/// Per-row values (see the module's formula; s and t with a fourth lane 0).
 #[derive(Clone, Copy, Debug)]
-struct Row {
-    p: f64,
-    cos: f64,
-    sin: f64,
-    s: [f64; 3],
-    t: [f64; 3],
+pub(crate) struct Row {
+    pub(crate) p: f64,
+    pub(crate) cos: f64,
+    pub(crate) sin: f64,
+    pub(crate) s: [f64; 4],
+    pub(crate) t: [f64; 4],
 }
 
 /// Column and row tables of a (longitude, latitude) grid in an ENU frame.
@@ -47,11 +47,11 @@ struct Row {
 /// ```
 #[derive(Clone, Debug)]
 pub struct GridTables {
-    columns: Vec<Column>,
-    rows: Vec<Row>,
+    pub(crate) columns: Vec<Column>,
+    pub(crate) rows: Vec<Row>,
     /// R_k2 (the frame's rows' ECEF z components) and (R·O)_k, for rows between table rows.
-    rz: [f64; 3],
-    ro: [f64; 3],
+    pub(crate) rz: [f64; 3],
+    pub(crate) ro: [f64; 3],
 }
 
 impl GridTables {
@@ -65,8 +65,8 @@ impl GridTables {
             .iter()
             .map(|&lon| {
                 let (sl, cl) = lon.to_radians().sin_cos();
-                let c = [0, 1, 2].map(|k| row(k).x * cl + row(k).y * sl);
-                let d = [0, 1, 2].map(|k| -row(k).x * sl + row(k).y * cl);
+                let c = [0, 1, 2, 3].map(|k| if k < 3 { row(k).x * cl + row(k).y * sl } else { 0.0 });
+                let d = [0, 1, 2, 3].map(|k| if k < 3 { -row(k).x * sl + row(k).y * cl } else { 0.0 });
                 Column { c, d }
             })
             .collect();
@@ -76,12 +76,12 @@ impl GridTables {
     }
 
     #[inline(always)]
-    fn row((sin, cos): (f64, f64), rz: [f64; 3], ro: [f64; 3]) -> Row {
+    pub(crate) fn row((sin, cos): (f64, f64), rz: [f64; 3], ro: [f64; 3]) -> Row {
         let n = prime_vertical_radius(sin);
         let q = n * (1.0 - E2) * sin;
         // Written out: `[_; 3].map` is not inlined into the query loops.
-        let s = [q * rz[0] - ro[0], q * rz[1] - ro[1], q * rz[2] - ro[2]];
-        Row { p: n * cos, cos, sin, s, t: [sin * rz[0], sin * rz[1], sin * rz[2]] }
+        let s = [q * rz[0] - ro[0], q * rz[1] - ro[1], q * rz[2] - ro[2], 0.0];
+        Row { p: n * cos, cos, sin, s, t: [sin * rz[0], sin * rz[1], sin * rz[2], 0.0] }
     }
 
     /// Number of columns.
