@@ -17,7 +17,10 @@ use std::arch::x86_64::*;
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn height_at(s: &GeoSurface, lon: f64, lat: f64) -> Option<f64> {
-    fast(s, lon, lat).unwrap_or_else(|| scalar(s, lon, lat))
+    match fast(s, lon, lat) {
+        Some(found) => found,
+        None => scalar(s, lon, lat),
+    }
 }
 
 /// The scalar path (kept out of line: it is the rare case here).
