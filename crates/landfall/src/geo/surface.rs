@@ -230,6 +230,12 @@ impl GeoSurface {
         self.locate(lon, lat).map(|l| l.h)
     }
 
+    /// [`GeoSurface::height_at`] without AVX2 (the reference its AVX2 path is tested against).
+    #[cfg(test)]
+    pub(super) fn height_at_scalar(&self, lon: f64, lat: f64) -> Option<f64> {
+        self.locate(lon, lat).map(|l| l.h)
+    }
+
     /// [`GeoSurface::height_at`] with the point's ENU position, normal and triangle.
     pub fn surface_at(&self, lon: f64, lat: f64) -> Option<GeoPoint> {
         let l = self.locate(lon, lat)?;
