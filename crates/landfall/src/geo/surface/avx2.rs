@@ -73,26 +73,18 @@ unsafe fn fast(s: &GeoSurface, lon: f64, lat: f64) -> Option<Option<f64>> {
     // The corners in `corner_offsets`' order (the hit's sums are taken in that order).
     // (Functions, not closures: a closure would not be compiled for AVX2 unless inlined.)
     let [p, q, r] = match (anti, half) {
-        (true, Half::South) => [
-            corner(&c0.c, r0, h[0], a, shear),
-            corner(&c1.c, r0, h[1], a, shear),
-            corner(&c0.c, r1, h[2], a, shear),
-        ],
-        (true, Half::North) => [
-            corner(&c1.c, r1, h[3], a, shear),
-            corner(&c0.c, r1, h[2], a, shear),
-            corner(&c1.c, r0, h[1], a, shear),
-        ],
-        (false, Half::South) => [
-            corner(&c0.c, r0, h[0], a, shear),
-            corner(&c1.c, r0, h[1], a, shear),
-            corner(&c1.c, r1, h[3], a, shear),
-        ],
-        (false, Half::North) => [
-            corner(&c0.c, r0, h[0], a, shear),
-            corner(&c1.c, r1, h[3], a, shear),
-            corner(&c0.c, r1, h[2], a, shear),
-        ],
+        (true, Half::South) => {
+            [corner(&c0.c, r0, h[0], a, shear), corner(&c1.c, r0, h[1], a, shear), corner(&c0.c, r1, h[2], a, shear)]
+        }
+        (true, Half::North) => {
+            [corner(&c1.c, r1, h[3], a, shear), corner(&c0.c, r1, h[2], a, shear), corner(&c1.c, r0, h[1], a, shear)]
+        }
+        (false, Half::South) => {
+            [corner(&c0.c, r0, h[0], a, shear), corner(&c1.c, r0, h[1], a, shear), corner(&c1.c, r1, h[3], a, shear)]
+        }
+        (false, Half::North) => {
+            [corner(&c0.c, r0, h[0], a, shear), corner(&c1.c, r1, h[3], a, shear), corner(&c0.c, r1, h[2], a, shear)]
+        }
     };
     Shear::hit(&p, &q, &r).map(Some)
 }
@@ -163,7 +155,8 @@ unsafe fn normal_line(t: &GridTables, i: usize, j: usize, sl: f64, cl: f64, sd: 
 #[inline(always)]
 unsafe fn position(c: &[f64; 4], r: &Row, h: f64) -> __m256d {
     let rho = r.p + h * r.cos;
-    let st = _mm256_add_pd(_mm256_loadu_pd(r.s.as_ptr()), _mm256_mul_pd(_mm256_set1_pd(h), _mm256_loadu_pd(r.t.as_ptr())));
+    let st =
+        _mm256_add_pd(_mm256_loadu_pd(r.s.as_ptr()), _mm256_mul_pd(_mm256_set1_pd(h), _mm256_loadu_pd(r.t.as_ptr())));
     _mm256_add_pd(_mm256_mul_pd(_mm256_set1_pd(rho), _mm256_loadu_pd(c.as_ptr())), st)
 }
 
