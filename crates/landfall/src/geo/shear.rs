@@ -98,6 +98,39 @@ impl Shear {
     }
 }
 
+/// [`Shear`] for a line whose direction is mostly up (its z is positive and the largest of its
+/// components by magnitude, as an ellipsoid normal is in an ENU frame within tens of degrees of its
+/// origin): the same arithmetic as [`Shear`]'s (then z, x, y are its kz, kx, ky), so the same bits,
+/// without choosing the axes per line.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct UpShear {
+    o: DVec3,
+    sx: f64,
+    sy: f64,
+    sz: f64,
+}
+
+impl UpShear {
+    /// The line through `o` along `d`, or `None` when `d` is not mostly up (then use [`Shear`]).
+    #[inline(always)]
+    pub fn new(o: DVec3, d: DVec3) -> Option<Self> {
+        // `Shear::new` then takes kz = 2 (no other component exceeds |d.z|) and, d.z being
+        // positive, (kx, ky) = (0, 1) unswapped.
+        if !(d.z > 0.0 && d.z >= d.x.abs() && d.z >= d.y.abs()) {
+            return None;
+        }
+        let sz = 1.0 / d.z;
+        Some(Self { o, sx: d.x * sz, sy: d.y * sz, sz })
+    }
+
+    /// `p` in the sheared space, as [`Shear::map`] maps it.
+    #[inline(always)]
+    pub fn map(&self, p: DVec3) -> Mapped {
+        let a = p - self.o;
+        [a.x - self.sx * a.z, a.y - self.sy * a.z, self.sz * a.z]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -136,6 +169,25 @@ mod tests {
                 }
             }
             prop_assert!(hits >= 1);
+        }
+    }
+
+    proptest! {
+        /// `UpShear` maps every point to the same bits as `Shear` whenever it accepts the line, and
+        /// accepts every line within 45° of up.
+        #[test]
+        fn up_shear_is_shear_bit_for_bit(o in prop::array::uniform3(-1.0e5f64..1.0e5), d in prop::array::uniform3(-1.0f64..1.0),
+                                         p in prop::array::uniform3(-1.0e5f64..1.0e5)) {
+            let (o, d, p) = (v3(o), v3(d), v3(p));
+            prop_assume!(d != DVec3::ZERO);
+            let sh = Shear::new(o, d);
+            match UpShear::new(o, d) {
+                Some(up) => {
+                    prop_assert_eq!((sh.kx, sh.ky, sh.kz), (0, 1, 2));
+                    prop_assert_eq!(up.map(p).map(f64::to_bits), sh.map(p).map(f64::to_bits));
+                }
+                None => prop_assert!(!(d.z > 0.0 && d.z >= d.x.abs().max(d.y.abs()))),
+            }
         }
     }
 

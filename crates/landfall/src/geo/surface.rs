@@ -5,11 +5,14 @@
 //! Everything is computed in one east-north-up frame at the grid's centre (a rigid transform of
 //! ECEF, so exact), where the surface is nearly horizontal.
 
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+
 use super::boxes::Boxes;
 use super::enu::EnuFrame;
-use super::shear::{Mapped, Shear};
+use super::shear::{Mapped, Shear, UpShear};
 use super::strips::Strips;
-use super::tables::GridTables;
+use super::tables::{CellTables, GridTables};
 use super::wgs84::Geodetic;
 use crate::geom::{Half, TriangleId};
 use crate::heightfield::cell::corner_offsets;
@@ -97,6 +100,12 @@ pub struct GeoSurface {
     inv_dlon: f64,
     inv_dlat: f64,
     lon_mid: f64,
+    /// The last cell's column and row, as f64 (the first cell's clamp in `locate`).
+    last_cell: [f64; 2],
+    /// The grid's last column and row + 0.5, as f64 (beyond, (lon, lat) is off the surface).
+    grid_limit: [f64; 2],
+    /// Heights through `avx2.rs` (the CPU has AVX2).
+    avx2: bool,
 }
 
 impl GeoSurface {
@@ -143,6 +152,9 @@ impl GeoSurface {
             inv_dlon: 1.0 / s.x,
             inv_dlat: 1.0 / s.y,
             lon_mid: (west + east) / 2.0,
+            last_cell: [(nx - 2) as f64, (ny - 2) as f64],
+            grid_limit: [(nx - 1) as f64 + 0.5, (ny - 1) as f64 + 0.5],
+            avx2: has_avx2(),
         })
     }
 
@@ -174,7 +186,7 @@ impl GeoSurface {
     /// Bytes used by the heightfield, the position tables, the box tree and the strip walk's tables.
     pub fn memory_bytes(&self) -> usize {
         self.hf.memory_bytes()
-            + (self.hf.nx() * 6 + self.hf.ny() * 9) * 8
+            + (self.hf.nx() * 8 + self.hf.ny() * 11) * 8
             + self.boxes.memory_bytes()
             + self.strips.as_ref().map_or(0, Strips::memory_bytes)
     }
@@ -210,6 +222,17 @@ impl GeoSurface {
     /// O(1). Longitudes are taken modulo 360°.
     #[inline]
     pub fn height_at(&self, lon: f64, lat: f64) -> Option<f64> {
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2 {
+            // SAFETY: `avx2` is set only where the CPU supports AVX2.
+            return unsafe { avx2::height_at(self, lon, lat) };
+        }
+        self.locate(lon, lat).map(|l| l.h)
+    }
+
+    /// [`GeoSurface::height_at`] without AVX2 (the reference its AVX2 path is tested against).
+    #[cfg(test)]
+    pub(super) fn height_at_scalar(&self, lon: f64, lat: f64) -> Option<f64> {
         self.locate(lon, lat).map(|l| l.h)
     }
 
@@ -243,30 +266,81 @@ impl GeoSurface {
         }
         // At a pole every longitude is the same point (the polar axis is its normal line).
         let lon = if lat.abs() == 90.0 { self.lon_mid } else { self.wrap_lon(lon) };
-        let (ncx, ncy) = (self.hf.nx() - 1, self.hf.ny() - 1);
         // The cell to try first (multiplied by the steps' reciprocals: a cell off by rounding is
         // corrected by the neighbours' test).
         let u = (lon - self.lon0) * self.inv_dlon;
         let v = (lat - self.lat0) * self.inv_dlat;
         // The surface's edge bulges out of the grid's rectangle by far less than half a cell.
-        if !(u >= -0.5 && v >= -0.5 && u <= ncx as f64 + 0.5 && v <= ncy as f64 + 0.5) {
+        if !(u >= -0.5 && v >= -0.5 && u <= self.grid_limit[0] && v <= self.grid_limit[1]) {
             return None;
         }
-        let i = (u.max(0.0) as usize).min(ncx - 1);
-        let j = (v.max(0.0) as usize).min(ncy - 1);
-        let dl = (lon - (self.lon0 + i as f64 * self.dlon)).to_radians();
-        let dp = (lat - (self.lat0 + j as f64 * self.dlat)).to_radians();
+        // Clamped as floats, then truncated (i64: one conversion each way; the values are whole
+        // numbers below 2⁵³, the same as through usize).
+        let (ci, cj) = (u.max(0.0).min(self.last_cell[0]) as i64, v.max(0.0).min(self.last_cell[1]) as i64);
+        let (fi, fj) = (ci as f64, cj as f64);
+        let (i, j) = (ci as usize, cj as usize);
+        let dl = (lon - (self.lon0 + fi * self.dlon)).to_radians();
+        let dp = (lat - (self.lat0 + fj * self.dlat)).to_radians();
         let (a, b) = self.tables.normal_line(i, j, dl, dp);
-        let sh = Shear::new(a, b);
         let anti = self.hf.diagonal().is_anti(i, j);
-        let (fu, fv) = (u - i as f64, v - j as f64);
+        let (fu, fv) = (u - fi, v - fj);
         let side = if anti { fu + fv - 1.0 } else { fv - fu };
         let (first, other) = if side > 0.0 { (Half::North, Half::South) } else { (Half::South, Half::North) };
-        let found = self
-            .first_hit(&sh, i, j, anti, first)
+        // Almost always: the normal line is mostly up in the frame (`UpShear`, the same bits as
+        // `Shear`) and meets the triangle under (lon, lat).
+        if let Some(up) = UpShear::new(a, b) {
+            if let Some(h) = self.first_hit_up(&up, i, j, anti, first) {
+                return Some(Located { i, j, half: first, h, a, b });
+            }
+        }
+        let (i, j, half, h) = self.locate_slow(a, b, i, j, anti, first, other)?;
+        Some(Located { i, j, half, h, a, b })
+    }
+
+    /// [`GeoSurface::locate`] when the fast path found nothing: the triangle under (lon, lat) with
+    /// the general shear, its cell's other triangle, then the neighbours.
+    #[cold]
+    #[allow(clippy::too_many_arguments)]
+    fn locate_slow(
+        &self,
+        a: DVec3,
+        b: DVec3,
+        i: usize,
+        j: usize,
+        anti: bool,
+        first: Half,
+        other: Half,
+    ) -> Option<(usize, usize, Half, f64)> {
+        let sh = Shear::new(a, b);
+        self.first_hit(&sh, i, j, anti, first)
             .or_else(|| self.cell_hit(&sh, i, j, Some(other), 0.0))
-            .or_else(|| self.neighbours_hit(&sh, i, j));
-        found.map(|(i, j, half, h)| Located { i, j, half, h, a, b })
+            .or_else(|| self.neighbours_hit(&sh, i, j))
+    }
+
+    /// [`GeoSurface::first_hit`] with an [`UpShear`]: the same arithmetic, each triangle's corners
+    /// written out (no per-corner indexing) and its cell's tables found once.
+    #[inline(always)]
+    fn first_hit_up(&self, up: &UpShear, i: usize, j: usize, anti: bool, half: Half) -> Option<f64> {
+        if self.hf.is_cell_masked(i, j) {
+            return None;
+        }
+        let h = self.hf.corners_f32(i, j);
+        let t = self.tables.cell(i, j);
+        // The corners in `corner_offsets`' order (the hit's sums are taken in that order).
+        match (anti, half) {
+            (true, Half::South) => {
+                Shear::hit(&up_corner(up, &t, &h, 0, 0), &up_corner(up, &t, &h, 1, 0), &up_corner(up, &t, &h, 0, 1))
+            }
+            (true, Half::North) => {
+                Shear::hit(&up_corner(up, &t, &h, 1, 1), &up_corner(up, &t, &h, 0, 1), &up_corner(up, &t, &h, 1, 0))
+            }
+            (false, Half::South) => {
+                Shear::hit(&up_corner(up, &t, &h, 0, 0), &up_corner(up, &t, &h, 1, 0), &up_corner(up, &t, &h, 1, 1))
+            }
+            (false, Half::North) => {
+                Shear::hit(&up_corner(up, &t, &h, 0, 0), &up_corner(up, &t, &h, 1, 1), &up_corner(up, &t, &h, 0, 1))
+            }
+        }
     }
 
     /// Slow path: the line meets no triangle of its own cell (it is near the cell's border, where
@@ -343,6 +417,20 @@ impl GeoSurface {
         let corner = |di: usize, dj: usize| sh.map(self.sample_enu(i + di, j + dj));
         [corner(0, 0), corner(1, 0), corner(0, 1), corner(1, 1)]
     }
+}
+
+/// Corner (i + `di`, j + `dj`) of a cell with tables `t` and corner heights `h` mapped by `up`.
+#[inline(always)]
+fn up_corner(up: &UpShear, t: &CellTables<'_>, h: &[f32; 4], di: usize, dj: usize) -> Mapped {
+    up.map(t.position(di, dj, h[dj * 2 + di] as f64))
+}
+
+/// Whether the CPU has AVX2 (`avx2.rs`).
+fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return std::arch::is_x86_feature_detected!("avx2");
+    #[cfg(not(target_arch = "x86_64"))]
+    false
 }
 
 /// `[f(a), f(b), f(c)]`, inlined (`[_; 3].map` is not, in the query loops).

@@ -17,21 +17,21 @@ use super::enu::EnuFrame;
 use super::wgs84::{prime_vertical_radius, E2};
 use glam::DVec3;
 
-/// Per-column values: c_k(i) and d_k(i) = ∂c_k/∂λ.
+/// Per-column values: c_k(i) and d_k(i) = ∂c_k/∂λ (a fourth lane 0: one 4-lane load each).
 #[derive(Clone, Copy, Debug)]
-struct Column {
-    c: [f64; 3],
-    d: [f64; 3],
+pub(crate) struct Column {
+    pub(crate) c: [f64; 4],
+    pub(crate) d: [f64; 4],
 }
 
-/// Per-row values (see the module's formula).
+/// Per-row values (see the module's formula; s and t with a fourth lane 0).
 #[derive(Clone, Copy, Debug)]
-struct Row {
-    p: f64,
-    cos: f64,
-    sin: f64,
-    s: [f64; 3],
-    t: [f64; 3],
+pub(crate) struct Row {
+    pub(crate) p: f64,
+    pub(crate) cos: f64,
+    pub(crate) sin: f64,
+    pub(crate) s: [f64; 4],
+    pub(crate) t: [f64; 4],
 }
 
 /// Column and row tables of a (longitude, latitude) grid in an ENU frame.
@@ -47,11 +47,11 @@ struct Row {
 /// ```
 #[derive(Clone, Debug)]
 pub struct GridTables {
-    columns: Vec<Column>,
-    rows: Vec<Row>,
+    pub(crate) columns: Vec<Column>,
+    pub(crate) rows: Vec<Row>,
     /// R_k2 (the frame's rows' ECEF z components) and (R·O)_k, for rows between table rows.
-    rz: [f64; 3],
-    ro: [f64; 3],
+    pub(crate) rz: [f64; 3],
+    pub(crate) ro: [f64; 3],
 }
 
 impl GridTables {
@@ -65,8 +65,8 @@ impl GridTables {
             .iter()
             .map(|&lon| {
                 let (sl, cl) = lon.to_radians().sin_cos();
-                let c = [0, 1, 2].map(|k| row(k).x * cl + row(k).y * sl);
-                let d = [0, 1, 2].map(|k| -row(k).x * sl + row(k).y * cl);
+                let c = [0, 1, 2, 3].map(|k| if k < 3 { row(k).x * cl + row(k).y * sl } else { 0.0 });
+                let d = [0, 1, 2, 3].map(|k| if k < 3 { -row(k).x * sl + row(k).y * cl } else { 0.0 });
                 Column { c, d }
             })
             .collect();
@@ -76,12 +76,12 @@ impl GridTables {
     }
 
     #[inline(always)]
-    fn row((sin, cos): (f64, f64), rz: [f64; 3], ro: [f64; 3]) -> Row {
+    pub(crate) fn row((sin, cos): (f64, f64), rz: [f64; 3], ro: [f64; 3]) -> Row {
         let n = prime_vertical_radius(sin);
         let q = n * (1.0 - E2) * sin;
         // Written out: `[_; 3].map` is not inlined into the query loops.
-        let s = [q * rz[0] - ro[0], q * rz[1] - ro[1], q * rz[2] - ro[2]];
-        Row { p: n * cos, cos, sin, s, t: [sin * rz[0], sin * rz[1], sin * rz[2]] }
+        let s = [q * rz[0] - ro[0], q * rz[1] - ro[1], q * rz[2] - ro[2], 0.0];
+        Row { p: n * cos, cos, sin, s, t: [sin * rz[0], sin * rz[1], sin * rz[2], 0.0] }
     }
 
     /// Number of columns.
@@ -107,6 +107,16 @@ impl GridTables {
         )
     }
 
+    /// The tables of cell (i, j): columns i, i + 1 and rows j, j + 1 (two bounds checks for its
+    /// four corners). Panics when the cell is out of range, like slice indexing.
+    #[inline(always)]
+    pub(crate) fn cell(&self, i: usize, j: usize) -> CellTables<'_> {
+        CellTables {
+            columns: self.columns[i..i + 2].try_into().expect("two columns"),
+            rows: self.rows[j..j + 2].try_into().expect("two rows"),
+        }
+    }
+
     /// A(i, j) (the point on the ellipsoid) and B(i, j) (the unit normal) of sample (i, j).
     pub fn a_b(&self, i: usize, j: usize) -> (DVec3, DVec3) {
         let (c, r) = (&self.columns[i].c, &self.rows[j]);
@@ -118,7 +128,7 @@ impl GridTables {
     /// A and B at longitude λᵢ + `dlon` and latitude φⱼ + `dlat` (radians from column i and row j):
     /// the ellipsoid normal line {A + h·B} through that (lon, lat). Without trigonometry for offsets
     /// within 0.1 rad (a short series, exact to f64 rounding), with it beyond.
-    #[inline]
+    #[inline(always)]
     pub fn normal_line(&self, i: usize, j: usize, dlon: f64, dlat: f64) -> (DVec3, DVec3) {
         let col = &self.columns[i];
         let (sl, cl) = sin_cos_small(dlon);
@@ -130,6 +140,28 @@ impl GridTables {
         let a = DVec3::new(r.p * c[0] + r.s[0], r.p * c[1] + r.s[1], r.p * c[2] + r.s[2]);
         let b = DVec3::new(r.cos * c[0] + r.t[0], r.cos * c[1] + r.t[1], r.cos * c[2] + r.t[2]);
         (a, b)
+    }
+}
+
+/// The tables of one cell's two columns and two rows ([`GridTables::cell`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CellTables<'a> {
+    columns: &'a [Column; 2],
+    rows: &'a [Row; 2],
+}
+
+impl CellTables<'_> {
+    /// [`GridTables::position`] of corner (i + `di`, j + `dj`) (`di`, `dj` in 0…1), by the same
+    /// arithmetic (the same bits) without a bounds check.
+    #[inline(always)]
+    pub fn position(&self, di: usize, dj: usize, h: f64) -> DVec3 {
+        let (c, r) = (&self.columns[di & 1].c, &self.rows[dj & 1]);
+        let rho = r.p + h * r.cos;
+        DVec3::new(
+            rho * c[0] + (r.s[0] + h * r.t[0]),
+            rho * c[1] + (r.s[1] + h * r.t[1]),
+            rho * c[2] + (r.s[2] + h * r.t[2]),
+        )
     }
 }
 

@@ -234,6 +234,51 @@ proptest! {
     }
 }
 
+/// `height_at` and the scalar path, bit for bit (where the CPU has AVX2, `height_at` takes it).
+fn same_height_bits(s: &GeoSurface, lon: f64, lat: f64) -> Result<(), TestCaseError> {
+    let (fast, scalar) = (s.height_at(lon, lat), s.height_at_scalar(lon, lat));
+    prop_assert_eq!(fast.map(f64::to_bits), scalar.map(f64::to_bits), "({}, {}): {:?} vs {:?}", lon, lat, fast, scalar);
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    /// Heights through AVX2 are the scalar path's bit for bit: anywhere, on cell edges and at
+    /// samples (the triangle's and the cell's borders, where the scalar path's neighbours decide),
+    /// beyond the tile's edges, over holes, up to the poles, a turn away.
+    #[test]
+    fn avx2_heights_are_the_scalar_heights(s in grid_strategy(), pick in any::<u64>(), f in prop::array::uniform2(-0.05f64..1.05),
+                                           on in prop::array::uniform2(prop_oneof![Just(0.0), Just(0.5), Just(1.0), 0.0f64..1.0]),
+                                           turn in -1i32..=1) {
+        let hf = s.heightfield();
+        let (o, d) = (hf.origin(), hf.spacing());
+        let lat = |v: f64| (o.y + v * d.y).clamp(-90.0, 90.0);
+        let (nx, ny) = ((hf.nx() - 1) as f64, (hf.ny() - 1) as f64);
+        same_height_bits(&s, o.x + f[0] * nx * d.x + 360.0 * turn as f64, lat(f[1] * ny))?;
+        let (i, j) = ((pick % (hf.nx() - 1) as u64) as f64, ((pick >> 32) % (hf.ny() - 1) as u64) as f64);
+        same_height_bits(&s, o.x + (i + on[0]) * d.x, lat(j + on[1]))?;
+        // Along the cell's diagonals.
+        same_height_bits(&s, o.x + (i + on[0]) * d.x, lat(j + on[0]))?;
+        same_height_bits(&s, o.x + (i + on[0]) * d.x, lat(j + 1.0 - on[0]))?;
+    }
+}
+
+/// Where the ellipsoid normal is not mostly up in the surface's frame (a grid 150° wide) and at the
+/// poles, `height_at` takes the scalar path: the same bits.
+#[test]
+fn avx2_heights_on_wide_grids_and_at_the_poles() {
+    let s = surface((-75.0, -20.0), (151, 11), 1.0, 800.0, 5, false);
+    for k in 0..=300 {
+        let lon = -75.3 + k as f64 * 0.502;
+        same_height_bits(&s, lon, -20.0 + (k % 9) as f64).unwrap();
+    }
+    let p = surface((10.0, 89.5), (31, 31), 0.5 / 30.0 / 0.8, 100.0, 4, false);
+    for (lon, lat) in [(123.0, 90.0), (10.2, 89.9), (10.0, 89.5), (10.5, 90.0)] {
+        same_height_bits(&p, lon, lat).unwrap();
+    }
+}
+
 /// The Terrain view (ENU, z up) agrees with the geodetic queries: the vertical line's surface and
 /// candidate triangles.
 #[test]
