@@ -429,20 +429,9 @@ fn the_page_shows_terrain_and_a_click_shows_the_exact_height() {
     let dir = tempfile::tempdir().unwrap();
     let shot = dir.path().join("view.png");
     let url = format!("http://{}/?click=500,380", server.addr);
-    screenshot(browser, &url, &shot);
     // The click's readout: the exact surface under the pixel, as the library answers at that x, y.
-    let mut dom = String::new();
-    for _ in 0..5 {
-        dom = String::from_utf8_lossy(&headless(browser, &url, &["--dump-dom"])).to_string();
-        if dom.contains("data-clicked") {
-            break;
-        }
-    }
-    let div = dom.split("id=\"readout\"").nth(1).expect("readout");
-    let attr = |name: &str| -> f64 {
-        div.split(&format!("data-{name}=\"")).nth(1).unwrap().split('"').next().unwrap().parse().unwrap()
-    };
-    let (x, y, z) = (attr("x"), attr("y"), attr("z"));
+    let r = page(browser, &url, &shot, &[("readout", "clicked")]).has("readout", "clicked").unwrap();
+    let (x, y, z) = (num(&r, "x"), num(&r, "y"), num(&r, "z"));
     let t = landfall_io::open_terrain(&dem(), &landfall_io::TerrainOptions::default()).unwrap().terrain;
     let want = t.as_dyn().top_surface(landfall::glam::DVec3::new(x, y, 0.0)).unwrap().point.z;
     assert!((z - want).abs() <= 1e-6 * (1.0 + want.abs()), "page says {z}, the library {want}");
@@ -458,9 +447,9 @@ fn the_world_page_shows_the_world() {
     let server = Server::start(&["--world"]);
     let dir = tempfile::tempdir().unwrap();
     let shot = dir.path().join("world.png");
-    screenshot(browser, &format!("http://{}/", server.addr), &shot);
     // The objects come as trees, buildings and rocks to draw, not as triangles.
-    let body = attributes(browser, &format!("http://{}/", server.addr), "body", "trees");
+    let body =
+        page(browser, &format!("http://{}/", server.addr), &shot, &[("body", "trees")]).has("body", "trees").unwrap();
     assert!(num(&body, "trees") > 10.0 && num(&body, "rocks") > 10.0, "{body:?}");
     let (_, inst) = server.json("/api/world/instances");
     let trees = inst["trees"].as_array().unwrap().len() as f64;
@@ -484,16 +473,16 @@ fn the_world_page_draws_a_path_between_two_clicks() {
     let (before, _) = screenshot(browser, &format!("http://{}/", server.addr), &shot);
     let url = format!("http://{}/?radius=1&path=650,200;600,400", server.addr);
     // The band comes after two ray casts and a plan: a few tries for a picture that has it.
-    let mut after = Vec::new();
-    for _ in 0..5 {
-        after = screenshot(browser, &url, &shot).0;
-        if yellow(&after) > 500 {
+    let mut after = page(browser, &url, &shot, &[("readout", "path-length")]);
+    for _ in 0..4 {
+        if yellow(&after.px) > 500 {
             break;
         }
+        after = page(browser, &url, &shot, &[("readout", "path-length")]);
     }
+    let (r, after) = (after.has("readout", "path-length").unwrap(), after.px);
     assert!(yellow(&before) < 50, "{} yellow pixels before the path", yellow(&before));
     assert!(yellow(&after) > 500 && changed(&before, &after) > 0.003, "{} yellow pixels with the path", yellow(&after));
-    let r = attributes(browser, &url, "readout", "path-length");
     let xy = |k: &str| -> Vec<f64> { r[k].split(',').map(|v| v.parse().unwrap()).collect() };
     let (a, b) = (xy("path-from"), xy("path-to"));
     let (s, v) = server.json(&format!("/api/world/path?ax={}&ay={}&bx={}&by={}&radius=1", a[0], a[1], b[0], b[1]));
@@ -549,16 +538,19 @@ fn the_world_page_colours_the_crowd_by_representation() {
     let Some(browser) = chromium() else { return };
     let server = Server::start(&["--world"]);
     let url = format!("http://{}/", server.addr);
-    let c = attributes(browser, &url, "crowd", "shown");
-    let (full, approx, dormant) = (num(&c, "full"), num(&c, "approximate"), num(&c, "dormant"));
-    assert_eq!(full + approx + dormant, 300.0, "{c:?}");
-    assert!(full >= 1.0 && approx + dormant >= 1.0 && num(&c, "shown") >= full, "{c:?}");
     let dir = tempfile::tempdir().unwrap();
     let shot = dir.path().join("crowd.png");
     let colours = [[0xff, 0x3d, 0xf0], [0xff, 0xa6, 0x00], [0x3d, 0x7b, 0xff]];
     let mut counts = [0; 3];
-    for _ in 0..3 {
-        let (px, width) = screenshot(browser, &url, &shot);
+    for attempt in 0..3 {
+        let p = page(browser, &url, &shot, &[("crowd", "shown")]);
+        if attempt == 0 {
+            let c = p.has("crowd", "shown").unwrap();
+            let (full, approx, dormant) = (num(&c, "full"), num(&c, "approximate"), num(&c, "dormant"));
+            assert_eq!(full + approx + dormant, 300.0, "{c:?}");
+            assert!(full >= 1.0 && approx + dormant >= 1.0 && num(&c, "shown") >= full, "{c:?}");
+        }
+        let (px, width) = (p.px, p.width);
         for (k, c) in colours.iter().enumerate() {
             counts[k] = px
                 .iter()
@@ -578,57 +570,98 @@ fn the_world_page_colours_the_crowd_by_representation() {
     }
 }
 
-/// A screenshot's pixels (RGB, rows from the top) and width, once it shows terrain: a good part of
-/// the pixels not the sky and over a hundred colours (lit, coloured ground, not a blank canvas).
-/// Headless Chromium takes its picture after a budget of virtual time, which does not always wait
-/// for the page's fetches: a few tries, each judged on its own.
-fn screenshot(browser: &str, url: &str, shot: &Path) -> (Vec<[u8; 3]>, usize) {
-    let mut last = String::new();
-    for _ in 0..5 {
-        let _ = std::fs::remove_file(shot);
-        headless(browser, url, &[&format!("--screenshot={}", shot.display())]);
-        let Ok(f) = std::fs::File::open(shot) else { continue };
-        let mut reader = png::Decoder::new(std::io::BufReader::new(f)).read_info().unwrap();
-        let mut buf = vec![0; reader.output_buffer_size().unwrap()];
-        let frame = reader.next_frame(&mut buf).unwrap();
-        let ch = frame.color_type.samples();
-        let px: Vec<[u8; 3]> = buf[..frame.buffer_size()].chunks_exact(ch).map(|p| [p[0], p[1], p[2]]).collect();
-        let sky = [0xb9, 0xcd, 0xe8];
-        let terrain = px.iter().filter(|p| (0..3).map(|k| (p[k] as i32 - sky[k]).abs()).sum::<i32>() > 40).count();
-        let colours: std::collections::HashSet<[u8; 3]> = px.iter().map(|p| p.map(|c| c / 8)).collect();
-        last = format!("{terrain} of {} pixels differ from the sky, {} colours", px.len(), colours.len());
-        if terrain * 5 > px.len() && colours.len() > 100 {
-            return (px, frame.width as usize);
-        }
-    }
-    panic!("{url}: no terrain in the screenshot after five tries (a blank canvas?): {last}");
+type Attributes = std::collections::HashMap<String, String>;
+
+/// One load of a page in headless Chromium: its screenshot (RGB pixels, rows from the top, and the
+/// width) and its DOM after the page has drawn.
+struct Page {
+    px: Vec<[u8; 3]>,
+    width: usize,
+    dom: String,
 }
 
-/// The `data-` attributes of the element with `id` once the page has drawn (the body's for
-/// `body`), from Chromium's DOM dump; `want` must be among them (a few tries: the page works on
-/// after its first frame).
-fn attributes(browser: &str, url: &str, id: &str, want: &str) -> std::collections::HashMap<String, String> {
-    let mut last = String::new();
-    for _ in 0..5 {
-        let dom = String::from_utf8_lossy(&headless(browser, url, &["--dump-dom"])).to_string();
-        let start = if id == "body" { dom.find("<body") } else { dom.find(&format!("id=\"{id}\"")) };
-        let Some(start) = start else { continue };
+impl Page {
+    /// The `data-` attributes of the element with `id` (the body's for `body`), if it is there.
+    fn attributes(&self, id: &str) -> Option<Attributes> {
+        let dom = &self.dom;
+        let start = if id == "body" { dom.find("<body") } else { dom.find(&format!("id=\"{id}\"")) }?;
         let open = if id == "body" { &dom[start..] } else { &dom[dom[..start].rfind('<').unwrap_or(start)..] };
         let tag = &open[..open.find('>').unwrap_or(open.len())];
-        let attrs: std::collections::HashMap<String, String> = tag
-            .split(" data-")
-            .skip(1)
-            .filter_map(|a| a.split_once("=\"").map(|(k, v)| (k.to_string(), v.split('"').next().unwrap().to_string())))
-            .collect();
-        if attrs.contains_key(want) {
-            return attrs;
-        }
-        last = tag.to_string();
+        Some(
+            tag.split(" data-")
+                .skip(1)
+                .filter_map(|a| {
+                    a.split_once("=\"").map(|(k, v)| (k.to_string(), v.split('"').next().unwrap().to_string()))
+                })
+                .collect(),
+        )
     }
-    panic!("{url}: #{id} never had data-{want}: {last}");
+
+    /// The attributes of `id` when they include `want`.
+    fn has(&self, id: &str, want: &str) -> Option<Attributes> {
+        self.attributes(id).filter(|a| a.contains_key(want))
+    }
+
+    /// Whether the picture shows terrain: a good part of the pixels not the sky and over a hundred
+    /// colours (lit, coloured ground, not a blank canvas). Why not, otherwise.
+    fn shows_terrain(&self) -> Result<(), String> {
+        let sky = [0xb9, 0xcd, 0xe8];
+        let px = &self.px;
+        let terrain = px.iter().filter(|p| (0..3).map(|k| (p[k] as i32 - sky[k]).abs()).sum::<i32>() > 40).count();
+        let colours: std::collections::HashSet<[u8; 3]> = px.iter().map(|p| p.map(|c| c / 8)).collect();
+        if terrain * 5 > px.len() && colours.len() > 100 {
+            return Ok(());
+        }
+        Err(format!("{terrain} of {} pixels differ from the sky, {} colours", px.len(), colours.len()))
+    }
 }
 
-fn num(a: &std::collections::HashMap<String, String>, k: &str) -> f64 {
+/// `url` loaded once in headless Chromium, its screenshot written to `shot` and read back and its
+/// DOM dumped (one browser start for both); `None` when the screenshot is missing.
+fn load(browser: &str, url: &str, shot: &Path) -> Option<Page> {
+    let _ = std::fs::remove_file(shot);
+    let dom = headless(browser, url, &["--dump-dom", &format!("--screenshot={}", shot.display())]);
+    let f = std::fs::File::open(shot).ok()?;
+    let mut reader = png::Decoder::new(std::io::BufReader::new(f)).read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let frame = reader.next_frame(&mut buf).unwrap();
+    let ch = frame.color_type.samples();
+    let px = buf[..frame.buffer_size()].chunks_exact(ch).map(|p| [p[0], p[1], p[2]]).collect();
+    Some(Page { px, width: frame.width as usize, dom: String::from_utf8_lossy(&dom).to_string() })
+}
+
+/// `url` once its screenshot shows terrain and its DOM has every `(id, data- attribute)` of `want`.
+/// Headless Chromium takes its picture and its DOM after a budget of virtual time, which does not
+/// always wait for the page's fetches: a few tries, each judged on its own.
+fn page(browser: &str, url: &str, shot: &Path, want: &[(&str, &str)]) -> Page {
+    let mut last = String::from("no screenshot");
+    for _ in 0..5 {
+        let Some(page) = load(browser, url, shot) else { continue };
+        match page.shows_terrain() {
+            Err(why) => last = why,
+            Ok(()) => match want.iter().find(|(id, a)| page.has(id, a).is_none()) {
+                Some((id, a)) => last = format!("#{id} has no data-{a}: {:?}", page.attributes(id)),
+                None => return page,
+            },
+        }
+    }
+    panic!("{url}: after five tries (a blank canvas, or the page unfinished?): {last}");
+}
+
+/// `url`'s screenshot, once it shows terrain: pixels and width.
+fn screenshot(browser: &str, url: &str, shot: &Path) -> (Vec<[u8; 3]>, usize) {
+    let p = page(browser, url, shot, &[]);
+    (p.px, p.width)
+}
+
+/// The `data-` attributes of the element with `id` once the page has drawn (the body's for `body`);
+/// `want` must be among them.
+fn attributes(browser: &str, url: &str, id: &str, want: &str) -> Attributes {
+    let dir = tempfile::tempdir().unwrap();
+    page(browser, url, &dir.path().join("page.png"), &[(id, want)]).has(id, want).unwrap()
+}
+
+fn num(a: &Attributes, k: &str) -> f64 {
     a[k].parse().unwrap_or_else(|_| panic!("data-{k}={}", a[k]))
 }
 
@@ -652,10 +685,15 @@ fn the_controls_are_there_and_change_the_picture() {
     let url = |q: &str| format!("http://{}/?{q}", server.addr);
     let south = "camera=0,-1,1&exaggeration=1";
 
+    // Each view loaded once: its picture and the overlays' attributes together.
+    let from_south =
+        page(browser, &url(south), &shot, &[("north", "angle"), ("scalebar", "metres"), ("legend", "stops")]);
+    let from_east = page(browser, &url("camera=1,0,1&exaggeration=1"), &shot, &[("north", "angle")]);
+    let (flat, w) = (&from_south.px, from_south.width);
+
     // Vertical exaggeration: ×1 against ×30 from the same place.
-    let (flat, w) = screenshot(browser, &url(south), &shot);
     let (steep, _) = screenshot(browser, &url("camera=0,-1,1&exaggeration=30"), &shot);
-    assert!(changed(&flat, &steep) > 0.05, "×30 changed {:.3} of the picture", changed(&flat, &steep));
+    assert!(changed(flat, &steep) > 0.05, "×30 changed {:.3} of the picture", changed(flat, &steep));
     // Water at 300 m: the ground it covers turns blue.
     let (wet, _) = screenshot(browser, &url(&format!("{south}&water=300")), &shot);
     let blueness = |p: &[u8; 3]| p[2] as i32 - p[0] as i32;
@@ -679,27 +717,25 @@ fn the_controls_are_there_and_change_the_picture() {
     assert!((num(&hover, "z") - want.point.z).abs() <= 1e-6 * (1.0 + want.point.z.abs()), "{hover:?} vs {want:?}");
 
     // The north arrow: up from the south, right from the east (north is on the right facing west).
-    let north =
-        |cam: &str| num(&attributes(browser, &url(&format!("camera={cam}&exaggeration=1")), "north", "angle"), "angle");
-    let (from_south, from_east) = (north("0,-1,1"), north("1,0,1"));
-    assert!(from_south.abs() < 3.0 && (from_east - 90.0).abs() < 3.0, "{from_south}°, {from_east}°");
-    let (east, _) = screenshot(browser, &url("camera=1,0,1&exaggeration=1"), &shot);
+    let north = |p: &Page| num(&p.has("north", "angle").unwrap(), "angle");
+    let (south_angle, east_angle) = (north(&from_south), north(&from_east));
+    assert!(south_angle.abs() < 3.0 && (east_angle - 90.0).abs() < 3.0, "{south_angle}°, {east_angle}°");
     let corner = |px: &[[u8; 3]]| -> Vec<[u8; 3]> {
         (10..58).flat_map(|y| (w - 58..w - 10).map(move |x| y * w + x)).map(|k| px[k]).collect()
     };
-    assert!(changed(&corner(&flat), &corner(&east)) > 0.05, "the drawn arrow did not turn");
+    assert!(changed(&corner(flat), &corner(&from_east.px)) > 0.05, "the drawn arrow did not turn");
 
     // The scale bar: metres per pixel halve when the camera comes twice as near.
-    let scale = |cam: &str| {
-        let a = attributes(browser, &url(&format!("camera={cam}&exaggeration=1")), "scalebar", "metres");
+    let scale = |a: Attributes| {
         assert!((40.0..400.0).contains(&num(&a, "px")), "{a:?}");
         num(&a, "metres") / num(&a, "px")
     };
-    let ratio = scale("0,-0.5,0.5") / scale("0,-1,1");
+    let near = attributes(browser, &url("camera=0,-0.5,0.5&exaggeration=1"), "scalebar", "metres");
+    let ratio = scale(near) / scale(from_south.has("scalebar", "metres").unwrap());
     assert!((ratio - 0.5).abs() < 0.03, "metres per pixel went × {ratio} for half the distance");
 
     // The legend: the colour map's stops from the lowest to the highest height.
-    let legend = attributes(browser, &url(south), "legend", "stops");
+    let legend = from_south.has("legend", "stops").unwrap();
     assert!(num(&legend, "stops") >= 17.0, "{legend:?}");
 }
 
@@ -778,7 +814,8 @@ fn a_raster_in_degrees_is_drawn_in_metres_with_its_viewshed() {
     let dir = tempfile::tempdir().unwrap();
     let shot = dir.path().join("geo.png");
     let q = "camera=0,-0.6,0.8&click=500,330&viewshed=1";
-    let readout = attributes(browser, &url(q), "readout", "viewshed");
+    let tinted = page(browser, &url(q), &shot, &[("readout", "viewshed")]);
+    let readout = tinted.has("readout", "viewshed").unwrap();
     let (lon, lat, h) = (num(&readout, "lon"), num(&readout, "lat"), num(&readout, "h"));
     let want = g.height_at(lon, lat).unwrap();
     assert!((h - want).abs() < 1e-6, "the page says {h} m at {lon}, {lat}; the surface {want} m");
@@ -801,9 +838,8 @@ fn a_raster_in_degrees_is_drawn_in_metres_with_its_viewshed() {
     assert_eq!(num(&readout, "viewshed") as usize, seen, "the page's viewshed against the library's");
     // The tint, against the same view without it: hidden ground redder, visible ground greener.
     let (plain, _) = screenshot(browser, &url("camera=0,-0.6,0.8&click=500,330"), &shot);
-    let (tinted, _) = screenshot(browser, &url(q), &shot);
     let (mut redder, mut greener) = (0, 0);
-    for (p, t) in plain.iter().zip(&tinted) {
+    for (p, t) in plain.iter().zip(&tinted.px) {
         let [dr, dg] = [0, 1].map(|k| t[k] as i32 - p[k] as i32);
         redder += usize::from(dr - dg > 40);
         greener += usize::from(dg - dr > 40);
