@@ -111,6 +111,10 @@ pub enum Vertical {
 /// Frames between two decisions of which levels are lifted into which.
 const DECISION_FRAMES: u32 = 8;
 
+/// Objects of a group [`BroadPhase::decide_lifts`] counts at most (beyond, an even sample: the
+/// count of 1,000,000 objects in a table of 4 million cells missed the cache on every object).
+const CROWD_SAMPLE: usize = 1 << 16;
+
 /// The level by size of a free slot.
 const FREE: u32 = u32::MAX;
 
@@ -128,6 +132,9 @@ pub struct BroadPhase {
     counts: Vec<u32>,
     level_of: Vec<u32>,
     members: Vec<u32>,
+    /// `level_of` as the levels were last grouped and sorted (equal: each level holds the same
+    /// objects, and its sort starts from their order then).
+    grouped: Vec<u32>,
     /// The occupied levels: (level index, its members' range in `members`), finest first.
     starts: Vec<(usize, usize, usize)>,
     /// The level each level's objects are searched on ([`Self::decide_lifts`]), the frames until
@@ -184,6 +191,7 @@ impl BroadPhase {
             counts,
             level_of: Vec::new(),
             members: Vec::new(),
+            grouped: Vec::new(),
             starts: Vec::new(),
             lift,
             until_decision: 0,
@@ -439,12 +447,17 @@ impl BroadPhase {
         }
         self.until_decision -= 1;
         self.group(true);
+        // Every level holds the objects it held last frame: each may start from its order then.
+        let coherent = self.level_of == self.grouped;
+        if !coherent {
+            self.grouped.clone_from(&self.level_of);
+        }
         if self.built.len() < self.starts.len() {
             self.built.resize_with(self.starts.len(), Level::default);
         }
         let (levels, members, spheres, vertical) = (&self.levels, &self.members, &self.spheres, self.vertical);
         let build = |(lv, &(t, s, e)): (&mut Level, &(usize, usize, usize))| {
-            lv.build(levels, t, &members[s..e], spheres, vertical)
+            lv.build(levels, t, &members[s..e], spheres, vertical, coherent)
         };
         if self.parallel {
             use rayon::prelude::*;
@@ -461,7 +474,8 @@ impl BroadPhase {
     /// level is lifted into it (any coarser level holds an object correctly): a sparse level costs
     /// every finer object a search, and moving its objects up costs a few more candidates. Decided
     /// on the objects as they stand every `DECISION_FRAMES` frames, from how crowded their cells
-    /// would be (Σ objects² over the cells, counted in a table hashed by cell).
+    /// would be (Σ objects² over the cells, counted in a table hashed by cell; estimated from every
+    /// sample of the cells where a group holds more than `CROWD_SAMPLE`).
     fn decide_lifts(&mut self) {
         for (t, l) in self.lift.iter_mut().enumerate() {
             *l = t as u32;
@@ -472,18 +486,27 @@ impl BroadPhase {
         for &(t, s, e) in &self.starts[1..] {
             let group = &self.members[from..e];
             let n = group.len();
-            let size = (4 * n).next_power_of_two();
+            // The cells of one hash in `stride` (all of them up to CROWD_SAMPLE objects), counted
+            // in a table that stays in cache: Σ objects² over those cells, times `stride`, estimates
+            // the sum over all cells.
+            let stride = n.div_ceil(CROWD_SAMPLE).next_power_of_two() as u64;
+            let size = (4 * n.div_ceil(stride as usize)).next_power_of_two();
             self.crowd.clear();
             self.crowd.resize(size, 0);
             let mut squares = 0u64;
             for &p in group {
                 let c = self.spheres[p as usize].c;
                 let (i, j) = (self.levels.index(t, c.x), self.levels.index(t, c.y));
-                let h = crate::rng::mix((i as u64) ^ (j as u64).rotate_left(32)) as usize & (size - 1);
+                let hash = crate::rng::mix((i as u64) ^ (j as u64).rotate_left(32));
+                if (hash >> 40) & (stride - 1) != 0 {
+                    continue;
+                }
+                let h = hash as usize & (size - 1);
                 squares += 2 * self.crowd[h] as u64 + 1;
                 self.crowd[h] += 1;
             }
-            if 4 * squares <= 9 * n as u64 {
+            let estimate = (squares * stride) as f64;
+            if 4.0 * estimate <= 9.0 * n as f64 {
                 for &a in &acc {
                     self.lift[a] = t as u32;
                 }
