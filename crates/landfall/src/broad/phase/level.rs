@@ -65,11 +65,6 @@ pub(super) struct Level {
     vals: Vec<u32>,
     tmp_keys: Vec<u64>,
     tmp_vals: Vec<u32>,
-    /// The spheres in the order read, and the objects [`Self::repair`] sorts alone (cell key,
-    /// proxy, place) and their places.
-    stage: Vec<Sphere>,
-    movers: Vec<(u64, u32, u32)>,
-    moved: Vec<u32>,
 }
 
 /// Dense when the cells spanned are at most this many per object (plus a few).
@@ -90,59 +85,67 @@ const LAYER_SPAN: (i64, i64) = (-(1 << 30) - 1, (1 << 30) + 1);
 
 impl Level {
     /// Rebuilds the level `t` from the objects `members` (proxies into `all`), split by height as
-    /// `vertical` says (never where a layer index would leave ±2³⁰ or the keys 2⁶²). `coherent`: the
-    /// level held these same objects last frame (`members` in another order), so that their order
-    /// then — by cell — is the place to start: the objects are read in it, and those whose cell
-    /// changed are sorted alone and merged back (see [`Self::repair`]). Either way the objects end
-    /// sorted by cell, then by proxy.
-    pub fn build(
-        &mut self,
-        levels: &Levels,
-        t: usize,
-        members: &[u32],
-        all: &[Sphere],
-        vertical: Vertical,
-        coherent: bool,
-    ) {
-        let prev = std::mem::take(&mut self.proxies);
-        let coherent = coherent && self.t == t && prev.len() == members.len() && !prev.is_empty();
+    /// `vertical` says (never where a layer index would leave ±2³⁰ or the keys 2⁶²).
+    pub fn build(&mut self, levels: &Levels, t: usize, members: &[u32], all: &[Sphere], vertical: Vertical) {
         self.t = t;
-        let repaired = coherent && {
-            self.cell_keys(levels, &prev, all, vertical);
-            self.repair(&prev)
-        };
-        let order: &[u32] = if repaired { &prev } else { members };
-        if !repaired {
-            self.cell_keys(levels, order, all, vertical);
-            self.vals.clear();
-            self.vals.extend(0..order.len() as u32);
-            if self.is_dense() {
-                let cells = (self.nx * self.ny * self.nz) as usize;
-                sort::counting(&self.keys, &self.vals, cells, &mut self.dense, &mut self.tmp_keys, &mut self.tmp_vals);
-                std::mem::swap(&mut self.keys, &mut self.tmp_keys);
-                std::mem::swap(&mut self.vals, &mut self.tmp_vals);
-            } else {
-                self.dense.clear();
-                sort::radix(&mut self.keys, &mut self.vals, &mut self.tmp_keys, &mut self.tmp_vals);
+        let (mut imin, mut imax, mut jmin, mut jmax) = (i64::MAX, i64::MIN, i64::MAX, i64::MIN);
+        let (mut kmin, mut kmax) = (i64::MAX, i64::MIN);
+        self.keys.clear();
+        self.layer.clear();
+        let layered = vertical != Vertical::Never;
+        for &p in members {
+            let s = &all[p as usize];
+            let (i, j) = (levels.index(t, s.c.x), levels.index(t, s.c.y));
+            (imin, imax, jmin, jmax) = (imin.min(i), imax.max(i), jmin.min(j), jmax.max(j));
+            // The cell as two biased halves (rewritten as a key below).
+            self.keys.push((((j + (1 << 31)) as u64) << 32) | (i + (1 << 31)) as u64);
+            if layered {
+                let k = levels.index_within(t, s.c.z, LAYER_SPAN);
+                (kmin, kmax) = (kmin.min(k), kmax.max(k));
+                self.layer.push(k as i32);
             }
-        } else if self.is_dense() {
-            // The directory from the sorted keys: dense[c] = how many keys are ≤ c.
-            let cells = (self.nx * self.ny * self.nz) as usize;
-            self.dense.clear();
-            self.dense.resize(cells + 1, 0);
-            let mut x = 0;
-            for (c, d) in self.dense[..cells].iter_mut().enumerate() {
-                while x < self.keys.len() && self.keys[x] as usize <= c {
-                    x += 1;
-                }
-                *d = x as u32;
+        }
+        (self.imin, self.jmin, self.nx, self.ny) = (imin, jmin, imax - imin + 1, jmax - jmin + 1);
+        let n = members.len();
+        let nz = kmax.wrapping_sub(kmin).wrapping_add(1);
+        self.vertical = layered
+            && n > 0
+            && LAYER_SPAN.0 < kmin
+            && kmax < LAYER_SPAN.1
+            && self.nx as u128 * self.ny as u128 * nz as u128 <= 1 << 62
+            && (vertical == Vertical::Always
+                || nz > VERTICAL_LAYERS && n as u128 >= VERTICAL_CROWD * self.nx as u128 * self.ny as u128);
+        (self.kmin, self.nz) = if self.vertical { (kmin, nz) } else { (0, 1) };
+        let (nx, ny) = (self.nx as u64, self.ny as u64);
+        let (bi, bj) = ((imin + (1 << 31)) as u64, (jmin + (1 << 31)) as u64);
+        if self.vertical {
+            for (key, &k) in self.keys.iter_mut().zip(&self.layer) {
+                let row = (k as i64 - kmin) as u64 * ny + ((*key >> 32) - bj);
+                *key = row * nx + ((*key & 0xffff_ffff) - bi);
             }
-            self.dense[cells] = self.keys.len() as u32;
+        } else {
+            for key in &mut self.keys {
+                *key = ((*key >> 32) - bj) * nx + ((*key & 0xffff_ffff) - bi);
+            }
+        }
+        self.vals.clear();
+        self.vals.extend_from_slice(members);
+        let cells = self.nx as u128 * self.ny as u128 * self.nz as u128;
+        if cells <= DENSE_CELLS_PER_OBJECT * n as u128 + 64 {
+            sort::counting(
+                &self.keys,
+                &self.vals,
+                cells as usize,
+                &mut self.dense,
+                &mut self.tmp_keys,
+                &mut self.tmp_vals,
+            );
+            std::mem::swap(&mut self.keys, &mut self.tmp_keys);
+            std::mem::swap(&mut self.vals, &mut self.tmp_vals);
         } else {
             self.dense.clear();
+            sort::radix(&mut self.keys, &mut self.vals, &mut self.tmp_keys, &mut self.tmp_vals);
         }
-        let n = order.len();
-        let nx = self.nx as u64;
         self.cells.clear();
         self.cstart.clear();
         for (x, &k) in self.keys.iter().enumerate() {
@@ -173,10 +176,8 @@ impl Level {
         self.proxies.clear();
         // The gather alone first (independent loads, as many in flight as the core allows), then the
         // boxes from the gathered spheres in order (with the level's largest half-width).
-        self.spheres.extend(self.vals.iter().map(|&v| self.stage[v as usize]));
-        self.tmp_vals.clear();
-        self.tmp_vals.extend(self.vals.iter().map(|&v| order[v as usize]));
-        self.proxies = std::mem::replace(&mut self.tmp_vals, prev);
+        self.spheres.extend(self.vals.iter().map(|&p| all[p as usize]));
+        self.proxies.extend_from_slice(&self.vals);
         let mut hmax = 0.0f64;
         self.boxes.extend(self.spheres.iter().map(|s| {
             let h = s.h();
@@ -185,111 +186,6 @@ impl Level {
             Box32::around(lo.to_array(), hi.to_array())
         }));
         self.hmax = hmax;
-    }
-
-    /// Whether the level keeps a directory of every cell (its cells are at most a few per object).
-    fn is_dense(&self) -> bool {
-        let cells = self.nx as u128 * self.ny as u128 * self.nz as u128;
-        cells <= DENSE_CELLS_PER_OBJECT * self.keys.len() as u128 + 64
-    }
-
-    /// The cell keys of the objects `order` (in that order, into `keys`), their spheres (into
-    /// `stage`), the span of their cells, and whether the level is split by height.
-    fn cell_keys(&mut self, levels: &Levels, order: &[u32], all: &[Sphere], vertical: Vertical) {
-        let t = self.t;
-        let (mut imin, mut imax, mut jmin, mut jmax) = (i64::MAX, i64::MIN, i64::MAX, i64::MIN);
-        let (mut kmin, mut kmax) = (i64::MAX, i64::MIN);
-        self.keys.clear();
-        self.layer.clear();
-        self.stage.clear();
-        let layered = vertical != Vertical::Never;
-        for &p in order {
-            let s = all[p as usize];
-            self.stage.push(s);
-            let (i, j) = (levels.index(t, s.c.x), levels.index(t, s.c.y));
-            (imin, imax, jmin, jmax) = (imin.min(i), imax.max(i), jmin.min(j), jmax.max(j));
-            // The cell as two biased halves (rewritten as a key below).
-            self.keys.push((((j + (1 << 31)) as u64) << 32) | (i + (1 << 31)) as u64);
-            if layered {
-                let k = levels.index_within(t, s.c.z, LAYER_SPAN);
-                (kmin, kmax) = (kmin.min(k), kmax.max(k));
-                self.layer.push(k as i32);
-            }
-        }
-        (self.imin, self.jmin, self.nx, self.ny) = (imin, jmin, imax - imin + 1, jmax - jmin + 1);
-        let n = order.len();
-        let nz = kmax.wrapping_sub(kmin).wrapping_add(1);
-        self.vertical = layered
-            && n > 0
-            && LAYER_SPAN.0 < kmin
-            && kmax < LAYER_SPAN.1
-            && self.nx as u128 * self.ny as u128 * nz as u128 <= 1 << 62
-            && (vertical == Vertical::Always
-                || nz > VERTICAL_LAYERS && n as u128 >= VERTICAL_CROWD * self.nx as u128 * self.ny as u128);
-        (self.kmin, self.nz) = if self.vertical { (kmin, nz) } else { (0, 1) };
-        let (nx, ny) = (self.nx as u64, self.ny as u64);
-        let (bi, bj) = ((imin + (1 << 31)) as u64, (jmin + (1 << 31)) as u64);
-        if self.vertical {
-            for (key, &k) in self.keys.iter_mut().zip(&self.layer) {
-                let row = (k as i64 - kmin) as u64 * ny + ((*key >> 32) - bj);
-                *key = row * nx + ((*key & 0xffff_ffff) - bi);
-            }
-        } else {
-            for key in &mut self.keys {
-                *key = ((*key >> 32) - bj) * nx + ((*key & 0xffff_ffff) - bi);
-            }
-        }
-    }
-
-    /// Sorts `keys` (the objects `order`, last frame's order by cell then proxy) by cell then
-    /// proxy, into `keys` and `vals` (each object's place in `order`): the objects still in order
-    /// (no lower than the last kept, no higher than the next) stay, the others — those whose cell
-    /// changed — are sorted alone and merged in. False, nothing sorted, where more than an eighth
-    /// moved (a full sort is then cheaper).
-    fn repair(&mut self, order: &[u32]) -> bool {
-        let n = self.keys.len();
-        let keys = &self.keys;
-        let at = |x: usize| (keys[x], order[x]);
-        self.movers.clear();
-        let mut last: Option<(u64, u32)> = None;
-        for x in 0..n {
-            let c = at(x);
-            if last.is_none_or(|l| l <= c) && (x + 1 == n || c <= at(x + 1)) {
-                last = Some(c);
-            } else {
-                self.movers.push((c.0, c.1, x as u32));
-                if self.movers.len() > n / 8 + 16 {
-                    return false;
-                }
-            }
-        }
-        self.moved.clear();
-        self.moved.extend(self.movers.iter().map(|m| m.2));
-        self.movers.sort_unstable();
-        self.tmp_keys.clear();
-        self.tmp_vals.clear();
-        let (mut m, mut skip) = (0, 0);
-        for x in 0..n {
-            if skip < self.moved.len() && self.moved[skip] as usize == x {
-                skip += 1;
-                continue;
-            }
-            let c = at(x);
-            while m < self.movers.len() && (self.movers[m].0, self.movers[m].1) < c {
-                self.tmp_keys.push(self.movers[m].0);
-                self.tmp_vals.push(self.movers[m].2);
-                m += 1;
-            }
-            self.tmp_keys.push(c.0);
-            self.tmp_vals.push(x as u32);
-        }
-        for &(k, _, x) in &self.movers[m..] {
-            self.tmp_keys.push(k);
-            self.tmp_vals.push(x);
-        }
-        std::mem::swap(&mut self.keys, &mut self.tmp_keys);
-        std::mem::swap(&mut self.vals, &mut self.tmp_vals);
-        true
     }
 
     /// The cell (i, j, k) of a key.

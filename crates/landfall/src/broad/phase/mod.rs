@@ -132,9 +132,6 @@ pub struct BroadPhase {
     counts: Vec<u32>,
     level_of: Vec<u32>,
     members: Vec<u32>,
-    /// `level_of` as the levels were last grouped and sorted (equal: each level holds the same
-    /// objects, and its sort starts from their order then).
-    grouped: Vec<u32>,
     /// The occupied levels: (level index, its members' range in `members`), finest first.
     starts: Vec<(usize, usize, usize)>,
     /// The level each level's objects are searched on ([`Self::decide_lifts`]), the frames until
@@ -191,7 +188,6 @@ impl BroadPhase {
             counts,
             level_of: Vec::new(),
             members: Vec::new(),
-            grouped: Vec::new(),
             starts: Vec::new(),
             lift,
             until_decision: 0,
@@ -447,17 +443,12 @@ impl BroadPhase {
         }
         self.until_decision -= 1;
         self.group(true);
-        // Every level holds the objects it held last frame: each may start from its order then.
-        let coherent = self.level_of == self.grouped;
-        if !coherent {
-            self.grouped.clone_from(&self.level_of);
-        }
         if self.built.len() < self.starts.len() {
             self.built.resize_with(self.starts.len(), Level::default);
         }
         let (levels, members, spheres, vertical) = (&self.levels, &self.members, &self.spheres, self.vertical);
         let build = |(lv, &(t, s, e)): (&mut Level, &(usize, usize, usize))| {
-            lv.build(levels, t, &members[s..e], spheres, vertical, coherent)
+            lv.build(levels, t, &members[s..e], spheres, vertical)
         };
         if self.parallel {
             use rayon::prelude::*;
