@@ -111,8 +111,9 @@ pub enum Vertical {
 /// Frames between two decisions of which levels are lifted into which.
 const DECISION_FRAMES: u32 = 8;
 
-/// Objects of a group [`BroadPhase::decide_lifts`] counts at most (beyond, an even sample: the
-/// count of 1,000,000 objects in a table of 4 million cells missed the cache on every object).
+/// Objects of a group [`BroadPhase::decide_lifts`] counts whole (beyond, the objects of the cells of
+/// one hash in 2^k: counting 1,000,000 objects in a table of 4 million cells missed the cache on
+/// every object).
 const CROWD_SAMPLE: usize = 1 << 16;
 
 /// The level by size of a free slot.
@@ -465,8 +466,8 @@ impl BroadPhase {
     /// level is lifted into it (any coarser level holds an object correctly): a sparse level costs
     /// every finer object a search, and moving its objects up costs a few more candidates. Decided
     /// on the objects as they stand every `DECISION_FRAMES` frames, from how crowded their cells
-    /// would be (Σ objects² over the cells, counted in a table hashed by cell; estimated from every
-    /// sample of the cells where a group holds more than `CROWD_SAMPLE`).
+    /// would be (Σ objects² over the cells, counted in a table hashed by cell; where a group holds
+    /// more than `CROWD_SAMPLE` objects, estimated from a sample of its cells).
     fn decide_lifts(&mut self) {
         for (t, l) in self.lift.iter_mut().enumerate() {
             *l = t as u32;
