@@ -31,6 +31,11 @@
 //! `--features jolt` (after `crates/landfall-bench/scripts/fetch-jolt.sh`) and is skipped with a
 //! printed line without it.
 //!
+//! `box2d_tree` is Box2D v3.1's dynamic tree (`landfall_bench::box2d_broad`, through the `boxdd`
+//! binding's `boxdd-sys`): **2-D**, on the spheres' horizontal extents; each frame every proxy's fat
+//! box enlarged where its box left it, the enlarged nodes rebuilt, then every proxy's pairs queried
+//! as Box2D's `b2UpdateBroadPhasePairs` does, filtered by the exact 3-D sphere test.
+//!
 //! Each layout of the quad-tree runs twice: objects registered on their base level only
 //! (`quadtree`, `mirtich`), and registered as Mirtich does, in every level above too, up to 2,048 m
 //! cells (`-upward`). The broad phase's counts per frame (occupied levels, candidates tested on
@@ -43,6 +48,7 @@ use criterion::{criterion_group, BenchmarkId, Criterion, SamplingMode};
 use glam::DVec3;
 use landfall::broad::{BroadPhase, Layout, ProximityGrid, Vertical};
 use landfall::support::SplitMix64;
+use landfall_bench::box2d_broad::Box2dTree;
 use landfall_bench::broad_peers::{ParryBvh, RapierBroadPhase, UniformGrid};
 use landfall_bench::report::{filter, print_ratios, selected};
 use std::hint::black_box;
@@ -216,7 +222,7 @@ fn layouts() -> [(&'static str, NewGrid); 4] {
 
 /// The broad phases compared with landfall's on every scene (the layouts of the quad-tree run on all
 /// but `random1m`).
-const PEERS: [&str; 8] = [
+const PEERS: [&str; 9] = [
     "landfall",
     "landfall-2d",
     "landfall-r8",
@@ -225,6 +231,7 @@ const PEERS: [&str; 8] = [
     "parry-bvh",
     "rapier_broad_phase",
     "jolt_broad_phase",
+    "box2d_tree",
 ];
 
 /// Makes a scene afresh (the same each time).
@@ -346,6 +353,15 @@ fn frames(c: &mut Criterion) {
         }
         if chosen("jolt_broad_phase") {
             jolt_peer(&mut g, name, make, want);
+        }
+        if chosen("box2d_tree") {
+            let spheres: Vec<(DVec3, f64)> = make().objects.iter().map(|o| (o.1, o.2)).collect();
+            let mut tree = Box2dTree::new(&spheres).expect("Box2D takes the scene");
+            bench_peer(&mut g, "box2d_tree", name, make, want, |s| {
+                let mut n = 0;
+                tree.pairs(s, |_, _| n += 1);
+                n
+            });
         }
     }
     g.finish();
@@ -513,6 +529,7 @@ fn main() {
             "parry-bvh",
             "rapier_broad_phase",
             "jolt_broad_phase",
+            "box2d_tree",
         ],
         &SCENES.map(|s| s.0.to_string()),
     );

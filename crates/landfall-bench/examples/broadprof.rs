@@ -1,8 +1,8 @@
 //! The broad phase's multi-scale frame alone (for profiling): 100,000 spheres of 0.01–1,000 m over
 //! 100 km², each moved then every pair found: with Mirtich's registration on the dual layout
 //! (`upward`, the default), or landfall's broad phase with levels 4 or 8 apart (`phase`, `phase8`).
-//! `cargo run --release -p landfall-bench --example broadprof [frames] [upward|phase|phase8] [crowd]`
-//! (perf record it).
+//! `cargo run --release -p landfall-bench --example broadprof [frames] [upward|phase|phase8] [crowd|1m]`
+//! (perf record it; `1m`: 1,000,000 spheres of the same mix over 1,000 km², scene 3 of the bench).
 use glam::DVec3;
 use landfall::broad::{BroadPhase, ProximityGrid};
 use landfall::support::SplitMix64;
@@ -21,13 +21,15 @@ fn main() {
     let mut rng = SplitMix64::new(55);
     // `crowd` as a third argument: 10,000 walkers of 0.5 m over 60 × 400 m instead.
     let crowd = std::env::args().nth(3).is_some_and(|a| a == "crowd");
-    let mut objects: Vec<(u64, DVec3, f64)> = (0..if crowd { 10_000u64 } else { 100_000 })
+    let million = std::env::args().nth(3).is_some_and(|a| a == "1m");
+    let (n, half) = if million { (1_000_000, 5e5) } else { (100_000, 5e4) };
+    let mut objects: Vec<(u64, DVec3, f64)> = (0..if crowd { 10_000u64 } else { n })
         .map(|k| {
             if crowd {
                 return (k, DVec3::new(rng.range(-30.0, 30.0), rng.range(-200.0, 200.0), 0.9), 0.25);
             }
             let r = 10f64.powf(rng.range(-2.0, 3.0)) / 2.0;
-            (k, DVec3::new(rng.range(-5e4, 5e4), rng.range(-5e4, 5e4), rng.range(0.0, 10.0)), r)
+            (k, DVec3::new(rng.range(-half, half), rng.range(-half, half), rng.range(0.0, 10.0)), r)
         })
         .collect();
     let steps: Vec<DVec3> = objects

@@ -3,6 +3,7 @@
 //! report printed after criterion has measured. The ray sets are `landfall::support::workload`,
 //! the same the demo casts.
 
+pub mod box2d_broad;
 pub mod broad_peers;
 #[cfg(feature = "embree")]
 pub mod embree;

@@ -481,3 +481,32 @@ fn split_only_where_layers_fit() {
         assert_eq!(bp.stats().vertical, 1);
     }
 }
+
+/// A group too large to count whole (over `CROWD_SAMPLE` objects: a sample of its cells is
+/// counted) is still lifted where sparse, kept where crowded, and the pairs stay the same.
+#[test]
+fn sampled_crowding_decides_as_counted() {
+    let mut rng = SplitMix64::new(21);
+    // 80,000 spheres of 0.1–0.3 m, about 0.06 to a 1 m cell (their finest level is lifted), and 20
+    // of 10–30 m.
+    let mut objs = scene(&mut rng, 80_000, -1.0, -0.5, 1_200.0, DVec3::ZERO);
+    objs.extend(scene(&mut rng, 20, 1.0, 1.5, 1_200.0, DVec3::ZERO));
+    let (mut lifted, mut flat) = (phase(4, true, Vertical::Auto), phase(4, false, Vertical::Auto));
+    for &(c, r) in &objs {
+        lifted.insert(c, r).unwrap();
+        flat.insert(c, r).unwrap();
+    }
+    let mut a = lifted.find_pairs().to_vec();
+    let mut b = flat.find_pairs().to_vec();
+    assert!(lifted.stats().levels < flat.stats().levels, "{:?} {:?}", lifted.stats(), flat.stats());
+    a.sort_unstable();
+    b.sort_unstable();
+    assert_eq!(a, b);
+    // Crowded (the same in a 60 m square, 20 to a 1 m cell): the finest level stays.
+    let mut crowd = phase(4, true, Vertical::Auto);
+    for &(c, r) in &objs {
+        crowd.insert(DVec3::new(c.x * 0.05, c.y * 0.05, c.z), r).unwrap();
+    }
+    crowd.find_pairs();
+    assert!(crowd.stats().levels > lifted.stats().levels, "{:?} {:?}", crowd.stats(), lifted.stats());
+}
