@@ -143,17 +143,22 @@ fn counts(hf: &Heightfield, observers: &[[f64; 3]], p: &ViewshedParams) -> Grid<
     }
 }
 
+/// `count` holes: a height made NaN and a cell masked, drawn in turn.
+pub(crate) fn punch_holes(rng: &mut SplitMix64, h: &mut [f32], mask: &mut [bool], count: usize) {
+    for _ in 0..count {
+        let k = (rng.next_u64() % h.len() as u64) as usize;
+        h[k] = f32::NAN;
+        let c = (rng.next_u64() % mask.len() as u64) as usize;
+        mask[c] = true;
+    }
+}
+
 /// A random terrain: rough heights, a random diagonal pattern, optional holes.
 fn terrain(rng: &mut SplitMix64, nx: usize, ny: usize, holes: bool) -> Heightfield {
     let mut h: Vec<f32> = (0..nx * ny).map(|_| (rng.range(0.0, 10.0)) as f32).collect();
     let mut mask = vec![false; (nx - 1) * (ny - 1)];
     if holes {
-        for _ in 0..3 {
-            let k = (rng.next_u64() % h.len() as u64) as usize;
-            h[k] = f32::NAN;
-            let c = (rng.next_u64() % mask.len() as u64) as usize;
-            mask[c] = true;
-        }
+        punch_holes(rng, &mut h, &mut mask, 3);
     }
     let diagonal = [Diagonal::Alternating, Diagonal::SouthWestNorthEast, Diagonal::SouthEastNorthWest]
         [(rng.next_u64() % 3) as usize];

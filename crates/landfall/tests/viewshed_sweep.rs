@@ -3,7 +3,7 @@
 //! octant borders, plateaus at eye height (every target a tie), eyes on vertices, edges and octant
 //! borders, holes across the sight lines, curvature, every diagonal pattern.
 
-use crate::viewshed::visibility;
+use crate::viewshed::{punch_holes, visibility};
 use landfall::bench::synth::{generate, SynthParams};
 use landfall::support::SplitMix64;
 use landfall::viewshed::{
@@ -90,12 +90,7 @@ fn terrain(rng: &mut SplitMix64, kind: Kind, nx: usize, ny: usize, holes: bool, 
         .collect();
     let mut mask = vec![false; (nx - 1) * (ny - 1)];
     if holes {
-        for _ in 0..4 {
-            let k = (rng.next_u64() % h.len() as u64) as usize;
-            h[k] = f32::NAN;
-            let c = (rng.next_u64() % mask.len() as u64) as usize;
-            mask[c] = true;
-        }
+        punch_holes(rng, &mut h, &mut mask, 4);
     }
     let (dx, dy) = [(1.0, 1.0), (2.0, 3.0), (3.0, 1.5)][(rng.next_u64() % 3) as usize];
     let mut b = Heightfield::builder(nx, ny, h).spacing(dx, dy).origin(-7.0, 11.0).diagonal(diagonal).leaf_size(2);
@@ -215,12 +210,7 @@ proptest! {
         let mut h = rising(&mut rng, n, centre, style, eye);
         let mut mask = vec![false; (n - 1) * (n - 1)];
         if holes {
-            for _ in 0..3 {
-                let k = (rng.next_u64() % h.len() as u64) as usize;
-                h[k] = f32::NAN;
-                let c = (rng.next_u64() % mask.len() as u64) as usize;
-                mask[c] = true;
-            }
+            punch_holes(&mut rng, &mut h, &mut mask, 3);
         }
         // Kilometre cells make the curvature's drop matter.
         let s = if curvature { 1000.0 } else { 1.0 };
