@@ -184,7 +184,14 @@ pub fn run(args: &DemoArgs) -> Result<()> {
             r.answered_label
         );
     }
-    say!("({threads} threads; batch APIs, rayon)");
+    // The README's demo runs in the dev profile (optimised, shared with the test suite's build):
+    // say so, since these rates are not the release build's.
+    let build = if cfg!(debug_assertions) {
+        "a dev build with debug assertions: `--release` answers faster"
+    } else {
+        "a release build"
+    };
+    say!("({threads} threads; batch APIs, rayon; {build})");
     let path = args.out.join("demo.png");
     write_png(&path, args.width, args.height, &px)?;
     say!(
