@@ -161,10 +161,34 @@ impl Cursor<'_> {
         let mut best = f64::NEG_INFINITY;
         let mut m = self.k;
         while m < p.len() && p[m].u0 <= u {
-            best = best.max(p[m].at(u));
+            let v = p[m].at(u);
+            if v > best {
+                best = v;
+            }
             m += 1;
         }
         best
+    }
+
+    /// Moves forward to the first piece ending after a: a step at a time, then by galloping (the
+    /// sweep's floors skip the pieces under quiet blocks).
+    #[inline]
+    fn skip_to(&mut self, a: f64) {
+        let p = self.pieces;
+        for _ in 0..4 {
+            if self.k < p.len() && p[self.k].u1 <= a {
+                self.k += 1;
+            } else {
+                return;
+            }
+        }
+        let rest = &p[self.k..];
+        let mut n = 1;
+        while n < rest.len() && rest[n].u1 <= a {
+            n *= 2;
+        }
+        let from = n / 2;
+        self.k += from + rest[from..n.min(rest.len())].partition_point(|q| q.u1 <= a);
     }
 
     /// A lower bound of H over [a, b] (a < b): the least end value of the segments meeting it, −∞
@@ -175,9 +199,7 @@ impl Cursor<'_> {
         while self.k > 0 && p[self.k - 1].u1 > a {
             self.k -= 1;
         }
-        while self.k < p.len() && p[self.k].u1 <= a {
-            self.k += 1;
-        }
+        self.skip_to(a);
         let (mut cur, mut low) = (a, f64::INFINITY);
         for q in &p[self.k..] {
             if cur >= b || q.u0 >= b {
@@ -189,8 +211,16 @@ impl Cursor<'_> {
             if q.u0 > cur {
                 return f64::NEG_INFINITY;
             }
-            low = low.min(q.v0.min(q.v1));
-            cur = cur.max(q.u1);
+            // Plain comparisons (as `min` and `max` here, NaN included): no NaN handling to pay.
+            if q.v0 < low {
+                low = q.v0;
+            }
+            if q.v1 < low {
+                low = q.v1;
+            }
+            if q.u1 > cur {
+                cur = q.u1;
+            }
         }
         if cur < b {
             f64::NEG_INFINITY
