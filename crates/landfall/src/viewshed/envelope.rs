@@ -137,6 +137,32 @@ impl Envelope {
         self.spare = out;
     }
 
+    /// The least value of the envelope over [lo, hi] (to rounding), −∞ where some u of it lies
+    /// under no segment: a check for the sweep's bounds, reading every piece.
+    #[cfg(debug_assertions)]
+    pub fn least(&self, lo: f64, hi: f64) -> f64 {
+        let (mut cur, mut low) = (lo, f64::INFINITY);
+        // A piece meeting the range only at an end counts there only where it is the higher side.
+        for p in &self.pieces {
+            if p.u1 <= lo || p.is_point() {
+                continue;
+            }
+            if p.u0 >= hi || cur >= hi {
+                break;
+            }
+            if p.u0 > cur {
+                return f64::NEG_INFINITY;
+            }
+            low = low.min(p.at(p.u0.max(lo))).min(p.at(p.u1.min(hi)));
+            cur = cur.max(p.u1);
+        }
+        if cur < hi {
+            f64::NEG_INFINITY
+        } else {
+            low
+        }
+    }
+
     #[cfg(test)]
     pub fn pieces(&self) -> &[Piece] {
         &self.pieces

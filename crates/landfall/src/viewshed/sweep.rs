@@ -624,9 +624,10 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
     /// targets are hidden and its strip cells under the horizon, known before loading it.
     ///
     /// A block whose bound inherited from the column before (`Past::bound`) already makes it quiet
-    /// keeps that bound without reading the horizon; the others read it (`Cursor::lowest`). The
-    /// inherited bound is never above the one read, so the same blocks are quiet and every block
-    /// that is not has the same floor as a fresh read: the answers do not depend on it.
+    /// keeps that bound without reading the horizon; the others read it (`Cursor::lowest`), as
+    /// before. Any lower bound of the horizon makes a quiet block's verdicts certain, so the
+    /// answers do not depend on which bound decided it (debug builds check that the inherited one
+    /// is a lower bound).
     fn floors(&self, near: &Column, far: &Column, horizon: &Envelope, floors: &mut Floors) {
         let Floors { at: floors, quiet, past, now } = floors;
         std::mem::swap(past, now);
@@ -651,6 +652,14 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
             let vf = (zf + self.t - self.zo) * far.inv_d;
             let top = vn.max(vf) + band;
             let kept = past.bound(b, lo, hi);
+            #[cfg(debug_assertions)]
+            {
+                let least = horizon.least(lo, hi);
+                assert!(
+                    kept <= least || kept <= least + 1e-12 * (1.0 + least.abs()),
+                    "inherited {kept} above the horizon {least}"
+                );
+            }
             let floor = if kept > top { kept } else { cursor.lowest(lo, hi) };
             floors.push(floor);
             quiet.push(floor > top);
@@ -840,14 +849,17 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
         let mut prev: Option<(f64, f64)> = None;
         // Cells before this one lie under the horizon.
         let mut skip_to = qa;
+        // The first lateral of the next block (of this one at first).
+        let mut next_block = qa;
         for q in qa..=qb {
             if q < skip_to {
                 continue;
             }
-            if !first && (q == qa || q.rem_euclid(self.bs) == 0) {
+            if !first && q == next_block {
                 let b = q.div_euclid(self.bs);
                 let k = (b - far.b0) as usize;
-                let end = ((b + 1) * self.bs).min(qb + 1);
+                next_block = (b + 1) * self.bs;
+                let end = next_block.min(qb + 1);
                 if quiet[k] {
                     skip_to = end;
                     prev = None;
@@ -858,7 +870,16 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
                 if self.holes {
                     self.load(next, b);
                 }
-                let top = (q..=end).fold(f64::NEG_INFINITY, |m, k| m.max(near.uv(k).1).max(far.uv(k).1));
+                // Plain comparisons (as `max` here, NaN included): no NaN handling to pay.
+                let top = (q..=end).fold(f64::NEG_INFINITY, |m, k| {
+                    let (a, b) = (near.uv(k).1, far.uv(k).1);
+                    let m = if a > m { a } else { m };
+                    if b > m {
+                        b
+                    } else {
+                        m
+                    }
+                });
                 if top < floors[k] {
                     // Every edge of these cells (the row edge at `end` too) is under the horizon.
                     skip_to = end;
