@@ -39,7 +39,10 @@
 //! limits) the output starts hidden and nothing is written for them. A column's blocks are loaded
 //! (with one lateral either side) only when a block of that column or the next is not quiet; in a
 //! block that is loaded, a target far enough under the same lower bound is still decided without
-//! the horizon, and strip cells whose corners all lie under it are skipped. The horizon is raised
+//! the horizon, and strip cells whose corners all lie under it are skipped. A block's lower bound
+//! is inherited from the column before where that already makes it quiet (the horizon only rises,
+//! and moving a column outwards a block's u-range falls within its own and a neighbour's u-ranges
+//! on the column before): only the other blocks read the horizon. The horizon is raised
 //! in place: the pieces before the strip's first u stay where they are and those after it move only
 //! when the count between changes.
 //!
