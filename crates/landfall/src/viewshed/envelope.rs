@@ -180,10 +180,8 @@ impl Cursor<'_> {
     /// nondecreasing u.
     #[inline]
     pub fn at(&mut self, u: f64) -> f64 {
+        self.seek(|q| q.u1 < u);
         let p = self.pieces;
-        while self.k < p.len() && p[self.k].u1 < u {
-            self.k += 1;
-        }
         let mut best = f64::NEG_INFINITY;
         let mut m = self.k;
         while m < p.len() && p[m].u0 <= u {
@@ -196,13 +194,15 @@ impl Cursor<'_> {
         best
     }
 
-    /// Moves forward to the first piece ending after a: a step at a time, then by galloping (the
-    /// sweep's floors skip the pieces under quiet blocks).
+    /// Moves forward to the first piece for which `before` is false (`before` true on a prefix of
+    /// the pieces from here: the pieces' ends are sorted): a step at a time, then by galloping
+    /// (the sweep's floors skip the pieces under quiet blocks, its targets and `covers` those
+    /// between the few edges they read).
     #[inline]
-    fn skip_to(&mut self, a: f64) {
+    fn seek(&mut self, before: impl Fn(&Piece) -> bool) {
         let p = self.pieces;
         for _ in 0..4 {
-            if self.k < p.len() && p[self.k].u1 <= a {
+            if self.k < p.len() && before(&p[self.k]) {
                 self.k += 1;
             } else {
                 return;
@@ -210,11 +210,11 @@ impl Cursor<'_> {
         }
         let rest = &p[self.k..];
         let mut n = 1;
-        while n < rest.len() && rest[n].u1 <= a {
+        while n < rest.len() && before(&rest[n]) {
             n *= 2;
         }
         let from = n / 2;
-        self.k += from + rest[from..n.min(rest.len())].partition_point(|q| q.u1 <= a);
+        self.k += from + rest[from..n.min(rest.len())].partition_point(before);
     }
 
     /// A lower bound of H over [a, b] (a < b): the least end value of the segments meeting it, −∞
@@ -225,7 +225,7 @@ impl Cursor<'_> {
         while self.k > 0 && p[self.k - 1].u1 > a {
             self.k -= 1;
         }
-        self.skip_to(a);
+        self.seek(|q| q.u1 <= a);
         let (mut cur, mut low) = (a, f64::INFINITY);
         for q in &p[self.k..] {
             if cur >= b || q.u0 >= b {
@@ -270,9 +270,7 @@ impl Cursor<'_> {
         while self.k > 0 && p[self.k - 1].u1 > a {
             self.k -= 1;
         }
-        while self.k < p.len() && p[self.k].u1 <= a {
-            self.k += 1;
-        }
+        self.seek(|q| q.u1 <= a);
         !pokes_out(p[self.k..].iter(), &Piece::new(a, va, b, vb))
     }
 }
