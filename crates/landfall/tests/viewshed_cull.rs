@@ -1,9 +1,11 @@
 //! The sweep's culling (blocks of a column decided hidden from the pyramid's height bound before
 //! they are loaded, and their strip cells left out of the horizon) against the exact walk of every
 //! target: terrains with wide hidden areas (craters, saw-tooth ridges across the octant borders,
-//! generated relief), pyramid leaves of every size so that blocks straddle the octant borders and
-//! the grid's edges, holes (a pyramid node of holes too), curvature, eyes on vertices and edges,
-//! distance, azimuth and pitch limits; and the counts of one observer against its visibility.
+//! level terraces with lips, generated relief), pyramid leaves of every size so that blocks
+//! straddle the octant borders and the grid's edges, holes (a pyramid node of holes too),
+//! curvature, eyes on vertices and edges, distance, azimuth and pitch limits; and the counts of one
+//! observer against its visibility. (Debug builds also check every block's horizon bound that the
+//! sweep inherits from the column before against the horizon.)
 
 use crate::viewshed_sweep::{agree, eye_position};
 use landfall::bench::synth::{generate, SynthParams};
@@ -14,8 +16,8 @@ use landfall::viewshed::{
 use landfall::{Diagonal, Heightfield};
 use proptest::prelude::*;
 
-/// Heights with wide hidden areas: generated relief, a crater (a ring ridge), or saw-tooth ridges
-/// along a diagonal growing with the distance from the centre.
+/// Heights with wide hidden areas: generated relief, a crater (a ring ridge), level terraces with
+/// lips, or saw-tooth ridges along a diagonal growing with the distance from the centre.
 fn heights(rng: &mut SplitMix64, shape: u8, nx: usize, ny: usize, seed: u64) -> Vec<f32> {
     match shape {
         0 => generate(nx, ny, &SynthParams { seed, relief: 300.0, feature: 24.0, octaves: 5 }),
@@ -27,6 +29,21 @@ fn heights(rng: &mut SplitMix64, shape: u8, nx: usize, ny: usize, seed: u64) -> 
                     let (i, j) = ((k % nx) as f64, (k / nx) as f64);
                     let d = ((i - ci).powi(2) + (j - cj).powi(2)).sqrt();
                     (60.0 - 6.0 * (d - r).abs() + rng.range(0.0, 2.0)).max(0.0) as f32
+                })
+                .collect()
+        }
+        3 => {
+            // Level terraces stepping down from a centre, each with a lip at its outer edge: an eye
+            // at height 0 on a terrace ties with every sample of it, and the lips hide the terraces
+            // below for many columns (blocks stay quiet from column to column).
+            let (ci, cj) = ((rng.next_u64() % nx as u64) as i64, (rng.next_u64() % ny as u64) as i64);
+            let w = 3 + (rng.next_u64() % 5) as i64;
+            (0..nx * ny)
+                .map(|k| {
+                    let (i, j) = ((k % nx) as i64, (k / nx) as i64);
+                    let d = (i - ci).abs().max((j - cj).abs());
+                    let lip = if d % w == w - 1 { 1.0 } else { 0.0 };
+                    (40.0 - 4.0 * (d / w) as f32 + lip).max(0.0)
                 })
                 .collect()
         }
@@ -54,7 +71,7 @@ proptest! {
     #[test]
     fn culled_blocks_agree_with_the_walk(
         seed in any::<u64>(),
-        shape in 0u8..3,
+        shape in 0u8..4,
         leaf in prop_oneof![Just(1usize), Just(2), Just(3), Just(8), Just(16)],
         holes in 0u8..3,
         place in 0u64..5,

@@ -137,6 +137,32 @@ impl Envelope {
         self.spare = out;
     }
 
+    /// The least value of the envelope over [lo, hi] (to rounding), −∞ where some u of it lies
+    /// under no segment: a check for the sweep's bounds, reading every piece.
+    #[cfg(debug_assertions)]
+    pub fn least(&self, lo: f64, hi: f64) -> f64 {
+        let (mut cur, mut low) = (lo, f64::INFINITY);
+        // A piece meeting the range only at an end counts there only where it is the higher side.
+        for p in &self.pieces {
+            if p.u1 <= lo || p.is_point() {
+                continue;
+            }
+            if p.u0 >= hi || cur >= hi {
+                break;
+            }
+            if p.u0 > cur {
+                return f64::NEG_INFINITY;
+            }
+            low = low.min(p.at(p.u0.max(lo))).min(p.at(p.u1.min(hi)));
+            cur = cur.max(p.u1);
+        }
+        if cur < hi {
+            f64::NEG_INFINITY
+        } else {
+            low
+        }
+    }
+
     #[cfg(test)]
     pub fn pieces(&self) -> &[Piece] {
         &self.pieces
@@ -154,17 +180,41 @@ impl Cursor<'_> {
     /// nondecreasing u.
     #[inline]
     pub fn at(&mut self, u: f64) -> f64 {
+        self.seek(|q| q.u1 < u);
         let p = self.pieces;
-        while self.k < p.len() && p[self.k].u1 < u {
-            self.k += 1;
-        }
         let mut best = f64::NEG_INFINITY;
         let mut m = self.k;
         while m < p.len() && p[m].u0 <= u {
-            best = best.max(p[m].at(u));
+            let v = p[m].at(u);
+            if v > best {
+                best = v;
+            }
             m += 1;
         }
         best
+    }
+
+    /// Moves forward to the first piece for which `before` is false (`before` true on a prefix of
+    /// the pieces from here: the pieces' ends are sorted): a step at a time, then by galloping
+    /// (the sweep's floors skip the pieces under quiet blocks, its targets and `covers` those
+    /// between the few edges they read).
+    #[inline]
+    fn seek(&mut self, before: impl Fn(&Piece) -> bool) {
+        let p = self.pieces;
+        for _ in 0..4 {
+            if self.k < p.len() && before(&p[self.k]) {
+                self.k += 1;
+            } else {
+                return;
+            }
+        }
+        let rest = &p[self.k..];
+        let mut n = 1;
+        while n < rest.len() && before(&rest[n]) {
+            n *= 2;
+        }
+        let from = n / 2;
+        self.k += from + rest[from..n.min(rest.len())].partition_point(before);
     }
 
     /// A lower bound of H over [a, b] (a < b): the least end value of the segments meeting it, −∞
@@ -175,9 +225,7 @@ impl Cursor<'_> {
         while self.k > 0 && p[self.k - 1].u1 > a {
             self.k -= 1;
         }
-        while self.k < p.len() && p[self.k].u1 <= a {
-            self.k += 1;
-        }
+        self.seek(|q| q.u1 <= a);
         let (mut cur, mut low) = (a, f64::INFINITY);
         for q in &p[self.k..] {
             if cur >= b || q.u0 >= b {
@@ -189,8 +237,16 @@ impl Cursor<'_> {
             if q.u0 > cur {
                 return f64::NEG_INFINITY;
             }
-            low = low.min(q.v0.min(q.v1));
-            cur = cur.max(q.u1);
+            // Plain comparisons (as `min` and `max` here, NaN included): no NaN handling to pay.
+            if q.v0 < low {
+                low = q.v0;
+            }
+            if q.v1 < low {
+                low = q.v1;
+            }
+            if q.u1 > cur {
+                cur = q.u1;
+            }
         }
         if cur < b {
             f64::NEG_INFINITY
@@ -214,9 +270,7 @@ impl Cursor<'_> {
         while self.k > 0 && p[self.k - 1].u1 > a {
             self.k -= 1;
         }
-        while self.k < p.len() && p[self.k].u1 <= a {
-            self.k += 1;
-        }
+        self.seek(|q| q.u1 <= a);
         !pokes_out(p[self.k..].iter(), &Piece::new(a, va, b, vb))
     }
 }

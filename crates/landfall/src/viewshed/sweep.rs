@@ -39,7 +39,10 @@
 //! limits) the output starts hidden and nothing is written for them. A column's blocks are loaded
 //! (with one lateral either side) only when a block of that column or the next is not quiet; in a
 //! block that is loaded, a target far enough under the same lower bound is still decided without
-//! the horizon, and strip cells whose corners all lie under it are skipped. The horizon is raised
+//! the horizon, and strip cells whose corners all lie under it are skipped. A block's lower bound
+//! is inherited from the column before where that already makes it quiet (the horizon only rises,
+//! and moving a column outwards a block's u-range falls within its own and a neighbour's u-ranges
+//! on the column before): only the other blocks read the horizon. The horizon is raised
 //! in place: the pieces before the strip's first u stay where they are and those after it move only
 //! when the count between changes.
 //!
@@ -270,13 +273,69 @@ pub(crate) struct Scratch {
     horizon: Envelope,
     /// The envelope of the strip being merged.
     strip: Envelope,
-    /// The horizon's lower bound over each block (see `SectorSweep::floors`).
-    floors: Vec<f64>,
-    /// Whether each block lies under its floor (see `SectorSweep::floors`).
-    quiet: Vec<bool>,
+    /// The horizon's lower bound over each block, and which blocks are quiet.
+    floors: Floors,
     /// The highest sample of each pyramid node across the sweep, in the node row of the columns
     /// last prepared: (that row + 1, or 0 when not read yet; the height).
     node_hi: Vec<(usize, f64)>,
+}
+
+/// The horizon's lower bound over each block of a column (see `SectorSweep::floors`).
+#[derive(Default)]
+struct Floors {
+    /// Per block of the column: the bound, and whether the block is quiet.
+    at: Vec<f64>,
+    quiet: Vec<bool>,
+    /// The blocks' u-ranges with their bounds: of the column before, and of this one.
+    past: Past,
+    now: Past,
+}
+
+impl Floors {
+    /// Forgets every block (a new sweep).
+    fn clear(&mut self) {
+        self.at.clear();
+        self.quiet.clear();
+        self.past.blocks.clear();
+        self.now.blocks.clear();
+    }
+}
+
+/// One column's blocks from block `b0` on: each block's u-range and a lower bound of the horizon
+/// over it.
+#[derive(Default)]
+struct Past {
+    b0: i64,
+    blocks: Vec<(f64, f64, f64)>,
+}
+
+impl Past {
+    /// A lower bound of the horizon over [lo, hi] (the u-range of block b on the next column), −∞
+    /// unless the u-ranges of blocks b − 1, b and b + 1 here cover it: the least of their bounds.
+    /// The horizon only rises, so a bound of it over a range stays one. (Moving a column outwards,
+    /// a block's u-range shrinks towards u = 0, into the union of its own and its neighbour's
+    /// nearer u = 0: consecutive blocks' ranges overlap, each spanning both columns of a strip.)
+    #[inline]
+    fn bound(&self, b: i64, lo: f64, hi: f64) -> f64 {
+        let (mut cur, mut low) = (lo, f64::INFINITY);
+        for k in b - 1 - self.b0..=b + 1 - self.b0 {
+            let Some(&(a, z, f)) = usize::try_from(k).ok().and_then(|k| self.blocks.get(k)) else {
+                continue;
+            };
+            if z < cur {
+                continue;
+            }
+            if a > cur {
+                break;
+            }
+            low = low.min(f);
+            cur = z;
+            if cur >= hi {
+                return low;
+            }
+        }
+        f64::NEG_INFINITY
+    }
 }
 
 /// The sweep of one sector for one observer.
@@ -319,7 +378,7 @@ pub(crate) fn sweep<S: Sink>(
     let Some((s, p_first, p_last)) = SectorSweep::new(run, sector, sink) else {
         return ControlFlow::Continue(());
     };
-    let Scratch { cols, horizon, strip, floors, quiet, node_hi } = scratch;
+    let Scratch { cols, horizon, strip, floors, node_hi } = scratch;
     horizon.clear();
     node_hi.clear();
     node_hi.resize(s.nodes.1, (0, 0.0));
@@ -331,17 +390,16 @@ pub(crate) fn sweep<S: Sink>(
     s.first_column(far);
     column(far.z.len())?;
     floors.clear();
-    quiet.clear();
-    s.merge(near, far, next, horizon, strip, floors, quiet, true);
+    s.merge(near, far, next, horizon, strip, &floors.at, &floors.quiet, true);
     for p in p_first + 1..=p_last {
         std::mem::swap(near, far);
         std::mem::swap(far, next);
         s.prepare(next, p + 1, node_hi);
-        s.floors(near, far, horizon, floors, quiet);
-        s.column(near, far, horizon, floors, quiet);
+        s.floors(near, far, horizon, floors);
+        s.column(near, far, horizon, &floors.at, &floors.quiet);
         column(far.z.len())?;
         if p < p_last {
-            s.merge(near, far, next, horizon, strip, floors, quiet, false);
+            s.merge(near, far, next, horizon, strip, &floors.at, &floors.quiet, false);
         }
     }
     ControlFlow::Continue(())
@@ -567,7 +625,17 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
     /// b·bs..=(b + 1)·bs on both columns); and whether the block is `quiet`: its samples on both
     /// columns, by their height bounds, more than the band under that bound. A quiet block's
     /// targets are hidden and its strip cells under the horizon, known before loading it.
-    fn floors(&self, near: &Column, far: &Column, horizon: &Envelope, floors: &mut Vec<f64>, quiet: &mut Vec<bool>) {
+    ///
+    /// A block whose bound inherited from the column before (`Past::bound`) already makes it quiet
+    /// keeps that bound without reading the horizon; the others read it (`Cursor::lowest`), as
+    /// before. Any lower bound of the horizon makes a quiet block's verdicts certain, so the
+    /// answers do not depend on which bound decided it (debug builds check that the inherited one
+    /// is a lower bound).
+    fn floors(&self, near: &Column, far: &Column, horizon: &Envelope, floors: &mut Floors) {
+        let Floors { at: floors, quiet, past, now } = floors;
+        std::mem::swap(past, now);
+        now.blocks.clear();
+        now.b0 = far.b0;
         floors.clear();
         quiet.clear();
         let mut cursor = horizon.cursor();
@@ -578,8 +646,6 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
             let (l0, l1) = ((b * self.bs) as f64 - self.oq, ((b + 1) * self.bs) as f64 - self.oq);
             let lo = (l0 * near.inv_d).min(l0 * far.inv_d);
             let hi = (l1 * near.inv_d).max(l1 * far.inv_d);
-            let floor = cursor.lowest(lo, hi);
-            floors.push(floor);
             let kn = b - near.b0;
             let vn = if kn >= 0 && (kn as usize) < near.zhi.len() {
                 (near.zhi[kn as usize] - self.zo) * near.inv_d
@@ -587,7 +653,20 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
                 f64::NEG_INFINITY
             };
             let vf = (zf + self.t - self.zo) * far.inv_d;
-            quiet.push(floor > vn.max(vf) + band);
+            let top = vn.max(vf) + band;
+            let kept = past.bound(b, lo, hi);
+            #[cfg(debug_assertions)]
+            {
+                let least = horizon.least(lo, hi);
+                assert!(
+                    kept <= least || kept <= least + 1e-12 * (1.0 + least.abs()),
+                    "inherited {kept} above the horizon {least}"
+                );
+            }
+            let floor = if kept > top { kept } else { cursor.lowest(lo, hi) };
+            floors.push(floor);
+            quiet.push(floor > top);
+            now.blocks.push((lo, hi, floor));
         }
     }
 
@@ -773,14 +852,17 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
         let mut prev: Option<(f64, f64)> = None;
         // Cells before this one lie under the horizon.
         let mut skip_to = qa;
+        // The first lateral of the next block (of this one at first).
+        let mut next_block = qa;
         for q in qa..=qb {
             if q < skip_to {
                 continue;
             }
-            if !first && (q == qa || q.rem_euclid(self.bs) == 0) {
+            if !first && q == next_block {
                 let b = q.div_euclid(self.bs);
                 let k = (b - far.b0) as usize;
-                let end = ((b + 1) * self.bs).min(qb + 1);
+                next_block = (b + 1) * self.bs;
+                let end = next_block.min(qb + 1);
                 if quiet[k] {
                     skip_to = end;
                     prev = None;
@@ -791,7 +873,16 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
                 if self.holes {
                     self.load(next, b);
                 }
-                let top = (q..=end).fold(f64::NEG_INFINITY, |m, k| m.max(near.uv(k).1).max(far.uv(k).1));
+                // Plain comparisons (as `max` here, NaN included): no NaN handling to pay.
+                let top = (q..=end).fold(f64::NEG_INFINITY, |m, k| {
+                    let (a, b) = (near.uv(k).1, far.uv(k).1);
+                    let m = if a > m { a } else { m };
+                    if b > m {
+                        b
+                    } else {
+                        m
+                    }
+                });
                 if top < floors[k] {
                     // Every edge of these cells (the row edge at `end` too) is under the horizon.
                     skip_to = end;
