@@ -176,14 +176,14 @@ impl Strips {
     }
 
     /// For one end (r = u·X, z = Z): (the first block line with s ≤ `m`, the first with s ≤ −`m`),
-    /// block lines b = 0…=⌈ncy / w⌉ at row lines min(b·w, ncy) (s decreases along them), stepped
-    /// from `guess` (a row line, kept for the next end).
+    /// block lines b = 0…=⌈ncy / w⌉ at row lines min(b·w, ncy) (w = 2^`sh`; s decreases along
+    /// them), stepped from `guess` (a row line, kept for the next end).
     #[inline(always)]
-    fn block_lines(&self, w: usize, r: f64, z: f64, m: f64, guess: &mut usize) -> (usize, usize) {
+    fn block_lines(&self, sh: u32, r: f64, z: f64, m: f64, guess: &mut usize) -> (usize, usize) {
         let ncy = self.rows.len() - 1;
-        let nb = ncy.div_ceil(w);
-        let line = |b: usize| self.s((b * w).min(ncy), r, z);
-        let mut b = (*guess / w).min(nb);
+        let nb = (ncy + (1 << sh) - 1) >> sh;
+        let line = |b: usize| self.s((b << sh).min(ncy), r, z);
+        let mut b = (*guess >> sh).min(nb);
         while b > 0 && line(b - 1) <= m {
             b -= 1;
         }
@@ -194,23 +194,23 @@ impl Strips {
         while b <= nb && line(b) > -m {
             b += 1;
         }
-        *guess = (first * w).min(ncy);
+        *guess = (first << sh).min(ncy);
         (first, b)
     }
 
-    /// The block rows (of `w` rows) that a wedge segment with ends (ra, za), (rb, zb) may meet
+    /// The block rows (of 2^`sh` rows) that a wedge segment with ends (ra, za), (rb, zb) may meet
     /// (see the module docs): `lo..=hi`, or `None`.
     #[inline(always)]
     pub(super) fn block_rows(
         &self,
-        w: usize,
+        sh: u32,
         ends: [(f64, f64); 2],
         m: f64,
         guess: &mut usize,
     ) -> Option<(usize, usize)> {
-        let nb = (self.rows.len() - 1).div_ceil(w);
-        let (a0, a1) = self.block_lines(w, ends[0].0, ends[0].1, m, guess);
-        let (b0, b1) = self.block_lines(w, ends[1].0, ends[1].1, m, guess);
+        let nb = (self.rows.len() - 1 + (1 << sh) - 1) >> sh;
+        let (a0, a1) = self.block_lines(sh, ends[0].0, ends[0].1, m, guess);
+        let (b0, b1) = self.block_lines(sh, ends[1].0, ends[1].1, m, guess);
         // Block row k has south line k and north line k + 1: candidates where s_k ≥ −M at some end
         // (k < first line with s ≤ −M) and s_(k+1) ≤ M at some end (k + 1 ≥ first line with s ≤ M).
         let hi = a1.max(b1).min(nb);
