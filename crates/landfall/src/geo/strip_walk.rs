@@ -128,15 +128,20 @@ impl GeoSurface {
         let mut entry = plane(st, &r, edge(level, m, false));
         loop {
             let exit = plane(st, &r, edge(level, m, true));
+            // A wedge the ray's start is already past (beyond its exit plane's slack: it stays past,
+            // longitude being monotone along the ray) is stepped over; the walk stops at the first
+            // other wedge that starts after the ray's end.
+            let g = exit.0 + exit.1 * t0;
+            let past = if east { g > MU } else { g < -MU };
             let (west, eastp) = if east { (entry, exit) } else { (exit, entry) };
             let (e0, e1) = east_of(west);
             let (w0, w1) = west_of(eastp);
             let ta = t0.max(e0).max(w0);
             let tb = t1.min(e1).min(w1);
-            if ta > t1.min(sink.limit()) {
+            if !past && ta > t1.min(sink.limit()) {
                 break;
             }
-            if ta <= tb {
+            if !past && ta <= tb {
                 let w = 1 << (2 * level);
                 let (c0, c1) = (m * w, ((m + 1) * w).min(ncx));
                 match self.judge(st, &mut r, level, c0, ta, tb, roofs[level], sink) {
