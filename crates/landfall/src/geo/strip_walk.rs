@@ -3,11 +3,14 @@
 
 use super::boxes::SlabRay;
 use super::shear::{Mapped, Shear};
-use super::strips::{RowLine, Strips, H_EPS, MU};
+use super::strips::{RowLine, Strips, H_EPS, MAX_TOP, MU};
 use super::surface::{triangle_hit, GeoSurface};
 use super::walk::Sink;
 use crate::geom::{Half, Ray};
 use glam::DVec3;
+
+/// Most rows of one column whose cells are tested without halving the segment first.
+const MAX_RUN: usize = 8;
 
 /// The ray in ECEF and its prepared tests.
 struct StripRay {
@@ -112,11 +115,12 @@ impl GeoSurface {
                 }
             }
         }
+        let start = lo;
         let mut level = top;
-        let mut m = lo >> (2 * top);
+        let mut m = start >> (2 * top);
         let wedges = |level: usize| (ncx + (1 << (2 * level)) - 1) >> (2 * level);
         // roofs[k]: the roof of the current wedge's parent (k < top); none above the top.
-        let mut roofs = [(st.rows[0], f64::INFINITY); 8];
+        let mut roofs = [(st.rows[0], f64::INFINITY); MAX_TOP + 1];
         let edge = |level: usize, m: usize, far: bool| -> usize {
             let w = 1 << (2 * level);
             if east == far {
@@ -142,20 +146,22 @@ impl GeoSurface {
                 break;
             }
             if !past && ta <= tb {
-                let w = 1 << (2 * level);
-                let (c0, c1) = (m * w, ((m + 1) * w).min(ncx));
+                let c0 = m << (2 * level);
                 match self.judge(st, &mut r, level, c0, ta, tb, roofs[level], sink) {
                     Verdict::Done => {}
                     Verdict::Descend(own) => {
                         level -= 1;
                         roofs[level] = own;
-                        m = if east { 4 * m } else { (4 * m + 3).min(wedges(level) - 1) };
+                        // The first child the ray's start is not past (see the start column).
+                        let k = start >> (2 * level);
+                        m = if east { (4 * m).max(k) } else { (4 * m + 3).min(wedges(level) - 1).min(k) };
+                        entry = plane(st, &r, edge(level, m, false));
                         continue;
                     }
                     Verdict::Halve(own, ta, tb) => {
                         let tm = 0.5 * (ta + tb);
-                        self.wedge(st, &mut r, level, c0, c1, ta, tm, own, sink);
-                        self.wedge(st, &mut r, level, c0, c1, tm, tb, own, sink);
+                        self.halves(st, &mut r, c0, ta, tm, own, sink);
+                        self.halves(st, &mut r, c0, tm, tb, own, sink);
                     }
                 }
             }
@@ -184,81 +190,16 @@ impl GeoSurface {
         true
     }
 
-    /// The wedges of level `level − 1` between columns `c0` and `c1`, in the ray's order, each over
-    /// its part of [ta, tb] (the recursive walk of a segment that [`GeoSurface::judge`] halved).
-    #[allow(clippy::too_many_arguments)]
-    fn children(
-        &self,
-        st: &Strips,
-        r: &mut StripRay,
-        level: usize,
-        c0: usize,
-        c1: usize,
-        ta: f64,
-        tb: f64,
-        roof: Roof,
-        sink: &mut impl Sink,
-    ) {
-        let w = 4usize.pow(level as u32 - 1);
-        let n = (c1 - c0).div_ceil(w);
-        // In the ray's order; each boundary plane computed once (carried to the next wedge). Wedges
-        // the segment's start is already past (g beyond MU there) are skipped on one plane each;
-        // the walk stops at the first wedge that starts after the segment's end.
-        let east = r.east;
-        let mut k = 0;
-        let mut prev = plane(st, r, if east { c0 } else { c1 });
-        while k + 1 < n {
-            let m = if east { k } else { n - 1 - k };
-            let next = plane(st, r, if east { (c0 + (m + 1) * w).min(c1) } else { c0 + m * w });
-            let g = next.0 + next.1 * ta;
-            if (east && g > MU) || (!east && g < -MU) {
-                prev = next;
-                k += 1;
-            } else {
-                break;
-            }
-        }
-        for k in k..n {
-            let m = if east { k } else { n - 1 - k };
-            let (wc, ec) = (c0 + m * w, (c0 + (m + 1) * w).min(c1));
-            let next = plane(st, r, if east { ec } else { wc });
-            let (west, eastp) = if east { (prev, next) } else { (next, prev) };
-            prev = next;
-            let (e0, e1) = east_of(west);
-            let (w0, w1) = west_of(eastp);
-            let lo = ta.max(e0).max(w0);
-            let hi = tb.min(e1).min(w1);
-            if lo > tb.min(sink.limit()) {
-                break;
-            }
-            if lo <= hi {
-                self.wedge(st, r, level - 1, wc, ec, lo, hi, roof, sink);
-            }
-        }
-    }
-
-    /// The ray over [ta, tb] in the wedge of columns c0…c1 (level `level`), recursively: its test,
-    /// then its halves, its four narrower wedges or its cells.
-    #[allow(clippy::too_many_arguments)]
-    fn wedge(
-        &self,
-        st: &Strips,
-        r: &mut StripRay,
-        level: usize,
-        c0: usize,
-        c1: usize,
-        ta: f64,
-        tb: f64,
-        roof: Roof,
-        sink: &mut impl Sink,
-    ) {
-        match self.judge(st, r, level, c0, ta, tb, roof, sink) {
-            Verdict::Done => {}
-            Verdict::Descend(own) => self.children(st, r, level, c0, c1, ta, tb, own, sink),
+    /// The ray over [ta, tb] in column `i`, its run of rows halved until each half is short, skipped
+    /// or walked.
+    fn halves(&self, st: &Strips, r: &mut StripRay, i: usize, ta: f64, tb: f64, roof: Roof, sink: &mut impl Sink) {
+        match self.judge(st, r, 0, i, ta, tb, roof, sink) {
+            // (Descend: not in a single column.)
+            Verdict::Done | Verdict::Descend(_) => {}
             Verdict::Halve(own, ta, tb) => {
                 let tm = 0.5 * (ta + tb);
-                self.wedge(st, r, level, c0, c1, ta, tm, own, sink);
-                self.wedge(st, r, level, c0, c1, tm, tb, own, sink);
+                self.halves(st, r, i, ta, tm, own, sink);
+                self.halves(st, r, i, tm, tb, own, sink);
             }
         }
     }
@@ -322,13 +263,13 @@ impl GeoSurface {
         if l.cos * ra + l.sin * za - l.big_k > bound && l.cos * rb + l.sin * zb - l.big_k > bound {
             return Verdict::Done;
         }
-        // A segment across more than two block rows of its level (a ray near a meridian's
-        // direction) is halved in t first: the halves' rows and bounds are tighter.
-        if hi - lo >= 2 && tb - ta > 1e-9 * (1.0 + ta.abs().max(tb.abs())) {
-            return Verdict::Halve(own, ta, tb);
-        }
+        // Wider wedges descend. A single column's run of more than MAX_RUN rows (a ray near a
+        // meridian's direction) is halved in t first: the halves' rows and bounds are tighter.
         if level > 0 {
             return Verdict::Descend(own);
+        }
+        if hi - lo >= MAX_RUN && tb - ta > 1e-9 * (1.0 + ta.abs().max(tb.abs())) {
+            return Verdict::Halve(own, ta, tb);
         }
         self.strip_cells(r, c0, lo, hi, sink);
         Verdict::Done
@@ -338,11 +279,17 @@ impl GeoSurface {
     fn strip_cells(&self, r: &StripRay, i: usize, lo: usize, hi: usize, sink: &mut impl Sink) {
         let hf = self.heightfield();
         let (ncx, ncy) = (hf.nx() - 1, hf.ny() - 1);
-        let map = |i: usize, j: usize| -> Mapped { r.sh.map(self.sample_enu(i, j)) };
-        let (mut p00, mut p10) = (map(i, lo), map(i + 1, lo));
+        // The corners by the cell's tables: the same bits as `sample_enu`, one bounds check a cell.
+        let tables = self.tables();
+        let (mut p00, mut p10) = ([0.0; 3], [0.0; 3]);
         for j in lo..=hi {
-            let (p01, p11) = (map(i, j + 1), map(i + 1, j + 1));
-            let m = [p00, p10, p01, p11];
+            let (t, h) = (tables.cell(i, j), hf.corners_f32(i, j));
+            if j == lo {
+                p00 = r.sh.map(t.position(0, 0, h[0] as f64));
+                p10 = r.sh.map(t.position(1, 0, h[1] as f64));
+            }
+            let (p01, p11) = (r.sh.map(t.position(0, 1, h[2] as f64)), r.sh.map(t.position(1, 1, h[3] as f64)));
+            let m: [Mapped; 4] = [p00, p10, p01, p11];
             (p00, p10) = (p01, p11);
             let border = i == 0 || j == 0 || i + 1 == ncx || j + 1 == ncy;
             let sides = Shear::sides(&m[0]) & Shear::sides(&m[1]) & Shear::sides(&m[2]) & Shear::sides(&m[3]);

@@ -58,7 +58,7 @@ const MAX_WEDGE: f64 = 0.1;
 /// Highest level of wedges (4³ = 64 columns): the walk starts there, the wedges of the top level
 /// taken in the ray's order (fewer levels above the cells cost less than the pruning they bring:
 /// see `docs/benchmarks.md`).
-const MAX_TOP: usize = 3;
+pub(super) const MAX_TOP: usize = 3;
 /// Widest grid the walk serves, degrees.
 const MAX_SPAN: f64 = 10.0;
 /// Closest the root box may come to the Earth's axis, metres.
@@ -184,6 +184,14 @@ impl Strips {
         let nb = (ncy + (1 << sh) - 1) >> sh;
         let line = |b: usize| self.s((b << sh).min(ncy), r, z);
         let mut b = (*guess >> sh).min(nb);
+        // Usually the end lies between line b − 1 and line b, farther than m from both: two values.
+        if b > 0 {
+            let (above, below) = (line(b - 1), line(b));
+            if above > m && below <= -m {
+                *guess = (b << sh).min(ncy);
+                return (b, b);
+            }
+        }
         while b > 0 && line(b - 1) <= m {
             b -= 1;
         }
