@@ -16,7 +16,6 @@ const MAX_RUN: usize = 8;
 struct StripRay {
     x0: DVec3,
     d: DVec3,
-    east: bool,
     sh: Shear,
     t_lo: f64,
     guess: usize,
@@ -86,7 +85,7 @@ impl GeoSurface {
         let f = self.frame();
         let (x0, dx) = (f.to_ecef(o), f.dir_to_ecef(d));
         let east = x0.x * dx.y - x0.y * dx.x >= 0.0;
-        let mut r = StripRay { x0, d: dx, east, sh: Shear::new(o, d), t_lo, guess: self.heightfield().ny() / 2 };
+        let mut r = StripRay { x0, d: dx, sh: Shear::new(o, d), t_lo, guess: self.heightfield().ny() / 2 };
         let ncx = self.heightfield().nx() - 1;
         let top = st.top;
         // The first column in the ray's order whose widened wedge may hold the ray's start (g
