@@ -159,8 +159,8 @@ impl GeoSurface {
                     }
                     Verdict::Halve(own, ta, tb) => {
                         let tm = 0.5 * (ta + tb);
-                        self.halves(st, &mut r, c0, ta, tm, own, sink);
-                        self.halves(st, &mut r, c0, tm, tb, own, sink);
+                        self.halves(st, &mut r, c0, (ta, tm), own, sink);
+                        self.halves(st, &mut r, c0, (tm, tb), own, sink);
                     }
                 }
             }
@@ -191,14 +191,14 @@ impl GeoSurface {
 
     /// The ray over [ta, tb] in column `i`, its run of rows halved until each half is short, skipped
     /// or walked.
-    fn halves(&self, st: &Strips, r: &mut StripRay, i: usize, ta: f64, tb: f64, roof: Roof, sink: &mut impl Sink) {
+    fn halves(&self, st: &Strips, r: &mut StripRay, i: usize, (ta, tb): (f64, f64), roof: Roof, sink: &mut impl Sink) {
         match self.judge(st, r, 0, i, ta, tb, roof, sink) {
             // (Descend: not in a single column.)
             Verdict::Done | Verdict::Descend(_) => {}
             Verdict::Halve(own, ta, tb) => {
                 let tm = 0.5 * (ta + tb);
-                self.halves(st, r, i, ta, tm, own, sink);
-                self.halves(st, r, i, tm, tb, own, sink);
+                self.halves(st, r, i, (ta, tm), own, sink);
+                self.halves(st, r, i, (tm, tb), own, sink);
             }
         }
     }
