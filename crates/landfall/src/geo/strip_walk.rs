@@ -3,25 +3,81 @@
 
 use super::boxes::SlabRay;
 use super::shear::{Mapped, Shear};
-use super::strips::{RowLine, Strips, H_EPS, MU};
+use super::strips::{RowLine, Strips, H_EPS, MAX_TOP, MU};
 use super::surface::{triangle_hit, GeoSurface};
 use super::walk::Sink;
 use crate::geom::{Half, Ray};
 use glam::DVec3;
 
+/// Most rows of one column whose cells are tested without halving the segment first.
+const MAX_RUN: usize = 8;
+
 /// The ray in ECEF and its prepared tests.
 struct StripRay {
     x0: DVec3,
     d: DVec3,
-    east: bool,
     sh: Shear,
     t_lo: f64,
     guess: usize,
 }
 
+/// What the test of one wedge segment calls for.
+enum Verdict {
+    /// Nothing there (below its bounds) or walked (its cells tested).
+    Done,
+    /// Its narrower wedges, under its own roof.
+    Descend(Roof),
+    /// The segment [ta, tb] (its end cut to the sink's limit) halved, under its own roof.
+    Halve(Roof, f64, f64),
+}
+
+/// A wedge's row line and highest sample: the lower bound that its narrower wedges try first.
+type Roof = (RowLine, f64);
+
+/// g of column c along the ray: a + b·t (metres from its meridian plane, east positive).
+#[inline(always)]
+fn plane(st: &Strips, r: &StripRay, c: usize) -> (f64, f64) {
+    let [cl, sl] = st.cols[c];
+    (cl * r.x0.y - sl * r.x0.x, cl * r.d.y - sl * r.d.x)
+}
+
+/// {t : a + b t ≥ −MU}
+#[inline(always)]
+fn east_of((a, b): (f64, f64)) -> (f64, f64) {
+    if b > 0.0 {
+        ((-MU - a) / b, f64::INFINITY)
+    } else if b < 0.0 {
+        (f64::NEG_INFINITY, (-MU - a) / b)
+    } else if a >= -MU {
+        (f64::NEG_INFINITY, f64::INFINITY)
+    } else {
+        (f64::INFINITY, f64::NEG_INFINITY)
+    }
+}
+
+/// {t : a + b t ≤ MU}
+#[inline(always)]
+fn west_of((a, b): (f64, f64)) -> (f64, f64) {
+    if b > 0.0 {
+        (f64::NEG_INFINITY, (MU - a) / b)
+    } else if b < 0.0 {
+        ((MU - a) / b, f64::INFINITY)
+    } else if a <= MU {
+        (f64::NEG_INFINITY, f64::INFINITY)
+    } else {
+        (f64::INFINITY, f64::NEG_INFINITY)
+    }
+}
+
 impl GeoSurface {
     /// The strip walk of `ray` over t in [`t_lo`, the sink's limit]; false when the surface has no
     /// strip tables (the caller descends the box tree).
+    ///
+    /// Stackless, in the ray's order: the wedge of the current level that holds the ray is tested;
+    /// when it may hold a crossing the walk descends into its first child the ray meets, else (or
+    /// after its cells) it steps to the next wedge of that level and climbs while that step left
+    /// the parent, so that skipped ground is tested by the widest wedge that starts there. Each
+    /// wedge's meridian plane on the side the ray enters is the previous wedge's exit plane.
     pub(super) fn strip_walk(&self, ray: &Ray, t_lo: f64, sink: &mut impl Sink) -> bool {
         let Some(st) = self.strips.as_ref() else { return false };
         let (o, d) = (ray.origin, ray.dir);
@@ -29,114 +85,143 @@ impl GeoSurface {
         let f = self.frame();
         let (x0, dx) = (f.to_ecef(o), f.dir_to_ecef(d));
         let east = x0.x * dx.y - x0.y * dx.x >= 0.0;
-        let mut r = StripRay { x0, d: dx, east, sh: Shear::new(o, d), t_lo, guess: self.heightfield().ny() / 2 };
+        let mut r = StripRay { x0, d: dx, sh: Shear::new(o, d), t_lo, guess: self.heightfield().ny() / 2 };
         let ncx = self.heightfield().nx() - 1;
-        let roof = (st.rows[0], f64::INFINITY);
-        self.children(st, &mut r, st.top + 1, 0, ncx, t0, t1, roof, sink);
+        let top = st.top;
+        // The first column in the ray's order whose widened wedge may hold the ray's start (g
+        // decreases with the column at a point of the root box, which lies within 82° of the
+        // grid's longitudes; an earlier start would only cost empty wedges).
+        let p0 = x0 + dx * t0;
+        let g = |c: usize| {
+            let [cl, sl] = st.cols[c];
+            cl * p0.y - sl * p0.x
+        };
+        let (mut lo, mut hi) = (0, ncx - 1);
+        while lo < hi {
+            if east {
+                let mid = (lo + hi) / 2;
+                if g(mid + 1) <= MU {
+                    hi = mid;
+                } else {
+                    lo = mid + 1;
+                }
+            } else {
+                let mid = (lo + hi).div_ceil(2);
+                if g(mid) >= -MU {
+                    lo = mid;
+                } else {
+                    hi = mid - 1;
+                }
+            }
+        }
+        let start = lo;
+        let mut level = top;
+        let mut m = start >> (2 * top);
+        let wedges = |level: usize| (ncx + (1 << (2 * level)) - 1) >> (2 * level);
+        // roofs[k]: the roof of the current wedge's parent (k < top); none above the top.
+        let mut roofs = [(st.rows[0], f64::INFINITY); MAX_TOP + 1];
+        let edge = |level: usize, m: usize, far: bool| -> usize {
+            let w = 1 << (2 * level);
+            if east == far {
+                ((m + 1) * w).min(ncx)
+            } else {
+                m * w
+            }
+        };
+        let mut entry = plane(st, &r, edge(level, m, false));
+        loop {
+            let exit = plane(st, &r, edge(level, m, true));
+            // A wedge the ray's start is already past (beyond its exit plane's slack: it stays past,
+            // longitude being monotone along the ray) is stepped over; the walk stops at the first
+            // other wedge that starts after the ray's end.
+            let g = exit.0 + exit.1 * t0;
+            let past = if east { g > MU } else { g < -MU };
+            let (west, eastp) = if east { (entry, exit) } else { (exit, entry) };
+            let (e0, e1) = east_of(west);
+            let (w0, w1) = west_of(eastp);
+            let ta = t0.max(e0).max(w0);
+            let tb = t1.min(e1).min(w1);
+            if !past && ta > t1.min(sink.limit()) {
+                break;
+            }
+            if !past && ta <= tb {
+                let c0 = m << (2 * level);
+                match self.judge(st, &mut r, level, c0, ta, tb, roofs[level], sink) {
+                    Verdict::Done => {}
+                    Verdict::Descend(own) => {
+                        level -= 1;
+                        roofs[level] = own;
+                        // The first child the ray's start is not past (see the start column).
+                        let k = start >> (2 * level);
+                        m = if east { (4 * m).max(k) } else { (4 * m + 3).min(wedges(level) - 1).min(k) };
+                        entry = plane(st, &r, edge(level, m, false));
+                        continue;
+                    }
+                    Verdict::Halve(own, ta, tb) => {
+                        let tm = 0.5 * (ta + tb);
+                        self.halves(st, &mut r, c0, (ta, tm), own, sink);
+                        self.halves(st, &mut r, c0, (tm, tb), own, sink);
+                    }
+                }
+            }
+            // The next wedge of this level, climbing while the step left the parent.
+            entry = exit;
+            if east {
+                m += 1;
+                while level < top && m % 4 == 0 {
+                    m /= 4;
+                    level += 1;
+                }
+                if m >= wedges(level) {
+                    break;
+                }
+            } else {
+                if m == 0 {
+                    break;
+                }
+                m -= 1;
+                while level < top && m % 4 == 3 {
+                    m /= 4;
+                    level += 1;
+                }
+            }
+        }
         true
     }
 
-    /// The wedges of level `level − 1` between columns `c0` and `c1`, in the ray's order, each over
-    /// its part of [ta, tb].
-    #[allow(clippy::too_many_arguments)]
-    fn children(
-        &self,
-        st: &Strips,
-        r: &mut StripRay,
-        level: usize,
-        c0: usize,
-        c1: usize,
-        ta: f64,
-        tb: f64,
-        roof: (RowLine, f64),
-        sink: &mut impl Sink,
-    ) {
-        let w = 4usize.pow(level as u32 - 1);
-        let n = (c1 - c0).div_ceil(w);
-        // g of column c along the ray: a + b·t (metres from its meridian plane, east positive).
-        let (x0, d) = (r.x0, r.d);
-        let plane = |c: usize| -> (f64, f64) {
-            let [cl, sl] = st.cols[c];
-            (cl * x0.y - sl * x0.x, cl * d.y - sl * d.x)
-        };
-        // {t : a + b t ≥ −MU}
-        let east_of = |(a, b): (f64, f64)| -> (f64, f64) {
-            if b > 0.0 {
-                ((-MU - a) / b, f64::INFINITY)
-            } else if b < 0.0 {
-                (f64::NEG_INFINITY, (-MU - a) / b)
-            } else if a >= -MU {
-                (f64::NEG_INFINITY, f64::INFINITY)
-            } else {
-                (f64::INFINITY, f64::NEG_INFINITY)
-            }
-        };
-        // {t : a + b t ≤ MU}
-        let west_of = |(a, b): (f64, f64)| -> (f64, f64) {
-            if b > 0.0 {
-                (f64::NEG_INFINITY, (MU - a) / b)
-            } else if b < 0.0 {
-                ((MU - a) / b, f64::INFINITY)
-            } else if a <= MU {
-                (f64::NEG_INFINITY, f64::INFINITY)
-            } else {
-                (f64::INFINITY, f64::NEG_INFINITY)
-            }
-        };
-        // In the ray's order; each boundary plane computed once (carried to the next wedge). Wedges
-        // the segment's start is already past (g beyond MU there) are skipped on one plane each;
-        // the walk stops at the first wedge that starts after the segment's end.
-        let east = r.east;
-        let mut k = 0;
-        let mut prev = plane(if east { c0 } else { c1 });
-        while k + 1 < n {
-            let m = if east { k } else { n - 1 - k };
-            let next = plane(if east { (c0 + (m + 1) * w).min(c1) } else { c0 + m * w });
-            let g = next.0 + next.1 * ta;
-            if (east && g > MU) || (!east && g < -MU) {
-                prev = next;
-                k += 1;
-            } else {
-                break;
-            }
-        }
-        for k in k..n {
-            let m = if east { k } else { n - 1 - k };
-            let (wc, ec) = (c0 + m * w, (c0 + (m + 1) * w).min(c1));
-            let next = plane(if east { ec } else { wc });
-            let (west, eastp) = if east { (prev, next) } else { (next, prev) };
-            prev = next;
-            let (e0, e1) = east_of(west);
-            let (w0, w1) = west_of(eastp);
-            let lo = ta.max(e0).max(w0);
-            let hi = tb.min(e1).min(w1);
-            if lo > tb.min(sink.limit()) {
-                break;
-            }
-            if lo <= hi {
-                self.wedge(st, r, level - 1, wc, ec, lo, hi, roof, sink);
+    /// The ray over [ta, tb] in column `i`, its run of rows halved until each half is short, skipped
+    /// or walked.
+    fn halves(&self, st: &Strips, r: &mut StripRay, i: usize, (ta, tb): (f64, f64), roof: Roof, sink: &mut impl Sink) {
+        match self.judge(st, r, 0, i, ta, tb, roof, sink) {
+            // (Descend: not in a single column.)
+            Verdict::Done | Verdict::Descend(_) => {}
+            Verdict::Halve(own, ta, tb) => {
+                let tm = 0.5 * (ta + tb);
+                self.halves(st, r, i, (ta, tm), own, sink);
+                self.halves(st, r, i, (tm, tb), own, sink);
             }
         }
     }
 
-    /// The ray over [ta, tb] in the wedge of columns c0…c1 (level `level`): rows, height bound,
-    /// then the four narrower wedges or, for one column, its cells.
+    /// The test of the ray over [ta, tb] in the wedge of level `level` whose western column is
+    /// `c0`: the roof of its parent, its rows, its own height bound; a single column's cells are
+    /// tested here.
     #[allow(clippy::too_many_arguments)]
-    fn wedge(
+    #[inline(always)]
+    fn judge(
         &self,
         st: &Strips,
         r: &mut StripRay,
         level: usize,
         c0: usize,
-        c1: usize,
         ta: f64,
         tb: f64,
-        roof: (RowLine, f64),
+        roof: Roof,
         sink: &mut impl Sink,
-    ) {
+    ) -> Verdict {
         let tb = tb.min(sink.limit());
         if ta > tb {
-            return;
+            return Verdict::Done;
         }
         let [c, s] = st.cols[c0];
         let (pa, pb) = (r.x0 + r.d * ta, r.x0 + r.d * tb);
@@ -146,10 +231,12 @@ impl GeoSurface {
         // this segment's): skipped before its own rows are found.
         let (l, top) = roof;
         if l.cos * ra + l.sin * za - l.big_k > top && l.cos * rb + l.sin * zb - l.big_k > top {
-            return;
+            return Verdict::Done;
         }
-        let w = 4usize.pow(level as u32);
-        let Some((lo, hi)) = st.block_rows(w, [(ra, za), (rb, zb)], st.margin[level], &mut r.guess) else { return };
+        let sh = 2 * level as u32;
+        let Some((lo, hi)) = st.block_rows(sh, [(ra, za), (rb, zb)], st.margin[level], &mut r.guess) else {
+            return Verdict::Done;
+        };
         // Highest sample of the candidate cells.
         let hmax = if level == 0 {
             let hf = self.heightfield();
@@ -161,7 +248,7 @@ impl GeoSurface {
             h
         } else {
             let (bx, ref mx) = st.maxes[level - 1];
-            let bi = c0 / w;
+            let bi = c0 >> sh;
             let mut h = f32::NEG_INFINITY;
             for bj in lo..=hi {
                 h = h.max(mx[bj * bx + bi]);
@@ -169,36 +256,39 @@ impl GeoSurface {
             h
         };
         let ncy = st.rows.len() - 1;
-        let l = &st.rows[((lo + hi).div_ceil(2) * w).min(ncy)];
+        let l = &st.rows[(((lo + hi + 1) >> 1) << sh).min(ncy)];
         let bound = hmax as f64 + H_EPS;
         let own = (*l, bound);
         if l.cos * ra + l.sin * za - l.big_k > bound && l.cos * rb + l.sin * zb - l.big_k > bound {
-            return;
+            return Verdict::Done;
         }
-        // A segment across more than two block rows of its level (a ray near a meridian's
-        // direction) is halved in t first: the halves' rows and bounds are tighter.
-        if hi - lo >= 2 && tb - ta > 1e-9 * (1.0 + ta.abs().max(tb.abs())) {
-            let tm = 0.5 * (ta + tb);
-            self.wedge(st, r, level, c0, c1, ta, tm, own, sink);
-            self.wedge(st, r, level, c0, c1, tm, tb, own, sink);
-            return;
-        }
+        // Wider wedges descend. A single column's run of more than MAX_RUN rows (a ray near a
+        // meridian's direction) is halved in t first: the halves' rows and bounds are tighter.
         if level > 0 {
-            self.children(st, r, level, c0, c1, ta, tb, own, sink);
-            return;
+            return Verdict::Descend(own);
+        }
+        if hi - lo >= MAX_RUN && tb - ta > 1e-9 * (1.0 + ta.abs().max(tb.abs())) {
+            return Verdict::Halve(own, ta, tb);
         }
         self.strip_cells(r, c0, lo, hi, sink);
+        Verdict::Done
     }
 
     /// The cells of column i, rows lo…=hi, tested exactly (as a leaf of the descent tests them).
     fn strip_cells(&self, r: &StripRay, i: usize, lo: usize, hi: usize, sink: &mut impl Sink) {
         let hf = self.heightfield();
         let (ncx, ncy) = (hf.nx() - 1, hf.ny() - 1);
-        let map = |i: usize, j: usize| -> Mapped { r.sh.map(self.sample_enu(i, j)) };
-        let (mut p00, mut p10) = (map(i, lo), map(i + 1, lo));
+        // The corners by the cell's tables: the same bits as `sample_enu`, one bounds check a cell.
+        let tables = self.tables();
+        let (mut p00, mut p10) = ([0.0; 3], [0.0; 3]);
         for j in lo..=hi {
-            let (p01, p11) = (map(i, j + 1), map(i + 1, j + 1));
-            let m = [p00, p10, p01, p11];
+            let (t, h) = (tables.cell(i, j), hf.corners_f32(i, j));
+            if j == lo {
+                p00 = r.sh.map(t.position(0, 0, h[0] as f64));
+                p10 = r.sh.map(t.position(1, 0, h[1] as f64));
+            }
+            let (p01, p11) = (r.sh.map(t.position(0, 1, h[2] as f64)), r.sh.map(t.position(1, 1, h[3] as f64)));
+            let m: [Mapped; 4] = [p00, p10, p01, p11];
             (p00, p10) = (p01, p11);
             let border = i == 0 || j == 0 || i + 1 == ncx || j + 1 == ncy;
             let sides = Shear::sides(&m[0]) & Shear::sides(&m[1]) & Shear::sides(&m[2]) & Shear::sides(&m[3]);

@@ -30,13 +30,22 @@
 //! {h ≤ hmax} is convex (the ellipsoid's parallel body), so every triangle with vertices at most
 //! hmax high lies in it. A wedge segment whose L exceeds its cells' highest sample (by 1e-6 m) at
 //! both ends meets none of them: it is skipped. Blocks of 4ᵏ × 4ᵏ cells keep their highest sample
-//! (levels 1…3; single columns read their samples). The walk takes the wedges of 64 columns in the
-//! ray's order and splits each wedge it cannot skip into four, down to single columns; a wedge is
-//! first tested against the enclosing wedge's bound (its rows are a subset), before its own rows
-//! are found; a segment across more than two block rows (a ray near a meridian's direction) is
-//! halved in t. In a single column each candidate cell is tested with the descent's exact
-//! watertight test, its corners mapped by the same arithmetic, so the answers are the descent's
-//! bit for bit where the first triangle is the same.
+//! (levels 1…2; single columns read their samples).
+//!
+//! **The walk** (`strip_walk.rs`) is stackless, in the ray's order, over wedges of 16, 4 and 1
+//! columns: it tests the wedge of its level that holds the ray, first against the enclosing
+//! wedge's bound (a wedge's t interval, from its own two planes, lies in its parent's, longitude
+//! being monotone, so the parent's rows are a superset), then by its own rows and bound; a wedge
+//! it cannot skip it descends into (to the first child the ray's start is not past), one it can
+//! it steps over to the next wedge of its level, climbing while the step left the parent. It
+//! starts at the column found by bisection on g at the ray's start (g decreases with the column
+//! at any point of the root box, which lies within 82° of the grid's longitudes). A wedge whose
+//! exit plane the start is past by more than μ is stepped over: the ray stays past it (g ≥ its
+//! start value · 1e6/7.4e6 along the box, far above the vertices' rounding). A single column's
+//! run of more than 8 rows (a ray near a meridian's direction) is halved in t until it is short or
+//! skipped. Each candidate cell is tested with the descent's exact watertight test, its corners
+//! mapped by the same arithmetic, so the answers are the descent's bit for bit where the first
+//! triangle is the same.
 //!
 //! **Where it serves.** Grids spanning at most 10° of longitude and of latitude, heights within
 //! ±1,000 km, whose root box lies at least 1,000 km from the Earth's axis (so at least that far
@@ -55,10 +64,9 @@ pub(super) const MU: f64 = 1e-6;
 pub(super) const H_EPS: f64 = 1e-6;
 /// Widest top wedge, radians (the margins' series hold below it).
 const MAX_WEDGE: f64 = 0.1;
-/// Highest level of wedges (4³ = 64 columns): the walk starts there, the wedges of the top level
-/// taken in the ray's order (fewer levels above the cells cost less than the pruning they bring:
-/// see `docs/benchmarks.md`).
-const MAX_TOP: usize = 3;
+/// Highest level of wedges (4² = 16 columns): the walk starts there (the stackless walk counted
+/// fewest instructions with it: see `docs/benchmarks.md`).
+pub(super) const MAX_TOP: usize = 2;
 /// Widest grid the walk serves, degrees.
 const MAX_SPAN: f64 = 10.0;
 /// Closest the root box may come to the Earth's axis, metres.
@@ -176,14 +184,22 @@ impl Strips {
     }
 
     /// For one end (r = u·X, z = Z): (the first block line with s ≤ `m`, the first with s ≤ −`m`),
-    /// block lines b = 0…=⌈ncy / w⌉ at row lines min(b·w, ncy) (s decreases along them), stepped
-    /// from `guess` (a row line, kept for the next end).
+    /// block lines b = 0…=⌈ncy / w⌉ at row lines min(b·w, ncy) (w = 2^`sh`; s decreases along
+    /// them), stepped from `guess` (a row line, kept for the next end).
     #[inline(always)]
-    fn block_lines(&self, w: usize, r: f64, z: f64, m: f64, guess: &mut usize) -> (usize, usize) {
+    fn block_lines(&self, sh: u32, r: f64, z: f64, m: f64, guess: &mut usize) -> (usize, usize) {
         let ncy = self.rows.len() - 1;
-        let nb = ncy.div_ceil(w);
-        let line = |b: usize| self.s((b * w).min(ncy), r, z);
-        let mut b = (*guess / w).min(nb);
+        let nb = (ncy + (1 << sh) - 1) >> sh;
+        let line = |b: usize| self.s((b << sh).min(ncy), r, z);
+        let mut b = (*guess >> sh).min(nb);
+        // Usually the end lies between line b − 1 and line b, farther than m from both: two values.
+        if b > 0 {
+            let (above, below) = (line(b - 1), line(b));
+            if above > m && below <= -m {
+                *guess = (b << sh).min(ncy);
+                return (b, b);
+            }
+        }
         while b > 0 && line(b - 1) <= m {
             b -= 1;
         }
@@ -194,23 +210,23 @@ impl Strips {
         while b <= nb && line(b) > -m {
             b += 1;
         }
-        *guess = (first * w).min(ncy);
+        *guess = (first << sh).min(ncy);
         (first, b)
     }
 
-    /// The block rows (of `w` rows) that a wedge segment with ends (ra, za), (rb, zb) may meet
+    /// The block rows (of 2^`sh` rows) that a wedge segment with ends (ra, za), (rb, zb) may meet
     /// (see the module docs): `lo..=hi`, or `None`.
     #[inline(always)]
     pub(super) fn block_rows(
         &self,
-        w: usize,
+        sh: u32,
         ends: [(f64, f64); 2],
         m: f64,
         guess: &mut usize,
     ) -> Option<(usize, usize)> {
-        let nb = (self.rows.len() - 1).div_ceil(w);
-        let (a0, a1) = self.block_lines(w, ends[0].0, ends[0].1, m, guess);
-        let (b0, b1) = self.block_lines(w, ends[1].0, ends[1].1, m, guess);
+        let nb = (self.rows.len() - 1 + (1 << sh) - 1) >> sh;
+        let (a0, a1) = self.block_lines(sh, ends[0].0, ends[0].1, m, guess);
+        let (b0, b1) = self.block_lines(sh, ends[1].0, ends[1].1, m, guess);
         // Block row k has south line k and north line k + 1: candidates where s_k ≥ −M at some end
         // (k < first line with s ≤ −M) and s_(k+1) ≤ M at some end (k + 1 ≥ first line with s ≤ M).
         let hi = a1.max(b1).min(nb);

@@ -197,7 +197,11 @@ impl GeoSurface {
         if i >= self.hf.nx() - 1 || j >= self.hf.ny() - 1 || self.hf.is_cell_masked(i, j) {
             return None;
         }
-        let v = corner_offsets(self.hf.diagonal().is_anti(i, j), half).map(|(di, dj)| self.sample_enu(i + di, j + dj));
+        // By the cell's tables: the same bits as `sample_enu`.
+        let (t, h) = (self.tables.cell(i, j), self.hf.corners_f32(i, j));
+        let v = map3(corner_offsets(self.hf.diagonal().is_anti(i, j), half), |(di, dj)| {
+            t.position(di, dj, h[dj * 2 + di] as f64)
+        });
         (!v.iter().any(|p| p.is_nan())).then_some(v)
     }
 

@@ -443,6 +443,58 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, max_global_rejects: 100_000, ..ProptestConfig::default() })]
+
+    /// On grids of several top wedges (the walk climbs and descends between them), the strip walk
+    /// finds what the descent finds for rays that start on a wedge border (a column line of 1, 4,
+    /// 16 or 64 columns), nearly along the ellipsoid normal there (the meridian planes barely
+    /// separate it), along the meridian across many rows (runs halved), along the parallel, or
+    /// anywhere, either way.
+    #[test]
+    fn strip_walk_climbs_like_the_descent(lon0 in -179.0f64..178.0, lat0 in prop_oneof![-75.0f64..75.0, Just(84.0), Just(-85.0)],
+                                          nx in 66usize..150, ny in 30usize..150, step in prop_oneof![0.0005f64..0.008, Just(1.0 / 3600.0)],
+                                          relief in prop_oneof![1.0f32..50.0, 500.0f32..4000.0], seed in any::<u64>(), holes in any::<bool>(),
+                                          border in 0u32..4, pick in any::<u64>(), kind in 0usize..5,
+                                          f in prop::array::uniform4(0.0f64..1.0), max_t in prop_oneof![Just(f64::INFINITY), 10.0f64..5e4]) {
+        let s = surface((lon0, lat0), (nx, ny), step, relief, seed, holes);
+        prop_assume!(s.has_strip_walk());
+        let w = 4usize.pow(border);
+        let i = ((pick as usize) % (nx - 1)) / w * w;
+        let j = ((pick >> 32) as usize) % ny;
+        let (lon, lat) = (lon0 + i as f64 * step, lat0 + j as f64 * step);
+        let h = s.height_at(lon, lat).unwrap_or(0.0) + f[0] * 3000.0 - 100.0;
+        let az = f[3] * std::f64::consts::TAU;
+        let sign = if f[2] > 0.5 { 1.0 } else { -1.0 };
+        let dir = match kind {
+            0 => DVec3::new(az.cos() * 1e-9 * f[1], az.sin() * 1e-9 * f[1], sign),
+            1 => DVec3::new(az.cos() * 1e-4, az.sin() * 1e-4, -1.0),
+            2 => DVec3::new(1e-7 * (f[1] - 0.5), sign, -0.05 * f[1]),
+            3 => DVec3::new(sign, 0.0, -0.05 * f[1]),
+            _ => DVec3::new(az.cos(), az.sin(), -0.02 - f[1]),
+        };
+        let start = Geodetic::new(lon, lat, h);
+        let de = EnuFrame::new(start).dir_to_ecef(dir.normalize());
+        let fr = s.frame();
+        let ray = crate::Ray::new(fr.to_enu(start.to_ecef()), fr.dir_to_enu(de));
+        let got = s.raycast_enu(&ray, max_t);
+        let want = s.raycast_enu_descent(&ray, max_t);
+        match (got, want) {
+            (Some(g), Some(w)) => prop_assert!(g.t == w.t || (g.t - w.t).abs() < 1e-9 * (1.0 + w.t), "{} vs {}", g.t, w.t),
+            (None, None) => {}
+            _ => prop_assert!(false, "strip walk {got:?}, descent {want:?}"),
+        }
+        // And every crossing of the whole line, both ways.
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        s.crossings_enu(&ray, f64::NEG_INFINITY, f64::INFINITY, |h| a.push(h.t));
+        s.crossings_enu_descent(&ray, f64::NEG_INFINITY, f64::INFINITY, |h| b.push(h.t));
+        prop_assert_eq!(a.len(), b.len(), "{:?} vs {:?}", a, b);
+        for (x, y) in a.iter().zip(&b) {
+            prop_assert!((x - y).abs() < 1e-6 * (1.0 + y.abs()), "{:?} vs {:?}", a, b);
+        }
+    }
+}
+
 /// The strip walk serves ordinary tiles and leaves the poles and wide grids to the descent.
 #[test]
 fn strip_walk_serves_tiles_away_from_the_poles() {

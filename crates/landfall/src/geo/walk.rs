@@ -149,12 +149,24 @@ impl GeoSurface {
 
     /// Every crossing of the ENU `ray` for t in [`t0`, `t1`] (either may be infinite), in order of
     /// t; crossings closer than 1e-9 m (a line through a shared edge meets both triangles) are one.
-    pub fn crossings_enu(&self, ray: &Ray, t0: f64, t1: f64, mut visit: impl FnMut(Hit)) {
+    pub fn crossings_enu(&self, ray: &Ray, t0: f64, t1: f64, visit: impl FnMut(Hit)) {
+        self.crossings_by(ray, t0, t1, true, visit);
+    }
+
+    /// [`GeoSurface::crossings_enu`] by the box-tree descent alone (the strip walk's reference).
+    #[cfg(test)]
+    pub(crate) fn crossings_enu_descent(&self, ray: &Ray, t0: f64, t1: f64, visit: impl FnMut(Hit)) {
+        self.crossings_by(ray, t0, t1, false, visit);
+    }
+
+    /// [`GeoSurface::crossings_enu`] by the strip walk where it serves and `strips` is set, else
+    /// by the descent.
+    fn crossings_by(&self, ray: &Ray, t0: f64, t1: f64, strips: bool, mut visit: impl FnMut(Hit)) {
         if !(ray.origin.is_finite() && ray.dir.is_finite()) || ray.dir == DVec3::ZERO || t0.is_nan() || t1.is_nan() {
             return;
         }
         let mut sink = All { t1, hits: Vec::new() };
-        if !self.strip_walk(ray, t0, &mut sink) {
+        if !(strips && self.strip_walk(ray, t0, &mut sink)) {
             self.walk(ray, t0, &mut sink);
         }
         sink.hits.sort_by(|a, b| a.0.total_cmp(&b.0));
