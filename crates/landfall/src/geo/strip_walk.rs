@@ -55,18 +55,11 @@ fn east_of((a, b): (f64, f64)) -> (f64, f64) {
     }
 }
 
-/// {t : a + b t ≤ MU}
+/// {t : a + b t ≤ MU}: `east_of` of the negated plane (the same bits: IEEE negation and division
+/// are exact).
 #[inline(always)]
 fn west_of((a, b): (f64, f64)) -> (f64, f64) {
-    if b > 0.0 {
-        (f64::NEG_INFINITY, (MU - a) / b)
-    } else if b < 0.0 {
-        ((MU - a) / b, f64::INFINITY)
-    } else if a <= MU {
-        (f64::NEG_INFINITY, f64::INFINITY)
-    } else {
-        (f64::INFINITY, f64::NEG_INFINITY)
-    }
+    east_of((-a, -b))
 }
 
 impl GeoSurface {
