@@ -94,6 +94,41 @@ pub trait Terrain: Send + Sync {
     }
 }
 
+/// A borrowed terrain is a terrain (what holds a `T: Terrain` can hold `&Heightfield` or
+/// `&dyn Terrain` as well as own one).
+impl<T: Terrain + ?Sized> Terrain for &T {
+    fn frame(&self) -> &Frame {
+        (**self).frame()
+    }
+    fn up_at(&self, p: DVec3) -> DVec3 {
+        (**self).up_at(p)
+    }
+    fn bounds(&self) -> Aabb {
+        (**self).bounds()
+    }
+    fn surfaces_on_line(&self, p: DVec3, visit: &mut dyn FnMut(SurfacePoint)) {
+        (**self).surfaces_on_line(p, visit)
+    }
+    fn raycast(&self, ray: &Ray, max_t: f64) -> Option<Hit> {
+        (**self).raycast(ray, max_t)
+    }
+    fn triangles_in(&self, region: &Aabb, visit: &mut dyn FnMut(TriangleId, [DVec3; 3])) {
+        (**self).triangles_in(region, visit)
+    }
+    fn top_surface(&self, p: DVec3) -> Option<SurfacePoint> {
+        (**self).top_surface(p)
+    }
+    fn floor_below(&self, p: DVec3) -> Option<SurfacePoint> {
+        (**self).floor_below(p)
+    }
+    fn floor_point_below(&self, p: DVec3) -> Option<DVec3> {
+        (**self).floor_point_below(p)
+    }
+    fn ceiling_above(&self, p: DVec3) -> Option<SurfacePoint> {
+        (**self).ceiling_above(p)
+    }
+}
+
 /// Line of sight: the first crossing of the segment `a`→`b` with the terrain strictly between its
 /// ends, as the fraction of the way from `a` (`None`: the segment is clear). Touches within 10⁻⁹ of
 /// the way at either end do not count (a target on the ground, an eye against a wall).

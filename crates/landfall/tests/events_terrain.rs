@@ -68,7 +68,14 @@ fn ground_distance(t: &dyn Terrain, p: DVec3, reach: f64) -> f64 {
 }
 
 /// Checks that no ball is inside the terrain, a fixed sphere or another ball at time `t`.
-fn check_apart(t: &dyn Terrain, m: &TerrainBalls, spheres: &[(DVec3, f64)], n: usize, time: f64, when: &str) {
+fn check_apart<T: Terrain>(
+    t: &dyn Terrain,
+    m: &TerrainBalls<T>,
+    spheres: &[(DVec3, f64)],
+    n: usize,
+    time: f64,
+    when: &str,
+) {
     let slack = 1e-7;
     let alive: Vec<u32> = (0..n as u32).filter(|&k| m.is_alive(k)).collect();
     for &k in &alive {
@@ -169,6 +176,65 @@ fn balls_on_the_procedural_world_too() {
     let (events, _) =
         run_and_check(&w, vec![], &balls, BallParams::default().with_restitution(0.7).with_rest_speed(0.3), 6.0);
     assert!(events > 50, "{events} events");
+}
+
+/// A viewer walking (and climbing, so that the finest layers come and go) over the procedural world
+/// with balls in flight and at rest around its path: the cache refines the ground ahead and coarsens
+/// it behind under the balls, and the level of detail follows the viewer. At every frame, before the
+/// move and after it, no ball is inside the ground as drawn then, and near balls are apart.
+#[test]
+fn balls_on_a_moving_world_stay_out_of_the_drawn_ground() {
+    let cache = CacheParams::default()
+        .with_layers(7)
+        .with_inner_radius(4)
+        .with_mesh_finest(0)
+        .with_mesh_coarsest(5)
+        .with_lod_height(4.0);
+    let params = WorldParams::default().with_seed(9).with_levels(9).with_relief(60.0);
+    let start = DVec3::new(-24.0, 0.0, 3.0);
+    let w: World = World::new(params, cache, start).unwrap();
+    let balls = throw(&w, 40, 11, 30.0, &[]);
+    let n = balls.len();
+    let lod = BehaviourLod { viewer: start, range: 12.0 };
+    let bp = BallParams::default().with_restitution(0.6).with_rest_speed(0.4).with_lod(Some(lod));
+    let floor = -w.generator().max_abs_height() - 1.0;
+    let arena = Aabb::new(DVec3::new(-100.0, -100.0, floor), DVec3::new(100.0, 100.0, f64::INFINITY));
+    let model = TerrainBalls::new(w, vec![], &balls, bp).unwrap().with_arena(arena).unwrap();
+    let mut sim = Simulation::new(model, 0.0);
+    let (mut total, mut viewer_changes, mut events) = (landfall::events::Regrounded::default(), 0, 0);
+    for f in 1..=240 {
+        let t = f as f64 / 30.0;
+        events += sim.advance_to(t, |_, _| {});
+        check_apart(sim.model().terrain(), sim.model(), &[], n, t, &format!("frame {f}, before the move"));
+        // East at 6 m/s, up and down between 3 and 23 m over the ground.
+        let x = start.x + 6.0 * t;
+        let up = 3.0 + 20.0 * (t * 0.8).sin().abs();
+        let g = sim.model().terrain().height_at(x, 0.0).unwrap_or(0.0);
+        let viewer = DVec3::new(x, 0.0, g + up);
+        let r = sim.change_ground(|w: &mut World| w.update(viewer).map(|_| w.changed_region())).unwrap();
+        total.looked_at += r.looked_at;
+        total.predicted += r.predicted;
+        total.lifted += r.lifted;
+        total.woken += r.woken;
+        viewer_changes += sim.move_viewer(viewer).unwrap();
+        check_apart(sim.model().terrain(), sim.model(), &[], n, t, &format!("frame {f}, after the move"));
+        // A resting ball rests on something: the ground as drawn now, or a resting ball.
+        let m = sim.model();
+        for k in (0..n as u32).filter(|&k| m.is_alive(k) && m.is_resting(k)) {
+            let (p, r) = (m.position(k, t), m.radius(k));
+            let on_ball = (0..n as u32).any(|j| {
+                j != k && m.is_alive(j) && m.is_resting(j) && (m.position(j, t) - p).length() <= r + m.radius(j) + 1e-6
+            });
+            let gap = ground_distance(m.terrain(), p, r + 1.0) - r;
+            assert!(on_ball || gap <= 1e-6, "frame {f}: resting ball {k} floats {gap:.3e} over the ground");
+        }
+    }
+    let resting = (0..n as u32).filter(|&k| sim.model().is_alive(k) && sim.model().is_resting(k)).count();
+    assert!(events > 100, "{events} events");
+    assert!(total.lifted + total.woken > 0, "the ground never moved under a ball: {total:?}");
+    assert!(total.looked_at < 240 * n, "every ball looked at every frame: {total:?}");
+    assert!(viewer_changes > 0, "no ball changed sides of the range");
+    assert!(resting > 0, "no ball came to rest");
 }
 
 /// Every event of a run, to compare runs.
@@ -334,6 +400,22 @@ fn invalid_ball_params_are_refused_naming_the_field() {
     for params in edges {
         assert!(TerrainBalls::new(&hf, vec![], &balls, params).is_ok(), "{params:?}");
     }
+    // The arena and a moving viewer.
+    let nan = DVec3::new(f64::NAN, 0.0, 0.0);
+    for arena in [
+        Aabb { min: nan, max: DVec3::ONE },
+        Aabb { min: DVec3::new(0.0, 0.0, f64::NEG_INFINITY), max: DVec3::ONE },
+        Aabb { min: DVec3::ONE, max: DVec3::ZERO },
+    ] {
+        let e = TerrainBalls::new(&hf, vec![], &balls, p).unwrap().with_arena(arena).err().expect("refused");
+        assert_eq!(e.field, "arena", "{arena:?}");
+    }
+    let open = Aabb { min: DVec3::new(f64::NEG_INFINITY, f64::NEG_INFINITY, -1.0), max: DVec3::INFINITY };
+    assert!(TerrainBalls::new(&hf, vec![], &balls, p).unwrap().with_arena(open).is_ok());
+    let mut sim =
+        Simulation::new(TerrainBalls::new(&hf, vec![], &balls, p.with_lod(lod(DVec3::ZERO, 1.0))).unwrap(), 0.0);
+    assert_eq!(sim.move_viewer(nan).unwrap_err().field, "lod.viewer");
+    assert!(sim.move_viewer(DVec3::splat(1e300)).is_ok());
     // Each ball and fixed sphere, by its index.
     let good = balls[0];
     for ball in [

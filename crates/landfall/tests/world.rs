@@ -464,6 +464,53 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+    /// `changed_region` bounds what a move changed: every drawn triangle wholly outside it is drawn
+    /// before and after, bit for bit, and the ground (drawn or far) at any point outside it is the
+    /// same; a move that changes nothing answers `None`.
+    #[test]
+    fn the_changed_region_holds_every_change(seed in 0u64..1000, hysteresis in prop::sample::select(vec![0.0, 0.1]), steps in prop::collection::vec((-20.0f64..20.0, -20.0f64..20.0, 0.0f64..40.0), 1..6)) {
+        let mut w: World = World::new(small_params(seed), small_cache(hysteresis), DVec3::new(0.0, 0.0, 2.0)).unwrap();
+        prop_assert!(w.changed_region().is_none());
+        let mut rng = SplitMix64::new(seed);
+        for (dx, dy, up) in steps {
+            let v = w.viewer() + DVec3::new(dx, dy, 0.0);
+            let g = w.height_at(v.x, v.y).unwrap_or(0.0);
+            let outside = |a: &Aabb, t: &[DVec3; 3]| {
+                let (lo, hi) = (t[0].min(t[1]).min(t[2]), t[0].max(t[1]).max(t[2]));
+                hi.x < a.min.x || lo.x > a.max.x || hi.y < a.min.y || lo.y > a.max.y
+            };
+            let before: Vec<[DVec3; 3]> = w.world_triangles().into_iter().map(|t| t.1).collect();
+            let b = w.mesh_bounds();
+            let points: Vec<DVec2> = (0..200)
+                .map(|_| DVec2::new(rng.range(b.min.x - 60.0, b.max.x + 60.0), rng.range(b.min.y - 60.0, b.max.y + 60.0)))
+                .collect();
+            let ground = |w: &World| points.iter().map(|p| w.top_surface(p.extend(0.0)).map(|s| s.point.z.to_bits())).collect::<Vec<_>>();
+            let was = ground(&w);
+            let stats = w.update(DVec3::new(v.x, v.y, g + 1.0 + up)).unwrap();
+            let Some(region) = w.changed_region() else {
+                prop_assert_eq!(stats.layers_changed, 0);
+                prop_assert_eq!(ground(&w), was);
+                continue;
+            };
+            let key = |t: &[DVec3; 3]| t.map(|p| p.to_array().map(f64::to_bits));
+            let after: std::collections::HashSet<_> = w.world_triangles().iter().map(|t| key(&t.1)).collect();
+            let kept: std::collections::HashSet<_> = before.iter().map(key).collect();
+            for t in before.iter().filter(|t| outside(&region, t)) {
+                prop_assert!(after.contains(&key(t)), "triangle {:?} outside {:?} was dropped", t, region);
+            }
+            for t in w.world_triangles().iter().filter(|t| outside(&region, &t.1)) {
+                prop_assert!(kept.contains(&key(&t.1)), "triangle {:?} outside {:?} is new", t.1, region);
+            }
+            for ((p, now), then) in points.iter().zip(ground(&w)).zip(&was) {
+                let inside = (region.min.x..=region.max.x).contains(&p.x) && (region.min.y..=region.max.y).contains(&p.y);
+                prop_assert!(inside || now == *then, "the ground at {:?}, outside {:?}, changed", p, region);
+            }
+        }
+    }
+}
+
 /// A character controller walks on the world (through the `Terrain` trait) while the cache follows
 /// it, and never ends below the drawn ground.
 #[test]

@@ -75,4 +75,4 @@ mod terrain_balls;
 pub use line::{LineBall, LineBalls, LineError, LineEvent};
 pub use queue::{Event, EventQueue, ObjectId, QueueStats, NO_OBJECT};
 pub use sim::{Model, Simulation, DEFAULT_MAX_EVENTS, ZENO_BURST};
-pub use terrain_balls::{Ball, BallCounts, BallEvent, BallParams, BehaviourLod, TerrainBalls};
+pub use terrain_balls::{Ball, BallCounts, BallEvent, BallParams, BehaviourLod, Regrounded, TerrainBalls};

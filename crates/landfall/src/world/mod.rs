@@ -170,6 +170,7 @@ pub use store::Hashed;
 pub use store::{CellStore, Toroidal};
 
 use crate::frame::Frame;
+use crate::geom::Aabb;
 use glam::DVec3;
 
 /// Configuration of the nested cache and its mesh. The default is the thesis' section 6.1: 16
@@ -346,6 +347,8 @@ pub struct World<S: CellStore = Toroidal> {
     pub(crate) scratch: mesh::Scratch,
     /// The landscape beyond the mesh, generated on demand.
     pub(crate) far: LodTerrain,
+    /// The ground the last move may have changed ([`World::changed_region`]).
+    changed: Option<Aabb>,
 }
 
 /// The viewer may go this many finest cells from the origin (cell indices stay within i32 in
@@ -380,9 +383,11 @@ impl<S: CellStore> World<S> {
             frame: Frame::default(),
             scratch: mesh::Scratch::new(width),
             far,
+            changed: None,
         };
         world.check_viewer(viewer)?;
         world.rebuild_at(viewer);
+        world.changed = None;
         Ok(world)
     }
 
@@ -511,6 +516,10 @@ impl<S: CellStore> World<S> {
     fn move_to(&mut self, viewer: DVec3, targets: &[[i64; 2]]) -> UpdateStats {
         self.q = self.quantize(viewer);
         self.viewer = viewer;
+        let mut before = [None; 32];
+        for (b, l) in before.iter_mut().zip(&self.layers) {
+            *b = l.active.then_some(l.m);
+        }
         let mut stats = UpdateStats::default();
         for k in (self.finest as usize..self.layers.len()).rev() {
             if targets[k] != self.layers[k].m {
@@ -520,7 +529,37 @@ impl<S: CellStore> World<S> {
         }
         stats.add(self.update_depth(viewer));
         stats.add(self.rebuild_mesh(stats.layers_changed, false));
+        self.changed = self.changed_windows(stats.layers_changed, &before);
         stats
+    }
+
+    /// The x-y box around the old and new windows of the layers in `changed` (bit k: layer k),
+    /// each grown by a cell of the layer above it (its seam and corner means), z unbounded.
+    fn changed_windows(&self, changed: u32, before: &[Option<[i64; 2]>]) -> Option<Aabb> {
+        let mut out: Option<Aabb> = None;
+        for k in (0..self.layers.len()).filter(|&k| changed & (1 << k) != 0) {
+            let (s, grow) = (self.gen.cell_width(k as u8), self.gen.cell_width(k as u8 + 1));
+            let l = &self.layers[k];
+            for m in [before[k], l.active.then_some(l.m)].into_iter().flatten() {
+                let o = [2 * m[0] - self.width / 2, 2 * m[1] - self.width / 2];
+                let lo = DVec3::new(o[0] as f64 * s - grow, o[1] as f64 * s - grow, f64::NEG_INFINITY);
+                let hi =
+                    lo + DVec3::new((self.width as f64) * s + 2.0 * grow, (self.width as f64) * s + 2.0 * grow, 0.0);
+                let hi = DVec3::new(hi.x, hi.y, f64::INFINITY);
+                out = Some(out.map_or(Aabb { min: lo, max: hi }, |a| Aabb { min: a.min.min(lo), max: a.max.max(hi) }));
+            }
+        }
+        out
+    }
+
+    /// The ground the last [`update`](Self::update), [`teleport`](Self::teleport) or
+    /// [`rebuild`](Self::rebuild) may have changed: an x-y box (z unbounded) around the old and new
+    /// windows of every layer that moved, was activated or dropped; everywhere after a rebuild;
+    /// `None` when the ground stayed the same (and after [`new`](Self::new)). Whatever stands on the
+    /// ground outside it stands on the same triangles as before (thrown balls use it:
+    /// [`events::TerrainBalls`](crate::events::TerrainBalls)' `change_ground`).
+    pub fn changed_region(&self) -> Option<Aabb> {
+        self.changed
     }
 
     /// Regenerates every cell and rebuilds the whole mesh at `viewer` (the baseline the
@@ -549,6 +588,7 @@ impl<S: CellStore> World<S> {
             }
         }
         stats.add(self.rebuild_mesh(u32::MAX, true));
+        self.changed = Some(Aabb { min: DVec3::NEG_INFINITY, max: DVec3::INFINITY });
         stats
     }
 

@@ -14,11 +14,16 @@
 //! back into range is re-initialized to a plausible state (4.5): lifted out of any near ball it
 //! overlaps, since far balls may have passed through each other.
 
+mod reground;
+
+pub use reground::Regrounded;
+
 use super::ballistic::{first_contact, Arc};
 use super::queue::{Event, EventQueue, ObjectId, NO_OBJECT};
 use super::sim::Model;
 use crate::broad::{Layout, ProximityGrid};
 use crate::collide::{SweepTarget, TerrainSweep};
+use crate::geom::Aabb;
 use crate::params::{fraction, length, ParamError};
 use crate::terrain::Terrain;
 use glam::DVec3;
@@ -150,9 +155,11 @@ pub struct BallCounts {
     pub reinitialized: u64,
 }
 
-/// Balls over a terrain, as a [`Model`].
-pub struct TerrainBalls<'a> {
-    terrain: &'a dyn Terrain,
+/// Balls over a terrain, as a [`Model`]. `T` is the terrain, borrowed (`&Heightfield`, `&dyn
+/// Terrain`) or owned: a [`World`](crate::world::World) owned by the balls can move under them
+/// ([`Simulation::change_ground`]).
+pub struct TerrainBalls<T: Terrain> {
+    terrain: T,
     spheres: Vec<(DVec3, f64)>,
     params: BallParams,
     /// Each ball's arc since its last event (p, v at its reference time), radius, mass.
@@ -170,8 +177,10 @@ pub struct TerrainBalls<'a> {
     counts: BallCounts,
     /// The balls that came to rest in the event just fired.
     just_rested: Vec<usize>,
-    /// Each ball's window: the box it sweeps (radius included) and when the window ends.
+    /// Each ball's window: the box it sweeps (radius included; clipped to the extent where it is
+    /// in the grid) and when the window ends; the box as predicted, unclipped.
     boxes: Vec<(DVec3, DVec3)>,
+    windows: Vec<(DVec3, DVec3)>,
     ends: Vec<f64>,
     /// The window boxes of the balls that meet others (a resting ball's is itself), by ball index.
     grid: ProximityGrid,
@@ -181,17 +190,12 @@ pub struct TerrainBalls<'a> {
     found: Vec<u64>,
 }
 
-impl<'a> TerrainBalls<'a> {
+impl<T: Terrain> TerrainBalls<T> {
     /// Balls at time 0 over `terrain`, with fixed spheres `(centre, radius)`; refuses invalid
     /// `params` ([`BallParams::validate`]), a ball whose centre or velocity is not finite or whose
     /// radius or mass is not a finite number > 0 (field `balls`), and a fixed sphere whose centre is
     /// not finite or whose radius is not a finite number ≥ 0 (field `spheres`), naming its index.
-    pub fn new(
-        terrain: &'a dyn Terrain,
-        spheres: Vec<(DVec3, f64)>,
-        balls: &[Ball],
-        params: BallParams,
-    ) -> Result<Self, ParamError> {
+    pub fn new(terrain: T, spheres: Vec<(DVec3, f64)>, balls: &[Ball], params: BallParams) -> Result<Self, ParamError> {
         params.validate()?;
         for (k, b) in balls.iter().enumerate() {
             let why = if !(b.p.is_finite() && b.v.is_finite()) {
@@ -216,6 +220,7 @@ impl<'a> TerrainBalls<'a> {
         let unit = if smallest.is_finite() { smallest } else { 1.0 };
         Ok(Self {
             boxes: vec![(DVec3::ZERO, DVec3::ZERO); n],
+            windows: vec![(DVec3::ZERO, DVec3::ZERO); n],
             ends: vec![0.0; n],
             grid: ProximityGrid::empty(Layout::Dual, unit, None),
             near: vec![params.lod.is_none(); n],
@@ -236,6 +241,25 @@ impl<'a> TerrainBalls<'a> {
             counts: BallCounts::default(),
             just_rested: Vec::new(),
         })
+    }
+
+    /// Sets the box the balls live in (by default the terrain's bounds when they were made): a ball
+    /// beyond its sides by more than its radius, or lower than its floor by more than its radius
+    /// + 1, has left. A world's ground goes on beyond its drawn mesh: give it the square the balls
+    /// may roam and a floor under its lowest ground (`-generator().max_abs_height()`). Refuses a
+    /// box with a NaN, a floor that is not finite, or sides the wrong way round (field `arena`).
+    pub fn with_arena(mut self, arena: Aabb) -> Result<Self, ParamError> {
+        let (lo, hi) = (arena.min, arena.max);
+        if lo.is_nan() || hi.is_nan() || !lo.z.is_finite() || !lo.cmple(hi).all() {
+            return Err(ParamError::new("arena", format!("{arena:?}: expected min ≤ max, no NaN and a finite floor")));
+        }
+        (self.lo, self.hi, self.floor) = (lo, hi, lo.z);
+        Ok(self)
+    }
+
+    /// The terrain.
+    pub fn terrain(&self) -> &T {
+        &self.terrain
     }
 
     /// Centre of ball `k` at time `t` (not before its last event).
@@ -399,7 +423,7 @@ impl<'a> TerrainBalls<'a> {
                 break;
             }
             let step = up * lift;
-            let blocked = TerrainSweep(self.terrain).sweep(p, r, step).map(|c| c.contact.t);
+            let blocked = TerrainSweep(&self.terrain).sweep(p, r, step).map(|c| c.contact.t);
             self.p[k] = p + step * blocked.map_or(1.0, |t| (t * 0.99).max(0.0));
             moved = true;
             if blocked.is_some() {
@@ -456,7 +480,7 @@ fn balls_meet(dp: DVec3, dv: DVec3, rr: f64) -> Option<f64> {
     crate::geom::ray_ball(dp, dv, DVec3::ZERO, rr)
 }
 
-impl Model for TerrainBalls<'_> {
+impl<T: Terrain> Model for TerrainBalls<T> {
     type Kind = BallEvent;
 
     fn objects(&self) -> usize {
@@ -472,10 +496,23 @@ impl Model for TerrainBalls<'_> {
         if self.resting[k] {
             // A resting ball waits: flying balls predict their contacts with it.
             let window = (self.p[k] - DVec3::splat(self.r[k]), self.p[k] + DVec3::splat(self.r[k]));
-            self.near[k] = self.in_range(window);
-            let keep = self.params.ball_collisions && self.near[k];
+            self.windows[k] = window;
+            let near = self.params.ball_collisions && self.in_range(window);
+            if near && !self.near[k] {
+                // Coming into range (the viewer moved): out of any near ball it overlaps, and then
+                // it falls back onto what is under it.
+                self.near[k] = true;
+                let before = self.p[k];
+                self.reinitialize(k, now);
+                if self.p[k] != before {
+                    self.resting[k] = false;
+                    self.v[k] = DVec3::ZERO;
+                    return self.predict(obj, now, queue);
+                }
+            }
+            self.near[k] = near;
             self.ends[k] = f64::INFINITY;
-            self.register(k, keep.then_some(window));
+            self.register(k, near.then_some(window));
             return;
         }
         self.rebase(k, now);
@@ -483,7 +520,7 @@ impl Model for TerrainBalls<'_> {
         // The terrain and the fixed spheres, which never change: this prediction involves the
         // ball alone.
         let until = self.horizon(k);
-        let target = TerrainSweep(self.terrain);
+        let target = TerrainSweep(&self.terrain);
         let (end, event) = match first_contact(&target, &self.spheres, &arc, self.r[k], until) {
             Some(c) => {
                 let n = c.normal.to_array();
@@ -496,6 +533,7 @@ impl Model for TerrainBalls<'_> {
             None => (until, BallEvent::Leave),
         };
         let window = arc_box(&arc, end, self.r[k]);
+        self.windows[k] = window;
         let near = self.params.ball_collisions && self.in_range(window);
         if near && !self.near[k] {
             self.near[k] = true;
@@ -619,7 +657,7 @@ impl Model for TerrainBalls<'_> {
     }
 }
 
-impl TerrainBalls<'_> {
+impl<T: Terrain> TerrainBalls<T> {
     /// After ball `k` came to rest in event `e`: the flying balls whose windows meet it predict
     /// their contact with it.
     fn after_rest(&mut self, k: usize, e: &Event<BallEvent>, queue: &mut EventQueue<BallEvent>) {
