@@ -65,6 +65,13 @@ pub enum EventsCommand {
     /// flight comes no nearer the viewer than the range ignore each other; a ball coming back into
     /// range is lifted out of any ball it overlaps. The full simulation is run too, and the events
     /// and predictions saved are printed.
+    ///
+    /// With `world` and --walk, the viewer walks while the balls fly (thesis 5.2.2): the world's
+    /// cache follows it frame by frame (30 a second), so the ground under the balls is fine near the
+    /// viewer and coarse far from it, and changes under them as it passes. Balls whose ground
+    /// changed are lifted out of ground that rose into them, woken where it fell away, and predicted
+    /// again; the others keep their predictions. With --range the level of detail follows the
+    /// viewer too. The summary says how many balls each change touched.
     #[command(after_help = crate::examples::EVENTS_TERRAIN)]
     Terrain(TerrainBallsArgs),
 }
@@ -76,12 +83,17 @@ pub struct TerrainBallsArgs {
     terrain: crate::terrain_args::TerrainArgs,
     /// Level of detail of behaviour: balls farther than --range from the viewer at X,Y (2 m above
     /// the ground) ignore each other (they still meet the terrain and the spheres). The full
-    /// simulation is run as well, to report the events saved.
-    #[arg(long, value_name = "X,Y", allow_hyphen_values = true, requires = "range")]
+    /// simulation is run as well, to report the events saved. With --walk, where the walk starts.
+    #[arg(long, value_name = "X,Y", allow_hyphen_values = true)]
     viewer: Option<String>,
     /// The level-of-detail range (world units), with --viewer.
     #[arg(long, value_name = "R", requires = "viewer")]
     range: Option<f64>,
+    /// With TERRAIN `world`: the viewer walks at VX,VY (m/s) from --viewer (default the origin), 2 m
+    /// above the drawn ground, and the world's cache follows it; frames (30 a second) go on to
+    /// --until, at most 600 s.
+    #[arg(long, value_name = "VX,VY", allow_hyphen_values = true)]
+    walk: Option<String>,
     /// Number of balls.
     #[arg(long, value_name = "N", default_value_t = 1000)]
     balls: usize,
@@ -284,14 +296,27 @@ fn terrain(a: &TerrainBallsArgs) -> Result<()> {
         bail!("--png-size: {},{} (expected whole numbers of pixels from 16 to 8192)", w, h);
     }
     let (w, h) = (w as u32, h as u32);
-    let lod_at = match (&a.viewer, a.range) {
-        (Some(v), Some(r)) => Some((crate::terrain_args::numbers::<2>("viewer", v)?, r)),
-        _ => None,
+    let at = a.viewer.as_ref().map(|v| crate::terrain_args::numbers::<2>("viewer", v)).transpose()?;
+    if at.is_some() && a.range.is_none() && a.walk.is_none() {
+        bail!("--viewer: needs --range (the level of detail) or --walk (where the walk starts)");
+    }
+    let lod_at = a.range.map(|r| (at.unwrap_or_default(), r));
+    let path = &a.terrain.path;
+    let is_world = path.as_os_str() == "world" && !path.exists();
+    let walk = match &a.walk {
+        None => None,
+        Some(_) if !is_world => bail!("--walk: only over TERRAIN `world`, whose cache follows the viewer"),
+        Some(_) if a.until > MAX_WALK_SECONDS => {
+            bail!("--until: {} s; a walk is simulated frame by frame, at most {MAX_WALK_SECONDS} s", nz(a.until))
+        }
+        Some(v) => Some(Walk {
+            from: at.unwrap_or_default().into(),
+            velocity: crate::terrain_args::numbers::<2>("walk", v)?.into(),
+        }),
     };
     let world;
     let loaded;
-    let path = &a.terrain.path;
-    let (t, area): (&dyn landfall::Terrain, landfall::Aabb) = if path.as_os_str() == "world" && !path.exists() {
+    let (t, area): (&dyn landfall::Terrain, landfall::Aabb) = if is_world {
         world = procedural_world()?;
         let t: &dyn landfall::Terrain = &world;
         (t, square_around_origin(t, 200.0))
@@ -327,7 +352,10 @@ fn terrain(a: &TerrainBallsArgs) -> Result<()> {
         };
         bail!("{option}: {}", e.why);
     }
-    let run = simulate(t, &spheres, &balls, params, a.until, true, a.max_events)?;
+    let run = match walk {
+        None => simulate(t, &spheres, &balls, params, a.until, true, a.max_events, None)?,
+        Some(w) => simulate(procedural_world()?, &spheres, &balls, params, a.until, true, a.max_events, Some(w))?,
+    };
     if let Some(at) = run.stopped_at {
         eprintln!(
             "landfall: note: stopped after --max-events {} events at t = {at}, before --until {} (raise --max-events \
@@ -349,8 +377,33 @@ fn terrain(a: &TerrainBallsArgs) -> Result<()> {
     say!("predictions   {} scheduled, {} dropped as stale", run.stats.scheduled, run.stats.invalidated);
     say!("at rest       {} of {} still on the terrain", run.resting, n - c.left as usize);
     say!("energy        {:.6e} → {:.6e} (restitution {})", run.energy.0, run.energy.1, a.restitution);
+    if let (Some(w), Some(g)) = (walk, &run.walked) {
+        let r = g.regrounded;
+        say!(
+            "walk          {:.0} m at ({}, {}) m/s from ({}, {}); {} cache updates changed the ground",
+            w.velocity.length() * a.until,
+            nz(w.velocity.x),
+            nz(w.velocity.y),
+            nz(w.from.x),
+            nz(w.from.y),
+            g.changes
+        );
+        say!(
+            "  under balls {} looked at, {} predicted again, {} lifted out of risen ground, {} woken where it fell away",
+            r.looked_at,
+            r.predicted,
+            r.lifted,
+            r.woken
+        );
+        if params.lod.is_some() {
+            say!("  level of detail: {} balls changed sides of the range as the viewer walked", g.viewer_changes);
+        }
+    }
     if let Some(lod) = params.lod {
-        let all = simulate(t, &spheres, &balls, full, a.until, false, a.max_events)?;
+        let all = match walk {
+            None => simulate(t, &spheres, &balls, full, a.until, false, a.max_events, None)?,
+            Some(w) => simulate(procedural_world()?, &spheres, &balls, full, a.until, false, a.max_events, Some(w))?,
+        };
         let saved = |x: u64, y: u64| if y == 0 { 0.0 } else { 100.0 * (1.0 - x as f64 / y as f64) };
         say!(
             "level of detail: range {} around ({:.1}, {:.1}, {:.1}); {} balls re-initialized on coming into range",
@@ -478,6 +531,8 @@ fn throw(
 
 /// What one run of the balls gives.
 struct BallRun {
+    /// With a walk: what the moving ground and viewer did.
+    walked: Option<Walked>,
     events: u64,
     counts: landfall::events::BallCounts,
     stats: landfall::events::QueueStats,
@@ -491,21 +546,76 @@ struct BallRun {
     settled: u64,
 }
 
+/// The viewer's walk over the world (`--walk`).
+#[derive(Clone, Copy, Debug)]
+struct Walk {
+    from: landfall::glam::DVec2,
+    velocity: landfall::glam::DVec2,
+}
+
+/// What a walk did to the balls.
+struct Walked {
+    /// Cache updates that changed the ground.
+    changes: usize,
+    regrounded: landfall::events::Regrounded,
+    /// Balls that changed sides of the level of detail's range.
+    viewer_changes: usize,
+}
+
+/// The longest walk, simulated seconds (every frame updates the world).
+const MAX_WALK_SECONDS: f64 = 600.0;
+
+/// Ground that follows a walking viewer (the world's cache) or stays as it is.
+trait Ground: landfall::Terrain {
+    /// Moves the viewer; the box whose ground changed.
+    fn follow(&mut self, viewer: landfall::glam::DVec3) -> Result<Option<landfall::Aabb>>;
+    /// The box balls live in, when not the terrain's bounds.
+    fn arena(&self) -> Option<landfall::Aabb> {
+        None
+    }
+}
+
+impl Ground for &dyn landfall::Terrain {
+    fn follow(&mut self, _: landfall::glam::DVec3) -> Result<Option<landfall::Aabb>> {
+        Ok(None)
+    }
+}
+
+impl Ground for landfall::world::World {
+    fn follow(&mut self, viewer: landfall::glam::DVec3) -> Result<Option<landfall::Aabb>> {
+        self.update(viewer)?;
+        Ok(self.changed_region())
+    }
+    /// The drawn mesh's square when the run starts, over ground that may be coarser later.
+    fn arena(&self) -> Option<landfall::Aabb> {
+        let (b, floor) = (self.mesh_bounds(), -self.generator().max_abs_height() - 1.0);
+        Some(landfall::Aabb { min: b.min.truncate().extend(floor), max: b.max.truncate().extend(f64::INFINITY) })
+    }
+}
+
 /// Runs the balls to `until`, frame by frame at 30 Hz (recording each ball's path when `paths`),
-/// with a progress bar.
-fn simulate(
-    t: &dyn landfall::Terrain,
+/// with a progress bar; with `walk`, the viewer walks and the ground follows it every frame.
+#[allow(clippy::too_many_arguments)]
+fn simulate<T: Ground>(
+    t: T,
     spheres: &[(landfall::glam::DVec3, f64)],
     balls: &[landfall::events::Ball],
     params: landfall::events::BallParams,
     until: f64,
     paths: bool,
     max_events: u64,
+    walk: Option<Walk>,
 ) -> Result<BallRun> {
     use landfall::events::TerrainBalls;
+    use landfall::glam::DVec3;
     let start = std::time::Instant::now();
-    let model = TerrainBalls::new(t, spheres.to_vec(), balls, params)?;
+    let arena = t.arena().filter(|_| walk.is_some());
+    let mut model = TerrainBalls::new(t, spheres.to_vec(), balls, params)?;
+    if let Some(arena) = arena {
+        model = model.with_arena(arena)?;
+    }
     let mut sim = Simulation::new(model, 0.0).with_max_events(max_events);
+    let mut walked = walk.map(|_| Walked { changes: 0, regrounded: Default::default(), viewer_changes: 0 });
     let e0 = sim.model().energy(0.0);
     let n = balls.len();
     let mut tracks: Vec<Vec<_>> = if paths { balls.iter().map(|b| vec![b.p]).collect() } else { Vec::new() };
@@ -514,16 +624,29 @@ fn simulate(
         1000,
         "simulated {percent}% {wide_bar} {eta}",
     );
-    // Frames for the picture over the first ten minutes at most; then on to `until` in one go.
-    let framed = until.min(FRAMED_SECONDS);
+    // Frames for the picture over the first two minutes at most (a walk: all the way); then on to
+    // `until` in one go.
+    let framed = if walk.is_some() { until } else { until.min(FRAMED_SECONDS) };
     let frames = (framed * 30.0).ceil() as usize;
     let mut events = 0u64;
     for f in 1..=frames {
-        if sim.next_time().is_none() {
+        if walk.is_none() && sim.next_time().is_none() {
             break; // everything rests or has gone (or the run is exhausted): nothing moves
         }
         let ft = (f as f64 / 30.0).min(framed);
         events += sim.advance_to(ft, |_, _| {});
+        if let (Some(w), Some(g)) = (walk, walked.as_mut()) {
+            let xy = w.from + w.velocity * ft;
+            let ground = sim.model().terrain().top_surface(xy.extend(0.0)).map_or(0.0, |s| s.point.z);
+            let viewer = DVec3::new(xy.x, xy.y, ground + 2.0);
+            let r = sim.change_ground(|t| t.follow(viewer))?;
+            g.changes += usize::from(r != Default::default());
+            g.regrounded.looked_at += r.looked_at;
+            g.regrounded.predicted += r.predicted;
+            g.regrounded.lifted += r.lifted;
+            g.regrounded.woken += r.woken;
+            g.viewer_changes += sim.move_viewer(viewer)?;
+        }
         let m = sim.model();
         let recorded = f <= (MAX_PATH_POINTS / n.max(1)).max(1);
         for (k, path) in tracks.iter_mut().enumerate().filter(|_| recorded) {
@@ -542,6 +665,7 @@ fn simulate(
     let end = if exhausted { sim.now().min(until) } else { until };
     let m = sim.model();
     Ok(BallRun {
+        walked,
         events,
         counts: m.counts(),
         stats: sim.stats(),

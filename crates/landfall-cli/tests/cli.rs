@@ -810,7 +810,34 @@ fn events_terrain_runs_and_draws() {
     let out =
         ok(&["events", "terrain", "world", "--balls", "30", "--until", "3", "--png", s(&png), "--png-size", "64,40"]);
     assert!(out.contains("30 balls") && events(&out) > 0, "{out}");
+    // A walk over it: the cache follows the viewer, and the balls under changed ground are looked at.
+    let walk = [
+        "events",
+        "terrain",
+        "world",
+        "--balls",
+        "40",
+        "--until",
+        "6",
+        "--walk",
+        "20,0",
+        "--viewer",
+        "-60,0",
+        "--range",
+        "30",
+        "--png",
+        s(&png),
+        "--png-size",
+        "64,40",
+    ];
+    let out = ok(&walk);
+    let walked = out.lines().find(|l| l.trim_start().starts_with("under balls")).unwrap_or_else(|| panic!("{out}"));
+    let looked: u64 = walked.split_whitespace().nth(2).unwrap().parse().unwrap();
+    assert!(looked > 0 && out.contains("cache updates changed the ground"), "{out}");
+    let m = fails(&["events", "terrain", "world", "--walk", "1,0", "--until", "601", "--png", s(&png)]);
+    assert!(m.contains("--until") && m.contains("600"), "{m}");
     for (bad, option) in [
+        (vec!["--walk", "1,0"], "--walk: only over TERRAIN `world`"),
         (vec!["--until", "0"], "--until"),
         (vec!["--restitution", "2"], "--restitution: 2 is not a fraction in [0, 1]"),
         (vec!["--restitution", "NaN"], "--restitution"),
