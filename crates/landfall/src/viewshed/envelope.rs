@@ -125,10 +125,50 @@ impl Envelope {
                 splice(&mut out, &mut input, s);
             }
         }
+        let rest = input.rest.len();
         if let Some(c) = input.carry {
             push(&mut out, c);
         }
-        let end = self.pieces.len() - input.rest.len();
+        self.put_back(out, k0, rest);
+    }
+
+    /// Raises this envelope to polylines through the points `vs` (sorted by strictly increasing
+    /// u): each run (first, last) the polyline through vs[first..=last], the runs in increasing u
+    /// and apart. In one pass over the runs and the pieces under them, as `raise`; where a segment
+    /// of a run is at or above every piece under it, those pieces are read once and the segment put
+    /// in whole (see `lead`).
+    pub fn raise_runs(&mut self, vs: &[(f64, f64)], runs: &[(usize, usize)]) {
+        let Some(&(f, _)) = runs.first() else {
+            return;
+        };
+        let first = vs[f].0;
+        let mut out = std::mem::take(&mut self.spare);
+        out.clear();
+        let k0 = self.pieces.partition_point(|p| p.u1 < first).saturating_sub(1);
+        let k1 = self.pieces.partition_point(|p| p.u1 <= first).max(k0);
+        out.extend_from_slice(&self.pieces[k0..k1]);
+        let mut input = Stream { rest: &self.pieces[k1..], carry: None };
+        for &(i0, i1) in runs {
+            if input.carry.is_none() {
+                let u0 = vs[i0].0;
+                let n = input.rest.partition_point(|p| p.u1 <= u0);
+                out.extend_from_slice(&input.rest[..n]);
+                input.rest = &input.rest[n..];
+            }
+            for w in vs[i0..=i1].windows(2) {
+                lead(&mut out, &mut input, &Piece::new(w[0].0, w[0].1, w[1].0, w[1].1));
+            }
+        }
+        let rest = input.rest.len();
+        if let Some(c) = input.carry {
+            push(&mut out, c);
+        }
+        self.put_back(out, k0, rest);
+    }
+
+    /// Puts the rebuilt pieces `out` in place of those from `k0` to the last `rest` (kept).
+    fn put_back(&mut self, out: Vec<Piece>, k0: usize, rest: usize) {
+        let end = self.pieces.len() - rest;
         if out.len() == end - k0 {
             self.pieces[k0..end].copy_from_slice(&out);
         } else {
@@ -382,8 +422,14 @@ fn insert(out: &mut Vec<Piece>, input: &mut impl Input, s: &Piece) {
 
 /// Replaces the envelope over [s.u0, s.u1] by its maximum with the segment.
 fn splice(out: &mut Vec<Piece>, input: &mut impl Input, s: &Piece) {
+    splice_from(out, input, s, s.u0);
+}
+
+/// As `splice`, the part over [s.u0, cur) already in `out` (cur > s.u0: the pieces of `input`
+/// start at or after cur).
+fn splice_from(out: &mut Vec<Piece>, input: &mut impl Input, s: &Piece, cur: f64) {
     let (a, b) = (s.u0, s.u1);
-    let mut cur = a;
+    let mut cur = cur;
     while let Some(front) = input.front() {
         if front.u0 >= b {
             break;
@@ -426,6 +472,67 @@ fn splice(out: &mut Vec<Piece>, input: &mut impl Input, s: &Piece) {
     }
     if cur < b {
         push(out, s.part(cur, b));
+    }
+}
+
+/// As `splice` for a segment (not a point), reading each piece under it once where the segment
+/// is at or above all of them — a run of the sweep's far column where it leads the horizon: the
+/// segment goes in whole, with what is left of the pieces at its ends. At the first piece that is
+/// higher somewhere (or a point above it) it falls back to `splice` from there.
+fn lead(out: &mut Vec<Piece>, input: &mut Stream<'_>, s: &Piece) {
+    move_before(out, input, s);
+    let (a, b) = (s.u0, s.u1);
+    let (carry, rest) = (input.carry, input.rest);
+    let nc = usize::from(carry.is_some());
+    let get = |k: usize| if k < nc { carry.as_ref() } else { rest.get(k - nc) };
+    // The pieces starting before b that the segment is at or above over their common part.
+    let mut f = 0;
+    let mut held = true;
+    while let Some(p) = get(f) {
+        if p.u0 >= b {
+            break;
+        }
+        held = if p.is_point() {
+            p.v0 <= s.at(p.u0)
+        } else {
+            let x0 = if p.u0 > a { p.u0 } else { a };
+            let x1 = if p.u1 < b { p.u1 } else { b };
+            s.at(x0) >= p.at(x0) && s.at(x1) >= p.at(x1)
+        };
+        if !held {
+            break;
+        }
+        f += 1;
+    }
+    if f == 0 {
+        if !held {
+            splice(out, input, s);
+        } else {
+            push(out, *s); // nothing under the segment
+        }
+        return;
+    }
+    let (first, last) = (*get(0).expect("read"), *get(f - 1).expect("read"));
+    // Consume the f pieces read.
+    if nc == 1 {
+        input.carry = None;
+        input.rest = &rest[f - 1..];
+    } else {
+        input.rest = &rest[f..];
+    }
+    if first.u0 < a {
+        push(out, first.part(first.u0, a));
+    }
+    if held {
+        push(out, *s);
+        if last.u1 > b {
+            input.carry = Some(last.part(b, last.u1));
+        }
+    } else {
+        // The piece that breaks the lead starts after a (the ones before it end after a).
+        let x = get(f).expect("read").u0;
+        push(out, s.part(a, x));
+        splice_from(out, input, s, x);
     }
 }
 
