@@ -155,9 +155,7 @@ impl Envelope {
                 out.extend_from_slice(&input.rest[..n]);
                 input.rest = &input.rest[n..];
             }
-            for w in vs[i0..=i1].windows(2) {
-                lead(&mut out, &mut input, &Piece::new(w[0].0, w[0].1, w[1].0, w[1].1));
-            }
+            polyline(&mut out, &mut input, &vs[i0..=i1]);
         }
         let rest = input.rest.len();
         if let Some(c) = input.carry {
@@ -533,6 +531,117 @@ fn lead(out: &mut Vec<Piece>, input: &mut Stream<'_>, s: &Piece) {
         let x = get(f).expect("read").u0;
         push(out, s.part(a, x));
         splice_from(out, input, s, x);
+    }
+}
+
+/// The segment from vs[j] to vs[j + 1].
+#[inline(always)]
+fn segment(vs: &[(f64, f64)], j: usize) -> Piece {
+    Piece::new(vs[j].0, vs[j].1, vs[j + 1].0, vs[j + 1].1)
+}
+
+/// Raises the envelope to the polyline through `vs` (strictly increasing u, two points at least),
+/// the pieces ending at or before its first u already in `out`. One walk over the polyline's
+/// points and the pieces' ends in u order compares the two at each (both are linear between):
+/// the longest stretch of whole segments found at or above every piece under them goes in as
+/// they are, the pieces under it dropped at once (those straddling its ends cut); the segment
+/// where the walk finds a piece higher goes through `lead`, and the walk starts again after it.
+fn polyline(out: &mut Vec<Piece>, input: &mut Stream<'_>, vs: &[(f64, f64)]) {
+    let n = vs.len() - 1;
+    let mut i = 0;
+    while i < n {
+        let (ui, un) = (vs[i].0, vs[n].0);
+        move_before_u(out, input, ui);
+        // The segments i..jf are at or above every piece under them.
+        let jf = {
+            let (carry, rest) = (input.carry, input.rest);
+            let nc = usize::from(carry.is_some());
+            let mut j = i;
+            let mut k = 0;
+            loop {
+                let p = if k < nc {
+                    carry.as_ref()
+                } else {
+                    rest.get(k - nc)
+                };
+                let Some(p) = p else {
+                    break n;
+                };
+                if p.u0 >= un {
+                    break n;
+                }
+                // The segment holding p's start (or the stretch's start).
+                while vs[j + 1].0 <= p.u0 {
+                    j += 1;
+                }
+                if p.is_point() {
+                    if p.v0 > segment(vs, j).at(p.u0) {
+                        break j;
+                    }
+                } else {
+                    let x0 = if p.u0 > ui { p.u0 } else { ui };
+                    if segment(vs, j).at(x0) < p.at(x0) {
+                        break j;
+                    }
+                    let mut failed = false;
+                    while j + 1 < n && vs[j + 1].0 < p.u1 {
+                        if vs[j + 1].1 < p.at(vs[j + 1].0) {
+                            failed = true;
+                            break;
+                        }
+                        j += 1;
+                    }
+                    if failed {
+                        break j;
+                    }
+                    let x1 = if p.u1 < un { p.u1 } else { un };
+                    if segment(vs, j).at(x1) < p.at(x1) {
+                        break j;
+                    }
+                }
+                k += 1;
+            }
+        };
+        if jf > i {
+            let end = vs[jf].0;
+            // The pieces under the stretch: the one straddling its start keeps its part before.
+            if let Some(p) = input.front() {
+                if p.u0 < ui {
+                    push(out, p.part(p.u0, ui));
+                }
+            }
+            while let Some(p) = input.front() {
+                if p.u0 >= end {
+                    break;
+                }
+                input.pop_front();
+                if p.u1 > end {
+                    input.push_front(p.part(end, p.u1));
+                    break;
+                }
+            }
+            push(out, segment(vs, i));
+            for j in i + 1..jf {
+                out.push(segment(vs, j));
+            }
+        }
+        if jf < n {
+            lead(out, input, &segment(vs, jf));
+        }
+        i = jf + 1;
+    }
+}
+
+/// Moves the pieces of `input` that end at or before u to `out`.
+#[inline(always)]
+fn move_before_u(out: &mut Vec<Piece>, input: &mut Stream<'_>, u: f64) {
+    while let Some(p) = input.front() {
+        if p.u1 <= u {
+            push(out, p);
+            input.pop_front();
+        } else {
+            break;
+        }
     }
 }
 
