@@ -559,11 +559,7 @@ fn polyline(out: &mut Vec<Piece>, input: &mut Stream<'_>, vs: &[(f64, f64)]) {
             let mut j = i;
             let mut k = 0;
             loop {
-                let p = if k < nc {
-                    carry.as_ref()
-                } else {
-                    rest.get(k - nc)
-                };
+                let p = if k < nc { carry.as_ref() } else { rest.get(k - nc) };
                 let Some(p) = p else {
                     break n;
                 };
@@ -826,6 +822,41 @@ mod tests {
             h.raise(&s);
             let all: Vec<_> = hs.iter().chain(&ss).copied().collect();
             let p = probes(&mut rng, &all);
+            check(&h, &all, &p);
+        }
+    }
+
+    #[test]
+    fn raising_to_runs_equals_the_brute_force_envelope_of_both() {
+        let mut rng = SplitMix64::new(11);
+        for round in 0..600 {
+            let hs = segments(&mut rng, round);
+            let mut h = envelope_of(&hs);
+            // A polyline on the grid of values or not (ties with the pieces' ends and values), cut
+            // into runs with gaps between.
+            let grid = |x: f64| if round.is_multiple_of(3) { (x * 8.0).round() / 8.0 } else { x };
+            let m = 2 + (rng.next_u64() % 25) as usize;
+            let mut vs: Vec<(f64, f64)> = Vec::new();
+            let mut u = grid(rng.range(-1.2, 0.0));
+            for _ in 0..m {
+                vs.push((u, grid(rng.range(-2.0, 2.0))));
+                u = grid(u + rng.range(0.01, 0.2)).max(u + 0.125);
+            }
+            let (mut runs, mut k) = (Vec::new(), 0);
+            while k + 1 < m {
+                let len = 1 + (rng.next_u64() % 6) as usize;
+                let end = (k + len).min(m - 1);
+                runs.push((k, end));
+                k = end + 1 + (rng.next_u64() % 2) as usize;
+            }
+            h.raise_runs(&vs, &runs);
+            let mut all = hs.clone();
+            for &(a, b) in &runs {
+                all.extend(vs[a..=b].windows(2).map(|w| (w[0].0, w[0].1, w[1].0, w[1].1)));
+            }
+            let mut p = probes(&mut rng, &all);
+            p.extend(vs.iter().map(|v| v.0));
+            p.sort_by(f64::total_cmp);
             check(&h, &all, &p);
         }
     }
