@@ -13,7 +13,9 @@
 //! segments arrive nearly sorted by u, so each insertion moves the gap a step or two. The horizon
 //! is then raised to the strip's envelope in one pass over the strip and the part of the horizon
 //! between its first and last u ([`Envelope::raise`]), both being sorted; the pieces before stay in
-//! place.
+//! place. The raise goes a strip piece at a time: on terrain that is seen, the far column's
+//! polyline (most of a strip) has a horizon piece above it on a fifth to a quarter of its segments,
+//! so a path copying the stretches where it leads whole did not pay (docs/benchmarks.md).
 
 use std::collections::VecDeque;
 
@@ -125,48 +127,10 @@ impl Envelope {
                 splice(&mut out, &mut input, s);
             }
         }
-        let rest = input.rest.len();
         if let Some(c) = input.carry {
             push(&mut out, c);
         }
-        self.put_back(out, k0, rest);
-    }
-
-    /// Raises this envelope to polylines through the points `vs` (sorted by strictly increasing
-    /// u): each run (first, last) the polyline through vs[first..=last], the runs in increasing u
-    /// and apart. In one pass over the runs and the pieces under them, as `raise`; where a segment
-    /// of a run is at or above every piece under it, those pieces are read once and the segment put
-    /// in whole (see `lead`).
-    pub fn raise_runs(&mut self, vs: &[(f64, f64)], runs: &[(usize, usize)]) {
-        let Some(&(f, _)) = runs.first() else {
-            return;
-        };
-        let first = vs[f].0;
-        let mut out = std::mem::take(&mut self.spare);
-        out.clear();
-        let k0 = self.pieces.partition_point(|p| p.u1 < first).saturating_sub(1);
-        let k1 = self.pieces.partition_point(|p| p.u1 <= first).max(k0);
-        out.extend_from_slice(&self.pieces[k0..k1]);
-        let mut input = Stream { rest: &self.pieces[k1..], carry: None };
-        for &(i0, i1) in runs {
-            if input.carry.is_none() {
-                let u0 = vs[i0].0;
-                let n = input.rest.partition_point(|p| p.u1 <= u0);
-                out.extend_from_slice(&input.rest[..n]);
-                input.rest = &input.rest[n..];
-            }
-            polyline(&mut out, &mut input, &vs[i0..=i1]);
-        }
-        let rest = input.rest.len();
-        if let Some(c) = input.carry {
-            push(&mut out, c);
-        }
-        self.put_back(out, k0, rest);
-    }
-
-    /// Puts the rebuilt pieces `out` in place of those from `k0` to the last `rest` (kept).
-    fn put_back(&mut self, out: Vec<Piece>, k0: usize, rest: usize) {
-        let end = self.pieces.len() - rest;
+        let end = self.pieces.len() - input.rest.len();
         if out.len() == end - k0 {
             self.pieces[k0..end].copy_from_slice(&out);
         } else {
@@ -420,14 +384,8 @@ fn insert(out: &mut Vec<Piece>, input: &mut impl Input, s: &Piece) {
 
 /// Replaces the envelope over [s.u0, s.u1] by its maximum with the segment.
 fn splice(out: &mut Vec<Piece>, input: &mut impl Input, s: &Piece) {
-    splice_from(out, input, s, s.u0);
-}
-
-/// As `splice`, the part over [s.u0, cur) already in `out` (cur > s.u0: the pieces of `input`
-/// start at or after cur).
-fn splice_from(out: &mut Vec<Piece>, input: &mut impl Input, s: &Piece, cur: f64) {
     let (a, b) = (s.u0, s.u1);
-    let mut cur = cur;
+    let mut cur = a;
     while let Some(front) = input.front() {
         if front.u0 >= b {
             break;
@@ -470,174 +428,6 @@ fn splice_from(out: &mut Vec<Piece>, input: &mut impl Input, s: &Piece, cur: f64
     }
     if cur < b {
         push(out, s.part(cur, b));
-    }
-}
-
-/// As `splice` for a segment (not a point), reading each piece under it once where the segment
-/// is at or above all of them — a run of the sweep's far column where it leads the horizon: the
-/// segment goes in whole, with what is left of the pieces at its ends. At the first piece that is
-/// higher somewhere (or a point above it) it falls back to `splice` from there.
-fn lead(out: &mut Vec<Piece>, input: &mut Stream<'_>, s: &Piece) {
-    move_before(out, input, s);
-    let (a, b) = (s.u0, s.u1);
-    let (carry, rest) = (input.carry, input.rest);
-    let nc = usize::from(carry.is_some());
-    let get = |k: usize| if k < nc { carry.as_ref() } else { rest.get(k - nc) };
-    // The pieces starting before b that the segment is at or above over their common part.
-    let mut f = 0;
-    let mut held = true;
-    while let Some(p) = get(f) {
-        if p.u0 >= b {
-            break;
-        }
-        held = if p.is_point() {
-            p.v0 <= s.at(p.u0)
-        } else {
-            let x0 = if p.u0 > a { p.u0 } else { a };
-            let x1 = if p.u1 < b { p.u1 } else { b };
-            s.at(x0) >= p.at(x0) && s.at(x1) >= p.at(x1)
-        };
-        if !held {
-            break;
-        }
-        f += 1;
-    }
-    if f == 0 {
-        if !held {
-            splice(out, input, s);
-        } else {
-            push(out, *s); // nothing under the segment
-        }
-        return;
-    }
-    let (first, last) = (*get(0).expect("read"), *get(f - 1).expect("read"));
-    // Consume the f pieces read.
-    if nc == 1 {
-        input.carry = None;
-        input.rest = &rest[f - 1..];
-    } else {
-        input.rest = &rest[f..];
-    }
-    if first.u0 < a {
-        push(out, first.part(first.u0, a));
-    }
-    if held {
-        push(out, *s);
-        if last.u1 > b {
-            input.carry = Some(last.part(b, last.u1));
-        }
-    } else {
-        // The piece that breaks the lead starts after a (the ones before it end after a).
-        let x = get(f).expect("read").u0;
-        push(out, s.part(a, x));
-        splice_from(out, input, s, x);
-    }
-}
-
-/// The segment from vs[j] to vs[j + 1].
-#[inline(always)]
-fn segment(vs: &[(f64, f64)], j: usize) -> Piece {
-    Piece::new(vs[j].0, vs[j].1, vs[j + 1].0, vs[j + 1].1)
-}
-
-/// Raises the envelope to the polyline through `vs` (strictly increasing u, two points at least),
-/// the pieces ending at or before its first u already in `out`. One walk over the polyline's
-/// points and the pieces' ends in u order compares the two at each (both are linear between):
-/// the longest stretch of whole segments found at or above every piece under them goes in as
-/// they are, the pieces under it dropped at once (those straddling its ends cut); the segment
-/// where the walk finds a piece higher goes through `lead`, and the walk starts again after it.
-fn polyline(out: &mut Vec<Piece>, input: &mut Stream<'_>, vs: &[(f64, f64)]) {
-    let n = vs.len() - 1;
-    let mut i = 0;
-    while i < n {
-        let (ui, un) = (vs[i].0, vs[n].0);
-        move_before_u(out, input, ui);
-        // The segments i..jf are at or above every piece under them.
-        let jf = {
-            let (carry, rest) = (input.carry, input.rest);
-            let nc = usize::from(carry.is_some());
-            let mut j = i;
-            let mut k = 0;
-            loop {
-                let p = if k < nc { carry.as_ref() } else { rest.get(k - nc) };
-                let Some(p) = p else {
-                    break n;
-                };
-                if p.u0 >= un {
-                    break n;
-                }
-                // The segment holding p's start (or the stretch's start).
-                while vs[j + 1].0 <= p.u0 {
-                    j += 1;
-                }
-                if p.is_point() {
-                    if p.v0 > segment(vs, j).at(p.u0) {
-                        break j;
-                    }
-                } else {
-                    let x0 = if p.u0 > ui { p.u0 } else { ui };
-                    if segment(vs, j).at(x0) < p.at(x0) {
-                        break j;
-                    }
-                    let mut failed = false;
-                    while j + 1 < n && vs[j + 1].0 < p.u1 {
-                        if vs[j + 1].1 < p.at(vs[j + 1].0) {
-                            failed = true;
-                            break;
-                        }
-                        j += 1;
-                    }
-                    if failed {
-                        break j;
-                    }
-                    let x1 = if p.u1 < un { p.u1 } else { un };
-                    if segment(vs, j).at(x1) < p.at(x1) {
-                        break j;
-                    }
-                }
-                k += 1;
-            }
-        };
-        if jf > i {
-            let end = vs[jf].0;
-            // The pieces under the stretch: the one straddling its start keeps its part before.
-            if let Some(p) = input.front() {
-                if p.u0 < ui {
-                    push(out, p.part(p.u0, ui));
-                }
-            }
-            while let Some(p) = input.front() {
-                if p.u0 >= end {
-                    break;
-                }
-                input.pop_front();
-                if p.u1 > end {
-                    input.push_front(p.part(end, p.u1));
-                    break;
-                }
-            }
-            push(out, segment(vs, i));
-            for j in i + 1..jf {
-                out.push(segment(vs, j));
-            }
-        }
-        if jf < n {
-            lead(out, input, &segment(vs, jf));
-        }
-        i = jf + 1;
-    }
-}
-
-/// Moves the pieces of `input` that end at or before u to `out`.
-#[inline(always)]
-fn move_before_u(out: &mut Vec<Piece>, input: &mut Stream<'_>, u: f64) {
-    while let Some(p) = input.front() {
-        if p.u1 <= u {
-            push(out, p);
-            input.pop_front();
-        } else {
-            break;
-        }
     }
 }
 
@@ -822,41 +612,6 @@ mod tests {
             h.raise(&s);
             let all: Vec<_> = hs.iter().chain(&ss).copied().collect();
             let p = probes(&mut rng, &all);
-            check(&h, &all, &p);
-        }
-    }
-
-    #[test]
-    fn raising_to_runs_equals_the_brute_force_envelope_of_both() {
-        let mut rng = SplitMix64::new(11);
-        for round in 0..600 {
-            let hs = segments(&mut rng, round);
-            let mut h = envelope_of(&hs);
-            // A polyline on the grid of values or not (ties with the pieces' ends and values), cut
-            // into runs with gaps between.
-            let grid = |x: f64| if round.is_multiple_of(3) { (x * 8.0).round() / 8.0 } else { x };
-            let m = 2 + (rng.next_u64() % 25) as usize;
-            let mut vs: Vec<(f64, f64)> = Vec::new();
-            let mut u = grid(rng.range(-1.2, 0.0));
-            for _ in 0..m {
-                vs.push((u, grid(rng.range(-2.0, 2.0))));
-                u = grid(u + rng.range(0.01, 0.2)).max(u + 0.125);
-            }
-            let (mut runs, mut k) = (Vec::new(), 0);
-            while k + 1 < m {
-                let len = 1 + (rng.next_u64() % 6) as usize;
-                let end = (k + len).min(m - 1);
-                runs.push((k, end));
-                k = end + 1 + (rng.next_u64() % 2) as usize;
-            }
-            h.raise_runs(&vs, &runs);
-            let mut all = hs.clone();
-            for &(a, b) in &runs {
-                all.extend(vs[a..=b].windows(2).map(|w| (w[0].0, w[0].1, w[1].0, w[1].1)));
-            }
-            let mut p = probes(&mut rng, &all);
-            p.extend(vs.iter().map(|v| v.0));
-            p.sort_by(f64::total_cmp);
             check(&h, &all, &p);
         }
     }

@@ -271,11 +271,8 @@ impl Column {
 pub(crate) struct Scratch {
     cols: [Column; 3],
     horizon: Envelope,
-    /// The envelope of the strip being merged (its row edges and diagonals).
+    /// The envelope of the strip being merged.
     strip: Envelope,
-    /// The runs of the far column's edges in the strip being merged: (first, last) lateral, as
-    /// indices of the column's samples.
-    runs: Vec<(usize, usize)>,
     /// The horizon's lower bound over each block, and which blocks are quiet.
     floors: Floors,
     /// The highest sample of each pyramid node across the sweep, in the node row of the columns
@@ -381,7 +378,7 @@ pub(crate) fn sweep<S: Sink>(
     let Some((s, p_first, p_last)) = SectorSweep::new(run, sector, sink) else {
         return ControlFlow::Continue(());
     };
-    let Scratch { cols, horizon, strip, runs, floors, node_hi } = scratch;
+    let Scratch { cols, horizon, strip, floors, node_hi } = scratch;
     horizon.clear();
     node_hi.clear();
     node_hi.resize(s.nodes.1, (0, 0.0));
@@ -393,7 +390,7 @@ pub(crate) fn sweep<S: Sink>(
     s.first_column(far);
     column(far.z.len())?;
     floors.clear();
-    s.merge(near, far, next, horizon, strip, runs, &floors.at, &floors.quiet, true);
+    s.merge(near, far, next, horizon, strip, &floors.at, &floors.quiet, true);
     for p in p_first + 1..=p_last {
         std::mem::swap(near, far);
         std::mem::swap(far, next);
@@ -402,7 +399,7 @@ pub(crate) fn sweep<S: Sink>(
         s.column(near, far, horizon, &floors.at, &floors.quiet);
         column(far.z.len())?;
         if p < p_last {
-            s.merge(near, far, next, horizon, strip, runs, &floors.at, &floors.quiet, false);
+            s.merge(near, far, next, horizon, strip, &floors.at, &floors.quiet, false);
         }
     }
     ControlFlow::Continue(())
@@ -837,7 +834,6 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
         next: &mut Column,
         horizon: &mut Envelope,
         strip: &mut Envelope,
-        runs: &mut Vec<(usize, usize)>,
         floors: &[f64],
         quiet: &[bool],
         first: bool,
@@ -849,8 +845,7 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
             return;
         }
         strip.clear();
-        runs.clear();
-        let mut g = Gather { m: strip.merge(), cursor: horizon.cursor(), floor: f64::NEG_INFINITY, runs: &mut *runs };
+        let mut g = Gather { m: strip.merge(), cursor: horizon.cursor(), floor: f64::NEG_INFINITY };
         let zo = self.zo;
         let point = |c: &Column, q: i64| [c.d, q as f64 - self.oq, c.w(q, zo)];
         // Cell q − 1's triangle T2 (holding the row edge at q) with its third vertex.
@@ -936,7 +931,7 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
                     g.edge(b0, a1, t1.then_some(a0), t2.then_some(b1));
                 }
                 if far_edge {
-                    g.far((q - far.q0) as usize, b0, b1, t2.then_some(a1));
+                    g.far(b0, b1, t2.then_some(a1));
                 }
                 prev = t2.then_some(b0);
             } else {
@@ -948,7 +943,7 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
                     g.edge(a0, b1, t1.then_some(b0), t2.then_some(a1));
                 }
                 if far_edge {
-                    g.far((q - far.q0) as usize, b0, b1, t1.then_some(a0));
+                    g.far(b0, b1, t1.then_some(a0));
                 }
                 prev = t2.then_some(a0);
             }
@@ -958,8 +953,6 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
             g.edge(near.uv(qb + 1), far.uv(qb + 1), prev, None);
         }
         drop(g);
-        // The far column's runs, then the rest of the strip (empty in most strips).
-        horizon.raise_runs(&far.uv, runs);
         horizon.raise(strip);
     }
 }
@@ -970,8 +963,6 @@ struct Gather<'a> {
     cursor: Cursor<'a>,
     /// The horizon's lower bound over the block of cells being gathered.
     floor: f64,
-    /// The runs of far edges kept (see `Scratch::runs`).
-    runs: &'a mut Vec<(usize, usize)>,
 }
 
 impl Gather<'_> {
@@ -990,19 +981,14 @@ impl Gather<'_> {
         self.m.insert(p0.0, p0.1, p1.0, p1.1);
     }
 
-    /// The edge along the far column from its sample k to k + 1 (p0 to p1): as `edge`, but not
-    /// scanned against the horizon (most of them rise above it, and raising the horizon compares
-    /// them with it anyway) nor put into the strip's envelope: it joins the runs of the far
-    /// column's polyline, which the horizon is raised to directly (`Envelope::raise_runs`).
+    /// An edge along the far column, from p0 to p1: as `edge`, but not scanned against the
+    /// horizon (most of them rise above it; raising the horizon compares them with it anyway).
     #[inline(always)]
-    fn far(&mut self, k: usize, p0: (f64, f64), p1: (f64, f64), c: Option<(f64, f64)>) {
+    fn far(&mut self, p0: (f64, f64), p1: (f64, f64), c: Option<(f64, f64)>) {
         if c.is_some_and(|c| above(p0, p1, c)) || p0.1.max(p1.1) < self.floor {
             return;
         }
-        match self.runs.last_mut() {
-            Some(r) if r.1 == k => r.1 = k + 1,
-            _ => self.runs.push((k, k + 1)),
-        }
+        self.m.insert(p0.0, p0.1, p1.0, p1.1);
     }
 }
 
