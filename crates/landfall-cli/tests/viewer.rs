@@ -525,6 +525,18 @@ fn the_crowd_follows_the_camera() {
     }
     assert!(seen > 0, "no walker in view");
     assert!(reps[2] > 0 && reps[0] + reps[1] > 0, "one representation only: {reps:?}");
+    // Every walker stands on the ground as drawn: the world's own height there (`/api/height`
+    // answers the top of the objects too: a walker under a tree is lower).
+    let (mut asked, mut on) = (0, 0);
+    for w in walkers.iter().step_by(5) {
+        let [x, y, z] = [0, 1, 2].map(|k| w[k].as_f64().unwrap());
+        let (s, h) = server.json(&format!("/api/height?x={x}&y={y}"));
+        let top = h["height"].as_f64().unwrap_or_else(|| panic!("walker {w}: {s} {h}"));
+        assert!(z <= top, "walker {w} above the drawn surface: {h}");
+        asked += 1;
+        on += usize::from(z == top);
+    }
+    assert!(on * 4 >= asked * 3, "{on} of {asked} walkers on the ground as drawn");
     assert_eq!(server.json("/api/world/crowd?x=1&y=2&dx=0&half=1").0, 400);
     assert_eq!(server.json("/api/world/crowd?x=1e12&y=2&dx=0&dy=1&half=1").0, 400);
     assert_eq!(server.json("/api/world/crowd?x=1&y=2&dx=0&dy=1&half=4").0, 400);

@@ -127,8 +127,7 @@ impl State {
         let walker = DVec3::new(0.3, 0.7, ground + 1.0);
         let world = World::new(params, CacheParams::default(), walker + DVec3::Z * 1.0)?;
         let objects = Objects::new(&world, ObjectParams::default())?;
-        let ground = LodTerrain::new(world.generator().clone(), world.cache_params().mesh_finest, 64);
-        let crowd = crowd::Crowd::new(ground, walker.truncate())?;
+        let crowd = crowd::Crowd::new(walker.truncate())?;
         let mut view = WorldView {
             world,
             version: 0,
@@ -687,7 +686,13 @@ async fn world_crowd(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>
     if !(half > 0.0 && half <= std::f64::consts::PI) {
         return Err(bad(format!("half: {half} is not an angle in (0, π] radians")));
     }
-    blocking(move || world_of(&s)?.crowd.frame(eye, look, half)).await?.map(Json)
+    blocking(move || {
+        let mut w = world_of(&s)?;
+        let WorldView { world, crowd, .. } = &mut *w;
+        crowd.frame(&*world, eye, look, half)
+    })
+    .await?
+    .map(Json)
 }
 
 /// A path between two points for an agent of a radius (`path.rs`): `ax, ay` to `bx, by`,

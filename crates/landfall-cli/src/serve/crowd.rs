@@ -3,7 +3,9 @@
 //! walker's start; each request runs a frame for the camera (where it stands and looks, and the
 //! field of view its picture covers on the ground, no far limit; terrain and objects hide nothing)
 //! and answers every shown walker's place on the ground and representation, which the page draws
-//! in one colour each.
+//! in one colour each. Walkers stand on the ground as drawn (the world's `Terrain`: its mesh, fine
+//! near the camera and coarse far from it, and beyond the mesh its far landscape), so each stands
+//! on the ground at its level of detail and none floats over or sinks into what the page shows.
 //!
 //! The crowd's clock advances by the wall-clock time between requests, at most [`MAX_STEP`] a
 //! request: it pauses while nobody looks, so a request after a long pause costs one frame.
@@ -12,7 +14,7 @@ use super::jobs::ApiError;
 use landfall::behave::{Behaviours, CrowdParams, Entity, FieldOfView, Rep, Route, Viewer};
 use landfall::glam::DVec2;
 use landfall::support::SplitMix64;
-use landfall::world::LodTerrain;
+use landfall::Terrain;
 use serde_json::{json, Value};
 use std::time::Instant;
 
@@ -25,17 +27,16 @@ const RADIUS: f64 = 0.45;
 /// The crowd's clock advances at most this much a request, s.
 const MAX_STEP: f64 = 1.0;
 
-/// The crowd, the ground it walks on and its clock.
+/// The crowd and its clock.
 pub struct Crowd {
     behaviours: Behaviours,
-    ground: LodTerrain,
     t: f64,
     last: Option<Instant>,
 }
 
 impl Crowd {
-    /// [`WALKERS`] walkers on square routes of 4–10 m around `around`, on `ground`.
-    pub fn new(ground: LodTerrain, around: DVec2) -> anyhow::Result<Self> {
+    /// [`WALKERS`] walkers on square routes of 4–10 m around `around`.
+    pub fn new(around: DVec2) -> anyhow::Result<Self> {
         let mut rng = SplitMix64::new(73);
         let entities = (0..WALKERS)
             .map(|_| {
@@ -50,14 +51,14 @@ impl Crowd {
                 })
             })
             .collect::<anyhow::Result<Vec<_>>>()?;
-        Ok(Self { behaviours: Behaviours::new(entities, CrowdParams::default())?, ground, t: 0.0, last: None })
+        Ok(Self { behaviours: Behaviours::new(entities, CrowdParams::default())?, t: 0.0, last: None })
     }
 
     /// A frame for a camera at `eye` looking along `look` (x, y) and seeing `half` radians either
     /// side of it on the ground: the shown walkers as `[x, y, z, rep]` (rep 0 dormant, 1
     /// approximate, 2 full) in `walkers`, the counts of each representation, the events fired and
-    /// the crowd's time.
-    pub fn frame(&mut self, eye: DVec2, look: DVec2, half: f64) -> Result<Value, ApiError> {
+    /// the crowd's time. Each walker stands on `ground` (the world as drawn).
+    pub fn frame(&mut self, ground: &dyn Terrain, eye: DVec2, look: DVec2, half: f64) -> Result<Value, ApiError> {
         let now = Instant::now();
         self.t += self.last.map_or(0.0, |l| now.duration_since(l).as_secs_f64().min(MAX_STEP));
         self.last = Some(now);
@@ -71,7 +72,7 @@ impl Crowd {
             .filter(|&i| b.shown(i))
             .map(|i| {
                 let p = b.position(i);
-                let z = self.ground.height_at(p.x, p.y).unwrap_or(0.0);
+                let z = ground.top_surface(p.extend(0.0)).map_or(0.0, |s| s.point.z);
                 let rep = match b.rep(i) {
                     Rep::Dormant => 0.0,
                     Rep::Approximate => 1.0,

@@ -60,11 +60,21 @@
 //! it overlaps (a sweep stops the lift at anything above). With an unbounded range the run is the full
 //! simulation event for event (tested).
 //!
+//! Ground that moves and a viewer who walks (`Simulation::change_ground`, `Simulation::move_viewer`;
+//! the proofs in `terrain_balls/reground.rs`): `TerrainBalls` may own its terrain, so a
+//! `world::World` whose cache follows a walking viewer can be the ground. After each update the
+//! balls whose windows meet the box the update changed (`World::changed_region`) are lifted out of
+//! ground that rose into them, woken where their support fell away, and predicted again; the
+//! others keep their predictions, since they stand on the same triangles. Far from the viewer the
+//! balls bounce off the coarse cells the cache holds there (5.2.2). When the viewer moves, the balls
+//! whose windows change sides of the range are predicted again. Tests: a walk over the world with
+//! balls in flight and at rest, every frame checked against brute-force distances to the ground as
+//! drawn then, and a proptest that no triangle or height outside the changed box changes.
+//!
 //! `landfall events terrain` runs it on any terrain file or on the procedural world (`world`: the
 //! drawn mesh of the nested LOD cache, a 400 m square around its origin), with `--viewer X,Y --range R`
-//! runs the level of detail beside the full simulation and prints what it saved, and draws the paths.
-//! The viewer is fixed for a run: moving it means re-predicting the balls whose side of the range
-//! changes, not built.
+//! runs the level of detail beside the full simulation and prints what it saved, with `--walk VX,VY`
+//! walks the viewer over the world while the balls fly, and draws the paths.
 
 pub mod ballistic;
 mod line;
