@@ -73,7 +73,7 @@ pub enum EventsCommand {
     /// again; the others keep their predictions. With --range the level of detail follows the
     /// viewer too. The summary says how many balls each change touched.
     #[command(after_help = crate::examples::EVENTS_TERRAIN)]
-    Terrain(TerrainBallsArgs),
+    Terrain(Box<TerrainBallsArgs>),
 }
 
 /// Options of `landfall events terrain`.
@@ -380,7 +380,7 @@ fn terrain(a: &TerrainBallsArgs) -> Result<()> {
     if let (Some(w), Some(g)) = (walk, &run.walked) {
         let r = g.regrounded;
         say!(
-            "walk          {:.0} m at ({}, {}) m/s from ({}, {}); {} cache updates changed the ground",
+            "walk          {:.0} m at ({}, {}) m/s from ({}, {}); {} cache updates changed the ground under balls",
             w.velocity.length() * a.until,
             nz(w.velocity.x),
             nz(w.velocity.y),
@@ -555,7 +555,7 @@ struct Walk {
 
 /// What a walk did to the balls.
 struct Walked {
-    /// Cache updates that changed the ground.
+    /// Cache updates that changed the ground under balls.
     changes: usize,
     regrounded: landfall::events::Regrounded,
     /// Balls that changed sides of the level of detail's range.
@@ -639,7 +639,9 @@ fn simulate<T: Ground>(
             let xy = w.from + w.velocity * ft;
             let ground = sim.model().terrain().top_surface(xy.extend(0.0)).map_or(0.0, |s| s.point.z);
             let viewer = DVec3::new(xy.x, xy.y, ground + 2.0);
-            let r = sim.change_ground(|t| t.follow(viewer))?;
+            let r = sim
+                .change_ground(|t| t.follow(viewer))
+                .with_context(|| format!("--walk: the viewer at t = {} s", nz(ft)))?;
             g.changes += usize::from(r != Default::default());
             g.regrounded.looked_at += r.looked_at;
             g.regrounded.predicted += r.predicted;

@@ -836,6 +836,8 @@ fn events_terrain_runs_and_draws() {
     assert!(looked > 0 && out.contains("cache updates changed the ground"), "{out}");
     let m = fails(&["events", "terrain", "world", "--walk", "1,0", "--until", "601", "--png", s(&png)]);
     assert!(m.contains("--until") && m.contains("600"), "{m}");
+    let m = fails(&["events", "terrain", "world", "--walk", "1e300,0", "--until", "1", "--png", s(&png)]);
+    assert!(m.contains("--walk: the viewer at t = ") && m.contains("must be within"), "{m}");
     for (bad, option) in [
         (vec!["--walk", "1,0"], "--walk: only over TERRAIN `world`"),
         (vec!["--until", "0"], "--until"),

@@ -157,7 +157,7 @@ pub struct BallCounts {
 
 /// Balls over a terrain, as a [`Model`]. `T` is the terrain, borrowed (`&Heightfield`, `&dyn
 /// Terrain`) or owned: a [`World`](crate::world::World) owned by the balls can move under them
-/// ([`Simulation::change_ground`]).
+/// ([`Simulation::change_ground`](super::Simulation::change_ground)).
 pub struct TerrainBalls<T: Terrain> {
     terrain: T,
     spheres: Vec<(DVec3, f64)>,
@@ -245,7 +245,7 @@ impl<T: Terrain> TerrainBalls<T> {
 
     /// Sets the box the balls live in (by default the terrain's bounds when they were made): a ball
     /// beyond its sides by more than its radius, or lower than its floor by more than its radius
-    /// + 1, has left. A world's ground goes on beyond its drawn mesh: give it the square the balls
+    /// plus 1, has left. A world's ground goes on beyond its drawn mesh: give it the square the balls
     /// may roam and a floor under its lowest ground (`-generator().max_abs_height()`). Refuses a
     /// box with a NaN, a floor that is not finite, or sides the wrong way round (field `arena`).
     pub fn with_arena(mut self, arena: Aabb) -> Result<Self, ParamError> {

@@ -83,7 +83,7 @@ impl<T: Terrain> Simulation<TerrainBalls<T>> {
         let (mut first, mut then) = (Vec::new(), Vec::new());
         for k in 0..m.p.len() {
             let (lo, hi) = m.windows[k];
-            if !m.alive[k] || !(lo.cmple(region.max).all() && region.min.cmple(hi).all()) {
+            if !(m.alive[k] && lo.cmple(region.max).all() && region.min.cmple(hi).all()) {
                 continue;
             }
             out.looked_at += 1;
