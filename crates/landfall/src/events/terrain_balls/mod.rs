@@ -356,6 +356,24 @@ impl<T: Terrain> TerrainBalls<T> {
         t
     }
 
+    /// Ball k's new window, and whether it meets other balls over it (within range, with ball
+    /// collisions on). A ball coming into range is re-initialized first: `None` when that moved it
+    /// (predict it again from where it is).
+    fn take_window(&mut self, k: usize, now: f64, window: (DVec3, DVec3)) -> Option<bool> {
+        self.windows[k] = window;
+        let near = self.params.ball_collisions && self.in_range(window);
+        if near && !self.near[k] {
+            self.near[k] = true;
+            let before = self.p[k];
+            self.reinitialize(k, now);
+            if self.p[k] != before {
+                return None;
+            }
+        }
+        self.near[k] = near;
+        Some(near)
+    }
+
     /// Whether a window box comes within the level-of-detail range (always without one).
     fn in_range(&self, (lo, hi): (DVec3, DVec3)) -> bool {
         self.params.lod.is_none_or(|l| l.viewer.clamp(lo, hi).distance(l.viewer) <= l.range)
@@ -496,29 +514,20 @@ impl<T: Terrain> Model for TerrainBalls<T> {
         if self.resting[k] {
             // A resting ball waits: flying balls predict their contacts with it.
             let window = (self.p[k] - DVec3::splat(self.r[k]), self.p[k] + DVec3::splat(self.r[k]));
-            self.windows[k] = window;
-            let near = self.params.ball_collisions && self.in_range(window);
-            if near && !self.near[k] {
-                // Coming into range (the viewer moved): out of any near ball it overlaps, and then
-                // it falls back onto what is under it.
-                self.near[k] = true;
-                let before = self.p[k];
-                self.reinitialize(k, now);
-                if self.p[k] != before {
-                    self.resting[k] = false;
-                    self.v[k] = DVec3::ZERO;
-                    return self.predict(obj, now, queue);
-                }
-            }
-            self.near[k] = near;
+            let Some(near) = self.take_window(k, now, window) else {
+                // Lifted out of a near ball (the viewer came): it falls back onto what is under it.
+                self.resting[k] = false;
+                self.v[k] = DVec3::ZERO;
+                return self.predict(obj, now, queue);
+            };
             self.ends[k] = f64::INFINITY;
             self.register(k, near.then_some(window));
             return;
         }
         self.rebase(k, now);
         let arc = self.arc(k);
-        // The terrain and the fixed spheres, which never change: this prediction involves the
-        // ball alone.
+        // The terrain and the fixed spheres (the terrain changes only through `change_ground`,
+        // which predicts again the balls it concerns): this prediction involves the ball alone.
         let until = self.horizon(k);
         let target = TerrainSweep(&self.terrain);
         let (end, event) = match first_contact(&target, &self.spheres, &arc, self.r[k], until) {
@@ -533,18 +542,10 @@ impl<T: Terrain> Model for TerrainBalls<T> {
             None => (until, BallEvent::Leave),
         };
         let window = arc_box(&arc, end, self.r[k]);
-        self.windows[k] = window;
-        let near = self.params.ball_collisions && self.in_range(window);
-        if near && !self.near[k] {
-            self.near[k] = true;
-            let before = self.p[k];
-            self.reinitialize(k, now);
-            if self.p[k] != before {
-                // Predict again from where it now is.
-                return self.predict(obj, now, queue);
-            }
-        }
-        self.near[k] = near;
+        let Some(near) = self.take_window(k, now, window) else {
+            // Predict again from where it now is.
+            return self.predict(obj, now, queue);
+        };
         queue.schedule(now + end, event, obj, NO_OBJECT);
         self.ends[k] = now + end;
         self.register(k, near.then_some(window));
