@@ -237,6 +237,54 @@ fn balls_on_a_moving_world_stay_out_of_the_drawn_ground() {
     assert!(resting > 0, "no ball came to rest");
 }
 
+/// An owned heightfield edited under resting balls: ground raised into them lifts them out, ground
+/// lowered under them wakes them and they fall to it; balls outside the edited box keep their
+/// predictions; a box with a NaN means anywhere.
+#[test]
+fn an_edited_heightfield_under_resting_balls_lifts_or_wakes_them() {
+    let n = 21;
+    let hf = Heightfield::builder(n, n, vec![0.0; n * n]).origin(-10.0, -10.0).build().unwrap();
+    // Three balls resting on the flat ground: two over the square to edit, one far from it.
+    let at = [(-1.0, 0.0), (1.0, 0.5), (7.0, 7.0)];
+    let balls: Vec<Ball> =
+        at.iter().map(|&(x, y)| Ball { p: DVec3::new(x, y, 0.5), v: DVec3::ZERO, r: 0.5, m: 1.0 }).collect();
+    let params = BallParams::default().with_restitution(0.3).with_rest_speed(0.5);
+    let mut sim = Simulation::new(TerrainBalls::new(hf, vec![], &balls, params).unwrap(), 0.0);
+    sim.advance_to(1.0, |_, _| {});
+    assert!((0..3).all(|k| sim.model().is_resting(k)), "the balls rest");
+    let edit = |sim: &mut Simulation<TerrainBalls<Heightfield>>, z: f32, nan: bool| {
+        sim.change_ground(|t: &mut Heightfield| {
+            // Samples −3..=3 in x and y (indices 7..=13) to `z`.
+            t.set_samples(7, 7, 7, 7, &[z; 49])?;
+            let (lo, hi) = (DVec3::new(-3.0, -3.0, f64::NEG_INFINITY), DVec3::new(3.0, 3.0, f64::INFINITY));
+            Ok::<_, landfall::HeightfieldError>(Some(if nan {
+                Aabb { min: DVec3::NAN, max: hi }
+            } else {
+                Aabb { min: lo, max: hi }
+            }))
+        })
+        .unwrap()
+    };
+    // Up by 0.25 m: the two over the square are lifted, the far one is not looked at.
+    let r = edit(&mut sim, 0.25, false);
+    assert_eq!((r.looked_at, r.lifted, r.woken), (2, 2, 0), "{r:?}");
+    for k in 0..2 {
+        let p = sim.model().position(k, 1.0);
+        assert!((p.z - 0.75).abs() < 1e-6, "ball {k} at {p}");
+    }
+    check_apart(sim.model().terrain(), sim.model(), &[], 3, 1.0, "after the rise");
+    // Down by 1 m (a box with a NaN: everywhere): the two wake and fall to it, the far one stays.
+    let r = edit(&mut sim, -0.75, true);
+    assert_eq!((r.looked_at, r.lifted, r.woken), (3, 0, 2), "{r:?}");
+    sim.advance_to(4.0, |_, _| {});
+    for k in 0..2 {
+        let p = sim.model().position(k, 4.0);
+        assert!(sim.model().is_resting(k) && (p.z + 0.25).abs() < 1e-6, "ball {k} at {p}");
+    }
+    assert_eq!(sim.model().position(2, 4.0), balls[2].p.with_z(sim.model().position(2, 4.0).z));
+    check_apart(sim.model().terrain(), sim.model(), &[], 3, 4.0, "after the fall");
+}
+
 /// Every event of a run, to compare runs.
 fn event_log(t: &dyn Terrain, balls: &[Ball], params: BallParams, until: f64) -> (Vec<(f64, u32, u32)>, u64) {
     let mut sim = Simulation::new(TerrainBalls::new(t, vec![], balls, params).unwrap(), 0.0);

@@ -50,7 +50,7 @@ pub struct Regrounded {
 impl<T: Terrain> Simulation<TerrainBalls<T>> {
     /// Changes the ground under the balls at the current time ([`now`](Self::now): call it between
     /// [`advance_to`](Self::advance_to)s). `edit` changes the terrain and answers the box whose
-    /// ground it may have changed (`None`: nothing changed); the balls whose windows meet it are
+    /// ground it may have changed (`None`: nothing changed; a box with a NaN: anywhere); the balls whose windows meet it are
     /// lifted out of risen ground, woken where their support fell away and predicted again (see
     /// the module's docs). Lifting needs gravity straight down (−z); with any other gravity the
     /// balls are predicted again where they are.
@@ -78,7 +78,11 @@ impl<T: Terrain> Simulation<TerrainBalls<T>> {
     pub fn change_ground<E>(&mut self, edit: impl FnOnce(&mut T) -> Result<Option<Aabb>, E>) -> Result<Regrounded, E> {
         let now = self.now();
         let m = self.model_mut();
-        let Some(region) = edit(&mut m.terrain)? else { return Ok(Regrounded::default()) };
+        let Some(mut region) = edit(&mut m.terrain)? else { return Ok(Regrounded::default()) };
+        if region.min.is_nan() || region.max.is_nan() {
+            // A box that says nothing: the ground may have changed anywhere.
+            region = Aabb { min: DVec3::NEG_INFINITY, max: DVec3::INFINITY };
+        }
         let mut out = Regrounded::default();
         let (mut first, mut then) = (Vec::new(), Vec::new());
         for k in 0..m.p.len() {
