@@ -183,11 +183,12 @@ impl Strips {
         z * l.cos - r * l.sin + l.k
     }
 
-    /// For one end (r = u·X, z = Z): (the first block line with s ≤ `m`, the first with s ≤ −`m`),
-    /// block lines b = 0…=⌈ncy / w⌉ at row lines min(b·w, ncy) (w = 2^`sh`; s decreases along
-    /// them), stepped from `guess` (a row line, kept for the next end).
+    /// For one end (r its distance from the axis, or short of it by no more than the margin
+    /// allows; z = Z): (the first block line with s ≤ `m`, the first with s ≤ −`m`), block lines
+    /// b = 0…=⌈ncy / w⌉ at row lines min(b·w, ncy) (w = 2^`sh`; s decreases along them), stepped
+    /// from `guess` (a row line, kept for the next end).
     #[inline(always)]
-    fn block_lines(&self, sh: u32, r: f64, z: f64, m: f64, guess: &mut usize) -> (usize, usize) {
+    pub(super) fn block_lines(&self, sh: u32, r: f64, z: f64, m: f64, guess: &mut usize) -> (usize, usize) {
         let ncy = self.rows.len() - 1;
         let nb = (ncy + (1 << sh) - 1) >> sh;
         let line = |b: usize| self.s((b << sh).min(ncy), r, z);
@@ -214,19 +215,16 @@ impl Strips {
         (first, b)
     }
 
-    /// The block rows (of 2^`sh` rows) that a wedge segment with ends (ra, za), (rb, zb) may meet
-    /// (see the module docs): `lo..=hi`, or `None`.
+    /// The block rows (of 2^`sh` rows) that a wedge segment may meet, from its two ends'
+    /// [`block_lines`](Self::block_lines) `a` and `b` (see the module docs): `lo..=hi`, or `None`.
     #[inline(always)]
     pub(super) fn block_rows(
         &self,
         sh: u32,
-        ends: [(f64, f64); 2],
-        m: f64,
-        guess: &mut usize,
+        (a0, a1): (usize, usize),
+        (b0, b1): (usize, usize),
     ) -> Option<(usize, usize)> {
         let nb = (self.rows.len() - 1 + (1 << sh) - 1) >> sh;
-        let (a0, a1) = self.block_lines(sh, ends[0].0, ends[0].1, m, guess);
-        let (b0, b1) = self.block_lines(sh, ends[1].0, ends[1].1, m, guess);
         // Block row k has south line k and north line k + 1: candidates where s_k ≥ −M at some end
         // (k < first line with s ≤ −M) and s_(k+1) ≤ M at some end (k + 1 ≥ first line with s ≤ M).
         let hi = a1.max(b1).min(nb);
