@@ -56,9 +56,9 @@ struct End {
     r: f64,
     /// Metres added to the margins: |D|·μ/|b| for a crossing, 0 for an end of its own.
     run: f64,
-    /// Bit k set: `lines[k]` holds its block lines at level k.
-    known: u8,
-    lines: [(usize, usize); MAX_TOP + 1],
+    /// The level whose block lines `lines` holds (`OWN`: none yet).
+    level: usize,
+    lines: (usize, usize),
 }
 
 impl End {
@@ -71,7 +71,7 @@ impl End {
     #[inline(always)]
     fn at(r: &StripRay, col: usize, t: f64, run: f64) -> Self {
         let p = r.x0 + r.d * t;
-        Self { col, t, p, r: (p.x * p.x + p.y * p.y).sqrt(), run, known: 0, lines: [(0, 0); MAX_TOP + 1] }
+        Self { col, t, p, r: (p.x * p.x + p.y * p.y).sqrt(), run, level: OWN, lines: (0, 0) }
     }
 
     /// The crossing of column `col`'s plane (a, b) that stands for the widened end `t` (μ/|b| from
@@ -87,16 +87,15 @@ impl End {
         }
     }
 
-    /// Its block lines at `level` (see [`Strips::block_lines`]), computed once.
+    /// Its block lines at `level` (see [`Strips::block_lines`]), kept for the next wedge of that
+    /// level.
     #[inline(always)]
     fn lines(&mut self, st: &Strips, level: usize, guess: &mut usize) -> (usize, usize) {
-        if self.known & (1 << level) != 0 {
-            return self.lines[level];
+        if self.level != level {
+            self.lines = st.block_lines(2 * level as u32, self.r, self.p.z, st.margin[level] + self.run, guess);
+            self.level = level;
         }
-        let v = st.block_lines(2 * level as u32, self.r, self.p.z, st.margin[level] + self.run, guess);
-        self.lines[level] = v;
-        self.known |= 1 << level;
-        v
+        self.lines
     }
 }
 
@@ -198,7 +197,9 @@ impl GeoSurface {
         // The current wedge's entry end (kept while it is the same: the previous wedge's exit, or
         // the parent's entry for its first child).
         let cap = st.margin[0];
-        let mut near = End::own(&r, t0);
+        // ends[k]: the near end, ends[!k]: the far one (swapped by flipping k, not copied).
+        let mut ends = [End::own(&r, t0); 2];
+        let mut k = false;
         loop {
             let exit = plane(st, &r, edge(level, m, true));
             // A wedge the ray's start is already past (beyond its exit plane's slack: it stays past,
@@ -221,19 +222,22 @@ impl GeoSurface {
                 // Each end is its boundary's crossing where the widened interval ends there.
                 let (entry_lo, exit_hi) = if east { (e0, w1) } else { (w0, e1) };
                 let ce = edge(level, m, false);
+                let near = &mut ends[k as usize];
                 if ta > t0 && ta == entry_lo {
                     if near.col != ce {
-                        near = End::crossing(&r, ce, entry, ta, cap);
+                        *near = End::crossing(&r, ce, entry, ta, cap);
                     }
                 } else if near.col != OWN || near.t != ta {
-                    near = End::own(&r, ta);
+                    *near = End::own(&r, ta);
                 }
-                let mut far = if tc < t1 && tc == exit_hi {
+                ends[!k as usize] = if tc < t1 && tc == exit_hi {
                     End::crossing(&r, edge(level, m, true), exit, tc, cap)
                 } else {
                     End::own(&r, tc)
                 };
-                match self.judge(st, &mut r, level, c0, [&mut near, &mut far], roofs[level], halvable(ta, tc)) {
+                let [e_a, e_b] = &mut ends;
+                let (near, far) = if k { (e_b, e_a) } else { (e_a, e_b) };
+                match self.judge(st, &mut r, level, c0, [near, far], roofs[level], (ta, tc)) {
                     Verdict::Done => {}
                     Verdict::Cells(lo, hi) => self.strip_cells(&r, c0, lo, hi, sink),
                     Verdict::Descend(own) => {
@@ -247,11 +251,11 @@ impl GeoSurface {
                     }
                     Verdict::Halve(own) => {
                         let mid = End::own(&r, 0.5 * (ta + tc));
-                        self.halves(st, &mut r, c0, (ta, mid.t), [near, mid], own, sink);
-                        self.halves(st, &mut r, c0, (mid.t, tc), [mid, far], own, sink);
+                        self.halves(st, &mut r, c0, (ta, mid.t), [*near, mid], own, sink);
+                        self.halves(st, &mut r, c0, (mid.t, tc), [mid, *far], own, sink);
                     }
                 }
-                near = far;
+                k = !k;
             }
             // The next wedge of this level, climbing while the step left the parent.
             entry = exit;
@@ -298,7 +302,7 @@ impl GeoSurface {
         if b.t > tb {
             b = End::own(r, tb);
         }
-        match self.judge(st, r, 0, i, [&mut a, &mut b], roof, halvable(ta, tb)) {
+        match self.judge(st, r, 0, i, [&mut a, &mut b], roof, (ta, tb)) {
             Verdict::Halve(own) => {
                 let mid = End::own(r, 0.5 * (ta + tb));
                 self.halves(st, r, i, (ta, mid.t), [a, mid], own, sink);
@@ -312,7 +316,7 @@ impl GeoSurface {
 
     /// The test of the ray between the ends `ends` in the wedge of level `level` whose western
     /// column is `c0`: the roof of its parent, its rows, its own height bound; a single column's
-    /// long run of rows is halved if `halvable`.
+    /// long run of rows is halved while [ta, tb] is long enough.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn judge(
@@ -323,7 +327,7 @@ impl GeoSurface {
         c0: usize,
         [a, b]: [&mut End; 2],
         roof: Roof,
-        halvable: bool,
+        (ta, tb): (f64, f64),
     ) -> Verdict {
         // The height bound L along the western column's radial direction u (the same u at both
         // ends: L is linear along the ray), less each end's run.
@@ -371,7 +375,7 @@ impl GeoSurface {
         if level > 0 {
             return Verdict::Descend(own);
         }
-        if hi - lo >= MAX_RUN && halvable {
+        if hi - lo >= MAX_RUN && halvable(ta, tb) {
             return Verdict::Halve(own);
         }
         Verdict::Cells(lo, hi)

@@ -93,6 +93,9 @@ pub(crate) struct Strips {
     pub(super) top: usize,
     /// Row margin per level (see the module docs).
     pub(super) margin: Vec<f64>,
+    /// Row lines per metre of s, roughly (1 / (M(φ) Δφ) at the grid's middle latitude): the
+    /// first guess of an end's rows (only a guess: the lines are then checked).
+    per_m: f64,
 }
 
 impl Strips {
@@ -168,7 +171,10 @@ impl Strips {
             }
             maxes.push((bx, m));
         }
-        Some(Self { cols, rows, maxes, top, margin })
+        let (sin, _) = sin_cos_deg(o.y + ncy as f64 * s.y * 0.5);
+        let meridian = prime_vertical_radius(sin) * (1.0 - E2) / (1.0 - E2 * sin * sin);
+        let per_m = 1.0 / (meridian * s.y.to_radians());
+        Some(Self { cols, rows, maxes, top, margin, per_m })
     }
 
     /// Bytes used.
@@ -192,7 +198,11 @@ impl Strips {
         let ncy = self.rows.len() - 1;
         let nb = (ncy + (1 << sh) - 1) >> sh;
         let line = |b: usize| self.s((b << sh).min(ncy), r, z);
-        let mut b = (*guess >> sh).min(nb);
+        // The end's row position from s at the guess's row line (s is nearly the distance north
+        // of the line); the first block line north of it.
+        let j = (*guess).min(ncy);
+        let pos = j as f64 + self.s(j, r, z) * self.per_m;
+        let mut b = (((pos.clamp(0.0, ncy as f64) as usize) >> sh) + 1).min(nb);
         // Usually the end lies between line b − 1 and line b, farther than m from both: two values.
         if b > 0 {
             let (above, below) = (line(b - 1), line(b));
