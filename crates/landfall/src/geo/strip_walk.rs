@@ -19,8 +19,8 @@ struct StripRay {
     sh: Shear,
     t_lo: f64,
     guess: usize,
-    /// |D|
-    d_len: f64,
+    /// μ·|D|
+    mu_d: f64,
 }
 
 /// What the test of one wedge segment calls for.
@@ -79,7 +79,7 @@ impl End {
     /// larger than `cap`.
     #[inline(always)]
     fn crossing(r: &StripRay, col: usize, (a, b): (f64, f64), t: f64, cap: f64) -> Self {
-        let run = r.d_len * MU / b.abs();
+        let run = r.mu_d / b.abs();
         if run <= cap {
             Self::at(r, col, -a / b, run)
         } else {
@@ -150,7 +150,7 @@ impl GeoSurface {
         let (x0, dx) = (f.to_ecef(o), f.dir_to_ecef(d));
         let east = x0.x * dx.y - x0.y * dx.x >= 0.0;
         let mut r =
-            StripRay { x0, d: dx, sh: Shear::new(o, d), t_lo, guess: self.heightfield().ny() / 2, d_len: dx.length() };
+            StripRay { x0, d: dx, sh: Shear::new(o, d), t_lo, guess: self.heightfield().ny() / 2, mu_d: MU * dx.length() };
         let ncx = self.heightfield().nx() - 1;
         let top = st.top;
         // The first column in the ray's order whose widened wedge may hold the ray's start (g
@@ -197,9 +197,7 @@ impl GeoSurface {
         // The current wedge's entry end (kept while it is the same: the previous wedge's exit, or
         // the parent's entry for its first child).
         let cap = st.margin[0];
-        // ends[k]: the near end, ends[!k]: the far one (swapped by flipping k, not copied).
-        let mut ends = [End::own(&r, t0); 2];
-        let mut k = false;
+        let mut near = End::own(&r, t0);
         loop {
             let exit = plane(st, &r, edge(level, m, true));
             // A wedge the ray's start is already past (beyond its exit plane's slack: it stays past,
@@ -222,22 +220,19 @@ impl GeoSurface {
                 // Each end is its boundary's crossing where the widened interval ends there.
                 let (entry_lo, exit_hi) = if east { (e0, w1) } else { (w0, e1) };
                 let ce = edge(level, m, false);
-                let near = &mut ends[k as usize];
                 if ta > t0 && ta == entry_lo {
                     if near.col != ce {
-                        *near = End::crossing(&r, ce, entry, ta, cap);
+                        near = End::crossing(&r, ce, entry, ta, cap);
                     }
                 } else if near.col != OWN || near.t != ta {
-                    *near = End::own(&r, ta);
+                    near = End::own(&r, ta);
                 }
-                ends[!k as usize] = if tc < t1 && tc == exit_hi {
+                let mut far = if tc < t1 && tc == exit_hi {
                     End::crossing(&r, edge(level, m, true), exit, tc, cap)
                 } else {
                     End::own(&r, tc)
                 };
-                let [e_a, e_b] = &mut ends;
-                let (near, far) = if k { (e_b, e_a) } else { (e_a, e_b) };
-                match self.judge(st, &mut r, level, c0, [near, far], roofs[level], (ta, tc)) {
+                match self.judge(st, &mut r, level, c0, [&mut near, &mut far], roofs[level], (ta, tc)) {
                     Verdict::Done => {}
                     Verdict::Cells(lo, hi) => self.strip_cells(&r, c0, lo, hi, sink),
                     Verdict::Descend(own) => {
@@ -251,11 +246,11 @@ impl GeoSurface {
                     }
                     Verdict::Halve(own) => {
                         let mid = End::own(&r, 0.5 * (ta + tc));
-                        self.halves(st, &mut r, c0, (ta, mid.t), [*near, mid], own, sink);
-                        self.halves(st, &mut r, c0, (mid.t, tc), [mid, *far], own, sink);
+                        self.halves(st, &mut r, c0, (ta, mid.t), [near, mid], own, sink);
+                        self.halves(st, &mut r, c0, (mid.t, tc), [mid, far], own, sink);
                     }
                 }
-                k = !k;
+                near = far;
             }
             // The next wedge of this level, climbing while the step left the parent.
             entry = exit;
