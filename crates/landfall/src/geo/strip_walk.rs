@@ -19,97 +19,26 @@ struct StripRay {
     sh: Shear,
     t_lo: f64,
     guess: usize,
-    /// μ·|D|
-    mu_d: f64,
 }
 
 /// What the test of one wedge segment calls for.
 enum Verdict {
-    /// Nothing there (below its bounds).
+    /// Nothing there (below its bounds) or walked (its cells tested).
     Done,
-    /// A single column's candidate rows lo…=hi, to be tested cell by cell.
-    Cells(usize, usize),
     /// Its narrower wedges, under its own roof.
     Descend(Roof),
-    /// The segment [ta, tb] halved, under its own roof.
-    Halve(Roof),
+    /// The segment [ta, tb] (its end cut to the sink's limit) halved, under its own roof.
+    Halve(Roof, f64, f64),
 }
 
 /// A wedge's row line and highest sample: the lower bound that its narrower wedges try first.
 type Roof = (RowLine, f64);
-
-/// No boundary column: an [`End`] of its own.
-const OWN: usize = usize::MAX;
-
-/// One end of a wedge segment. Where the segment ends on a meridian boundary, the end is that
-/// plane's crossing (g = 0), shared by the wedges on both sides of it with its point, radius and
-/// block lines computed once; its `run` (the ray's run |D|·μ/|b| from the crossing to either
-/// widened interval's end) is added to every margin and bound that it serves.
-#[derive(Clone, Copy)]
-struct End {
-    /// The boundary column whose crossing it is, or [`OWN`] (the ray's start or end, the sink's
-    /// limit, a halving, a crossing too oblique to share).
-    col: usize,
-    t: f64,
-    p: DVec3,
-    /// Distance from the Earth's axis.
-    r: f64,
-    /// Metres added to the margins: |D|·μ/|b| for a crossing, 0 for an end of its own.
-    run: f64,
-    /// The level whose block lines `lines` holds (`OWN`: none yet).
-    level: usize,
-    lines: (usize, usize),
-}
-
-impl End {
-    /// The end at t, of its own.
-    #[inline(always)]
-    fn own(r: &StripRay, t: f64) -> Self {
-        Self::at(r, OWN, t, 0.0)
-    }
-
-    #[inline(always)]
-    fn at(r: &StripRay, col: usize, t: f64, run: f64) -> Self {
-        let p = r.x0 + r.d * t;
-        Self { col, t, p, r: (p.x * p.x + p.y * p.y).sqrt(), run, level: OWN, lines: (0, 0) }
-    }
-
-    /// The crossing of column `col`'s plane (a, b) that stands for the widened end `t` (μ/|b| from
-    /// it in t), or an end of its own at `t` where the crossing is oblique enough to make its run
-    /// larger than `cap`.
-    #[inline(always)]
-    fn crossing(r: &StripRay, col: usize, (a, b): (f64, f64), t: f64, cap: f64) -> Self {
-        let run = r.mu_d / b.abs();
-        if run <= cap {
-            Self::at(r, col, -a / b, run)
-        } else {
-            Self::own(r, t)
-        }
-    }
-
-    /// Its block lines at `level` (see [`Strips::block_lines`]), kept for the next wedge of that
-    /// level.
-    #[inline(always)]
-    fn lines(&mut self, st: &Strips, level: usize, guess: &mut usize) -> (usize, usize) {
-        if self.level != level {
-            self.lines = st.block_lines(2 * level as u32, self.r, self.p.z, st.margin[level] + self.run, guess);
-            self.level = level;
-        }
-        self.lines
-    }
-}
 
 /// g of column c along the ray: a + b·t (metres from its meridian plane, east positive).
 #[inline(always)]
 fn plane(st: &Strips, r: &StripRay, c: usize) -> (f64, f64) {
     let [cl, sl] = st.cols[c];
     (cl * r.x0.y - sl * r.x0.x, cl * r.d.y - sl * r.d.x)
-}
-
-/// Whether [ta, tb] is long enough to halve.
-#[inline(always)]
-fn halvable(ta: f64, tb: f64) -> bool {
-    tb - ta > 1e-9 * (1.0 + ta.abs().max(tb.abs()))
 }
 
 /// {t : a + b t ≥ −MU}
@@ -149,8 +78,7 @@ impl GeoSurface {
         let f = self.frame();
         let (x0, dx) = (f.to_ecef(o), f.dir_to_ecef(d));
         let east = x0.x * dx.y - x0.y * dx.x >= 0.0;
-        let mut r =
-            StripRay { x0, d: dx, sh: Shear::new(o, d), t_lo, guess: self.heightfield().ny() / 2, mu_d: MU * dx.length() };
+        let mut r = StripRay { x0, d: dx, sh: Shear::new(o, d), t_lo, guess: self.heightfield().ny() / 2 };
         let ncx = self.heightfield().nx() - 1;
         let top = st.top;
         // The first column in the ray's order whose widened wedge may hold the ray's start (g
@@ -194,10 +122,6 @@ impl GeoSurface {
             }
         };
         let mut entry = plane(st, &r, edge(level, m, false));
-        // The current wedge's entry end (kept while it is the same: the previous wedge's exit, or
-        // the parent's entry for its first child).
-        let cap = st.margin[0];
-        let mut near = End::own(&r, t0);
         loop {
             let exit = plane(st, &r, edge(level, m, true));
             // A wedge the ray's start is already past (beyond its exit plane's slack: it stays past,
@@ -210,31 +134,13 @@ impl GeoSurface {
             let (w0, w1) = west_of(eastp);
             let ta = t0.max(e0).max(w0);
             let tb = t1.min(e1).min(w1);
-            let limit = sink.limit();
-            if !past && ta > t1.min(limit) {
+            if !past && ta > t1.min(sink.limit()) {
                 break;
             }
-            let tc = tb.min(limit);
-            if !past && ta <= tc {
+            if !past && ta <= tb {
                 let c0 = m << (2 * level);
-                // Each end is its boundary's crossing where the widened interval ends there.
-                let (entry_lo, exit_hi) = if east { (e0, w1) } else { (w0, e1) };
-                let ce = edge(level, m, false);
-                if ta > t0 && ta == entry_lo {
-                    if near.col != ce {
-                        near = End::crossing(&r, ce, entry, ta, cap);
-                    }
-                } else if near.col != OWN || near.t != ta {
-                    near = End::own(&r, ta);
-                }
-                let mut far = if tc < t1 && tc == exit_hi {
-                    End::crossing(&r, edge(level, m, true), exit, tc, cap)
-                } else {
-                    End::own(&r, tc)
-                };
-                match self.judge(st, &mut r, level, c0, [&mut near, &mut far], roofs[level], (ta, tc)) {
+                match self.judge(st, &mut r, level, c0, ta, tb, roofs[level], sink) {
                     Verdict::Done => {}
-                    Verdict::Cells(lo, hi) => self.strip_cells(&r, c0, lo, hi, sink),
                     Verdict::Descend(own) => {
                         level -= 1;
                         roofs[level] = own;
@@ -244,13 +150,12 @@ impl GeoSurface {
                         entry = plane(st, &r, edge(level, m, false));
                         continue;
                     }
-                    Verdict::Halve(own) => {
-                        let mid = End::own(&r, 0.5 * (ta + tc));
-                        self.halves(st, &mut r, c0, (ta, mid.t), [near, mid], own, sink);
-                        self.halves(st, &mut r, c0, (mid.t, tc), [mid, far], own, sink);
+                    Verdict::Halve(own, ta, tb) => {
+                        let tm = 0.5 * (ta + tb);
+                        self.halves(st, &mut r, c0, (ta, tm), own, sink);
+                        self.halves(st, &mut r, c0, (tm, tb), own, sink);
                     }
                 }
-                near = far;
             }
             // The next wedge of this level, climbing while the step left the parent.
             entry = exit;
@@ -277,41 +182,23 @@ impl GeoSurface {
         true
     }
 
-    /// The ray over [ta, tb] (ends `ends`) in column `i`, its run of rows halved until each half is
-    /// short, skipped or walked.
-    #[allow(clippy::too_many_arguments)]
-    fn halves(
-        &self,
-        st: &Strips,
-        r: &mut StripRay,
-        i: usize,
-        (ta, tb): (f64, f64),
-        [mut a, mut b]: [End; 2],
-        roof: Roof,
-        sink: &mut impl Sink,
-    ) {
-        let tb = tb.min(sink.limit());
-        if ta > tb {
-            return;
-        }
-        if b.t > tb {
-            b = End::own(r, tb);
-        }
-        match self.judge(st, r, 0, i, [&mut a, &mut b], roof, (ta, tb)) {
-            Verdict::Halve(own) => {
-                let mid = End::own(r, 0.5 * (ta + tb));
-                self.halves(st, r, i, (ta, mid.t), [a, mid], own, sink);
-                self.halves(st, r, i, (mid.t, tb), [mid, b], own, sink);
-            }
-            Verdict::Cells(lo, hi) => self.strip_cells(r, i, lo, hi, sink),
+    /// The ray over [ta, tb] in column `i`, its run of rows halved until each half is short, skipped
+    /// or walked.
+    fn halves(&self, st: &Strips, r: &mut StripRay, i: usize, (ta, tb): (f64, f64), roof: Roof, sink: &mut impl Sink) {
+        match self.judge(st, r, 0, i, ta, tb, roof, sink) {
             // (Descend: not in a single column.)
             Verdict::Done | Verdict::Descend(_) => {}
+            Verdict::Halve(own, ta, tb) => {
+                let tm = 0.5 * (ta + tb);
+                self.halves(st, r, i, (ta, tm), own, sink);
+                self.halves(st, r, i, (tm, tb), own, sink);
+            }
         }
     }
 
-    /// The test of the ray between the ends `ends` in the wedge of level `level` whose western
-    /// column is `c0`: the roof of its parent, its rows, its own height bound; a single column's
-    /// long run of rows is halved while [ta, tb] is long enough.
+    /// The test of the ray over [ta, tb] in the wedge of level `level` whose western column is
+    /// `c0`: the roof of its parent, its rows, its own height bound; a single column's cells are
+    /// tested here.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn judge(
@@ -320,23 +207,28 @@ impl GeoSurface {
         r: &mut StripRay,
         level: usize,
         c0: usize,
-        [a, b]: [&mut End; 2],
+        ta: f64,
+        tb: f64,
         roof: Roof,
-        (ta, tb): (f64, f64),
+        sink: &mut impl Sink,
     ) -> Verdict {
-        // The height bound L along the western column's radial direction u (the same u at both
-        // ends: L is linear along the ray), less each end's run.
+        let tb = tb.min(sink.limit());
+        if ta > tb {
+            return Verdict::Done;
+        }
         let [c, s] = st.cols[c0];
-        let (ra, za, da) = (c * a.p.x + s * a.p.y, a.p.z, a.run);
-        let (rb, zb, db) = (c * b.p.x + s * b.p.y, b.p.z, b.run);
+        let (pa, pb) = (r.x0 + r.d * ta, r.x0 + r.d * tb);
+        let (ra, za) = (c * pa.x + s * pa.y, pa.z);
+        let (rb, zb) = (c * pb.x + s * pb.y, pb.z);
         // Below the enclosing wedge's roof (its candidate cells' highest sample, a superset of
         // this segment's): skipped before its own rows are found.
         let (l, top) = roof;
-        if l.cos * ra + l.sin * za - l.big_k - da > top && l.cos * rb + l.sin * zb - l.big_k - db > top {
+        if l.cos * ra + l.sin * za - l.big_k > top && l.cos * rb + l.sin * zb - l.big_k > top {
             return Verdict::Done;
         }
         let sh = 2 * level as u32;
-        let (la, lb) = (a.lines(st, level, &mut r.guess), b.lines(st, level, &mut r.guess));
+        let m = st.margin[level];
+        let (la, lb) = (st.block_lines(sh, ra, za, m, &mut r.guess), st.block_lines(sh, rb, zb, m, &mut r.guess));
         let Some((lo, hi)) = st.block_rows(sh, la, lb) else {
             return Verdict::Done;
         };
@@ -362,7 +254,7 @@ impl GeoSurface {
         let l = &st.rows[(((lo + hi + 1) >> 1) << sh).min(ncy)];
         let bound = hmax as f64 + H_EPS;
         let own = (*l, bound);
-        if l.cos * ra + l.sin * za - l.big_k - da > bound && l.cos * rb + l.sin * zb - l.big_k - db > bound {
+        if l.cos * ra + l.sin * za - l.big_k > bound && l.cos * rb + l.sin * zb - l.big_k > bound {
             return Verdict::Done;
         }
         // Wider wedges descend. A single column's run of more than MAX_RUN rows (a ray near a
@@ -370,10 +262,11 @@ impl GeoSurface {
         if level > 0 {
             return Verdict::Descend(own);
         }
-        if hi - lo >= MAX_RUN && halvable(ta, tb) {
-            return Verdict::Halve(own);
+        if hi - lo >= MAX_RUN && tb - ta > 1e-9 * (1.0 + ta.abs().max(tb.abs())) {
+            return Verdict::Halve(own, ta, tb);
         }
-        Verdict::Cells(lo, hi)
+        self.strip_cells(r, c0, lo, hi, sink);
+        Verdict::Done
     }
 
     /// The cells of column i, rows lo…=hi, tested exactly (as a leaf of the descent tests them).
