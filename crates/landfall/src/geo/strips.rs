@@ -21,7 +21,10 @@
 //! u·X with u the wedge's western column's radial direction (linear in t, ≤ r, short by at most
 //! r_max·(wΔλ)²/1.99 for wΔλ ≤ 0.1 rad). So the segment may meet cells of row j only if
 //! max(sⱼ(ends)) ≥ −M and min(sⱼ₊₁(ends)) ≤ M with M = r_max·(wΔλ)² + 1e-6 m: a contiguous range
-//! of rows, found from the previous end's rows by a Newton guess and unit steps.
+//! of rows. An end's first block lines are guessed by one Newton step (sⱼ at the previous end's
+//! row line j is nearly the end's distance north of it: row j + sⱼ / (M(φ)Δφ)), then checked, two
+//! values where the end lies farther than M from both block lines around it, else by unit steps:
+//! the guess costs no exactness.
 //!
 //! **Heights, a lower bound.** For P outside the ellipsoid's evolute, f(φ) = r cos φ + Z sin φ −
 //! a√(1 − e² sin² φ) has f′ = s(φ), decreasing over the tile's latitudes, and its maximum f(φ_P) is
@@ -184,7 +187,7 @@ impl Strips {
 
     /// s of row line j at the point (u·X, Z).
     #[inline(always)]
-    fn s(&self, j: usize, r: f64, z: f64) -> f64 {
+    pub(super) fn s(&self, j: usize, r: f64, z: f64) -> f64 {
         let l = &self.rows[j];
         z * l.cos - r * l.sin + l.k
     }
