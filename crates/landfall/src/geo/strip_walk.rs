@@ -227,7 +227,9 @@ impl GeoSurface {
             return Verdict::Done;
         }
         let sh = 2 * level as u32;
-        let Some((lo, hi)) = st.block_rows(sh, [(ra, za), (rb, zb)], st.margin[level], &mut r.guess) else {
+        let m = st.margin[level];
+        let (la, lb) = (st.block_lines(sh, ra, za, m, &mut r.guess), st.block_lines(sh, rb, zb, m, &mut r.guess));
+        let Some((lo, hi)) = st.block_rows(sh, la, lb) else {
             return Verdict::Done;
         };
         // Highest sample of the candidate cells.

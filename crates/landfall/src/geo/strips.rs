@@ -21,7 +21,10 @@
 //! u·X with u the wedge's western column's radial direction (linear in t, ≤ r, short by at most
 //! r_max·(wΔλ)²/1.99 for wΔλ ≤ 0.1 rad). So the segment may meet cells of row j only if
 //! max(sⱼ(ends)) ≥ −M and min(sⱼ₊₁(ends)) ≤ M with M = r_max·(wΔλ)² + 1e-6 m: a contiguous range
-//! of rows, found from the previous end's rows by a Newton guess and unit steps.
+//! of rows. An end's first block lines are guessed by one Newton step (sⱼ at the previous end's
+//! row line j is nearly the end's distance north of it: row j + sⱼ / (M(φ)Δφ)), then checked, two
+//! values where the end lies farther than M from both block lines around it, else by unit steps:
+//! the guess costs no exactness.
 //!
 //! **Heights, a lower bound.** For P outside the ellipsoid's evolute, f(φ) = r cos φ + Z sin φ −
 //! a√(1 − e² sin² φ) has f′ = s(φ), decreasing over the tile's latitudes, and its maximum f(φ_P) is
@@ -93,6 +96,9 @@ pub(crate) struct Strips {
     pub(super) top: usize,
     /// Row margin per level (see the module docs).
     pub(super) margin: Vec<f64>,
+    /// Row lines per metre of s, roughly (1 / (M(φ) Δφ) at the grid's middle latitude): the
+    /// first guess of an end's rows (only a guess: the lines are then checked).
+    per_m: f64,
 }
 
 impl Strips {
@@ -168,7 +174,10 @@ impl Strips {
             }
             maxes.push((bx, m));
         }
-        Some(Self { cols, rows, maxes, top, margin })
+        let (sin, _) = sin_cos_deg(o.y + ncy as f64 * s.y * 0.5);
+        let meridian = prime_vertical_radius(sin) * (1.0 - E2) / (1.0 - E2 * sin * sin);
+        let per_m = 1.0 / (meridian * s.y.to_radians());
+        Some(Self { cols, rows, maxes, top, margin, per_m })
     }
 
     /// Bytes used.
@@ -178,20 +187,25 @@ impl Strips {
 
     /// s of row line j at the point (u·X, Z).
     #[inline(always)]
-    fn s(&self, j: usize, r: f64, z: f64) -> f64 {
+    pub(super) fn s(&self, j: usize, r: f64, z: f64) -> f64 {
         let l = &self.rows[j];
         z * l.cos - r * l.sin + l.k
     }
 
-    /// For one end (r = u·X, z = Z): (the first block line with s ≤ `m`, the first with s ≤ −`m`),
-    /// block lines b = 0…=⌈ncy / w⌉ at row lines min(b·w, ncy) (w = 2^`sh`; s decreases along
-    /// them), stepped from `guess` (a row line, kept for the next end).
+    /// For one end (r its distance from the axis, or short of it by no more than the margin
+    /// allows; z = Z): (the first block line with s ≤ `m`, the first with s ≤ −`m`), block lines
+    /// b = 0…=⌈ncy / w⌉ at row lines min(b·w, ncy) (w = 2^`sh`; s decreases along them), stepped
+    /// from `guess` (a row line, kept for the next end).
     #[inline(always)]
-    fn block_lines(&self, sh: u32, r: f64, z: f64, m: f64, guess: &mut usize) -> (usize, usize) {
+    pub(super) fn block_lines(&self, sh: u32, r: f64, z: f64, m: f64, guess: &mut usize) -> (usize, usize) {
         let ncy = self.rows.len() - 1;
         let nb = (ncy + (1 << sh) - 1) >> sh;
         let line = |b: usize| self.s((b << sh).min(ncy), r, z);
-        let mut b = (*guess >> sh).min(nb);
+        // The end's row position from s at the guess's row line (s is nearly the distance north
+        // of the line); the first block line north of it.
+        let j = (*guess).min(ncy);
+        let pos = j as f64 + self.s(j, r, z) * self.per_m;
+        let mut b = (((pos.clamp(0.0, ncy as f64) as usize) >> sh) + 1).min(nb);
         // Usually the end lies between line b − 1 and line b, farther than m from both: two values.
         if b > 0 {
             let (above, below) = (line(b - 1), line(b));
@@ -214,19 +228,16 @@ impl Strips {
         (first, b)
     }
 
-    /// The block rows (of 2^`sh` rows) that a wedge segment with ends (ra, za), (rb, zb) may meet
-    /// (see the module docs): `lo..=hi`, or `None`.
+    /// The block rows (of 2^`sh` rows) that a wedge segment may meet, from its two ends'
+    /// [`block_lines`](Self::block_lines) `a` and `b` (see the module docs): `lo..=hi`, or `None`.
     #[inline(always)]
     pub(super) fn block_rows(
         &self,
         sh: u32,
-        ends: [(f64, f64); 2],
-        m: f64,
-        guess: &mut usize,
+        (a0, a1): (usize, usize),
+        (b0, b1): (usize, usize),
     ) -> Option<(usize, usize)> {
         let nb = (self.rows.len() - 1 + (1 << sh) - 1) >> sh;
-        let (a0, a1) = self.block_lines(sh, ends[0].0, ends[0].1, m, guess);
-        let (b0, b1) = self.block_lines(sh, ends[1].0, ends[1].1, m, guess);
         // Block row k has south line k and north line k + 1: candidates where s_k ≥ −M at some end
         // (k < first line with s ≤ −M) and s_(k+1) ≤ M at some end (k + 1 ≥ first line with s ≤ M).
         let hi = a1.max(b1).min(nb);

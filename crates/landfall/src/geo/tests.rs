@@ -495,6 +495,44 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, max_global_rejects: 100_000, ..ProptestConfig::default() })]
+
+    /// An end's block lines, stepped from the Newton guess, are the linear scan's (the first line
+    /// with s ≤ m and the first with s ≤ −m) for every level and margin, every guess (the first
+    /// row, the last, anywhere), and points over the tile, beyond its edges by up to half its size,
+    /// on and next to row lines, high and low.
+    #[test]
+    fn block_lines_are_the_scan(s in grid_strategy(), fu in -0.5f64..1.5, fv in prop_oneof![-0.5f64..1.5, Just(0.0), Just(1.0)],
+                                on_row in any::<bool>(), nudge in prop_oneof![Just(0.0), -1e-9f64..1e-9, -1e-3f64..1e-3],
+                                h in prop_oneof![-500.0f64..9000.0, Just(0.0)], guess in prop_oneof![Just(0usize), Just(usize::MAX), any::<usize>()],
+                                level in 0usize..3, wide in prop_oneof![Just(1.0), 1.0f64..1e4]) {
+        prop_assume!(s.has_strip_walk());
+        let st = s.strips.as_ref().unwrap();
+        let hf = s.heightfield();
+        let (o, sp, ncy) = (hf.origin(), hf.spacing(), hf.ny() - 1);
+        let level = level.min(st.top);
+        let mut v = fv * ncy as f64;
+        if on_row {
+            v = v.round();
+        }
+        let lat = o.y + (v + nudge) * sp.y;
+        let lon = o.x + fu * (hf.nx() - 1) as f64 * sp.x;
+        prop_assume!(lat.abs() < 89.0);
+        let p = Geodetic::new(lon, lat, h).to_ecef();
+        let (r, z) = ((p.x * p.x + p.y * p.y).sqrt(), p.z);
+        let sh = 2 * level as u32;
+        let m = st.margin[level] * wide;
+        let nb = (ncy + (1 << sh) - 1) >> sh;
+        let line = |b: usize| st.s((b << sh).min(ncy), r, z);
+        let first = (0..=nb).find(|&b| line(b) <= m).unwrap_or(nb + 1);
+        let second = (first..=nb).find(|&b| line(b) <= -m).unwrap_or(nb + 1);
+        let mut g = guess % (ncy + 1);
+        prop_assert_eq!(st.block_lines(sh, r, z, m, &mut g), (first, second));
+        prop_assert!(g <= ncy);
+    }
+}
+
 /// The strip walk serves ordinary tiles and leaves the poles and wide grids to the descent.
 #[test]
 fn strip_walk_serves_tiles_away_from_the_poles() {
