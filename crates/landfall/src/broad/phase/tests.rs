@@ -328,6 +328,112 @@ proptest! {
     }
 }
 
+/// One change between frames: move (and resize) an object, remove one, or insert one.
+#[derive(Clone, Debug)]
+enum Change {
+    Set(usize, (f64, f64, f64), f64),
+    Remove(usize),
+    Insert((f64, f64, f64), f64),
+}
+
+fn change() -> impl Strategy<Value = Change> {
+    let at = || (coord(), coord(), coord());
+    prop_oneof![
+        3 => (any::<prop::sample::Index>(), at(), radius()).prop_map(|(i, c, r)| Change::Set(i.index(1 << 20), c, r)),
+        1 => any::<prop::sample::Index>().prop_map(|i| Change::Remove(i.index(1 << 20))),
+        1 => (at(), radius()).prop_map(|(c, r)| Change::Insert(c, r)),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Frame after frame, objects jump across cells and levels (moved anywhere, resized), are
+    /// removed and inserted (proxies reused) between searches, some frames not searched at all:
+    /// every search equals brute force, and every object reads back as last set (the spheres are
+    /// stored in the levels' order, through a map from proxy to place).
+    #[test]
+    fn frames_of_jumps_insertions_and_removals_equal_brute_force(
+        objs in prop::collection::vec((coord(), coord(), coord(), radius()), 0..50),
+        frames in prop::collection::vec((prop::collection::vec(change(), 0..30), any::<bool>()), 1..6),
+        ratio in prop::sample::select(vec![2u32, 4, 8]),
+        lifting in any::<bool>(),
+        vertical in prop::sample::select(VERTICALS.to_vec()),
+    ) {
+        let mut bp = phase(ratio, lifting, vertical);
+        let v = |(x, y, z): (f64, f64, f64)| DVec3::new(x, y, z);
+        // The objects as they should stand, by proxy.
+        let mut want: Vec<Option<(DVec3, f64)>> = Vec::new();
+        let mut put = |want: &mut Vec<Option<(DVec3, f64)>>, p: u32, o| {
+            if want.len() <= p as usize {
+                want.resize(p as usize + 1, None);
+            }
+            want[p as usize] = Some(o);
+        };
+        for &(x, y, z, r) in &objs {
+            let p = bp.insert(v((x, y, z)), r).unwrap();
+            put(&mut want, p, (v((x, y, z)), r));
+        }
+        assert_brute(&mut bp);
+        for (changes, search) in &frames {
+            for ch in changes {
+                let live: Vec<u32> = (0..want.len() as u32).filter(|&p| want[p as usize].is_some()).collect();
+                match *ch {
+                    Change::Set(i, c, r) if !live.is_empty() => {
+                        let p = live[i % live.len()];
+                        bp.set(p, v(c), r).unwrap();
+                        put(&mut want, p, (v(c), r));
+                    }
+                    Change::Remove(i) if !live.is_empty() => {
+                        let p = live[i % live.len()];
+                        bp.remove(p).unwrap();
+                        want[p as usize] = None;
+                    }
+                    Change::Insert(c, r) => {
+                        let p = bp.insert(v(c), r).unwrap();
+                        prop_assert!(want.get(p as usize).is_none_or(|o| o.is_none()), "proxy {} in use", p);
+                        put(&mut want, p, (v(c), r));
+                    }
+                    _ => {}
+                }
+            }
+            if *search {
+                assert_brute(&mut bp);
+            }
+            prop_assert_eq!(bp.len(), want.iter().flatten().count());
+            for (p, o) in want.iter().enumerate() {
+                prop_assert_eq!(bp.get(p as u32), *o, "proxy {}", p);
+            }
+        }
+        assert_brute(&mut bp);
+    }
+}
+
+/// Many removals and insertions with no search in between keep the places within twice the
+/// objects (holes are dropped), and the objects read back as set.
+#[test]
+fn churn_without_searching_keeps_the_places_compact() {
+    let mut rng = SplitMix64::new(21);
+    let mut bp = BroadPhase::new(1.0);
+    let objs = scene(&mut rng, 300, -1.0, 1.5, 100.0, DVec3::ZERO);
+    for &(c, r) in &objs {
+        bp.insert(c, r).unwrap();
+    }
+    bp.find_pairs();
+    for round in 0..50 {
+        for p in (round % 3..300).step_by(3) {
+            let (c, r) = bp.get(p as u32).unwrap();
+            bp.remove(p as u32).unwrap();
+            assert_eq!(bp.insert(c, r).unwrap(), p as u32);
+        }
+        assert!(bp.spheres.len() <= 2 * bp.len() + 64, "{} places", bp.spheres.len());
+    }
+    for (p, &(c, r)) in objs.iter().enumerate() {
+        assert_eq!(bp.get(p as u32), Some((c, r)));
+    }
+    assert_brute(&mut bp);
+}
+
 /// Over frames of moves, removals and reinsertions, the events are the differences between
 /// consecutive frames' brute-force pair sets (a reused proxy's pairs end and begin again).
 #[test]
