@@ -131,11 +131,13 @@ const FREE: u32 = u32::MAX;
 pub struct BroadPhase {
     levels: Levels,
     /// The objects by place: their spheres, levels by size (`FREE`: a hole left by a removal) and
-    /// proxies, in the order the last sort left them (its levels' sorted arrays, one after another;
+    /// the radius each was computed for (the sort recomputes it where the radius changed: `set`
+    /// writes the sphere alone, without reading anything at its place), proxies, in the order the last sort left them (its levels' sorted arrays, one after another;
     /// objects inserted since at the end), so that the sort reads them in sequence; `set` writes
     /// through `place`, each proxy's place (`FREE`: no object).
     spheres: Vec<Sphere>,
     size_level: Vec<u32>,
+    sized: Vec<f64>,
     proxy_at: Vec<u32>,
     place: Vec<u32>,
     /// Free proxies, reused last-in first-out.
@@ -143,6 +145,7 @@ pub struct BroadPhase {
     /// Scratch for rewriting the places in the levels' order, kept for its capacity.
     next_spheres: Vec<Sphere>,
     next_size: Vec<u32>,
+    next_sized: Vec<f64>,
     /// Objects per level index, and the members of each occupied level, grouped.
     counts: Vec<u32>,
     level_of: Vec<u32>,
@@ -199,11 +202,13 @@ impl BroadPhase {
             levels,
             spheres: Vec::new(),
             size_level: Vec::new(),
+            sized: Vec::new(),
             proxy_at: Vec::new(),
             place: Vec::new(),
             free: Vec::new(),
             next_spheres: Vec::new(),
             next_size: Vec::new(),
+            next_sized: Vec::new(),
             counts,
             level_of: Vec::new(),
             members: Vec::new(),
@@ -265,19 +270,18 @@ impl BroadPhase {
         self.place[proxy as usize] = self.spheres.len() as u32;
         self.spheres.push(sphere);
         self.size_level.push(level);
+        self.sized.push(radius);
         self.proxy_at.push(proxy);
         Ok(proxy)
     }
 
     /// Moves (and resizes) object `proxy`.
     pub fn set(&mut self, proxy: u32, center: DVec3, radius: f64) -> Result<(), BroadPhaseError> {
-        let old = self.slot(proxy)?;
-        let sphere = Self::check(center, radius)?;
-        let at = self.place[proxy as usize] as usize;
-        if radius != old.r {
-            self.size_level[at] = self.levels.by_size(radius) as u32;
-        }
-        self.spheres[at] = sphere;
+        let at = match self.place.get(proxy as usize) {
+            Some(&at) if at != FREE => at as usize,
+            _ => return Err(BroadPhaseError::Unknown(proxy)),
+        };
+        self.spheres[at] = Self::check(center, radius)?;
         self.fresh = false;
         Ok(())
     }
@@ -293,6 +297,7 @@ impl BroadPhase {
         if self.free.len() == self.place.len() {
             self.spheres.clear();
             self.size_level.clear();
+            self.sized.clear();
             self.proxy_at.clear();
             self.place.clear();
             self.free.clear();
@@ -310,6 +315,7 @@ impl BroadPhase {
             if self.size_level[from] != FREE {
                 self.spheres[to] = self.spheres[from];
                 self.size_level[to] = self.size_level[from];
+                self.sized[to] = self.sized[from];
                 self.proxy_at[to] = self.proxy_at[from];
                 self.place[self.proxy_at[to] as usize] = to as u32;
                 to += 1;
@@ -317,6 +323,7 @@ impl BroadPhase {
         }
         self.spheres.truncate(to);
         self.size_level.truncate(to);
+        self.sized.truncate(to);
         self.proxy_at.truncate(to);
     }
 
@@ -473,11 +480,15 @@ impl BroadPhase {
     /// occupied level by cell.
     fn rebuild(&mut self) {
         self.level_of.clear();
-        for (s, &size) in self.spheres.iter().zip(&self.size_level) {
-            let t = if size == FREE {
+        let levels = &self.levels;
+        for ((s, size), sized) in self.spheres.iter().zip(&mut self.size_level).zip(&mut self.sized) {
+            let t = if *size == FREE {
                 FREE
             } else {
-                self.levels.raised(size as usize, s.c.x.abs().max(s.c.y.abs())) as u32
+                if s.r != *sized {
+                    (*size, *sized) = (levels.by_size(s.r) as u32, s.r);
+                }
+                levels.raised(*size as usize, s.c.x.abs().max(s.c.y.abs())) as u32
             };
             self.level_of.push(t);
         }
@@ -512,6 +523,7 @@ impl BroadPhase {
     fn reorder(&mut self) {
         self.next_spheres.clear();
         self.next_size.clear();
+        self.next_sized.clear();
         self.proxy_at.clear();
         for lv in &self.built[..self.occupied] {
             let base = self.next_spheres.len();
@@ -520,12 +532,14 @@ impl BroadPhase {
                     self.place[p as usize] = (base + x) as u32;
                 }
                 self.next_size.push(self.size_level[from as usize]);
+                self.next_sized.push(self.sized[from as usize]);
             }
             self.next_spheres.extend_from_slice(&lv.spheres);
             self.proxy_at.extend_from_slice(&lv.proxies);
         }
         std::mem::swap(&mut self.spheres, &mut self.next_spheres);
         std::mem::swap(&mut self.size_level, &mut self.next_size);
+        std::mem::swap(&mut self.sized, &mut self.next_sized);
     }
 
     /// Which coarser level each level's objects are searched on. A level whose objects, together
