@@ -59,8 +59,6 @@ pub(super) struct Level {
     pub boxes: Vec<Box32>,
     pub spheres: Vec<Sphere>,
     pub proxies: Vec<u32>,
-    /// The places the objects were read from (in the order the sort left them).
-    pub places: Vec<u32>,
     // Scratch, kept for its capacity: keys, layers and sort buffers.
     keys: Vec<u64>,
     layer: Vec<i32>,
@@ -86,18 +84,9 @@ const VERTICAL_CROWD: u128 = 8;
 const LAYER_SPAN: (i64, i64) = (-(1 << 30) - 1, (1 << 30) + 1);
 
 impl Level {
-    /// Rebuilds the level `t` from the objects `members` (places in `all` and `proxy_at`, read in
-    /// that order; objects of one cell keep it), split by height as `vertical` says (never where a
-    /// layer index would leave ±2³⁰ or the keys 2⁶²).
-    pub fn build(
-        &mut self,
-        levels: &Levels,
-        t: usize,
-        members: &[u32],
-        all: &[Sphere],
-        proxy_at: &[u32],
-        vertical: Vertical,
-    ) {
+    /// Rebuilds the level `t` from the objects `members` (proxies into `all`), split by height as
+    /// `vertical` says (never where a layer index would leave ±2³⁰ or the keys 2⁶²).
+    pub fn build(&mut self, levels: &Levels, t: usize, members: &[u32], all: &[Sphere], vertical: Vertical) {
         self.t = t;
         let (mut imin, mut imax, mut jmin, mut jmax) = (i64::MAX, i64::MIN, i64::MAX, i64::MIN);
         let (mut kmin, mut kmax) = (i64::MAX, i64::MIN);
@@ -185,11 +174,10 @@ impl Level {
         self.boxes.clear();
         self.spheres.clear();
         self.proxies.clear();
-        // The gather (nearly in sequence: the places are last frame's sorted order), then the boxes
-        // from the gathered spheres in order (with the level's largest half-width).
+        // The gather alone first (independent loads, as many in flight as the core allows), then the
+        // boxes from the gathered spheres in order (with the level's largest half-width).
         self.spheres.extend(self.vals.iter().map(|&p| all[p as usize]));
-        self.proxies.extend(self.vals.iter().map(|&p| proxy_at[p as usize]));
-        std::mem::swap(&mut self.places, &mut self.vals);
+        self.proxies.extend_from_slice(&self.vals);
         let mut hmax = 0.0f64;
         self.boxes.extend(self.spheres.iter().map(|s| {
             let h = s.h();

@@ -19,12 +19,6 @@
 //!   finer level is walked in its own cell order, so consecutive searches are close); empty levels
 //!   are never visited.
 //!
-//! The spheres are stored in the levels' order: the last sort's sorted arrays, one after another,
-//! with a map from proxy to place through which [`BroadPhase::set`] writes (a random write per
-//! move). The next sort reads them in sequence, and its stable sorts start from that order, so only
-//! the few objects that changed cell or level move, and only the places of objects that moved are
-//! rewritten.
-//!
 //! Every candidate is tested on the f32 boxes, then on the f64 spheres (overlap or touch); the boxes
 //! are widened beyond every rounding, so no touching pair is lost (tests: brute force).
 //!
@@ -130,22 +124,11 @@ const FREE: u32 = u32::MAX;
 #[derive(Clone, Debug)]
 pub struct BroadPhase {
     levels: Levels,
-    /// The objects by place: their spheres, levels by size (`FREE`: a hole left by a removal) and
-    /// the radius each was computed for (the sort recomputes it where the radius changed: `set`
-    /// writes the sphere alone, without reading anything at its place), proxies, in the order the last sort left them (its levels' sorted arrays, one after another;
-    /// objects inserted since at the end), so that the sort reads them in sequence; `set` writes
-    /// through `place`, each proxy's place (`FREE`: no object).
+    /// The objects' spheres by proxy, and their levels by size (`FREE`: no object).
     spheres: Vec<Sphere>,
     size_level: Vec<u32>,
-    sized: Vec<f64>,
-    proxy_at: Vec<u32>,
-    place: Vec<u32>,
     /// Free proxies, reused last-in first-out.
     free: Vec<u32>,
-    /// Scratch for rewriting the places in the levels' order, kept for its capacity.
-    next_spheres: Vec<Sphere>,
-    next_size: Vec<u32>,
-    next_sized: Vec<f64>,
     /// Objects per level index, and the members of each occupied level, grouped.
     counts: Vec<u32>,
     level_of: Vec<u32>,
@@ -202,13 +185,7 @@ impl BroadPhase {
             levels,
             spheres: Vec::new(),
             size_level: Vec::new(),
-            sized: Vec::new(),
-            proxy_at: Vec::new(),
-            place: Vec::new(),
             free: Vec::new(),
-            next_spheres: Vec::new(),
-            next_size: Vec::new(),
-            next_sized: Vec::new(),
             counts,
             level_of: Vec::new(),
             members: Vec::new(),
@@ -232,7 +209,7 @@ impl BroadPhase {
 
     /// Number of objects.
     pub fn len(&self) -> usize {
-        self.place.len() - self.free.len()
+        self.spheres.len() - self.free.len()
     }
 
     /// Whether there is no object.
@@ -260,28 +237,27 @@ impl BroadPhase {
         let sphere = Self::check(center, radius)?;
         let level = self.levels.by_size(radius) as u32;
         self.fresh = false;
-        let proxy = match self.free.pop() {
-            Some(p) => p,
-            None => {
-                self.place.push(FREE);
-                self.place.len() as u32 - 1
+        Ok(match self.free.pop() {
+            Some(p) => {
+                (self.spheres[p as usize], self.size_level[p as usize]) = (sphere, level);
+                p
             }
-        };
-        self.place[proxy as usize] = self.spheres.len() as u32;
-        self.spheres.push(sphere);
-        self.size_level.push(level);
-        self.sized.push(radius);
-        self.proxy_at.push(proxy);
-        Ok(proxy)
+            None => {
+                self.spheres.push(sphere);
+                self.size_level.push(level);
+                self.spheres.len() as u32 - 1
+            }
+        })
     }
 
     /// Moves (and resizes) object `proxy`.
     pub fn set(&mut self, proxy: u32, center: DVec3, radius: f64) -> Result<(), BroadPhaseError> {
-        let at = match self.place.get(proxy as usize) {
-            Some(&at) if at != FREE => at as usize,
-            _ => return Err(BroadPhaseError::Unknown(proxy)),
-        };
-        self.spheres[at] = Self::check(center, radius)?;
+        let old = self.slot(proxy)?;
+        let sphere = Self::check(center, radius)?;
+        if radius != old.r {
+            self.size_level[proxy as usize] = self.levels.by_size(radius) as u32;
+        }
+        self.spheres[proxy as usize] = sphere;
         self.fresh = false;
         Ok(())
     }
@@ -289,42 +265,16 @@ impl BroadPhase {
     /// Removes object `proxy` (its proxy may be handed out again).
     pub fn remove(&mut self, proxy: u32) -> Result<(), BroadPhaseError> {
         self.slot(proxy)?;
-        let at = std::mem::replace(&mut self.place[proxy as usize], FREE) as usize;
-        (self.size_level[at], self.proxy_at[at]) = (FREE, FREE);
+        self.size_level[proxy as usize] = FREE;
         self.free.push(proxy);
         self.fresh = false;
         self.events.removed(proxy);
-        if self.free.len() == self.place.len() {
+        if self.free.len() == self.spheres.len() {
             self.spheres.clear();
             self.size_level.clear();
-            self.sized.clear();
-            self.proxy_at.clear();
-            self.place.clear();
             self.free.clear();
-        } else if self.spheres.len() > 2 * self.len() + 64 {
-            self.compact();
         }
         Ok(())
-    }
-
-    /// Drops the holes removals left among the places (between sorts, so that removing and
-    /// inserting without ever searching keeps the places within twice the objects).
-    fn compact(&mut self) {
-        let mut to = 0;
-        for from in 0..self.spheres.len() {
-            if self.size_level[from] != FREE {
-                self.spheres[to] = self.spheres[from];
-                self.size_level[to] = self.size_level[from];
-                self.sized[to] = self.sized[from];
-                self.proxy_at[to] = self.proxy_at[from];
-                self.place[self.proxy_at[to] as usize] = to as u32;
-                to += 1;
-            }
-        }
-        self.spheres.truncate(to);
-        self.size_level.truncate(to);
-        self.sized.truncate(to);
-        self.proxy_at.truncate(to);
     }
 
     /// Object `proxy`'s centre and radius.
@@ -333,16 +283,15 @@ impl BroadPhase {
     }
 
     fn slot(&self, proxy: u32) -> Result<Sphere, BroadPhaseError> {
-        match self.place.get(proxy as usize) {
-            Some(&at) if at != FREE => Ok(self.spheres[at as usize]),
+        match self.size_level.get(proxy as usize) {
+            Some(&l) if l != FREE => Ok(self.spheres[proxy as usize]),
             _ => Err(BroadPhaseError::Unknown(proxy)),
         }
     }
 
     /// Every pair of objects whose spheres overlap or touch, each once, lower proxy first, in an
-    /// order that depends only on the calls made so far (the objects, which levels are lifted into
-    /// which — decided every 8 sorts from the objects as they then stand — and, within a cell, the
-    /// order the previous sort left them in).
+    /// order that depends only on the objects and on which levels are lifted into which (decided
+    /// every 8 sorts from the objects as they then stand).
     pub fn find_pairs(&mut self) -> &[Pair] {
         self.rebuild();
         self.pairs.clear();
@@ -480,15 +429,11 @@ impl BroadPhase {
     /// occupied level by cell.
     fn rebuild(&mut self) {
         self.level_of.clear();
-        let levels = &self.levels;
-        for ((s, size), sized) in self.spheres.iter().zip(&mut self.size_level).zip(&mut self.sized) {
-            let t = if *size == FREE {
+        for (s, &size) in self.spheres.iter().zip(&self.size_level) {
+            let t = if size == FREE {
                 FREE
             } else {
-                if s.r != *sized {
-                    (*size, *sized) = (levels.by_size(s.r) as u32, s.r);
-                }
-                levels.raised(*size as usize, s.c.x.abs().max(s.c.y.abs())) as u32
+                self.levels.raised(size as usize, s.c.x.abs().max(s.c.y.abs())) as u32
             };
             self.level_of.push(t);
         }
@@ -502,10 +447,9 @@ impl BroadPhase {
         if self.built.len() < self.starts.len() {
             self.built.resize_with(self.starts.len(), Level::default);
         }
-        let (levels, members, vertical) = (&self.levels, &self.members, self.vertical);
-        let (spheres, proxy_at) = (&self.spheres, &self.proxy_at);
+        let (levels, members, spheres, vertical) = (&self.levels, &self.members, &self.spheres, self.vertical);
         let build = |(lv, &(t, s, e)): (&mut Level, &(usize, usize, usize))| {
-            lv.build(levels, t, &members[s..e], spheres, proxy_at, vertical)
+            lv.build(levels, t, &members[s..e], spheres, vertical)
         };
         if self.parallel {
             use rayon::prelude::*;
@@ -515,31 +459,6 @@ impl BroadPhase {
         }
         self.occupied = self.starts.len();
         self.fresh = true;
-        self.reorder();
-    }
-
-    /// Rewrites the places in the order of the levels just sorted (holes dropped), and the place of
-    /// each object that moved: few, frame to frame, as few objects change cell or level.
-    fn reorder(&mut self) {
-        self.next_spheres.clear();
-        self.next_size.clear();
-        self.next_sized.clear();
-        self.proxy_at.clear();
-        for lv in &self.built[..self.occupied] {
-            let base = self.next_spheres.len();
-            for (x, (&from, &p)) in lv.places.iter().zip(&lv.proxies).enumerate() {
-                if from as usize != base + x {
-                    self.place[p as usize] = (base + x) as u32;
-                }
-                self.next_size.push(self.size_level[from as usize]);
-                self.next_sized.push(self.sized[from as usize]);
-            }
-            self.next_spheres.extend_from_slice(&lv.spheres);
-            self.proxy_at.extend_from_slice(&lv.proxies);
-        }
-        std::mem::swap(&mut self.spheres, &mut self.next_spheres);
-        std::mem::swap(&mut self.size_level, &mut self.next_size);
-        std::mem::swap(&mut self.sized, &mut self.next_sized);
     }
 
     /// Which coarser level each level's objects are searched on. A level whose objects, together
@@ -591,8 +510,8 @@ impl BroadPhase {
         }
     }
 
-    /// Groups the objects by level (lifted or not) into `members` (their places) and `starts`: a
-    /// counting sort by level, in place order within a level.
+    /// Groups the objects by level (lifted or not) into `members` and `starts`: a counting sort by
+    /// level, in proxy order within a level.
     fn group(&mut self, lifted: bool) {
         self.counts.fill(0);
         for t in self.level_of.iter_mut().filter(|t| **t != FREE) {
@@ -608,7 +527,6 @@ impl BroadPhase {
         self.members.clear();
         self.members.resize(at as usize, 0);
         for (p, &t) in self.level_of.iter().enumerate() {
-            // p is a place.
             if t != FREE {
                 let c = &mut self.counts[t as usize];
                 self.members[*c as usize] = p as u32;
@@ -629,7 +547,7 @@ impl BroadPhase {
     /// Every pair whose spheres overlap or touch, by testing all pairs (lower proxy first, sorted):
     /// the reference the tests compare with.
     pub fn pairs_brute_force(&self) -> Vec<(u32, u32)> {
-        let live: Vec<(u32, &Sphere)> = self.live().collect(); // by proxy
+        let live: Vec<(u32, &Sphere)> = self.live().collect();
         let mut out = Vec::new();
         for (x, (pa, a)) in live.iter().enumerate() {
             for (pb, b) in &live[x + 1..] {

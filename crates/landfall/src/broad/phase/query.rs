@@ -83,7 +83,7 @@ impl BroadPhase {
         }
         let r = DVec3::splat(radius);
         self.within_box(p - r, p + r, |q| {
-            let s = &self.spheres[self.place[q as usize] as usize];
+            let s = &self.spheres[q as usize];
             if within(s.c - p, radius + s.r) {
                 visit(q);
             }
@@ -184,13 +184,14 @@ impl BroadPhase {
         best
     }
 
-    /// The live objects with their proxies, by proxy.
+    /// The live objects with their proxies.
     pub(super) fn live(&self) -> impl Iterator<Item = (u32, &Sphere)> {
-        self.place
+        self.spheres
             .iter()
+            .zip(&self.size_level)
             .enumerate()
-            .filter(|(_, &at)| at != super::FREE)
-            .map(|(p, &at)| (p as u32, &self.spheres[at as usize]))
+            .filter(|(_, (_, &l))| l != super::FREE)
+            .map(|(p, (s, _))| (p as u32, s))
     }
 
     /// How far from a cell an object of level `lv` may reach, for queries near coordinate `near`:

@@ -350,8 +350,7 @@ proptest! {
 
     /// Frame after frame, objects jump across cells and levels (moved anywhere, resized), are
     /// removed and inserted (proxies reused) between searches, some frames not searched at all:
-    /// every search equals brute force, and every object reads back as last set (the spheres are
-    /// stored in the levels' order, through a map from proxy to place).
+    /// every search equals brute force, and every object reads back as last set.
     #[test]
     fn frames_of_jumps_insertions_and_removals_equal_brute_force(
         objs in prop::collection::vec((coord(), coord(), coord(), radius()), 0..50),
@@ -407,31 +406,6 @@ proptest! {
         }
         assert_brute(&mut bp);
     }
-}
-
-/// Many removals and insertions with no search in between keep the places within twice the
-/// objects (holes are dropped), and the objects read back as set.
-#[test]
-fn churn_without_searching_keeps_the_places_compact() {
-    let mut rng = SplitMix64::new(21);
-    let mut bp = BroadPhase::new(1.0);
-    let objs = scene(&mut rng, 300, -1.0, 1.5, 100.0, DVec3::ZERO);
-    for &(c, r) in &objs {
-        bp.insert(c, r).unwrap();
-    }
-    bp.find_pairs();
-    for round in 0..50 {
-        for p in (round % 3..300).step_by(3) {
-            let (c, r) = bp.get(p as u32).unwrap();
-            bp.remove(p as u32).unwrap();
-            assert_eq!(bp.insert(c, r).unwrap(), p as u32);
-        }
-        assert!(bp.spheres.len() <= 2 * bp.len() + 64, "{} places", bp.spheres.len());
-    }
-    for (p, &(c, r)) in objs.iter().enumerate() {
-        assert_eq!(bp.get(p as u32), Some((c, r)));
-    }
-    assert_brute(&mut bp);
 }
 
 /// Over frames of moves, removals and reinsertions, the events are the differences between
