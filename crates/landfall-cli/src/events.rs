@@ -352,10 +352,12 @@ fn terrain(a: &TerrainBallsArgs) -> Result<()> {
         };
         bail!("{option}: {}", e.why);
     }
-    let run = match walk {
-        None => simulate(t, &spheres, &balls, params, a.until, true, a.max_events, None)?,
-        Some(w) => simulate(procedural_world()?, &spheres, &balls, params, a.until, true, a.max_events, Some(w))?,
+    // A walk moves the ground: each run on a world of its own.
+    let run_with = |params, paths| match walk {
+        None => simulate(t, &spheres, &balls, params, a.until, paths, a.max_events, None),
+        Some(w) => simulate(procedural_world()?, &spheres, &balls, params, a.until, paths, a.max_events, Some(w)),
     };
+    let run = run_with(params, true)?;
     if let Some(at) = run.stopped_at {
         eprintln!(
             "landfall: note: stopped after --max-events {} events at t = {at}, before --until {} (raise --max-events \
@@ -400,10 +402,7 @@ fn terrain(a: &TerrainBallsArgs) -> Result<()> {
         }
     }
     if let Some(lod) = params.lod {
-        let all = match walk {
-            None => simulate(t, &spheres, &balls, full, a.until, false, a.max_events, None)?,
-            Some(w) => simulate(procedural_world()?, &spheres, &balls, full, a.until, false, a.max_events, Some(w))?,
-        };
+        let all = run_with(full, false)?;
         let saved = |x: u64, y: u64| if y == 0 { 0.0 } else { 100.0 * (1.0 - x as f64 / y as f64) };
         say!(
             "level of detail: range {} around ({:.1}, {:.1}, {:.1}); {} balls re-initialized on coming into range",
