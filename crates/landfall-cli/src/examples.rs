@@ -83,8 +83,7 @@ Examples:
 pub const EVENTS_TERRAIN: &str = "\
 Examples:
   landfall events terrain data/topobathy.npz --balls 1000 --until 20 -o events.png
-  landfall events terrain world --viewer 0,0 --range 40   # level of detail of behaviour
-  landfall events terrain world --walk 5,0 --viewer -100,0 --range 40 --until 40   # the ground follows a walking viewer
+  landfall events terrain world --walk 5,0 --viewer -100,0 --range 40 --until 40   # level of detail; the ground follows the walking viewer
   landfall events terrain dem.tif --balls 200 --restitution 0.5 --rest-speed 1";
 
 /// `landfall behave dance`.
