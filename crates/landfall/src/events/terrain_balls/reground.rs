@@ -123,12 +123,11 @@ impl<T: Terrain> Simulation<TerrainBalls<T>> {
     /// many. Without a level of detail there is no viewer and nothing changes (0). Refuses a viewer
     /// that is not finite (field `lod.viewer`).
     pub fn move_viewer(&mut self, viewer: DVec3) -> Result<usize, ParamError> {
-        if !viewer.is_finite() {
-            return Err(ParamError::new("lod.viewer", format!("{viewer} is not finite")));
-        }
         let m = self.model_mut();
-        let Some(lod) = m.params.lod.as_mut() else { return Ok(0) };
-        lod.viewer = viewer;
+        let Some(lod) = m.params.lod else { return Ok(0) };
+        let params = m.params.with_lod(Some(super::BehaviourLod { viewer, ..lod }));
+        params.validate()?;
+        m.params = params;
         let mut changed: Vec<usize> = (0..m.p.len())
             .filter(|&k| m.alive[k] && (m.params.ball_collisions && m.in_range(m.windows[k])) != m.near[k])
             .collect();
