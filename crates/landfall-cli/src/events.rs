@@ -642,10 +642,7 @@ fn simulate<T: Ground>(
                 .change_ground(|t| t.follow(viewer))
                 .with_context(|| format!("--walk: the viewer at t = {} s", nz(ft)))?;
             g.changes += usize::from(r != Default::default());
-            g.regrounded.looked_at += r.looked_at;
-            g.regrounded.predicted += r.predicted;
-            g.regrounded.lifted += r.lifted;
-            g.regrounded.woken += r.woken;
+            g.regrounded += r;
             g.viewer_changes += sim.move_viewer(viewer)?;
         }
         let m = sim.model();

@@ -212,10 +212,7 @@ fn balls_on_a_moving_world_stay_out_of_the_drawn_ground() {
         let g = sim.model().terrain().height_at(x, 0.0).unwrap_or(0.0);
         let viewer = DVec3::new(x, 0.0, g + up);
         let r = sim.change_ground(|w: &mut World| w.update(viewer).map(|_| w.changed_region())).unwrap();
-        total.looked_at += r.looked_at;
-        total.predicted += r.predicted;
-        total.lifted += r.lifted;
-        total.woken += r.woken;
+        total += r;
         viewer_changes += sim.move_viewer(viewer).unwrap();
         check_apart(sim.model().terrain(), sim.model(), &[], n, t, &format!("frame {f}, after the move"));
         // A resting ball rests on something: the ground as drawn now, or a resting ball.

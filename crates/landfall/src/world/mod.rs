@@ -542,11 +542,9 @@ impl<S: CellStore> World<S> {
             let l = &self.layers[k];
             for m in [before[k], l.active.then_some(l.m)].into_iter().flatten() {
                 let o = [2 * m[0] - self.width / 2, 2 * m[1] - self.width / 2];
-                let lo = DVec3::new(o[0] as f64 * s - grow, o[1] as f64 * s - grow, f64::NEG_INFINITY);
-                let hi =
-                    lo + DVec3::new((self.width as f64) * s + 2.0 * grow, (self.width as f64) * s + 2.0 * grow, 0.0);
-                let hi = DVec3::new(hi.x, hi.y, f64::INFINITY);
-                out = Some(out.map_or(Aabb { min: lo, max: hi }, |a| Aabb { min: a.min.min(lo), max: a.max.max(hi) }));
+                let (x, y, side) = (o[0] as f64 * s - grow, o[1] as f64 * s - grow, self.width as f64 * s + 2.0 * grow);
+                let b = Aabb::new(DVec3::new(x, y, f64::NEG_INFINITY), DVec3::new(x + side, y + side, f64::INFINITY));
+                out = Some(out.map_or(b, |a| a.union(&b)));
             }
         }
         out

@@ -47,6 +47,16 @@ pub struct Regrounded {
     pub woken: usize,
 }
 
+impl std::ops::AddAssign for Regrounded {
+    /// Adds another change's counts (totals over a run).
+    fn add_assign(&mut self, o: Self) {
+        self.looked_at += o.looked_at;
+        self.predicted += o.predicted;
+        self.lifted += o.lifted;
+        self.woken += o.woken;
+    }
+}
+
 impl<T: Terrain> Simulation<TerrainBalls<T>> {
     /// Changes the ground under the balls at the current time ([`now`](Self::now): call it between
     /// [`advance_to`](Self::advance_to)s). `edit` changes the terrain and answers the box whose
