@@ -369,7 +369,9 @@ fn terrain(a: &TerrainBallsArgs) -> Result<()> {
     }
     let n = balls.len();
     let c = run.counts;
-    say!("{n} balls, {} fixed spheres, {:.1} simulated seconds in {:.2} s", spheres.len(), a.until, run.wall);
+    let simulated = run.stopped_at.unwrap_or(a.until);
+    let secs = if simulated < 1e16 { format!("{simulated:.1}") } else { nz(simulated).to_string() };
+    say!("{n} balls, {} fixed spheres, {secs} simulated seconds in {:.2} s", spheres.len(), run.wall);
     say!("events        {} ({:.0} per second of wall time)", run.events, run.events as f64 / run.wall.max(1e-9));
     say!("  ground      {}", c.ground);
     say!("  spheres     {}", c.spheres);
@@ -383,7 +385,7 @@ fn terrain(a: &TerrainBallsArgs) -> Result<()> {
         let r = g.regrounded;
         say!(
             "walk          {:.0} m at ({}, {}) m/s from ({}, {}); {} cache updates changed the ground under balls",
-            w.velocity.length() * a.until,
+            w.velocity.length() * simulated,
             nz(w.velocity.x),
             nz(w.velocity.y),
             nz(w.from.x),
@@ -627,13 +629,13 @@ fn simulate<T: Ground>(
     // `until` in one go.
     let framed = if walk.is_some() { until } else { until.min(FRAMED_SECONDS) };
     let frames = (framed * 30.0).ceil() as usize;
-    let mut events = 0u64;
+    let (mut events, mut last) = (0u64, 0.0);
     for f in 1..=frames {
-        if walk.is_none() && sim.next_time().is_none() {
-            break; // everything rests or has gone (or the run is exhausted): nothing moves
+        if sim.is_exhausted() || (walk.is_none() && sim.next_time().is_none()) {
+            break; // everything rests or has gone, or the run is exhausted: nothing moves
         }
         let ft = (f as f64 / 30.0).min(framed);
-        events += sim.advance_to(ft, |_, _| {});
+        events += sim.advance_to(ft, |e, _| last = e.time);
         if let (Some(w), Some(g)) = (walk, walked.as_mut()) {
             let xy = w.from + w.velocity * ft;
             let ground = sim.model().terrain().top_surface(xy.extend(0.0)).map_or(0.0, |s| s.point.z);
@@ -656,11 +658,11 @@ fn simulate<T: Ground>(
         }
         bar.set_position((1000 * f / frames) as u64);
     }
-    events += sim.advance_to(until, |_, _| {});
+    events += sim.advance_to(until, |e, _| last = e.time);
     bar.done(format!("{events} events"));
-    // Stopped at the bound: the state is the one at the last event.
-    let exhausted = sim.is_exhausted() && sim.next_time().is_none();
-    let end = if exhausted { sim.now().min(until) } else { until };
+    // Stopped at the bound: the state is the one at the last event (the clock went on to `until`).
+    let exhausted = sim.is_exhausted();
+    let end = if exhausted { last } else { until };
     let m = sim.model();
     Ok(BallRun {
         walked,

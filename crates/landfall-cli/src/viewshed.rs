@@ -84,7 +84,7 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
     inputs.extend(a.observers.as_deref());
     let params = params(a)?;
     if a.observers.is_some() && a.mode != ViewshedMode::Visibility {
-        bail!("--mode {:?}: with --observers the output is a count; use --mode visible", a.mode);
+        bail!("--mode: with --observers the output is a count of observers; use --mode visible (the default)");
     }
     if landfall_io::is_index(&a.terrain.path) || landfall_io::is_mesh(&a.terrain.path) {
         bail!(

@@ -3,14 +3,14 @@
 //!
 //! The objects are those the world's cache holds as a viewer walks from the start to the goal in
 //! 20 m steps (every scale: stones near each step, trees and houses hundreds of metres around),
-//! each once; the ground is the landscape they stand on (the finest drawn level). The planner is
+//! each once, but for those the agent steps over (no taller than `--step` radii); the ground is the landscape they stand on (the finest drawn level). The planner is
 //! the library's ([`landfall::world::Planner`]) over the square around the two points.
 
 use anyhow::{Context, Result};
 use clap::Args;
 use landfall::glam::{DVec2, DVec3};
 use landfall::world::{
-    footprint, Agent, CacheParams, Disc, Generator, LodTerrain, ObjectParams, Objects, PathError, Planner, World,
+    obstacle, Agent, CacheParams, Disc, Generator, LodTerrain, ObjectParams, Objects, PathError, Planner, World,
     WorldParams,
 };
 use std::collections::HashMap;
@@ -37,6 +37,10 @@ pub struct PathArgs {
     /// moved to the nearest place where the agent can stand, metres (0: never moved).
     #[arg(long, value_name = "M", default_value_t = 5.0, allow_hyphen_values = true)]
     snap: f64,
+    /// The tallest object the agent steps over, in radii (0.15: a 0.5 m walker goes around every
+    /// stone, a 20 m giant walks over stones and boulders up to 3 m tall, not trees or houses).
+    #[arg(long, value_name = "RADII", default_value_t = 0.15, allow_hyphen_values = true)]
+    step: f64,
     /// Seed of the landscape.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -61,7 +65,7 @@ fn parse_xy(s: &str) -> Result<DVec2, String> {
     }
 }
 
-/// An object's identity: kind, level, cell and its footprint's centre (bits).
+/// An object's identity: kind, level, cell and its bounding sphere's centre's x, y (bits).
 type ObjectKey = (u16, u8, (i64, i64), [u64; 2]);
 
 /// Steps of the viewer collecting objects, metres.
@@ -73,8 +77,11 @@ pub fn run(args: &PathArgs) -> Result<()> {
         "--max-slope: {} is not an angle in (0, 90] degrees",
         args.max_slope
     );
-    let agent =
-        Agent::default().with_radius(args.radius).with_max_slope(args.max_slope.to_radians()).with_snap(args.snap);
+    let agent = Agent::default()
+        .with_radius(args.radius)
+        .with_max_slope(args.max_slope.to_radians())
+        .with_snap(args.snap)
+        .with_step(args.step);
     agent.validate().map_err(|e| anyhow::anyhow!("--{}: {}", e.field.replace('_', "-"), e.why))?;
     anyhow::ensure!(
         args.from.abs().max_element() < 1e9 && args.to.abs().max_element() < 1e9,
@@ -88,7 +95,8 @@ pub fn run(args: &PathArgs) -> Result<()> {
     // The landscape the objects stand on, tiles for the region and its margin.
     let ground = LodTerrain::new(gen, cache.mesh_finest, 1024);
     let on = |p: DVec2| p.extend(ground.height_at(p.x, p.y).unwrap_or(0.0) + 1.8);
-    let discs = if args.no_objects { Vec::new() } else { collect_objects(params, cache, a, b, &on)? };
+    let (discs, over) =
+        if args.no_objects { (Vec::new(), 0) } else { collect_objects(params, cache, &agent, a, b, &on)? };
     let gathered = t0.elapsed().as_secs_f64();
     let t1 = Instant::now();
     let mut planner = Planner::around(&ground, &discs, agent, a, b).map_err(|e| {
@@ -117,7 +125,7 @@ pub fn run(args: &PathArgs) -> Result<()> {
         args.out.display()
     );
     say!(
-        "  time {:.1} ms: objects {:.1} ms ({} footprints), planner {:.1} ms ({} leaves over {:.0}×{:.0} m, {:.1} MB), query {:.2} ms",
+        "  time {:.1} ms: objects {:.1} ms ({} footprints, {over} objects stepped over), planner {:.1} ms ({} leaves over {:.0}×{:.0} m, {:.1} MB), query {:.2} ms",
         (gathered + built + query) * 1e3,
         gathered * 1e3,
         discs.len(),
@@ -137,17 +145,19 @@ pub fn run(args: &PathArgs) -> Result<()> {
     Ok(())
 }
 
-/// The footprints of every object the cache holds while a viewer walks from `a` to `b`, each once.
+/// The obstacles to `agent` among the objects the cache holds while a viewer walks from `a` to
+/// `b`, each once, and how many objects it steps over.
 fn collect_objects(
     params: WorldParams,
     cache: CacheParams,
+    agent: &Agent,
     a: DVec2,
     b: DVec2,
     on: &dyn Fn(DVec2) -> DVec3,
-) -> Result<Vec<Disc>> {
+) -> Result<(Vec<Disc>, usize)> {
     let mut world: World = World::new(params, cache, on(a)).context("cannot make the world")?;
     let mut objects = Objects::new(&world, ObjectParams::default().with_roaming(None))?;
-    let mut seen: HashMap<ObjectKey, Disc> = HashMap::new();
+    let mut seen: HashMap<ObjectKey, Option<Disc>> = HashMap::new();
     let steps = (a.distance(b) / STEP).ceil().max(1.0) as usize;
     for k in 0..=steps {
         if k > 0 {
@@ -155,9 +165,11 @@ fn collect_objects(
             objects.sync(&world);
         }
         for (_, o) in objects.iter() {
-            let d = footprint(&o.shape);
-            seen.entry((o.kind, o.level, o.cell, [d.center.x.to_bits(), d.center.y.to_bits()])).or_insert(d);
+            let c = o.shape.bounding_sphere().0;
+            seen.entry((o.kind, o.level, o.cell, [c.x.to_bits(), c.y.to_bits()]))
+                .or_insert_with(|| obstacle(&o.shape, agent));
         }
     }
-    Ok(seen.into_values().collect())
+    let over = seen.values().filter(|d| d.is_none()).count();
+    Ok((seen.into_values().flatten().collect(), over))
 }

@@ -226,6 +226,17 @@ fn balls_on_a_terrain_always_end() {
         assert!(o.status.success(), "{extra:?}: {so}{}", String::from_utf8_lossy(&o.stderr));
         assert!(so.contains("came to rest"), "{so}");
     }
+    // Stopped at --max-events: it says when (the last event's time, before --until), and the
+    // summary and the final state are at that time, not carried on to --until without events.
+    let o = bounded(
+        &["events", "terrain", s(&t), "--balls", "20", "--until", "60", "--max-events", "50"],
+        Duration::from_secs(60),
+    );
+    let (so, se) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "{so}{se}");
+    let at: f64 = se.split("events at t = ").nth(1).and_then(|r| r.split(',').next()).unwrap().parse().unwrap();
+    assert!(at > 0.0 && at < 60.0 && se.contains("before --until 60"), "{se}");
+    assert!(so.contains(&format!("{at:.1} simulated seconds")) && so.contains("events        50 "), "{so}");
 }
 
 #[test]

@@ -299,9 +299,10 @@ fn the_world_follows_the_camera_and_the_walker_walks() {
     assert_eq!(server.json("/api/mesh").0, 400);
 }
 
-/// The objects' footprints as the planner sees them (`landfall::world::footprint`), from the
-/// instances the page draws: a trunk's radius, a building's half diagonal, a rock's radius.
-fn footprints(inst: &serde_json::Value) -> Vec<([f64; 2], f64)> {
+/// The objects' footprints with their heights, as the planner sees them (`landfall::world::footprint`
+/// and `Shape::height`), from the instances the page draws: a trunk's radius and length, a
+/// building's half diagonal and height, a rock's radius and diameter.
+fn footprints(inst: &serde_json::Value) -> Vec<([f64; 2], f64, f64)> {
     let o: Vec<f64> = inst["origin"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
     let rows = |k: &str| {
         inst[k]
@@ -313,20 +314,20 @@ fn footprints(inst: &serde_json::Value) -> Vec<([f64; 2], f64)> {
     };
     let mut out = Vec::new();
     for t in rows("trees") {
-        out.push(([o[0] + t[0], o[1] + t[1]], t[4]));
+        out.push(([o[0] + t[0], o[1] + t[1]], t[4], t[3]));
     }
     for b in rows("buildings") {
-        out.push(([o[0] + b[0], o[1] + b[1]], b[3].hypot(b[4])));
+        out.push(([o[0] + b[0], o[1] + b[1]], b[3].hypot(b[4]), 2.0 * b[5]));
     }
     for r in rows("rocks") {
-        out.push(([o[0] + r[0], o[1] + r[1]], r[3]));
+        out.push(([o[0] + r[0], o[1] + r[1]], r[3], 2.0 * r[3]));
     }
     out
 }
 
 /// `/api/world/path`: the path starts and ends at the points asked, its corners are on the world's
-/// ground, every segment keeps the agent's radius from every object's footprint, its length is its
-/// segments'; bad input is a 400 naming the parameter, a start on steep ground a 422.
+/// ground, every segment keeps the agent's radius from every object's footprint but those it steps
+/// over (no taller than 0.15 of its radius), its length is its segments'; bad input is a 400 naming the parameter, a start on steep ground a 422.
 #[test]
 fn the_world_plans_paths_between_two_points() {
     use landfall::glam::DVec2;
@@ -359,7 +360,7 @@ fn the_world_plans_paths_between_two_points() {
         let xy = |p: &[f64; 3]| DVec2::new(p[0], p[1]);
         for s in pts.windows(2) {
             let (p, q) = (xy(&s[0]), xy(&s[1]));
-            for (c, rad) in &discs {
+            for (c, rad, _) in discs.iter().filter(|d| d.2 > 0.15 * r * (1.0 + 1e-6)) {
                 let c = DVec2::from(*c);
                 let t = ((c - p).dot(q - p) / (q - p).length_squared().max(1e-300)).clamp(0.0, 1.0);
                 let d = (p + (q - p) * t).distance(c);
@@ -376,9 +377,11 @@ fn the_world_plans_paths_between_two_points() {
     assert!(corners > 6, "every path straight: the objects were not in the way ({corners} corners)");
     // A start at a tree's foot is moved out of its footprint grown by the radius, at most 5 m,
     // and the answer says how far.
-    let (c, rad) = *discs
+    let blocks = |d: &&([f64; 2], f64, f64)| d.2 > 0.15 * (1.0 + 1e-6);
+    let (c, rad, _) = *discs
         .iter()
-        .filter(|(c, rad)| *rad < 2.0 && c[0].hypot(c[1]) < 60.0)
+        .filter(blocks)
+        .filter(|(c, rad, _)| *rad < 2.0 && c[0].hypot(c[1]) < 60.0)
         .min_by(|p, q| (p.0[0] - 20.0).hypot(p.0[1] - 20.0).total_cmp(&(q.0[0] - 20.0).hypot(q.0[1] - 20.0)))
         .expect("a tree near");
     let (s, v) = server.json(&format!("/api/world/path?ax={}&ay={}&bx=40&by=-40&radius=1", c[0], c[1]));
@@ -386,7 +389,10 @@ fn the_world_plans_paths_between_two_points() {
     let start = DVec2::new(v["points"][0][0].as_f64().unwrap(), v["points"][0][1].as_f64().unwrap());
     let moved = v["moved"][0].as_f64().unwrap();
     assert!((start.distance(DVec2::from(c)) - moved).abs() < 1e-9 && moved >= rad + 1.0 - 1e-9 && moved <= 5.0, "{v}");
-    assert!(discs.iter().all(|(o, r)| start.distance(DVec2::from(*o)) >= r + 1.0 - 1e-9), "moved into another object");
+    assert!(
+        discs.iter().filter(blocks).all(|(o, r, _)| start.distance(DVec2::from(*o)) >= r + 1.0 - 1e-9),
+        "moved into another object"
+    );
     assert_eq!(v["moved"][1].as_f64(), Some(0.0));
     for (query, status, word) in [
         ("ax=20&ay=20&bx=40&by=-40&radius=0.1", 400, "radius"),

@@ -7,7 +7,7 @@ use crate::queries;
 use crate::{Array, In};
 use landfall::glam::DVec2;
 use landfall::glam::DVec3;
-use landfall::world::{footprint, footprints, Agent, CacheParams, LodTerrain, ObjectParams, Objects, Planner, Roaming};
+use landfall::world::{footprint, obstacles, Agent, CacheParams, LodTerrain, ObjectParams, Objects, Planner, Roaming};
 use landfall::world::{World as LfWorld, WorldParams};
 use numpy::PyArray1;
 use pyo3::prelude::*;
@@ -128,12 +128,12 @@ impl World {
     }
 
     /// The objects now: dict of id (uint64), kind (index into `kinds`), centre (flat n·3) and
-    /// radius of each bounding sphere, and footprint (flat n·3: x, y, radius of the disc paths go
-    /// around).
+    /// radius of each bounding sphere, height (the shape's vertical extent) and footprint (flat
+    /// n·3: x, y, radius of the disc paths go around unless the agent steps over the object).
     fn _objects<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let (ids, kinds, centres, radii, feet) = self.with(py, |s| {
-            let (mut ids, mut kinds, mut centres, mut radii, mut feet) =
-                (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (ids, kinds, centres, radii, heights, feet) = self.with(py, |s| {
+            let (mut ids, mut kinds, mut centres, mut radii, mut heights, mut feet) =
+                (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
             for (slot, ob) in s.objects.iter().flat_map(|o| o.iter()) {
                 let (c, r) = ob.shape.bounding_sphere();
                 let f = footprint(&ob.shape);
@@ -141,15 +141,17 @@ impl World {
                 kinds.push(i64::from(ob.kind));
                 centres.extend(c.to_array());
                 radii.push(r);
+                heights.push(ob.shape.height());
                 feet.extend([f.center.x, f.center.y, f.radius]);
             }
-            (ids, kinds, centres, radii, feet)
+            (ids, kinds, centres, radii, heights, feet)
         });
         let out = PyDict::new(py);
         out.set_item("id", PyArray1::from_vec(py, ids))?;
         out.set_item("kind", PyArray1::from_vec(py, kinds))?;
         out.set_item("center", pyarray(py, centres))?;
         out.set_item("radius", pyarray(py, radii))?;
+        out.set_item("height", pyarray(py, heights))?;
         out.set_item("footprint", pyarray(py, feet))?;
         Ok(out)
     }
@@ -202,8 +204,9 @@ impl World {
     }
 
     /// Paths for an agent of `radius`, `max_slope` (radians) and `snap` (metres) from each start
-    /// to its goal (flat n·2 each) around the footprints of the objects held now, on the ground
-    /// they stand on: offsets (n + 1) into the waypoints (flat m·3), horizontal lengths (NaN where
+    /// to its goal (flat n·2 each) around the footprints of the objects held now (but for those it
+    /// steps over, no taller than 0.15 of its radius: `landfall::world::obstacle`), on the
+    /// ground they stand on: offsets (n + 1) into the waypoints (flat m·3), horizontal lengths (NaN where
     /// none), how far each start and goal was moved (flat n·2, NaN where none) and each path's
     /// error (None where found).
     #[allow(clippy::type_complexity)]
@@ -224,7 +227,7 @@ impl World {
         let found: Vec<Result<landfall::world::Route, String>> = self.with(py, |s| {
             let gen = s.world.generator().clone();
             let ground = LodTerrain::new(gen, s.world.cache_params().mesh_finest, 1024);
-            let discs = s.objects.as_ref().map(footprints).unwrap_or_default();
+            let discs = s.objects.as_ref().map(|o| obstacles(o, &agent)).unwrap_or_default();
             (0..n)
                 .into_par_iter()
                 .map(|k| {

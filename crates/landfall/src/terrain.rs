@@ -131,7 +131,9 @@ impl<T: Terrain + ?Sized> Terrain for &T {
 
 /// Line of sight: the first crossing of the segment `a`→`b` with the terrain strictly between its
 /// ends, as the fraction of the way from `a` (`None`: the segment is clear). Touches within 10⁻⁹ of
-/// the way at either end do not count (a target on the ground, an eye against a wall).
+/// the way at either end do not count (a target on the ground, an eye against a wall), nor nearer
+/// that end than 10⁻⁹ of its own scale (its largest coordinate or the terrain's, at least 1), when
+/// that is less: a segment far longer than the coordinates of an end keeps its crossings near it.
 ///
 /// ```
 /// use landfall::{segment_crossing, Heightfield};
@@ -148,16 +150,21 @@ pub fn segment_crossing(t: &dyn Terrain, a: DVec3, b: DVec3) -> Option<f64> {
         return None;
     }
     const END: f64 = 1e-9;
+    let b0 = t.bounds();
+    let terrain = b0.min.abs().max(b0.max.abs()).max_element();
+    let len = d.length();
+    let zone = |p: DVec3| END.min(END * p.abs().max_element().max(terrain).max(1.0) / len);
+    let (near_a, near_b) = (zone(a), zone(b));
     let mut from = 0.0;
     while let Some(h) = t.raycast(&crate::Ray::new(a + d * from, d), 1.0 - from) {
         let s = from + h.t;
-        if s >= 1.0 - END {
+        if s >= 1.0 - near_b {
             return None;
         }
-        if s > END {
+        if s > near_a {
             return Some(s);
         }
-        from = s + END;
+        from = s + near_a;
     }
     None
 }

@@ -75,3 +75,24 @@ fn the_same_terrain_at_1e_minus_150_and_1e150_answers_the_same() {
     let top = t.top_surface(DVec3::new(2.0, 2.0, 0.0)).unwrap();
     assert_eq!(top.point.z, 30.0);
 }
+
+/// A line of sight much longer than its ends' coordinates keeps the crossings near an end: a
+/// segment from 850 m above a plain straight down to 1e12 m below it crosses the plain 850 m from
+/// its start (a zone of 10⁻⁹ of the way would hide the first 1,000 m); a target on the ground at
+/// the end of a long sight line is still seen.
+#[test]
+fn a_long_sight_line_keeps_the_crossings_near_its_ends() {
+    use landfall::{segment_crossing, Heightfield};
+    let hf = Heightfield::builder(9, 9, vec![150.0; 81]).spacing(100.0, 100.0).build().unwrap();
+    let a = DVec3::new(400.0, 300.0, 1000.0);
+    for far in [1e6, 1e9, 1e12, 1e15] {
+        let s = segment_crossing(&hf, a, DVec3::new(400.0, 300.0, -far)).expect("the plain is in the way");
+        assert!(((1000.0 + far) * s - 850.0).abs() < 1e-6 + far * f64::EPSILON, "{far}: at {s}");
+        // Up from the ground to far above: nothing in the way, the start on the ground.
+        assert_eq!(segment_crossing(&hf, DVec3::new(400.0, 300.0, 150.0), DVec3::new(400.0, 300.0, far)), None);
+    }
+    // A target on the ground seen along a grazing 800 m line, and from a high eye.
+    let target = DVec3::new(800.0, 300.0, 150.0);
+    assert_eq!(segment_crossing(&hf, DVec3::new(0.0, 300.0, 150.5), target), None);
+    assert_eq!(segment_crossing(&hf, DVec3::new(0.0, 300.0, 1e9), target), None);
+}

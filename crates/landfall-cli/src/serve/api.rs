@@ -17,7 +17,7 @@ use landfall::support::ColourMap;
 use landfall::viewshed::{
     Hooks, Observer, ViewshedError, ViewshedMode, ViewshedOutput, ViewshedParams, ViewshedSurface,
 };
-use landfall::world::{footprints, CacheParams, LodTerrain, ObjectParams, Objects, World, WorldParams};
+use landfall::world::{obstacles, CacheParams, LodTerrain, ObjectParams, Objects, World, WorldParams};
 use landfall::{Ray, Terrain};
 use landfall_io::AnyTerrain;
 use serde_json::{json, Value};
@@ -351,7 +351,7 @@ async fn terrain_mesh(Extract(s): Shared) -> Result<Response, ApiError> {
                     Ok(bytes.clone())
                 }
             }
-            Kind::World(_) => Err(bad("the world is sent by layers: /api/world/layer")),
+            Kind::World(_) => Err(bad("the world is sent by regions: /api/world/update, then /api/world/region")),
         })
         .await?;
     Ok(binary(held(bytes, worker)))
@@ -708,7 +708,7 @@ async fn world_path(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>,
             let (ground, discs, bounds) = {
                 let w = world_of(&s)?;
                 let ground = LodTerrain::new(w.world.generator().clone(), w.world.cache_params().mesh_finest, 1024);
-                (ground, footprints(&w.objects), w.world.mesh_bounds())
+                (ground, obstacles(&w.objects, &agent), w.world.mesh_bounds())
             };
             path::plan(&ground, &discs, bounds, agent, a, b)
         })

@@ -41,10 +41,17 @@ impl Jobs {
         &self,
         f: impl FnOnce(&Cancel) -> Result<T, ApiError> + Send + 'static,
     ) -> Result<(T, Worker), ApiError> {
-        let ticket = Waiting::take(&self.waiting, self.queue).ok_or_else(ApiError::busy)?;
-        // Dropped here (the client went away while waiting): the job never starts.
-        let worker = self.workers.clone().acquire_owned().await.map_err(|_| ApiError::busy())?;
-        drop(ticket);
+        // A free worker takes it at once; otherwise it waits in the queue if there is a place (a
+        // request dropped while waiting, the client gone, never starts).
+        let worker = match self.workers.clone().try_acquire_owned() {
+            Ok(w) => w,
+            Err(_) => {
+                let ticket = Waiting::take(&self.waiting, self.queue).ok_or_else(ApiError::busy)?;
+                let w = self.workers.clone().acquire_owned().await.map_err(|_| ApiError::busy())?;
+                drop(ticket);
+                w
+            }
+        };
         let cancel = Arc::new(AtomicBool::new(false));
         let _on_drop = CancelOnDrop(cancel.clone());
         let job = tokio::task::spawn_blocking(move || {
@@ -194,6 +201,31 @@ mod tests {
             // The place is free again, and the aborted job never ran.
             let _ = jobs.run(|_| Ok(())).await.unwrap();
             assert_eq!(ran.load(Ordering::SeqCst), 0);
+        });
+    }
+
+    /// With no places to wait (`--queue 0`) an idle worker still takes a job; only a busy pool refuses.
+    #[test]
+    fn no_queue_still_runs_on_a_free_worker() {
+        let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+        rt.block_on(async {
+            let jobs = Arc::new(Jobs::new(1, 0));
+            assert_eq!(jobs.run(|_| Ok(7)).await.map(|(v, _)| v).ok(), Some(7));
+            let (tx, rx) = std::sync::mpsc::channel::<()>();
+            let j = jobs.clone();
+            let first = tokio::spawn(async move {
+                j.run(move |_| {
+                    let _ = rx.recv();
+                    Ok(())
+                })
+                .await
+                .map(|_| ())
+            });
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            let busy = jobs.run(|_| Ok(())).await;
+            assert!(matches!(busy, Err(e) if e.status() == axum::http::StatusCode::SERVICE_UNAVAILABLE));
+            tx.send(()).unwrap();
+            first.await.unwrap().unwrap();
         });
     }
 }

@@ -1,6 +1,7 @@
 //! `/api/world/path`: a path for an agent between two points of the served world, by the planner of
 //! `landfall world path` ([`landfall::world::Planner`] over the square around the two points),
-//! around the footprints of the objects the server holds now (those drawn) on the ground they
+//! around the footprints of the objects the server holds now (those drawn; but for those the agent
+//! steps over, no taller than 0.15 of its radius: [`landfall::world::obstacle`]) on the ground they
 //! stand on (the finest drawn level, as `landfall world path` and Python's `World.paths` plan).
 
 use super::jobs::{bad, ApiError};

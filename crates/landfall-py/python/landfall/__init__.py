@@ -409,10 +409,12 @@ class Heightfield(Terrain):
         longitude and latitude, ``max_distance`` is in metres, lines of sight are straight in
         Earth-centred coordinates (the Earth's curvature is always in; ``curvature`` is not read)
         and ``refraction`` raises every sample by K·d²/(2R) (see ``docs/conventions.md``)."""
-        opt = lambda v: None if v is None else float(v)
-        v = self._native._viewshed(float(x), float(y), float(observer_height), float(target_height), opt(max_distance),
-                                   bool(curvature), float(refraction), opt(start_angle), opt(end_angle),
-                                   opt(low_pitch), opt(high_pitch), str(mode))
+        f, opt = _number, _optional
+        v = self._native._viewshed(f("x", x), f("y", y), f("observer_height", observer_height),
+                                   f("target_height", target_height), opt("max_distance", max_distance),
+                                   bool(curvature), f("refraction", refraction), opt("start_angle", start_angle),
+                                   opt("end_angle", end_angle), opt("low_pitch", low_pitch),
+                                   opt("high_pitch", high_pitch), str(mode))
         info = self.info()
         v = v.reshape(info["ny"], info["nx"])
         if str(mode).lower() == "visible":
@@ -448,11 +450,13 @@ class Heightfield(Terrain):
         if o.ndim != 2 or o.shape[1] not in (2, 3):
             raise ValueError(f"observers: expected an array of shape (n, 2) or (n, 3), got {o.shape}")
         h = o[:, 2] if o.shape[1] == 3 else _np.full(o.shape[0], _np.nan)
-        opt = lambda v: None if v is None else float(v)
+        f, opt = _number, _optional
         c, t = self._native._cumulative_viewshed(
             _contiguous(o[:, 0]), _contiguous(o[:, 1]), _contiguous(h),
-            float(observer_height), float(target_height), opt(max_distance), bool(curvature), float(refraction),
-            opt(start_angle), opt(end_angle), opt(low_pitch), opt(high_pitch))
+            f("observer_height", observer_height), f("target_height", target_height),
+            opt("max_distance", max_distance), bool(curvature), f("refraction", refraction),
+            opt("start_angle", start_angle), opt("end_angle", end_angle), opt("low_pitch", low_pitch),
+            opt("high_pitch", high_pitch))
         info = self.info()
         shape = (info["ny"], info["nx"])
         return c.astype(_np.uint32).reshape(shape), (t == 1.0).reshape(shape)
@@ -593,11 +597,13 @@ class World:
 
     def objects(self):
         """The objects now: a dict of ``id`` (uint64, n), ``kind`` (int64, index into
-        :attr:`kinds`), ``center`` (n, 3) and ``radius`` (n) of each bounding sphere, and
-        ``footprint`` (n, 3: x, y, radius) of the disc on the ground that :meth:`paths` go around."""
+        :attr:`kinds`), ``center`` (n, 3) and ``radius`` (n) of each bounding sphere, ``height`` (n)
+        of each shape (its vertical extent) and ``footprint`` (n, 3: x, y, radius) of the disc on
+        the ground that :meth:`paths` go around, unless the agent steps over the object (no taller
+        than 0.15 of its radius)."""
         o = self._native._objects()
         return {"id": o["id"], "kind": o["kind"], "center": o["center"].reshape(-1, 3), "radius": o["radius"],
-                "footprint": o["footprint"].reshape(-1, 3)}
+                "height": o["height"], "footprint": o["footprint"].reshape(-1, 3)}
 
     def entities(self):
         """The roaming entities alive: a dict of ``id`` (uint64, n), ``position`` (n, 3) and
@@ -613,9 +619,9 @@ class World:
     def paths(self, starts, goals, radius=0.5, max_slope=0.6108652381980153, snap=5.0):
         """Paths for an agent of ``radius`` (metres, 0.3–30) that climbs at most ``max_slope``
         (radians, 35° by default) from each start to its goal ((n, 2) each, x and y), as
-        ``landfall world path`` plans them: around the footprints of the objects held now (a
-        planner over the square around each pair, its quad-tree levels fitted to the radius), the
-        corners on the ground. A start or goal inside a footprint grown by the radius, or on
+        ``landfall world path`` plans them: around the footprints of the objects held now, but for
+        those it steps over, no taller than ``0.15 × radius`` (a planner over the square around each
+        pair, its quad-tree levels fitted to the radius), the corners on the ground. A start or goal inside a footprint grown by the radius, or on
         ground steeper than ``max_slope``, is moved to the nearest point where the agent can
         stand if one is within ``snap`` metres (0: never moved); ``moved`` says how far. Returns a
         :class:`PathResult`; a path that cannot be found has ``found`` False, NaN length, no
@@ -624,8 +630,9 @@ class World:
         b, m = _points3("goals", goals, 2)
         if m != n:
             raise ValueError(f"goals: {m} points, expected {n} like starts")
-        offsets, points, lengths, moved, errors = self._native._paths(a, b, float(radius), float(max_slope),
-                                                                      float(snap))
+        radius, max_slope, snap = (_number(k, v) for k, v in
+                                   (("radius", radius), ("max_slope", max_slope), ("snap", snap)))
+        offsets, points, lengths, moved, errors = self._native._paths(a, b, radius, max_slope, snap)
         points = points.reshape(-1, 3)
         return PathResult(found=_np.isfinite(lengths), length=lengths,
                           points=[points[offsets[k]:offsets[k + 1]] for k in range(n)], moved=moved.reshape(-1, 2),
@@ -666,6 +673,19 @@ def _per_row(name, v, n):
         return _contiguous(_np.broadcast_to(_np.asarray(v, dtype=_np.float64), (n,)))
     except ValueError:
         raise ValueError(f"{name}: expected a number or {n} values") from None
+
+
+def _number(name, v):
+    """One number as a float, or a ValueError naming ``name``."""
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: expected a number, got {v!r}") from None
+
+
+def _optional(name, v):
+    """None, or one number as a float (a ValueError naming ``name`` otherwise)."""
+    return None if v is None else _number(name, v)
 
 
 def _pair(name, v):

@@ -160,7 +160,7 @@ pub use objects::{
     cell_stream, default_kinds, Entity, Form, Kind, Object, ObjectParams, Objects, Roaming, RoamingStats, Shape,
     Solids, SyncStats,
 };
-pub use path::{footprint, footprints, Agent, Disc, ObstacleId, PathError, Planner, PlannerStats, Route};
+pub use path::{footprint, obstacle, obstacles, Agent, Disc, ObstacleId, PathError, Planner, PlannerStats, Route};
 #[cfg(feature = "bench-support")]
 #[doc(hidden)]
 pub use store::Hashed;

@@ -148,6 +148,16 @@ impl Shape {
         }
     }
 
+    /// Its height: the vertical extent (a ball's diameter, a column's length, a box's height); at
+    /// least its top's height above the ground it stands on, whose base is at or below it.
+    pub fn height(&self) -> f64 {
+        match *self {
+            Shape::Sphere { r, .. } => 2.0 * r,
+            Shape::Column { a, b, .. } => (b.z - a.z).abs(),
+            Shape::Box { half, .. } => 2.0 * half.z,
+        }
+    }
+
     /// The sphere around the shape (centre, radius).
     pub fn bounding_sphere(&self) -> (DVec3, f64) {
         match *self {

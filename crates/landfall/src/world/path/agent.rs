@@ -1,5 +1,5 @@
-//! Who walks: the agent's radius, the steepest ground it climbs, and the resolution at which the
-//! ground's slope is read.
+//! Who walks: the agent's radius, the steepest ground it climbs, the objects it steps over, and
+//! the resolution at which the ground's slope is read.
 
 use crate::params::{length, ParamError};
 
@@ -17,11 +17,16 @@ pub struct Agent {
     /// How far a start or goal the agent cannot stand on may be moved to the nearest place where
     /// it can, metres (0: never moved).
     pub snap: f64,
+    /// The tallest object it steps over, in radii: an object no taller than `step × radius` is
+    /// not an obstacle to it ([`obstacle`](super::obstacle)). The default 0.15 keeps a 0.5 m
+    /// walker off every object of the world (its smallest stones are 0.1 m tall) and lets a 3 m
+    /// agent walk over every stone and a 20 m giant over boulders up to 3 m, not trees or houses.
+    pub step: f64,
 }
 
 impl Default for Agent {
     fn default() -> Self {
-        Self { radius: 0.5, max_slope: 35f64.to_radians(), slope_step: 1.0, snap: 5.0 }
+        Self { radius: 0.5, max_slope: 35f64.to_radians(), slope_step: 1.0, snap: 5.0, step: 0.15 }
     }
 }
 
@@ -30,6 +35,7 @@ crate::with_setters!(Agent {
     max_slope: f64 => with_max_slope,
     slope_step: f64 => with_slope_step,
     snap: f64 => with_snap,
+    step: f64 => with_step,
 });
 
 impl Agent {
@@ -39,7 +45,7 @@ impl Agent {
     pub const MAX_RADIUS: f64 = 30.0;
 
     /// Checks every field: `radius` in [0.3, 30], `max_slope` in (0, π/2], `slope_step` finite
-    /// and positive, `snap` finite and ≥ 0.
+    /// and positive, `snap` and `step` finite and ≥ 0.
     ///
     /// ```
     /// use landfall::world::Agent;
@@ -60,7 +66,11 @@ impl Agent {
             ));
         }
         length("slope_step", self.slope_step, true)?;
-        length("snap", self.snap, false)
+        length("snap", self.snap, false)?;
+        if !(self.step.is_finite() && self.step >= 0.0) {
+            return Err(ParamError::new("step", format!("{} is not a finite number of radii ≥ 0", self.step)));
+        }
+        Ok(())
     }
 
     /// The side of the planner's finest cells: the largest power of two (metres) not above half

@@ -3,7 +3,8 @@
 //!
 //! An [`Agent`] of radius r (0.3 m to 30 m) and a slope limit asks a [`Planner`] for a path from A
 //! to B over a square region of any [`Terrain`](crate::Terrain) — the world, a heightfield — with
-//! disc obstacles (the world's objects through [`footprints`]).
+//! disc obstacles (the world's objects through [`obstacles`]: their footprints, but for those the
+//! agent steps over, no taller than [`Agent::step`] radii).
 //!
 //! **Levels follow the agent.** The planner's finest cells are the largest power of two metres
 //! not above r/2 (0.25 m for a 0.5 m walker, 8 m for a 20 m giant), so a big agent plans on a coarse tree
@@ -49,6 +50,6 @@ mod tree;
 mod tests;
 
 pub use agent::Agent;
-pub use footprint::{footprint, footprints};
+pub use footprint::{footprint, obstacle, obstacles};
 pub use geom::Disc;
 pub use planner::{ObstacleId, PathError, Planner, PlannerStats, Route};
