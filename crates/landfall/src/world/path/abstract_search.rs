@@ -1,4 +1,4 @@
-//! A* over the cluster–portal graph ([`hier`](super::hier)): the start and the goal joined to the
+//! Weighted A* over the cluster–portal graph ([`hier`](super::hier)): the start and the goal joined to the
 //! portals of their clusters by searches inside them, portal to portal through the clusters by
 //! the cached stretches. An edge is first queued at its straight length (a lower bound) and its
 //! stretch is found only when that entry comes off the heap (lazy edges), so the stretches of

@@ -142,7 +142,7 @@ impl Planner<'_> {
     pub(crate) fn side_clusters(&self, side: u64) -> [u64; 2] {
         let c = side / 2;
         let n = self.clusters_per_side() as u64;
-        [c, if side % 2 == 0 { c + 1 } else { c + n }]
+        [c, if side.is_multiple_of(2) { c + 1 } else { c + n }]
     }
 
     /// The sides of cluster `c` (those inside the square).
@@ -174,7 +174,7 @@ impl Planner<'_> {
     fn find_portals(&self, side: u64) -> Vec<DVec2> {
         let t = &self.tree;
         let w = self.cluster_cells(side / 2);
-        let vertical = side % 2 == 0;
+        let vertical = side.is_multiple_of(2);
         // The line (finest-cell coordinate) and the stretch along it.
         let (line, start, end) = if vertical { (w.x1, w.y0, w.y1) } else { (w.y1, w.x0, w.x1) };
         let at = |along: u32, across: u32| if vertical { t.leaf_at(across, along) } else { t.leaf_at(along, across) };

@@ -18,7 +18,8 @@
 //! `abstract_search.rs`): clusters are the tree's nodes at a fixed level (about 32 a side, 8 to
 //! 128 finest cells wide); a portal is a point on a side two clusters share, at the middle of each
 //! run where free leaves meet across it (one every 32 finest cells on longer runs). The start and
-//! the goal join the portals of their clusters, and A* runs portal to portal; an edge is queued
+//! the goal join the portals of their clusters, and weighted A* (1.25 × the straight distance to
+//! the goal: it stays near the straight line) runs portal to portal; an edge is queued
 //! at its straight length and its stretch (the leaf search kept inside the cluster, pulled
 //! straight) is found only when it comes off the heap, then cached per cluster. The stretches along
 //! the way, joined, are pulled straight again. When the graph joins them nowhere, the leaf search
