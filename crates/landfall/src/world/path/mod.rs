@@ -15,10 +15,21 @@
 //! times the power of two nearest `slope_step` from below) is blocked when any terrain triangle
 //! steeper than the limit meets it, or when there is no ground at its centre; prefix sums count them in any box in O(1).
 //!
-//! **Queries.** Lazy Theta* over free leaves, centre to centre across shared sides (leaves of any
-//! sizes), a node's parent any earlier node that sees it; joined to the start and goal by the free
-//! leaves near them that see them; then string pulling and corner sliding
-//! ([`Planner::find_path`]). Line of sight walks the
+//! **Queries** ([`Planner::find_path`]) go through a cluster–portal graph (HPA*-style, `hier.rs`,
+//! `abstract_search.rs`): clusters are the tree's nodes at a fixed level (about 32 a side, 8 to
+//! 128 finest cells wide); a portal is a point on a side two clusters share, at the middle of each
+//! run where free leaves meet across it (one every 32 finest cells on longer runs). The start and
+//! the goal join the portals of their clusters, and weighted A* (1.25 × the straight distance to
+//! the goal: it stays near the straight line) runs portal to portal; an edge is queued
+//! at its straight length and its stretch (the leaf search kept inside the cluster, pulled
+//! straight) is found only when it comes off the heap, then cached per cluster. The stretches along
+//! the way, joined, are pulled straight again. When the graph joins them nowhere, the leaf search
+//! over the whole tree decides (so "no path" is exact).
+//!
+//! The leaf search (`search.rs`) is Lazy Theta* over free leaves, centre to centre across shared
+//! sides (leaves of any sizes), a node's parent any earlier node that sees it; joined to the start
+//! and goal by the free leaves near them that see them. String pulling and corner sliding finish
+//! every path. Line of sight walks the
 //! segment through the leaves: free clears, full blocks, partial is tested exactly (f64 segment–disc
 //! distance against the inflated radius, segment–box against steep cells). Corners are set on the
 //! ground (z from the terrain).
@@ -29,12 +40,16 @@
 //! ([`Route::moved`]). Beyond it, the error says which end and why.
 //!
 //! **Repair.** [`Planner::add_obstacle`] and [`Planner::remove_obstacle`] re-cut only the leaves
-//! the obstacle's inflated box meets (a node whose four children became alike is cut afresh), and [`Planner::repair`] replans
+//! the obstacle's inflated box meets (a node whose four children became alike is cut afresh) and
+//! drop the cached portals of the clusters the box meets and the stretches of those clusters and
+//! their neighbours; [`Planner::repair`] replans
 //! only the stretch of a path near the change, between the last clear corners before and after it.
 
+mod abstract_search;
 mod agent;
 mod footprint;
 mod geom;
+mod hier;
 mod los;
 mod marks;
 mod obstacles;

@@ -3,6 +3,7 @@
 
 use super::agent::Agent;
 use super::geom::Disc;
+use super::hier::Clusters;
 use super::marks::Search;
 use super::obstacles::Obstacles;
 use super::slope::SlopeGrid;
@@ -143,6 +144,7 @@ pub struct Planner<'a> {
     pub(crate) slope: SlopeGrid,
     pub(crate) tree: Tree,
     pub(crate) search: Search,
+    pub(crate) clusters: Clusters,
 }
 
 impl<'a> Planner<'a> {
@@ -185,7 +187,15 @@ impl<'a> Planner<'a> {
         }
         let slope = SlopeGrid::new(ground, origin, g, n, shift, agent.max_slope);
         let tree = Tree::new(origin, cell, depth, &obs, &slope);
-        Ok(Self { ground, agent, obstacles: obs, slope, tree, search: Search::default() })
+        Ok(Self {
+            ground,
+            agent,
+            obstacles: obs,
+            slope,
+            tree,
+            search: Search::default(),
+            clusters: Clusters::default(),
+        })
     }
 
     /// A planner over the square around `a` and `b` with room to go around what lies between
@@ -249,6 +259,7 @@ impl<'a> Planner<'a> {
     fn refresh(&mut self, d: Disc) {
         let r = d.radius + self.agent.radius;
         self.tree.update(d.center - r, d.center + r, &self.obstacles, &self.slope);
+        self.forget(d.center - r, d.center + r);
     }
 
     /// Leaves and memory.
@@ -256,7 +267,11 @@ impl<'a> Planner<'a> {
         let side = self.tree.side() as f64 * self.tree.cell;
         PlannerStats {
             leaves: self.tree.leaves(),
-            bytes: self.tree.bytes() + self.obstacles.bytes() + self.slope.bytes() + self.search.bytes(),
+            bytes: self.tree.bytes()
+                + self.obstacles.bytes()
+                + self.slope.bytes()
+                + self.search.bytes()
+                + self.clusters.bytes(),
             area: (side * side) as u64,
         }
     }

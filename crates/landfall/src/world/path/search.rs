@@ -6,6 +6,7 @@
 //! straight and A* does not pick the wrong side of an obstacle from the leaves' centre-to-centre
 //! zigzag. Then the corners are pulled straight ([`smooth`](super::smooth)).
 
+use super::hier::Cells;
 use super::marks::Entry;
 use super::planner::{PathError, Planner, Route};
 use super::tree::State;
@@ -26,6 +27,31 @@ impl Planner<'_> {
     /// says which end and why.
     pub fn find_path(&mut self, a: DVec2, b: DVec2) -> Result<Route, PathError> {
         let (sa, sb) = (self.place("start", a)?, self.place("goal", b)?);
+        let mut pts = self.hier_corridor(sa, sb)?;
+        self.smooth(&mut pts);
+        Ok(Route {
+            points: pts.into_iter().map(|p| self.on_ground(p)).collect(),
+            moved: [a.distance(sa), b.distance(sb)],
+        })
+    }
+
+    /// The polyline from `a` to `b` (both checked) through the cluster–portal graph; when the
+    /// graph joins them nowhere, the leaf search over the whole tree decides.
+    pub(crate) fn hier_corridor(&mut self, a: DVec2, b: DVec2) -> Result<Vec<DVec2>, PathError> {
+        if self.clear(a, b) {
+            return Ok(vec![a, b]);
+        }
+        match self.portal_corridor(a, b) {
+            Some(pts) => Ok(pts),
+            None => self.corridor(a, b),
+        }
+    }
+
+    /// The old query (Lazy Theta* over the whole tree, then pulled straight): the reference in
+    /// tests.
+    #[cfg(test)]
+    pub(crate) fn find_path_flat(&mut self, a: DVec2, b: DVec2) -> Result<Route, PathError> {
+        let (sa, sb) = (self.place("start", a)?, self.place("goal", b)?);
         let mut pts = self.corridor(sa, sb)?;
         self.smooth(&mut pts);
         Ok(Route {
@@ -36,20 +62,26 @@ impl Planner<'_> {
 
     /// The A* polyline from `a` to `b` (both checked): the start, leaf centres, the goal.
     pub(crate) fn corridor(&mut self, a: DVec2, b: DVec2) -> Result<Vec<DVec2>, PathError> {
+        self.corridor_in(a, b, None)
+    }
+
+    /// The same within the leaves inside `within` (a box of finest cells), or over the whole tree.
+    pub(crate) fn corridor_in(&mut self, a: DVec2, b: DVec2, within: Option<Cells>) -> Result<Vec<DVec2>, PathError> {
         if self.clear(a, b) {
             return Ok(vec![a, b]);
         }
         let mut s = std::mem::take(&mut self.search);
         s.reset(self.tree.nodes.len());
         let stamp = s.stamp;
-        for n in self.near_free(b) {
+        let inside = |t: &super::tree::Tree, n: u32| within.is_none_or(|w| w.holds(&t.nodes[n as usize]));
+        for n in self.near_free(b).into_iter().filter(|&n| inside(&self.tree, n)) {
             let c = self.tree.center(n);
             if self.clear(c, b) {
                 s.target[n as usize] = stamp;
                 s.to_goal[n as usize] = c.distance(b);
             }
         }
-        for n in self.near_free(a) {
+        for n in self.near_free(a).into_iter().filter(|&n| inside(&self.tree, n)) {
             let c = self.tree.center(n);
             let g = a.distance(c);
             if self.clear(a, c) && (s.seen[n as usize] != stamp || g < s.g[n as usize]) {
@@ -113,7 +145,7 @@ impl Planner<'_> {
             let ppos = pos(pp);
             self.tree.neighbours(node, |m| {
                 let mk = m as usize;
-                if self.tree.nodes[mk].state != State::Free || s.closed[mk] == stamp {
+                if self.tree.nodes[mk].state != State::Free || s.closed[mk] == stamp || !inside(&self.tree, m) {
                     return;
                 }
                 let cm = self.tree.center(m);
