@@ -28,7 +28,7 @@ pub(super) fn fatten(s: &Sphere) -> Sphere {
 #[inline]
 pub(super) fn holds(fat: &Sphere, s: &Sphere) -> bool {
     let room = fat.r - s.r - 0.5 * slack(s);
-    if !(room >= 0.0) || fat.r > fatten(s).r * (1.0 + FAT_MARGIN) {
+    if room < 0.0 || fat.r > fatten(s).r * (1.0 + FAT_MARGIN) {
         return false;
     }
     let d = s.c - fat.c;
