@@ -27,14 +27,20 @@ pub(super) fn fatten(s: &Sphere) -> Sphere {
 /// shrunk so far that `fat` is more than a margin too wide for it.
 #[inline]
 pub(super) fn holds(fat: &Sphere, s: &Sphere) -> bool {
-    let room = fat.r - s.r - 0.5 * slack(s);
-    if room < 0.0 || fat.r > fatten(s).r * (1.0 + FAT_MARGIN) {
+    let sl = slack(s);
+    let room = fat.r - s.r - 0.5 * sl;
+    if room < 0.0 || fat.r > (s.r * (1.0 + FAT_MARGIN) + sl) * (1.0 + FAT_MARGIN) {
         return false;
     }
     let d = s.c - fat.c;
+    let lim = room * (1.0 - 1e-9);
+    if (lim * lim).is_normal() {
+        // |d|² may underflow only where |d| is far below `lim`.
+        return d.length_squared() <= lim * lim;
+    }
+    // |d| at d's own scale.
     let m = d.abs().max_element();
-    // |d| at d's own scale (its square may underflow).
-    m == 0.0 || (m <= room && m * (d / m).length() * (1.0 + 1e-9) <= room)
+    m == 0.0 || (m <= room && m * (d / m).length() <= lim)
 }
 
 #[cfg(test)]
