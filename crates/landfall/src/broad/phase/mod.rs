@@ -462,9 +462,9 @@ impl BroadPhase {
         (&self.events.began, &self.events.ended)
     }
 
-    /// Whether [`Self::find_pairs`] rebuilds the levels and searches on rayon's threads (cell and
-    /// object ranges of each level, and of each pair of levels, are independent): the pairs and
-    /// their order are the same as on one thread.
+    /// Whether a frame of [`Self::find_pairs`] that rebuilds the levels rebuilds and searches them
+    /// on rayon's threads (cell and object ranges of each level, and of each pair of levels, are
+    /// independent; the frames between rebuilds run on this thread): the pairs are the same.
     pub fn set_parallel(&mut self, parallel: bool) {
         self.parallel = parallel;
     }
