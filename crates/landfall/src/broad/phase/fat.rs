@@ -23,6 +23,12 @@ pub(super) fn fatten(s: &Sphere) -> Sphere {
     Sphere { c: s.c, r: s.r * (1.0 + FAT_MARGIN) + slack(s) }
 }
 
+/// The sphere around `s` with no margin (only the slack): what a rebuild for one search registers.
+#[inline]
+pub(super) fn thin(s: &Sphere) -> Sphere {
+    Sphere { c: s.c, r: s.r + slack(s) }
+}
+
 /// Whether `s` still lies within the fat sphere `fat` (with half the slack to spare) and has not
 /// shrunk so far that `fat` is more than a margin too wide for it.
 #[inline]

@@ -383,8 +383,8 @@ impl BroadPhase {
     /// Calls `each(a, b)` for every pair [`Self::find_pairs`] would list, on this thread, without
     /// keeping them. Where the levels must be rebuilt (the first call, or after
     /// [`Self::refresh`]), it searches them and keeps nothing: memory stays the levels' whatever the
-    /// number of pairs (what `landfall proximity` streams to disk), in the search's order, and the
-    /// next frame rebuilds again. Otherwise it updates the fat-candidate pairs as
+    /// number of pairs (what `landfall proximity` streams to disk), in the search's order, on levels
+    /// holding the spheres with no margin, and the next frame rebuilds again. Otherwise it updates the fat-candidate pairs as
     /// [`Self::find_pairs`] does and calls `each` in ascending order.
     ///
     /// ```
@@ -418,7 +418,8 @@ impl BroadPhase {
             self.stats = SearchStats { pairs: found, fat_pairs: self.coh.cands.len() as u64, ..st };
             return;
         }
-        self.rebuild();
+        // One search: the spheres themselves (no margin: fewer candidates), and nothing kept.
+        self.rebuild_with(fat::thin);
         let mut st = self.level_stats();
         st.dirty = self.len() as u64;
         let built = &self.built[..self.occupied];
@@ -510,9 +511,14 @@ impl BroadPhase {
     /// as its position needs) and sorts each occupied level by cell (the fat-candidate pairs are
     /// then to be found anew).
     fn rebuild(&mut self) {
+        self.rebuild_with(fat::fatten);
+    }
+
+    /// [`Self::rebuild`] with the spheres `around` gives the objects (fat or thin).
+    fn rebuild_with(&mut self, around: fn(&Sphere) -> Sphere) {
         for ((s, f), size) in self.spheres.iter().zip(&mut self.fat).zip(&mut self.size_level) {
             if *size != FREE {
-                *f = fat::fatten(s);
+                *f = around(s);
                 *size = self.levels.by_size_from(*size as usize, f.r) as u32;
             }
         }
