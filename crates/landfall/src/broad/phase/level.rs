@@ -1,4 +1,4 @@
-//! One level of a [`BroadPhase`](super::BroadPhase) as rebuilt each frame: its objects in contiguous
+//! One level of a [`BroadPhase`](super::BroadPhase) as rebuilt (objects' fat spheres): its objects in contiguous
 //! arrays sorted by cell (layers k, then rows j, then columns i; a level not split by height has one
 //! layer, k = 0, whatever z), the occupied cells with where their objects start, and, where the
 //! level's cells are few, a directory of every cell for lookups in constant time.

@@ -70,7 +70,13 @@ impl Levels {
     pub fn by_size(&self, r: f64) -> usize {
         let need = (2.0 * r).max(f64::MIN_POSITIVE * 8.0) * (1.0 + 1.0 / 8192.0);
         let guess = ((need / self.width[0]).log2() / self.shift as f64).ceil();
-        let mut t = guess.clamp(0.0, (self.count() - 1) as f64) as usize;
+        self.by_size_from(guess.clamp(0.0, (self.count() - 1) as f64) as usize, r)
+    }
+
+    /// [`Self::by_size`], searched from level index `t` (cheap when it is the answer or near it).
+    pub fn by_size_from(&self, mut t: usize, r: f64) -> usize {
+        let need = (2.0 * r).max(f64::MIN_POSITIVE * 8.0) * (1.0 + 1.0 / 8192.0);
+        t = t.min(self.count() - 1);
         while t + 1 < self.count() && self.width[t] < need {
             t += 1;
         }

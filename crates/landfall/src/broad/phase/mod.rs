@@ -1,5 +1,5 @@
 //! A broad phase for many moving spheres of every size: the thesis' dual levels, searched as sorted
-//! arrays rebuilt each frame.
+//! arrays, holding each object's fat sphere, and rebuilt only when many objects left theirs.
 //!
 //! Levels are `ratio` apart (4 by default: cells of level ℓ are `unit · 4^ℓ` wide), and each level's
 //! cells are the thesis' dual cells (cell i spans `[(i − ½)·w, (i + ½)·w)`: no two levels share a
@@ -7,8 +7,17 @@
 //! (raised, for a small object far from the origin, until its cell indices stay below 2³⁰) — in the
 //! one cell holding its centre, so its box lies within that cell's 3×3 neighbourhood.
 //!
-//! Each frame ([`BroadPhase::find_pairs`]) every occupied level is rebuilt as contiguous arrays
-//! sorted by cell (a counting sort where the level's cells are few, a radix sort where they are
+//! **Temporal coherence.** The levels hold each object's *fat sphere* (its radius enlarged by three
+//! quarters, `fat.rs`), and the broad phase keeps the *fat-candidate pairs* (those whose fat spheres
+//! overlap or touch) from frame to frame. A frame ([`BroadPhase::find_pairs`]) re-registers only the
+//! objects whose sphere left its fat sphere (or outgrew it, or shrank well inside it), came or went:
+//! their pairs are dropped and searched anew, against the levels (whose entries for them are
+//! skipped) and among themselves (`coherent.rs`); the touching pairs are the candidate pairs that
+//! pass the exact f64 test, ascending. Once the objects re-registered since the last rebuild pass a
+//! tenth of all, the frame rebuilds every level around fat spheres re-centred on their objects, and
+//! searches them all, as follows.
+//!
+//! A rebuild sorts every occupied level as contiguous arrays by cell (a counting sort where the level's cells are few, a radix sort where they are
 //! sparse), with f32 boxes rounded outward. Then:
 //! - **within a level**, each occupied cell is searched against itself and half of its 3×3
 //!   neighbourhood (the next cell of its row and three cells of the next row, contiguous in the
@@ -19,8 +28,9 @@
 //!   finer level is walked in its own cell order, so consecutive searches are close); empty levels
 //!   are never visited.
 //!
-//! Every candidate is tested on the f32 boxes, then on the f64 spheres (overlap or touch); the boxes
-//! are widened beyond every rounding, so no touching pair is lost (tests: brute force).
+//! Every candidate is tested on the f32 boxes, then on the f64 fat spheres (overlap or touch); the
+//! boxes are widened beyond every rounding, and a fat sphere's margin beyond the rounding of the
+//! exact test, so no touching pair is lost (tests: brute force).
 //!
 //! **Height.** The thesis' structure is 2-D: a level's cells are columns, and objects stacked above
 //! one another (aircraft over a crowd) are all candidates of each other. A level whose objects'
@@ -32,8 +42,9 @@
 //! next layer), and a finer object against the 2 (3 at most) layers its widened box meets.
 //!
 //! The same sorted levels answer box, sphere and ray queries ([`BroadPhase::within_box`],
-//! [`BroadPhase::within_radius`], [`BroadPhase::raycast_with`]): after the frame's
-//! [`BroadPhase::find_pairs`] or a [`BroadPhase::refresh`]; until then, they scan every object.
+//! [`BroadPhase::within_radius`], [`BroadPhase::raycast_with`]) while every object lies within the
+//! fat sphere they hold for it (after a rebuild, or a [`BroadPhase::refresh`]); otherwise they scan
+//! every object.
 //!
 //! ```
 //! use landfall::broad::BroadPhase;
@@ -51,7 +62,9 @@
 //! ```
 
 mod boxes;
+mod coherent;
 mod events;
+mod fat;
 mod level;
 mod levels;
 mod query;
@@ -127,6 +140,15 @@ pub struct BroadPhase {
     /// The objects' spheres by proxy, and their levels by size (`FREE`: no object).
     spheres: Vec<Sphere>,
     size_level: Vec<u32>,
+    /// The objects' fat spheres by proxy ([`fat`]): what the levels hold, and what the levels by
+    /// size are of.
+    fat: Vec<Sphere>,
+    /// The fat-candidate pairs and what changed since they were found ([`coherent`]).
+    coh: coherent::Coherent,
+    /// The share of stale objects beyond which a frame rebuilds (`REBUILD_SHARE`; the tests
+    /// raise it), and the rebuilds so far.
+    rebuild_share: f64,
+    rebuilds: u64,
     /// Free proxies, reused last-in first-out.
     free: Vec<u32>,
     /// Objects per level index, and the members of each occupied level, grouped.
@@ -185,6 +207,10 @@ impl BroadPhase {
             levels,
             spheres: Vec::new(),
             size_level: Vec::new(),
+            fat: Vec::new(),
+            coh: Default::default(),
+            rebuild_share: coherent::REBUILD_SHARE,
+            rebuilds: 0,
             free: Vec::new(),
             counts,
             level_of: Vec::new(),
@@ -235,30 +261,39 @@ impl BroadPhase {
     /// Adds a sphere; returns its proxy (the smallest free one).
     pub fn insert(&mut self, center: DVec3, radius: f64) -> Result<u32, BroadPhaseError> {
         let sphere = Self::check(center, radius)?;
-        let level = self.levels.by_size(radius) as u32;
+        let fat = fat::fatten(&sphere);
+        let level = self.levels.by_size(fat.r) as u32;
         self.fresh = false;
-        Ok(match self.free.pop() {
+        let p = match self.free.pop() {
             Some(p) => {
                 (self.spheres[p as usize], self.size_level[p as usize]) = (sphere, level);
+                self.fat[p as usize] = fat;
                 p
             }
             None => {
                 self.spheres.push(sphere);
                 self.size_level.push(level);
+                self.fat.push(fat);
                 self.spheres.len() as u32 - 1
             }
-        })
+        };
+        self.coh.touched(p);
+        Ok(p)
     }
 
-    /// Moves (and resizes) object `proxy`.
+    /// Moves (and resizes) object `proxy`. Within its fat sphere this costs the next frame
+    /// nothing but the exact tests of its candidate pairs.
     pub fn set(&mut self, proxy: u32, center: DVec3, radius: f64) -> Result<(), BroadPhaseError> {
-        let old = self.slot(proxy)?;
+        self.slot(proxy)?;
         let sphere = Self::check(center, radius)?;
-        if radius != old.r {
-            self.size_level[proxy as usize] = self.levels.by_size(radius) as u32;
+        let p = proxy as usize;
+        self.spheres[p] = sphere;
+        if !fat::holds(&self.fat[p], &sphere) {
+            self.fat[p] = fat::fatten(&sphere);
+            self.size_level[p] = self.levels.by_size_from(self.size_level[p] as usize, self.fat[p].r) as u32;
+            self.coh.touched(proxy);
+            self.fresh = false;
         }
-        self.spheres[proxy as usize] = sphere;
-        self.fresh = false;
         Ok(())
     }
 
@@ -269,10 +304,13 @@ impl BroadPhase {
         self.free.push(proxy);
         self.fresh = false;
         self.events.removed(proxy);
+        self.coh.touched(proxy);
         if self.free.len() == self.spheres.len() {
             self.spheres.clear();
             self.size_level.clear();
+            self.fat.clear();
             self.free.clear();
+            self.coh = Default::default();
         }
         Ok(())
     }
@@ -289,13 +327,29 @@ impl BroadPhase {
         }
     }
 
-    /// Every pair of objects whose spheres overlap or touch, each once, lower proxy first, in an
-    /// order that depends only on the objects and on which levels are lifted into which (decided
-    /// every 8 sorts from the objects as they then stand).
+    /// Every pair of objects whose spheres overlap or touch, each once, lower proxy first,
+    /// ascending. Between rebuilds of the levels, only the pairs of the objects that left their fat
+    /// spheres (or came or went) are searched anew ([`coherent`]); the others' candidate pairs are
+    /// kept and tested again.
     pub fn find_pairs(&mut self) -> &[Pair] {
+        let st = if self.must_rebuild() { self.full_frame() } else { self.coherent_frame() };
+        self.touching();
+        self.stats = SearchStats { pairs: self.pairs.len() as u64, fat_pairs: self.coh.cands.len() as u64, ..st };
+        &self.pairs
+    }
+
+    /// Whether the next frame rebuilds the levels: the fat-candidate pairs are not all known, or the
+    /// stale objects passed `REBUILD_SHARE` of all.
+    fn must_rebuild(&self) -> bool {
+        !self.coh.valid || self.coh.stale_list.len() as f64 > self.rebuild_share * self.len() as f64
+    }
+
+    /// Rebuilds the levels and finds every fat-candidate pair by searching them all.
+    fn full_frame(&mut self) -> SearchStats {
         self.rebuild();
         self.pairs.clear();
         let mut st = self.level_stats();
+        st.dirty = self.len() as u64;
         let built = &self.built[..self.occupied];
         search::tasks(built, self.parallel, &mut self.tasks);
         if self.parallel {
@@ -318,14 +372,20 @@ impl BroadPhase {
                 search::run(&self.levels, built, task, &mut self.pairs, &mut st);
             }
         }
-        st.pairs = self.pairs.len() as u64;
-        self.stats = st;
-        &self.pairs
+        let cands = &mut self.coh.cands;
+        cands.clear();
+        cands.extend(self.pairs.iter().map(|&(a, b)| coherent::word(a, b)));
+        cands.sort_unstable();
+        self.coh.valid = true;
+        st
     }
 
-    /// Calls `each(a, b)` for every pair [`Self::find_pairs`] would list, in the same order, on
-    /// this thread, without keeping them: memory stays the levels' whatever the number of pairs
-    /// (what `landfall proximity` streams to disk).
+    /// Calls `each(a, b)` for every pair [`Self::find_pairs`] would list, on this thread, without
+    /// keeping them. Where the levels must be rebuilt (the first call, or after
+    /// [`Self::refresh`]), it searches them and keeps nothing: memory stays the levels' whatever the
+    /// number of pairs (what `landfall proximity` streams to disk), in the search's order, on levels
+    /// holding the spheres with no margin, and the next frame rebuilds again. Otherwise it updates the fat-candidate pairs as
+    /// [`Self::find_pairs`] does and calls `each` in ascending order.
     ///
     /// ```
     /// use landfall::broad::BroadPhase;
@@ -343,14 +403,35 @@ impl BroadPhase {
     /// assert_eq!(n, 3);
     /// ```
     pub fn for_each_pair(&mut self, mut each: impl FnMut(u32, u32)) {
-        self.rebuild();
+        if !self.must_rebuild() {
+            let st = self.coherent_frame();
+            let sp = &self.spheres;
+            let mut found = 0u64;
+            for &w in &self.coh.cands {
+                let (a, b) = ((w >> 32) as u32, w as u32);
+                let (sa, sb) = (&sp[a as usize], &sp[b as usize]);
+                if within(sa.c - sb.c, sa.r + sb.r) {
+                    found += 1;
+                    each(a, b);
+                }
+            }
+            self.stats = SearchStats { pairs: found, fat_pairs: self.coh.cands.len() as u64, ..st };
+            return;
+        }
+        // One search: the spheres themselves (no margin: fewer candidates), and nothing kept.
+        self.rebuild_with(fat::thin);
         let mut st = self.level_stats();
+        st.dirty = self.len() as u64;
         let built = &self.built[..self.occupied];
         search::tasks(built, false, &mut self.tasks);
         let mut found = 0u64;
+        let sp = &self.spheres;
         let mut out = search::Each(|a, b| {
-            found += 1;
-            each(a, b);
+            let (sa, sb) = (&sp[a as usize], &sp[b as usize]);
+            if within(sa.c - sb.c, sa.r + sb.r) {
+                found += 1;
+                each(a, b);
+            }
         });
         for &task in &self.tasks {
             search::run(&self.levels, built, task, &mut out, &mut st);
@@ -382,9 +463,9 @@ impl BroadPhase {
         (&self.events.began, &self.events.ended)
     }
 
-    /// Whether [`Self::find_pairs`] rebuilds the levels and searches on rayon's threads (cell and
-    /// object ranges of each level, and of each pair of levels, are independent): the pairs and
-    /// their order are the same as on one thread.
+    /// Whether a frame of [`Self::find_pairs`] that rebuilds the levels rebuilds and searches them
+    /// on rayon's threads (cell and object ranges of each level, and of each pair of levels, are
+    /// independent; the frames between rebuilds run on this thread): the pairs are the same.
     pub fn set_parallel(&mut self, parallel: bool) {
         self.parallel = parallel;
     }
@@ -411,6 +492,7 @@ impl BroadPhase {
         if vertical != self.vertical {
             self.vertical = vertical;
             self.fresh = false;
+            self.coh.valid = false;
         }
     }
 
@@ -425,11 +507,26 @@ impl BroadPhase {
         SearchStats { levels: built.len(), vertical: built.iter().filter(|l| l.vertical).count(), ..Default::default() }
     }
 
-    /// Groups the objects by level (each raised as far as its position needs) and sorts each
-    /// occupied level by cell.
+    /// Re-centres every fat sphere on its object, groups the objects by level (each raised as far
+    /// as its position needs) and sorts each occupied level by cell (the fat-candidate pairs are
+    /// then to be found anew).
     fn rebuild(&mut self) {
+        self.rebuild_with(fat::fatten);
+    }
+
+    /// [`Self::rebuild`] with the spheres `around` gives the objects (fat or thin).
+    fn rebuild_with(&mut self, around: fn(&Sphere) -> Sphere) {
+        for ((s, f), size) in self.spheres.iter().zip(&mut self.fat).zip(&mut self.size_level) {
+            if *size != FREE {
+                *f = around(s);
+                *size = self.levels.by_size_from(*size as usize, f.r) as u32;
+            }
+        }
+        self.coh.clear();
+        self.coh.valid = false;
+        self.rebuilds += 1;
         self.level_of.clear();
-        for (s, &size) in self.spheres.iter().zip(&self.size_level) {
+        for (s, &size) in self.fat.iter().zip(&self.size_level) {
             let t = if size == FREE {
                 FREE
             } else {
@@ -447,7 +544,7 @@ impl BroadPhase {
         if self.built.len() < self.starts.len() {
             self.built.resize_with(self.starts.len(), Level::default);
         }
-        let (levels, members, spheres, vertical) = (&self.levels, &self.members, &self.spheres, self.vertical);
+        let (levels, members, spheres, vertical) = (&self.levels, &self.members, &self.fat, self.vertical);
         let build = |(lv, &(t, s, e)): (&mut Level, &(usize, usize, usize))| {
             lv.build(levels, t, &members[s..e], spheres, vertical)
         };
@@ -487,7 +584,7 @@ impl BroadPhase {
             self.crowd.resize(size, 0);
             let mut squares = 0u64;
             for &p in group {
-                let c = self.spheres[p as usize].c;
+                let c = self.fat[p as usize].c;
                 let (i, j) = (self.levels.index(t, c.x), self.levels.index(t, c.y));
                 let hash = crate::rng::mix((i as u64) ^ (j as u64).rotate_left(32));
                 if (hash >> 40) & (stride - 1) != 0 {

@@ -1,10 +1,11 @@
 //! Queries on a [`BroadPhase`]: the objects meeting a box or a sphere, and the first one a ray meets.
 //!
-//! They read the levels as the last [`BroadPhase::find_pairs`] (or [`BroadPhase::refresh`]) sorted
-//! them: on each occupied level, the rows of cells (of each layer, on a level split by height) whose
-//! objects' boxes can meet the query, each row a contiguous range of the sorted arrays; a level
-//! holding fewer objects than the query covers cells is scanned whole. After a move, an insertion
-//! or a removal, until the next sort, they scan every object instead: the same answers, in time
+//! They read the levels as the last rebuild (by [`BroadPhase::find_pairs`] or
+//! [`BroadPhase::refresh`]) sorted them: on each occupied level, the rows of cells (of each layer,
+//! on a level split by height) whose objects' fat boxes can meet the query, each row a contiguous
+//! range of the sorted arrays, each object found tested on its own sphere; a level holding fewer
+//! objects than the query covers cells is scanned whole. Once an object left its fat sphere, came
+//! or went, until the next rebuild, they scan every object instead: the same answers, in time
 //! proportional to the objects.
 
 use super::boxes::Box32;
@@ -18,8 +19,9 @@ use glam::DVec3;
 const SLACK: f64 = 1e-9;
 
 impl BroadPhase {
-    /// Sorts the levels for the queries if an object moved, came or went since they were last
-    /// sorted (by this or by [`Self::find_pairs`]).
+    /// Rebuilds the levels for the queries if an object left its fat sphere, came or went since
+    /// they were last rebuilt (by this or by [`Self::find_pairs`]); the next frame then searches
+    /// every pair anew.
     pub fn refresh(&mut self) {
         if !self.fresh {
             self.rebuild();
@@ -52,7 +54,7 @@ impl BroadPhase {
         }
         let qb = Box32::around(min.to_array(), max.to_array());
         let mut test = |lv: &Level, k: usize| {
-            if lv.boxes[k].overlaps(&qb) && meets(&lv.spheres[k]) {
+            if lv.boxes[k].overlaps(&qb) && meets(&self.spheres[lv.proxies[k] as usize]) {
                 visit(lv.proxies[k]);
             }
         };
@@ -147,7 +149,10 @@ impl BroadPhase {
             let (ya, yb) = (at(origin.y, dir.y, t0), at(origin.y, dir.y, t1));
             let (j0, j1) = self.rows(lv, ya.min(yb), ya.max(yb));
             if (j1 - j0 + 1) as f64 > lv.proxies.len() as f64 {
-                (0..lv.proxies.len()).for_each(|k| test(lv.proxies[k], &lv.spheres[k], &mut best));
+                (0..lv.proxies.len()).for_each(|k| {
+                    let p = lv.proxies[k];
+                    test(p, &self.spheres[p as usize], &mut best)
+                });
                 continue;
             }
             // Rows in the ray's order: once a row's nearest t passes the best hit, so do the rest.
@@ -177,7 +182,10 @@ impl BroadPhase {
                 let (k0, k1) = self.layers(lv, za.min(zb) - zs, za.max(zb) + zs);
                 for k in k0..=k1 {
                     let (a, b) = lv.row(j, k, i0, i1, &mut finger);
-                    (a..b).for_each(|x| test(lv.proxies[x], &lv.spheres[x], &mut best));
+                    (a..b).for_each(|x| {
+                        let p = lv.proxies[x];
+                        test(p, &self.spheres[p as usize], &mut best)
+                    });
                 }
             }
         }

@@ -23,6 +23,11 @@ pub struct SearchStats {
     pub box_hits: u64,
     /// Pairs whose spheres overlap or touch.
     pub pairs: u64,
+    /// Objects whose pairs were searched anew (all of them on a frame that rebuilt the levels;
+    /// the candidates and box hits above count that search only).
+    pub dirty: u64,
+    /// Pairs whose fat spheres overlap or touch (kept from frame to frame, each tested exactly).
+    pub fat_pairs: u64,
 }
 
 impl std::ops::AddAssign for SearchStats {
@@ -32,6 +37,8 @@ impl std::ops::AddAssign for SearchStats {
         self.candidates += o.candidates;
         self.box_hits += o.box_hits;
         self.pairs += o.pairs;
+        self.dirty += o.dirty;
+        self.fat_pairs += o.fat_pairs;
     }
 }
 
@@ -169,8 +176,26 @@ fn across(
     out: &mut impl PairOut,
     st: &mut SearchStats,
 ) {
-    let (t, h) = (coarse.t, coarse.hmax);
     let mut fingers = [0usize; 9];
+    for a in from..to {
+        let me = (&fine.boxes[a], &fine.spheres[a], fine.proxies[a]);
+        against_level(levels, me, coarse, &mut fingers, out, st);
+    }
+}
+
+/// The pairs between one object (box, sphere, proxy) and the objects of level `lv` (any level: it
+/// holds each object in the cell of its centre, its box within `lv.hmax` of it), found in the cells
+/// the object's box widened by `hmax` meets. `fingers`: places in `lv`'s cells near the last
+/// object's answers (any values are correct).
+pub(super) fn against_level(
+    levels: &Levels,
+    (b, sa, pa): (&Box32, &Sphere, u32),
+    lv: &Level,
+    fingers: &mut [usize; 9],
+    out: &mut impl PairOut,
+    st: &mut SearchStats,
+) {
+    let (t, h) = (lv.t, lv.hmax);
     // The widened box's corners, moved outward by far more than their rounding, so that a centre
     // within it never falls in a cell outside the range.
     let lower = |x: f64| {
@@ -181,23 +206,27 @@ fn across(
         let q = x + h;
         q + (q.abs() + h) * f64::EPSILON * 16.0
     };
-    for a in from..to {
-        // The f64 box (the f32 one may be infinite beyond f32's range).
-        let (sa, b) = (&fine.spheres[a], &fine.boxes[a]);
-        let ha = sa.h();
-        let (i0, i1) = (levels.index(t, lower(sa.c.x - ha)), levels.index(t, upper(sa.c.x + ha)));
-        let (j0, j1) = (levels.index(t, lower(sa.c.y - ha)), levels.index(t, upper(sa.c.y + ha)));
-        let (k0, k1) = coarse.layers(levels, lower(sa.c.z - ha), upper(sa.c.z + ha));
-        if !coarse.may_hold((i0, i1), (j0, j1), (k0, k1)) {
-            continue;
-        }
-        let me = (b, sa, fine.proxies[a]);
-        for k in k0..=k1 {
-            for j in j0..=j1 {
-                let finger = &mut fingers[(3 * k.rem_euclid(3) + j.rem_euclid(3)) as usize];
-                let (from, to) = coarse.row(j, k, i0, i1, finger);
-                against(me, coarse, from, to, out, st);
-            }
+    // The f64 box (the f32 one may be infinite beyond f32's range).
+    let ha = sa.h();
+    let (i0, i1) = (levels.index(t, lower(sa.c.x - ha)), levels.index(t, upper(sa.c.x + ha)));
+    let (j0, j1) = (levels.index(t, lower(sa.c.y - ha)), levels.index(t, upper(sa.c.y + ha)));
+    let (k0, k1) = lv.layers(levels, lower(sa.c.z - ha), upper(sa.c.z + ha));
+    if !lv.may_hold((i0, i1), (j0, j1), (k0, k1)) {
+        return;
+    }
+    // Rows and layers within the level's; where they outnumber its objects (an object far larger
+    // than the level's cells), the level is tested whole.
+    let (j0, j1) = (j0.max(lv.jmin), j1.min(lv.jmin + lv.ny - 1));
+    let (k0, k1) = (k0.max(lv.kmin), k1.min(lv.kmin + lv.nz - 1));
+    if (j1 - j0 + 1) as u128 * (k1 - k0 + 1) as u128 > lv.proxies.len() as u128 {
+        against((b, sa, pa), lv, 0, lv.proxies.len(), out, st);
+        return;
+    }
+    for k in k0..=k1 {
+        for j in j0..=j1 {
+            let finger = &mut fingers[(3 * k.rem_euclid(3) + j.rem_euclid(3)) as usize];
+            let (from, to) = lv.row(j, k, i0, i1, finger);
+            against((b, sa, pa), lv, from, to, out, st);
         }
     }
 }

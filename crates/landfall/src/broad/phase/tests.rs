@@ -35,18 +35,19 @@ fn assert_brute(bp: &mut BroadPhase) {
             bp.stats()
         );
     }
-    // The streamed search lists the same pairs in the same order (unless the levels were lifted
-    // anew in between: every `DECISION_FRAMES` sorts).
+    // Listed ascending; the streamed search (of the rebuilt levels) lists the same pairs.
     let listed = bp.find_pairs().to_vec();
-    let decided = bp.until_decision == 0;
+    assert!(listed == got, "listed {} pairs, not ascending", listed.len());
     let mut streamed = Vec::with_capacity(listed.len());
     bp.for_each_pair(|a, b| streamed.push((a, b)));
-    if !decided {
-        assert!(streamed == listed, "streamed {} pairs, listed {}", streamed.len(), listed.len());
-    } else {
-        streamed.sort_unstable();
-        assert!(streamed == got, "streamed {} pairs, listed {}", streamed.len(), listed.len());
-    }
+    assert!(streamed == got, "streamed {} pairs, listed {}", streamed.len(), listed.len());
+    // So does the search of the levels rebuilt (on a copy: the next frame would rebuild).
+    let mut rebuilt = bp.clone();
+    rebuilt.coh.valid = false;
+    streamed.clear();
+    rebuilt.for_each_pair(|a, b| streamed.push((a, b)));
+    streamed.sort_unstable();
+    assert!(streamed == got, "streamed {} pairs from the rebuilt levels, listed {}", streamed.len(), listed.len());
     assert_eq!(bp.stats().pairs, listed.len() as u64);
 }
 
@@ -408,6 +409,90 @@ proptest! {
     }
 }
 
+/// One change between frames aimed at the fat spheres: an object moved back or forth to about its
+/// fat sphere's edge, its radius grown or shrunk by about the margin, a jump anywhere (across
+/// levels), a removal, an insertion (taking a removed object's proxy).
+#[derive(Clone, Debug)]
+enum Nudge {
+    Edge(usize, f64),
+    Scale(usize, f64),
+    Jump(usize, (f64, f64, f64), f64),
+    Remove(usize),
+    Insert((f64, f64, f64), f64),
+}
+
+fn nudge() -> impl Strategy<Value = Nudge> {
+    let i = || any::<prop::sample::Index>().prop_map(|i| i.index(1 << 20));
+    prop_oneof![
+        4 => (i(), 0.7..1.3f64).prop_map(|(i, t)| Nudge::Edge(i, t)),
+        2 => (i(), -2.5..2.5f64).prop_map(|(i, t)| Nudge::Scale(i, t)),
+        1 => (i(), (coord(), coord(), coord()), radius()).prop_map(|(i, c, r)| Nudge::Jump(i, c, r)),
+        1 => i().prop_map(Nudge::Remove),
+        1 => ((coord(), coord(), coord()), radius()).prop_map(|(c, r)| Nudge::Insert(c, r)),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    /// Frames between rebuilds: objects oscillating across their fat spheres' edges, radii growing
+    /// and shrinking past the margin, jumps across levels, removals and reused proxies, up to 24
+    /// frames with no rebuild, then a forced one: every frame's pairs are brute force's, ascending.
+    #[test]
+    fn frames_between_rebuilds_equal_brute_force(
+        objs in prop::collection::vec((coord(), coord(), coord(), radius()), 1..40),
+        frames in prop::collection::vec(prop::collection::vec(nudge(), 0..6), 1..24),
+        ratio in prop::sample::select(vec![2u32, 4, 8]),
+        lifting in any::<bool>(),
+        vertical in prop::sample::select(VERTICALS.to_vec()),
+    ) {
+        let mut bp = phase(ratio, lifting, vertical);
+        bp.rebuild_share = f64::INFINITY;
+        let v = |(x, y, z): (f64, f64, f64)| DVec3::new(x, y, z);
+        for &(x, y, z, r) in &objs {
+            bp.insert(v((x, y, z)), r).unwrap();
+        }
+        prop_assert_eq!(bp.find_pairs().to_vec(), bp.pairs_brute_force());
+        let mut rebuilds = bp.rebuilds;
+        for (f, nudges) in frames.iter().enumerate() {
+            let mut emptied = false;
+            let sign = if f % 2 == 0 { 1.0 } else { -1.0 };
+            for n in nudges {
+                let live: Vec<u32> = bp.live().map(|(p, _)| p).collect();
+                let pick = |i: usize| live.get(i % live.len().max(1)).copied();
+                match *n {
+                    Nudge::Edge(i, t) => if let Some(p) = pick(i) {
+                        let (c, r) = bp.get(p).unwrap();
+                        let step = DVec3::new(1.0, 0.5, -0.25).normalize() * (r * fat::FAT_MARGIN * t * sign);
+                        bp.set(p, c + step, r).unwrap();
+                    },
+                    Nudge::Scale(i, t) => if let Some(p) = pick(i) {
+                        let (c, r) = bp.get(p).unwrap();
+                        bp.set(p, c, r * (1.0 + fat::FAT_MARGIN).powf(t)).unwrap();
+                    },
+                    Nudge::Jump(i, c, r) => if let Some(p) = pick(i) {
+                        bp.set(p, v(c), r).unwrap();
+                    },
+                    Nudge::Remove(i) => if let Some(p) = pick(i) {
+                        bp.remove(p).unwrap();
+                        emptied |= bp.is_empty(); // all forgotten: the next frame rebuilds
+                    },
+                    Nudge::Insert(c, r) => {
+                        bp.insert(v(c), r).unwrap();
+                    }
+                }
+            }
+            prop_assert_eq!(bp.find_pairs().to_vec(), bp.pairs_brute_force(), "frame {}", f);
+            prop_assert!(bp.rebuilds == rebuilds || emptied, "frame {}: rebuilt", f);
+            rebuilds = bp.rebuilds;
+        }
+        bp.coh.valid = false;
+        prop_assert_eq!(bp.find_pairs().to_vec(), bp.pairs_brute_force());
+        prop_assert!(bp.rebuilds > rebuilds || bp.is_empty());
+        assert_brute(&mut bp);
+    }
+}
+
 /// Over frames of moves, removals and reinsertions, the events are the differences between
 /// consecutive frames' brute-force pair sets (a reused proxy's pairs end and begin again).
 #[test]
@@ -562,8 +647,12 @@ fn split_only_where_layers_fit() {
         assert_eq!(bp.stats().vertical, 1);
         let flea = bp.insert(DVec3::new(0.0, 0.0, 2e9), 0.2).unwrap();
         assert_brute(&mut bp);
+        bp.refresh(); // the levels rebuilt with the flea
+        assert_brute(&mut bp);
         assert_eq!(bp.stats().vertical, 0, "{:?}", bp.stats());
         bp.set(flea, DVec3::new(0.0, 0.0, 3.5), 0.2).unwrap();
+        assert_brute(&mut bp);
+        bp.refresh();
         assert_brute(&mut bp);
         assert_eq!(bp.stats().vertical, 1);
     }

@@ -1,0 +1,219 @@
+//! The frame of a [`BroadPhase`] between two rebuilds: the persistent set of fat-candidate pairs
+//! (pairs whose fat spheres overlap or touch), updated for the objects whose fat sphere changed
+//! alone, then filtered by the exact test of the spheres.
+//!
+//! An object whose sphere leaves its fat sphere (or grows beyond it, or shrinks well inside it), and
+//! an object inserted or removed, is *dirty* for the next frame and *stale* until the next rebuild:
+//! its entry in the levels (if any) no longer stands for it. A frame drops the dirty objects' pairs,
+//! then finds their new ones: each dirty object's new fat sphere against the levels (skipping stale
+//! entries), and the stale objects, in small levels of their own built each frame, among themselves
+//! (keeping the pairs with a dirty object). The levels are rebuilt, every fat sphere re-centred,
+//! once the stale objects pass `REBUILD_SHARE` of all.
+
+use super::boxes::Box32;
+use super::level::{Level, Sphere};
+use super::search::{self, PairOut, SearchStats};
+use super::{BroadPhase, FREE};
+use glam::DVec3;
+
+/// The share of the objects stale since the last rebuild beyond which a frame rebuilds the levels.
+pub(super) const REBUILD_SHARE: f64 = 0.1;
+
+/// A pair as one sortable word: lower proxy in the high half.
+#[inline]
+pub(super) fn word(a: u32, b: u32) -> u64 {
+    ((a as u64) << 32) | b as u64
+}
+
+/// The fat-candidate pairs and which objects changed since they were found.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Coherent {
+    /// Whether `cands` holds every pair whose fat spheres touch (false: the next frame rebuilds).
+    pub valid: bool,
+    /// The fat-candidate pairs, ascending.
+    pub cands: Vec<u64>,
+    /// By proxy: whether its pairs must be found anew this frame, and the list of those proxies.
+    pub dirty: Vec<bool>,
+    pub dirty_list: Vec<u32>,
+    /// By proxy: whether its entry in the levels is stale, and the list of those proxies (removed
+    /// ones included).
+    pub stale: Vec<bool>,
+    pub stale_list: Vec<u32>,
+    /// Scratch: the new pairs, the stale objects grouped by level, their levels.
+    new: Vec<u64>,
+    merged: Vec<u64>,
+    members: Vec<u32>,
+    starts: Vec<(usize, usize, usize)>,
+    counts: Vec<u32>,
+    levels: Vec<Level>,
+    tasks: Vec<search::Task>,
+}
+
+impl Coherent {
+    /// Notes that object `p`'s fat sphere changed (or it came or went).
+    pub fn touched(&mut self, p: u32) {
+        let u = p as usize;
+        if self.dirty.len() <= u {
+            self.dirty.resize(u + 1, false);
+            self.stale.resize(u + 1, false);
+        }
+        if !self.dirty[u] {
+            self.dirty[u] = true;
+            self.dirty_list.push(p);
+        }
+        if !self.stale[u] {
+            self.stale[u] = true;
+            self.stale_list.push(p);
+        }
+    }
+
+    /// Forgets every change (the levels were rebuilt): nothing dirty or stale.
+    pub fn clear(&mut self) {
+        for &p in &self.dirty_list {
+            self.dirty[p as usize] = false;
+        }
+        for &p in &self.stale_list {
+            self.stale[p as usize] = false;
+        }
+        self.dirty_list.clear();
+        self.stale_list.clear();
+    }
+}
+
+/// Keeps the pairs of the stale objects' search that involve a dirty object.
+struct AnyDirty<'a> {
+    dirty: &'a [bool],
+    out: &'a mut Vec<u64>,
+}
+
+impl PairOut for AnyDirty<'_> {
+    #[inline]
+    fn pair(&mut self, a: u32, b: u32) {
+        if self.dirty[a as usize] || self.dirty[b as usize] {
+            self.out.push(word(a, b));
+        }
+    }
+}
+
+/// Keeps a dirty object's pairs with the levels' entries that are not stale.
+struct Fresh<'a> {
+    me: u32,
+    stale: &'a [bool],
+    out: &'a mut Vec<u64>,
+}
+
+impl PairOut for Fresh<'_> {
+    #[inline]
+    fn pair(&mut self, a: u32, b: u32) {
+        let other = if a == self.me { b } else { a };
+        if !self.stale[other as usize] {
+            self.out.push(word(a, b));
+        }
+    }
+}
+
+impl BroadPhase {
+    /// Updates the fat-candidate pairs for the objects dirty since the last frame (the levels as
+    /// the last rebuild left them, `coh.valid`).
+    pub(super) fn coherent_frame(&mut self) -> SearchStats {
+        let mut st = self.level_stats();
+        let c = &mut self.coh;
+        st.dirty = c.dirty_list.len() as u64;
+        if c.dirty_list.is_empty() {
+            return st;
+        }
+        let dirty = &c.dirty;
+        c.cands.retain(|&w| !dirty[(w >> 32) as usize] && !dirty[(w & 0xffff_ffff) as usize]);
+        // The stale objects (alive) grouped by the level each is searched on, as `group` does.
+        c.counts.clear();
+        c.counts.resize(self.levels.count() + 1, 0);
+        let level = |p: u32| {
+            let s = &self.fat[p as usize];
+            let t = self.levels.raised(self.size_level[p as usize] as usize, s.c.x.abs().max(s.c.y.abs()));
+            self.lift[t] as usize
+        };
+        for &p in &c.stale_list {
+            if self.size_level[p as usize] != FREE {
+                c.counts[level(p) + 1] += 1;
+            }
+        }
+        for t in 1..c.counts.len() {
+            c.counts[t] += c.counts[t - 1];
+        }
+        c.starts.clear();
+        for t in 0..self.levels.count() {
+            if c.counts[t + 1] > c.counts[t] {
+                c.starts.push((t, c.counts[t] as usize, c.counts[t + 1] as usize));
+            }
+        }
+        c.members.clear();
+        c.members.resize(c.counts[self.levels.count()] as usize, 0);
+        for &p in &c.stale_list {
+            if self.size_level[p as usize] != FREE {
+                let at = &mut c.counts[level(p)];
+                c.members[*at as usize] = p;
+                *at += 1;
+            }
+        }
+        if c.levels.len() < c.starts.len() {
+            c.levels.resize_with(c.starts.len(), Level::default);
+        }
+        for (lv, &(t, s, e)) in c.levels.iter_mut().zip(&c.starts) {
+            lv.build(&self.levels, t, &c.members[s..e], &self.fat, self.vertical);
+        }
+        c.new.clear();
+        let built = &c.levels[..c.starts.len()];
+        search::tasks(built, false, &mut c.tasks);
+        let mut out = AnyDirty { dirty: &c.dirty, out: &mut c.new };
+        for &task in &c.tasks {
+            search::run(&self.levels, built, task, &mut out, &mut st);
+        }
+        // Each dirty object against the levels' entries that still stand.
+        let mut fingers = [0usize; 9];
+        for &p in &c.dirty_list {
+            if self.size_level[p as usize] == FREE {
+                continue;
+            }
+            let s: &Sphere = &self.fat[p as usize];
+            let h = DVec3::splat(s.h());
+            let b = Box32::around((s.c - h).to_array(), (s.c + h).to_array());
+            let mut out = Fresh { me: p, stale: &c.stale, out: &mut c.new };
+            for lv in &self.built[..self.occupied] {
+                search::against_level(&self.levels, (&b, s, p), lv, &mut fingers, &mut out, &mut st);
+            }
+        }
+        // Merge the new pairs (each found once) into the kept ones.
+        c.new.sort_unstable();
+        c.merged.clear();
+        c.merged.reserve(c.cands.len() + c.new.len());
+        let (mut x, mut y) = (0, 0);
+        while x < c.cands.len() && y < c.new.len() {
+            if c.cands[x] < c.new[y] {
+                c.merged.push(c.cands[x]);
+                x += 1;
+            } else {
+                c.merged.push(c.new[y]);
+                y += 1;
+            }
+        }
+        c.merged.extend_from_slice(&c.cands[x..]);
+        c.merged.extend_from_slice(&c.new[y..]);
+        std::mem::swap(&mut c.cands, &mut c.merged);
+        for &p in &c.dirty_list {
+            c.dirty[p as usize] = false;
+        }
+        c.dirty_list.clear();
+        st
+    }
+
+    /// The touching pairs among the fat-candidate pairs, ascending, into `pairs`.
+    pub(super) fn touching(&mut self) {
+        self.pairs.clear();
+        let sp = &self.spheres;
+        self.pairs.extend(self.coh.cands.iter().filter_map(|&w| {
+            let (a, b) = ((w >> 32) as u32, w as u32);
+            let (sa, sb) = (&sp[a as usize], &sp[b as usize]);
+            crate::broad::queries::within(sa.c - sb.c, sa.r + sb.r).then_some((a, b))
+        }));
+    }
+}
