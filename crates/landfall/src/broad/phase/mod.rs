@@ -329,7 +329,7 @@ impl BroadPhase {
 
     /// Every pair of objects whose spheres overlap or touch, each once, lower proxy first,
     /// ascending. Between rebuilds of the levels, only the pairs of the objects that left their fat
-    /// spheres (or came or went) are searched anew ([`coherent`]); the others' candidate pairs are
+    /// spheres (or came or went) are searched anew (the module docs say how); the others' candidate pairs are
     /// kept and tested again.
     pub fn find_pairs(&mut self) -> &[Pair] {
         let st = if self.must_rebuild() { self.full_frame() } else { self.coherent_frame() };
