@@ -10,7 +10,7 @@ use super::planner::Planner;
 use glam::DVec2;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// The start, as a node.
 const START: u64 = u64::MAX;
@@ -55,7 +55,7 @@ impl PartialOrd for Entry {
 struct Reached {
     g: f64,
     from: u64,
-    pts: Rc<[DVec2]>,
+    pts: Arc<[DVec2]>,
     flip: bool,
 }
 
@@ -71,7 +71,7 @@ impl Planner<'_> {
         let mut closed: Map<u64, ()> = Map::default();
         let mut heap = BinaryHeap::new();
         heap.push(Entry { f: WEIGHT * a.distance(b), g: 0.0, node: START, from: START, cluster: ca, exact: true });
-        reached.insert(START, Reached { g: 0.0, from: START, pts: Rc::from([a].as_slice()), flip: false });
+        reached.insert(START, Reached { g: 0.0, from: START, pts: Arc::from([a].as_slice()), flip: false });
         let mut portals = Vec::new();
         while let Some(e) = heap.pop() {
             if closed.contains_key(&e.node) {

@@ -11,7 +11,7 @@ use super::tree::{Node, State};
 use glam::DVec2;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// Cluster level relative to the tree's depth: about 2^`CLUSTERS` clusters a side.
 const CLUSTERS: u8 = 5;
@@ -63,13 +63,13 @@ impl Hasher for KeyHasher {
 pub(crate) type Map<K, V> = HashMap<K, V, BuildHasherDefault<KeyHasher>>;
 
 /// A stretch between two portals: its length and its corners (from the lower key to the higher).
-pub(crate) type Stretch = Option<(f64, Rc<[DVec2]>)>;
+pub(crate) type Stretch = Option<(f64, Arc<[DVec2]>)>;
 
 /// The cached portals and stretches.
 #[derive(Default)]
 pub(crate) struct Clusters {
     /// Portals of side `2 * cluster + 0` (east) and `2 * cluster + 1` (north).
-    sides: Map<u64, Rc<[DVec2]>>,
+    sides: Map<u64, Arc<[DVec2]>>,
     /// Per cluster, the stretches between its portals, keyed by the pair of portal keys (lower
     /// first).
     stretches: Map<u64, Map<(u64, u64), Stretch>>,
@@ -160,11 +160,11 @@ impl Planner<'_> {
     }
 
     /// The portals of a side (cached).
-    pub(crate) fn side_portals(&mut self, side: u64) -> Rc<[DVec2]> {
+    pub(crate) fn side_portals(&mut self, side: u64) -> Arc<[DVec2]> {
         if let Some(p) = self.clusters.sides.get(&side) {
             return p.clone();
         }
-        let p: Rc<[DVec2]> = self.find_portals(side).into();
+        let p: Arc<[DVec2]> = self.find_portals(side).into();
         self.clusters.sides.insert(side, p.clone());
         p
     }
@@ -228,9 +228,9 @@ impl Planner<'_> {
         c: u64,
         (kp, p): (u64, DVec2),
         (kq, q): (u64, DVec2),
-    ) -> Option<(f64, Rc<[DVec2]>, bool)> {
+    ) -> Option<(f64, Arc<[DVec2]>, bool)> {
         if self.cluster_free(c) {
-            return Some((p.distance(q), Rc::from([p, q].as_slice()), false));
+            return Some((p.distance(q), Arc::from([p, q].as_slice()), false));
         }
         let (key, flip) = if kp <= kq { ((kp, kq), false) } else { ((kq, kp), true) };
         if let Some(s) = self.clusters.stretches.get(&c).and_then(|m| m.get(&key)) {

@@ -26,8 +26,19 @@ impl Planner<'_> {
     /// [`snap`](super::Agent::snap) distance ([`Route::moved`] says how far); beyond it, the error
     /// says which end and why.
     pub fn find_path(&mut self, a: DVec2, b: DVec2) -> Result<Route, PathError> {
+        self.route(a, b, Self::hier_corridor)
+    }
+
+    /// The route from `a` to `b` through `corridor`'s polyline between the placed ends, smoothed,
+    /// its corners on the ground.
+    fn route(
+        &mut self,
+        a: DVec2,
+        b: DVec2,
+        corridor: fn(&mut Self, DVec2, DVec2) -> Result<Vec<DVec2>, PathError>,
+    ) -> Result<Route, PathError> {
         let (sa, sb) = (self.place("start", a)?, self.place("goal", b)?);
-        let mut pts = self.hier_corridor(sa, sb)?;
+        let mut pts = corridor(self, sa, sb)?;
         self.smooth(&mut pts);
         Ok(Route {
             points: pts.into_iter().map(|p| self.on_ground(p)).collect(),
@@ -51,13 +62,7 @@ impl Planner<'_> {
     /// tests.
     #[cfg(test)]
     pub(crate) fn find_path_flat(&mut self, a: DVec2, b: DVec2) -> Result<Route, PathError> {
-        let (sa, sb) = (self.place("start", a)?, self.place("goal", b)?);
-        let mut pts = self.corridor(sa, sb)?;
-        self.smooth(&mut pts);
-        Ok(Route {
-            points: pts.into_iter().map(|p| self.on_ground(p)).collect(),
-            moved: [a.distance(sa), b.distance(sb)],
-        })
+        self.route(a, b, Self::corridor)
     }
 
     /// The A* polyline from `a` to `b` (both checked): the start, leaf centres, the goal.

@@ -169,3 +169,11 @@ proptest::proptest! {
         proptest::prop_assert_eq!(cached, p.find_path(a, b));
     }
 }
+
+/// A planner may be kept by another thread (a game's resource, a server's worker): its caches
+/// share stretches by `Arc`, not `Rc`.
+#[test]
+fn a_planner_is_send_and_sync() {
+    fn check<T: Send + Sync>() {}
+    check::<Planner<'static>>();
+}
