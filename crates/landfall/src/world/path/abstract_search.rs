@@ -5,7 +5,7 @@
 //! clusters the search does not go through are never computed. The path is the stretches along
 //! the way, joined.
 
-use super::hier::{key_side, Map};
+use super::clusters::{key_side, Map};
 use super::planner::Planner;
 use glam::DVec2;
 use std::cmp::Ordering;

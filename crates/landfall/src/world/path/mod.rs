@@ -47,6 +47,7 @@
 
 mod abstract_search;
 mod agent;
+mod clusters;
 mod footprint;
 mod geom;
 mod hier;

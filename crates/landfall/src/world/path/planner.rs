@@ -2,8 +2,8 @@
 //! obstacles, answering path queries and keeping itself current as obstacles come and go.
 
 use super::agent::Agent;
+use super::clusters::Clusters;
 use super::geom::Disc;
-use super::hier::Clusters;
 use super::marks::Search;
 use super::obstacles::Obstacles;
 use super::slope::SlopeGrid;

@@ -6,7 +6,7 @@
 //! straight and A* does not pick the wrong side of an obstacle from the leaves' centre-to-centre
 //! zigzag. Then the corners are pulled straight ([`smooth`](super::smooth)).
 
-use super::hier::Cells;
+use super::clusters::Cells;
 use super::marks::Entry;
 use super::planner::{PathError, Planner, Route};
 use super::tree::State;
