@@ -18,7 +18,7 @@ const START: u64 = u64::MAX;
 const GOAL: u64 = u64::MAX - 1;
 /// Weight on the straight distance to the goal (weighted A*: the portal path found is at most
 /// this factor longer than the graph's shortest, and the search stays near the straight line).
-const WEIGHT: f64 = 1.25;
+const WEIGHT: f64 = 1.1;
 
 /// A queued edge `from` → `node` through `cluster`: `exact` once its stretch is known.
 struct Entry {

@@ -19,12 +19,13 @@
 //! `abstract_search.rs`): clusters are the tree's nodes at a fixed level (about 32 a side, 8 to
 //! 128 finest cells wide); a portal is a point on a side two clusters share, at the middle of each
 //! run where free leaves meet across it (one every 32 finest cells on longer runs). The start and
-//! the goal join the portals of their clusters, and weighted A* (1.25 × the straight distance to
-//! the goal: it stays near the straight line) runs portal to portal; an edge is queued
+//! the goal join the portals of their clusters, and weighted A* (1.1 × the straight distance to
+//! the goal: it stays near the straight line; paths at most 10 % longer than the whole-tree
+//! search's in the tests) runs portal to portal; an edge is queued
 //! at its straight length and its stretch (the leaf search kept inside the cluster, pulled
 //! straight) is found only when it comes off the heap, then cached per cluster. The stretches along
-//! the way, joined, are pulled straight again. When the graph joins them nowhere, the leaf search
-//! over the whole tree decides (so "no path" is exact).
+//! the way, joined, are pulled straight again. Ends fewer than 8 clusters apart, or that the graph
+//! joins nowhere, go to the leaf search over the whole tree (so "no path" is exact).
 //!
 //! The leaf search (`search.rs`) is Lazy Theta* over free leaves, centre to centre across shared
 //! sides (leaves of any sizes), a node's parent any earlier node that sees it; joined to the start

@@ -17,6 +17,9 @@ const GOAL: u32 = u32::MAX;
 /// The start, as a parent.
 const START: u32 = u32::MAX - 1;
 
+/// Ends nearer than this many clusters' widths are joined by the leaf search alone.
+const NEAR: f64 = 8.0;
+
 /// Finest cells around the start and the goal whose free leaves may connect to them.
 const REACH: u32 = 2;
 
@@ -46,11 +49,17 @@ impl Planner<'_> {
         })
     }
 
-    /// The polyline from `a` to `b` (both checked) through the cluster–portal graph; when the
-    /// graph joins them nowhere, the leaf search over the whole tree decides.
+    /// The polyline from `a` to `b` (both checked) through the cluster–portal graph; ends fewer
+    /// than [`NEAR`] clusters apart, or that the graph joins nowhere, go to the leaf search over
+    /// the whole tree (near ends, the detours through portal points weigh most and that search
+    /// explores little).
     pub(crate) fn hier_corridor(&mut self, a: DVec2, b: DVec2) -> Result<Vec<DVec2>, PathError> {
         if self.clear(a, b) {
             return Ok(vec![a, b]);
+        }
+        let cluster = (1u64 << self.cluster_level()) as f64 * self.tree.cell;
+        if a.distance(b) < NEAR * cluster {
+            return self.corridor(a, b);
         }
         match self.portal_corridor(a, b) {
             Some(pts) => Ok(pts),

@@ -120,7 +120,7 @@ proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
 
     /// The cluster–portal query gives a valid path exactly when the search over the whole tree
-    /// does, at most 5 % longer than it; from anywhere, from the same cluster as the goal, from a
+    /// does, at most 10 % longer than it (the weighted search and the portal points); from anywhere, from the same cluster as the goal, from a
     /// cluster's corner, and from inside a closed ring (no path). Then an obstacle added on the
     /// path and removed again: the cached graph answers as one built afresh on the same tree.
     #[test]
@@ -153,7 +153,7 @@ proptest::proptest! {
         }
         let (Ok(got), Ok(flat)) = (got, flat) else { return Ok(()) };
         valid(&got, a, b, &discs, 0.5).map_err(proptest::test_runner::TestCaseError::fail)?;
-        proptest::prop_assert!(got.length() <= 1.05 * flat.length() + 1e-9, "{} against {}", got.length(), flat.length());
+        proptest::prop_assert!(got.length() <= 1.10 * flat.length() + 1e-9, "{} against {}", got.length(), flat.length());
         // An obstacle on the path, then gone: the cache answers as one built afresh.
         let q = got.xy();
         let at = q[q.len() / 2 - usize::from(q.len() == 2)].lerp(q[q.len() / 2], 0.5);
