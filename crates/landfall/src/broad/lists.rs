@@ -4,10 +4,8 @@
 //! around a viewer are found by indexing, not hashing. A cell whose slot another cell holds goes to
 //! the hash; a cell's list lives in exactly one of the two places.
 
-use super::MixHasher;
+use crate::rng::IntMap;
 use crate::torus::Attached;
-use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
 
 /// A cell: level and indices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -27,7 +25,7 @@ pub(super) struct CellLists {
     width: usize,
     /// Per level (index level + 64), allocated when the level first holds a cell.
     direct: Vec<Option<Attached<Vec<u32>>>>,
-    spill: HashMap<Key, Vec<u32>, BuildHasherDefault<MixHasher>>,
+    spill: IntMap<Key, Vec<u32>>,
     /// Cells held in the toroidal arrays.
     in_direct: usize,
 }

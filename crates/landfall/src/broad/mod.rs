@@ -108,10 +108,8 @@ pub use cells::Cell;
 pub use cells::Layout;
 pub use phase::{BroadPhase, BroadPhaseError, Pair, SearchStats, Vertical};
 
-use crate::rng::mix;
+use crate::rng::IntMap;
 use glam::DVec3;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 /// Why an object cannot be inserted or moved.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -163,30 +161,6 @@ impl Slot {
     }
 }
 
-/// A hasher for [`Key`]s: one multiply-xorshift mix of the words written.
-#[derive(Default)]
-struct MixHasher(u64);
-
-impl Hasher for MixHasher {
-    fn finish(&self) -> u64 {
-        mix(self.0)
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0 ^ *b as u64).wrapping_mul(0x100_0000_01b3);
-        }
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = mix(self.0 ^ v);
-    }
-    fn write_i64(&mut self, v: i64) {
-        self.write_u64(v as u64);
-    }
-    fn write_i32(&mut self, v: i32) {
-        self.write_u64(v as u64);
-    }
-}
-
 use lists::{CellLists, Key};
 
 /// Largest |coordinate| in base units an object may reach: cell indices and their products stay far
@@ -203,7 +177,7 @@ pub struct ProximityGrid {
     slots: Vec<Slot>,
     /// Free slots, taken last-in first-out.
     free: Vec<u32>,
-    by_id: HashMap<u64, u32, BuildHasherDefault<MixHasher>>,
+    by_id: IntMap<u64, u32>,
     cells: CellLists,
     /// Objects per level (slot indices), for queries that are cheaper as scans.
     levels: std::collections::BTreeMap<i32, Vec<u32>>,
@@ -267,7 +241,7 @@ impl ProximityGrid {
             unit,
             slots: Vec::new(),
             free: Vec::new(),
-            by_id: HashMap::default(),
+            by_id: IntMap::default(),
             cells: CellLists::hashed(),
             levels: Default::default(),
             top: top.map(|t| t.clamp(-64, 64)),

@@ -4,10 +4,6 @@
 
 use super::gen::Cell;
 use crate::torus::Torus;
-#[cfg(any(test, feature = "bench-support"))]
-use std::collections::HashMap;
-#[cfg(any(test, feature = "bench-support"))]
-use std::hash::{BuildHasherDefault, Hasher};
 
 /// Storage of one cache layer's cells, addressed by absolute cell index. The cache only reads cells
 /// inside the layer's current window and writes each new cell once.
@@ -93,13 +89,13 @@ impl Grid {
 /// comparison measures the table, not a slow hasher.
 #[cfg(any(test, feature = "bench-support"))]
 pub struct Hashed {
-    map: HashMap<(i64, i64), Cell, BuildHasherDefault<MixHasher>>,
+    map: crate::rng::IntMap<(i64, i64), Cell>,
 }
 
 #[cfg(any(test, feature = "bench-support"))]
 impl CellStore for Hashed {
     fn with_width(width: usize) -> Self {
-        let mut map = HashMap::default();
+        let mut map = crate::rng::IntMap::default();
         map.reserve(width * width);
         Self { map }
     }
@@ -124,28 +120,6 @@ impl CellStore for Hashed {
 
     fn bytes(&self) -> usize {
         self.map.capacity() * (std::mem::size_of::<((i64, i64), Cell)>() + 1)
-    }
-}
-
-/// Hasher for integer keys: folds the written words and finishes with SplitMix64's finaliser.
-#[cfg(any(test, feature = "bench-support"))]
-#[derive(Default)]
-pub struct MixHasher(u64);
-
-#[cfg(any(test, feature = "bench-support"))]
-impl Hasher for MixHasher {
-    fn finish(&self) -> u64 {
-        crate::rng::mix(self.0)
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ b as u64).wrapping_mul(0x100_0000_01b3);
-        }
-    }
-
-    fn write_i64(&mut self, v: i64) {
-        self.0 = (self.0.rotate_left(29) ^ v as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     }
 }
 

@@ -4,8 +4,6 @@
 
 use super::tree::Node;
 use glam::DVec2;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 /// A box of finest cells, [x0, x1) × [y0, y1).
@@ -26,27 +24,7 @@ impl Cells {
     }
 }
 
-/// Hasher for integer keys (SplitMix64's finaliser).
-#[derive(Default)]
-pub(crate) struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        crate::rng::mix(self.0)
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ b as u64).wrapping_mul(0x100_0000_01b3);
-        }
-    }
-
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(29) ^ v).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-}
-
-pub(crate) type Map<K, V> = HashMap<K, V, BuildHasherDefault<KeyHasher>>;
+pub(crate) use crate::rng::IntMap as Map;
 
 /// A stretch between two portals: its length and its corners (from the lower key to the higher).
 pub(crate) type Stretch = Option<(f64, Arc<[DVec2]>)>;
