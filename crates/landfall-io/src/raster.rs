@@ -62,9 +62,9 @@ impl GeoKeys {
         entries.chunks_exact(4).find(|e| e[0] == id && e[1] == 0).map(|e| e[3])
     }
 
-    /// True when the keys describe a geographic CRS in degrees: GTModelTypeGeoKey (1024) = 2
-    /// (ModelTypeGeographic), or no model type and no projected CRS but a geographic one (2048);
-    /// and the angular unit (2054), when given, is the degree (9102).
+    /// True when the keys describe a geographic CRS: GTModelTypeGeoKey (1024) = 2
+    /// (ModelTypeGeographic), or no model type and no projected CRS but a geographic one (2048).
+    /// Its angular unit is [`angular_unit`](Self::angular_unit).
     ///
     /// ```
     /// use landfall_io::GeoKeys;
@@ -73,13 +73,39 @@ impl GeoKeys {
     /// assert!(!utm.is_geographic());
     /// ```
     pub fn is_geographic(&self) -> bool {
-        let model = self.key(1024);
-        let degrees = self.key(2054).is_none_or(|u| u == 9102);
-        let geographic = match model {
+        match self.key(1024) {
             Some(m) => m == 2,
             None => self.key(3072).is_none() && self.key(2048).is_some(),
-        };
-        geographic && degrees
+        }
+    }
+
+    /// The geographic CRS's angular unit (GeogAngularUnitsGeoKey, 2054): `Ok` for the degree (EPSG
+    /// 9102, or 9122 "degree (supplier to define representation)", which the EPSG database gives
+    /// EPSG:4326) or when the key is absent (the degree is the default), otherwise `Err` with the
+    /// unit's code (radians 9101, grads 9105, …), which landfall does not read.
+    ///
+    /// ```
+    /// use landfall_io::GeoKeys;
+    /// assert_eq!(GeoKeys::wgs84().angular_unit(), Ok(()));
+    /// let rad = GeoKeys { directory: vec![1, 1, 0, 2, 1024, 0, 1, 2, 2054, 0, 1, 9101], ..GeoKeys::default() };
+    /// assert_eq!(rad.angular_unit(), Err(9101));
+    /// ```
+    pub fn angular_unit(&self) -> Result<(), u16> {
+        match self.key(2054) {
+            None | Some(9102) | Some(9122) => Ok(()),
+            Some(u) => Err(u),
+        }
+    }
+
+    /// The linear units given that are not the metre (EPSG 9001): ProjLinearUnitsGeoKey (3076, the
+    /// horizontal axes of a projected CRS) and VerticalUnitsGeoKey (4099, the heights), each with
+    /// its unit's EPSG code (9002 foot, 9003 US survey foot, …). landfall takes coordinates and
+    /// heights as they are; this is for telling the user so.
+    pub fn non_metre_units(&self) -> Vec<(&'static str, u16)> {
+        [(3076, "horizontal"), (4099, "vertical")]
+            .into_iter()
+            .filter_map(|(id, what)| self.key(id).filter(|&u| u != 9001).map(|u| (what, u)))
+            .collect()
     }
 
     /// The keys of WGS 84 in degrees (EPSG:4326): what a NumPy archive with `latitude` and

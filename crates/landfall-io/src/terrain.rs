@@ -53,10 +53,30 @@ fn by_crs(
     frame: Option<Frame>,
     notes: &mut Vec<String>,
 ) -> Result<AnyTerrain, OpenError> {
+    if let Some(k) = geokeys.filter(|_| !placed) {
+        for (what, unit) in k.non_metre_units() {
+            notes.push(format!(
+                "the GeoKeys give {what} units {unit} ({}), not metres: coordinates and heights are taken as they \
+                 are, so give --spacing (or --z-scale) in one unit, or reproject (gdalwarp -t_srs EPSG:...)",
+                unit_name(unit)
+            ));
+        }
+    }
     if geokeys.is_some_and(GeoKeys::is_geographic) && !placed {
+        if let Err(unit) = geokeys.map_or(Ok(()), GeoKeys::angular_unit) {
+            return Err(IoError::format(
+                path,
+                format!(
+                    "GeogAngularUnitsGeoKey: the geographic CRS is in angular unit {unit} ({}); only degrees are read \
+                     (gdalwarp -t_srs EPSG:4326)",
+                    unit_name(unit)
+                ),
+            )
+            .into());
+        }
         if frame.is_some() {
             let msg = format!(
-                "does not apply to {}: a raster in degrees is a surface on the Earth, queried in metres with                  gravity along its east-north-up frame's down",
+                "does not apply to {}: a raster in degrees is a surface on the Earth, queried in metres with gravity along its east-north-up frame's down",
                 path.display()
             );
             return Err(OpenError::Option { option: "gravity", msg });
@@ -85,9 +105,9 @@ fn units_disagree(hf: &Heightfield) -> Option<String> {
     (relief > 100.0 && relief > 50.0 * extent).then(|| {
         let degrees = b.min.x >= -540.0 && b.max.x <= 540.0 && b.min.y >= -90.0 && b.max.y <= 90.0;
         format!(
-            "the heights span {relief:.0} units over a horizontal extent of only {extent:.3}: the horizontal and              vertical units disagree{}",
+            "the heights span {relief:.0} units over a horizontal extent of only {extent:.3}: the horizontal and vertical units disagree{}",
             if degrees {
-                "; if x, y are longitude and latitude, the file lacks its CRS (gdal_edit.py -a_srs EPSG:4326), or                  give --spacing in metres"
+                "; if x, y are longitude and latitude, the file lacks its CRS (gdal_edit.py -a_srs EPSG:4326), or give --spacing in metres"
             } else {
                 "; give --spacing (or --z-scale) in the same unit"
             }
@@ -276,4 +296,20 @@ pub fn open_terrain(path: &Path, o: &TerrainOptions) -> Result<OpenedTerrain, Op
         georef: loaded.georef,
         geokeys: loaded.geokeys,
     })
+}
+
+/// The name of an EPSG unit code, for messages.
+fn unit_name(code: u16) -> &'static str {
+    match code {
+        9001 => "metre",
+        9002 => "foot",
+        9003 => "US survey foot",
+        9036 => "kilometre",
+        9101 => "radian",
+        9102 | 9122 => "degree",
+        9104 => "arc-second",
+        9105 => "grad",
+        9110 => "sexagesimal DMS",
+        _ => "see the EPSG registry",
+    }
 }

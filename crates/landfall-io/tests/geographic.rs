@@ -129,3 +129,32 @@ fn projected_rasters_and_the_units_note() {
     let hf = Heightfield::builder(2, 2, vec![0.0; 4]).build().unwrap();
     assert!(hf.bounds().max.x > 0.0);
 }
+
+/// EPSG:4326 as the EPSG database writes it (angular unit 9122, "degree (supplier to define
+/// representation)") is in degrees like 9102; other angular units are refused by name, not read as
+/// a flat grid; projected feet are read as they are, with a note.
+#[test]
+fn angular_and_linear_units_in_the_geokeys() {
+    let dir = tempfile::tempdir().unwrap();
+    let values = vec![100f32; 16];
+    let write = |name: &str, dir_keys: Vec<u16>, geo: GeoRef| {
+        let path = dir.path().join(name);
+        let keys = GeoKeys { directory: dir_keys, ..GeoKeys::default() };
+        write_geotiff(&path, 4, 4, Band::F32(&values), &geo, None, Some(&keys)).unwrap();
+        open_terrain(&path, &TerrainOptions::default())
+    };
+    let degrees = GeoRef { origin: (9.0, 44.5), spacing: (0.01, 0.01) };
+    let geographic = |unit: u16| vec![1, 1, 0, 4, 1024, 0, 1, 2, 1025, 0, 1, 1, 2048, 0, 1, 4326, 2054, 0, 1, unit];
+    for unit in [9102, 9122] {
+        let t = write("deg.tif", geographic(unit), degrees).unwrap();
+        assert!(matches!(t.terrain, AnyTerrain::Geographic(_)), "unit {unit}");
+    }
+    for (unit, name) in [(9101, "radian"), (9105, "grad")] {
+        let e = write("other.tif", geographic(unit), degrees).err().expect("refused").to_string();
+        assert!(e.contains("GeogAngularUnitsGeoKey") && e.contains(name) && e.contains("other.tif"), "{e}");
+    }
+    let feet = vec![1, 1, 0, 3, 1024, 0, 1, 1, 3072, 0, 1, 2227, 3076, 0, 1, 9003];
+    let t = write("feet.tif", feet, GeoRef { origin: (6e6, 2e6), spacing: (30.0, 30.0) }).unwrap();
+    assert!(matches!(t.terrain, AnyTerrain::Heightfield(_)));
+    assert!(t.notes.iter().any(|n| n.contains("horizontal units 9003 (US survey foot)")), "{:?}", t.notes);
+}

@@ -280,6 +280,24 @@ fn terraced_saw_tooth_dem_at_ground_level() {
     }
 }
 
+/// A corrupt sample (a spike of 1e18 to 1e33 m, as a broken DEM holds) makes the horizon's pieces
+/// steep enough that reading them rounds by metres: every answer still equals the walk's (the
+/// band grows with the heights), and nothing asserts (the hostile report's case).
+#[test]
+fn a_dem_with_an_absurd_spike() {
+    let (nx, ny) = (87, 61);
+    let base = generate(nx, ny, &SynthParams { seed: 3, relief: 100.0, feature: 20.0, octaves: 4 });
+    let mut rng = SplitMix64::new(21);
+    for k in 0..12 {
+        let mut h = base.clone();
+        let (i, j) = (rng.range(0.0, nx as f64) as usize, rng.range(0.0, ny as f64) as usize);
+        h[j * nx + i] = 10f32.powf(rng.range(18.0, 33.0) as f32);
+        let hf = Heightfield::builder(nx, ny, h).spacing(10.0, 10.0).build().unwrap();
+        let obs = if k % 2 == 0 { [195.0, 305.0] } else { [rng.range(0.0, 860.0), rng.range(0.0, 600.0)] };
+        agree(&hf, obs, &ViewshedParams::default().with_observer_height(1.75));
+    }
+}
+
 #[test]
 fn generated_terrains_with_curvature_from_many_eyes() {
     let n = 193;
