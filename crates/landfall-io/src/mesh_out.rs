@@ -206,6 +206,16 @@ pub fn write_glb(path: &Path, parts: &[MeshPart]) -> Result<(), IoError> {
     let mut bin: Vec<u8> = Vec::new();
     let (mut views, mut accessors, mut meshes, mut nodes) = (vec![], vec![], vec![], vec![]);
     for p in parts {
+        let mut node = json!({"name": p.name, "translation": [p.origin[0], p.origin[2], -p.origin[1]]});
+        if !p.extras.is_null() {
+            node["extras"] = p.extras.clone();
+        }
+        if p.indices.is_empty() {
+            // No triangles (every sample a hole): a node without a mesh, since glTF allows no
+            // empty accessor or buffer.
+            nodes.push(node);
+            continue;
+        }
         let yup = |v: [f32; 3]| [v[0], v[2], -v[1]];
         let (mut lo, mut hi) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
         let start = bin.len();
@@ -251,23 +261,22 @@ pub fn write_glb(path: &Path, parts: &[MeshPart]) -> Result<(), IoError> {
             attributes[key] = json!(accessors.len() - 1);
         }
         meshes.push(json!({"name": p.name, "primitives": [{"attributes": attributes, "indices": indices, "mode": 4}]}));
-        let mut node =
-            json!({"name": p.name, "mesh": meshes.len() - 1, "translation": [p.origin[0], p.origin[2], -p.origin[1]]});
-        if !p.extras.is_null() {
-            node["extras"] = p.extras.clone();
-        }
+        node["mesh"] = json!(meshes.len() - 1);
         nodes.push(node);
     }
-    let doc = json!({
+    let mut doc = json!({
         "asset": {"version": "2.0", "generator": "landfall"},
         "scene": 0,
         "scenes": [{"nodes": (0..nodes.len()).collect::<Vec<_>>()}],
         "nodes": nodes,
-        "meshes": meshes,
-        "accessors": accessors,
-        "bufferViews": views,
-        "buffers": [{"byteLength": bin.len()}],
     });
+    // glTF's arrays hold at least one item when present.
+    if !meshes.is_empty() {
+        doc["meshes"] = json!(meshes);
+        doc["accessors"] = json!(accessors);
+        doc["bufferViews"] = json!(views);
+        doc["buffers"] = json!([{"byteLength": bin.len()}]);
+    }
     let mut text = serde_json::to_vec(&doc).map_err(|e| IoError::format(path, e.to_string()))?;
     while !text.len().is_multiple_of(4) {
         text.push(b' ');
@@ -275,7 +284,8 @@ pub fn write_glb(path: &Path, parts: &[MeshPart]) -> Result<(), IoError> {
     while !bin.len().is_multiple_of(4) {
         bin.push(0);
     }
-    let total = 12 + 8 + text.len() + 8 + bin.len();
+    let bin_chunk = if bin.is_empty() { 0 } else { 8 + bin.len() };
+    let total = 12 + 8 + text.len() + bin_chunk;
     let total = u32::try_from(total).map_err(|_| IoError::format(path, "mesh too large for a GLB file (4 GiB)"))?;
     let mut head = Vec::with_capacity(28);
     head.extend_from_slice(b"glTF");
@@ -286,6 +296,9 @@ pub fn write_glb(path: &Path, parts: &[MeshPart]) -> Result<(), IoError> {
     let mut bin_head = Vec::with_capacity(8);
     bin_head.extend_from_slice(&(bin.len() as u32).to_le_bytes());
     bin_head.extend_from_slice(b"BIN\0");
+    if bin.is_empty() {
+        return write_atomic(path, &[&head, &text]);
+    }
     write_atomic(path, &[&head, &text, &bin_head, &bin])
 }
 

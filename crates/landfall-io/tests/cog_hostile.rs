@@ -256,6 +256,29 @@ fn unknown_compressions_and_predictors_name_the_tag() {
     assert!(e.contains("Predictor"), "{e}");
 }
 
+/// As libtiff (and so GDAL) reads them: a predictor on uncompressed samples is ignored, and a
+/// GDAL_NODATA written as "-3.402823e+38" is -f32::MAX (within a millionth, as GDAL adjusts it).
+#[test]
+fn predictors_on_raw_samples_and_nodata_near_the_largest_float() {
+    let mut t = Tiff::strip(1, f32_bytes(&VALUES));
+    t.predictor = 3;
+    assert_eq!(read(&t.bytes()).unwrap(), south_first(&VALUES));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fmax.tif");
+    let values = [-f32::MAX, 5.0, f32::MAX, -f32::MAX];
+    let geo = landfall_io::GeoRef { origin: (0.0, 0.0), spacing: (1.0, 1.0) };
+    for (nodata, holes) in [
+        (-3.402823e38, [true, false, false, true]),
+        (3.4028235e38, [false, false, true, false]),
+        (3.4028e38, [false; 4]),
+    ] {
+        landfall_io::write_geotiff(&path, 2, 2, landfall_io::Band::F32(&values), &geo, Some(nodata), None).unwrap();
+        let r = read_raster(&path).unwrap();
+        let got: Vec<bool> = r.values.iter().map(|h| h.is_nan()).collect();
+        assert_eq!(got, holes, "nodata {nodata}");
+    }
+}
+
 /// Bytes changed at random in every committed GDAL file: an error naming the file, or samples.
 #[test]
 fn corrupted_gdal_files_never_panic() {

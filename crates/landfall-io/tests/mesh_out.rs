@@ -131,3 +131,33 @@ fn terrain_meshes_carry_normals_and_colours() {
         n += 1;
     });
 }
+
+/// A part without triangles (a raster whose samples are all holes) is a node without a mesh, and
+/// a file of such parts has no buffer: glTF allows no empty accessor, buffer view or buffer.
+#[test]
+fn parts_without_triangles_make_valid_gltf() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = MeshPart { name: "holes".into(), ..MeshPart::default() };
+    let tri = MeshPart {
+        name: "tri".into(),
+        positions: vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+        indices: vec![0, 1, 2],
+        ..MeshPart::default()
+    };
+    for (parts, meshes) in [(vec![empty.clone()], 0), (vec![empty.clone(), tri.clone(), empty], 1)] {
+        let glb = dir.path().join("m.glb");
+        write_mesh(&glb, &parts).unwrap();
+        let g = gltf::Gltf::open(&glb).unwrap();
+        assert_eq!(g.nodes().count(), parts.len());
+        assert_eq!(g.meshes().count(), meshes);
+        assert_eq!(g.buffers().count(), meshes.min(1));
+        for a in g.accessors() {
+            assert!(a.count() > 0);
+        }
+        // landfall reads it back as the triangles it holds, or refuses an empty scene by name.
+        match read_gltf(&glb) {
+            Ok(soup) => assert_eq!(soup.len(), meshes),
+            Err(e) => assert!(meshes == 0 && e.to_string().contains("no triangles"), "{e}"),
+        }
+    }
+}

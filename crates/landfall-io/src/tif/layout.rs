@@ -201,8 +201,9 @@ impl Layout {
             }
         };
         let predictor = match (first(u64s(dec, Tag::Predictor)?, 1), sample) {
-            // libtiff ignores the predictor of LERC chunks; the tiff crate applies its own.
-            (_, _) if matches!(codec, Codec::Lerc(_) | Codec::Tiff(_)) => Predictor::None,
+            // libtiff ignores the predictor of uncompressed and LERC chunks (only the codecs that
+            // take one apply it); the tiff crate applies its own.
+            (_, _) if matches!(codec, Codec::None | Codec::Lerc(_) | Codec::Tiff(_)) => Predictor::None,
             (1, _) => Predictor::None,
             (2, _) => Predictor::Horizontal,
             (3, SampleType::F32 | SampleType::F64) => Predictor::Float,

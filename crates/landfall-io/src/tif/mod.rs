@@ -107,7 +107,14 @@ pub(crate) fn open(
             return Err(IoError::field(
                 path,
                 "SamplesPerPixel/PhotometricInterpretation",
-                format!("{c:?}: expected one band of heights"),
+                match c {
+                    ColorType::Palette(_) => "a palette (colour) image: expected one band of heights".to_string(),
+                    c => format!(
+                        "{} samples per pixel (bands): expected one band of heights (the first band alone: \
+                         gdal_translate -b 1 IN OUT)",
+                        c.num_samples()
+                    ),
+                },
             ))
         }
     }
@@ -117,7 +124,11 @@ pub(crate) fn open(
             let s = v.into_string().map_err(|e| IoError::field(path, "GDAL_NODATA", format!("not text: {e}")))?;
             let t = s.trim_matches(|c: char| c.is_whitespace() || c == '\0');
             let bad = || IoError::field(path, "GDAL_NODATA", format!("'{}' is not a number", crate::quote(t)));
-            Some(t.parse().map_err(|_| bad())?)
+            // Within a millionth of f32's largest value it is that value, as GDAL takes it
+            // (`GDALAdjustNoDataCloseToFloatMax`: "-3.402823e+38" is written for -f32::MAX).
+            let v: f64 = t.parse().map_err(|_| bad())?;
+            let max = f32::MAX as f64;
+            Some(if (v.abs() - max).abs() <= 1e-6 * max { max.copysign(v) } else { v })
         }
         Err(e) => return Err(IoError::field(path, "GDAL_NODATA", format!("present but unreadable: {e}"))),
     };
