@@ -241,9 +241,37 @@ pub(crate) fn read_npz(path: &Path, limits: &Limits) -> Result<Raster, IoError> 
             IoError::format(path, "no 2-D height array found (named topo, elevation, z, …, or the only 2-D array)")
         })?;
     let (ny, nx) = (arrays[hk].1.shape[0], arrays[hk].1.shape[1]);
-    let ys = pick(&Y_NAMES, 1).filter(|&k| arrays[k].1.shape[0] == ny);
-    let xs = pick(&X_NAMES, 1).filter(|&k| arrays[k].1.shape[0] == nx);
     let mut notes = Vec::new();
+    // Coordinate arrays by name: 1-D of the heights' length on their axis, or an error naming them.
+    let mut coords = |names: &[&str], len: usize, axis: &str| -> Result<Option<usize>, IoError> {
+        let Some(k) =
+            arrays.iter().position(|(m, a)| a.shape.len() != 2 && names.iter().any(|n| m.eq_ignore_ascii_case(n)))
+        else {
+            if let Some((m, _)) = arrays
+                .iter()
+                .enumerate()
+                .find(|&(k, (m, _))| k != hk && names.iter().any(|n| m.eq_ignore_ascii_case(n)))
+                .map(|(_, a)| a)
+            {
+                notes.push(format!(
+                    "array '{m}' is 2-D (a curvilinear grid's coordinates): not read; the raster is placed by \
+                     --origin/--spacing"
+                ));
+            }
+            return Ok(None);
+        };
+        let (m, a) = &arrays[k];
+        if a.shape.len() != 1 || a.shape[0] != len {
+            return Err(IoError::field(
+                path,
+                format!("array '{m}'"),
+                format!("shape {:?}: the {axis} coordinates of a {ny} × {nx} height array hold {len} values", a.shape),
+            ));
+        }
+        Ok(Some(k))
+    };
+    let ys = coords(&Y_NAMES, ny, "y (row)")?;
+    let xs = coords(&X_NAMES, nx, "x (column)")?;
     let mut georef = None;
     let mut geokeys = None;
     let mut ascending = false;
@@ -259,8 +287,29 @@ pub(crate) fn read_npz(path: &Path, limits: &Limits) -> Result<Raster, IoError> 
                     "coordinates must be finite and change along the axis",
                 ));
             }
+            if v.windows(2).any(|w| !((w[1] - w[0]) * d.signum() > 0.0)) {
+                return Err(IoError::field(
+                    path,
+                    format!("array '{name}'"),
+                    "coordinates must increase or decrease steadily along the axis",
+                ));
+            }
             let worst = v.windows(2).map(|w| ((w[1] - w[0]) - d).abs()).fold(0.0, f64::max);
-            if worst > 1e-3 * d.abs() {
+            // Coordinates stored as f32 (often) round by a few units in their last place.
+            let rounding = 8.0 * f32::EPSILON as f64 * v.iter().fold(0.0f64, |m, c| m.max(c.abs()));
+            if worst > 0.05 * d.abs() + rounding {
+                return Err(IoError::field(
+                    path,
+                    format!("array '{name}'"),
+                    format!(
+                        "not evenly spaced: steps differ from the mean {:.6} by up to {:.1}% (a raster is a regular \
+                         grid; resample it first, e.g. xarray's interp or gdalwarp)",
+                        d.abs(),
+                        100.0 * worst / d.abs()
+                    ),
+                ));
+            }
+            if worst > 1e-3 * d.abs() + rounding {
                 notes.push(format!(
                     "'{name}' is not evenly spaced (steps differ from the mean {:.6} by up to {:.2}%); the mean is used",
                     d.abs(),
@@ -282,8 +331,14 @@ pub(crate) fn read_npz(path: &Path, limits: &Limits) -> Result<Raster, IoError> 
         // Arrays named for longitude and latitude, within their ranges: degrees on WGS 84.
         let named = |n: &str, names: &[&str]| names.iter().any(|m| n.eq_ignore_ascii_case(m));
         let within = |v: &[f64], lim: f64| v.iter().all(|c| c.abs() <= lim);
-        if named(&xn, &["longitude", "lon"]) && named(&yn, &["latitude", "lat"]) && within(y, 90.0) && within(x, 540.0)
-        {
+        if named(&xn, &["longitude", "lon"]) && named(&yn, &["latitude", "lat"]) {
+            if !(within(y, 90.0) && within(x, 540.0)) {
+                return Err(IoError::field(
+                    path,
+                    format!("arrays '{xn}', '{yn}'"),
+                    "longitude beyond ±540° or latitude beyond ±90°: not degrees (name projected coordinates x, y)",
+                ));
+            }
             geokeys = Some(GeoKeys::wgs84());
         }
     }

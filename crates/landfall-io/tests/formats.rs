@@ -255,3 +255,62 @@ fn real_dem_loads_and_answers_queries() {
     assert!(hit.t <= 1.0 + 1e-9);
     assert!((hf.height_at(hit.point.x, hit.point.y).unwrap() - hit.point.z).abs() < 1e-6);
 }
+
+/// A `.npy` member of f64 values with this shape.
+fn npy(shape: &[usize], values: &[f64]) -> Vec<u8> {
+    let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
+    let shape = if dims.len() == 1 { format!("({},)", dims[0]) } else { format!("({})", dims.join(", ")) };
+    let mut dict = format!("{{'descr': '<f8', 'fortran_order': False, 'shape': {shape}, }}");
+    while (10 + dict.len() + 1) % 64 != 0 {
+        dict.push(' ');
+    }
+    dict.push('\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend_from_slice(&(dict.len() as u16).to_le_bytes());
+    out.extend_from_slice(dict.as_bytes());
+    values.iter().for_each(|v| out.extend_from_slice(&v.to_le_bytes()));
+    out
+}
+
+/// An `.npz` of 3 × 4 heights and the given coordinate arrays.
+fn npz(path: &Path, coords: &[(&str, Vec<usize>, Vec<f64>)]) {
+    use std::io::Write;
+    let mut z = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
+    let opts = zip::write::SimpleFileOptions::default();
+    z.start_file("z.npy", opts).unwrap();
+    z.write_all(&npy(&[3, 4], &[1.0; 12])).unwrap();
+    for (name, shape, v) in coords {
+        z.start_file(format!("{name}.npy"), opts).unwrap();
+        z.write_all(&npy(shape, v)).unwrap();
+    }
+    z.finish().unwrap();
+}
+
+/// An archive's coordinate arrays place the raster only when they describe its regular grid:
+/// uneven, turning back, of the wrong length or out of range for degrees is an error naming the
+/// array; slightly uneven (f32 rounding) a note; 2-D (curvilinear) a note that they are not read.
+#[test]
+fn npz_coordinates_that_are_not_a_regular_grid() {
+    let (_d, p) = tmp("c.npz");
+    let y = || ("y", vec![3], vec![0.0, 10.0, 20.0]);
+    let cases: [(Vec<f64>, &str); 4] = [
+        (vec![0.0, 30.0, 60.0, 210.0], "not evenly spaced"),
+        (vec![0.0, 30.0, 20.0, 50.0], "increase or decrease steadily"),
+        (vec![0.0, 30.0, 60.0], "hold 4 values"),
+        (vec![0.0, 30.0, 60.0, 90.6], ""),
+    ];
+    for (x, want) in cases {
+        npz(&p, &[("x".into(), vec![x.len()], x), y()]);
+        match read_raster(&p) {
+            Ok(r) => {
+                assert!(want.is_empty() && r.notes.iter().any(|n| n.contains("not evenly spaced")), "{:?}", r.notes)
+            }
+            Err(e) => assert!(!want.is_empty() && e.to_string().contains(want) && e.to_string().contains("'x'"), "{e}"),
+        }
+    }
+    npz(&p, &[("lon", vec![4], vec![0.0, 300.0, 600.0, 900.0]), ("lat", vec![3], vec![0.0, 1.0, 2.0])]);
+    assert!(err_text(read_raster(&p)).contains("not degrees"));
+    npz(&p, &[("lon", vec![3, 4], vec![0.0; 12])]);
+    let r = read_raster(&p).unwrap();
+    assert!(r.georef.is_none() && r.notes.iter().any(|n| n.contains("curvilinear")), "{:?}", r.notes);
+}
