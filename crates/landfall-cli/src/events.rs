@@ -166,7 +166,7 @@ fn line(args: &LineArgs) -> Result<()> {
         bail!("--walls: the left wall {a} must be below the right wall {b}");
     }
     if !(args.until.is_finite() && args.until >= 0.0) {
-        bail!("--until: {} is not a finite time ≥ 0", args.until);
+        bail!("--until: {} is not a finite time ≥ 0", landfall::support::Num(args.until));
     }
     // Both outputs checked and started now, committed together at the end.
     let mut outs = Outputs::new(&[&args.balls]);
@@ -283,7 +283,7 @@ fn terrain(a: &TerrainBallsArgs) -> Result<()> {
     use landfall::events::{BallParams, BehaviourLod};
     use landfall::glam::DVec3;
     if !(a.until.is_finite() && a.until > 0.0) {
-        bail!("--until: {} is not a finite time > 0", a.until);
+        bail!("--until: {} is not a finite time > 0", landfall::support::Num(a.until));
     }
     if a.balls == 0 || a.balls > 100_000 {
         bail!("--balls: {} (expected 1 to 100,000)", a.balls);

@@ -75,7 +75,7 @@ pub fn run(args: &PathArgs) -> Result<()> {
     anyhow::ensure!(
         args.max_slope > 0.0 && args.max_slope <= 90.0,
         "--max-slope: {} is not an angle in (0, 90] degrees",
-        args.max_slope
+        landfall::support::Num(args.max_slope)
     );
     let agent = Agent::default()
         .with_radius(args.radius)

@@ -154,7 +154,7 @@ pub(crate) fn to_height(
     if v.is_nan() || nodata.is_some_and(|n| n == v || n as f32 == f) {
         Ok(f32::NAN)
     } else if f.is_infinite() {
-        Err(IoError::field(path, name(), format!("{v} is not a finite height")))
+        Err(IoError::field(path, name(), format!("{} is not a finite height", landfall::support::Num(v))))
     } else {
         Ok(f)
     }

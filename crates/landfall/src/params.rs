@@ -18,12 +18,35 @@ impl ParamError {
     }
 }
 
+/// A number as messages print it: plain between 1e-5 and 1e16 (as `{}` prints it), in exponent
+/// form beyond (`1e300`, not 301 digits).
+///
+/// ```
+/// use landfall::support::Num;
+/// assert_eq!(Num(2.5).to_string(), "2.5");
+/// assert_eq!(Num(1e300).to_string(), "1e300");
+/// assert_eq!(Num(-3e-300).to_string(), "-3e-300");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Num(pub f64);
+
+impl std::fmt::Display for Num {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let a = self.0.abs();
+        if a == 0.0 || !a.is_finite() || (1e-5..1e16).contains(&a) {
+            write!(f, "{}", self.0)
+        } else {
+            write!(f, "{:e}", self.0)
+        }
+    }
+}
+
 /// `v` finite and ≥ 0 (and > 0 when `positive`).
 pub(crate) fn length(field: &'static str, v: f64, positive: bool) -> Result<(), ParamError> {
     if v.is_finite() && v >= 0.0 && !(positive && v == 0.0) {
         return Ok(());
     }
-    Err(ParamError::new(field, format!("{v} is not a finite length {}", if positive { "> 0" } else { "≥ 0" })))
+    Err(ParamError::new(field, format!("{} is not a finite length {}", Num(v), if positive { "> 0" } else { "≥ 0" })))
 }
 
 /// `v` an angle in [0, π/2] radians.
@@ -31,7 +54,7 @@ pub(crate) fn right_angle(field: &'static str, v: f64) -> Result<(), ParamError>
     if (0.0..=std::f64::consts::FRAC_PI_2).contains(&v) {
         return Ok(());
     }
-    Err(ParamError::new(field, format!("{v} is not an angle in [0, π/2] radians")))
+    Err(ParamError::new(field, format!("{} is not an angle in [0, π/2] radians", Num(v))))
 }
 
 /// `v` a fraction in [0, 1].
@@ -39,7 +62,7 @@ pub(crate) fn fraction(field: &'static str, v: f64) -> Result<(), ParamError> {
     if (0.0..=1.0).contains(&v) {
         return Ok(());
     }
-    Err(ParamError::new(field, format!("{v} is not a fraction in [0, 1]")))
+    Err(ParamError::new(field, format!("{} is not a fraction in [0, 1]", Num(v))))
 }
 
 /// `v` a count in `range`.

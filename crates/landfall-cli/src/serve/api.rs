@@ -14,6 +14,7 @@ use landfall::collide::{CharacterController, ControllerParams, TerrainSweep};
 use landfall::geo::GeoSurface;
 use landfall::glam::{DVec2, DVec3};
 use landfall::support::ColourMap;
+use landfall::support::Num;
 use landfall::viewshed::{
     Hooks, Observer, ViewshedError, ViewshedMode, ViewshedOutput, ViewshedParams, ViewshedSurface,
 };
@@ -499,8 +500,10 @@ async fn viewshed(Extract(s): Shared, Query(q): Params) -> Result<Response, ApiE
                         Where::Terrain(x, y) => {
                             let ground = g.top_surface(DVec3::new(x, y, 0.0)).ok_or_else(|| {
                                 bad(format!(
-                                    "x, y: no ground at ({x}, {y}) (the terrain covers {}: metres east and north of \
+                                    "x, y: no ground at ({}, {}) (the terrain covers {}: metres east and north of \
                                      its centre)",
+                                    Num(x),
+                                    Num(y),
                                     g.bounds().xy_extent()
                                 ))
                             })?;

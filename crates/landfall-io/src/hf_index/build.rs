@@ -129,7 +129,11 @@ fn bad_value(src: &Path, r: usize, ny: usize, values: &[f64], nodata: Option<f64
             continue;
         }
         if f.is_infinite() {
-            return IoError::field(src, format!("pixel (row {r}, column {k})"), format!("{v} is not a finite height"));
+            return IoError::field(
+                src,
+                format!("pixel (row {r}, column {k})"),
+                format!("{} is not a finite height", landfall::support::Num(v)),
+            );
         }
         if !((f as f64 * opts.z_scale + opts.z_offset) as f32).is_finite() {
             return IoError::field(

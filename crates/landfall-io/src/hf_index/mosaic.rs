@@ -196,7 +196,7 @@ pub(super) fn build_mosaic(
                         return Err(IoError::field(
                             &t.path,
                             format!("pixel (row {}, column {c})", t.row0 + t.opened.ny - 1 - j),
-                            format!("{v} is not a finite height"),
+                            format!("{} is not a finite height", landfall::support::Num(v)),
                         ));
                     }
                     let h = (f as f64 * opts.z_scale + opts.z_offset) as f32;

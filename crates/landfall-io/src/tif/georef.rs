@@ -60,7 +60,7 @@ pub(super) fn read_georef<R: std::io::Read + std::io::Seek>(
     let tie = tag_values(path, dec, Tag::ModelTiepointTag, "ModelTiepointTag")?;
     let transform = tag_values(path, dec, Tag::ModelTransformationTag, "ModelTransformationTag")?;
     // (x of column 0's left edge or centre, y of row 0's top edge or centre, sx, sy > 0)
-    let (x0, y0, sx, sy) = if let Some(scale) = scale {
+    let (x0, y0, sx, sy, field) = if let Some(scale) = scale {
         let tie = tie.ok_or_else(|| {
             IoError::field(path, "ModelTiepointTag", "missing (ModelPixelScaleTag needs a tie point)")
         })?;
@@ -68,7 +68,7 @@ pub(super) fn read_georef<R: std::io::Read + std::io::Seek>(
             return Err(IoError::field(path, "ModelPixelScaleTag/ModelTiepointTag", "too few values"));
         }
         let (sx, sy) = (scale[0], scale[1]);
-        (tie[3] - tie[0] * sx, tie[4] + tie[1] * sy, sx, sy)
+        (tie[3] - tie[0] * sx, tie[4] + tie[1] * sy, sx, sy, "ModelPixelScaleTag/ModelTiepointTag")
     } else if let Some(m) = transform {
         if m.len() < 16 {
             return Err(IoError::field(path, "ModelTransformationTag", "expected 16 values"));
@@ -76,16 +76,19 @@ pub(super) fn read_georef<R: std::io::Read + std::io::Seek>(
         if m[1] != 0.0 || m[4] != 0.0 {
             return Err(IoError::field(path, "ModelTransformationTag", "rotated rasters are not supported"));
         }
-        (m[3], m[7], m[0], -m[5])
+        (m[3], m[7], m[0], -m[5], "ModelTransformationTag")
     } else {
         return Ok(None);
     };
-    if !(sx.is_finite() && sy.is_finite() && sx > 0.0 && sy > 0.0 && x0.is_finite() && y0.is_finite()) {
+    if !(sx.is_finite() && sy.is_finite() && sx > 0.0 && sy > 0.0) {
         return Err(IoError::field(
             path,
-            "ModelPixelScaleTag",
-            format!("pixel size must be finite and > 0 (got {sx} × {sy}; north-up rasters only)"),
+            field,
+            format!("pixel size must be finite and > 0 (got {sx:e} × {sy:e}; north-up rasters only)"),
         ));
+    }
+    if !(x0.is_finite() && y0.is_finite()) {
+        return Err(IoError::field(path, field, format!("the raster's corner ({x0:e}, {y0:e}) is not finite")));
     }
     // PixelIsArea: the tie point is the corner of the pixel; the sample stands at its centre.
     let half = if is_point { 0.0 } else { 0.5 };

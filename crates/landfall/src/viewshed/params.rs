@@ -1,5 +1,6 @@
 //! The viewshed's parameters and errors.
 
+use crate::params::Num;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -56,7 +57,7 @@ crate::with_setters!(ViewshedParams {
 #[non_exhaustive]
 pub enum ViewshedError {
     /// The observer is not over the heightfield.
-    #[error("the observer ({x}, {y}) is outside the terrain")]
+    #[error("the observer ({}, {}) is outside the terrain", Num(*x), Num(*y))]
     ObserverOutside {
         /// Observer x.
         x: f64,
@@ -64,7 +65,7 @@ pub enum ViewshedError {
         y: f64,
     },
     /// The observer stands over a hole.
-    #[error("the observer ({x}, {y}) stands over a hole (no ground to stand on)")]
+    #[error("the observer ({}, {}) stands over a hole (no ground to stand on)", Num(*x), Num(*y))]
     ObserverOverHole {
         /// Observer x.
         x: f64,
@@ -264,16 +265,16 @@ impl ViewshedParams {
         let bad = |name, why: String| Err(ViewshedError::Param { name, why });
         let ok_len = |v: f64| v.is_finite() && v >= 0.0;
         if !ok_len(self.observer_height) {
-            return bad("observer height", format!("{} is not a finite height ≥ 0", self.observer_height));
+            return bad("observer height", format!("{} is not a finite height ≥ 0", Num(self.observer_height)));
         }
         if !ok_len(self.target_height) {
-            return bad("target height", format!("{} is not a finite height ≥ 0", self.target_height));
+            return bad("target height", format!("{} is not a finite height ≥ 0", Num(self.target_height)));
         }
         if self.max_distance.is_nan() || self.max_distance <= 0.0 {
-            return bad("max distance", format!("{} is not a distance > 0", self.max_distance));
+            return bad("max distance", format!("{} is not a distance > 0", Num(self.max_distance)));
         }
         if !(self.refraction.is_finite() && (-1.0..1.0).contains(&self.refraction)) {
-            return bad("refraction", format!("{} is not a coefficient in [-1, 1)", self.refraction));
+            return bad("refraction", format!("{} is not a coefficient in [-1, 1)", Num(self.refraction)));
         }
         if let Some((a, b)) = self.azimuths {
             if !(a.is_finite() && b.is_finite()) {

@@ -56,19 +56,27 @@ impl Agent {
     /// ```
     pub fn validate(&self) -> Result<(), ParamError> {
         if !(Self::MIN_RADIUS..=Self::MAX_RADIUS).contains(&self.radius) {
-            let why = format!("{} is not a radius in [{}, {}] metres", self.radius, Self::MIN_RADIUS, Self::MAX_RADIUS);
+            let why = format!(
+                "{} is not a radius in [{}, {}] metres",
+                crate::params::Num(self.radius),
+                Self::MIN_RADIUS,
+                Self::MAX_RADIUS
+            );
             return Err(ParamError::new("radius", why));
         }
         if !(self.max_slope > 0.0 && self.max_slope <= std::f64::consts::FRAC_PI_2) {
             return Err(ParamError::new(
                 "max_slope",
-                format!("{} is not an angle in (0, π/2] radians", self.max_slope),
+                format!("{} is not an angle in (0, π/2] radians", crate::params::Num(self.max_slope)),
             ));
         }
         length("slope_step", self.slope_step, true)?;
         length("snap", self.snap, false)?;
         if !(self.step.is_finite() && self.step >= 0.0) {
-            return Err(ParamError::new("step", format!("{} is not a finite number of radii ≥ 0", self.step)));
+            return Err(ParamError::new(
+                "step",
+                format!("{} is not a finite number of radii ≥ 0", crate::params::Num(self.step)),
+            ));
         }
         Ok(())
     }
