@@ -56,6 +56,23 @@ impl GeoKeys {
         self.key(3072).or_else(|| self.key(2048)).filter(|&c| c != 0 && c != 32767)
     }
 
+    /// Whether two sets of keys name the same CRS: the same EPSG code and model type (files from
+    /// different writers spell the same CRS with different keys: citations, units, raster type),
+    /// or, without a code, the same keys.
+    ///
+    /// ```
+    /// use landfall_io::GeoKeys;
+    /// let gdal = GeoKeys { directory: vec![1, 1, 0, 2, 1024, 0, 1, 1, 3072, 0, 1, 32760], ..GeoKeys::default() };
+    /// let other = GeoKeys { directory: vec![1, 1, 0, 3, 1024, 0, 1, 1, 3072, 0, 1, 32760, 3076, 0, 1, 9001], ..GeoKeys::default() };
+    /// assert!(gdal.same_crs(&other));
+    /// ```
+    pub fn same_crs(&self, other: &GeoKeys) -> bool {
+        match (self.epsg(), other.epsg()) {
+            (Some(a), Some(b)) => a == b && self.is_geographic() == other.is_geographic(),
+            _ => self == other,
+        }
+    }
+
     /// The value of key `id` when it is stored in the directory itself (location 0).
     fn key(&self, id: u16) -> Option<u16> {
         let entries = self.directory.get(4..)?;

@@ -330,3 +330,63 @@ fn the_crs_is_kept_and_checked() {
     std::fs::write(&bad, &b).unwrap();
     assert!(open_heightfield_index(&bad).unwrap_err().to_string().contains("checksum"));
 }
+
+/// Tiles of one CRS written by different tools (other keys beside the same EPSG code) make one
+/// mosaic; tiles of another EPSG code are refused, naming the tile.
+#[test]
+fn mosaic_tiles_compare_their_crs_by_code() {
+    use landfall_io::{write_geotiff, Band, GeoKeys, GeoRef};
+    let d = tempfile::tempdir().unwrap();
+    let tiles = d.path().join("tiles");
+    std::fs::create_dir(&tiles).unwrap();
+    let keys = |code: u16, extra: bool| {
+        let mut directory = vec![1, 1, 0, 2, 1024, 0, 1, 1, 3072, 0, 1, code];
+        if extra {
+            directory[3] = 3;
+            directory.extend([3076, 0, 1, 9001]);
+        }
+        GeoKeys { directory, ..GeoKeys::default() }
+    };
+    let v = vec![5f32; 100];
+    let put = |name: &str, x0: f64, k: GeoKeys| {
+        let geo = GeoRef { origin: (x0, 4_000_000.0), spacing: (10.0, 10.0) };
+        write_geotiff(&tiles.join(name), 10, 10, Band::F32(&v), &geo, None, Some(&k)).unwrap();
+    };
+    put("a.tif", 500_000.0, keys(32760, false));
+    put("b.tif", 500_090.0, keys(32760, true));
+    let build = || {
+        build_heightfield_index(
+            &tiles,
+            &d.path().join("m.lfh"),
+            &LoadOptions::default(),
+            landfall::Frame::z_up(),
+            &mut |_, _| {},
+        )
+    };
+    assert_eq!(build().unwrap().nx, 19);
+    put("b.tif", 500_090.0, keys(32759, false));
+    let e = build().unwrap_err().to_string();
+    assert!(e.contains("b.tif") && e.contains("coordinate reference system"), "{e}");
+}
+
+/// A grid in degrees that cannot be a surface on the ellipsoid (5° cells, latitudes past the
+/// poles) is refused before the index is written, as opening it would refuse it after.
+#[test]
+fn degree_grids_are_checked_before_building() {
+    use landfall_io::{write_geotiff, Band, GeoKeys, GeoRef};
+    let d = tempfile::tempdir().unwrap();
+    let v = vec![5f32; 16];
+    for (geo, want) in [
+        (GeoRef { origin: (0.0, 0.0), spacing: (5.0, 5.0) }, "larger than"),
+        (GeoRef { origin: (0.0, 89.0), spacing: (0.5, 0.5) }, "beyond the poles"),
+    ] {
+        let tif = d.path().join("deg.tif");
+        write_geotiff(&tif, 4, 4, Band::F32(&v), &geo, None, Some(&GeoKeys::wgs84())).unwrap();
+        let out = d.path().join("deg.lfh");
+        let e = build_heightfield_index(&tif, &out, &LoadOptions::default(), landfall::Frame::z_up(), &mut |_, _| {})
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(want) && e.contains("deg.tif"), "{e}");
+        assert!(!out.exists());
+    }
+}

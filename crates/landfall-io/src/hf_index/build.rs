@@ -47,6 +47,7 @@ pub fn build_heightfield_index(
         let hf = loaded.heightfield;
         let (nx, ny) = (hf.nx(), hf.ny());
         let grid = Grid { nx, ny, leaf: hf.pyramid().leaf_size(), origin: hf.origin(), spacing: hf.spacing() };
+        check_degrees(src, &grid, loaded.geokeys.as_ref(), opts)?;
         let covered = check_grid(src, &grid, opts)?;
         let mut w = Writer::start(out, grid, covered)?;
         let mut row = vec![0f32; nx];
@@ -84,6 +85,7 @@ pub fn build_heightfield_index(
         return Err(IoError::field(src, "origin/spacing", "the far corner is not finite"));
     }
     let grid = Grid { nx, ny, leaf: opts.leaf_size, origin: DVec2::new(ox, oy), spacing: DVec2::new(dx, dy) };
+    check_degrees(src, &grid, o.geokeys.as_ref(), opts)?;
     let covered = check_grid(src, &grid, opts)?;
     let mut w = Writer::start(out, grid, covered)?;
     let mut heights = vec![0f32; nx];
@@ -147,6 +149,22 @@ fn bad_value(src: &Path, r: usize, ny: usize, values: &[f64], nodata: Option<f64
 }
 
 /// [`check_stored`] for a raster that covers its whole grid; its tiles.
+/// A grid in degrees (geographic `geokeys`, placed by the file, not by `--origin`/`--spacing`)
+/// must be one that opens as a surface on the ellipsoid: checked before anything is written.
+pub(super) fn check_degrees(
+    src: &Path,
+    grid: &Grid,
+    geokeys: Option<&crate::GeoKeys>,
+    opts: &LoadOptions,
+) -> Result<(), IoError> {
+    let placed = opts.origin.is_some() || opts.spacing.is_some();
+    if geokeys.is_some_and(crate::GeoKeys::is_geographic) && !placed {
+        landfall::geo::GeoSurface::check_grid(grid.origin, grid.spacing, grid.nx, grid.ny)
+            .map_err(|e| IoError::format(src, format!("geographic CRS: {e}")))?;
+    }
+    Ok(())
+}
+
 fn check_grid(src: &Path, grid: &Grid, opts: &LoadOptions) -> Result<Vec<u64>, IoError> {
     let tiles = Tiling::new(grid.nx, grid.ny, grid.leaf.max(1)).count() as u64;
     check_stored(src, grid, opts, tiles)?;

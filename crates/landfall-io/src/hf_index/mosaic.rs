@@ -109,7 +109,11 @@ pub(super) fn build_mosaic(
     let (dx, dy) = grid.expect("at least one tile");
     // One coordinate reference system: the first tile's, and every other tile's the same.
     let crs = tiles[0].1.geokeys.clone();
-    if let Some(t) = tiles.iter().find(|t| t.1.geokeys != crs) {
+    let same = |k: &Option<crate::GeoKeys>| match (k, &crs) {
+        (Some(a), Some(b)) => a.same_crs(b),
+        (a, b) => a == b,
+    };
+    if let Some(t) = tiles.iter().find(|t| !same(&t.1.geokeys)) {
         return Err(IoError::field(
             &t.0,
             "GeoKeys",
@@ -155,6 +159,7 @@ pub(super) fn build_mosaic(
     let (dx, dy) = opts.spacing.unwrap_or((dx, dy));
     let (ox, oy) = opts.origin.unwrap_or((west, south));
     let grid = Grid { nx, ny, leaf: opts.leaf_size, origin: DVec2::new(ox, oy), spacing: DVec2::new(dx, dy) };
+    super::build::check_degrees(source, &grid, crs.as_ref(), opts)?;
     let covered = covered_tiles(source, &grid, opts, &placed)?;
     let mut w = Writer::start(out, grid, covered)?;
     // The rows some tile covers, north to south.

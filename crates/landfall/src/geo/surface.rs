@@ -114,16 +114,20 @@ impl GeoSurface {
         Self::with_leaf(hf, DEFAULT_GEO_LEAF)
     }
 
-    /// [`GeoSurface::new`] with a box-tree leaf of `leaf` cells (1…8).
-    pub fn with_leaf(hf: Heightfield, leaf: usize) -> Result<Self, GeoError> {
-        if !(1..=8).contains(&leaf) {
-            return Err(GeoError::BadLeaf(leaf));
-        }
-        let (o, s) = (hf.origin(), hf.spacing());
-        let (nx, ny) = (hf.nx(), hf.ny());
-        let lon = |i: usize| o.x + i as f64 * s.x;
-        let lat = |j: usize| o.y + j as f64 * s.y;
-        let (west, east, south, north) = (lon(0), lon(nx - 1), lat(0), lat(ny - 1));
+    /// Whether a grid of `nx × ny` samples from `origin` (lon, lat of the south-west sample) by
+    /// `spacing` degrees can be a surface on the ellipsoid: the checks [`GeoSurface::new`] makes,
+    /// for a grid not yet read (an index built row by row checks before it writes).
+    ///
+    /// ```
+    /// use landfall::geo::GeoSurface;
+    /// use landfall::glam::DVec2;
+    /// assert!(GeoSurface::check_grid(DVec2::new(9.0, 44.0), DVec2::splat(1.0 / 3600.0), 3601, 3601).is_ok());
+    /// assert!(GeoSurface::check_grid(DVec2::new(9.0, 44.0), DVec2::splat(5.0), 10, 10).is_err());
+    /// ```
+    pub fn check_grid(origin: glam::DVec2, spacing: glam::DVec2, nx: usize, ny: usize) -> Result<(), GeoError> {
+        let (o, s) = (origin, spacing);
+        let (west, east) = (o.x, o.x + (nx.max(1) - 1) as f64 * s.x);
+        let (south, north) = (o.y, o.y + (ny.max(1) - 1) as f64 * s.y);
         if !(south >= -90.0 && north <= 90.0) {
             return Err(GeoError::Latitude { south, north });
         }
@@ -133,6 +137,20 @@ impl GeoSurface {
         if s.x > MAX_CELL_DEGREES || s.y > MAX_CELL_DEGREES {
             return Err(GeoError::CellTooLarge { dlon: s.x, dlat: s.y });
         }
+        Ok(())
+    }
+
+    /// [`GeoSurface::new`] with a box-tree leaf of `leaf` cells (1…8).
+    pub fn with_leaf(hf: Heightfield, leaf: usize) -> Result<Self, GeoError> {
+        if !(1..=8).contains(&leaf) {
+            return Err(GeoError::BadLeaf(leaf));
+        }
+        let (o, s) = (hf.origin(), hf.spacing());
+        let (nx, ny) = (hf.nx(), hf.ny());
+        Self::check_grid(o, s, nx, ny)?;
+        let lon = |i: usize| o.x + i as f64 * s.x;
+        let lat = |j: usize| o.y + j as f64 * s.y;
+        let (west, east, south, north) = (lon(0), lon(nx - 1), lat(0), lat(ny - 1));
         let frame = EnuFrame::new(Geodetic::new((west + east) / 2.0, (south + north) / 2.0, 0.0));
         let lons: Vec<f64> = (0..nx).map(lon).collect();
         let lats: Vec<f64> = (0..ny).map(lat).collect();
