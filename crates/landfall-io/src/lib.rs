@@ -8,7 +8,7 @@
 //! |---|---|---|
 //! | `.asc` | ESRI ASCII grid | `xllcorner`/`yllcorner` or `xllcenter`/`yllcenter`, `cellsize` (or `dx`/`dy`), `NODATA_value` → holes |
 //! | `.png` | 8- or 16-bit greyscale | none (spacing 1, origin 0) |
-//! | `.tif`, `.tiff` | (Geo)TIFF and Cloud-Optimized GeoTIFF, one band of f32, f64, i16, u16, i32, u32, u8, i8; strips or tiles; NONE, LZW, DEFLATE, ZSTD, LERC, LERC_DEFLATE, LERC_ZSTD (and PACKBITS), predictors 1–3 | ModelPixelScale + ModelTiepoint (or ModelTransformation), PixelIsArea/PixelIsPoint, `GDAL_NODATA` |
+//! | `.tif`, `.tiff` | (Geo)TIFF and Cloud-Optimized GeoTIFF, one band of f32, f64, i16, u16, i32, u32, u8, i8; strips or tiles; NONE, LZW, DEFLATE, ZSTD, LERC, LERC_DEFLATE, LERC_ZSTD (and PACKBITS), predictors 1–3 | ModelPixelScale + ModelTiepoint (or ModelTransformation, or a `.aux.xml`/`.tfw` sidecar beside a plain TIFF), PixelIsArea/PixelIsPoint, `GDAL_NODATA` |
 //! | `.npy` | NumPy 2-D array of f32, f64, i16, u16 (also i8, u8, i32, u32) | none |
 //! | `.npz` | NumPy archive: the 2-D array, with optional 1-D coordinate arrays | `latitude`/`longitude` (or `lat`/`lon`, `y`/`x`) arrays: origin, mean spacing and row order |
 //!

@@ -314,3 +314,36 @@ fn npz_coordinates_that_are_not_a_regular_grid() {
     let r = read_raster(&p).unwrap();
     assert!(r.georef.is_none() && r.notes.iter().any(|n| n.contains("curvilinear")), "{:?}", r.notes);
 }
+
+/// A TIFF without georeferencing is placed as GDAL places it by its PAM file (`.aux.xml`:
+/// geotransform, the CRS's EPSG code, nodata) or its world file (`.tfw`), with a note; a rotated
+/// world file is refused by name.
+#[test]
+fn sidecars_place_a_plain_tiff() {
+    use tiff::encoder::colortype::Gray32Float;
+    let (d, p) = tmp("plain.tif");
+    write_tiff::<Gray32Float>(&p, &[7.0, 8.0, 9.0, 1.0, -9999.0, 3.0], false, false, None);
+    assert_eq!(read_raster(&p).unwrap().georef, None);
+    // World file: 10 m pixels, the north-west pixel's centre at (300005, 5900605); 2 rows.
+    let tfw = d.path().join("plain.tfw");
+    std::fs::write(&tfw, "10\n0\n0\n-10\n300005\n5900605\n").unwrap();
+    let r = read_raster(&p).unwrap();
+    assert_eq!(r.georef, Some(GeoRef { origin: (300005.0, 5900595.0), spacing: (10.0, 10.0) }));
+    assert!(r.notes.iter().any(|n| n.contains("plain.tfw")), "{:?}", r.notes);
+    assert!(!r.values[1].is_nan());
+    std::fs::write(&tfw, "10\n0.5\n0\n-10\n300005\n5900605\n").unwrap();
+    assert!(err_text(read_raster(&p)).contains("rotated"));
+    // The PAM file comes first, with its CRS and nodata.
+    let pam = d.path().join("plain.tif.aux.xml");
+    std::fs::write(
+        &pam,
+        "<PAMDataset>\n  <SRS>PROJCS[\"WGS 84 / UTM zone 60S\",GEOGCS[\"WGS 84\",AUTHORITY[\"EPSG\",\"4326\"]],\
+         AUTHORITY[\"EPSG\",\"32760\"]]</SRS>\n  <GeoTransform> 3.0e+05, 1.0e+01, 0.0, 5.90061e+06, 0.0, -1.0e+01</GeoTransform>\n\
+         <PAMRasterBand band=\"1\"><NoDataValue>-9999</NoDataValue></PAMRasterBand>\n</PAMDataset>\n",
+    )
+    .unwrap();
+    let r = read_raster(&p).unwrap();
+    assert_eq!(r.georef, Some(GeoRef { origin: (300005.0, 5900595.0), spacing: (10.0, 10.0) }));
+    assert_eq!(r.geokeys.as_ref().and_then(|k| k.epsg()), Some(32760));
+    assert!(r.values[1].is_nan(), "the PAM file's nodata");
+}

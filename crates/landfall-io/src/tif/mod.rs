@@ -1,5 +1,6 @@
 //! (Geo)TIFF rasters: one band, georeferenced by ModelPixelScale + ModelTiepoint or by
-//! ModelTransformation, nodata from the GDAL_NODATA tag; strips or tiles (Cloud-Optimized GeoTIFFs
+//! ModelTransformation (or, without either, by a PAM `.aux.xml` or world `.tfw` file beside it:
+//! [`sidecar`]), nodata from the GDAL_NODATA tag; strips or tiles (Cloud-Optimized GeoTIFFs
 //! included) compressed as GDAL writes elevation: NONE, LZW, DEFLATE, ZSTD, LERC, LERC_DEFLATE,
 //! LERC_ZSTD (and PACKBITS), with predictors 1, 2 and 3.
 //!
@@ -49,6 +50,7 @@ mod georef;
 mod layout;
 mod predictor;
 mod rows;
+mod sidecar;
 
 use crate::input::{open_regular, Limits};
 use crate::raster::{to_height, GeoKeys, GeoRef, Raster};
@@ -76,7 +78,7 @@ pub(crate) struct Opened {
     /// Columns and rows.
     pub nx: usize,
     pub ny: usize,
-    /// The GDAL_NODATA value.
+    /// The GDAL_NODATA value (or the PAM file's `NoDataValue`).
     pub nodata: Option<f64>,
     /// Placement of the south-west sample.
     pub georef: Option<GeoRef>,
@@ -84,6 +86,8 @@ pub(crate) struct Opened {
     pub geokeys: Option<GeoKeys>,
     /// How the image is stored.
     layout: Layout,
+    /// Remarks for the user (placement from a sidecar file).
+    pub notes: Vec<String>,
 }
 
 /// Opens a one-band TIFF and reads its tags. `samples` checks the declared size (a whole-image read
@@ -134,9 +138,19 @@ pub(crate) fn open(
     };
     let layout = Layout::read(path, &mut dec, nx, ny, len)?;
     let mut dec = dec.with_limits(decoder_limits(limits));
-    let georef = read_georef(path, &mut dec, ny)?;
-    let geokeys = read_geokeys(&mut dec);
-    Ok(Opened { dec, nx, ny, nodata, georef, geokeys, layout })
+    let mut georef = read_georef(path, &mut dec, ny)?;
+    let mut geokeys = read_geokeys(&mut dec);
+    let mut nodata = nodata;
+    let mut notes = Vec::new();
+    if georef.is_none() {
+        if let Some(s) = sidecar::read(path, ny)? {
+            georef = Some(s.georef);
+            geokeys = geokeys.or(s.geokeys);
+            nodata = nodata.or(s.nodata);
+            notes.push(format!("placed by {} (the TIFF itself has no georeferencing)", s.from.display()));
+        }
+    }
+    Ok(Opened { dec, nx, ny, nodata, georef, geokeys, layout, notes })
 }
 
 /// Reads the whole image: row by row, as it streams (no copy of the decoded file besides the
@@ -151,7 +165,7 @@ pub(crate) fn read(path: &Path, limits: &Limits) -> Result<Raster, IoError> {
         }
         Ok(())
     })?;
-    let mut r = Raster { nx, ny, values, georef: o.georef, notes: vec![], geokeys: o.geokeys };
+    let mut r = Raster { nx, ny, values, georef: o.georef, notes: std::mem::take(&mut o.notes), geokeys: o.geokeys };
     r.flip_rows();
     Ok(r)
 }
