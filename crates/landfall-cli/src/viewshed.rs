@@ -143,6 +143,13 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
             elapsed.as_secs_f64(),
             a.out.display()
         );
+        let capped = counts.iter().filter(|&&c| c == u16::MAX - 1).count();
+        if observers.len() >= (u16::MAX - 1) as usize && capped > 0 {
+            eprintln!(
+                "landfall: note: {capped} samples are seen by 65,534 observers or more: a count stops there (u16 GeoTIFF, \
+                 65,535 is nodata); split the observers and add the counts for more"
+            );
+        }
     } else {
         let o = a.observer.as_deref().expect("clap requires --observer without --observers");
         let [x, y] = numbers::<2>("observer", o)?;

@@ -692,6 +692,13 @@ fn viewshed_writes_a_georeferenced_geotiff() {
     std::fs::write(&obs, "x,y\n1000,2010\n9000,2010\n").unwrap();
     let e = fails(&["viewshed", s(&dem), "--observers", s(&obs), "--out", s(&out)]);
     assert!(e.contains("line 3") && e.contains("x 1000 … 1040"), "{e}");
+    // Counts stop at 65,534 (u16, 65,535 nodata): said when they do.
+    let mut many = String::from("x,y\n");
+    (0..65_600).for_each(|_| many.push_str("1000,2010\n"));
+    std::fs::write(&obs, many).unwrap();
+    let o = common::landfall(&["viewshed", s(&dem), "--observers", s(&obs), "--out", s(&out)]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success() && err.contains("65,534 observers or more"), "{err}");
 }
 
 /// `viewshed` on a raster in degrees: the Earth's shape (issue 67's masts at sea: two eyes 10 m

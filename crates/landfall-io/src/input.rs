@@ -48,8 +48,8 @@ impl Limits {
                 path,
                 field,
                 format!(
-                    "{nx} × {ny} = {} samples is more than the limit of {} (raise it with --max-samples, or \
-                     Limits::max_samples in the library)",
+                    "{nx} × {ny} = {} samples is more than the limit of {} (raise it with --max-samples, \
+                     max_samples= in Python's landfall.open, or Limits::max_samples in the library)",
                     n.map_or_else(|| "too many".to_string(), |n| n.to_string()),
                     self.max_samples
                 ),

@@ -613,7 +613,7 @@ impl Heightfield {
 
 /// Opens a terrain file with the CLI's options (see `landfall.open`).
 #[pyfunction]
-#[pyo3(signature = (path, spacing, origin, z_scale, z_offset, diagonal, gravity))]
+#[pyo3(signature = (path, spacing, origin, z_scale, z_offset, diagonal, gravity, max_samples))]
 #[allow(clippy::too_many_arguments)]
 fn _open(
     py: Python<'_>,
@@ -624,6 +624,7 @@ fn _open(
     z_offset: f64,
     diagonal: &str,
     gravity: Option<(f64, f64, f64)>,
+    max_samples: Option<u64>,
 ) -> PyResult<Py<PyAny>> {
     let diagonal: Diagonal = diagonal.parse().map_err(|e: String| err(format!("diagonal: {e}")))?;
     let frame = match gravity {
@@ -631,7 +632,16 @@ fn _open(
         Some((x, y, z)) => Some(Frame::from_gravity(DVec3::new(x, y, z)).map_err(|e| err(format!("gravity: {e}")))?),
     };
     let opts = landfall_io::TerrainOptions {
-        raster: landfall_io::LoadOptions { spacing, origin, z_scale, z_offset, diagonal, ..Default::default() },
+        raster: landfall_io::LoadOptions {
+            spacing,
+            origin,
+            z_scale,
+            z_offset,
+            diagonal,
+            limits: max_samples
+                .map_or_else(landfall_io::Limits::default, |max_samples| landfall_io::Limits { max_samples }),
+            ..Default::default()
+        },
         frame,
         ..Default::default()
     };

@@ -184,6 +184,18 @@ def test_bad_inputs_are_value_errors(tmp_path, dem):
         landfall.open(bad)
     with pytest.raises(ValueError, match="gravity"):
         landfall.open(bad, gravity=(0, 0, 0))
+    with pytest.raises(ValueError, match="spacing"):
+        landfall.Heightfield.from_array(np.zeros((3, 3)), spacing=(1, 2, 3))
+    with pytest.raises(ValueError, match="argument 1 is not numbers"):
+        dem.height("a", 1)
+    # The size limit, as --max-samples: named in the error, raised by max_samples=.
+    good = tmp_path / "good.asc"
+    good.write_text("ncols 3\nnrows 2\ncellsize 1\nxllcorner 0\nyllcorner 0\n1 2 3\n3 4 5\n")
+    with pytest.raises(ValueError, match="max_samples"):
+        landfall.open(good, max_samples=5)
+    assert landfall.open(good, max_samples=6).info()["nx"] == 3
+    with pytest.raises(ValueError, match="max_samples"):
+        landfall.open(good, max_samples=0)
 
 
 def test_threads_release_the_gil_and_agree(dem):

@@ -49,8 +49,14 @@ def _contiguous(a):
 
 def _flat(name, *arrays):
     """Broadcast to one shape; return that shape and each array as a contiguous 1-D float64 view."""
+    converted = []
+    for k, a in enumerate(arrays):
+        try:
+            converted.append(_np.asarray(a, dtype=_np.float64))
+        except (TypeError, ValueError):
+            raise ValueError(f"{name}: argument {k + 1} is not numbers: {a!r:.60}") from None
     try:
-        arrays = _np.broadcast_arrays(*[_np.asarray(a, dtype=_np.float64) for a in arrays])
+        arrays = _np.broadcast_arrays(*converted)
     except ValueError as e:
         raise ValueError(f"{name}: shapes do not match: {e}") from None
     shape = arrays[0].shape
@@ -692,6 +698,8 @@ def _pair(name, v):
     if _np.isscalar(v):
         v = (v, v)
     try:
+        if len(v) != 2:
+            raise ValueError
         a, b = (float(v[0]), float(v[1]))
     except (TypeError, IndexError, ValueError):
         raise ValueError(f"{name}: expected a number or a pair of numbers, got {v!r}") from None
@@ -706,12 +714,13 @@ def _even(name, c):
     return step
 
 
-def open(path, spacing=None, origin=None, z_scale=1.0, z_offset=0.0, diagonal="alternating", gravity=None):
+def open(path, spacing=None, origin=None, z_scale=1.0, z_offset=0.0, diagonal="alternating", gravity=None,
+         max_samples=None):
     """Opens any terrain file the CLI reads, with the CLI's meaning of each option: ``spacing`` a
     number or ``(dx, dy)``, ``origin`` ``(x, y)`` of the south-west sample, heights ``v·z_scale +
     z_offset``, ``diagonal`` ``"alternating"``, ``"sw-ne"`` or ``"se-nw"``, ``gravity``
-    ``(gx, gy, gz)``. Rasters give a :class:`Heightfield`, meshes and index files a
-    :class:`Terrain`."""
+    ``(gx, gy, gz)``, ``max_samples`` the largest raster read (``--max-samples``; default 2²⁹).
+    Rasters give a :class:`Heightfield`, meshes and index files a :class:`Terrain`."""
     import os
 
     sp = None if spacing is None else _pair("spacing", spacing)
@@ -720,7 +729,10 @@ def open(path, spacing=None, origin=None, z_scale=1.0, z_offset=0.0, diagonal="a
     if g is not None and len(g) != 3:
         raise ValueError(f"gravity: expected (gx, gy, gz), got {gravity!r}")
     path = os.fspath(path)
-    native = _open(path, sp, org, float(z_scale), float(z_offset), str(diagonal), g)
+    if max_samples is not None and (not isinstance(max_samples, (int, _np.integer)) or max_samples < 1):
+        raise ValueError(f"max_samples: expected a whole number ≥ 1, got {max_samples!r}")
+    native = _open(path, sp, org, float(z_scale), float(z_offset), str(diagonal), g,
+                   None if max_samples is None else int(max_samples))
     options = {"spacing": sp, "origin": org, "z_scale": z_scale, "z_offset": z_offset, "diagonal": diagonal, "gravity": g}
     cls = Heightfield if isinstance(native, _NativeHeightfield) else Terrain
     return cls(native, path=path, options=options)
