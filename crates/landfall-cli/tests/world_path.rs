@@ -126,7 +126,8 @@ fn gentle_at_scale(ground: &LodTerrain, p: DVec2, g: f64, max_deg: f64) -> bool 
 fn a_giant_reads_the_slope_at_its_scale() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("path.csv");
-    let said = ok(&["world", "path", "--from=-500,0", "--to", "500,0", "--radius", "20", "--no-objects", "-o", s(&out)]);
+    let said =
+        ok(&["world", "path", "--from=-500,0", "--to", "500,0", "--radius", "20", "--no-objects", "-o", s(&out)]);
     assert!(said.contains("m long"), "{said}");
     let pts: Vec<DVec2> = rows(&out)[1..]
         .iter()

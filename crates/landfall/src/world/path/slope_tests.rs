@@ -96,7 +96,9 @@ proptest! {
 /// away from it by more than rounding.
 #[test]
 fn steep_is_the_angle() {
-    for (rise, limit, want) in [(0.6, 35.0, false), (0.8, 35.0, true), (1.0, 44.9, true), (1.0, 45.1, false), (0.0, 1.0, false)] {
+    for (rise, limit, want) in
+        [(0.6, 35.0, false), (0.8, 35.0, true), (1.0, 44.9, true), (1.0, 45.1, false), (0.0, 1.0, false)]
+    {
         let t = [DVec3::ZERO, DVec3::new(1.0, 0.0, rise), DVec3::new(0.0, 1.0, 0.0)];
         assert_eq!(steep(t, f64::to_radians(limit).cos()), want, "rise {rise}, limit {limit}");
     }
