@@ -117,7 +117,7 @@ fn sampled(ground: &dyn Terrain, origin: DVec2, cell: f64, n: usize, max_slope: 
             if let [Some(a), Some(b), Some(c), Some(d)] = q {
                 let centre = origin + (DVec2::new(i as f64, j as f64) + 0.5) * cell;
                 blocked[j * n + i] =
-                    height(centre).is_none() || cell_steep([a, b, c, d], (first + i + j) % 2 == 0, cos);
+                    height(centre).is_none() || cell_steep([a, b, c, d], (first + i + j).is_multiple_of(2), cos);
             }
         }
     }
