@@ -58,7 +58,7 @@ fn field(rng: &mut SplitMix64, m: usize, s: f64, ridges: usize, holes: usize, pl
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(256))]
 
     /// Cells wider than a metre: every cell as brute force says, and the prefix sums count them.
     #[test]
