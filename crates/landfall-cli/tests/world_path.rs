@@ -72,6 +72,8 @@ fn bad_input_is_refused_by_name() {
         fails(&["world", "path", "--from", "0,0", "--to", "160,52", "--max-slope", "3", "-o", o]).contains("steeper")
     );
     assert!(fails(&["world", "path", "--from", "100,30", "--to", "160,52", "--snap", "-1", "-o", o]).contains("--snap"));
+    assert!(fails(&["world", "path", "--from", "100,30", "--to", "160,52", "--slope-step", "0", "-o", o])
+        .contains("--slope-step: 0 is not a finite length > 0"));
     assert!(entries(dir.path()).is_empty(), "nothing written on failure");
     // Options of the flight are not options of `path`, and the flight runs as before.
     assert!(!fails(&["world", "--frames", "2", "path", "--from", "1,1", "--to", "2,2", "-o", o]).is_empty());
