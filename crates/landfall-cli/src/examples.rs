@@ -58,7 +58,8 @@ Examples:
 pub const WORLD_PATH: &str = "\
 Examples:
   landfall world path --from 0,0 --to 1200,300 --radius 0.5 --out path.csv
-  landfall world path --from -500,0 --to 800,0 --radius 3 --max-slope 30 -o ogre.csv";
+  landfall world path --from -500,0 --to 800,0 --radius 3 --max-slope 30 -o ogre.csv
+  landfall world path --from -500,0 --to 500,0 --radius 20 --no-objects -o giant.csv";
 
 /// `landfall proximity`.
 pub const PROXIMITY: &str = "\

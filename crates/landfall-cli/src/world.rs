@@ -45,7 +45,9 @@ pub enum WorldCommand {
     /// The objects are those the world's cache holds as a viewer walks from the start to the goal
     /// (stones near the way, trees and houses hundreds of metres around it), their footprints
     /// inflated by the radius; the ground is the landscape they stand on, and ground steeper than
-    /// --max-slope is avoided. The planner cuts a quad-tree around the two points whose finest cells
+    /// --max-slope is avoided, read at the agent's scale (--slope-step: by default the radius, at
+    /// least 1 m; cells of 1 m are read on every triangle, wider ones through their corners'
+    /// heights, so a giant steps over a steep metre). The planner cuts a quad-tree around the two points whose finest cells
     /// follow the radius (a 0.5 m walker plans on 0.25 m cells, a 20 m giant on 8 m ones). Output:
     /// CSV with header `x,y,z`, the path's corners on the ground, the start first and the goal last
     /// (written to a temporary file and renamed). Prints the length and the time taken.

@@ -33,6 +33,11 @@ pub struct PathArgs {
     /// Steepest ground the agent walks on, degrees.
     #[arg(long, value_name = "DEG", default_value_t = 35.0)]
     max_slope: f64,
+    /// The scale at which the agent reads the ground's slope, metres (default: the radius, at least
+    /// 1 m): slope cells of 1 m or less are blocked by any steeper triangle, wider ones when the
+    /// ground through their corners' heights is steeper.
+    #[arg(long, value_name = "M", allow_hyphen_values = true)]
+    slope_step: Option<f64>,
     /// How far a start or goal inside an object (grown by the radius) or on steeper ground may be
     /// moved to the nearest place where the agent can stand, metres (0: never moved).
     #[arg(long, value_name = "M", default_value_t = 5.0, allow_hyphen_values = true)]
@@ -77,11 +82,14 @@ pub fn run(args: &PathArgs) -> Result<()> {
         "--max-slope: {} is not an angle in (0, 90] degrees",
         landfall::support::Num(args.max_slope)
     );
-    let agent = Agent::default()
+    let mut agent = Agent::default()
         .with_radius(args.radius)
         .with_max_slope(args.max_slope.to_radians())
         .with_snap(args.snap)
         .with_step(args.step);
+    if let Some(m) = args.slope_step {
+        agent = agent.with_slope_step(m);
+    }
     agent.validate().map_err(|e| anyhow::anyhow!("--{}: {}", e.field.replace('_', "-"), e.why))?;
     anyhow::ensure!(
         args.from.abs().max_element() < 1e9 && args.to.abs().max_element() < 1e9,

@@ -206,7 +206,7 @@ impl World {
     /// Paths for an agent of `radius`, `max_slope` (radians) and `snap` (metres) from each start
     /// to its goal (flat n·2 each) around the footprints of the objects held now (but for those it
     /// steps over, no taller than 0.15 of its radius: `landfall::world::obstacle`), on the
-    /// ground they stand on: offsets (n + 1) into the waypoints (flat m·3), horizontal lengths (NaN where
+    /// ground they stand on, its slope read at the agent's scale (`Agent::slope_scale`): offsets (n + 1) into the waypoints (flat m·3), horizontal lengths (NaN where
     /// none), how far each start and goal was moved (flat n·2, NaN where none) and each path's
     /// error (None where found).
     #[allow(clippy::type_complexity)]

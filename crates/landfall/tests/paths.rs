@@ -393,3 +393,22 @@ proptest! {
         }
     }
 }
+
+/// A 20 m giant on ground rough at the metre (heights random in [0, 1.3) m, 1 m apart: steep
+/// triangles everywhere) reads it at its 16 m slope cells, where it is gentle, and walks straight;
+/// made to read every triangle (1 m cells), it finds no way. A 0.5 m walker reads 1 m cells
+/// whether told to or not.
+#[test]
+fn a_giant_steps_over_rough_metres() {
+    let mut rng = SplitMix64::new(7);
+    let ground = bumpy(&mut rng, 401, 1.3);
+    let giant = Agent::default().with_radius(20.0);
+    assert_eq!(giant.slope_cell(), 16.0);
+    let (a, b) = (DVec2::new(40.0, 200.0), DVec2::new(360.0, 210.0));
+    let mut planner = Planner::new(&ground, &[], giant, DVec2::ZERO, 400.0).unwrap();
+    let route = planner.find_path(a, b).unwrap();
+    assert_eq!(route.xy(), vec![a, b]);
+    let mut exact = Planner::new(&ground, &[], giant.with_slope_step(1.0), DVec2::ZERO, 400.0).unwrap();
+    assert!(exact.find_path(a, b).is_err());
+    assert_eq!(Agent::default().slope_cell(), Agent::default().with_slope_step(1.0).slope_cell());
+}

@@ -1,5 +1,5 @@
 //! Who walks: the agent's radius, the steepest ground it climbs, the objects it steps over, and
-//! the resolution at which the ground's slope is read.
+//! the scale at which it reads the ground's slope.
 
 use crate::params::{length, ParamError};
 
@@ -11,9 +11,14 @@ pub struct Agent {
     pub radius: f64,
     /// Steepest ground it walks on, radians (in (0, π/2]).
     pub max_slope: f64,
-    /// Largest side of the cells in which the ground's slope is read, metres (rounded down to the
-    /// planner's finest cell times a power of two).
-    pub slope_step: f64,
+    /// The scale at which the agent reads the ground's slope, metres: the largest side of the
+    /// slope cells ([`slope_cell`](Self::slope_cell), rounded down to the planner's finest cell
+    /// times a power of two). `None` (the default): the agent's radius, at least 1 m, so a 0.5 m
+    /// walker reads 1 m cells and a 20 m giant 16 m ones. Cells of 1 m or less are read exactly
+    /// (blocked where any steeper ground triangle meets them); wider ones at their corners (the
+    /// ground through the heights at the cell's four corners, two triangles): roughness below the
+    /// agent's scale is not its concern. See the path conventions in `docs/conventions.md`.
+    pub slope_step: Option<f64>,
     /// How far a start or goal the agent cannot stand on may be moved to the nearest place where
     /// it can, metres (0: never moved).
     pub snap: f64,
@@ -26,26 +31,47 @@ pub struct Agent {
 
 impl Default for Agent {
     fn default() -> Self {
-        Self { radius: 0.5, max_slope: 35f64.to_radians(), slope_step: 1.0, snap: 5.0, step: 0.15 }
+        Self { radius: 0.5, max_slope: 35f64.to_radians(), slope_step: None, snap: 5.0, step: 0.15 }
     }
 }
 
 crate::with_setters!(Agent {
     radius: f64 => with_radius,
     max_slope: f64 => with_max_slope,
-    slope_step: f64 => with_slope_step,
     snap: f64 => with_snap,
     step: f64 => with_step,
 });
 
 impl Agent {
+    /// `self` with [`slope_step`](Self::slope_step) set to `Some(slope_step)`.
+    #[must_use]
+    pub fn with_slope_step(mut self, slope_step: f64) -> Self {
+        self.slope_step = Some(slope_step);
+        self
+    }
+
+    /// The scale at which the slope is read, metres: [`slope_step`](Self::slope_step), or by
+    /// default the radius, at least 1 m.
+    ///
+    /// ```
+    /// use landfall::world::Agent;
+    ///
+    /// assert_eq!(Agent::default().slope_scale(), 1.0);
+    /// assert_eq!(Agent::default().with_radius(20.0).slope_scale(), 20.0);
+    /// assert_eq!(Agent::default().with_radius(20.0).slope_cell(), 16.0);
+    /// assert_eq!(Agent::default().with_radius(20.0).with_slope_step(1.0).slope_cell(), 1.0);
+    /// ```
+    pub fn slope_scale(&self) -> f64 {
+        self.slope_step.unwrap_or(self.radius.max(1.0))
+    }
+
     /// The smallest radius accepted, metres.
     pub const MIN_RADIUS: f64 = 0.3;
     /// The largest radius accepted, metres.
     pub const MAX_RADIUS: f64 = 30.0;
 
-    /// Checks every field: `radius` in [0.3, 30], `max_slope` in (0, π/2], `slope_step` finite
-    /// and positive, `snap` and `step` finite and ≥ 0.
+    /// Checks every field: `radius` in [0.3, 30], `max_slope` in (0, π/2], `slope_step` (when
+    /// given) finite and positive, `snap` and `step` finite and ≥ 0.
     ///
     /// ```
     /// use landfall::world::Agent;
@@ -70,7 +96,9 @@ impl Agent {
                 format!("{} is not an angle in (0, π/2] radians", crate::params::Num(self.max_slope)),
             ));
         }
-        length("slope_step", self.slope_step, true)?;
+        if let Some(v) = self.slope_step {
+            length("slope_step", v, true)?;
+        }
         length("snap", self.snap, false)?;
         if !(self.step.is_finite() && self.step >= 0.0) {
             return Err(ParamError::new(
@@ -88,9 +116,10 @@ impl Agent {
     }
 
     /// The side of the cells the slope is read in: the planner's cell times the power of two that
-    /// comes nearest `slope_step` from below (so the two grids nest, either way).
+    /// comes nearest [`slope_scale`](Self::slope_scale) from below (so the two grids nest, either
+    /// way).
     pub fn slope_cell(&self) -> f64 {
         let c = self.cell();
-        c * (self.slope_step / c).log2().floor().clamp(-20.0, 20.0).exp2()
+        c * (self.slope_scale() / c).log2().floor().clamp(-20.0, 20.0).exp2()
     }
 }

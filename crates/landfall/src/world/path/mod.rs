@@ -11,9 +11,16 @@
 //! and a small one on a fine tree; the quad-tree is cut only where inflated obstacles (footprint
 //! radius + r) or ground steeper than the limit meet a cell, down to those finest cells. A leaf is
 //! *free* (nothing meets its closed box), *full* (inside one inflated disc, or all steep) or
-//! *partial* (a finest cell, neither). Steep ground is read exactly: a slope cell (the finest cell
-//! times the power of two nearest `slope_step` from below) is blocked when any terrain triangle
-//! steeper than the limit meets it, or when there is no ground at its centre; prefix sums count them in any box in O(1).
+//! *partial* (a finest cell, neither). **Steep ground is read at the agent's scale**
+//! ([`Agent::slope_scale`]: `slope_step`, by default the radius, at least 1 m) on slope cells
+//! (the finest cell times the power of two nearest that scale from below: 1 m for a 0.5 m walker,
+//! 16 m for a 20 m giant). A cell of 1 m or less is blocked when any terrain triangle steeper than
+//! the limit meets it, or when there is no ground at its centre (exact: every triangle). A wider
+//! cell is blocked when the ground through the heights at its four corners (two triangles, split
+//! as the heightfields' `Alternating` diagonal splits the global cell) is steeper than the limit,
+//! or when there is no ground at a corner or its centre: roughness below the agent's scale is not
+//! its concern, and a giant steps over a steep metre. Prefix sums count blocked cells in any box in
+//! O(1).
 //!
 //! **Queries** ([`Planner::find_path`]) go through a cluster–portal graph (HPA*-style, `hier.rs`,
 //! `abstract_search.rs`): clusters are the tree's nodes at a fixed level (about 32 a side, 8 to

@@ -1,12 +1,22 @@
-//! Where the ground is too steep or missing: a grid of small cells over the planned region, a cell
-//! blocked when a terrain triangle steeper than the agent's limit meets it (closed sets, so a cell
-//! touching a steep triangle's edge is blocked too) or when there is no ground at its centre; and
-//! the grid's prefix sums, which count the blocked cells in any box in O(1).
+//! Where the ground is too steep or missing, at the agent's scale: a grid of cells over the planned
+//! region and its prefix sums, which count the blocked cells in any box in O(1).
+//!
+//! Cells of at most [`EXACT_UP_TO`] are read exactly: blocked when a terrain triangle steeper than
+//! the agent's limit meets them (closed sets, so a cell touching a steep triangle's edge is blocked
+//! too) or when there is no ground at their centre. Wider cells read the ground at their scale:
+//! through the heights at the cell's four corners, split into two triangles by the heightfields'
+//! default diagonal (`Alternating`, by the cell's index in the global grid of its side); blocked
+//! when either triangle is steeper than the limit, or when there is no ground at a corner or at the
+//! centre. Roughness below the cell is not the agent's concern.
 
 use super::geom::triangle_meets_box;
 use crate::geom::Aabb;
 use crate::terrain::Terrain;
 use glam::{DVec2, DVec3};
+
+/// Slope cells no wider than this, metres, are read exactly (every terrain triangle); wider ones at
+/// their corners.
+pub(crate) const EXACT_UP_TO: f64 = 1.0;
 
 /// Blocked slope cells over a square region.
 pub(crate) struct SlopeGrid {
@@ -25,50 +35,105 @@ pub(crate) struct SlopeGrid {
 /// Cells of a tile of triangles asked of the terrain at once (per side).
 const TILE: usize = 64;
 
-impl SlopeGrid {
-    /// The grid of `n × n` cells of side `cell` from `origin`, blocked where `ground` is steeper
-    /// than `max_slope` or absent.
-    pub(crate) fn new(ground: &dyn Terrain, origin: DVec2, cell: f64, n: usize, shift: i32, max_slope: f64) -> Self {
-        let mut blocked = vec![false; n * n];
-        let cos = max_slope.cos();
-        // Far enough above and below any ground.
-        let (zlo, zhi) = (-1e12, 1e12);
-        for tj in (0..n).step_by(TILE) {
-            for ti in (0..n).step_by(TILE) {
-                let lo = origin + DVec2::new(ti as f64, tj as f64) * cell;
-                let hi = origin + DVec2::new((ti + TILE).min(n) as f64, (tj + TILE).min(n) as f64) * cell;
-                let region = Aabb { min: lo.extend(zlo), max: hi.extend(zhi) };
-                ground.triangles_in(&region, &mut |_, t| {
-                    let nrm = (t[1] - t[0]).cross(t[2] - t[0]);
-                    let len = nrm.length();
-                    if len == 0.0 || nrm.z.abs() >= cos * len {
-                        return; // degenerate, or gentle enough
-                    }
-                    let flat = [t[0].truncate(), t[1].truncate(), t[2].truncate()];
-                    let (tlo, thi) = (flat[0].min(flat[1]).min(flat[2]), flat[0].max(flat[1]).max(flat[2]));
-                    let (i0, j0) = cell_of((tlo.max(lo) - origin) / cell, n);
-                    let (i1, j1) = cell_of((thi.min(hi) - origin) / cell, n);
-                    for j in j0..=j1 {
-                        for i in i0..=i1 {
-                            let clo = origin + DVec2::new(i as f64, j as f64) * cell;
-                            if !blocked[j * n + i] && triangle_meets_box(flat, clo, clo + DVec2::splat(cell)) {
-                                blocked[j * n + i] = true;
-                            }
+/// Whether the triangle `t` is steeper than the angle whose cosine is `cos` (degenerate ones are
+/// not).
+#[inline]
+pub(crate) fn steep(t: [DVec3; 3], cos: f64) -> bool {
+    let nrm = (t[1] - t[0]).cross(t[2] - t[0]);
+    let len = nrm.length();
+    len != 0.0 && nrm.z.abs() < cos * len
+}
+
+/// Whether either triangle of the cell with corners `q` (counter-clockwise from the south-west)
+/// is steeper than the angle whose cosine is `cos`: split along south-east–north-west when `even`
+/// (the sum of the cell's global indices is even), else south-west–north-east.
+#[inline]
+pub(crate) fn cell_steep(q: [DVec3; 4], even: bool, cos: f64) -> bool {
+    if even {
+        steep([q[0], q[1], q[3]], cos) || steep([q[1], q[2], q[3]], cos)
+    } else {
+        steep([q[0], q[1], q[2]], cos) || steep([q[0], q[2], q[3]], cos)
+    }
+}
+
+/// Blocked cells read exactly: a steep triangle meets the cell, or no ground at its centre.
+fn exact(ground: &dyn Terrain, origin: DVec2, cell: f64, n: usize, max_slope: f64) -> Vec<bool> {
+    let mut blocked = vec![false; n * n];
+    let cos = max_slope.cos();
+    // Far enough above and below any ground.
+    let (zlo, zhi) = (-1e12, 1e12);
+    for tj in (0..n).step_by(TILE) {
+        for ti in (0..n).step_by(TILE) {
+            let lo = origin + DVec2::new(ti as f64, tj as f64) * cell;
+            let hi = origin + DVec2::new((ti + TILE).min(n) as f64, (tj + TILE).min(n) as f64) * cell;
+            let region = Aabb { min: lo.extend(zlo), max: hi.extend(zhi) };
+            ground.triangles_in(&region, &mut |_, t| {
+                if !steep(t, cos) {
+                    return; // degenerate, or gentle enough
+                }
+                let flat = [t[0].truncate(), t[1].truncate(), t[2].truncate()];
+                let (tlo, thi) = (flat[0].min(flat[1]).min(flat[2]), flat[0].max(flat[1]).max(flat[2]));
+                let (i0, j0) = cell_of((tlo.max(lo) - origin) / cell, n);
+                let (i1, j1) = cell_of((thi.min(hi) - origin) / cell, n);
+                for j in j0..=j1 {
+                    for i in i0..=i1 {
+                        let clo = origin + DVec2::new(i as f64, j as f64) * cell;
+                        if !blocked[j * n + i] && triangle_meets_box(flat, clo, clo + DVec2::splat(cell)) {
+                            blocked[j * n + i] = true;
                         }
                     }
-                });
-            }
+                }
+            });
         }
-        for j in 0..n {
-            for i in 0..n {
-                if !blocked[j * n + i] {
-                    let c = origin + (DVec2::new(i as f64, j as f64) + 0.5) * cell;
-                    if ground.top_surface(DVec3::new(c.x, c.y, 0.0)).is_none() {
-                        blocked[j * n + i] = true;
-                    }
+    }
+    for j in 0..n {
+        for i in 0..n {
+            if !blocked[j * n + i] {
+                let c = origin + (DVec2::new(i as f64, j as f64) + 0.5) * cell;
+                if ground.top_surface(DVec3::new(c.x, c.y, 0.0)).is_none() {
+                    blocked[j * n + i] = true;
                 }
             }
         }
+    }
+    blocked
+}
+
+/// Blocked cells read at their corners: either triangle through the corners' heights steep, or no
+/// ground at a corner or at the centre. Each corner's height is asked once.
+fn sampled(ground: &dyn Terrain, origin: DVec2, cell: f64, n: usize, max_slope: f64) -> Vec<bool> {
+    let cos = max_slope.cos();
+    let w = n + 1;
+    let at = |i: usize, j: usize| origin + DVec2::new(i as f64, j as f64) * cell;
+    let height = |p: DVec2| ground.top_surface(p.extend(0.0)).map(|s| s.point.z);
+    let z: Vec<Option<f64>> = (0..w * w).map(|k| height(at(k % w, k / w))).collect();
+    // The parity of the region's first cell in the global grid of cells of this side.
+    let first = ((origin.x / cell).round() as i64 + (origin.y / cell).round() as i64).rem_euclid(2) as usize;
+    let mut blocked = vec![true; n * n];
+    for j in 0..n {
+        for i in 0..n {
+            let corner = |di: usize, dj: usize| z[(j + dj) * w + i + di].map(|h| at(i + di, j + dj).extend(h));
+            let q = [corner(0, 0), corner(1, 0), corner(1, 1), corner(0, 1)];
+            if let [Some(a), Some(b), Some(c), Some(d)] = q {
+                let centre = origin + (DVec2::new(i as f64, j as f64) + 0.5) * cell;
+                blocked[j * n + i] =
+                    height(centre).is_none() || cell_steep([a, b, c, d], (first + i + j).is_multiple_of(2), cos);
+            }
+        }
+    }
+    blocked
+}
+
+impl SlopeGrid {
+    /// The grid of `n × n` cells of side `cell` from `origin`, blocked where `ground` is steeper
+    /// than `max_slope` or absent: read exactly when `cell` is at most [`EXACT_UP_TO`], else at the
+    /// cells' corners.
+    pub(crate) fn new(ground: &dyn Terrain, origin: DVec2, cell: f64, n: usize, shift: i32, max_slope: f64) -> Self {
+        let blocked = if cell <= EXACT_UP_TO {
+            exact(ground, origin, cell, n, max_slope)
+        } else {
+            sampled(ground, origin, cell, n, max_slope)
+        };
         let w = n + 1;
         let mut sum = vec![0u32; w * w];
         for j in 0..n {
@@ -141,3 +206,7 @@ pub(crate) fn cell_of(u: DVec2, n: usize) -> (usize, usize) {
     let c = |v: f64| (v.floor().max(0.0) as usize).min(n - 1);
     (c(u.x), c(u.y))
 }
+
+#[cfg(test)]
+#[path = "slope_tests.rs"]
+mod tests;
