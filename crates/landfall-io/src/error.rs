@@ -59,8 +59,13 @@ impl IoError {
     pub(crate) fn line(path: &Path, line: usize, msg: impl Into<String>) -> Self {
         IoError::Line { path: path.to_owned(), line, msg: msg.into() }
     }
+    /// An error in `field`; without a field name (a plain `.npy`'s own data), an error of the file.
     pub(crate) fn field(path: &Path, field: impl Into<String>, msg: impl Into<String>) -> Self {
-        IoError::Field { path: path.to_owned(), field: field.into(), msg: msg.into() }
+        let field: String = field.into();
+        if field.trim().is_empty() {
+            return IoError::Format { path: path.to_owned(), msg: msg.into() };
+        }
+        IoError::Field { path: path.to_owned(), field, msg: msg.into() }
     }
     pub(crate) fn format(path: &Path, msg: impl Into<String>) -> Self {
         IoError::Format { path: path.to_owned(), msg: msg.into() }
