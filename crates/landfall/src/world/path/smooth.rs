@@ -1,39 +1,95 @@
 //! Pulling the A* polyline straight: greedy string pulling (from each corner, on to the farthest
-//! later corner it sees), then a few passes that slide each corner along its two segments and
-//! toward the straight line between its neighbours as far as both its segments stay clear
-//! (bisection), dropping corners that are no longer needed. Corners end near the inflated obstacles' tangents.
+//! later corner it sees), then a few passes that pull each corner taut between its neighbours,
+//! dropping corners that are no longer needed.
+//!
+//! A corner `c` between `p` and `n` (who do not see each other) is moved to the apex of the
+//! smallest triangle on `p`–`n` that keeps every obstacle meeting the triangle `p c n` on the
+//! same side of the path: from `p` and from `n`, the ray that passes the obstacles' outermost
+//! tangents (a disc's tangent; a steep box's outermost corner), the two rays meeting at the new
+//! corner. The obstacles are the ones the line-of-sight walks report as blocking (`p`–`n`, then
+//! the two new segments, until both are clear): a few walks a corner. The new corner stays inside
+//! the triangle `p c n`, so the path only gets shorter; one it cannot place in a few rounds (the
+//! tangent grazes within rounding) is moved toward it by bisection instead.
 
+use super::los::Blocker;
 use super::planner::Planner;
 use glam::DVec2;
+use std::f64::consts::PI;
 
-/// Passes of corner sliding.
+/// Most passes of corner pulling (they stop earlier once no corner moves).
 const PASSES: usize = 3;
-/// Bisection steps per corner and pass.
+/// Bisection steps of the fallback slide.
 const STEPS: usize = 7;
+/// Rounds of tangent placement per corner (each adds an obstacle a new segment met).
+const ROUNDS: usize = 8;
+/// Added to the obstacles' sizes when placing a corner on their tangents, metres (rounding).
+const MARGIN: f64 = 1e-7;
 
 impl Planner<'_> {
     /// Shortens `pts` in place, keeping every segment clear and the ends fixed.
     pub(crate) fn smooth(&self, pts: &mut Vec<DVec2>) {
         self.pull(pts);
         for _ in 0..PASSES {
+            let mut moved = false;
             let mut i = 1;
             while i + 1 < pts.len() {
                 let (p, c, n) = (pts[i - 1], pts[i], pts[i + 1]);
-                if self.clear(p, n) {
+                let Some(first) = self.blocker(p, n) else {
                     pts.remove(i);
+                    moved = true;
                     continue;
-                }
-                // Slide the corner along its first segment toward p, along its second toward n,
-                // then toward the nearest point of p–n: each keeps the path's homotopy and only
-                // shortens it, and together they pull the corner onto the obstacles' tangents.
-                let d = n - p;
-                let t = ((c - p).dot(d) / d.length_squared().max(f64::MIN_POSITIVE)).clamp(0.0, 1.0);
-                for target in [p, n, p + d * t] {
-                    pts[i] = self.slide(p, pts[i], n, target);
-                }
+                };
+                let v = self.taut(p, c, n, first);
+                moved |= v != c;
+                pts[i] = v;
                 i += 1;
             }
+            if !moved {
+                break;
+            }
         }
+    }
+
+    /// Where corner `c` goes between `p` and `n` (`first` blocks `p`–`n`): the apex of the rays
+    /// from `p` and `n` past the blocking obstacles' tangents on `c`'s side, checked clear.
+    fn taut(&self, p: DVec2, c: DVec2, n: DVec2, first: Blocker) -> DVec2 {
+        let side = (n - p).perp_dot(c - p);
+        if side == 0.0 || !side.is_finite() {
+            return c;
+        }
+        let s = side.signum();
+        let (bp, bn) = (n - p, p - n);
+        // The angles of the corner itself: the rays may turn no farther.
+        let (cap_p, cap_n) = (angle(bp, s, c - p), angle(bn, -s, c - n));
+        let (mut tp, mut tn) = (0.0f64, 0.0f64);
+        let mut seen: Vec<Blocker> = Vec::new();
+        let mut next = [Some(first), None];
+        let mut v = c;
+        for _ in 0..ROUNDS {
+            for b in next.into_iter().flatten() {
+                if b == Blocker::Region || seen.contains(&b) {
+                    // Rounding at a tangent, or a walk that could not go on: bisection.
+                    return if v == c { c } else { self.slide(p, c, n, v) };
+                }
+                seen.push(b);
+                tp = tp.max(reach(p, bp, s, b));
+                tn = tn.max(reach(n, bn, -s, b));
+            }
+            if tp >= cap_p && tn >= cap_n {
+                return c;
+            }
+            let (ap, an) = (tp.min(cap_p), tn.min(cap_n));
+            let l = bp.length() * an.sin() / (ap + an).sin();
+            v = p + DVec2::from_angle(s * ap).rotate(bp.normalize()) * l;
+            if !v.is_finite() {
+                return c;
+            }
+            next = [self.blocker(p, v), self.blocker(v, n)];
+            if next == [None, None] {
+                return v;
+            }
+        }
+        self.slide(p, c, n, v)
     }
 
     /// Moves corner `c` (between `p` and `n`) toward `target` as far as bisection finds both
@@ -75,3 +131,38 @@ impl Planner<'_> {
         *pts = out;
     }
 }
+
+/// The angle from `base` to `w`, turning toward side `s` (±1): in (−π, π].
+fn angle(base: DVec2, s: f64, w: DVec2) -> f64 {
+    (s * base.perp_dot(w)).atan2(base.dot(w))
+}
+
+/// How far a ray from `o` must turn from `base` toward side `s` to pass obstacle `b` on that side
+/// (its outermost tangent, or outermost corner), with [`MARGIN`]; π when `o` is inside it.
+fn reach(o: DVec2, base: DVec2, s: f64, b: Blocker) -> f64 {
+    match b {
+        Blocker::Disc(d) => {
+            let w = d.center - o;
+            let dist = w.length();
+            if dist == 0.0 {
+                return PI;
+            }
+            angle(base, s, w) + ((d.radius + MARGIN) / dist).min(1.0).asin()
+        }
+        Blocker::Box(lo, hi) => {
+            let (lo, hi) = (lo - MARGIN, hi + MARGIN);
+            if o.x >= lo.x && o.y >= lo.y && o.x <= hi.x && o.y <= hi.y {
+                return PI;
+            }
+            [lo, DVec2::new(hi.x, lo.y), hi, DVec2::new(lo.x, hi.y)]
+                .into_iter()
+                .map(|k| angle(base, s, k - o))
+                .fold(f64::NEG_INFINITY, f64::max)
+        }
+        Blocker::Region => PI,
+    }
+}
+
+#[cfg(test)]
+#[path = "smooth_tests.rs"]
+mod tests;
