@@ -4,9 +4,9 @@
 //! (all of them, not the walk's), the ends stay, and the path is no longer than the polyline
 //! smoothed.
 
-use super::geom::{segment_meets_box, Disc};
-use super::planner::Planner;
-use super::Agent;
+use super::super::geom::{segment_meets_box, Disc};
+use super::super::planner::Planner;
+use super::super::Agent;
 use crate::rng::SplitMix64;
 use crate::Heightfield;
 use glam::DVec2;
