@@ -129,18 +129,18 @@ impl Planner<'_> {
 
     /// The first steep cell of partial leaf `n` that the segment `a`–`b` meets: its box.
     fn steep_hit(&self, n: u32, a: DVec2, b: DVec2) -> Option<(DVec2, DVec2)> {
-                let nd = self.tree.nodes[n as usize];
-                let ((i0, i1), (j0, j1)) = (self.slope.span(nd.x, nd.x + 1), self.slope.span(nd.y, nd.y + 1));
-                for j in j0..j1 {
-                    for i in i0..i1 {
-                        if self.slope.blocked(i, j) {
-                            let (clo, chi) = self.slope.cell_box(i, j);
-                            if segment_meets_box(a, b, clo, chi) {
-                                return Some((clo, chi));
-                            }
-                        }
+        let nd = self.tree.nodes[n as usize];
+        let ((i0, i1), (j0, j1)) = (self.slope.span(nd.x, nd.x + 1), self.slope.span(nd.y, nd.y + 1));
+        for j in j0..j1 {
+            for i in i0..i1 {
+                if self.slope.blocked(i, j) {
+                    let (clo, chi) = self.slope.cell_box(i, j);
+                    if segment_meets_box(a, b, clo, chi) {
+                        return Some((clo, chi));
                     }
                 }
+            }
+        }
         None
     }
 }
@@ -156,4 +156,3 @@ pub(crate) enum Blocker {
     /// Outside the region.
     Region,
 }
-

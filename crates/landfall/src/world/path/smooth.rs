@@ -15,6 +15,17 @@ use super::los::Blocker;
 use super::planner::Planner;
 use glam::DVec2;
 use std::f64::consts::PI;
+use Fail::{Near, Nothing, Steep};
+
+/// Why no apex was placed.
+enum Fail {
+    /// None tried, or none inside the corners' angles.
+    Nothing,
+    /// The last one tried was not clear (rounding at a tangent, or the rounds ran out).
+    Near(DVec2),
+    /// Steep ground blocks (its cells' corners are left to bisection).
+    Steep,
+}
 
 /// Most passes of corner pulling (they stop earlier once no corner moves).
 const PASSES: usize = 3;
@@ -23,7 +34,7 @@ const STEPS: usize = 7;
 /// Rounds of tangent placement per corner (each adds an obstacle a new segment met).
 const ROUNDS: usize = 8;
 /// Added to the obstacles' sizes when placing a corner on their tangents, metres (rounding).
-const MARGIN: f64 = 1e-7;
+const MARGIN: f64 = 1e-5;
 
 impl Planner<'_> {
     /// Shortens `pts` in place, keeping every segment clear and the ends fixed.
@@ -44,6 +55,16 @@ impl Planner<'_> {
                 pts[i] = v;
                 i += 1;
             }
+            // Two corners on one tangent line are each where their neighbours put them, but
+            // one corner past the same obstacles may be shorter.
+            let mut i = 1;
+            while i + 2 < pts.len() {
+                if let Some(v) = self.merged(pts[i - 1], pts[i], pts[i + 1], pts[i + 2]) {
+                    pts.splice(i..i + 2, [v]);
+                    moved = true;
+                }
+                i += 1;
+            }
             if !moved {
                 break;
             }
@@ -51,45 +72,76 @@ impl Planner<'_> {
     }
 
     /// Where corner `c` goes between `p` and `n` (`first` blocks `p`–`n`): the apex of the rays
-    /// from `p` and `n` past the blocking obstacles' tangents on `c`'s side, checked clear.
+    /// from `p` and `n` past the blocking obstacles' tangents on `c`'s side, checked clear; if
+    /// that fails (rounding at a tangent), as far toward it as bisection finds clear.
     fn taut(&self, p: DVec2, c: DVec2, n: DVec2, first: Blocker) -> DVec2 {
-        let side = (n - p).perp_dot(c - p);
-        if side == 0.0 || !side.is_finite() {
-            return c;
+        match self.apex(p, (c, c), n, first) {
+            Ok(v) => v,
+            Err(Near(v)) => self.slide(p, c, n, v),
+            Err(Nothing) => c,
+            // Steep ground: bisection toward p, n and the nearest point of p–n.
+            Err(Steep) => {
+                let d = n - p;
+                let t = ((c - p).dot(d) / d.length_squared().max(f64::MIN_POSITIVE)).clamp(0.0, 1.0);
+                [p, n, p + d * t].into_iter().fold(c, |c, target| self.slide(p, c, n, target))
+            }
+        }
+    }
+
+    /// The one corner that may replace corners `c1`, `c2` (the path `p c1 c2 n`), if it is
+    /// shorter: the apex of the rays from `p` and `n` past the obstacles blocking `p`–`n`.
+    fn merged(&self, p: DVec2, c1: DVec2, c2: DVec2, n: DVec2) -> Option<DVec2> {
+        let first = self.blocker(p, n)?;
+        let v = self.apex(p, (c1, c2), n, first).ok()?;
+        let shorter = p.distance(v) + v.distance(n) < p.distance(c1) + c1.distance(c2) + c2.distance(n);
+        shorter.then_some(v)
+    }
+
+    /// The apex of the rays from `p` toward `cp` and from `n` toward `cn` (on one side of
+    /// `p`–`n`), each turned no farther than it must to pass the obstacles the walks report
+    /// (`first`, then those meeting the new segments), both segments clear; `Err` with the last
+    /// apex tried when the rounds run out or a walk reports an obstacle already passed.
+    fn apex(&self, p: DVec2, (cp, cn): (DVec2, DVec2), n: DVec2, first: Blocker) -> Result<DVec2, Fail> {
+        let (bp, bn) = (n - p, p - n);
+        let side = bp.perp_dot(cp - p);
+        if side == 0.0 || !side.is_finite() || side * bp.perp_dot(cn - p) <= 0.0 {
+            return Err(Fail::Nothing);
         }
         let s = side.signum();
-        let (bp, bn) = (n - p, p - n);
-        // The angles of the corner itself: the rays may turn no farther.
-        let (cap_p, cap_n) = (angle(bp, s, c - p), angle(bn, -s, c - n));
+        // The rays may turn no farther than toward the corners they replace.
+        let (cap_p, cap_n) = (angle(bp, s, cp - p), angle(bn, -s, cn - n));
         let (mut tp, mut tn) = (0.0f64, 0.0f64);
         let mut seen: Vec<Blocker> = Vec::new();
         let mut next = [Some(first), None];
-        let mut v = c;
+        let mut v = None;
         for _ in 0..ROUNDS {
             for b in next.into_iter().flatten() {
+                if matches!(b, Blocker::Box(..)) {
+                    return Err(Fail::Steep);
+                }
                 if b == Blocker::Region || seen.contains(&b) {
-                    // Rounding at a tangent, or a walk that could not go on: bisection.
-                    return if v == c { c } else { self.slide(p, c, n, v) };
+                    return Err(v.map_or(Fail::Nothing, Fail::Near));
                 }
                 seen.push(b);
                 tp = tp.max(reach(p, bp, s, b));
                 tn = tn.max(reach(n, bn, -s, b));
             }
-            if tp >= cap_p && tn >= cap_n {
-                return c;
-            }
             let (ap, an) = (tp.min(cap_p), tn.min(cap_n));
-            let l = bp.length() * an.sin() / (ap + an).sin();
-            v = p + DVec2::from_angle(s * ap).rotate(bp.normalize()) * l;
-            if !v.is_finite() {
-                return c;
+            if (tp >= cap_p && tn >= cap_n) || ap + an >= PI {
+                return Err(Fail::Nothing);
             }
-            next = [self.blocker(p, v), self.blocker(v, n)];
+            let l = bp.length() * an.sin() / (ap + an).sin();
+            let w = p + DVec2::from_angle(s * ap).rotate(bp.normalize()) * l;
+            if !w.is_finite() {
+                return Err(Fail::Nothing);
+            }
+            v = Some(w);
+            next = [self.blocker(p, w), self.blocker(w, n)];
             if next == [None, None] {
-                return v;
+                return Ok(w);
             }
         }
-        self.slide(p, c, n, v)
+        Err(v.map_or(Fail::Nothing, Fail::Near))
     }
 
     /// Moves corner `c` (between `p` and `n`) toward `target` as far as bisection finds both
