@@ -4,12 +4,15 @@
 //!
 //! A corner `c` between `p` and `n` (who do not see each other) is moved to the apex of the
 //! smallest triangle on `p`–`n` that keeps every obstacle meeting the triangle `p c n` on the
-//! same side of the path: from `p` and from `n`, the ray that passes the obstacles' outermost
-//! tangents (a disc's tangent; a steep box's outermost corner), the two rays meeting at the new
-//! corner. The obstacles are the ones the line-of-sight walks report as blocking (`p`–`n`, then
-//! the two new segments, until both are clear): a few walks a corner. The new corner stays inside
-//! the triangle `p c n`, so the path only gets shorter; one it cannot place in a few rounds (the
-//! tangent grazes within rounding) is moved toward it by bisection instead.
+//! same side of the path: from `p` and from `n`, the ray past the discs' outermost tangents
+//! (grown by [`MARGIN`]), the two rays meeting at the new corner. The discs are the ones the
+//! line-of-sight walks report as blocking (`p`–`n`, then the two new segments, until both are
+//! clear): a few walks a corner, where bisection along fixed directions took ~40. The new corner
+//! stays inside the triangle `p c n`, so the path only gets shorter. Two corners on one tangent
+//! line are each where their neighbours put them, so a pass also tries one corner in place of
+//! two (kept when shorter). A corner whose walks meet steep ground, or whose apex is not clear
+//! within rounding, is slid by bisection instead (toward the apex; for steep ground toward `p`,
+//! `n` and the foot on `p`–`n`, as before).
 
 use super::los::Blocker;
 use super::planner::Planner;
