@@ -216,7 +216,7 @@ impl BroadPhase {
     /// test (no branch to mispredict, so the loads of many pairs are in flight at once), and the
     /// upper sphere of the pair `AHEAD` places on is prefetched.
     pub(super) fn touching(&mut self) {
-        const AHEAD: usize = 16;
+        const AHEAD: usize = 32;
         let (sp, cands) = (&self.spheres, &self.coh.cands);
         let out = &mut self.pairs;
         out.clear();
