@@ -48,7 +48,11 @@ fn main() {
             bp.insert(c, r).unwrap();
         }
         let (mut t_update, mut t_pairs) = (0.0, 0.0);
-        for _ in 0..frames {
+        // Pairs CPU time of the frames that searched every object (the first, and rebuilds) and of
+        // the others, apart: (frames, seconds).
+        let (mut full, mut coherent) = ((0, 0.0), (0, 0.0));
+        let each = std::env::var_os("BROADPROF_EACH").is_some();
+        for f in 0..frames {
             let t = cpu();
             for (o, s) in objects.iter_mut().zip(&steps) {
                 o.1 += *s;
@@ -57,9 +61,24 @@ fn main() {
             t_update += cpu() - t;
             let t = cpu();
             bp.find_pairs();
-            t_pairs += cpu() - t;
+            let dt = cpu() - t;
+            t_pairs += dt;
+            let st = bp.stats();
+            let part = if st.dirty as usize == bp.len() { &mut full } else { &mut coherent };
+            (part.0, part.1) = (part.0 + 1, part.1 + dt);
+            if each {
+                println!("frame {f}: pairs {:.2} ms; {st:?}", dt * 1e3);
+            }
         }
         println!("CPU time per frame: update {:.2} ms, pairs {:.2} ms; {:?}", ms(t_update), ms(t_pairs), bp.stats());
+        let mean = |(k, s): (i32, f64)| if k > 0 { s * 1e3 / k as f64 } else { 0.0 };
+        println!(
+            "pairs: {} frames searching every object, {:.2} ms each; {} frames between, {:.2} ms each",
+            full.0,
+            mean(full),
+            coherent.0,
+            mean(coherent)
+        );
         return;
     }
     let mut g = ProximityGrid::hierarchical(1.0, 11).unwrap();

@@ -6,9 +6,9 @@
 //! an object inserted or removed, is *dirty* for the next frame and *stale* until the next rebuild:
 //! its entry in the levels (if any) no longer stands for it. A frame drops the dirty objects' pairs,
 //! then finds their new ones: each dirty object's new fat sphere against the levels (skipping stale
-//! entries), and the stale objects, in small levels of their own built each frame, among themselves
-//! (keeping the pairs with a dirty object). The levels are rebuilt, every fat sphere re-centred,
-//! once the stale objects pass `REBUILD_SHARE` of all.
+//! entries) and against the stale objects, held in small levels of their own built each frame (a
+//! pair of two dirty objects kept from the lower proxy's search). The levels are rebuilt, every fat
+//! sphere re-centred, once the stale objects pass `REBUILD_SHARE` of all.
 
 use super::boxes::Box32;
 use super::level::{Level, Sphere};
@@ -17,7 +17,9 @@ use super::{BroadPhase, FREE};
 use glam::DVec3;
 
 /// The share of the objects stale since the last rebuild beyond which a frame rebuilds the levels.
-pub(super) const REBUILD_SHARE: f64 = 0.1;
+/// Measured on issue 72's scene 1 (`docs/benchmarks.md`): a twentieth and a fiftieth about equally
+/// fast, a tenth slower, a fifth slower still.
+pub(super) const REBUILD_SHARE: f64 = 0.05;
 
 /// A pair as one sortable word: lower proxy in the high half.
 #[inline]
@@ -46,7 +48,6 @@ pub(super) struct Coherent {
     starts: Vec<(usize, usize, usize)>,
     counts: Vec<u32>,
     levels: Vec<Level>,
-    tasks: Vec<search::Task>,
 }
 
 impl Coherent {
@@ -80,16 +81,18 @@ impl Coherent {
     }
 }
 
-/// Keeps the pairs of the stale objects' search that involve a dirty object.
-struct AnyDirty<'a> {
+/// Keeps a dirty object's pairs with the other stale objects, each pair of dirty objects once.
+struct AmongStale<'a> {
+    me: u32,
     dirty: &'a [bool],
     out: &'a mut Vec<u64>,
 }
 
-impl PairOut for AnyDirty<'_> {
+impl PairOut for AmongStale<'_> {
     #[inline]
     fn pair(&mut self, a: u32, b: u32) {
-        if self.dirty[a as usize] || self.dirty[b as usize] {
+        let other = if a == self.me { b } else { a };
+        if other != self.me && (!self.dirty[other as usize] || self.me < other) {
             self.out.push(word(a, b));
         }
     }
@@ -161,14 +164,10 @@ impl BroadPhase {
         for (lv, &(t, s, e)) in c.levels.iter_mut().zip(&c.starts) {
             lv.build(&self.levels, t, &c.members[s..e], &self.fat, self.vertical);
         }
+        // Each dirty object against the levels' entries that still stand, and against the stale
+        // objects (each pair of two dirty objects once, from the lower proxy).
         c.new.clear();
-        let built = &c.levels[..c.starts.len()];
-        search::tasks(built, false, &mut c.tasks);
-        let mut out = AnyDirty { dirty: &c.dirty, out: &mut c.new };
-        for &task in &c.tasks {
-            search::run(&self.levels, built, task, &mut out, &mut st);
-        }
-        // Each dirty object against the levels' entries that still stand.
+        let stale_levels = &c.levels[..c.starts.len()];
         let mut fingers = [0usize; 9];
         for &p in &c.dirty_list {
             if self.size_level[p as usize] == FREE {
@@ -179,6 +178,10 @@ impl BroadPhase {
             let b = Box32::around((s.c - h).to_array(), (s.c + h).to_array());
             let mut out = Fresh { me: p, stale: &c.stale, out: &mut c.new };
             for lv in &self.built[..self.occupied] {
+                search::against_level(&self.levels, (&b, s, p), lv, &mut fingers, &mut out, &mut st);
+            }
+            let mut out = AmongStale { me: p, dirty: &c.dirty, out: &mut c.new };
+            for lv in stale_levels {
                 search::against_level(&self.levels, (&b, s, p), lv, &mut fingers, &mut out, &mut st);
             }
         }
@@ -207,13 +210,49 @@ impl BroadPhase {
     }
 
     /// The touching pairs among the fat-candidate pairs, ascending, into `pairs`.
+    ///
+    /// The loop is bound by loading the spheres (by proxy, so the upper ones of consecutive pairs
+    /// lie anywhere): each pair's result is written unconditionally and the count advanced by the
+    /// test (no branch to mispredict, so the loads of many pairs are in flight at once), and the
+    /// upper sphere of the pair `AHEAD` places on is prefetched.
     pub(super) fn touching(&mut self) {
-        self.pairs.clear();
-        let sp = &self.spheres;
-        self.pairs.extend(self.coh.cands.iter().filter_map(|&w| {
+        const AHEAD: usize = 32;
+        let (sp, cands) = (&self.spheres, &self.coh.cands);
+        let out = &mut self.pairs;
+        out.clear();
+        out.resize(cands.len(), (0, 0));
+        let mut n = 0;
+        for (k, &w) in cands.iter().enumerate() {
+            if let Some(&ahead) = cands.get(k + AHEAD) {
+                prefetch(&sp[(ahead & 0xffff_ffff) as usize]);
+            }
             let (a, b) = ((w >> 32) as u32, w as u32);
             let (sa, sb) = (&sp[a as usize], &sp[b as usize]);
-            crate::broad::queries::within(sa.c - sb.c, sa.r + sb.r).then_some((a, b))
-        }));
+            let (d, r) = (sa.c - sb.c, sa.r + sb.r);
+            let (d2, r2) = (d.length_squared(), r * r);
+            // `within`'s fast path, without its branch; its other cases (rare) call it.
+            let hit = if d2.is_normal() && r2.is_normal() && d2 < f64::MAX && r2 < f64::MAX {
+                d2 <= r2
+            } else {
+                crate::broad::queries::within(d, r)
+            };
+            out[n] = (a, b);
+            n += hit as usize;
+        }
+        out.truncate(n);
     }
+}
+
+/// Asks the core to load `s` into the cache (nothing on other architectures).
+#[inline(always)]
+fn prefetch(s: &Sphere) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch only hints the cache; any address may be prefetched, and SSE is part of
+    // the x86_64 baseline.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((s as *const Sphere).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = s;
 }

@@ -12,10 +12,11 @@
 //! overlap or touch) from frame to frame. A frame ([`BroadPhase::find_pairs`]) re-registers only the
 //! objects whose sphere left its fat sphere (or outgrew it, or shrank well inside it), came or went:
 //! their pairs are dropped and searched anew, against the levels (whose entries for them are
-//! skipped) and among themselves (`coherent.rs`); the touching pairs are the candidate pairs that
-//! pass the exact f64 test, ascending. Once the objects re-registered since the last rebuild pass a
-//! tenth of all, the frame rebuilds every level around fat spheres re-centred on their objects, and
-//! searches them all, as follows.
+//! skipped) and against the others re-registered since the last rebuild (`coherent.rs`); the
+//! touching pairs are the candidate pairs that pass the exact f64 test, ascending (a branch-free
+//! loop over the sorted pairs, prefetching the spheres ahead). Once the objects re-registered since
+//! the last rebuild pass a twentieth of all, the frame rebuilds every level around fat spheres
+//! re-centred on their objects, and searches them all, as follows.
 //!
 //! A rebuild sorts every occupied level as contiguous arrays by cell (a counting sort where the level's cells are few, a radix sort where they are
 //! sparse), with f32 boxes rounded outward. Then:
@@ -405,17 +406,11 @@ impl BroadPhase {
     pub fn for_each_pair(&mut self, mut each: impl FnMut(u32, u32)) {
         if !self.must_rebuild() {
             let st = self.coherent_frame();
-            let sp = &self.spheres;
-            let mut found = 0u64;
-            for &w in &self.coh.cands {
-                let (a, b) = ((w >> 32) as u32, w as u32);
-                let (sa, sb) = (&sp[a as usize], &sp[b as usize]);
-                if within(sa.c - sb.c, sa.r + sb.r) {
-                    found += 1;
-                    each(a, b);
-                }
+            self.touching();
+            for &(a, b) in &self.pairs {
+                each(a, b);
             }
-            self.stats = SearchStats { pairs: found, fat_pairs: self.coh.cands.len() as u64, ..st };
+            self.stats = SearchStats { pairs: self.pairs.len() as u64, fat_pairs: self.coh.cands.len() as u64, ..st };
             return;
         }
         // One search: the spheres themselves (no margin: fewer candidates), and nothing kept.
