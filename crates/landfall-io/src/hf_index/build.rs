@@ -1,7 +1,7 @@
 //! Building an index: a raster (a GeoTIFF streamed, other formats read whole) or a mosaic of tiles.
 
 use super::mosaic::{build_mosaic, tiles_in_dir, tiles_in_list};
-use super::report::{check_size, check_stored, grid_of, report, IndexReport};
+use super::report::{check_degrees, check_size, check_stored, grid_of, report, IndexReport};
 use super::write::{Grid, Writer};
 use crate::load::LoadOptions;
 use crate::raster::GeoRef;
@@ -149,22 +149,6 @@ fn bad_value(src: &Path, r: usize, ny: usize, values: &[f64], nodata: Option<f64
 }
 
 /// [`check_stored`] for a raster that covers its whole grid; its tiles.
-/// A grid in degrees (geographic `geokeys`, placed by the file, not by `--origin`/`--spacing`)
-/// must be one that opens as a surface on the ellipsoid: checked before anything is written.
-pub(super) fn check_degrees(
-    src: &Path,
-    grid: &Grid,
-    geokeys: Option<&crate::GeoKeys>,
-    opts: &LoadOptions,
-) -> Result<(), IoError> {
-    let placed = opts.origin.is_some() || opts.spacing.is_some();
-    if geokeys.is_some_and(crate::GeoKeys::is_geographic) && !placed {
-        landfall::geo::GeoSurface::check_grid(grid.origin, grid.spacing, grid.nx, grid.ny)
-            .map_err(|e| IoError::format(src, format!("geographic CRS: {e}")))?;
-    }
-    Ok(())
-}
-
 fn check_grid(src: &Path, grid: &Grid, opts: &LoadOptions) -> Result<Vec<u64>, IoError> {
     let tiles = Tiling::new(grid.nx, grid.ny, grid.leaf.max(1)).count() as u64;
     check_stored(src, grid, opts, tiles)?;

@@ -1,6 +1,6 @@
 //! GeoTIFF tiles on one grid (a directory of them, or a list), streamed as one index.
 
-use super::report::{check_size, check_stored, grid_of, report, IndexReport};
+use super::report::{check_degrees, check_size, check_stored, grid_of, report, IndexReport};
 use super::write::{Conflict, Grid, Writer};
 use crate::load::LoadOptions;
 use crate::IoError;
@@ -159,7 +159,7 @@ pub(super) fn build_mosaic(
     let (dx, dy) = opts.spacing.unwrap_or((dx, dy));
     let (ox, oy) = opts.origin.unwrap_or((west, south));
     let grid = Grid { nx, ny, leaf: opts.leaf_size, origin: DVec2::new(ox, oy), spacing: DVec2::new(dx, dy) };
-    super::build::check_degrees(source, &grid, crs.as_ref(), opts)?;
+    check_degrees(source, &grid, crs.as_ref(), opts)?;
     let covered = covered_tiles(source, &grid, opts, &placed)?;
     let mut w = Writer::start(out, grid, covered)?;
     // The rows some tile covers, north to south.

@@ -1,4 +1,4 @@
-//! What a build reports, and the checks of a grid's size and stored samples before anything is
+//! What a build reports, and the checks of a grid's size, stored samples and degrees before anything is
 //! written (shared by a single raster's build and a mosaic's).
 
 use super::write::Grid;
@@ -68,6 +68,22 @@ pub(super) fn check_stored(src: &Path, grid: &Grid, opts: &LoadOptions, covered:
                 opts.limits.max_samples
             ),
         ));
+    }
+    Ok(())
+}
+
+/// A grid in degrees (geographic `geokeys`, placed by the file, not by `--origin`/`--spacing`)
+/// must be one that opens as a surface on the ellipsoid: checked before anything is written.
+pub(super) fn check_degrees(
+    src: &Path,
+    grid: &Grid,
+    geokeys: Option<&crate::GeoKeys>,
+    opts: &LoadOptions,
+) -> Result<(), IoError> {
+    let placed = opts.origin.is_some() || opts.spacing.is_some();
+    if geokeys.is_some_and(crate::GeoKeys::is_geographic) && !placed {
+        landfall::geo::GeoSurface::check_grid(grid.origin, grid.spacing, grid.nx, grid.ny)
+            .map_err(|e| IoError::format(src, format!("geographic CRS: {e}")))?;
     }
     Ok(())
 }
