@@ -287,7 +287,8 @@ pub(crate) fn read_npz(path: &Path, limits: &Limits) -> Result<Raster, IoError> 
                     "coordinates must be finite and change along the axis",
                 ));
             }
-            if v.windows(2).any(|w| !((w[1] - w[0]) * d.signum() > 0.0)) {
+            if v.windows(2).any(|w| ((w[1] - w[0]) * d.signum()).partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater))
+            {
                 return Err(IoError::field(
                     path,
                     format!("array '{name}'"),

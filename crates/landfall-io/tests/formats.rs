@@ -300,7 +300,7 @@ fn npz_coordinates_that_are_not_a_regular_grid() {
         (vec![0.0, 30.0, 60.0, 90.6], ""),
     ];
     for (x, want) in cases {
-        npz(&p, &[("x".into(), vec![x.len()], x), y()]);
+        npz(&p, &[("x", vec![x.len()], x), y()]);
         match read_raster(&p) {
             Ok(r) => {
                 assert!(want.is_empty() && r.notes.iter().any(|n| n.contains("not evenly spaced")), "{:?}", r.notes)

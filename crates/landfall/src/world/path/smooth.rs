@@ -114,7 +114,8 @@ impl Planner<'_> {
         // The rays may turn no farther than toward the corners they replace.
         let (cap_p, cap_n) = (angle(bp, s, cp - p), angle(bn, -s, cn - n));
         let (mut tp, mut tn) = (0.0f64, 0.0f64);
-        let mut seen: Vec<Blocker> = Vec::new();
+        // At most two obstacles a round; kept on the stack (a hot path).
+        let (mut seen, mut count) = ([Blocker::Region; 2 * ROUNDS], 0);
         let mut next = [Some(first), None];
         let mut v = None;
         for _ in 0..ROUNDS {
@@ -122,10 +123,11 @@ impl Planner<'_> {
                 if matches!(b, Blocker::Box(..)) {
                     return Err(Fail::Steep);
                 }
-                if b == Blocker::Region || seen.contains(&b) {
+                if b == Blocker::Region || seen[..count].contains(&b) {
                     return Err(v.map_or(Fail::Nothing, Fail::Near));
                 }
-                seen.push(b);
+                seen[count] = b;
+                count += 1;
                 tp = tp.max(reach(p, bp, s, b));
                 tn = tn.max(reach(n, bn, -s, b));
             }
