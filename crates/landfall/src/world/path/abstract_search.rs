@@ -5,11 +5,9 @@
 //! clusters the search does not go through are never computed. The path is the stretches along
 //! the way, joined.
 
-use super::clusters::{key_side, Map};
+use super::clusters::{key_side, Entry, Map, PortalSearch, Reached};
 use super::planner::Planner;
 use glam::DVec2;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 use std::sync::Arc;
 
 /// The start, as a node.
@@ -20,59 +18,28 @@ const GOAL: u64 = u64::MAX - 1;
 /// this factor longer than the graph's shortest, and the search stays near the straight line).
 const WEIGHT: f64 = 1.1;
 
-/// A queued edge `from` → `node` through `cluster`: `exact` once its stretch is known.
-struct Entry {
-    f: f64,
-    g: f64,
-    node: u64,
-    from: u64,
-    cluster: u64,
-    exact: bool,
-}
-
-impl PartialEq for Entry {
-    fn eq(&self, o: &Self) -> bool {
-        self.cmp(o) == Ordering::Equal
-    }
-}
-
-impl Eq for Entry {}
-
-impl Ord for Entry {
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.f.total_cmp(&self.f).then(o.node.cmp(&self.node)).then(self.exact.cmp(&o.exact))
-    }
-}
-
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-
-/// What a node was reached by: its cost, the node before, the corners on the way (reversed
-/// when `flip`).
-struct Reached {
-    g: f64,
-    from: u64,
-    pts: Arc<[DVec2]>,
-    flip: bool,
-}
-
 impl Planner<'_> {
     /// The polyline from `a` to `b` (both checked) through the cluster–portal graph, or `None`
     /// when the graph joins them nowhere.
     pub(crate) fn portal_corridor(&mut self, a: DVec2, b: DVec2) -> Option<Vec<DVec2>> {
+        let mut state = std::mem::take(&mut self.portal_search);
+        let found = self.portal_search_in(&mut state, a, b);
+        self.portal_search = state;
+        found
+    }
+
+    /// [`portal_corridor`](Self::portal_corridor) in `state`.
+    fn portal_search_in(&mut self, state: &mut PortalSearch, a: DVec2, b: DVec2) -> Option<Vec<DVec2>> {
         let (ca, cb) = (self.cluster_of(a), self.cluster_of(b));
-        let mut at: Map<u64, DVec2> = Map::default();
+        let PortalSearch { at, reached, closed, heap, portals } = state;
+        at.clear();
+        reached.clear();
+        closed.clear();
+        heap.clear();
         at.insert(START, a);
         at.insert(GOAL, b);
-        let mut reached: Map<u64, Reached> = Map::default();
-        let mut closed: Map<u64, ()> = Map::default();
-        let mut heap = BinaryHeap::new();
         heap.push(Entry { f: WEIGHT * a.distance(b), g: 0.0, node: START, from: START, cluster: ca, exact: true });
         reached.insert(START, Reached { g: 0.0, from: START, pts: Arc::from([a].as_slice()), flip: false });
-        let mut portals = Vec::new();
         while let Some(e) = heap.pop() {
             if closed.contains_key(&e.node) {
                 continue;
@@ -105,7 +72,7 @@ impl Planner<'_> {
             }
             closed.insert(e.node, ());
             if e.node == GOAL {
-                return Some(self.unwind(&reached));
+                return Some(self.unwind(reached));
             }
             let p = at[&e.node];
             let clusters = if e.node == START {
@@ -115,8 +82,8 @@ impl Planner<'_> {
                 [Some(x), Some(y)]
             };
             for c in clusters.into_iter().flatten() {
-                self.cluster_portals(c, &mut portals);
-                for &(k, q) in &portals {
+                self.cluster_portals(c, portals);
+                for &(k, q) in portals.iter() {
                     if k == e.node || closed.contains_key(&k) {
                         continue;
                     }

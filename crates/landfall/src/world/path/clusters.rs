@@ -1,9 +1,11 @@
 //! The cluster–portal graph's cache ([`hier`](super::hier)): the portals found on the clusters'
 //! sides and the stretches between them, keyed by integers; the box of finest cells a cluster
-//! covers.
+//! covers; the portal graph search's state, kept between queries.
 
 use super::tree::Node;
 use glam::DVec2;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
 use std::sync::Arc;
 
 /// A box of finest cells, [x0, x1) × [y0, y1).
@@ -63,4 +65,53 @@ pub(crate) fn portal_key(side: u64, k: usize) -> u64 {
 #[inline]
 pub(crate) fn key_side(key: u64) -> u64 {
     key >> 12
+}
+
+/// A queued edge `from` → `node` through `cluster`: `exact` once its stretch is known.
+pub(crate) struct Entry {
+    pub(crate) f: f64,
+    pub(crate) g: f64,
+    pub(crate) node: u64,
+    pub(crate) from: u64,
+    pub(crate) cluster: u64,
+    pub(crate) exact: bool,
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o) == Ordering::Equal
+    }
+}
+
+impl Eq for Entry {}
+
+impl Ord for Entry {
+    fn cmp(&self, o: &Self) -> Ordering {
+        o.f.total_cmp(&self.f).then(o.node.cmp(&self.node)).then(self.exact.cmp(&o.exact))
+    }
+}
+
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+/// What a node was reached by: its cost, the node before, the corners on the way (reversed
+/// when `flip`).
+pub(crate) struct Reached {
+    pub(crate) g: f64,
+    pub(crate) from: u64,
+    pub(crate) pts: Arc<[DVec2]>,
+    pub(crate) flip: bool,
+}
+
+/// The search's state, kept between queries for its capacity (cleared at each).
+#[derive(Default)]
+pub(crate) struct PortalSearch {
+    pub(crate) at: Map<u64, DVec2>,
+    pub(crate) reached: Map<u64, Reached>,
+    pub(crate) closed: Map<u64, ()>,
+    pub(crate) heap: BinaryHeap<Entry>,
+    pub(crate) portals: Vec<(u64, DVec2)>,
 }

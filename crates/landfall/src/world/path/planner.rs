@@ -145,6 +145,8 @@ pub struct Planner<'a> {
     pub(crate) tree: Tree,
     pub(crate) search: Search,
     pub(crate) clusters: Clusters,
+    /// The portal graph search's maps and heap, kept for their capacity between queries.
+    pub(crate) portal_search: super::clusters::PortalSearch,
 }
 
 impl<'a> Planner<'a> {
@@ -195,6 +197,7 @@ impl<'a> Planner<'a> {
             tree,
             search: Search::default(),
             clusters: Clusters::default(),
+            portal_search: Default::default(),
         })
     }
 

@@ -58,12 +58,13 @@ impl Planner<'_> {
             return Ok(vec![a, b]);
         }
         let cluster = (1u64 << self.cluster_level()) as f64 * self.tree.cell;
+        // `a`–`b` is known blocked here: the leaf search without its own straight-line test.
         if a.distance(b) < NEAR * cluster {
-            return self.corridor(a, b);
+            return self.leaf_search(a, b, None);
         }
         match self.portal_corridor(a, b) {
             Some(pts) => Ok(pts),
-            None => self.corridor(a, b),
+            None => self.leaf_search(a, b, None),
         }
     }
 
@@ -84,6 +85,11 @@ impl Planner<'_> {
         if self.clear(a, b) {
             return Ok(vec![a, b]);
         }
+        self.leaf_search(a, b, within)
+    }
+
+    /// [`corridor_in`](Self::corridor_in) for ends that do not see each other.
+    fn leaf_search(&mut self, a: DVec2, b: DVec2, within: Option<Cells>) -> Result<Vec<DVec2>, PathError> {
         let mut s = std::mem::take(&mut self.search);
         s.reset(self.tree.nodes.len());
         let stamp = s.stamp;
