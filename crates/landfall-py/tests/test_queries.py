@@ -307,6 +307,28 @@ def test_from_xarray():
     assert v.sel(x=2.0, y=30.0) == 255
 
 
+def test_from_xarray_spacing_follows_the_npz_rule():
+    xr = pytest.importorskip("xarray")
+    h = np.zeros((3, 4))
+    y = [30.0, 20.0, 10.0]
+
+    def da(x):
+        return xr.DataArray(h, dims=("y", "x"), coords={"y": y, "x": x})
+
+    # Coordinates stored as f32 (as many files store them) round: accepted without a word.
+    x32 = np.array([500000.1, 500000.2, 500000.3, 500000.4], dtype=np.float32)
+    t = landfall.Heightfield.from_xarray(da(x32))
+    assert t.info()["extent"][0][0] == pytest.approx(float(x32[0]))
+    # A step 1 % off: the mean is used, with a warning naming the coordinate.
+    with pytest.warns(UserWarning, match="coordinate x is not evenly spaced"):
+        landfall.Heightfield.from_xarray(da([0.0, 1.0, 2.02, 3.0]))
+    # 10 % off, repeated or turning back: errors naming the coordinate.
+    for x, why in [([0.0, 1.0, 2.2, 3.0], "not evenly spaced"), ([0.0, 1.0, 1.0, 3.0], "steadily"),
+                   ([0.0, 1.0, np.nan, 3.0], "finite")]:
+        with pytest.raises(ValueError, match=f"coordinate x .*{why}|coordinate x must be {why}"):
+            landfall.Heightfield.from_xarray(da(x))
+
+
 def test_heightfield_index_equals_the_raster(tmp_path, cli, raster, raster_path):
     lfh = tmp_path / "dem.lfh"
     cli("build", raster_path, "-o", lfh)
