@@ -39,9 +39,10 @@ pub struct PathArgs {
     #[arg(long, value_name = "M", allow_hyphen_values = true)]
     slope_step: Option<f64>,
     /// How far a start or goal inside an object (grown by the radius) or on steeper ground may be
-    /// moved to the nearest place where the agent can stand, metres (0: never moved).
-    #[arg(long, value_name = "M", default_value_t = 5.0, allow_hyphen_values = true)]
-    snap: f64,
+    /// moved to the nearest place where the agent can stand, metres (0: never moved; default 5 m
+    /// or two radii, whichever is more).
+    #[arg(long, value_name = "M", allow_hyphen_values = true)]
+    snap: Option<f64>,
     /// The tallest object the agent steps over, in radii (0.15: a 0.5 m walker goes around every
     /// stone, a 20 m giant walks over stones and boulders up to 3 m tall, not trees or houses).
     #[arg(long, value_name = "RADII", default_value_t = 0.15, allow_hyphen_values = true)]
@@ -82,13 +83,13 @@ pub fn run(args: &PathArgs) -> Result<()> {
         "--max-slope: {} is not an angle in (0, 90] degrees",
         landfall::support::Num(args.max_slope)
     );
-    let mut agent = Agent::default()
-        .with_radius(args.radius)
-        .with_max_slope(args.max_slope.to_radians())
-        .with_snap(args.snap)
-        .with_step(args.step);
+    let mut agent =
+        Agent::default().with_radius(args.radius).with_max_slope(args.max_slope.to_radians()).with_step(args.step);
     if let Some(m) = args.slope_step {
         agent = agent.with_slope_step(m);
+    }
+    if let Some(m) = args.snap {
+        agent = agent.with_snap(m);
     }
     agent.validate().map_err(|e| anyhow::anyhow!("--{}: {}", e.field.replace('_', "-"), e.why))?;
     anyhow::ensure!(

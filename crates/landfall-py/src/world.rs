@@ -203,7 +203,7 @@ impl World {
         PyArray1::from_vec(py, v)
     }
 
-    /// Paths for an agent of `radius`, `max_slope` (radians) and `snap` (metres) from each start
+    /// Paths for an agent of `radius`, `max_slope` (radians) and `snap` (metres; `None`: the agent's default, `Agent::snap_reach`) from each start
     /// to its goal (flat n·2 each) around the footprints of the objects held now (but for those it
     /// steps over, no taller than 0.15 of its radius: `landfall::world::obstacle`), on the
     /// ground they stand on, its slope read at the agent's scale (`Agent::slope_scale`): offsets (n + 1) into the waypoints (flat m·3), horizontal lengths (NaN where
@@ -217,11 +217,14 @@ impl World {
         goals: In<'py>,
         radius: f64,
         max_slope: f64,
-        snap: f64,
+        snap: Option<f64>,
     ) -> PyResult<(Ids<'py>, Array<'py>, Array<'py>, Array<'py>, Vec<Option<String>>)> {
         let (a, b) = (slice(&starts, "starts")?, slice(&goals, "goals")?);
         same_len(&[(a, "starts"), (b, "goals")])?;
-        let agent = Agent::default().with_radius(radius).with_max_slope(max_slope).with_snap(snap);
+        let mut agent = Agent::default().with_radius(radius).with_max_slope(max_slope);
+        if let Some(m) = snap {
+            agent = agent.with_snap(m);
+        }
         agent.validate().map_err(|e| err(format!("{}: {}", e.field, e.why)))?;
         let n = a.len() / 2;
         let found: Vec<Result<landfall::world::Route, String>> = self.with(py, |s| {

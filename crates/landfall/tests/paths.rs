@@ -374,7 +374,7 @@ proptest! {
             let near = discs[1..].iter().min_by(|a, b| a.center.distance(d.center).total_cmp(&b.center.distance(d.center)));
             p = near.map_or(d.center, |e| d.center.lerp(e.center, 0.5));
         }
-        let want = brute_nearest(&planner, &discs, 0.5, p, agent.snap, 0.02);
+        let want = brute_nearest(&planner, &discs, 0.5, p, agent.snap_reach(), 0.02);
         match planner.nearest_walkable(p) {
             Some(q) => {
                 let d = q.distance(p);
@@ -382,7 +382,7 @@ proptest! {
                 for c in &discs {
                     prop_assert!(q.distance(c.center) >= c.radius + 0.5, "{q} inside a disc at {}", c.center);
                 }
-                prop_assert!(d <= agent.snap, "moved {d} > {}", agent.snap);
+                prop_assert!(d <= agent.snap_reach(), "moved {d} > {}", agent.snap_reach());
                 if planner.walkable(p) {
                     prop_assert_eq!(q, p);
                 }

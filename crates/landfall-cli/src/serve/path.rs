@@ -31,7 +31,7 @@ const LINE: usize = 4096;
 
 /// The path from `a` to `b` as JSON: `points` (`[x, y, z]` on the ground, start first, goal
 /// last; an end the agent cannot stand on is moved to the nearest place where it can, within the
-/// agent's snap distance of 5 m, and `moved` says how far, start and goal), `line` (the path on
+/// agent's snap distance (5 m or two radii, whichever is more), and `moved` says how far, start and goal), `line` (the path on
 /// the ground for drawing, `[x, y, z]`: each segment cut in pieces of at most max(1 m, r/2)),
 /// `length` (horizontal, metres), `radius`, `obstacles` (footprints planned around) and `ms`
 /// (planning time). A point off the drawn world (`bounds`), ends farther apart than 1 km or a

@@ -622,22 +622,23 @@ class World:
         (m, 2), each pair once, the lower id first."""
         return self._native._pairs().reshape(-1, 2)
 
-    def paths(self, starts, goals, radius=0.5, max_slope=0.6108652381980153, snap=5.0):
+    def paths(self, starts, goals, radius=0.5, max_slope=0.6108652381980153, snap=None):
         """Paths for an agent of ``radius`` (metres, 0.3–30) that climbs at most ``max_slope``
         (radians, 35° by default) from each start to its goal ((n, 2) each, x and y), as
         ``landfall world path`` plans them: around the footprints of the objects held now, but for
         those it steps over, no taller than ``0.15 × radius`` (a planner over the square around each
         pair, its quad-tree levels fitted to the radius), the corners on the ground. A start or goal inside a footprint grown by the radius, or on
         ground steeper than ``max_slope``, is moved to the nearest point where the agent can
-        stand if one is within ``snap`` metres (0: never moved); ``moved`` says how far. Returns a
+        stand if one is within ``snap`` metres (0: never moved; by default 5 m or two radii, whichever
+        is more); ``moved`` says how far. Returns a
         :class:`PathResult`; a path that cannot be found has ``found`` False, NaN length, no
         points and its reason in ``error``."""
         a, n = _points3("starts", starts, 2)
         b, m = _points3("goals", goals, 2)
         if m != n:
             raise ValueError(f"goals: {m} points, expected {n} like starts")
-        radius, max_slope, snap = (_number(k, v) for k, v in
-                                   (("radius", radius), ("max_slope", max_slope), ("snap", snap)))
+        radius, max_slope = (_number(k, v) for k, v in (("radius", radius), ("max_slope", max_slope)))
+        snap = None if snap is None else _number("snap", snap)
         offsets, points, lengths, moved, errors = self._native._paths(a, b, radius, max_slope, snap)
         points = points.reshape(-1, 3)
         return PathResult(found=_np.isfinite(lengths), length=lengths,

@@ -212,7 +212,12 @@ class World:
     def pairs(self) -> npt.NDArray[np.uint64]:
         """(m, 2) ids of the overlapping or touching bounding spheres, lower first."""
     def paths(
-        self, starts: ArrayLike, goals: ArrayLike, radius: float = 0.5, max_slope: float = 0.6108652381980153
+        self,
+        starts: ArrayLike,
+        goals: ArrayLike,
+        radius: float = 0.5,
+        max_slope: float = 0.6108652381980153,
+        snap: Optional[float] = None,
     ) -> PathResult:
         """Paths around the objects held now for an agent of radius, start to goal ((n, 2) each)."""
     def within(self, points: ArrayLike, radius: ArrayLike) -> list[npt.NDArray[np.uint64]]:

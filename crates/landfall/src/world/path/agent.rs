@@ -20,8 +20,10 @@ pub struct Agent {
     /// agent's scale is not its concern. See the path conventions in `docs/conventions.md`.
     pub slope_step: Option<f64>,
     /// How far a start or goal the agent cannot stand on may be moved to the nearest place where
-    /// it can, metres (0: never moved).
-    pub snap: f64,
+    /// it can, metres (0: never moved). `None` (the default): 5 m or two radii, whichever is more
+    /// ([`snap_reach`](Self::snap_reach)), so a giant standing in a tree grown by its radius is
+    /// moved out of it.
+    pub snap: Option<f64>,
     /// The tallest object it steps over, in radii: an object no taller than `step × radius` is
     /// not an obstacle to it ([`obstacle`](super::obstacle)). The default 0.15 keeps a 0.5 m
     /// walker off every object of the world (its smallest stones are 0.1 m tall) and lets a 3 m
@@ -31,14 +33,13 @@ pub struct Agent {
 
 impl Default for Agent {
     fn default() -> Self {
-        Self { radius: 0.5, max_slope: 35f64.to_radians(), slope_step: None, snap: 5.0, step: 0.15 }
+        Self { radius: 0.5, max_slope: 35f64.to_radians(), slope_step: None, snap: None, step: 0.15 }
     }
 }
 
 crate::with_setters!(Agent {
     radius: f64 => with_radius,
     max_slope: f64 => with_max_slope,
-    snap: f64 => with_snap,
     step: f64 => with_step,
 });
 
@@ -48,6 +49,27 @@ impl Agent {
     pub fn with_slope_step(mut self, slope_step: f64) -> Self {
         self.slope_step = Some(slope_step);
         self
+    }
+
+    /// `self` with [`snap`](Self::snap) set to `Some(snap)`.
+    #[must_use]
+    pub fn with_snap(mut self, snap: f64) -> Self {
+        self.snap = Some(snap);
+        self
+    }
+
+    /// How far a start or goal may be moved, metres: [`snap`](Self::snap), or by default 5 m or
+    /// two radii, whichever is more.
+    ///
+    /// ```
+    /// use landfall::world::Agent;
+    ///
+    /// assert_eq!(Agent::default().snap_reach(), 5.0);
+    /// assert_eq!(Agent::default().with_radius(20.0).snap_reach(), 40.0);
+    /// assert_eq!(Agent::default().with_radius(20.0).with_snap(0.0).snap_reach(), 0.0);
+    /// ```
+    pub fn snap_reach(&self) -> f64 {
+        self.snap.unwrap_or((2.0 * self.radius).max(5.0))
     }
 
     /// The scale at which the slope is read, metres: [`slope_step`](Self::slope_step), or by
@@ -71,7 +93,7 @@ impl Agent {
     pub const MAX_RADIUS: f64 = 30.0;
 
     /// Checks every field: `radius` in [0.3, 30], `max_slope` in (0, π/2], `slope_step` (when
-    /// given) finite and positive, `snap` and `step` finite and ≥ 0.
+    /// given) finite and positive, `snap` (when given) and `step` finite and ≥ 0.
     ///
     /// ```
     /// use landfall::world::Agent;
@@ -99,7 +121,9 @@ impl Agent {
         if let Some(v) = self.slope_step {
             length("slope_step", v, true)?;
         }
-        length("snap", self.snap, false)?;
+        if let Some(v) = self.snap {
+            length("snap", v, false)?;
+        }
         if !(self.step.is_finite() && self.step >= 0.0) {
             return Err(ParamError::new(
                 "step",

@@ -45,7 +45,7 @@
 //!
 //! **Snapping.** A start or goal inside an inflated obstacle or on steep ground is moved to the
 //! nearest point where the agent may stand, found exactly ([`Planner::nearest_walkable`]), if one
-//! is within the agent's [`snap`](Agent::snap) distance (5 m by default); the route says how far
+//! is within the agent's [`snap_reach`](Agent::snap_reach) (by default 5 m or two radii, whichever is more); the route says how far
 //! ([`Route::moved`]). Beyond it, the error says which end and why.
 //!
 //! **Repair.** [`Planner::add_obstacle`] and [`Planner::remove_obstacle`] re-cut only the leaves

@@ -22,13 +22,13 @@ impl Planner<'_> {
     }
 
     /// The nearest point to `p` where the agent may stand ([`walkable`](Self::walkable)), if one is
-    /// within the agent's [`snap`](super::Agent::snap) distance: `p` itself when it is walkable.
+    /// within the agent's [`snap_reach`](super::Agent::snap_reach): `p` itself when it is walkable.
     /// Exact up to a nudge of 10⁻⁷ slope cells into the walkable set.
     pub fn nearest_walkable(&self, p: DVec2) -> Option<DVec2> {
         if self.walkable(p) {
             return Some(p);
         }
-        let reach = self.agent.snap;
+        let reach = self.agent.snap_reach();
         if !(p.is_finite() && reach > 0.0) {
             return None;
         }
