@@ -108,18 +108,25 @@ pub fn read_gltf(path: &Path) -> Result<PolygonSoup, IoError> {
         buffers.push(data);
     }
     let doc = &gltf.document;
+    let parents = node_parents(path, doc)?;
     let roots: Vec<gltf::Node> = match doc.default_scene().or_else(|| doc.scenes().next()) {
-        Some(scene) => scene.nodes().collect(),
-        None => doc.nodes().collect(),
+        Some(scene) => {
+            if let Some((n, p)) = scene.nodes().find_map(|n| parents[n.index()].map(|p| (n.index(), p))) {
+                return Err(IoError::field(
+                    path,
+                    format!("scenes[{}].nodes", scene.index()),
+                    format!("lists nodes[{n}], a child of nodes[{p}]: a scene's nodes must be roots"),
+                ));
+            }
+            scene.nodes().collect()
+        }
+        None => doc.nodes().filter(|n| parents[n.index()].is_none()).collect(),
     };
     let mut soup = PolygonSoup::new();
+    let mut triangles = 0usize;
+    // The hierarchy is a set of trees (checked): each node is visited once per time its root is listed.
     let mut stack: Vec<(gltf::Node, DMat4)> = roots.into_iter().map(|n| (n, DMat4::IDENTITY)).collect();
-    let mut depth_guard = 0usize;
     while let Some((node, parent)) = stack.pop() {
-        depth_guard += 1;
-        if depth_guard > 10_000_000 {
-            return Err(IoError::format(path, "node hierarchy is cyclic or too large"));
-        }
         let m = parent * DMat4::from_cols_array_2d(&node.transform().matrix().map(|c| c.map(f64::from)));
         if let Some(mesh) = node.mesh() {
             for prim in mesh.primitives() {
@@ -194,6 +201,17 @@ pub fn read_gltf(path: &Path) -> Result<PolygonSoup, IoError> {
                     }
                     None => (0..positions.len() as u32).collect(),
                 };
+                triangles += indices.len() / 3;
+                if triangles > MAX_TRIANGLES {
+                    return Err(IoError::field(
+                        path,
+                        format!("nodes[{}]", node.index()),
+                        format!(
+                            "the scene's meshes, placed by its nodes, make more than {MAX_TRIANGLES} triangles \
+                             (the limit of a glTF scene)"
+                        ),
+                    ));
+                }
                 for tri in indices.chunks_exact(3) {
                     let get = |k: u32| {
                         positions.get(k as usize).copied().ok_or_else(|| {
@@ -210,6 +228,43 @@ pub fn read_gltf(path: &Path) -> Result<PolygonSoup, IoError> {
         return Err(IoError::format(path, "no triangles in the scene"));
     }
     Ok(soup)
+}
+
+/// The most triangles a glTF scene may place (its meshes as often as its nodes use them): 2²⁶,
+/// about 5 GB as a polygon soup, so a small file whose nodes reuse a large mesh cannot claim more.
+pub const MAX_TRIANGLES: usize = 1 << 26;
+
+/// Each node's parent, after checking that the node hierarchy is a set of trees as glTF requires:
+/// no node the child of two nodes or of itself, and none below a cycle (such a file would be
+/// walked without end, or reuse its meshes without bound).
+fn node_parents(path: &Path, doc: &gltf::Document) -> Result<Vec<Option<usize>>, IoError> {
+    let n = doc.nodes().len();
+    let mut parent: Vec<Option<usize>> = vec![None; n];
+    for node in doc.nodes() {
+        for c in node.children() {
+            let field = format!("nodes[{}]", c.index());
+            if c.index() == node.index() {
+                return Err(IoError::field(path, field, "is its own child: glTF's nodes form trees"));
+            }
+            if let Some(p) = parent[c.index()] {
+                let why = format!("is a child of both nodes[{p}] and nodes[{}]: glTF's nodes form trees", node.index());
+                return Err(IoError::field(path, field, why));
+            }
+            parent[c.index()] = Some(node.index());
+        }
+    }
+    // With one parent at most, a node no root reaches lies on or below a cycle.
+    let mut reached = vec![false; n];
+    let mut stack: Vec<gltf::Node> = doc.nodes().filter(|d| parent[d.index()].is_none()).collect();
+    while let Some(d) = stack.pop() {
+        reached[d.index()] = true;
+        stack.extend(d.children());
+    }
+    if let Some(k) = reached.iter().position(|r| !r) {
+        let why = "is on a cycle of the node hierarchy (or below one): glTF's nodes form trees";
+        return Err(IoError::field(path, format!("nodes[{k}]"), why));
+    }
+    Ok(parent)
 }
 
 /// Checks that every primitive's POSITION names an existing accessor: the glTF crate's validation
