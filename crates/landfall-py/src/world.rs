@@ -30,6 +30,9 @@ pub struct World {
     state: Mutex<State>,
 }
 
+/// The longest step the entities take at once, seconds.
+const MAX_STEP: f64 = 0.5;
+
 impl World {
     /// Runs `f` on the state with the GIL released.
     fn with<R: Send>(&self, py: Python<'_>, f: impl FnOnce(&mut State) -> R + Send) -> R {
@@ -79,16 +82,23 @@ impl World {
         .map_err(err)
     }
 
-    /// Moves the roaming entities by `dt` seconds.
+    /// Moves the roaming entities by `dt` seconds, in steps of at most [`MAX_STEP`] (a walk's cost
+    /// grows faster than its length), with Ctrl-C honoured between them.
     fn step(&self, py: Python<'_>, dt: f64) -> PyResult<()> {
         if !(dt.is_finite() && dt >= 0.0) {
-            return Err(err(format!("dt: {dt} is not a finite time ≥ 0")));
+            return Err(err(format!("dt: {} is not a finite time ≥ 0", landfall::support::Num(dt))));
         }
-        self.with(py, |s| {
-            if let Some(o) = &mut s.objects {
-                o.step(&s.world, dt);
-            }
-        });
+        let mut left = dt;
+        while left > 0.0 {
+            let h = left.min(MAX_STEP);
+            self.with(py, |s| {
+                if let Some(o) = &mut s.objects {
+                    o.step(&s.world, h);
+                }
+            });
+            py.check_signals()?;
+            left -= h;
+        }
         Ok(())
     }
 
@@ -227,19 +237,24 @@ impl World {
         }
         agent.validate().map_err(|e| err(format!("{}: {}", e.field, e.why)))?;
         let n = a.len() / 2;
-        let found: Vec<Result<landfall::world::Route, String>> = self.with(py, |s| {
+        // Ctrl-C stops the batch between paths (one path is not cut short).
+        let found: Vec<Result<landfall::world::Route, String>> = crate::viewshed::interruptible(py, |cancel| {
+            let s = &mut *self.state.lock().unwrap_or_else(|e| e.into_inner());
             let gen = s.world.generator().clone();
             let ground = LodTerrain::new(gen, s.world.cache_params().mesh_finest, 1024);
             let discs = s.objects.as_ref().map(|o| obstacles(o, &agent)).unwrap_or_default();
             (0..n)
                 .into_par_iter()
                 .map(|k| {
+                    if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+                        return Err("stopped".to_string());
+                    }
                     let (p, q) = (DVec2::new(a[2 * k], a[2 * k + 1]), DVec2::new(b[2 * k], b[2 * k + 1]));
                     let mut planner = Planner::around(&ground, &discs, agent, p, q).map_err(|e| e.to_string())?;
                     planner.find_path(p, q).map_err(|e| e.to_string())
                 })
                 .collect()
-        });
+        })?;
         let (mut offsets, mut points, mut lengths, mut errors) = (vec![0u64], Vec::new(), Vec::new(), Vec::new());
         let mut moved = Vec::new();
         for f in found {

@@ -53,6 +53,37 @@ def test_ctrl_c_stops_a_long_call_within_half_a_second():
     assert float(secs) < 0.5, out
 
 
+def test_ctrl_c_stops_world_paths_and_steps():
+    # A batch of paths stops between paths; a long step between its half-second steps (a single
+    # step of 1,000 s once ran for minutes without looking at signals).
+    code = """
+        import os, signal, threading, time
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        import numpy as np, landfall
+        w = landfall.World(viewer=(0.0, 0.0, 100.0), seed=1)
+        a = np.random.default_rng(3).uniform(-300.0, 300.0, (5000, 2))
+        for name, run in [("paths", lambda: w.paths(a, a[::-1])), ("step", lambda: w.step(1e6))]:
+            sent = []
+            def interrupt():
+                time.sleep(1.0)
+                sent.append(time.perf_counter())
+                os.kill(os.getpid(), signal.SIGINT)
+            threading.Thread(target=interrupt).start()
+            start = time.perf_counter()
+            try:
+                run()
+                print(name, "finished", time.perf_counter() - start)
+            except KeyboardInterrupt:
+                print(name, "interrupted", time.perf_counter() - sent[0])
+    """
+    rc, out, err = _child(code, timeout=300)
+    assert rc == 0, err
+    for line, name in zip(out.splitlines(), ["paths", "step"]):
+        got, word, secs = line.split()
+        assert (got, word) == (name, "interrupted"), out
+        assert float(secs) < 5.0, out
+
+
 def test_allocation_failure_raises_memory_error():
     code = """
         import resource

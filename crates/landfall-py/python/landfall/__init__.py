@@ -586,7 +586,8 @@ class World:
 
     def step(self, dt):
         """Moves the roaming entities by ``dt`` seconds (each walks its range with a character
-        controller on the ground and around the objects)."""
+        controller on the ground and around the objects), in steps of at most 0.5 s; Ctrl-C stops
+        it between them."""
         self._native.step(float(dt))
 
     def height(self, x, y):
@@ -632,7 +633,7 @@ class World:
         stand if one is within ``snap`` metres (0: never moved; by default 5 m or two radii, whichever
         is more); ``moved`` says how far. Returns a
         :class:`PathResult`; a path that cannot be found has ``found`` False, NaN length, no
-        points and its reason in ``error``."""
+        points and its reason in ``error``. Ctrl-C stops the batch between paths."""
         a, n = _points3("starts", starts, 2)
         b, m = _points3("goals", goals, 2)
         if m != n:
