@@ -97,6 +97,8 @@ pub fn run(args: &PathArgs) -> Result<()> {
         "--from/--to: within ±1e9 m of the origin"
     );
     let (a, b) = (args.from, args.to);
+    // The output's directory checked before the plan (nothing is written unless it is found).
+    let out = landfall_io::OutputFile::create(&args.out)?;
     let t0 = Instant::now();
     let params = WorldParams::default().with_seed(args.seed);
     let cache = CacheParams::default();
@@ -116,7 +118,7 @@ pub fn run(args: &PathArgs) -> Result<()> {
     let t2 = Instant::now();
     let route = planner.find_path(a, b)?;
     let query = t2.elapsed().as_secs_f64();
-    let mut w = std::io::BufWriter::new(landfall_io::OutputFile::create(&args.out)?);
+    let mut w = std::io::BufWriter::new(out);
     writeln!(w, "x,y,z")?;
     for p in &route.points {
         writeln!(w, "{},{},{}", p.x, p.y, p.z)?;
