@@ -163,7 +163,7 @@ pub fn run(cmd: &EventsCommand) -> Result<()> {
 fn line(args: &LineArgs) -> Result<()> {
     let [a, b] = crate::terrain_args::numbers::<2>("walls", &args.walls)?;
     if a >= b {
-        bail!("--walls: the left wall {a} must be below the right wall {b}");
+        bail!("--walls: the left wall {} must be below the right wall {}", nz(a), nz(b));
     }
     if !(args.until.is_finite() && args.until >= 0.0) {
         bail!("--until: {} is not a finite time ≥ 0", landfall::support::Num(args.until));
@@ -380,7 +380,7 @@ fn terrain(a: &TerrainBallsArgs) -> Result<()> {
     say!("  left        {}", c.left);
     say!("predictions   {} scheduled, {} dropped as stale", run.stats.scheduled, run.stats.invalidated);
     say!("at rest       {} of {} still on the terrain", run.resting, n - c.left as usize);
-    say!("energy        {:.6e} → {:.6e} (restitution {})", run.energy.0, run.energy.1, a.restitution);
+    say!("energy        {:.6e} → {:.6e} (restitution {})", run.energy.0 + 0.0, run.energy.1 + 0.0, a.restitution);
     if let (Some(w), Some(g)) = (walk, &run.walked) {
         let r = g.regrounded;
         say!(
@@ -407,11 +407,11 @@ fn terrain(a: &TerrainBallsArgs) -> Result<()> {
         let all = run_with(full, false)?;
         let saved = |x: u64, y: u64| if y == 0 { 0.0 } else { 100.0 * (1.0 - x as f64 / y as f64) };
         say!(
-            "level of detail: range {} around ({:.1}, {:.1}, {:.1}); {} balls re-initialized on coming into range",
-            lod.range,
-            lod.viewer.x,
-            lod.viewer.y,
-            lod.viewer.z,
+            "level of detail: range {} around ({}, {}, {}); {} balls re-initialized on coming into range",
+            nz(lod.range),
+            nz((lod.viewer.x * 10.0).round() / 10.0),
+            nz((lod.viewer.y * 10.0).round() / 10.0),
+            nz((lod.viewer.z * 10.0).round() / 10.0),
             c.reinitialized
         );
         say!(

@@ -121,10 +121,10 @@ fn simulate<S: Stage>(
 /// Runs `stage` as `args` say and writes its outputs.
 pub fn run<S: Stage>(stage: &S, args: &RunArgs) -> Result<()> {
     if !(args.seconds.is_finite() && args.seconds > 0.0 && args.seconds <= 1e6) {
-        bail!("--seconds: {} (expected a time > 0 and at most 1e6)", args.seconds);
+        bail!("--seconds: {} (expected a time > 0 and at most 1e6)", landfall::support::Num(args.seconds));
     }
     if !(args.fps.is_finite() && args.fps > 0.0 && args.fps <= 1000.0) {
-        bail!("--fps: {} (expected > 0 and at most 1000)", args.fps);
+        bail!("--fps: {} (expected > 0 and at most 1000)", landfall::support::Num(args.fps));
     }
     let frames = (args.seconds * args.fps).floor() as usize + 1;
     if frames > 10_000_000 {

@@ -308,7 +308,7 @@ async fn tile(Extract(s): Shared, Query(q): Params) -> Result<Response, ApiError
     let whole = |v: f64, name: &str| {
         (v.fract() == 0.0 && (0.0..1e9).contains(&v))
             .then_some(v as usize)
-            .ok_or_else(|| bad(format!("{name}: {v} is not a tile index")))
+            .ok_or_else(|| bad(format!("{name}: {} is not a tile index", Num(v))))
     };
     let (level, i, j) = (whole(level, "level")?.min(255) as u8, whole(i, "i")?, whole(j, "j")?);
     let bytes = blocking(move || {
@@ -602,28 +602,28 @@ async fn world_update(Extract(s): Shared, Query(q): Params) -> Result<Json<Value
 async fn world_region(Extract(s): Shared, Query(q): Params) -> Result<Response, ApiError> {
     let (level, region) = (num(&q, "level")?, num(&q, "region")?);
     let st = s.clone();
-    let (bytes, worker) =
-        st.jobs
-            .run(move |_| {
-                let w = world_of(&s)?;
-                let m = w.world.meshes().find(|m| m.level as f64 == level).ok_or_else(|| {
-                    bad(format!("level: {level} is not a drawn layer ({:?})", w.world.drawn_layers()))
-                })?;
-                let r = (region.fract() == 0.0 && (0.0..3.0).contains(&region))
-                    .then(|| m.regions()[region as usize])
-                    .ok_or_else(|| bad(format!("region: {region} (0 outer ring, 1 inner, 2 seam)")))?;
-                let mut part = landfall_io::MeshPart {
-                    name: format!("layer {level} region {region}"),
-                    origin: [m.origin.x, m.origin.y, 0.0],
-                    positions: r.vertices.iter().map(|v| [v.pos[0], v.pos[1], v.drawn_z()]).collect(),
-                    indices: r.indices.clone(),
-                    ..landfall_io::MeshPart::default()
-                };
-                let top = w.world.generator().max_abs_height();
-                part.paint(&landfall::support::ColourMap::for_range(-top, top));
-                Ok(mesh::encode(&part))
-            })
-            .await?;
+    let (bytes, worker) = st
+        .jobs
+        .run(move |_| {
+            let w = world_of(&s)?;
+            let m = w.world.meshes().find(|m| m.level as f64 == level).ok_or_else(|| {
+                bad(format!("level: {} is not a drawn layer ({:?})", Num(level), w.world.drawn_layers()))
+            })?;
+            let r = (region.fract() == 0.0 && (0.0..3.0).contains(&region))
+                .then(|| m.regions()[region as usize])
+                .ok_or_else(|| bad(format!("region: {region} (0 outer ring, 1 inner, 2 seam)")))?;
+            let mut part = landfall_io::MeshPart {
+                name: format!("layer {level} region {region}"),
+                origin: [m.origin.x, m.origin.y, 0.0],
+                positions: r.vertices.iter().map(|v| [v.pos[0], v.pos[1], v.drawn_z()]).collect(),
+                indices: r.indices.clone(),
+                ..landfall_io::MeshPart::default()
+            };
+            let top = w.world.generator().max_abs_height();
+            part.paint(&landfall::support::ColourMap::for_range(-top, top));
+            Ok(mesh::encode(&part))
+        })
+        .await?;
     Ok(binary(held(bytes, worker)))
 }
 
@@ -687,7 +687,7 @@ async fn world_crowd(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>
         return Err(bad("x, y: beyond ±10⁹ m"));
     }
     if !(half > 0.0 && half <= std::f64::consts::PI) {
-        return Err(bad(format!("half: {half} is not an angle in (0, π] radians")));
+        return Err(bad(format!("half: {} is not an angle in (0, π] radians", Num(half))));
     }
     blocking(move || {
         let mut w = world_of(&s)?;

@@ -15,7 +15,10 @@ use std::time::Instant;
 /// The agent of `radius` metres climbing at most `max_slope` degrees; a bad value is a 400 naming it.
 pub fn agent(radius: f64, max_slope: f64) -> Result<Agent, ApiError> {
     if !(max_slope > 0.0 && max_slope <= 90.0) {
-        return Err(bad(format!("max_slope: {max_slope} is not an angle in (0, 90] degrees")));
+        return Err(bad(format!(
+            "max_slope: {} is not an angle in (0, 90] degrees",
+            landfall::support::Num(max_slope)
+        )));
     }
     let agent = Agent::default().with_radius(radius).with_max_slope(max_slope.to_radians());
     agent.validate().map_err(|e| bad(format!("{}: {}", e.field, e.why)))?;

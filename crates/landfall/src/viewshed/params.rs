@@ -283,7 +283,7 @@ impl ViewshedParams {
         }
         if let Some((lo, hi)) = self.pitch {
             if !((-90.0..=90.0).contains(&lo) && (-90.0..=90.0).contains(&hi) && lo <= hi) {
-                return bad("pitch", format!("{lo}..{hi}: expected -90 ≤ low ≤ high ≤ 90 degrees"));
+                return bad("pitch", format!("{}..{}: expected -90 ≤ low ≤ high ≤ 90 degrees", Num(lo), Num(hi)));
             }
         }
         Ok(())
