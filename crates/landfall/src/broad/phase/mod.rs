@@ -16,7 +16,9 @@
 //! touching pairs are the candidate pairs that pass the exact f64 test, ascending (a branch-free
 //! loop over the sorted pairs, prefetching the spheres ahead). Once the objects re-registered since
 //! the last rebuild pass a twentieth of all, the frame rebuilds every level around fat spheres
-//! re-centred on their objects, and searches them all, as follows.
+//! re-centred on their objects, and searches them all, as follows. On rayon's threads
+//! ([`BroadPhase::set_parallel`], with [`BroadPhase::set_all`] for the moves) each of these steps
+//! runs in chunks joined in order: the same pairs, events and counts, bit for bit.
 //!
 //! A rebuild sorts every occupied level as contiguous arrays by cell (a counting sort where the level's cells are few, a radix sort where they are
 //! sparse), with f32 boxes rounded outward. Then:
@@ -560,9 +562,11 @@ impl BroadPhase {
         (&self.events.began, &self.events.ended)
     }
 
-    /// Whether a frame of [`Self::find_pairs`] that rebuilds the levels rebuilds and searches them
-    /// on rayon's threads (cell and object ranges of each level, and of each pair of levels, are
-    /// independent; the frames between rebuilds run on this thread): the pairs are the same.
+    /// Whether [`Self::find_pairs`] and [`Self::set_all`] run on rayon's threads: a rebuild's
+    /// re-fattening, sorts and search (cell and object ranges of each level, and of each pair of
+    /// levels, are independent), and between rebuilds the searches of the objects that left their
+    /// fat spheres, the merge of their pairs into the kept ones and the exact tests, in chunks
+    /// joined in order. The pairs, events and counts are the same, in the same order.
     pub fn set_parallel(&mut self, parallel: bool) {
         self.parallel = parallel;
     }
