@@ -232,7 +232,8 @@ impl BroadPhase {
             let mut n = 0;
             for (k, &m) in c.kept.iter().enumerate() {
                 // Chunk 0 starts at 0 (with the new pairs below every kept one).
-                let at = if k == 0 { 0 } else { k * MERGE_CHUNK + new.partition_point(|&w| w < cands[k * MERGE_CHUNK]) };
+                let at =
+                    if k == 0 { 0 } else { k * MERGE_CHUNK + new.partition_point(|&w| w < cands[k * MERGE_CHUNK]) };
                 c.merged.copy_within(at..at + m, n);
                 n += m;
             }

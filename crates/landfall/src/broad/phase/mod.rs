@@ -370,10 +370,12 @@ impl BroadPhase {
             self.moved.resize_with(chunks, Default::default);
         }
         let levels = &self.levels;
-        let work = |(k, (((sp, fat), size), out)): (usize, (((&mut [Sphere], &mut [Sphere]), &mut [u32]), &mut Moved))| {
-            move_chunk(levels, k * MOVE_CHUNK, sp, fat, size, out, &each)
-        };
-        let (sp, fat, size, moved) = (&mut self.spheres, &mut self.fat, &mut self.size_level, &mut self.moved[..chunks]);
+        let work =
+            |(k, (((sp, fat), size), out)): (usize, (((&mut [Sphere], &mut [Sphere]), &mut [u32]), &mut Moved))| {
+                move_chunk(levels, k * MOVE_CHUNK, sp, fat, size, out, &each)
+            };
+        let (sp, fat, size, moved) =
+            (&mut self.spheres, &mut self.fat, &mut self.size_level, &mut self.moved[..chunks]);
         if self.parallel {
             use rayon::prelude::*;
             sp.par_chunks_mut(MOVE_CHUNK)
