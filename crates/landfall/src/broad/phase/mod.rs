@@ -142,6 +142,12 @@ const MOVE_CHUNK: usize = if cfg!(test) { 7 } else { 4096 };
 /// spheres, in proxy order, and the first bad sphere.
 type Moved = (Vec<u32>, Option<BroadPhaseError>);
 
+/// A chunk [`BroadPhase::set_all`] moves: its number, spheres, fat spheres, levels by size and findings.
+type MoveTask<'a> = (usize, (((&'a mut [Sphere], &'a mut [Sphere]), &'a mut [u32]), &'a mut Moved));
+
+/// A chunk a rebuild re-fattens: spheres, fat spheres, levels by size, levels.
+type FatTask<'a> = (((&'a [Sphere], &'a mut [Sphere]), &'a mut [u32]), &'a mut [u32]);
+
 /// Moves the objects `first..first + sp.len()` as `each` says, as [`BroadPhase::set`] does each
 /// (a bad sphere left as it was): those leaving their fat spheres into `out.0`, the first error
 /// into `out.1`.
@@ -371,9 +377,7 @@ impl BroadPhase {
         }
         let levels = &self.levels;
         let work =
-            |(k, (((sp, fat), size), out)): (usize, (((&mut [Sphere], &mut [Sphere]), &mut [u32]), &mut Moved))| {
-                move_chunk(levels, k * MOVE_CHUNK, sp, fat, size, out, &each)
-            };
+            |(k, (((sp, fat), size), out)): MoveTask<'_>| move_chunk(levels, k * MOVE_CHUNK, sp, fat, size, out, &each);
         let (sp, fat, size, moved) =
             (&mut self.spheres, &mut self.fat, &mut self.size_level, &mut self.moved[..chunks]);
         if self.parallel {
@@ -627,7 +631,7 @@ impl BroadPhase {
         self.level_of.truncate(n);
         self.level_of.resize(n, FREE);
         let levels = &self.levels;
-        let work = |(((sp, fat), size), level): (((&[Sphere], &mut [Sphere]), &mut [u32]), &mut [u32])| {
+        let work = |(((sp, fat), size), level): FatTask<'_>| {
             for (((s, f), size), t) in sp.iter().zip(fat).zip(size).zip(level) {
                 *t = FREE;
                 if *size != FREE {
