@@ -41,8 +41,12 @@ pub(super) struct Coherent {
     /// ones included).
     pub stale: Vec<bool>,
     pub stale_list: Vec<u32>,
-    /// Scratch: the new pairs, the stale objects grouped by level, their levels.
+    /// Scratch: the new pairs (and each task's, with its counts, on rayon's threads), the stale
+    /// objects grouped by level, their levels, the touching pairs each task kept.
     new: Vec<u64>,
+    parts: Vec<(Vec<u64>, SearchStats)>,
+    kept: Vec<usize>,
+    touch: Vec<(u32, u32)>,
     merged: Vec<u64>,
     members: Vec<u32>,
     starts: Vec<(usize, usize, usize)>,
@@ -125,8 +129,6 @@ impl BroadPhase {
         if c.dirty_list.is_empty() {
             return st;
         }
-        let dirty = &c.dirty;
-        c.cands.retain(|&w| !dirty[(w >> 32) as usize] && !dirty[(w & 0xffff_ffff) as usize]);
         // The stale objects (alive) grouped by the level each is searched on, as `group` does.
         c.counts.clear();
         c.counts.resize(self.levels.count() + 1, 0);
@@ -165,43 +167,83 @@ impl BroadPhase {
             lv.build(&self.levels, t, &c.members[s..e], &self.fat, self.vertical);
         }
         // Each dirty object against the levels' entries that still stand, and against the stale
-        // objects (each pair of two dirty objects once, from the lower proxy).
-        c.new.clear();
+        // objects (each pair of two dirty objects once, from the lower proxy); on rayon's threads,
+        // chunks of the dirty objects, their pairs joined in chunk order.
         let stale_levels = &c.levels[..c.starts.len()];
-        let mut fingers = [0usize; 9];
-        for &p in &c.dirty_list {
-            if self.size_level[p as usize] == FREE {
-                continue;
+        let (levels, built, fat, size) = (&self.levels, &self.built[..self.occupied], &self.fat, &self.size_level);
+        let (stale, dirty) = (&c.stale, &c.dirty);
+        let search = |ps: &[u32], new: &mut Vec<u64>, st: &mut SearchStats| {
+            let mut fingers = [0usize; 9];
+            for &p in ps {
+                if size[p as usize] == FREE {
+                    continue;
+                }
+                let s: &Sphere = &fat[p as usize];
+                let h = DVec3::splat(s.h());
+                let b = Box32::around((s.c - h).to_array(), (s.c + h).to_array());
+                let mut out = Fresh { me: p, stale, out: new };
+                for lv in built {
+                    search::against_level(levels, (&b, s, p), lv, &mut fingers, &mut out, st);
+                }
+                let mut out = AmongStale { me: p, dirty, out: new };
+                for lv in stale_levels {
+                    search::against_level(levels, (&b, s, p), lv, &mut fingers, &mut out, st);
+                }
             }
-            let s: &Sphere = &self.fat[p as usize];
-            let h = DVec3::splat(s.h());
-            let b = Box32::around((s.c - h).to_array(), (s.c + h).to_array());
-            let mut out = Fresh { me: p, stale: &c.stale, out: &mut c.new };
-            for lv in &self.built[..self.occupied] {
-                search::against_level(&self.levels, (&b, s, p), lv, &mut fingers, &mut out, &mut st);
+        };
+        c.new.clear();
+        if self.parallel && c.dirty_list.len() > SEARCH_CHUNK {
+            use rayon::prelude::*;
+            let chunks = c.dirty_list.len().div_ceil(SEARCH_CHUNK);
+            if c.parts.len() < chunks {
+                c.parts.resize_with(chunks, Default::default);
             }
-            let mut out = AmongStale { me: p, dirty: &c.dirty, out: &mut c.new };
-            for lv in stale_levels {
-                search::against_level(&self.levels, (&b, s, p), lv, &mut fingers, &mut out, &mut st);
+            c.parts[..chunks].par_iter_mut().zip(c.dirty_list.par_chunks(SEARCH_CHUNK)).for_each(|((new, st), ps)| {
+                new.clear();
+                *st = SearchStats::default();
+                search(ps, new, st);
+            });
+            for (new, part) in &c.parts[..chunks] {
+                c.new.extend_from_slice(new);
+                st += *part;
             }
+        } else {
+            search(&c.dirty_list, &mut c.new, &mut st);
         }
-        // Merge the new pairs (each found once) into the kept ones.
-        c.new.sort_unstable();
-        c.merged.clear();
-        c.merged.reserve(c.cands.len() + c.new.len());
-        let (mut x, mut y) = (0, 0);
-        while x < c.cands.len() && y < c.new.len() {
-            if c.cands[x] < c.new[y] {
-                c.merged.push(c.cands[x]);
-                x += 1;
-            } else {
-                c.merged.push(c.new[y]);
-                y += 1;
-            }
+        // Drop the dirty objects' kept pairs and merge the new ones (each found once) in; on
+        // rayon's threads, chunks of the kept pairs with the new ones falling among them, each
+        // written where it would start were no pair dropped, then closed up.
+        if self.parallel {
+            use rayon::prelude::*;
+            c.new.par_sort_unstable();
+        } else {
+            c.new.sort_unstable();
         }
-        c.merged.extend_from_slice(&c.cands[x..]);
-        c.merged.extend_from_slice(&c.new[y..]);
+        let upper = c.cands.len() + c.new.len();
+        if c.merged.len() < upper {
+            c.merged.resize(upper, 0);
+        }
+        let (cands, new, dirty) = (&c.cands, &c.new, &c.dirty);
+        let n = if self.parallel && cands.len() > MERGE_CHUNK {
+            let chunks = cands.len().div_ceil(MERGE_CHUNK);
+            c.kept.clear();
+            c.kept.resize(chunks, 0);
+            merge_chunks(cands, new, dirty, &mut c.merged[..upper], &mut c.kept);
+            let mut n = 0;
+            for (k, &m) in c.kept.iter().enumerate() {
+                // Chunk 0 starts at 0 (with the new pairs below every kept one).
+                let at =
+                    if k == 0 { 0 } else { k * MERGE_CHUNK + new.partition_point(|&w| w < cands[k * MERGE_CHUNK]) };
+                c.merged.copy_within(at..at + m, n);
+                n += m;
+            }
+            n
+        } else {
+            drop_and_merge(cands, new, dirty, &mut c.merged[..upper])
+        };
+        // The old pairs' vector keeps its length: the next frame's `resize` writes only its growth.
         std::mem::swap(&mut c.cands, &mut c.merged);
+        c.cands.truncate(n);
         for &p in &c.dirty_list {
             c.dirty[p as usize] = false;
         }
@@ -209,38 +251,111 @@ impl BroadPhase {
         st
     }
 
-    /// The touching pairs among the fat-candidate pairs, ascending, into `pairs`.
-    ///
-    /// The loop is bound by loading the spheres (by proxy, so the upper ones of consecutive pairs
-    /// lie anywhere): each pair's result is written unconditionally and the count advanced by the
-    /// test (no branch to mispredict, so the loads of many pairs are in flight at once), and the
-    /// upper sphere of the pair `AHEAD` places on is prefetched.
+    /// The touching pairs among the fat-candidate pairs, ascending, into `pairs`: on rayon's threads,
+    /// chunks of the pairs, each written to its place in a scratch list (only ever lengthened, so
+    /// never cleared), then joined in order.
     pub(super) fn touching(&mut self) {
-        const AHEAD: usize = 32;
-        let (sp, cands) = (&self.spheres, &self.coh.cands);
+        let (sp, cands, kept, buf) = (&self.spheres, &self.coh.cands, &mut self.coh.kept, &mut self.coh.touch);
+        if buf.len() < cands.len() {
+            buf.resize(cands.len(), (0, 0));
+        }
         let out = &mut self.pairs;
         out.clear();
-        out.resize(cands.len(), (0, 0));
-        let mut n = 0;
-        for (k, &w) in cands.iter().enumerate() {
-            if let Some(&ahead) = cands.get(k + AHEAD) {
-                prefetch(&sp[(ahead & 0xffff_ffff) as usize]);
-            }
-            let (a, b) = ((w >> 32) as u32, w as u32);
-            let (sa, sb) = (&sp[a as usize], &sp[b as usize]);
-            let (d, r) = (sa.c - sb.c, sa.r + sb.r);
-            let (d2, r2) = (d.length_squared(), r * r);
-            // `within`'s fast path, without its branch; its other cases (rare) call it.
-            let hit = if d2.is_normal() && r2.is_normal() && d2 < f64::MAX && r2 < f64::MAX {
-                d2 <= r2
-            } else {
-                crate::broad::queries::within(d, r)
-            };
-            out[n] = (a, b);
-            n += hit as usize;
+        if !self.parallel || cands.len() <= TOUCH_CHUNK {
+            let n = touching_chunk(sp, cands, buf);
+            out.extend_from_slice(&buf[..n]);
+            return;
         }
-        out.truncate(n);
+        use rayon::prelude::*;
+        let chunks = cands.len().div_ceil(TOUCH_CHUNK);
+        kept.clear();
+        kept.resize(chunks, 0);
+        buf[..cands.len()]
+            .par_chunks_mut(TOUCH_CHUNK)
+            .zip(cands.par_chunks(TOUCH_CHUNK))
+            .zip(kept.par_iter_mut())
+            .for_each(|((buf, cands), n)| *n = touching_chunk(sp, cands, buf));
+        for (k, &m) in kept.iter().enumerate() {
+            out.extend_from_slice(&buf[k * TOUCH_CHUNK..k * TOUCH_CHUNK + m]);
+        }
     }
+}
+
+/// Fat-candidate pairs a task of the parallel merge takes.
+const MERGE_CHUNK: usize = if cfg!(test) { 4 } else { 16384 };
+
+/// Merges chunks of `cands` (`kept.len()` of them, `MERGE_CHUNK` each) with the new pairs among
+/// them, on rayon's threads: chunk k (k > 0) takes the new pairs from its first kept pair on and
+/// writes from `k · MERGE_CHUNK` plus the number of new pairs before it (chunk 0 from 0, with the
+/// new pairs below it), their number into `kept[k]`.
+fn merge_chunks(cands: &[u64], new: &[u64], dirty: &[bool], out: &mut [u64], kept: &mut [usize]) {
+    if kept.len() <= 1 {
+        if let Some(k) = kept.first_mut() {
+            *k = drop_and_merge(cands, new, dirty, out);
+        }
+        return;
+    }
+    let half = kept.len() / 2;
+    let at = half * MERGE_CHUNK;
+    let cut = new.partition_point(|&w| w < cands[at]);
+    let ((ca, cb), (na, nb)) = (cands.split_at(at), new.split_at(cut));
+    let ((oa, ob), (ka, kb)) = (out.split_at_mut(at + cut), kept.split_at_mut(half));
+    rayon::join(|| merge_chunks(ca, na, dirty, oa, ka), || merge_chunks(cb, nb, dirty, ob, kb));
+}
+
+/// The pairs of `cands` neither of whose objects is `dirty`, merged with `new` (ascending, none
+/// kept twice), written to the front of `out`; returns their number.
+fn drop_and_merge(cands: &[u64], new: &[u64], dirty: &[bool], out: &mut [u64]) -> usize {
+    let (mut n, mut y) = (0, 0);
+    for &w in cands {
+        while y < new.len() && new[y] < w {
+            out[n] = new[y];
+            (n, y) = (n + 1, y + 1);
+        }
+        out[n] = w;
+        n += !(dirty[(w >> 32) as usize] || dirty[(w & 0xffff_ffff) as usize]) as usize;
+    }
+    for &w in &new[y..] {
+        out[n] = w;
+        n += 1;
+    }
+    n
+}
+
+/// Dirty objects a task of the parallel search takes (a few in the tests, so that they split).
+const SEARCH_CHUNK: usize = if cfg!(test) { 3 } else { 64 };
+
+/// Fat-candidate pairs a task of the parallel exact tests takes.
+const TOUCH_CHUNK: usize = if cfg!(test) { 5 } else { 16384 };
+
+/// The pairs of `cands` whose spheres (`sp`, by proxy) touch, written to the front of `out` (as
+/// long as `cands`), in order; returns their number.
+///
+/// The loop is bound by loading the spheres (by proxy, so the upper ones of consecutive pairs lie
+/// anywhere): each pair's result is written unconditionally and the count advanced by the test (no
+/// branch to mispredict, so the loads of many pairs are in flight at once), and the upper sphere of
+/// the pair `AHEAD` places on is prefetched.
+fn touching_chunk(sp: &[Sphere], cands: &[u64], out: &mut [(u32, u32)]) -> usize {
+    const AHEAD: usize = 32;
+    let mut n = 0;
+    for (k, &w) in cands.iter().enumerate() {
+        if let Some(&ahead) = cands.get(k + AHEAD) {
+            prefetch(&sp[(ahead & 0xffff_ffff) as usize]);
+        }
+        let (a, b) = ((w >> 32) as u32, w as u32);
+        let (sa, sb) = (&sp[a as usize], &sp[b as usize]);
+        let (d, r) = (sa.c - sb.c, sa.r + sb.r);
+        let (d2, r2) = (d.length_squared(), r * r);
+        // `within`'s fast path, without its branch; its other cases (rare) call it.
+        let hit = if d2.is_normal() && r2.is_normal() && d2 < f64::MAX && r2 < f64::MAX {
+            d2 <= r2
+        } else {
+            crate::broad::queries::within(d, r)
+        };
+        out[n] = (a, b);
+        n += hit as usize;
+    }
+    n
 }
 
 /// Asks the core to load `s` into the cache (nothing on other architectures).

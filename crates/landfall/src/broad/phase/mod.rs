@@ -16,7 +16,9 @@
 //! touching pairs are the candidate pairs that pass the exact f64 test, ascending (a branch-free
 //! loop over the sorted pairs, prefetching the spheres ahead). Once the objects re-registered since
 //! the last rebuild pass a twentieth of all, the frame rebuilds every level around fat spheres
-//! re-centred on their objects, and searches them all, as follows.
+//! re-centred on their objects, and searches them all, as follows. On rayon's threads
+//! ([`BroadPhase::set_parallel`], with [`BroadPhase::set_all`] for the moves) each of these steps
+//! runs in chunks joined in order: the same pairs, events and counts, bit for bit.
 //!
 //! A rebuild sorts every occupied level as contiguous arrays by cell (a counting sort where the level's cells are few, a radix sort where they are
 //! sparse), with f32 boxes rounded outward. Then:
@@ -133,6 +135,57 @@ const CROWD_SAMPLE: usize = 1 << 16;
 /// The level by size of a free slot.
 const FREE: u32 = u32::MAX;
 
+/// Objects [`BroadPhase::set_all`] moves as one task (a few in the tests, so that they split).
+const MOVE_CHUNK: usize = if cfg!(test) { 7 } else { 4096 };
+
+/// What [`BroadPhase::set_all`]'s task over a chunk of objects saw: those that left their fat
+/// spheres, in proxy order, and the first bad sphere.
+type Moved = (Vec<u32>, Option<BroadPhaseError>);
+
+/// A chunk [`BroadPhase::set_all`] moves: its number, spheres, fat spheres, levels by size and findings.
+type MoveTask<'a> = (usize, (((&'a mut [Sphere], &'a mut [Sphere]), &'a mut [u32]), &'a mut Moved));
+
+/// A chunk a rebuild re-fattens: spheres, fat spheres, levels by size, levels.
+type FatTask<'a> = (((&'a [Sphere], &'a mut [Sphere]), &'a mut [u32]), &'a mut [u32]);
+
+/// Moves the objects `first..first + sp.len()` as `each` says, as [`BroadPhase::set`] does each
+/// (a bad sphere left as it was): those leaving their fat spheres into `out.0`, the first error
+/// into `out.1`.
+fn move_chunk(
+    levels: &Levels,
+    first: usize,
+    sp: &mut [Sphere],
+    fat: &mut [Sphere],
+    size: &mut [u32],
+    (left, bad): &mut Moved,
+    each: &(impl Fn(u32, DVec3, f64) -> (DVec3, f64) + Sync),
+) {
+    left.clear();
+    *bad = None;
+    for (k, ((s, f), l)) in sp.iter_mut().zip(fat.iter_mut()).zip(size.iter_mut()).enumerate() {
+        if *l == FREE {
+            continue;
+        }
+        let p = (first + k) as u32;
+        let (c, r) = each(p, s.c, s.r);
+        match BroadPhase::check(c, r) {
+            Ok(new) => {
+                *s = new;
+                if !fat::holds(f, &new) {
+                    *f = fat::fatten(&new);
+                    *l = levels.by_size_from(*l as usize, f.r) as u32;
+                    left.push(p);
+                }
+            }
+            Err(e) => {
+                if bad.is_none() {
+                    *bad = Some(e);
+                }
+            }
+        }
+    }
+}
+
 /// Spheres (by proxy: a small integer the broad phase hands out) and every pair of them that
 /// overlaps or touches. How the search works is in the documentation of `broad/phase/mod.rs`.
 #[derive(Clone, Debug)]
@@ -177,7 +230,9 @@ pub struct BroadPhase {
     /// Search on rayon's threads ([`Self::set_parallel`]), its tasks and their pairs.
     parallel: bool,
     tasks: Vec<search::Task>,
-    parts: Vec<(Vec<(u32, u32)>, SearchStats)>,
+    parts: Vec<(Vec<u64>, SearchStats)>,
+    /// [`Self::set_all`]'s tasks' findings, kept for their capacity.
+    moved: Vec<Moved>,
     stats: SearchStats,
 }
 
@@ -230,6 +285,7 @@ impl BroadPhase {
             parallel: false,
             tasks: Vec::new(),
             parts: Vec::new(),
+            moved: Vec::new(),
             stats: SearchStats::default(),
         }
     }
@@ -298,6 +354,61 @@ impl BroadPhase {
         Ok(())
     }
 
+    /// Moves (and resizes) every object at once: `each(proxy, centre, radius)` gives an object's new
+    /// centre and radius. On rayon's threads where [`Self::set_parallel`] is on; the same as
+    /// [`Self::set`] on every object in proxy order, except that an object given a bad sphere keeps
+    /// its own while the others move (the error names the lowest such proxy).
+    ///
+    /// ```
+    /// use landfall::broad::BroadPhase;
+    /// use landfall::glam::DVec3;
+    ///
+    /// let mut bp = BroadPhase::new(1.0);
+    /// let a = bp.insert(DVec3::ZERO, 1.0).unwrap();
+    /// let b = bp.insert(DVec3::new(5.0, 0.0, 0.0), 1.0).unwrap();
+    /// assert!(bp.find_pairs().is_empty());
+    /// bp.set_all(|_, c, r| (c * 0.3, r)).unwrap(); // everything drawn towards the origin
+    /// assert_eq!(bp.find_pairs(), &[(a, b)]);
+    /// ```
+    pub fn set_all(&mut self, each: impl Fn(u32, DVec3, f64) -> (DVec3, f64) + Sync) -> Result<(), BroadPhaseError> {
+        let chunks = self.spheres.len().div_ceil(MOVE_CHUNK);
+        if self.moved.len() < chunks {
+            self.moved.resize_with(chunks, Default::default);
+        }
+        let levels = &self.levels;
+        let work =
+            |(k, (((sp, fat), size), out)): MoveTask<'_>| move_chunk(levels, k * MOVE_CHUNK, sp, fat, size, out, &each);
+        let (sp, fat, size, moved) =
+            (&mut self.spheres, &mut self.fat, &mut self.size_level, &mut self.moved[..chunks]);
+        if self.parallel {
+            use rayon::prelude::*;
+            sp.par_chunks_mut(MOVE_CHUNK)
+                .zip(fat.par_chunks_mut(MOVE_CHUNK))
+                .zip(size.par_chunks_mut(MOVE_CHUNK))
+                .zip(moved.par_iter_mut())
+                .enumerate()
+                .for_each(work);
+        } else {
+            sp.chunks_mut(MOVE_CHUNK)
+                .zip(fat.chunks_mut(MOVE_CHUNK))
+                .zip(size.chunks_mut(MOVE_CHUNK))
+                .zip(moved.iter_mut())
+                .enumerate()
+                .for_each(work);
+        }
+        let mut first = None;
+        for (left, bad) in &mut self.moved[..chunks] {
+            for &p in left.iter() {
+                self.coh.touched(p);
+                self.fresh = false;
+            }
+            if first.is_none() {
+                first = bad.take();
+            }
+        }
+        first.map_or(Ok(()), Err)
+    }
+
     /// Removes object `proxy` (its proxy may be handed out again).
     pub fn remove(&mut self, proxy: u32) -> Result<(), BroadPhaseError> {
         self.slot(proxy)?;
@@ -348,11 +459,12 @@ impl BroadPhase {
     /// Rebuilds the levels and finds every fat-candidate pair by searching them all.
     fn full_frame(&mut self) -> SearchStats {
         self.rebuild();
-        self.pairs.clear();
         let mut st = self.level_stats();
         st.dirty = self.len() as u64;
         let built = &self.built[..self.occupied];
         search::tasks(built, self.parallel, &mut self.tasks);
+        let cands = &mut self.coh.cands;
+        cands.clear();
         if self.parallel {
             use rayon::prelude::*;
             if self.parts.len() < self.tasks.len() {
@@ -365,18 +477,16 @@ impl BroadPhase {
                 search::run(levels, built, task, out, st);
             });
             for (out, s) in &self.parts[..self.tasks.len()] {
-                self.pairs.extend_from_slice(out);
+                cands.extend_from_slice(out);
                 st += *s;
             }
+            cands.par_sort_unstable();
         } else {
             for &task in &self.tasks {
-                search::run(&self.levels, built, task, &mut self.pairs, &mut st);
+                search::run(&self.levels, built, task, cands, &mut st);
             }
+            cands.sort_unstable();
         }
-        let cands = &mut self.coh.cands;
-        cands.clear();
-        cands.extend(self.pairs.iter().map(|&(a, b)| coherent::word(a, b)));
-        cands.sort_unstable();
         self.coh.valid = true;
         st
     }
@@ -458,9 +568,11 @@ impl BroadPhase {
         (&self.events.began, &self.events.ended)
     }
 
-    /// Whether a frame of [`Self::find_pairs`] that rebuilds the levels rebuilds and searches them
-    /// on rayon's threads (cell and object ranges of each level, and of each pair of levels, are
-    /// independent; the frames between rebuilds run on this thread): the pairs are the same.
+    /// Whether [`Self::find_pairs`] and [`Self::set_all`] run on rayon's threads: a rebuild's
+    /// re-fattening, sorts and search (cell and object ranges of each level, and of each pair of
+    /// levels, are independent), and between rebuilds the searches of the objects that left their
+    /// fat spheres, the merge of their pairs into the kept ones and the exact tests, in chunks
+    /// joined in order. The pairs, events and counts are the same, in the same order.
     pub fn set_parallel(&mut self, parallel: bool) {
         self.parallel = parallel;
     }
@@ -511,23 +623,34 @@ impl BroadPhase {
 
     /// [`Self::rebuild`] with the spheres `around` gives the objects (fat or thin).
     fn rebuild_with(&mut self, around: fn(&Sphere) -> Sphere) {
-        for ((s, f), size) in self.spheres.iter().zip(&mut self.fat).zip(&mut self.size_level) {
-            if *size != FREE {
-                *f = around(s);
-                *size = self.levels.by_size_from(*size as usize, f.r) as u32;
-            }
-        }
         self.coh.clear();
         self.coh.valid = false;
         self.rebuilds += 1;
-        self.level_of.clear();
-        for (s, &size) in self.fat.iter().zip(&self.size_level) {
-            let t = if size == FREE {
-                FREE
-            } else {
-                self.levels.raised(size as usize, s.c.x.abs().max(s.c.y.abs())) as u32
-            };
-            self.level_of.push(t);
+        // Each object's sphere, level by size and level (`FREE`: none); on rayon's threads, chunks.
+        let n = self.spheres.len();
+        self.level_of.truncate(n);
+        self.level_of.resize(n, FREE);
+        let levels = &self.levels;
+        let work = |(((sp, fat), size), level): FatTask<'_>| {
+            for (((s, f), size), t) in sp.iter().zip(fat).zip(size).zip(level) {
+                *t = FREE;
+                if *size != FREE {
+                    *f = around(s);
+                    *size = levels.by_size_from(*size as usize, f.r) as u32;
+                    *t = levels.raised(*size as usize, f.c.x.abs().max(f.c.y.abs())) as u32;
+                }
+            }
+        };
+        let (sp, fat, size, level) = (&self.spheres, &mut self.fat, &mut self.size_level, &mut self.level_of);
+        if self.parallel {
+            use rayon::prelude::*;
+            sp.par_chunks(MOVE_CHUNK)
+                .zip(fat.par_chunks_mut(MOVE_CHUNK))
+                .zip(size.par_chunks_mut(MOVE_CHUNK))
+                .zip(level.par_chunks_mut(MOVE_CHUNK))
+                .for_each(work);
+        } else {
+            work((((sp, fat), size), level));
         }
         if self.until_decision == 0 {
             self.group(false);

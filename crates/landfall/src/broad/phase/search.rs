@@ -54,6 +54,14 @@ impl PairOut for Vec<(u32, u32)> {
     }
 }
 
+/// Pairs as sortable words ([`word`](super::coherent::word)).
+impl PairOut for Vec<u64> {
+    #[inline(always)]
+    fn pair(&mut self, a: u32, b: u32) {
+        self.push(super::coherent::word(a, b));
+    }
+}
+
 /// A callback as a [`PairOut`].
 pub(super) struct Each<F>(pub F);
 

@@ -493,6 +493,88 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    /// On rayon's threads (with the tests' small chunks, so that every step is split): frame after
+    /// frame of drifts of every object (`set_all`, some given bad spheres), the nudges above and
+    /// rebuilds (at any share, and forced), the same pairs in the same order, the same counts and
+    /// the same events as on one thread, bit for bit, and brute force's pairs.
+    #[test]
+    fn parallel_frames_equal_serial_bit_for_bit(
+        objs in prop::collection::vec((coord(), coord(), coord(), radius()), 1..120),
+        frames in prop::collection::vec(
+            (prop::collection::vec(nudge(), 0..6), -1.5..1.5f64, 0usize..8, any::<bool>()),
+            1..24,
+        ),
+        share in prop::sample::select(vec![0.05, 0.3, f64::INFINITY]),
+        ratio in prop::sample::select(vec![2u32, 4, 8]),
+        vertical in prop::sample::select(VERTICALS.to_vec()),
+    ) {
+        let v = |(x, y, z): (f64, f64, f64)| DVec3::new(x, y, z);
+        let mut bps = [phase(ratio, true, vertical), phase(ratio, true, vertical)];
+        bps[1].set_parallel(true);
+        for bp in &mut bps {
+            bp.rebuild_share = share;
+            for &(x, y, z, r) in &objs {
+                bp.insert(v((x, y, z)), r).unwrap();
+            }
+        }
+        for (f, (nudges, drift, bad, force)) in frames.iter().enumerate() {
+            for bp in &mut bps {
+                // Every object drifts by `drift` of its fat margin along its own direction; one in
+                // `bad` (if any) is given a centre that is not finite, and keeps its sphere.
+                let res = bp.set_all(|p, c, r| {
+                    let dir = DVec3::new((p % 3) as f64 - 1.0, (p % 5) as f64 - 2.0, 1.0).normalize();
+                    if *bad > 0 && p as usize % 8 == *bad {
+                        (DVec3::NAN, r)
+                    } else {
+                        (c + dir * (r * fat::FAT_MARGIN * drift), r)
+                    }
+                });
+                let any_bad = bp.live().any(|(p, _)| *bad > 0 && p as usize % 8 == *bad);
+                prop_assert_eq!(res.is_err(), any_bad);
+                for n in nudges {
+                    let live: Vec<u32> = bp.live().map(|(p, _)| p).collect();
+                    let pick = |i: usize| live.get(i % live.len().max(1)).copied();
+                    match *n {
+                        Nudge::Edge(i, t) => if let Some(p) = pick(i) {
+                            let (c, r) = bp.get(p).unwrap();
+                            bp.set(p, c + DVec3::X * (r * fat::FAT_MARGIN * t), r).unwrap();
+                        },
+                        Nudge::Scale(i, t) => if let Some(p) = pick(i) {
+                            let (c, r) = bp.get(p).unwrap();
+                            bp.set(p, c, r * (1.0 + fat::FAT_MARGIN).powf(t)).unwrap();
+                        },
+                        Nudge::Jump(i, c, r) => if let Some(p) = pick(i) {
+                            bp.set(p, v(c), r).unwrap();
+                        },
+                        Nudge::Remove(i) => if let Some(p) = pick(i) {
+                            bp.remove(p).unwrap();
+                        },
+                        Nudge::Insert(c, r) => {
+                            bp.insert(v(c), r).unwrap();
+                        }
+                    }
+                }
+                if *force {
+                    bp.coh.valid = false;
+                }
+            }
+            let [one, many] = &mut bps;
+            let want = one.pair_events();
+            let want = (want.0.to_vec(), want.1.to_vec());
+            let got = many.pair_events();
+            prop_assert_eq!((got.0.to_vec(), got.1.to_vec()), want, "frame {}: events", f);
+            prop_assert_eq!(&many.pairs, &one.pairs, "frame {}", f);
+            prop_assert_eq!(&many.coh.cands, &one.coh.cands, "frame {}: fat pairs", f);
+            prop_assert_eq!(many.stats(), one.stats(), "frame {}", f);
+            prop_assert_eq!(many.rebuilds, one.rebuilds, "frame {}", f);
+            prop_assert_eq!(one.pairs.clone(), one.pairs_brute_force(), "frame {}", f);
+        }
+    }
+}
+
 /// Over frames of moves, removals and reinsertions, the events are the differences between
 /// consecutive frames' brute-force pair sets (a reused proxy's pairs end and begin again).
 #[test]
