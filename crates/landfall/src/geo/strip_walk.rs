@@ -23,8 +23,10 @@ struct StripRay {
 
 /// What the test of one wedge segment calls for.
 enum Verdict {
-    /// Nothing there (below its bounds) or walked (its cells tested).
+    /// Nothing there (outside the sink's range or below its bounds).
     Done,
+    /// Its cells tested (a single column).
+    Walked,
     /// Its narrower wedges, under its own roof.
     Descend(Roof),
     /// The segment [ta, tb] (its end cut to the sink's limit) halved, under its own roof.
@@ -81,38 +83,19 @@ impl GeoSurface {
         let mut r = StripRay { x0, d: dx, sh: Shear::new(o, d), t_lo, guess: self.heightfield().ny() / 2 };
         let ncx = self.heightfield().nx() - 1;
         let top = st.top;
-        // The first column in the ray's order whose widened wedge may hold the ray's start (g
-        // decreases with the column at a point of the root box, which lies within 82° of the
-        // grid's longitudes; an earlier start would only cost empty wedges).
+        // The first column in the ray's order whose widened wedge may hold the ray's start (an
+        // earlier start would only cost empty wedges). A ray starting near the ground (below the
+        // highest sample of its top block: a line of sight) starts in that column, as the
+        // projected walk starts in its leaf; any other in the top wedge holding it.
         let p0 = x0 + dx * t0;
-        let g = |c: usize| {
-            let [cl, sl] = st.cols[c];
-            cl * p0.y - sl * p0.x
-        };
-        let (mut lo, mut hi) = (0, ncx - 1);
-        while lo < hi {
-            if east {
-                let mid = (lo + hi) / 2;
-                if g(mid + 1) <= MU {
-                    hi = mid;
-                } else {
-                    lo = mid + 1;
-                }
-            } else {
-                let mid = (lo + hi).div_ceil(2);
-                if g(mid) >= -MU {
-                    lo = mid;
-                } else {
-                    hi = mid - 1;
-                }
-            }
-        }
-        let start = lo;
-        let mut level = top;
-        let mut m = start >> (2 * top);
+        let start = st.start_column(p0, east);
+        let mut level = if st.near_ground(start, p0) { 0 } else { top };
+        let mut m = start >> (2 * level);
         let wedges = |level: usize| (ncx + (1 << (2 * level)) - 1) >> (2 * level);
-        // roofs[k]: the roof of the current wedge's parent (k < top); none above the top.
-        let mut roofs = [(st.rows[0], f64::INFINITY); MAX_TOP + 1];
+        // roofs[k]: the roof of the current wedge's parent (k < top); none above the top, nor
+        // where the walk stayed low across the parent's border.
+        let none = (st.rows[0], f64::INFINITY);
+        let mut roofs = [none; MAX_TOP + 1];
         let edge = |level: usize, m: usize, far: bool| -> usize {
             let w = 1 << (2 * level);
             if east == far {
@@ -137,10 +120,15 @@ impl GeoSurface {
             if !past && ta > t1.min(sink.limit()) {
                 break;
             }
+            // Whether the wedge's cells were walked: the walk then stays at its level past the
+            // parent's border (near the ground, a climb would only descend again), as the
+            // projected walk does.
+            let mut walked = false;
             if !past && ta <= tb {
                 let c0 = m << (2 * level);
                 match self.judge(st, &mut r, level, c0, ta, tb, roofs[level], sink) {
                     Verdict::Done => {}
+                    Verdict::Walked => walked = true,
                     Verdict::Descend(own) => {
                         level -= 1;
                         roofs[level] = own;
@@ -154,29 +142,36 @@ impl GeoSurface {
                         let tm = 0.5 * (ta + tb);
                         self.halves(st, &mut r, c0, (ta, tm), own, sink);
                         self.halves(st, &mut r, c0, (tm, tb), own, sink);
+                        walked = true;
                     }
                 }
             }
-            // The next wedge of this level, climbing while the step left the parent.
+            // The next wedge of this level; past the parent's border, a climb while the step left
+            // the parent unless the cells were walked (then the parents' roofs no longer hold).
             entry = exit;
-            if east {
+            let border = if east {
                 m += 1;
-                while level < top && m % 4 == 0 {
-                    m /= 4;
-                    level += 1;
-                }
-                if m >= wedges(level) {
-                    break;
-                }
+                m % 4 == 0
             } else {
                 if m == 0 {
                     break;
                 }
                 m -= 1;
-                while level < top && m % 4 == 3 {
-                    m /= 4;
-                    level += 1;
+                m % 4 == 3
+            };
+            if border && level < top {
+                if walked {
+                    roofs[level..top].fill(none);
+                } else {
+                    let edge = if east { 0 } else { 3 };
+                    while level < top && m % 4 == edge {
+                        m /= 4;
+                        level += 1;
+                    }
                 }
+            }
+            if east && m >= wedges(level) {
+                break;
             }
         }
         true
@@ -187,7 +182,7 @@ impl GeoSurface {
     fn halves(&self, st: &Strips, r: &mut StripRay, i: usize, (ta, tb): (f64, f64), roof: Roof, sink: &mut impl Sink) {
         match self.judge(st, r, 0, i, ta, tb, roof, sink) {
             // (Descend: not in a single column.)
-            Verdict::Done | Verdict::Descend(_) => {}
+            Verdict::Done | Verdict::Walked | Verdict::Descend(_) => {}
             Verdict::Halve(own, ta, tb) => {
                 let tm = 0.5 * (ta + tb);
                 self.halves(st, r, i, (ta, tm), own, sink);
@@ -266,7 +261,7 @@ impl GeoSurface {
             return Verdict::Halve(own, ta, tb);
         }
         self.strip_cells(r, c0, lo, hi, sink);
-        Verdict::Done
+        Verdict::Walked
     }
 
     /// The cells of column i, rows lo…=hi, tested exactly (as a leaf of the descent tests them).
