@@ -4,7 +4,8 @@
 use super::boxes::SlabRay;
 use super::shear::{Mapped, Shear};
 use super::strips::{RowLine, Strips, H_EPS, MAX_TOP, MU};
-use super::surface::{triangle_hit, GeoSurface};
+use super::surface::{map3, triangle_hit, GeoSurface};
+use crate::heightfield::cell::corner_offsets;
 use super::walk::Sink;
 use crate::geom::{Half, Ray};
 use glam::DVec3;
@@ -70,9 +71,11 @@ impl GeoSurface {
     ///
     /// Stackless, in the ray's order: the wedge of the current level that holds the ray is tested;
     /// when it may hold a crossing the walk descends into its first child the ray meets, else (or
-    /// after its cells) it steps to the next wedge of that level and climbs while that step left
-    /// the parent, so that skipped ground is tested by the widest wedge that starts there. Each
-    /// wedge's meridian plane on the side the ray enters is the previous wedge's exit plane.
+    /// after its cells) it steps to the next wedge of that level and, unless it has just walked
+    /// cells, climbs while that step left the parent, so that skipped ground is tested by the
+    /// widest wedge that starts there. It starts in the start's column when the ray starts near
+    /// the ground, else in the top wedge. Each wedge's meridian plane on the side the ray enters is
+    /// the previous wedge's exit plane.
     pub(super) fn strip_walk(&self, ray: &Ray, t_lo: f64, sink: &mut impl Sink) -> bool {
         let Some(st) = self.strips.as_ref() else { return false };
         let (o, d) = (ray.origin, ray.dir);
@@ -270,18 +273,25 @@ impl GeoSurface {
         let (ncx, ncy) = (hf.nx() - 1, hf.ny() - 1);
         // The corners by the cell's tables: the same bits as `sample_enu`, one bounds check a cell.
         let tables = self.tables();
+        // Each corner mapped once (and its sides found once), the upper two carried to the next row.
         let (mut p00, mut p10) = ([0.0; 3], [0.0; 3]);
+        let (mut e00, mut e10) = (DVec3::ZERO, DVec3::ZERO);
+        let (mut s00, mut s10) = (0, 0);
         for j in lo..=hi {
             let (t, h) = (tables.cell(i, j), hf.corners_f32(i, j));
             if j == lo {
-                p00 = r.sh.map(t.position(0, 0, h[0] as f64));
-                p10 = r.sh.map(t.position(1, 0, h[1] as f64));
+                (e00, e10) = (t.position(0, 0, h[0] as f64), t.position(1, 0, h[1] as f64));
+                (p00, p10) = (r.sh.map(e00), r.sh.map(e10));
+                (s00, s10) = (Shear::sides(&p00), Shear::sides(&p10));
             }
-            let (p01, p11) = (r.sh.map(t.position(0, 1, h[2] as f64)), r.sh.map(t.position(1, 1, h[3] as f64)));
+            let (e01, e11) = (t.position(0, 1, h[2] as f64), t.position(1, 1, h[3] as f64));
+            let (p01, p11) = (r.sh.map(e01), r.sh.map(e11));
+            let (s01, s11) = (Shear::sides(&p01), Shear::sides(&p11));
             let m: [Mapped; 4] = [p00, p10, p01, p11];
-            (p00, p10) = (p01, p11);
+            let e = [e00, e10, e01, e11];
+            let sides = s00 & s10 & s01 & s11;
+            (p00, p10, e00, e10, s00, s10) = (p01, p11, e01, e11, s01, s11);
             let border = i == 0 || j == 0 || i + 1 == ncx || j + 1 == ncy;
-            let sides = Shear::sides(&m[0]) & Shear::sides(&m[1]) & Shear::sides(&m[2]) & Shear::sides(&m[3]);
             if sides != 0 && !border {
                 continue;
             }
@@ -294,7 +304,9 @@ impl GeoSurface {
             for half in [Half::South, Half::North] {
                 if let Some(t) = triangle_hit(&m, anti, half, eps) {
                     if t >= r.t_lo && t <= sink.limit() {
-                        sink.take(t, i, j, half);
+                        // The triangle's vertices as `cell_triangle` maps them (the same bits).
+                        let v = map3(corner_offsets(anti, half), |(di, dj)| e[dj * 2 + di]);
+                        sink.take_with(t, i, j, half, &v);
                     }
                 }
             }

@@ -40,15 +40,20 @@
 //! wedge's bound (a wedge's t interval, from its own two planes, lies in its parent's, longitude
 //! being monotone, so the parent's rows are a superset), then by its own rows and bound; a wedge
 //! it cannot skip it descends into (to the first child the ray's start is not past), one it can
-//! it steps over to the next wedge of its level, climbing while the step left the parent. It
-//! starts at the column found by bisection on g at the ray's start (g decreases with the column
-//! at any point of the root box, which lies within 82° of the grid's longitudes). A wedge whose
-//! exit plane the start is past by more than μ is stepped over: the ray stays past it (g ≥ its
-//! start value · 1e6/7.4e6 along the box, far above the vertices' rounding). A single column's
-//! run of more than 8 rows (a ray near a meridian's direction) is halved in t until it is short or
-//! skipped. Each candidate cell is tested with the descent's exact watertight test, its corners
-//! mapped by the same arithmetic, so the answers are the descent's bit for bit where the first
-//! triangle is the same.
+//! it steps over to the next wedge of its level, climbing while the step left the parent unless it
+//! has just walked a column's cells (near the ground a climb would only descend again; the
+//! parents' roofs are then dropped). It starts at the first column whose widened wedge may hold
+//! the ray's start (g decreases with the column at any point of the root box, which lies within
+//! 82° of the grid's longitudes): guessed from the start's longitude east of the middle column,
+//! then stepped while the planes say so, which gives the bisection's column. A ray starting below
+//! the highest sample of its top block (a line of sight) starts in that column, any other in the
+//! top wedge holding it. A wedge whose exit plane the start is past by more than μ is stepped
+//! over: the ray stays past it (g ≥ its start value · 1e6/7.4e6 along the box, far above the
+//! vertices' rounding). A single column's run of more than 8 rows (a ray near a meridian's
+//! direction) is halved in t until it is short or skipped. Each candidate cell is tested with the
+//! descent's exact watertight test, its corners mapped once by the same arithmetic (so the answers
+//! are the descent's bit for bit where the first triangle is the same), and the first hit's
+//! triangle is handed over for its normal rather than mapped again.
 //!
 //! **Where it serves.** Grids spanning at most 10° of longitude and of latitude, heights within
 //! ±1,000 km, whose root box lies at least 1,000 km from the Earth's axis (so at least that far
