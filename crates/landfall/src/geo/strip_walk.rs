@@ -5,9 +5,9 @@ use super::boxes::SlabRay;
 use super::shear::{Mapped, Shear};
 use super::strips::{RowLine, Strips, H_EPS, MAX_TOP, MU};
 use super::surface::{map3, triangle_hit, GeoSurface};
-use crate::heightfield::cell::corner_offsets;
 use super::walk::Sink;
 use crate::geom::{Half, Ray};
+use crate::heightfield::cell::corner_offsets;
 use glam::DVec3;
 
 /// Most rows of one column whose cells are tested without halving the segment first.
@@ -275,22 +275,18 @@ impl GeoSurface {
         let tables = self.tables();
         // Each corner mapped once (and its sides found once), the upper two carried to the next row.
         let (mut p00, mut p10) = ([0.0; 3], [0.0; 3]);
-        let (mut e00, mut e10) = (DVec3::ZERO, DVec3::ZERO);
         let (mut s00, mut s10) = (0, 0);
         for j in lo..=hi {
-            let (t, h) = (tables.cell(i, j), hf.corners_f32(i, j));
+            let (tc, h) = (tables.cell(i, j), hf.corners_f32(i, j));
             if j == lo {
-                (e00, e10) = (t.position(0, 0, h[0] as f64), t.position(1, 0, h[1] as f64));
-                (p00, p10) = (r.sh.map(e00), r.sh.map(e10));
+                (p00, p10) = (r.sh.map(tc.position(0, 0, h[0] as f64)), r.sh.map(tc.position(1, 0, h[1] as f64)));
                 (s00, s10) = (Shear::sides(&p00), Shear::sides(&p10));
             }
-            let (e01, e11) = (t.position(0, 1, h[2] as f64), t.position(1, 1, h[3] as f64));
-            let (p01, p11) = (r.sh.map(e01), r.sh.map(e11));
+            let (p01, p11) = (r.sh.map(tc.position(0, 1, h[2] as f64)), r.sh.map(tc.position(1, 1, h[3] as f64)));
             let (s01, s11) = (Shear::sides(&p01), Shear::sides(&p11));
             let m: [Mapped; 4] = [p00, p10, p01, p11];
-            let e = [e00, e10, e01, e11];
             let sides = s00 & s10 & s01 & s11;
-            (p00, p10, e00, e10, s00, s10) = (p01, p11, e01, e11, s01, s11);
+            (p00, p10, s00, s10) = (p01, p11, s01, s11);
             let border = i == 0 || j == 0 || i + 1 == ncx || j + 1 == ncy;
             if sides != 0 && !border {
                 continue;
@@ -305,7 +301,7 @@ impl GeoSurface {
                 if let Some(t) = triangle_hit(&m, anti, half, eps) {
                     if t >= r.t_lo && t <= sink.limit() {
                         // The triangle's vertices as `cell_triangle` maps them (the same bits).
-                        let v = map3(corner_offsets(anti, half), |(di, dj)| e[dj * 2 + di]);
+                        let v = map3(corner_offsets(anti, half), |(di, dj)| tc.position(di, dj, h[dj * 2 + di] as f64));
                         sink.take_with(t, i, j, half, &v);
                     }
                 }
