@@ -4,9 +4,10 @@
 use super::boxes::SlabRay;
 use super::shear::{Mapped, Shear};
 use super::strips::{RowLine, Strips, H_EPS, MAX_TOP, MU};
-use super::surface::{triangle_hit, GeoSurface};
+use super::surface::{map3, triangle_hit, GeoSurface};
 use super::walk::Sink;
 use crate::geom::{Half, Ray};
+use crate::heightfield::cell::corner_offsets;
 use glam::DVec3;
 
 /// Most rows of one column whose cells are tested without halving the segment first.
@@ -23,8 +24,10 @@ struct StripRay {
 
 /// What the test of one wedge segment calls for.
 enum Verdict {
-    /// Nothing there (below its bounds) or walked (its cells tested).
+    /// Nothing there (outside the sink's range or below its bounds).
     Done,
+    /// Its cells tested (a single column).
+    Walked,
     /// Its narrower wedges, under its own roof.
     Descend(Roof),
     /// The segment [ta, tb] (its end cut to the sink's limit) halved, under its own roof.
@@ -68,9 +71,11 @@ impl GeoSurface {
     ///
     /// Stackless, in the ray's order: the wedge of the current level that holds the ray is tested;
     /// when it may hold a crossing the walk descends into its first child the ray meets, else (or
-    /// after its cells) it steps to the next wedge of that level and climbs while that step left
-    /// the parent, so that skipped ground is tested by the widest wedge that starts there. Each
-    /// wedge's meridian plane on the side the ray enters is the previous wedge's exit plane.
+    /// after its cells) it steps to the next wedge of that level and, unless it has just walked
+    /// cells, climbs while that step left the parent, so that skipped ground is tested by the
+    /// widest wedge that starts there. It starts in the start's column when the ray starts near
+    /// the ground, else in the top wedge. Each wedge's meridian plane on the side the ray enters is
+    /// the previous wedge's exit plane.
     pub(super) fn strip_walk(&self, ray: &Ray, t_lo: f64, sink: &mut impl Sink) -> bool {
         let Some(st) = self.strips.as_ref() else { return false };
         let (o, d) = (ray.origin, ray.dir);
@@ -81,38 +86,19 @@ impl GeoSurface {
         let mut r = StripRay { x0, d: dx, sh: Shear::new(o, d), t_lo, guess: self.heightfield().ny() / 2 };
         let ncx = self.heightfield().nx() - 1;
         let top = st.top;
-        // The first column in the ray's order whose widened wedge may hold the ray's start (g
-        // decreases with the column at a point of the root box, which lies within 82° of the
-        // grid's longitudes; an earlier start would only cost empty wedges).
+        // The first column in the ray's order whose widened wedge may hold the ray's start (an
+        // earlier start would only cost empty wedges). A ray starting near the ground (below the
+        // highest sample of its top block: a line of sight) starts in that column, as the
+        // projected walk starts in its leaf; any other in the top wedge holding it.
         let p0 = x0 + dx * t0;
-        let g = |c: usize| {
-            let [cl, sl] = st.cols[c];
-            cl * p0.y - sl * p0.x
-        };
-        let (mut lo, mut hi) = (0, ncx - 1);
-        while lo < hi {
-            if east {
-                let mid = (lo + hi) / 2;
-                if g(mid + 1) <= MU {
-                    hi = mid;
-                } else {
-                    lo = mid + 1;
-                }
-            } else {
-                let mid = (lo + hi).div_ceil(2);
-                if g(mid) >= -MU {
-                    lo = mid;
-                } else {
-                    hi = mid - 1;
-                }
-            }
-        }
-        let start = lo;
-        let mut level = top;
-        let mut m = start >> (2 * top);
+        let start = st.start_column(p0, east);
+        let mut level = if st.near_ground(start, p0) { 0 } else { top };
+        let mut m = start >> (2 * level);
         let wedges = |level: usize| (ncx + (1 << (2 * level)) - 1) >> (2 * level);
-        // roofs[k]: the roof of the current wedge's parent (k < top); none above the top.
-        let mut roofs = [(st.rows[0], f64::INFINITY); MAX_TOP + 1];
+        // roofs[k]: the roof of the current wedge's parent (k < top); none above the top, nor
+        // where the walk stayed low across the parent's border.
+        let none = (st.rows[0], f64::INFINITY);
+        let mut roofs = [none; MAX_TOP + 1];
         let edge = |level: usize, m: usize, far: bool| -> usize {
             let w = 1 << (2 * level);
             if east == far {
@@ -137,10 +123,15 @@ impl GeoSurface {
             if !past && ta > t1.min(sink.limit()) {
                 break;
             }
+            // Whether the wedge's cells were walked: the walk then stays at its level past the
+            // parent's border (near the ground, a climb would only descend again), as the
+            // projected walk does.
+            let mut walked = false;
             if !past && ta <= tb {
                 let c0 = m << (2 * level);
                 match self.judge(st, &mut r, level, c0, ta, tb, roofs[level], sink) {
                     Verdict::Done => {}
+                    Verdict::Walked => walked = true,
                     Verdict::Descend(own) => {
                         level -= 1;
                         roofs[level] = own;
@@ -154,29 +145,36 @@ impl GeoSurface {
                         let tm = 0.5 * (ta + tb);
                         self.halves(st, &mut r, c0, (ta, tm), own, sink);
                         self.halves(st, &mut r, c0, (tm, tb), own, sink);
+                        walked = true;
                     }
                 }
             }
-            // The next wedge of this level, climbing while the step left the parent.
+            // The next wedge of this level; past the parent's border, a climb while the step left
+            // the parent unless the cells were walked (then the parents' roofs no longer hold).
             entry = exit;
-            if east {
+            let border = if east {
                 m += 1;
-                while level < top && m % 4 == 0 {
-                    m /= 4;
-                    level += 1;
-                }
-                if m >= wedges(level) {
-                    break;
-                }
+                m % 4 == 0
             } else {
                 if m == 0 {
                     break;
                 }
                 m -= 1;
-                while level < top && m % 4 == 3 {
-                    m /= 4;
-                    level += 1;
+                m % 4 == 3
+            };
+            if border && level < top {
+                if walked {
+                    roofs[level..top].fill(none);
+                } else {
+                    let edge = if east { 0 } else { 3 };
+                    while level < top && m % 4 == edge {
+                        m /= 4;
+                        level += 1;
+                    }
                 }
+            }
+            if east && m >= wedges(level) {
+                break;
             }
         }
         true
@@ -187,7 +185,7 @@ impl GeoSurface {
     fn halves(&self, st: &Strips, r: &mut StripRay, i: usize, (ta, tb): (f64, f64), roof: Roof, sink: &mut impl Sink) {
         match self.judge(st, r, 0, i, ta, tb, roof, sink) {
             // (Descend: not in a single column.)
-            Verdict::Done | Verdict::Descend(_) => {}
+            Verdict::Done | Verdict::Walked | Verdict::Descend(_) => {}
             Verdict::Halve(own, ta, tb) => {
                 let tm = 0.5 * (ta + tb);
                 self.halves(st, r, i, (ta, tm), own, sink);
@@ -266,7 +264,7 @@ impl GeoSurface {
             return Verdict::Halve(own, ta, tb);
         }
         self.strip_cells(r, c0, lo, hi, sink);
-        Verdict::Done
+        Verdict::Walked
     }
 
     /// The cells of column i, rows lo…=hi, tested exactly (as a leaf of the descent tests them).
@@ -275,18 +273,21 @@ impl GeoSurface {
         let (ncx, ncy) = (hf.nx() - 1, hf.ny() - 1);
         // The corners by the cell's tables: the same bits as `sample_enu`, one bounds check a cell.
         let tables = self.tables();
+        // Each corner mapped once (and its sides found once), the upper two carried to the next row.
         let (mut p00, mut p10) = ([0.0; 3], [0.0; 3]);
+        let (mut s00, mut s10) = (0, 0);
         for j in lo..=hi {
-            let (t, h) = (tables.cell(i, j), hf.corners_f32(i, j));
+            let (tc, h) = (tables.cell(i, j), hf.corners_f32(i, j));
             if j == lo {
-                p00 = r.sh.map(t.position(0, 0, h[0] as f64));
-                p10 = r.sh.map(t.position(1, 0, h[1] as f64));
+                (p00, p10) = (r.sh.map(tc.position(0, 0, h[0] as f64)), r.sh.map(tc.position(1, 0, h[1] as f64)));
+                (s00, s10) = (Shear::sides(&p00), Shear::sides(&p10));
             }
-            let (p01, p11) = (r.sh.map(t.position(0, 1, h[2] as f64)), r.sh.map(t.position(1, 1, h[3] as f64)));
+            let (p01, p11) = (r.sh.map(tc.position(0, 1, h[2] as f64)), r.sh.map(tc.position(1, 1, h[3] as f64)));
+            let (s01, s11) = (Shear::sides(&p01), Shear::sides(&p11));
             let m: [Mapped; 4] = [p00, p10, p01, p11];
-            (p00, p10) = (p01, p11);
+            let sides = s00 & s10 & s01 & s11;
+            (p00, p10, s00, s10) = (p01, p11, s01, s11);
             let border = i == 0 || j == 0 || i + 1 == ncx || j + 1 == ncy;
-            let sides = Shear::sides(&m[0]) & Shear::sides(&m[1]) & Shear::sides(&m[2]) & Shear::sides(&m[3]);
             if sides != 0 && !border {
                 continue;
             }
@@ -299,7 +300,9 @@ impl GeoSurface {
             for half in [Half::South, Half::North] {
                 if let Some(t) = triangle_hit(&m, anti, half, eps) {
                     if t >= r.t_lo && t <= sink.limit() {
-                        sink.take(t, i, j, half);
+                        // The triangle's vertices as `cell_triangle` maps them (the same bits).
+                        let v = map3(corner_offsets(anti, half), |(di, dj)| tc.position(di, dj, h[dj * 2 + di] as f64));
+                        sink.take_with(t, i, j, half, &v);
                     }
                 }
             }

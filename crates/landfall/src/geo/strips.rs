@@ -40,15 +40,20 @@
 //! wedge's bound (a wedge's t interval, from its own two planes, lies in its parent's, longitude
 //! being monotone, so the parent's rows are a superset), then by its own rows and bound; a wedge
 //! it cannot skip it descends into (to the first child the ray's start is not past), one it can
-//! it steps over to the next wedge of its level, climbing while the step left the parent. It
-//! starts at the column found by bisection on g at the ray's start (g decreases with the column
-//! at any point of the root box, which lies within 82° of the grid's longitudes). A wedge whose
-//! exit plane the start is past by more than μ is stepped over: the ray stays past it (g ≥ its
-//! start value · 1e6/7.4e6 along the box, far above the vertices' rounding). A single column's
-//! run of more than 8 rows (a ray near a meridian's direction) is halved in t until it is short or
-//! skipped. Each candidate cell is tested with the descent's exact watertight test, its corners
-//! mapped by the same arithmetic, so the answers are the descent's bit for bit where the first
-//! triangle is the same.
+//! it steps over to the next wedge of its level, climbing while the step left the parent unless it
+//! has just walked a column's cells (near the ground a climb would only descend again; the
+//! parents' roofs are then dropped). It starts at the first column whose widened wedge may hold
+//! the ray's start (g decreases with the column at any point of the root box, which lies within
+//! 82° of the grid's longitudes): guessed from the start's longitude east of the middle column,
+//! then stepped while the planes say so, which gives the bisection's column. A ray starting below
+//! the highest sample of its top block (a line of sight) starts in that column, any other in the
+//! top wedge holding it. A wedge whose exit plane the start is past by more than μ is stepped
+//! over: the ray stays past it (g ≥ its start value · 1e6/7.4e6 along the box, far above the
+//! vertices' rounding). A single column's run of more than 8 rows (a ray near a meridian's
+//! direction) is halved in t until it is short or skipped. Each candidate cell is tested with the
+//! descent's exact watertight test, its corners mapped once by the same arithmetic (so the answers
+//! are the descent's bit for bit where the first triangle is the same), and the first hit's
+//! triangle is handed over for its normal rather than mapped again.
 //!
 //! **Where it serves.** Grids spanning at most 10° of longitude and of latitude, heights within
 //! ±1,000 km, whose root box lies at least 1,000 km from the Earth's axis (so at least that far
@@ -99,6 +104,10 @@ pub(crate) struct Strips {
     /// Row lines per metre of s, roughly (1 / (M(φ) Δφ) at the grid's middle latitude): the
     /// first guess of an end's rows (only a guess: the lines are then checked).
     per_m: f64,
+    /// The middle column, whose plane the start column's guess is measured from, and columns per
+    /// radian of longitude (only a guess: the columns' planes are then checked).
+    mid: usize,
+    per_rad: f64,
 }
 
 impl Strips {
@@ -177,7 +186,7 @@ impl Strips {
         let (sin, _) = sin_cos_deg(o.y + ncy as f64 * s.y * 0.5);
         let meridian = prime_vertical_radius(sin) * (1.0 - E2) / (1.0 - E2 * sin * sin);
         let per_m = 1.0 / (meridian * s.y.to_radians());
-        Some(Self { cols, rows, maxes, top, margin, per_m })
+        Some(Self { cols, rows, maxes, top, margin, per_m, mid: ncx / 2, per_rad: 1.0 / dl })
     }
 
     /// Bytes used.
@@ -190,6 +199,68 @@ impl Strips {
     pub(super) fn s(&self, j: usize, r: f64, z: f64) -> f64 {
         let l = &self.rows[j];
         z * l.cos - r * l.sin + l.k
+    }
+
+    /// g of column c at the point (x, y) (ECEF): metres east of the column's meridian plane.
+    #[inline(always)]
+    fn g(&self, c: usize, x: f64, y: f64) -> f64 {
+        let [cl, sl] = self.cols[c];
+        cl * y - sl * x
+    }
+
+    /// The first column in the ray's order (`east`: increasing columns) whose wedge, widened by
+    /// [`MU`], may hold the point p (ECEF, in the root box: g decreases with the column there): the
+    /// first column c with g(c + 1) ≤ MU going east, the last with g(c) ≥ −MU going west, clamped to
+    /// the grid's columns. Guessed from p's longitude east of the middle column (tan Δλ = g / r
+    /// there, Δλ ≈ tan Δλ · (1 − tan² Δλ / 3)), then stepped while the planes say so: the same
+    /// column as a bisection on the planes, in one or two plane tests.
+    #[inline(always)]
+    pub(super) fn start_column(&self, p: DVec3, east: bool) -> usize {
+        let last = self.cols.len() - 2;
+        let [cm, sm] = self.cols[self.mid];
+        let tan = (cm * p.y - sm * p.x) / (cm * p.x + sm * p.y);
+        let pos = self.mid as f64 + tan * (1.0 - tan * tan * (1.0 / 3.0)) * self.per_rad;
+        // (A NaN guess is column 0: the steps below still find the column.)
+        let mut c = (pos.max(0.0) as usize).min(last);
+        let g = |c: usize| self.g(c, p.x, p.y);
+        if east {
+            while c > 0 && g(c) <= MU {
+                c -= 1;
+            }
+            while c < last && g(c + 1) > MU {
+                c += 1;
+            }
+        } else {
+            while c < last && g(c + 1) >= -MU {
+                c += 1;
+            }
+            while c > 0 && g(c) < -MU {
+                c -= 1;
+            }
+        }
+        c
+    }
+
+    /// True when the point p (ECEF) in column `c` may lie below the highest sample of its top
+    /// block (a lower bound of its height, the row line nearest it, against that sample): a ray
+    /// starting there, near the ground, starts its walk in its column rather than in the top
+    /// wedge (only a choice of where to start, no bound of the walk's).
+    #[inline(always)]
+    pub(super) fn near_ground(&self, c: usize, p: DVec3) -> bool {
+        if self.top == 0 {
+            return false;
+        }
+        let [cl, sl] = self.cols[c];
+        let r = cl * p.x + sl * p.y;
+        let ncy = self.rows.len() - 1;
+        let jm = ncy / 2;
+        let pos = jm as f64 + self.s(jm, r, p.z) * self.per_m;
+        let j = (pos.max(0.0) as usize).min(ncy);
+        let l = &self.rows[j];
+        let low = l.cos * r + l.sin * p.z - l.big_k;
+        let sh = 2 * self.top;
+        let (bx, ref mx) = self.maxes[self.top - 1];
+        low <= mx[(j.min(ncy - 1) >> sh) * bx + (c >> sh)] as f64
     }
 
     /// For one end (r its distance from the axis, or short of it by no more than the margin

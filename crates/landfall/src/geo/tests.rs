@@ -370,7 +370,14 @@ fn refuses_grids_not_in_degrees() {
 fn same_first_hit(s: &GeoSurface, ray: &crate::Ray, max_t: f64) -> Result<(), TestCaseError> {
     let (got, want) = (s.raycast_enu(ray, max_t), s.raycast_enu_descent(ray, max_t));
     match (got, want) {
-        (Some(g), Some(w)) => prop_assert!(g.t == w.t || (g.t - w.t).abs() < 1e-9 * (1.0 + w.t), "{} vs {}", g.t, w.t),
+        (Some(g), Some(w)) => {
+            prop_assert!(g.t == w.t || (g.t - w.t).abs() < 1e-9 * (1.0 + w.t), "{} vs {}", g.t, w.t);
+            // On the same triangle, the same normal bit for bit (the strip walk hands over the
+            // vertices it tested; the descent maps them again).
+            if g.triangle == w.triangle {
+                prop_assert_eq!(g.normal, w.normal);
+            }
+        }
         (None, None) => {}
         _ => prop_assert!(false, "strip walk {got:?}, descent {want:?}"),
     }
@@ -530,6 +537,96 @@ proptest! {
         let mut g = guess % (ncy + 1);
         prop_assert_eq!(st.block_lines(sh, r, z, m, &mut g), (first, second));
         prop_assert!(g <= ncy);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, max_global_rejects: 100_000, ..ProptestConfig::default() })]
+
+    /// The start column, guessed from the longitude and stepped on the meridian planes, is the
+    /// bisection's on the planes (the first column going east whose widened wedge may hold the
+    /// point, the last going west), for points over the tile and beyond its west and east edges,
+    /// exactly on column lines and a hair beside them, high and low, either way.
+    #[test]
+    fn start_column_is_the_bisection(s in grid_strategy(), fu in prop_oneof![-0.5f64..1.5, Just(0.0), Just(1.0)], fv in -0.2f64..1.2,
+                                     on_col in any::<bool>(), nudge in prop_oneof![Just(0.0), -1e-9f64..1e-9, -1e-6f64..1e-6],
+                                     h in prop_oneof![-500.0f64..9000.0, Just(0.0)], east in any::<bool>()) {
+        prop_assume!(s.has_strip_walk());
+        let st = s.strips.as_ref().unwrap();
+        let hf = s.heightfield();
+        let (o, sp, ncx) = (hf.origin(), hf.spacing(), hf.nx() - 1);
+        let mut u = fu * ncx as f64;
+        if on_col {
+            u = u.round();
+        }
+        let lon = o.x + (u + nudge) * sp.x;
+        let lat = o.y + fv * (hf.ny() - 1) as f64 * sp.y;
+        prop_assume!(lat.abs() < 89.0);
+        let p = Geodetic::new(lon, lat, h).to_ecef();
+        let g = |c: usize| {
+            let [cl, sl] = st.cols[c];
+            cl * p.y - sl * p.x
+        };
+        let mu = super::strips::MU;
+        let (mut lo, mut hi) = (0, ncx - 1);
+        while lo < hi {
+            if east {
+                let mid = (lo + hi) / 2;
+                if g(mid + 1) <= mu { hi = mid } else { lo = mid + 1 }
+            } else {
+                let mid = (lo + hi).div_ceil(2);
+                if g(mid) >= -mu { lo = mid } else { hi = mid - 1 }
+            }
+        }
+        prop_assert_eq!(st.start_column(p, east), lo);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, max_global_rejects: 100_000, ..ProptestConfig::default() })]
+
+    /// Lines of sight (the walk starts in the start's column and stays low past walked cells): on
+    /// grids of several top wedges, across the antimeridian too, segments between points 0–5 m
+    /// above the ground, on column lines of 1, 4 or 16 columns, at the tile's west and east edges
+    /// or anywhere, along meridians, along parallels or anywhere: the strip walk's first hit is
+    /// the descent's, and so is every crossing of the segment.
+    #[test]
+    fn lines_of_sight_match_the_descent(lon0 in prop_oneof![-179.0f64..178.0, Just(179.5)], lat0 in -75.0f64..75.0,
+                                        nx in 66usize..150, ny in 30usize..150, step in prop_oneof![0.0005f64..0.008, Just(1.0 / 3600.0)],
+                                        relief in prop_oneof![1.0f32..50.0, 500.0f32..4000.0], seed in any::<u64>(), holes in any::<bool>(),
+                                        ends in prop::array::uniform2(0usize..5), picks in prop::array::uniform2(any::<u64>()),
+                                        up in prop::array::uniform2(prop_oneof![Just(0.0), 0.0f64..5.0]), kind in 0usize..3) {
+        let s = surface((lon0, lat0), (nx, ny), step, relief, seed, holes);
+        prop_assume!(s.has_strip_walk());
+        let at = |e: usize, pick: u64| {
+            let i = match e {
+                0 => 0,
+                1 => nx - 1,
+                2..=4 => ((pick as usize) % nx) / 4usize.pow(e as u32 - 2) * 4usize.pow(e as u32 - 2),
+                _ => unreachable!(),
+            };
+            let j = ((pick >> 32) as usize) % ny;
+            (lon0 + i as f64 * step, lat0 + j as f64 * step * 0.8)
+        };
+        let (a, mut b) = (at(ends[0], picks[0]), at(ends[1], picks[1]));
+        match kind {
+            0 => b.0 = a.0,
+            1 => b.1 = a.1,
+            _ => {}
+        }
+        let geo = |(lon, lat): (f64, f64), up: f64| Geodetic::new(lon, lat, s.height_at(lon, lat).unwrap_or(0.0) + up);
+        let fr = s.frame();
+        let (pa, pb) = (fr.to_enu(geo(a, up[0]).to_ecef()), fr.to_enu(geo(b, up[1]).to_ecef()));
+        prop_assume!(pa != pb);
+        let ray = crate::Ray::new(pa, pb - pa);
+        same_first_hit(&s, &ray, 1.0)?;
+        let (mut x, mut y) = (Vec::new(), Vec::new());
+        s.crossings_enu(&ray, 0.0, 1.0, |h| x.push(h.t));
+        s.crossings_enu_descent(&ray, 0.0, 1.0, |h| y.push(h.t));
+        prop_assert_eq!(x.len(), y.len(), "{:?} vs {:?}", x, y);
+        for (p, q) in x.iter().zip(&y) {
+            prop_assert!((p - q).abs() < 1e-6 * (1.0 + q.abs()), "{:?} vs {:?}", x, y);
+        }
     }
 }
 

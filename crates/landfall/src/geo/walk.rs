@@ -38,11 +38,19 @@ pub(super) trait Sink {
     /// The largest t still of interest.
     fn limit(&self) -> f64;
     fn take(&mut self, t: f64, i: usize, j: usize, half: Half);
+    /// [`Sink::take`] with the triangle's ENU vertices as [`GeoSurface::cell_triangle`] gives them
+    /// (the same bits), which the first hit keeps for its normal.
+    #[inline(always)]
+    fn take_with(&mut self, t: f64, i: usize, j: usize, half: Half, _v: &[DVec3; 3]) {
+        self.take(t, i, j, half);
+    }
 }
 
 struct First {
     best: f64,
     found: Option<(f64, usize, usize, Half)>,
+    /// The found triangle's vertices, where the walk gave them.
+    tri: Option<[DVec3; 3]>,
 }
 
 impl Sink for First {
@@ -55,6 +63,15 @@ impl Sink for First {
         if t < self.best || self.found.is_none() {
             self.best = t;
             self.found = Some((t, i, j, half));
+            self.tri = None;
+        }
+    }
+    #[inline(always)]
+    fn take_with(&mut self, t: f64, i: usize, j: usize, half: Half, v: &[DVec3; 3]) {
+        if t < self.best || self.found.is_none() {
+            self.best = t;
+            self.found = Some((t, i, j, half));
+            self.tri = Some(*v);
         }
     }
 }
@@ -73,6 +90,15 @@ impl Sink for All {
     }
 }
 
+/// The hit at `t` on triangle `half` of cell (i, j) with ENU vertices `v`, its normal oriented to
+/// the frame's up.
+#[inline(always)]
+fn hit_on(ray: &Ray, t: f64, i: usize, j: usize, half: Half, v: &[DVec3; 3]) -> Hit {
+    let n = (v[1] - v[0]).cross(v[2] - v[0]).normalize();
+    let normal = if n.z < 0.0 { -n } else { n };
+    Hit { t, point: ray.at(t), normal, triangle: TriangleId::Cell { i: i as u32, j: j as u32, half } }
+}
+
 impl GeoSurface {
     /// First crossing of `ray` (in the surface's ENU frame, [`GeoSurface::frame`]) for t in
     /// [0, `max_t`], from either side; the normal is oriented to the frame's up (+z). Invalid rays
@@ -80,12 +106,16 @@ impl GeoSurface {
     pub fn raycast_enu(&self, ray: &Ray, max_t: f64) -> Option<Hit> {
         ray.validate(max_t).ok()?;
         let t_lo = -GEO_TOUCH / ray.dir.length();
-        let mut sink = First { best: max_t, found: None };
+        let mut sink = First { best: max_t, found: None, tri: None };
         if !self.strip_walk(ray, t_lo, &mut sink) {
             self.walk(ray, t_lo, &mut sink);
         }
         let (t, i, j, half) = sink.found?;
-        self.enu_hit(ray, t.max(0.0), i, j, half)
+        // The strip walk hands over the triangle it tested; the descent's is mapped again.
+        match sink.tri {
+            Some(v) => Some(hit_on(ray, t.max(0.0), i, j, half, &v)),
+            None => self.enu_hit(ray, t.max(0.0), i, j, half),
+        }
     }
 
     /// [`GeoSurface::raycast_enu`] by the box-tree descent alone (the strip walk's reference).
@@ -93,7 +123,7 @@ impl GeoSurface {
     pub(crate) fn raycast_enu_descent(&self, ray: &Ray, max_t: f64) -> Option<Hit> {
         ray.validate(max_t).ok()?;
         let t_lo = -GEO_TOUCH / ray.dir.length();
-        let mut sink = First { best: max_t, found: None };
+        let mut sink = First { best: max_t, found: None, tri: None };
         self.walk(ray, t_lo, &mut sink);
         let (t, i, j, half) = sink.found?;
         self.enu_hit(ray, t.max(0.0), i, j, half)
@@ -108,9 +138,7 @@ impl GeoSurface {
     /// The hit at `t` on triangle `half` of cell (i, j), its normal oriented to the frame's up.
     fn enu_hit(&self, ray: &Ray, t: f64, i: usize, j: usize, half: Half) -> Option<Hit> {
         let v = self.cell_triangle(i, j, half)?;
-        let n = (v[1] - v[0]).cross(v[2] - v[0]).normalize();
-        let normal = if n.z < 0.0 { -n } else { n };
-        Some(Hit { t, point: ray.at(t), normal, triangle: TriangleId::Cell { i: i as u32, j: j as u32, half } })
+        Some(hit_on(ray, t, i, j, half, &v))
     }
 
     /// First crossing of the ray from `origin` along `dir`, both in ECEF, for t in [0, `max_t`]
