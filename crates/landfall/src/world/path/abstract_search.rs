@@ -2,13 +2,14 @@
 //! portals of their clusters by searches inside them, portal to portal through the clusters by
 //! the cached stretches. An edge is first queued at its straight length (a lower bound) and its
 //! stretch is found only when that entry comes off the heap (lazy edges), so the stretches of
-//! clusters the search does not go through are never computed. The path is the stretches along
-//! the way, joined.
+//! clusters the search does not go through are never computed. Across a free cluster the stretch
+//! is the straight segment: its edges are queued at their true cost at once (most of a long
+//! query's edges; no second entry, no stretch stored). The path is the stretches along the way,
+//! joined.
 
 use super::clusters::{key_side, Entry, Map, PortalSearch, Reached};
 use super::planner::Planner;
 use glam::DVec2;
-use std::sync::Arc;
 
 /// The start, as a node.
 const START: u64 = u64::MAX;
@@ -39,7 +40,7 @@ impl Planner<'_> {
         at.insert(START, a);
         at.insert(GOAL, b);
         heap.push(Entry { f: WEIGHT * a.distance(b), g: 0.0, node: START, from: START, cluster: ca, exact: true });
-        reached.insert(START, Reached { g: 0.0, from: START, pts: Arc::from([a].as_slice()), flip: false });
+        reached.insert(START, Reached { g: 0.0, from: START, pts: None, flip: false });
         while let Some(e) = heap.pop() {
             if closed.contains_key(&e.node) {
                 continue;
@@ -55,7 +56,7 @@ impl Planner<'_> {
                 let Some((l, pts, flip)) = s else { continue };
                 let g = reached[&e.from].g + l;
                 if reached.get(&e.node).is_none_or(|r| g < r.g) {
-                    reached.insert(e.node, Reached { g, from: e.from, pts, flip });
+                    reached.insert(e.node, Reached { g, from: e.from, pts: Some(pts), flip });
                     heap.push(Entry {
                         f: g + WEIGHT * q.distance(b),
                         g,
@@ -72,7 +73,7 @@ impl Planner<'_> {
             }
             closed.insert(e.node, ());
             if e.node == GOAL {
-                return Some(self.unwind(reached));
+                return Some(self.unwind(at, reached));
             }
             let p = at[&e.node];
             let clusters = if e.node == START {
@@ -82,25 +83,24 @@ impl Planner<'_> {
                 [Some(x), Some(y)]
             };
             for c in clusters.into_iter().flatten() {
+                // Across a free cluster the stretch is the straight segment: known at once.
+                let free = self.cluster_free(c);
                 self.cluster_portals(c, portals);
-                for &(k, q) in portals.iter() {
+                let targets = portals.iter().copied().chain((c == cb).then_some((GOAL, b)));
+                for (k, q) in targets {
                     if k == e.node || closed.contains_key(&k) {
                         continue;
                     }
-                    at.insert(k, q);
                     let g = e.g + p.distance(q);
-                    heap.push(Entry {
-                        f: g + WEIGHT * q.distance(b),
-                        g,
-                        node: k,
-                        from: e.node,
-                        cluster: c,
-                        exact: false,
-                    });
-                }
-                if c == cb {
-                    let g = e.g + p.distance(b);
-                    heap.push(Entry { f: g, g, node: GOAL, from: e.node, cluster: c, exact: false });
+                    if free && reached.get(&k).is_some_and(|r| r.g <= g) {
+                        continue;
+                    }
+                    at.insert(k, q);
+                    if free {
+                        reached.insert(k, Reached { g, from: e.node, pts: None, flip: false });
+                    }
+                    let h = if k == GOAL { 0.0 } else { WEIGHT * q.distance(b) };
+                    heap.push(Entry { f: g + h, g, node: k, from: e.node, cluster: c, exact: free });
                 }
             }
         }
@@ -108,13 +108,15 @@ impl Planner<'_> {
     }
 
     /// The corners from the start to the goal, joined from the stretches.
-    fn unwind(&self, reached: &Map<u64, Reached>) -> Vec<DVec2> {
+    fn unwind(&self, at: &Map<u64, DVec2>, reached: &Map<u64, Reached>) -> Vec<DVec2> {
         let mut out: Vec<DVec2> = Vec::new();
         let mut n = GOAL;
         while n != START {
             let r = &reached[&n];
+            let straight = [at[&r.from], at[&n]];
+            let pts = r.pts.as_deref().unwrap_or(&straight);
             let pts: Box<dyn Iterator<Item = &DVec2>> =
-                if r.flip { Box::new(r.pts.iter()) } else { Box::new(r.pts.iter().rev()) };
+                if r.flip { Box::new(pts.iter()) } else { Box::new(pts.iter().rev()) };
             for &q in pts {
                 if out.last() != Some(&q) {
                     out.push(q);
@@ -122,7 +124,7 @@ impl Planner<'_> {
             }
             n = r.from;
         }
-        let a = reached[&START].pts[0];
+        let a = at[&START];
         if out.last() != Some(&a) {
             out.push(a);
         }

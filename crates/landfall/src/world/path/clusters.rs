@@ -98,11 +98,11 @@ impl PartialOrd for Entry {
 }
 
 /// What a node was reached by: its cost, the node before, the corners on the way (reversed
-/// when `flip`).
+/// when `flip`; `None`: the straight segment from the node before).
 pub(crate) struct Reached {
     pub(crate) g: f64,
     pub(crate) from: u64,
-    pub(crate) pts: Arc<[DVec2]>,
+    pub(crate) pts: Option<Arc<[DVec2]>>,
     pub(crate) flip: bool,
 }
 

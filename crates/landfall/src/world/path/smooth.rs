@@ -1,6 +1,6 @@
-//! Pulling the A* polyline straight: greedy string pulling (from each corner, on to the farthest
-//! later corner it sees), then a few passes that pull each corner taut between its neighbours,
-//! dropping corners that are no longer needed.
+//! Pulling the A* polyline straight: greedy string pulling (from each corner, on to a far later
+//! corner it sees, found by galloping and bisection), then a few passes that pull each corner
+//! taut between its neighbours, dropping corners that are no longer needed.
 //!
 //! A corner `c` between `p` and `n` (who do not see each other) is moved to the apex of the
 //! smallest triangle on `p`–`n` that keeps every obstacle meeting the triangle `p c n` on the
@@ -169,18 +169,37 @@ impl Planner<'_> {
         }
     }
 
-    /// Greedy string pulling: from each kept corner, on to the farthest next corner it sees in a
-    /// row.
-    fn pull(&self, pts: &mut Vec<DVec2>) {
+    /// Greedy string pulling: from each kept corner on to a far later corner it sees, found by
+    /// galloping (the corners 1, 2, 4, … on, until one is hidden) and bisection between the last
+    /// seen and the first hidden: O(log k) walks to reach k corners on, where trying each in a
+    /// row walked the path's long clear stretches k times over.
+    pub(crate) fn pull(&self, pts: &mut Vec<DVec2>) {
         if pts.len() < 3 {
             return;
         }
+        let last = pts.len() - 1;
         let mut out = vec![pts[0]];
         let mut i = 0;
-        while i + 1 < pts.len() {
-            let mut k = i + 1;
-            while k + 1 < pts.len() && self.clear(pts[i], pts[k + 1]) {
-                k += 1;
+        while i < last {
+            // `k` is seen from `i` (the next corner always is); `hidden` is not (or past the end).
+            let (mut k, mut hidden, mut step) = (i + 1, last + 1, 1);
+            while k < last {
+                let t = (k + step).min(last);
+                if self.clear(pts[i], pts[t]) {
+                    k = t;
+                    step *= 2;
+                } else {
+                    hidden = t;
+                    break;
+                }
+            }
+            while hidden - k > 1 && k < last {
+                let mid = k + (hidden - k) / 2;
+                if self.clear(pts[i], pts[mid]) {
+                    k = mid;
+                } else {
+                    hidden = mid;
+                }
             }
             out.push(pts[k]);
             i = k;

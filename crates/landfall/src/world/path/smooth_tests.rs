@@ -149,3 +149,40 @@ proptest::proptest! {
         }
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(96))]
+
+    /// String pulling by galloping and bisection on the cluster–portal graph's long polylines
+    /// (many corners, long clear runs): it keeps corners of the polyline in order, the ends
+    /// fixed, every segment clear by brute force, and is no longer than the polyline.
+    #[test]
+    fn galloping_pull_keeps_corners_in_order_and_clear(
+        seed in proptest::prelude::any::<u64>(),
+        kind in 0u8..4,
+        n in 1usize..24,
+        ax in 1.0f64..63.0, ay in 1.0f64..63.0, bx in 1.0f64..63.0, by in 1.0f64..63.0,
+    ) {
+        let (ground, discs) = layout(kind, seed, n);
+        let agent = Agent::default().with_radius(R).with_snap(0.0);
+        let mut p = Planner::new(&ground, &discs, agent, DVec2::ZERO, SIDE).unwrap();
+        let (a, b) = (DVec2::new(ax, ay), DVec2::new(bx, by));
+        proptest::prop_assume!(p.check_point("start", a).is_ok() && p.check_point("goal", b).is_ok());
+        let Some(raw) = p.portal_corridor(a, b) else { return Ok(()) };
+        let mut pts = raw.clone();
+        p.pull(&mut pts);
+        proptest::prop_assert_eq!((pts[0], pts[pts.len() - 1]), (a, b));
+        // A subsequence of the polyline's corners.
+        let mut at = 0;
+        for q in &pts {
+            let Some(k) = raw[at..].iter().position(|r| r == q) else {
+                return Err(proptest::test_runner::TestCaseError::fail(format!("{q} is not a later corner")));
+            };
+            at += k + 1;
+        }
+        for w in pts.windows(2) {
+            clear_brute(&p, &discs, w[0], w[1]).map_err(proptest::test_runner::TestCaseError::fail)?;
+        }
+        proptest::prop_assert!(length(&pts) <= length(&raw) + 1e-9, "{} against {}", length(&pts), length(&raw));
+    }
+}
