@@ -88,20 +88,44 @@ impl Planner<'_> {
         self.leaf_search(a, b, within)
     }
 
-    /// [`corridor_in`](Self::corridor_in) for ends that do not see each other.
-    fn leaf_search(&mut self, a: DVec2, b: DVec2, within: Option<Cells>) -> Result<Vec<DVec2>, PathError> {
+    /// [`corridor_in`](Self::corridor_in) for ends that do not see each other: over the free
+    /// leaves, and where they do not join the ends, again with the partial cells whose centre the
+    /// agent may stand on (a gap between obstacles narrower than a free cell; each step into or
+    /// out of such a cell checked by line of sight).
+    pub(crate) fn leaf_search(&mut self, a: DVec2, b: DVec2, within: Option<Cells>) -> Result<Vec<DVec2>, PathError> {
+        self.leaf_search_over(a, b, within, false).or_else(|_| self.leaf_search_over(a, b, within, true))
+    }
+
+    /// The leaf search over the free leaves, and with `partial` the walkable partial cells too.
+    fn leaf_search_over(
+        &mut self,
+        a: DVec2,
+        b: DVec2,
+        within: Option<Cells>,
+        partial: bool,
+    ) -> Result<Vec<DVec2>, PathError> {
         let mut s = std::mem::take(&mut self.search);
         s.reset(self.tree.nodes.len());
         let stamp = s.stamp;
         let inside = |t: &super::tree::Tree, n: u32| within.is_none_or(|w| w.holds(&t.nodes[n as usize]));
-        for n in self.near_free(b).into_iter().filter(|&n| inside(&self.tree, n)) {
+        // A node of the search: a free leaf, or (with `partial`) a partial cell whose centre the
+        // agent may stand on. A step between two free leaves sharing a side stays inside them;
+        // one with a partial cell at either end is checked.
+        let usable = |n: u32| match self.tree.nodes[n as usize].state {
+            State::Free => true,
+            State::Partial => partial && self.walkable(self.tree.center(n)),
+            _ => false,
+        };
+        let free = |n: u32| self.tree.nodes[n as usize].state == State::Free;
+        let step_clear = |n: u32, m: u32| (free(n) && free(m)) || self.clear(self.tree.center(n), self.tree.center(m));
+        for n in self.near_usable(b, &usable).into_iter().filter(|&n| inside(&self.tree, n)) {
             let c = self.tree.center(n);
             if self.clear(c, b) {
                 s.target[n as usize] = stamp;
                 s.to_goal[n as usize] = c.distance(b);
             }
         }
-        for n in self.near_free(a).into_iter().filter(|&n| inside(&self.tree, n)) {
+        for n in self.near_usable(a, &usable).into_iter().filter(|&n| inside(&self.tree, n)) {
             let c = self.tree.center(n);
             let g = a.distance(c);
             if self.clear(a, c) && (s.seen[n as usize] != stamp || g < s.g[n as usize]) {
@@ -132,7 +156,7 @@ impl Planner<'_> {
                 let (mut bg, mut bp) = (f64::INFINITY, p);
                 self.tree.neighbours(node, |m| {
                     let mk = m as usize;
-                    if s.closed[mk] == stamp && self.tree.nodes[mk].state == State::Free {
+                    if s.closed[mk] == stamp && usable(m) && step_clear(m, node) {
                         let g = s.g[mk] + self.tree.center(m).distance(cn);
                         if g < bg {
                             (bg, bp) = (g, m);
@@ -165,7 +189,10 @@ impl Planner<'_> {
             let ppos = pos(pp);
             self.tree.neighbours(node, |m| {
                 let mk = m as usize;
-                if self.tree.nodes[mk].state != State::Free || s.closed[mk] == stamp || !inside(&self.tree, m) {
+                if s.closed[mk] == stamp || !usable(m) || !inside(&self.tree, m) {
+                    return;
+                }
+                if !step_clear(node, m) {
                     return;
                 }
                 let cm = self.tree.center(m);
@@ -195,8 +222,8 @@ impl Planner<'_> {
         result
     }
 
-    /// The free leaves within [`REACH`] finest cells of `p`.
-    fn near_free(&self, p: DVec2) -> Vec<u32> {
+    /// The leaves within [`REACH`] finest cells of `p` that are nodes of the search.
+    fn near_usable(&self, p: DVec2, usable: &impl Fn(u32) -> bool) -> Vec<u32> {
         let t = &self.tree;
         let u = (p - t.origin) / t.cell;
         let last = t.side() as i64 - 1;
@@ -204,7 +231,7 @@ impl Planner<'_> {
         let r = REACH as i64;
         let mut out = Vec::new();
         t.leaves_in(c(u.x, -r), c(u.y, -r), c(u.x, r), c(u.y, r), &mut |n| {
-            if t.nodes[n as usize].state == State::Free {
+            if usable(n) {
                 out.push(n);
             }
         });

@@ -177,3 +177,20 @@ fn a_planner_is_send_and_sync() {
     fn check<T: Send + Sync>() {}
     check::<Planner<'static>>();
 }
+
+/// A gap between obstacles narrower than a free cell: the search over the whole tree finds the
+/// way through the partial cells, as the cluster–portal query does (found by
+/// `portal_paths_are_valid_and_short`: the whole tree's free leaves alone did not join these ends).
+#[test]
+fn the_whole_tree_search_passes_gaps_narrower_than_a_free_cell() {
+    let ground = Heightfield::builder(101, 101, vec![0.0; 101 * 101]).build().unwrap();
+    let agent = super::Agent::default().with_radius(0.5).with_snap(0.0);
+    let discs = hier_field(18148135702241773785, 47, false);
+    let mut p = Planner::new(&ground, &discs, agent, DVec2::ZERO, 100.0).unwrap();
+    let (a, b) = (DVec2::new(72.0, 0.0), DVec2::new(0.0, 52.0));
+    let flat = p.find_path_flat(a, b).unwrap();
+    valid(&flat, a, b, &discs, 0.5).unwrap();
+    let portal = p.find_path(a, b).unwrap();
+    valid(&portal, a, b, &discs, 0.5).unwrap();
+    assert!(portal.length() <= 1.10 * flat.length() + 1e-9, "{} against {}", portal.length(), flat.length());
+}
