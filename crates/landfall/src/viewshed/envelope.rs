@@ -3,209 +3,178 @@
 //!
 //! In a quadrant's projection a point at distance d > 0 along the sweep axis, lateral offset l and
 //! height w above the eye maps to (u, v) = (l/d, w/d); a straight edge maps to a straight segment.
-//! An envelope H(u) is the highest v over its segments at each u (−∞ where none covers u). It is
-//! stored as pieces — segments with disjoint interiors, sorted by u — so it may jump (at holes and
-//! at the ends of what has been merged), and where two pieces meet at a jump the higher value
-//! counts: the triangles are closed.
+//! An envelope H(u) is the highest v over its segments at each u (−∞ where none covers u).
 //!
-//! A strip's segments overlap one another, so their envelope is built by insertion ([`Merge`]): a
-//! gap buffer, the pieces before the insertion point in a vector and the rest in a deque; the
-//! segments arrive nearly sorted by u, so each insertion moves the gap a step or two. The horizon
-//! is then raised to the strip's envelope in one pass over the strip and the part of the horizon
-//! between its first and last u ([`Envelope::raise`]), both being sorted; the pieces before stay in
-//! place. The raise goes a strip piece at a time: on terrain that is seen, the far column's
-//! polyline (most of a strip) has a horizon piece above it on a fifth to a quarter of its segments,
-//! so a path copying the stretches where it leads whole did not pay (docs/benchmarks.md).
+//! **Form.** An envelope is a polyline of plain [`Vertex`]es (u, v), 16 bytes, sorted by u
+//! (nondecreasing). Between two consecutive vertices with u_a < u_b, H is the segment joining them.
+//! Several vertices may share one u (a *run*): H(u) there is the highest of them (the triangles are
+//! closed), the run's first vertex is H's limit from the left and its last the limit from the right
+//! — a jump is two vertices at one u, a point standing above its neighbours a third between them.
+//! Where no segment covers u, H is −∞, stored as the value [`GAP`] (`f64::MIN`): a gap from u_a to
+//! u_b is the two vertices (u_a, GAP), (u_b, GAP), entered and left by jumps, so a segment never
+//! joins a real vertex to a GAP one, and reading inside a gap interpolates GAP with GAP: GAP
+//! exactly. Before the first vertex and after the last, H is −∞ (the first run has no left limit,
+//! the last no right limit). The readers turn GAP into −∞.
+//!
+//! **Raising.** [`Envelope::raise`] replaces H over the u-range of another envelope S (a strip's)
+//! by max(H, S) in one linear pass over the vertices of both there (the vertices before and after
+//! stay in place): at each vertex u of either, the run of the maximum (left limit, the highest
+//! value, right limit); between two such u both are linear, so where the differences d = S − H at
+//! the two ends have strictly opposite signs one crossing vertex goes in. A run is left out where
+//! the same one of H and S is on top on both sides of it and has no vertex there (nothing of the
+//! maximum bends there): on ties H is on top, so a strip lying on the horizon (a plateau at eye
+//! height) adds no vertex. The strip's own envelope is built by appending its edges, nearly sorted
+//! by u, and by the same raise for the few that come out of order ([`Merge`]).
+//!
+//! **Rounding.** Let ϵ = 2⁻⁵³ and V a bound of |v| over the vertices involved. Reading H between
+//! vertices a and b, `lerp` computes v_a + (v_b − v_a)·((u − u_a)/(u_b − u_a)): 3 roundings in the
+//! fraction t, 3 in the rest, so it is within 5ϵ·|v_b − v_a|·t + ϵ·|H(u)| ≤ 11ϵ·V (to O(ϵ²)) of the
+//! segment between the *stored* vertices, exact at both. (The old form, v₀ + (u − u₀)·slope with
+//! the slope rounded once, had the same bound.) A stored vertex is a projected sample (one rounding
+//! of w/d) or a vertex copied from H or S (no new error), or a crossing. At a crossing one of H and
+//! S has a vertex and the other is read, so d₁ and d₂ are each within η = 13ϵ·V of the differences
+//! of the stored lines; placed at r = d₁/(d₁ − d₂) the vertex lies where the lines differ by at
+//! most η·(|d₁| + |d₂|)/|d₁ − d₂| = η (d₁ and d₂ have opposite signs), and its value, the higher
+//! line's at r, is read to 2ϵ·V more: a new vertex is within 15ϵ·V of the maximum of the stored
+//! polylines it is cut from. Rounding its u (ϵ·|u| ≤ ϵ) moves it sideways; along a steep edge of
+//! slope dv/du that is |dv/du|·ϵ·|u|, which for an edge of the strip (in its cell's x from d to
+//! d + 1, height w(x)) is ϵ·|w′ − v|: the height change across a cell, in v's units. Errors add up
+//! along a chain of cuts (a vertex read off vertices cut before inherits their error, a convex
+//! combination of it, and adds its own): after g cuts of one stretch, (15g + 11)ϵ·V. The band
+//! (`run.rs`: `TOUCH` = 10⁻¹³ ≈ 900ϵ of (1 + |eye| + |target|)/d) covers about 60 cuts at V of the
+//! target's own size, as it did for the pieces, whose start was re-rounded at each cut the same way.
+//! Nothing bounds g or V a priori (a 10²¹ m spike's segment is read to ±10⁵ near its foot, in either
+//! form): exactness rests on that margin, and every answer is checked against the exact walk in the
+//! tests and by the benchmark's digests (the same bit for bit as with the pieces on 1025² and 4097²,
+//! flat and with curvature).
 
-use std::collections::VecDeque;
-
-/// A segment of an envelope from (u0, v0) to (u1, v1), u0 ≤ u1; a point when u0 = u1.
+/// A vertex of an envelope: H (or one of its limits) at u.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Piece {
-    pub u0: f64,
-    pub v0: f64,
-    pub u1: f64,
-    pub v1: f64,
-    /// dv/du (0 for a point).
-    slope: f64,
+pub(crate) struct Vertex {
+    pub u: f64,
+    pub v: f64,
 }
 
-impl Piece {
-    /// The segment between two projected points, in either order; a point (at the higher value)
-    /// when both have the same u.
-    #[inline]
-    pub fn new(ua: f64, va: f64, ub: f64, vb: f64) -> Self {
-        let (u0, v0, u1, v1) = if ua <= ub { (ua, va, ub, vb) } else { (ub, vb, ua, va) };
-        if u1 > u0 {
-            Self { u0, v0, u1, v1, slope: (v1 - v0) / (u1 - u0) }
-        } else {
-            Self::point(u0, v0.max(v1))
-        }
-    }
+/// The value standing for −∞ (no segment): GAP with GAP interpolates to GAP, and S − GAP is never
+/// negative, so a gap needs no test of its own.
+pub(crate) const GAP: f64 = f64::MIN;
 
-    #[inline]
-    fn point(u: f64, v: f64) -> Self {
-        Self { u0: u, v0: v, u1: u, v1: v, slope: 0.0 }
-    }
+#[inline(always)]
+fn vx(u: f64, v: f64) -> Vertex {
+    Vertex { u, v }
+}
 
-    /// The value at u, clamped to the piece's ends (exact at u0; at u1 to rounding).
-    #[inline(always)]
-    pub fn at(&self, u: f64) -> f64 {
-        let u = if u < self.u0 { self.u0 } else { u };
-        let u = if u > self.u1 { self.u1 } else { u };
-        self.v0 + (u - self.u0) * self.slope
-    }
+/// The value at u (a.u < u < b.u) of the segment from a to b.
+#[inline(always)]
+fn lerp(a: Vertex, b: Vertex, u: f64) -> f64 {
+    a.v + (b.v - a.v) * ((u - a.u) / (b.u - a.u))
+}
 
-    /// The part over [a, b] (within the piece), on the same line.
-    #[inline]
-    fn part(&self, a: f64, b: f64) -> Self {
-        Self { u0: a, v0: self.at(a), u1: b, v1: self.at(b), slope: if b > a { self.slope } else { 0.0 } }
-    }
-
-    #[inline(always)]
-    fn is_point(&self) -> bool {
-        self.u1 <= self.u0
+/// −∞ for GAP.
+#[inline(always)]
+fn real(v: f64) -> f64 {
+    if v <= GAP {
+        f64::NEG_INFINITY
+    } else {
+        v
     }
 }
 
-/// An envelope: pieces with disjoint interiors, sorted by u.
+/// An envelope: a polyline of vertices sorted by u (see the module docs).
 #[derive(Default)]
 pub(crate) struct Envelope {
-    pieces: Vec<Piece>,
-    /// Buffers kept for their capacity: the deque of the last merge, the vector of the last raise.
-    spare_deque: VecDeque<Piece>,
-    spare: Vec<Piece>,
+    vs: Vec<Vertex>,
+    /// The vertices of the last raise, kept for their capacity.
+    spare: Vec<Vertex>,
 }
 
 impl Envelope {
-    /// Forgets every piece (keeping the memory).
+    /// Forgets every vertex (keeping the memory).
     pub fn clear(&mut self) {
-        self.pieces.clear();
+        self.vs.clear();
     }
 
     /// Reads the envelope at increasing u.
     pub fn cursor(&self) -> Cursor<'_> {
-        Cursor { pieces: &self.pieces, k: 0 }
+        Cursor { vs: &self.vs, k: 0 }
     }
 
     /// Starts inserting segments.
     pub fn merge(&mut self) -> Merge<'_> {
-        let mut input = std::mem::take(&mut self.spare_deque);
-        input.clear();
-        input.extend(self.pieces.drain(..));
-        Merge { out: &mut self.pieces, input, spare: &mut self.spare_deque }
+        Merge { env: self }
     }
 
     /// Raises this envelope to `other` wherever `other` is higher, in one pass over `other` and
-    /// the pieces from its first u to its last: the pieces before stay where they are, those after
-    /// move (one block move) only when the count between changes.
+    /// the vertices from its first u to its last: the vertices before stay where they are, those
+    /// after move (one block move) only when the count between changes.
     pub fn raise(&mut self, other: &Envelope) {
-        let Some(first) = other.pieces.first() else {
-            return;
-        };
-        let mut out = std::mem::take(&mut self.spare);
-        out.clear();
-        // Rebuilt from the last piece ending before `first` (what `push` and `insert_point` look
-        // back at); the pieces ending at or before first.u0 are copied as they are.
-        let k0 = self.pieces.partition_point(|p| p.u1 < first.u0).saturating_sub(1);
-        let k1 = self.pieces.partition_point(|p| p.u1 <= first.u0).max(k0);
-        out.extend_from_slice(&self.pieces[k0..k1]);
-        let mut input = Stream { rest: &self.pieces[k1..], carry: None };
-        for s in &other.pieces {
-            // The pieces wholly before s, copied at once.
-            if input.carry.is_none() {
-                let n = input.rest.partition_point(|p| p.u1 <= s.u0);
-                out.extend_from_slice(&input.rest[..n]);
-                input.rest = &input.rest[n..];
-            }
-            // Over s, the maximum of both (no test first: a splice that changes nothing splits
-            // pieces that `push` joins again).
-            move_before(&mut out, &mut input, s);
-            if s.is_point() {
-                insert_point(&mut out, &mut input, s.u0, s.v0);
-            } else {
-                splice(&mut out, &mut input, s);
-            }
-        }
-        if let Some(c) = input.carry {
-            push(&mut out, c);
-        }
-        let end = self.pieces.len() - input.rest.len();
-        if out.len() == end - k0 {
-            self.pieces[k0..end].copy_from_slice(&out);
-        } else {
-            self.pieces.splice(k0..end, out.iter().copied());
-        }
-        self.spare = out;
+        raise(&mut self.vs, &mut self.spare, &other.vs);
     }
 
-    /// The least value of the envelope over [lo, hi] (to rounding), −∞ where some u of it lies
-    /// under no segment: a check for the sweep's bounds, reading every piece.
+    /// The least value of the envelope over the open range (lo, hi) (to rounding), −∞ where some u
+    /// of it lies under no segment: a check for the sweep's bounds.
     #[cfg(debug_assertions)]
     pub fn least(&self, lo: f64, hi: f64) -> f64 {
-        let (mut cur, mut low) = (lo, f64::INFINITY);
-        // From the first piece ending after lo (the pieces' ends are sorted): the check costs what
-        // the range holds, not the whole horizon, on every block of every column.
-        let first = self.pieces.partition_point(|p| p.u1 <= lo);
-        // A piece meeting the range only at an end counts there only where it is the higher side.
-        for p in &self.pieces[first..] {
-            if p.u1 <= lo || p.is_point() {
-                continue;
-            }
-            if p.u0 >= hi || cur >= hi {
-                break;
-            }
-            if p.u0 > cur {
-                return f64::NEG_INFINITY;
-            }
-            low = low.min(p.at(p.u0.max(lo))).min(p.at(p.u1.min(hi)));
-            cur = cur.max(p.u1);
+        let vs = &self.vs;
+        // The vertex before lo (or at it, the last there) and the first at or after hi.
+        let k = vs.partition_point(|x| x.u <= lo);
+        let e = vs.partition_point(|x| x.u < hi);
+        if k == 0 || e == vs.len() {
+            return f64::NEG_INFINITY;
         }
-        if cur < hi {
-            f64::NEG_INFINITY
-        } else {
-            low
-        }
+        let left = if vs[k - 1].u == lo { vs[k - 1].v } else { lerp(vs[k - 1], vs[k], lo) };
+        let right = if vs[e].u == hi { vs[e].v } else { lerp(vs[e - 1], vs[e], hi) };
+        let low = vs[k..e].iter().fold(left.min(right), |m, x| m.min(x.v));
+        real(low)
     }
 
     #[cfg(test)]
-    pub fn pieces(&self) -> &[Piece] {
-        &self.pieces
+    pub fn vertices(&self) -> &[Vertex] {
+        &self.vs
     }
 }
 
 /// Reads an envelope at nondecreasing u.
 pub(crate) struct Cursor<'a> {
-    pieces: &'a [Piece],
+    vs: &'a [Vertex],
+    /// A vertex index: the first vertex at or after the last u read.
     k: usize,
 }
 
 impl Cursor<'_> {
-    /// H(u): the highest value of the pieces holding u, −∞ where none does. Calls must come with
+    /// H(u): the highest value at u, −∞ where no segment holds u. Calls must come with
     /// nondecreasing u.
     #[inline]
     pub fn at(&mut self, u: f64) -> f64 {
-        self.seek(|q| q.u1 < u);
-        let p = self.pieces;
-        let mut best = f64::NEG_INFINITY;
-        let mut m = self.k;
-        while m < p.len() && p[m].u0 <= u {
-            let v = p[m].at(u);
-            if v > best {
-                best = v;
-            }
-            m += 1;
+        self.seek(|x| x.u < u);
+        let (vs, k) = (self.vs, self.k);
+        if k == vs.len() {
+            return f64::NEG_INFINITY;
         }
-        best
+        if vs[k].u == u {
+            let mut best = vs[k].v;
+            let mut m = k + 1;
+            while m < vs.len() && vs[m].u == u {
+                if vs[m].v > best {
+                    best = vs[m].v;
+                }
+                m += 1;
+            }
+            return real(best);
+        }
+        if k == 0 {
+            return f64::NEG_INFINITY;
+        }
+        real(lerp(vs[k - 1], vs[k], u))
     }
 
-    /// Moves forward to the first piece for which `before` is false (`before` true on a prefix of
-    /// the pieces from here: the pieces' ends are sorted): a step at a time, then by galloping
-    /// (the sweep's floors skip the pieces under quiet blocks, its targets and `covers` those
-    /// between the few edges they read).
+    /// Moves forward to the first vertex for which `before` is false (`before` true on a prefix of
+    /// the vertices from here: they are sorted): a step at a time, then by galloping (the sweep's
+    /// floors skip the vertices under quiet blocks, its targets and `covers` those between the few
+    /// edges they read).
     #[inline]
-    fn seek(&mut self, before: impl Fn(&Piece) -> bool) {
-        let p = self.pieces;
+    fn seek(&mut self, before: impl Fn(&Vertex) -> bool) {
+        let p = self.vs;
         for _ in 0..4 {
             if self.k < p.len() && before(&p[self.k]) {
                 self.k += 1;
@@ -222,296 +191,268 @@ impl Cursor<'_> {
         self.k += from + rest[from..n.min(rest.len())].partition_point(before);
     }
 
-    /// A lower bound of H over [a, b] (a < b): the least end value of the segments meeting it, −∞
-    /// when some u of it lies under no segment. Calls may come in any order, best nearly sorted.
-    #[inline]
-    pub fn lowest(&mut self, a: f64, b: f64) -> f64 {
-        let p = self.pieces;
-        while self.k > 0 && p[self.k - 1].u1 > a {
+    /// Moves to the first vertex after a (back first when past it).
+    #[inline(always)]
+    fn after(&mut self, a: f64) {
+        let p = self.vs;
+        while self.k > 0 && p[self.k - 1].u > a {
             self.k -= 1;
         }
-        self.seek(|q| q.u1 <= a);
-        let (mut cur, mut low) = (a, f64::INFINITY);
-        for q in &p[self.k..] {
-            if cur >= b || q.u0 >= b {
-                break;
-            }
-            if q.is_point() {
-                continue;
-            }
-            if q.u0 > cur {
-                return f64::NEG_INFINITY;
-            }
-            // Plain comparisons (as `min` and `max` here, NaN included): no NaN handling to pay.
-            if q.v0 < low {
-                low = q.v0;
-            }
-            if q.v1 < low {
-                low = q.v1;
-            }
-            if q.u1 > cur {
-                cur = q.u1;
-            }
-        }
-        if cur < b {
-            f64::NEG_INFINITY
-        } else {
-            low
-        }
+        self.seek(|x| x.u <= a);
     }
 
-    /// Whether the pieces hold every u of the segment from (ua, va) to (ub, vb) at or above it:
-    /// checked at the segment's ends and at every piece end between (both being linear between
-    /// them). It may say no where a jump's higher side covers. Calls may come in any order, best
-    /// nearly sorted.
+    /// A lower bound of H over [a, b] (a < b): the least value of the vertices from the last one at
+    /// or before a to the first at or after b, −∞ when H ends inside [a, b] or has a gap there.
+    /// Calls may come in any order, best nearly sorted.
+    #[inline]
+    pub fn lowest(&mut self, a: f64, b: f64) -> f64 {
+        self.after(a);
+        let (vs, k) = (self.vs, self.k);
+        if k == 0 {
+            return f64::NEG_INFINITY;
+        }
+        // Plain comparisons (as `min` here, NaN included): no NaN handling to pay.
+        let mut low = f64::INFINITY;
+        for x in &vs[k - 1..] {
+            if x.v < low {
+                low = x.v;
+            }
+            if x.u >= b {
+                return real(low);
+            }
+        }
+        f64::NEG_INFINITY
+    }
+
+    /// Whether H holds every u of the segment from (ua, va) to (ub, vb) at or above it: checked at
+    /// the segment's ends (H's limits from inside) and at every vertex between (both being linear
+    /// between them). It may say no where a jump's higher side covers. Calls may come in any order,
+    /// best nearly sorted.
     #[inline]
     pub fn covers(&mut self, ua: f64, va: f64, ub: f64, vb: f64) -> bool {
         let ((a, va), (b, vb)) = if ua <= ub { ((ua, va), (ub, vb)) } else { ((ub, vb), (ua, va)) };
         if a >= b {
             return false;
         }
-        // From the first piece ending after a.
-        let p = self.pieces;
-        while self.k > 0 && p[self.k - 1].u1 > a {
-            self.k -= 1;
+        self.after(a);
+        let (vs, k) = (self.vs, self.k);
+        if k == 0 || k == vs.len() {
+            return false;
         }
-        self.seek(|q| q.u1 <= a);
-        !pokes_out(p[self.k..].iter(), &Piece::new(a, va, b, vb))
-    }
-}
-
-/// What an insertion reads from: the pieces at and after the insertion point, front first.
-trait Input {
-    fn front(&self) -> Option<Piece>;
-    fn pop_front(&mut self);
-    fn push_front(&mut self, p: Piece);
-    /// Whether some piece starting before `b` is missing under [a, b] or lower than `s` somewhere
-    /// over it (read only).
-    fn pokes_out(&self, s: &Piece) -> bool;
-}
-
-impl Input for VecDeque<Piece> {
-    #[inline(always)]
-    fn front(&self) -> Option<Piece> {
-        VecDeque::front(self).copied()
-    }
-    #[inline(always)]
-    fn pop_front(&mut self) {
-        VecDeque::pop_front(self);
-    }
-    #[inline(always)]
-    fn push_front(&mut self, p: Piece) {
-        VecDeque::push_front(self, p);
-    }
-    fn pokes_out(&self, s: &Piece) -> bool {
-        pokes_out(self.iter(), s)
-    }
-}
-
-/// The pieces of an envelope being raised: a split piece's remainder, then the rest.
-struct Stream<'a> {
-    rest: &'a [Piece],
-    carry: Option<Piece>,
-}
-
-impl Input for Stream<'_> {
-    #[inline(always)]
-    fn front(&self) -> Option<Piece> {
-        self.carry.or_else(|| self.rest.first().copied())
-    }
-    #[inline(always)]
-    fn pop_front(&mut self) {
-        if self.carry.take().is_none() {
-            self.rest = &self.rest[1..];
+        // H's limit from the right at a: the last vertex at a, else its segment there. A GAP
+        // vertex is below every segment: no test of its own.
+        let h = if vs[k - 1].u == a { vs[k - 1].v } else { lerp(vs[k - 1], vs[k], a) };
+        if h < va {
+            return false;
         }
-    }
-    #[inline(always)]
-    fn push_front(&mut self, p: Piece) {
-        debug_assert!(self.carry.is_none());
-        self.carry = Some(p);
-    }
-    fn pokes_out(&self, _: &Piece) -> bool {
-        true
-    }
-}
-
-/// Whether the segment is above the pieces anywhere over [s.u0, s.u1], or over a gap between
-/// them. It may answer yes where a jump's higher side already covers the segment; the splice is
-/// exact either way.
-#[inline]
-fn pokes_out<'a>(pieces: impl Iterator<Item = &'a Piece>, s: &Piece) -> bool {
-    let mut cur = s.u0;
-    for p in pieces {
-        if p.u0 >= s.u1 {
-            break;
-        }
-        if p.u0 > cur {
-            return true; // a gap under the segment
-        }
-        let (x0, x1) = (p.u0.max(s.u0), p.u1.min(s.u1));
-        if s.at(x0) > p.at(x0) || s.at(x1) > p.at(x1) {
-            return true;
-        }
-        cur = cur.max(p.u1);
-    }
-    cur < s.u1
-}
-
-/// Moves the pieces of `input` that end at or before s.u0 to `out`.
-#[inline(always)]
-fn move_before(out: &mut Vec<Piece>, input: &mut impl Input, s: &Piece) {
-    while let Some(p) = input.front() {
-        if p.u1 <= s.u0 {
-            push(out, p);
-            input.pop_front();
-        } else {
-            break;
-        }
-    }
-}
-
-/// Inserts `s` into the envelope made of `out` (the pieces ending at or before s.u0, which the
-/// caller has put there) and `input` (the rest).
-#[inline]
-fn insert(out: &mut Vec<Piece>, input: &mut impl Input, s: &Piece) {
-    move_before(out, input, s);
-    if s.is_point() {
-        insert_point(out, input, s.u0, s.v0);
-    } else if input.pokes_out(s) {
-        splice(out, input, s);
-    }
-}
-
-/// Replaces the envelope over [s.u0, s.u1] by its maximum with the segment.
-fn splice(out: &mut Vec<Piece>, input: &mut impl Input, s: &Piece) {
-    let (a, b) = (s.u0, s.u1);
-    let mut cur = a;
-    while let Some(front) = input.front() {
-        if front.u0 >= b {
-            break;
-        }
-        input.pop_front();
-        let mut p = front;
-        if p.u0 < a {
-            push(out, p.part(p.u0, a));
-            p = p.part(a, p.u1);
-        }
-        if p.u0 > cur {
-            push(out, s.part(cur, p.u0));
-            cur = p.u0;
-        }
-        if p.is_point() {
-            // A point under the segment is dropped (the segment covers it); one above stays.
-            if p.v0 > s.at(p.u0) {
-                push(out, p);
+        let s = (vx(a, va), vx(b, vb));
+        let mut m = k;
+        while m < vs.len() && vs[m].u < b {
+            if vs[m].v < lerp(s.0, s.1, vs[m].u) {
+                return false;
             }
-            continue;
+            m += 1;
         }
-        let (x0, x1) = (p.u0, p.u1.min(b));
-        let (d0, d1) = (s.at(x0) - p.at(x0), s.at(x1) - p.at(x1));
-        if d0 <= 0.0 && d1 <= 0.0 {
-            push(out, p.part(x0, x1));
-        } else if d0 >= 0.0 && d1 >= 0.0 {
-            push(out, s.part(x0, x1));
-        } else {
-            let xm = (x0 + (x1 - x0) * (d0 / (d0 - d1))).clamp(x0, x1);
-            let (first, second) = if d0 > 0.0 { (s, &p) } else { (&p, s) };
-            push(out, first.part(x0, xm));
-            push(out, second.part(xm, x1));
+        if m == vs.len() {
+            return false;
         }
-        if p.u1 > b {
-            input.push_front(p.part(b, p.u1));
-            cur = b;
-            break;
-        }
-        cur = p.u1;
-    }
-    if cur < b {
-        push(out, s.part(cur, b));
+        // H's limit from the left at b: the first vertex at b, else its segment there.
+        let h = if vs[m].u == b { vs[m].v } else { lerp(vs[m - 1], vs[m], b) };
+        h >= vb
     }
 }
 
-/// Raises the envelope at the single value u to v.
-fn insert_point(out: &mut Vec<Piece>, input: &mut impl Input, u: f64, v: f64) {
-    // H(u): the pieces ending at u (in `out`) and the one starting at or holding u (`input`).
-    let mut h = f64::NEG_INFINITY;
-    for p in out.iter().rev() {
-        if p.u1 < u {
-            break;
-        }
-        h = h.max(p.at(u));
-    }
-    if let Some(p) = input.front() {
-        if p.u0 <= u {
-            h = h.max(p.at(u));
-        }
-    }
-    if v <= h {
-        return;
-    }
-    // Drop an old point at u; split a piece holding u inside.
-    while out.last().is_some_and(|p| p.is_point() && p.u0 == u) {
-        out.pop();
-    }
-    if let Some(p) = input.front() {
-        if p.u0 < u {
-            input.pop_front();
-            out.push(p.part(p.u0, u));
-            input.push_front(p.part(u, p.u1));
-        }
-    }
-    out.push(Piece::point(u, v));
-}
-
-/// Segments being inserted into an envelope (a gap buffer: `out` before the gap, `input` after).
+/// Segments being inserted into an envelope: appended when they come after everything so far (as
+/// a strip's edges mostly do), else raised into it.
 pub(crate) struct Merge<'a> {
-    out: &'a mut Vec<Piece>,
-    input: VecDeque<Piece>,
-    spare: &'a mut VecDeque<Piece>,
+    env: &'a mut Envelope,
 }
 
 impl Merge<'_> {
-    /// Raises the envelope to the segment from (ua, va) to (ub, vb) where the segment is higher.
+    /// Raises the envelope to the segment from (ua, va) to (ub, vb) where the segment is higher (a
+    /// point at the higher value when ua = ub).
     #[inline]
     pub fn insert(&mut self, ua: f64, va: f64, ub: f64, vb: f64) {
-        let s = Piece::new(ua, va, ub, vb);
-        // After everything so far (as a strip's edges mostly come): appended.
-        if self.input.is_empty() && self.out.last().is_none_or(|p| p.u1 <= s.u0) && !s.is_point() {
-            push(self.out, s);
-            return;
+        let (a, b) = if ua <= ub { (vx(ua, va), vx(ub, vb)) } else { (vx(ub, vb), vx(ua, va)) };
+        let Envelope { vs, spare } = &mut *self.env;
+        if a.u < b.u {
+            match vs.last() {
+                None => {
+                    vs.extend([a, b]);
+                    return;
+                }
+                Some(&l) if l.u <= a.u => {
+                    if l.u < a.u {
+                        vs.extend([vx(l.u, GAP), vx(a.u, GAP), a]);
+                    } else if l.v != a.v {
+                        // A jump at a.u: `l`, the old last value there, stays in its run.
+                        vs.push(a);
+                    }
+                    vs.push(b);
+                    return;
+                }
+                _ => raise(vs, spare, &[a, b]),
+            }
+        } else {
+            raise(vs, spare, &[vx(a.u, a.v.max(b.v))]);
         }
-        // Move the gap back before s: `out` must end at or before s.u0.
-        while self.out.last().is_some_and(|p| p.u1 > s.u0) {
-            let p = self.out.pop().expect("checked");
-            self.input.push_front(p);
-        }
-        insert(self.out, &mut self.input, &s);
     }
 }
 
-impl Drop for Merge<'_> {
-    fn drop(&mut self) {
-        self.out.extend(self.input.drain(..));
-        std::mem::swap(self.spare, &mut self.input);
-    }
-}
-
-/// Appends a piece, extending the last one when it continues the same line.
+/// The run of vertices at `vs[i].u`: (left limit, highest, right limit, the index after it), the
+/// limits GAP at the polyline's ends.
 #[inline(always)]
-fn push(out: &mut Vec<Piece>, p: Piece) {
-    if let Some(last) = out.last_mut() {
-        if !p.is_point() && !last.is_point() && last.u1 == p.u0 && last.v1 == p.v0 && last.slope == p.slope {
-            last.u1 = p.u1;
-            last.v1 = p.v1;
-            return;
+fn run_at(vs: &[Vertex], i: usize) -> (f64, f64, f64, usize) {
+    let u = vs[i].u;
+    let mut hi = vs[i].v;
+    let mut e = i + 1;
+    while e < vs.len() && vs[e].u == u {
+        if vs[e].v > hi {
+            hi = vs[e].v;
         }
-        if p.is_point() && last.is_point() && last.u0 == p.u0 {
-            last.v0 = last.v0.max(p.v0);
-            last.v1 = last.v0;
-            return;
+        e += 1;
+    }
+    let l = if i > 0 { vs[i].v } else { GAP };
+    let r = if e < vs.len() { vs[e - 1].v } else { GAP };
+    (l, hi, r, e)
+}
+
+/// The value at u of the polyline whose next vertex (the first after u) is `vs[j]`: GAP outside it.
+#[inline(always)]
+fn inside(vs: &[Vertex], j: usize, u: f64) -> f64 {
+    if j == 0 || j == vs.len() {
+        GAP
+    } else {
+        lerp(vs[j - 1], vs[j], u)
+    }
+}
+
+/// One u of the pass in `raise`: the maximum's run there, and what the skip test needs.
+#[derive(Clone, Copy)]
+struct Event {
+    u: f64,
+    l: f64,
+    hi: f64,
+    r: f64,
+    /// H's value when H has no vertex here (else NaN), and S's likewise.
+    h_flat: f64,
+    s_flat: f64,
+}
+
+impl Event {
+    /// Writes the maximum's run, unless the function on top on both sides (`before`, `after`:
+    /// whether S is) has no vertex here and the other does not poke above it.
+    #[inline(always)]
+    fn emit(&self, out: &mut Vec<Vertex>, before: bool, after: bool) {
+        if before == after {
+            let flat = if after { self.s_flat } else { self.h_flat };
+            // NaN (a vertex here) fails the test.
+            if self.hi <= flat {
+                return;
+            }
+        }
+        let Event { u, l, hi, r, .. } = *self;
+        out.push(vx(u, l));
+        if hi > l && hi > r {
+            out.extend([vx(u, hi), vx(u, r)]);
+        } else if r != l {
+            out.push(vx(u, r));
         }
     }
-    out.push(p);
+}
+
+/// Replaces `h` over [s₀.u, sₙ.u] by max(h, s) (see the module docs), `spare` a buffer.
+fn raise(h: &mut Vec<Vertex>, spare: &mut Vec<Vertex>, s: &[Vertex]) {
+    let (Some(first), Some(last)) = (s.first(), s.last()) else {
+        return;
+    };
+    let (sa, sb) = (first.u, last.u);
+    let i0 = h.partition_point(|x| x.u < sa);
+    let i1 = i0 + h[i0..].partition_point(|x| x.u <= sb);
+    let mut out = std::mem::take(spare);
+    out.clear();
+    let (mut j, mut k) = (i0, 0);
+    // The event before, pending until the top after it is known; H's and S's right limits there;
+    // whether S was on top just before it.
+    let mut pending: Option<Event> = None;
+    let (mut ph, mut ps) = (GAP, GAP);
+    let mut before = false;
+    loop {
+        let hu = if j < i1 { h[j].u } else { f64::INFINITY };
+        let su = if k < s.len() { s[k].u } else { f64::INFINITY };
+        let u = if hu < su { hu } else { su };
+        if u == f64::INFINITY {
+            break;
+        }
+        let (hl, hhi, hr, h_flat) = if hu == u {
+            let (l, hi, r, e) = run_at(h, j);
+            j = e;
+            (l, hi, r, f64::NAN)
+        } else {
+            let x = inside(h, j, u);
+            (x, x, x, x)
+        };
+        let (sl, shi, sr, s_flat) = if su == u {
+            let (l, hi, r, e) = run_at(s, k);
+            k = e;
+            (l, hi, r, f64::NAN)
+        } else {
+            let x = inside(s, k, u);
+            (x, x, x, x)
+        };
+        if let Some(e) = pending {
+            // The interval from e.u to u: both linear, d = S − H at its ends.
+            let (d1, d2) = (ps - ph, sl - hl);
+            if (d1 > 0.0 && d2 < 0.0) || (d1 < 0.0 && d2 > 0.0) {
+                let s_first = d1 > 0.0;
+                e.emit(&mut out, before, s_first);
+                let r = d1 / (d1 - d2);
+                let x = e.u + (u - e.u) * r;
+                let x = if x < e.u {
+                    e.u
+                } else if x > u {
+                    u
+                } else {
+                    x
+                };
+                let (vh, vs) = (ph + (hl - ph) * r, ps + (sl - ps) * r);
+                out.push(vx(x, if vh > vs { vh } else { vs }));
+                before = !s_first;
+            } else {
+                // S on top where it is higher at one end and not lower at the other.
+                let s_top = d1 > 0.0 || d2 > 0.0;
+                e.emit(&mut out, before, s_top);
+                before = s_top;
+            }
+        }
+        let mut e = Event {
+            u,
+            l: if hl > sl { hl } else { sl },
+            hi: if hhi > shi { hhi } else { shi },
+            r: if hr > sr { hr } else { sr },
+            h_flat,
+            s_flat,
+        };
+        // No GAP vertex at the polyline's very start.
+        if i0 == 0 && out.is_empty() && e.l == GAP {
+            e.l = if e.hi > e.r { e.hi } else { e.r };
+        }
+        pending = Some(e);
+        (ph, ps) = (hr, sr);
+    }
+    if let Some(mut e) = pending {
+        // After the last u, S is −∞: H on top. No GAP vertex at the very end.
+        if i1 == h.len() && e.r == GAP {
+            e.r = if e.hi > e.l { e.hi } else { e.l };
+        }
+        e.emit(&mut out, before, false);
+    }
+    if out.len() == i1 - i0 {
+        h[i0..i1].copy_from_slice(&out);
+    } else {
+        h.splice(i0..i1, out.iter().copied());
+    }
+    *spare = out;
 }
 
 #[cfg(test)]
@@ -519,13 +460,23 @@ mod tests {
     use super::*;
     use crate::rng::SplitMix64;
 
-    /// Brute force: the highest value of every segment holding u.
+    /// Brute force: the highest value of every segment holding u (a point at its higher end).
     fn brute(segs: &[(f64, f64, f64, f64)], u: f64) -> f64 {
         segs.iter()
             .map(|&(a, va, b, vb)| {
-                let p = Piece::new(a, va, b, vb);
-                if p.u0 <= u && u <= p.u1 {
-                    p.at(u)
+                let ((a, va), (b, vb)) = if a <= b { ((a, va), (b, vb)) } else { ((b, vb), (a, va)) };
+                if a == b {
+                    if u == a {
+                        va.max(vb)
+                    } else {
+                        f64::NEG_INFINITY
+                    }
+                } else if u == a {
+                    va
+                } else if u == b {
+                    vb
+                } else if a < u && u < b {
+                    lerp(vx(a, va), vx(b, vb), u)
                 } else {
                     f64::NEG_INFINITY
                 }
@@ -533,19 +484,24 @@ mod tests {
             .fold(f64::NEG_INFINITY, f64::max)
     }
 
-    fn check(h: &Envelope, segs: &[(f64, f64, f64, f64)], probes: &[f64]) {
-        let p = h.pieces();
-        for w in p.windows(2) {
-            assert!(w[0].u1 <= w[1].u0 && w[0].u0 <= w[0].u1, "unsorted {:?}", w);
+    /// The form's invariants: sorted by u, and no segment joining a real vertex to a GAP one.
+    fn well_formed(h: &Envelope) {
+        for w in h.vertices().windows(2) {
+            assert!(w[0].u <= w[1].u, "unsorted {w:?}");
+            assert!(w[0].u == w[1].u || (w[0].v == GAP) == (w[1].v == GAP), "a slope into a gap {w:?}");
         }
+    }
+
+    fn check(h: &Envelope, segs: &[(f64, f64, f64, f64)], probes: &[f64]) {
+        well_formed(h);
         let mut c = h.cursor();
         for &u in probes {
             let (got, want) = (c.at(u), brute(segs, u));
             let tol = 1e-9 * (1.0 + want.abs());
             assert!(
                 (got == want) || (got - want).abs() <= tol,
-                "H({u}) = {got}, brute force {want}; {} pieces",
-                p.len()
+                "H({u}) = {got}, brute force {want}; {:?}",
+                h.vertices()
             );
         }
     }
@@ -589,7 +545,6 @@ mod tests {
                 for &(a, va, b, vb) in &segs {
                     m.insert(a, va, b, vb);
                 }
-                drop(m);
                 all.extend(segs);
                 let p = probes(&mut rng, &all);
                 check(&h, &all, &p);
@@ -623,7 +578,6 @@ mod tests {
         for &(a, va, b, vb) in segs {
             m.insert(a, va, b, vb);
         }
-        drop(m);
         h
     }
 
@@ -638,10 +592,11 @@ mod tests {
                 let (a, b) = (rng.range(-1.2, 1.2), rng.range(-1.2, 1.2));
                 let (va, vb) = (rng.range(-2.5, 2.5), rng.range(-2.5, 2.5));
                 if c.covers(a, va, b, vb) {
-                    let s = Piece::new(a, va, b, vb);
+                    let ((a, va), (b, vb)) = if a <= b { ((a, va), (b, vb)) } else { ((b, vb), (a, va)) };
                     for k in 0..=20 {
-                        let u = s.u0 + (s.u1 - s.u0) * k as f64 / 20.0;
-                        assert!(brute(&segs, u) >= s.at(u) - 1e-12, "covers({a}, {va}, {b}, {vb}) at {u}");
+                        let u = a + (b - a) * k as f64 / 20.0;
+                        let s = va + (vb - va) * (k as f64 / 20.0);
+                        assert!(brute(&segs, u) >= s - 1e-12, "covers({a}, {va}, {b}, {vb}) at {u}");
                     }
                 }
             }
@@ -669,13 +624,18 @@ mod tests {
                 assert!(low <= least + 1e-12, "lowest({a}, {b}) = {low} above H's {least}");
                 if low == f64::NEG_INFINITY && !gap {
                     // −∞ only where the segments leave a gap (which the sampling above can miss).
-                    let s = h.pieces().iter().filter(|p| !p.is_point() && p.u1 > a && p.u0 < b);
+                    let mut s: Vec<_> = segs
+                        .iter()
+                        .map(|&(x, _, y, _)| (x.min(y), x.max(y)))
+                        .filter(|&(x, y)| x < y && y > a && x < b)
+                        .collect();
+                    s.sort_by(|p, q| p.0.total_cmp(&q.0));
                     let mut cur = a;
-                    for p in s {
-                        if p.u0 > cur {
+                    for (x, y) in s {
+                        if x > cur {
                             break;
                         }
-                        cur = cur.max(p.u1);
+                        cur = cur.max(y);
                     }
                     assert!(cur < b, "lowest({a}, {b}) = −∞ though segments cover it");
                 }
@@ -691,7 +651,7 @@ mod tests {
         m.insert(1.0, 0.0, 2.0, 0.0);
         m.insert(0.5, 3.0, 0.5, 3.0);
         m.insert(0.5, 2.0, 0.5, 2.0);
-        drop(m);
+        m.insert(3.0, 5.0, 3.0, 4.0);
         let mut c = h.cursor();
         assert_eq!(c.at(0.25), 1.0);
         assert_eq!(c.at(0.5), 3.0);
@@ -699,5 +659,16 @@ mod tests {
         assert_eq!(c.at(1.0), 1.0);
         assert_eq!(c.at(1.5), 0.0);
         assert_eq!(c.at(2.5), f64::NEG_INFINITY);
+        assert_eq!(c.at(3.0), 5.0);
+        assert_eq!(c.at(3.5), f64::NEG_INFINITY);
+        well_formed(&h);
+    }
+
+    #[test]
+    fn a_strip_lying_on_the_horizon_adds_no_vertex() {
+        let mut h = envelope_of(&[(-1.0, 0.0, 1.0, 0.0)]);
+        let s = envelope_of(&[(-0.5, 0.0, -0.25, 0.0), (-0.25, 0.0, 0.5, 0.0), (0.75, -1.0, 0.8, 0.0)]);
+        h.raise(&s);
+        assert_eq!(h.vertices(), &[vx(-1.0, 0.0), vx(1.0, 0.0)]);
     }
 }

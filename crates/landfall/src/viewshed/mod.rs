@@ -71,7 +71,7 @@
 //! (u, v) = (l/d, w/d) — d the distance along the axis, l across it, w the height above the eye — a
 //! whole sight line is one point (u_P, v_P) and a terrain edge is a segment. P is hidden exactly when
 //! the upper envelope H of the projected edges with 0 < d < d_P reaches v_P at u_P. The envelope is
-//! kept as sorted pieces; each strip of cells between two columns is gathered into its own envelope
+//! kept as a polyline of plain vertices sorted by u; each strip of cells between two columns is gathered into its own envelope
 //! (skipping an edge with a triangle above it in the projection, and one the horizon already covers
 //! all along) and H is raised to it in one linear pass. A target of the next column is then compared
 //! with H and with the one cell diagonal its sight line crosses in the last strip. A block of a

@@ -43,7 +43,7 @@
 //! is inherited from the column before where that already makes it quiet (the horizon only rises,
 //! and moving a column outwards a block's u-range falls within its own and a neighbour's u-ranges
 //! on the column before): only the other blocks read the horizon. The horizon is raised
-//! in place: the pieces before the strip's first u stay where they are and those after it move only
+//! in place: the vertices before the strip's first u stay where they are and those after it move only
 //! when the count between changes.
 //!
 //! **Holes.** An edge is merged while one of its triangles exists. A target whose last strip
@@ -658,7 +658,7 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
             #[cfg(debug_assertions)]
             {
                 let least = horizon.least(lo, hi);
-                // Both are read off pieces to rounding, which the band covers (a piece off a
+                // Both are read off segments to rounding, which the band covers (a segment off a
                 // 1e21 m spike is read to ±1e5 near its foot).
                 assert!(kept <= least + band, "inherited {kept} above the horizon {least} (band {band})");
             }
