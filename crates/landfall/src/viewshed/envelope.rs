@@ -27,26 +27,27 @@
 //! by u, and by the same raise for the few that come out of order ([`Merge`]).
 //!
 //! **Rounding.** Let ϵ = 2⁻⁵³ and V a bound of |v| over the vertices involved. Reading H between
-//! vertices a and b, `lerp` computes v_a + (v_b − v_a)·((u − u_a)/(u_b − u_a)): 3 roundings in the
-//! fraction t, 3 in the rest, so it is within 5ϵ·|v_b − v_a|·t + ϵ·|H(u)| ≤ 11ϵ·V (to O(ϵ²)) of the
-//! segment between the *stored* vertices, exact at both. (The old form, v₀ + (u − u₀)·slope with
-//! the slope rounded once, had the same bound.) A stored vertex is a projected sample (one rounding
-//! of w/d) or a vertex copied from H or S (no new error), or a crossing. At a crossing one of H and
-//! S has a vertex and the other is read, so d₁ and d₂ are each within η = 13ϵ·V of the differences
-//! of the stored lines; placed at r = d₁/(d₁ − d₂) the vertex lies where the lines differ by at
-//! most η·(|d₁| + |d₂|)/|d₁ − d₂| = η (d₁ and d₂ have opposite signs), and its value, the higher
-//! line's at r, is read to 2ϵ·V more: a new vertex is within 15ϵ·V of the maximum of the stored
-//! polylines it is cut from. Rounding its u (ϵ·|u| ≤ ϵ) moves it sideways; along a steep edge of
-//! slope dv/du that is |dv/du|·ϵ·|u|, which for an edge of the strip (in its cell's x from d to
-//! d + 1, height w(x)) is ϵ·|w′ − v|: the height change across a cell, in v's units. Errors add up
-//! along a chain of cuts (a vertex read off vertices cut before inherits their error, a convex
-//! combination of it, and adds its own): after g cuts of one stretch, (15g + 11)ϵ·V. The band
-//! (`run.rs`: `TOUCH` = 10⁻¹³ ≈ 900ϵ of (1 + |eye| + |target|)/d) covers about 60 cuts at V of the
-//! target's own size, as it did for the pieces, whose start was re-rounded at each cut the same way.
-//! Nothing bounds g or V a priori (a 10²¹ m spike's segment is read to ±10⁵ near its foot, in either
-//! form): exactness rests on that margin, and every answer is checked against the exact walk in the
-//! tests and by the benchmark's digests (the same bit for bit as with the pieces on 1025² and 4097²,
-//! flat and with curvature).
+//! vertices a and b, `lerp` goes from the nearer one: v_a + (v_b − v_a)·((u − u_a)/(u_b − u_a))
+//! (or the same from b), 3 roundings in the fraction, 3 in the rest, so it is within
+//! 5ϵ·|v_b − v_a|·min(t, 1 − t) + ϵ·|H(u)| ≤ 11ϵ·V (to O(ϵ²)) of the segment between the *stored*
+//! vertices, exact at both; near an end the error scales with the change from that end, not with
+//! the segment's whole rise (a segment off a 10²⁰ m spike read near its foot). (The old form,
+//! v₀ + (u − u₀)·slope from the left end, had the looser bound 5ϵ·|v₁ − v₀|·t + ϵ·|H(u)|.) A stored
+//! vertex is a projected sample (one rounding of w/d), a vertex copied from H or S (no new error),
+//! or a crossing. At a crossing one of H and S has a vertex and the other is read, so d₁ and d₂
+//! are each within η = 13ϵ·V of the differences of the stored lines; placed at r = d₁/(d₁ − d₂)
+//! the vertex lies where the lines differ by at most η·(|d₁| + |d₂|)/|d₁ − d₂| = η (d₁ and d₂
+//! have opposite signs), and its value is read at r off the line with the smaller ends (both meet
+//! there; the smaller ends round less), 2ϵ·V more: a new vertex is within 15ϵ·V of the maximum of
+//! the stored polylines it is cut from. Rounding its u (ϵ·|u| ≤ ϵ) moves it sideways; along an
+//! edge of slope dv/du that is |dv/du|·ϵ·|u|, which for an edge of a strip (from d to d + 1, height
+//! w(x)) is ϵ·|w′ − v|: the height change across a cell, in v's units. Errors add up along a chain
+//! of cuts (a vertex read off vertices cut before inherits their error, a convex combination of it,
+//! and adds its own): after g cuts of one stretch, (15g + 11)ϵ·V. The band (`run.rs`: `TOUCH` =
+//! 10⁻¹³ ≈ 900ϵ of (1 + |eye| + |target|)/d) covers about 60 cuts at V of the target's own size, as
+//! it did for the pieces, whose start was re-rounded at each cut the same way. Nothing bounds g or
+//! V a priori: exactness rests on that margin, and every answer is checked against the exact walk
+//! in the tests (spikes of 10¹⁸ to 10³³ m included) and by the benchmark's digests.
 
 /// A vertex of an envelope: H (or one of its limits) at u.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -67,7 +68,13 @@ fn vx(u: f64, v: f64) -> Vertex {
 /// The value at u (a.u < u < b.u) of the segment from a to b.
 #[inline(always)]
 fn lerp(a: Vertex, b: Vertex, u: f64) -> f64 {
-    a.v + (b.v - a.v) * ((u - a.u) / (b.u - a.u))
+    // From the nearer end: the rounding scales with the change from there, not the whole segment's.
+    let (ta, tb) = (u - a.u, b.u - u);
+    if ta <= tb {
+        a.v + (b.v - a.v) * (ta / (b.u - a.u))
+    } else {
+        b.v - (b.v - a.v) * (tb / (b.u - a.u))
+    }
 }
 
 /// −∞ for GAP.
@@ -371,6 +378,10 @@ fn raise(h: &mut Vec<Vertex>, spare: &mut Vec<Vertex>, s: &[Vertex]) {
     let i1 = i0 + h[i0..].partition_point(|x| x.u <= sb);
     let mut out = std::mem::take(spare);
     out.clear();
+    // Past H's end: its last vertex's right limit, −∞ by position, made a vertex (the gap to sa).
+    if i0 == h.len() && i0 > 0 {
+        out.push(vx(h[i0 - 1].u, GAP));
+    }
     let (mut j, mut k) = (i0, 0);
     // The event before, pending until the top after it is known; H's and S's right limits there;
     // whether S was on top just before it.
@@ -415,8 +426,14 @@ fn raise(h: &mut Vec<Vertex>, spare: &mut Vec<Vertex>, s: &[Vertex]) {
                 } else {
                     x
                 };
-                let (vh, vs) = (ph + (hl - ph) * r, ps + (sl - ps) * r);
-                out.push(vx(x, if vh > vs { vh } else { vs }));
+                // Both lines meet there: the value off the one with the smaller ends (the smaller
+                // rounding; a line off a spike is read to a tiny fraction of the spike's height).
+                let v = if ph.abs().max(hl.abs()) <= ps.abs().max(sl.abs()) {
+                    ph + (hl - ph) * r
+                } else {
+                    ps + (sl - ps) * r
+                };
+                out.push(vx(x, v));
                 before = !s_first;
             } else {
                 // S on top where it is higher at one end and not lower at the other.
@@ -446,6 +463,10 @@ fn raise(h: &mut Vec<Vertex>, spare: &mut Vec<Vertex>, s: &[Vertex]) {
             e.r = if e.hi > e.l { e.hi } else { e.l };
         }
         e.emit(&mut out, before, false);
+    }
+    // Before H's start: the gap from sb to its first vertex, likewise.
+    if i1 == 0 && !h.is_empty() {
+        out.push(vx(h[0].u, GAP));
     }
     if out.len() == i1 - i0 {
         h[i0..i1].copy_from_slice(&out);
