@@ -284,10 +284,7 @@ impl Merge<'_> {
         let Envelope { vs, spare } = &mut *self.env;
         if a.u < b.u {
             match vs.last() {
-                None => {
-                    vs.extend([a, b]);
-                    return;
-                }
+                None => vs.extend([a, b]),
                 Some(&l) if l.u <= a.u => {
                     if l.u < a.u {
                         vs.extend([vx(l.u, GAP), vx(a.u, GAP), a]);
@@ -296,7 +293,6 @@ impl Merge<'_> {
                         vs.push(a);
                     }
                     vs.push(b);
-                    return;
                 }
                 _ => raise(vs, spare, &[a, b]),
             }

@@ -951,7 +951,6 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
         if !first && prev.is_some() {
             g.edge(near.uv(qb + 1), far.uv(qb + 1), prev, None);
         }
-        drop(g);
         horizon.raise(strip);
     }
 }
