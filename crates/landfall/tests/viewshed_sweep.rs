@@ -234,6 +234,82 @@ proptest! {
     }
 }
 
+/// Terrain aimed at the horizon's form (a polyline of vertices, jumps as two at one u, gaps as
+/// vertices at −∞): from an eye on sample (ci, cj), at r = max(|di|, |dj|) samples (the distance
+/// along the sweep axis) the height is the eye's plus slope·r, so every sample on a ray through the
+/// eye projects onto the same (u, v): horizon vertices lie exactly at the targets' u and the targets
+/// on the horizon (slope 0: a plateau at eye height). Broken by terraces every `step` samples
+/// (jumps in the horizon), saw-tooth ridges along the octant borders |di| = |dj| and along a row or
+/// column through the eye (vertices at u = ±1 and 0), and single spikes (a point poking above its
+/// neighbours in the strip).
+fn on_rays(rng: &mut SplitMix64, n: usize, (ci, cj): (usize, usize), eye: f64, slope: f64, step: i64) -> Vec<f32> {
+    let (tooth, spikes) = (rng.range(0.5, 3.0).round(), rng.next_u64() % 3);
+    (0..n * n)
+        .map(|k| {
+            let (di, dj) = ((k % n) as i64 - ci as i64, (k / n) as i64 - cj as i64);
+            let r = di.abs().max(dj.abs());
+            if r == 0 {
+                return 0.0;
+            }
+            let mut z = eye + slope * r as f64;
+            if step > 0 {
+                z += (r / step) as f64;
+            }
+            if di.abs() == dj.abs() || di == 0 || dj == 0 {
+                z += if r % 2 == 0 { tooth } else { -tooth };
+            }
+            if spikes > 0 && rng.next_u64().is_multiple_of(17) {
+                z += 2.0 * tooth;
+            }
+            z as f32
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(150))]
+    #[test]
+    fn the_sweep_equals_the_walk_where_the_horizon_has_vertices_on_the_targets(
+        seed in any::<u64>(),
+        slope in prop_oneof![Just(0.0), Just(0.5), Just(1.0), Just(-0.5)],
+        step in 0i64..4,
+        holes in any::<bool>(),
+        eye in prop_oneof![Just(0.0), Just(1.0), Just(2.0)],
+        diagonal in 0usize..3,
+        curvature in any::<bool>(),
+        off_sample in any::<bool>(),
+    ) {
+        let mut rng = SplitMix64::new(seed);
+        let n = 6 + (rng.next_u64() % 36) as usize;
+        let centre = (rng.next_u64() as usize % n, rng.next_u64() as usize % n);
+        let mut h = on_rays(&mut rng, n, centre, eye, slope, step);
+        let mut mask = vec![false; (n - 1) * (n - 1)];
+        if holes {
+            punch_holes(&mut rng, &mut h, &mut mask, 3);
+        }
+        // Kilometre cells make the curvature's drop matter.
+        let s = if curvature { 1000.0 } else { 1.0 };
+        let hs: Vec<f32> = h.iter().map(|z| z * s as f32).collect();
+        let mut b = Heightfield::builder(n, n, hs).spacing(s, s).diagonal(DIAGONALS[diagonal]).leaf_size(2);
+        if holes {
+            b = b.hole_mask(mask);
+        }
+        let hf = b.build().unwrap();
+        // The eye on the centre sample (the rays' origin), or on an edge or diagonal near it.
+        let obs = if off_sample {
+            let place = 2 + rng.next_u64() % 3;
+            eye_position(&mut rng, &hf, place)
+        } else {
+            [centre.0 as f64 * s, centre.1 as f64 * s]
+        };
+        if hf.height_at(obs[0], obs[1]).is_none() {
+            return Ok(()); // over a hole
+        }
+        let p = ViewshedParams::default().with_observer_height(eye * s).with_curvature(curvature);
+        agree(&hf, obs, &p);
+    }
+}
+
 #[test]
 fn a_ground_level_eye_on_a_plateau_does_not_see_below_it() {
     // The case: eye height 0 exactly on a sample of a flat plateau (height 20); targets
