@@ -412,6 +412,25 @@ fn limits_one_by_one_pair_the_angles() {
     assert_eq!(limited(None, None, Some(-1.0), Some(2.0)).pitch, Some((-1.0, 2.0)));
 }
 
+/// Limits at absurd magnitudes answer as their meaning says (found by a hostile test): a
+/// maximum distance of 1e20 or more is no limit (it overflowed the last column's index), and
+/// angles are reduced to [0, 360) before their span is taken (1e300 to 10 gave the full circle).
+#[test]
+fn huge_limits_mean_what_they_say() {
+    let hf = Heightfield::builder(9, 9, (0..81).map(|k| ((k * 7) % 5) as f32).collect()).build().unwrap();
+    let p = ViewshedParams::default();
+    let all = visibility(&hf, [4.0, 4.0], &p).unwrap();
+    for d in [1e20, 1e300, f64::MAX] {
+        assert_eq!(visibility(&hf, [4.0, 4.0], &p.clone().with_max_distance(d)).unwrap(), all, "{d}");
+    }
+    let reduced = (1e300f64).rem_euclid(360.0);
+    let wedge = visibility(&hf, [4.0, 4.0], &p.clone().with_azimuths(Some((reduced, 10.0)))).unwrap();
+    let huge = visibility(&hf, [4.0, 4.0], &p.clone().with_azimuths(Some((1e300, 10.0)))).unwrap();
+    assert_eq!(huge, wedge);
+    let targets = |g: &Grid<u8>| g.values.iter().filter(|&&v| v != NODATA).count();
+    assert!(targets(&huge) < targets(&all), "{} of {}", targets(&huge), targets(&all));
+}
+
 /// Larger smooth terrains, where the row witnesses and the sector bounds do most of the work:
 /// sampled targets against brute force.
 #[test]

@@ -61,6 +61,8 @@ impl<'a> Eye<'a> {
             if d2 > 0.0 {
                 // Clockwise from north.
                 let az = ex.atan2(ny).to_degrees().rem_euclid(360.0);
+                // Each angle reduced first: (b − a) of 10 and 1e300 would lose b.
+                let (a, b) = (a.rem_euclid(360.0), b.rem_euclid(360.0));
                 let span = (b - a).rem_euclid(360.0);
                 let from_a = (az - a).rem_euclid(360.0);
                 if span != 0.0 && from_a > span {

@@ -278,7 +278,7 @@ impl ViewshedParams {
         }
         if let Some((a, b)) = self.azimuths {
             if !(a.is_finite() && b.is_finite()) {
-                return bad("angles", format!("{a}, {b}: not finite"));
+                return bad("angles", format!("{}, {}: not finite", Num(a), Num(b)));
             }
         }
         if let Some((lo, hi)) = self.pitch {

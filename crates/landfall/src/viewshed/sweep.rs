@@ -430,14 +430,15 @@ impl<'a, S: Sink> SectorSweep<'a, S> {
         let (op, oq) = quad.local(run.sight.ou, run.sight.ov);
         let ((_, pmax), (qmin, qmax)) = quad.extent(hf.nx(), hf.ny());
         let p_first = floor(op) + 1;
-        // Columns beyond the maximum distance hold no target (the last one is within it).
+        // Columns beyond the maximum distance hold no target (the last one is within it; a reach
+        // past the grid, up to infinite, is the grid's end).
         let step = {
             let sp = hf.spacing();
             quad.step(sp.x, sp.y)
         };
         let params = run.params;
         let reach = params.max_distance / step;
-        let p_last = if reach.is_finite() { pmax.min(floor(op + reach) + 1) } else { pmax };
+        let p_last = if op + reach < pmax as f64 { pmax.min(floor(op + reach) + 1) } else { pmax };
         let limits = params.max_distance.is_finite() || params.azimuths.is_some() || params.pitch.is_some();
         let zo = run.sight.zo;
         (p_first <= p_last).then(|| {
