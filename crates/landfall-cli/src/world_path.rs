@@ -97,7 +97,13 @@ pub fn run(args: &PathArgs) -> Result<()> {
         "--from/--to: within ±1e9 m of the origin"
     );
     let (a, b) = (args.from, args.to);
-    // The output's directory checked before the plan (nothing is written unless it is found).
+    let refused = |e: PathError| {
+        let which = if matches!(e, PathError::TooLarge { .. }) { "--from/--to: " } else { "" };
+        anyhow::anyhow!("{which}{}", crate::path_error::explain(e, &agent, a, b))
+    };
+    // What can be refused without the world is refused first: the region's size, the output's
+    // directory (nothing is written unless the path is found).
+    Planner::check_around(&agent, a, b).map_err(refused)?;
     let out = landfall_io::OutputFile::create(&args.out)?;
     let t0 = Instant::now();
     let params = WorldParams::default().with_seed(args.seed);
@@ -110,10 +116,7 @@ pub fn run(args: &PathArgs) -> Result<()> {
         if args.no_objects { (Vec::new(), 0) } else { collect_objects(params, cache, &agent, a, b, &on)? };
     let gathered = t0.elapsed().as_secs_f64();
     let t1 = Instant::now();
-    let mut planner = Planner::around(&ground, &discs, agent, a, b).map_err(|e| {
-        let which = if matches!(e, PathError::TooLarge { .. }) { "--from/--to: " } else { "" };
-        anyhow::anyhow!("{which}{}", crate::path_error::explain(e, &agent, a, b))
-    })?;
+    let mut planner = Planner::around(&ground, &discs, agent, a, b).map_err(refused)?;
     let built = t1.elapsed().as_secs_f64();
     let t2 = Instant::now();
     let route = planner.find_path(a, b)?;

@@ -149,6 +149,38 @@ pub struct Planner<'a> {
     pub(crate) portal_search: super::clusters::PortalSearch,
 }
 
+/// The grids of a planner over a square: the slope grid's origin, the finest cell and the slope
+/// cell (metres), the slope cell in finest cells as a power of two (`shift`), the tree's depth, the
+/// slope cells a side and the tree's side (metres).
+struct Layout {
+    origin: DVec2,
+    cell: f64,
+    g: f64,
+    shift: i32,
+    depth: u8,
+    n: usize,
+    extent: f64,
+}
+
+impl Layout {
+    /// The grids over the square of side `side` at `corner` for `agent` (both finite), or
+    /// [`PathError::TooLarge`].
+    fn of(agent: &Agent, corner: DVec2, side: f64) -> Result<Self, PathError> {
+        let cell = agent.cell();
+        let g = agent.slope_cell();
+        let shift = (g / cell).log2().round() as i32;
+        let origin = (corner / g.max(cell)).floor() * g.max(cell);
+        let need = ((corner.x + side - origin.x).max(corner.y + side - origin.y) / cell).ceil().max(1.0);
+        let depth = (need.log2().ceil() as i32).max(shift).max(0) as u32;
+        let cells = (depth as f64 - shift as f64).exp2();
+        if depth > 24 || cells > MAX_SLOPE_CELLS as f64 {
+            return Err(PathError::TooLarge { side, cells, max: MAX_SLOPE_CELLS });
+        }
+        let extent = (1u64 << depth) as f64 * cell;
+        Ok(Self { origin, cell, g, shift, depth: depth as u8, n: cells as usize, extent })
+    }
+}
+
 impl<'a> Planner<'a> {
     /// A planner over the square of side at least `side` metres whose lower-left corner is at
     /// `corner` (both rounded outward to the agent's cells), with `obstacles`.
@@ -169,19 +201,7 @@ impl<'a> Planner<'a> {
         if let Some((index, d)) = obstacles.iter().enumerate().find(|(_, d)| !valid(d)) {
             return Err(PathError::Obstacle { index, x: d.center.x, y: d.center.y, radius: d.radius });
         }
-        let cell = agent.cell();
-        let g = agent.slope_cell();
-        let shift = (g / cell).log2().round() as i32;
-        let origin = (corner / g.max(cell)).floor() * g.max(cell);
-        let need = ((corner.x + side - origin.x).max(corner.y + side - origin.y) / cell).ceil().max(1.0);
-        let depth = (need.log2().ceil() as i32).max(shift).max(0) as u32;
-        let cells = (depth as f64 - shift as f64).exp2();
-        if depth > 24 || cells > MAX_SLOPE_CELLS as f64 {
-            return Err(PathError::TooLarge { side, cells, max: MAX_SLOPE_CELLS });
-        }
-        let depth = depth as u8;
-        let n = cells as usize;
-        let extent = (1u64 << depth) as f64 * cell;
+        let Layout { origin, cell, g, shift, depth, n, extent } = Layout::of(&agent, corner, side)?;
         let nb = (1usize << depth).clamp(1, 256);
         let mut obs = Obstacles::new(origin, extent, nb, agent.radius);
         for d in obstacles {
@@ -210,6 +230,31 @@ impl<'a> Planner<'a> {
         a: DVec2,
         b: DVec2,
     ) -> Result<Self, PathError> {
+        let (lo, side) = Self::square_around(&agent, a, b)?;
+        Self::new(ground, obstacles, agent, lo, side)
+    }
+
+    /// Whether [`around`](Self::around) can plan between `a` and `b` for `agent` (finite ends, a
+    /// valid agent, a square of at most 4,096 slope cells a side), without building
+    /// anything: to refuse a query before gathering its obstacles.
+    ///
+    /// ```
+    /// use landfall::glam::DVec2;
+    /// use landfall::world::{Agent, Planner};
+    ///
+    /// let walker = Agent::default();
+    /// assert!(Planner::check_around(&walker, DVec2::ZERO, DVec2::new(1000.0, 0.0)).is_ok());
+    /// assert!(Planner::check_around(&walker, DVec2::ZERO, DVec2::new(100_000.0, 0.0)).is_err());
+    /// assert!(Planner::check_around(&walker, DVec2::ZERO, DVec2::new(1e300, 0.0)).is_err());
+    /// ```
+    pub fn check_around(agent: &Agent, a: DVec2, b: DVec2) -> Result<(), PathError> {
+        agent.validate()?;
+        let (lo, side) = Self::square_around(agent, a, b)?;
+        Layout::of(agent, lo, side).map(|_| ())
+    }
+
+    /// The lower-left corner and side of [`around`](Self::around)'s square.
+    fn square_around(agent: &Agent, a: DVec2, b: DVec2) -> Result<(DVec2, f64), PathError> {
         for (what, p) in [("start", a), ("goal", b)] {
             if !p.is_finite() {
                 return Err(PathError::NotFinite(what, p.x, p.y));
@@ -218,7 +263,11 @@ impl<'a> Planner<'a> {
         let margin = (0.25 * a.distance(b)).max(8.0 * agent.radius).max(32.0);
         let (lo, hi) = (a.min(b) - margin, a.max(b) + margin);
         let side = (hi - lo).max_element();
-        Self::new(ground, obstacles, agent, lo, side)
+        if !(lo.is_finite() && side.is_finite()) {
+            // Ends ~1e308 apart: a square beyond f64, larger than any plan.
+            return Err(PathError::TooLarge { side: f64::INFINITY, cells: f64::INFINITY, max: MAX_SLOPE_CELLS });
+        }
+        Ok((lo, side))
     }
 
     /// The agent.
