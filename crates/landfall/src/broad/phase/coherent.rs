@@ -12,7 +12,7 @@
 
 use super::boxes::Box32;
 use super::level::{Level, Sphere};
-use super::search::{self, PairOut, SearchStats};
+use super::search::{self, word, PairOut, SearchStats};
 use super::{BroadPhase, FREE};
 use glam::DVec3;
 
@@ -20,12 +20,6 @@ use glam::DVec3;
 /// Measured on issue 72's scene 1 (`docs/benchmarks.md`): a twentieth and a fiftieth about equally
 /// fast, a tenth slower, a fifth slower still.
 pub(super) const REBUILD_SHARE: f64 = 0.05;
-
-/// A pair as one sortable word: lower proxy in the high half.
-#[inline]
-pub(super) fn word(a: u32, b: u32) -> u64 {
-    ((a as u64) << 32) | b as u64
-}
 
 /// The fat-candidate pairs and which objects changed since they were found.
 #[derive(Clone, Debug, Default)]

@@ -1,11 +1,7 @@
 //! The persistent pair set of a [`BroadPhase`](super::BroadPhase): the pairs touching at the last
 //! report, kept sorted, so that a frame reports only the pairs that began or ended touching.
 
-/// A pair as one sortable word: lower proxy in the high half.
-#[inline]
-fn word((a, b): (u32, u32)) -> u64 {
-    ((a as u64) << 32) | b as u64
-}
+use super::search::word;
 
 #[inline]
 fn pair(w: u64) -> (u32, u32) {
@@ -40,7 +36,7 @@ impl PairSet {
     /// `began` and `ended` are the differences, ascending.
     pub fn report(&mut self, pairs: &[(u32, u32)]) {
         self.next.clear();
-        self.next.extend(pairs.iter().map(|&p| word(p)));
+        self.next.extend(pairs.iter().map(|&(a, b)| word(a, b)));
         self.next.sort_unstable();
         self.began.clear();
         self.ended.clear();

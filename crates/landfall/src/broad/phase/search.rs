@@ -54,11 +54,17 @@ impl PairOut for Vec<(u32, u32)> {
     }
 }
 
-/// Pairs as sortable words ([`word`](super::coherent::word)).
+/// A pair as one sortable word: lower proxy in the high half.
+#[inline]
+pub(super) fn word(a: u32, b: u32) -> u64 {
+    ((a as u64) << 32) | b as u64
+}
+
+/// Pairs as sortable words ([`word`]).
 impl PairOut for Vec<u64> {
     #[inline(always)]
     fn pair(&mut self, a: u32, b: u32) {
-        self.push(super::coherent::word(a, b));
+        self.push(word(a, b));
     }
 }
 
