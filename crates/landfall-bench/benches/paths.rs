@@ -17,9 +17,8 @@
 
 use criterion::{criterion_group, BenchmarkId, Criterion};
 use glam::DVec2;
-use landfall::support::SplitMix64;
 use landfall::world::{Agent, Disc, Planner, Route};
-use landfall::Heightfield;
+use landfall_bench::paths_scene::{ends, ground, obstacles, SIDE};
 use landfall_bench::report::median_ns;
 use pathfinding::prelude::astar;
 use std::hint::black_box;
@@ -29,41 +28,8 @@ use std::time::{Duration, Instant};
 mod navmesh;
 use navmesh::NavMesh;
 
-/// Side of the square, metres.
-const SIDE: f64 = 1600.0;
-
 /// The agents: name, radius, the fine grid's cell.
 const AGENTS: [(&str, f64, f64); 2] = [("walker_0.5m", 0.5, 0.5), ("giant_20m", 20.0, 5.0)];
-
-/// Flat ground, 1 m samples.
-fn ground() -> Heightfield {
-    let n = SIDE as usize + 1;
-    Heightfield::builder(n, n, vec![0.0; n * n]).build().unwrap()
-}
-
-/// The same obstacles for both agents: 300 stones and bushes (0.3–2 m), 30 houses and rocks
-/// (3–10 m), 4 halls and ponds (15–35 m), none within 60 m of the two ends (sparse enough that
-/// the 20 m giant, 40 m wide, finds a way).
-fn obstacles(a: DVec2, b: DVec2) -> Vec<Disc> {
-    let mut rng = SplitMix64::new(74);
-    let mut out = Vec::new();
-    for (n, lo, hi) in [(300, 0.3, 2.0), (30, 3.0, 10.0), (4, 15.0, 35.0)] {
-        let mut k = 0;
-        while k < n {
-            let d = Disc { center: DVec2::new(rng.range(0.0, SIDE), rng.range(0.0, SIDE)), radius: rng.range(lo, hi) };
-            if d.center.distance(a) > d.radius + 60.0 && d.center.distance(b) > d.radius + 60.0 {
-                out.push(d);
-                k += 1;
-            }
-        }
-    }
-    out
-}
-
-/// The ends of the path.
-fn ends() -> (DVec2, DVec2) {
-    (DVec2::new(100.0, 700.0), DVec2::new(1500.0, 900.0))
-}
 
 /// An occupancy grid of cells `h` wide over the square.
 struct Grid {

@@ -4,13 +4,9 @@
 //! `cargo run --profile bench -p landfall-bench --example pathprof [queries] [walker|giant]`
 //! (callgrind it with `--toggle-collect=*find_path*`, or perf record it).
 use glam::DVec2;
-use landfall::support::SplitMix64;
-use landfall::world::{Agent, Disc, Planner};
-use landfall::Heightfield;
+use landfall::world::{Agent, Planner};
+use landfall_bench::paths_scene::{ends, ground, obstacles, SIDE};
 use std::hint::black_box;
-
-/// Side of the square, metres.
-const SIDE: f64 = 1600.0;
 
 /// This thread's CPU time in seconds.
 fn cpu() -> f64 {
@@ -20,29 +16,11 @@ fn cpu() -> f64 {
     t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
 }
 
-/// The bench's obstacles (`benches/paths.rs`).
-fn obstacles(a: DVec2, b: DVec2) -> Vec<Disc> {
-    let mut rng = SplitMix64::new(74);
-    let mut out = Vec::new();
-    for (n, lo, hi) in [(300, 0.3, 2.0), (30, 3.0, 10.0), (4, 15.0, 35.0)] {
-        let mut k = 0;
-        while k < n {
-            let d = Disc { center: DVec2::new(rng.range(0.0, SIDE), rng.range(0.0, SIDE)), radius: rng.range(lo, hi) };
-            if d.center.distance(a) > d.radius + 60.0 && d.center.distance(b) > d.radius + 60.0 {
-                out.push(d);
-                k += 1;
-            }
-        }
-    }
-    out
-}
-
 fn main() {
     let queries: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(1000);
     let r = if std::env::args().nth(2).is_some_and(|a| a == "giant") { 20.0 } else { 0.5 };
-    let n = SIDE as usize + 1;
-    let ground = Heightfield::builder(n, n, vec![0.0; n * n]).build().unwrap();
-    let (a, b) = (DVec2::new(100.0, 700.0), DVec2::new(1500.0, 900.0));
+    let ground = ground();
+    let (a, b) = ends();
     let discs = obstacles(a, b);
     let mut planner = Planner::new(&ground, &discs, Agent::default().with_radius(r), DVec2::ZERO, SIDE).unwrap();
     let first = planner.find_path(a, b).unwrap();

@@ -16,6 +16,7 @@ pub mod jolt;
 #[cfg(feature = "jolt")]
 pub mod jolt_broad;
 pub mod motions;
+pub mod paths_scene;
 pub mod peers;
 pub mod rapier_peer;
 pub mod report;
