@@ -611,7 +611,7 @@ async fn world_region(Extract(s): Shared, Query(q): Params) -> Result<Response, 
             })?;
             let r = (region.fract() == 0.0 && (0.0..3.0).contains(&region))
                 .then(|| m.regions()[region as usize])
-                .ok_or_else(|| bad(format!("region: {region} (0 outer ring, 1 inner, 2 seam)")))?;
+                .ok_or_else(|| bad(format!("region: {} (0 outer ring, 1 inner, 2 seam)", Num(region))))?;
             let mut part = landfall_io::MeshPart {
                 name: format!("layer {level} region {region}"),
                 origin: [m.origin.x, m.origin.y, 0.0],
