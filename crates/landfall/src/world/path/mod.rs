@@ -36,7 +36,8 @@
 //!
 //! The leaf search (`search.rs`) is Lazy Theta* over free leaves, centre to centre across shared
 //! sides (leaves of any sizes), a node's parent any earlier node that sees it; joined to the start
-//! and goal by the free leaves near them that see them. String pulling, then each corner pulled
+//! and goal by the free leaves near them that see them; where those do not join the ends, again
+//! with the partial cells whose centre the agent may stand on (gaps narrower than a free cell). String pulling, then each corner pulled
 //! taut onto the tangents of the discs that block its neighbours' straight line (`smooth.rs`: a
 //! few line-of-sight walks a corner; steep cells by bisection), finish every path. Line of sight walks the
 //! segment through the leaves: free clears, full blocks, partial is tested exactly (f64 segment–disc

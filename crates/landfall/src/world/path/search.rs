@@ -4,7 +4,9 @@
 //! parent may be any earlier node that sees it (checked when the node is expanded; if it does not
 //! see it, the best expanded neighbour is the parent), so paths across large free leaves come out
 //! straight and A* does not pick the wrong side of an obstacle from the leaves' centre-to-centre
-//! zigzag. Then the corners are pulled straight ([`smooth`](super::smooth)).
+//! zigzag. Where the free leaves do not join the ends, the search runs again with the partial
+//! cells whose centre the agent may stand on, each step into or out of one checked by line of
+//! sight. Then the corners are pulled straight ([`smooth`](super::smooth)).
 
 use super::clusters::Cells;
 use super::marks::Entry;
