@@ -31,8 +31,9 @@ pub struct ViewshedArgs {
     /// for a raster in degrees).
     #[arg(long, value_name = "X,Y", allow_hyphen_values = true, required_unless_present = "observers")]
     observer: Option<String>,
-    /// Many observers instead: a CSV with header `x,y` or `x,y,h` (h: that observer's height);
-    /// the output counts, per sample, the observers that see it (u16, nodata 65535).
+    /// Many observers instead: a CSV with header `x,y` or `x,y,h` (h: that observer's eye height
+    /// above the ground; a `z` column is refused); the output counts, per sample, the observers
+    /// that see it (u16, nodata 65535).
     #[arg(long, value_name = "OBS.csv", conflicts_with = "observer")]
     observers: Option<PathBuf>,
     /// Height of the eye above the ground under the observer.

@@ -692,6 +692,10 @@ fn viewshed_writes_a_georeferenced_geotiff() {
     std::fs::write(&obs, "x,y\n1000,2010\n9000,2010\n").unwrap();
     let e = fails(&["viewshed", s(&dem), "--observers", s(&obs), "--out", s(&out)]);
     assert!(e.contains("line 3") && e.contains("x 1000 … 1040"), "{e}");
+    // An `x,y,z` export: its z is not an eye height, so it is refused, not ignored.
+    std::fs::write(&obs, "x,y,z\n1000,2010,55\n").unwrap();
+    let e = fails(&["viewshed", s(&dem), "--observers", s(&obs), "--out", s(&out)]);
+    assert!(e.contains("line 1") && e.contains("column 'z'") && e.contains("(x,y,h)"), "{e}");
     // Counts stop at 65,534 (u16, 65,535 nodata): said when they do.
     let mut many = String::from("x,y\n");
     (0..65_600).for_each(|_| many.push_str("1000,2010\n"));

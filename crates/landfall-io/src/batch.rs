@@ -175,6 +175,20 @@ impl BatchReader {
         };
         let (cols, optional) =
             find_columns(&header, required, optional).map_err(|m| IoError::line(path, 1, format!("header: {m}")))?;
+        if kind == Batch::Observers && optional.is_none() {
+            // `x,y,z` is a common export; its z is not the eye's height above the ground.
+            if let Some(z) = header.iter().find(|h| h.eq_ignore_ascii_case("z")) {
+                return Err(IoError::line(
+                    path,
+                    1,
+                    format!(
+                        "header: column '{}': an observer's eye height above the ground is column h (x,y,h); \
+                         rename it h if that is what it holds, or drop it for --observer-height",
+                        quote(z)
+                    ),
+                ));
+            }
+        }
         Ok(Self {
             path: path.to_owned(),
             rdr,

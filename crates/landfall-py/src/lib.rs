@@ -8,6 +8,7 @@
 mod args;
 mod edit;
 mod geo;
+mod interrupt;
 mod motion;
 mod queries;
 mod viewshed;
@@ -515,7 +516,7 @@ impl Heightfield {
             return Err(err("mode: 'count' takes many observers: use cumulative_viewshed"));
         }
         let hf = heightfield_of(&inner);
-        let values = viewshed::interruptible(py, |cancel| viewshed::single(&inner, [x, y], &params, mode, cancel))?;
+        let values = interrupt::interruptible(py, |cancel| viewshed::single(&inner, [x, y], &params, mode, cancel))?;
         let values = values.map_err(|e| match e {
             ViewshedError::ObserverOutside { .. } | ViewshedError::ObserverOverHole { .. } => {
                 err(format!("{e} (the terrain covers {})", hf.bounds().xy_extent()))
@@ -563,7 +564,7 @@ impl Heightfield {
         }
         let observers: Vec<[f64; 3]> = (0..x.len()).map(|k| [x[k], y[k], h[k]]).collect();
         let (counts, targets) =
-            viewshed::interruptible(py, |cancel| viewshed::counts(&inner, &observers, &params, cancel))?
+            interrupt::interruptible(py, |cancel| viewshed::counts(&inner, &observers, &params, cancel))?
                 .map_err(err)?;
         Ok((
             pyarray(py, counts.into_iter().map(f64::from).collect()),

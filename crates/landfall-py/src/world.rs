@@ -238,7 +238,7 @@ impl World {
         agent.validate().map_err(|e| err(format!("{}: {}", e.field, e.why)))?;
         let n = a.len() / 2;
         // Ctrl-C stops the batch between paths (one path is not cut short).
-        let found: Vec<Result<landfall::world::Route, String>> = crate::viewshed::interruptible(py, |cancel| {
+        let found: Vec<Result<landfall::world::Route, String>> = crate::interrupt::interruptible(py, |cancel| {
             let s = &mut *self.state.lock().unwrap_or_else(|e| e.into_inner());
             let gen = s.world.generator().clone();
             let ground = LodTerrain::new(gen, s.world.cache_params().mesh_finest, 1024);

@@ -192,6 +192,29 @@ fn rising(rng: &mut SplitMix64, n: usize, (ci, cj): (usize, usize), style: u64, 
         .collect()
 }
 
+/// The n × n heightfield of `h` (leaves of 2 cells), with holes punched if asked; with curvature
+/// its cells (and heights) are a kilometre, to make the Earth's drop matter. Returns the scale.
+fn square(
+    rng: &mut SplitMix64,
+    mut h: Vec<f32>,
+    n: usize,
+    holes: bool,
+    curvature: bool,
+    diagonal: usize,
+) -> (Heightfield, f64) {
+    let mut mask = vec![false; (n - 1) * (n - 1)];
+    if holes {
+        punch_holes(rng, &mut h, &mut mask, 3);
+    }
+    let s = if curvature { 1000.0 } else { 1.0 };
+    let hs: Vec<f32> = h.iter().map(|z| z * s as f32).collect();
+    let mut b = Heightfield::builder(n, n, hs).spacing(s, s).diagonal(DIAGONALS[diagonal]).leaf_size(2);
+    if holes {
+        b = b.hole_mask(mask);
+    }
+    (b.build().unwrap(), s)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(150))]
     #[test]
@@ -207,19 +230,8 @@ proptest! {
         let mut rng = SplitMix64::new(seed);
         let n = 12 + (rng.next_u64() % 40) as usize;
         let centre = (rng.next_u64() as usize % n, rng.next_u64() as usize % n);
-        let mut h = rising(&mut rng, n, centre, style, eye);
-        let mut mask = vec![false; (n - 1) * (n - 1)];
-        if holes {
-            punch_holes(&mut rng, &mut h, &mut mask, 3);
-        }
-        // Kilometre cells make the curvature's drop matter.
-        let s = if curvature { 1000.0 } else { 1.0 };
-        let hs: Vec<f32> = h.iter().map(|z| z * s as f32).collect();
-        let mut b = Heightfield::builder(n, n, hs).spacing(s, s).diagonal(DIAGONALS[diagonal]).leaf_size(2);
-        if holes {
-            b = b.hole_mask(mask);
-        }
-        let hf = b.build().unwrap();
+        let h = rising(&mut rng, n, centre, style, eye);
+        let (hf, s) = square(&mut rng, h, n, holes, curvature, diagonal);
         // The eye at the centre sample (on a vertex, as the pit wants) or anywhere else.
         let obs = if place == 1 {
             [centre.0 as f64 * s, centre.1 as f64 * s]
@@ -282,19 +294,8 @@ proptest! {
         let mut rng = SplitMix64::new(seed);
         let n = 6 + (rng.next_u64() % 36) as usize;
         let centre = (rng.next_u64() as usize % n, rng.next_u64() as usize % n);
-        let mut h = on_rays(&mut rng, n, centre, eye, slope, step);
-        let mut mask = vec![false; (n - 1) * (n - 1)];
-        if holes {
-            punch_holes(&mut rng, &mut h, &mut mask, 3);
-        }
-        // Kilometre cells make the curvature's drop matter.
-        let s = if curvature { 1000.0 } else { 1.0 };
-        let hs: Vec<f32> = h.iter().map(|z| z * s as f32).collect();
-        let mut b = Heightfield::builder(n, n, hs).spacing(s, s).diagonal(DIAGONALS[diagonal]).leaf_size(2);
-        if holes {
-            b = b.hole_mask(mask);
-        }
-        let hf = b.build().unwrap();
+        let h = on_rays(&mut rng, n, centre, eye, slope, step);
+        let (hf, s) = square(&mut rng, h, n, holes, curvature, diagonal);
         // The eye on the centre sample (the rays' origin), or on an edge or diagonal near it.
         let obs = if off_sample {
             let place = 2 + rng.next_u64() % 3;

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import builtins as _builtins
 import os as _os
+import warnings as _warnings
 
 import numpy as _np
 
@@ -712,8 +713,6 @@ def _even(name, c):
     """The step of an axis's coordinates, by the rule of the CLI's ``.npz`` reader: the mean step
     from end to end; steps more than 5 % off it (beyond f32 rounding of the coordinates) are an
     error, more than 0.1 % a warning."""
-    import warnings
-
     if not _np.all(_np.isfinite(c)):
         raise ValueError(f"da: coordinate {name} must be finite")
     step = float(c[-1] - c[0]) / (c.size - 1)
@@ -727,7 +726,7 @@ def _even(name, c):
         raise ValueError(f"da: coordinate {name} is not evenly spaced: {off} (a raster is a regular grid; "
                          "resample it first, e.g. with xarray's interp)")
     if worst > 1e-3 * abs(step) + rounding:
-        warnings.warn(f"da: coordinate {name} is not evenly spaced ({off}); the mean is used", stacklevel=3)
+        _warnings.warn(f"da: coordinate {name} is not evenly spaced ({off}); the mean is used", stacklevel=3)
     return step
 
 
