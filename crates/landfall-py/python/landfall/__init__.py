@@ -629,7 +629,9 @@ class World:
         (radians, 35° by default) from each start to its goal ((n, 2) each, x and y), as
         ``landfall world path`` plans them: around the footprints of the objects held now, but for
         those it steps over, no taller than ``0.15 × radius`` (a planner over the square around each
-        pair, its quad-tree levels fitted to the radius), the corners on the ground. A start or goal inside a footprint grown by the radius, or on
+        pair, its quad-tree levels fitted to the radius), the corners on the ground (its finest
+        level, as the CLI writes them; :meth:`height` reads the drawn ground, coarser away from the
+        viewer, so the two can differ by metres there). A start or goal inside a footprint grown by the radius, or on
         ground steeper than ``max_slope``, is moved to the nearest point where the agent can
         stand if one is within ``snap`` metres (0: never moved; by default 5 m or two radii, whichever
         is more); ``moved`` says how far. Returns a
