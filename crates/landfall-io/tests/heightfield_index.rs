@@ -390,3 +390,28 @@ fn degree_grids_are_checked_before_building() {
         assert!(!out.exists());
     }
 }
+
+/// Degree tiles far apart make a grid whose ellipsoid tables would dwarf the samples stored: the
+/// mosaic is refused before anything is written (and the same tiles near each other build).
+#[test]
+fn degree_tiles_far_apart_are_refused() {
+    use landfall_io::{write_geotiff, Band, GeoKeys, GeoRef};
+    let d = tempfile::tempdir().unwrap();
+    let tiles = d.path().join("tiles");
+    std::fs::create_dir(&tiles).unwrap();
+    let v = vec![5f32; 100];
+    let put = |name: &str, lon: f64, lat: f64| {
+        let geo = GeoRef { origin: (lon, lat), spacing: (0.002, 0.002) };
+        write_geotiff(&tiles.join(name), 10, 10, Band::F32(&v), &geo, None, Some(&GeoKeys::wgs84())).unwrap();
+    };
+    put("a.tif", 7.0, 47.0);
+    put("b.tif", 7.02, 47.0);
+    let out = d.path().join("m.lfh");
+    let build = || build_heightfield_index(&tiles, &out, &LoadOptions::default(), landfall::Frame::z_up(), &mut |_, _| {});
+    assert_eq!(build().unwrap().nx, 20);
+    std::fs::remove_file(&out).unwrap();
+    put("b.tif", 186.8, -44.0);
+    let e = build().unwrap_err().to_string();
+    assert!(e.contains("tiles") && e.contains("span") && e.contains("separately"), "{e}");
+    assert!(!out.exists());
+}

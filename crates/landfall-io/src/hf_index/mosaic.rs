@@ -1,6 +1,6 @@
 //! GeoTIFF tiles on one grid (a directory of them, or a list), streamed as one index.
 
-use super::report::{check_degrees, check_size, check_stored, grid_of, report, IndexReport};
+use super::report::{check_degrees, check_degrees_held, check_size, check_stored, grid_of, report, IndexReport};
 use super::write::{Conflict, Grid, Writer};
 use crate::load::LoadOptions;
 use crate::IoError;
@@ -161,6 +161,7 @@ pub(super) fn build_mosaic(
     let grid = Grid { nx, ny, leaf: opts.leaf_size, origin: DVec2::new(ox, oy), spacing: DVec2::new(dx, dy) };
     check_degrees(source, &grid, crs.as_ref(), opts)?;
     let covered = covered_tiles(source, &grid, opts, &placed)?;
+    check_degrees_held(source, &grid, crs.as_ref(), opts, covered.len())?;
     let mut w = Writer::start(out, grid, covered)?;
     // The rows some tile covers, north to south.
     let mut spans: Vec<(usize, usize)> = placed.iter().map(|t| (t.row0, t.row0 + t.opened.ny)).collect();

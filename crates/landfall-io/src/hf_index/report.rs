@@ -80,10 +80,32 @@ pub(super) fn check_degrees(
     geokeys: Option<&crate::GeoKeys>,
     opts: &LoadOptions,
 ) -> Result<(), IoError> {
-    let placed = opts.origin.is_some() || opts.spacing.is_some();
-    if geokeys.is_some_and(crate::GeoKeys::is_geographic) && !placed {
+    if in_degrees(geokeys, opts) {
         landfall::geo::GeoSurface::check_grid(grid.origin, grid.spacing, grid.nx, grid.ny)
             .map_err(|e| IoError::format(src, format!("geographic CRS: {e}")))?;
     }
     Ok(())
+}
+
+/// A grid in degrees whose `tiles` stored tiles are few beside its span (a mosaic of tiles far
+/// apart) is refused before anything is written, as opening it would be.
+pub(super) fn check_degrees_held(
+    src: &Path,
+    grid: &Grid,
+    geokeys: Option<&crate::GeoKeys>,
+    opts: &LoadOptions,
+    tiles: usize,
+) -> Result<(), IoError> {
+    if in_degrees(geokeys, opts) {
+        let side = Tiling::new(grid.nx, grid.ny, grid.leaf).side();
+        crate::terrain::geo_tables_fit(src, grid.nx, grid.ny, tiles.saturating_mul(side * side * 4))?;
+    }
+    Ok(())
+}
+
+/// Whether the grid is in degrees: geographic `geokeys`, placed by the file, not by
+/// `--origin`/`--spacing`.
+fn in_degrees(geokeys: Option<&crate::GeoKeys>, opts: &LoadOptions) -> bool {
+    let placed = opts.origin.is_some() || opts.spacing.is_some();
+    geokeys.is_some_and(crate::GeoKeys::is_geographic) && !placed
 }

@@ -8,7 +8,7 @@
 #[cfg(target_arch = "x86_64")]
 mod avx2;
 
-use super::boxes::Boxes;
+use super::boxes::{Boxes, Bx};
 use super::enu::EnuFrame;
 use super::shear::{Mapped, Shear, UpShear};
 use super::strips::Strips;
@@ -207,6 +207,25 @@ impl GeoSurface {
             + (self.hf.nx() * 8 + self.hf.ny() * 11) * 8
             + self.boxes.memory_bytes()
             + self.strips.as_ref().map_or(0, Strips::memory_bytes)
+    }
+
+    /// Bytes [`GeoSurface::new`] allocates beside the heightfield for a grid of `nx × ny` samples, at
+    /// most: the position tables, the box tree and the strip walk's tables span the whole grid,
+    /// holes included (about 2.3 bytes a sample), so a sparse index of tiles far apart costs as much
+    /// as a full one. Front ends compare it with what a file holds before building.
+    ///
+    /// ```
+    /// use landfall::geo::GeoSurface;
+    /// assert!(GeoSurface::extra_memory(3601, 3601) < 3 * 3601 * 3601);
+    /// ```
+    pub fn extra_memory(nx: usize, ny: usize) -> usize {
+        let (ncx, ncy) = (nx.saturating_sub(1), ny.saturating_sub(1));
+        let tables = (nx * 8 + ny * 11) * 8 + (ncx + 1) * 16 + ny * 32;
+        // Leaves of DEFAULT_GEO_LEAF cells; level k above holds ⌈w/2ᵏ⌉·⌈h/2ᵏ⌉ ≤ wh/4ᵏ + (w+h)/2ᵏ + 1.
+        let (lx, ly) = (ncx.div_ceil(DEFAULT_GEO_LEAF), ncy.div_ceil(DEFAULT_GEO_LEAF));
+        let boxes = (lx * ly / 3 * 4 + 4 + 2 * (lx + ly) + 128) * std::mem::size_of::<Bx>();
+        let maxes: usize = [4, 16].iter().map(|w| ncx.div_ceil(*w) * ncy.div_ceil(*w) * 4).sum();
+        tables + boxes + maxes
     }
 
     /// ENU vertices of triangle `half` of cell (i, j) (counter-clockwise seen from above), or `None`

@@ -638,3 +638,17 @@ fn strip_walk_serves_tiles_away_from_the_poles() {
     assert!(!surface((10.0, 89.5), (31, 31), 0.5 / 30.0 / 0.8, 100.0, 4, false).has_strip_walk());
     assert!(!surface((0.0, 0.0), (21, 21), 0.9, 100.0, 4, false).has_strip_walk());
 }
+
+/// `extra_memory` bounds what a surface adds beside its heightfield (thin, square and holed grids,
+/// leaves of every size up to the default), and is not a gross overestimate.
+#[test]
+fn extra_memory_bounds_the_tables() {
+    for (nx, ny) in [(2, 2), (3, 900), (900, 3), (5, 5), (97, 301), (513, 257), (1025, 1025)] {
+        for holes in [false, true] {
+            let s = surface((7.0, 46.0), (nx, ny), 1.0 / 3600.0, 800.0, 9, holes);
+            let extra = s.memory_bytes() - s.heightfield().memory_bytes();
+            let bound = GeoSurface::extra_memory(nx, ny);
+            assert!(extra <= bound && bound <= extra * 2 + 16_384, "{nx} × {ny}: {extra} > {bound}");
+        }
+    }
+}
