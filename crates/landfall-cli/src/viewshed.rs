@@ -103,6 +103,12 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
     }
     let hf = &loaded.heightfield;
     let geographic = geographic(a, &loaded)?;
+    if geographic.is_none() {
+        // As every other command notes on opening (an index's notes already hold it).
+        if let Some(n) = landfall_io::units_disagree(hf).filter(|n| !loaded.notes.contains(n)) {
+            eprintln!("landfall: note: {}: {n}", a.terrain.path.display());
+        }
+    }
     let surface: &dyn ViewshedSurface = match &geographic {
         Some(g) => g,
         None => hf,

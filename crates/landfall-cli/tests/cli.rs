@@ -692,6 +692,13 @@ fn viewshed_writes_a_georeferenced_geotiff() {
     std::fs::write(&obs, "x,y\n1000,2010\n9000,2010\n").unwrap();
     let e = fails(&["viewshed", s(&dem), "--observers", s(&obs), "--out", s(&out)]);
     assert!(e.contains("line 3") && e.contains("x 1000 … 1040"), "{e}");
+    // Degrees taken for metres (no CRS): noted, as every command notes it on opening.
+    let hill = dir.path().join("hill.asc");
+    std::fs::write(&hill, "ncols 3\nnrows 3\nxllcenter 10\nyllcenter 46\ncellsize 0.01\n5 900 2000\n5 5 5\n5 5 5\n")
+        .unwrap();
+    let o = common::landfall(&["viewshed", s(&hill), "--observer", "10,46", "--out", s(&out)]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success() && err.contains("hill.asc: the heights span 1995 units"), "{err}");
     // An `x,y,z` export: its z is not an eye height, so it is refused, not ignored.
     std::fs::write(&obs, "x,y,z\n1000,2010,55\n").unwrap();
     let e = fails(&["viewshed", s(&dem), "--observers", s(&obs), "--out", s(&out)]);

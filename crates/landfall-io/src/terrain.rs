@@ -84,6 +84,7 @@ fn by_crs(
         geo_tables_fit(path, hf.nx(), hf.ny(), hf.memory_bytes())?;
         let g = GeoSurface::new(hf).map_err(|e| IoError::format(path, format!("geographic CRS: {e}")))?;
         let o = g.frame().origin();
+        // The model's note comes last (Python raises the notes before it as warnings).
         notes.push(format!(
             "geographic CRS (degrees): a surface on the WGS84 ellipsoid; heights are asked at lon,lat, answers and \
              meshes are in metres, in the east-north-up frame at lon {}, lat {}, h 0",
@@ -119,7 +120,7 @@ pub(crate) fn geo_tables_fit(path: &Path, nx: usize, ny: usize, held: usize) -> 
 
 /// A note when a heightfield's horizontal extent is tiny beside its relief (degrees or kilometres
 /// taken for metres): the extent is a few units while the heights span 50 times more.
-fn units_disagree(hf: &Heightfield) -> Option<String> {
+pub fn units_disagree(hf: &Heightfield) -> Option<String> {
     let b = hf.bounds();
     let extent = (b.max.x - b.min.x).max(b.max.y - b.min.y);
     let relief = b.max.z - b.min.z;

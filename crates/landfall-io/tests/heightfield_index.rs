@@ -407,7 +407,8 @@ fn degree_tiles_far_apart_are_refused() {
     put("a.tif", 7.0, 47.0);
     put("b.tif", 7.02, 47.0);
     let out = d.path().join("m.lfh");
-    let build = || build_heightfield_index(&tiles, &out, &LoadOptions::default(), landfall::Frame::z_up(), &mut |_, _| {});
+    let build =
+        || build_heightfield_index(&tiles, &out, &LoadOptions::default(), landfall::Frame::z_up(), &mut |_, _| {});
     assert_eq!(build().unwrap().nx, 20);
     std::fs::remove_file(&out).unwrap();
     put("b.tif", 186.8, -44.0);

@@ -43,6 +43,11 @@ pub struct Terrain {
     /// The largest change float64 heights given from Python (`from_array`, `set_heights`) took
     /// on becoming the stored float32 samples, as f64 bits; NaN when none were given.
     rounding: AtomicU64,
+    /// What the file's opening noted (as the CLI prints them): `info()["notes"]`.
+    notes: Vec<String>,
+    /// The notes `landfall.open` raises as warnings: all but the geographic model's.
+    #[pyo3(get)]
+    warnings: Vec<String>,
 }
 
 /// The largest |v − f32(v)| over the finite values of `values`.
@@ -56,7 +61,14 @@ pub struct Heightfield {}
 
 impl Terrain {
     fn new(t: AnyTerrain, path: Option<String>) -> Self {
-        Self { inner: RwLock::new(Arc::new(t)), path, epsg: None, rounding: AtomicU64::new(f64::NAN.to_bits()) }
+        Self {
+            inner: RwLock::new(Arc::new(t)),
+            path,
+            epsg: None,
+            rounding: AtomicU64::new(f64::NAN.to_bits()),
+            notes: Vec::new(),
+            warnings: Vec::new(),
+        }
     }
 
     /// The terrain as it is now.
@@ -366,6 +378,7 @@ impl Terrain {
         d.set_item("bounds", ((b.min.x, b.min.y, b.min.z), (b.max.x, b.max.y, b.max.z)))?;
         let g = t.frame().down();
         d.set_item("gravity", (g.x, g.y, g.z))?;
+        d.set_item("notes", self.notes.clone())?;
         if let AnyTerrain::Geographic(g) = &*inner {
             let (o, e) = (g.frame().origin(), g.frame().origin_ecef());
             let origin = PyDict::new(py);
@@ -649,7 +662,15 @@ fn _open(
     let opened = py.detach(|| landfall_io::open_terrain(&path, &opts)).map_err(err)?;
     let is_hf = opened.terrain.heightfield().is_some();
     let epsg = opened.geokeys.as_ref().and_then(landfall_io::GeoKeys::epsg);
-    let t = Terrain { epsg, ..Terrain::new(opened.terrain, Some(path.display().to_string())) };
+    // A raster in degrees ends its notes with the model's (informative, not a warning).
+    let geographic = matches!(opened.terrain, AnyTerrain::Geographic(_)) as usize;
+    let warnings = opened.notes[..opened.notes.len().saturating_sub(geographic)].to_vec();
+    let t = Terrain {
+        epsg,
+        notes: opened.notes.clone(),
+        warnings,
+        ..Terrain::new(opened.terrain, Some(path.display().to_string()))
+    };
     if is_hf {
         Ok(Py::new(py, PyClassInitializer::from(t).add_subclass(Heightfield {}))?.into_any())
     } else {

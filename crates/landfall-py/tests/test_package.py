@@ -65,3 +65,21 @@ def test_the_docstrings_examples_run():
 
     r = doctest.testmod(landfall)
     assert r.attempted >= 10 and r.failed == 0, r
+
+
+def test_open_warns_what_the_cli_notes(tmp_path):
+    # Degrees taken for metres (no CRS): the heights span 1995 units over 0.8 — warned, as the CLI notes.
+    p = tmp_path / "hill.asc"
+    rows = "\n".join(" ".join(str(5 + (i * 97 + j * 31) % 1996) for i in range(100)) for j in range(100))
+    p.write_text("ncols 100\nnrows 100\nxllcorner 10\nyllcorner 46\ncellsize 0.00833\n" + rows + "\n")
+    with pytest.warns(UserWarning, match=r"hill\.asc: the heights span .* units disagree"):
+        t = landfall.open(p)
+    assert any("disagree" in n for n in t.info()["notes"])
+    # A raster in degrees: the model is noted in info(), not warned.
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        g = landfall.open(pathlib.Path(__file__).resolve().parents[3] / "data" / "topobathy.npz")
+    assert not any("WGS84" in str(w.message) for w in caught), [str(w.message) for w in caught]
+    assert any("not evenly spaced" in str(w.message) for w in caught)  # the file's own note, as the CLI's
+    assert any("WGS84 ellipsoid" in n for n in g.info()["notes"])

@@ -738,19 +738,21 @@ def open(path, spacing=None, origin=None, z_scale=1.0, z_offset=0.0, diagonal="a
     number or ``(dx, dy)``, ``origin`` ``(x, y)`` of the south-west sample, heights ``v·z_scale +
     z_offset``, ``diagonal`` ``"alternating"``, ``"sw-ne"`` or ``"se-nw"``, ``gravity``
     ``(gx, gy, gz)``, ``max_samples`` the largest raster read (``--max-samples``; default 2²⁹).
-    Rasters give a :class:`Heightfield`, meshes and index files a :class:`Terrain`."""
-    import os
-
+    Rasters give a :class:`Heightfield`, meshes and index files a :class:`Terrain`. What the CLI
+    notes on opening (units that disagree, a glTF's axes, polygons skipped) is raised as a
+    ``UserWarning`` naming the file, and kept in ``info()["notes"]``."""
     sp = None if spacing is None else _pair("spacing", spacing)
     org = None if origin is None else _pair("origin", origin)
     g = None if gravity is None else tuple(float(v) for v in gravity)
     if g is not None and len(g) != 3:
         raise ValueError(f"gravity: expected (gx, gy, gz), got {gravity!r}")
-    path = os.fspath(path)
+    path = _os.fspath(path)
     if max_samples is not None and (not isinstance(max_samples, (int, _np.integer)) or max_samples < 1):
         raise ValueError(f"max_samples: expected a whole number ≥ 1, got {max_samples!r}")
     native = _open(path, sp, org, float(z_scale), float(z_offset), str(diagonal), g,
                    None if max_samples is None else int(max_samples))
     options = {"spacing": sp, "origin": org, "z_scale": z_scale, "z_offset": z_offset, "diagonal": diagonal, "gravity": g}
+    for note in native.warnings:
+        _warnings.warn(f"{path}: {note}", stacklevel=2)
     cls = Heightfield if isinstance(native, _NativeHeightfield) else Terrain
     return cls(native, path=path, options=options)
