@@ -15,6 +15,13 @@ pub fn run(args: &TerrainArgs, out: &Path) -> Result<()> {
     if landfall_io::extension(out) == landfall_io::HEIGHTFIELD_INDEX_EXTENSION {
         return heightfield_index(args, out);
     }
+    if args.path.is_dir() || ["txt", "lst"].contains(&landfall_io::extension(&args.path).as_str()) {
+        bail!(
+            "{}: a directory or a list of tiles is built as one mosaic into a heightfield index: -o {}.lfh",
+            args.path.display(),
+            out.file_stem().map_or("NAME".into(), |s| s.to_string_lossy())
+        );
+    }
     let start = Instant::now();
     let step = crate::progress::Step::spinner("building the polygon index");
     let loaded = args.load()?;
@@ -28,19 +35,14 @@ pub fn run(args: &TerrainArgs, out: &Path) -> Result<()> {
             args.check_polygons(2 * cells, &what)?;
             args.polygons_from(&mut PolygonSoup::from_heightfield(&hf))?
         }
-        // A raster in degrees: its triangles in metres, in its east-north-up frame.
-        AnyTerrain::Geographic(g) => {
-            let cells = (g.heightfield().nx() as u64 - 1) * (g.heightfield().ny() as u64 - 1);
-            args.check_polygons(2 * cells, "the geographic raster")?;
-            let mut soup = PolygonSoup::new();
-            landfall::Terrain::triangles_in(&g, &landfall::Terrain::bounds(&g), &mut |_, t| soup.push(&t));
-            say!(
-                "note: {} is in degrees: the index holds its triangles in metres, in the east-north-up frame at {}",
-                args.path.display(),
-                crate::info::frame_origin(g.frame())
-            );
-            args.polygons_from(&mut soup)?
-        }
+        // A raster in degrees: a polygon index would hold its triangles in metres without the
+        // frame they are in, and take lon,lat for metres in every later query.
+        AnyTerrain::Geographic(_) => bail!(
+            "{}: a raster in degrees is indexed as a heightfield: -o {}.lfh keeps its surface on the \
+             ellipsoid and its CRS (a polygon index would hold metres in a frame it does not record)",
+            args.path.display(),
+            out.file_stem().map_or("NAME".into(), |s| s.to_string_lossy())
+        ),
     };
     let built = start.elapsed();
     let start = Instant::now();

@@ -179,7 +179,8 @@ enum Command {
     /// pages the queries use; opening checks it whole (checksum, samples, pyramid).
     ///
     /// Any other output name: the QOTA quadtree of the terrain's polygons (a raster's triangles, a
-    /// mesh's faces) with its gravity, memory-mapped (zero-copy) by every command.
+    /// mesh's faces) with its gravity, memory-mapped (zero-copy) by every command. A raster in
+    /// degrees, a directory or a list of tiles take `.lfh` only.
     ///
     /// The file is written to a temporary name and renamed, so a crash never leaves half a file.
     #[command(after_help = examples::BUILD)]

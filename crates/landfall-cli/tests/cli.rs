@@ -876,6 +876,24 @@ fn events_terrain_runs_and_draws() {
     }
 }
 
+/// A raster in degrees, a directory or a list of tiles builds only a heightfield index: `-o X.lfq`
+/// is refused, naming the `.lfh` to write instead, and nothing is written.
+#[test]
+fn build_names_the_heightfield_index_where_a_polygon_index_cannot_serve() {
+    let d = tempfile::tempdir().unwrap();
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data");
+    let out = d.path().join("topo.lfq");
+    let e = fails(&["build", s(&data.join("topobathy.npz")), "-o", s(&out)]);
+    assert!(e.contains("topobathy.npz: a raster in degrees") && e.contains("-o topo.lfh"), "{e}");
+    let list = d.path().join("tiles.txt");
+    std::fs::write(&list, "a.tif\n").unwrap();
+    let e = fails(&["build", s(&list), "-o", s(&out)]);
+    assert!(e.contains("tiles.txt: a directory or a list of tiles") && e.contains("-o topo.lfh"), "{e}");
+    let e = fails(&["build", s(d.path()), "-o", s(&out)]);
+    assert!(e.contains("a directory or a list of tiles"), "{e}");
+    assert!(!out.exists());
+}
+
 /// `build -o X.lfh` streams a GeoTIFF into a heightfield index: memory stays far below the
 /// raster's size, every command reads the index, and the answers are the raster's, byte for byte.
 #[test]
