@@ -110,6 +110,11 @@ enum Command {
     /// `index,x,y,z,nx,ny,nz`, one row per surface on the line (index = 0-based input row), lowest
     /// first, no row where there is none.
     ///
+    /// A raster in degrees (a geographic CRS) is a surface on the WGS84 ellipsoid: input `lon,lat`
+    /// or `lon,lat,h` (also `x,y[,z]`), the surface on the ellipsoid normal through (lon, lat);
+    /// output header `lon,lat,h,ecef_x,ecef_y,ecef_z,nx,ny,nz` (h in metres along the normal; the
+    /// unit normal in Earth-centred coordinates), all nine empty where there is none.
+    ///
     /// A row that is not a finite number in each field stops the run: the error names the line
     /// (the header is line 1) and the field, and the exit status is non-zero. The output is written
     /// to a temporary file beside it and renamed into place only when complete, so a failed or
@@ -142,6 +147,10 @@ enum Command {
     /// terrain is two-sided: the first crossing counts from either side. Output header
     /// `hit,t,x,y,z,nx,ny,nz`: hit = 1 or 0, the other fields empty on a miss; the normal is the
     /// hit triangle's, pointing up (against gravity).
+    ///
+    /// A raster in degrees: input `lon,lat,h,de,dn,du[,max_t]` (the direction in the
+    /// east-north-up frame at the origin; t in metres for a unit direction), rays straight in
+    /// Earth-centred coordinates; output header `hit,t,lon,lat,h,ecef_x,ecef_y,ecef_z,nx,ny,nz`.
     ///
     /// A row with a field that is not a finite number, a zero direction or a negative max_t stops
     /// the run: the error names the line (the header is line 1) and the field, and the exit status

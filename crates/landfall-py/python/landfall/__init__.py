@@ -158,17 +158,20 @@ class Terrain:
     def surface(self, x, y, z=None):
         """Surface points and upward unit normals: ``(points (..., 3), normals (..., 3))``, NaN rows
         where there is none. Without ``z`` the topmost surface on the vertical line through (x, y);
-        with ``z`` the nearest surface at or below (x, y, z) along gravity (a floor query)."""
+        with ``z`` the nearest surface at or below (x, y, z) along gravity (a floor query). For a
+        raster in degrees, as :meth:`floor`."""
         return self._surface("top" if z is None else "floor", x, y, z)
 
     def floor(self, x, y, z):
         """The nearest surface at or below each point (x, y, z) along gravity: ``(points, normals)``
-        (..., 3), NaN rows where there is none (QOTA's floor query)."""
+        (..., 3), NaN rows where there is none (QOTA's floor query). For a raster in degrees the
+        points are (lon, lat, h), the answers too (h along the ellipsoid normal)."""
         return self._surface("floor", x, y, z)
 
     def ceiling(self, x, y, z):
         """The nearest surface at or above each point (x, y, z) against gravity: ``(points,
-        normals)`` (..., 3), NaN rows where there is none (a roof, an overhang, a cave's top)."""
+        normals)`` (..., 3), NaN rows where there is none (a roof, an overhang, a cave's top). A
+        raster in degrees has one surface on each ellipsoid normal: ``ValueError``."""
         return self._surface("ceiling", x, y, z)
 
     def contains(self, x, y, z):
@@ -206,8 +209,9 @@ class Terrain:
 
     def to_enu(self, points):
         """A raster in degrees: (lon, lat, h) points (n, 3) → (x east, y north, z up) in metres in
-        the surface's east-north-up frame (``info()["enu_origin"]``), where floors, sweeps,
-        placement and walkers work."""
+        the surface's east-north-up frame (``info()["enu_origin"]``), where :meth:`sweep`,
+        :meth:`place`, :meth:`is_lit` and walkers work; heights, floors, rays and lines of sight take
+        (lon, lat, h)."""
         p, n = _points3("points", points)
         return self._native._convert(p, True).reshape(n, 3)
 
@@ -220,7 +224,8 @@ class Terrain:
         """Shadows by shadow rays: True where the ray from each point (n, 3) toward the light
         (``to_light``: one direction (3,) for a sun, or one per point (n, 3)) meets no terrain
         farther than ``bias`` (world units) along it. Points on the ground need a small bias (the
-        default suits metres)."""
+        default suits metres). For a raster in degrees, points and directions are in metres in its
+        east-north-up frame (:meth:`to_enu`)."""
         p, n = _points3("points", points)
         d = _np.broadcast_to(_np.asarray(to_light, dtype=_np.float64), (n, 3)) if n else _np.zeros((0, 3))
         return self._native._is_lit(p, _contiguous(d).reshape(-1), float(bias)) == 1.0
@@ -228,7 +233,8 @@ class Terrain:
     def sweep(self, centers, radius, motions):
         """Spheres of ``radius`` (a number or (n)) moving from ``centers`` by ``motions`` (n, 3):
         where each first touches the terrain (the exact swept sphere against the triangles, faces,
-        edges and corners). Returns a :class:`SweepResult`."""
+        edges and corners). Returns a :class:`SweepResult`. For a raster in degrees, in metres in
+        its east-north-up frame (:meth:`to_enu`)."""
         c, n = _points3("centers", centers)
         v, m = _points3("motions", motions)
         if m != n:
@@ -246,7 +252,8 @@ class Terrain:
         The ground is looked for below ``z + probe_up`` (``z`` defaults to above the whole terrain:
         the topmost ground); a contact over a hole, ground rising more than ``probe_up`` or steeper
         than ``max_slope`` (radians, default 35°) refuses the body. Arguments broadcast together.
-        Returns a :class:`Placement`."""
+        Returns a :class:`Placement`. For a raster in degrees, (x, y, z) are metres in its
+        east-north-up frame (:meth:`to_enu`)."""
         if z is None:
             if self.info()["gravity"] != (0.0, 0.0, -1.0):
                 raise ValueError("z: with a gravity other than (0, 0, -1) the positions need z")
