@@ -31,8 +31,9 @@ fn geographic(g: &landfall::geo::GeoSurface) {
     use landfall::Terrain;
     let hf = g.heightfield();
     let (i, j) = (hf.nx() / 2, hf.ny() / 2);
-    let (ns, ew) =
-        (g.sample_enu(i, hf.ny() - 1) - g.sample_enu(i, 0), g.sample_enu(hf.nx() - 1, j) - g.sample_enu(0, j));
+    // On the ellipsoid (h = 0): a hole at either end leaves the extent as it is.
+    let at = |i, j| g.tables().position(i, j, 0.0);
+    let (ns, ew) = (at(i, hf.ny() - 1) - at(i, 0), at(hf.nx() - 1, j) - at(0, j));
     say!("model        geographic CRS (degrees): a surface on the WGS84 ellipsoid. Each sample (lon, lat, h) is a");
     say!(
         "             point on the ellipsoid normal, h metres above it; two triangles a cell, planar in Earth-centred"
@@ -40,7 +41,7 @@ fn geographic(g: &landfall::geo::GeoSurface) {
     say!("             coordinates. Heights are asked at lon,lat; distances, rays, meshes and walkers are in metres");
     say!("enu frame    {} (x east, y north, z up; meshes, the viewer and walkers use it)", frame_origin(g.frame()));
     say!(
-        "extent       {:.1} km north–south, {:.1} km east–west (through the middle sample)",
+        "extent       {:.1} km north–south, {:.1} km east–west (through the middle sample, on the ellipsoid)",
         ns.length() / 1e3,
         ew.length() / 1e3
     );

@@ -170,11 +170,12 @@ pub fn run(args: &WorldArgs) -> Result<()> {
     let build = t0.elapsed().as_secs_f64();
     let s0 = world.generator().cell_width(0);
     say!(
-        "landfall world: {} layers of {w}×{w} cells, finest {s0} m, mesh layers {}–{} ({:.0} m to the edge), hysteresis {}",
+        "landfall world: {} layers of {w}×{w} cells, finest {s0} m, mesh layers {}–{} (at least {:.0} m to the edge), hysteresis {}",
         cache.layers,
         cache.mesh_finest,
         cache.mesh_coarsest,
-        world.generator().cell_width(cache.mesh_coarsest) * (world.width() / 2) as f64,
+        // The viewer's cell is anywhere in the middle one: a whole cell less than half the window.
+        world.generator().cell_width(cache.mesh_coarsest) * (world.width() / 2 - 1) as f64,
         cache.hysteresis,
         w = world.width()
     );

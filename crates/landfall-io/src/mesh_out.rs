@@ -123,7 +123,7 @@ pub fn geo_part(g: &landfall::geo::GeoSurface, name: &str, step: usize) -> Optio
     let (o, e) = (f.origin(), f.origin_ecef());
     let extras = serde_json::json!({
         "enu_origin": {"lon": o.lon, "lat": o.lat, "h": o.h, "ecef": [e.x, e.y, e.z]},
-        "crs": "EPSG:4326 (WGS 84 ellipsoid); x east, y north, z up, metres",
+        "crs": "EPSG:4326 (WGS 84 ellipsoid); metres in the east-north-up frame at enu_origin, written Y-up: (x, y, z) = (east, up, -north)",
     });
     let mut part = MeshPart { name: name.to_string(), extras, ..MeshPart::default() };
     // Vertex of sample (c·k, r·k), made on first use; heights kept for the colours.

@@ -416,3 +416,16 @@ fn degree_tiles_far_apart_are_refused() {
     assert!(e.contains("tiles") && e.contains("span") && e.contains("separately"), "{e}");
     assert!(!out.exists());
 }
+
+/// A file named `.lfh` is read as a heightfield index whatever it holds: empty or with a damaged
+/// magic, the error says so (not "unknown raster extension").
+#[test]
+fn a_damaged_lfh_is_reported_as_an_index() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("x.lfh");
+    for (bytes, want) in [(&b""[..], "truncated"), (&[b'X'; 4096][..], "bad magic")] {
+        std::fs::write(&p, bytes).unwrap();
+        let e = landfall_io::open_terrain(&p, &Default::default()).err().expect("refused").to_string();
+        assert!(e.contains("x.lfh") && e.contains(want), "{e}");
+    }
+}

@@ -318,7 +318,8 @@ fn decode_crs(b: &[u8], [dirs, doubles, _]: [u64; 3]) -> Result<GeoKeys, String>
     Ok(GeoKeys { directory, doubles, ascii })
 }
 
-/// True when the file starts with the heightfield index's magic and kind.
+/// True when the file is named `*.lfh` (so a truncated or damaged one is reported as an index) or
+/// starts with the heightfield index's magic and kind.
 pub fn is_heightfield_index(path: &Path) -> bool {
-    FORMAT.is_file(path)
+    crate::extension(path) == HEIGHTFIELD_INDEX_EXTENSION || FORMAT.is_file(path)
 }
