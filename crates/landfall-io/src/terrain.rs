@@ -120,6 +120,12 @@ pub(crate) fn geo_tables_fit(path: &Path, nx: usize, ny: usize, held: usize) -> 
 
 /// A note when a heightfield's horizontal extent is tiny beside its relief (degrees or kilometres
 /// taken for metres): the extent is a few units while the heights span 50 times more.
+///
+/// ```
+/// let h = vec![5.0, 900.0, 2000.0, 5.0, 5.0, 5.0, 5.0, 5.0, 5.0];
+/// let hf = landfall::Heightfield::builder(3, 3, h).spacing(0.01, 0.01).build().unwrap();
+/// assert!(landfall_io::units_disagree(&hf).unwrap().contains("units disagree"));
+/// ```
 pub fn units_disagree(hf: &Heightfield) -> Option<String> {
     let b = hf.bounds();
     let extent = (b.max.x - b.min.x).max(b.max.y - b.min.y);
