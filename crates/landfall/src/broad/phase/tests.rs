@@ -432,6 +432,42 @@ fn nudge() -> impl Strategy<Value = Nudge> {
     ]
 }
 
+/// Applies `n` to `bp` (an edge step along the unit `dir`); true when it removed the last object.
+fn apply(bp: &mut BroadPhase, n: &Nudge, dir: DVec3) -> bool {
+    let v = |(x, y, z): (f64, f64, f64)| DVec3::new(x, y, z);
+    let live: Vec<u32> = bp.live().map(|(p, _)| p).collect();
+    let pick = |i: usize| live.get(i % live.len().max(1)).copied();
+    match *n {
+        Nudge::Edge(i, t) => {
+            if let Some(p) = pick(i) {
+                let (c, r) = bp.get(p).unwrap();
+                bp.set(p, c + dir * (r * fat::FAT_MARGIN * t), r).unwrap();
+            }
+        }
+        Nudge::Scale(i, t) => {
+            if let Some(p) = pick(i) {
+                let (c, r) = bp.get(p).unwrap();
+                bp.set(p, c, r * (1.0 + fat::FAT_MARGIN).powf(t)).unwrap();
+            }
+        }
+        Nudge::Jump(i, c, r) => {
+            if let Some(p) = pick(i) {
+                bp.set(p, v(c), r).unwrap();
+            }
+        }
+        Nudge::Remove(i) => {
+            if let Some(p) = pick(i) {
+                bp.remove(p).unwrap();
+                return bp.is_empty();
+            }
+        }
+        Nudge::Insert(c, r) => {
+            bp.insert(v(c), r).unwrap();
+        }
+    }
+    false
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]
 
@@ -458,29 +494,8 @@ proptest! {
             let mut emptied = false;
             let sign = if f % 2 == 0 { 1.0 } else { -1.0 };
             for n in nudges {
-                let live: Vec<u32> = bp.live().map(|(p, _)| p).collect();
-                let pick = |i: usize| live.get(i % live.len().max(1)).copied();
-                match *n {
-                    Nudge::Edge(i, t) => if let Some(p) = pick(i) {
-                        let (c, r) = bp.get(p).unwrap();
-                        let step = DVec3::new(1.0, 0.5, -0.25).normalize() * (r * fat::FAT_MARGIN * t * sign);
-                        bp.set(p, c + step, r).unwrap();
-                    },
-                    Nudge::Scale(i, t) => if let Some(p) = pick(i) {
-                        let (c, r) = bp.get(p).unwrap();
-                        bp.set(p, c, r * (1.0 + fat::FAT_MARGIN).powf(t)).unwrap();
-                    },
-                    Nudge::Jump(i, c, r) => if let Some(p) = pick(i) {
-                        bp.set(p, v(c), r).unwrap();
-                    },
-                    Nudge::Remove(i) => if let Some(p) = pick(i) {
-                        bp.remove(p).unwrap();
-                        emptied |= bp.is_empty(); // all forgotten: the next frame rebuilds
-                    },
-                    Nudge::Insert(c, r) => {
-                        bp.insert(v(c), r).unwrap();
-                    }
-                }
+                // All forgotten: the next frame rebuilds.
+                emptied |= apply(&mut bp, n, DVec3::new(1.0, 0.5, -0.25).normalize() * sign);
             }
             prop_assert_eq!(bp.find_pairs().to_vec(), bp.pairs_brute_force(), "frame {}", f);
             prop_assert!(bp.rebuilds == rebuilds || emptied, "frame {}: rebuilt", f);
@@ -535,27 +550,7 @@ proptest! {
                 let any_bad = bp.live().any(|(p, _)| *bad > 0 && p as usize % 8 == *bad);
                 prop_assert_eq!(res.is_err(), any_bad);
                 for n in nudges {
-                    let live: Vec<u32> = bp.live().map(|(p, _)| p).collect();
-                    let pick = |i: usize| live.get(i % live.len().max(1)).copied();
-                    match *n {
-                        Nudge::Edge(i, t) => if let Some(p) = pick(i) {
-                            let (c, r) = bp.get(p).unwrap();
-                            bp.set(p, c + DVec3::X * (r * fat::FAT_MARGIN * t), r).unwrap();
-                        },
-                        Nudge::Scale(i, t) => if let Some(p) = pick(i) {
-                            let (c, r) = bp.get(p).unwrap();
-                            bp.set(p, c, r * (1.0 + fat::FAT_MARGIN).powf(t)).unwrap();
-                        },
-                        Nudge::Jump(i, c, r) => if let Some(p) = pick(i) {
-                            bp.set(p, v(c), r).unwrap();
-                        },
-                        Nudge::Remove(i) => if let Some(p) = pick(i) {
-                            bp.remove(p).unwrap();
-                        },
-                        Nudge::Insert(c, r) => {
-                            bp.insert(v(c), r).unwrap();
-                        }
-                    }
+                    apply(bp, n, DVec3::X);
                 }
                 if *force {
                     bp.coh.valid = false;
