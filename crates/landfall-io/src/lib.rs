@@ -65,7 +65,9 @@ pub use mapped::check_mapped;
 pub(crate) use output::write_atomic;
 pub use output::{refuse_overwriting_inputs, same_file, OutputFile, OutputId, Outputs};
 pub use raster::{GeoKeys, GeoRef, Raster};
-pub use terrain::{open_terrain, units_disagree, AnyTerrain, OpenError, OpenedTerrain, Source, TerrainOptions};
+pub use terrain::{
+    is_caution, open_terrain, units_disagree, AnyTerrain, OpenError, OpenedTerrain, Source, TerrainOptions,
+};
 pub use tif_out::{write_geotiff, write_geotiff_into, Band};
 
 use std::path::Path;

@@ -84,7 +84,6 @@ fn by_crs(
         geo_tables_fit(path, hf.nx(), hf.ny(), hf.memory_bytes())?;
         let g = GeoSurface::new(hf).map_err(|e| IoError::format(path, format!("geographic CRS: {e}")))?;
         let o = g.frame().origin();
-        // The model's note comes last (Python raises the notes before it as warnings).
         notes.push(format!(
             "geographic CRS (degrees): a surface on the WGS84 ellipsoid; heights are asked at lon,lat, answers and \
              meshes are in metres, in the east-north-up frame at lon {}, lat {}, h 0",
@@ -116,6 +115,17 @@ pub(crate) fn geo_tables_fit(path: &Path, nx: usize, ny: usize, held: usize) -> 
         ));
     }
     Ok(())
+}
+
+/// Whether a note from opening a terrain is a caution (Python raises it as a warning) rather than
+/// what the file simply said: its georeferencing, the model of a raster in degrees.
+///
+/// ```
+/// assert!(!landfall_io::is_caution("georeferenced by arrays 'lon' (x) and 'lat' (y)"));
+/// assert!(landfall_io::is_caution("'lat' is not evenly spaced (…); the mean is used"));
+/// ```
+pub fn is_caution(note: &str) -> bool {
+    !["georeferenced by arrays", "placed by ", "geographic CRS (degrees)"].iter().any(|p| note.starts_with(p))
 }
 
 /// A note when a heightfield's horizontal extent is tiny beside its relief (degrees or kilometres

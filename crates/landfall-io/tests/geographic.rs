@@ -117,7 +117,13 @@ fn projected_rasters_and_the_units_note() {
     let t = open_terrain(&path, &TerrainOptions::default()).unwrap();
     assert!(matches!(t.terrain, AnyTerrain::Heightfield(_)));
     assert!(t.notes.iter().any(|n| n.contains("units disagree") && n.contains("EPSG:4326")), "{:?}", t.notes);
+    assert!(t.notes.iter().all(|n| landfall_io::is_caution(n)), "{:?}", t.notes);
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/topobathy.npz");
+    // What the file said (its arrays, the model in degrees) is no caution; its uneven steps are.
+    let t = open_terrain(&path, &TerrainOptions::default()).unwrap();
+    let cautions: Vec<&String> = t.notes.iter().filter(|n| landfall_io::is_caution(n)).collect();
+    assert!(cautions.len() == 1 && cautions[0].contains("not evenly spaced"), "{:?}", t.notes);
+    assert_eq!(t.notes.len(), 3, "{:?}", t.notes);
     let mut o = TerrainOptions::default();
     o.raster.spacing = Some((2434.0, 2434.0));
     let t = open_terrain(&path, &o).unwrap();

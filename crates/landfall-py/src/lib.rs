@@ -45,7 +45,7 @@ pub struct Terrain {
     rounding: AtomicU64,
     /// What the file's opening noted (as the CLI prints them): `info()["notes"]`.
     notes: Vec<String>,
-    /// The notes `landfall.open` raises as warnings: all but the geographic model's.
+    /// The notes `landfall.open` raises as warnings (`landfall_io::is_caution`).
     #[pyo3(get)]
     warnings: Vec<String>,
 }
@@ -662,9 +662,7 @@ fn _open(
     let opened = py.detach(|| landfall_io::open_terrain(&path, &opts)).map_err(err)?;
     let is_hf = opened.terrain.heightfield().is_some();
     let epsg = opened.geokeys.as_ref().and_then(landfall_io::GeoKeys::epsg);
-    // A raster in degrees ends its notes with the model's (informative, not a warning).
-    let geographic = matches!(opened.terrain, AnyTerrain::Geographic(_)) as usize;
-    let warnings = opened.notes[..opened.notes.len().saturating_sub(geographic)].to_vec();
+    let warnings = opened.notes.iter().filter(|n| landfall_io::is_caution(n)).cloned().collect();
     let t = Terrain {
         epsg,
         notes: opened.notes.clone(),
