@@ -747,8 +747,8 @@ def open(path, spacing=None, origin=None, z_scale=1.0, z_offset=0.0, diagonal="a
     ``(gx, gy, gz)``, ``max_samples`` the largest raster read (``--max-samples``; default 2²⁹).
     Rasters give a :class:`Heightfield`, meshes and index files a :class:`Terrain`. The cautions the
     CLI notes on opening (units that disagree, uneven coordinates, a glTF's axes, polygons
-    skipped) are raised as ``UserWarning``\ s naming the file; every note, the georeferencing used
-    too, is in ``info()["notes"]``."""
+    skipped) are raised as warnings (``UserWarning``) naming the file; every note, the
+    georeferencing used too, is in ``info()["notes"]``."""
     sp = None if spacing is None else _pair("spacing", spacing)
     org = None if origin is None else _pair("origin", origin)
     g = None if gravity is None else tuple(float(v) for v in gravity)
