@@ -650,3 +650,119 @@ proptest! {
         moves_keep_objects_on_the_drawn_ground(seed, &moves);
     }
 }
+
+/// The objects' queries after each of `moves` (kind: walk, fly 500 m up, jump, hover; a direction):
+/// spheres and boxes (`Objects::within_radius`, `Solids::triangles_in`) give exactly the objects
+/// whose bounding spheres meet them, each once, and rays their first hit, against a test of every
+/// object. Returns the objects found.
+fn queries_follow_the_objects(seed: u64, moves: &[(u8, f64, f64, f64)]) -> usize {
+    let start = world_at(seed, DVec3::new(0.0, 0.0, 100.0));
+    let ground = |x: f64, y: f64| start.far().height_at(x, y).unwrap_or(0.0);
+    let mut w = world_at(seed, DVec3::new(0.0, 0.0, ground(0.0, 0.0) + 2.0));
+    let mut o = Objects::new(&w, ObjectParams::default().with_roaming(None)).unwrap();
+    let mut rng = SplitMix64::new(seed);
+    let (mut p, mut found) = (w.viewer(), 0);
+    for &(kind, dx, dy, up) in moves {
+        let (step, above) = match kind {
+            0 => (3.0, 2.0),
+            1 => (5.0 + 60.0 * up, 500.0),
+            2 => (2e3, 2.0 + 60.0 * up),
+            _ => (0.0, 1.0 + 200.0 * up),
+        };
+        let (x, y) = (p.x + step * dx, p.y + step * dy);
+        p = DVec3::new(x, y, ground(x, y) + above);
+        w.update(p).unwrap();
+        o.sync(&w);
+        let spheres: Vec<(u32, DVec3, f64)> = o
+            .iter()
+            .map(|(s, ob)| {
+                let (c, r) = ob.shape.bounding_sphere();
+                (s, c, r)
+            })
+            .collect();
+        if spheres.is_empty() {
+            continue;
+        }
+        let solids = o.solids(&w);
+        for k in 0..12 {
+            let (_, c, _) = spheres[(rng.uniform() * spheres.len() as f64) as usize % spheres.len()];
+            let scale = if k % 4 == 0 { 300.0 } else { 10.0 };
+            let q = c + DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-0.3, 0.3)) * scale;
+            let r = rng.range(0.0, scale);
+            let mut got = Vec::new();
+            o.within_radius(q, r, |id| got.push(id as u32));
+            let n = got.len();
+            got.sort_unstable();
+            got.dedup();
+            assert_eq!(got.len(), n, "an object found twice");
+            let want: Vec<u32> = spheres.iter().filter(|(_, c, rr)| (*c - q).length() <= r + rr).map(|s| s.0).collect();
+            assert_eq!(got, want, "around {q} within {r}");
+            found += n;
+            // A box: the objects with a triangle in it are those whose spheres meet it.
+            let half = DVec3::new(rng.range(0.0, scale), rng.range(0.0, scale), rng.range(0.0, 2.0 * scale));
+            let region = landfall::Aabb { min: q - half, max: q + half };
+            let mut tris: BTreeSet<u32> = BTreeSet::new();
+            solids.triangles_in(&region, &mut |id, _| {
+                if let TriangleId::Object { object, .. } = id {
+                    tris.insert(object);
+                }
+            });
+            let want: BTreeSet<u32> = spheres
+                .iter()
+                .filter(|(_, c, rr)| (c.clamp(region.min, region.max) - *c).length() <= *rr)
+                .map(|s| s.0)
+                .collect();
+            assert_eq!(tris, want, "in {region:?}");
+            // A ray from above the objects, towards one of them or anywhere.
+            let origin = q + DVec3::new(0.0, 0.0, 50.0 + scale);
+            let dir =
+                if k % 2 == 0 { c - origin } else { DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), -0.2) };
+            let ray = Ray::new(origin, dir);
+            let got = solids.raycast(&ray, 3e3).map(|h| h.t);
+            let mut want = Terrain::raycast(&w, &ray, 3e3).map(|h| h.t); // the mesh, then the far landscape
+            for (_, ob) in o.iter() {
+                for k in 0..ob.shape.triangle_count() {
+                    let t = ob.shape.triangle(k);
+                    if let Some(tt) = landfall::support::moller_trumbore_grown(origin, dir, &t, 1e-9) {
+                        if (0.0..=3e3).contains(&tt) && want.is_none_or(|w| tt < w) {
+                            want = Some(tt);
+                        }
+                    }
+                }
+            }
+            match (got, want) {
+                (None, None) => {}
+                (Some(a), Some(b)) => assert!((a - b).abs() <= 1e-9 * b.max(1.0), "ray t {a} vs {b}"),
+                (a, b) => panic!("ray {a:?} vs {b:?}"),
+            }
+        }
+    }
+    found
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(8))]
+
+    /// Objects added and dropped over many syncs (walking, flying, jumping, hovering): every
+    /// sphere, box and ray query equals a test of every live object, and finds none twice.
+    #[test]
+    fn queries_follow_the_objects_over_many_syncs(
+        seed in 0u64..1000,
+        moves in prop::collection::vec((0u8..4, -1.0f64..1.0, -1.0f64..1.0, 0.0f64..1.0), 1..16),
+    ) {
+        queries_follow_the_objects(seed, &moves);
+    }
+}
+
+/// A long flight, a jump and a walk back: the queries follow the objects that came and went.
+#[test]
+fn queries_follow_the_objects_on_a_flight() {
+    let moves: Vec<_> = (0..40)
+        .map(|k| match k {
+            0..=29 => (1, 0.8, 0.6, 1.0),
+            30 => (2, -0.5, 0.5, 0.0),
+            _ => (0, 0.6, -0.8, 0.0),
+        })
+        .collect();
+    assert!(queries_follow_the_objects(5, &moves) > 100);
+}

@@ -101,7 +101,7 @@
 mod cells;
 mod lists;
 mod phase;
-mod queries;
+pub(crate) mod queries;
 
 pub use cells::Cell;
 #[doc(hidden)]

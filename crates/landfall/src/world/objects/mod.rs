@@ -1,6 +1,6 @@
 //! Things in the endless world (the thesis' 2.4.2–2.4.3 and chapter 4): objects generated per cell
 //! from the cell's own random stream, kept exactly while their cell is in the nested cache, found
-//! near each other by the broad phase (the dual levels), and solid to the character controller and
+//! near each other through their cells, and solid to the character controller and
 //! to rays; and roaming entities that exist once whatever the path ([`roam`]).
 //!
 //! **Per cell.** Each [`Kind`] lives on the level whose cells are at least four times its size
@@ -21,9 +21,10 @@
 //! gained generate theirs, the cells it lost drop theirs (two rows per shifted layer, like the
 //! terrain).
 //!
-//! **Near each other.** Every object and entity is a sphere in a [`BroadPhase`](crate::broad::BroadPhase)
-//! (the thesis' dual levels as sorted arrays): the objects in one, sorted again only when cells
-//! come and go, the entities in another; pairs, boxes and rays.
+//! **Near each other.** Every object and entity is a sphere: the objects' are found through the
+//! cells that made them (each level's window, as the cache holds it), the entities' in a
+//! [`BroadPhase`](crate::broad::BroadPhase) (the thesis' dual levels as sorted arrays); pairs,
+//! boxes and rays.
 //!
 //! **Solid.** An object's collision shape is a sphere, an upright column or an upright box, made of
 //! the triangles that stand for it ([`Shape`]); [`Solids`] is the world's terrain with them, a
@@ -60,20 +61,22 @@
 //!   generate theirs, cells that leave drop theirs. A cell's objects are kept in the slot of that cell,
 //!   in a toroidal array addressed as the cache's own cells, so the walk that finds the cells a window
 //!   gained and lost is the only bookkeeping.
-//! - **In a broad phase.** The objects' bounding spheres are in one `BroadPhase`, edited only when
-//!   cells come and go: new spheres wait in a second, unsorted one (its queries test each) and
-//!   removed ones are skipped until they number an eighth of the sorted ones; then both are merged
-//!   and sorted once (on the jet's path, where a few dozen change a frame among 1,600, sorting after
-//!   every sync cost as much as the world's update); their pairs among themselves are found once and then kept, each sync
+//! - **Found by their cells.** The objects never move, and each is listed in the slot of its cell:
+//!   a query (`statics.rs`) visits, on each followed level, the window's cells whose squares,
+//!   widened by how far any sphere of that level has stood out of its cell, meet it (a ray: row
+//!   after row in the ray's order, stopping once a row begins beyond the best hit), and tests each
+//!   of their spheres exactly. A cell coming or going costs nothing but writing or forgetting its
+//!   spheres: no broad phase to sort (on the jet's path, where a few dozen objects change a frame
+//!   among 2,000, a broad phase merged and sorted every few frames cost about the world's update).
+//!   Their pairs among themselves are found once (a query per object) and then kept, each sync
 //!   dropping the pairs of the objects it dropped and querying those of the objects it made. The
-//!   entities, which move every step, are in a second one: their pairs by its search, and their
-//!   pairs with the objects by one sphere query each on the first. `Objects::pairs` reports all
-//!   three, as ids (an object's slot; an entity's slot + 2⁴⁰, `Objects::entity`).
+//!   entities, which move every step, are in a `BroadPhase`: their pairs by its search, and their
+//!   pairs with the objects by one sphere query each. `Objects::pairs` reports all three, as ids
+//!   (an object's slot; an entity's slot + 2⁴⁰, `Objects::entity`).
 //! - **Solid.** A collision shape is a ball (an icosahedron), an upright column (an octagonal prism, for
 //!   trunks) or an upright box, as triangles. `Solids` (from `Objects::solids`) is the world with them,
-//!   a `Terrain` like any other: vertical queries see roofs, rays hit walls (the objects' broad
-//!   phase's `raycast_with` walks the bounding spheres along the ray and tests each object's own
-//!   triangles; equal to brute force over every triangle in the tests), and the character
+//!   a `Terrain` like any other: vertical queries see roofs, rays hit walls (the ray walks the cells'
+//!   bounding spheres row by row and tests each met object's own triangles; equal to brute force over every triangle in the tests), and the character
 //!   controller, through `TerrainSweep`, collides with trunks and walls (a walker stops at a tree,
 //!   tested).
 //! - **Roaming entities** (4.5.1, `objects::roam`). An owner dual cell of level 7 (128 m) has an entity
@@ -115,6 +118,7 @@ mod roam;
 mod shape;
 mod solids;
 mod spheres;
+mod statics;
 
 pub use kinds::{cell_stream, default_kinds, Form, Kind};
 pub use roam::{Entity, Roaming, RoamingStats};
@@ -122,10 +126,10 @@ pub use shape::Shape;
 pub use solids::Solids;
 
 use crate::params::ParamError;
-use crate::torus::Attached;
 use crate::world::{CellStore, World};
 use footing::Footing;
 use spheres::Spheres;
+use statics::{Statics, Tracked};
 
 /// What fills the world.
 #[derive(Clone, Debug, PartialEq)]
@@ -233,8 +237,8 @@ pub struct Objects {
     free: Vec<u32>,
     /// The levels followed (the kinds', the entities' instantiation and owner levels), finest first.
     tracked: Vec<Tracked>,
-    /// The objects' bounding spheres, by slot (sorted again after each sync that changed them).
-    statics: Spheres,
+    /// The objects' bounding spheres, by slot, found through the cells of `tracked`.
+    statics: Statics,
     /// Their pairs among themselves (`None` until first asked for), kept up to date by each sync.
     static_pairs: Option<Vec<(u32, u32)>>,
     /// The slots a sync dropped and generated (scratch).
@@ -265,11 +269,9 @@ impl Objects {
         }
         followed.sort_unstable();
         followed.dedup();
-        let tracked = followed
-            .into_iter()
-            .map(|level| Tracked { level, window: None, objects: Attached::new(world.width()) })
-            .collect();
-        // The broad phase's finest cells hold the smallest stones; its levels, 4 apart, the rest.
+        let tracked =
+            followed.into_iter().map(|level| Tracked::new(level, gen.cell_width(level), world.width())).collect();
+        // The entities' broad phase: its finest cells a quarter of the finest cells, levels 4 apart.
         let unit = cell_size / 4.0;
         let mut o = Self {
             kinds: params.kinds,
@@ -280,7 +282,7 @@ impl Objects {
             slots: Vec::new(),
             free: Vec::new(),
             tracked,
-            statics: Spheres::buffered(unit),
+            statics: Statics::new(world.width()),
             static_pairs: None,
             dropped: Vec::new(),
             added: Vec::new(),
@@ -348,10 +350,10 @@ impl Objects {
     /// themselves are found once and then kept by each [`sync`](Self::sync) (a query per object it
     /// made); the entities' with each other by the broad phase, and with the objects by a query each.
     pub fn pairs(&mut self, mut visit: impl FnMut(u64, u64)) {
-        let statics = &mut self.statics;
+        let (statics, tracked) = (&self.statics, &self.tracked);
         let found = self.static_pairs.get_or_insert_with(|| {
             let mut v = Vec::new();
-            statics.pairs(|a, b| v.push((a, b)));
+            statics.pairs(tracked, |a, b| v.push((a, b)));
             v
         });
         for &(a, b) in found.iter() {
@@ -359,7 +361,7 @@ impl Objects {
         }
         self.movers.pairs(|a, b| visit(ENTITY_IDS + u64::from(a), ENTITY_IDS + u64::from(b)));
         for (e, c, r) in self.movers.iter() {
-            self.statics.within_radius(c, r, |s| visit(s.into(), ENTITY_IDS + u64::from(e)));
+            self.statics.within_radius(&self.tracked, c, r, |s| visit(s.into(), ENTITY_IDS + u64::from(e)));
         }
     }
 
@@ -367,7 +369,7 @@ impl Objects {
     /// `radius` around `p` (touching counts), ids as [`pairs`](Self::pairs) gives them: objects
     /// first, then entities. Nothing for a `p` or `radius` that is not finite or a negative radius.
     pub fn within_radius(&self, p: glam::DVec3, radius: f64, mut visit: impl FnMut(u64)) {
-        self.statics.within_radius(p, radius, |s| visit(s.into()));
+        self.statics.within_radius(&self.tracked, p, radius, |s| visit(s.into()));
         self.movers.within_radius(p, radius, |e| visit(ENTITY_IDS + u64::from(e)));
     }
 
@@ -428,8 +430,6 @@ impl Objects {
             stats.roaming.forgotten += forgotten;
             self.roam = Some(r);
         }
-        // The controller's queries (`Solids`) and the new objects' pairs read the sorted levels.
-        self.statics.refresh();
         self.update_static_pairs();
         stats
     }
@@ -462,7 +462,7 @@ impl Objects {
             }
             for &a in added.iter() {
                 let Some((c, r)) = self.statics.get(a) else { continue };
-                self.statics.within_radius(c, r, |b| {
+                self.statics.within_radius(&self.tracked, c, r, |b| {
                     if b != a && (b > a || added.binary_search(&b).is_err()) {
                         pairs.push((a.min(b), a.max(b)));
                     }
@@ -516,7 +516,7 @@ impl Objects {
                 };
                 self.slots[slot as usize] = Some(Object { kind: kind as u16, level, cell: (i, j), shape });
                 let (c, r) = shape.bounding_sphere();
-                self.statics.set(slot, c, r);
+                self.statics.set(&mut self.tracked[t], (i, j), slot, c, r);
                 list.push(slot);
                 self.added.push(slot);
             }
@@ -529,15 +529,6 @@ impl Objects {
         }
         n
     }
-}
-
-/// A level whose cells the objects follow: its window now and the objects of each of its cells,
-/// kept in the slot of the cell (addressed as the cache's own cells).
-struct Tracked {
-    level: u8,
-    /// The window's origin, `None` while the layer is inactive.
-    window: Option<[i64; 2]>,
-    objects: Attached<Vec<u32>>,
 }
 
 /// The level objects stand on: the finest drawn now.

@@ -1,6 +1,6 @@
 //! The terrain with the objects standing on it, as one [`Terrain`]: vertical queries see roofs and
 //! boulders, rays hit trunks and walls, and sweeps (the character controller) collide with the
-//! triangles of every collision shape, found through the objects' broad phase.
+//! triangles of every collision shape, found through the cells that made them.
 
 use super::Objects;
 use crate::frame::Frame;
@@ -26,7 +26,7 @@ impl<'a> Solids<'a> {
 
     /// The object slots whose bounding spheres meet the box (entities are not solid).
     fn candidates(&self, min: DVec3, max: DVec3, visit: impl FnMut(u32)) {
-        self.objects.statics.within_box(min, max, visit);
+        self.objects.statics.within_box(&self.objects.tracked, min, max, visit);
     }
 
     /// Every triangle of the objects whose spheres meet the box.
@@ -78,23 +78,24 @@ impl Terrain for Solids<'_> {
         let limit = ground.map_or(max_t, |h| h.t);
         // The best object hit so far, with its triangle: the earliest t, then the lowest slot.
         let mut best: Option<(u32, f64, TriangleId, [DVec3; 3])> = None;
-        let hit = self.objects.statics.raycast_with(ray.origin, ray.dir, limit, |id, _, limit| {
-            let o = self.objects.get(id)?;
-            let mut first: Option<(f64, usize, [DVec3; 3])> = None;
-            for k in 0..o.shape.triangle_count() {
-                let t = o.shape.triangle(k);
-                if let Some(tt) = hit_triangle(ray, &t, first.map_or(limit, |f| f.0)) {
-                    if first.is_none_or(|f| tt < f.0) {
-                        first = Some((tt, k, t));
+        let hit =
+            self.objects.statics.raycast_with(&self.objects.tracked, ray.origin, ray.dir, limit, |id, _, limit| {
+                let o = self.objects.get(id)?;
+                let mut first: Option<(f64, usize, [DVec3; 3])> = None;
+                for k in 0..o.shape.triangle_count() {
+                    let t = o.shape.triangle(k);
+                    if let Some(tt) = hit_triangle(ray, &t, first.map_or(limit, |f| f.0)) {
+                        if first.is_none_or(|f| tt < f.0) {
+                            first = Some((tt, k, t));
+                        }
                     }
                 }
-            }
-            let (t, k, v) = first?;
-            if best.is_none_or(|b| t < b.1 || (t == b.1 && id < b.0)) {
-                best = Some((id, t, TriangleId::Object { object: id, tri: k as u16 }, v));
-            }
-            Some(t)
-        });
+                let (t, k, v) = first?;
+                if best.is_none_or(|b| t < b.1 || (t == b.1 && id < b.0)) {
+                    best = Some((id, t, TriangleId::Object { object: id, tri: k as u16 }, v));
+                }
+                Some(t)
+            });
         match (hit, best) {
             (Some(t), Some((_, bt, tid, v))) if t == bt => {
                 Some(Hit { t, point: ray.at(t), normal: upward((v[1] - v[0]).cross(v[2] - v[0])), triangle: tid })
