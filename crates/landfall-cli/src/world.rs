@@ -295,7 +295,7 @@ pub fn run(args: &WorldArgs) -> Result<()> {
                 o.duplicates
             );
         }
-        say!("(objects per frame = make: generating the cells that entered and dropping those that left; move: the roaming entities' character controllers; pairs: every pair of bounding spheres from the broad phase, the objects' own found again only when cells came or went. make includes sorting the objects' broad phase again after a change. roaming = mean/max alive; duplicates: an entity alive twice in a frame, must be 0)");
+        say!("(objects per frame = make: generating the cells that entered and dropping those that left; move: the roaming entities' character controllers; pairs: every pair of bounding spheres from the broad phase, the objects' own found again only when cells came or went. The objects are found through the cells that made them: make only writes a cell's spheres. roaming = mean/max alive; duplicates: an entity alive twice in a frame, must be 0)");
     }
 
     // Pictures from a viewer 300 m up, looking along the walk.
