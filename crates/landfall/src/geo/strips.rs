@@ -219,9 +219,10 @@ impl Strips {
         let last = self.cols.len() - 2;
         let [cm, sm] = self.cols[self.mid];
         let tan = (cm * p.y - sm * p.x) / (cm * p.x + sm * p.y);
-        let pos = self.mid as f64 + tan * (1.0 - tan * tan * (1.0 / 3.0)) * self.per_rad;
-        // (A NaN guess is column 0: the steps below still find the column.)
-        let mut c = (pos.max(0.0) as usize).min(last);
+        let pos = self.mid as u32 as f64 + tan * (1.0 - tan * tan * (1.0 / 3.0)) * self.per_rad;
+        // (A NaN guess is column 0: the steps below still find the column. Through i32, whose
+        // conversions are single instructions.)
+        let mut c = ((pos as i32).max(0) as usize).min(last);
         let g = |c: usize| self.g(c, p.x, p.y);
         if east {
             while c > 0 && g(c) <= MU {
@@ -254,8 +255,8 @@ impl Strips {
         let r = cl * p.x + sl * p.y;
         let ncy = self.rows.len() - 1;
         let jm = ncy / 2;
-        let pos = jm as f64 + self.s(jm, r, p.z) * self.per_m;
-        let j = (pos.max(0.0) as usize).min(ncy);
+        let pos = jm as u32 as f64 + self.s(jm, r, p.z) * self.per_m;
+        let j = ((pos as i32).max(0) as usize).min(ncy);
         let l = &self.rows[j];
         let low = l.cos * r + l.sin * p.z - l.big_k;
         let sh = 2 * self.top;
@@ -275,8 +276,9 @@ impl Strips {
         // The end's row position from s at the guess's row line (s is nearly the distance north
         // of the line); the first block line north of it.
         let j = (*guess).min(ncy);
-        let pos = j as f64 + self.s(j, r, z) * self.per_m;
-        let mut b = (((pos.clamp(0.0, ncy as f64) as usize) >> sh) + 1).min(nb);
+        // (Through i32, whose conversions are single instructions; a NaN guess is row 0.)
+        let pos = j as u32 as f64 + self.s(j, r, z) * self.per_m;
+        let mut b = ((((pos as i32).max(0) as usize).min(ncy) >> sh) + 1).min(nb);
         // Usually the end lies between line b − 1 and line b, farther than m from both: two values.
         if b > 0 {
             let (above, below) = (line(b - 1), line(b));
