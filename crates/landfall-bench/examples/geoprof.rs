@@ -33,6 +33,16 @@ fn run_rays(t: &GeoTile, geo: bool, set: &landfall::support::workload::RaySet, r
     sum
 }
 
+/// With `GEOPROF_WAIT` set: "ready" on stderr, then a line read from stdin before the queries, so
+/// that a large tile is built uninstrumented (`valgrind --tool=callgrind --instr-atstart=no`, then
+/// `callgrind_control -i on` and the line; the counts are the same, only the build is faster).
+fn wait() {
+    if std::env::var_os("GEOPROF_WAIT").is_some() {
+        eprintln!("ready");
+        let _ = std::io::stdin().read_line(&mut String::new());
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let kind = args.get(1).map_or("heights", String::as_str);
@@ -43,10 +53,12 @@ fn main() {
     let sum = match kind {
         "heights" => {
             let (pts, geo_pts) = t.points(SET, 11);
+            wait();
             run_heights(&t, geo, if geo { &geo_pts } else { &pts }, reps)
         }
         "oblique" | "los" => {
             let (flat, on_geo) = if kind == "los" { t.line_of_sight(SET, 13) } else { t.oblique(SET, 12) };
+            wait();
             run_rays(&t, geo, if geo { &on_geo } else { &flat }, reps)
         }
         _ => {
