@@ -286,7 +286,8 @@ impl GeoSurface {
             }
             h
         };
-        let l = &st.lines[level][(lo + hi + 1) >> 1];
+        let ncy = st.rows.len() - 1;
+        let l = &st.rows[(((lo + hi + 1) >> 1) << sh).min(ncy)];
         let bound = hmax as f64 + H_EPS;
         let own = (*l, bound);
         if l.cos * ra + l.sin * za - l.big_k > bound && l.cos * rb + l.sin * zb - l.big_k > bound {

@@ -47,9 +47,10 @@
 //! 82° of the grid's longitudes): guessed from the start's longitude east of the middle column,
 //! then stepped while the planes say so, which gives the bisection's column. A ray starting below
 //! the highest sample of its top block (a line of sight) starts in that column, any other in the
-//! top wedge holding it. A wedge whose exit plane the start is past by more than μ is stepped
-//! over: the ray stays past it (g ≥ its start value · 1e6/7.4e6 along the box, far above the
-//! vertices' rounding). A single column's run of more than 8 rows (a ray near a meridian's
+//! top wedge holding it. The walk stops at the first wedge that starts after the ray's end or its
+//! first hit so far, before that wedge's exit plane is found. A wedge whose exit plane the start
+//! is past by more than μ is stepped over: the ray stays past it (g ≥ its start value · 1e6/7.4e6
+//! along the box, far above the vertices' rounding). A single column's run of more than 8 rows (a ray near a meridian's
 //! direction) is halved in t until it is short or skipped. Each candidate cell is tested with the
 //! descent's exact watertight test, its corners mapped once by the same arithmetic (so the answers
 //! are the descent's bit for bit where the first triangle is the same), and the first hit's
@@ -94,9 +95,6 @@ pub(super) struct RowLine {
 pub(crate) struct Strips {
     pub(super) cols: Vec<[f64; 2]>,
     pub(super) rows: Vec<RowLine>,
-    /// Per level k: the block lines, row lines min(b·4ᵏ, ncy) for b = 0…=⌈ncy / 4ᵏ⌉ (copies of
-    /// `rows`' entries: one index a line, no shift or clamp).
-    pub(super) lines: Vec<Vec<RowLine>>,
     /// Per level k ≥ 1: (blocks per row, highest sample per block of 4ᵏ × 4ᵏ cells, NaN-free;
     /// −∞ where every sample is nodata).
     pub(super) maxes: Vec<(usize, Vec<f32>)>,
@@ -148,7 +146,7 @@ impl Strips {
                 [cl, sl]
             })
             .collect();
-        let rows: Vec<RowLine> = (0..=ncy)
+        let rows = (0..=ncy)
             .map(|j| {
                 let (sin, cos) = sin_cos_deg(o.y + j as f64 * s.y);
                 let n = prime_vertical_radius(sin);
@@ -186,23 +184,15 @@ impl Strips {
             }
             maxes.push((bx, m));
         }
-        let lines = (0..=top)
-            .map(|k| {
-                let sh = 2 * k;
-                (0..=(ncy + (1 << sh) - 1) >> sh).map(|b| rows[(b << sh).min(ncy)]).collect()
-            })
-            .collect();
         let (sin, _) = sin_cos_deg(o.y + ncy as f64 * s.y * 0.5);
         let meridian = prime_vertical_radius(sin) * (1.0 - E2) / (1.0 - E2 * sin * sin);
         let per_m = 1.0 / (meridian * s.y.to_radians());
-        Some(Self { cols, rows, lines, maxes, top, margin, per_m, mid: ncx / 2, per_rad: 1.0 / dl })
+        Some(Self { cols, rows, maxes, top, margin, per_m, mid: ncx / 2, per_rad: 1.0 / dl })
     }
 
     /// Bytes used.
     pub fn memory_bytes(&self) -> usize {
-        self.cols.len() * 16
-            + (self.rows.len() + self.lines.iter().map(Vec::len).sum::<usize>()) * 32
-            + self.maxes.iter().map(|(_, m)| m.len() * 4).sum::<usize>()
+        self.cols.len() * 16 + self.rows.len() * 32 + self.maxes.iter().map(|(_, m)| m.len() * 4).sum::<usize>()
     }
 
     /// s of row line j at the point (u·X, Z).
@@ -277,18 +267,13 @@ impl Strips {
 
     /// For one end (r its distance from the axis, or short of it by no more than the margin
     /// allows; z = Z): (the first block line with s ≤ `m`, the first with s ≤ −`m`), block lines
-    /// b = 0…=⌈ncy / w⌉ at row lines min(b·w, ncy) (w = 2^`sh`, `sh` = 2k for level k: its
-    /// `lines`; s decreases along them), stepped from `guess` (a row line, kept for the next end).
+    /// b = 0…=⌈ncy / w⌉ at row lines min(b·w, ncy) (w = 2^`sh`; s decreases along them), stepped
+    /// from `guess` (a row line, kept for the next end).
     #[inline(always)]
     pub(super) fn block_lines(&self, sh: u32, r: f64, z: f64, m: f64, guess: &mut usize) -> (usize, usize) {
         let ncy = self.rows.len() - 1;
-        let lines = &self.lines[sh as usize / 2];
-        let nb = lines.len() - 1;
-        // s of block line b (the same arithmetic as `s`).
-        let line = |b: usize| {
-            let l = &lines[b];
-            z * l.cos - r * l.sin + l.k
-        };
+        let nb = (ncy + (1 << sh) - 1) >> sh;
+        let line = |b: usize| self.s((b << sh).min(ncy), r, z);
         // The end's row position from s at the guess's row line (s is nearly the distance north
         // of the line); the first block line north of it.
         let j = (*guess).min(ncy);
@@ -326,7 +311,7 @@ impl Strips {
         (a0, a1): (usize, usize),
         (b0, b1): (usize, usize),
     ) -> Option<(usize, usize)> {
-        let nb = self.lines[sh as usize / 2].len() - 1;
+        let nb = (self.rows.len() - 1 + (1 << sh) - 1) >> sh;
         // Block row k has south line k and north line k + 1: candidates where s_k ≥ −M at some end
         // (k < first line with s ≤ −M) and s_(k+1) ≤ M at some end (k + 1 ≥ first line with s ≤ M).
         let hi = a1.max(b1).min(nb);
