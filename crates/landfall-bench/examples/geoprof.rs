@@ -2,7 +2,8 @@
 //! noisy shared machine cannot blur: `valgrind --tool=callgrind --toggle-collect='geoprof::run*'
 //! target/release/examples/geoprof KIND SIDE [size] [reps]` counts only the queries (KIND = heights,
 //! oblique or los; SIDE = geo or projected; the `geo` benchmark's 1° tile of `size`² samples, 1025
-//! by default). Prints a digest of the answers, to check that a change left them bit for bit.
+//! by default). Prints a digest of the answers, to check that a change left them bit for bit. With
+//! `GEOPROF_WAIT` set it waits for a line on stdin before the queries (see [`wait`]: large tiles).
 
 use landfall_bench::geo_tiles::GeoTile;
 use std::hint::black_box;
