@@ -2,7 +2,8 @@
 //! noisy shared machine cannot blur: `valgrind --tool=callgrind --toggle-collect='geoprof::run*'
 //! target/release/examples/geoprof KIND SIDE [size] [reps]` counts only the queries (KIND = heights,
 //! oblique or los; SIDE = geo or projected; the `geo` benchmark's 1° tile of `size`² samples, 1025
-//! by default). Prints a digest of the answers, to check that a change left them bit for bit.
+//! by default). Prints a digest of the answers, to check that a change left them bit for bit. With
+//! `GEOPROF_WAIT` set it waits for a line on stdin before the queries (see [`wait`]: large tiles).
 
 use landfall_bench::geo_tiles::GeoTile;
 use std::hint::black_box;
@@ -33,6 +34,16 @@ fn run_rays(t: &GeoTile, geo: bool, set: &landfall::support::workload::RaySet, r
     sum
 }
 
+/// With `GEOPROF_WAIT` set: "ready" on stderr, then a line read from stdin before the queries, so
+/// that a large tile is built uninstrumented (`valgrind --tool=callgrind --instr-atstart=no`, then
+/// `callgrind_control -i on` and the line; the counts are the same, only the build is faster).
+fn wait() {
+    if std::env::var_os("GEOPROF_WAIT").is_some() {
+        eprintln!("ready");
+        let _ = std::io::stdin().read_line(&mut String::new());
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let kind = args.get(1).map_or("heights", String::as_str);
@@ -43,10 +54,12 @@ fn main() {
     let sum = match kind {
         "heights" => {
             let (pts, geo_pts) = t.points(SET, 11);
+            wait();
             run_heights(&t, geo, if geo { &geo_pts } else { &pts }, reps)
         }
         "oblique" | "los" => {
             let (flat, on_geo) = if kind == "los" { t.line_of_sight(SET, 13) } else { t.oblique(SET, 12) };
+            wait();
             run_rays(&t, geo, if geo { &on_geo } else { &flat }, reps)
         }
         _ => {

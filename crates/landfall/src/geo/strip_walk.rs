@@ -44,6 +44,36 @@ fn plane(st: &Strips, r: &StripRay, c: usize) -> (f64, f64) {
     (cl * r.x0.y - sl * r.x0.x, cl * r.d.y - sl * r.d.x)
 }
 
+/// The larger of `a` and `b`, `a` when `b` is NaN (one `maxss`: `f32::max` adds a NaN test).
+#[inline(always)]
+fn max32(a: f32, b: f32) -> f32 {
+    if b > a {
+        b
+    } else {
+        a
+    }
+}
+
+/// The larger of `a` and `b` (NaN-free: the walk's t bounds), as one `maxsd`.
+#[inline(always)]
+fn max64(a: f64, b: f64) -> f64 {
+    if b > a {
+        b
+    } else {
+        a
+    }
+}
+
+/// The smaller of `a` and `b` (NaN-free: the walk's t bounds), as one `minsd`.
+#[inline(always)]
+fn min64(a: f64, b: f64) -> f64 {
+    if b < a {
+        b
+    } else {
+        a
+    }
+}
+
 /// {t : a + b t ≥ −MU}
 #[inline(always)]
 fn east_of((a, b): (f64, f64)) -> (f64, f64) {
@@ -109,6 +139,12 @@ impl GeoSurface {
         };
         let mut entry = plane(st, &r, edge(level, m, false));
         loop {
+            // The walk stops at the first wedge that starts after the ray's end, before its exit
+            // plane is found (such a wedge is not past: at the start g decreases with the column).
+            let enter = if east { east_of(entry).0 } else { west_of(entry).0 };
+            if enter > min64(t1, sink.limit()) {
+                break;
+            }
             let exit = plane(st, &r, edge(level, m, true));
             // A wedge the ray's start is already past (beyond its exit plane's slack: it stays past,
             // longitude being monotone along the ray) is stepped over; the walk stops at the first
@@ -118,9 +154,9 @@ impl GeoSurface {
             let (west, eastp) = if east { (entry, exit) } else { (exit, entry) };
             let (e0, e1) = east_of(west);
             let (w0, w1) = west_of(eastp);
-            let ta = t0.max(e0).max(w0);
-            let tb = t1.min(e1).min(w1);
-            if !past && ta > t1.min(sink.limit()) {
+            let ta = max64(max64(t0, e0), w0);
+            let tb = min64(min64(t1, e1), w1);
+            if !past && ta > min64(t1, sink.limit()) {
                 break;
             }
             // Whether the wedge's cells were walked: the walk then stays at its level past the
@@ -210,7 +246,7 @@ impl GeoSurface {
         roof: Roof,
         sink: &mut impl Sink,
     ) -> Verdict {
-        let tb = tb.min(sink.limit());
+        let tb = min64(tb, sink.limit());
         if ta > tb {
             return Verdict::Done;
         }
@@ -233,10 +269,12 @@ impl GeoSurface {
         // Highest sample of the candidate cells.
         let hmax = if level == 0 {
             let hf = self.heightfield();
-            let mut h = f32::NEG_INFINITY;
+            let q = hf.corners_f32(c0, lo);
+            let mut h = max32(max32(f32::NEG_INFINITY, q[0]), q[1]);
+            // (Each row's upper samples: its lower ones are the row below's upper ones.)
             for j in lo..=hi {
                 let q = hf.corners_f32(c0, j);
-                h = h.max(q[0]).max(q[1]).max(q[2]).max(q[3]);
+                h = max32(max32(h, q[2]), q[3]);
             }
             h
         } else {
@@ -244,7 +282,7 @@ impl GeoSurface {
             let bi = c0 >> sh;
             let mut h = f32::NEG_INFINITY;
             for bj in lo..=hi {
-                h = h.max(mx[bj * bx + bi]);
+                h = max32(h, mx[bj * bx + bi]);
             }
             h
         };

@@ -47,9 +47,10 @@
 //! 82° of the grid's longitudes): guessed from the start's longitude east of the middle column,
 //! then stepped while the planes say so, which gives the bisection's column. A ray starting below
 //! the highest sample of its top block (a line of sight) starts in that column, any other in the
-//! top wedge holding it. A wedge whose exit plane the start is past by more than μ is stepped
-//! over: the ray stays past it (g ≥ its start value · 1e6/7.4e6 along the box, far above the
-//! vertices' rounding). A single column's run of more than 8 rows (a ray near a meridian's
+//! top wedge holding it. The walk stops at the first wedge that starts after the ray's end or its
+//! first hit so far, before that wedge's exit plane is found. A wedge whose exit plane the start
+//! is past by more than μ is stepped over: the ray stays past it (g ≥ its start value · 1e6/7.4e6
+//! along the box, far above the vertices' rounding). A single column's run of more than 8 rows (a ray near a meridian's
 //! direction) is halved in t until it is short or skipped. Each candidate cell is tested with the
 //! descent's exact watertight test, its corners mapped once by the same arithmetic (so the answers
 //! are the descent's bit for bit where the first triangle is the same), and the first hit's
@@ -219,9 +220,10 @@ impl Strips {
         let last = self.cols.len() - 2;
         let [cm, sm] = self.cols[self.mid];
         let tan = (cm * p.y - sm * p.x) / (cm * p.x + sm * p.y);
-        let pos = self.mid as f64 + tan * (1.0 - tan * tan * (1.0 / 3.0)) * self.per_rad;
-        // (A NaN guess is column 0: the steps below still find the column.)
-        let mut c = (pos.max(0.0) as usize).min(last);
+        let pos = self.mid as u32 as f64 + tan * (1.0 - tan * tan * (1.0 / 3.0)) * self.per_rad;
+        // (A NaN guess is column 0: the steps below still find the column. Through i32, whose
+        // conversions are single instructions.)
+        let mut c = ((pos as i32).max(0) as usize).min(last);
         let g = |c: usize| self.g(c, p.x, p.y);
         if east {
             while c > 0 && g(c) <= MU {
@@ -254,8 +256,8 @@ impl Strips {
         let r = cl * p.x + sl * p.y;
         let ncy = self.rows.len() - 1;
         let jm = ncy / 2;
-        let pos = jm as f64 + self.s(jm, r, p.z) * self.per_m;
-        let j = (pos.max(0.0) as usize).min(ncy);
+        let pos = jm as u32 as f64 + self.s(jm, r, p.z) * self.per_m;
+        let j = ((pos as i32).max(0) as usize).min(ncy);
         let l = &self.rows[j];
         let low = l.cos * r + l.sin * p.z - l.big_k;
         let sh = 2 * self.top;
@@ -275,8 +277,9 @@ impl Strips {
         // The end's row position from s at the guess's row line (s is nearly the distance north
         // of the line); the first block line north of it.
         let j = (*guess).min(ncy);
-        let pos = j as f64 + self.s(j, r, z) * self.per_m;
-        let mut b = (((pos.clamp(0.0, ncy as f64) as usize) >> sh) + 1).min(nb);
+        // (Through i32, whose conversions are single instructions; a NaN guess is row 0.)
+        let pos = j as u32 as f64 + self.s(j, r, z) * self.per_m;
+        let mut b = ((((pos as i32).max(0) as usize).min(ncy) >> sh) + 1).min(nb);
         // Usually the end lies between line b − 1 and line b, farther than m from both: two values.
         if b > 0 {
             let (above, below) = (line(b - 1), line(b));

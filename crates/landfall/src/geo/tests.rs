@@ -630,6 +630,66 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, max_global_rejects: 100_000, ..ProptestConfig::default() })]
+
+    /// Lines of sight where the walk stops (at the wedge that holds the end) and its bounds are
+    /// tightest: from a point 0–5 m above the ground, ended by `max_t` exactly where the segment
+    /// crosses a column line of 1, 4 or 16 columns (its meridian plane), or ending on the highest
+    /// sample of a block of 1, 4 or 16 cells (grazing it), on grids with and without holes: the
+    /// strip walk's first hit and crossings are the descent's.
+    #[test]
+    fn lines_of_sight_ending_on_column_lines_and_block_tops(s in grid_with(any::<bool>()), picks in prop::array::uniform2(any::<u64>()),
+                                                           e in 0u32..3, top in any::<bool>(), up in prop_oneof![Just(0.0), 0.0f64..5.0]) {
+        prop_assume!(s.has_strip_walk());
+        let st = s.strips.as_ref().unwrap();
+        let hf = s.heightfield();
+        let (o, sp, ncx, ncy) = (hf.origin(), hf.spacing(), hf.nx() - 1, hf.ny() - 1);
+        let fr = s.frame();
+        let ground = |i: usize, j: usize, up: f64| {
+            let (lon, lat) = (o.x + i as f64 * sp.x, o.y + j as f64 * sp.y);
+            fr.to_enu(Geodetic::new(lon, lat, s.height_at(lon, lat).unwrap_or(0.0) + up).to_ecef())
+        };
+        let a = ground(picks[0] as usize % (ncx + 1), (picks[0] >> 32) as usize % (ncy + 1), up);
+        let w = 4usize.pow(e);
+        let (b, max_t) = if top {
+            // The highest sample of a block (its samples' corners included), exactly.
+            let (bi, bj) = ((picks[1] as usize % ncx) / w, ((picks[1] >> 32) as usize % ncy) / w);
+            let mut best = None;
+            for j in bj * w..=((bj + 1) * w).min(ncy) {
+                for i in bi * w..=((bi + 1) * w).min(ncx) {
+                    let h = hf.sample(i, j);
+                    if !h.is_nan() && best.is_none_or(|(_, _, b)| h > b) {
+                        best = Some((i, j, h));
+                    }
+                }
+            }
+            let Some((i, j, h)) = best else { return Ok(()) };
+            let p = Geodetic::new(o.x + i as f64 * sp.x, o.y + j as f64 * sp.y, h as f64);
+            (fr.to_enu(p.to_ecef()), 1.0)
+        } else {
+            // Past a column line, cut at its meridian plane (g = 0 along the ECEF segment).
+            let b = ground(picks[1] as usize % (ncx + 1), (picks[1] >> 32) as usize % (ncy + 1), up);
+            let c = ((picks[1] >> 16) as usize % (ncx + 1)) / w * w;
+            let (x0, d) = (fr.to_ecef(a), fr.dir_to_ecef(b - a));
+            let [cl, sl] = st.cols[c];
+            let t = -(cl * x0.y - sl * x0.x) / (cl * d.y - sl * d.x);
+            prop_assume!(t > 0.0 && t <= 1.0);
+            (b, t)
+        };
+        prop_assume!(a != b);
+        let ray = crate::Ray::new(a, b - a);
+        same_first_hit(&s, &ray, max_t)?;
+        let (mut x, mut y) = (Vec::new(), Vec::new());
+        s.crossings_enu(&ray, 0.0, max_t, |h| x.push(h.t));
+        s.crossings_enu_descent(&ray, 0.0, max_t, |h| y.push(h.t));
+        prop_assert_eq!(x.len(), y.len(), "{:?} vs {:?}", x, y);
+        for (p, q) in x.iter().zip(&y) {
+            prop_assert!((p - q).abs() < 1e-6 * (1.0 + q.abs()), "{:?} vs {:?}", x, y);
+        }
+    }
+}
+
 /// The strip walk serves ordinary tiles and leaves the poles and wide grids to the descent.
 #[test]
 fn strip_walk_serves_tiles_away_from_the_poles() {
