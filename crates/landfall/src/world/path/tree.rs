@@ -250,3 +250,48 @@ impl Tree {
         self.nodes.capacity() * std::mem::size_of::<Node>() + self.spare.capacity() * 4
     }
 }
+
+/// The way down from the root to the last leaf found ([`Tree::leaf_near`]): the next leaf is found
+/// from the deepest node on it that holds the cell, not from the root (a walk along a segment
+/// steps between neighbours, whose common ancestor is mostly a few levels up).
+pub(crate) struct Cursor {
+    way: [u32; 32],
+    len: usize,
+}
+
+impl Default for Cursor {
+    fn default() -> Self {
+        Self { way: [0; 32], len: 1 }
+    }
+}
+
+impl Tree {
+    /// The leaf holding finest cell (i, j) (inside the square), as [`leaf_at`](Self::leaf_at)
+    /// finds it, from the deepest node on `cur`'s way that holds the cell (the tree unchanged
+    /// since `cur` was made).
+    #[inline]
+    pub(crate) fn leaf_near(&self, cur: &mut Cursor, i: u32, j: u32) -> u32 {
+        // Up to the deepest node on the way that holds (i, j); the root holds every cell.
+        while cur.len > 1 {
+            let nd = &self.nodes[cur.way[cur.len - 1] as usize];
+            let s = nd.size();
+            if i.wrapping_sub(nd.x) < s && j.wrapping_sub(nd.y) < s {
+                break;
+            }
+            cur.len -= 1;
+        }
+        let mut n = cur.way[cur.len - 1];
+        loop {
+            let nd = &self.nodes[n as usize];
+            match nd.state {
+                State::Split(first) => {
+                    let l = nd.level - 1;
+                    n = first + ((i >> l) & 1) + 2 * ((j >> l) & 1);
+                    cur.way[cur.len] = n;
+                    cur.len += 1;
+                }
+                _ => return n,
+            }
+        }
+    }
+}
