@@ -1,13 +1,11 @@
 //! Line of sight for the agent: whether it can walk straight from one point to another. The
 //! segment is walked through the tree's leaves: a free leaf clears its stretch, a full one blocks,
 //! and in a partial leaf the segment is tested exactly against the inflated discs near it (f64
-//! distance below the inflated radius blocks; touching does not) and the steep cells in it. Each
-//! next leaf is found from the deepest node on the way down to the last one that holds it
-//! ([`Cursor`](super::tree::Cursor)), not from the root.
+//! distance below the inflated radius blocks; touching does not) and the steep cells in it.
 
 use super::geom::{box_far2, segment_dist2, segment_meets_box, Disc};
 use super::planner::Planner;
-use super::tree::{Cursor, State};
+use super::tree::State;
 use crate::world::query::dfloor;
 use glam::DVec2;
 
@@ -54,13 +52,12 @@ impl Planner<'_> {
         let last = (side - 1) as i64;
         let mut s = 0.0f64;
         let mut prev = u32::MAX;
-        let mut cur = Cursor::default();
         // Each step enters a new leaf or nudges past a rounding; bounded anyway.
         for _ in 0..(8 * side as usize + 64) {
             let u = (a + d * s - t.origin) / t.cell;
             let ci = dfloor(u.x, d.x).clamp(0, last) as u32;
             let cj = dfloor(u.y, d.y).clamp(0, last) as u32;
-            let n = t.leaf_near(&mut cur, ci, cj);
+            let n = t.leaf_at(ci, cj);
             let (blo, bhi) = t.bounds(n);
             if n != prev && !leaf(n, blo, bhi) {
                 return false;

@@ -225,32 +225,3 @@ proptest::proptest! {
         }
     }
 }
-
-proptest::proptest! {
-    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
-
-    /// A leaf found from the last one's way down (line-of-sight walks) is the leaf found from
-    /// the root, for cells in any order: next to each other, far apart, the same again.
-    #[test]
-    fn a_leaf_found_near_the_last_is_the_leaf_found_from_the_root(
-        seed in proptest::prelude::any::<u64>(),
-        n in 0usize..60,
-        cells in proptest::collection::vec((0u32..1 << 20, 0u32..1 << 20, 0u8..3), 1..200),
-    ) {
-        let ground = Heightfield::builder(101, 101, vec![0.0; 101 * 101]).build().unwrap();
-        let agent = super::Agent::default().with_radius(0.5).with_snap(0.0);
-        let p = Planner::new(&ground, &hier_field(seed, n, false), agent, DVec2::ZERO, 100.0).unwrap();
-        let side = p.tree.side();
-        let mut cur = super::tree::Cursor::default();
-        let (mut i, mut j) = (0u32, 0u32);
-        for (x, y, how) in cells {
-            // A step to a neighbouring cell, a jump, or the same cell.
-            (i, j) = match how {
-                0 => ((i + x % 3).saturating_sub(1).min(side - 1), (j + y % 3).saturating_sub(1).min(side - 1)),
-                1 => (x % side, y % side),
-                _ => (i, j),
-            };
-            proptest::prop_assert_eq!(p.tree.leaf_near(&mut cur, i, j), p.tree.leaf_at(i, j));
-        }
-    }
-}
