@@ -13,6 +13,8 @@
 //! two (kept when shorter). A corner whose walks meet steep ground, or whose apex is not clear
 //! within rounding, is slid by bisection instead (toward the apex; for steep ground toward `p`,
 //! `n` and the foot on `p`–`n`, as before).
+//! A pass skips the corners and runs of two the pass before left as they were with the same
+//! neighbours (their answers depend on those points alone).
 
 use super::los::Blocker;
 use super::planner::Planner;
