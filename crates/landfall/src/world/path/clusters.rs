@@ -67,51 +67,103 @@ pub(crate) fn key_side(key: u64) -> u64 {
     key >> 12
 }
 
-/// A queued edge `from` → `node` through `cluster`: `exact` once its stretch is known.
-pub(crate) struct Entry {
-    pub(crate) f: f64,
+/// A node of the portal search: the start, the goal or a portal.
+pub(crate) struct PortalNode {
+    /// Where it is.
+    pub(crate) at: DVec2,
+    /// Its portal key (for the stretch cache; unused for the start and the goal).
+    pub(crate) key: u64,
+    /// Its best cost so far (`reached`), final once `closed`.
     pub(crate) g: f64,
-    pub(crate) node: u64,
-    pub(crate) from: u64,
-    pub(crate) cluster: u64,
-    pub(crate) exact: bool,
+    /// The node before on its best way so far.
+    pub(crate) from: u32,
+    pub(crate) reached: bool,
+    pub(crate) closed: bool,
+    /// The corners from `from` to it (reversed when `flip`); `None`: the straight segment.
+    pub(crate) pts: Option<Arc<[DVec2]>>,
+    pub(crate) flip: bool,
 }
 
-impl PartialEq for Entry {
+/// A heap entry: a key (smallest first) and a node (exact) or a lazy edge (`LAZY` bit set).
+#[derive(Clone, Copy)]
+pub(crate) struct Queued {
+    pub(crate) f: f64,
+    pub(crate) id: u32,
+}
+
+/// The bit of [`Queued::id`] that marks a lazy edge (an index into [`PortalSearch::edges`]).
+pub(crate) const LAZY: u32 = 1 << 31;
+
+impl PartialEq for Queued {
     fn eq(&self, o: &Self) -> bool {
         self.cmp(o) == Ordering::Equal
     }
 }
 
-impl Eq for Entry {}
+impl Eq for Queued {}
 
-impl Ord for Entry {
+impl Ord for Queued {
     fn cmp(&self, o: &Self) -> Ordering {
-        o.f.total_cmp(&self.f).then(o.node.cmp(&self.node)).then(self.exact.cmp(&o.exact))
+        // Smallest key first; on a tie, exact entries (no `LAZY` bit) before lazy ones.
+        o.f.total_cmp(&self.f).then(o.id.cmp(&self.id))
     }
 }
 
-impl PartialOrd for Entry {
+impl PartialOrd for Queued {
     fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
         Some(self.cmp(o))
     }
 }
 
-/// What a node was reached by: its cost, the node before, the corners on the way (reversed
-/// when `flip`; `None`: the straight segment from the node before).
-pub(crate) struct Reached {
-    pub(crate) g: f64,
-    pub(crate) from: u64,
-    pub(crate) pts: Option<Arc<[DVec2]>>,
-    pub(crate) flip: bool,
+/// A queued edge whose stretch is not found yet: from node, to node, through cluster.
+#[derive(Clone, Copy)]
+pub(crate) struct LazyEdge {
+    pub(crate) from: u32,
+    pub(crate) to: u32,
+    pub(crate) cluster: u64,
 }
 
-/// The search's state, kept between queries for its capacity (cleared at each).
+/// The portal search's state, kept between queries for its capacity: dense arrays indexed by
+/// node (portals numbered as the search first meets their side) and by side and cluster, each
+/// entry valid when its stamp is the query's (nothing is cleared per side; no hashing).
 #[derive(Default)]
 pub(crate) struct PortalSearch {
-    pub(crate) at: Map<u64, DVec2>,
-    pub(crate) reached: Map<u64, Reached>,
-    pub(crate) closed: Map<u64, ()>,
-    pub(crate) heap: BinaryHeap<Entry>,
-    pub(crate) portals: Vec<(u64, DVec2)>,
+    /// The query's number (entries of `sides` and `clusters` from other queries are stale).
+    pub(crate) stamp: u32,
+    /// Per side: the stamp, the side's first node and its number of portals.
+    pub(crate) sides: Vec<(u32, u32, u32)>,
+    /// Per cluster: the stamp and whether it lies in one free leaf.
+    pub(crate) clusters: Vec<(u32, bool)>,
+    pub(crate) nodes: Vec<PortalNode>,
+    pub(crate) edges: Vec<LazyEdge>,
+    pub(crate) heap: BinaryHeap<Queued>,
+}
+
+impl PortalSearch {
+    /// Starts a query over `clusters` clusters (`2 * clusters` sides).
+    pub(crate) fn reset(&mut self, clusters: usize) {
+        if self.clusters.len() != clusters || self.stamp == u32::MAX {
+            self.clusters = vec![(0, false); clusters];
+            self.sides = vec![(0, 0, 0); 2 * clusters];
+            self.stamp = 0;
+        }
+        self.stamp += 1;
+        self.nodes.clear();
+        self.edges.clear();
+        self.heap.clear();
+    }
+
+    /// Adds a node at `at` (portal key `key`): its id.
+    pub(crate) fn add(&mut self, at: DVec2, key: u64) -> u32 {
+        self.nodes.push(PortalNode { at, key, g: 0.0, from: 0, reached: false, closed: false, pts: None, flip: false });
+        (self.nodes.len() - 1) as u32
+    }
+
+    /// Bytes held, roughly.
+    pub(crate) fn bytes(&self) -> usize {
+        12 * self.sides.capacity()
+            + 8 * self.clusters.capacity()
+            + std::mem::size_of::<PortalNode>() * self.nodes.capacity()
+            + 16 * (self.edges.capacity() + self.heap.capacity())
+    }
 }

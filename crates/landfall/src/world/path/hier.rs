@@ -6,7 +6,7 @@
 //! obstacle drops only the portals of the clusters its inflated box meets and the stretches of
 //! those clusters and their neighbours.
 
-use super::clusters::{portal_key, Cells, Stretch};
+use super::clusters::{Cells, Stretch};
 use super::planner::Planner;
 use super::tree::State;
 use glam::DVec2;
@@ -129,16 +129,6 @@ impl Planner<'_> {
             }
         }
         out
-    }
-
-    /// The portals of cluster `c`: keys and points.
-    pub(crate) fn cluster_portals(&mut self, c: u64, out: &mut Vec<(u64, DVec2)>) {
-        out.clear();
-        let sides: Vec<u64> = self.cluster_sides(c).collect();
-        for side in sides {
-            let p = self.side_portals(side);
-            out.extend(p.iter().enumerate().map(|(k, &q)| (portal_key(side, k), q)));
-        }
     }
 
     /// The stretch between portals `(kp, p)` and `(kq, q)` of cluster `c` (cached), its corners

@@ -323,6 +323,7 @@ impl<'a> Planner<'a> {
                 + self.obstacles.bytes()
                 + self.slope.bytes()
                 + self.search.bytes()
+                + self.portal_search.bytes()
                 + self.clusters.bytes(),
             area: (side * side) as u64,
         }

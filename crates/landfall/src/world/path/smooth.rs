@@ -13,6 +13,8 @@
 //! two (kept when shorter). A corner whose walks meet steep ground, or whose apex is not clear
 //! within rounding, is slid by bisection instead (toward the apex; for steep ground toward `p`,
 //! `n` and the foot on `p`–`n`, as before).
+//! A pass skips the corners and runs of two the pass before left as they were with the same
+//! neighbours (their answers depend on those points alone).
 
 use super::los::Blocker;
 use super::planner::Planner;
@@ -43,17 +45,30 @@ impl Planner<'_> {
     /// Shortens `pts` in place, keeping every segment clear and the ends fixed.
     pub(crate) fn smooth(&self, pts: &mut Vec<DVec2>) {
         self.pull(pts);
+        // What the last pass found to stay as it was: corners `p c n` left in place, and runs
+        // `p c1 c2 n` not merged. Both answers depend on those points alone, so a later pass
+        // skips them (the same path, fewer walks).
+        let (mut kept, mut unmerged): (Vec<[DVec2; 3]>, Vec<[DVec2; 4]>) = (Vec::new(), Vec::new());
         for _ in 0..PASSES {
             let mut moved = false;
+            let (was_kept, was_unmerged) = (std::mem::take(&mut kept), std::mem::take(&mut unmerged));
             let mut i = 1;
             while i + 1 < pts.len() {
                 let (p, c, n) = (pts[i - 1], pts[i], pts[i + 1]);
+                if was_kept.contains(&[p, c, n]) {
+                    kept.push([p, c, n]);
+                    i += 1;
+                    continue;
+                }
                 let Some(first) = self.blocker(p, n) else {
                     pts.remove(i);
                     moved = true;
                     continue;
                 };
                 let v = self.taut(p, c, n, first);
+                if v == c {
+                    kept.push([p, c, n]);
+                }
                 moved |= v != c;
                 pts[i] = v;
                 i += 1;
@@ -62,9 +77,14 @@ impl Planner<'_> {
             // one corner past the same obstacles may be shorter.
             let mut i = 1;
             while i + 2 < pts.len() {
-                if let Some(v) = self.merged(pts[i - 1], pts[i], pts[i + 1], pts[i + 2]) {
+                let run = [pts[i - 1], pts[i], pts[i + 1], pts[i + 2]];
+                if was_unmerged.contains(&run) {
+                    unmerged.push(run);
+                } else if let Some(v) = self.merged(run[0], run[1], run[2], run[3]) {
                     pts.splice(i..i + 2, [v]);
                     moved = true;
+                } else {
+                    unmerged.push(run);
                 }
                 i += 1;
             }

@@ -194,3 +194,34 @@ fn the_whole_tree_search_passes_gaps_narrower_than_a_free_cell() {
     valid(&portal, a, b, &discs, 0.5).unwrap();
     assert!(portal.length() <= 1.10 * flat.length() + 1e-9, "{} against {}", portal.length(), flat.length());
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+    /// The portal search keeps its dense tables between queries (stamped, not cleared): a run of
+    /// queries on one planner answers each as a planner whose search state is new, and a stamp
+    /// about to wrap starts the tables afresh.
+    #[test]
+    fn the_portal_search_state_carries_nothing_between_queries(
+        seed in proptest::prelude::any::<u64>(),
+        n in 0usize..60,
+        ends in proptest::collection::vec((1.0f64..99.0, 1.0f64..99.0, 1.0f64..99.0, 1.0f64..99.0), 1..6),
+    ) {
+        let ground = Heightfield::builder(101, 101, vec![0.0; 101 * 101]).build().unwrap();
+        let agent = super::Agent::default().with_radius(0.5).with_snap(0.0);
+        let discs = hier_field(seed, n, false);
+        let mut p = Planner::new(&ground, &discs, agent, DVec2::ZERO, 100.0).unwrap();
+        for (k, &(ax, ay, bx, by)) in ends.iter().enumerate() {
+            let (a, b) = (DVec2::new(ax, ay), DVec2::new(bx, by));
+            if p.check_point("start", a).is_err() || p.check_point("goal", b).is_err() {
+                continue;
+            }
+            if k == 2 {
+                p.portal_search.stamp = u32::MAX;
+            }
+            let warm = p.portal_corridor(a, b);
+            p.portal_search = Default::default();
+            proptest::prop_assert_eq!(warm, p.portal_corridor(a, b));
+        }
+    }
+}
