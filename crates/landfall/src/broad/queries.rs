@@ -320,3 +320,22 @@ fn clip(o: DVec2, d: DVec2, lo: DVec2, hi: DVec2, limit: f64) -> Option<(f64, f6
     }
     (t0 <= t1 && t1.is_finite()).then_some((t0, t1))
 }
+
+/// The t in [0, `limit`] where the ray lies in the box `lo`–`hi` (infinite bounds: no limit on that
+/// axis), widened by 10⁻⁹ of the crossings' t beyond rounding; `None` when it never does.
+pub(crate) fn slab(o: DVec3, d: DVec3, lo: [f64; 3], hi: [f64; 3], limit: f64) -> Option<(f64, f64)> {
+    let (mut t0, mut t1) = (0.0f64, limit);
+    for k in 0..3 {
+        if d[k] == 0.0 {
+            if o[k] < lo[k] || o[k] > hi[k] {
+                return None;
+            }
+            continue;
+        }
+        let (a, b) = ((lo[k] - o[k]) / d[k], (hi[k] - o[k]) / d[k]);
+        let slack = 1e-9 * a.abs().max(b.abs());
+        t0 = t0.max(a.min(b) - slack);
+        t1 = t1.min(a.max(b) + slack);
+    }
+    (t0 <= t1).then_some((t0, t1))
+}

@@ -145,7 +145,7 @@ impl BroadPhase {
             };
             let lo = [(lv.imin as f64 - 0.5) * w - m, (lv.jmin as f64 - 0.5) * w - m, zlo];
             let hi = [((lv.imin + lv.nx) as f64 - 0.5) * w + m, ((lv.jmin + lv.ny) as f64 - 0.5) * w + m, zhi];
-            let Some((t0, t1)) = slab(origin, dir, lo, hi, limit) else { continue };
+            let Some((t0, t1)) = crate::broad::queries::slab(origin, dir, lo, hi, limit) else { continue };
             let (ya, yb) = (at(origin.y, dir.y, t0), at(origin.y, dir.y, t1));
             let (j0, j1) = self.rows(lv, ya.min(yb), ya.max(yb));
             if (j1 - j0 + 1) as f64 > lv.proxies.len() as f64 {
@@ -232,23 +232,4 @@ impl BroadPhase {
         let span = (lv.kmin, lv.kmin + lv.nz - 1);
         (self.levels.index_within(lv.t, lo - m, span), self.levels.index_within(lv.t, hi + m, span))
     }
-}
-
-/// The t in [0, `limit`] where the ray lies in the box `lo`–`hi` (infinite bounds: no limit on that
-/// axis), widened beyond rounding; `None` when it never does.
-fn slab(o: DVec3, d: DVec3, lo: [f64; 3], hi: [f64; 3], limit: f64) -> Option<(f64, f64)> {
-    let (mut t0, mut t1) = (0.0f64, limit);
-    for k in 0..3 {
-        if d[k] == 0.0 {
-            if o[k] < lo[k] || o[k] > hi[k] {
-                return None;
-            }
-            continue;
-        }
-        let (a, b) = ((lo[k] - o[k]) / d[k], (hi[k] - o[k]) / d[k]);
-        let slack = SLACK * a.abs().max(b.abs());
-        t0 = t0.max(a.min(b) - slack);
-        t1 = t1.min(a.max(b) + slack);
-    }
-    (t0 <= t1).then_some((t0, t1))
 }

@@ -193,7 +193,9 @@ impl Statics {
             let m = t.margin(far);
             let lo = [o[0] as f64 * s - m, o[1] as f64 * s - m];
             let hi = [(o[0] + side) as f64 * s + m, (o[1] + side) as f64 * s + m];
-            let Some((t0, t1)) = slab(origin, dir, lo, hi, limit) else { continue };
+            // The square as a box unbounded in z.
+            let (lo, hi) = ([lo[0], lo[1], f64::NEG_INFINITY], [hi[0], hi[1], f64::INFINITY]);
+            let Some((t0, t1)) = crate::broad::queries::slab(origin, dir, lo, hi, limit) else { continue };
             let (ya, yb) = (at(origin.y, dir.y, t0), at(origin.y, dir.y, t1));
             let Some([j0, j1]) = t.span(side, 1, [ya.min(yb), ya.max(yb)]) else { continue };
             // Rows in the ray's order: once a row's nearest t passes the best hit, so do the rest.
@@ -222,23 +224,4 @@ impl Statics {
         }
         best.map(|b| b.1)
     }
-}
-
-/// The t in [0, `limit`] where the ray's x and y lie in the square `lo`–`hi`, widened beyond
-/// rounding; `None` when they never do.
-fn slab(o: DVec3, d: DVec3, lo: [f64; 2], hi: [f64; 2], limit: f64) -> Option<(f64, f64)> {
-    let (mut t0, mut t1) = (0.0f64, limit);
-    for k in 0..2 {
-        if d[k] == 0.0 {
-            if o[k] < lo[k] || o[k] > hi[k] {
-                return None;
-            }
-            continue;
-        }
-        let (a, b) = ((lo[k] - o[k]) / d[k], (hi[k] - o[k]) / d[k]);
-        let slack = SLACK * a.abs().max(b.abs());
-        t0 = t0.max(a.min(b) - slack);
-        t1 = t1.min(a.max(b) + slack);
-    }
-    (t0 <= t1).then_some((t0, t1))
 }
