@@ -339,3 +339,15 @@ pub(crate) fn slab(o: DVec3, d: DVec3, lo: [f64; 3], hi: [f64; 3], limit: f64) -
     }
     (t0 <= t1).then_some((t0, t1))
 }
+
+/// The t in [`t0`, `t1`] where a ray's y (origin `o`, direction `d`) lies in the row `ra`–`rb` of
+/// cells `width` wide, widened by 10⁻⁹ of the crossings' t and a cell beyond rounding (all of
+/// [`t0`, `t1`] for a ray along the rows).
+pub(crate) fn row_t(o: f64, d: f64, (ra, rb): (f64, f64), width: f64, (t0, t1): (f64, f64)) -> (f64, f64) {
+    if d == 0.0 {
+        return (t0, t1);
+    }
+    let (a, b) = ((ra - o) / d, (rb - o) / d);
+    let slack = 1e-9 * (a.abs().max(b.abs()) + width / d.abs());
+    ((a.min(b) - slack).max(t0), (a.max(b) + slack).min(t1))
+}

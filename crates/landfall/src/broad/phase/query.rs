@@ -161,13 +161,7 @@ impl BroadPhase {
                 let j = if dir.y >= 0.0 { j0 + n } else { j1 - n };
                 // The t where the ray is within the reach of the row's centres.
                 let (ra, rb) = ((j as f64 - 0.5) * w - m, (j as f64 + 0.5) * w + m);
-                let (ta, tb) = if dir.y == 0.0 {
-                    (t0, t1)
-                } else {
-                    let (a, b) = ((ra - origin.y) / dir.y, (rb - origin.y) / dir.y);
-                    let slack = SLACK * (a.abs().max(b.abs()) + w / dir.y.abs());
-                    ((a.min(b) - slack).max(t0), (a.max(b) + slack).min(t1))
-                };
+                let (ta, tb) = crate::broad::queries::row_t(origin.y, dir.y, (ra, rb), w, (t0, t1));
                 if ta > tb {
                     continue;
                 }

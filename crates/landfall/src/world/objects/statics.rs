@@ -202,13 +202,7 @@ impl Statics {
             for n in 0..=j1 - j0 {
                 let j = if dir.y >= 0.0 { j0 + n } else { j1 - n };
                 let (ra, rb) = (j as f64 * s - m, (j + 1) as f64 * s + m);
-                let (ta, tb) = if dir.y == 0.0 {
-                    (t0, t1)
-                } else {
-                    let (a, b) = ((ra - origin.y) / dir.y, (rb - origin.y) / dir.y);
-                    let slack = SLACK * (a.abs().max(b.abs()) + s / dir.y.abs());
-                    ((a.min(b) - slack).max(t0), (a.max(b) + slack).min(t1))
-                };
+                let (ta, tb) = crate::broad::queries::row_t(origin.y, dir.y, (ra, rb), s, (t0, t1));
                 if ta > tb {
                     continue;
                 }
