@@ -81,7 +81,7 @@ fn by_crs(
             );
             return Err(OpenError::Option { option: "gravity", msg });
         }
-        geo_tables_fit(path, hf.nx(), hf.ny(), hf.memory_bytes())?;
+        crate::hf_index::geo_tables_fit(path, hf.nx(), hf.ny(), hf.memory_bytes())?;
         let g = GeoSurface::new(hf).map_err(|e| IoError::format(path, format!("geographic CRS: {e}")))?;
         let o = g.frame().origin();
         notes.push(format!(
@@ -95,26 +95,6 @@ fn by_crs(
         notes.push(n);
     }
     Ok(AnyTerrain::Heightfield(hf))
-}
-
-/// Refuses a grid in degrees whose surface tables ([`GeoSurface::extra_memory`], over the whole
-/// grid, holes included) would dwarf the `held` bytes of heights a file holds: an index of tiles
-/// far apart is not allowed to allocate what its header merely spans.
-pub(crate) fn geo_tables_fit(path: &Path, nx: usize, ny: usize, held: usize) -> Result<(), IoError> {
-    let extra = GeoSurface::extra_memory(nx, ny);
-    if extra > 4 * held + (256 << 20) {
-        return Err(IoError::format(
-            path,
-            format!(
-                "geographic CRS: its tiles span {nx} × {ny} samples but hold {:.1} MiB; a raster in degrees builds \
-                 its tables on the ellipsoid over the whole grid, holes included ({:.0} MiB here): index distant \
-                 groups of tiles separately",
-                held as f64 / 1048576.0,
-                extra as f64 / 1048576.0
-            ),
-        ));
-    }
-    Ok(())
 }
 
 /// Whether a note from opening a terrain is a caution (Python raises it as a warning) rather than

@@ -181,6 +181,7 @@ pub use build::{build_heightfield_index, stream_geotiff_rows};
 pub use open::{
     open_heightfield_index, open_heightfield_index_with_crs, open_heightfield_index_with_trees, OpenedIndex,
 };
+pub(crate) use report::geo_tables_fit;
 pub use report::IndexReport;
 
 use crate::preamble::{Format, Preamble};

@@ -98,7 +98,7 @@ pub(super) fn check_degrees_held(
 ) -> Result<(), IoError> {
     if in_degrees(geokeys, opts) {
         let side = Tiling::new(grid.nx, grid.ny, grid.leaf).side();
-        crate::terrain::geo_tables_fit(src, grid.nx, grid.ny, tiles.saturating_mul(side * side * 4))?;
+        geo_tables_fit(src, grid.nx, grid.ny, tiles.saturating_mul(side * side * 4))?;
     }
     Ok(())
 }
@@ -108,4 +108,24 @@ pub(super) fn check_degrees_held(
 fn in_degrees(geokeys: Option<&crate::GeoKeys>, opts: &LoadOptions) -> bool {
     let placed = opts.origin.is_some() || opts.spacing.is_some();
     geokeys.is_some_and(crate::GeoKeys::is_geographic) && !placed
+}
+
+/// Refuses a grid in degrees whose surface tables (`GeoSurface::extra_memory`, over the whole grid,
+/// holes included) would dwarf the `held` bytes of heights a file holds: an index of tiles far
+/// apart is not allowed to allocate what its header merely spans.
+pub(crate) fn geo_tables_fit(path: &Path, nx: usize, ny: usize, held: usize) -> Result<(), IoError> {
+    let extra = landfall::geo::GeoSurface::extra_memory(nx, ny);
+    if extra > 4 * held + (256 << 20) {
+        return Err(IoError::format(
+            path,
+            format!(
+                "geographic CRS: its tiles span {nx} × {ny} samples but hold {:.1} MiB; a raster in degrees builds \
+                 its tables on the ellipsoid over the whole grid, holes included ({:.0} MiB here): index distant \
+                 groups of tiles separately",
+                held as f64 / 1048576.0,
+                extra as f64 / 1048576.0
+            ),
+        ));
+    }
+    Ok(())
 }
