@@ -384,6 +384,18 @@ fn same_first_hit(s: &GeoSurface, ray: &crate::Ray, max_t: f64) -> Result<(), Te
     Ok(())
 }
 
+/// The strip walk's crossings of `ray` over [lo, hi] are the descent's, in order.
+fn same_crossings(s: &GeoSurface, ray: &crate::Ray, lo: f64, hi: f64) -> Result<(), TestCaseError> {
+    let (mut got, mut want) = (Vec::new(), Vec::new());
+    s.crossings_enu(ray, lo, hi, |h| got.push(h.t));
+    s.crossings_enu_descent(ray, lo, hi, |h| want.push(h.t));
+    prop_assert_eq!(got.len(), want.len(), "{:?} vs {:?}", got, want);
+    for (g, w) in got.iter().zip(&want) {
+        prop_assert!((g - w).abs() < 1e-6 * (1.0 + w.abs()), "{:?} vs {:?}", got, want);
+    }
+    Ok(())
+}
+
 /// A ray of one of the kinds the strip walk must not lose a triangle on, aimed at a point of the
 /// surface or beside it: 0 random, 1 along a meridian, 2 along a parallel, 3 nearly vertical,
 /// 4 grazing (nearly level), 5 from outside the tile; the aim on a column line (a meridian plane),
@@ -492,13 +504,7 @@ proptest! {
         let ray = crate::Ray::new(fr.to_enu(start.to_ecef()), fr.dir_to_enu(de));
         same_first_hit(&s, &ray, max_t)?;
         // And every crossing of the whole line, both ways.
-        let (mut a, mut b) = (Vec::new(), Vec::new());
-        s.crossings_enu(&ray, f64::NEG_INFINITY, f64::INFINITY, |h| a.push(h.t));
-        s.crossings_enu_descent(&ray, f64::NEG_INFINITY, f64::INFINITY, |h| b.push(h.t));
-        prop_assert_eq!(a.len(), b.len(), "{:?} vs {:?}", a, b);
-        for (x, y) in a.iter().zip(&b) {
-            prop_assert!((x - y).abs() < 1e-6 * (1.0 + y.abs()), "{:?} vs {:?}", a, b);
-        }
+        same_crossings(&s, &ray, f64::NEG_INFINITY, f64::INFINITY)?;
     }
 }
 
@@ -620,13 +626,7 @@ proptest! {
         prop_assume!(pa != pb);
         let ray = crate::Ray::new(pa, pb - pa);
         same_first_hit(&s, &ray, 1.0)?;
-        let (mut x, mut y) = (Vec::new(), Vec::new());
-        s.crossings_enu(&ray, 0.0, 1.0, |h| x.push(h.t));
-        s.crossings_enu_descent(&ray, 0.0, 1.0, |h| y.push(h.t));
-        prop_assert_eq!(x.len(), y.len(), "{:?} vs {:?}", x, y);
-        for (p, q) in x.iter().zip(&y) {
-            prop_assert!((p - q).abs() < 1e-6 * (1.0 + q.abs()), "{:?} vs {:?}", x, y);
-        }
+        same_crossings(&s, &ray, 0.0, 1.0)?;
     }
 }
 
@@ -680,13 +680,7 @@ proptest! {
         prop_assume!(a != b);
         let ray = crate::Ray::new(a, b - a);
         same_first_hit(&s, &ray, max_t)?;
-        let (mut x, mut y) = (Vec::new(), Vec::new());
-        s.crossings_enu(&ray, 0.0, max_t, |h| x.push(h.t));
-        s.crossings_enu_descent(&ray, 0.0, max_t, |h| y.push(h.t));
-        prop_assert_eq!(x.len(), y.len(), "{:?} vs {:?}", x, y);
-        for (p, q) in x.iter().zip(&y) {
-            prop_assert!((p - q).abs() < 1e-6 * (1.0 + q.abs()), "{:?} vs {:?}", x, y);
-        }
+        same_crossings(&s, &ray, 0.0, max_t)?;
     }
 }
 
