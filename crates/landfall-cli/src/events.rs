@@ -514,8 +514,8 @@ fn throw(
         let r = rng.range(0.002, 0.006) * size;
         let p = DVec3::new(x, y, z + r + rng.range(0.005, 0.03) * size);
         let (ki, kj) = key(p);
-        let clear_of_balls = (ki - 1..=ki + 1).all(|i| {
-            (kj - 1..=kj + 1)
+        let clear_of_balls = (ki.saturating_sub(1)..=ki.saturating_add(1)).all(|i| {
+            (kj.saturating_sub(1)..=kj.saturating_add(1))
                 .all(|j| near.get(&(i, j)).is_none_or(|l| l.iter().all(|&o| (out[o].p - p).length() > out[o].r + r)))
         });
         let clear = clear_of_balls

@@ -3,7 +3,7 @@
 //! nested layers and their regions and a view rendered with landfall's own ray casts.
 
 use crate::progress::Step;
-use crate::render::{render, write_png, Camera};
+use crate::render::{render, Camera};
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
 use landfall::glam::DVec3;
@@ -155,6 +155,13 @@ pub fn run(args: &WorldArgs) -> Result<()> {
             p.display()
         );
     }
+    // Every output checked and started before the long work, committed together at the end.
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("-o {}: cannot create the directory", args.out.display()))?;
+    let (layers_png, view_png) = (args.out.join("world-layers.png"), args.out.join("world-view.png"));
+    let mut outs = landfall_io::Outputs::new(&[]);
+    let (layers_id, view_id) = (outs.add(&layers_png, "-o")?, outs.add(&view_png, "-o")?);
+    let export_id = args.export.as_deref().map(|p| outs.add(p, "--export")).transpose()?;
     let params = WorldParams::default().with_seed(args.seed).with_cell_size(args.cell_size).with_levels(args.layers);
     let cache = CacheParams::default()
         .with_layers(args.layers)
@@ -305,9 +312,8 @@ pub fn run(args: &WorldArgs) -> Result<()> {
     if let Some(o) = &mut objects {
         o.sync(&world);
     }
-    let layers_png = args.out.join("world-layers.png");
     let (w, h, px) = crate::world_map::draw(&world, 1024, objects.as_ref());
-    write_png(&layers_png, w, h, &px)?;
+    landfall_io::write_png_rgb_into(outs.file(layers_id), w, h, &px)?;
     let eye = world.viewer();
     let cam = Camera { eye, target: eye + DVec3::new(0.8, 0.6, 0.0) * 4000.0 - DVec3::Z * 700.0, fov_deg: 60.0 };
     let step = Step::spinner("rendering the view with landfall's ray casts");
@@ -327,8 +333,18 @@ pub fn run(args: &WorldArgs) -> Result<()> {
     };
     let secs = t0.elapsed().as_secs_f64();
     step.done(format!("{}×{} pixels", args.width, args.height));
-    let view_png = args.out.join("world-view.png");
-    write_png(&view_png, args.width, args.height, &px)?;
+    landfall_io::write_png_rgb_into(outs.file(view_id), args.width, args.height, &px)?;
+    let export = match (&args.export, export_id) {
+        (Some(path), Some(id)) => {
+            let step = Step::spinner(&format!("writing {}", path.display()));
+            let parts = landfall_io::world_parts(&world);
+            landfall_io::write_mesh_into(outs.file(id), &parts)?;
+            step.done("written");
+            Some((path, parts.len(), parts.iter().map(|p| p.indices.len() / 3).sum::<usize>()))
+        }
+        _ => None,
+    };
+    outs.commit()?;
     say!(
         "\nwrote {} (top-down: the drawn layers, outer rings dark, inner regions light, seams pale; viewer in red)",
         layers_png.display()
@@ -344,17 +360,8 @@ pub fn run(args: &WorldArgs) -> Result<()> {
         ((args.width * args.height) as usize + n_hit) as f64 / secs,
         100.0 * n_shadow as f64 / n_hit.max(1) as f64
     );
-    if let Some(path) = &args.export {
-        let step = Step::spinner(&format!("writing {}", path.display()));
-        let parts = landfall_io::world_parts(&world);
-        landfall_io::write_mesh(path, &parts)?;
-        step.done("written");
-        say!(
-            "wrote {} ({} layers, {} triangles)",
-            path.display(),
-            parts.len(),
-            parts.iter().map(|p| p.indices.len() / 3).sum::<usize>()
-        );
+    if let Some((path, layers, triangles)) = export {
+        say!("wrote {} ({layers} layers, {triangles} triangles)", path.display());
     }
     Ok(())
 }

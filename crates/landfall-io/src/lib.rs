@@ -81,7 +81,8 @@ pub use hf_index::{
 pub use index::{is_index, open_index, open_index_verified, write_index, RawHeader, INDEX_EXTENSION, INDEX_VERSION};
 pub use mesh::{is_mesh, read_gltf, read_mesh, read_obj};
 pub use mesh_out::{
-    geo_part, terrain_part, world_parts, write_glb, write_mesh, write_obj, MeshPart, MAX_EXPORT_TRIANGLES,
+    geo_part, terrain_part, world_parts, write_glb, write_mesh, write_mesh_into, write_obj, MeshPart,
+    MAX_EXPORT_TRIANGLES,
 };
 
 /// Lower-case extension of `path` ("" when none).

@@ -1,10 +1,11 @@
 //! Writing meshes: glTF binary (`.glb`) and Wavefront OBJ, each part with its own origin so that
 //! far from the world origin the vertices keep their precision (f32 relative to an f64 origin).
 
-use crate::{extension, write_atomic, IoError};
+use crate::{extension, IoError, OutputFile};
 use landfall::world::World;
 use serde_json::json;
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::Path;
 
 /// A triangle mesh positioned at `origin`: vertices relative to it, triangles counter-clockwise
@@ -202,6 +203,14 @@ fn check(path: &Path, parts: &[MeshPart]) -> Result<(), IoError> {
 /// as (x, z, −y); read it back with gravity (0, −1, 0).
 /// Crash-safe (temporary file, then rename).
 pub fn write_glb(path: &Path, parts: &[MeshPart]) -> Result<(), IoError> {
+    let mut out = OutputFile::create(path)?;
+    glb_into(&mut out, parts)?;
+    out.commit()
+}
+
+/// [`write_glb`] into an output that its caller commits.
+fn glb_into(out: &mut OutputFile, parts: &[MeshPart]) -> Result<(), IoError> {
+    let path = &out.path().to_path_buf();
     check(path, parts)?;
     let mut bin: Vec<u8> = Vec::new();
     let (mut views, mut accessors, mut meshes, mut nodes) = (vec![], vec![], vec![], vec![]);
@@ -296,10 +305,8 @@ pub fn write_glb(path: &Path, parts: &[MeshPart]) -> Result<(), IoError> {
     let mut bin_head = Vec::with_capacity(8);
     bin_head.extend_from_slice(&(bin.len() as u32).to_le_bytes());
     bin_head.extend_from_slice(b"BIN\0");
-    if bin.is_empty() {
-        return write_atomic(path, &[&head, &text]);
-    }
-    write_atomic(path, &[&head, &text, &bin_head, &bin])
+    let chunks: &[&[u8]] = if bin.is_empty() { &[&head, &text] } else { &[&head, &text, &bin_head, &bin] };
+    chunks.iter().try_for_each(|c| out.write_all(c).map_err(|e| IoError::os(path, e)))
 }
 
 /// Writes `parts` as a Wavefront OBJ file in landfall's coordinates (Z up), one object per part,
@@ -307,6 +314,14 @@ pub fn write_glb(path: &Path, parts: &[MeshPart]) -> Result<(), IoError> {
 /// vertex colours and normals when the parts have them.
 /// Crash-safe (temporary file, then rename).
 pub fn write_obj(path: &Path, parts: &[MeshPart]) -> Result<(), IoError> {
+    let mut out = OutputFile::create(path)?;
+    obj_into(&mut out, parts)?;
+    out.commit()
+}
+
+/// [`write_obj`] into an output that its caller commits.
+fn obj_into(file: &mut OutputFile, parts: &[MeshPart]) -> Result<(), IoError> {
+    let path = &file.path().to_path_buf();
     check(path, parts)?;
     let mut out = String::from("# written by landfall\n");
     let mut base = 1usize;
@@ -336,14 +351,21 @@ pub fn write_obj(path: &Path, parts: &[MeshPart]) -> Result<(), IoError> {
         }
         base += p.positions.len();
     }
-    write_atomic(path, &[out.as_bytes()])
+    file.write_all(out.as_bytes()).map_err(|e| IoError::os(path, e))
 }
 
 /// Writes `parts` as glTF binary or OBJ, by the file's extension (`.glb` or `.obj`).
 pub fn write_mesh(path: &Path, parts: &[MeshPart]) -> Result<(), IoError> {
-    match extension(path).as_str() {
-        "glb" => write_glb(path, parts),
-        "obj" => write_obj(path, parts),
-        other => Err(IoError::format(path, format!("cannot write meshes as `.{other}`: use .glb or .obj"))),
+    let mut out = OutputFile::create(path)?;
+    write_mesh_into(&mut out, parts)?;
+    out.commit()
+}
+
+/// [`write_mesh`] into an output of an [`Outputs`](crate::Outputs) group, by its file's extension.
+pub fn write_mesh_into(out: &mut OutputFile, parts: &[MeshPart]) -> Result<(), IoError> {
+    match extension(out.path()).as_str() {
+        "glb" => glb_into(out, parts),
+        "obj" => obj_into(out, parts),
+        other => Err(IoError::format(out.path(), format!("cannot write meshes as `.{other}`: use .glb or .obj"))),
     }
 }

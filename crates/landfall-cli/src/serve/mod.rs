@@ -139,15 +139,22 @@ pub struct ServeArgs {
     /// process's file limit).
     #[arg(long, value_name = "N", default_value_t = 512)]
     max_connections: usize,
-    /// Seconds a client has to send a request's headers, and to take each part of an answer.
+    /// Seconds a client has to send a request's headers, and to take each part of an answer
+    /// (1 to 86,400).
     #[arg(long, value_name = "S", default_value_t = 10)]
     timeout: u64,
 }
+
+/// The longest `--timeout`, in seconds (a deadline that far ahead still fits the clock).
+const MAX_TIMEOUT: u64 = 86_400;
 
 pub fn run(a: &ServeArgs) -> Result<()> {
     let workers = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() / 2)).max(1);
     if a.timeout == 0 || a.max_connections == 0 {
         bail!("--timeout and --max-connections must be at least 1");
+    }
+    if a.timeout > MAX_TIMEOUT {
+        bail!("--timeout {}: at most {MAX_TIMEOUT} seconds (a day)", a.timeout);
     }
     let jobs = jobs::Jobs::new(workers, a.queue);
     let state = if a.world {

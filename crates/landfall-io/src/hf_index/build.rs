@@ -58,7 +58,7 @@ pub fn build_heightfield_index(
             w.put(j, 0, &row)?;
         }
         progress(ny as u64, ny as u64);
-        let done = w.finish(hf.diagonal(), frame, loaded.geokeys.as_ref())?;
+        let done = w.finish(src, hf.diagonal(), frame, loaded.geokeys.as_ref())?;
         return Ok(report(&grid_of(nx, ny, hf.pyramid().leaf_size()), done, false));
     }
     // GeoTIFF: its header, then its rows as they decode.
@@ -101,7 +101,7 @@ pub fn build_heightfield_index(
         }
         Ok(())
     })?;
-    let done = w.finish(opts.diagonal, frame, o.geokeys.as_ref())?;
+    let done = w.finish(src, opts.diagonal, frame, o.geokeys.as_ref())?;
     Ok(report(&grid_of(nx, ny, opts.leaf_size), done, true))
 }
 

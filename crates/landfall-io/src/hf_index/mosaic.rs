@@ -229,7 +229,7 @@ pub(super) fn build_mosaic(
         }
     }
     progress(rows, rows);
-    let finished = w.finish(opts.diagonal, frame, crs.as_ref())?;
+    let finished = w.finish(source, opts.diagonal, frame, crs.as_ref())?;
     Ok(report(&grid_of(nx, ny, opts.leaf_size), finished, true))
 }
 

@@ -287,15 +287,23 @@ impl Writer {
 
     /// Writes the rest (the last tiles, the pyramid levels, the tables, the header) and puts the file
     /// in place; its length (apparent: the slots of tiles without data take no disk), its NaN count
-    /// and the blocks stored.
+    /// and the blocks stored. Refuses an index without one valid sample (of `src`), which no
+    /// command could read.
     pub(super) fn finish(
         mut self,
+        src: &Path,
         diagonal: Diagonal,
         frame: Frame,
         crs: Option<&GeoKeys>,
     ) -> Result<(u64, usize, usize), IoError> {
         let live = std::mem::take(&mut self.live);
         self.store(live.into_iter().collect())?;
+        if self.valid == 0 {
+            return Err(IoError::format(
+                src,
+                "every sample is nodata: there is nothing to index (check its nodata value)",
+            ));
+        }
         let quantum = Pyramid::quantum_for(self.exact);
         // Slot 0: all NaN, empty pyramid, no tree.
         let nan = vec![f32::NAN; self.tiling.block_len()];

@@ -6,6 +6,7 @@ use super::sight::{Probe, Sight};
 use super::EARTH_RADIUS;
 use crate::heightfield::cell;
 use crate::heightfield::Heightfield;
+use crate::polygon::MAX_COORDINATE;
 use std::ops::ControlFlow;
 
 /// Relative tolerance within which the sight line touching the terrain counts as a touch: at a
@@ -24,6 +25,11 @@ impl<'a> Eye<'a> {
         params.validate()?;
         if !hf.frame().is_z_up() {
             return Err(ViewshedError::NotZUp);
+        }
+        let sp = hf.spacing();
+        let span = (sp.x.abs() * (hf.nx() - 1) as f64, sp.y.abs() * (hf.ny() - 1) as f64);
+        if !(span.0 <= MAX_COORDINATE && span.1 <= MAX_COORDINATE) {
+            return Err(ViewshedError::TooWide { x: span.0, y: span.1 });
         }
         let [x, y] = observer;
         if !(x.is_finite() && y.is_finite()) {

@@ -88,6 +88,14 @@ pub enum ViewshedError {
         /// What is wrong.
         why: String,
     },
+    /// The heightfield spans more than ±1e150 along x or y: squared distances would overflow.
+    #[error("the terrain spans {} × {} units: viewsheds take extents up to 1e150 (squared distances would overflow; scale the raster down)", Num(*x), Num(*y))]
+    TooWide {
+        /// Extent along x.
+        x: f64,
+        /// Extent along y.
+        y: f64,
+    },
     /// The heightfield's gravity is not (0, 0, −1).
     #[error("viewsheds need a heightfield with the default gravity (0, 0, -1)")]
     NotZUp,

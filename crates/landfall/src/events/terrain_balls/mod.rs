@@ -190,6 +190,22 @@ pub struct TerrainBalls<T: Terrain> {
     found: Vec<u64>,
 }
 
+/// The proximity grid's base unit: the smallest ball's radius (1 without balls), coarsened where
+/// the box the balls live in, grown by the largest ball, would reach beyond the grid's
+/// addressable range (2⁵⁰ units; 2⁴⁰ keeps a margin for the windows' growth).
+fn grid_unit(r: &[f64], lo: DVec3, hi: DVec3) -> f64 {
+    let smallest = r.iter().copied().fold(f64::INFINITY, f64::min);
+    let smallest = if smallest.is_finite() { smallest } else { 1.0 };
+    let largest = r.iter().copied().fold(0.0, f64::max);
+    let reach =
+        lo.x.abs().max(lo.y.abs()).max(hi.x.abs()).max(hi.y.abs()) + (hi - lo).truncate().length() + largest + 1.0;
+    if reach.is_finite() {
+        smallest.max(reach / 2f64.powi(40))
+    } else {
+        smallest
+    }
+}
+
 impl<T: Terrain> TerrainBalls<T> {
     /// Balls at time 0 over `terrain`, with fixed spheres `(centre, radius)`; refuses invalid
     /// `params` ([`BallParams::validate`]), a ball whose centre or velocity is not finite or whose
@@ -215,9 +231,8 @@ impl<T: Terrain> TerrainBalls<T> {
         }
         let b = terrain.bounds();
         let n = balls.len();
-        // Cells as wide as the smallest ball (1 without balls).
-        let smallest = balls.iter().map(|b| b.r).fold(f64::INFINITY, f64::min);
-        let unit = if smallest.is_finite() { smallest } else { 1.0 };
+        let r: Vec<f64> = balls.iter().map(|b| b.r).collect();
+        let unit = grid_unit(&r, b.min, b.max);
         Ok(Self {
             boxes: vec![(DVec3::ZERO, DVec3::ZERO); n],
             windows: vec![(DVec3::ZERO, DVec3::ZERO); n],
@@ -231,7 +246,7 @@ impl<T: Terrain> TerrainBalls<T> {
             p: balls.iter().map(|b| b.p).collect(),
             v: balls.iter().map(|b| b.v).collect(),
             t0: vec![0.0; balls.len()],
-            r: balls.iter().map(|b| b.r).collect(),
+            r,
             m: balls.iter().map(|b| b.m).collect(),
             resting: vec![false; balls.len()],
             alive: vec![true; balls.len()],
@@ -254,6 +269,15 @@ impl<T: Terrain> TerrainBalls<T> {
             return Err(ParamError::new("arena", format!("{arena:?}: expected min ≤ max, no NaN and a finite floor")));
         }
         (self.lo, self.hi, self.floor) = (lo, hi, lo.z);
+        // The grid's unit for the new box; the balls registered so far registered again.
+        let unit = grid_unit(&self.r, lo, hi);
+        let old = std::mem::replace(&mut self.grid, ProximityGrid::empty(Layout::Dual, unit, None));
+        for k in 0..self.r.len() {
+            if old.get(k as u64).is_some() {
+                let window = Some(self.boxes[k]);
+                self.register(k, window);
+            }
+        }
         Ok(self)
     }
 
