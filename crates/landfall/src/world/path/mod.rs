@@ -67,6 +67,7 @@ mod obstacles;
 mod planner;
 mod repair;
 mod search;
+mod sight;
 mod slope;
 mod smooth;
 mod snap;
