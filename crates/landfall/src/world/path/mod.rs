@@ -39,9 +39,11 @@
 //! and goal by the free leaves near them that see them; where those do not join the ends, again
 //! with the partial cells whose centre the agent may stand on (gaps narrower than a free cell). String pulling, then each corner pulled
 //! taut onto the tangents of the discs that block its neighbours' straight line (`smooth.rs`: a
-//! few line-of-sight walks a corner; steep cells by bisection), finish every path. Line of sight walks the
-//! segment through the leaves: free clears, full blocks, partial is tested exactly (f64 segment–disc
-//! distance against the inflated radius, segment–box against steep cells). Corners are set on the
+//! few line-of-sight walks a corner; steep cells by bisection), finish every path. Line of sight
+//! (`sight.rs`) tests the inflated discs of the buckets of a coarse grid (32 a side) the segment
+//! crosses (f64 segment–disc distance against the inflated radius); where a bucket is near steep
+//! ground it walks the segment through the leaves instead (`los.rs`): free clears, full blocks,
+//! partial is tested exactly (the same disc test, segment–box against steep cells). Corners are set on the
 //! ground (z from the terrain).
 //!
 //! **Snapping.** A start or goal inside an inflated obstacle or on steep ground is moved to the
@@ -67,6 +69,7 @@ mod obstacles;
 mod planner;
 mod repair;
 mod search;
+mod sight;
 mod slope;
 mod smooth;
 mod snap;

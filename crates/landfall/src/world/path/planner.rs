@@ -6,6 +6,7 @@ use super::clusters::Clusters;
 use super::geom::Disc;
 use super::marks::Search;
 use super::obstacles::Obstacles;
+use super::sight::Sight;
 use super::slope::SlopeGrid;
 use super::tree::Tree;
 use crate::params::ParamError;
@@ -141,6 +142,8 @@ pub struct Planner<'a> {
     pub(crate) ground: &'a dyn Terrain,
     pub(crate) agent: Agent,
     pub(crate) obstacles: Obstacles,
+    /// The inflated discs again, on a coarse grid for quick line of sight.
+    pub(crate) sight: Sight,
     pub(crate) slope: SlopeGrid,
     pub(crate) tree: Tree,
     pub(crate) search: Search,
@@ -208,11 +211,16 @@ impl<'a> Planner<'a> {
             obs.add(*d);
         }
         let slope = SlopeGrid::new(ground, origin, g, n, shift, agent.max_slope);
+        let mut sight = Sight::new(origin, extent, 1 << depth, &slope);
+        for id in 0..obstacles.len() as u32 {
+            sight.add(id, obs.inflated(id).expect("just added"));
+        }
         let tree = Tree::new(origin, cell, depth, &obs, &slope);
         Ok(Self {
             ground,
             agent,
             obstacles: obs,
+            sight,
             slope,
             tree,
             search: Search::default(),
@@ -287,6 +295,7 @@ impl<'a> Planner<'a> {
             return Err(PathError::Obstacle { index: 0, x: d.center.x, y: d.center.y, radius: d.radius });
         }
         let id = self.obstacles.add(d);
+        self.sight.add(id, self.obstacles.inflated(id).expect("just added"));
         self.refresh(d);
         Ok(ObstacleId(id))
     }
@@ -294,6 +303,7 @@ impl<'a> Planner<'a> {
     /// Removes an obstacle (returned), re-cutting only the leaves its inflated box met.
     pub fn remove_obstacle(&mut self, id: ObstacleId) -> Option<Disc> {
         let d = self.obstacles.remove(id.0)?;
+        self.sight.remove(id.0, Disc { center: d.center, radius: d.radius + self.obstacles.inflate });
         self.refresh(d);
         Some(d)
     }
@@ -321,6 +331,7 @@ impl<'a> Planner<'a> {
             leaves: self.tree.leaves(),
             bytes: self.tree.bytes()
                 + self.obstacles.bytes()
+                + self.sight.bytes()
                 + self.slope.bytes()
                 + self.search.bytes()
                 + self.portal_search.bytes()

@@ -10,6 +10,7 @@ use super::super::Agent;
 use crate::rng::SplitMix64;
 use crate::Heightfield;
 use glam::DVec2;
+use proptest::test_runner::TestCaseError;
 
 /// Side of the square, metres; the walker's radius.
 const SIDE: f64 = 64.0;
@@ -117,6 +118,21 @@ fn length(pts: &[DVec2]) -> f64 {
     pts.windows(2).map(|w| w[0].distance(w[1])).sum()
 }
 
+/// Runs `check` on the walker's planner over `layout(kind, seed, n)` with its discs, the ends
+/// `a`, `b` (cases whose ends the walker cannot stand on are rejected).
+fn on_layout(
+    (kind, seed, n): (u8, u64, usize),
+    a: DVec2,
+    b: DVec2,
+    check: impl FnOnce(&mut Planner, &[Disc]) -> Result<(), TestCaseError>,
+) -> Result<(), TestCaseError> {
+    let (ground, discs) = layout(kind, seed, n);
+    let agent = Agent::default().with_radius(R).with_snap(0.0);
+    let mut p = Planner::new(&ground, &discs, agent, DVec2::ZERO, SIDE).unwrap();
+    proptest::prop_assume!(p.check_point("start", a).is_ok() && p.check_point("goal", b).is_ok());
+    check(&mut p, &discs)
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(96))]
 
@@ -129,24 +145,23 @@ proptest::proptest! {
         n in 1usize..24,
         ax in 1.0f64..63.0, ay in 1.0f64..63.0, bx in 1.0f64..63.0, by in 1.0f64..63.0,
     ) {
-        let (ground, discs) = layout(kind, seed, n);
-        let agent = Agent::default().with_radius(R).with_snap(0.0);
-        let mut p = Planner::new(&ground, &discs, agent, DVec2::ZERO, SIDE).unwrap();
         let (a, b) = (DVec2::new(ax, ay), DVec2::new(bx, by));
-        proptest::prop_assume!(p.check_point("start", a).is_ok() && p.check_point("goal", b).is_ok());
-        let Ok(raw) = p.corridor(a, b) else { return Ok(()) };
-        let mut pts = raw.clone();
-        p.smooth(&mut pts);
-        proptest::prop_assert_eq!((pts[0], pts[pts.len() - 1]), (a, b));
-        for w in pts.windows(2) {
-            proptest::prop_assert!(p.clear(w[0], w[1]), "{}–{} not clear", w[0], w[1]);
-            clear_brute(&p, &discs, w[0], w[1]).map_err(proptest::test_runner::TestCaseError::fail)?;
-        }
-        proptest::prop_assert!(length(&pts) <= length(&raw) + 1e-9, "{} against {}", length(&pts), length(&raw));
-        let route = p.find_path(a, b).unwrap();
-        for w in route.xy().windows(2) {
-            clear_brute(&p, &discs, w[0], w[1]).map_err(proptest::test_runner::TestCaseError::fail)?;
-        }
+        on_layout((kind, seed, n), a, b, |p, discs| {
+            let Ok(raw) = p.corridor(a, b) else { return Ok(()) };
+            let mut pts = raw.clone();
+            p.smooth(&mut pts);
+            proptest::prop_assert_eq!((pts[0], pts[pts.len() - 1]), (a, b));
+            for w in pts.windows(2) {
+                proptest::prop_assert!(p.clear(w[0], w[1]), "{}–{} not clear", w[0], w[1]);
+                clear_brute(p, discs, w[0], w[1]).map_err(TestCaseError::fail)?;
+            }
+            proptest::prop_assert!(length(&pts) <= length(&raw) + 1e-9, "{} against {}", length(&pts), length(&raw));
+            let route = p.find_path(a, b).unwrap();
+            for w in route.xy().windows(2) {
+                clear_brute(p, discs, w[0], w[1]).map_err(TestCaseError::fail)?;
+            }
+            Ok(())
+        })?;
     }
 }
 
@@ -163,26 +178,25 @@ proptest::proptest! {
         n in 1usize..24,
         ax in 1.0f64..63.0, ay in 1.0f64..63.0, bx in 1.0f64..63.0, by in 1.0f64..63.0,
     ) {
-        let (ground, discs) = layout(kind, seed, n);
-        let agent = Agent::default().with_radius(R).with_snap(0.0);
-        let mut p = Planner::new(&ground, &discs, agent, DVec2::ZERO, SIDE).unwrap();
         let (a, b) = (DVec2::new(ax, ay), DVec2::new(bx, by));
-        proptest::prop_assume!(p.check_point("start", a).is_ok() && p.check_point("goal", b).is_ok());
-        let Some(raw) = p.portal_corridor(a, b) else { return Ok(()) };
-        let mut pts = raw.clone();
-        p.pull(&mut pts);
-        proptest::prop_assert_eq!((pts[0], pts[pts.len() - 1]), (a, b));
-        // A subsequence of the polyline's corners.
-        let mut at = 0;
-        for q in &pts {
-            let Some(k) = raw[at..].iter().position(|r| r == q) else {
-                return Err(proptest::test_runner::TestCaseError::fail(format!("{q} is not a later corner")));
-            };
-            at += k + 1;
-        }
-        for w in pts.windows(2) {
-            clear_brute(&p, &discs, w[0], w[1]).map_err(proptest::test_runner::TestCaseError::fail)?;
-        }
-        proptest::prop_assert!(length(&pts) <= length(&raw) + 1e-9, "{} against {}", length(&pts), length(&raw));
+        on_layout((kind, seed, n), a, b, |p, discs| {
+            let Some(raw) = p.portal_corridor(a, b) else { return Ok(()) };
+            let mut pts = raw.clone();
+            p.pull(&mut pts);
+            proptest::prop_assert_eq!((pts[0], pts[pts.len() - 1]), (a, b));
+            // A subsequence of the polyline's corners.
+            let mut at = 0;
+            for q in &pts {
+                let Some(k) = raw[at..].iter().position(|r| r == q) else {
+                    return Err(TestCaseError::fail(format!("{q} is not a later corner")));
+                };
+                at += k + 1;
+            }
+            for w in pts.windows(2) {
+                clear_brute(p, discs, w[0], w[1]).map_err(TestCaseError::fail)?;
+            }
+            proptest::prop_assert!(length(&pts) <= length(&raw) + 1e-9, "{} against {}", length(&pts), length(&raw));
+            Ok(())
+        })?;
     }
 }
