@@ -498,13 +498,17 @@ impl Objects {
             let (ground, top) = (self.ground, self.max_height);
             let (footing, own) = (&mut self.footing, &mut self.own);
             kinds::draw_in_cell(spec, kind, self.seed, level, (i, j), s, cell, top, |d| {
+                // Allowed on its own level's ground, then set on the drawn ground (not made for an
+                // object refused).
+                let own_slope = (level != ground)
+                    .then(|| kinds::slope_on(spec, &d, own.reset(world, level, d.x, d.y, d.reach()), top));
+                if own_slope == Some(None) {
+                    return;
+                }
                 let f = footing.reset(world, ground, d.x, d.y, d.reach());
-                let shape = if level == ground {
-                    kinds::stand(spec, &d, f, f, top)
-                } else {
-                    kinds::stand(spec, &d, own.reset(world, level, d.x, d.y, d.reach()), f, top)
-                };
-                shapes.extend(shape);
+                if let Some(slope) = own_slope.unwrap_or_else(|| kinds::slope_on(spec, &d, f, top)) {
+                    shapes.extend(kinds::shape_on(spec, &d, slope, f));
+                }
             });
             for &shape in &shapes {
                 let slot = match self.free.pop() {
