@@ -12,6 +12,7 @@ use crate::terrain::Terrain;
 use crate::world::gen::Cell;
 use crate::world::lod::{fan_cell, fan_triangle, reach};
 use crate::world::mesh::FAN;
+use crate::world::objects::refine::Refiner;
 use crate::world::query::{floor_i64, hit_triangle, surface, surface_height, upward};
 use crate::world::{CellStore, World};
 use glam::{DVec2, DVec3};
@@ -40,15 +41,23 @@ impl Footing {
     }
 
     /// The landscape of `level` (at most the generator's top) within `radius` of (x, y) in x and
-    /// y, from `world`'s cached cells and the generator.
-    pub fn reset<S: CellStore>(&mut self, world: &World<S>, level: u8, x: f64, y: f64, radius: f64) -> &Self {
+    /// y, from `world`'s cached cells and the quads `refiner` keeps or refines.
+    pub fn reset<S: CellStore>(
+        &mut self,
+        refiner: &mut Refiner,
+        world: &World<S>,
+        level: u8,
+        x: f64,
+        y: f64,
+        radius: f64,
+    ) -> &Self {
         let gen = world.generator();
         let level = level.min(gen.top());
         let s = gen.cell_width(level);
         let (i0, j0) = (floor_i64((x - radius) / s) - 1, floor_i64((y - radius) / s) - 1);
         let (i1, j1) = (floor_i64((x + radius) / s) + 1, floor_i64((y + radius) / s) + 1);
         let n = ((i1 - i0).max(j1 - j0) + 1) as usize;
-        gen.patch_into(level, [i0, j0], [n, n], Some(world), &mut self.cells, &mut self.spare);
+        refiner.patch_into(world, level, [i0, j0], [n, n], &mut self.cells, &mut self.spare);
         (self.level, self.s, self.i0, self.j0, self.n, self.max_abs_height) =
             (level, s, i0, j0, n, gen.max_abs_height());
         self
@@ -183,6 +192,7 @@ mod tests {
     #[test]
     fn footing_is_the_landscape() {
         let mut rng = SplitMix64::new(3);
+        let mut refiner = Refiner::new();
         for seed in 0..3 {
             let w = world(seed, DVec3::new(rng.range(-5e3, 5e3), rng.range(-5e3, 5e3), rng.range(1.0, 400.0)));
             let v = w.viewer();
@@ -193,7 +203,7 @@ mod tests {
                     let (x, y) = (v.x + rng.range(-spread, spread), v.y + rng.range(-spread, spread));
                     let radius = rng.range(0.0, 3.0) * w.generator().cell_width(level);
                     let mut f = Footing::new();
-                    f.reset(&w, level, x, y, radius);
+                    f.reset(&mut refiner, &w, level, x, y, radius);
                     for _ in 0..8 {
                         let (px, py) = (x + rng.range(-radius, radius), y + rng.range(-radius, radius));
                         let got = f.surface_at(px, py).expect("inside its radius");
