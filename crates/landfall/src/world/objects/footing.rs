@@ -17,6 +17,9 @@ use crate::world::query::{floor_i64, hit_triangle, surface, surface_height, upwa
 use crate::world::{CellStore, World};
 use glam::{DVec2, DVec3};
 
+/// A fan triangle: its part and vertices ([`fan_triangle`]).
+type FanTriangle = (usize, [DVec3; 3]);
+
 /// The landscape of one level over a small square: cells [i0, i0 + n) × [j0, j0 + n), whose
 /// inner cells (one cell in from each side, where every corner's four cells are known) are its
 /// surface.
@@ -85,7 +88,7 @@ impl Footing {
     /// The cell and the fan triangle under (x, y) ([`fan_triangle`]), where the footing has a
     /// surface.
     #[inline]
-    fn triangle_at(&self, x: f64, y: f64) -> Option<((i64, i64), (usize, [DVec3; 3]))> {
+    fn triangle_at(&self, x: f64, y: f64) -> Option<((i64, i64), FanTriangle)> {
         if !(x.is_finite() && y.is_finite()) {
             return None;
         }
