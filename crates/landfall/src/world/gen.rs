@@ -25,27 +25,6 @@ pub struct Cell {
     pub r: f32,
 }
 
-/// Cells already generated somewhere (the world's cache), which [`Generator::patch_into`] reads
-/// instead of generating them again.
-pub(crate) trait HeldCells {
-    /// Whether every cell of `level` from `lo` to `hi` (inclusive) is held.
-    fn holds(&self, level: u8, lo: [i64; 2], hi: [i64; 2]) -> bool;
-    /// Held cell (i, j) of `level`.
-    fn get(&self, level: u8, i: i64, j: i64) -> Cell;
-}
-
-/// Holds nothing: every cell generated from the top level.
-pub(crate) enum NoCells {}
-
-impl HeldCells for NoCells {
-    fn holds(&self, _: u8, _: [i64; 2], _: [i64; 2]) -> bool {
-        match *self {}
-    }
-    fn get(&self, _: u8, _: i64, _: i64) -> Cell {
-        match *self {}
-    }
-}
-
 /// Weights of the 1-D quadratic through parents at −1, 0, 1 evaluated at −1/4 (equation 2.2),
 /// times 32; the child at +1/4 uses them reversed.
 pub const WEIGHTS_32: [f32; 3] = [5.0, 30.0, -3.0];
@@ -262,19 +241,16 @@ impl Generator {
     /// generated from the top level down through just the ancestors they need.
     pub fn patch(&self, level: u8, i0: i64, j0: i64, nx: usize, ny: usize) -> Vec<Cell> {
         let (mut out, mut spare) = (Vec::new(), Vec::new());
-        self.patch_into::<NoCells>(level, [i0, j0], [nx, ny], None, &mut out, &mut spare);
+        self.patch_into(level, [i0, j0], [nx, ny], &mut out, &mut spare);
         out
     }
 
-    /// [`Self::patch`] of the `n[0] × n[1]` cells from `lo` into `out`, reading the cells of any
-    /// rectangle `held` holds instead of generating it and its ancestors (the cells are the same
-    /// bits either way: each depends only on its own); `spare` is scratch.
-    pub(crate) fn patch_into<H: HeldCells + ?Sized>(
+    /// [`Self::patch`] of the `n[0] × n[1]` cells from `lo` into `out`; `spare` is scratch.
+    fn patch_into(
         &self,
         level: u8,
         [i0, j0]: [i64; 2],
         [nx, ny]: [usize; 2],
-        held: Option<&H>,
         out: &mut Vec<Cell>,
         spare: &mut Vec<Cell>,
     ) {
@@ -284,12 +260,6 @@ impl Generator {
             return;
         }
         let (i1, j1) = (i0 + nx as i64 - 1, j0 + ny as i64 - 1);
-        if let Some(h) = held.filter(|h| h.holds(level, [i0, j0], [i1, j1])) {
-            for j in j0..=j1 {
-                out.extend((i0..=i1).map(|i| h.get(level, i, j)));
-            }
-            return;
-        }
         if level == self.top() {
             for j in j0..=j1 {
                 out.extend((i0..=i1).map(|i| self.top_cell(i, j)));
@@ -301,7 +271,7 @@ impl Generator {
         let (pi0, pj0) = (i0.div_euclid(2) - 1, j0.div_euclid(2) - 1);
         let (pi1, pj1) = (i1.div_euclid(2) + 1, j1.div_euclid(2) + 1);
         let pnx = (pi1 - pi0 + 1) as usize;
-        self.patch_into(level + 1, [pi0, pj0], [pnx, (pj1 - pj0 + 1) as usize], held, spare, out);
+        self.patch_into(level + 1, [pi0, pj0], [pnx, (pj1 - pj0 + 1) as usize], spare, out);
         let parents = &*spare;
         let at = |i: i64, j: i64| parents[(j - pj0) as usize * pnx + (i - pi0) as usize];
         out.clear();

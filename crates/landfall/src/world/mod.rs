@@ -791,17 +791,18 @@ impl<S: CellStore> World<S> {
     }
 }
 
-/// The cache's cells, for [`Generator::patch_into`]: a layer holds the cells of its window while
-/// it is active.
-impl<S: CellStore> gen::HeldCells for World<S> {
-    fn holds(&self, level: u8, lo: [i64; 2], hi: [i64; 2]) -> bool {
+impl<S: CellStore> World<S> {
+    /// Whether the cache holds every cell of `level` from `lo` to `hi` (inclusive): a layer holds
+    /// the cells of its window while it is active.
+    pub(crate) fn holds(&self, level: u8, lo: [i64; 2], hi: [i64; 2]) -> bool {
         let Some(l) = self.layers.get(level as usize).filter(|l| l.active) else { return false };
         let o = self.window_origin(level);
         debug_assert_eq!(l.level, level);
         (0..2).all(|a| lo[a] >= o[a] && hi[a] < o[a] + self.width)
     }
 
-    fn get(&self, level: u8, i: i64, j: i64) -> Cell {
+    /// Held cell (i, j) of `level` ([`Self::holds`]).
+    pub(crate) fn held(&self, level: u8, i: i64, j: i64) -> Cell {
         self.layers[level as usize].cells.get(i, j)
     }
 }

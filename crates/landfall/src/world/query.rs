@@ -399,8 +399,14 @@ pub(crate) fn upward(n: DVec3) -> DVec3 {
 
 /// The point of triangle `t` above `p`, its upward normal and identity.
 pub(crate) fn surface(t: [DVec3; 3], p: DVec2, id: TriangleId) -> SurfacePoint {
-    let z = plane_height([t[0].truncate(), t[1].truncate(), t[2].truncate()], [t[0].z, t[1].z, t[2].z], p);
+    let z = surface_height(t, p);
     SurfacePoint { point: DVec3::new(p.x, p.y, z), normal: upward((t[1] - t[0]).cross(t[2] - t[0])), triangle: id }
+}
+
+/// The height of triangle `t`'s plane above `p` ([`surface`]'s point).
+#[inline]
+pub(crate) fn surface_height(t: [DVec3; 3], p: DVec2) -> f64 {
+    plane_height([t[0].truncate(), t[1].truncate(), t[2].truncate()], [t[0].z, t[1].z, t[2].z], p)
 }
 
 /// The smallest barycentric coordinate of `p` in the projected triangle (≥ 0 inside).

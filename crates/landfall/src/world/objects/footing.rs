@@ -10,11 +10,15 @@ use crate::frame::Frame;
 use crate::geom::{Aabb, Hit, Ray, SurfacePoint, TriangleId};
 use crate::terrain::Terrain;
 use crate::world::gen::Cell;
-use crate::world::lod::{fan_cell, fan_surface, reach};
+use crate::world::lod::{fan_cell, fan_triangle, reach};
 use crate::world::mesh::FAN;
-use crate::world::query::{floor_i64, hit_triangle, upward};
+use crate::world::objects::refine::Refiner;
+use crate::world::query::{floor_i64, hit_triangle, surface, surface_height, upward};
 use crate::world::{CellStore, World};
 use glam::{DVec2, DVec3};
+
+/// A fan triangle: its part and vertices ([`fan_triangle`]).
+type FanTriangle = (usize, [DVec3; 3]);
 
 /// The landscape of one level over a small square: cells [i0, i0 + n) × [j0, j0 + n), whose
 /// inner cells (one cell in from each side, where every corner's four cells are known) are its
@@ -40,15 +44,23 @@ impl Footing {
     }
 
     /// The landscape of `level` (at most the generator's top) within `radius` of (x, y) in x and
-    /// y, from `world`'s cached cells and the generator.
-    pub fn reset<S: CellStore>(&mut self, world: &World<S>, level: u8, x: f64, y: f64, radius: f64) -> &Self {
+    /// y, from `world`'s cached cells and the quads `refiner` keeps or refines.
+    pub fn reset<S: CellStore>(
+        &mut self,
+        refiner: &mut Refiner,
+        world: &World<S>,
+        level: u8,
+        x: f64,
+        y: f64,
+        radius: f64,
+    ) -> &Self {
         let gen = world.generator();
         let level = level.min(gen.top());
         let s = gen.cell_width(level);
         let (i0, j0) = (floor_i64((x - radius) / s) - 1, floor_i64((y - radius) / s) - 1);
         let (i1, j1) = (floor_i64((x + radius) / s) + 1, floor_i64((y + radius) / s) + 1);
         let n = ((i1 - i0).max(j1 - j0) + 1) as usize;
-        gen.patch_into(level, [i0, j0], [n, n], Some(world), &mut self.cells, &mut self.spare);
+        refiner.patch_into(world, level, [i0, j0], [n, n], &mut self.cells, &mut self.spare);
         (self.level, self.s, self.i0, self.j0, self.n, self.max_abs_height) =
             (level, s, i0, j0, n, gen.max_abs_height());
         self
@@ -73,13 +85,27 @@ impl Footing {
         fan_cell(i, j, self.s, |di, dj| self.cells[((b + dj) * n + a + di) as usize].h)
     }
 
-    /// The surface at (x, y), where the footing has one.
-    pub fn surface_at(&self, x: f64, y: f64) -> Option<SurfacePoint> {
+    /// The cell and the fan triangle under (x, y) ([`fan_triangle`]), where the footing has a
+    /// surface.
+    #[inline]
+    fn triangle_at(&self, x: f64, y: f64) -> Option<((i64, i64), FanTriangle)> {
         if !(x.is_finite() && y.is_finite()) {
             return None;
         }
         let (i, j) = (floor_i64(x / self.s), floor_i64(y / self.s));
-        self.has(i, j).then(|| fan_surface(self.level, self.s, (i, j), self.cell(i, j), DVec2::new(x, y)))
+        if !self.has(i, j) {
+            return None;
+        }
+        let (n, a, b) = (self.n as i64, i - self.i0, j - self.j0);
+        let h = |di: i64, dj: i64| self.cells[((b + dj) * n + a + di) as usize].h;
+        Some(((i, j), fan_triangle(i, j, self.s, h, DVec2::new(x, y))))
+    }
+
+    /// The surface at (x, y), where the footing has one.
+    pub fn surface_at(&self, x: f64, y: f64) -> Option<SurfacePoint> {
+        let ((i, j), (part, t)) = self.triangle_at(x, y)?;
+        let id = TriangleId::Lod { level: self.level, part: part as u16, i: i as i32, j: j as i32 };
+        Some(surface(t, DVec2::new(x, y), id))
     }
 }
 
@@ -102,6 +128,17 @@ impl Terrain for Footing {
         if let Some(s) = self.surface_at(p.x, p.y) {
             visit(s);
         }
+    }
+
+    fn top_surface(&self, p: DVec3) -> Option<SurfacePoint> {
+        self.surface_at(p.x, p.y)
+    }
+
+    /// The height alone (placement's probes): no normal, no identity.
+    fn floor_point_below(&self, p: DVec3) -> Option<DVec3> {
+        let (_, (_, t)) = self.triangle_at(p.x, p.y)?;
+        let z = surface_height(t, DVec2::new(p.x, p.y));
+        (z <= p.z).then(|| DVec3::new(p.x, p.y, z))
     }
 
     /// The nearest hit over every triangle (a footing is a few cells across; placement never
@@ -142,7 +179,7 @@ impl Terrain for Footing {
 mod tests {
     use super::*;
     use crate::rng::SplitMix64;
-    use crate::world::objects::kinds::{draw_in_cell, stand};
+    use crate::world::objects::kinds::{draw_in_cell, shape_on, slope_on};
     use crate::world::{CacheParams, LodTerrain, ObjectParams, Objects, WorldParams};
 
     fn world(seed: u64, viewer: DVec3) -> World {
@@ -158,6 +195,7 @@ mod tests {
     #[test]
     fn footing_is_the_landscape() {
         let mut rng = SplitMix64::new(3);
+        let mut refiner = Refiner::new();
         for seed in 0..3 {
             let w = world(seed, DVec3::new(rng.range(-5e3, 5e3), rng.range(-5e3, 5e3), rng.range(1.0, 400.0)));
             let v = w.viewer();
@@ -168,13 +206,16 @@ mod tests {
                     let (x, y) = (v.x + rng.range(-spread, spread), v.y + rng.range(-spread, spread));
                     let radius = rng.range(0.0, 3.0) * w.generator().cell_width(level);
                     let mut f = Footing::new();
-                    f.reset(&w, level, x, y, radius);
+                    f.reset(&mut refiner, &w, level, x, y, radius);
                     for _ in 0..8 {
                         let (px, py) = (x + rng.range(-radius, radius), y + rng.range(-radius, radius));
                         let got = f.surface_at(px, py).expect("inside its radius");
                         let want = lod.surface_at(px, py).unwrap();
                         assert_eq!((got.point, got.normal, got.triangle), (want.point, want.normal, want.triangle));
                         assert_eq!(f.top_surface(DVec3::new(px, py, 0.0)).unwrap().point, want.point);
+                        let above = DVec3::new(px, py, want.point.z + 1.0);
+                        assert_eq!(f.floor_point_below(above), Some(want.point));
+                        assert_eq!(f.floor_point_below(above - DVec3::Z * 2.0), None);
                     }
                     // Its triangles are the landscape's.
                     let region = Aabb { min: DVec3::new(x - radius, y - radius, -1e4), max: DVec3::new(x, y, 1e4) };
@@ -218,7 +259,7 @@ mod tests {
                 let cell = w.cell(level, i, j).unwrap();
                 let mut want = Vec::new();
                 draw_in_cell(spec, kind as usize, seed, level, (i, j), s, cell, top, |d| {
-                    want.extend(stand(spec, &d, &own, &lod, top));
+                    want.extend(slope_on(spec, &d, &own, top).and_then(|slope| shape_on(spec, &d, slope, &lod)));
                 });
                 assert_eq!(got, want, "kind {kind} cell {i},{j} of level {level}");
             }

@@ -226,30 +226,27 @@ pub(crate) fn draw_in_cell(
     }
 }
 
-/// The shape of object `d` of kind `spec`, or `None` where its kind may not stand: whether it
-/// may (its slope, placed by [`place`] from above every possible ground, `max_height`) is
-/// decided on `own`, the landscape of its own level; it stands on `ground`, the landscape drawn.
-pub(crate) fn stand<T: Terrain + ?Sized, U: Terrain + ?Sized>(
-    spec: &Kind,
-    d: &Draw,
-    own: &T,
-    ground: &U,
-    max_height: f64,
-) -> Option<Shape> {
-    let Draw { x, y, heading, size, height } = *d;
+/// The slope under object `d` of kind `spec` placed by [`place`] on `own` from above every
+/// possible ground (`max_height`), or `None` where its kind may not stand there.
+pub(crate) fn slope_on<T: Terrain + ?Sized>(spec: &Kind, d: &Draw, own: &T, max_height: f64) -> Option<f64> {
     let params = FollowParams {
-        length: size,
-        width: size,
+        length: d.size,
+        width: d.size,
         contacts: Contacts::ThreePoints,
         max_slope: spec.max_slope,
         probe_up: 0.0,
     };
     // From above every possible ground: the only surface below.
-    let p = place(own, DVec3::new(x, y, max_height + 1.0), heading, &params).ok()?;
-    // On the ground right under it (the placement's plane says only whether it may stand).
+    place(own, DVec3::new(d.x, d.y, max_height + 1.0), d.heading, &params).ok().map(|p| p.slope())
+}
+
+/// The shape of object `d` of kind `spec` allowed on ground of `slope` ([`slope_on`]), standing
+/// on `ground`: the ground right under it (the placement's plane says only whether it may stand).
+pub(crate) fn shape_on<U: Terrain + ?Sized>(spec: &Kind, d: &Draw, slope: f64, ground: &U) -> Option<Shape> {
+    let Draw { x, y, heading, size, height } = *d;
     let g = ground.top_surface(DVec3::new(x, y, 0.0))?.point;
     // Carry a footprint's base below the sloping ground on its low side.
-    let skirt = 0.5 * size * p.slope().tan() + 0.05 * size;
+    let skirt = 0.5 * size * slope.tan() + 0.05 * size;
     Some(match spec.form {
         Form::Ball => {
             let r = 0.5 * size;

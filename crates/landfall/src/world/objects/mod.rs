@@ -51,7 +51,8 @@
 //!   comes down a layer), every object stands again on the new one: a viewer in the air sees its
 //!   objects on the coarse ground it draws. The landscapes come from a *footing* (`footing.rs`): the
 //!   cells around the object, read from the cache's layer where it holds them and otherwise refined
-//!   from the nearest ancestors it holds (`Generator::patch_into`), never from the top level; the
+//!   from the nearest ancestors it holds (`refine.rs`, which keeps the quads it refined outside
+//!   the cache for the next objects), never from the top level; the
 //!   same bits as `LodTerrain`'s (tested object for object). Tested after random walks, climbs,
 //!   descents and jumps: every object on the brute-force ground of the finest drawn level, on the
 //!   drawn mesh where it is not morphed, and the same objects as a fresh world's at the same place
@@ -114,6 +115,7 @@
 
 mod footing;
 mod kinds;
+mod refine;
 mod roam;
 mod shape;
 mod solids;
@@ -128,6 +130,7 @@ pub use solids::Solids;
 use crate::params::ParamError;
 use crate::world::{CellStore, World};
 use footing::Footing;
+use refine::Refiner;
 use spheres::Spheres;
 use statics::{Statics, Tracked};
 
@@ -251,6 +254,8 @@ pub struct Objects {
     /// The ground under the object being placed, drawn and of its own level (scratch).
     footing: Footing,
     own: Footing,
+    /// The quads refined for the footings outside the cache, kept for the next ones.
+    refiner: Refiner,
 }
 
 impl Objects {
@@ -291,6 +296,7 @@ impl Objects {
             scratch: Vec::new(),
             footing: Footing::new(),
             own: Footing::new(),
+            refiner: Refiner::new(),
         };
         o.sync(world);
         Ok(o)
@@ -496,15 +502,19 @@ impl Objects {
             let mut shapes = std::mem::take(&mut self.scratch);
             shapes.clear();
             let (ground, top) = (self.ground, self.max_height);
-            let (footing, own) = (&mut self.footing, &mut self.own);
+            let (footing, own, refiner) = (&mut self.footing, &mut self.own, &mut self.refiner);
             kinds::draw_in_cell(spec, kind, self.seed, level, (i, j), s, cell, top, |d| {
-                let f = footing.reset(world, ground, d.x, d.y, d.reach());
-                let shape = if level == ground {
-                    kinds::stand(spec, &d, f, f, top)
-                } else {
-                    kinds::stand(spec, &d, own.reset(world, level, d.x, d.y, d.reach()), f, top)
-                };
-                shapes.extend(shape);
+                // Allowed on its own level's ground, then set on the drawn ground (not made for an
+                // object refused).
+                let own_slope = (level != ground)
+                    .then(|| kinds::slope_on(spec, &d, own.reset(refiner, world, level, d.x, d.y, d.reach()), top));
+                if own_slope == Some(None) {
+                    return;
+                }
+                let f = footing.reset(refiner, world, ground, d.x, d.y, d.reach());
+                if let Some(slope) = own_slope.unwrap_or_else(|| kinds::slope_on(spec, &d, f, top)) {
+                    shapes.extend(kinds::shape_on(spec, &d, slope, f));
+                }
             });
             for &shape in &shapes {
                 let slot = match self.free.pop() {
