@@ -3,20 +3,10 @@
 
 use crate::common;
 
-use common::{entries, gltf, landfall, ok, s};
+use common::{entries, gltf, ok, refused, s};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// Runs `landfall` and expects a clean error: exit status 1 and a message on standard error.
-fn refused(args: &[&str]) -> String {
-    let o = landfall(args);
-    let err = String::from_utf8_lossy(&o.stderr).into_owned();
-    assert_eq!(o.status.code(), Some(1), "landfall {args:?}: {err}");
-    assert!(err.starts_with("landfall: error:"), "{err}");
-    assert!(!err.contains("panicked"), "{err}");
-    err
-}
 
 fn terrain(dir: &Path) -> PathBuf {
     let p = dir.join("t.asc");

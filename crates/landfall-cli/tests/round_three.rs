@@ -3,17 +3,8 @@
 
 use crate::common;
 
-use common::{landfall, s};
+use common::{landfall, refused, s};
 use std::path::{Path, PathBuf};
-
-/// A clean error: exit status 1 and a message, no panic.
-fn refused(args: &[&str]) -> String {
-    let o = landfall(args);
-    let err = String::from_utf8_lossy(&o.stderr).into_owned();
-    assert_eq!(o.status.code(), Some(1), "landfall {args:?}: {err}");
-    assert!(err.starts_with("landfall: error:") && !err.contains("panicked"), "{err}");
-    err
-}
 
 /// A 5 × 4 hill.
 fn terrain(dir: &Path) -> PathBuf {

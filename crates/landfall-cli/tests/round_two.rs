@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use common::{gltf, landfall, ok, s};
+use common::{gltf, landfall, ok, refused, s};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -25,15 +25,6 @@ fn bounded(args: &[&str], limit: Duration) -> Output {
         std::thread::sleep(Duration::from_millis(20));
     }
     child.wait_with_output().unwrap()
-}
-
-/// A clean error: exit status 1 and a message, no panic.
-fn refused(args: &[&str]) -> String {
-    let o = landfall(args);
-    let err = String::from_utf8_lossy(&o.stderr).into_owned();
-    assert_eq!(o.status.code(), Some(1), "landfall {args:?}: {err}");
-    assert!(err.starts_with("landfall: error:") && !err.contains("panicked"), "{err}");
-    err
 }
 
 fn terrain(dir: &Path) -> PathBuf {

@@ -24,6 +24,16 @@ pub fn fails(args: &[&str]) -> String {
     String::from_utf8(o.stderr).unwrap()
 }
 
+/// Runs `landfall` and expects a clean error: exit status 1, a message on standard error, no
+/// panic; the message.
+pub fn refused(args: &[&str]) -> String {
+    let o = landfall(args);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(1), "landfall {args:?}: {err}");
+    assert!(err.starts_with("landfall: error:") && !err.contains("panicked"), "{err}");
+    err
+}
+
 /// A path as an argument.
 pub fn s(p: &Path) -> &str {
     p.to_str().unwrap()

@@ -180,14 +180,8 @@ mod tests {
     use super::*;
     use crate::rng::SplitMix64;
     use crate::world::objects::kinds::{draw_in_cell, shape_on, slope_on};
-    use crate::world::{CacheParams, LodTerrain, ObjectParams, Objects, WorldParams};
-
-    fn world(seed: u64, viewer: DVec3) -> World {
-        let params = WorldParams::default().with_seed(seed).with_levels(12).with_relief(80.0);
-        let cache =
-            CacheParams::default().with_layers(10).with_inner_radius(4).with_mesh_coarsest(8).with_lod_height(4.0);
-        World::new(params, cache, viewer).unwrap()
-    }
+    use crate::world::objects::test_world as world;
+    use crate::world::{LodTerrain, ObjectParams, Objects};
 
     /// A footing's surface is the landscape's, bit for bit, wherever it has one: inside the cache's
     /// windows, across their edges and far outside them, at any level; and it has one within its

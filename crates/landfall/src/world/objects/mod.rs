@@ -122,6 +122,15 @@ mod solids;
 mod spheres;
 mod statics;
 
+/// A small world (12 levels, 80 m relief) for the objects' unit tests.
+#[cfg(test)]
+fn test_world(seed: u64, viewer: glam::DVec3) -> crate::world::World {
+    use crate::world::{CacheParams, WorldParams};
+    let params = WorldParams::default().with_seed(seed).with_levels(12).with_relief(80.0);
+    let cache = CacheParams::default().with_layers(10).with_inner_radius(4).with_mesh_coarsest(8).with_lod_height(4.0);
+    crate::world::World::new(params, cache, viewer).unwrap()
+}
+
 pub use kinds::{cell_stream, default_kinds, Form, Kind};
 pub use roam::{Entity, Roaming, RoamingStats};
 pub use shape::Shape;

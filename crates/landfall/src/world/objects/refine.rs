@@ -151,15 +151,8 @@ impl Refiner {
 mod tests {
     use super::*;
     use crate::rng::SplitMix64;
-    use crate::world::CacheParams;
+    use crate::world::objects::test_world as world;
     use glam::DVec3;
-
-    fn world(seed: u64, viewer: DVec3) -> World {
-        let params = WorldParams::default().with_seed(seed).with_levels(12).with_relief(80.0);
-        let cache =
-            CacheParams::default().with_layers(10).with_inner_radius(4).with_mesh_coarsest(8).with_lod_height(4.0);
-        World::new(params, cache, viewer).unwrap()
-    }
 
     /// Every rectangle is the generator's, bit for bit: inside the cache's windows, across their
     /// edges, far outside them and wider than the kept tables, one refiner answering many
