@@ -305,7 +305,7 @@ impl ProximityGrid {
 }
 
 /// The ray's t interval inside the closed rectangle `lo`–`hi`, within [0, `limit`].
-fn clip(o: DVec2, d: DVec2, lo: DVec2, hi: DVec2, limit: f64) -> Option<(f64, f64)> {
+pub(crate) fn clip(o: DVec2, d: DVec2, lo: DVec2, hi: DVec2, limit: f64) -> Option<(f64, f64)> {
     let (mut t0, mut t1) = (0.0f64, limit);
     for a in 0..2 {
         if d[a] == 0.0 {

@@ -36,23 +36,7 @@ pub(crate) fn box_far2(lo: DVec2, hi: DVec2, p: DVec2) -> f64 {
 
 /// Whether the segment `a`–`b` meets the closed box [`lo`, `hi`] (slab clipping).
 pub(crate) fn segment_meets_box(a: DVec2, b: DVec2, lo: DVec2, hi: DVec2) -> bool {
-    let d = b - a;
-    let (mut t0, mut t1) = (0.0f64, 1.0f64);
-    for k in 0..2 {
-        if d[k] == 0.0 {
-            if a[k] < lo[k] || a[k] > hi[k] {
-                return false;
-            }
-            continue;
-        }
-        let (u, v) = ((lo[k] - a[k]) / d[k], (hi[k] - a[k]) / d[k]);
-        t0 = t0.max(u.min(v));
-        t1 = t1.min(u.max(v));
-        if t0 > t1 {
-            return false;
-        }
-    }
-    true
+    crate::broad::queries::clip(a, b - a, lo, hi, 1.0).is_some()
 }
 
 /// Whether the closed triangle `t` meets the closed box [`lo`, `hi`] (separating axes: the box's
