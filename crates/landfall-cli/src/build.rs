@@ -130,6 +130,12 @@ pub fn mesh(args: &TerrainArgs, out: &Path) -> Result<()> {
             landfall_io::MAX_EXPORT_TRIANGLES
         );
     };
+    if part.indices.is_empty() {
+        bail!(
+            "{}: no triangle to write: every cell has a nodata corner or is masked (check its nodata value)",
+            args.path.display()
+        );
+    }
     landfall_io::write_mesh(out, std::slice::from_ref(&part))?;
     step.done(format!("{} triangles", part.indices.len() / 3));
     say!(

@@ -8,7 +8,9 @@ use anyhow::{Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
 use landfall::glam::DVec3;
 use landfall::support::SplitMix64;
-use landfall::world::{CacheParams, LodTerrain, ObjectParams, Objects, World, WorldParams};
+use landfall::world::{
+    CacheParams, LodTerrain, ObjectParams, Objects, World, WorldError, WorldParams, WorldParamsError,
+};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -85,7 +87,7 @@ pub struct WorldArgs {
     #[arg(long, default_value_t = 1.0)]
     cell_size: f64,
     /// Hysteresis band, in parent cells (0 = none; below 1/6).
-    #[arg(long, default_value_t = 0.125)]
+    #[arg(long, default_value_t = 0.125, allow_hyphen_values = true)]
     hysteresis: f64,
     /// Start this far east of the origin, metres (e.g. 1e7 for 10,000 km).
     #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
@@ -108,6 +110,21 @@ pub struct WorldArgs {
     /// pictures.
     #[arg(long)]
     objects: bool,
+}
+
+/// A world's parameter error named by the flag that set it.
+fn flag(e: WorldError) -> anyhow::Error {
+    let (field, why) = match &e {
+        WorldError::Params(WorldParamsError::Invalid(f, why)) | WorldError::Cache(f, why) => (*f, why),
+        _ => return anyhow::Error::new(e).context("cannot make the world"),
+    };
+    match field {
+        "levels" | "layers" => anyhow::anyhow!("--layers: {why}"),
+        "inner_radius" => anyhow::anyhow!("--inner-radius: {why}"),
+        "cell_size" => anyhow::anyhow!("--cell-size: {why}"),
+        "hysteresis" => anyhow::anyhow!("--hysteresis: {why}"),
+        _ => anyhow::Error::new(e).context("cannot make the world"),
+    }
 }
 
 /// Per-path figures of the objects.
@@ -147,6 +164,7 @@ pub fn run(args: &WorldArgs) -> Result<()> {
         "--width/--height: from 1 to 8192 pixels"
     );
     anyhow::ensure!(args.east.is_finite(), "--east: must be finite");
+    anyhow::ensure!(args.layers >= 2, "--layers: {} is fewer than the 2 a cache needs", args.layers);
     if let Some(p) = &args.export {
         let ext = landfall_io::extension(p);
         anyhow::ensure!(
@@ -169,11 +187,14 @@ pub fn run(args: &WorldArgs) -> Result<()> {
         .with_mesh_coarsest((args.layers.saturating_sub(4)).max(1).min(args.layers.saturating_sub(1)))
         .with_hysteresis(args.hysteresis);
     let start = DVec3::new(args.east + 0.3, 0.7, 0.0);
-    let far = LodTerrain::new(landfall::world::Generator::new(params.clone())?, 4, 64);
+    let far = LodTerrain::new(
+        landfall::world::Generator::new(params.clone()).map_err(WorldError::from).map_err(flag)?,
+        4,
+        64,
+    );
     let ground = |p: DVec3| far.height_at(p.x, p.y).unwrap_or(0.0);
     let t0 = Instant::now();
-    let mut world: World =
-        World::new(params, cache.clone(), start + DVec3::Z * (ground(start) + 1.8)).context("cannot make the world")?;
+    let mut world: World = World::new(params, cache.clone(), start + DVec3::Z * (ground(start) + 1.8)).map_err(flag)?;
     let build = t0.elapsed().as_secs_f64();
     let s0 = world.generator().cell_width(0);
     say!(

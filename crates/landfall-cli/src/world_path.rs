@@ -28,10 +28,10 @@ pub struct PathArgs {
     #[arg(long, value_name = "X,Y", value_parser = parse_xy, allow_hyphen_values = true)]
     to: DVec2,
     /// Radius of the agent, metres (0.3 to 30): its cells and how far it keeps from objects.
-    #[arg(long, value_name = "R", default_value_t = 0.5)]
+    #[arg(long, value_name = "R", default_value_t = 0.5, allow_hyphen_values = true)]
     radius: f64,
     /// Steepest ground the agent walks on, degrees.
-    #[arg(long, value_name = "DEG", default_value_t = 35.0)]
+    #[arg(long, value_name = "DEG", default_value_t = 35.0, allow_hyphen_values = true)]
     max_slope: f64,
     /// The scale at which the agent reads the ground's slope, metres (default: the radius, at least
     /// 1 m): slope cells of 1 m or less are blocked by any steeper triangle, wider ones when the
@@ -98,7 +98,11 @@ pub fn run(args: &PathArgs) -> Result<()> {
     );
     let (a, b) = (args.from, args.to);
     let refused = |e: PathError| {
-        let which = if matches!(e, PathError::TooLarge { .. }) { "--from/--to: " } else { "" };
+        let which = match (&e, args.slope_step) {
+            (PathError::TooLarge { .. }, None) => "--from/--to: ",
+            (PathError::TooLarge { .. }, Some(_)) => "--from/--to or --slope-step: ",
+            _ => "",
+        };
         anyhow::anyhow!("{which}{}", crate::path_error::explain(e, &agent, a, b))
     };
     // What can be refused without the world is refused first: the region's size, the output's

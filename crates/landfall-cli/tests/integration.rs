@@ -8,6 +8,7 @@ mod big_index;
 mod cli;
 mod common;
 mod hostile;
+mod round_four;
 mod round_three;
 mod round_two;
 #[path = "../../landfall/tests/targets.rs"]

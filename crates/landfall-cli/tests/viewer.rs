@@ -145,6 +145,10 @@ fn endpoints_answer_as_the_library_and_refuse_bad_requests() {
         assert_eq!(s, 400, "{path}");
         assert!(v["error"].as_str().unwrap().contains(word), "{path}: {v}");
     }
+    // A long bad value is quoted cut short, not echoed whole.
+    let (s, v) = server.json(&format!("/api/height?x={}&y=1", "9".repeat(400) + "z"));
+    assert_eq!(s, 400);
+    assert!(v["error"].as_str().unwrap().len() < 120, "{v}");
     assert_eq!(server.get("/../../etc/passwd").0, 404);
     assert_eq!(server.get("/data/topobathy.npz").0, 404);
     // The mesh and the viewshed come as binary.

@@ -20,7 +20,8 @@ struct Header {
 
 /// Reads an ESRI ASCII grid. Samples are cell centres: with `xllcorner` the south-west sample
 /// stands at (xllcorner + cellsize/2, yllcorner + cellsize/2); with `xllcenter` at (xllcenter,
-/// yllcenter). Values equal to `NODATA_value` (and `nan`) become holes.
+/// yllcenter). Values equal to `NODATA_value` (as `raster::Nodata` matches them) and `nan` become
+/// holes.
 pub(crate) fn read(path: &Path, limits: &Limits) -> Result<Raster, IoError> {
     let (file, len) = open_regular(path)?;
     let mut lines = BufReader::new(std::io::Read::take(file, len)).lines().enumerate();
@@ -81,7 +82,7 @@ pub(crate) fn read(path: &Path, limits: &Limits) -> Result<Raster, IoError> {
     let total = nx * ny;
     // Reserve what a plausible file holds; a hostile header cannot make us allocate gigabytes.
     let mut values = Vec::with_capacity(total.min(1 << 24));
-    let nodata = h.nodata;
+    let nodata = crate::raster::Nodata::new(h.nodata);
     let parse_line = |n: usize, line: &str, values: &mut Vec<f32>| -> Result<(), IoError> {
         for tok in line.split_whitespace() {
             if values.len() == total {
@@ -91,7 +92,7 @@ pub(crate) fn read(path: &Path, limits: &Limits) -> Result<Raster, IoError> {
                 let (row, col) = (values.len() / nx + 1, values.len() % nx + 1);
                 IoError::line(path, n, format!("row {row}, column {col}: '{}' is not a number", crate::quote(tok)))
             })?;
-            let v = if v.is_nan() || nodata == Some(v) { f32::NAN } else { v as f32 };
+            let v = if nodata.is_hole(v) { f32::NAN } else { v as f32 };
             if v.is_infinite() {
                 let (row, col) = (values.len() / nx + 1, values.len() % nx + 1);
                 return Err(IoError::line(

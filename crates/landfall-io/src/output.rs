@@ -7,6 +7,8 @@
 //! beside the target, removed on every error. The new file's permissions are the old file's when it
 //! replaces one, else `0666` less the umask, as for any file a program creates. A target that exists
 //! and is not a regular file (a pipe, `/dev/stdout`) is written to directly: it cannot be replaced.
+//! A target that is a symbolic link stays one: the file it leads to is replaced (as `cp` and GDAL
+//! write through links).
 
 use crate::IoError;
 use std::fs::File;
@@ -46,22 +48,24 @@ enum Temp {
 impl OutputFile {
     /// Starts writing `path`. Errors name the target (the directory missing, not writable, …).
     pub fn create(path: &Path) -> Result<Self, IoError> {
+        let linked = through_links(path);
+        let (path, named) = (linked.as_path(), path);
         let existing = std::fs::metadata(path).ok();
         if let Some(m) = &existing {
             if m.is_dir() {
-                return Err(IoError::format(path, "is a directory; give a file name to write"));
+                return Err(IoError::format(named, "is a directory; give a file name to write"));
             }
             if !m.is_file() {
-                let file = std::fs::OpenOptions::new().write(true).open(path).map_err(|e| IoError::os(path, e))?;
+                let file = std::fs::OpenOptions::new().write(true).open(path).map_err(|e| IoError::os(named, e))?;
                 return Ok(Self { file, target: path.to_owned(), temp: Temp::Direct });
             }
         }
         let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
         match std::fs::metadata(dir) {
-            Err(e) => return Err(IoError::os(path, e)),
+            Err(e) => return Err(IoError::os(named, e)),
             Ok(m) if !m.is_dir() => {
                 let msg = format!("{} is not a directory", dir.display());
-                return Err(IoError::os(path, std::io::Error::new(std::io::ErrorKind::NotADirectory, msg)));
+                return Err(IoError::os(named, std::io::Error::new(std::io::ErrorKind::NotADirectory, msg)));
             }
             Ok(_) => {}
         }
@@ -79,7 +83,7 @@ impl OutputFile {
                     b.permissions(std::fs::Permissions::from_mode(mode.unwrap_or(0o666)));
                 }
                 // tempfile's own errors name its temporary file, which the user never asked for.
-                let named = b.tempfile_in(dir).map_err(|e| IoError::os(path, e.kind().into()))?;
+                let named = b.tempfile_in(dir).map_err(|e| IoError::os(named, e.kind().into()))?;
                 let (file, temp_path) = named.into_parts();
                 (file, Temp::Named(temp_path))
             }
@@ -300,6 +304,20 @@ impl std::io::Seek for OutputFile {
 }
 
 /// The permission bits of an existing file.
+/// `path`, or the file its chain of symbolic links leads to (given up after 40 links, as the kernel
+/// does: the rename then fails naming `path`).
+fn through_links(path: &Path) -> PathBuf {
+    let mut p = path.to_owned();
+    for _ in 0..40 {
+        match std::fs::read_link(&p) {
+            Ok(t) if t.is_absolute() => p = t,
+            Ok(t) => p = p.parent().unwrap_or(Path::new("")).join(t),
+            Err(_) => break,
+        }
+    }
+    p
+}
+
 fn permissions_of(m: &std::fs::Metadata) -> u32 {
     #[cfg(unix)]
     {
@@ -446,6 +464,25 @@ mod tests {
         o.commit().unwrap();
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "new");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    /// A target that is a symbolic link (relative, through another link) stays one; the file it
+    /// leads to is replaced, also when it does not exist yet.
+    #[cfg(unix)]
+    #[test]
+    fn a_link_is_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let (file, link, link2) = (dir.path().join("data.csv"), dir.path().join("l1"), dir.path().join("l2"));
+        std::os::unix::fs::symlink("data.csv", &link).unwrap();
+        std::os::unix::fs::symlink(&link, &link2).unwrap();
+        for content in ["first", "second"] {
+            let mut o = OutputFile::create(&link2).unwrap();
+            o.write_all(content.as_bytes()).unwrap();
+            o.commit().unwrap();
+            assert_eq!(std::fs::read_to_string(&file).unwrap(), content);
+            assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+            assert!(std::fs::symlink_metadata(&link2).unwrap().is_symlink());
+        }
     }
 
     /// A new file gets 0666 less the umask (not tempfile's 0600); a replaced one keeps its mode.

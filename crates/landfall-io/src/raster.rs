@@ -149,26 +149,56 @@ impl Raster {
     }
 }
 
-/// Samples read as f64 → heights: NaN and `nodata` become holes (NaN); a value that is infinite as
-/// an f32 is an error naming the sample with `name(index)`.
+/// Which samples are holes: NaN, and the nodata value as f64 or once rounded to f32. A nodata
+/// value within a hundred-thousandth of ±`f32::MAX` (as "-3.40282e+38", GDAL's float32 nodata
+/// written to six digits) stands for every sample that near it, as in GDAL, whose float
+/// comparison takes such samples as equal.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Nodata {
+    n: f64,
+    nf: f32,
+    /// The samples in `lo..=hi` are holes too (an empty range unless near ±`f32::MAX`).
+    lo: f32,
+    hi: f32,
+}
+
+impl Nodata {
+    pub(crate) fn new(nodata: Option<f64>) -> Self {
+        // Without nodata, NaN compares unequal to every sample.
+        let n = nodata.unwrap_or(f64::NAN);
+        let near = f32::MAX * (1.0 - 1e-5);
+        let (lo, hi) = match n {
+            n if n <= -near as f64 => (-f32::MAX, -near),
+            n if n >= near as f64 => (near, f32::MAX),
+            _ => (f32::INFINITY, f32::NEG_INFINITY),
+        };
+        Self { n, nf: n as f32, lo, hi }
+    }
+
+    /// Whether the sample `v` (as read, in f64) is a hole; branch-free.
+    #[inline]
+    pub(crate) fn is_hole(&self, v: f64) -> bool {
+        let f = v as f32;
+        v.is_nan() | (v == self.n) | (f == self.nf) | ((f >= self.lo) & (f <= self.hi))
+    }
+}
+
+/// Samples read as f64 → heights: NaN and `nodata` ([`Nodata`]) become holes (NaN); a value that
+/// is infinite as an f32 is an error naming the sample with `name(index)`.
 pub(crate) fn to_heights(
     path: &Path,
     raw: impl IntoIterator<Item = f64>,
     nodata: Option<f64>,
     name: impl Fn(usize) -> String,
 ) -> Result<Vec<f32>, IoError> {
-    raw.into_iter().enumerate().map(|(k, v)| to_height(path, v, nodata, || name(k))).collect()
+    let nodata = Nodata::new(nodata);
+    raw.into_iter().enumerate().map(|(k, v)| to_height(path, v, &nodata, || name(k))).collect()
 }
 
 /// One sample read as f64 → its height, as [`to_heights`] converts each.
-pub(crate) fn to_height(
-    path: &Path,
-    v: f64,
-    nodata: Option<f64>,
-    name: impl FnOnce() -> String,
-) -> Result<f32, IoError> {
+pub(crate) fn to_height(path: &Path, v: f64, nodata: &Nodata, name: impl FnOnce() -> String) -> Result<f32, IoError> {
     let f = v as f32;
-    if v.is_nan() || nodata.is_some_and(|n| n == v || n as f32 == f) {
+    if nodata.is_hole(v) {
         Ok(f32::NAN)
     } else if f.is_infinite() {
         Err(IoError::field(path, name(), format!("{} is not a finite height", landfall::support::Num(v))))

@@ -257,7 +257,8 @@ fn unknown_compressions_and_predictors_name_the_tag() {
 }
 
 /// As libtiff (and so GDAL) reads them: a predictor on uncompressed samples is ignored, and a
-/// GDAL_NODATA written as "-3.402823e+38" is -f32::MAX (within a millionth, as GDAL adjusts it).
+/// GDAL_NODATA near ±f32::MAX ("-3.40282e+38", as GDAL writes it to six digits) matches the
+/// samples near it, as GDAL's float comparison does: within a hundred-thousandth.
 #[test]
 fn predictors_on_raw_samples_and_nodata_near_the_largest_float() {
     let mut t = Tiff::strip(1, f32_bytes(&VALUES));
@@ -270,7 +271,9 @@ fn predictors_on_raw_samples_and_nodata_near_the_largest_float() {
     for (nodata, holes) in [
         (-3.402823e38, [true, false, false, true]),
         (3.4028235e38, [false, false, true, false]),
-        (3.4028e38, [false; 4]),
+        (-3.40282e38, [true, false, false, true]),
+        (3.4028e38, [false, false, true, false]),
+        (3.4e38, [false; 4]),
     ] {
         landfall_io::write_geotiff(&path, 2, 2, landfall_io::Band::F32(&values), &geo, Some(nodata), None).unwrap();
         let r = read_raster(&path).unwrap();
@@ -360,4 +363,16 @@ fn a_stream_stops_at_the_first_error_on_either_side() {
     .unwrap_err();
     assert!(e.to_string().contains("strip 2") && e.to_string().contains("past the end of the file"), "{e}");
     assert_eq!(seen, [0, 1]);
+}
+
+/// A GDAL internal nodata mask (`GDAL_TIFF_INTERNAL_MASK=YES`, 4 × 4, the sample at row 1,
+/// column 1 masked) is not read: said in a note, never silently.
+#[test]
+fn an_internal_mask_is_said() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/internal-mask.tif");
+    let r = read_raster(&path).unwrap();
+    assert_eq!((r.nx, r.ny), (4, 4));
+    assert!(r.notes.iter().any(|n| n.contains("internal nodata mask") && n.contains("gdalwarp")), "{:?}", r.notes);
+    let plain = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cog/f32-deflate.tif");
+    assert!(read_raster(&plain).unwrap().notes.is_empty());
 }

@@ -162,7 +162,7 @@ fn num(q: &HashMap<String, String>, name: &str) -> Result<f64, ApiError> {
         .parse::<f64>()
         .ok()
         .filter(|x| x.is_finite())
-        .ok_or_else(|| bad(format!("{name}: '{v}' is not a finite number")))
+        .ok_or_else(|| bad(format!("{name}: '{}' is not a finite number", landfall_io::quote(v))))
 }
 
 fn point(q: &HashMap<String, String>, p: &str) -> Result<DVec3, ApiError> {

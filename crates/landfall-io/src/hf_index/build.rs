@@ -4,7 +4,7 @@ use super::mosaic::{build_mosaic, tiles_in_dir, tiles_in_list};
 use super::report::{check_degrees, check_size, check_stored, grid_of, report, IndexReport};
 use super::write::{Grid, Writer};
 use crate::load::LoadOptions;
-use crate::raster::GeoRef;
+use crate::raster::{GeoRef, Nodata};
 use crate::IoError;
 use glam::DVec2;
 use landfall::support::Tiling;
@@ -109,14 +109,12 @@ pub fn build_heightfield_index(
 /// in f64; NaN and the nodata value (as f64 or as f32) to `f32::NAN` — into `out`. False when a
 /// sample is infinite or overflows f32 after the scale and offset ([`bad_value`] names it).
 fn convert_row(values: &[f64], nodata: Option<f64>, opts: &LoadOptions, out: &mut [f32]) -> bool {
-    // Without nodata, NaN compares unequal to every sample.
-    let n = nodata.unwrap_or(f64::NAN);
-    let (nf, (scale, offset)) = (n as f32, (opts.z_scale, opts.z_offset));
+    let (nodata, (scale, offset)) = (Nodata::new(nodata), (opts.z_scale, opts.z_offset));
     let mut finite = true;
     for (h, &v) in out.iter_mut().zip(values) {
         let f = v as f32;
         let z = (f as f64 * scale + offset) as f32;
-        let hole = v.is_nan() | (v == n) | (f == nf);
+        let hole = nodata.is_hole(v);
         finite &= hole | z.is_finite();
         *h = if hole { f32::NAN } else { z };
     }
@@ -125,9 +123,10 @@ fn convert_row(values: &[f64], nodata: Option<f64>, opts: &LoadOptions, out: &mu
 
 /// The error for the first sample of row `r` (from the north) that [`convert_row`] refuses.
 fn bad_value(src: &Path, r: usize, ny: usize, values: &[f64], nodata: Option<f64>, opts: &LoadOptions) -> IoError {
+    let nodata = Nodata::new(nodata);
     for (k, &v) in values.iter().enumerate() {
         let f = v as f32;
-        if v.is_nan() || nodata.is_some_and(|n| n == v || n as f32 == f) {
+        if nodata.is_hole(v) {
             continue;
         }
         if f.is_infinite() {
@@ -176,7 +175,10 @@ mod tests {
     /// error's field.
     fn reference(v: f64, nodata: Option<f64>, opts: &LoadOptions) -> Result<f32, &'static str> {
         let f = v as f32;
-        if v.is_nan() || nodata.is_some_and(|n| n == v || n as f32 == f) {
+        // GDAL's float32 nodata near ±f32::MAX stands for every sample that near it.
+        let near = f32::MAX * (1.0 - 1e-5);
+        let near_max = |n: f64| n.abs() >= near as f64 && f.abs() >= near && f.is_finite() && (f < 0.0) == (n < 0.0);
+        if v.is_nan() || nodata.is_some_and(|n| n == v || n as f32 == f || near_max(n)) {
             return Ok(f32::NAN);
         }
         if f.is_infinite() {
@@ -202,6 +204,10 @@ mod tests {
             Just(1e39),
             Just(3.4e38),
             Just(-0.0),
+            Just(-f32::MAX as f64),
+            Just(f32::MAX as f64),
+            Just(-3.40282e38),
+            Just(-3.4028e38),
         ]
     }
 
@@ -211,7 +217,7 @@ mod tests {
         #[test]
         fn rows_convert_as_sample_by_sample(
             row in prop::collection::vec(value(), 1..40),
-            nodata in prop_oneof![Just(None), Just(Some(-9999.0))],
+            nodata in prop_oneof![Just(None), Just(Some(-9999.0)), Just(Some(-3.40282e38)), Just(Some(3.402823e38))],
             scale in prop_oneof![Just(1.0), Just(2.0), Just(0.0), Just(-1e-3)],
             offset in prop_oneof![Just(0.0), Just(-0.0), Just(100.0)],
         ) {

@@ -190,11 +190,11 @@ pub(super) fn build_mosaic(
                 let values = reader
                     .next_row(&mut t.opened)?
                     .ok_or_else(|| IoError::format(&t.path, "fewer rows than declared"))?;
-                let nodata = t.opened.nodata;
+                let nodata = crate::raster::Nodata::new(t.opened.nodata);
                 heights.clear();
                 for (c, &v) in values.iter().enumerate() {
                     let f = v as f32;
-                    if v.is_nan() || nodata.is_some_and(|n| n == v || n as f32 == f) {
+                    if nodata.is_hole(v) {
                         heights.push(f32::NAN); // a hole here; a neighbour sharing the edge may fill it
                         continue;
                     }

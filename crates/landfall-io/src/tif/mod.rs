@@ -53,7 +53,7 @@ mod rows;
 mod sidecar;
 
 use crate::input::{open_regular, Limits};
-use crate::raster::{to_height, GeoKeys, GeoRef, Raster};
+use crate::raster::{to_height, GeoKeys, GeoRef, Nodata, Raster};
 use crate::IoError;
 use georef::{read_geokeys, read_georef};
 use layout::Layout;
@@ -128,11 +128,8 @@ pub(crate) fn open(
             let s = v.into_string().map_err(|e| IoError::field(path, "GDAL_NODATA", format!("not text: {e}")))?;
             let t = s.trim_matches(|c: char| c.is_whitespace() || c == '\0');
             let bad = || IoError::field(path, "GDAL_NODATA", format!("'{}' is not a number", crate::quote(t)));
-            // Within a millionth of f32's largest value it is that value, as GDAL takes it
-            // (`GDALAdjustNoDataCloseToFloatMax`: "-3.402823e+38" is written for -f32::MAX).
-            let v: f64 = t.parse().map_err(|_| bad())?;
-            let max = f32::MAX as f64;
-            Some(if (v.abs() - max).abs() <= 1e-6 * max { max.copysign(v) } else { v })
+            // As written: `raster::Nodata` matches the samples near ±f32::MAX to one near it.
+            Some(t.parse().map_err(|_| bad())?)
         }
         Err(e) => return Err(IoError::field(path, "GDAL_NODATA", format!("present but unreadable: {e}"))),
     };
@@ -150,18 +147,35 @@ pub(crate) fn open(
             notes.push(format!("placed by {} (the TIFF itself has no georeferencing)", s.from.display()));
         }
     }
+    if has_internal_mask(path) {
+        notes.push(
+            "has an internal nodata mask (GDAL's), which landfall does not read: the masked samples are read as \
+             the values stored under them; to make them nodata: gdalwarp -dstnodata -9999 IN OUT"
+                .into(),
+        );
+    }
     Ok(Opened { dec, nx, ny, nodata, georef, geokeys, layout, notes })
+}
+
+/// Whether the TIFF's second image is GDAL's mask of the first (NewSubfileType 4, as
+/// `GDAL_TIFF_INTERNAL_MASK` and COGs with a mask write it); an unreadable one counts as none.
+fn has_internal_mask(path: &Path) -> bool {
+    let Ok((file, len)) = open_regular(path) else { return false };
+    let Ok(mut dec) = Decoder::new(std::io::BufReader::new(SeekTake::new(file, len))) else { return false };
+    dec.more_images()
+        && dec.next_image().is_ok()
+        && matches!(dec.find_tag_unsigned::<u32>(Tag::NewSubfileType), Ok(Some(t)) if t & 4 != 0)
 }
 
 /// Reads the whole image: row by row, as it streams (no copy of the decoded file besides the
 /// heights).
 pub(crate) fn read(path: &Path, limits: &Limits) -> Result<Raster, IoError> {
     let mut o = open(path, limits, |w, h| limits.check_samples(path, "ImageWidth × ImageLength", w, h))?;
-    let (nx, ny, nodata) = (o.nx, o.ny, o.nodata);
+    let (nx, ny, nodata) = (o.nx, o.ny, Nodata::new(o.nodata));
     let mut values = Vec::with_capacity(nx * ny);
     stream_rows(path, &mut o, |r, row| {
         for (k, &v) in row.iter().enumerate() {
-            values.push(to_height(path, v, nodata, || format!("pixel (row {r}, column {k})"))?);
+            values.push(to_height(path, v, &nodata, || format!("pixel (row {r}, column {k})"))?);
         }
         Ok(())
     })?;
