@@ -7,6 +7,7 @@ use crate::map_budget::{MapBudget, CHUNK};
 use crate::terrain_args::{AnyTerrain, TerrainArgs};
 use anyhow::{bail, Context, Result};
 use landfall::geo::{GeoHit, GeoPoint, GeoSurface, Geodetic};
+use landfall::support::Num;
 use landfall::SurfacePoint;
 use landfall_io::{Batch, BatchReader, OutputFile, Query};
 use rayon::prelude::*;
@@ -54,20 +55,6 @@ fn stream<R: Send>(
 /// no number takes hundreds of digits (`1e300`, not 1 and 300 zeros).
 pub(crate) fn nz(v: f64) -> Num {
     Num(v + 0.0)
-}
-
-/// An f64 printed as [`nz`] says.
-pub(crate) struct Num(f64);
-
-impl std::fmt::Display for Num {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let a = self.0.abs();
-        if a == 0.0 || (1e-5..1e16).contains(&a) {
-            write!(f, "{}", self.0)
-        } else {
-            write!(f, "{:e}", self.0)
-        }
-    }
 }
 
 fn fmt_opt(w: &mut dyn Write, s: Option<&SurfacePoint>) -> std::io::Result<()> {

@@ -71,14 +71,17 @@ pub(crate) fn places(step: f64) -> usize {
     }
 }
 
-/// `v` with `places` decimals, trailing zeros (and a negative zero's sign) dropped.
+/// `v` with `places` decimals, as [`landfall::support::Fixed`] prints it.
 pub(crate) fn fixed(v: f64, places: usize) -> String {
-    let s = format!("{:.*}", places, v);
-    let s = if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.') } else { &s };
-    if s == "-0" {
-        "0".into()
+    landfall::support::Fixed(v, places).to_string()
+}
+
+/// A stored height as `{}` prints an f32, in exponent form from 1e16.
+fn height(h: f32) -> String {
+    if h.abs() >= 1e16 {
+        format!("{h:e}")
     } else {
-        s.into()
+        h.to_string()
     }
 }
 
@@ -113,7 +116,7 @@ fn heightfield(args: &TerrainArgs, t: &LoadedTerrain, hf: &landfall::Heightfield
     say!("bounds y     {} … {}", fixed(b.min.y, py), fixed(b.max.y, py));
     match hf.height_range() {
         Some((lo, hi)) => {
-            say!("height       {lo} … {hi}");
+            say!("height       {} … {}", height(lo), height(hi));
             say!(
                 "samples      f32: each height is kept to within |h|·2⁻²⁴ of its value, here at most {:.1e}",
                 rounding_bound(lo, hi)

@@ -177,6 +177,11 @@ fn collect_objects(
     let mut objects = Objects::new(&world, ObjectParams::default().with_roaming(None))?;
     let mut seen: HashMap<ObjectKey, Option<Disc>> = HashMap::new();
     let steps = (a.distance(b) / STEP).ceil().max(1.0) as usize;
+    let bar = crate::progress::Step::bar(
+        "objects along the path",
+        steps as u64 + 1,
+        &format!("{{pos}}/{{len}} steps of {STEP} m {{wide_bar}} {{eta}}"),
+    );
     for k in 0..=steps {
         if k > 0 {
             world.update(on(a.lerp(b, k as f64 / steps as f64)))?;
@@ -187,7 +192,9 @@ fn collect_objects(
             seen.entry((o.kind, o.level, o.cell, [c.x.to_bits(), c.y.to_bits()]))
                 .or_insert_with(|| obstacle(&o.shape, agent));
         }
+        bar.inc(1);
     }
+    bar.done(format!("{} objects", seen.len()));
     let over = seen.values().filter(|d| d.is_none()).count();
     Ok((seen.into_values().flatten().collect(), over))
 }

@@ -67,7 +67,7 @@ fn hostile_gltf_accessors_are_errors() {
 fn world_at_the_limits_of_f64_is_refused_not_panicking() {
     assert!(refused(&["world", "--east", "1e300", "--frames", "1"]).contains("within"));
     assert!(refused(&["world", "--east", "-1e300", "--frames", "1"]).contains("within"));
-    assert!(refused(&["world", "--cell-size", "1e-300", "--frames", "1"]).contains("cell_size"));
+    assert!(refused(&["world", "--cell-size", "1e-300", "--frames", "1"]).contains("--cell-size"));
     assert!(refused(&["demo", "--size", "100000"]).contains("--size"));
 }
 

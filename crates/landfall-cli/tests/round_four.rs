@@ -67,3 +67,16 @@ fn world_names_its_flags() {
         assert!(e.contains(flag) && !internal.iter().any(|w| e.contains(w)), "{flag} {v}: {e}");
     }
 }
+
+/// Huge and tiny cells are printed in exponent form, not as 301 digits or as 0.
+#[test]
+fn info_prints_extreme_spacings_in_exponent_form() {
+    let d = tempfile::tempdir().unwrap();
+    for (cell, want) in [("1e300", "spacing      1e300 × 1e300"), ("1e-300", "bounds x     0 … 2e-300")] {
+        let t = d.path().join("t.asc");
+        std::fs::write(&t, format!("ncols 3\nnrows 2\nxllcenter 0\nyllcenter 0\ncellsize {cell}\n1 2 3\n4 5 6\n"))
+            .unwrap();
+        let said = ok(&["info", s(&t)]);
+        assert!(said.contains(want) && said.lines().all(|l| l.len() < 200), "{said}");
+    }
+}

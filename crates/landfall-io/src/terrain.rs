@@ -123,7 +123,9 @@ pub fn units_disagree(hf: &Heightfield) -> Option<String> {
     (relief > 100.0 && relief > 50.0 * extent).then(|| {
         let degrees = b.min.x >= -540.0 && b.max.x <= 540.0 && b.min.y >= -90.0 && b.max.y <= 90.0;
         format!(
-            "the heights span {relief:.0} units over a horizontal extent of only {extent:.3}: the horizontal and vertical units disagree{}",
+            "the heights span {} units over a horizontal extent of only {}: the horizontal and vertical units disagree{}",
+            landfall::support::Fixed(relief, 0),
+            landfall::support::Fixed(extent, 3),
             if degrees {
                 "; if x, y are longitude and latitude, the file lacks its CRS (gdal_edit.py -a_srs EPSG:4326), or give --spacing in metres"
             } else {

@@ -125,7 +125,7 @@ pub mod support {
     };
     pub use crate::pages::sample_buffer;
     pub use crate::paint::{vertex_normals, ColourMap};
-    pub use crate::params::Num;
+    pub use crate::params::{Fixed, Num};
     pub use crate::polygon::{Header, MAX_DEPTH_LIMIT, SECTIONS, SECTION_NAMES};
     pub use crate::rng::{mix, SplitMix64};
     pub use crate::world::{corner_height, fan_height};

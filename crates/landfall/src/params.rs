@@ -41,6 +41,41 @@ impl std::fmt::Display for Num {
     }
 }
 
+/// A number to `.1` decimal places, as reports print coordinates: trailing zeros and a negative
+/// zero's sign dropped, in exponent form (six digits) where plain digits would run to 17 or more
+/// before the point or round a value that is not zero to 0.
+///
+/// ```
+/// use landfall::support::Fixed;
+/// assert_eq!(Fixed(2.50, 3).to_string(), "2.5");
+/// assert_eq!(Fixed(-0.0001, 2).to_string(), "-1e-4");
+/// assert_eq!(Fixed(1e300, 0).to_string(), "1e300");
+/// assert_eq!(Fixed(2.0 / 3.0 * 1e20, 0).to_string(), "6.66667e19");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Fixed(pub f64, pub usize);
+
+impl std::fmt::Display for Fixed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (v, places) = (self.0, self.1.min(300));
+        let trim = |s: &str| -> String {
+            let s = if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.') } else { s };
+            if s == "-0" {
+                "0".into()
+            } else {
+                s.into()
+            }
+        };
+        let a = v.abs();
+        if a.is_finite() && a != 0.0 && (a >= 1e16 || a < 0.5 * 10f64.powi(-(places as i32))) {
+            let s = format!("{v:.5e}");
+            let (m, e) = s.split_at(s.find('e').unwrap_or(s.len()));
+            return write!(f, "{}{e}", trim(m));
+        }
+        f.write_str(&trim(&format!("{v:.places$}")))
+    }
+}
+
 /// `v` finite and ≥ 0 (and > 0 when `positive`).
 pub(crate) fn length(field: &'static str, v: f64, positive: bool) -> Result<(), ParamError> {
     if v.is_finite() && v >= 0.0 && !(positive && v == 0.0) {

@@ -3,6 +3,7 @@
 
 use crate::raster::{GeoKeys, GeoRef};
 use crate::IoError;
+use landfall::support::Num;
 use std::path::Path;
 use tiff::decoder::Decoder;
 use tiff::tags::Tag;
@@ -84,11 +85,15 @@ pub(super) fn read_georef<R: std::io::Read + std::io::Seek>(
         return Err(IoError::field(
             path,
             field,
-            format!("pixel size must be finite and > 0 (got {sx:e} × {sy:e}; north-up rasters only)"),
+            format!("pixel size must be finite and > 0 (got {} × {}; north-up rasters only)", Num(sx), Num(sy)),
         ));
     }
     if !(x0.is_finite() && y0.is_finite()) {
-        return Err(IoError::field(path, field, format!("the raster's corner ({x0:e}, {y0:e}) is not finite")));
+        return Err(IoError::field(
+            path,
+            field,
+            format!("the raster's corner ({}, {}) is not finite", Num(x0), Num(y0)),
+        ));
     }
     // PixelIsArea: the tie point is the corner of the pixel; the sample stands at its centre.
     let half = if is_point { 0.0 } else { 0.5 };
