@@ -376,3 +376,14 @@ fn an_internal_mask_is_said() {
     let plain = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cog/f32-deflate.tif");
     assert!(read_raster(&plain).unwrap().notes.is_empty());
 }
+
+/// A sparse file with every tile left out (`gdal_create -co SPARSE_OK=TRUE`, 272 bytes claiming
+/// 64 × 64 samples) is refused before anything is allocated for it.
+#[test]
+fn a_sparse_file_of_nothing_is_refused() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/sparse-empty.tif");
+    let e = read_raster(&path).unwrap_err().to_string();
+    assert!(e.contains("sparse-empty.tif") && e.contains("all 16 chunks are absent"), "{e}");
+    let e = stream_geotiff_rows(&path, |_, _| Ok(())).unwrap_err().to_string();
+    assert!(e.contains("absent"), "{e}");
+}

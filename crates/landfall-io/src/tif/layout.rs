@@ -144,6 +144,15 @@ impl Layout {
                 return Err(IoError::field(path, what, format!("{o} offsets and {c} byte counts for {chunks} chunks")));
             }
         };
+        // A sparse file leaves out its nodata chunks; one that leaves out all of them claims a raster
+        // it does not hold (and would take memory for nothing).
+        if counts[..chunks].iter().all(|&c| c == 0) {
+            return Err(IoError::field(
+                path,
+                what,
+                format!("all {chunks} chunks are absent (a sparse file holding no data): every sample would be nodata"),
+            ));
+        }
         let format = first(u64s(dec, Tag::SampleFormat)?, 1);
         let bits = first(u64s(dec, Tag::BitsPerSample)?, 1);
         let sample = match (format, bits) {
