@@ -390,6 +390,32 @@ fn bad_observers_and_parameters_are_errors() {
     }
 }
 
+/// An observer outside the grid by less than the border's tolerance (1e-10 of a cell) stands on
+/// the edge: the same answer as there, on every side and at a corner (the sweep indexed past the
+/// grid, found by a hostile round).
+#[test]
+fn an_observer_a_hair_outside_stands_on_the_edge() {
+    let hf = terrain(&mut SplitMix64::new(7), 9, 7, false);
+    let (org, sp) = (hf.origin(), hf.spacing());
+    let (w, e, s, n) = (org.x, org.x + 8.0 * sp.x, org.y, org.y + 6.0 * sp.y);
+    let (hx, hy, ym) = (1e-10 * sp.x, 1e-10 * sp.y, org.y + 2.5 * sp.y);
+    let p = ViewshedParams::default();
+    for (off, on) in [
+        ([e + hx, ym], [e, ym]),
+        ([w - hx, ym], [w, ym]),
+        ([org.x + 3.0 * sp.x, n + hy], [org.x + 3.0 * sp.x, n]),
+        ([org.x + 3.5 * sp.x, s - hy], [org.x + 3.5 * sp.x, s]),
+        ([e + hx, n + hy], [e, n]),
+        ([w - hx, s - hy], [w, s]),
+    ] {
+        assert_ne!(off, on);
+        assert_eq!(visibility(&hf, off, &p).unwrap(), visibility(&hf, on, &p).unwrap(), "{off:?}");
+        let (a, b) = (heights(&hf, off, &p), heights(&hf, on, &p));
+        assert!(a.values.iter().zip(&b.values).all(|(a, b)| a.to_bits() == b.to_bits()), "{off:?}");
+    }
+    assert!(visibility(&hf, [e + 1e-7 * sp.x, ym], &p).unwrap_err().to_string().contains("outside"));
+}
+
 /// The target limits given one by one (as gdal_viewshed, the CLI and Python take them): the
 /// angles go together, a missing pitch bound is ±90.
 #[test]

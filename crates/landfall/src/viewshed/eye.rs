@@ -44,6 +44,8 @@ impl<'a> Eye<'a> {
         } else {
             ViewshedError::ObserverOutside { x, y }
         })?;
+        // Within the border's tolerance outside the grid, the eye is on its edge (as `locate` says).
+        (sight.ou, sight.ov) = (ou.clamp(0.0, (hf.nx() - 1) as f64), ov.clamp(0.0, (hf.ny() - 1) as f64));
         let k = sight.corners(l.i, l.j);
         let g = cell::plane(hf.diagonal().is_anti(l.i, l.j), l.half, &k).eval(l.fu, l.fv);
         sight.zo = g + params.observer_height;
