@@ -234,8 +234,8 @@ impl TerrainArgs {
             }
         }
         let origin = self.origin.as_deref().map(|o| numbers::<2>("origin", o)).transpose()?.map(Into::into);
-        if self.leaf_size == 0 {
-            bail!("--leaf-size: must be ≥ 1");
+        if !(1..=landfall::support::MAX_LEAF_SIZE).contains(&self.leaf_size) {
+            bail!("--leaf-size: must be 1 to {} cells, got {}", landfall::support::MAX_LEAF_SIZE, self.leaf_size);
         }
         Ok(LoadOptions {
             spacing,

@@ -4,7 +4,7 @@
 //! that disagree, more samples to store than --max-samples).
 
 use crate::common;
-use common::{fails, ok, s};
+use common::{fails, ok, refused, s};
 use glam::{DVec2, DVec3};
 use landfall::collide::{SweepTarget, TileView, TileViewParams};
 use landfall::support::SplitMix64;
@@ -119,6 +119,13 @@ fn a_sparse_national_grid_builds_small_and_answers_at_its_tiles() {
     let disk = allocated(&lfh);
     assert!(disk < 24 << 20, "{disk} bytes on disk");
     eprintln!("100,000² sparse index: peak memory {peak} MiB, {:.1} MiB on disk", disk as f64 / (1 << 20) as f64);
+    // A viewshed answers every sample of the grid: refused before the work (it took 19.5 GB and then
+    // failed to write its TIFF), naming the limit.
+    let vis = d.path().join("v.tif");
+    let at = format!("{},{}", x0 + 50.0, y0 + 50.0);
+    let e = refused(&["viewshed", s(&lfh), "--observer", &at, "--max-distance", "100", "-o", s(&vis)]);
+    assert!(e.contains("--max-samples") && e.contains("100000 × 100000"), "{e}");
+    assert!(!vis.exists());
 
     let opened = landfall_io::open_heightfield_index_with_trees(&lfh).unwrap();
     let index = Arc::new(opened.heightfield);

@@ -80,3 +80,18 @@ fn info_prints_extreme_spacings_in_exponent_form() {
         assert!(said.contains(want) && said.lines().all(|l| l.len() < 200), "{said}");
     }
 }
+
+/// A leaf size beyond any grid is refused by name (it overflowed the tiling and the sweep).
+#[test]
+fn a_huge_leaf_size_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let t = d.path().join("t.asc");
+    std::fs::write(&t, "ncols 3\nnrows 2\nxllcenter 0\nyllcenter 0\ncellsize 1\n1 2 3\n4 5 6\n").unwrap();
+    let (lfh, vis) = (d.path().join("t.lfh"), d.path().join("v.tif"));
+    for big in ["65537", "9223372036854775808"] {
+        assert!(refused(&["build", s(&t), "-o", s(&lfh), "--leaf-size", big]).contains("--leaf-size"));
+        let e = refused(&["viewshed", s(&t), "--observer", "1,0.5", "-o", s(&vis), "--leaf-size", big]);
+        assert!(e.contains("--leaf-size"), "{e}");
+    }
+    assert!(!lfh.exists() && !vis.exists());
+}

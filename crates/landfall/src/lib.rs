@@ -120,8 +120,8 @@ pub mod support {
     pub use crate::heightfield::take_stats;
     pub use crate::heightfield::workload;
     pub use crate::heightfield::{
-        HeightfieldParts, LeafRanges, Pyramid, TileParts, Tiling, BORDER_EPS, DEFAULT_LEAF_SIZE, MAX_SAMPLES, MAX_SIDE,
-        TOUCH_EPS,
+        HeightfieldParts, LeafRanges, Pyramid, TileParts, Tiling, BORDER_EPS, DEFAULT_LEAF_SIZE, MAX_LEAF_SIZE,
+        MAX_SAMPLES, MAX_SIDE, TOUCH_EPS,
     };
     pub use crate::pages::sample_buffer;
     pub use crate::paint::{vertex_normals, ColourMap};

@@ -606,6 +606,8 @@ fn builder_rejects_bad_input() {
     assert!(matches!(Heightfield::builder(2, 2, vec![0.0; 4]).spacing(0.0, 1.0).build(), Err(E::BadSpacing { .. })));
     assert!(matches!(Heightfield::builder(2, 2, vec![0.0; 4]).origin(f64::NAN, 1.0).build(), Err(E::BadOrigin { .. })));
     assert!(matches!(Heightfield::builder(2, 2, vec![0.0; 4]).leaf_size(0).build(), Err(E::BadLeafSize)));
+    let huge = landfall::support::MAX_LEAF_SIZE + 1;
+    assert!(matches!(Heightfield::builder(2, 2, vec![0.0; 4]).leaf_size(huge).build(), Err(E::BadLeafSize)));
     // Sample positions f64 cannot hold: a far corner past f64::MAX, cells below the coordinates'
     // precision, a spacing whose inverse overflows. Extreme but representable grids are kept.
     let grid =

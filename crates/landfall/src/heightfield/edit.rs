@@ -44,7 +44,7 @@ impl Heightfield {
     /// Rebuilds the whole pyramid (e.g. with another leaf size); not for a tiled heightfield
     /// ([`HeightfieldError::TiledEdit`]).
     pub fn rebuild_pyramid(&mut self, leaf_size: usize) -> Result<(), HeightfieldError> {
-        if leaf_size == 0 {
+        if !(1..=super::MAX_LEAF_SIZE).contains(&leaf_size) {
             return Err(HeightfieldError::BadLeafSize);
         }
         let Samples::Rows(heights) = &self.samples else { return Err(HeightfieldError::TiledEdit) };

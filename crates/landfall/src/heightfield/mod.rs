@@ -180,6 +180,9 @@ use glam::{DVec2, DVec3};
 /// Default pyramid leaf size in cells (see `docs/benchmarks.md` for the measurement behind it).
 pub const DEFAULT_LEAF_SIZE: usize = 8;
 
+/// Largest pyramid leaf size, cells (a leaf that wide is a brute-force scan already).
+pub const MAX_LEAF_SIZE: usize = 1 << 16;
+
 /// Most samples a heightfield may have (2⁴², about 4.4 · 10¹²); sample and cell indices are 64-bit.
 pub const MAX_SAMPLES: u64 = 1 << 42;
 
@@ -255,8 +258,8 @@ pub enum HeightfieldError {
         /// y spacing.
         dy: f64,
     },
-    /// Pyramid leaf size of 0.
-    #[error("pyramid leaf size must be ≥ 1 cell")]
+    /// Pyramid leaf size of 0, or above [`MAX_LEAF_SIZE`].
+    #[error("pyramid leaf size must be 1 to 65,536 cells")]
     BadLeafSize,
     /// A stored pyramid that does not fit its grid.
     #[error("stored pyramid: {0}")]
@@ -409,7 +412,7 @@ impl HeightfieldBuilder {
         self
     }
 
-    /// Pyramid leaf size in cells (≥ 1). Default [`DEFAULT_LEAF_SIZE`].
+    /// Pyramid leaf size in cells (1 to [`MAX_LEAF_SIZE`]). Default [`DEFAULT_LEAF_SIZE`].
     pub fn leaf_size(mut self, cells: usize) -> Self {
         self.leaf_size = cells;
         self
@@ -507,7 +510,7 @@ fn check_geometry(
     if !far.is_finite() || !resolvable {
         return Err(HeightfieldError::Unrepresentable { x: origin.x, y: origin.y, dx, dy });
     }
-    if leaf_size == 0 {
+    if !(1..=MAX_LEAF_SIZE).contains(&leaf_size) {
         return Err(HeightfieldError::BadLeafSize);
     }
     Ok(())
