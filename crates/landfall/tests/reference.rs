@@ -648,6 +648,32 @@ fn alternating_diagonal_follows_the_convention() {
     assert_eq!(sw.height_at(0.75, 0.25), Some(4.0 * 0.25));
 }
 
+/// On polygons as on heightfields, a crossing whose t is beyond f64 is a miss: no hit at an infinite
+/// t with NaN coordinates (a hostile round's `0,0,-1e-320`); a short direction whose t is finite
+/// hits where the unit one does.
+#[test]
+fn polygon_rays_with_t_beyond_f64_miss() {
+    let floor = [
+        DVec3::new(-10.0, -10.0, 0.0),
+        DVec3::new(10.0, -10.0, 0.0),
+        DVec3::new(10.0, 10.0, 0.0),
+        DVec3::new(-10.0, 10.0, 0.0),
+    ];
+    let t = landfall::PolygonTerrain::builder().polygon(&floor).build().unwrap();
+    let o = DVec3::new(1.0, 2.0, 5.0);
+    let unit = t.raycast(&Ray::new(o, DVec3::NEG_Z), f64::INFINITY).unwrap();
+    assert_eq!((unit.t, unit.point), (5.0, DVec3::new(1.0, 2.0, 0.0)));
+    for s in [1e-300, 1e-320, 5e-324] {
+        match t.raycast(&Ray::new(o, DVec3::NEG_Z * s), f64::INFINITY) {
+            Some(h) => {
+                assert!(h.t.is_finite() && h.point.is_finite(), "scale {s}: {h:?}");
+                assert!((h.point - unit.point).length() < 1e-9, "scale {s}: {h:?}");
+            }
+            None => assert!(!(5.0 / s).is_finite(), "scale {s}: a miss with t {} finite", 5.0 / s),
+        }
+    }
+}
+
 /// A direction of any length gives the same crossing as a unit one, at t scaled by the length: rays
 /// from above, nearly level and steep, with directions scaled by 1e-300, 1e-305 (subnormal
 /// components) and 1e300, against the same rays with directions of length ~1; scaled by 1e-310,

@@ -285,7 +285,8 @@ fn prefetch_children(nodes: &[Node], first: u32) {
 }
 
 /// t of the crossing of `r` with the convex planar polygon `verts` (plane `normal · x = d`), if it
-/// is in [0, `t_max`]: the plane gives t, the watertight edge test decides inside.
+/// is in [0, `t_max`]: the plane gives t, the watertight edge test decides inside. A crossing whose
+/// t is beyond f64 (a direction far shorter than the distance) is a miss, as on heightfields.
 #[inline]
 pub(crate) fn hit_polygon(verts: &[[f64; 3]], normal: DVec3, d: f64, r: &LocalRay, t_max: f64) -> Option<f64> {
     let denom = normal.dot(r.d);
@@ -293,7 +294,7 @@ pub(crate) fn hit_polygon(verts: &[[f64; 3]], normal: DVec3, d: f64, r: &LocalRa
         return None;
     }
     let t = (d - normal.dot(r.o)) / denom;
-    if !(t >= 0.0 && t <= t_max) {
+    if !(t >= 0.0 && t <= t_max && t < f64::INFINITY) {
         return None;
     }
     let (mut pos, mut neg) = (false, false);
