@@ -387,3 +387,30 @@ fn a_sparse_file_of_nothing_is_refused() {
     let e = stream_geotiff_rows(&path, |_, _| Ok(())).unwrap_err().to_string();
     assert!(e.contains("absent"), "{e}");
 }
+
+/// GDAL's scale and offset (`gdal_translate -ot Int16 -a_scale 0.1 -a_offset 100`, nodata -9999):
+/// heights are stored × 0.1 + 100 as GDAL and QGIS read them, said in a note; the nodata sample is
+/// still a hole.
+#[test]
+fn gdal_scale_and_offset_are_applied() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/scaled-int16.tif");
+    let r = read_raster(&path).unwrap();
+    // North row first in the file: 1 2 3 4 / 5 -9999 7 8 / 9 10 11 12 / 13 14 15 16.
+    let stored = [13, 14, 15, 16, 9, 10, 11, 12, 5, -9999, 7, 8, 1, 2, 3, 4];
+    for (h, s) in r.values.iter().zip(stored) {
+        if s == -9999 {
+            assert!(h.is_nan());
+        } else {
+            assert_eq!(*h, (s as f64 * 0.100000000000000006 + 100.0) as f32);
+        }
+    }
+    assert!(r.notes.iter().any(|n| n.contains("scale 0.1") && n.contains("offset 100")), "{:?}", r.notes);
+    let mut rows = Vec::new();
+    stream_geotiff_rows(&path, |_, v| {
+        rows.extend_from_slice(v);
+        Ok(())
+    })
+    .unwrap();
+    let want: Vec<f64> = (1..=4).map(|s| s as f64 * 0.100000000000000006 + 100.0).collect();
+    assert_eq!(rows[..4], want[..]);
+}

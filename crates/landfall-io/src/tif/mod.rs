@@ -31,7 +31,8 @@
 //! invalid is NaN, as libtiff makes it, and an invalid integer pixel (which libtiff leaves
 //! unspecified) a hole. A tile a sparse file leaves out (byte count 0) reads as the nodata value, else
 //! 0, as GDAL reads it; a file that leaves out every tile holds nothing and is refused. A GDAL
-//! internal nodata mask is not read (a note says so). Not decoded: LZMA, WEBP, JPEG 2000, JPEG XL (an error names the compression and the
+//! internal nodata mask is not read (a note says so). GDAL's scale and offset are applied
+//! ([`scale`]). Not decoded: LZMA, WEBP, JPEG 2000, JPEG XL (an error names the compression and the
 //! conversion: `gdal_translate -co COMPRESS=ZSTD`). Each case is checked against GDAL's own decoding,
 //! bit for bit (`crates/landfall-io/tests/cog_compression.rs`: 40 files GDAL wrote, committed with
 //! GDAL's decoded samples, and regenerated live when GDAL is installed).
@@ -51,18 +52,23 @@ mod georef;
 mod layout;
 mod predictor;
 mod rows;
+mod scale;
 mod sidecar;
 
 use crate::input::{open_regular, Limits};
 use crate::raster::{to_height, GeoKeys, GeoRef, Nodata, Raster};
 use crate::IoError;
 use georef::{read_geokeys, read_georef};
+use landfall::support::Num;
 use layout::Layout;
 pub(crate) use rows::{stream_rows, RowReader};
 use std::path::Path;
 use tiff::decoder::Decoder;
 use tiff::tags::Tag;
 use tiff::ColorType;
+
+/// GDAL's metadata tag: an XML document of items (the band's scale and offset among them).
+const GDAL_METADATA: u16 = 42112;
 
 /// The decoder's limits for rasters within `limits` (8 bytes a sample at most).
 fn decoder_limits(limits: &Limits) -> tiff::decoder::Limits {
@@ -79,8 +85,12 @@ pub(crate) struct Opened {
     /// Columns and rows.
     pub nx: usize,
     pub ny: usize,
-    /// The GDAL_NODATA value (or the PAM file's `NoDataValue`).
+    /// The GDAL_NODATA value (or the PAM file's `NoDataValue`), scaled as the samples are.
     pub nodata: Option<f64>,
+    /// GDAL's scale and offset of the samples (`scale.rs`), applied as each band is decoded.
+    scale: Option<(f64, f64)>,
+    /// What a chunk a sparse file leaves out holds, before the scale: the nodata value, else 0.
+    fill: f64,
     /// Placement of the south-west sample.
     pub georef: Option<GeoRef>,
     /// The CRS tags.
@@ -148,6 +158,25 @@ pub(crate) fn open(
             notes.push(format!("placed by {} (the TIFF itself has no georeferencing)", s.from.display()));
         }
     }
+    let scale = match dec.find_tag(Tag::Unknown(GDAL_METADATA)) {
+        Ok(Some(v)) => match v.into_string() {
+            Ok(xml) => scale::scale_offset(path, &xml)?,
+            Err(e) => return Err(IoError::field(path, "GDAL_METADATA", format!("not text: {e}"))),
+        },
+        _ => None,
+    };
+    let fill = nodata.unwrap_or(0.0);
+    if let Some((k, o)) = scale {
+        nodata = nodata.map(|n| n * k + o);
+        notes.push(format!(
+            "GDAL's scale {} and offset {} applied: heights are the stored values × {} + {}, as GDAL and QGIS \
+             read them",
+            Num(k),
+            Num(o),
+            Num(k),
+            Num(o)
+        ));
+    }
     if has_internal_mask(path) {
         notes.push(
             "has an internal nodata mask (GDAL's), which landfall does not read: the masked samples are read as \
@@ -155,7 +184,7 @@ pub(crate) fn open(
                 .into(),
         );
     }
-    Ok(Opened { dec, nx, ny, nodata, georef, geokeys, layout, notes })
+    Ok(Opened { dec, nx, ny, nodata, scale, fill, georef, geokeys, layout, notes })
 }
 
 /// Whether the TIFF's second image is GDAL's mask of the first (NewSubfileType 4, as

@@ -72,10 +72,12 @@ fn decode_band(
     ty: usize,
     band: &mut [f64],
 ) -> Result<(), IoError> {
-    let fill = o.nodata.unwrap_or(0.0);
     for tx in 0..o.layout.across {
         let c = o.layout.chunk(tx, ty);
-        chunks.decode(path, &o.layout, &mut o.dec, &c, fill, band)?;
+        chunks.decode(path, &o.layout, &mut o.dec, &c, o.fill, band)?;
+    }
+    if let Some((k, off)) = o.scale {
+        band.iter_mut().for_each(|v| *v = *v * k + off);
     }
     Ok(())
 }
