@@ -32,7 +32,7 @@
 //! unspecified) a hole. A tile a sparse file leaves out (byte count 0) reads as the nodata value, else
 //! 0, as GDAL reads it; a file that leaves out every tile holds nothing and is refused. A GDAL
 //! internal nodata mask is not read (a note says so). GDAL's scale and offset are applied
-//! ([`scale`]). Not decoded: LZMA, WEBP, JPEG 2000, JPEG XL (an error names the compression and the
+//! (`scale.rs`). Not decoded: LZMA, WEBP, JPEG 2000, JPEG XL (an error names the compression and the
 //! conversion: `gdal_translate -co COMPRESS=ZSTD`). Each case is checked against GDAL's own decoding,
 //! bit for bit (`crates/landfall-io/tests/cog_compression.rs`: 40 files GDAL wrote, committed with
 //! GDAL's decoded samples, and regenerated live when GDAL is installed).
