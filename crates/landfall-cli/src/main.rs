@@ -63,6 +63,7 @@ mod info;
 mod interrupt;
 mod map_budget;
 mod memory;
+mod open_files;
 mod path_error;
 mod preview;
 mod progress;
@@ -309,6 +310,7 @@ enum Command {
 
 fn main() {
     let cli = Cli::parse();
+    open_files::limit();
     let result = match cli.command {
         Command::Info { terrain } => info::run(&terrain),
         Command::Height { terrain, points, out, all, cache_mb } => {

@@ -84,6 +84,13 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
     let mut inputs: Vec<&Path> = vec![&a.terrain.path];
     inputs.extend(a.observers.as_deref());
     let params = params(a)?;
+    let ext = landfall_io::extension(&a.out);
+    if ext != "tif" && ext != "tiff" {
+        bail!("--out {}: the answer is written as a GeoTIFF: name it .tif", a.out.display());
+    }
+    if let Some(p) = a.png.as_deref().filter(|p| landfall_io::extension(p) != "png") {
+        bail!("--png {}: the picture is written as a PNG: name it .png", p.display());
+    }
     if a.observers.is_some() && a.mode != ViewshedMode::Visibility {
         bail!("--mode: with --observers the output is a count of observers; use --mode visible (the default)");
     }

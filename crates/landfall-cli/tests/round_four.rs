@@ -4,6 +4,7 @@
 use crate::common;
 
 use common::{ok, refused, s};
+use std::path::Path;
 
 /// A float32 DEM whose nodata GDAL wrote as "-3.40282e+38": the samples at −f32::MAX are holes.
 #[test]
@@ -94,4 +95,47 @@ fn a_huge_leaf_size_is_refused() {
         assert!(e.contains("--leaf-size"), "{e}");
     }
     assert!(!lfh.exists() && !vis.exists());
+}
+
+/// A mosaic keeps each tile open: `landfall` raises its soft limit on open files to the hard one, so
+/// 300 tiles build under a soft limit of 256 (1,050 failed under the usual 1,024).
+#[test]
+fn a_mosaic_of_more_tiles_than_the_soft_file_limit_builds() {
+    let d = tempfile::tempdir().unwrap();
+    let mut names = Vec::new();
+    for k in 0..300 {
+        let name = format!("t{k}.tif");
+        let geo = landfall_io::GeoRef { origin: ((k % 20) as f64 * 3.0, (k / 20) as f64 * 3.0), spacing: (1.0, 1.0) };
+        let band = landfall_io::Band::F32(&[5.0; 16]);
+        landfall_io::write_geotiff(&d.path().join(&name), 4, 4, band, &geo, None, None).unwrap();
+        names.push(name);
+    }
+    std::fs::write(d.path().join("list.txt"), names.join("\n")).unwrap();
+    let o = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -Sn 256 && exec '{}' build list.txt -o m.lfh", env!("CARGO_BIN_EXE_landfall")))
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("61 × 46 samples"), "{}", String::from_utf8_lossy(&o.stdout));
+}
+
+/// A viewshed's outputs are named for what they hold (a TIFF named .png was written before), and
+/// `-` is not taken for a file.
+#[test]
+fn outputs_are_named_for_what_they_hold() {
+    let d = tempfile::tempdir().unwrap();
+    let t = d.path().join("t.asc");
+    std::fs::write(&t, "ncols 3\nnrows 2\nxllcenter 0\nyllcenter 0\ncellsize 1\n1 2 3\n4 5 6\n").unwrap();
+    let (png, tif) = (d.path().join("v.png"), d.path().join("v.tif"));
+    let e = refused(&["viewshed", s(&t), "--observer", "1,0.5", "-o", s(&png)]);
+    assert!(e.contains("--out") && e.contains(".tif"), "{e}");
+    let e = refused(&["viewshed", s(&t), "--observer", "1,0.5", "-o", s(&tif), "--png", s(&d.path().join("v.jpg"))]);
+    assert!(e.contains("--png") && e.contains(".png"), "{e}");
+    let pts = d.path().join("p.csv");
+    std::fs::write(&pts, "x,y\n1,0.5\n").unwrap();
+    let e = refused(&["height", s(&t), "--points", s(&pts), "-o", "-"]);
+    assert!(e.contains("standard output"), "{e}");
+    assert!(!png.exists() && !tif.exists() && !Path::new("-").exists());
 }

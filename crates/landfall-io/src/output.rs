@@ -48,6 +48,9 @@ enum Temp {
 impl OutputFile {
     /// Starts writing `path`. Errors name the target (the directory missing, not writable, …).
     pub fn create(path: &Path) -> Result<Self, IoError> {
+        if path.as_os_str() == "-" {
+            return Err(IoError::format(path, "standard output is not an output here: give a file name"));
+        }
         let linked = through_links(path);
         let (path, named) = (linked.as_path(), path);
         let existing = std::fs::metadata(path).ok();

@@ -164,7 +164,7 @@ pub fn run(a: &ServeArgs) -> Result<()> {
         api::State::terrain(&path, jobs)?
     };
     let limits = conn::Limits {
-        max_connections: a.max_connections.min(file_limit().saturating_sub(64).max(1)),
+        max_connections: a.max_connections.min(crate::open_files::limit().saturating_sub(64).max(1)),
         header_timeout: Duration::from_secs(a.timeout),
         send_timeout: Duration::from_secs(a.timeout),
     };
@@ -198,29 +198,4 @@ fn listen(addr: SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
     socket.set_reuseaddr(true)?;
     socket.bind(addr)?;
     socket.listen(4096)
-}
-
-/// The process's limit on open files, raised to its hard limit (each connection is one).
-fn file_limit() -> usize {
-    #[cfg(unix)]
-    {
-        let mut l = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-        // SAFETY: getrlimit and setrlimit only read and write the struct passed.
-        unsafe {
-            if libc::getrlimit(libc::RLIMIT_NOFILE, &mut l) != 0 {
-                return 1024;
-            }
-            if l.rlim_cur < l.rlim_max {
-                let raised = libc::rlimit { rlim_cur: l.rlim_max, rlim_max: l.rlim_max };
-                if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
-                    l = raised;
-                }
-            }
-        }
-        usize::try_from(l.rlim_cur).unwrap_or(usize::MAX)
-    }
-    #[cfg(not(unix))]
-    {
-        usize::MAX
-    }
 }
