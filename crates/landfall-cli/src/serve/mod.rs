@@ -125,8 +125,9 @@ pub struct ServeArgs {
     /// Port to listen on (0: any free port; the address is printed).
     #[arg(long, default_value_t = 8080)]
     port: u16,
-    /// Address to listen on. The default serves this machine only; give 0.0.0.0 to serve others.
-    #[arg(long, default_value = "127.0.0.1")]
+    /// Address to listen on: an IP address or a host name (`localhost`). The default serves this
+    /// machine only; give 0.0.0.0 to serve others.
+    #[arg(long, default_value = "127.0.0.1", value_parser = parse_host)]
     host: IpAddr,
     /// Heavy requests (viewsheds, meshes, world updates) computed at once (default: half the
     /// processors, at least 1). Each holds its answer until it is sent.
@@ -198,4 +199,14 @@ fn listen(addr: SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
     socket.set_reuseaddr(true)?;
     socket.bind(addr)?;
     socket.listen(4096)
+}
+
+/// `--host`: an IP address, or a name resolved to its first address (`localhost`: 127.0.0.1 or ::1).
+fn parse_host(s: &str) -> Result<IpAddr, String> {
+    if let Ok(ip) = s.parse() {
+        return Ok(ip);
+    }
+    use std::net::ToSocketAddrs;
+    let mut found = (s, 0).to_socket_addrs().map_err(|e| format!("`{s}`: not an IP address, nor a host name: {e}"))?;
+    found.next().map(|a| a.ip()).ok_or_else(|| format!("`{s}`: the name has no address"))
 }
