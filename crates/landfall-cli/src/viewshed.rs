@@ -291,6 +291,11 @@ fn params(a: &ViewshedArgs) -> Result<ViewshedParams> {
             "pitch" => "--low-pitch/--high-pitch".to_string(),
             n => format!("--{}", n.replace(' ', "-")),
         };
+        // The library names them as Python does.
+        let mut why = why.clone();
+        for n in ["start_angle", "end_angle", "low_pitch", "high_pitch"] {
+            why = why.replace(n, &format!("--{}", n.replace('_', "-")));
+        }
         bail!("{option}: {why}");
     }
     Ok(p?)

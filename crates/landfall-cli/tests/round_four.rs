@@ -133,6 +133,8 @@ fn outputs_are_named_for_what_they_hold() {
     assert!(e.contains("--out") && e.contains(".tif"), "{e}");
     let e = refused(&["viewshed", s(&t), "--observer", "1,0.5", "-o", s(&tif), "--png", s(&d.path().join("v.jpg"))]);
     assert!(e.contains("--png") && e.contains(".png"), "{e}");
+    let e = refused(&["viewshed", s(&t), "--observer", "1,0.5", "-o", s(&tif), "--start-angle", "10"]);
+    assert!(e.contains("--start-angle 10 given alone"), "{e}");
     let pts = d.path().join("p.csv");
     std::fs::write(&pts, "x,y\n1,0.5\n").unwrap();
     let e = refused(&["height", s(&t), "--points", s(&pts), "-o", "-"]);

@@ -139,12 +139,16 @@ fn endpoints_answer_as_the_library_and_refuse_bad_requests() {
         ("/api/raycast?ox=0&oy=0&oz=0&dx=0&dy=0&dz=0", "direction"),
         ("/api/raycast?ox=0&oy=0&oz=0&dx=1&dy=0&dz=0&max=-1", "max"),
         ("/api/viewshed?x=1", "y: missing"),
+        ("/api/viewshed?x=0&y=0&max_distance=0", "max distance"),
         ("/api/world/update?x=0&y=0&z=0", "procedural world"),
     ] {
         let (s, v) = server.json(path);
         assert_eq!(s, 400, "{path}");
         assert!(v["error"].as_str().unwrap().contains(word), "{path}: {v}");
     }
+    // A bad parameter's message is about it alone.
+    let (_, v) = server.json("/api/viewshed?x=0&y=0&max_distance=0");
+    assert!(!v["error"].as_str().unwrap().contains("terrain covers"), "{v}");
     // A long bad value is quoted cut short, not echoed whole.
     let (s, v) = server.json(&format!("/api/height?x={}&y=1", "9".repeat(400) + "z"));
     assert_eq!(s, 400);

@@ -530,7 +530,10 @@ async fn viewshed(Extract(s): Shared, Query(q): Params) -> Result<Response, ApiE
                 Ok(ViewshedOutput::Visibility(v, _)) => v,
                 Ok(_) => return Err(ApiError::internal("a visibility run answered something else".into())),
                 Err(ViewshedError::Cancelled) => return Err(ApiError::gone()),
-                Err(e) => return Err(bad(format!("{e} (the terrain covers {})", hf.bounds().xy_extent()))),
+                Err(e @ (ViewshedError::ObserverOutside { .. } | ViewshedError::ObserverOverHole { .. })) => {
+                    return Err(bad(format!("{e} (the terrain covers {})", hf.bounds().xy_extent())))
+                }
+                Err(e) => return Err(bad(e.to_string())),
             };
             let mut out = b"LFV1".to_vec();
             out.extend_from_slice(&(hf.nx() as u32).to_le_bytes());
