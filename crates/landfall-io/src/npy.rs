@@ -272,6 +272,14 @@ pub(crate) fn read_npz(path: &Path, limits: &Limits) -> Result<Raster, IoError> 
     };
     let ys = coords(&Y_NAMES, ny, "y (row)")?;
     let xs = coords(&X_NAMES, nx, "x (column)")?;
+    // One axis' coordinates alone would leave the raster placed at 0, 0 by 1 without a word.
+    if let (Some(k), None, names) | (None, Some(k), names) = (xs, ys, if xs.is_some() { &Y_NAMES } else { &X_NAMES }) {
+        return Err(IoError::field(
+            path,
+            format!("array '{}'", arrays[k].0),
+            format!("coordinates of one axis alone: name the other's array one of {}", names.join(", ")),
+        ));
+    }
     let mut georef = None;
     let mut geokeys = None;
     let mut ascending = false;

@@ -288,7 +288,8 @@ fn npz(path: &Path, coords: &[(&str, Vec<usize>, Vec<f64>)]) {
 
 /// An archive's coordinate arrays place the raster only when they describe its regular grid:
 /// uneven, turning back, of the wrong length or out of range for degrees is an error naming the
-/// array; slightly uneven (f32 rounding) a note; 2-D (curvilinear) a note that they are not read.
+/// array; slightly uneven (f32 rounding) a note; 2-D (curvilinear) a note that they are not read;
+/// one axis' alone an error.
 #[test]
 fn npz_coordinates_that_are_not_a_regular_grid() {
     let (_d, p) = tmp("c.npz");
@@ -313,6 +314,12 @@ fn npz_coordinates_that_are_not_a_regular_grid() {
     npz(&p, &[("lon", vec![3, 4], vec![0.0; 12])]);
     let r = read_raster(&p).unwrap();
     assert!(r.georef.is_none() && r.notes.iter().any(|n| n.contains("curvilinear")), "{:?}", r.notes);
+    // One axis alone is refused, naming the array and the names the other may have.
+    npz(&p, &[("lon", vec![4], vec![0.0, 1.0, 2.0, 3.0])]);
+    let e = err_text(read_raster(&p));
+    assert!(e.contains("'lon'") && e.contains("latitude, lat, y, northing"), "{e}");
+    npz(&p, &[("y", vec![3], vec![0.0, 1.0, 2.0])]);
+    assert!(err_text(read_raster(&p)).contains("longitude, lon, x, easting"));
 }
 
 /// A TIFF without georeferencing is placed as GDAL places it by its PAM file (`.aux.xml`:

@@ -48,14 +48,19 @@ pub(super) fn tiles_in_list(list: &Path) -> Result<Vec<PathBuf>, IoError> {
     file.take(MAX_LIST_BYTES).read_to_string(&mut text).map_err(|e| IoError::os(list, e))?;
     let base = list.parent().unwrap_or(Path::new("."));
     let mut files = Vec::new();
-    for (k, line) in text.lines().enumerate() {
+    // A byte-order mark (as Windows editors write) is not part of the first name.
+    for (k, line) in text.strip_prefix('\u{feff}').unwrap_or(&text).lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
         let p = base.join(line);
         if !p.is_file() {
-            return Err(IoError::field(list, format!("line {}", k + 1), format!("'{line}' is not a file")));
+            return Err(IoError::field(
+                list,
+                format!("line {}", k + 1),
+                format!("'{}' is not a file", crate::quote(line)),
+            ));
         }
         files.push(p);
     }
