@@ -12,4 +12,6 @@ mod world_map;
 mod geo;
 #[path = "../../crates/landfall-cli/src/path_error.rs"]
 mod path_error;
+#[path = "../../crates/landfall-cli/src/open_files.rs"]
+mod open_files;
 libfuzzer_sys::fuzz_target!(|data: &[u8]| serve::fuzz::request(data));

@@ -128,7 +128,9 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
         (None, ViewshedMode::Visibility) => 1,
         (None, _) => 4,
     };
-    answer_fits(nx, ny, bytes, a.terrain.max_samples, true)
+    a.terrain
+        .limits()
+        .check_answer(nx, ny, bytes, true)
         .map_err(|e| anyhow::anyhow!("{}: {e}", a.terrain.path.display()))?;
     let start = Instant::now();
     let overlay: Vec<u8>;
@@ -329,25 +331,4 @@ fn read_observers(
         bail!("{}: no observers", path.display());
     }
     Ok(out)
-}
-
-/// Whether a viewshed's answer — one value of `bytes` per sample of an `nx` × `ny` grid — is
-/// within `max_samples` and, written `to_tiff`, within a classic TIFF's 4 GiB; else why not. A
-/// sparse index may span far more samples than it holds.
-pub(crate) fn answer_fits(nx: usize, ny: usize, bytes: u64, max_samples: u64, to_tiff: bool) -> Result<(), String> {
-    let n = (nx as u64).saturating_mul(ny as u64);
-    if n > max_samples {
-        return Err(format!(
-            "the viewshed answers each of its {nx} × {ny} = {n} samples, more than the limit of {max_samples} (raise \
-             it with --max-samples, or cut the DEM around the observer: gdal_translate -projwin)"
-        ));
-    }
-    if to_tiff && n.saturating_mul(bytes) > (1 << 32) - (1 << 20) {
-        return Err(format!(
-            "the answer for {nx} × {ny} samples takes {} GiB, more than a TIFF holds (4 GiB; landfall writes no \
-             BigTIFF): cut the DEM around the observer (gdal_translate -projwin)",
-            n.saturating_mul(bytes) >> 30
-        ));
-    }
-    Ok(())
 }

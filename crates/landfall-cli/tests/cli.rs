@@ -143,6 +143,7 @@ fn bad_rows_name_line_and_field() {
         ("ox,oy,oz,dx,dy,dz\n1,1,1,0,0,-1\n\n1,1,1,0,zz,-1\n", "line 4", "'dy'"),
         ("ox,oy,oz,dx,dy,dz\n1,1,1,0,0\n", "line 2", "'dz'"),
         ("ox,oy,oz,dx,dy,dz,max_t\n1,1,1,0,0,-1,-3\n", "line 2", "max_t"),
+        ("ox,oy,oz,dx,dy,dz,max_t\n1,1,1,0,0,-1,\n1,1,1,0,0,-1\n", "line 3", "'max_t': missing"),
     ];
     for (text, line, fld) in cases {
         std::fs::write(&input, text).unwrap();

@@ -141,3 +141,22 @@ fn outputs_are_named_for_what_they_hold() {
     assert!(e.contains("standard output"), "{e}");
     assert!(!png.exists() && !tif.exists() && !Path::new("-").exists());
 }
+
+/// Fewer frames than stills is said as such (it was "a still and a still name the same file").
+#[test]
+fn behave_names_too_many_stills() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("bd");
+    let e = refused(&["behave", "dance", "--seconds", "0.1", "-o", s(&out)]);
+    assert!(e.contains("--stills") && e.contains("at most one a frame"), "{e}");
+}
+
+/// An id past i128 is said to be out of range, not "not an integer".
+#[test]
+fn an_id_beyond_i128_is_out_of_range() {
+    let d = tempfile::tempdir().unwrap();
+    let (objects, out) = (d.path().join("o.csv"), d.path().join("pairs.csv"));
+    std::fs::write(&objects, "id,x,y,z,radius\n1,0,0,0,1\n170141183460469231731687303715884105728,1,0,0,1\n").unwrap();
+    let e = refused(&["proximity", "--objects", s(&objects), "-o", s(&out)]);
+    assert!(e.contains("line 3") && e.contains("beyond ±2¹²⁷"), "{e}");
+}

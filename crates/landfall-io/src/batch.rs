@@ -289,8 +289,9 @@ impl BatchReader {
                 if ray.dir == DVec3::ZERO {
                     return Err("fields 'dx','dy','dz': the direction is zero".into());
                 }
-                let max_t = match self.optional {
-                    Some(c) if !r.get(c).unwrap_or("").is_empty() => {
+                let max_t = match self.optional.map(|c| (c, r.get(c))) {
+                    Some((_, None)) => return Err("field 'max_t': missing (leave it empty for no limit)".into()),
+                    Some((c, Some(t))) if !t.is_empty() => {
                         let m = field(r, c, "max_t")?;
                         if m < 0.0 {
                             return Err(format!("field 'max_t': {m} is negative"));
@@ -303,8 +304,12 @@ impl BatchReader {
             }
             Batch::Spheres => {
                 let text = r.get(self.cols[0]).unwrap_or("");
-                let id =
-                    text.parse::<i128>().map_err(|_| format!("field 'id': '{}' is not an integer", quote(text)))?;
+                let id = text.parse::<i128>().map_err(|e| match e.kind() {
+                    std::num::IntErrorKind::PosOverflow | std::num::IntErrorKind::NegOverflow => {
+                        format!("field 'id': '{}' is beyond ±2¹²⁷", quote(text))
+                    }
+                    _ => format!("field 'id': '{}' is not an integer", quote(text)),
+                })?;
                 let v: Vec<f64> =
                     (1..5).map(|k| field(r, self.cols[k], SPHERE_COLUMNS[k])).collect::<Result<_, _>>()?;
                 if v[3] < 0.0 {

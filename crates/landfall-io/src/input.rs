@@ -40,6 +40,34 @@ impl Default for Limits {
 }
 
 impl Limits {
+    /// Whether an answer of one value of `bytes` per sample of an `nx` × `ny` grid (a viewshed's)
+    /// is within [`Limits::max_samples`] and, written `to_tiff`, within a classic TIFF's 4 GiB; else
+    /// why not. A sparse index may span far more samples than it holds.
+    ///
+    /// ```
+    /// let l = landfall_io::Limits::default();
+    /// assert!(l.check_answer(4097, 4097, 4, true).is_ok());
+    /// assert!(l.check_answer(100_000, 100_000, 1, false).unwrap_err().contains("--max-samples"));
+    /// ```
+    pub fn check_answer(&self, nx: usize, ny: usize, bytes: u64, to_tiff: bool) -> Result<(), String> {
+        let n = (nx as u64).saturating_mul(ny as u64);
+        if n > self.max_samples {
+            return Err(format!(
+                "the viewshed answers each of its {nx} × {ny} = {n} samples, more than the limit of {} (raise \
+                 it with --max-samples, or cut the DEM around the observer: gdal_translate -projwin)",
+                self.max_samples
+            ));
+        }
+        if to_tiff && n.saturating_mul(bytes) > (1 << 32) - (1 << 20) {
+            return Err(format!(
+                "the answer for {nx} × {ny} samples takes {} GiB, more than a TIFF holds (4 GiB; landfall writes \
+                 no BigTIFF): cut the DEM around the observer (gdal_translate -projwin)",
+                n.saturating_mul(bytes) >> 30
+            ));
+        }
+        Ok(())
+    }
+
     /// Checks a raster of `nx` × `ny` samples against [`Limits::max_samples`].
     pub(crate) fn check_samples(&self, path: &Path, field: &str, nx: u64, ny: u64) -> Result<(), IoError> {
         match nx.checked_mul(ny) {

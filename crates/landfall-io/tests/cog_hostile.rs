@@ -401,7 +401,7 @@ fn gdal_scale_and_offset_are_applied() {
         if s == -9999 {
             assert!(h.is_nan());
         } else {
-            assert_eq!(*h, (s as f64 * 0.100000000000000006 + 100.0) as f32);
+            assert_eq!(*h, (s as f64 * 0.1 + 100.0) as f32);
         }
     }
     assert!(r.notes.iter().any(|n| n.contains("scale 0.1") && n.contains("offset 100")), "{:?}", r.notes);
@@ -411,6 +411,6 @@ fn gdal_scale_and_offset_are_applied() {
         Ok(())
     })
     .unwrap();
-    let want: Vec<f64> = (1..=4).map(|s| s as f64 * 0.100000000000000006 + 100.0).collect();
+    let want: Vec<f64> = (1..=4).map(|s| s as f64 * 0.1 + 100.0).collect();
     assert_eq!(rows[..4], want[..]);
 }

@@ -133,6 +133,13 @@ pub fn run<S: Stage>(stage: &S, args: &RunArgs) -> Result<()> {
     if args.stills > 1000 {
         bail!("--stills: {} (at most 1000)", args.stills);
     }
+    if args.stills > frames - 1 {
+        bail!(
+            "--stills: {} stills of a run of {} frames after the first (--seconds × --fps): at most one a frame",
+            args.stills,
+            frames - 1
+        );
+    }
     std::fs::create_dir_all(&args.out).with_context(|| format!("{}: cannot create", args.out.display()))?;
     let name = stage.name();
     let mut outs = Outputs::new(&[]);

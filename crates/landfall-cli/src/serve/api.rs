@@ -493,8 +493,7 @@ async fn viewshed(Extract(s): Shared, Query(q): Params) -> Result<Response, ApiE
             };
             // The answer is one byte a sample: a sparse index may span far more than it holds.
             if let Some(hf) = t.heightfield() {
-                crate::viewshed::answer_fits(hf.nx(), hf.ny(), 1, landfall_io::Limits::default().max_samples, false)
-                    .map_err(bad)?;
+                landfall_io::Limits::default().check_answer(hf.nx(), hf.ny(), 1, false).map_err(bad)?;
             }
             // The cancel flag is raised when the client goes: the sweep stops between its parts.
             let hooks = Hooks::default().with_cancel(cancel);
