@@ -36,8 +36,10 @@ pub(super) struct Coherent {
     /// ones included).
     pub stale: Vec<bool>,
     pub stale_list: Vec<u32>,
-    /// Scratch: the new pairs (and each task's, with its counts, on rayon's threads), the stale
-    /// objects grouped by level, their levels, the touching pairs each task kept.
+    /// Scratch: the new pairs (and each task's, with its counts, on rayon's threads), the number
+    /// of touching pairs each task kept, where each merge task wrote its pairs and how many, the
+    /// touching pairs and the merged ones as written, the stale objects' levels, the stale objects
+    /// grouped by level, and their levels as built.
     new: Vec<u64>,
     parts: Vec<(Vec<u64>, SearchStats)>,
     kept: Vec<usize>,
