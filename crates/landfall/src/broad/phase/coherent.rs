@@ -11,7 +11,7 @@
 //! sphere re-centred, once the stale objects pass `REBUILD_SHARE` of all.
 
 use super::boxes::Box32;
-use super::concat::concat;
+use super::concat::{self, concat};
 use super::level::{Level, Sphere};
 use super::search::{self, word, PairOut, SearchStats};
 use super::{BroadPhase, FREE};
@@ -232,10 +232,9 @@ impl BroadPhase {
         }
         // Drop the dirty objects' kept pairs and merge the new ones (each found once) in; on
         // rayon's threads, chunks of the kept pairs with the new ones falling among them, each
-        // written where it would start were no pair dropped, then closed up.
+        // written where it would start were no pair dropped, then joined in order.
         if self.parallel {
-            use rayon::prelude::*;
-            c.new.par_sort_unstable();
+            concat::sort(&mut c.new);
         } else {
             c.new.sort_unstable();
         }

@@ -1,5 +1,5 @@
-//! The join of a parallel step's chunks: the lists they left, copied one after another on rayon's
-//! threads rather than on the calling one.
+//! The joins of a parallel step's chunks, on rayon's threads rather than the calling one: the lists
+//! they left copied one after another, and sorted.
 
 use std::ops::Range;
 
@@ -25,6 +25,13 @@ where
     let mid = parts.start + parts.len() / 2;
     let (a, b) = out.split_at_mut((parts.start..mid).map(|k| part(k).len()).sum());
     rayon::join(|| concat(parts.start..mid, part, a), || concat(mid..parts.end, part, b));
+}
+
+/// Sorts `v` on rayon's threads, its first partition too (a parallel sort called from outside
+/// rayon's pool partitions the whole slice on the calling thread before it splits).
+pub(super) fn sort(v: &mut [u64]) {
+    use rayon::prelude::*;
+    rayon::scope(|_| v.par_sort_unstable());
 }
 
 #[cfg(test)]

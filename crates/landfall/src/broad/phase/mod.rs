@@ -482,7 +482,7 @@ impl BroadPhase {
             // Resized, not cleared: only its growth is written here.
             cands.resize(parts.iter().map(|p| p.0.len()).sum(), 0);
             concat::concat(0..parts.len(), &|k| &parts[k].0[..], cands);
-            cands.par_sort_unstable();
+            concat::sort(cands);
         } else {
             cands.clear();
             for &task in &self.tasks {
@@ -572,10 +572,11 @@ impl BroadPhase {
     }
 
     /// Whether [`Self::find_pairs`] and [`Self::set_all`] run on rayon's threads: a rebuild's
-    /// re-fattening, sorts and search (cell and object ranges of each level, and of each pair of
-    /// levels, are independent), and between rebuilds the searches of the objects that left their
-    /// fat spheres, the merge of their pairs into the kept ones and the exact tests, in chunks
-    /// joined in order. The pairs, events and counts are the same, in the same order.
+    /// re-fattening, grouping by level, lifts, sorts and search (cell and object ranges of each
+    /// level, and of each pair of levels, are independent), and between rebuilds the searches of
+    /// the objects that left their fat spheres, the merge of their pairs into the kept ones and the
+    /// exact tests, in chunks joined in order. The pairs, events and counts are the same, in the
+    /// same order.
     pub fn set_parallel(&mut self, parallel: bool) {
         self.parallel = parallel;
     }
