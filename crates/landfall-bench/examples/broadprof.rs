@@ -87,6 +87,7 @@ fn main() {
         let (mut full, mut coherent) = ((0, 0.0), (0, 0.0));
         let each = std::env::var_os("BROADPROF_EACH").is_some();
         for f in 0..frames {
+            let serial_before = serial;
             let (s, t, w) = (threads_cpu(), cpu(), Instant::now());
             bp.set_all(|p, c, r| (c + steps[p as usize], r)).unwrap();
             t_update += cpu() - t;
@@ -102,7 +103,11 @@ fn main() {
             let part = if st.dirty as usize == bp.len() { &mut full } else { &mut coherent };
             (part.0, part.1) = (part.0 + 1, part.1 + dt);
             if each {
-                println!("frame {f}: pairs {:.2} ms; {st:?}", dt * 1e3);
+                println!(
+                    "frame {f}: pairs {:.2} ms, outside rayon {:.3} ms; {st:?}",
+                    dt * 1e3,
+                    (serial - serial_before) * 1e3
+                );
             }
         }
         println!(

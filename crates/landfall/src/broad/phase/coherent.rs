@@ -11,6 +11,7 @@
 //! sphere re-centred, once the stale objects pass `REBUILD_SHARE` of all.
 
 use super::boxes::Box32;
+use super::concat::{self, concat};
 use super::level::{Level, Sphere};
 use super::search::{self, word, PairOut, SearchStats};
 use super::{BroadPhase, FREE};
@@ -35,13 +36,17 @@ pub(super) struct Coherent {
     /// ones included).
     pub stale: Vec<bool>,
     pub stale_list: Vec<u32>,
-    /// Scratch: the new pairs (and each task's, with its counts, on rayon's threads), the stale
-    /// objects grouped by level, their levels, the touching pairs each task kept.
+    /// Scratch: the new pairs (and each task's, with its counts, on rayon's threads), the number
+    /// of touching pairs each task kept, where each merge task wrote its pairs and how many, the
+    /// touching pairs and the merged ones as written, the stale objects' levels, the stale objects
+    /// grouped by level, and their levels as built.
     new: Vec<u64>,
     parts: Vec<(Vec<u64>, SearchStats)>,
     kept: Vec<usize>,
+    spans: Vec<(usize, usize)>,
     touch: Vec<(u32, u32)>,
     merged: Vec<u64>,
+    stale_level: Vec<u32>,
     members: Vec<u32>,
     starts: Vec<(usize, usize, usize)>,
     counts: Vec<u32>,
@@ -123,33 +128,46 @@ impl BroadPhase {
         if c.dirty_list.is_empty() {
             return st;
         }
-        // The stale objects (alive) grouped by the level each is searched on, as `group` does.
-        c.counts.clear();
-        c.counts.resize(self.levels.count() + 1, 0);
-        let level = |p: u32| {
-            let s = &self.fat[p as usize];
-            let t = self.levels.raised(self.size_level[p as usize] as usize, s.c.x.abs().max(s.c.y.abs()));
-            self.lift[t] as usize
-        };
-        for &p in &c.stale_list {
-            if self.size_level[p as usize] != FREE {
-                c.counts[level(p) + 1] += 1;
+        // The stale objects (alive) grouped by the level each is searched on, as `group` does: their
+        // levels first (`FREE`: removed; on rayon's threads, chunks), then a counting sort.
+        let (levels, fat, size, lift) = (&self.levels, &self.fat, &self.size_level, &self.lift);
+        let level = |(l, &p): (&mut u32, &u32)| {
+            *l = FREE;
+            if size[p as usize] != FREE {
+                let s = &fat[p as usize];
+                *l = lift[levels.raised(size[p as usize] as usize, s.c.x.abs().max(s.c.y.abs()))];
             }
+        };
+        // Resized, not cleared: every entry is written.
+        c.stale_level.resize(c.stale_list.len(), FREE);
+        if self.parallel && c.stale_list.len() > STALE_CHUNK {
+            use rayon::prelude::*;
+            c.stale_level
+                .par_chunks_mut(STALE_CHUNK)
+                .zip(c.stale_list.par_chunks(STALE_CHUNK))
+                .for_each(|(l, ps)| l.iter_mut().zip(ps).for_each(level));
+        } else {
+            c.stale_level.iter_mut().zip(&c.stale_list).for_each(level);
+        }
+        c.counts.clear();
+        c.counts.resize(levels.count() + 1, 0);
+        for &t in c.stale_level.iter().filter(|&&t| t != FREE) {
+            c.counts[t as usize + 1] += 1;
         }
         for t in 1..c.counts.len() {
             c.counts[t] += c.counts[t - 1];
         }
         c.starts.clear();
-        for t in 0..self.levels.count() {
+        for t in 0..levels.count() {
             if c.counts[t + 1] > c.counts[t] {
                 c.starts.push((t, c.counts[t] as usize, c.counts[t + 1] as usize));
             }
         }
         c.members.clear();
-        c.members.resize(c.counts[self.levels.count()] as usize, 0);
-        for &p in &c.stale_list {
-            if self.size_level[p as usize] != FREE {
-                let at = &mut c.counts[level(p)];
+        c.members.resize(c.counts[levels.count()] as usize, 0);
+        for (&p, &t) in c.stale_list.iter().zip(&c.stale_level) {
+            if t != FREE {
+                let at = &mut c.counts[t as usize];
                 c.members[*at as usize] = p;
                 *at += 1;
             }
@@ -157,8 +175,14 @@ impl BroadPhase {
         if c.levels.len() < c.starts.len() {
             c.levels.resize_with(c.starts.len(), Level::default);
         }
-        for (lv, &(t, s, e)) in c.levels.iter_mut().zip(&c.starts) {
-            lv.build(&self.levels, t, &c.members[s..e], &self.fat, self.vertical);
+        let (vertical, members) = (self.vertical, &c.members);
+        let build =
+            |(lv, &(t, s, e)): (&mut Level, &(usize, usize, usize))| lv.build(levels, t, &members[s..e], fat, vertical);
+        if self.parallel {
+            use rayon::prelude::*;
+            c.levels.par_iter_mut().zip(&c.starts).for_each(build);
+        } else {
+            c.levels.iter_mut().zip(&c.starts).for_each(build);
         }
         // Each dirty object against the levels' entries that still stand, and against the stale
         // objects (each pair of two dirty objects once, from the lower proxy); on rayon's threads,
@@ -185,7 +209,6 @@ impl BroadPhase {
                 }
             }
         };
-        c.new.clear();
         if self.parallel && c.dirty_list.len() > SEARCH_CHUNK {
             use rayon::prelude::*;
             let chunks = c.dirty_list.len().div_ceil(SEARCH_CHUNK);
@@ -197,19 +220,21 @@ impl BroadPhase {
                 *st = SearchStats::default();
                 search(ps, new, st);
             });
-            for (new, part) in &c.parts[..chunks] {
-                c.new.extend_from_slice(new);
+            let parts = &c.parts[..chunks];
+            for (_, part) in parts {
                 st += *part;
             }
+            c.new.resize(parts.iter().map(|p| p.0.len()).sum(), 0);
+            concat(0..chunks, &|k| &parts[k].0[..], &mut c.new);
         } else {
+            c.new.clear();
             search(&c.dirty_list, &mut c.new, &mut st);
         }
         // Drop the dirty objects' kept pairs and merge the new ones (each found once) in; on
         // rayon's threads, chunks of the kept pairs with the new ones falling among them, each
-        // written where it would start were no pair dropped, then closed up.
+        // written where it would start were no pair dropped, then joined in order.
         if self.parallel {
-            use rayon::prelude::*;
-            c.new.par_sort_unstable();
+            concat::sort(&mut c.new);
         } else {
             c.new.sort_unstable();
         }
@@ -218,26 +243,23 @@ impl BroadPhase {
             c.merged.resize(upper, 0);
         }
         let (cands, new, dirty) = (&c.cands, &c.new, &c.dirty);
-        let n = if self.parallel && cands.len() > MERGE_CHUNK {
+        if self.parallel && cands.len() > MERGE_CHUNK {
             let chunks = cands.len().div_ceil(MERGE_CHUNK);
-            c.kept.clear();
-            c.kept.resize(chunks, 0);
-            merge_chunks(cands, new, dirty, &mut c.merged[..upper], &mut c.kept);
-            let mut n = 0;
-            for (k, &m) in c.kept.iter().enumerate() {
-                // Chunk 0 starts at 0 (with the new pairs below every kept one).
-                let at =
-                    if k == 0 { 0 } else { k * MERGE_CHUNK + new.partition_point(|&w| w < cands[k * MERGE_CHUNK]) };
-                c.merged.copy_within(at..at + m, n);
-                n += m;
-            }
-            n
+            c.spans.clear();
+            c.spans.resize(chunks, (0, 0));
+            merge_chunks(cands, new, dirty, (&mut c.merged[..upper], 0), &mut c.spans);
+            // The chunks joined into the old pairs' vector (resized, not cleared: only its growth
+            // is written here).
+            c.cands.resize(c.spans.iter().map(|s| s.1).sum(), 0);
+            let (merged, spans) = (&c.merged, &c.spans);
+            concat(0..chunks, &|k| &merged[spans[k].0..spans[k].0 + spans[k].1], &mut c.cands);
         } else {
-            drop_and_merge(cands, new, dirty, &mut c.merged[..upper])
-        };
-        // The old pairs' vector keeps its length: the next frame's `resize` writes only its growth.
-        std::mem::swap(&mut c.cands, &mut c.merged);
-        c.cands.truncate(n);
+            let n = drop_and_merge(cands, new, dirty, &mut c.merged[..upper]);
+            // The old pairs' vector keeps its length: the next frame's `resize` writes only its
+            // growth.
+            std::mem::swap(&mut c.cands, &mut c.merged);
+            c.cands.truncate(n);
+        }
         for &p in &c.dirty_list {
             c.dirty[p as usize] = false;
         }
@@ -254,9 +276,9 @@ impl BroadPhase {
             buf.resize(cands.len(), (0, 0));
         }
         let out = &mut self.pairs;
-        out.clear();
         if !self.parallel || cands.len() <= TOUCH_CHUNK {
             let n = touching_chunk(sp, cands, buf);
+            out.clear();
             out.extend_from_slice(&buf[..n]);
             return;
         }
@@ -269,32 +291,43 @@ impl BroadPhase {
             .zip(cands.par_chunks(TOUCH_CHUNK))
             .zip(kept.par_iter_mut())
             .for_each(|((buf, cands), n)| *n = touching_chunk(sp, cands, buf));
-        for (k, &m) in kept.iter().enumerate() {
-            out.extend_from_slice(&buf[k * TOUCH_CHUNK..k * TOUCH_CHUNK + m]);
-        }
+        // Resized, not cleared: only its growth is written here.
+        out.resize(kept.iter().sum(), (0, 0));
+        let (buf, kept) = (&*buf, &*kept);
+        concat(0..chunks, &|k| &buf[k * TOUCH_CHUNK..k * TOUCH_CHUNK + kept[k]], out);
     }
 }
 
 /// Fat-candidate pairs a task of the parallel merge takes.
 const MERGE_CHUNK: usize = if cfg!(test) { 4 } else { 16384 };
 
-/// Merges chunks of `cands` (`kept.len()` of them, `MERGE_CHUNK` each) with the new pairs among
-/// them, on rayon's threads: chunk k (k > 0) takes the new pairs from its first kept pair on and
-/// writes from `k · MERGE_CHUNK` plus the number of new pairs before it (chunk 0 from 0, with the
-/// new pairs below it), their number into `kept[k]`.
-fn merge_chunks(cands: &[u64], new: &[u64], dirty: &[bool], out: &mut [u64], kept: &mut [usize]) {
-    if kept.len() <= 1 {
-        if let Some(k) = kept.first_mut() {
-            *k = drop_and_merge(cands, new, dirty, out);
+/// Merges chunks of `cands` (`spans.len()` of them, `MERGE_CHUNK` each) with the new pairs among
+/// them into `out` (which starts at `base` of the whole output), on rayon's threads: chunk k
+/// (k > 0) takes the new pairs from its first kept pair on and writes from `k · MERGE_CHUNK` plus
+/// the number of new pairs before it (chunk 0 from 0, with the new pairs below it); `spans[k]`:
+/// where it wrote and how many.
+fn merge_chunks(
+    cands: &[u64],
+    new: &[u64],
+    dirty: &[bool],
+    (out, base): (&mut [u64], usize),
+    spans: &mut [(usize, usize)],
+) {
+    if spans.len() <= 1 {
+        if let Some(s) = spans.first_mut() {
+            *s = (base, drop_and_merge(cands, new, dirty, out));
         }
         return;
     }
-    let half = kept.len() / 2;
+    let half = spans.len() / 2;
     let at = half * MERGE_CHUNK;
     let cut = new.partition_point(|&w| w < cands[at]);
     let ((ca, cb), (na, nb)) = (cands.split_at(at), new.split_at(cut));
-    let ((oa, ob), (ka, kb)) = (out.split_at_mut(at + cut), kept.split_at_mut(half));
-    rayon::join(|| merge_chunks(ca, na, dirty, oa, ka), || merge_chunks(cb, nb, dirty, ob, kb));
+    let ((oa, ob), (sa, sb)) = (out.split_at_mut(at + cut), spans.split_at_mut(half));
+    rayon::join(
+        || merge_chunks(ca, na, dirty, (oa, base), sa),
+        || merge_chunks(cb, nb, dirty, (ob, base + at + cut), sb),
+    );
 }
 
 /// The pairs of `cands` neither of whose objects is `dirty`, merged with `new` (ascending, none
@@ -315,6 +348,9 @@ fn drop_and_merge(cands: &[u64], new: &[u64], dirty: &[bool], out: &mut [u64]) -
     }
     n
 }
+
+/// Stale objects a task finds the levels of on rayon's threads.
+const STALE_CHUNK: usize = if cfg!(test) { 3 } else { 1024 };
 
 /// Dirty objects a task of the parallel search takes (a few in the tests, so that they split).
 const SEARCH_CHUNK: usize = if cfg!(test) { 3 } else { 64 };

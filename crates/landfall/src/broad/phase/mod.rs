@@ -66,10 +66,13 @@
 
 mod boxes;
 mod coherent;
+mod concat;
 mod events;
 mod fat;
+mod group;
 mod level;
 mod levels;
+mod lifts;
 mod query;
 mod search;
 mod sort;
@@ -126,11 +129,6 @@ pub enum Vertical {
 
 /// Frames between two decisions of which levels are lifted into which.
 const DECISION_FRAMES: u32 = 8;
-
-/// Objects of a group [`BroadPhase::decide_lifts`] counts whole (beyond, the objects of the cells of
-/// one hash in 2^k: counting 1,000,000 objects in a table of 4 million cells missed the cache on
-/// every object).
-const CROWD_SAMPLE: usize = 1 << 16;
 
 /// The level by size of a free slot.
 const FREE: u32 = u32::MAX;
@@ -211,11 +209,12 @@ pub struct BroadPhase {
     members: Vec<u32>,
     /// The occupied levels: (level index, its members' range in `members`), finest first.
     starts: Vec<(usize, usize, usize)>,
+    grouping: group::Scratch,
     /// The level each level's objects are searched on ([`Self::decide_lifts`]), the frames until
     /// the next decision, and a table for counting crowding.
     lift: Vec<u32>,
     until_decision: u32,
-    crowd: Vec<u32>,
+    crowd: lifts::Crowd,
     /// Whether levels may be lifted (the tests search unlifted levels too).
     lifting: bool,
     /// The occupied levels, finest first (their arrays are kept for their capacity), and whether
@@ -272,9 +271,10 @@ impl BroadPhase {
             level_of: Vec::new(),
             members: Vec::new(),
             starts: Vec::new(),
+            grouping: Default::default(),
             lift,
             until_decision: 0,
-            crowd: Vec::new(),
+            crowd: Default::default(),
             lifting: true,
             built: Vec::new(),
             occupied: 0,
@@ -464,7 +464,6 @@ impl BroadPhase {
         let built = &self.built[..self.occupied];
         search::tasks(built, self.parallel, &mut self.tasks);
         let cands = &mut self.coh.cands;
-        cands.clear();
         if self.parallel {
             use rayon::prelude::*;
             if self.parts.len() < self.tasks.len() {
@@ -476,12 +475,16 @@ impl BroadPhase {
                 *st = SearchStats::default();
                 search::run(levels, built, task, out, st);
             });
-            for (out, s) in &self.parts[..self.tasks.len()] {
-                cands.extend_from_slice(out);
+            let parts = &self.parts[..self.tasks.len()];
+            for (_, s) in parts {
                 st += *s;
             }
-            cands.par_sort_unstable();
+            // Resized, not cleared: only its growth is written here.
+            cands.resize(parts.iter().map(|p| p.0.len()).sum(), 0);
+            concat::concat(0..parts.len(), &|k| &parts[k].0[..], cands);
+            concat::sort(cands);
         } else {
+            cands.clear();
             for &task in &self.tasks {
                 search::run(&self.levels, built, task, cands, &mut st);
             }
@@ -569,10 +572,11 @@ impl BroadPhase {
     }
 
     /// Whether [`Self::find_pairs`] and [`Self::set_all`] run on rayon's threads: a rebuild's
-    /// re-fattening, sorts and search (cell and object ranges of each level, and of each pair of
-    /// levels, are independent), and between rebuilds the searches of the objects that left their
-    /// fat spheres, the merge of their pairs into the kept ones and the exact tests, in chunks
-    /// joined in order. The pairs, events and counts are the same, in the same order.
+    /// re-fattening, grouping by level, lifts, sorts and search (cell and object ranges of each
+    /// level, and of each pair of levels, are independent), and between rebuilds the searches of
+    /// the objects that left their fat spheres, the merge of their pairs into the kept ones and the
+    /// exact tests, in chunks joined in order. The pairs, events and counts are the same, in the
+    /// same order.
     pub fn set_parallel(&mut self, parallel: bool) {
         self.parallel = parallel;
     }
@@ -674,89 +678,6 @@ impl BroadPhase {
         }
         self.occupied = self.starts.len();
         self.fresh = true;
-    }
-
-    /// Which coarser level each level's objects are searched on. A level whose objects, together
-    /// with those already lifted into it, would stand about one to a cell on the next occupied
-    /// level is lifted into it (any coarser level holds an object correctly): a sparse level costs
-    /// every finer object a search, and moving its objects up costs a few more candidates. Decided
-    /// on the objects as they stand every `DECISION_FRAMES` frames, from how crowded their cells
-    /// would be (Σ objects² over the cells, counted in a table hashed by cell; where a group holds
-    /// more than `CROWD_SAMPLE` objects, estimated from a sample of its cells).
-    fn decide_lifts(&mut self) {
-        for (t, l) in self.lift.iter_mut().enumerate() {
-            *l = t as u32;
-        }
-        let Some(&(first, s0, _)) = self.starts.first().filter(|_| self.lifting) else { return };
-        let mut acc = vec![first];
-        let mut from = s0;
-        for &(t, s, e) in &self.starts[1..] {
-            let group = &self.members[from..e];
-            let n = group.len();
-            // The cells of one hash in `stride` (all of them up to CROWD_SAMPLE objects), counted
-            // in a table that stays in cache: Σ objects² over those cells, times `stride`, estimates
-            // the sum over all cells.
-            let stride = n.div_ceil(CROWD_SAMPLE).next_power_of_two() as u64;
-            let size = (4 * n.div_ceil(stride as usize)).next_power_of_two();
-            self.crowd.clear();
-            self.crowd.resize(size, 0);
-            let mut squares = 0u64;
-            for &p in group {
-                let c = self.fat[p as usize].c;
-                let (i, j) = (self.levels.index(t, c.x), self.levels.index(t, c.y));
-                let hash = crate::rng::mix((i as u64) ^ (j as u64).rotate_left(32));
-                if (hash >> 40) & (stride - 1) != 0 {
-                    continue;
-                }
-                let h = hash as usize & (size - 1);
-                squares += 2 * self.crowd[h] as u64 + 1;
-                self.crowd[h] += 1;
-            }
-            let estimate = (squares * stride) as f64;
-            if 4.0 * estimate <= 9.0 * n as f64 {
-                for &a in &acc {
-                    self.lift[a] = t as u32;
-                }
-            } else {
-                acc.clear();
-                from = s;
-            }
-            acc.push(t);
-        }
-    }
-
-    /// Groups the objects by level (lifted or not) into `members` and `starts`: a counting sort by
-    /// level, in proxy order within a level.
-    fn group(&mut self, lifted: bool) {
-        self.counts.fill(0);
-        for t in self.level_of.iter_mut().filter(|t| **t != FREE) {
-            if lifted {
-                *t = self.lift[*t as usize];
-            }
-            self.counts[*t as usize] += 1;
-        }
-        let mut at = 0u32;
-        for c in self.counts.iter_mut() {
-            (*c, at) = (at, at + *c);
-        }
-        self.members.clear();
-        self.members.resize(at as usize, 0);
-        for (p, &t) in self.level_of.iter().enumerate() {
-            if t != FREE {
-                let c = &mut self.counts[t as usize];
-                self.members[*c as usize] = p as u32;
-                *c += 1;
-            }
-        }
-        // counts[t] now ends level t's members.
-        self.starts.clear();
-        let mut from = 0u32;
-        for (t, &end) in self.counts.iter().enumerate() {
-            if end > from {
-                self.starts.push((t, from as usize, end as usize));
-            }
-            from = end;
-        }
     }
 
     /// Every pair whose spheres overlap or touch, by testing all pairs (lower proxy first, sorted):

@@ -563,6 +563,7 @@ proptest! {
             prop_assert_eq!((got.0.to_vec(), got.1.to_vec()), want, "frame {}: events", f);
             prop_assert_eq!(&many.pairs, &one.pairs, "frame {}", f);
             prop_assert_eq!(&many.coh.cands, &one.coh.cands, "frame {}: fat pairs", f);
+            prop_assert_eq!((&many.members, &many.starts, &many.lift), (&one.members, &one.starts, &one.lift), "frame {}: levels", f);
             prop_assert_eq!(many.stats(), one.stats(), "frame {}", f);
             prop_assert_eq!(many.rebuilds, one.rebuilds, "frame {}", f);
             prop_assert_eq!(one.pairs.clone(), one.pairs_brute_force(), "frame {}", f);
