@@ -278,6 +278,18 @@ fn a_directory_or_a_list_of_tiles_is_one_mosaic() {
     .unwrap_err()
     .to_string();
     assert!(e.contains("d_off.tif") && e.contains("grid"), "{e}");
+    // A `.tif` of the directory that is no regular file is refused by name, not passed over; a list
+    // may start with a byte-order mark.
+    std::fs::remove_file(tiles.join("d_off.tif")).unwrap();
+    std::fs::create_dir(tiles.join("sub.tif")).unwrap();
+    let opts = LoadOptions::default();
+    let e = build_heightfield_index(&tiles, &d.path().join("x.lfh"), &opts, landfall::Frame::z_up(), &mut |_, _| {})
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("sub.tif") && e.contains("not a regular file"), "{e}");
+    std::fs::write(&list, format!("\u{feff}{}\n", names.join("\n"))).unwrap();
+    build_heightfield_index(&list, &from_list, &opts, landfall::Frame::z_up(), &mut |_, _| {}).unwrap();
+    assert_eq!(std::fs::read(&from_list).unwrap(), std::fs::read(&lfh).unwrap());
 }
 
 /// The input GeoTIFF's CRS is kept in the index (its GeoKeys verbatim), read back by every command

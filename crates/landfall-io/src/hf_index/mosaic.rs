@@ -24,9 +24,13 @@ pub(super) fn tiles_in_dir(dir: &Path) -> Result<Vec<PathBuf>, IoError> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| IoError::os(dir, e))?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| matches!(crate::extension(p).as_str(), "tif" | "tiff") && p.is_file())
+        .filter(|p| matches!(crate::extension(p).as_str(), "tif" | "tiff"))
         .collect();
     files.sort();
+    // A tile that is no regular file (a directory, a link to a device) is said, not passed over.
+    if let Some(odd) = files.iter().find(|p| !p.is_file()) {
+        return Err(IoError::format(odd, "a tile of the directory that is not a regular file: move it out"));
+    }
     if files.is_empty() {
         return Err(IoError::format(dir, "no GeoTIFF tiles (.tif, .tiff) in the directory"));
     }
