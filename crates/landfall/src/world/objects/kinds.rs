@@ -3,7 +3,7 @@
 
 use super::shape::Shape;
 use crate::params::{length, right_angle, ParamError};
-use crate::place::{place, Contacts, FollowParams};
+use crate::place::{place_slope, Contacts, FollowParams};
 use crate::rng::{mix, SplitMix64};
 use crate::terrain::Terrain;
 use crate::world::Cell;
@@ -226,8 +226,8 @@ pub(crate) fn draw_in_cell(
     }
 }
 
-/// The slope under object `d` of kind `spec` placed by [`place`] on `own` from above every
-/// possible ground (`max_height`), or `None` where its kind may not stand there.
+/// The slope under object `d` of kind `spec` placed by [`place`](crate::place()) on `own` from
+/// above every possible ground (`max_height`), or `None` where its kind may not stand there.
 pub(crate) fn slope_on<T: Terrain + ?Sized>(spec: &Kind, d: &Draw, own: &T, max_height: f64) -> Option<f64> {
     let params = FollowParams {
         length: d.size,
@@ -237,7 +237,7 @@ pub(crate) fn slope_on<T: Terrain + ?Sized>(spec: &Kind, d: &Draw, own: &T, max_
         probe_up: 0.0,
     };
     // From above every possible ground: the only surface below.
-    place(own, DVec3::new(d.x, d.y, max_height + 1.0), d.heading, &params).ok().map(|p| p.slope())
+    place_slope(own, DVec3::new(d.x, d.y, max_height + 1.0), d.heading, &params).ok()
 }
 
 /// The shape of object `d` of kind `spec` allowed on ground of `slope` ([`slope_on`]), standing
