@@ -52,7 +52,8 @@
 //!   objects on the coarse ground it draws. The landscapes come from a *footing* (`footing.rs`): the
 //!   cells around the object, read from the cache's layer where it holds them and otherwise refined
 //!   from the nearest ancestors it holds (`refine.rs`, which keeps the quads it refined outside
-//!   the cache for the next objects), never from the top level; the
+//!   the cache for the next objects), never from the top level, and kept for the next object while
+//!   it covers that one's square (forgotten at each sync); the
 //!   same bits as `LodTerrain`'s (tested object for object). Tested after random walks, climbs,
 //!   descents and jumps: every object on the brute-force ground of the finest drawn level, on the
 //!   drawn mesh where it is not morphed, and the same objects as a fresh world's at the same place
