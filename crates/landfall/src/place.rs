@@ -26,8 +26,10 @@
 //! from bounds on the cosine (`1 − m²/2 ≤ cos m ≤ 1 − m²/2 + m⁴/24`), taking the cosine itself only
 //! for ground within rounding of them. `place_batch` runs a crowd in parallel. `place` is generic over
 //! the terrain (`T: Terrain + ?Sized`): a caller who knows the terrain's type gets direct calls, and
-//! `&dyn Terrain` works as before. Its second half (`settle`) is instantiated once per contact count,
-//! so its loops and sums have a fixed length. The heightfield's vertical lookup picks the cell half and
+//! `&dyn Terrain` works as before. Its second half (`plane`, then `settle`) is instantiated once per
+//! contact count, so its loops and sums have a fixed length; `place_slope` (crate-internal) stops
+//! after `plane`, for callers that only ask whether and on how steep a plane a body stands (the
+//! world's objects). The heightfield's vertical lookup picks the cell half and
 //! its plane without a branch (`cell::half_and_plane`): each plane coefficient by index into an array
 //! of its four candidates (one array per coefficient, so that every load is forwarded from a single
 //! store), the side of the diagonal by an exact blend with 0 or 1, because the compiler turns every
@@ -319,6 +321,41 @@ pub fn place<T: Terrain + ?Sized>(
     heading: f64,
     params: &FollowParams,
 ) -> Result<Placement, Refusal> {
+    let (axes, [hl, hw]) = footprint(terrain, position, heading, params)?;
+    // One copy of the rest per contact count, so that its loops and sums have a fixed length.
+    match params.contacts {
+        Contacts::ThreePoints => settle(terrain, position, axes, params, three(axes, hl, hw)),
+        Contacts::FourWheels => settle(terrain, position, axes, params, four(axes, hl, hw)),
+    }
+}
+
+/// The slope [`place`] finds, radians (`place(..).map(|p| p.slope())`, bit for bit, the same
+/// refusals), without the body's position and frame: for callers that only ask whether, and on
+/// how steep a plane, a body may stand.
+pub(crate) fn place_slope<T: Terrain + ?Sized>(
+    terrain: &T,
+    position: DVec3,
+    heading: f64,
+    params: &FollowParams,
+) -> Result<f64, Refusal> {
+    let (axes, [hl, hw]) = footprint(terrain, position, heading, params)?;
+    let (.., cos_slope) = match params.contacts {
+        Contacts::ThreePoints => plane(terrain, position, axes.2, params, three(axes, hl, hw))?,
+        Contacts::FourWheels => plane(terrain, position, axes.2, params, four(axes, hl, hw))?,
+    };
+    Ok(cos_slope.clamp(-1.0, 1.0).acos())
+}
+
+/// Axes (forward, right, up) of a body at `position` with `heading`, and the footprint's half
+/// length and width; refuses inputs that are not finite and footprints that are not positive.
+#[inline(always)]
+#[allow(clippy::type_complexity)]
+fn footprint<T: Terrain + ?Sized>(
+    terrain: &T,
+    position: DVec3,
+    heading: f64,
+    params: &FollowParams,
+) -> Result<((DVec3, DVec3, DVec3), [f64; 2]), Refusal> {
     // x·0 is 0 for every finite x and NaN otherwise: one test for all eight inputs, no branch each.
     let finite =
         [position.x, position.y, position.z, heading, params.length, params.width, params.probe_up, params.max_slope]
@@ -328,42 +365,32 @@ pub fn place<T: Terrain + ?Sized>(
     if !(finite && params.length > 0.0 && params.width > 0.0) {
         return Err(Refusal::BadInput);
     }
-    let (forward, right, up) = axes(terrain, position, heading);
-    let (hl, hw) = (0.5 * params.length, 0.5 * params.width);
-    // One copy of the rest per contact count, so that its loops and sums have a fixed length.
-    match params.contacts {
-        Contacts::ThreePoints => settle(
-            terrain,
-            position,
-            (forward, right, up),
-            params,
-            [forward * hl, -forward * hl - right * hw, -forward * hl + right * hw],
-        ),
-        Contacts::FourWheels => settle(
-            terrain,
-            position,
-            (forward, right, up),
-            params,
-            [
-                forward * hl - right * hw,
-                forward * hl + right * hw,
-                -forward * hl - right * hw,
-                -forward * hl + right * hw,
-            ],
-        ),
-    }
+    Ok((axes(terrain, position, heading), [0.5 * params.length, 0.5 * params.width]))
 }
 
-/// The rest of [`place`]: the ground under each of the `N` contacts (offsets `spots` from
-/// `position`), the plane through them, the checks and the body's frame.
+/// The three points' offsets: front centre, rear left, rear right.
 #[inline(always)]
-fn settle<T: Terrain + ?Sized, const N: usize>(
+fn three((forward, right, _): (DVec3, DVec3, DVec3), hl: f64, hw: f64) -> [DVec3; 3] {
+    [forward * hl, -forward * hl - right * hw, -forward * hl + right * hw]
+}
+
+/// The four wheels' offsets: front left, front right, rear left, rear right.
+#[inline(always)]
+fn four((forward, right, _): (DVec3, DVec3, DVec3), hl: f64, hw: f64) -> [DVec3; 4] {
+    [forward * hl - right * hw, forward * hl + right * hw, -forward * hl - right * hw, -forward * hl + right * hw]
+}
+
+/// The ground under each of the `N` contacts (offsets `spots` from `position`), the upward unit
+/// normal of the plane through them and its component along `up`, refused where that plane is too
+/// steep.
+#[inline(always)]
+fn plane<T: Terrain + ?Sized, const N: usize>(
     terrain: &T,
     position: DVec3,
-    (forward, right, up): (DVec3, DVec3, DVec3),
+    up: DVec3,
     params: &FollowParams,
     spots: [DVec3; N],
-) -> Result<Placement, Refusal> {
+) -> Result<([DVec3; 4], DVec3, f64), Refusal> {
     let mut contacts = [DVec3::ZERO; 4];
     for k in 0..N {
         contacts[k] = ground(terrain, position + spots[k], up, params.probe_up, k)?;
@@ -376,11 +403,24 @@ fn settle<T: Terrain + ?Sized, const N: usize>(
     };
     let normal = normal.try_normalize().ok_or(Refusal::BadInput)?;
     let n = if normal.dot(up) < 0.0 { -normal } else { normal };
-    let mean = contacts[..N].iter().copied().sum::<DVec3>() / N as f64;
     let nu = n.dot(up);
     if nu <= 0.0 || steeper_than(nu, params.max_slope) {
         return Err(Refusal::TooSteep { slope: nu.clamp(-1.0, 1.0).acos(), max: params.max_slope });
     }
+    Ok((contacts, n, nu))
+}
+
+/// The rest of [`place`]: the plane under the contacts ([`plane`]), then the body's frame.
+#[inline(always)]
+fn settle<T: Terrain + ?Sized, const N: usize>(
+    terrain: &T,
+    position: DVec3,
+    (forward, right, up): (DVec3, DVec3, DVec3),
+    params: &FollowParams,
+    spots: [DVec3; N],
+) -> Result<Placement, Refusal> {
+    let (contacts, n, nu) = plane(terrain, position, up, params, spots)?;
+    let mean = contacts[..N].iter().copied().sum::<DVec3>() / N as f64;
     // The reference point: on the plane, on the vertical through the requested position.
     let on_plane = position + up * ((mean - position).dot(n) / nu);
     let fwd = (forward - n * forward.dot(n)).normalize();
@@ -426,6 +466,59 @@ pub fn place_batch<T: Terrain + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{Frame, Heightfield};
+    use proptest::prelude::*;
+
+    /// A rough 33 × 33 heightfield with a hole and a steep ramp, under `gravity`.
+    fn ground(seed: u64, gravity: DVec3) -> Heightfield {
+        let n = 33;
+        let mut rng = crate::rng::SplitMix64::new(seed);
+        let h = (0..n * n)
+            .map(|k| {
+                let (i, j) = (k % n, k / n);
+                match (i, j) {
+                    (14..=16, 14..=16) => f32::NAN,
+                    (26.., _) => (i as f32 - 26.0) * 2.5,
+                    _ => rng.range(0.0, 0.6) as f32 + 0.05 * i as f32,
+                }
+            })
+            .collect();
+        Heightfield::builder(n, n, h).frame(Frame::from_gravity(gravity).unwrap()).build().unwrap()
+    }
+
+    proptest! {
+        /// `place_slope` is `place`'s slope bit for bit, and refuses what `place` refuses with the
+        /// same refusal: inside, at the edge of and outside the ground, over the hole and the ramp,
+        /// under tilted gravity, with footprints and inputs that are not valid, and for slope limits
+        /// within an ulp of the slope found.
+        #[test]
+        fn place_slope_is_places_slope(seed in 0u64..4, tilted in any::<bool>(), x in -3.0f64..36.0, y in -3.0f64..36.0,
+                                       z in -2.0f64..60.0, heading in -7.0f64..7.0, length in -0.5f64..12.0,
+                                       width in -0.5f64..12.0, probe_up in 0.0f64..3.0, max_slope in 0.0f64..1.6,
+                                       four in any::<bool>(), bad in 0u8..12, aim in 0u8..4) {
+            let gravity = if tilted { DVec3::new(0.02, -0.03, -1.0) } else { DVec3::NEG_Z };
+            let t = ground(seed, gravity);
+            let contacts = if four { Contacts::FourWheels } else { Contacts::ThreePoints };
+            let mut params = FollowParams { length, width, contacts, max_slope, probe_up };
+            let mut p = DVec3::new(x, y, z);
+            let mut heading = heading;
+            match bad {
+                0 => p.x = f64::NAN,
+                1 => heading = f64::INFINITY,
+                2 => params.width = f64::NAN,
+                3 => params.max_slope = -0.1,
+                _ => {}
+            }
+            let mut want = place(&t, p, heading, &params).map(|q| q.slope());
+            if let (Ok(slope), 1..) = (want, aim) {
+                // A limit at the slope found, or an ulp either side of it.
+                params.max_slope = [slope, slope.next_up(), slope.next_down()][aim as usize - 1];
+                want = place(&t, p, heading, &params).map(|q| q.slope());
+            }
+            let got = place_slope(&t, p, heading, &params);
+            prop_assert_eq!(got.map(f64::to_bits), want.map(f64::to_bits));
+        }
+    }
 
     /// The slope limit decided without the cosine agrees with the cosine everywhere: at random, and
     /// within a few ulps of the limit and of the bounds, for limits from below zero to past a half

@@ -219,16 +219,19 @@ pub(crate) fn fan_cell(i: i64, j: i64, s: f64, h: impl Fn(i64, i64) -> f32) -> (
 
 /// The fan triangle of cell (i, j) (cells `s` wide) under `p`: its part and vertices (its two
 /// corners and the midpoint), the same bits as [`fan_cell`]'s, from `h` as there.
-#[inline]
+#[inline(always)]
 pub(crate) fn fan_triangle(i: i64, j: i64, s: f64, h: impl Fn(i64, i64) -> f32, p: DVec2) -> (usize, [DVec3; 3]) {
     let part = fan_part(p.x / s - i as f64, p.y / s - j as f64);
-    let corner = |[ci, cj]: [i64; 2]| {
-        let z = corner_height(h(ci - 1, cj - 1), h(ci, cj - 1), h(ci - 1, cj), h(ci, cj));
-        DVec3::new((i + ci) as f64 * s, (j + cj) as f64 * s, z as f64)
-    };
     let f = FAN[part];
     let mid = DVec3::new((i as f64 + 0.5) * s, (j as f64 + 0.5) * s, h(0, 0) as f64);
-    (part, [corner(CORNERS[f[0]]), corner(CORNERS[f[1]]), mid])
+    (part, [fan_corner(i, j, s, &h, CORNERS[f[0]]), fan_corner(i, j, s, &h, CORNERS[f[1]]), mid])
+}
+
+/// Corner `[ci, cj]` of cell (i, j) ([`fan_cell`]'s), inlined into [`fan_triangle`].
+#[inline(always)]
+fn fan_corner(i: i64, j: i64, s: f64, h: &impl Fn(i64, i64) -> f32, [ci, cj]: [i64; 2]) -> DVec3 {
+    let z = corner_height(h(ci - 1, cj - 1), h(ci, cj - 1), h(ci - 1, cj), h(ci, cj));
+    DVec3::new((i + ci) as f64 * s, (j + cj) as f64 * s, z as f64)
 }
 
 /// The surface at `p` on the fan of cell (i, j) of `level` (cells `s` wide) with corners and

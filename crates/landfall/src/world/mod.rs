@@ -795,10 +795,15 @@ impl<S: CellStore> World<S> {
     /// Whether the cache holds every cell of `level` from `lo` to `hi` (inclusive): a layer holds
     /// the cells of its window while it is active.
     pub(crate) fn holds(&self, level: u8, lo: [i64; 2], hi: [i64; 2]) -> bool {
-        let Some(l) = self.layers.get(level as usize).filter(|l| l.active) else { return false };
-        let o = self.window_origin(level);
+        self.held_window(level).is_some_and(|o| (0..2).all(|a| lo[a] >= o[a] && hi[a] < o[a] + self.width))
+    }
+
+    /// The origin of the window of `level` the cache holds, `None` while its layer is inactive (a
+    /// window is [`Self::width`] cells on a side).
+    pub(crate) fn held_window(&self, level: u8) -> Option<[i64; 2]> {
+        let l = self.layers.get(level as usize).filter(|l| l.active)?;
         debug_assert_eq!(l.level, level);
-        (0..2).all(|a| lo[a] >= o[a] && hi[a] < o[a] + self.width)
+        Some(self.window_origin(level))
     }
 
     /// Held cell (i, j) of `level` ([`Self::holds`]).

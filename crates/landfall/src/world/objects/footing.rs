@@ -43,8 +43,15 @@ impl Footing {
         Self { level: 0, s: 1.0, i0: 0, j0: 0, n: 0, cells, spare, max_abs_height: 0.0, frame: Frame::default() }
     }
 
+    /// Keeps no ground (the next [`Self::reset`] makes it afresh).
+    pub fn forget(&mut self) {
+        self.n = 0;
+    }
+
     /// The landscape of `level` (at most the generator's top) within `radius` of (x, y) in x and
-    /// y, from `world`'s cached cells and the quads `refiner` keeps or refines.
+    /// y, from `world`'s cached cells and the quads `refiner` keeps or refines; kept as it is where
+    /// it already covers that square (the same world's: [`Self::forget`] it when the world may
+    /// have changed).
     pub fn reset<S: CellStore>(
         &mut self,
         refiner: &mut Refiner,
@@ -59,6 +66,15 @@ impl Footing {
         let s = gen.cell_width(level);
         let (i0, j0) = (floor_i64((x - radius) / s) - 1, floor_i64((y - radius) / s) - 1);
         let (i1, j1) = (floor_i64((x + radius) / s) + 1, floor_i64((y + radius) / s) + 1);
+        let end = self.i0.saturating_add(self.n as i64);
+        if level == self.level
+            && self.i0 <= i0
+            && self.j0 <= j0
+            && i1 < end
+            && j1 < self.j0.saturating_add(self.n as i64)
+        {
+            return self;
+        }
         let n = ((i1 - i0).max(j1 - j0) + 1) as usize;
         refiner.patch_into(world, level, [i0, j0], [n, n], &mut self.cells, &mut self.spare);
         (self.level, self.s, self.i0, self.j0, self.n, self.max_abs_height) =
@@ -185,21 +201,29 @@ mod tests {
 
     /// A footing's surface is the landscape's, bit for bit, wherever it has one: inside the cache's
     /// windows, across their edges and far outside them, at any level; and it has one within its
-    /// radius.
+    /// radius, made afresh or kept from a wider one before.
     #[test]
     fn footing_is_the_landscape() {
         let mut rng = SplitMix64::new(3);
         let mut refiner = Refiner::new();
+        let mut f = Footing::new();
         for seed in 0..3 {
             let w = world(seed, DVec3::new(rng.range(-5e3, 5e3), rng.range(-5e3, 5e3), rng.range(1.0, 400.0)));
             let v = w.viewer();
+            f.forget();
             for level in 0..12u8 {
                 let lod = LodTerrain::new(w.generator().clone(), level, 16);
-                for _ in 0..20 {
-                    let spread = w.generator().cell_width(level) * w.width() as f64 * rng.range(0.0, 1.5);
-                    let (x, y) = (v.x + rng.range(-spread, spread), v.y + rng.range(-spread, spread));
-                    let radius = rng.range(0.0, 3.0) * w.generator().cell_width(level);
-                    let mut f = Footing::new();
+                for k in 0..40 {
+                    let s = w.generator().cell_width(level);
+                    let spread = s * w.width() as f64 * rng.range(0.0, 1.5);
+                    let (mut x, mut y) = (v.x + rng.range(-spread, spread), v.y + rng.range(-spread, spread));
+                    let mut radius = rng.range(0.0, 3.0) * s;
+                    if k % 2 == 1 {
+                        // Within the last one's square, often kept from it.
+                        (x, y, radius) = (f.i0 as f64 * s, f.j0 as f64 * s, rng.range(0.0, 1.0) * s);
+                        let side = f.n as f64 * s;
+                        (x, y) = (x + rng.range(0.0, side), y + rng.range(0.0, side));
+                    }
                     f.reset(&mut refiner, &w, level, x, y, radius);
                     for _ in 0..8 {
                         let (px, py) = (x + rng.range(-radius, radius), y + rng.range(-radius, radius));

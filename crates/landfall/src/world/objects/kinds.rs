@@ -3,7 +3,7 @@
 
 use super::shape::Shape;
 use crate::params::{length, right_angle, ParamError};
-use crate::place::{place, Contacts, FollowParams};
+use crate::place::{place_slope, Contacts, FollowParams};
 use crate::rng::{mix, SplitMix64};
 use crate::terrain::Terrain;
 use crate::world::Cell;
@@ -226,8 +226,8 @@ pub(crate) fn draw_in_cell(
     }
 }
 
-/// The slope under object `d` of kind `spec` placed by [`place`] on `own` from above every
-/// possible ground (`max_height`), or `None` where its kind may not stand there.
+/// The slope under object `d` of kind `spec` placed by [`place`](crate::place()) on `own` from
+/// above every possible ground (`max_height`), or `None` where its kind may not stand there.
 pub(crate) fn slope_on<T: Terrain + ?Sized>(spec: &Kind, d: &Draw, own: &T, max_height: f64) -> Option<f64> {
     let params = FollowParams {
         length: d.size,
@@ -237,14 +237,15 @@ pub(crate) fn slope_on<T: Terrain + ?Sized>(spec: &Kind, d: &Draw, own: &T, max_
         probe_up: 0.0,
     };
     // From above every possible ground: the only surface below.
-    place(own, DVec3::new(d.x, d.y, max_height + 1.0), d.heading, &params).ok().map(|p| p.slope())
+    place_slope(own, DVec3::new(d.x, d.y, max_height + 1.0), d.heading, &params).ok()
 }
 
 /// The shape of object `d` of kind `spec` allowed on ground of `slope` ([`slope_on`]), standing
 /// on `ground`: the ground right under it (the placement's plane says only whether it may stand).
 pub(crate) fn shape_on<U: Terrain + ?Sized>(spec: &Kind, d: &Draw, slope: f64, ground: &U) -> Option<Shape> {
     let Draw { x, y, heading, size, height } = *d;
-    let g = ground.top_surface(DVec3::new(x, y, 0.0))?.point;
+    // The ground's height alone (the nearest surface below the highest point: the only one).
+    let g = ground.floor_point_below(DVec3::new(x, y, f64::MAX))?;
     // Carry a footprint's base below the sloping ground on its low side.
     let skirt = 0.5 * size * slope.tan() + 0.05 * size;
     Some(match spec.form {
@@ -263,8 +264,8 @@ pub(crate) fn shape_on<U: Terrain + ?Sized>(spec: &Kind, d: &Draw, slope: f64, g
             let (sn, cs) = heading.sin_cos();
             let lowest = [(-1.0, -1.0), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)].iter().fold(g.z, |m, &(dx, dy)| {
                 let (lx, ly) = (dx * half.x, dy * half.y);
-                let q = DVec3::new(x + lx * cs - ly * sn, y + lx * sn + ly * cs, 0.0);
-                ground.top_surface(q).map_or(m, |s| m.min(s.point.z))
+                let q = DVec3::new(x + lx * cs - ly * sn, y + lx * sn + ly * cs, f64::MAX);
+                ground.floor_point_below(q).map_or(m, |s| m.min(s.z))
             });
             let (base, roof) = (lowest - 0.1, g.z + height);
             let c = DVec3::new(g.x, g.y, 0.5 * (base + roof));

@@ -52,7 +52,8 @@
 //!   objects on the coarse ground it draws. The landscapes come from a *footing* (`footing.rs`): the
 //!   cells around the object, read from the cache's layer where it holds them and otherwise refined
 //!   from the nearest ancestors it holds (`refine.rs`, which keeps the quads it refined outside
-//!   the cache for the next objects), never from the top level; the
+//!   the cache for the next objects), never from the top level, and kept for the next object while
+//!   it covers that one's square (forgotten at each sync); the
 //!   same bits as `LodTerrain`'s (tested object for object). Tested after random walks, climbs,
 //!   descents and jumps: every object on the brute-force ground of the finest drawn level, on the
 //!   drawn mesh where it is not morphed, and the same objects as a fresh world's at the same place
@@ -399,6 +400,8 @@ impl Objects {
     pub fn sync<S: CellStore>(&mut self, world: &World<S>) -> SyncStats {
         let mut stats = SyncStats::default();
         let w = world.width() as i64;
+        self.footing.forget();
+        self.own.forget();
         let mut entered_roam: Vec<(i64, i64)> = Vec::new();
         let mut forgotten = 0;
         for t in 0..self.tracked.len() {
@@ -564,15 +567,44 @@ fn window<S: CellStore>(world: &World<S>, level: u8) -> Option<[i64; 2]> {
     world.cell(level, o[0], o[1]).map(|_| o)
 }
 
-/// Calls `f(i, j)` for every cell of window `a` that is not in window `b` (windows `w` wide).
+/// Calls `f(i, j)` for every cell of window `a` that is not in window `b` (windows `w` wide), row
+/// after row, each from west to east.
 fn for_cells_in(a: Option<[i64; 2]>, b: Option<[i64; 2]>, w: i64, mut f: impl FnMut(i64, i64)) {
     let Some(a) = a else { return };
-    let inside_b = |i: i64, j: i64| b.is_some_and(|b| (b[0]..b[0] + w).contains(&i) && (b[1]..b[1] + w).contains(&j));
     for j in a[1]..a[1] + w {
-        for i in a[0]..a[0] + w {
-            if !inside_b(i, j) {
-                f(i, j);
-            }
+        // The row's cells within b: none, or the columns b and a share.
+        let (x0, x1) = match b {
+            Some(b) if (b[1]..b[1] + w).contains(&j) => (b[0].max(a[0]), (b[0] + w).min(a[0] + w)),
+            _ => (a[0], a[0]),
+        };
+        for i in (a[0]..x0.min(a[0] + w)).chain(x1.max(x0).max(a[0])..a[0] + w) {
+            f(i, j);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::for_cells_in;
+
+    /// The cells of one window not in another, in row order: as a test of every cell of the first,
+    /// for windows apart, overlapping, equal and missing.
+    #[test]
+    fn cells_in_one_window_not_another() {
+        let mut rng = crate::rng::SplitMix64::new(9);
+        for k in 0..2000 {
+            let w = 1 + (k % 7) as i64;
+            let a = [rng.range(-10.0, 10.0) as i64, rng.range(-10.0, 10.0) as i64];
+            let b = (k % 5 != 0).then(|| [a[0] + rng.range(-9.0, 9.0) as i64, a[1] + rng.range(-9.0, 9.0) as i64]);
+            let mut got = Vec::new();
+            for_cells_in(Some(a), b, w, |i, j| got.push((i, j)));
+            let inside =
+                |i: i64, j: i64| b.is_some_and(|b| (b[0]..b[0] + w).contains(&i) && (b[1]..b[1] + w).contains(&j));
+            let want: Vec<_> = (a[1]..a[1] + w)
+                .flat_map(|j| (a[0]..a[0] + w).map(move |i| (i, j)))
+                .filter(|&(i, j)| !inside(i, j))
+                .collect();
+            assert_eq!(got, want, "a {a:?} b {b:?} w {w}");
         }
     }
 }

@@ -87,7 +87,11 @@ impl Refiner {
         if keep && table.is_none() {
             *table = Some(Attached::new(SIDE));
         }
-        let held = |qi: i64, qj: i64| world.holds(level, [2 * qi, 2 * qj], [2 * qi + 1, 2 * qj + 1]);
+        // Whether the cache holds quad (qi, qj): its window looked up once.
+        let (window, w) = (world.held_window(level), world.width() as i64);
+        let held = |qi: i64, qj: i64| {
+            window.is_some_and(|o| 2 * qi >= o[0] && 2 * qi + 1 < o[0] + w && 2 * qj >= o[1] && 2 * qj + 1 < o[1] + w)
+        };
         let kept = |t: &Option<Attached<Quad>>, qi: i64, qj: i64| -> Option<Quad> {
             t.as_ref().filter(|_| keep).and_then(|t| t.get(qi, qj)).copied()
         };
