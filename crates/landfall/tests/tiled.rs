@@ -123,8 +123,8 @@ proptest! {
     }
 }
 
-/// Tiles without a valid sample store nothing (they share block 0), and a view's sweeps on the
-/// tiles are those on the rows.
+/// Tiles without a valid sample store nothing (they share block 0), the triangles of the whole grid
+/// are the rows', and a view's sweeps on the tiles are those on the rows.
 #[test]
 fn tiles_without_data_store_nothing() {
     let (nx, ny) = (1300, 900);
@@ -146,6 +146,12 @@ fn tiles_without_data_store_nothing() {
     // Three blocks and the shared empty one, against 5 × 4 tiles.
     assert!(tiles.memory_bytes() < rows.memory_bytes() / 3, "{} vs {}", tiles.memory_bytes(), rows.memory_bytes());
     same(&rows, &tiles, 3).unwrap();
+    // Every triangle of the whole grid, in the same order, the tiles without data passed over.
+    let (mut ta, mut tc) = (Vec::new(), Vec::new());
+    rows.triangles_in(&rows.bounds(), |id, t| ta.push((id, t)));
+    tiles.triangles_in(&tiles.bounds(), |id, t| tc.push((id, t)));
+    assert_eq!(ta.len(), rows.triangle_count());
+    assert_eq!(ta, tc);
     let (a, b) = (Arc::new(rows), Arc::new(tiles));
     let mut va = TileView::new(a, TileViewParams::default()).unwrap();
     let mut vb = TileView::new(b, TileViewParams::default()).unwrap();

@@ -66,39 +66,68 @@ impl Heightfield {
         let x_of = |i: usize| self.origin.x + (i as u32) as f64 * self.spacing.x;
         let y_of = |j: usize| self.origin.y + (j as u32) as f64 * self.spacing.y;
         let (z_min, z_max) = (region.min.z, region.max.z);
+        let tiling = self.tiling();
         for j in rj {
             let (y0, y1) = (y_of(j), y_of(j + 1));
-            let mut x0 = x_of(ri.start);
-            for i in ri.clone() {
-                let x1 = x_of(i + 1);
-                if self.is_cell_masked(i, j) {
-                    x0 = x1;
+            // The row's cells in runs: a tiled heightfield's tile by tile, those of tiles without
+            // data (all holes: most of a sparse index) passed over whole.
+            let mut run = ri.start;
+            while run < ri.end {
+                let end = match tiling {
+                    Some(t) => ((run / t.cells + 1) * t.cells).min(ri.end),
+                    None => ri.end,
+                };
+                let (start, x0) = (run, x_of(run));
+                run = end;
+                if tiling.is_some_and(|t| !self.tile_has_data(start / t.cells, j / t.cells)) {
                     continue;
                 }
-                // The cell's four corners once, shared by its two triangles (as `cell_triangle`
-                // builds them).
-                let [s0, s1, n0, n1] = self.corners_f32(i, j);
-                let corner = [
-                    [DVec3::new(x0, y0, s0 as f64), DVec3::new(x0, y1, n0 as f64)],
-                    [DVec3::new(x1, y0, s1 as f64), DVec3::new(x1, y1, n1 as f64)],
-                ];
-                let anti = self.diagonal.is_anti(i, j);
-                for half in [Half::South, Half::North] {
-                    let o = cell::corner_offsets(anti, half);
-                    let t = [corner[o[0].0][o[0].1], corner[o[1].0][o[1].1], corner[o[2].0][o[2].1]];
-                    let (a, b, c) = (t[0].z, t[1].z, t[2].z);
-                    // Plain comparisons: with a NaN corner (a hole) they mean nothing, and the last
-                    // test rejects the triangle.
-                    let lo = if a < b { a } else { b };
-                    let lo = if c < lo { c } else { lo };
-                    let hi = if a > b { a } else { b };
-                    let hi = if c > hi { c } else { hi };
-                    if hi >= z_min && lo <= z_max && !(a.is_nan() || b.is_nan() || c.is_nan()) {
-                        visit(TriangleId::Cell { i: i as u32, j: j as u32, half }, t);
-                    }
-                }
-                x0 = x1;
+                self.row_triangles(j, start..end, [x0, y0, y1], [z_min, z_max], &x_of, &mut visit);
             }
+        }
+    }
+
+    /// [`Self::triangles_in`]'s cells `ri` of row `j` (south and north edges at `y0`, `y1`; the
+    /// first cell's west edge at `x0`).
+    #[inline(always)]
+    fn row_triangles(
+        &self,
+        j: usize,
+        ri: std::ops::Range<usize>,
+        [mut x0, y0, y1]: [f64; 3],
+        [z_min, z_max]: [f64; 2],
+        x_of: &impl Fn(usize) -> f64,
+        visit: &mut impl FnMut(TriangleId, [DVec3; 3]),
+    ) {
+        for i in ri {
+            let x1 = x_of(i + 1);
+            if self.is_cell_masked(i, j) {
+                x0 = x1;
+                continue;
+            }
+            // The cell's four corners once, shared by its two triangles (as `cell_triangle`
+            // builds them).
+            let [s0, s1, n0, n1] = self.corners_f32(i, j);
+            let corner = [
+                [DVec3::new(x0, y0, s0 as f64), DVec3::new(x0, y1, n0 as f64)],
+                [DVec3::new(x1, y0, s1 as f64), DVec3::new(x1, y1, n1 as f64)],
+            ];
+            let anti = self.diagonal.is_anti(i, j);
+            for half in [Half::South, Half::North] {
+                let o = cell::corner_offsets(anti, half);
+                let t = [corner[o[0].0][o[0].1], corner[o[1].0][o[1].1], corner[o[2].0][o[2].1]];
+                let (a, b, c) = (t[0].z, t[1].z, t[2].z);
+                // Plain comparisons: with a NaN corner (a hole) they mean nothing, and the last
+                // test rejects the triangle.
+                let lo = if a < b { a } else { b };
+                let lo = if c < lo { c } else { lo };
+                let hi = if a > b { a } else { b };
+                let hi = if c > hi { c } else { hi };
+                if hi >= z_min && lo <= z_max && !(a.is_nan() || b.is_nan() || c.is_nan()) {
+                    visit(TriangleId::Cell { i: i as u32, j: j as u32, half }, t);
+                }
+            }
+            x0 = x1;
         }
     }
 
