@@ -71,8 +71,12 @@ pub(crate) fn places(step: f64) -> usize {
     }
 }
 
-/// `v` with `places` decimals, as [`landfall::support::Fixed`] prints it.
+/// `v` with `places` decimals, as [`landfall::support::Fixed`] prints it; at the 15 places of a
+/// step of 1e-11 or less, a value below them that is not zero as it is (`2e-300`, not 0).
 pub(crate) fn fixed(v: f64, places: usize) -> String {
+    if places >= 15 && v != 0.0 && v.abs() < 1e-15 {
+        return landfall::support::Num(v).to_string();
+    }
     landfall::support::Fixed(v, places).to_string()
 }
 

@@ -42,13 +42,13 @@ impl std::fmt::Display for Num {
 }
 
 /// A number to `.1` decimal places, as reports print coordinates: trailing zeros and a negative
-/// zero's sign dropped, in exponent form (six digits) where plain digits would run to 17 or more
-/// before the point or round a value that is not zero to 0.
+/// zero's sign dropped (rounding noise prints as 0), in exponent form (six digits) where plain
+/// digits would run to 17 or more before the point.
 ///
 /// ```
 /// use landfall::support::Fixed;
 /// assert_eq!(Fixed(2.50, 3).to_string(), "2.5");
-/// assert_eq!(Fixed(-0.0001, 2).to_string(), "-1e-4");
+/// assert_eq!(Fixed(-0.0001, 2).to_string(), "0");
 /// assert_eq!(Fixed(1e300, 0).to_string(), "1e300");
 /// assert_eq!(Fixed(2.0 / 3.0 * 1e20, 0).to_string(), "6.66667e19");
 /// ```
@@ -67,7 +67,7 @@ impl std::fmt::Display for Fixed {
             }
         };
         let a = v.abs();
-        if a.is_finite() && a != 0.0 && (a >= 1e16 || a < 0.5 * 10f64.powi(-(places as i32))) {
+        if a.is_finite() && a >= 1e16 {
             let s = format!("{v:.5e}");
             let (m, e) = s.split_at(s.find('e').unwrap_or(s.len()));
             return write!(f, "{}{e}", trim(m));
