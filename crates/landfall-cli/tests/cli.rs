@@ -676,7 +676,7 @@ fn viewshed_writes_a_georeferenced_geotiff() {
         (vec!["--observer", "1000,2010", "--low-pitch", "10", "--high-pitch", "-10"], "--low-pitch/--high-pitch"),
         (
             vec!["--observer", "1000,2010", "--start-angle", "10"],
-            "--start-angle/--end-angle: start_angle and end_angle go together (start_angle 10 given alone)",
+            "--start-angle/--end-angle: --start-angle and --end-angle go together (--start-angle 10 given alone)",
         ),
         (vec!["--observer", "1000,2010", "--end-angle", "20"], "--start-angle/--end-angle"),
         (vec!["--observer", "1000,2010", "--start-angle", "NaN", "--end-angle", "20"], "--start-angle/--end-angle"),

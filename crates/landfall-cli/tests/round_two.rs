@@ -98,8 +98,9 @@ fn several_outputs_are_committed_together_or_not_at_all() {
     let e = refused(&["viewshed", s(&t), "--observer", "1,1", "--out", s(&vis), "--png", s(&missing)]);
     assert!(e.contains("dir.png"), "{e}");
     assert_eq!(std::fs::read_to_string(&vis).unwrap(), "old");
-    // Two names for one file.
-    let same = d.path().join(".").join("vis.tif");
+    // Two names for one file (the picture's named .png, through a link to the GeoTIFF).
+    let same = d.path().join("same.png");
+    std::os::unix::fs::symlink(&vis, &same).unwrap();
     let e = refused(&["viewshed", s(&t), "--observer", "1,1", "--out", s(&vis), "--png", s(&same)]);
     assert!(e.contains("name the same file"), "{e}");
     assert_eq!(std::fs::read_to_string(&vis).unwrap(), "old");
