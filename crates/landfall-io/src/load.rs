@@ -85,24 +85,27 @@ pub struct Loaded {
 /// Reads a raster and builds a heightfield: z = value · z_scale + z_offset, placement from the
 /// options, else the file's georeferencing, else origin (0, 0) and spacing 1.
 pub fn load_heightfield(path: &Path, opts: &LoadOptions) -> Result<Loaded, IoError> {
-    let r = read_raster_with(path, &opts.limits)?;
+    let mut r = read_raster_with(path, &opts.limits)?;
     if !(opts.z_scale.is_finite() && opts.z_offset.is_finite()) {
         return Err(IoError::field(path, "z-scale/z-offset", "must be finite numbers"));
     }
     let geo = r.georef.unwrap_or(GeoRef { origin: (0.0, 0.0), spacing: (1.0, 1.0) });
     let (dx, dy) = opts.spacing.unwrap_or(geo.spacing);
     let (ox, oy) = opts.origin.unwrap_or(geo.origin);
-    let mut values = landfall::support::sample_buffer(r.values.len());
-    for (h, &v) in values.iter_mut().zip(&r.values) {
-        *h = (v as f64 * opts.z_scale + opts.z_offset) as f32;
+    // In place: the raster's buffer becomes the heightfield's (a national DEM is not held twice).
+    if (opts.z_scale, opts.z_offset) != (1.0, 0.0) {
+        for h in r.values.iter_mut() {
+            *h = (*h as f64 * opts.z_scale + opts.z_offset) as f32;
+        }
+        if let Some(k) = r.values.iter().position(|v| v.is_infinite()) {
+            return Err(IoError::field(
+                path,
+                format!("sample (column {}, row {} from the south)", k % r.nx, k / r.nx),
+                "value overflows f32 after z-scale/z-offset",
+            ));
+        }
     }
-    if let Some(k) = values.iter().position(|v| v.is_infinite()) {
-        return Err(IoError::field(
-            path,
-            format!("sample (column {}, row {} from the south)", k % r.nx, k / r.nx),
-            "value overflows f32 after z-scale/z-offset",
-        ));
-    }
+    let values = std::mem::take(&mut r.values);
     let hf = Heightfield::builder(r.nx, r.ny, values)
         .origin(ox, oy)
         .spacing(dx, dy)

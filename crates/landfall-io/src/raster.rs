@@ -195,6 +195,30 @@ pub(crate) fn to_heights(
     raw.into_iter().enumerate().map(|(k, v)| to_height(path, v, &nodata, || name(k))).collect()
 }
 
+/// A row of samples read as f64 → heights in `out` (the same length), as [`to_heights`] converts
+/// each; an error names the sample with `name(column)`.
+pub(crate) fn to_height_row(
+    path: &Path,
+    row: &[f64],
+    out: &mut [f32],
+    nodata: &Nodata,
+    name: impl Fn(usize) -> String,
+) -> Result<(), IoError> {
+    let mut infinite = false;
+    for (h, &v) in out.iter_mut().zip(row) {
+        let f = v as f32;
+        infinite |= f.is_infinite() & !nodata.is_hole(v);
+        *h = if nodata.is_hole(v) { f32::NAN } else { f };
+    }
+    if infinite {
+        // The rare case: find the first again, with its message.
+        for (k, &v) in row.iter().enumerate() {
+            to_height(path, v, nodata, || name(k))?;
+        }
+    }
+    Ok(())
+}
+
 /// One sample read as f64 → its height, as [`to_heights`] converts each.
 pub(crate) fn to_height(path: &Path, v: f64, nodata: &Nodata, name: impl FnOnce() -> String) -> Result<f32, IoError> {
     let f = v as f32;

@@ -355,7 +355,8 @@ proptest! {
     /// Snapping against brute force: the point found is walkable (clear of every inflated disc by
     /// exact distance, on ground within the limit) and within the snap distance; no walkable point
     /// of a 2 cm grid is nearer (the search is exact, up to a nudge of 10⁻⁷ m); a walkable point
-    /// is not moved; none found only when the grid finds none. Points random, at discs' centres,
+    /// is not moved; none found only when the grid finds none (a found point in a pocket narrower
+    /// than the grid has no grid point to compare with). Points random, at discs' centres,
     /// on their inflated circles, on the slope cells' corners, between two discs.
     #[test]
     fn snapping_finds_the_nearest_walkable_point(seed in any::<u64>(), n in 0usize..60, steep in any::<bool>(), aim in 0u8..5) {
@@ -386,8 +387,11 @@ proptest! {
                 if planner.walkable(p) {
                     prop_assert_eq!(q, p);
                 }
-                let w = want.expect("found a point the grid has none near");
-                prop_assert!(d <= w + 1e-6, "moved {d}, the grid has a walkable point {w} away");
+                // No grid point at all: a pocket between discs (or at the snap reach) narrower than
+                // the 2 cm grid, where only the checks above can be made.
+                if let Some(w) = want {
+                    prop_assert!(d <= w + 1e-6, "moved {d}, the grid has a walkable point {w} away");
+                }
             }
             None => prop_assert!(want.is_none(), "none found, the grid has one {want:?} away"),
         }

@@ -56,7 +56,7 @@ mod scale;
 mod sidecar;
 
 use crate::input::{open_regular, Limits};
-use crate::raster::{to_height, GeoKeys, GeoRef, Nodata, Raster};
+use crate::raster::{to_height_row, GeoKeys, GeoRef, Nodata, Raster};
 use crate::IoError;
 use georef::{read_geokeys, read_georef};
 use landfall::support::Num;
@@ -197,21 +197,17 @@ fn has_internal_mask(path: &Path) -> bool {
         && matches!(dec.find_tag_unsigned::<u32>(Tag::NewSubfileType), Ok(Some(t)) if t & 4 != 0)
 }
 
-/// Reads the whole image: row by row, as it streams (no copy of the decoded file besides the
-/// heights).
+/// Reads the whole image: row by row, as it streams, each row converted straight into its place
+/// (row 0 south) in the one buffer of heights (no copy of the decoded file, no second pass).
 pub(crate) fn read(path: &Path, limits: &Limits) -> Result<Raster, IoError> {
     let mut o = open(path, limits, |w, h| limits.check_samples(path, "ImageWidth × ImageLength", w, h))?;
     let (nx, ny, nodata) = (o.nx, o.ny, Nodata::new(o.nodata));
-    let mut values = Vec::with_capacity(nx * ny);
+    let mut values = landfall::support::sample_buffer(nx * ny);
     stream_rows(path, &mut o, |r, row| {
-        for (k, &v) in row.iter().enumerate() {
-            values.push(to_height(path, v, &nodata, || format!("pixel (row {r}, column {k})"))?);
-        }
-        Ok(())
+        let out = &mut values[(ny - 1 - r) * nx..][..nx];
+        to_height_row(path, row, out, &nodata, |k| format!("pixel (row {r}, column {k})"))
     })?;
-    let mut r = Raster { nx, ny, values, georef: o.georef, notes: std::mem::take(&mut o.notes), geokeys: o.geokeys };
-    r.flip_rows();
-    Ok(r)
+    Ok(Raster { nx, ny, values, georef: o.georef, notes: std::mem::take(&mut o.notes), geokeys: o.geokeys })
 }
 
 /// A reader that stops at the length the file had when opened (a file that grows while it is read

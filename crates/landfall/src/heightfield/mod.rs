@@ -387,6 +387,16 @@ pub struct HeightfieldBuilder {
     frame: Frame,
 }
 
+/// The index of the first infinite sample: a block of samples at a time, each block checked
+/// without a branch per sample (which vectorises).
+fn first_infinite(h: &[f32]) -> Option<usize> {
+    const BLOCK: usize = 1024;
+    h.chunks(BLOCK).enumerate().find_map(|(c, block)| {
+        let any = block.iter().fold(false, |a, x| a | x.is_infinite());
+        any.then(|| c * BLOCK + block.iter().position(|x| x.is_infinite()).unwrap_or(0))
+    })
+}
+
 impl HeightfieldBuilder {
     /// World position (x, y) of sample (0, 0), the south-west corner. Default (0, 0).
     pub fn origin(mut self, x: f64, y: f64) -> Self {
@@ -438,7 +448,7 @@ impl HeightfieldBuilder {
         if self.heights.len() != expected {
             return Err(HeightfieldError::WrongLength { expected, got: self.heights.len() });
         }
-        if let Some(k) = self.heights.iter().position(|h| h.is_infinite()) {
+        if let Some(k) = first_infinite(&self.heights) {
             return Err(HeightfieldError::InfiniteSample { i: k % nx, j: k / nx });
         }
         check_geometry(nx, ny, self.origin, self.spacing, self.leaf_size)?;

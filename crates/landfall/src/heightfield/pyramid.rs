@@ -680,7 +680,9 @@ fn encode(r: Range, (base, step): (f64, f64)) -> Code {
     [lo as u16, hi as u16]
 }
 
-/// Exact ranges of leaves `bi0..bi0 + out.len()` of leaf row `bj`, from the samples.
+/// Exact ranges of leaves `bi0..bi0 + out.len()` of leaf row `bj`, from the samples (NaN, a hole,
+/// left out). Each column's range over the leaf row's rows first (element by element, which
+/// vectorises), then each leaf's over its columns.
 #[allow(clippy::too_many_arguments)]
 fn exact_leaf_row(
     heights: &[f32],
@@ -692,20 +694,28 @@ fn exact_leaf_row(
     bi0: usize,
     out: &mut [Range],
 ) {
-    out.fill(EMPTY_RANGE);
+    if out.is_empty() {
+        return;
+    }
+    let i0 = bi0 * leaf;
+    let i_last = ((bi0 + out.len()) * leaf).min(ncx);
+    let width = i_last - i0 + 1;
+    let (mut lo, mut hi) = (vec![f32::INFINITY; width], vec![f32::NEG_INFINITY; width]);
     let j_end = ((bj + 1) * leaf).min(ncy);
     for j in bj * leaf..=j_end {
-        let row = &heights[j * nx..(j + 1) * nx];
-        for (n, r) in out.iter_mut().enumerate() {
-            let bi = bi0 + n;
-            let i_end = ((bi + 1) * leaf).min(ncx);
-            let (mut lo, mut hi) = (r[0], r[1]);
-            for &h in &row[bi * leaf..=i_end] {
-                lo = lo.min(h);
-                hi = hi.max(h);
-            }
-            *r = [lo, hi];
+        let row = &heights[j * nx + i0..][..width];
+        for ((l, h), &x) in lo.iter_mut().zip(hi.iter_mut()).zip(row) {
+            // `f32::min`/`max` as compares: a NaN sample compares false and is left out.
+            *l = if x < *l { x } else { *l };
+            *h = if x > *h { x } else { *h };
         }
+    }
+    for (n, r) in out.iter_mut().enumerate() {
+        let a = n * leaf;
+        let b = (((bi0 + n + 1) * leaf).min(ncx) - i0).min(width - 1);
+        let l = lo[a..=b].iter().fold(f32::INFINITY, |m, &x| if x < m { x } else { m });
+        let h = hi[a..=b].iter().fold(f32::NEG_INFINITY, |m, &x| if x > m { x } else { m });
+        *r = [l, h];
     }
 }
 
