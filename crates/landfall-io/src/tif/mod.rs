@@ -177,7 +177,8 @@ pub(crate) fn open(
             Num(o)
         ));
     }
-    if has_internal_mask(path) {
+    // Opened again only for a file with a second image (most have one image).
+    if dec.more_images() && has_internal_mask(path) {
         notes.push(
             "has an internal nodata mask (GDAL's), which landfall does not read: the masked samples are read as \
              the values stored under them; to make them nodata: gdalwarp -dstnodata -9999 IN OUT"
