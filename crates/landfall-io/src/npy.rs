@@ -1,7 +1,7 @@
 //! NumPy `.npy` arrays and `.npz` archives.
 
 use crate::input::{open_regular, Limits};
-use crate::raster::{to_heights, GeoKeys, GeoRef, Raster};
+use crate::raster::{to_height_row, GeoKeys, GeoRef, Nodata, Raster};
 use crate::IoError;
 use std::io::{Read, Write};
 use std::path::Path;
@@ -149,8 +149,10 @@ fn to_raster(path: &Path, name: &str, a: Array) -> Result<Raster, IoError> {
         ));
     }
     let (ny, nx) = (a.shape[0], a.shape[1]);
-    let values =
-        to_heights(path, a.values.iter().copied(), None, |k| format!("{name} element [{}, {}]", k / nx, k % nx))?;
+    let mut values = landfall::support::sample_buffer(a.values.len());
+    to_height_row(path, &a.values, &mut values, &Nodata::new(None), |k| {
+        format!("{name} element [{}, {}]", k / nx, k % nx)
+    })?;
     Ok(Raster { nx, ny, values, georef: None, notes: vec![], geokeys: None })
 }
 

@@ -183,20 +183,9 @@ impl Nodata {
     }
 }
 
-/// Samples read as f64 → heights: NaN and `nodata` ([`Nodata`]) become holes (NaN); a value that
-/// is infinite as an f32 is an error naming the sample with `name(index)`.
-pub(crate) fn to_heights(
-    path: &Path,
-    raw: impl IntoIterator<Item = f64>,
-    nodata: Option<f64>,
-    name: impl Fn(usize) -> String,
-) -> Result<Vec<f32>, IoError> {
-    let nodata = Nodata::new(nodata);
-    raw.into_iter().enumerate().map(|(k, v)| to_height(path, v, &nodata, || name(k))).collect()
-}
-
-/// A row of samples read as f64 → heights in `out` (the same length), as [`to_heights`] converts
-/// each; an error names the sample with `name(column)`.
+/// Samples read as f64 (a row, or a whole array) → heights in `out` (the same length): NaN and the
+/// nodata value ([`Nodata`]) become holes (NaN); a value that is infinite as an f32 is an error
+/// naming the sample with `name(index)`.
 pub(crate) fn to_height_row(
     path: &Path,
     row: &[f64],
@@ -219,7 +208,7 @@ pub(crate) fn to_height_row(
     Ok(())
 }
 
-/// One sample read as f64 → its height, as [`to_heights`] converts each.
+/// One sample read as f64 → its height, as [`to_height_row`] converts each.
 pub(crate) fn to_height(path: &Path, v: f64, nodata: &Nodata, name: impl FnOnce() -> String) -> Result<f32, IoError> {
     let f = v as f32;
     if nodata.is_hole(v) {
