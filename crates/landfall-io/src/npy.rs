@@ -34,7 +34,7 @@ const MAX_HEADER_BYTES: usize = 12 + (1 << 16);
 
 /// Parses the header at the start of `bytes`; `name` is what errors call the array.
 fn parse_header(path: &Path, name: &str, bytes: &[u8]) -> Result<NpyHeader, IoError> {
-    let fld = |f: &str, m: String| IoError::field(path, format!("{name}{f}"), m);
+    let fld = |f: &str, m: String| IoError::field(path, format!("{name}{f}").trim_start(), m);
     if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
         return Err(fld("", "not a .npy array (bad magic)".into()));
     }
@@ -55,7 +55,12 @@ fn parse_header(path: &Path, name: &str, bytes: &[u8]) -> Result<NpyHeader, IoEr
     }
     // ASCII from here on: every byte offset below is a character boundary.
     let value_of = |key: &str| -> Result<&str, IoError> {
-        let k = header.find(&format!("'{key}'")).ok_or_else(|| fld(&format!(" header '{key}'"), "missing".into()))?;
+        let quoted = format!("'{key}'");
+        let k = header.find(&quoted).ok_or_else(|| fld(&format!(" header '{key}'"), "missing".into()))?;
+        // NumPy would take the last of two; a file that says it twice is refused, not guessed.
+        if header[k + quoted.len()..].contains(&quoted) {
+            return Err(fld(&format!(" header '{key}'"), "given twice".into()));
+        }
         let rest = &header[k + key.len() + 2..];
         let colon = rest.find(':').ok_or_else(|| fld(&format!(" header '{key}'"), "malformed".into()))?;
         Ok(rest[colon + 1..].trim_start())
@@ -97,7 +102,7 @@ fn parse_header(path: &Path, name: &str, bytes: &[u8]) -> Result<NpyHeader, IoEr
 
 /// Parses one `.npy` byte stream; `name` is what errors call it (file, or file + member).
 fn parse(path: &Path, name: &str, bytes: &[u8], limits: &Limits) -> Result<Array, IoError> {
-    let fld = |f: &str, m: String| IoError::field(path, format!("{name}{f}"), m);
+    let fld = |f: &str, m: String| IoError::field(path, format!("{name}{f}").trim_start(), m);
     let h = parse_header(path, name, bytes)?;
     check_shape(path, name, &h, limits)?;
     let NpyHeader { big, ref kind, size, fortran, ref shape, data_start } = h;

@@ -131,6 +131,8 @@ fn npy_dtypes_and_corruption() {
         (npy_bytes("<c8", "(2, 3)", &data), "dtype"),
         (b"\x93NUMPZ\x01\x00\x10\x00".to_vec(), "magic"),
         (npy_bytes("<f4", "(2, 3)", &data)[..30].to_vec(), "truncated"),
+        // NumPy takes the last of two keys; landfall refuses the file rather than guess.
+        (npy_bytes("<f4", "(3, 2), 'shape': (2, 3)", &data), "a.npy: header 'shape': given twice"),
     ] {
         std::fs::write(&p, bytes).unwrap();
         let e = err_text(read_raster(&p));
