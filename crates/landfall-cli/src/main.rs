@@ -125,7 +125,7 @@ enum Command {
     Height {
         #[command(flatten)]
         terrain: TerrainArgs,
-        /// Input CSV of query points.
+        /// Input CSV of query points (`-`: standard input).
         #[arg(long, value_name = "IN.csv")]
         points: PathBuf,
         /// Output CSV.
@@ -162,7 +162,7 @@ enum Command {
     Raycast {
         #[command(flatten)]
         terrain: TerrainArgs,
-        /// Input CSV of rays.
+        /// Input CSV of rays (`-`: standard input).
         #[arg(long, value_name = "IN.csv")]
         rays: PathBuf,
         /// Output CSV.
@@ -269,7 +269,7 @@ enum Command {
     /// when complete.
     #[command(after_help = examples::PROXIMITY)]
     Proximity {
-        /// Input CSV of spheres.
+        /// Input CSV of spheres (`-`: standard input).
         #[arg(long, value_name = "IN.csv")]
         objects: PathBuf,
         /// Output CSV of pairs.

@@ -160,3 +160,30 @@ fn an_id_beyond_i128_is_out_of_range() {
     let e = refused(&["proximity", "--objects", s(&objects), "-o", s(&out)]);
     assert!(e.contains("line 3") && e.contains("beyond ±2¹²⁷"), "{e}");
 }
+
+/// `--points -` reads the CSV from standard input, as Unix tools do: the same answer as the file.
+#[test]
+fn points_from_standard_input() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let d = tempfile::tempdir().unwrap();
+    let dem = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/volcano.asc");
+    let csv = "x,y\n100,200\n400.5,300.25\n-5,1\n";
+    let file = d.path().join("p.csv");
+    std::fs::write(&file, csv).unwrap();
+    let (a, b) = (d.path().join("a.csv"), d.path().join("b.csv"));
+    ok(&["height", s(&dem), "--points", s(&file), "--out", s(&a)]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_landfall"))
+        .args(["height", s(&dem), "--points", "-", "--out", s(&b)])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(csv.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let got = std::fs::read_to_string(&b).unwrap();
+    assert_eq!(got, std::fs::read_to_string(&a).unwrap());
+    assert_eq!(got.lines().count(), 4, "{got}");
+}

@@ -139,8 +139,12 @@ const SPHERE_COLUMNS: [&str; 5] = ["id", "x", "y", "z", "radius"];
 const LINE_BALL_COLUMNS: [&str; 4] = ["x", "v", "r", "m"];
 
 impl BatchReader {
-    /// Opens `path` and reads its header. The file may be a pipe (it is read once, in order).
+    /// Opens `path` and reads its header. The file may be a pipe (it is read once, in order); `-`
+    /// is standard input.
     pub fn open(path: &Path, kind: Batch) -> Result<Self, IoError> {
+        if path.as_os_str() == "-" {
+            return Self::from_reader(path, Box::new(std::io::stdin()), 0, kind);
+        }
         let file = std::fs::File::open(path).map_err(|e| IoError::os(path, e))?;
         let meta = file.metadata().map_err(|e| IoError::os(path, e))?;
         if meta.is_dir() {
