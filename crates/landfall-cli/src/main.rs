@@ -259,8 +259,9 @@ enum Command {
     /// house in one pass).
     ///
     /// Pairs are not held in memory: they go to temporary files beside the output as they are
-    /// found, in sorted runs of 4 million, merged into the output at the end (memory stays near
-    /// 40 MB whatever the count: 30,000 identical spheres make 4.5·10⁸ pairs). With --max-pairs N
+    /// found, in sorted runs of 4 million, merged into the output at the end (the pairs take about
+    /// 40 MB of memory whatever their count, beside the spheres themselves and the broad phase over
+    /// them: 30,000 identical spheres make 4.5·10⁸ pairs). With --max-pairs N
     /// the search keeps the first N pairs it finds (sorted), counts the rest, and says so.
     ///
     /// A bad row (a field that is not a finite number, an id that is not an integer or repeats

@@ -187,3 +187,17 @@ fn points_from_standard_input() {
     assert_eq!(got, std::fs::read_to_string(&a).unwrap());
     assert_eq!(got.lines().count(), 4, "{got}");
 }
+
+/// A ray from beyond ±1e150 is refused, naming the line and the fields (from so far the hit keeps
+/// none of the terrain's digits: (−4e307, −4e307, −4e307) along (1, 1, 1) reported a miss).
+#[test]
+fn rays_from_beyond_the_coordinate_range_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let dem = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/volcano.asc");
+    let rays = d.path().join("r.csv");
+    std::fs::write(&rays, "ox,oy,oz,dx,dy,dz\n100,100,500,0,0,-1\n-4e307,-4e307,-4e307,1,1,1\n").unwrap();
+    let out = d.path().join("h.csv");
+    let e = refused(&["raycast", s(&dem), "--rays", s(&rays), "--out", s(&out)]);
+    assert!(e.contains("line 3") && e.contains("'ox','oy','oz'") && e.contains("1e150"), "{e}");
+    assert!(!out.exists());
+}

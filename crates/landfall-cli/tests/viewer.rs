@@ -138,6 +138,9 @@ fn endpoints_answer_as_the_library_and_refuse_bad_requests() {
         ("/api/height?x=nan&y=1", "x: 'nan'"),
         ("/api/raycast?ox=0&oy=0&oz=0&dx=0&dy=0&dz=0", "direction"),
         ("/api/raycast?ox=0&oy=0&oz=0&dx=1&dy=0&dz=0&max=-1", "max"),
+        // From beyond ±1e150 a line's answer keeps none of the terrain's digits.
+        ("/api/raycast?ox=-4e307&oy=-4e307&oz=-4e307&dx=1&dy=1&dz=1", "1e150"),
+        ("/api/visible?ax=0&ay=0&az=0&bx=9e307&by=9e307&bz=9e307", "b: a coordinate beyond ±1e150"),
         ("/api/viewshed?x=1", "y: missing"),
         ("/api/viewshed?x=0&y=0&max_distance=0", "max distance"),
         ("/api/world/update?x=0&y=0&z=0", "procedural world"),

@@ -304,6 +304,9 @@ impl BatchReader {
                     }
                     _ => f64::INFINITY,
                 };
+                if let Err(landfall::RayError::OriginOutOfRange) = ray.validate(max_t) {
+                    return Err(format!("fields 'ox','oy','oz': {}", landfall::RayError::OriginOutOfRange));
+                }
                 Ok(Query::Ray(ray, max_t))
             }
             Batch::Spheres => {

@@ -85,6 +85,18 @@ pub fn all_finite(flat: &[f64], width: usize, what: &str) -> PyResult<()> {
     }
 }
 
+/// Every coordinate within ±1e150 (landfall's coordinate range: from farther a line's answer keeps
+/// none of the terrain's digits), else `ValueError` naming the row.
+pub fn in_range(flat: &[f64], width: usize, what: &str) -> PyResult<()> {
+    match flat.iter().position(|v| v.abs() > landfall::PolygonTerrain::MAX_COORDINATE) {
+        Some(k) => Err(PyValueError::new_err(format!(
+            "{what} {}: a coordinate beyond ±1e150 (landfall's coordinate range)",
+            k / width
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// An empty vector with room for `n` items, or `MemoryError` (never an abort).
 pub fn fallible<T>(n: usize) -> PyResult<Vec<T>> {
     let mut v = Vec::new();

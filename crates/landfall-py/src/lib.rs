@@ -14,7 +14,7 @@ mod queries;
 mod viewshed;
 mod world;
 
-use args::{all_finite, columns, err, pyarray, same_len, same_points, slice};
+use args::{all_finite, columns, err, in_range, pyarray, same_len, same_points, slice};
 use landfall::glam::DVec3;
 use landfall::viewshed::{ViewshedError, ViewshedMode, ViewshedParams};
 use landfall::{Diagonal, FollowParams, Frame};
@@ -219,8 +219,10 @@ impl Terrain {
     fn _visible<'py>(&self, py: Python<'py>, a: In<'py>, b: In<'py>) -> PyResult<Array<'py>> {
         let (a, b) = (slice(&a, "a")?, slice(&b, "b")?);
         let n = same_points(&[(a, "a"), (b, "b")])?;
-        all_finite(a, 3, "point pair")?;
-        all_finite(b, 3, "point pair")?;
+        for p in [a, b] {
+            all_finite(p, 3, "point pair")?;
+            in_range(p, 3, "point pair")?;
+        }
         Ok(pyarray(
             py,
             self.batch_any(py, n, |t, r| match t {

@@ -175,6 +175,11 @@ def test_bad_inputs_are_value_errors(tmp_path, dem):
         dem.raycast([[0, 0, 0], [0, 0, 0]], [[0, 0, -1], [0, 0, 0]])
     with pytest.raises(ValueError, match="max_t"):
         dem.raycast([[0, 0, 0]], [[0, 0, -1]], -1.0)
+    # Beyond ±1e150 a line's answer keeps none of the terrain's digits: refused, naming the row.
+    with pytest.raises(ValueError, match=r"ray 0: .*1e150"):
+        dem.raycast([[-4e307, -4e307, -4e307]], [[1, 1, 1]])
+    with pytest.raises(ValueError, match=r"point pair 1: .*1e150"):
+        dem.visible([[0, 0, 9], [0, 0, 9]], [[1, 1, 9], [9e307, 0, 9]])
     missing = tmp_path / "nope.tif"
     with pytest.raises(ValueError, match="nope.tif"):
         landfall.open(missing)

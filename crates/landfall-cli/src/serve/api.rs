@@ -441,6 +441,11 @@ async fn raycast(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>, Ap
 
 async fn visible(Extract(s): Shared, Query(q): Params) -> Result<Json<Value>, ApiError> {
     let (a, b) = (point(&q, "a")?, point(&q, "b")?);
+    for (name, p) in [("a", a), ("b", b)] {
+        if p.abs().max_element() > landfall::PolygonTerrain::MAX_COORDINATE {
+            return Err(bad(format!("{name}: a coordinate beyond ±1e150 (landfall's coordinate range)")));
+        }
+    }
     blocking(move || {
         with_terrain(&s, |t| {
             let blocked = landfall::segment_crossing(t, a, b).map(|s| a + (b - a) * s);

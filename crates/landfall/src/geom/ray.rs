@@ -25,6 +25,11 @@ pub enum RayError {
     /// `max_t` is NaN or negative.
     #[error("max_t must be a number ≥ 0 (or +infinity)")]
     BadMaxT,
+    /// A component of the origin is beyond ±1e150, landfall's coordinate range
+    /// ([`PolygonTerrain::MAX_COORDINATE`](crate::PolygonTerrain::MAX_COORDINATE)): from so far a
+    /// hit's parameter and point keep none of the terrain's digits.
+    #[error("ray origin has a coordinate beyond ±1e150 (landfall's coordinate range)")]
+    OriginOutOfRange,
 }
 
 impl Ray {
@@ -41,7 +46,7 @@ impl Ray {
     }
 
     /// Checks that the ray can be cast with the given `max_t`: finite origin and direction, a
-    /// non-zero direction, and `max_t` ≥ 0 (infinity allowed).
+    /// non-zero direction, `max_t` ≥ 0 (infinity allowed), and the origin within ±1e150.
     pub fn validate(&self, max_t: f64) -> Result<(), RayError> {
         if !self.origin.is_finite() {
             return Err(RayError::NonFiniteOrigin);
@@ -54,6 +59,9 @@ impl Ray {
         }
         if max_t.is_nan() || max_t < 0.0 {
             return Err(RayError::BadMaxT);
+        }
+        if self.origin.abs().max_element() > crate::polygon::MAX_COORDINATE {
+            return Err(RayError::OriginOutOfRange);
         }
         Ok(())
     }
