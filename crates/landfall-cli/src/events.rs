@@ -132,7 +132,7 @@ pub struct TerrainBallsArgs {
 /// Options of `landfall events line`.
 #[derive(Args, Debug)]
 pub struct LineArgs {
-    /// Input CSV of balls (header `x,v,r,m`).
+    /// Input CSV of balls (header `x,v,r,m`; `-`: standard input).
     #[arg(long, value_name = "IN.csv")]
     balls: PathBuf,
     /// The walls' positions, left then right.

@@ -33,7 +33,7 @@ pub struct ViewshedArgs {
     observer: Option<String>,
     /// Many observers instead: a CSV with header `x,y` or `x,y,h` (h: that observer's eye height
     /// above the ground; a `z` column is refused); the output counts, per sample, the observers
-    /// that see it (u16, nodata 65535).
+    /// that see it (u16, nodata 65535). `-` reads the CSV from standard input.
     #[arg(long, value_name = "OBS.csv", conflicts_with = "observer")]
     observers: Option<PathBuf>,
     /// Height of the eye above the ground under the observer.

@@ -15,8 +15,8 @@ const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
 /// (`madvise(MADV_HUGEPAGE)`) before anything is written to it, so that writing the samples maps 2
 /// MiB pages where the kernel allows it (its `transparent_hugepage` setting `madvise` or `always`).
 /// Elsewhere, or when the kernel declines, it is an ordinary zeroed `Vec`. The synthetic terrain
-/// generator, the world's `Generator::corner_grid` and `landfall_io`'s GeoTIFF and NumPy readers fill their
-/// heights through it.
+/// generator, the world's `Generator::corner_grid` and `landfall_io`'s GeoTIFF and NumPy readers
+/// fill their heights through it.
 ///
 /// ```
 /// let heights = landfall::support::sample_buffer(3 * 3);
