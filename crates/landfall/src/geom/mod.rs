@@ -11,6 +11,11 @@ pub use ray::{Ray, RayError};
 
 use glam::DVec3;
 
+/// Largest magnitude of a coordinate landfall answers at (1e150): products of two coordinates stay
+/// within f64. Polygon vertices beyond it are refused (`PolygonTerrain::MAX_COORDINATE`), as are
+/// rays from beyond it ([`RayError::OriginOutOfRange`]).
+pub(crate) const MAX_COORDINATE: f64 = 1e150;
+
 /// Hints the CPU to fetch the cache line holding `item` (a hint: no effect on program state).
 #[inline(always)]
 pub(crate) fn prefetch<T>(item: &T) {

@@ -60,7 +60,7 @@ impl Ray {
         if max_t.is_nan() || max_t < 0.0 {
             return Err(RayError::BadMaxT);
         }
-        if self.origin.abs().max_element() > crate::polygon::MAX_COORDINATE {
+        if self.origin.abs().max_element() > super::MAX_COORDINATE {
             return Err(RayError::OriginOutOfRange);
         }
         Ok(())

@@ -29,7 +29,7 @@ pub const MAX_DEPTH_LIMIT: usize = 40;
 /// Largest magnitude of a vertex coordinate: products of two coordinates (the faces' edge
 /// equations) must stay within f64, so geometry at 1e±150 answers as at unit scale and beyond is
 /// refused ([`PolygonError::OutOfRange`](super::PolygonError::OutOfRange)).
-pub const MAX_COORDINATE: f64 = 1e150;
+pub const MAX_COORDINATE: f64 = crate::geom::MAX_COORDINATE;
 
 /// Smallest extent of a polygon (its largest coordinate difference) that is not degenerate: below
 /// it, products of its edges would underflow to subnormal numbers.
