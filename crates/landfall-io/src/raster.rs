@@ -195,9 +195,9 @@ pub(crate) fn to_height_row(
 ) -> Result<(), IoError> {
     let mut infinite = false;
     for (h, &v) in out.iter_mut().zip(row) {
-        let f = v as f32;
-        infinite |= f.is_infinite() & !nodata.is_hole(v);
-        *h = if nodata.is_hole(v) { f32::NAN } else { f };
+        let (f, hole) = (v as f32, nodata.is_hole(v));
+        infinite |= f.is_infinite() & !hole;
+        *h = if hole { f32::NAN } else { f };
     }
     if infinite {
         // The rare case: find the first again, with its message.
