@@ -133,7 +133,9 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
         .check_answer(nx, ny, bytes, true)
         .map_err(|e| anyhow::anyhow!("{}: {e}", a.terrain.path.display()))?;
     let start = Instant::now();
-    let overlay: Vec<u8>;
+    // The picture's overlay, made only when a picture is asked for.
+    let want = a.png.is_some();
+    let overlay: Option<Vec<u8>>;
     let mut marks = Vec::new();
     let mut legend = Legend::Visibility;
     if let Some(obs_path) = &a.observers {
@@ -148,18 +150,20 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
         write_geotiff_into(outs.file(tif), nx, ny, Band::U16(&counts), &geo, Some(65535.0), keys)?;
         let most = counts.iter().filter(|&&c| c != u16::MAX).max().copied().unwrap_or(0);
         legend = Legend::Count { most };
-        overlay = counts
-            .iter()
-            .map(|&c| {
-                if c == u16::MAX {
-                    NODATA
-                } else if c == 0 {
-                    0
-                } else {
-                    (1 + 253 * c as u32 / most.max(1) as u32) as u8
-                }
-            })
-            .collect();
+        overlay = want.then(|| {
+            counts
+                .iter()
+                .map(|&c| {
+                    if c == u16::MAX {
+                        NODATA
+                    } else if c == 0 {
+                        0
+                    } else {
+                        (1 + 253 * c as u32 / most.max(1) as u32) as u8
+                    }
+                })
+                .collect()
+        });
         say!(
             "{} observers over {nx}×{ny} samples in {:.3} s; most seen: {most} observers → {}",
             observers.len(),
@@ -183,8 +187,10 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
         match out {
             ViewshedOutput::Visibility(vis, stats) => {
                 write_geotiff_into(outs.file(tif), nx, ny, Band::U8(&vis.values), &geo, Some(255.0), keys)?;
-                let seen = vis.values.iter().filter(|&&v| v == VISIBLE).count();
-                let targets = vis.values.iter().filter(|&&v| v != NODATA).count();
+                let (seen, targets) = vis
+                    .values
+                    .iter()
+                    .fold((0, 0), |(s, t), &v| (s + usize::from(v == VISIBLE), t + usize::from(v != NODATA)));
                 say!(
                     "{seen} of {targets} target samples visible ({:.2} %) in {:.3} s ({:.1} M samples/s; {} decided by the exact segment test) → {}",
                     100.0 * seen as f64 / targets.max(1) as f64,
@@ -193,7 +199,7 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
                     stats.band,
                     a.out.display()
                 );
-                overlay = vis.values.iter().map(|&v| if v == VISIBLE { 254 } else { v }).collect();
+                overlay = want.then(|| vis.values.iter().map(|&v| if v == VISIBLE { 254 } else { v }).collect());
             }
             ViewshedOutput::Heights(need) => {
                 let values: Vec<f32> = need.values.iter().map(|&n| n as f32).collect();
@@ -205,27 +211,28 @@ pub fn run(a: &ViewshedArgs) -> Result<()> {
                     a.out.display()
                 );
                 // Seen at ground level where the least height above the ground is 0.
-                overlay = need
-                    .values
-                    .iter()
-                    .zip(hf.samples())
-                    .map(|(&n, g)| {
-                        let above = if a.mode == ViewshedMode::HeightFromDem { n - g as f64 } else { n };
-                        if n.is_nan() {
-                            NODATA
-                        } else if above <= 0.0 {
-                            254
-                        } else {
-                            0
-                        }
-                    })
-                    .collect();
+                overlay = want.then(|| {
+                    need.values
+                        .iter()
+                        .zip(hf.samples())
+                        .map(|(&n, g)| {
+                            let above = if a.mode == ViewshedMode::HeightFromDem { n - g as f64 } else { n };
+                            if n.is_nan() {
+                                NODATA
+                            } else if above <= 0.0 {
+                                254
+                            } else {
+                                0
+                            }
+                        })
+                        .collect()
+                });
             }
             _ => unreachable!("one observer answers visibility or heights"),
         }
     }
-    if let Some(png) = png {
-        let grid = Grid { nx, ny, values: overlay };
+    if let (Some(png), Some(values)) = (png, overlay) {
+        let grid = Grid { nx, ny, values };
         crate::preview::viewshed::write(outs.file(png), hf, keys, &grid, &marks, &legend)?;
     }
     a.terrain.unchanged()?;

@@ -111,12 +111,20 @@ pub fn write_geotiff_into(
                 if let Some(n) = nodata {
                     d.write_tag(Tag::GdalNodata, format!("{n}").as_str()).map_err(fail)?;
                 }
+                // Strip by strip, north row first: one strip's rows copied at a time, never the
+                // whole band flipped.
                 let v = $v;
-                let mut flipped = Vec::with_capacity(v.len());
-                for j in (0..ny).rev() {
-                    flipped.extend_from_slice(&v[j * nx..(j + 1) * nx]);
+                let mut strip = Vec::new();
+                let mut rows = (0..ny).rev();
+                while img.next_strip_sample_count() > 0 {
+                    let n = img.next_strip_sample_count() as usize / nx;
+                    strip.clear();
+                    for j in rows.by_ref().take(n) {
+                        strip.extend_from_slice(&v[j * nx..(j + 1) * nx]);
+                    }
+                    img.write_strip(&strip).map_err(fail)?;
                 }
-                img.write_data(&flipped).map_err(fail)?;
+                img.finish().map_err(fail)?;
             }};
         }
         match band {

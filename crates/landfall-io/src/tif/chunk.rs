@@ -25,6 +25,28 @@ fn zstd(slot: &mut Option<Zstd>) -> Result<&mut Zstd, String> {
     Ok(slot.as_mut().expect("just made"))
 }
 
+/// Where chunk `c` is stored (offset, byte count), once its byte count is known to fit in the file
+/// and in what a chunk of `n` decoded bytes can need.
+fn stored(layout: &Layout, c: &Chunk, n: usize) -> Result<(u64, u64), String> {
+    let (offset, count) = (layout.offsets[c.index], layout.counts[c.index]);
+    if count > max_stored(n) {
+        return Err(format!("{count} bytes stored, more than a chunk of {n} bytes can need"));
+    }
+    if offset.checked_add(count).is_none_or(|end| end > layout.file_len) {
+        let len = layout.file_len;
+        return Err(format!("{count} bytes at offset {offset} run past the end of the file ({len} bytes)"));
+    }
+    Ok((offset, count))
+}
+
+/// `out.len()` bytes of the file from `offset` (of a chunk of `count` bytes stored there).
+fn read_at<R: Read + Seek>(dec: &mut Decoder<R>, offset: u64, out: &mut [u8], count: u64) -> Result<(), String> {
+    let file = dec.inner();
+    file.seek(SeekFrom::Start(offset))
+        .and_then(|_| file.read_exact(out))
+        .map_err(|e| format!("cannot read its {count} bytes at offset {offset}: {e}"))
+}
+
 /// Decodes chunks, keeping its buffers.
 #[derive(Default)]
 pub(crate) struct ChunkDecoder {
@@ -62,6 +84,7 @@ impl ChunkDecoder {
         self.words.resize(n.div_ceil(8), 0);
         let mask = match layout.codec {
             Codec::Tiff(_) => self.through_tiff(layout, dec, c),
+            Codec::None => self.read_plain(layout, c, dec, n),
             Codec::Lerc(outer) => self.read(layout, c, dec, n).and_then(|()| self.lerc(layout, c, outer, n)),
             codec => self.read(layout, c, dec, n).and_then(|()| self.decompress(layout, c, codec, n)),
         }
@@ -79,19 +102,28 @@ impl ChunkDecoder {
         dec: &mut Decoder<R>,
         n: usize,
     ) -> Result<(), String> {
-        let (offset, count) = (layout.offsets[c.index], layout.counts[c.index]);
-        if count > max_stored(n) {
-            return Err(format!("{count} bytes stored, more than a chunk of {n} bytes can need"));
-        }
-        if offset.checked_add(count).is_none_or(|end| end > layout.file_len) {
-            let len = layout.file_len;
-            return Err(format!("{count} bytes at offset {offset} run past the end of the file ({len} bytes)"));
-        }
+        let (offset, count) = stored(layout, c, n)?;
         self.raw.resize(count as usize, 0);
-        let file = dec.inner();
-        file.seek(SeekFrom::Start(offset))
-            .and_then(|_| file.read_exact(&mut self.raw))
-            .map_err(|e| format!("cannot read its {count} bytes at offset {offset}: {e}"))
+        read_at(dec, offset, &mut self.raw, count)
+    }
+
+    /// An uncompressed chunk's first `n` bytes straight into `words` (not through `raw`), in native
+    /// order.
+    fn read_plain<R: Read + Seek>(
+        &mut self,
+        layout: &Layout,
+        c: &Chunk,
+        dec: &mut Decoder<R>,
+        n: usize,
+    ) -> Result<Option<BitMask>, String> {
+        let (offset, count) = stored(layout, c, n)?;
+        if count < n as u64 {
+            return Err(format!("decodes to {count} bytes, {n} expected"));
+        }
+        let out = &mut bytemuck::cast_slice_mut::<u64, u8>(&mut self.words)[..n];
+        read_at(dec, offset, out, count)?;
+        predictor::undo(out, c.row_len, layout.sample.width(), layout.big_endian, layout.predictor, &mut self.scratch);
+        Ok(None)
     }
 
     /// `raw` decompressed into the chunk's `n` bytes of `words`, its predictor undone.
@@ -101,12 +133,8 @@ impl ChunkDecoder {
             Codec::Lzw => lzw::decode(&self.raw, out)?,
             Codec::Deflate => deflate::inflate(&self.raw, out)?,
             Codec::Zstd => zstd(&mut self.zstd)?.decompress(&self.raw, out)?,
-            // NONE (LERC and the tiff crate's codecs are decoded elsewhere): the bytes as stored.
-            _ => {
-                let k = out.len().min(self.raw.len());
-                out[..k].copy_from_slice(&self.raw[..k]);
-                k
-            }
+            // NONE, LERC and the tiff crate's codecs are read by `read_plain`, `lerc`, `through_tiff`.
+            other => return Err(format!("{other:?} is not decompressed here")),
         };
         if got < n {
             return Err(format!("decodes to {got} bytes, {n} expected"));
