@@ -4,6 +4,9 @@
 //! oblique or los; SIDE = geo or projected; the `geo` benchmark's 1° tile of `size`² samples, 1025
 //! by default). Prints a digest of the answers, to check that a change left them bit for bit. With
 //! `GEOPROF_WAIT` set it waits for a line on stdin before the queries (see [`wait`]: large tiles).
+//! Prints the queries' wall time per query on stderr; with `GEOPROF_SORTED` set, heights are asked
+//! with the points sorted by latitude, then longitude (neighbouring queries on neighbouring samples)
+//! instead of in random order.
 
 use landfall_bench::geo_tiles::GeoTile;
 use std::hint::black_box;
@@ -44,6 +47,14 @@ fn wait() {
     }
 }
 
+/// `run()`, its wall time per query printed on stderr.
+fn timed(reps: usize, run: impl FnOnce() -> f64) -> f64 {
+    let t0 = std::time::Instant::now();
+    let sum = run();
+    eprintln!("{:.1} ns a query", t0.elapsed().as_secs_f64() * 1e9 / (reps * SET) as f64);
+    sum
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let kind = args.get(1).map_or("heights", String::as_str);
@@ -53,14 +64,19 @@ fn main() {
     let t = GeoTile::new(n, GeoTile::leaf_from_env());
     let sum = match kind {
         "heights" => {
-            let (pts, geo_pts) = t.points(SET, 11);
+            let (mut pts, mut geo_pts) = t.points(SET, 11);
+            if std::env::var_os("GEOPROF_SORTED").is_some() {
+                for p in [&mut pts, &mut geo_pts] {
+                    p.sort_by(|a, b| a[1].total_cmp(&b[1]).then(a[0].total_cmp(&b[0])));
+                }
+            }
             wait();
-            run_heights(&t, geo, if geo { &geo_pts } else { &pts }, reps)
+            timed(reps, || run_heights(&t, geo, if geo { &geo_pts } else { &pts }, reps))
         }
         "oblique" | "los" => {
             let (flat, on_geo) = if kind == "los" { t.line_of_sight(SET, 13) } else { t.oblique(SET, 12) };
             wait();
-            run_rays(&t, geo, if geo { &on_geo } else { &flat }, reps)
+            timed(reps, || run_rays(&t, geo, if geo { &on_geo } else { &flat }, reps))
         }
         _ => {
             eprintln!("geoprof: KIND {kind:?}: expected heights, oblique or los");

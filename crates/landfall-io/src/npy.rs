@@ -93,7 +93,10 @@ fn parse_header(path: &Path, name: &str, bytes: &[u8]) -> Result<NpyHeader, IoEr
         _ => {
             return Err(fld(
                 " header 'descr'",
-                format!("unsupported dtype '{}' (expected f4, f8, i2, u2, i4, u4, i1, u1)", crate::quote(descr)),
+                format!(
+                    "unsupported dtype '{}' (expected f4, f8, i2, u2, i4, u4, i1, u1, b1 (booleans as 0 and 1))",
+                    crate::quote(descr)
+                ),
             ))
         }
     };
